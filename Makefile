@@ -1,0 +1,61 @@
+# retrace - thin wrapper over CMake: dependencies, build, demo, tests, benchmarks.
+#   make demo       install what is missing, build, run the demo on bundled examples
+#   make test       install what is missing, build, run every test (ctest summary)
+#   make test-asan  the same tests in an ASan + UBSan build (build-asan/)
+#   make bench      build and run the benchmarks in bench/ (never part of the tests)
+#   make install PREFIX=/opt/retrace
+PREFIX ?= /usr/local
+BUILD ?= build
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+
+DEB_PACKAGES = liblua5.4-dev lua5.4 lua-filesystem libcairo2-dev libfftw3-dev \
+  libreadline-dev lua-cjson lua-argparse libcmocka-dev lua-busted cmake pkg-config \
+  gcc make poppler-utils
+# packages the tests use when present (a browser for the HTML player test)
+DEB_TEST_PACKAGES =
+
+.PHONY: all deps build demo test test-asan bench install clean
+
+all: build
+
+# Install missing Debian packages by name; touch apt only when something is missing.
+deps:
+	@missing=""; for p in $(DEB_PACKAGES) $(DEB_TEST_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    echo "installing:$$missing"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing || exit 1; \
+	  else \
+	    echo "missing packages; run:"; echo "  sudo apt-get install -y$$missing"; exit 1; \
+	  fi; \
+	fi
+
+$(BUILD)/Makefile: CMakeLists.txt
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo
+
+build: deps $(BUILD)/Makefile
+	cmake --build $(BUILD) -j $(JOBS)
+
+demo: build
+	@sh examples/demo.sh $(BUILD)/retrace
+
+test: build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+test-asan: deps
+	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DRETRACE_SANITIZE=ON
+	cmake --build build-asan -j $(JOBS)
+	cd build-asan && ASAN_OPTIONS=detect_leaks=1 \
+	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j $(JOBS)
+
+bench: build
+	@for b in $(BUILD)/bench/*; do [ -x "$$b" ] && { echo "== $$b"; "$$b"; }; done; \
+	for s in bench/*.lua; do [ -f "$$s" ] && { echo "== $$s"; $(BUILD)/retrace "$$s"; }; done; true
+
+install: build
+	cmake --install $(BUILD) --prefix $(PREFIX)
+
+clean:
+	rm -rf $(BUILD) build-asan

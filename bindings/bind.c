@@ -1,0 +1,67 @@
+/* bind.c - shared binding helpers and the retrace.core module (see bind.h). */
+#include "bind.h"
+
+#include "rt_bindings.h" /* generated: RT_BINDINGS(X) lists every bindings/lNAME.c */
+
+int rt_push_fail(lua_State *L, const rt_err *err)
+{
+    lua_pushnil(L);
+    lua_pushstring(L, err && err->msg[0] ? err->msg : rt_strerror(err ? err->status : RT_EINVAL));
+    return 2;
+}
+
+static int msghandler(lua_State *L)
+{
+    const char *msg = lua_tostring(L, 1);
+    if (msg == NULL) {
+        /* a table error (e.g. {exit=1, message=...}) travels unchanged */
+        if (lua_type(L, 1) == LUA_TTABLE)
+            return 1;
+        if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING)
+            return 1;
+        msg = lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
+    }
+    luaL_traceback(L, L, msg, 1);
+    return 1;
+}
+
+int rt_docall(lua_State *L, int nargs, int nresults)
+{
+    int base = lua_gettop(L) - nargs;
+    lua_pushcfunction(L, msghandler);
+    lua_insert(L, base);
+    int status = lua_pcall(L, nargs, nresults, base);
+    lua_remove(L, base);
+    return status;
+}
+
+void rt_new_class(lua_State *L, const char *tname, const luaL_Reg *methods,
+                  lua_CFunction closefn)
+{
+    luaL_newmetatable(L, tname);
+    lua_newtable(L);
+    luaL_setfuncs(L, methods, 0);
+    lua_setfield(L, -2, "__index");
+    lua_pushcfunction(L, closefn);
+    lua_setfield(L, -2, "__gc");
+    lua_pushcfunction(L, closefn);
+    lua_setfield(L, -2, "__close");
+    lua_pop(L, 1);
+}
+
+#define RT_X_DECL(name) int rt_lopen_##name(lua_State *L);
+RT_BINDINGS(RT_X_DECL)
+#undef RT_X_DECL
+
+int luaopen_retrace_core(lua_State *L)
+{
+    lua_newtable(L);
+    lua_pushliteral(L, RETRACE_VERSION);
+    lua_setfield(L, -2, "version");
+#define RT_X_OPEN(name)           \
+    rt_lopen_##name(L);           \
+    lua_setfield(L, -2, #name);
+    RT_BINDINGS(RT_X_OPEN)
+#undef RT_X_OPEN
+    return 1;
+}

@@ -1,0 +1,42 @@
+/*
+ * bind.h - helpers shared by the Lua bindings (bindings/l*.c) and the host.
+ *
+ * Conventions (see DESIGN.md): one binding file per core module, named
+ * bindings/lNAME.c and defining `int rt_lopen_NAME(lua_State *L)`, which pushes
+ * the module's table. The build generates the list of these openers, and
+ * require "retrace.core" returns a table with one field per binding
+ * (require("retrace.core").NAME). Bindings hold no analysis logic.
+ */
+#ifndef RT_BIND_H
+#define RT_BIND_H
+
+#include <lauxlib.h>
+#include <lua.h>
+
+#include "rt_error.h"
+
+#ifndef RETRACE_VERSION
+#define RETRACE_VERSION "0.0.0"
+#endif
+
+/* Push nil and the message of err (expected failures: bad input); returns 2. */
+int rt_push_fail(lua_State *L, const rt_err *err);
+
+/*
+ * Call the function below nargs arguments on the stack in protected mode with a
+ * traceback handler (lua.c's docall). Returns the lua_pcall status; on error the
+ * message (with traceback when the error was a string) is on the stack.
+ */
+int rt_docall(lua_State *L, int nargs, int nresults);
+
+/*
+ * Create a metatable registered as tname ("retrace.Lines"), with __index set to
+ * a table of methods, and __gc / __close set to closefn. Leaves nothing on the stack.
+ */
+void rt_new_class(lua_State *L, const char *tname, const luaL_Reg *methods,
+                  lua_CFunction closefn);
+
+/* Open every binding (generated list) into a fresh table; pushes it. */
+int luaopen_retrace_core(lua_State *L);
+
+#endif

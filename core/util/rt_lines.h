@@ -1,0 +1,73 @@
+/*
+ * rt_lines.h - a streaming line reader for text traces.
+ *
+ * Shaped for traces of 10^8 lines: the file is read in large chunks into one
+ * buffer that only grows when a single line is longer than the buffer, so memory
+ * stays flat whatever the file's length. Lines come back as (pointer, length)
+ * views into that buffer, valid until the next call, with the newline (and a
+ * trailing carriage return) removed and the 1-based line number counted.
+ * Also: a white-space tokenizer and strict number parsers over such views.
+ */
+#ifndef RT_LINES_H
+#define RT_LINES_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "rt_error.h"
+
+typedef struct rt_lines rt_lines;
+
+/*
+ * Open path for reading ("-" reads standard input). On failure returns NULL and
+ * fills err with "PATH: reason". The name used in messages is path.
+ */
+rt_lines *rt_lines_open(const char *path, rt_err *err);
+
+/* Wrap an already open stream (not closed by rt_lines_free); name is used in messages. */
+rt_lines *rt_lines_from_stream(FILE *fp, const char *name, rt_err *err);
+
+/* Close and free; NULL is allowed. */
+void rt_lines_free(rt_lines *r);
+
+/*
+ * Next line. Returns RT_OK and sets *line / *len (the line is NUL-terminated at
+ * len, so C string functions work on it), RT_EEOF at the end, or RT_EIO with err
+ * filled on a read error.
+ */
+int rt_lines_next(rt_lines *r, const char **line, size_t *len, rt_err *err);
+
+/* 1-based number of the line last returned (0 before the first). */
+unsigned long rt_lines_lineno(const rt_lines *r);
+
+/* The name given at open (the path). */
+const char *rt_lines_name(const rt_lines *r);
+
+/* Bytes consumed so far (for progress bars) and the file's size (0 when unknown). */
+uint64_t rt_lines_offset(const rt_lines *r);
+uint64_t rt_lines_size(const rt_lines *r);
+
+/* Rewind to the start (a second pass); RT_EINVAL on a stream that cannot seek. */
+int rt_lines_rewind(rt_lines *r, rt_err *err);
+
+/* ---- tokens over a line ---- */
+
+/* A view of characters: not NUL-terminated in general. */
+typedef struct rt_span {
+    const char *p;
+    size_t n;
+} rt_span;
+
+/*
+ * Next white-space separated token from *cur (not past end). Returns 1 and sets
+ * *tok, advancing *cur past it, or 0 when only white space is left.
+ */
+int rt_tok_next(const char **cur, const char *end, rt_span *tok);
+
+/* Strict parsers: the whole span must be the number. Return 1 on success, 0 otherwise. */
+int rt_span_long(rt_span s, long *out);
+int rt_span_double(rt_span s, double *out);
+int rt_span_hex(rt_span s, uint64_t *out);   /* optional 0x prefix */
+
+#endif

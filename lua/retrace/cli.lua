@@ -1,0 +1,144 @@
+--- retrace.cli: subcommand dispatch and the command-line conventions.
+--
+-- A command is scripts/NAME.lua returning a table:
+--   { summary = "one line", parser = function(p) ... end, run = function(args) ... end }
+-- `parser` adds arguments to a lua-argparse parser named "retrace NAME"; `run`
+-- gets the parsed arguments and returns an exit code (nil means 0).
+-- Inside a command, report problems with cli.input_error (exit 1: unreadable or
+-- malformed input) and cli.usage_error (exit 2: impossible options); both print
+-- "retrace: message" and stop the command.
+local M = {}
+
+M.EXIT_OK, M.EXIT_INPUT, M.EXIT_USAGE = 0, 1, 2
+
+local function root()
+  return require("retrace").root
+end
+
+--- Raise a bad-input error (exit 1). msg: "FILE:LINE: what is wrong".
+function M.input_error(msg)
+  error({ exit = M.EXIT_INPUT, message = msg }, 0)
+end
+
+--- Raise a bad-usage error (exit 2).
+function M.usage_error(msg)
+  error({ exit = M.EXIT_USAGE, message = msg }, 0)
+end
+
+--- Call f(...) and turn `nil, message` (the io.open convention) into input_error.
+function M.check(v, msg, ...)
+  if v == nil or v == false then M.input_error(msg or "failed") end
+  return v, msg, ...
+end
+
+--- Sorted names of the available commands (scripts/*.lua).
+function M.commands()
+  local lfs = require "lfs"
+  local names = {}
+  local ok, iter, state = pcall(lfs.dir, root() .. "/scripts")
+  if ok then
+    for f in iter, state do
+      local n = f:match("^([%w_%-]+)%.lua$")
+      if n then names[#names + 1] = n end
+    end
+  end
+  table.sort(names)
+  return names
+end
+
+--- Load the command table of NAME, or nil and a message.
+function M.load(name)
+  if not name:match("^[%w_%-]+$") then return nil, "bad command name '" .. name .. "'" end
+  local path = root() .. "/scripts/" .. name .. ".lua"
+  local chunk, err = loadfile(path)
+  if not chunk then
+    local f = io.open(path)
+    if f then f:close() return nil, err end
+    return nil, "unknown command '" .. name .. "'; commands: " .. table.concat(M.commands(), ", ")
+  end
+  local cmd = chunk()
+  if type(cmd) ~= "table" or type(cmd.run) ~= "function" then
+    return nil, path .. ": a command must return a table with a run function"
+  end
+  return cmd
+end
+
+--- The argparse parser of a loaded command.
+function M.parser(name, cmd)
+  local argparse = require "argparse"
+  local p = argparse("retrace " .. name, cmd.summary or "")
+  if cmd.description then p:description(cmd.description) end
+  if cmd.epilog then p:epilog(cmd.epilog) end
+  if cmd.parser then cmd.parser(p) end
+  return p
+end
+
+local function report(err)
+  if type(err) == "table" and err.exit then
+    return err
+  end
+  return { exit = M.EXIT_INPUT, message = debug.traceback(tostring(err), 2) }
+end
+
+--- Run `retrace NAME args...`; returns the exit code.
+function M.main(argv)
+  local name = argv[1]
+  if not name then
+    io.stderr:write("retrace: missing command; try 'retrace help'\n")
+    return M.EXIT_USAGE
+  end
+  local cmd, err = M.load(name)
+  if not cmd then
+    io.stderr:write("retrace: ", err, "\n")
+    return M.EXIT_USAGE
+  end
+  local p = M.parser(name, cmd)
+  local rest = table.move(argv, 2, #argv, 1, {})
+  local ok, args = p:pparse(rest)
+  if not ok then
+    io.stderr:write(p:get_usage(), "\n", "retrace: ", name, ": ", args, "\n")
+    return M.EXIT_USAGE
+  end
+  local okrun, res = xpcall(cmd.run, report, args)
+  io.stdout:flush()
+  if not okrun then
+    io.stderr:write("retrace: ", res.message, "\n")
+    return res.exit
+  end
+  return math.tointeger(res) or 0
+end
+
+--- Print a value as JSON on stdout (cjson, sorted keys for stable output).
+function M.print_json(v)
+  local cjson = require "cjson"
+  io.stdout:write(cjson.encode(v), "\n")
+end
+
+--- A progress bar on stderr, shown only when stderr is a terminal (and not when
+-- RETRACE_NO_PROGRESS is set). bar:update(done) / bar:finish().
+function M.progress(label, total)
+  local tty = os.getenv("RETRACE_NO_PROGRESS") == nil and M.isatty_stderr()
+  local bar = { label = label, total = total or 0, last = -1 }
+  function bar.update(self, done)
+    if not tty or self.total <= 0 then return end
+    local pct = math.floor(100 * done / self.total)
+    if pct == self.last then return end
+    self.last = pct
+    local width = 30
+    local fill = math.floor(width * done / self.total)
+    io.stderr:write(string.format("\r%s [%s%s] %3d%%", self.label,
+      string.rep("#", fill), string.rep(".", width - fill), pct))
+  end
+  function bar.finish(self)
+    if tty and self.last >= 0 then io.stderr:write("\n") end
+  end
+  return bar
+end
+
+--- Is stderr a terminal?
+function M.isatty_stderr()
+  local core = require "retrace.core"
+  return core.util.isatty and core.util.isatty(2) or false
+end
+
+return M

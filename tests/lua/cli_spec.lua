@@ -1,0 +1,77 @@
+local h = require "helpers"
+local cjson = require "cjson"
+
+describe("retrace command line", function()
+  it("lists the commands with 'help'", function()
+    local code, out = h.retrace("help")
+    assert.are.equal(0, code)
+    assert.truthy(out:find("  info ", 1, true))
+    assert.truthy(out:find("  help ", 1, true))
+  end)
+
+  it("shows a command's help, with --help and with 'help CMD'", function()
+    local code, out = h.retrace("info", "--help")
+    assert.are.equal(0, code)
+    assert.truthy(out:find("Usage: retrace info", 1, true))
+    local code2, out2 = h.retrace("help", "info")
+    assert.are.equal(0, code2)
+    assert.truthy(out2:find("Usage: retrace info", 1, true))
+  end)
+
+  it("exits 2 on bad usage", function()
+    local code, _, err = h.retrace("info", "--no-such-flag", "x")
+    assert.are.equal(2, code)
+    assert.truthy(err:find("retrace: info: unknown option '--no-such-flag'", 1, true))
+    code, _, err = h.retrace("help", "nosuch")
+    assert.are.equal(2, code)
+    assert.truthy(err:find("unknown command 'nosuch'", 1, true))
+  end)
+
+  it("exits 1 with a one-line message on an unreadable file", function()
+    local code, out, err = h.retrace("info", "/nonexistent/trace.shm")
+    assert.are.equal(1, code)
+    assert.are.equal("", out)
+    assert.are.equal("retrace: /nonexistent/trace.shm: No such file or directory\n", err)
+  end)
+
+  it("recognises the bundled example and reports it as JSON", function()
+    local path = h.source .. "/examples/hello/lu4.shm"
+    local code, out = h.retrace("info", "--json", path)
+    assert.are.equal(0, code)
+    local r = cjson.decode(out)
+    assert.are.equal("shmap", r[1].format)
+    assert.are.equal(20, r[1].lines)
+    assert.are.equal(#h.slurp(path), r[1].bytes)
+  end)
+end)
+
+describe("format recognition on the shared sample traces", function()
+  local formats = require "retrace.formats"
+  local cases = {
+    { "picl/fft-16.trf", "picl-old" },
+    { "picl/mpicl-8a.trf", "picl-new" },
+    { "picl/mpicl-10.trf", "picl-new" },
+    { "paje/ms.trace", "paje" },
+    { "paraver/qsort_beo3.prv", "paraver" },
+  }
+  for _, c in ipairs(cases) do
+    local path = h.shared_file(c[1])
+    if path then
+      it(c[1] .. " is " .. c[2], function()
+        assert.are.equal(c[2], (formats.detect(path)))
+      end)
+    else
+      pending(c[1] .. ": ../shared/data is absent, skipped")
+    end
+  end
+
+  it("small hand-written files", function()
+    local din = h.temp_file("0 1000\n1 2004\n2 400\n")
+    assert.are.equal("din", (formats.detect(din)))
+    local lackey = h.temp_file("==123== Lackey\nI  0400d7d4,8\n L 7ff000,8\n S 7ff008,4\n")
+    assert.are.equal("lackey", (formats.detect(lackey)))
+    local pes = h.temp_file("A2T 1550\nET 1560\n")
+    assert.are.equal("pes", (formats.detect(pes)))
+    os.remove(din); os.remove(lackey); os.remove(pes)
+  end)
+end)

@@ -1,0 +1,56 @@
+--- Shared helpers for the busted specs.
+local M = {}
+
+M.bin = os.getenv("RETRACE_BIN") or "build/retrace"
+M.source = os.getenv("RETRACE_SOURCE") or "."
+M.shared = os.getenv("RETRACE_SHARED") or (M.source .. "/../shared/data")
+M.fixtures = os.getenv("RETRACE_FIXTURES") or (M.source .. "/tests/fixtures")
+
+local function slurp(path)
+  local f = io.open(path, "rb")
+  if not f then return "" end
+  local s = f:read("a")
+  f:close()
+  return s
+end
+M.slurp = slurp
+
+local function shell_quote(s)
+  return "'" .. tostring(s):gsub("'", "'\\''") .. "'"
+end
+M.quote = shell_quote
+
+--- Run the retrace binary with arguments; returns exit code, stdout, stderr.
+function M.retrace(...)
+  local args = {}
+  for i = 1, select("#", ...) do args[i] = shell_quote((select(i, ...))) end
+  local out, err = os.tmpname(), os.tmpname()
+  local cmd = shell_quote(M.bin) .. " " .. table.concat(args, " ") ..
+    " >" .. out .. " 2>" .. err
+  local _, _, code = os.execute(cmd)
+  local o, e = slurp(out), slurp(err)
+  os.remove(out)
+  os.remove(err)
+  return code, o, e
+end
+
+--- Path of a shared sample trace, or nil when ../shared is absent (the spec
+-- then skips, saying so).
+function M.shared_file(rel)
+  local p = M.shared .. "/" .. rel
+  local f = io.open(p, "r")
+  if not f then return nil end
+  f:close()
+  return p
+end
+
+--- Write text to a fresh temporary file; returns its path.
+function M.temp_file(text, suffix)
+  local p = os.tmpname() .. (suffix or "")
+  local f = assert(io.open(p, "wb"))
+  f:write(text)
+  f:close()
+  return p
+end
+
+return M

@@ -1,0 +1,32 @@
+local repl = require "retrace.repl"
+
+describe("REPL completion", function()
+  setup(function() _G.retrace = require "retrace" end)
+  teardown(function() _G.retrace = nil end)
+
+  it("completes globals", function()
+    local c = repl.complete("retr")
+    assert.are.same({ "retrace" }, c)
+    assert.truthy(#repl.complete("stri") >= 1)
+  end)
+
+  it("completes fields, including modules not loaded yet", function()
+    assert.are.same({ "retrace.version" }, repl.complete("retrace.vers"))
+    local c = repl.complete("retrace.")
+    local set = {}
+    for _, w in ipairs(c) do set[w] = true end
+    assert.is_true(set["retrace.cli"])
+    assert.is_true(set["retrace.pretty"])
+    assert.is_true(set["retrace.root"])
+  end)
+
+  it("completes methods after a colon", function()
+    _G.obj = setmetatable({}, { __index = { frob = function() end, size = 3 } })
+    assert.are.same({ "obj:frob" }, repl.complete("obj:"))
+    _G.obj = nil
+  end)
+
+  it("gives nothing for a path that does not exist", function()
+    assert.are.same({}, repl.complete("nosuchthing.x"))
+  end)
+end)
