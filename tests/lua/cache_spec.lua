@@ -1,0 +1,336 @@
+-- retrace.cache from Lua: built-in and Lua policies (worked out by hand), the
+-- Lua LRU against the C LRU on a long random trace, Random per seed, policy
+-- errors, and `retrace cache` (reports, JSON, conversion, every error).
+local cache = require "retrace.cache"
+local h = require "helpers"
+local cjson = require "cjson"
+
+-- the reference string 1 2 3 4 1 2 5 1 2 3 4 5 on 4 one-unit lines, fully associative
+local BELADY = { 1, 2, 3, 4, 1, 2, 5, 1, 2, 3, 4, 5 }
+
+local function run_loads(c, trace)
+  local out = {}
+  for i, a in ipairs(trace) do
+    out[i] = c:access(a, false) and "h" or "m"
+  end
+  return table.concat(out)
+end
+
+local function ways(c, n)
+  local t = {}
+  for w = 1, n do t[w] = c:line_at(0, w) or false end
+  return t
+end
+
+local function lcg(seed)
+  local x = seed
+  return function(n)
+    x = (x * 1103515245 + 12345) % 2147483648
+    return (x >> 16) % n
+  end
+end
+
+-- a din file of n references: one in every `wr` a store, addresses k * step for k < nlines
+local function random_din(seed, n, wr, nlines, step)
+  local lines, rnd = {}, lcg(seed)
+  for i = 1, n do lines[i] = string.format("%d %x", rnd(wr) == 0 and 1 or 0, rnd(nlines) * step) end
+  return h.temp_file(table.concat(lines, "\n") .. "\n")
+end
+
+describe("built-in policies from Lua", function()
+  it("give the hand-computed hits and misses", function()
+    local expect = {
+      lru = "mmmmhhmhhmmm", fifo = "mmmmhhmmmmmm", lifo = "mmmmhhmhhhmm",
+      lfu = "mmmmhhmhhmhm", clock = "mmmmhhmmmmmm",
+    }
+    for name, want in pairs(expect) do
+      local c = cache.new{ size = 4, line = 1, policy = name }
+      assert.are.equal(want, run_loads(c, BELADY), name)
+    end
+  end)
+
+  it("report the access and the counters", function()
+    local c = cache.new{ size = 8, line = 2, ways = 2, write_back = true }
+    local hit, way, line, evicted = c:access(5, true)
+    assert.are.same({ false, 1, 2 }, { hit, way, line })
+    assert.is_nil(evicted)
+    assert.is_true((c:access(4, false)))
+    local s = c:stats()
+    assert.are.same({ 2, 1, 1, 1, 1 }, { s.refs, s.hits, s.misses, s.reads, s.writes })
+    assert.are.equal(0.5, s.hit_ratio)
+    local cfg = c:config()
+    assert.are.same({ 8, 2, 2, 2, "lru", true }, { cfg.size, cfg.line, cfg.ways, cfg.sets, cfg.policy, cfg.write_back })
+    c:close()
+    assert.has_error(function() c:stats() end)
+  end)
+
+  it("write-through stores do not look up", function()
+    local c = cache.new{ size = 8, line = 1 }
+    assert.is_nil(c:access(3, true))
+    assert.are.equal(0, c:stats().refs)
+    assert.are.equal(1, c:stats().bypassed_writes)
+  end)
+
+  it("refuse impossible geometries", function()
+    assert.has_error(function() cache.new{ size = 48, line = 4 } end, "cache size: 48 is not a power of two")
+    assert.has_error(function() cache.new{ size = 64, line = 4, ways = 3 } end,
+      "ways: 3 does not divide the 16 lines of the cache")
+    assert.has_error(function() cache.new{ size = 64, line = 4, policy = "nope" } end)
+  end)
+end)
+
+describe("Lua policies", function()
+  it("MRU by hand", function()
+    -- fills t1-t4; 1 h (t5), 2 h (t6); 5 evicts the MRU line 2 (way 2);
+    -- 1 h (t8); 2 evicts 1 (t8, way 1); 3 4 5 hit
+    local c = cache.new{ size = 4, line = 1, policy = "mru" }
+    assert.are.equal("mmmmhhmhmhhh", run_loads(c, BELADY))
+    assert.are.same({ 2, 5, 3, 4 }, ways(c, 4))
+  end)
+
+  it("tree pseudo-LRU by hand", function()
+    -- bits b1 (root), b2 (ways 1-2), b3 (ways 3-4); 0 points left.
+    -- fills leave b = 000; 1 h -> 110; 2 h -> 100; 5: root right, b3 left:
+    -- way 3 (line 3) -> 001; 1 h -> 111; 2 h -> 101; 3: right, right: way 4
+    -- (line 4) -> 000; 4: left, left: way 1 (line 1) -> 110; 5 h (way 3).
+    local c = cache.new{ size = 4, line = 1, policy = "plru" }
+    assert.are.equal("mmmmhhmhhmmh", run_loads(c, BELADY))
+    assert.are.same({ 4, 2, 5, 3 }, ways(c, 4))
+  end)
+
+  it("the Lua LRU equals the C LRU on a long random trace", function()
+    for _, g in ipairs{ { 64, 1, 0 }, { 256, 4, 4 }, { 1024, 16, 8 }, { 512, 8, 1 }, { 4096, 64, 2 } } do
+      local a = cache.new{ size = g[1], line = g[2], ways = g[3], policy = "lru", write_back = true }
+      local b = cache.new{ size = g[1], line = g[2], ways = g[3], policy = "lua_lru", write_back = true }
+      local rnd = lcg(g[1] + g[3])
+      local span = g[1] * 4
+      for _ = 1, 30000 do
+        local addr = rnd(4) > 0 and rnd(span // 2) or rnd(span * 3)
+        local w = rnd(3) == 0
+        local h1, w1, l1, e1 = a:access(addr, w)
+        local h2, w2, l2, e2 = b:access(addr, w)
+        if h1 ~= h2 or w1 ~= w2 or l1 ~= l2 or e1 ~= e2 then
+          error(string.format("geometry %d/%d/%d: differ at address %d", g[1], g[2], g[3], addr))
+        end
+      end
+      local sa, sb = a:stats(), b:stats()
+      assert.are.same(sa, sb)
+      assert.is_true(sa.misses > 1000 and sa.hits > 1000, string.format("%d misses %d hits", sa.misses, sa.hits))
+    end
+  end)
+
+  it("only calls the hooks a policy defines, with set tables that persist", function()
+    local calls = { victim = 0 }
+    local seen = {}
+    local p = cache.policy{
+      name = "first",
+      init = function(set)
+        set.state.born = set.index
+        seen[#seen + 1] = set.ways
+      end,
+      victim = function(set, now)
+        calls.victim = calls.victim + 1
+        assert(set.state.born == set.index)
+        return 1
+      end,
+    }
+    local c = cache.new{ size = 16, line = 1, ways = 4, policy = p }
+    assert.are.same({ 4, 4, 4, 4 }, seen)
+    -- set 0 gets lines 0 4 8 12 then 16: one victim call, evicting way 1
+    for _, a in ipairs{ 0, 4, 8, 12, 16, 4 } do c:access(a) end
+    assert.are.equal(1, calls.victim)
+    assert.are.same({ 16, 4, 8, 12 }, ways(c, 4))
+  end)
+
+  it("report a bad victim or a failing hook", function()
+    local bad = cache.policy{ name = "bad", victim = function() return 0 end }
+    local c = cache.new{ size = 4, line = 1, policy = bad }
+    for a = 1, 4 do c:access(a) end
+    assert.has_error(function() c:access(5) end, "policy bad: victim: returned 0, not a way 1..4")
+    local boom = cache.policy{ name = "boom", hit = function() error("no luck") end, victim = function() return 1 end }
+    c = cache.new{ size = 4, line = 1, policy = boom }
+    c:access(1)
+    local ok, err = pcall(c.access, c, 1)
+    assert.is_false(ok)
+    assert.truthy(err:find("policy boom: hit: ", 1, true))
+    assert.truthy(err:find("no luck", 1, true))
+    local ok1, e1 = pcall(cache.policy, { name = "x" })
+    assert.is_false(ok1)
+    assert.truthy(e1:find("cache.policy x: a victim function is required", 1, true))
+    local ok2, e2 = pcall(cache.policy, { victim = function() end })
+    assert.is_false(ok2)
+    assert.truthy(e2:find("cache.policy: a name is required", 1, true))
+  end)
+
+  it("load from a file returning a policy table", function()
+    local path = h.temp_file([[
+      local n = 0
+      return { name = "roundrobin", victim = function(set, now)
+        set.state.next = (set.state.next or 0) % set.ways + 1
+        return set.state.next
+      end }
+    ]], ".lua")
+    local c = cache.new{ size = 4, line = 1, policy = path }
+    -- evictions in order ways 1, 2, 3 (FIFO here, since fills went 1..4)
+    assert.are.equal("mmmmhhmmmmmm", run_loads(c, BELADY))
+    assert.are.equal("roundrobin", c:config().policy)
+    os.remove(path)
+    local broken = h.temp_file("return 42", ".lua")
+    assert.is_nil((cache.resolve_policy(broken)))
+    os.remove(broken)
+  end)
+end)
+
+describe("retrace cache", function()
+  local din = h.temp_file(table.concat({
+    "0 1000", "1 1004", "2 400000", "0 1040", "0 2000 a comment", "3 0", "0 1000",
+  }, "\n") .. "\n")
+  -- hand count, 128 bytes, 64-byte lines, 2 ways, LRU, write-back:
+  -- 1000 m, 1004 h (dirty), ifetch ignored, 1040 m, 2000 m evicts 1000 (dirty:
+  -- writeback), escape ignored, 1000 m evicts 1040 (capacity: the fully
+  -- associative shadow of 2 lines misses too)
+
+  it("reports JSON with the issue's keys", function()
+    local code, out = h.retrace("cache", din, "--size", "128", "--line", "64", "--classify", "--sweep", "--json")
+    assert.are.equal(0, code)
+    local j = cjson.decode(out)
+    assert.are.same({ 5, 4, 1, 4, 4, 0, 2 },
+      { j.refs, j.reads, j.writes, j.misses, j.read_misses, j.write_misses, j.ignored })
+    assert.are.equal(0.2, j.hit_ratio)
+    assert.are.same({ 3, 1, 0 }, { j.compulsory, j.capacity, j.conflict })
+    assert.are.equal(1, j.writebacks)
+    assert.are.same({ 64, 128, 256 }, { j.sweep[1].size, j.sweep[2].size, j.sweep[3].size })
+    assert.are.same({ 4, 4, 3 }, { j.sweep[1].misses, j.sweep[2].misses, j.sweep[3].misses })
+  end)
+
+  it("prints a readable report", function()
+    local code, out = h.retrace("cache", din, "--size", "128", "--line", "64", "--classify")
+    assert.are.equal(0, code)
+    assert.truthy(out:find("(din): 7 records, 2 ignored", 1, true))
+    assert.truthy(out:find("2-way (1 sets), lru, write-back write-allocate", 1, true))
+    assert.truthy(out:find("compulsory 3, capacity 1, conflict 0", 1, true))
+  end)
+
+  it("--unified and --write-through change what is looked up", function()
+    local _, out = h.retrace("cache", din, "--size", "128", "--line", "64", "--unified", "--json")
+    local j = cjson.decode(out)
+    assert.are.same({ 6, 1 }, { j.refs, j.ignored })
+    _, out = h.retrace("cache", din, "--size", "128", "--line", "64", "--write-through", "--json")
+    j = cjson.decode(out)
+    assert.are.same({ 4, 0, 1 }, { j.refs, j.writes, j.bypassed_writes })
+  end)
+
+  it("converts to the binary format, detects it and gives the same counts", function()
+    local bin = os.tmpname()
+    local code, out = h.retrace("cache", din, "--convert", bin)
+    assert.are.equal(0, code)
+    assert.truthy(out:find("7 records written", 1, true))
+    local _, a = h.retrace("cache", din, "--size", "128", "--line", "64", "--json", "--classify")
+    local _, b = h.retrace("cache", bin, "--size", "128", "--line", "64", "--json", "--classify")
+    local ja, jb = cjson.decode(a), cjson.decode(b)
+    assert.are.equal("bin", jb.format)
+    jb.format = "din"
+    assert.are.same(ja, jb)
+    os.remove(bin)
+  end)
+
+  it("reads extended din and lackey logs", function()
+    local x = h.temp_file("r 3e 4\nw 40 40\ni 1000 4\nm 0 1\nr 80 1\n")
+    local _, out = h.retrace("cache", x, "--size", "1K", "--line", "64", "--ways", "4", "--json")
+    local j = cjson.decode(out)
+    assert.are.equal("xdin", j.format)
+    assert.are.same({ 4, 3, 2 }, { j.refs, j.misses, j.ignored })
+    local l = h.temp_file("==1== Lackey\nI  0400,3\n M 1ffe0,8\n L 1ffe0,8\n S 20000,8\n")
+    _, out = h.retrace("cache", l, "--json")
+    j = cjson.decode(out)
+    assert.are.equal("lackey", j.format)
+    assert.are.same({ 4, 2, 2, 2, 1 }, { j.refs, j.reads, j.writes, j.misses, j.ignored })
+    os.remove(x)
+    os.remove(l)
+  end)
+
+  it("the random policy is reproducible per seed", function()
+    local t = random_din(5, 4000, 3, 64, 64)
+    local function misses(seed)
+      local code, out = h.retrace("cache", t, "--size", "1K", "--ways", "4", "--policy", "random", "--seed", seed, "--json")
+      assert.are.equal(0, code)
+      return cjson.decode(out).misses
+    end
+    local m7 = misses("7")
+    assert.are.equal(m7, misses("7"))
+    local differs = false
+    for _, s in ipairs{ "8", "9", "10" } do
+      if misses(s) ~= m7 then differs = true end
+    end
+    assert.is_true(differs)
+    os.remove(t)
+  end)
+
+  it("the Lua LRU gives the C LRU's counts through the command", function()
+    local t = random_din(11, 5000, 4, 200, 16)
+    local _, a = h.retrace("cache", t, "--size", "1K", "--ways", "4", "--json", "--classify")
+    local _, b = h.retrace("cache", t, "--size", "1K", "--ways", "4", "--json", "--classify",
+      "--policy", h.source .. "/lua/retrace/policies/lua_lru.lua")
+    local ja, jb = cjson.decode(a), cjson.decode(b)
+    assert.are.equal("lua_lru", jb.config.policy)
+    jb.config.policy = "lru"
+    assert.are.same(ja, jb)
+    os.remove(t)
+  end)
+
+  it("reports bad input with file, line and field (exit 1)", function()
+    local bad = h.temp_file("0 10\n0 20\n9 30\n")
+    local code, _, err = h.retrace("cache", bad, "--format", "din")
+    assert.are.equal(1, code)
+    assert.are.equal("retrace: " .. bad .. ":3: label: '9' is not 0-4\n", err)
+    code, _, err = h.retrace("cache", "/nonexistent/trace.din", "--format", "din")
+    assert.are.equal(1, code)
+    assert.are.equal("retrace: /nonexistent/trace.din: No such file or directory\n", err)
+    code, _, err = h.retrace("cache", bad, "--format", "din", "--convert", "/nonexistent/dir/out.rtmb")
+    assert.are.equal(1, code)
+    assert.truthy(err:find("/nonexistent/dir/out.rtmb: No such file or directory", 1, true))
+    local shm = h.temp_file("0 1 4 4\n1 1 1 4 1 1 0.5\n")
+    code, _, err = h.retrace("cache", shm)
+    assert.are.equal(1, code)
+    assert.truthy(err:find("not a memory trace (shmap)", 1, true))
+    os.remove(bad)
+    os.remove(shm)
+  end)
+
+  it("reports impossible options (exit 2)", function()
+    local cases = {
+      { { "--size", "48" }, "cache size: 48 is not a power of two" },
+      { { "--size", "lots" }, "--size: 'lots' is not a byte count" },
+      { { "--line", "128", "--size", "64" }, "line size: 128 is larger than the cache size 64" },
+      { { "--ways", "3" }, "ways: 3 does not divide the 512 lines of the cache" },
+      { { "--ways", "0" }, "--ways: '0' is not a positive integer" },
+      { { "--format", "csv" }, "--format: expected din, xdin, lackey or bin, got 'csv'" },
+      { { "--policy", "belady" }, "--policy: policy: unknown 'belady'" },
+      { { "--seed", "x" }, "--seed: 'x' is not a non-negative integer" },
+    }
+    for _, c in ipairs(cases) do
+      local code, _, err = h.retrace("cache", din, table.unpack(c[1]))
+      assert.are.equal(2, code, table.concat(c[1], " "))
+      assert.truthy(err:find(c[2], 1, true), err)
+    end
+  end)
+end)
+
+describe("retrace.cache.run", function()
+  it("runs a whole trace in C, with a progress callback", function()
+    local lines = {}
+    for i = 1, 3000 do lines[i] = string.format("0 %x", (i % 100) * 64) end
+    local t = h.temp_file(table.concat(lines, "\n") .. "\n")
+    local calls = 0
+    local r = assert(cache.run(t, { size = 4096, line = 64, progress = function() calls = calls + 1 end }))
+    -- 100 lines cycle through a 64-line LRU cache: every reference misses
+    assert.are.same({ 3000, 3000 }, { r.refs, r.misses })
+    assert.is_true(calls >= 1)
+    r = assert(cache.run(t, { size = 8192, line = 64 }))
+    assert.are.equal(100, r.misses)
+    local none, msg = cache.run("/nonexistent", { format = "din" })
+    assert.is_nil(none)
+    assert.truthy(msg:find("No such file", 1, true))
+    os.remove(t)
+  end)
+end)
