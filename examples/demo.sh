@@ -7,3 +7,9 @@ echo "== retrace info on the bundled examples"
 "$RETRACE" info "$here"/hello/lu4.shm
 echo "== a script: opcode counts"
 "$RETRACE" "$here"/hello/opcodes.lua "$here"/hello/lu4.shm
+echo "== retrace cache: a naive and a blocked matrix transpose traced by valgrind's lackey"
+if command -v valgrind >/dev/null 2>&1; then
+  sh "$here"/lackey/run.sh "$RETRACE"
+else
+  echo "valgrind not found: skipped"
+fi
