@@ -360,9 +360,64 @@ int rt_cache_access(rt_cache *c, uint64_t addr, int is_write, rt_cache_result *r
     return access_one(c, addr, is_write, res);
 }
 
+/* The batch loop for the common configuration (a built-in policy stamping on
+ * hits, set-associative without the index, write-back): the cache's fields in
+ * locals, so stores into the line arrays do not force reloads. */
+static int batch_stamp(rt_cache *c, const uint64_t *addr, const uint8_t *is_write, size_t n,
+                       size_t *done)
+{
+    const unsigned shift = c->line_shift;
+    const uint64_t mask = c->set_mask;
+    const uint32_t ways = c->ways;
+    uint64_t *const lines = c->lines;
+    uint64_t *const stamp = c->way_data;
+    uint8_t *const dirty = c->dirty;
+    uint64_t clock = c->clock;
+    uint64_t hits[2] = {0, 0};
+    size_t i = 0;
+    int st = RT_OK;
+    for (; i < n; i++) {
+        uint64_t line = addr[i] >> shift;
+        uint64_t base = (line & mask) * ways;
+        const uint64_t *ln = lines + base;
+        int w = -1;
+        if (ways == 8) {
+            unsigned m = 0;
+            for (unsigned k = 0; k < 8; k++)
+                m |= (unsigned)(ln[k] == line) << k;
+            w = m ? __builtin_ctz(m) : -1;
+        } else {
+            for (uint32_t k = 0; k < ways; k++)
+                if (ln[k] == line) {
+                    w = (int)k;
+                    break;
+                }
+        }
+        unsigned wr = is_write[i] != 0;
+        ++clock;
+        if (w >= 0) {
+            hits[wr]++;
+            dirty[base + (unsigned)w] |= (uint8_t)wr;
+            stamp[base + (unsigned)w] = clock;
+            continue;
+        }
+        c->clock = clock;
+        if ((st = miss(c, line, (uint32_t)(line & mask), (int)wr, clock, NULL)) != RT_OK)
+            break;
+    }
+    c->clock = clock;
+    c->count[0][1] += hits[0];
+    c->count[1][1] += hits[1];
+    if (done)
+        *done = i;
+    return st;
+}
+
 int rt_cache_access_batch(rt_cache *c, const uint64_t *addr, const uint8_t *is_write, size_t n,
                           size_t *done)
 {
+    if (!c->indexed && c->hit_kind == TOUCH_STAMP && c->cfg.write_back)
+        return batch_stamp(c, addr, is_write, n, done);
     size_t i = 0;
     int st = RT_OK;
     for (; i < n; i++)

@@ -13,16 +13,11 @@ static uint64_t home(const rt_linemap *m, uint64_t key)
 
 static int alloc_buckets(rt_linemap *m, uint64_t n)
 {
-    m->keys = malloc(n * sizeof *m->keys);
-    m->vals = malloc(n * sizeof *m->vals);
-    if (!m->keys || !m->vals) {
-        free(m->keys);
-        free(m->vals);
-        m->keys = NULL;
-        m->vals = NULL;
+    m->b = malloc(n * sizeof *m->b);
+    if (!m->b)
         return RT_ENOMEM;
-    }
-    memset(m->keys, 0xff, n * sizeof *m->keys);
+    for (uint64_t i = 0; i < n; i++)
+        m->b[i].key = UINT64_MAX;
     m->mask = n - 1;
     m->count = 0;
     return RT_OK;
@@ -40,26 +35,25 @@ void rt_linemap_destroy(rt_linemap *m)
 {
     if (!m)
         return;
-    free(m->keys);
-    free(m->vals);
-    m->keys = NULL;
-    m->vals = NULL;
+    free(m->b);
+    m->b = NULL;
     m->count = 0;
 }
 
 void rt_linemap_clear(rt_linemap *m)
 {
-    memset(m->keys, 0xff, (m->mask + 1) * sizeof *m->keys);
+    for (uint64_t i = 0; i <= m->mask; i++)
+        m->b[i].key = UINT64_MAX;
     m->count = 0;
 }
 
 static void put_fresh(rt_linemap *m, uint64_t key, uint32_t val)
 {
     uint64_t h = home(m, key);
-    while (m->keys[h] != UINT64_MAX)
+    while (m->b[h].key != UINT64_MAX)
         h = (h + 1) & m->mask;
-    m->keys[h] = key;
-    m->vals[h] = val;
+    m->b[h].key = key;
+    m->b[h].val = val;
     m->count++;
 }
 
@@ -71,10 +65,9 @@ static int grow(rt_linemap *m)
         return RT_ENOMEM;
     }
     for (uint64_t i = 0; i <= old.mask; i++)
-        if (old.keys[i] != UINT64_MAX)
-            put_fresh(m, old.keys[i], old.vals[i]);
-    free(old.keys);
-    free(old.vals);
+        if (old.b[i].key != UINT64_MAX)
+            put_fresh(m, old.b[i].key, old.b[i].val);
+    free(old.b);
     return RT_OK;
 }
 
@@ -82,11 +75,11 @@ uint32_t *rt_linemap_slot(rt_linemap *m, uint64_t key, int *added)
 {
     uint64_t h = home(m, key);
     for (;;) {
-        if (m->keys[h] == key) {
+        if (m->b[h].key == key) {
             *added = 0;
-            return &m->vals[h];
+            return &m->b[h].val;
         }
-        if (m->keys[h] == UINT64_MAX)
+        if (m->b[h].key == UINT64_MAX)
             break;
         h = (h + 1) & m->mask;
     }
@@ -95,13 +88,13 @@ uint32_t *rt_linemap_slot(rt_linemap *m, uint64_t key, int *added)
         if (grow(m) != RT_OK)
             return NULL;
         h = home(m, key);
-        while (m->keys[h] != UINT64_MAX)
+        while (m->b[h].key != UINT64_MAX)
             h = (h + 1) & m->mask;
     }
-    m->keys[h] = key;
-    m->vals[h] = 0;
+    m->b[h].key = key;
+    m->b[h].val = 0;
     m->count++;
-    return &m->vals[h];
+    return &m->b[h].val;
 }
 
 int rt_linemap_put(rt_linemap *m, uint64_t key, uint32_t val, int *added)
@@ -119,8 +112,8 @@ int rt_linemap_put(rt_linemap *m, uint64_t key, uint32_t val, int *added)
 int rt_linemap_del(rt_linemap *m, uint64_t key)
 {
     uint64_t h = home(m, key);
-    while (m->keys[h] != key) {
-        if (m->keys[h] == UINT64_MAX)
+    while (m->b[h].key != key) {
+        if (m->b[h].key == UINT64_MAX)
             return 0;
         h = (h + 1) & m->mask;
     }
@@ -128,19 +121,18 @@ int rt_linemap_del(rt_linemap *m, uint64_t key)
     uint64_t hole = h;
     for (;;) {
         h = (h + 1) & m->mask;
-        uint64_t k = m->keys[h];
+        uint64_t k = m->b[h].key;
         if (k == UINT64_MAX)
             break;
         uint64_t want = home(m, k);
         /* k may move to hole when its home is not in (hole, h] cyclically */
         int between = hole <= h ? (want > hole && want <= h) : (want > hole || want <= h);
         if (!between) {
-            m->keys[hole] = k;
-            m->vals[hole] = m->vals[h];
+            m->b[hole] = m->b[h];
             hole = h;
         }
     }
-    m->keys[hole] = UINT64_MAX;
+    m->b[hole].key = UINT64_MAX;
     m->count--;
     return 1;
 }

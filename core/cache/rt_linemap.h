@@ -13,9 +13,15 @@
 
 #include <stdint.h>
 
+/* One bucket: key and value side by side, so a lookup touches one cache line. */
+typedef struct rt_linemap_bucket {
+    uint64_t key;     /* UINT64_MAX = empty bucket */
+    uint32_t val;
+    uint32_t spare;   /* keeps buckets 16 bytes */
+} rt_linemap_bucket;
+
 typedef struct rt_linemap {
-    uint64_t *keys;   /* UINT64_MAX = empty bucket */
-    uint32_t *vals;
+    rt_linemap_bucket *b;
     uint64_t mask;    /* buckets - 1 (a power of two) */
     uint64_t count;   /* keys present */
 } rt_linemap;
@@ -35,13 +41,24 @@ static inline int64_t rt_linemap_get(const rt_linemap *m, uint64_t key)
     uint64_t h = (key * 0x9E3779B97F4A7C15ull) >> 17;
     for (;;) {
         h &= m->mask;
-        uint64_t k = m->keys[h];
+        uint64_t k = m->b[h].key;
         if (k == key)
-            return m->vals[h];
+            return (int64_t)m->b[h].val;
         if (k == UINT64_MAX)
             return -1;
         h++;
     }
+}
+
+/* Hint that key will be looked up soon (fetches its home bucket). */
+static inline void rt_linemap_prefetch(const rt_linemap *m, uint64_t key)
+{
+#if defined(__GNUC__)
+    __builtin_prefetch(&m->b[((key * 0x9E3779B97F4A7C15ull) >> 17) & m->mask]);
+#else
+    (void)m;
+    (void)key;
+#endif
 }
 
 /* Insert or overwrite key -> val; grows when needed. *added (may be NULL) is 1

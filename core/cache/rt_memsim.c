@@ -16,6 +16,8 @@ static unsigned log2u(uint64_t x)
     return n;
 }
 
+#define RT_MEMSIM_BATCH 1024
+
 typedef struct run {
     rt_cache *c;
     const rt_memsim_opts *o;
@@ -67,6 +69,24 @@ static int line_ref(run *r, uint64_t line, int is_write)
     return RT_OK;
 }
 
+/* single-line references gathered in order: the cache in one batch, then the sweep */
+static int run_gathered(run *r, const uint64_t *addrs, const uint8_t *writes, size_t n)
+{
+    int st = rt_cache_access_batch(r->c, addrs, writes, n, NULL);
+    if (st != RT_OK)
+        return policy_fail(r, r->c, st);
+    if (r->sweep) {
+        uint64_t lines[RT_MEMSIM_BATCH];
+        size_t k = 0;
+        for (size_t i = 0; i < n; i++)
+            if (!(writes[i] && r->through))
+                lines[k++] = addrs[i] >> r->shift;
+        if (rt_sweep_ref_many(r->sweep, lines, k) != RT_OK)
+            return rt_err_set(r->err, RT_ENOMEM, "sweep: out of memory");
+    }
+    return RT_OK;
+}
+
 int rt_memsim_run(rt_cache *c, rt_memtrace *t, const rt_memsim_opts *o, rt_memsim_result *res,
                   rt_err *err)
 {
@@ -84,12 +104,12 @@ int rt_memsim_run(rt_cache *c, rt_memtrace *t, const rt_memsim_opts *o, rt_memsi
         st = rt_err_set(err, RT_ENOMEM, "sweep: out of memory");
         goto done;
     }
-    rt_memref batch[1024];
-    uint64_t addrs[1024];  /* single-line references gathered for rt_cache_access_batch */
-    uint8_t writes[1024];
+    rt_memref batch[RT_MEMSIM_BATCH];
+    uint64_t addrs[RT_MEMSIM_BATCH];  /* single-line references gathered for rt_cache_access_batch */
+    uint8_t writes[RT_MEMSIM_BATCH];
     size_t nb = 0, na = 0;
     uint64_t total = rt_memtrace_size(t);
-    const int simple = !o->shadow && !o->sweep;
+    const int simple = !o->shadow; /* no per-reference results needed */
     for (;;) {
         st = rt_memtrace_read(t, batch, sizeof batch / sizeof batch[0], &nb, err);
         if (st != RT_OK)
@@ -101,9 +121,9 @@ int rt_memsim_run(rt_cache *c, rt_memtrace *t, const rt_memsim_opts *o, rt_memsi
         for (size_t i = 0; i < nb; i++) {
             const rt_memref *ref = &batch[i];
             int is_write;
-            switch (ref->kind) {
-            case RT_REF_READ: is_write = 0; break;
-            case RT_REF_WRITE: is_write = 1; break;
+            if ((unsigned)ref->kind <= RT_REF_WRITE) {
+                is_write = ref->kind; /* data: no branch on load or store */
+            } else switch (ref->kind) {
             case RT_REF_IFETCH:
                 res->ifetches++;
                 if (!o->unified) {
@@ -115,8 +135,8 @@ int rt_memsim_run(rt_cache *c, rt_memtrace *t, const rt_memsim_opts *o, rt_memsi
             case RT_REF_FLUSH:
             case RT_REF_INVALIDATE:
                 res->flushes++;
-                if (na && (st = rt_cache_access_batch(c, addrs, writes, na, NULL)) != RT_OK)
-                    goto fail_policy;
+                if (na && (st = run_gathered(&r, addrs, writes, na)) != RT_OK)
+                    goto done;
                 na = 0;
                 /* a flush writes dirty lines back; an invalidate discards them */
                 if (ref->kind == RT_REF_INVALIDATE)
@@ -145,8 +165,8 @@ int rt_memsim_run(rt_cache *c, rt_memtrace *t, const rt_memsim_opts *o, rt_memsi
                 continue;
             }
             /* keep the order: what was gathered goes first */
-            if (na && (st = rt_cache_access_batch(c, addrs, writes, na, NULL)) != RT_OK)
-                goto fail_policy;
+            if (na && (st = run_gathered(&r, addrs, writes, na)) != RT_OK)
+                goto done;
             na = 0;
             for (uint64_t l = first;; l++) {
                 if ((st = line_ref(&r, l, is_write)) != RT_OK)
@@ -155,8 +175,8 @@ int rt_memsim_run(rt_cache *c, rt_memtrace *t, const rt_memsim_opts *o, rt_memsi
                     break;
             }
         }
-        if (na && (st = rt_cache_access_batch(c, addrs, writes, na, NULL)) != RT_OK)
-            goto fail_policy;
+        if (na && (st = run_gathered(&r, addrs, writes, na)) != RT_OK)
+            goto done;
         na = 0;
     }
     if (st == RT_EEOF)

@@ -8,17 +8,34 @@
 
 #define BLOCK_SHIFT 9                 /* 512 times per block */
 #define BLOCK_WORDS (1u << (BLOCK_SHIFT - 6))
-#define MIN_CAP (1u << 16)
+#define SUPER_SHIFT 6                 /* 64 blocks per superblock */
+#define MIN_CAP (1u << 16)  /* a multiple of the superblock, 2^15 times */
+
+/* x86-64 without -mpopcnt: rt_sweep_ref is also compiled for POPCNT and the
+ * loader picks the version the processor runs (GCC function multiversioning);
+ * the counting helpers are inlined into it so they follow. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__) && \
+    !defined(__POPCNT__)
+#define RT_POPCNT_CLONES __attribute__((target_clones("popcnt", "default")))
+#else
+#define RT_POPCNT_CLONES
+#endif
+#if defined(__GNUC__)
+#define RT_SWEEP_INLINE inline __attribute__((always_inline))
+#else
+#define RT_SWEEP_INLINE inline
+#endif
 
 struct rt_sweep {
     rt_linemap last;      /* line -> time of its last reference */
     uint64_t *bits;       /* bit t set: some line was last referenced at time t */
     uint32_t *bcnt;       /* marks per block */
-    uint32_t *fen;        /* Fenwick tree over bcnt, 1-based */
-    uint32_t cap;         /* times available (a multiple of the block) */
+    uint32_t *scnt;       /* marks per superblock (64 blocks) */
+    uint32_t cap;         /* times available (a multiple of the superblock) */
     uint32_t nblocks;
     uint32_t t;           /* next time */
     uint64_t refs, cold;
+    uint64_t compactions; /* times renumbered so far */
     uint64_t hist[65];    /* hist[k]: references with 2^(k-1) < d <= 2^k (k = 0: d = 1) */
 };
 
@@ -26,13 +43,13 @@ static int alloc_times(rt_sweep *s, uint32_t cap)
 {
     free(s->bits);
     free(s->bcnt);
-    free(s->fen);
+    free(s->scnt);
     s->cap = cap;
     s->nblocks = cap >> BLOCK_SHIFT;
     s->bits = calloc(cap / 64, sizeof *s->bits);
     s->bcnt = calloc(s->nblocks, sizeof *s->bcnt);
-    s->fen = calloc(s->nblocks + 1, sizeof *s->fen);
-    return s->bits && s->bcnt && s->fen ? RT_OK : RT_ENOMEM;
+    s->scnt = calloc((s->nblocks >> SUPER_SHIFT) + 1, sizeof *s->scnt);
+    return s->bits && s->bcnt && s->scnt ? RT_OK : RT_ENOMEM;
 }
 
 rt_sweep *rt_sweep_new(void)
@@ -51,88 +68,84 @@ void rt_sweep_free(rt_sweep *s)
 {
     if (!s)
         return;
-    if (s->last.keys)
+    if (s->last.b)
         rt_linemap_destroy(&s->last);
     free(s->bits);
     free(s->bcnt);
-    free(s->fen);
+    free(s->scnt);
     free(s);
 }
 
-static inline void fen_add(rt_sweep *s, uint32_t block, int32_t v)
+/* bits set in x: one instruction in the POPCNT clone of rt_sweep_ref (see
+ * RT_POPCNT_CLONES), a library call elsewhere */
+static inline uint32_t popcount64(uint64_t x)
 {
-    for (uint32_t i = block + 1; i <= s->nblocks; i += i & (0u - i))
-        s->fen[i] += (uint32_t)v;
+    return (uint32_t)__builtin_popcountll(x);
 }
 
-/* marks in blocks [0, block) */
-static inline uint32_t fen_prefix(const rt_sweep *s, uint32_t block)
+/* marks at times [a, b), a < b, within one block */
+static RT_SWEEP_INLINE uint32_t count_in_block(const rt_sweep *s, uint32_t a, uint32_t b)
 {
-    uint32_t sum = 0;
-    for (uint32_t i = block; i > 0; i -= i & (0u - i))
-        sum += s->fen[i];
-    return sum;
+    uint32_t wa = a >> 6, wb = (b - 1) >> 6;
+    uint64_t first = s->bits[wa] >> (a & 63);
+    uint64_t lastmask = ~0ull >> (63 - ((b - 1) & 63)); /* bits 0 .. (b-1) mod 64 */
+    if (wa == wb)
+        return popcount64(first & (lastmask >> (a & 63)));
+    uint32_t n = popcount64(first) + popcount64(s->bits[wb] & lastmask);
+    for (uint32_t w = wa + 1; w < wb; w++)
+        n += popcount64(s->bits[w]);
+    return n;
 }
 
-/* marks at times [a, b) within one block */
-static inline uint32_t count_in_block(const rt_sweep *s, uint32_t a, uint32_t b)
+/* marks in blocks [x, y) */
+static RT_SWEEP_INLINE uint32_t count_blocks(const rt_sweep *s, uint32_t x, uint32_t y)
 {
     uint32_t n = 0;
-    while (a < b) {
-        uint32_t w = a >> 6, off = a & 63;
-        uint32_t take = 64 - off;
-        if (take > b - a)
-            take = b - a;
-        uint64_t word = s->bits[w] >> off;
-        if (take < 64)
-            word &= (1ull << take) - 1;
-        n += (uint32_t)__builtin_popcountll(word);
-        a += take;
+    if (y - x <= 2u << SUPER_SHIFT || (x >> SUPER_SHIFT) == (y >> SUPER_SHIFT)) {
+        for (uint32_t k = x; k < y; k++)
+            n += s->bcnt[k];
+        return n;
     }
+    uint32_t sx = (x + (1u << SUPER_SHIFT) - 1) >> SUPER_SHIFT, sy = y >> SUPER_SHIFT;
+    for (uint32_t k = x; k < sx << SUPER_SHIFT; k++)
+        n += s->bcnt[k];
+    for (uint32_t k = sx; k < sy; k++)
+        n += s->scnt[k];
+    for (uint32_t k = sy << SUPER_SHIFT; k < y; k++)
+        n += s->bcnt[k];
     return n;
 }
 
 /* marks at times [a, b) */
-static uint32_t count_range(const rt_sweep *s, uint32_t a, uint32_t b)
+static RT_SWEEP_INLINE uint32_t count_range(const rt_sweep *s, uint32_t a, uint32_t b)
 {
     if (a >= b)
         return 0;
     uint32_t ba = a >> BLOCK_SHIFT, bb = (b - 1) >> BLOCK_SHIFT;
     if (ba == bb)
         return count_in_block(s, a, b);
-    uint32_t n = count_in_block(s, a, (ba + 1) << BLOCK_SHIFT) +
-                 count_in_block(s, bb << BLOCK_SHIFT, b);
-    if (bb - ba - 1 <= 8) {
-        for (uint32_t k = ba + 1; k < bb; k++)
-            n += s->bcnt[k];
-    } else {
-        n += fen_prefix(s, bb) - fen_prefix(s, ba + 1);
-    }
-    return n;
+    return count_in_block(s, a, (ba + 1) << BLOCK_SHIFT) +
+           count_in_block(s, bb << BLOCK_SHIFT, b) + count_blocks(s, ba + 1, bb);
 }
 
 static inline void mark(rt_sweep *s, uint32_t t, int on)
 {
     uint32_t b = t >> BLOCK_SHIFT;
-    if (on) {
-        s->bits[t >> 6] |= 1ull << (t & 63);
-        s->bcnt[b]++;
-        fen_add(s, b, 1);
-    } else {
-        s->bits[t >> 6] &= ~(1ull << (t & 63));
-        s->bcnt[b]--;
-        fen_add(s, b, -1);
-    }
+    uint32_t delta = on ? 1u : (uint32_t)-1;
+    s->bits[t >> 6] ^= 1ull << (t & 63);
+    s->bcnt[b] += delta;
+    s->scnt[b >> SUPER_SHIFT] += delta;
 }
 
-/* Renumber the live marks 0..D-1 keeping their order; room for 4D (or MIN_CAP). */
+/* Renumber the live marks 0..D-1 keeping their order; room for about 16D. */
 static int compact(rt_sweep *s)
 {
     uint64_t d = s->last.count;
-    uint64_t want = 4 * d + MIN_CAP;
+    uint64_t want = 16 * d + MIN_CAP; /* compactions stay rare: one per 15 D references */
     if (want > UINT32_MAX / 2)
         return RT_ENOMEM;
-    uint32_t cap = (uint32_t)((want + (1u << BLOCK_SHIFT) - 1) & ~(uint64_t)((1u << BLOCK_SHIFT) - 1));
+    const uint64_t unit = 1ull << (BLOCK_SHIFT + SUPER_SHIFT);
+    uint32_t cap = (uint32_t)((want + unit - 1) & ~(unit - 1));
     /* rank of each old time: marks in earlier blocks + marks earlier in its block */
     uint32_t *before = malloc((s->nblocks + 1) * sizeof *before);
     if (!before)
@@ -143,27 +156,20 @@ static int compact(rt_sweep *s)
         acc += s->bcnt[k];
     }
     for (uint64_t i = 0; i <= s->last.mask; i++) {
-        if (s->last.keys[i] == UINT64_MAX)
+        if (s->last.b[i].key == UINT64_MAX)
             continue;
-        uint32_t old = s->last.vals[i];
+        uint32_t old = s->last.b[i].val;
         uint32_t b = old >> BLOCK_SHIFT;
-        s->last.vals[i] = before[b] + count_in_block(s, b << BLOCK_SHIFT, old);
+        uint32_t start = b << BLOCK_SHIFT;
+        s->last.b[i].val = before[b] + (old > start ? count_in_block(s, start, old) : 0);
     }
     free(before);
     if (alloc_times(s, cap) != RT_OK)
         return RT_ENOMEM;
-    for (uint32_t t = 0; t < (uint32_t)d; t++) {
-        s->bits[t >> 6] |= 1ull << (t & 63);
-        s->bcnt[t >> BLOCK_SHIFT]++;
-    }
-    /* linear Fenwick build */
-    for (uint32_t i = 1; i <= s->nblocks; i++) {
-        s->fen[i] += s->bcnt[i - 1];
-        uint32_t j = i + (i & (0u - i));
-        if (j <= s->nblocks)
-            s->fen[j] += s->fen[i];
-    }
+    for (uint32_t t = 0; t < (uint32_t)d; t++)
+        mark(s, t, 1);
     s->t = (uint32_t)d;
+    s->compactions++;
     return RT_OK;
 }
 
@@ -172,7 +178,7 @@ static inline unsigned ceil_log2(uint64_t d)
     return d <= 1 ? 0 : 64 - (unsigned)__builtin_clzll(d - 1);
 }
 
-int rt_sweep_ref(rt_sweep *s, uint64_t line)
+RT_POPCNT_CLONES int rt_sweep_ref(rt_sweep *s, uint64_t line)
 {
     if (s->t == s->cap && compact(s) != RT_OK)
         return RT_ENOMEM;
@@ -185,7 +191,8 @@ int rt_sweep_ref(rt_sweep *s, uint64_t line)
         s->cold++;
     } else {
         uint32_t last = *slot;
-        uint64_t d = (uint64_t)count_range(s, last + 1, s->t) + 1;
+        /* d <= t - last: a reference right after the previous one is at distance 1 */
+        uint64_t d = s->t - last <= 1 ? 1 : (uint64_t)count_range(s, last + 1, s->t) + 1;
         s->hist[ceil_log2(d)]++;
         mark(s, last, 0);
     }
@@ -195,9 +202,27 @@ int rt_sweep_ref(rt_sweep *s, uint64_t line)
     return RT_OK;
 }
 
+int rt_sweep_ref_many(rt_sweep *s, const uint64_t *lines, size_t n)
+{
+    enum { AHEAD = 8 };
+    for (size_t i = 0; i < n; i++) {
+        if (i + AHEAD < n)
+            rt_linemap_prefetch(&s->last, lines[i + AHEAD]);
+        int st = rt_sweep_ref(s, lines[i]);
+        if (st != RT_OK)
+            return st;
+    }
+    return RT_OK;
+}
+
 uint64_t rt_sweep_refs(const rt_sweep *s)
 {
     return s->refs;
+}
+
+uint64_t rt_sweep_compactions(const rt_sweep *s)
+{
+    return s->compactions;
 }
 
 uint64_t rt_sweep_distinct(const rt_sweep *s)

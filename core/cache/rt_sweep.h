@@ -5,8 +5,9 @@
  * For each reference the LRU stack distance d (1 + the number of distinct
  * lines referenced since the previous reference to the same line) is found by
  * counting "last reference" marks between the two times: a bitmap of times
- * with per-512-time block counts summed by a Fenwick tree, so a reference
- * costs O(log n) and not a walk down the stack. A reference with distance d
+ * with counts per block of 512 times and per superblock of 64 blocks, so a
+ * mark costs O(1) and a count O(distance / 2^15 + 64), small for the near
+ * reuses that dominate real traces, never a walk down the stack. A reference with distance d
  * hits in every cache of at least d lines. Times are renumbered (compacted)
  * when they run out, so memory is proportional to the number of distinct
  * lines (the footprint), not to the trace length.
@@ -14,6 +15,7 @@
 #ifndef RT_SWEEP_H
 #define RT_SWEEP_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "rt_error.h"
@@ -27,9 +29,16 @@ void rt_sweep_free(rt_sweep *s);
 /* One reference to line number `line`. RT_OK or RT_ENOMEM. */
 int rt_sweep_ref(rt_sweep *s, uint64_t line);
 
+/* n references in order (the same as n calls of rt_sweep_ref, with the hash
+ * lookups of later references started early). RT_OK or RT_ENOMEM. */
+int rt_sweep_ref_many(rt_sweep *s, const uint64_t *lines, size_t n);
+
 /* References so far; distinct lines (compulsory misses at every size). */
 uint64_t rt_sweep_refs(const rt_sweep *s);
 uint64_t rt_sweep_distinct(const rt_sweep *s);
+
+/* How many times the time stamps were renumbered (for tests). */
+uint64_t rt_sweep_compactions(const rt_sweep *s);
 
 /* Misses of a fully associative LRU cache of 2^log2_lines lines (0 <= log2_lines < 64). */
 uint64_t rt_sweep_misses(const rt_sweep *s, unsigned log2_lines);

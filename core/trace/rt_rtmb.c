@@ -157,8 +157,11 @@ static inline const unsigned char *decode(rt_rtmb *r, const unsigned char *p,
             return NULL;
         }
     }
-    if (p < end && *p < 0x80) {
-        delta = *p++;
+    if (end - p >= 2 && !(p[0] & p[1] & 0x80)) {
+        /* one or two bytes, without a branch on which (the common case) */
+        unsigned b0 = p[0], b1 = p[1], two = b0 >> 7;
+        delta = (b0 & 0x7f) | ((uint64_t)(b1 & 0x7f) << 7) * two;
+        p += 1 + two;
     } else if (!leb(&p, end, &delta)) {
         rt_err_at(err, RT_EFORMAT, r->name, 0, "record %llu (byte %llu): address: truncated",
                   (unsigned long long)r->record,

@@ -413,10 +413,10 @@ static void test_sweep_by_hand(void **state)
 static void test_sweep_vs_single_runs(void **state)
 {
     (void)state;
-    /* 200000 references with locality over about 6000 lines (so times are
+    /* 400000 references with locality over about 6000 lines (so times are
      * compacted several times); every power-of-two size checked against a
      * separate fully associative LRU cache. */
-    enum { N = 200000, K = 14 };
+    enum { N = 400000, K = 14 };
     rt_sweep *s = rt_sweep_new();
     rt_cache *c[K];
     for (int k = 0; k < K; k++)
@@ -439,6 +439,7 @@ static void test_sweep_vs_single_runs(void **state)
             rt_cache_access(c[k], line, 0, NULL);
     }
     assert_int_equal(rt_sweep_refs(s), N);
+    assert_true(rt_sweep_compactions(s) >= 2);
     for (int k = 0; k < K; k++) {
         assert_int_equal(rt_sweep_misses(s, (unsigned)k), rt_cache_stats_get(c[k])->misses);
         rt_cache_free(c[k]);
