@@ -153,6 +153,134 @@ int rt_din_next(rt_din *r, rt_memref *ref, rt_err *err)
     }
 }
 
+/* ---- SWAR hexadecimal: eight characters per step, no branch per digit ---- */
+
+#define B8(x) (0x0101010101010101ull * (x))
+
+/* high bit of each byte of w (bytes < 0x80) that is a hex digit */
+static inline uint64_t hex_bytes(uint64_t w)
+{
+    uint64_t lc = w | B8(0x20);
+    uint64_t dig = ((w | B8(0x80)) - B8(0x30)) & ((B8(0x39) | B8(0x80)) - w);
+    uint64_t alp = ((lc | B8(0x80)) - B8(0x61)) & ((B8(0x66) | B8(0x80)) - lc);
+    return (dig | alp) & B8(0x80);
+}
+
+/* value of the first n (1..8) hex digits in w (first character lowest) */
+static inline uint64_t hex_value(uint64_t w, unsigned n)
+{
+    uint64_t v = (w & B8(0x0f)) + ((w >> 6) & B8(0x01)) * 9; /* digit values */
+    v <<= 8 * (8 - n);                                        /* leading zeros */
+    v = ((v << 4) | (v >> 8)) & 0x00FF00FF00FF00FFull;
+    v = ((v << 8) | (v >> 16)) & 0x0000FFFF0000FFFFull;
+    return ((v << 16) | (v >> 32)) & 0xFFFFFFFFull;
+}
+
+/* Hex digits at q (at least 17 readable bytes): their count (0..16) and value,
+ * or -1 when the careful loop must decide (bytes >= 0x80, more than 16 digits). */
+static inline int hex_swar(const char *q, uint64_t *out)
+{
+    uint64_t w0, w1;
+    memcpy(&w0, q, 8);
+    memcpy(&w1, q + 8, 8);
+    if ((w0 | w1) & B8(0x80))
+        return -1;
+    uint64_t non0 = ~hex_bytes(w0) & B8(0x80);
+    if (non0) {
+        unsigned n = (unsigned)__builtin_ctzll(non0) >> 3;
+        *out = n ? hex_value(w0, n) : 0;
+        return (int)n;
+    }
+    uint64_t non1 = ~hex_bytes(w1) & B8(0x80);
+    unsigned n = non1 ? (unsigned)__builtin_ctzll(non1) >> 3 : 8;
+    if (n == 8 && hexval[(unsigned char)q[16]] <= 15)
+        return -1;
+    uint64_t hi = hex_value(w0, 8);
+    *out = n ? (hi << (4 * n)) | hex_value(w1, n) : hi;
+    return (int)(8 + n);
+}
+
+/*
+ * Up to cap din references straight from the line reader's buffer: the hot
+ * path of `retrace cache` on text. Lines of the plain shape
+ *     [blanks] LABEL blanks [0x]HEX ['\n' | blank comment '\n']
+ * are parsed here; any other line (blank, CRLF, malformed) goes through
+ * rt_din_next, which gives the same result or the error message.
+ */
+static int din_read(rt_din *r, rt_memref *out, size_t cap, size_t *n, rt_err *err)
+{
+    size_t k = 0;
+    int st = RT_OK;
+    while (k < cap) {
+        const char *blk;
+        size_t len;
+        if ((st = rt_lines_block(r->t.lines, &blk, &len, err)) != RT_OK)
+            break;
+        const char *p = blk, *end = blk + len;
+        unsigned long lines = 0;
+        int odd = 0;
+        while (k < cap && p < end) {
+            const char *q = p;
+            while (*q == ' ' || *q == '\t')
+                q++;
+            unsigned label = (unsigned)(*q - '0');
+            if (label > 4 || (q[1] != ' ' && q[1] != '\t')) {
+                odd = 1;
+                break;
+            }
+            q += 2;
+            while (*q == ' ' || *q == '\t')
+                q++;
+            if (q[0] == '0' && (q[1] == 'x' || q[1] == 'X'))
+                q += 2;
+            const char *h = q;
+            uint64_t v = 0;
+            int nd = end - q >= 17 ? hex_swar(q, &v) : -1;
+            if (nd >= 0) {
+                q += nd;
+            } else {
+                unsigned d;
+                while ((d = hexval[(unsigned char)*q]) <= 15) {
+                    v = (v << 4) | d;
+                    q++;
+                }
+            }
+            if (q == h || q - h > 16) {
+                odd = 1;
+                break;
+            }
+            if (*q != '\n') {
+                if (q == end && q[0] == '\0') {
+                    /* the file's last line, without a newline */
+                } else if (*q == ' ' || *q == '\t') {
+                    const char *nl = memchr(q, '\n', (size_t)(end - q)); /* a comment */
+                    q = nl ? nl : end;
+                } else {
+                    odd = 1;
+                    break;
+                }
+            }
+            out[k].addr = v;
+            out[k].size = 1;
+            out[k].kind = (int)label;
+            k++;
+            lines++;
+            p = q < end ? q + 1 : end;
+        }
+        rt_lines_consume(r->t.lines, (size_t)(p - blk), lines);
+        if (odd && k < cap) {
+            /* the line at p, the slow and careful way */
+            if ((st = rt_din_next(r, &out[k], err)) != RT_OK)
+                break;
+            k++;
+        }
+    }
+    *n = k;
+    if (k == 0)
+        return st;
+    return st == RT_OK || st == RT_EEOF ? RT_OK : -st; /* an error after some references */
+}
+
 /* ---- extended din ---- */
 
 rt_xdin *rt_xdin_open(const char *path, rt_err *err)
@@ -378,11 +506,19 @@ int rt_memtrace_read(rt_memtrace *t, rt_memref *out, size_t cap, size_t *n, rt_e
         return rt_memtrace_next(t, out, err);
     size_t k = 0;
     int st = RT_OK;
+    if (t->fmt == RT_MEMFMT_DIN) {
+        st = din_read(t->r, out, cap, &k, &t->pending_err);
+        if (k == 0 && st != RT_OK && err)
+            *err = t->pending_err;
+        if (st < 0) { /* an error met after k references: report it next time */
+            t->pending = -st;
+            st = RT_OK;
+        }
+        *n = k;
+        return st;
+    }
     while (k < cap) {
-        if (t->fmt == RT_MEMFMT_DIN)
-            st = rt_din_next(t->r, &out[k], k ? &t->pending_err : err);
-        else
-            st = rt_memtrace_next(t, &out[k], k ? &t->pending_err : err);
+        st = rt_memtrace_next(t, &out[k], k ? &t->pending_err : err);
         if (st != RT_OK)
             break;
         k++;

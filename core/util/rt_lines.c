@@ -138,6 +138,43 @@ int rt_lines_next(rt_lines *r, const char **line, size_t *len, rt_err *err)
     }
 }
 
+int rt_lines_block(rt_lines *r, const char **p, size_t *len, rt_err *err)
+{
+    for (;;) {
+        size_t avail = r->fill - r->start;
+        if (avail > 0) {
+            const char *s = r->buf + r->start;
+            const char *nl = s + avail; /* the last newline: a short walk back */
+            while (nl > s && nl[-1] != '\n')
+                nl--;
+            if (nl > s) {
+                nl--;
+                *p = s;
+                *len = (size_t)(nl - s) + 1;
+                return RT_OK;
+            }
+            if (r->eof) {
+                r->buf[r->fill] = '\0'; /* the spare byte past cap */
+                *p = s;
+                *len = avail;
+                return RT_OK;
+            }
+        } else if (r->eof) {
+            return RT_EEOF;
+        }
+        int st = refill(r, err);
+        if (st != RT_OK)
+            return st;
+    }
+}
+
+void rt_lines_consume(rt_lines *r, size_t bytes, unsigned long lines)
+{
+    r->start += bytes;
+    r->consumed += bytes;
+    r->lineno += lines;
+}
+
 unsigned long rt_lines_lineno(const rt_lines *r) { return r->lineno; }
 const char *rt_lines_name(const rt_lines *r) { return r->name; }
 uint64_t rt_lines_offset(const rt_lines *r) { return r->consumed; }

@@ -48,6 +48,20 @@ const char *rt_lines_name(const rt_lines *r);
 uint64_t rt_lines_offset(const rt_lines *r);
 uint64_t rt_lines_size(const rt_lines *r);
 
+/*
+ * Block access, for parsers of very long traces that cannot afford a call per
+ * line: *p / *len receive every complete line now buffered (the block ends
+ * with '\n', or is the file's last line without one, then p[len] == '\0').
+ * Returns RT_OK with at least one line, RT_EEOF at the end, or RT_EIO. Lines
+ * are not split or NUL-terminated; report what was parsed with
+ * rt_lines_consume (the rest is returned again), and mix freely with
+ * rt_lines_next.
+ */
+int rt_lines_block(rt_lines *r, const char **p, size_t *len, rt_err *err);
+
+/* Mark `bytes` of the last block (`lines` whole lines) as read. */
+void rt_lines_consume(rt_lines *r, size_t bytes, unsigned long lines);
+
 /* Rewind to the start (a second pass); RT_EINVAL on a stream that cannot seek. */
 int rt_lines_rewind(rt_lines *r, rt_err *err);
 

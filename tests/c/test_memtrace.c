@@ -92,6 +92,75 @@ static void test_din(void **state)
     free(p);
 }
 
+/* the batch reader (a fast path over whole buffers) against the line reader */
+static void test_din_batch_equals_lines(void **state)
+{
+    (void)state;
+    size_t cap = 1 << 22, len = 0;
+    char *text = malloc(cap);
+    uint64_t x = 9;
+    for (int i = 0; i < 60000; i++) {
+        x = x * 6364136223846793005ull + 1442695040888963407ull;
+        unsigned v = (unsigned)(x >> 59);
+        unsigned digits = 1 + (unsigned)((x >> 40) % 16);
+        unsigned long long a = x * 0x9E3779B97F4A7C15ull;
+        if (digits < 16)
+            a &= (1ull << (4 * digits)) - 1;
+        const char *fmt = v == 0   ? "  %d\t%llx\n"
+                          : v == 1 ? "%d 0x%llX\r\n"
+                          : v == 2 ? "%d %llx some comment\n"
+                          : v == 3 ? "\n%d %llx\n"
+                                   : "%d %llx\n";
+        len += (size_t)snprintf(text + len, cap - len, fmt, (int)((x >> 30) % 5), a);
+    }
+    len += (size_t)snprintf(text + len, cap - len, "1 abc"); /* no final newline */
+    char *p = write_temp(text, len);
+    rt_err err;
+    rt_memtrace *one = rt_memtrace_open(p, RT_MEMFMT_DIN, &err);
+    rt_memtrace *many = rt_memtrace_open(p, RT_MEMFMT_DIN, &err);
+    rt_memref b[100], r;
+    size_t n, total = 0;
+    while (rt_memtrace_read(many, b, 100, &n, &err) == RT_OK) {
+        for (size_t i = 0; i < n; i++) {
+            assert_int_equal(rt_memtrace_next(one, &r, &err), RT_OK);
+            assert_int_equal(b[i].addr, r.addr);
+            assert_int_equal(b[i].kind, r.kind);
+        }
+        total += n;
+    }
+    assert_int_equal(rt_memtrace_next(one, &r, &err), RT_EEOF);
+    assert_int_equal(total, 60001);
+    rt_memtrace_free(one);
+    rt_memtrace_free(many);
+    unlink(p);
+    free(p);
+    /* an error inside a batch comes after the references before it */
+    p = temp_text("0 10\n1 20\n0 30\n0 3g\n0 40\n0 11112222333344445\n");
+    many = rt_memtrace_open(p, RT_MEMFMT_DIN, &err);
+    assert_int_equal(rt_memtrace_read(many, b, 100, &n, &err), RT_OK);
+    assert_int_equal(n, 3);
+    assert_int_equal(b[2].addr, 0x30);
+    assert_int_equal(rt_memtrace_read(many, b, 100, &n, &err), RT_EFORMAT);
+    assert_int_equal(n, 0);
+    char want[300];
+    snprintf(want, sizeof want, "%s:4: address: '3g' is not hexadecimal", p);
+    assert_string_equal(err.msg, want);
+    rt_memtrace_free(many);
+    many = rt_memtrace_open(p, RT_MEMFMT_DIN, &err);
+    assert_int_equal(rt_memtrace_read(many, b, 100, &n, &err), RT_OK);
+    assert_int_equal(rt_memtrace_read(many, b, 100, &n, &err), RT_EFORMAT); /* line 4 */
+    assert_int_equal(rt_memtrace_read(many, b, 100, &n, &err), RT_OK);
+    assert_int_equal(n, 1);
+    assert_int_equal(b[0].addr, 0x40);
+    assert_int_equal(rt_memtrace_read(many, b, 100, &n, &err), RT_EFORMAT);
+    snprintf(want, sizeof want, "%s:6: address: '11112222333344445' is not hexadecimal", p);
+    assert_string_equal(err.msg, want);
+    rt_memtrace_free(many);
+    unlink(p);
+    free(p);
+    free(text);
+}
+
 static void test_din_errors(void **state)
 {
     (void)state;
@@ -490,6 +559,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_din),
+        cmocka_unit_test(test_din_batch_equals_lines),
         cmocka_unit_test(test_din_errors),
         cmocka_unit_test(test_xdin),
         cmocka_unit_test(test_xdin_errors),
