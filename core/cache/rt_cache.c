@@ -221,6 +221,18 @@ void rt_cache_free(rt_cache *c)
     free(c);
 }
 
+/* bit k set when ways k holds line (written out: no loop, no variable shifts) */
+static RT_HOT_INLINE unsigned match4(const uint64_t *ln, uint64_t line)
+{
+    return (unsigned)(ln[0] == line) | (unsigned)(ln[1] == line) << 1 |
+           (unsigned)(ln[2] == line) << 2 | (unsigned)(ln[3] == line) << 3;
+}
+
+static RT_HOT_INLINE unsigned match8(const uint64_t *ln, uint64_t line)
+{
+    return match4(ln, line) | match4(ln + 4, line) << 4;
+}
+
 static RT_HOT_INLINE int find_way(const rt_cache *c, uint64_t line, uint32_t set)
 {
     if (c->indexed) {
@@ -231,12 +243,7 @@ static RT_HOT_INLINE int find_way(const rt_cache *c, uint64_t line, uint32_t set
     const uint64_t *ln = c->lines + (uint64_t)set * c->ways;
     if (c->ways == 8 || c->ways == 4) {
         /* without early exits: no mispredicted branch per way */
-        unsigned m = 0;
-        for (unsigned w = 0; w < 4; w++)
-            m |= (unsigned)(ln[w] == line) << w;
-        if (c->ways == 8)
-            for (unsigned w = 4; w < 8; w++)
-                m |= (unsigned)(ln[w] == line) << w;
+        unsigned m = c->ways == 8 ? match8(ln, line) : match4(ln, line);
         return m ? __builtin_ctz(m) : -1;
     }
     for (uint32_t w = 0; w < c->ways; w++)
@@ -382,9 +389,7 @@ static int batch_stamp(rt_cache *c, const uint64_t *addr, const uint8_t *is_writ
         const uint64_t *ln = lines + base;
         int w = -1;
         if (ways == 8) {
-            unsigned m = 0;
-            for (unsigned k = 0; k < 8; k++)
-                m |= (unsigned)(ln[k] == line) << k;
+            unsigned m = match8(ln, line);
             w = m ? __builtin_ctz(m) : -1;
         } else {
             for (uint32_t k = 0; k < ways; k++)

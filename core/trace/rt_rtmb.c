@@ -132,48 +132,59 @@ static inline int leb(const unsigned char **p, const unsigned char *end, uint64_
     return 1;
 }
 
-/* Decode one record at p (at least RTMB_MAX_RECORD bytes or the file's end
- * before `end`). Returns the byte after it, or NULL with err filled. */
-static inline const unsigned char *decode(rt_rtmb *r, const unsigned char *p,
+/* Decoder state kept in locals during a batch (no aliasing with the output). */
+typedef struct dstate {
+    uint64_t reg[8];
+    uint64_t last_size;
+    uint64_t record;
+} dstate;
+
+static int bad_record(rt_rtmb *r, const dstate *d, const unsigned char *at, rt_err *err,
+                      const char *what)
+{
+    return rt_err_at(err, RT_EFORMAT, r->name, 0, "record %llu (byte %llu): %s",
+                     (unsigned long long)d->record,
+                     (unsigned long long)(r->base + (uint64_t)(at - r->buf)), what);
+}
+
+/* Decode one record at p (whole, or cut by the file's end at `end`). Returns
+ * the byte after it, or NULL with err filled. */
+static inline const unsigned char *decode(rt_rtmb *r, dstate *d, const unsigned char *p,
                                           const unsigned char *end, rt_memref *ref, rt_err *err)
 {
     const unsigned char *start = p;
     unsigned tag = *p++;
     unsigned kind = tag & 7;
-    r->record++;
+    d->record++;
     if ((tag & 0x80) || kind >= RT_REF_KINDS) {
-        rt_err_at(err, RT_EFORMAT, r->name, 0, "record %llu (byte %llu): tag: bad value 0x%02x",
-                  (unsigned long long)r->record,
-                  (unsigned long long)(r->base + (uint64_t)(start - r->buf)), tag);
+        char what[32];
+        snprintf(what, sizeof what, "tag: bad value 0x%02x", tag);
+        bad_record(r, d, start, err, what);
         return NULL;
     }
-    uint64_t size = r->last_size, delta;
     if (tag & 8) {
+        uint64_t size;
         if (!leb(&p, end, &size) || size == 0) {
-            rt_err_at(err, RT_EFORMAT, r->name, 0, "record %llu (byte %llu): size: %s",
-                      (unsigned long long)r->record,
-                      (unsigned long long)(r->base + (uint64_t)(start - r->buf)),
-                      p == end ? "truncated" : "0");
+            bad_record(r, d, start, err, p == end ? "size: truncated" : "size: 0");
             return NULL;
         }
+        d->last_size = size;
     }
+    uint64_t delta;
     if (end - p >= 2 && !(p[0] & p[1] & 0x80)) {
         /* one or two bytes, without a branch on which (the common case) */
         unsigned b0 = p[0], b1 = p[1], two = b0 >> 7;
         delta = (b0 & 0x7f) | ((uint64_t)(b1 & 0x7f) << 7) * two;
         p += 1 + two;
     } else if (!leb(&p, end, &delta)) {
-        rt_err_at(err, RT_EFORMAT, r->name, 0, "record %llu (byte %llu): address: truncated",
-                  (unsigned long long)r->record,
-                  (unsigned long long)(r->base + (uint64_t)(start - r->buf)));
+        bad_record(r, d, start, err, "address: truncated");
         return NULL;
     }
-    uint64_t *reg = &r->reg[(tag >> 4) & 7];
+    uint64_t *reg = &d->reg[(tag >> 4) & 7];
     /* zigzag: 0, -1, 1, -2, ... */
     *reg += (delta >> 1) ^ (0 - (delta & 1));
-    r->last_size = size;
     ref->addr = *reg;
-    ref->size = size;
+    ref->size = d->last_size;
     ref->kind = (int)kind;
     return p;
 }
@@ -187,6 +198,10 @@ int rt_rtmb_read(rt_rtmb *r, rt_memref *out, size_t cap, size_t *n, rt_err *err)
             *err = r->pending_err;
         return r->pending_err.status;
     }
+    dstate d;
+    memcpy(d.reg, r->reg, sizeof d.reg);
+    d.last_size = r->last_size;
+    d.record = r->record;
     size_t k = 0;
     int st = RT_OK;
     while (k < cap) {
@@ -198,7 +213,7 @@ int rt_rtmb_read(rt_rtmb *r, rt_memref *out, size_t cap, size_t *n, rt_err *err)
         /* records starting before limit lie whole in the buffer (or the file ends) */
         const unsigned char *limit = r->eof ? end : end - RTMB_MAX_RECORD + 1;
         while (k < cap && p < limit) {
-            const unsigned char *q = decode(r, p, end, &out[k], &r->pending_err);
+            const unsigned char *q = decode(r, &d, p, end, &out[k], &r->pending_err);
             if (!q) {
                 st = r->pending_err.status;
                 break;
@@ -210,6 +225,9 @@ int rt_rtmb_read(rt_rtmb *r, rt_memref *out, size_t cap, size_t *n, rt_err *err)
         if (st != RT_OK)
             break;
     }
+    memcpy(r->reg, d.reg, sizeof d.reg);
+    r->last_size = d.last_size;
+    r->record = d.record;
     if (st != RT_OK) {
         if (k == 0) {
             if (err)
