@@ -36,6 +36,7 @@ struct rt_sweep {
     uint32_t t;           /* next time */
     uint64_t refs, cold;
     uint64_t compactions; /* times renumbered so far */
+    uint64_t prev;        /* the line referenced last (UINT64_MAX before the first) */
     uint64_t hist[65];    /* hist[k]: references with 2^(k-1) < d <= 2^k (k = 0: d = 1) */
 };
 
@@ -57,6 +58,7 @@ rt_sweep *rt_sweep_new(void)
     rt_sweep *s = calloc(1, sizeof *s);
     if (!s)
         return NULL;
+    s->prev = UINT64_MAX;
     if (rt_linemap_init(&s->last, 1024) != RT_OK || alloc_times(s, MIN_CAP) != RT_OK) {
         rt_sweep_free(s);
         return NULL;
@@ -180,6 +182,12 @@ static inline unsigned ceil_log2(uint64_t d)
 
 RT_POPCNT_CLONES int rt_sweep_ref(rt_sweep *s, uint64_t line)
 {
+    if (line == s->prev) {
+        /* distance 1; the stack does not change, so neither do the times */
+        s->refs++;
+        s->hist[0]++;
+        return RT_OK;
+    }
     if (s->t == s->cap && compact(s) != RT_OK)
         return RT_ENOMEM;
     int added;
@@ -199,15 +207,26 @@ RT_POPCNT_CLONES int rt_sweep_ref(rt_sweep *s, uint64_t line)
     *slot = s->t;
     mark(s, s->t, 1);
     s->t++;
+    s->prev = line;
     return RT_OK;
 }
 
 int rt_sweep_ref_many(rt_sweep *s, const uint64_t *lines, size_t n)
 {
-    enum { AHEAD = 8 };
+    /* a pipeline of prefetches: the hash bucket 8 references ahead, then,
+     * 4 ahead, the bitmap word of that line's last reference */
+    enum { AHEAD = 8, NEAR = 4 };
     for (size_t i = 0; i < n; i++) {
         if (i + AHEAD < n)
             rt_linemap_prefetch(&s->last, lines[i + AHEAD]);
+        if (i + NEAR < n) {
+            int64_t last = rt_linemap_get(&s->last, lines[i + NEAR]);
+            if (last >= 0 && (uint64_t)last < s->cap) {
+#if defined(__GNUC__)
+                __builtin_prefetch(&s->bits[last >> 6]);
+#endif
+            }
+        }
         int st = rt_sweep_ref(s, lines[i]);
         if (st != RT_OK)
             return st;
