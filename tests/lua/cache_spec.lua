@@ -334,3 +334,25 @@ describe("retrace.cache.run", function()
     os.remove(t)
   end)
 end)
+
+describe("the lackey example", function()
+  it("shows the blocked transpose missing less than the naive one", function()
+    if not os.execute("command -v valgrind >/dev/null 2>&1 && command -v cc >/dev/null 2>&1") then
+      pending("valgrind or cc absent, skipped")
+      return
+    end
+    local out = os.tmpname()
+    local ok = os.execute(string.format("sh %s/examples/lackey/run.sh %s >%s 2>&1",
+      h.quote(h.source), h.quote(h.bin), out))
+    local text = h.slurp(out)
+    os.remove(out)
+    assert.is_true(ok, text)
+    local writes = {}
+    for m in text:gmatch("misses%s+[%d,]+%s+read [%d,]+%s+write ([%d,]+)") do
+      writes[#writes + 1] = tonumber((m:gsub(",", "")))
+    end
+    assert.are.equal(2, #writes, text)
+    -- naive: a store to a new line for most elements; blocked: one per 8
+    assert.is_true(writes[2] * 3 < writes[1], text)
+  end)
+end)
