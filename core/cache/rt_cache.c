@@ -37,6 +37,7 @@ struct rt_cache {
     rt_linemap index;         /* line -> slot (set * ways + way) when indexed */
     uint64_t clock;           /* lookups so far */
     int hit_kind, fill_kind;  /* TOUCH_*: the built-ins' hit/fill done inline */
+    int victim_min;           /* the victim is the lowest way with the smallest word (lru, lfu, fifo) */
     uint64_t count[2][2];     /* lookups by [is_write][hit] */
     rt_cache_stats st;        /* the other counters; the rest derived from count */
     rt_err err;               /* last policy failure */
@@ -165,6 +166,7 @@ int rt_cache_new(const rt_cache_config *cfg, rt_cache **out, rt_err *err)
         c->hit_kind = TOUCH_ONE;
         c->fill_kind = TOUCH_ONE;
     }
+    c->victim_min = ops == &rt_policy_lru || ops == &rt_policy_lfu || ops == &rt_policy_fifo;
     c->line_shift = log2u(cfg->line);
     c->ways = (uint32_t)ways;
     c->sets = (uint32_t)(nlines / ways);
@@ -299,11 +301,18 @@ static RT_COLD int miss(rt_cache *c, uint64_t line, uint32_t set, int is_write, 
     if (c->used[set] < c->ways) {
         way = c->used[set]++;
     } else {
-        rt_policy_set s;
-        view(c, set, &s);
-        st = ops->victim(c->cfg.policy_ud, &s, now, &way);
-        if (st != RT_OK)
-            return st;
+        if (c->victim_min) { /* the same choice as their victim hook, without the call */
+            const uint64_t *wd = c->way_data + base;
+            way = 0;
+            for (unsigned w = 1; w < c->ways; w++)
+                if (wd[w] < wd[way])
+                    way = w;
+        } else {
+            rt_policy_set s;
+            view(c, set, &s);
+            if ((st = ops->victim(c->cfg.policy_ud, &s, now, &way)) != RT_OK)
+                return st;
+        }
         if (way >= c->ways)
             return rt_err_set(&c->err, RT_ERANGE, "policy %s: victim way %u outside 0..%u",
                               ops->name, way, c->ways - 1);

@@ -110,6 +110,7 @@ int rt_memsim_run(rt_cache *c, rt_memtrace *t, const rt_memsim_opts *o, rt_memsi
     size_t nb = 0, na = 0;
     uint64_t total = rt_memtrace_size(t);
     const int simple = !o->shadow; /* no per-reference results needed */
+    const uint64_t linesize = cfg->line, linemask = cfg->line - 1;
     for (;;) {
         st = rt_memtrace_read(t, batch, sizeof batch / sizeof batch[0], &nb, err);
         if (st != RT_OK)
@@ -154,16 +155,16 @@ int rt_memsim_run(rt_cache *c, rt_memtrace *t, const rt_memsim_opts *o, rt_memsi
                 res->ignored++;
                 continue;
             }
-            uint64_t first = ref->addr >> r.shift;
-            uint64_t last = (ref->addr + ref->size - 1) >> r.shift;
-            if (last < first)
-                last = UINT64_MAX >> r.shift;
-            if (simple && first == last) {
-                /* the common case: gathered, then run in one call */
+            if (simple && ref->size <= linesize && (ref->addr & linemask) + ref->size <= linesize) {
+                /* the common case, within one line: gathered, then run in one call */
                 addrs[na] = ref->addr;
                 writes[na++] = (uint8_t)is_write;
                 continue;
             }
+            uint64_t first = ref->addr >> r.shift;
+            uint64_t last = (ref->addr + ref->size - 1) >> r.shift;
+            if (last < first)
+                last = UINT64_MAX >> r.shift;
             /* keep the order: what was gathered goes first */
             if (na && (st = run_gathered(&r, addrs, writes, na)) != RT_OK)
                 goto done;
