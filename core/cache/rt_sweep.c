@@ -6,10 +6,15 @@
 
 #include "rt_linemap.h"
 
-#define BLOCK_SHIFT 9                 /* 512 times per block */
-#define BLOCK_WORDS (1u << (BLOCK_SHIFT - 6))
-#define SUPER_SHIFT 6                 /* 64 blocks per superblock */
-#define MIN_CAP (1u << 16)  /* a multiple of the superblock, 2^15 times */
+/* Counts of marks over times form a 64-ary tree: the bitmap (64 times per
+ * word), then level 0 counts per 512 times (a block), and each further level
+ * counts per 64 groups of the level below, up to a level of at most 64 groups.
+ * A mark updates one count per level; a count sums at most 63 groups at each
+ * end of each level: O(log n) both. */
+#define BLOCK_SHIFT 9                 /* 512 times per level-0 group */
+#define FAN_SHIFT 6                   /* 64 groups per group of the next level */
+#define MAX_LEVELS 6
+#define MIN_CAP (1u << 16)
 
 /* x86-64 without -mpopcnt: rt_sweep_ref is also compiled for POPCNT and the
  * loader picks the version the processor runs (GCC function multiversioning);
@@ -29,10 +34,10 @@
 struct rt_sweep {
     rt_linemap last;      /* line -> time of its last reference */
     uint64_t *bits;       /* bit t set: some line was last referenced at time t */
-    uint32_t *bcnt;       /* marks per block */
-    uint32_t *scnt;       /* marks per superblock (64 blocks) */
-    uint32_t cap;         /* times available (a multiple of the superblock) */
-    uint32_t nblocks;
+    uint32_t *cnt[MAX_LEVELS]; /* cnt[j][g]: marks in group g of level j */
+    uint32_t ngroups[MAX_LEVELS];
+    unsigned levels;
+    uint32_t cap;         /* times available (a multiple of 512) */
     uint32_t t;           /* next time */
     uint64_t refs, cold;
     uint64_t compactions; /* times renumbered so far */
@@ -40,17 +45,35 @@ struct rt_sweep {
     uint64_t hist[65];    /* hist[k]: references with 2^(k-1) < d <= 2^k (k = 0: d = 1) */
 };
 
-static int alloc_times(rt_sweep *s, uint32_t cap)
+static void free_times(rt_sweep *s)
 {
     free(s->bits);
-    free(s->bcnt);
-    free(s->scnt);
+    s->bits = NULL;
+    for (unsigned j = 0; j < MAX_LEVELS; j++) {
+        free(s->cnt[j]);
+        s->cnt[j] = NULL;
+    }
+}
+
+static int alloc_times(rt_sweep *s, uint32_t cap)
+{
+    free_times(s);
     s->cap = cap;
-    s->nblocks = cap >> BLOCK_SHIFT;
     s->bits = calloc(cap / 64, sizeof *s->bits);
-    s->bcnt = calloc(s->nblocks, sizeof *s->bcnt);
-    s->scnt = calloc((s->nblocks >> SUPER_SHIFT) + 1, sizeof *s->scnt);
-    return s->bits && s->bcnt && s->scnt ? RT_OK : RT_ENOMEM;
+    if (!s->bits)
+        return RT_ENOMEM;
+    uint32_t n = cap >> BLOCK_SHIFT;
+    s->levels = 0;
+    for (unsigned j = 0; j < MAX_LEVELS; j++) {
+        s->ngroups[j] = n;
+        if (!(s->cnt[j] = calloc(n, sizeof *s->cnt[j])))
+            return RT_ENOMEM;
+        s->levels = j + 1;
+        if (n <= 64)
+            break;
+        n = (n + 63) >> FAN_SHIFT;
+    }
+    return RT_OK;
 }
 
 rt_sweep *rt_sweep_new(void)
@@ -72,9 +95,7 @@ void rt_sweep_free(rt_sweep *s)
         return;
     if (s->last.b)
         rt_linemap_destroy(&s->last);
-    free(s->bits);
-    free(s->bcnt);
-    free(s->scnt);
+    free_times(s);
     free(s);
 }
 
@@ -99,23 +120,27 @@ static RT_SWEEP_INLINE uint32_t count_in_block(const rt_sweep *s, uint32_t a, ui
     return n;
 }
 
-/* marks in blocks [x, y) */
-static RT_SWEEP_INLINE uint32_t count_blocks(const rt_sweep *s, uint32_t x, uint32_t y)
+/* marks in groups [x, y) of level j */
+static RT_SWEEP_INLINE uint32_t count_groups(const rt_sweep *s, unsigned j, uint32_t x, uint32_t y)
 {
     uint32_t n = 0;
-    if (y - x <= 2u << SUPER_SHIFT || (x >> SUPER_SHIFT) == (y >> SUPER_SHIFT)) {
-        for (uint32_t k = x; k < y; k++)
-            n += s->bcnt[k];
-        return n;
+    for (;;) {
+        const uint32_t *c = s->cnt[j];
+        if (y - x <= 2u << FAN_SHIFT || j + 1 == s->levels) {
+            for (uint32_t k = x; k < y; k++)
+                n += c[k];
+            return n;
+        }
+        /* the ends at this level, the aligned middle one level up */
+        uint32_t xu = (x + 63) & ~63u, yd = y & ~63u;
+        for (uint32_t k = x; k < xu; k++)
+            n += c[k];
+        for (uint32_t k = yd; k < y; k++)
+            n += c[k];
+        x = xu >> FAN_SHIFT;
+        y = yd >> FAN_SHIFT;
+        j++;
     }
-    uint32_t sx = (x + (1u << SUPER_SHIFT) - 1) >> SUPER_SHIFT, sy = y >> SUPER_SHIFT;
-    for (uint32_t k = x; k < sx << SUPER_SHIFT; k++)
-        n += s->bcnt[k];
-    for (uint32_t k = sx; k < sy; k++)
-        n += s->scnt[k];
-    for (uint32_t k = sy << SUPER_SHIFT; k < y; k++)
-        n += s->bcnt[k];
-    return n;
 }
 
 /* marks at times [a, b) */
@@ -127,16 +152,16 @@ static RT_SWEEP_INLINE uint32_t count_range(const rt_sweep *s, uint32_t a, uint3
     if (ba == bb)
         return count_in_block(s, a, b);
     return count_in_block(s, a, (ba + 1) << BLOCK_SHIFT) +
-           count_in_block(s, bb << BLOCK_SHIFT, b) + count_blocks(s, ba + 1, bb);
+           count_in_block(s, bb << BLOCK_SHIFT, b) + count_groups(s, 0, ba + 1, bb);
 }
 
-static inline void mark(rt_sweep *s, uint32_t t, int on)
+static RT_SWEEP_INLINE void mark(rt_sweep *s, uint32_t t, int on)
 {
-    uint32_t b = t >> BLOCK_SHIFT;
     uint32_t delta = on ? 1u : (uint32_t)-1;
     s->bits[t >> 6] ^= 1ull << (t & 63);
-    s->bcnt[b] += delta;
-    s->scnt[b >> SUPER_SHIFT] += delta;
+    uint32_t g = t >> BLOCK_SHIFT;
+    for (unsigned j = 0; j < s->levels; j++, g >>= FAN_SHIFT)
+        s->cnt[j][g] += delta;
 }
 
 /* Renumber the live marks 0..D-1 keeping their order; room for about 16D. */
@@ -146,16 +171,16 @@ static int compact(rt_sweep *s)
     uint64_t want = 16 * d + MIN_CAP; /* compactions stay rare: one per 15 D references */
     if (want > UINT32_MAX / 2)
         return RT_ENOMEM;
-    const uint64_t unit = 1ull << (BLOCK_SHIFT + SUPER_SHIFT);
+    const uint64_t unit = 1ull << BLOCK_SHIFT;
     uint32_t cap = (uint32_t)((want + unit - 1) & ~(unit - 1));
     /* rank of each old time: marks in earlier blocks + marks earlier in its block */
-    uint32_t *before = malloc((s->nblocks + 1) * sizeof *before);
+    uint32_t *before = malloc((s->ngroups[0] + 1) * sizeof *before);
     if (!before)
         return RT_ENOMEM;
     uint32_t acc = 0;
-    for (uint32_t k = 0; k < s->nblocks; k++) {
+    for (uint32_t k = 0; k < s->ngroups[0]; k++) {
         before[k] = acc;
-        acc += s->bcnt[k];
+        acc += s->cnt[0][k];
     }
     for (uint64_t i = 0; i <= s->last.mask; i++) {
         if (s->last.b[i].key == UINT64_MAX)
@@ -213,20 +238,11 @@ RT_POPCNT_CLONES int rt_sweep_ref(rt_sweep *s, uint64_t line)
 
 int rt_sweep_ref_many(rt_sweep *s, const uint64_t *lines, size_t n)
 {
-    /* a pipeline of prefetches: the hash bucket 8 references ahead, then,
-     * 4 ahead, the bitmap word of that line's last reference */
-    enum { AHEAD = 8, NEAR = 4 };
+    /* the hash bucket of the reference 8 ahead is fetched early */
+    enum { AHEAD = 8 };
     for (size_t i = 0; i < n; i++) {
         if (i + AHEAD < n)
             rt_linemap_prefetch(&s->last, lines[i + AHEAD]);
-        if (i + NEAR < n) {
-            int64_t last = rt_linemap_get(&s->last, lines[i + NEAR]);
-            if (last >= 0 && (uint64_t)last < s->cap) {
-#if defined(__GNUC__)
-                __builtin_prefetch(&s->bits[last >> 6]);
-#endif
-            }
-        }
         int st = rt_sweep_ref(s, lines[i]);
         if (st != RT_OK)
             return st;

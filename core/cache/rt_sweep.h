@@ -4,10 +4,11 @@
  *
  * For each reference the LRU stack distance d (1 + the number of distinct
  * lines referenced since the previous reference to the same line) is found by
- * counting "last reference" marks between the two times: a bitmap of times
- * with counts per block of 512 times and per superblock of 64 blocks, so a
- * mark costs O(1) and a count O(distance / 2^15 + 64), small for the near
- * reuses that dominate real traces, never a walk down the stack. A reference with distance d
+ * counting "last reference" marks between the two times: a bitmap of times,
+ * counts per block of 512 times and per superblock of 64 blocks, and a Fenwick
+ * tree over the superblocks, so both marking and counting cost O(log n) (plus
+ * at most a few hundred words and counts at the two ends of a range), never a
+ * walk down the stack. A reference with distance d
  * hits in every cache of at least d lines. Times are renumbered (compacted)
  * when they run out, so memory is proportional to the number of distinct
  * lines (the footprint), not to the trace length.
