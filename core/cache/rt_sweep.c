@@ -164,6 +164,20 @@ static RT_SWEEP_INLINE void mark(rt_sweep *s, uint32_t t, int on)
         s->cnt[j][g] += delta;
 }
 
+/* Move a mark from time `from` to the later time `to`: the counts of the
+ * groups holding both do not change, so only the levels below their common
+ * group are touched (none above the block for a near reuse). */
+static RT_SWEEP_INLINE void move_mark(rt_sweep *s, uint32_t from, uint32_t to)
+{
+    s->bits[from >> 6] ^= 1ull << (from & 63);
+    s->bits[to >> 6] ^= 1ull << (to & 63);
+    uint32_t g1 = from >> BLOCK_SHIFT, g2 = to >> BLOCK_SHIFT;
+    for (unsigned j = 0; j < s->levels && g1 != g2; j++, g1 >>= FAN_SHIFT, g2 >>= FAN_SHIFT) {
+        s->cnt[j][g1]--;
+        s->cnt[j][g2]++;
+    }
+}
+
 /* Renumber the live marks 0..D-1 keeping their order; room for about 16D. */
 static int compact(rt_sweep *s)
 {
@@ -222,15 +236,15 @@ RT_POPCNT_CLONES int rt_sweep_ref(rt_sweep *s, uint64_t line)
     s->refs++;
     if (added) {
         s->cold++;
+        mark(s, s->t, 1);
     } else {
         uint32_t last = *slot;
         /* d <= t - last: a reference right after the previous one is at distance 1 */
         uint64_t d = s->t - last <= 1 ? 1 : (uint64_t)count_range(s, last + 1, s->t) + 1;
         s->hist[ceil_log2(d)]++;
-        mark(s, last, 0);
+        move_mark(s, last, s->t);
     }
     *slot = s->t;
-    mark(s, s->t, 1);
     s->t++;
     s->prev = line;
     return RT_OK;
