@@ -4,14 +4,15 @@
  *
  * For each reference the LRU stack distance d (1 + the number of distinct
  * lines referenced since the previous reference to the same line) is found by
- * counting "last reference" marks between the two times: a bitmap of times,
- * counts per block of 512 times and per superblock of 64 blocks, and a Fenwick
- * tree over the superblocks, so both marking and counting cost O(log n) (plus
- * at most a few hundred words and counts at the two ends of a range), never a
- * walk down the stack. A reference with distance d
- * hits in every cache of at least d lines. Times are renumbered (compacted)
- * when they run out, so memory is proportional to the number of distinct
- * lines (the footprint), not to the trace length.
+ * counting "last reference" marks between the two times, in a 64-ary tree
+ * of counts over a bitmap of times (512 times per leaf count, 64 groups per
+ * count above): moving a mark and counting a range cost O(log n), a few
+ * popcounts and counts for the near reuses that dominate real traces, never a
+ * walk down the stack. A reference with distance d hits in every cache of at
+ * least d lines. Times are renumbered (compacted) when they run out, leaving
+ * room for 16 times the distinct lines, so memory is proportional to the
+ * trace's footprint, not to its length. Workload: 10^8 references, footprints
+ * up to millions of lines.
  */
 #ifndef RT_SWEEP_H
 #define RT_SWEEP_H
