@@ -208,8 +208,17 @@ void rt_lcache_policy(lua_State *L, int idx, rt_cache_config *cfg)
             lua_remove(L, -2);
             return;
         }
-        luaL_error(L, "policy: unknown '%s' (built-ins: lru lfu fifo lifo clock random; or FILE.lua)",
-                   s);
+        /* a policy shipped in lua/retrace/policies/ */
+        lua_getglobal(L, "require");
+        lua_pushfstring(L, "retrace.policies.%s", s);
+        if (strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789_") == n &&
+            lua_pcall(L, 1, 1, 0) == LUA_OK && lua_type(L, -1) == LUA_TTABLE) {
+            policy_from_table(L, -1, cfg);
+            lua_remove(L, -2);
+            return;
+        }
+        luaL_error(L, "policy: unknown '%s' (built-ins: lru lfu fifo lifo clock random; "
+                      "shipped: mru plru lua_lru; or FILE.lua)", s);
     }
     if (lua_type(L, idx) == LUA_TTABLE) {
         policy_from_table(L, idx, cfg);

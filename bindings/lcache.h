@@ -14,7 +14,8 @@
  *   - a built-in name ("lru", "lfu", "fifo", "lifo", "clock", "random");
  *   - a policy table made by retrace.cache.policy{...} (or any table with a
  *     victim function and optional init / hit / fill functions and a name);
- *   - a path ending in ".lua": the file is run and must return such a table.
+ *   - a path ending in ".lua": the file is run and must return such a table;
+ *   - the name of a policy shipped in lua/retrace/policies/ ("mru", "plru").
  * Pushes exactly one value: the policy instance (a userdata owning the Lua
  * side: the hook functions and the per-set tables), or nil for a built-in.
  * The caller keeps that value alive for as long as the cache lives (store it

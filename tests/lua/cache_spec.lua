@@ -88,6 +88,15 @@ describe("Lua policies", function()
     assert.are.same({ 2, 5, 3, 4 }, ways(c, 4))
   end)
 
+  it("the C side resolves shipped policy names too (for other bindings)", function()
+    local core = require "retrace.core"
+    local c = core.cache.new{ size = 4, line = 1, policy = "mru" }
+    assert.are.equal("mmmmhhmhmhhh", run_loads(c, BELADY))
+    local ok, err = pcall(core.cache.new, { size = 4, line = 1, policy = "nope" })
+    assert.is_false(ok)
+    assert.truthy(err:find("policy: unknown 'nope'", 1, true))
+  end)
+
   it("tree pseudo-LRU by hand", function()
     -- bits b1 (root), b2 (ways 1-2), b3 (ways 3-4); 0 points left.
     -- fills leave b = 000; 1 h -> 110; 2 h -> 100; 5: root right, b3 left:
