@@ -71,26 +71,13 @@ static int grow(rt_linemap *m)
     return RT_OK;
 }
 
-uint32_t *rt_linemap_slot(rt_linemap *m, uint64_t key, int *added)
+uint32_t *rt_linemap_insert(rt_linemap *m, uint64_t key)
 {
+    if (2 * (m->count + 1) > m->mask + 1 && grow(m) != RT_OK)
+        return NULL;
     uint64_t h = home(m, key);
-    for (;;) {
-        if (m->b[h].key == key) {
-            *added = 0;
-            return &m->b[h].val;
-        }
-        if (m->b[h].key == UINT64_MAX)
-            break;
+    while (m->b[h].key != UINT64_MAX)
         h = (h + 1) & m->mask;
-    }
-    *added = 1;
-    if (2 * (m->count + 1) > m->mask + 1) {
-        if (grow(m) != RT_OK)
-            return NULL;
-        h = home(m, key);
-        while (m->b[h].key != UINT64_MAX)
-            h = (h + 1) & m->mask;
-    }
     m->b[h].key = key;
     m->b[h].val = 0;
     m->count++;

@@ -65,9 +65,28 @@ static inline void rt_linemap_prefetch(const rt_linemap *m, uint64_t key)
  * when the key was new. Returns RT_OK or RT_ENOMEM. */
 int rt_linemap_put(rt_linemap *m, uint64_t key, uint32_t val, int *added);
 
+/* Out-of-line half of rt_linemap_slot: insert an absent key. */
+uint32_t *rt_linemap_insert(rt_linemap *m, uint64_t key);
+
 /* The value slot of key, inserting it (value 0, *added = 1) when absent: one
  * probe for read-modify-write. NULL when growing failed (out of memory). */
-uint32_t *rt_linemap_slot(rt_linemap *m, uint64_t key, int *added);
+static inline uint32_t *rt_linemap_slot(rt_linemap *m, uint64_t key, int *added)
+{
+    uint64_t h = (key * 0x9E3779B97F4A7C15ull) >> 17;
+    for (;;) {
+        h &= m->mask;
+        uint64_t k = m->b[h].key;
+        if (k == key) {
+            *added = 0;
+            return &m->b[h].val;
+        }
+        if (k == UINT64_MAX)
+            break;
+        h++;
+    }
+    *added = 1;
+    return rt_linemap_insert(m, key);
+}
 
 /* Remove key if present; returns 1 when it was. */
 int rt_linemap_del(rt_linemap *m, uint64_t key);

@@ -16,9 +16,9 @@
 #define MAX_LEVELS 6
 #define MIN_CAP (1u << 16)
 
-/* x86-64 without -mpopcnt: rt_sweep_ref is also compiled for POPCNT and the
- * loader picks the version the processor runs (GCC function multiversioning);
- * the counting helpers are inlined into it so they follow. */
+/* x86-64 without -mpopcnt: rt_sweep_ref and rt_sweep_ref_many are also
+ * compiled for POPCNT and the loader picks the version the processor runs (GCC
+ * function multiversioning); the helpers are inlined into them so they follow. */
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__) && \
     !defined(__POPCNT__)
 #define RT_POPCNT_CLONES __attribute__((target_clones("popcnt", "default")))
@@ -219,7 +219,7 @@ static inline unsigned ceil_log2(uint64_t d)
     return d <= 1 ? 0 : 64 - (unsigned)__builtin_clzll(d - 1);
 }
 
-RT_POPCNT_CLONES int rt_sweep_ref(rt_sweep *s, uint64_t line)
+static RT_SWEEP_INLINE int sweep_one(rt_sweep *s, uint64_t line)
 {
     if (line == s->prev) {
         /* distance 1; the stack does not change, so neither do the times */
@@ -250,14 +250,19 @@ RT_POPCNT_CLONES int rt_sweep_ref(rt_sweep *s, uint64_t line)
     return RT_OK;
 }
 
-int rt_sweep_ref_many(rt_sweep *s, const uint64_t *lines, size_t n)
+RT_POPCNT_CLONES int rt_sweep_ref(rt_sweep *s, uint64_t line)
 {
-    /* the hash bucket of the reference 8 ahead is fetched early */
-    enum { AHEAD = 8 };
+    return sweep_one(s, line);
+}
+
+RT_POPCNT_CLONES int rt_sweep_ref_many(rt_sweep *s, const uint64_t *lines, size_t n)
+{
+    /* the hash bucket of the reference 32 ahead is fetched early */
+    enum { AHEAD = 32 };
     for (size_t i = 0; i < n; i++) {
         if (i + AHEAD < n)
             rt_linemap_prefetch(&s->last, lines[i + AHEAD]);
-        int st = rt_sweep_ref(s, lines[i]);
+        int st = sweep_one(s, lines[i]);
         if (st != RT_OK)
             return st;
     }
