@@ -238,6 +238,8 @@ describe("retrace cache", function()
     local _, b = h.retrace("cache", bin, "--size", "128", "--line", "64", "--json", "--classify")
     local ja, jb = cjson.decode(a), cjson.decode(b)
     assert.are.equal("bin", jb.format)
+    local _, info = h.retrace("info", bin, "--json")
+    assert.are.equal("bin", cjson.decode(info)[1].format)
     jb.format = "din"
     assert.are.same(ja, jb)
     os.remove(bin)
