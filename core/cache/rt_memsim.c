@@ -76,12 +76,18 @@ static int run_gathered(run *r, const uint64_t *addrs, const uint8_t *writes, si
     if (st != RT_OK)
         return policy_fail(r, r->c, st);
     if (r->sweep) {
-        uint64_t lines[RT_MEMSIM_BATCH];
-        size_t k = 0;
-        for (size_t i = 0; i < n; i++)
-            if (!(writes[i] && r->through))
-                lines[k++] = addrs[i] >> r->shift;
-        if (rt_sweep_ref_many(r->sweep, lines, k) != RT_OK)
+        int sst = RT_OK;
+        if (!r->through) {
+            sst = rt_sweep_ref_many(r->sweep, addrs, n, r->shift);
+        } else { /* stores were not looked up: the sweep skips them too */
+            uint64_t loads[RT_MEMSIM_BATCH];
+            size_t k = 0;
+            for (size_t i = 0; i < n; i++)
+                if (!writes[i])
+                    loads[k++] = addrs[i];
+            sst = rt_sweep_ref_many(r->sweep, loads, k, r->shift);
+        }
+        if (sst != RT_OK)
             return rt_err_set(r->err, RT_ENOMEM, "sweep: out of memory");
     }
     return RT_OK;

@@ -255,14 +255,14 @@ RT_POPCNT_CLONES int rt_sweep_ref(rt_sweep *s, uint64_t line)
     return sweep_one(s, line);
 }
 
-RT_POPCNT_CLONES int rt_sweep_ref_many(rt_sweep *s, const uint64_t *lines, size_t n)
+RT_POPCNT_CLONES int rt_sweep_ref_many(rt_sweep *s, const uint64_t *addr, size_t n, unsigned shift)
 {
     /* the hash bucket of the reference 32 ahead is fetched early */
     enum { AHEAD = 32 };
     for (size_t i = 0; i < n; i++) {
         if (i + AHEAD < n)
-            rt_linemap_prefetch(&s->last, lines[i + AHEAD]);
-        int st = sweep_one(s, lines[i]);
+            rt_linemap_prefetch(&s->last, addr[i + AHEAD] >> shift);
+        int st = sweep_one(s, addr[i] >> shift);
         if (st != RT_OK)
             return st;
     }

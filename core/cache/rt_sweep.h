@@ -31,9 +31,10 @@ void rt_sweep_free(rt_sweep *s);
 /* One reference to line number `line`. RT_OK or RT_ENOMEM. */
 int rt_sweep_ref(rt_sweep *s, uint64_t line);
 
-/* n references in order (the same as n calls of rt_sweep_ref, with the hash
- * lookups of later references started early). RT_OK or RT_ENOMEM. */
-int rt_sweep_ref_many(rt_sweep *s, const uint64_t *lines, size_t n);
+/* n references in order to the lines addr[i] >> shift (the same as n calls of
+ * rt_sweep_ref, with the hash lookups of later references started early).
+ * RT_OK or RT_ENOMEM. */
+int rt_sweep_ref_many(rt_sweep *s, const uint64_t *addr, size_t n, unsigned shift);
 
 /* References so far; distinct lines (compulsory misses at every size). */
 uint64_t rt_sweep_refs(const rt_sweep *s);

@@ -534,6 +534,14 @@ static void test_memsim_sweep_sizes(void **state)
     /* the 4-line (256-byte) cache itself agrees */
     assert_int_equal(rt_cache_stats_get(c)->misses, 7);
     rt_cache_free(c);
+    /* write-through: the stores are looked up nowhere, the sweep included */
+    c = make(256, 64, 0, 0);
+    r = sim_text("1 0\n0 40\n1 40\n0 0\n0 40\n", RT_MEMFMT_DIN, c, NULL, 0, 1);
+    assert_int_equal(r.sweep_refs, 3);
+    assert_int_equal(r.sweep_misses[0], 3); /* 1 line: 40, 0, 40 all miss */
+    assert_int_equal(r.sweep_misses[1], 2); /* 2 lines: the second 40 hits */
+    assert_int_equal(rt_cache_stats_get(c)->refs, 3);
+    rt_cache_free(c);
 }
 
 static void test_memsim_stops_at_error(void **state)
