@@ -303,10 +303,14 @@ static RT_COLD int miss(rt_cache *c, uint64_t line, uint32_t set, int is_write, 
     } else {
         if (c->victim_min) { /* the same choice as their victim hook, without the call */
             const uint64_t *wd = c->way_data + base;
+            uint64_t best = wd[0];
             way = 0;
-            for (unsigned w = 1; w < c->ways; w++)
-                if (wd[w] < wd[way])
-                    way = w;
+            for (unsigned w = 1; w < c->ways; w++) { /* conditional moves, not branches */
+                uint64_t v = wd[w];
+                int lt = v < best;
+                best = lt ? v : best;
+                way = lt ? w : way;
+            }
         } else {
             rt_policy_set s;
             view(c, set, &s);
