@@ -276,9 +276,7 @@ static int din_read(rt_din *r, rt_memref *out, size_t cap, size_t *n, rt_err *er
         }
     }
     *n = k;
-    if (k == 0)
-        return st;
-    return st == RT_OK || st == RT_EEOF ? RT_OK : -st; /* an error after some references */
+    return st; /* RT_OK, RT_EEOF, or the error met after the k references */
 }
 
 /* ---- extended din ---- */
@@ -508,26 +506,18 @@ int rt_memtrace_read(rt_memtrace *t, rt_memref *out, size_t cap, size_t *n, rt_e
     int st = RT_OK;
     if (t->fmt == RT_MEMFMT_DIN) {
         st = din_read(t->r, out, cap, &k, &t->pending_err);
-        if (k == 0 && st != RT_OK && err)
-            *err = t->pending_err;
-        if (st < 0) { /* an error met after k references: report it next time */
-            t->pending = -st;
-            st = RT_OK;
-        }
-        *n = k;
-        return st;
-    }
-    while (k < cap) {
-        st = rt_memtrace_next(t, &out[k], k ? &t->pending_err : err);
-        if (st != RT_OK)
-            break;
-        k++;
+    } else {
+        while (k < cap && (st = rt_memtrace_next(t, &out[k], &t->pending_err)) == RT_OK)
+            k++;
     }
     *n = k;
-    if (k == 0)
-        return st;
+    if (k == 0) {
+        if (st != RT_OK && st != RT_EEOF && err)
+            *err = t->pending_err;
+        return st == RT_OK ? RT_EEOF : st;
+    }
     if (st != RT_OK && st != RT_EEOF)
-        t->pending = st; /* after the references before it */
+        t->pending = st; /* reported after the references before it */
     return RT_OK;
 }
 
