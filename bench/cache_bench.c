@@ -3,8 +3,7 @@
  * an LRU 8-way 32 KiB cache with 64-byte lines on a generated trace of 10^8
  * references, read from the binary format (RTMB) and from text din; the peak
  * memory (VmHWM of a fresh process) at two trace lengths, to show it is flat;
- * and the one-pass
- * size sweep's time against a single-size run.
+ * and the one-pass size sweep's time against a single-size run.
  *
  * The traces are generated into /tmp once and reused when present
  * (/tmp/retrace-bench-v1-N.rtmb, .din). RETRACE_BENCH_N overrides N (10^8).
