@@ -288,6 +288,14 @@ static void fill_result(rt_cache_result *res, int hit, uint64_t line, uint32_t s
     res->writeback = wb;
 }
 
+/* the last line of a 1-unit-line cache's address space cannot be held */
+static RT_COLD int top_line(rt_cache *c)
+{
+    return rt_err_set(&c->err, RT_ERANGE,
+                      "address: 0xffffffffffffffff is out of range with %llu-unit lines",
+                      (unsigned long long)c->cfg.line);
+}
+
 /* the miss path, out of line so the hit path stays small */
 static RT_COLD int miss(rt_cache *c, uint64_t line, uint32_t set, int is_write, uint64_t now,
                 rt_cache_result *res)
@@ -354,8 +362,10 @@ static RT_HOT_INLINE int access_one(rt_cache *c, uint64_t addr, int is_write, rt
         }
         return RT_OK;
     }
-    uint64_t now = ++c->clock;
     uint64_t line = addr >> c->line_shift;
+    if (line == UINT64_MAX) /* the mark of an empty way */
+        return top_line(c);
+    uint64_t now = ++c->clock;
     uint32_t set = (uint32_t)(line & c->set_mask);
     int w = find_way(c, line, set);
     if (w < 0)
@@ -398,6 +408,10 @@ static int batch_stamp(rt_cache *c, const uint64_t *addr, const uint8_t *is_writ
     int st = RT_OK;
     for (; i < n; i++) {
         uint64_t line = addr[i] >> shift;
+        if (line == UINT64_MAX) {
+            st = top_line(c);
+            break;
+        }
         uint64_t base = (line & mask) * ways;
         const uint64_t *ln = lines + base;
         int w = -1;
@@ -471,7 +485,7 @@ int rt_cache_access_range(rt_cache *c, uint64_t addr, uint64_t size, int is_writ
 int rt_cache_probe(const rt_cache *c, uint64_t addr)
 {
     uint64_t line = addr >> c->line_shift;
-    return find_way(c, line, (uint32_t)(line & c->set_mask)) >= 0;
+    return line != UINT64_MAX && find_way(c, line, (uint32_t)(line & c->set_mask)) >= 0;
 }
 
 int rt_cache_flush(rt_cache *c, int invalidate)

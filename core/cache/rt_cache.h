@@ -145,6 +145,8 @@ void rt_cache_free(rt_cache *c);
  * One lookup of unit address addr. is_write selects load / store. res may be
  * NULL. Returns RT_OK, or the failure status of a policy hook (the message in
  * rt_cache_error); after a failure the cache should not be used further.
+ * (With 1-unit lines the single address UINT64_MAX is refused with RT_ERANGE:
+ * its line number marks empty ways.)
  */
 int rt_cache_access(rt_cache *c, uint64_t addr, int is_write, rt_cache_result *res);
 

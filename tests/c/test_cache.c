@@ -280,6 +280,16 @@ static void test_geometry_errors(void **state)
         assert_string_equal(e.msg, bad[i].msg);
     }
     assert_null(rt_policy_builtin("mru"));
+    rt_cache *c = make(4, 1, 0, &rt_policy_lru, 1);
+    assert_int_equal(rt_cache_access(c, UINT64_MAX, 0, NULL), RT_ERANGE);
+    assert_string_equal(rt_cache_error(c),
+                        "address: 0xffffffffffffffff is out of range with 1-unit lines");
+    assert_int_equal(rt_cache_stats_get(c)->refs, 0);
+    assert_false(rt_cache_probe(c, UINT64_MAX));
+    uint64_t a = UINT64_MAX;
+    uint8_t w = 0;
+    assert_int_equal(rt_cache_access_batch(c, &a, &w, 1, NULL), RT_ERANGE);
+    rt_cache_free(c);
     assert_ptr_equal(rt_policy_builtin("clock"), &rt_policy_clock);
 }
 
