@@ -194,6 +194,7 @@ describe("retrace cache", function()
   local din = h.temp_file(table.concat({
     "0 1000", "1 1004", "2 400000", "0 1040", "0 2000 a comment", "3 0", "0 1000",
   }, "\n") .. "\n")
+  teardown(function() os.remove(din) end)
   -- hand count, 128 bytes, 64-byte lines, 2 ways, LRU, write-back:
   -- 1000 m, 1004 h (dirty), ifetch ignored, 1040 m, 2000 m evicts 1000 (dirty:
   -- writeback), escape ignored, 1000 m evicts 1040 (capacity: the fully
