@@ -6,16 +6,6 @@
 #include "rt_linemap.h"
 #include "rt_sweep.h"
 
-static unsigned log2u(uint64_t x)
-{
-    unsigned n = 0;
-    while (x > 1) {
-        x >>= 1;
-        n++;
-    }
-    return n;
-}
-
 #define RT_MEMSIM_BATCH 1024
 
 typedef struct run {
@@ -102,7 +92,7 @@ int rt_memsim_run(rt_cache *c, rt_memtrace *t, const rt_memsim_opts *o, rt_memsi
     memset(res, 0, sizeof *res);
     const rt_cache_config *cfg = rt_cache_config_get(c);
     run r = {.c = c, .o = o, .res = res, .err = err, .through = !cfg->write_back,
-             .shift = log2u(cfg->line)};
+             .shift = (unsigned)__builtin_ctzll(cfg->line)}; /* line: a power of two */
     int st = RT_OK;
     if (o->shadow && rt_linemap_init(&r.seen, 1024) != RT_OK)
         return rt_err_set(err, RT_ENOMEM, "classify: out of memory");

@@ -92,6 +92,33 @@ static int toklen(const char *p, const char *end)
     return (int)(s - p);
 }
 
+/* open and free of the three text readers, which are a memtext each */
+#define RT_TEXT_READER(name)                                                   \
+    rt_##name *rt_##name##_open(const char *path, rt_err *err)                 \
+    {                                                                          \
+        rt_##name *r = malloc(sizeof *r);                                      \
+        if (!r) {                                                              \
+            rt_err_set(err, RT_ENOMEM, "%s: out of memory", path);             \
+            return NULL;                                                       \
+        }                                                                      \
+        if (memtext_open(&r->t, path, err) != RT_OK) {                         \
+            free(r);                                                           \
+            return NULL;                                                       \
+        }                                                                      \
+        return r;                                                              \
+    }                                                                          \
+    void rt_##name##_free(rt_##name *r)                                        \
+    {                                                                          \
+        if (!r)                                                                \
+            return;                                                            \
+        rt_lines_free(r->t.lines);                                             \
+        free(r);                                                               \
+    }
+
+RT_TEXT_READER(din)
+RT_TEXT_READER(xdin)
+RT_TEXT_READER(lackey)
+
 static const char *skip_blank(const char *p, const char *end)
 {
     while (p < end && is_blank(*p))
@@ -100,28 +127,6 @@ static const char *skip_blank(const char *p, const char *end)
 }
 
 /* ---- din ---- */
-
-rt_din *rt_din_open(const char *path, rt_err *err)
-{
-    rt_din *r = malloc(sizeof *r);
-    if (!r) {
-        rt_err_set(err, RT_ENOMEM, "%s: out of memory", path);
-        return NULL;
-    }
-    if (memtext_open(&r->t, path, err) != RT_OK) {
-        free(r);
-        return NULL;
-    }
-    return r;
-}
-
-void rt_din_free(rt_din *r)
-{
-    if (!r)
-        return;
-    rt_lines_free(r->t.lines);
-    free(r);
-}
 
 int rt_din_next(rt_din *r, rt_memref *ref, rt_err *err)
 {
@@ -281,28 +286,6 @@ static int din_read(rt_din *r, rt_memref *out, size_t cap, size_t *n, rt_err *er
 
 /* ---- extended din ---- */
 
-rt_xdin *rt_xdin_open(const char *path, rt_err *err)
-{
-    rt_xdin *r = malloc(sizeof *r);
-    if (!r) {
-        rt_err_set(err, RT_ENOMEM, "%s: out of memory", path);
-        return NULL;
-    }
-    if (memtext_open(&r->t, path, err) != RT_OK) {
-        free(r);
-        return NULL;
-    }
-    return r;
-}
-
-void rt_xdin_free(rt_xdin *r)
-{
-    if (!r)
-        return;
-    rt_lines_free(r->t.lines);
-    free(r);
-}
-
 int rt_xdin_next(rt_xdin *r, rt_memref *ref, rt_err *err)
 {
     const char *line;
@@ -350,28 +333,6 @@ int rt_xdin_next(rt_xdin *r, rt_memref *ref, rt_err *err)
 }
 
 /* ---- lackey ---- */
-
-rt_lackey *rt_lackey_open(const char *path, rt_err *err)
-{
-    rt_lackey *r = malloc(sizeof *r);
-    if (!r) {
-        rt_err_set(err, RT_ENOMEM, "%s: out of memory", path);
-        return NULL;
-    }
-    if (memtext_open(&r->t, path, err) != RT_OK) {
-        free(r);
-        return NULL;
-    }
-    return r;
-}
-
-void rt_lackey_free(rt_lackey *r)
-{
-    if (!r)
-        return;
-    rt_lines_free(r->t.lines);
-    free(r);
-}
 
 int rt_lackey_next(rt_lackey *r, rt_memref *ref, rt_err *err)
 {
