@@ -153,7 +153,9 @@ int rt_din_next(rt_din *r, rt_memref *ref, rt_err *err)
         if (!scan_hex(&p, end, &ref->addr) || (p < end && !is_blank(*p)))
             return rt_err_at(err, RT_EFORMAT, name, no, "address: '%.*s' is not hexadecimal",
                              toklen(a, end), a);
-        ref->size = 1;
+        /* din has no sizes: like Dinero IV, 4 bytes at a 4-byte aligned address */
+        ref->addr &= ~(uint64_t)3;
+        ref->size = 4;
         return RT_OK; /* the rest of the line is a comment */
     }
 }
@@ -265,8 +267,8 @@ static int din_read(rt_din *r, rt_memref *out, size_t cap, size_t *n, rt_err *er
                     break;
                 }
             }
-            out[k].addr = v;
-            out[k].size = 1;
+            out[k].addr = v & ~(uint64_t)3; /* as rt_din_next: 4 aligned bytes */
+            out[k].size = 4;
             out[k].kind = (int)label;
             k++;
             lines++;

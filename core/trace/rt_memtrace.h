@@ -3,7 +3,8 @@
  *
  * Formats: Dinero IV's classic din ("LABEL HEXADDR", labels 0 read, 1 write,
  * 2 instruction fetch, 3 escape of unknown type, 4 flush; the rest of a line is
- * ignored), Dinero IV's extended din ("r|w|i|m|c|v HEXADDR HEXSIZE"), Valgrind
+ * ignored; no sizes, so, as Dinero IV reads it, each access is 4 bytes at its
+ * address rounded down to a multiple of 4), Dinero IV's extended din ("r|w|i|m|c|v HEXADDR HEXSIZE"), Valgrind
  * lackey --trace-mem=yes logs ("I  addr,size", " L", " S", " M" = load then
  * store; "==PID==" lines skipped) and the project's compact binary format
  * (RTMB, see rt_rtmb_* below and the README). All are streamed in bounded

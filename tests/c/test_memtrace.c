@@ -74,7 +74,7 @@ static void expect_error(int fmt, const char *text, const char *msg)
 static void test_din(void **state)
 {
     (void)state;
-    char *p = temp_text("0 1000\n1 7fff0008 a comment\n\n2 400\n3 0\n4 0\n  0 0x10\n");
+    char *p = temp_text("0 1000\n1 7fff000b a comment\n\n2 400\n3 0\n4 0\n  0 0x11\n");
     rt_memref r[8];
     rt_err err;
     int st;
@@ -83,10 +83,10 @@ static void test_din(void **state)
     assert_int_equal(n, 6);
     int kinds[] = {RT_REF_READ, RT_REF_WRITE, RT_REF_IFETCH, RT_REF_MISC, RT_REF_FLUSH, RT_REF_READ};
     uint64_t addrs[] = {0x1000, 0x7fff0008, 0x400, 0, 0, 0x10};
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < n; i++) { /* 4 bytes at 4-byte aligned addresses, as Dinero IV */
         assert_int_equal(r[i].kind, kinds[i]);
         assert_int_equal(r[i].addr, addrs[i]);
-        assert_int_equal(r[i].size, 1);
+        assert_int_equal(r[i].size, 4);
     }
     unlink(p);
     free(p);
@@ -452,8 +452,8 @@ static void test_classify_by_hand(void **state)
      * shadow evicts 4); 0 (set 0 holds 4): the shadow misses too -> capacity. */
     rt_cache *c = make(4, 1, 1, 1);
     rt_cache *sh = make(4, 1, 0, 1);
-    rt_memsim_result r = sim_text("0 0\n0 4\n0 0\n0 4\n0 1\n0 2\n0 3\n0 5\n0 0\n", RT_MEMFMT_DIN, c,
-                                  sh, 0, 0);
+    rt_memsim_result r = sim_text("r 0 1\nr 4 1\nr 0 1\nr 4 1\nr 1 1\nr 2 1\nr 3 1\nr 5 1\nr 0 1\n",
+                                  RT_MEMFMT_XDIN, c, sh, 0, 0);
     assert_true(r.classified);
     assert_int_equal(rt_cache_stats_get(c)->misses, 9);
     assert_int_equal(r.compulsory, 6);
