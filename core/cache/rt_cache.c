@@ -403,7 +403,7 @@ static int batch_stamp(rt_cache *c, const uint64_t *addr, const uint8_t *is_writ
     uint64_t *const stamp = c->way_data;
     uint8_t *const dirty = c->dirty;
     uint64_t clock = c->clock;
-    uint64_t hits[2] = {0, 0};
+    uint64_t hits = 0, write_hits = 0; /* registers, not an array indexed by wr */
     size_t i = 0;
     int st = RT_OK;
     for (; i < n; i++) {
@@ -428,7 +428,8 @@ static int batch_stamp(rt_cache *c, const uint64_t *addr, const uint8_t *is_writ
         unsigned wr = is_write[i] != 0;
         ++clock;
         if (w >= 0) {
-            hits[wr]++;
+            hits++;
+            write_hits += wr;
             dirty[base + (unsigned)w] |= (uint8_t)wr;
             stamp[base + (unsigned)w] = clock;
             continue;
@@ -438,8 +439,8 @@ static int batch_stamp(rt_cache *c, const uint64_t *addr, const uint8_t *is_writ
             break;
     }
     c->clock = clock;
-    c->count[0][1] += hits[0];
-    c->count[1][1] += hits[1];
+    c->count[0][1] += hits - write_hits;
+    c->count[1][1] += write_hits;
     if (done)
         *done = i;
     return st;
