@@ -93,6 +93,18 @@ function M.to_gray(c)
   return M.hex({ y, y, y, a })
 end
 
+--- "black" or "white", whichever reads better on top of colour c.
+function M.contrast(c)
+  local r, g, b = M.parse(c, 2)
+  return (0.299 * r + 0.587 * g + 0.114 * b) > 0.55 and "black" or "white"
+end
+
+--- c itself in colour mode, its grey in gray mode (for colours a display names itself).
+function M.ink(c)
+  if M.mode == "gray" then return M.to_gray(c) end
+  return c
+end
+
 --- A C palette from a list of colours (entry i - 1 is list[i]).
 function M.palette(list)
   local pal = canvas_core.palette(#list)

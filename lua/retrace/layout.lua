@@ -160,8 +160,14 @@ function M.axes(cv, r, opts)
   for _, v in ipairs(xt) do cv:move_to(sx(v), base); cv:line_to(sx(v), base + tick) end
   for _, v in ipairs(yt) do cv:move_to(plot.x - tick, sy(v)); cv:line_to(plot.x, sy(v)) end
   cv:stroke()
+  local right_end = -math.huge -- labels that would overlap the previous one are left out
   for _, v in ipairs(xt) do
-    cv:show_text(sx(v), base + size * 0.5, M.format(v, xstep), 0.5, 0)
+    local label = M.format(v, xstep)
+    local tw = cv:text_size(label)
+    if sx(v) - tw / 2 > right_end + size * 0.5 then
+      cv:show_text(sx(v), base + size * 0.5, label, 0.5, 0)
+      right_end = sx(v) + tw / 2
+    end
   end
   for _, v in ipairs(yt) do
     cv:show_text(plot.x - size * 0.5, sy(v), M.format(v, ystep), 1, 0.5)
