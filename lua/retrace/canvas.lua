@@ -17,16 +17,19 @@ local colors = require "retrace.colors"
 local M = {}
 local mt = core.methods -- the C method table; Lua conveniences are added to it
 
+-- Whole-number width and height (floats like 800.0 are fine) or a one-line error.
 local function check_size(w, h, level)
-  if math.type(w) ~= "integer" or math.type(h) ~= "integer" or w < 1 or h < 1 then
+  local iw, ih = math.tointeger(w), math.tointeger(h)
+  if not iw or not ih or iw < 1 or ih < 1 then
     error(string.format("canvas size: %s x %s, width and height must be positive integers",
       tostring(w), tostring(h)), level + 1)
   end
+  return iw, ih
 end
 
 --- An image canvas w x h pixels, cleared to background (default transparent).
 function M.image(w, h, background)
-  check_size(w, h, 2)
+  w, h = check_size(w, h, 2)
   local cv = core.image(w, h)
   if background then cv:background(background) end
   return cv
@@ -34,13 +37,13 @@ end
 
 --- A PDF canvas of w x h points writing to path; nil, message when path cannot be written.
 function M.pdf(path, w, h)
-  check_size(w, h, 2)
+  w, h = check_size(w, h, 2)
   return core.pdf(path, w, h)
 end
 
 --- An SVG canvas of w x h points writing to path; nil, message when path cannot be written.
 function M.svg(path, w, h)
-  check_size(w, h, 2)
+  w, h = check_size(w, h, 2)
   return core.svg(path, w, h)
 end
 
