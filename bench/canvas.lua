@@ -57,6 +57,15 @@ local function draw(cv, i)
   cv:text(20, 1040, "time " .. i * 125 .. " ns   events " .. i * 4096, { size = 14, color = "dimgray" })
 end
 
+local function loadavg()
+  local f = io.open("/proc/loadavg")
+  if not f then return "?" end
+  local v = f:read("l"):match("^(%S+)")
+  f:close()
+  return v
+end
+io.write("load average at start: ", loadavg(), " (other work on the machine takes cores from this run)\n")
+
 -- 1. drawing alone
 local cv = canvas.image(W, H)
 draw(cv, 0) -- warm up fonts and caches
@@ -90,3 +99,4 @@ local kb = tonumber(f:read("a"):match("^(%d+)"))
 f:close()
 io.write(string.format("         %.0f KiB per frame in %s\n", kb / r.frames, dir))
 os.execute("rm -rf " .. dir)
+io.write("load average at end: ", loadavg(), "\n")
