@@ -760,29 +760,44 @@ static int grid_direct(canvas_box *b, const rt_grid *g, const cellmap *m, cellre
 static int grid_general(canvas_box *b, const rt_grid *g, const cellmap *m, cellrect r,
                         double x, double y, double w, double h)
 {
-    cairo_surface_t *img = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, r.sw, r.sh);
+    /*
+     * SVG viewers smooth scaled images whatever the filter says, so for SVG each
+     * cell becomes k x k pixels, enough to cover the box at its device size
+     * (at most 2048 pixels a side); elsewhere one pixel per cell is enough.
+     */
+    int k = 1;
+    if (b->kind == K_SVG) {
+        double dw = fabs(w), dh = fabs(h);
+        cairo_user_to_device_distance(b->cr, &dw, &dh);
+        double need = fmax(fabs(dw) / r.sw, fabs(dh) / r.sh);
+        int cap = 2048 / (r.sw > r.sh ? r.sw : r.sh);
+        k = (int)ceil(need);
+        k = k > cap ? cap : k;
+        k = k < 1 ? 1 : k;
+    }
+    cairo_surface_t *img = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, r.sw * k, r.sh * k);
     if (cairo_surface_status(img) != CAIRO_STATUS_SUCCESS) {
         cairo_surface_destroy(img);
         return 0;
     }
     unsigned char *data = cairo_image_surface_get_data(img);
     size_t stride = (size_t)cairo_image_surface_get_stride(img);
-    for (int j = 0; j < r.sh; j++) {
-        const int32_t *row = g->cells + (size_t)(r.sy + j) * (size_t)g->w + r.sx;
+    for (int j = 0; j < r.sh * k; j++) {
+        const int32_t *row = g->cells + (size_t)(r.sy + j / k) * (size_t)g->w + r.sx;
         uint32_t *dst = (uint32_t *)(data + (size_t)j * stride);
-        for (int i = 0; i < r.sw; i++) {
+        for (int i = 0; i < r.sw * k; i++) {
             uint32_t c;
-            dst[i] = cell_color(m, row[i], &c) ? c : 0;
+            dst[i] = cell_color(m, row[i / k], &c) ? c : 0;
         }
     }
     cairo_surface_mark_dirty(img);
     cairo_t *cr = b->cr;
     cairo_save(cr);
     cairo_translate(cr, x, y);
-    cairo_scale(cr, w / r.sw, h / r.sh);
+    cairo_scale(cr, w / (r.sw * k), h / (r.sh * k));
     cairo_set_source_surface(cr, img, 0, 0);
     cairo_pattern_set_filter(cairo_get_source(cr), CAIRO_FILTER_NEAREST);
-    cairo_rectangle(cr, 0, 0, r.sw, r.sh);
+    cairo_rectangle(cr, 0, 0, r.sw * k, r.sh * k);
     cairo_fill(cr);
     cairo_restore(cr);
     cairo_surface_destroy(img);
@@ -911,6 +926,35 @@ static int draw_bulk(lua_State *L, int what)
             cairo_fill(cr);
     }
     cairo_restore(cr);
+    return 0;
+}
+
+/*
+ * cv:draw_path(pack [, close [, fill]]) makes one path through the items x, y
+ * (a long time series, an outline) and strokes it with the current source, or
+ * fills it (closed) when fill is true.
+ */
+static int c_draw_path(lua_State *L)
+{
+    cairo_t *cr = check_canvas(L, 1)->cr;
+    rt_pack *p = rt_lcanvas_check_pack(L, 2);
+    if (p->stride < 2)
+        return luaL_error(L, "packed array of stride %d: need 2 values per item", p->stride);
+    int close = lua_toboolean(L, 3), fill = lua_toboolean(L, 4);
+    cairo_new_path(cr);
+    for (size_t k = 0; k < p->n; k++) {
+        const double *v = p->v + k * (size_t)p->stride;
+        if (k == 0)
+            cairo_move_to(cr, v[0], v[1]);
+        else
+            cairo_line_to(cr, v[0], v[1]);
+    }
+    if (close || fill)
+        cairo_close_path(cr);
+    if (fill)
+        cairo_fill(cr);
+    else
+        cairo_stroke(cr);
     return 0;
 }
 
@@ -1276,6 +1320,7 @@ static const luaL_Reg canvas_methods[] = {
     {"draw_segments", c_draw_segments},
     {"draw_points", c_draw_points},
     {"draw_image", c_draw_image},
+    {"draw_path", c_draw_path},
     {NULL, NULL},
 };
 

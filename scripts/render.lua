@@ -46,6 +46,7 @@ return {
     p:option("--fps", "frames per second for the player and the MP4"):convert(tonumber)
     p:option("--pdf", "also draw every frame as a page of this PDF")
     p:option("--mp4", "also make this MP4 with ffmpeg (when installed)")
+    p:option("--svg", "also draw the last frame as this SVG")
     p:option("--threads", "PNG encoder threads (default: one per core)"):convert(tonumber)
     p:flag("--html", "write index.html, a player that opens from the file system")
     p:flag("--json", "print the result as JSON")
@@ -90,15 +91,29 @@ return {
     end
     local okf, result = pcall(fw.finish, fw, { html = args.html, mp4 = args.mp4 })
     if not okf then cli.input_error(one_line(result)) end
+    if args.svg then
+      local canvas = require "retrace.canvas"
+      local svg, serr = canvas.svg(args.svg, w, h)
+      if not svg then cli.input_error(serr) end
+      local oks, e = pcall(function()
+        svg:background(spec.background or "white")
+        spec.draw(svg, n, n)
+      end)
+      if not oks then cli.input_error(one_line(e)) end
+      local okw, werr = svg:finish()
+      if not okw then cli.input_error(args.svg .. ": " .. werr) end
+      result.svg = args.svg
+    end
     if args.json then
       cli.print_json({ frames = result.frames, dir = result.dir, pdf = result.pdf,
-        html = result.html, mp4 = result.mp4, errors = result.errors,
+        html = result.html, mp4 = result.mp4, svg = result.svg, errors = result.errors,
         width = w, height = h, fps = fps, files = result.files })
     else
       io.stdout:write(string.format("%d frames (%d x %d) in %s/", result.frames, w, h, result.dir))
       if result.pdf then io.stdout:write(", PDF ", result.pdf) end
       if result.html then io.stdout:write(", player ", result.html) end
       if result.mp4 then io.stdout:write(", MP4 ", result.mp4) end
+      if result.svg then io.stdout:write(", SVG ", result.svg) end
       io.stdout:write("\n")
     end
     if #result.errors > 0 then cli.input_error(table.concat(result.errors, "; ")) end

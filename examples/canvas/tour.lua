@@ -13,7 +13,7 @@ local W, H = 1024, 720
 local NPE, SHADES = 8, 6
 local G = 40 -- memory canvas: G x G matrix elements
 
-local pal, grid, age_of, owner_of, window, history, msgs, lines, dots
+local pal, grid, age_of, owner_of, window, history, msgs, lines, dots, counts, heat, busy_line
 
 local function setup(args)
   if args[1] == "gray" then colors.set_mode("gray") end
@@ -25,6 +25,9 @@ local function setup(args)
   msgs = canvas.pack(5)  -- x1, y1, x2, y2, message-size class
   lines = canvas.pack(4) -- processor activity lines
   dots = canvas.pack(3)  -- x, y, palette index
+  counts = canvas.grid(G, G, 0) -- accesses per element so far
+  heat = colors.ramp(32)
+  busy_line = canvas.pack(2) -- x, y of the busy count, one long polyline
 end
 
 -- The "engine": each PE sweeps its own block of rows; touched elements light up
@@ -47,6 +50,7 @@ local function step_memory(i)
       local k = y * G + x
       age_of[k], owner_of[k] = 0, pe
       grid:set(x, y, colors.shade_index(pe, 0, SHADES))
+      counts:set(x, y, counts:get(x, y) + 1)
     end
   end
 end
@@ -69,6 +73,16 @@ local function draw_memory(cv, r)
     items[#items + 1] = { "PE " .. pe, { rr / 255, gg / 255, bb / 255 } }
   end
   layout.legend(cv, inner.x + side + 12, inner.y + 4, items, { size = 11 })
+  -- access counts so far: one device pixel per element, through a value range
+  local hx, hy = inner.x + side + 12, inner.y + 150
+  cv:text(hx, hy - 4, "accesses: clipped grid | pixels", { size = 10, color = "black" })
+  cv:with(function(c)
+    c:clip_rect(hx, hy, G, G)
+    c:rect(hx, hy, G, G, "black")
+    c:grid(counts, heat, hx, hy, G, G, { range = { 1, 4 } })
+  end)
+  cv:pixels(counts, heat, math.floor(hx + G + 8), math.floor(hy), { range = { 1, 4 } }) -- 1:1 pixels
+  layout.colorbar(cv, hx, hy + G + 6, 2 * G + 8, 8, heat, 1, 4, { size = 9 })
   -- one fade sequence, as swatches
   for s = 0, SHADES do
     local rr, gg, bb = pal:get(colors.shade_index(2, s, SHADES))
@@ -93,6 +107,9 @@ local function draw_utilization(cv, r, i)
       y = y + part[1]
     end
   end
+  busy_line:clear()
+  for t = math.max(0, math.floor(lo)), i do busy_line:push(s.x(t + 0.5), s.y((utilization(t)))) end
+  cv:path(busy_line, { color = "black", width = 1.5, dash = { 4, 2 } })
   cv:restore()
   layout.legend(cv, inner.x + 4, inner.y + inner.h - 16,
     { { "busy", colors.state("busy") }, { "overhead", colors.state("overhead") }, { "idle", colors.state("idle") } },
@@ -141,6 +158,17 @@ local function draw_network(cv, r, i)
     cv:text(pos[pe][1], pos[pe][2], tostring(pe), { align = "center", valign = "middle", size = 11, bold = true,
       color = colors.contrast(fill) })
   end
+  -- a small Kiviat diagram in the ring: each spoke is one processor's load
+  local kv = {}
+  for pe = 0, NPE - 1 do
+    local a = 2 * math.pi * pe / NPE - math.pi / 2
+    local load = 0.35 + 0.3 * (1 + math.sin(i / 5 + pe)) / 2
+    kv[#kv + 1] = cx + rad * 0.6 * load * math.cos(a)
+    kv[#kv + 1] = cy + rad * 0.6 * load * math.sin(a)
+  end
+  cv:polygon(kv, { fill = { 0.3, 0.5, 0.9, 0.35 }, stroke = colors.ink("navy"), width = 1 })
+  cv:polyline({ cx - 6, cy, cx + 6, cy }, { color = "black", width = 1 })
+  cv:polyline({ cx, cy - 6, cx, cy + 6 }, { color = "black", width = 1 })
   -- message-size histogram on a log axis, drawn with packed points
   local hx = cx + rad + 40
   local box = { x = hx, y = inner.y, w = inner.x + inner.w - hx, h = inner.h - 4 }
@@ -160,7 +188,9 @@ local function draw(cv, i, n)
   step_memory(i)
   cv:background("#eeeeee")
   cv:text(16, 12, "retrace canvas tour", { valign = "top", size = 22, bold = true, color = "black" })
-  cv:text(W - 16, 14, string.format("frame %d / %d", i, n), { align = "right", valign = "top", size = 14, color = "dimgray" })
+  cv:text(W - 40, 14, string.format("frame %d / %d", i, n), { align = "right", valign = "top", size = 14, color = "dimgray" })
+  -- progress: an arc that closes as the animation runs
+  cv:arc_path(W - 22, 22, 9, -90, -90 + 360 * i / n, { color = colors.ink("steelblue"), width = 4, cap = "round" })
   local cells = layout.split({ x = 30, y = 48, w = W - 40, h = H - 58 }, 2, 2, 10)
   draw_memory(cv, cells[1])
   draw_utilization(cv, cells[2], i)

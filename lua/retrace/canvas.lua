@@ -256,12 +256,14 @@ function mt:grid(g, palette, x, y, w, h, opts)
   return self
 end
 
---- Write a grid's cells 1:1 as device pixels with the top-left cell at pixel (x, y).
-function mt:pixels(g, palette, x, y)
+--- Write a grid's cells 1:1 as device pixels with the top-left cell at pixel (x, y);
+-- opts.range as for cv:grid.
+function mt:pixels(g, palette, x, y, opts)
   local gw, gh = g:size()
+  local range = opts and opts.range
   self:save()
   self:identity()
-  self:draw_grid(g, palette, x, y, gw, gh)
+  self:draw_grid(g, palette, x, y, gw, gh, nil, nil, nil, nil, range and range[1], range and range[2])
   self:restore()
   return self
 end
@@ -296,6 +298,15 @@ end
 function mt:points(pack, opts)
   opts = bulk_style(self, opts)
   self:draw_points(pack, opts.palette, opts.radius or 1, opts.round)
+  self:restore()
+  return self
+end
+
+--- One connected line through the points of a packed array of items x, y (a long
+-- time series); opts: color, width, dash, close, fill (fill the closed outline instead).
+function mt:path(pack, opts)
+  opts = bulk_style(self, opts)
+  self:draw_path(pack, opts.close, opts.fill)
   self:restore()
   return self
 end
