@@ -35,8 +35,8 @@
 
 #define MAX_SIDE 32767 /* Cairo's limit for image surfaces */
 
-enum { K_IMAGE, K_PDF, K_SVG };
-static const char *const kind_names[] = {"image", "pdf", "svg"};
+enum { K_IMAGE, K_PDF, K_SVG, K_RECORDING };
+static const char *const kind_names[] = {"image", "pdf", "svg", "recording"};
 
 typedef struct {
     cairo_surface_t *s; /* NULL once closed */
@@ -183,6 +183,37 @@ static int open_vector(lua_State *L, int kind)
     else
         b->s = cairo_svg_surface_create_for_stream(write_fp, b, w, h);
     return start_drawing(L, b);
+}
+
+/*
+ * canvas.recording(w, h) -> canvas that keeps the drawing calls, to be played
+ * onto other canvases with cv:replay (one drawing, several outputs).
+ */
+static int l_recording(lua_State *L)
+{
+    int w = (int)luaL_checkinteger(L, 1), h = (int)luaL_checkinteger(L, 2);
+    check_side(L, w, h);
+    canvas_box *b = new_canvas_box(L);
+    b->kind = K_RECORDING;
+    b->w = w;
+    b->h = h;
+    cairo_rectangle_t extents = {0, 0, w, h};
+    b->s = cairo_recording_surface_create(CAIRO_CONTENT_COLOR_ALPHA, &extents);
+    return start_drawing(L, b);
+}
+
+/* cv:replay(recording): draw what a recording canvas holds, at the origin */
+static int c_replay(lua_State *L)
+{
+    cairo_t *cr = check_canvas(L, 1)->cr;
+    canvas_box *src = check_canvas(L, 2);
+    if (src->kind != K_RECORDING)
+        return luaL_argerror(L, 2, "not a recording canvas");
+    cairo_save(cr);
+    cairo_set_source_surface(cr, src->s, 0, 0);
+    cairo_paint(cr);
+    cairo_restore(cr);
+    return 0;
 }
 
 static int l_pdf(lua_State *L) { return open_vector(L, K_PDF); }
@@ -1321,6 +1352,7 @@ static const luaL_Reg canvas_methods[] = {
     {"draw_points", c_draw_points},
     {"draw_image", c_draw_image},
     {"draw_path", c_draw_path},
+    {"replay", c_replay},
     {NULL, NULL},
 };
 
@@ -1343,6 +1375,7 @@ static const luaL_Reg funcs[] = {
     {"image", l_image},
     {"pdf", l_pdf},
     {"svg", l_svg},
+    {"recording", l_recording},
     {"load_png", l_load_png},
     {"grid", l_grid},
     {"pack", l_pack},

@@ -40,7 +40,7 @@ return {
   parser = function(p)
     p:argument("script", "display script (returns draw(cv, i, n) or {draw = ..., ...})")
     p:argument("args", "arguments for the script's setup"):args("*")
-    p:option("-o --output", "frames folder (default: SCRIPT-frames)")
+    p:option("-o --output", "frames folder (default: NAME-frames here, for NAME.lua)")
     p:option("-n --frames", "number of frames (default: the script's, else 1)"):convert(tonumber)
     p:option("--size", "frame size WIDTHxHEIGHT (default: the script's, else 800x600)")
     p:option("--fps", "frames per second for the player and the MP4"):convert(tonumber)
@@ -69,7 +69,7 @@ return {
     if args.threads and (args.threads < 1 or args.threads > 64) then
       cli.usage_error("--threads " .. tostring(args.threads) .. ": must be 1 to 64")
     end
-    local dir = args.output or (args.script:gsub("%.lua$", "") .. "-frames")
+    local dir = args.output or ((args.script:match("([^/]+)$"):gsub("%.lua$", "")) .. "-frames")
     if spec.setup then
       local ok, err = pcall(spec.setup, args.args)
       if not ok then cli.input_error(one_line(err)) end

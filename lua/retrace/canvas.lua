@@ -47,6 +47,13 @@ function M.svg(path, w, h)
   return core.svg(path, w, h)
 end
 
+--- A recording canvas: it keeps the drawing, and cv:replay(rec) plays it onto
+-- any other canvas (draw once, write a PNG and a PDF page from it).
+function M.recording(w, h)
+  w, h = check_size(w, h, 2)
+  return core.recording(w, h)
+end
+
 --- A canvas of the kind the file name says: .png (image), .pdf, .svg.
 function M.for_file(path, w, h)
   local ext = path:match("%.(%w+)$")

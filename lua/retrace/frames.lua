@@ -92,6 +92,17 @@ function Writer:path(i)
   return self.dir .. "/" .. string.format(M.pattern, i)
 end
 
+-- Queue the pixels of image canvas cv as the next PNG.
+local function submit(self, cv)
+  local i = self.count + 1
+  local ok, err = self.encoder:submit(cv, self:path(i))
+  if not ok then error(err, 0) end
+  self.count = i
+  self.files[i] = string.format(M.pattern, i)
+  self.bar:update(i)
+  return i
+end
+
 local function draw_on(cv, draw, i, background)
   cv:save()
   if background then cv:background(background) end
@@ -101,34 +112,37 @@ local function draw_on(cv, draw, i, background)
 end
 
 --- Draw frame number count+1 with draw(cv, i) on a canvas cleared to the
--- background, queue its PNG (and draw it again as a PDF page when writing a
--- PDF). Raises on a write error (unwritable disk, ...), naming the file.
+-- background and queue its PNG. draw is called once per frame: when a PDF is
+-- being written it draws on a recording that is played onto the image and onto
+-- a new vector page. Raises on a write error (unwritable disk, ...), naming the file.
 function Writer:frame(draw)
   local i = self.count + 1
-  draw_on(self.cv, draw, i, self.background)
-  self:add(self.cv)
-  if self.pdf then
-    draw_on(self.pdf, draw, i, self.background)
-    self.pdf:show_page()
+  if not self.pdf then
+    draw_on(self.cv, draw, i, self.background)
+    return submit(self, self.cv)
   end
+  local rec = canvas.recording(self.width, self.height)
+  draw_on(rec, draw, i, self.background)
+  self.cv:save()
+  self.cv:clear(0, 0, 0, 0)
+  self.cv:replay(rec)
+  self.cv:restore()
+  submit(self, self.cv)
+  self.pdf:replay(rec)
+  self.pdf:show_page()
+  rec:finish()
   return i
 end
 
 --- Queue an already drawn image canvas as the next frame (a PDF being written
 -- gets the frame's pixels as its page).
 function Writer:add(cv)
-  local i = self.count + 1
-  local path = self:path(i)
-  local ok, err = self.encoder:submit(cv, path)
-  if not ok then error(err, 0) end
-  self.count = i
-  self.files[i] = string.format(M.pattern, i)
-  if self.pdf and cv ~= self.cv then
+  local i = submit(self, cv)
+  if self.pdf then
     -- pixels as a page: not vector, but the same picture
     self.pdf:draw_image(cv, 0, 0)
     self.pdf:show_page()
   end
-  self.bar:update(i)
   return i
 end
 

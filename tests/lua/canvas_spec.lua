@@ -276,6 +276,21 @@ describe("retrace.canvas", function()
     end)
   end)
 
+  it("records drawing once and replays it onto other canvases", function()
+    local rec = canvas.recording(20, 20)
+    rec:rect(0, 0, 10, 20, "red")
+    rec:grid(canvas.grid(1, 1, 0), canvas.palette({ "blue" }), 10, 0, 10, 20)
+    local a, b = canvas.image(20, 20, "white"), canvas.image(20, 20, "black")
+    a:replay(rec)
+    b:replay(rec)
+    for _, cv in ipairs({ a, b }) do
+      assert.are.same({ 255, 0, 0, 255 }, { cv:get_pixel(5, 10) })
+      assert.are.same({ 0, 0, 255, 255 }, { cv:get_pixel(15, 10) })
+    end
+    assert.are.equal("recording", rec:kind())
+    assert.has_error(function() a:replay(b) end)
+  end)
+
   describe("bad input", function()
     it("names an unknown colour", function()
       local cv = canvas.image(10, 10)

@@ -38,7 +38,9 @@ describe("retrace.frames", function()
   it("writes numbered PNG frames drawn as asked, and a PDF with one page per frame", function()
     local d = h.temp_dir()
     local fw = assert(frames.writer(d .. "/out", { width = 120, height = 80, pdf = d .. "/all.pdf", threads = 2 }))
-    for _ = 1, 6 do fw:frame(draw) end
+    local calls = 0
+    for _ = 1, 6 do fw:frame(function(cv, i) calls = calls + 1; draw(cv, i) end) end
+    assert.are.equal(6, calls) -- drawn once per frame, for the PNG and the PDF page alike
     local r = fw:finish()
     assert.are.equal(6, r.frames)
     assert.are.same({}, r.errors)

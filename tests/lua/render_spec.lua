@@ -44,6 +44,18 @@ describe("retrace render", function()
     h.remove_tree(d)
   end)
 
+  it("writes NAME-frames in the current folder by default", function()
+    local d = h.temp_dir()
+    local s = d .. "/spin.lua"
+    local f = assert(io.open(s, "w"))
+    f:write("return { width = 8, height = 8, frames = 2, draw = function(cv) end }")
+    f:close()
+    local _, _, c = os.execute("cd " .. h.quote(d) .. " && " .. h.quote(h.bin) .. " render spin.lua >/dev/null")
+    assert.are.equal(0, c)
+    assert.truthy(require("lfs").attributes(d .. "/spin-frames/frame_000002.png"))
+    h.remove_tree(d)
+  end)
+
   it("reports an unknown colour in a script in one line with its place", function()
     local d = h.temp_dir()
     local s = script("return function(cv, i)\n  cv:rect(0, 0, 5, 5, 'blurple')\nend")
