@@ -276,6 +276,26 @@ describe("retrace.canvas", function()
     end)
   end)
 
+  it("picks the canvas kind from a file name and writes it", function()
+    local d = h.temp_dir()
+    for _, ext in ipairs({ "png", "pdf", "svg" }) do
+      local path = d .. "/pic." .. ext
+      local cv = assert(canvas.for_file(path, 40, 30))
+      assert.are.equal(ext == "png" and "image" or ext, cv:kind())
+      cv:rect(0, 0, 20, 20, "teal")
+      assert.is_true(cv:write(path))
+      assert.is_true(require("lfs").attributes(path, "size") > 0)
+    end
+    assert.are.same({ 0, 128, 128, 255 }, { assert(canvas.load_png(d .. "/pic.png")):get_pixel(10, 10) })
+    local none, err = canvas.for_file(d .. "/pic.gif", 10, 10)
+    assert.is_nil(none)
+    assert.are.equal(d .. "/pic.gif: unknown picture type (use .png, .pdf or .svg)", err)
+    local bad, berr = canvas.load_png(d .. "/pic.svg")
+    assert.is_nil(bad)
+    assert.are.equal(d .. "/pic.svg: not a readable PNG file", berr)
+    h.remove_tree(d)
+  end)
+
   it("records drawing once and replays it onto other canvases", function()
     local rec = canvas.recording(20, 20)
     rec:rect(0, 0, 10, 20, "red")
