@@ -176,7 +176,7 @@ function Writer:write_mp4(path)
   if self.count == 0 then return nil, path .. ": no frames to encode" end
   local argv = {
     "ffmpeg", "-y", "-loglevel", "error", "-framerate", tostring(self.fps),
-    "-i", self.dir .. "/" .. M.pattern,
+    "-i", self.dir .. "/" .. M.pattern, "-frames:v", tostring(self.count), -- not older frames left in the folder
     "-vf", "pad=ceil(iw/2)*2:ceil(ih/2)*2", "-c:v", "libx264", "-pix_fmt", "yuv420p", path,
   }
   local code, err = fcore.run(argv)

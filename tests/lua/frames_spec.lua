@@ -111,6 +111,40 @@ describe("retrace.frames", function()
     h.remove_tree(d); h.remove_tree(empty)
   end)
 
+  it("runs ffmpeg with an argument vector, no shell, and reports its failure", function()
+    local d = h.temp_dir()
+    local bin = d .. "/bin"
+    assert(lfs.mkdir(bin))
+    -- a stand-in ffmpeg: logs its arguments one per line, makes the output file
+    local fake = assert(io.open(bin .. "/ffmpeg", "w"))
+    fake:write('#!/bin/sh\nprintf "%s\\n" "$@" > "$FAKE_LOG"\nfor a; do last=$a; done\n: > "$last"\nexit "${FAKE_EXIT:-0}"\n')
+    fake:close()
+    os.execute("chmod +x " .. h.quote(bin .. "/ffmpeg"))
+    local script = h.temp_file("return { width = 20, height = 10, frames = 3, draw = function(cv, i) end }", ".lua")
+    local out = d .. "/odd $(touch pwned) name.mp4" -- a shell would make d/pwned (run from d)
+    local function render(exit)
+      local e = os.tmpname()
+      local _, _, c = os.execute(string.format("cd %s && PATH=%s:$PATH FAKE_LOG=%s FAKE_EXIT=%d %s render %s -o %s --fps 7 --mp4 %s >/dev/null 2>%s",
+        h.quote(d), h.quote(bin), h.quote(d .. "/args"), exit, h.quote(h.bin), h.quote(script), h.quote(d .. "/f"), h.quote(out), e))
+      local err = h.slurp(e)
+      os.remove(e)
+      return c, err
+    end
+    local code, err = render(0)
+    assert.are.equal(0, code, err)
+    local args = {}
+    for line in io.lines(d .. "/args") do args[#args + 1] = line end
+    assert.are.same({ "-y", "-loglevel", "error", "-framerate", "7", "-i", d .. "/f/frame_%06d.png",
+      "-frames:v", "3", "-vf", "pad=ceil(iw/2)*2:ceil(ih/2)*2", "-c:v", "libx264", "-pix_fmt", "yuv420p", out }, args)
+    assert.truthy(lfs.attributes(out))
+    assert.is_nil(lfs.attributes(d .. "/pwned")) -- the name went through no shell
+    code, err = render(3)
+    assert.are.equal(1, code)
+    assert.are.equal("retrace: " .. out .. ": ffmpeg failed with exit code 3\n", err)
+    os.remove(script)
+    h.remove_tree(d)
+  end)
+
   it("makes an MP4 when ffmpeg is installed", function()
     if not os.execute("command -v ffmpeg >/dev/null 2>&1") then
       pending("ffmpeg is not installed: MP4 output not tested")
