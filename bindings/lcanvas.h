@@ -7,6 +7,8 @@
  * and keeps the owning Lua value alive through its user value, so the engine
  * may keep writing into the buffer while Lua draws it each frame. Displays then
  * pass the view to canvas:grid / canvas:rects / ... and no cell crosses into Lua.
+ * The views' metatables are registered when retrace.core opens (before any
+ * binding function can run), so these may be called from any binding function.
  */
 #ifndef RT_LCANVAS_H
 #define RT_LCANVAS_H
