@@ -691,8 +691,10 @@ static int grid_direct(canvas_box *b, const rt_grid *g, const cellmap *m, cellre
                        double x, double y, double w, double h)
 {
     cairo_t *cr = b->cr;
-    if (b->kind != K_IMAGE || !rt_palette_opaque(m->pal))
-        return 0;
+    if (w == 0 || h == 0)
+        return 1; /* nothing to draw */
+    if (b->kind != K_IMAGE || !rt_palette_opaque(m->pal) || w < 0 || h < 0)
+        return 0; /* flipped boxes go through the general path too */
     cairo_matrix_t mt;
     cairo_get_matrix(cr, &mt);
     if (mt.xy != 0 || mt.yx != 0 || mt.xx <= 0 || mt.yy <= 0)
@@ -718,7 +720,7 @@ static int grid_direct(canvas_box *b, const rt_grid *g, const cellmap *m, cellre
     cairo_rectangle_list_destroy(cl);
     int clx0 = (int)lround(cx0), cly0 = (int)lround(cy0);
     int clx1 = (int)lround(cx1), cly1 = (int)lround(cy1);
-    if (clx1 <= clx0 || cly1 <= cly0 || w <= 0 || h <= 0)
+    if (clx1 <= clx0 || cly1 <= cly0)
         return 1;
 
     double X0 = x, Y0 = y;

@@ -183,6 +183,17 @@ describe("retrace.canvas", function()
         "grid region 3,3 2 x 2 outside the 4 x 4 grid")
     end)
 
+    it("flips a grid drawn into a box of negative height, and ignores an empty box", function()
+      local g = canvas.grid(1, 2)
+      g:set(0, 0, 0); g:set(0, 1, 2) -- red on top, blue below
+      local cv = canvas.image(10, 20, "white")
+      cv:grid(g, pal, 0, 20, 10, -20) -- y upwards: row 0 at the bottom
+      assert.are.same({ 255, 0, 0, 255 }, px(cv, 5, 15))
+      assert.are.same({ 0, 0, 255, 255 }, px(cv, 5, 5))
+      cv:grid(g, pal, 0, 0, 0, 20)
+      assert.are.same({ 0, 0, 255, 255 }, px(cv, 5, 5))
+    end)
+
     it("writes a grid 1:1 as pixels, loads and dumps cells as int32 strings", function()
       local g = canvas.grid(3, 1)
       g:load(string.pack("i4i4i4", 2, 0, 1))
