@@ -34,12 +34,7 @@ for k = 1, 4 do
 end
 local grids = { canvas.grid(N, N), canvas.grid(N, N), canvas.grid(N, N) }
 local names = { "load canvas", "store canvas", "cache window" }
-local legend = {}
-for p = 0, 7 do legend[#legend + 1] = { "PE " .. p, { pal:get(colors.shade_index(p, 0, SHADES)) } } end
-for i, item in ipairs(legend) do
-  local r, g, b = table.unpack(item[2])
-  legend[i][2] = { r / 255, g / 255, b / 255 }
-end
+local legend = colors.processor_legend(pal, 16, SHADES)
 
 local function draw(cv, i)
   for k, g in ipairs(grids) do g:load(states[(i + k) % #states + 1]) end

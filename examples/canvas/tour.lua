@@ -67,12 +67,7 @@ local function draw_memory(cv, r)
   local side = math.min(inner.w - 110, inner.h)
   cv:rect(inner.x, inner.y, side, side, "black")
   cv:grid(grid, pal, inner.x, inner.y, side, side)
-  local items = {}
-  for pe = 0, NPE - 1 do
-    local rr, gg, bb = pal:get(colors.shade_index(pe, 0, SHADES))
-    items[#items + 1] = { "PE " .. pe, { rr / 255, gg / 255, bb / 255 } }
-  end
-  layout.legend(cv, inner.x + side + 12, inner.y + 4, items, { size = 11 })
+  layout.legend(cv, inner.x + side + 12, inner.y + 4, colors.processor_legend(pal, NPE, SHADES), { size = 11 })
   -- access counts so far: one device pixel per element, through a value range
   local hx, hy = inner.x + side + 12, inner.y + 150
   cv:text(hx, hy - 4, "accesses: clipped grid | pixels", { size = 10, color = "black" })
@@ -85,8 +80,7 @@ local function draw_memory(cv, r)
   layout.colorbar(cv, hx, hy + G + 6, 2 * G + 8, 8, heat, 1, 4, { size = 9 })
   -- one fade sequence, as swatches
   for s = 0, SHADES do
-    local rr, gg, bb = pal:get(colors.shade_index(2, s, SHADES))
-    cv:rect(inner.x + side + 12 + s * 12, inner.y + side - 14, 12, 12, { rr / 255, gg / 255, bb / 255 })
+    cv:rect(inner.x + side + 12 + s * 12, inner.y + side - 14, 12, 12, pal:hex(colors.shade_index(2, s, SHADES)))
   end
   cv:text(inner.x + side + 12, inner.y + side - 18, "fade of PE 2", { size = 10, color = "black" })
 end

@@ -10,6 +10,15 @@ local canvas_core = require("retrace.core").canvas
 
 local M = {}
 
+--- Palette entry i (0-based) as "#rrggbb" (or "#rrggbbaa" when not opaque),
+-- usable wherever a colour is (legends, styles).
+function canvas_core.palette_methods.hex(pal, i)
+  local r, g, b, a = pal:get(i)
+  local s = string.format("#%02x%02x%02x", r, g, b)
+  if a < 255 then s = s .. string.format("%02x", a) end
+  return s
+end
+
 --- The named colours: the CSS basic set plus the ones displays use.
 M.names = {
   black = "#000000", white = "#ffffff", gray = "#808080", grey = "#808080",
@@ -128,6 +137,16 @@ end
 
 function M.shade_index(p, s, shades)
   return p * ((shades or 8) + 1) + s
+end
+
+--- Legend items {{"PE 0", "#0000ff"}, ...} for the pure colours of a processor
+-- palette made with `shades` shades (label: a prefix, default "PE ").
+function M.processor_legend(pal, n, shades, label)
+  local items = {}
+  for p = 0, n - 1 do
+    items[p + 1] = { (label or "PE ") .. p, pal:hex(M.shade_index(p, 0, shades)) }
+  end
+  return items
 end
 
 -- Traffic-light utilization states: green go (busy), yellow caution

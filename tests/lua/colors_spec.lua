@@ -47,6 +47,10 @@ describe("retrace.colors", function()
         assert.is_true(math.max(r, g, b) <= 255 // 6 + 1)
       end
     end
+    local pal = colors.processors(7, { shades = 2 })
+    assert.are.same({ { "PE 0", "#0000ff" }, { "PE 1", "#ff00ff" }, { "PE 2", "#ff0000" } },
+      { table.unpack(colors.processor_legend(pal, 7, 2), 1, 3) })
+    assert.are.equal("#ffffff", pal:hex(colors.shade_index(6, 0, 2)))
     assert.has_error(function() colors.processors(300) end,
       "processor palette: 300 processors, must be 1 to 256")
   end)
