@@ -62,8 +62,7 @@ local function utilization(t)
   return busy, over, NPE - busy - over
 end
 
-local function draw_memory(cv, r)
-  local inner = layout.panel(cv, r, "Memory accesses (processor colours, fading)", { fill = "white" })
+local function draw_memory(cv, inner)
   local side = math.min(inner.w - 110, inner.h)
   cv:rect(inner.x, inner.y, side, side, "black")
   cv:grid(grid, pal, inner.x, inner.y, side, side)
@@ -85,8 +84,7 @@ local function draw_memory(cv, r)
   cv:text(inner.x + side + 12, inner.y + side - 18, "fade of PE 2", { size = 10, color = "black" })
 end
 
-local function draw_utilization(cv, r, i)
-  local inner = layout.panel(cv, r, "Utilization count (scrolling window)", { fill = "white" })
+local function draw_utilization(cv, inner, i)
   local lo, hi = window:update(i)
   local s = layout.axes(cv, layout.inset(inner, 0, 0, 0, 36),
     { x = { lo, hi, label = "time" }, y = { 0, NPE, label = "processors", ticks = 4 }, grid = "#e0e0e0" })
@@ -110,8 +108,7 @@ local function draw_utilization(cv, r, i)
     { size = 10, horizontal = true })
 end
 
-local function draw_spacetime(cv, r, i)
-  local inner = layout.panel(cv, r, "Spacetime: messages coloured by size", { fill = "white" })
+local function draw_spacetime(cv, inner, i)
   local s = layout.axes(cv, layout.inset(inner, 0, 0, 0, 0),
     { x = { 0, 40, label = "time" }, y = { -0.5, NPE - 0.5, label = "processor", ticks = NPE } })
   msgs:clear()
@@ -129,8 +126,7 @@ local function draw_spacetime(cv, r, i)
   cv:segments(msgs, { palette = canvas.palette(sizes), width = 1.5 })
 end
 
-local function draw_network(cv, r, i)
-  local inner = layout.panel(cv, r, "Hypercube links, tasks, message sizes", { fill = "white" })
+local function draw_network(cv, inner, i)
   local cx, cy = inner.x + inner.h / 2 + 10, inner.y + inner.h / 2
   local rad = inner.h / 2 - 24
   local pos = {}
@@ -185,11 +181,12 @@ local function draw(cv, i, n)
   cv:text(W - 40, 14, string.format("frame %d / %d", i, n), { align = "right", valign = "top", size = 14, color = "dimgray" })
   -- progress: an arc that closes as the animation runs
   cv:arc_path(W - 22, 22, 9, -90, -90 + 360 * i / n, { color = colors.ink("steelblue"), width = 4, cap = "round" })
-  local cells = layout.split({ x = 30, y = 48, w = W - 40, h = H - 58 }, 2, 2, 10)
-  draw_memory(cv, cells[1])
-  draw_utilization(cv, cells[2], i)
-  draw_spacetime(cv, cells[3], i)
-  draw_network(cv, cells[4], i)
+  layout.compose(cv, { x = 30, y = 48, w = W - 40, h = H - 58 }, 2, 2, {
+    { title = "Memory accesses (processor colours, fading)", draw = function(c, r) draw_memory(c, r) end },
+    { title = "Utilization count (scrolling window)", draw = function(c, r) draw_utilization(c, r, i) end },
+    { title = "Spacetime: messages coloured by size", draw = function(c, r) draw_spacetime(c, r, i) end },
+    { title = "Hypercube links, tasks, message sizes", draw = function(c, r) draw_network(c, r, i) end },
+  }, { gap = 10, fill = "white" })
   cv:text(14, H / 2, "colour mode: " .. colors.mode, { angle = -90, align = "center", valign = "middle", size = 12, color = "gray" })
   -- a scaled and translated badge in the 4 KiB message colour
   cv:with(function(c)

@@ -3,6 +3,7 @@
 -- Rectangles are tables {x = , y = , w = , h = } in canvas units.
 --   layout.split(r, cols, rows [, gap])      -> list of cells, row by row
 --   layout.panel(cv, r, title [, opts])      -> the inner rectangle of a titled frame
+--   layout.compose(cv, r, cols, rows, {{title =, draw = function(cv, inner) end}, ...})
 --   layout.ticks(lo, hi [, n]), layout.log_ticks(lo, hi)
 --   layout.axes(cv, r, {x = {lo, hi, label =, log =}, y = {...}}) -> scale (s.x(v), s.y(v), s.plot)
 --   layout.legend(cv, x, y, items [, opts])  -> width, height; items {{label, colour}, ...}
@@ -46,6 +47,32 @@ function M.panel(cv, r, title, opts)
       color = opts.title_color or "black" })
   end
   return { x = r.x + pad, y = r.y + top, w = r.w - 2 * pad, h = r.h - top - pad }
+end
+
+--- Several displays in one frame: rect is split into cols x rows cells, each
+-- display {title = "...", draw = function(cv, inner, k) ... end} gets a titled
+-- panel and draws inside it, clipped to it. opts: gap (8) and the panel options.
+-- Returns the inner rectangles.
+function M.compose(cv, r, cols, rows, displays, opts)
+  opts = opts or {}
+  local cells = M.split(r, cols, rows, opts.gap or 8)
+  local inners = {}
+  for k, d in ipairs(displays) do
+    local cell = cells[k]
+    if not cell then
+      error(string.format("layout: %d displays do not fit in %d x %d cells", #displays, cols, rows), 2)
+    end
+    local inner = M.panel(cv, cell, d.title, opts)
+    inners[k] = inner
+    if d.draw then
+      cv:save()
+      cv:clip_rect(inner.x, inner.y, inner.w, inner.h)
+      local ok, err = pcall(d.draw, cv, inner, k)
+      cv:restore()
+      if not ok then error(err, 0) end
+    end
+  end
+  return inners
 end
 
 -- ---- ticks ---------------------------------------------------------------------------

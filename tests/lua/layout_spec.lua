@@ -81,6 +81,22 @@ describe("retrace.layout", function()
     assert.are.equal(0, inked(cv, 4, 20, 195, 95))
   end)
 
+  it("composes several displays in one frame, each clipped to its panel", function()
+    local cv = canvas.image(200, 100, "white")
+    local seen = {}
+    local inners = layout.compose(cv, { x = 0, y = 0, w = 200, h = 100 }, 2, 1, {
+      { title = "left", draw = function(c, r, k) seen[k] = r; c:rect(-50, -50, 500, 500, "red") end },
+      { title = "right", draw = function(c, r) c:rect(r.x, r.y, r.w, r.h, "blue") end },
+    }, { gap = 10, size = 10, padding = 4 })
+    assert.are.same(inners[1], seen[1])
+    assert.are.same({ x = 4, y = 18, w = 87, h = 78 }, inners[1])
+    assert.are.same({ 255, 0, 0, 255 }, { cv:get_pixel(40, 50) })
+    assert.are.same({ 0, 0, 255, 255 }, { cv:get_pixel(150, 50) })
+    assert.are.same({ 255, 255, 255, 255 }, { cv:get_pixel(100, 50) }) -- the gap: red stayed in its panel
+    assert.has_error(function() layout.compose(cv, { x = 0, y = 0, w = 10, h = 10 }, 1, 1, { {}, {} }) end,
+      "layout: 2 displays do not fit in 1 x 1 cells")
+  end)
+
   it("scrolls a time window by jumps or smoothly", function()
     local w = layout.time_window(100)
     assert.are.same({ 0, 100 }, { w:update(50) })
