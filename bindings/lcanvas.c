@@ -688,7 +688,7 @@ typedef struct {
  * 1 when drawn, 0 when the general path must be used.
  */
 static int grid_direct(canvas_box *b, const rt_grid *g, const cellmap *m, cellrect r,
-                       double x, double y, double w, double h)
+                       double x, double y, double w, double h, int gap)
 {
     cairo_t *cr = b->cr;
     if (w == 0 || h == 0)
@@ -762,18 +762,22 @@ static int grid_direct(canvas_box *b, const rt_grid *g, const cellmap *m, cellre
         if (py1 <= py0)
             continue;
         const int32_t *row = g->cells + (size_t)(r.sy + j) * (size_t)g->w + r.sx;
-        int gaps = 0;
+        int gaps = gap > 0;
         for (int i = 0; i < r.sw; i++) {
             uint32_t c = 0, mk = 0xffffffffu;
             if (!cell_color(m, row[i], &c)) {
                 mk = 0;
                 gaps = 1;
             }
+            /* with a gap, the last `gap` pixels of a cell wider than it stay as they were */
+            int edge = xs[i + 1] - xs[i] > gap ? xs[i + 1] - gap : xs[i + 1];
             for (int px = xs[i]; px < xs[i + 1]; px++) {
                 line[px - lo] = c;
-                mask[px - lo] = mk;
+                mask[px - lo] = px < edge ? mk : 0;
             }
         }
+        if (gap > 0 && py1 - py0 > gap)
+            py1 -= gap;
         for (int py = py0; py < py1; py++) {
             uint32_t *dst = (uint32_t *)(data + (size_t)py * stride) + lo;
             if (!gaps) {
@@ -790,6 +794,43 @@ static int grid_direct(canvas_box *b, const rt_grid *g, const cellmap *m, cellre
 }
 
 /* The general path: one pixel per cell in a temporary image, scaled up without smoothing. */
+/* Cells as separate rectangles, gap device pixels apart (general path with a gap). */
+static void grid_cells(canvas_box *b, const rt_grid *g, const cellmap *m, cellrect r, double x,
+                       double y, double w, double h, int gap)
+{
+    cairo_t *cr = b->cr;
+    double cw = w / r.sw, ch = h / r.sh;
+    double gx = gap, gy = gap;
+    cairo_device_to_user_distance(cr, &gx, &gy);
+    gx = fabs(gx) < fabs(cw) ? copysign(fabs(gx), cw) : 0;
+    gy = fabs(gy) < fabs(ch) ? copysign(fabs(gy), ch) : 0;
+    cairo_save(cr);
+    uint32_t cur = 0;
+    int have = 0;
+    for (int j = 0; j < r.sh; j++) {
+        const int32_t *row = g->cells + (size_t)(r.sy + j) * (size_t)g->w + r.sx;
+        for (int i = 0; i < r.sw; i++) {
+            uint32_t c;
+            if (!cell_color(m, row[i], &c))
+                continue;
+            if (!have || c != cur) {
+                if (have)
+                    cairo_fill(cr);
+                uint32_t a = c >> 24; /* c is premultiplied */
+                double k = a ? 1.0 / a : 0;
+                cairo_set_source_rgba(cr, ((c >> 16) & 255) * k, ((c >> 8) & 255) * k,
+                                      (c & 255) * k, a / 255.0);
+                cur = c;
+                have = 1;
+            }
+            cairo_rectangle(cr, x + i * cw, y + j * ch, cw - gx, ch - gy);
+        }
+    }
+    if (have)
+        cairo_fill(cr);
+    cairo_restore(cr);
+}
+
 static int grid_general(canvas_box *b, const rt_grid *g, const cellmap *m, cellrect r,
                         double x, double y, double w, double h)
 {
@@ -843,7 +884,9 @@ static int grid_general(canvas_box *b, const rt_grid *g, const cellmap *m, cellr
  * sy..sy+sh-1 of grid (0-based; default: all), each cell coloured by its value
  * through palette: as an index, or, with lo < hi, mapped linearly from [lo, hi]
  * onto the palette (values below lo are empty, at or above hi the last colour).
- * Empty cells (negative or past the palette) leave the canvas as it was.
+ * Empty cells (negative or past the palette) leave the canvas as it was. gap
+ * (argument 14, device pixels) leaves that much of every cell's right and bottom
+ * edge undrawn, for cells drawn as separate squares.
  */
 static int c_draw_grid(lua_State *L)
 {
@@ -867,12 +910,20 @@ static int c_draw_grid(lua_State *L)
         if (!(m.hi > m.lo))
             return luaL_error(L, "grid value range [%f, %f] is empty", m.lo, m.hi);
     }
+    int gap = (int)luaL_optinteger(L, 14, 0);
+    if (gap < 0)
+        return luaL_argerror(L, 14, "gap must not be negative");
+    lua_settop(L, 14);
     /* the premultiplied palette lives in a userdata, so an error cannot leak it */
     uint32_t *lut = lua_newuserdatauv(L, (size_t)pal->n * sizeof(uint32_t), 0);
     for (int i = 0; i < pal->n; i++)
         lut[i] = premultiply(pal->c[i]);
     m.lut = lut;
-    if (!grid_direct(b, g, &m, r, x, y, w, h) && !grid_general(b, g, &m, r, x, y, w, h))
+    if (grid_direct(b, g, &m, r, x, y, w, h, gap))
+        return 0;
+    if (gap > 0)
+        grid_cells(b, g, &m, r, x, y, w, h, gap);
+    else if (!grid_general(b, g, &m, r, x, y, w, h))
         return luaL_error(L, "grid: out of memory");
     return 0;
 }

@@ -254,12 +254,13 @@ end
 --- Draw a grid's cells into the box (x, y, w, h) through a palette.
 -- opts.region = {sx, sy, sw, sh} (0-based cells; default the whole grid),
 -- opts.range = {lo, hi} maps values linearly onto the palette instead of using
--- them as indices. Empty cells (negative, past the palette) are not drawn.
+-- them as indices; opts.gap = n leaves n device pixels between cells (separate
+-- squares). Empty cells (negative, past the palette) are not drawn.
 function mt:grid(g, palette, x, y, w, h, opts)
   local r = opts and opts.region or {}
   local range = opts and opts.range
   self:draw_grid(g, palette, x, y, w, h, r[1], r[2], r[3], r[4],
-    range and range[1], range and range[2])
+    range and range[1], range and range[2], opts and opts.gap)
   return self
 end
 

@@ -183,6 +183,22 @@ describe("retrace.canvas", function()
         "grid region 3,3 2 x 2 outside the 4 x 4 grid")
     end)
 
+    it("leaves a gap between cells, on the fast path and the general one", function()
+      local g = canvas.grid(2, 2, 0)
+      for _, rotate in ipairs({ false, true }) do
+        local cv = canvas.image(20, 20, "white")
+        if rotate then cv:rotate(2 * math.pi); cv:antialias(false) end
+        cv:grid(g, pal, 0, 0, 20, 20, { gap = 2 })
+        assert.are.same({ 255, 0, 0, 255 }, px(cv, 4, 4))
+        assert.are.same({ 255, 0, 0, 255 }, px(cv, 7, 7))
+        assert.are.same({ 255, 255, 255, 255 }, px(cv, 8, 4)) -- the gap right of cell 0
+        assert.are.same({ 255, 255, 255, 255 }, px(cv, 9, 4))
+        assert.are.same({ 255, 255, 255, 255 }, px(cv, 4, 9)) -- and below it
+        assert.are.same({ 255, 0, 0, 255 }, px(cv, 10, 10))
+        assert.are.same({ 255, 255, 255, 255 }, px(cv, 19, 19))
+      end
+    end)
+
     it("flips a grid drawn into a box of negative height, and ignores an empty box", function()
       local g = canvas.grid(1, 2)
       g:set(0, 0, 0); g:set(0, 1, 2) -- red on top, blue below
