@@ -1,0 +1,259 @@
+-- retrace.shmap from Lua and `retrace shmap` on the command line, on traces
+-- worked out by hand (see tests/c/test_shmap_sim.c for the derivations).
+local h = require "helpers"
+local shmap = require "retrace.shmap"
+local cjson = require "cjson"
+
+local function fixture(name) return h.fixtures .. "/shmap/" .. name end
+
+describe("retrace.shmap.open", function()
+  it("reads matrices and totals in a first pass", function()
+    local t = assert(shmap.open(fixture("machine.shm")))
+    local info = t:info()
+    assert.are.equal(1, info.matrices)
+    assert.are.equal(8, info.loads)
+    assert.are.equal(32, info.load_elements)
+    assert.are.equal(50, info.flops)
+    assert.are.equal(1, info.sections)
+    assert.are.equal(4, info.groups)
+    assert.are.equal(2.0, info.time_last)
+    assert.are.equal(1.0, info.min_step)
+    assert.are.same({ { id = 1, rows = 4, cols = 4, line = 1 } }, t:matrices())
+    local ops, n = {}, 0
+    for rec in t:records() do
+      n = n + 1
+      ops[rec.op] = (ops[rec.op] or 0) + 1
+      if n == 2 then
+        assert.are.same({ op = "info", line = 2, matrix = 1, text = "four groups on two caches" }, rec)
+      end
+    end
+    assert.are.equal(info.records, n)
+    assert.are.equal(4, ops.group_start)
+    assert.are.equal(4, ops.flops)
+    t:close()
+    assert.has_error(function() t:info() end)
+  end)
+
+  it("returns nil and FILE:LINE: field for a malformed trace", function()
+    local p = h.temp_file("0 1 4 4\n1 1 1 5 1 1 0.0\n")
+    local t, err = shmap.open(p)
+    assert.is_nil(t)
+    assert.are.equal(p .. ":2: load event: row 5 outside matrix 1 (4 x 4)", err)
+    os.remove(p)
+    t, err = shmap.open("/nonexistent.shm")
+    assert.is_nil(t)
+    assert.matches("No such file", err)
+  end)
+end)
+
+describe("retrace.shmap.sim", function()
+  local machine = { trace = fixture("machine.shm"), pes = 4, caches = 2, cache_size = 16, line = 4 }
+
+  it("gives the hand-computed counts of 4 PEs on 2 caches", function()
+    local sim = assert(shmap.sim(machine))
+    local steps, finished = sim:step(3)
+    assert.are.equal(3, steps)
+    assert.is_false(finished)
+    local act = sim:active()
+    assert.are.equal(4, act.count)
+    assert.are.equal(3, act.step)
+    for p = 1, 4 do
+      assert.are.equal("flops", act[p].op)
+      assert.are.equal(p + 1, act[p].task) -- tasks 0 (define), 1 (info), then the groups
+    end
+    assert.are.equal("sgemm", act[4].name)
+    assert.are.equal(2, sim:run())
+    local s = sim:stats()
+    assert.are.equal(5, s.steps)
+    assert.is_true(s.finished)
+    assert.are.same({ 14, 2 }, { s.caches[1].hits, s.caches[1].misses })
+    assert.are.same({ 13, 3 }, { s.caches[2].hits, s.caches[2].misses })
+    assert.are.equal(13 / 16, s.caches[2].hit_ratio)
+    assert.are.same({ loads = 32, stores = 0, flops = 50, hits = 27, misses = 5, hit_ratio = 27 / 32 },
+      s.totals)
+    for p = 1, 4 do
+      assert.are.equal(8, s.pes[p].loads)
+      assert.are.equal((p - 1) // 2, s.pes[p].cache)
+    end
+    assert.are.equal("four groups on two caches", s.pes[1].info)
+    assert.are.equal("sgemv", s.pes[1].subroutine)
+    -- the last step: only... every PE loaded column 1
+    local e = sim:elements(1)
+    assert.are.equal(4, e.rows)
+    assert.are.same({ 5, 5, 5, 5, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1 }, e.loads)
+    assert.are.equal(0, e.stores[1])
+    assert.are.same({ 1, 2, 3 }, { sim:locate(9) })
+    sim:close()
+  end)
+
+  it("delivers access events in PE order within a step", function()
+    local sim = assert(shmap.sim(machine))
+    local seen = {}
+    sim:on_access(function(a) seen[#seen + 1] = a end)
+    sim:run()
+    assert.are.equal(32, #seen)
+    -- step 4: PE 0 loads column 1 (miss, words 0..3), then PE 1 column 2, ...
+    assert.are.same({ step = 4, pe = 0, cache = 0, matrix = 1, row = 1, col = 1, kind = "load",
+                      addr = 0, time = 1.0, hit = false, set = 0, way = 0,
+                      line_first = 0, line_last = 3 }, seen[1])
+    assert.is_true(seen[2].hit)
+    assert.are.equal(0, seen[4].pe)
+    assert.are.equal(1, seen[5].pe)
+    assert.are.equal(2, seen[5].col)
+    -- step 5: PE 2 misses column 1 in cache 1
+    local s5 = {}
+    for _, a in ipairs(seen) do if a.step == 5 then s5[#s5 + 1] = a end end
+    assert.are.equal(16, #s5)
+    assert.are.equal(2, s5[9].pe)
+    assert.is_false(s5[9].hit)
+    assert.are.equal(1, s5[9].cache)
+    local misses = 0
+    for _, a in ipairs(seen) do if a.hit == false then misses = misses + 1 end end
+    assert.are.equal(sim:stats().totals.misses, misses)
+  end)
+
+  it("stops delivering when unsubscribed, and an error in the callback propagates", function()
+    local sim = assert(shmap.sim(machine))
+    local n = 0
+    sim:on_access(function() n = n + 1 end)
+    sim:step(4)
+    assert.are.equal(16, n)
+    sim:on_access(nil)
+    sim:run()
+    assert.are.equal(16, n)
+    local sim2 = assert(shmap.sim(machine))
+    sim2:on_access(function() error("boom") end)
+    assert.has_error(function() sim2:run() end)
+  end)
+
+  it("runs without a cache and with write-back", function()
+    local s = assert(shmap.sim{ trace = fixture("machine.shm"), pes = 4, cache = false }):run()
+    assert.are.equal(5, s) -- steps
+    local sim = assert(shmap.sim{ trace = fixture("machine.shm"), pes = 4, cache = false })
+    sim:run()
+    local st = sim:stats()
+    assert.are.equal(0, #st.caches)
+    assert.are.equal(0, st.totals.hits)
+    assert.are.equal(-1, st.pes[1].cache)
+  end)
+
+  it("refuses bad machines with nil, message and bad options with an error", function()
+    local cases = {
+      { { pes = 0 }, "pes: 0 is outside 1..256" },
+      { { pes = 2, caches = 3 }, "caches: 3 is outside 1..2 (the number of PEs)" },
+      { { cache_size = 12 }, "cache size: 12 words is not a power of two" },
+      { { line = 3 }, "line: 3 words is not a power of two" },
+      { { cache_size = 4, line = 8 }, "line: 8 words is larger than the cache (4 words)" },
+      { { cache_size = 16, line = 4, ways = 8 }, "ways: 8 is not a power of two between 1 and 4 (cache size / line)" },
+      { { policy = "mru-ish" }, "policy: unknown policy 'mru-ish'" },
+    }
+    for _, c in ipairs(cases) do
+      c[1].trace = fixture("machine.shm")
+      local sim, err = shmap.sim(c[1])
+      assert.is_nil(sim)
+      assert.are.equal(c[2], err)
+    end
+    assert.has_error(function() shmap.sim{ trace = fixture("machine.shm"), colour = 1 } end)
+    assert.has_error(function() shmap.sim{ trace = fixture("machine.shm"), pes = "four" } end)
+    local sim, err = shmap.sim{ trace = "/nonexistent.shm" }
+    assert.is_nil(sim)
+    assert.matches("nonexistent", err)
+  end)
+
+  it("keeps the trace alive and closed objects refuse use", function()
+    local t = assert(shmap.open(fixture("machine.shm")))
+    local sim = assert(shmap.sim{ trace = t, pes = 2 })
+    t:close() -- the simulation still reads it
+    assert.are.equal(8, sim:run())
+    sim:close()
+    assert.has_error(function() sim:run() end)
+    sim:close() -- idempotent
+  end)
+end)
+
+describe("retrace shmap", function()
+  local function json(...)
+    local code, out, err = h.retrace("shmap", ...)
+    assert.are.equal(0, code, err)
+    return cjson.decode(out)
+  end
+
+  it("prints the JSON of the hand-computed 4-PE run", function()
+    local j = json(fixture("machine.shm"), "--pes", "4", "--caches", "2", "--cache-size", "16",
+      "--line", "4", "--json")
+    assert.are.equal(5, j.steps)
+    assert.are.equal(4, #j.pes)
+    assert.are.same({ 10, 10, 10, 20 }, { j.pes[1].flops, j.pes[2].flops, j.pes[3].flops, j.pes[4].flops })
+    assert.are.same({ 14, 2, 0.875 }, { j.caches[1].hits, j.caches[1].misses, j.caches[1].hit_ratio })
+    assert.are.same({ 13, 3 }, { j.caches[2].hits, j.caches[2].misses })
+    assert.are.equal(32, j.totals.loads)
+    assert.are.equal(27, j.totals.hits)
+  end)
+
+  it("gives every built-in policy's hand-computed counts", function()
+    local want = { lru = { 3, 11 }, lfu = { 5, 9 }, fifo = { 4, 10 }, lifo = { 6, 8 }, clock = { 4, 10 } }
+    for pol, hm in pairs(want) do
+      local j = json(fixture("policy.shm"), "--cache-size", "4", "--line", "1", "--policy", pol, "--json")
+      assert.are.same(hm, { j.caches[1].hits, j.caches[1].misses }, pol)
+      assert.are.equal(15, j.steps)
+    end
+    local a = json(fixture("policy.shm"), "--cache-size", "4", "--line", "1", "--policy", "random",
+      "--seed", "42", "--json")
+    local b = json(fixture("policy.shm"), "--cache-size", "4", "--line", "1", "--policy", "random",
+      "--seed", "42", "--json")
+    assert.are.same(a, b)
+    assert.are.equal(14, a.caches[1].hits + a.caches[1].misses)
+  end)
+
+  it("counts stores under write-back and nothing without a cache", function()
+    local p = h.temp_file("0 1 8 1\n1 1 1 8 1 1 1.0\n2 1 1 8 1 1 2.0\n")
+    local wt = json(p, "--cache-size", "16", "--line", "4", "--json")
+    assert.are.same({ 6, 2 }, { wt.caches[1].hits, wt.caches[1].misses })
+    local wb = json(p, "--cache-size", "16", "--line", "4", "--write-back", "--json")
+    assert.are.same({ 14, 2 }, { wb.caches[1].hits, wb.caches[1].misses })
+    local code, out = h.retrace("shmap", p, "--no-cache", "--json")
+    assert.are.equal(0, code)
+    assert.matches('"caches":%[%]', out)
+    os.remove(p)
+  end)
+
+  it("prints a readable report", function()
+    local code, out = h.retrace("shmap", fixture("machine.shm"), "--pes", "4", "--caches", "2",
+      "--cache-size", "16", "--line", "4")
+    assert.are.equal(0, code)
+    assert.matches("machine: 4 PEs, 2 caches of 16 words, lines of 4 words, fully associative, lru, write%-through", out)
+    assert.matches("\n +3 +1 +8 +0 +20  sgemm", out)
+    assert.matches("\n +1 +13 +3 +81%.25%%", out)
+    assert.matches("steps: 5\n", out)
+  end)
+
+  it("checks its options (exit 2) and its input (exit 1)", function()
+    local f = fixture("machine.shm")
+    local usage = {
+      { { "--pes", "0" }, "--pes: 0 is outside 1..256" },
+      { { "--pes", "300" }, "--pes: 300 is outside 1..256" },
+      { { "--pes", "2", "--caches", "4" }, "--caches: 4 is outside 1..2 (the number of PEs)" },
+      { { "--cache-size", "100" }, "--cache-size: 100 words is not a power of two" },
+      { { "--line", "6" }, "--line: 6 words is not a power of two" },
+      { { "--cache-size", "8", "--line", "16" }, "--line: 16 words is larger than the cache (8 words)" },
+      { { "--ways", "3" }, "--ways: 3 is not a power of two between 1 and 256 (cache size / line)" },
+      { { "--policy", "belady" }, "--policy: unknown policy 'belady'" },
+      { { "--policy", "/nonexistent.lua" }, "--policy: cannot open '/nonexistent.lua'" },
+      { { "--pes", "two" }, "--pes: 'two' is not an integer" },
+      { { "--write-back", "--no-cache" }, "--write-back and --no-cache: choose one" },
+    }
+    for _, c in ipairs(usage) do
+      local code, _, err = h.retrace("shmap", f, table.unpack(c[1]))
+      assert.are.equal(2, code, table.concat(c[1], " "))
+      assert.matches(c[2], err, 1, true)
+    end
+    local p = h.temp_file("0 1 4 4\n6 open\n1 1 1 1 1 1 0.0\n")
+    local code, _, err = h.retrace("shmap", p)
+    assert.are.equal(1, code)
+    assert.are.equal("retrace: " .. p .. ":2: parallel start: parallel section never closed (end of file at line 3)\n", err)
+    os.remove(p)
+    code, _, err = h.retrace("shmap", "/nonexistent.shm")
+    assert.are.equal(1, code)
+    assert.matches("nonexistent.shm: No such file", err)
+  end)
+end)
