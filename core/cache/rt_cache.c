@@ -345,6 +345,11 @@ int rt_cache_flush(rt_cache *c, int invalidate)
     return RT_OK;
 }
 
+int rt_cache_invalidate(rt_cache *c)
+{
+    return init_sets(c);
+}
+
 int rt_cache_reset(rt_cache *c)
 {
     memset(&c->st, 0, sizeof c->st);

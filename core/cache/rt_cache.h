@@ -163,6 +163,9 @@ int rt_cache_probe(const rt_cache *c, uint64_t addr);
  * set, empty every way. Policy data of emptied ways is zeroed and init rerun. */
 int rt_cache_flush(rt_cache *c, int invalidate);
 
+/* Empty every way without writing dirty lines back (counters kept); init rerun. */
+int rt_cache_invalidate(rt_cache *c);
+
 /* Empty the cache, zero the counters and the clock, rerun init on every set. */
 int rt_cache_reset(rt_cache *c);
 

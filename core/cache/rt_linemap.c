@@ -78,31 +78,41 @@ static int grow(rt_linemap *m)
     return RT_OK;
 }
 
-int rt_linemap_put(rt_linemap *m, uint64_t key, uint32_t val, int *added)
+uint32_t *rt_linemap_slot(rt_linemap *m, uint64_t key, int *added)
 {
     uint64_t h = home(m, key);
     for (;;) {
         if (m->keys[h] == key) {
-            m->vals[h] = val;
-            if (added)
-                *added = 0;
-            return RT_OK;
+            *added = 0;
+            return &m->vals[h];
         }
         if (m->keys[h] == UINT64_MAX)
             break;
         h = (h + 1) & m->mask;
     }
-    if (added)
-        *added = 1;
+    *added = 1;
     if (2 * (m->count + 1) > m->mask + 1) {
         if (grow(m) != RT_OK)
-            return RT_ENOMEM;
-        put_fresh(m, key, val);
-        return RT_OK;
+            return NULL;
+        h = home(m, key);
+        while (m->keys[h] != UINT64_MAX)
+            h = (h + 1) & m->mask;
     }
     m->keys[h] = key;
-    m->vals[h] = val;
+    m->vals[h] = 0;
     m->count++;
+    return &m->vals[h];
+}
+
+int rt_linemap_put(rt_linemap *m, uint64_t key, uint32_t val, int *added)
+{
+    int a;
+    uint32_t *v = rt_linemap_slot(m, key, &a);
+    if (!v)
+        return RT_ENOMEM;
+    *v = val;
+    if (added)
+        *added = a;
     return RT_OK;
 }
 

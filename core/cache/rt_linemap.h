@@ -48,6 +48,10 @@ static inline int64_t rt_linemap_get(const rt_linemap *m, uint64_t key)
  * when the key was new. Returns RT_OK or RT_ENOMEM. */
 int rt_linemap_put(rt_linemap *m, uint64_t key, uint32_t val, int *added);
 
+/* The value slot of key, inserting it (value 0, *added = 1) when absent: one
+ * probe for read-modify-write. NULL when growing failed (out of memory). */
+uint32_t *rt_linemap_slot(rt_linemap *m, uint64_t key, int *added);
+
 /* Remove key if present; returns 1 when it was. */
 int rt_linemap_del(rt_linemap *m, uint64_t key);
 
