@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "bind.h"
+#include "lcache.h"
 #include "rt_shmap_sim.h"
 
 #define TRACE_T "retrace.ShmapTrace"
@@ -288,20 +289,6 @@ static int opt_bool(lua_State *L, int t, const char *k, int def)
     return v;
 }
 
-/* The replacement policy of one cache from the policy option at index pol. */
-static int policy_for(lua_State *L, int pol, rt_cache_config *cfg, rt_err *err)
-{
-    if (lua_isnil(L, pol))
-        return RT_OK;
-    if (lua_type(L, pol) != LUA_TSTRING)
-        luaL_error(L, "sim option policy: a policy name expected, got %s", luaL_typename(L, pol));
-    const char *name = lua_tostring(L, pol);
-    cfg->policy = rt_policy_builtin(name);
-    if (!cfg->policy)
-        return rt_err_set(err, RT_EINVAL, "policy: unknown policy '%s'", name);
-    return RT_OK;
-}
-
 static int is_pow2(lua_Integer v) { return v > 0 && (v & (v - 1)) == 0; }
 
 /* new_sim(trace, opts): options are checked here (expected failures: nil, message). */
@@ -340,7 +327,7 @@ static int l_new_sim(lua_State *L)
     if (err.status != RT_OK)
         return rt_push_fail(L, &err);
 
-    sim_box *b = lua_newuserdatauv(L, sizeof *b, 2);
+    sim_box *b = lua_newuserdatauv(L, sizeof *b, 3);
     memset(b, 0, sizeof *b);
     luaL_setmetatable(L, SIM_T);
     int box = lua_gettop(L);
@@ -355,14 +342,21 @@ static int l_new_sim(lua_State *L)
     }
     lua_getfield(L, 2, "policy");
     int pol = lua_gettop(L);
+    lua_createtable(L, ncaches, 0); /* the Lua side of each cache's policy, kept alive */
+    lua_pushvalue(L, -1);
+    lua_setiuservalue(L, box, 3);
+    int keep = lua_gettop(L);
     for (int i = 0; i < ncaches; i++) {
         rt_cache_config cfg = rt_cache_defaults((uint64_t)size, (uint64_t)line);
         cfg.ways = (uint64_t)ways;
         cfg.write_back = wb;
         cfg.seed = (uint64_t)seed;
-        /* a policy name or a Lua policy value (nil: LRU); each cache gets its own instance */
-        if (policy_for(L, pol, &cfg, &err) != RT_OK)
-            return rt_push_fail(L, &err);
+        /* a policy name or a Lua policy value (nil: LRU); each cache gets its own
+         * instance; raises on a bad value (the box frees what was made) */
+        if (!lua_isnil(L, pol)) {
+            rt_lcache_policy(L, pol, &cfg);
+            lua_rawseti(L, keep, i + 1);
+        }
         if (rt_cache_new(&cfg, &b->made[b->nmade], &err) != RT_OK)
             return rt_push_fail(L, &err);
         b->nmade++;

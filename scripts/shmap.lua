@@ -50,16 +50,18 @@ local function machine_of(args)
     cli.usage_error("--write-back and --no-cache: choose one")
   end
   local pol = m.policy
-  if not pol:match("%.lua$") then
-    local known = { lru = true, lfu = true, fifo = true, lifo = true, clock = true, random = true }
-    if not known[pol] then
-      cli.usage_error(("--policy: unknown policy '%s' (lru, lfu, fifo, lifo, clock, random or FILE.lua)")
-        :format(pol))
-    end
-  else
+  if pol:match("%.lua$") then
     local f = io.open(pol, "r")
     if not f then cli.usage_error(("--policy: cannot open '%s'"):format(pol)) end
     f:close()
+  elseif not m.cache then
+    m.policy = nil
+  else
+    local ok = require("retrace.cache").resolve_policy(pol)
+    if not ok then
+      cli.usage_error(("--policy: unknown policy '%s' (lru, lfu, fifo, lifo, clock, random, mru, plru or FILE.lua)")
+        :format(pol))
+    end
   end
   return m
 end
@@ -92,7 +94,8 @@ return {
     p:option("--line", "line size in words (power of two, at most the cache size)",
       tostring(shmap.defaults.line))
     p:option("--ways", "associativity (default: fully associative)")
-    p:option("--policy", "lru|lfu|fifo|lifo|clock|random or a FILE.lua policy", shmap.defaults.policy)
+    p:option("--policy", "lru|lfu|fifo|lifo|clock|random, a shipped Lua policy (mru, plru) or FILE.lua",
+      shmap.defaults.policy)
     p:option("--seed", "seed of the random policy", tostring(shmap.defaults.seed))
     p:flag("--write-back", "write-back-write-allocate (default: write-through-no-write-allocate)")
     p:flag("--no-cache", "no caches: count loads and stores only")

@@ -24,22 +24,10 @@ function M.open(path)
   return core.open(path)
 end
 
--- A policy option: a built-in name, a policy value, or a FILE.lua returning one.
-local function resolve_policy(p)
-  if type(p) == "string" and p:match("%.lua$") then
-    local chunk, err = loadfile(p)
-    if not chunk then return nil, err end
-    local ok, v = pcall(chunk)
-    if not ok then return nil, p .. ": " .. tostring(v) end
-    if v == nil then return nil, p .. ": the file returns no policy" end
-    return v
-  end
-  return p
-end
-
 --- A simulation. opts: trace (a path or an opened trace), pes, caches,
--- cache_size, line, ways (0: fully associative), policy (name, policy value or
--- FILE.lua), seed, write_back, cache (false: no cache). Returns the simulation,
+-- cache_size, line, ways (0: fully associative), policy (a built-in name, a
+-- shipped Lua policy such as "mru" or "plru", a FILE.lua, or a value made by
+-- retrace.cache.policy{...}; see retrace.cache), seed, write_back, cache (false: no cache). Returns the simulation,
 -- or nil and a message when the trace or an option is bad.
 function M.sim(opts)
   assert(type(opts) == "table", "shmap.sim: an options table expected")
@@ -59,9 +47,11 @@ function M.sim(opts)
       o[k] = v
     end
   end
-  local pol, err = resolve_policy(o.policy)
-  if pol == nil then return nil, err end
-  o.policy = pol
+  if o.cache then
+    local pol, err = require("retrace.cache").resolve_policy(o.policy)
+    if pol == nil then return nil, err end
+    o.policy = pol
+  end
   return core.new_sim(trace, o)
 end
 

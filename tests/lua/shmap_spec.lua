@@ -145,7 +145,7 @@ describe("retrace.shmap.sim", function()
       { { line = 3 }, "line: 3 words is not a power of two" },
       { { cache_size = 4, line = 8 }, "line: 8 words is larger than the cache (4 words)" },
       { { cache_size = 16, line = 4, ways = 8 }, "ways: 8 is not a power of two between 1 and 4 (cache size / line)" },
-      { { policy = "mru-ish" }, "policy: unknown policy 'mru-ish'" },
+      { { policy = "mru-ish" }, "policy: unknown 'mru-ish' (built-ins: lru lfu fifo lifo clock random; shipped: mru plru lua_lru; or FILE.lua)" },
     }
     for _, c in ipairs(cases) do
       c[1].trace = fixture("machine.shm")
@@ -158,6 +158,33 @@ describe("retrace.shmap.sim", function()
     local sim, err = shmap.sim{ trace = "/nonexistent.shm" }
     assert.is_nil(sim)
     assert.matches("nonexistent", err)
+  end)
+
+  it("runs Lua policies through the same engine", function()
+    local function counts(policy, pes, caches)
+      local sim = assert(shmap.sim{ trace = fixture("policy.shm"), cache_size = 4, line = 1,
+                                    policy = policy, pes = pes, caches = caches })
+      sim:run()
+      local c = sim:stats().caches[1]
+      return { c.hits, c.misses }
+    end
+    -- the Lua LRU gives the C LRU's counts (3 hits, 11 misses by hand)
+    assert.are.same({ 3, 11 }, counts("lua_lru"))
+    -- MRU by hand: 5 evicts 1 (used at 6), 2 hits, 6 evicts 2, 1 evicts 6,
+    -- 3 5 4 hit, 2 evicts 4: 6 hits, 8 misses
+    assert.are.same({ 6, 8 }, counts("mru"))
+    -- a policy value made in the script: always evict way 1 (ways count from 1)
+    local cache = require "retrace.cache"
+    local first = cache.policy{ name = "first", victim = function() return 1 end }
+    -- fills 1 2 3 4; 1 1 hit; 5 6 1 3 5 4 2 then replace way 1 except 2 (way 2), 3 (way 3), 4 (way 4)
+    -- 5 m, 2 h, 6 m, 1 m, 3 h, 5 m, 4 h, 2 h: 6 hits, 8 misses
+    assert.are.same({ 6, 8 }, counts(first))
+    -- the machine trace with a Lua LRU on two caches equals the C LRU
+    local a = assert(shmap.sim{ trace = fixture("machine.shm"), pes = 4, caches = 2, cache_size = 16,
+                                line = 4, policy = "lua_lru" })
+    a:run()
+    assert.are.same({ 14, 2 }, { a:stats().caches[1].hits, a:stats().caches[1].misses })
+    assert.are.same({ 13, 3 }, { a:stats().caches[2].hits, a:stats().caches[2].misses })
   end)
 
   it("keeps the trace alive and closed objects refuse use", function()
@@ -205,6 +232,23 @@ describe("retrace shmap", function()
     assert.are.equal(14, a.caches[1].hits + a.caches[1].misses)
   end)
 
+  it("takes a policy from a FILE.lua", function()
+    local pf = h.temp_file([[
+local cache = require "retrace.cache"
+return cache.policy{ name = "first", victim = function() return 1 end }
+]], ".lua")
+    local j = json(fixture("policy.shm"), "--cache-size", "4", "--line", "1", "--policy", pf, "--json")
+    assert.are.same({ 6, 8 }, { j.caches[1].hits, j.caches[1].misses })
+    local j2 = json(fixture("policy.shm"), "--cache-size", "4", "--line", "1", "--policy", "mru", "--json")
+    assert.are.same({ 6, 8 }, { j2.caches[1].hits, j2.caches[1].misses })
+    local bad = h.temp_file("return 42\n", ".lua")
+    local code, _, err = h.retrace("shmap", fixture("policy.shm"), "--policy", bad)
+    assert.are.equal(1, code)
+    assert.matches("a policy file must return a policy table", err, 1, true)
+    os.remove(pf)
+    os.remove(bad)
+  end)
+
   it("counts stores under write-back and nothing without a cache", function()
     local p = h.temp_file("0 1 8 1\n1 1 1 8 1 1 1.0\n2 1 1 8 1 1 2.0\n")
     local wt = json(p, "--cache-size", "16", "--line", "4", "--json")
@@ -238,6 +282,7 @@ describe("retrace shmap", function()
       { { "--cache-size", "8", "--line", "16" }, "--line: 16 words is larger than the cache (8 words)" },
       { { "--ways", "3" }, "--ways: 3 is not a power of two between 1 and 256 (cache size / line)" },
       { { "--policy", "belady" }, "--policy: unknown policy 'belady'" },
+      { { "--policy", "mru-ish" }, "--policy: unknown policy 'mru-ish'" },
       { { "--policy", "/nonexistent.lua" }, "--policy: cannot open '/nonexistent.lua'" },
       { { "--pes", "two" }, "--pes: 'two' is not an integer" },
       { { "--write-back", "--no-cache" }, "--write-back and --no-cache: choose one" },
