@@ -217,6 +217,25 @@ describe("retrace shmap", function()
     assert.are.equal(27, j.totals.hits)
   end)
 
+  it("runs three parallel groups of column updates on 3 PEs and on 2", function()
+    -- 100 x 100 matrix: column c starts at word 100(c-1), so rows 17..32 of
+    -- column 1 are line 1 (words 16..31) but of column 2 words 116..131, lines 7
+    -- and 8 (lines of 16). One shared cache of 8 lines, 3 PEs: step 2 flops;
+    -- step 3 PE 0 misses line 0 then 15 hits, PEs 1 and 2 hit 16 times; step 4
+    -- PE 0 line 1 (1 miss), PE 1 lines 7-8 and PE 2 lines 13-14 (2 misses each)
+    local j = json(fixture("three_groups.shm"), "--pes", "3", "--caches", "1", "--cache-size", "128",
+      "--line", "16", "--json")
+    assert.are.equal(1 + 4, j.steps)
+    assert.are.same({ 90, 6 }, { j.caches[1].hits, j.caches[1].misses })
+    for i = 1, 3 do
+      assert.are.same({ 32, 16, 16 }, { j.pes[i].loads, j.pes[i].stores, j.pes[i].flops })
+    end
+    -- 2 PEs: the third group waits for PE 0: 1 + 4 + 4 steps; PE 1 idle at the end
+    local j2 = json(fixture("three_groups.shm"), "--pes", "2", "--no-cache", "--json")
+    assert.are.equal(9, j2.steps)
+    assert.are.same({ 64, 32 }, { j2.pes[1].loads, j2.pes[2].loads })
+  end)
+
   it("gives every built-in policy's hand-computed counts", function()
     local want = { lru = { 3, 11 }, lfu = { 5, 9 }, fifo = { 4, 10 }, lifo = { 6, 8 }, clock = { 4, 10 } }
     for pol, hm in pairs(want) do
