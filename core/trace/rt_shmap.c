@@ -173,7 +173,14 @@ static int field(rt_shmap *r, int op, const char *name, int real, long *iv, doub
         return fail(r, err, lineno(r), "%s event: missing field %s", op_name(op), name);
     if (st != RT_OK)
         return st;
-    int ok = real ? rt_span_double(t, dv) : rt_span_long(t, iv);
+    int ok;
+    long whole;
+    if (real && t.n <= 15 && rt_span_long(t, &whole)) { /* an integer time stamp: exact, no strtod */
+        *dv = (double)whole;
+        ok = 1;
+    } else {
+        ok = real ? rt_span_double(t, dv) : rt_span_long(t, iv);
+    }
     if (!ok) {
         char tokbuf[64];
         size_t n = t.n < sizeof tokbuf - 4 ? t.n : sizeof tokbuf - 4;
