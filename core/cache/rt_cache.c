@@ -7,8 +7,20 @@
 
 #include "rt_linemap.h"
 
+#if defined(__GNUC__)
+#define RT_HOT_INLINE inline __attribute__((always_inline))
+#define RT_COLD __attribute__((noinline))
+#else
+#define RT_HOT_INLINE inline
+#define RT_COLD
+#endif
+
 /* Above this associativity a hash index replaces the linear scan of a set. */
 #define RT_CACHE_SCAN_WAYS 16
+
+/* What a hit or a fill does to the way's word, for the built-in policies (no
+ * indirect call on the hot path); TOUCH_HOOK calls the policy's hook. */
+enum { TOUCH_HOOK, TOUCH_NONE, TOUCH_STAMP, TOUCH_ONE, TOUCH_INC };
 
 struct rt_cache {
     rt_cache_config cfg;      /* ways filled in */
@@ -24,7 +36,9 @@ struct rt_cache {
     int indexed;              /* lookups go through `index` */
     rt_linemap index;         /* line -> slot (set * ways + way) when indexed */
     uint64_t clock;           /* lookups so far */
-    rt_cache_stats st;
+    int hit_kind, fill_kind;  /* TOUCH_*: the built-ins' hit/fill done inline */
+    uint64_t count[2][2];     /* lookups by [is_write][hit] */
+    rt_cache_stats st;        /* the other counters; the rest derived from count */
     rt_err err;               /* last policy failure */
 };
 
@@ -137,6 +151,20 @@ int rt_cache_new(const rt_cache_config *cfg, rt_cache **out, rt_err *err)
     c->cfg.ways = ways;
     c->cfg.policy = ops;
     c->ops = ops;
+    c->hit_kind = !ops->hit ? TOUCH_NONE : TOUCH_HOOK;
+    c->fill_kind = !ops->fill ? TOUCH_NONE : TOUCH_HOOK;
+    if (ops == &rt_policy_lru) {
+        c->hit_kind = TOUCH_STAMP;
+        c->fill_kind = TOUCH_STAMP;
+    } else if (ops == &rt_policy_lfu) {
+        c->hit_kind = TOUCH_INC;
+        c->fill_kind = TOUCH_ONE;
+    } else if (ops == &rt_policy_fifo || ops == &rt_policy_lifo) {
+        c->fill_kind = TOUCH_STAMP;
+    } else if (ops == &rt_policy_clock) {
+        c->hit_kind = TOUCH_ONE;
+        c->fill_kind = TOUCH_ONE;
+    }
     c->line_shift = log2u(cfg->line);
     c->ways = (uint32_t)ways;
     c->sets = (uint32_t)(nlines / ways);
@@ -193,78 +221,79 @@ void rt_cache_free(rt_cache *c)
     free(c);
 }
 
-static inline int find_way(const rt_cache *c, uint64_t line, uint32_t set)
+static RT_HOT_INLINE int find_way(const rt_cache *c, uint64_t line, uint32_t set)
 {
     if (c->indexed) {
         int64_t slot = rt_linemap_get(&c->index, line);
         return slot < 0 ? -1 : (int)(slot - (int64_t)set * c->ways);
     }
+    /* empty ways hold UINT64_MAX, never a line; a set holds a line at most once */
     const uint64_t *ln = c->lines + (uint64_t)set * c->ways;
-    uint32_t n = c->used[set];
-    for (uint32_t w = 0; w < n; w++)
+    if (c->ways == 8 || c->ways == 4) {
+        /* without early exits: no mispredicted branch per way */
+        unsigned m = 0;
+        for (unsigned w = 0; w < 4; w++)
+            m |= (unsigned)(ln[w] == line) << w;
+        if (c->ways == 8)
+            for (unsigned w = 4; w < 8; w++)
+                m |= (unsigned)(ln[w] == line) << w;
+        return m ? __builtin_ctz(m) : -1;
+    }
+    for (uint32_t w = 0; w < c->ways; w++)
         if (ln[w] == line)
             return (int)w;
     return -1;
 }
 
-int rt_cache_access(rt_cache *c, uint64_t addr, int is_write, rt_cache_result *res)
+typedef int (*touch_fn)(void *ud, rt_policy_set *s, unsigned way, uint64_t now);
+
+static inline int touch(rt_cache *c, int kind, touch_fn fn, uint32_t set, unsigned way,
+                        uint64_t now)
 {
-    if (is_write && !c->cfg.write_back) {
-        c->st.bypassed_writes++;
-        if (res) {
-            memset(res, 0, sizeof *res);
-            res->bypassed = 1;
-            res->line = addr >> c->line_shift;
-            res->set = (uint32_t)(res->line & c->set_mask);
-        }
-        return RT_OK;
+    /* the built-ins keep one word per way */
+#define WORD c->way_data[(uint64_t)set * c->ways + way]
+    switch (kind) {
+    case TOUCH_NONE: return RT_OK;
+    case TOUCH_STAMP: WORD = now; return RT_OK;
+    case TOUCH_ONE: WORD = 1; return RT_OK;
+    case TOUCH_INC: WORD++; return RT_OK;
+#undef WORD
+    default: {
+        rt_policy_set s;
+        view(c, set, &s);
+        return fn(c->cfg.policy_ud, &s, way, now);
     }
-    uint64_t now = ++c->clock;
-    uint64_t line = addr >> c->line_shift;
-    uint32_t set = (uint32_t)(line & c->set_mask);
+    }
+}
+
+static void fill_result(rt_cache_result *res, int hit, uint64_t line, uint32_t set, unsigned way,
+                        int evicted, uint64_t old, int wb)
+{
+    res->hit = hit;
+    res->bypassed = 0;
+    res->line = line;
+    res->set = set;
+    res->way = way;
+    res->evicted = evicted;
+    res->evicted_line = old;
+    res->writeback = wb;
+}
+
+/* the miss path, out of line so the hit path stays small */
+static RT_COLD int miss(rt_cache *c, uint64_t line, uint32_t set, int is_write, uint64_t now,
+                rt_cache_result *res)
+{
     uint64_t base = (uint64_t)set * c->ways;
     const rt_policy_ops *ops = c->ops;
-    rt_policy_set s;
-    int st;
-    c->st.refs++;
-    if (is_write)
-        c->st.writes++;
-    else
-        c->st.reads++;
-    int w = find_way(c, line, set);
-    if (w >= 0) {
-        c->st.hits++;
-        if (is_write)
-            c->dirty[base + w] = 1;
-        if (ops->hit) {
-            view(c, set, &s);
-            if ((st = ops->hit(c->cfg.policy_ud, &s, (unsigned)w, now)) != RT_OK)
-                return st;
-        }
-        if (res) {
-            res->hit = 1;
-            res->bypassed = 0;
-            res->line = line;
-            res->set = set;
-            res->way = (uint32_t)w;
-            res->evicted = 0;
-            res->evicted_line = 0;
-            res->writeback = 0;
-        }
-        return RT_OK;
-    }
-    c->st.misses++;
-    if (is_write)
-        c->st.write_misses++;
-    else
-        c->st.read_misses++;
-    int evicted = 0, wb = 0;
+    int st, evicted = 0, wb = 0;
     uint64_t old = 0;
     unsigned way;
-    view(c, set, &s);
+    c->count[is_write][0]++;
     if (c->used[set] < c->ways) {
         way = c->used[set]++;
     } else {
+        rt_policy_set s;
+        view(c, set, &s);
         st = ops->victim(c->cfg.policy_ud, &s, now, &way);
         if (st != RT_OK)
             return st;
@@ -282,22 +311,66 @@ int rt_cache_access(rt_cache *c, uint64_t addr, int is_write, rt_cache_result *r
             rt_linemap_del(&c->index, old);
     }
     c->lines[base + way] = line;
-    c->dirty[base + way] = (uint8_t)(is_write != 0);
+    c->dirty[base + way] = (uint8_t)is_write;
     if (c->indexed && rt_linemap_put(&c->index, line, (uint32_t)(base + way), NULL) != RT_OK)
         return rt_err_set(&c->err, RT_ENOMEM, "cache: out of memory");
-    if (ops->fill && (st = ops->fill(c->cfg.policy_ud, &s, way, now)) != RT_OK)
+    if ((st = touch(c, c->fill_kind, ops->fill, set, way, now)) != RT_OK)
         return st;
-    if (res) {
-        res->hit = 0;
-        res->bypassed = 0;
-        res->line = line;
-        res->set = set;
-        res->way = way;
-        res->evicted = evicted;
-        res->evicted_line = old;
-        res->writeback = wb;
-    }
+    if (res)
+        fill_result(res, 0, line, set, way, evicted, old, wb);
     return RT_OK;
+}
+
+static RT_HOT_INLINE int access_one(rt_cache *c, uint64_t addr, int is_write, rt_cache_result *res)
+{
+    is_write = is_write != 0;
+    if (is_write && !c->cfg.write_back) {
+        c->st.bypassed_writes++;
+        if (res) {
+            memset(res, 0, sizeof *res);
+            res->bypassed = 1;
+            res->line = addr >> c->line_shift;
+            res->set = (uint32_t)(res->line & c->set_mask);
+        }
+        return RT_OK;
+    }
+    uint64_t now = ++c->clock;
+    uint64_t line = addr >> c->line_shift;
+    uint32_t set = (uint32_t)(line & c->set_mask);
+    int w = find_way(c, line, set);
+    if (w < 0)
+        return miss(c, line, set, is_write, now, res);
+    uint64_t slot = (uint64_t)set * c->ways + (unsigned)w;
+    c->count[is_write][1]++;
+    c->dirty[slot] |= (uint8_t)is_write;
+    if (c->hit_kind == TOUCH_STAMP) {
+        c->way_data[slot] = now;
+    } else {
+        int st = touch(c, c->hit_kind, c->ops->hit, set, (unsigned)w, now);
+        if (st != RT_OK)
+            return st;
+    }
+    if (res)
+        fill_result(res, 1, line, set, (unsigned)w, 0, 0, 0);
+    return RT_OK;
+}
+
+int rt_cache_access(rt_cache *c, uint64_t addr, int is_write, rt_cache_result *res)
+{
+    return access_one(c, addr, is_write, res);
+}
+
+int rt_cache_access_batch(rt_cache *c, const uint64_t *addr, const uint8_t *is_write, size_t n,
+                          size_t *done)
+{
+    size_t i = 0;
+    int st = RT_OK;
+    for (; i < n; i++)
+        if ((st = access_one(c, addr[i], is_write[i], NULL)) != RT_OK)
+            break;
+    if (done)
+        *done = i;
+    return st;
 }
 
 int rt_cache_access_range(rt_cache *c, uint64_t addr, uint64_t size, int is_write,
@@ -308,7 +381,7 @@ int rt_cache_access_range(rt_cache *c, uint64_t addr, uint64_t size, int is_writ
     if (last < first) /* wrapped past the top of the address space */
         last = UINT64_MAX >> c->line_shift;
     unsigned m = 0;
-    uint64_t before = c->st.misses;
+    uint64_t before = c->count[0][0] + c->count[1][0];
     for (uint64_t l = first;; l++) {
         int st = rt_cache_access(c, l << c->line_shift, is_write, NULL);
         if (st != RT_OK)
@@ -316,7 +389,7 @@ int rt_cache_access_range(rt_cache *c, uint64_t addr, uint64_t size, int is_writ
         if (l == last)
             break;
     }
-    m = (unsigned)(c->st.misses - before);
+    m = (unsigned)(c->count[0][0] + c->count[1][0] - before);
     if (misses)
         *misses = m;
     return RT_OK;
@@ -353,6 +426,7 @@ int rt_cache_invalidate(rt_cache *c)
 int rt_cache_reset(rt_cache *c)
 {
     memset(&c->st, 0, sizeof c->st);
+    memset(c->count, 0, sizeof c->count);
     c->clock = 0;
     rt_err_clear(&c->err);
     return init_sets(c);
@@ -360,7 +434,15 @@ int rt_cache_reset(rt_cache *c)
 
 const rt_cache_stats *rt_cache_stats_get(const rt_cache *c)
 {
-    return &c->st;
+    rt_cache_stats *s = (rt_cache_stats *)&c->st; /* derived fields are refreshed here */
+    s->read_misses = c->count[0][0];
+    s->write_misses = c->count[1][0];
+    s->reads = c->count[0][0] + c->count[0][1];
+    s->writes = c->count[1][0] + c->count[1][1];
+    s->hits = c->count[0][1] + c->count[1][1];
+    s->misses = s->read_misses + s->write_misses;
+    s->refs = s->reads + s->writes;
+    return s;
 }
 
 const rt_cache_config *rt_cache_config_get(const rt_cache *c)

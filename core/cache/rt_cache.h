@@ -149,6 +149,14 @@ void rt_cache_free(rt_cache *c);
 int rt_cache_access(rt_cache *c, uint64_t addr, int is_write, rt_cache_result *res);
 
 /*
+ * n lookups at once (addr[i], is_write[i]: 0 or 1), for long traces: the same
+ * as n calls of rt_cache_access without results. *done (may be NULL) is the
+ * number made; on a policy failure it is the index of the failing lookup.
+ */
+int rt_cache_access_batch(rt_cache *c, const uint64_t *addr, const uint8_t *is_write, size_t n,
+                          size_t *done);
+
+/*
  * Reference every line of [addr, addr + size) (size 0 counts as 1): the
  * Dinero IV convention, an access spanning k lines is k lookups. *misses (may
  * be NULL) receives the number of misses among them.

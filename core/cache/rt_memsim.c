@@ -84,63 +84,80 @@ int rt_memsim_run(rt_cache *c, rt_memtrace *t, const rt_memsim_opts *o, rt_memsi
         st = rt_err_set(err, RT_ENOMEM, "sweep: out of memory");
         goto done;
     }
-    rt_memref ref;
+    rt_memref batch[1024];
+    uint64_t addrs[1024];  /* single-line references gathered for rt_cache_access_batch */
+    uint8_t writes[1024];
+    size_t nb = 0, na = 0;
     uint64_t total = rt_memtrace_size(t);
     const int simple = !o->shadow && !o->sweep;
     for (;;) {
-        st = rt_memtrace_next(t, &ref, err);
+        st = rt_memtrace_read(t, batch, sizeof batch / sizeof batch[0], &nb, err);
         if (st != RT_OK)
             break;
-        res->records++;
-        if (o->progress && (res->records & ((1u << 20) - 1)) == 0)
+        uint64_t before = res->records;
+        res->records += nb;
+        if (o->progress && (before >> 20) != (res->records >> 20))
             o->progress(o->progress_ud, rt_memtrace_offset(t), total);
-        int is_write;
-        switch (ref.kind) {
-        case RT_REF_READ: is_write = 0; break;
-        case RT_REF_WRITE: is_write = 1; break;
-        case RT_REF_IFETCH:
-            res->ifetches++;
-            if (!o->unified) {
+        for (size_t i = 0; i < nb; i++) {
+            const rt_memref *ref = &batch[i];
+            int is_write;
+            switch (ref->kind) {
+            case RT_REF_READ: is_write = 0; break;
+            case RT_REF_WRITE: is_write = 1; break;
+            case RT_REF_IFETCH:
+                res->ifetches++;
+                if (!o->unified) {
+                    res->ignored++;
+                    continue;
+                }
+                is_write = 0;
+                break;
+            case RT_REF_FLUSH:
+            case RT_REF_INVALIDATE:
+                res->flushes++;
+                if (na && (st = rt_cache_access_batch(c, addrs, writes, na, NULL)) != RT_OK)
+                    goto fail_policy;
+                na = 0;
+                /* a flush writes dirty lines back; an invalidate discards them */
+                if (ref->kind == RT_REF_INVALIDATE)
+                    rt_cache_invalidate(c);
+                else if ((st = rt_cache_flush(c, 1)) != RT_OK)
+                    goto fail_policy;
+                if (o->shadow) {
+                    if (ref->kind == RT_REF_INVALIDATE)
+                        rt_cache_invalidate(o->shadow);
+                    else if ((st = rt_cache_flush(o->shadow, 1)) != RT_OK)
+                        goto fail_policy;
+                }
+                continue;
+            default:
                 res->ignored++;
                 continue;
             }
-            is_write = 0;
-            break;
-        case RT_REF_FLUSH:
-        case RT_REF_INVALIDATE:
-            res->flushes++;
-            /* a flush writes dirty lines back; an invalidate discards them */
-            if (ref.kind == RT_REF_INVALIDATE)
-                rt_cache_invalidate(c);
-            else if ((st = rt_cache_flush(c, 1)) != RT_OK)
-                goto fail_policy;
-            if (o->shadow) {
-                if (ref.kind == RT_REF_INVALIDATE)
-                    rt_cache_invalidate(o->shadow);
-                else if ((st = rt_cache_flush(o->shadow, 1)) != RT_OK)
-                    goto fail_policy;
+            uint64_t first = ref->addr >> r.shift;
+            uint64_t last = (ref->addr + ref->size - 1) >> r.shift;
+            if (last < first)
+                last = UINT64_MAX >> r.shift;
+            if (simple && first == last) {
+                /* the common case: gathered, then run in one call */
+                addrs[na] = ref->addr;
+                writes[na++] = (uint8_t)is_write;
+                continue;
             }
-            continue;
-        default:
-            res->ignored++;
-            continue;
-        }
-        uint64_t first = ref.addr >> r.shift;
-        uint64_t last = (ref.addr + ref.size - 1) >> r.shift;
-        if (last < first)
-            last = UINT64_MAX >> r.shift;
-        if (simple && first == last) {
-            /* the common case, kept tight */
-            if ((st = rt_cache_access(c, ref.addr, is_write, NULL)) != RT_OK)
+            /* keep the order: what was gathered goes first */
+            if (na && (st = rt_cache_access_batch(c, addrs, writes, na, NULL)) != RT_OK)
                 goto fail_policy;
-            continue;
+            na = 0;
+            for (uint64_t l = first;; l++) {
+                if ((st = line_ref(&r, l, is_write)) != RT_OK)
+                    goto done;
+                if (l == last)
+                    break;
+            }
         }
-        for (uint64_t l = first;; l++) {
-            if ((st = line_ref(&r, l, is_write)) != RT_OK)
-                goto done;
-            if (l == last)
-                break;
-        }
+        if (na && (st = rt_cache_access_batch(c, addrs, writes, na, NULL)) != RT_OK)
+            goto fail_policy;
+        na = 0;
     }
     if (st == RT_EEOF)
         st = RT_OK;

@@ -322,7 +322,9 @@ const char *rt_memfmt_name(int fmt)
 
 struct rt_memtrace {
     int fmt;
-    void *r;  /* the format's reader */
+    void *r;          /* the format's reader */
+    int pending;      /* status of an error met inside a batch, reported next */
+    rt_err pending_err;
 };
 
 rt_memtrace *rt_memtrace_open(const char *path, int fmt, rt_err *err)
@@ -333,6 +335,7 @@ rt_memtrace *rt_memtrace_open(const char *path, int fmt, rt_err *err)
         return NULL;
     }
     t->fmt = fmt;
+    t->pending = 0;
     switch (fmt) {
     case RT_MEMFMT_DIN: t->r = rt_din_open(path, err); break;
     case RT_MEMFMT_XDIN: t->r = rt_xdin_open(path, err); break;
@@ -351,12 +354,45 @@ rt_memtrace *rt_memtrace_open(const char *path, int fmt, rt_err *err)
 
 int rt_memtrace_next(rt_memtrace *t, rt_memref *ref, rt_err *err)
 {
+    if (t->pending) {
+        int st = t->pending;
+        t->pending = 0;
+        if (err)
+            *err = t->pending_err;
+        return st;
+    }
     switch (t->fmt) {
     case RT_MEMFMT_DIN: return rt_din_next(t->r, ref, err);
     case RT_MEMFMT_XDIN: return rt_xdin_next(t->r, ref, err);
     case RT_MEMFMT_LACKEY: return rt_lackey_next(t->r, ref, err);
     default: return rt_rtmb_next(t->r, ref, err);
     }
+}
+
+int rt_memtrace_read(rt_memtrace *t, rt_memref *out, size_t cap, size_t *n, rt_err *err)
+{
+    if (t->fmt == RT_MEMFMT_RTMB)
+        return rt_rtmb_read(t->r, out, cap, n, err);
+    *n = 0;
+    if (t->pending)
+        return rt_memtrace_next(t, out, err);
+    size_t k = 0;
+    int st = RT_OK;
+    while (k < cap) {
+        if (t->fmt == RT_MEMFMT_DIN)
+            st = rt_din_next(t->r, &out[k], k ? &t->pending_err : err);
+        else
+            st = rt_memtrace_next(t, &out[k], k ? &t->pending_err : err);
+        if (st != RT_OK)
+            break;
+        k++;
+    }
+    *n = k;
+    if (k == 0)
+        return st;
+    if (st != RT_OK && st != RT_EEOF)
+        t->pending = st; /* after the references before it */
+    return RT_OK;
 }
 
 void rt_memtrace_free(rt_memtrace *t)

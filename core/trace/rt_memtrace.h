@@ -17,6 +17,7 @@
 #ifndef RT_MEMTRACE_H
 #define RT_MEMTRACE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "rt_error.h"
@@ -62,12 +63,16 @@ void rt_lackey_free(rt_lackey *r);
  * Header, 16 bytes: the magic "RTMB\r\n\032\n", version (u16 little endian, 1),
  * flags (u16, 0), reserved (u32, 0). Then one record per reference:
  *   tag byte: bits 0-2 kind (rt_ref_kind), bit 3 set when a size follows,
- *             bits 4-7 zero;
+ *             bits 4-6 an address register r (0-7), bit 7 zero;
  *   [size: unsigned LEB128] when bit 3 is set; otherwise the previous
  *             record's size (1 before the first record);
- *   address delta from the previous record's address (0 before the first),
- *             zigzag-encoded signed LEB128.
- * A file ends after a whole record.
+ *   address: a signed delta from register r, zigzag-encoded LEB128; the
+ *             address is register r + delta, and becomes register r's new
+ *             value (all registers start at 0).
+ * The eight registers let interleaved streams (stack, heap, code, arrays) each
+ * keep small deltas: a typical record is two or three bytes. The writer picks
+ * the register nearest the address, or the least recently used one when none
+ * is near. A file ends after a whole record.
  */
 #define RT_RTMB_MAGIC "RTMB\r\n\032\n"
 #define RT_RTMB_VERSION 1
@@ -75,6 +80,10 @@ void rt_lackey_free(rt_lackey *r);
 typedef struct rt_rtmb rt_rtmb;
 rt_rtmb *rt_rtmb_open(const char *path, rt_err *err);
 int rt_rtmb_next(rt_rtmb *r, rt_memref *ref, rt_err *err);
+/* Up to cap references at once into out (*n of them). RT_OK with *n > 0, or
+ * RT_EEOF with *n == 0 at the end, or an error with *n == 0 (references before
+ * a malformed record are returned first; the error comes on the next call). */
+int rt_rtmb_read(rt_rtmb *r, rt_memref *out, size_t cap, size_t *n, rt_err *err);
 void rt_rtmb_free(rt_rtmb *r);
 /* Bytes consumed so far (the header included) and the file's size (0 when unknown). */
 uint64_t rt_rtmb_offset(const rt_rtmb *r);
@@ -105,6 +114,8 @@ const char *rt_memfmt_name(int fmt);
 typedef struct rt_memtrace rt_memtrace;
 rt_memtrace *rt_memtrace_open(const char *path, int fmt, rt_err *err);
 int rt_memtrace_next(rt_memtrace *t, rt_memref *ref, rt_err *err);
+/* Batch form of rt_memtrace_next, with rt_rtmb_read's contract. */
+int rt_memtrace_read(rt_memtrace *t, rt_memref *out, size_t cap, size_t *n, rt_err *err);
 void rt_memtrace_free(rt_memtrace *t);
 /* Bytes consumed so far and the file's size (0 when unknown), for progress bars. */
 uint64_t rt_memtrace_offset(const rt_memtrace *t);

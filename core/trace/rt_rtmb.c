@@ -24,7 +24,10 @@ struct rt_rtmb {
     uint64_t base;      /* file offset of buf[0] */
     uint64_t size;      /* file size (0 when unknown) */
     uint64_t record;    /* 1-based number of the record last read */
-    uint64_t addr, last_size;
+    uint64_t reg[8];    /* address registers */
+    uint64_t last_size;
+    int pending;        /* a decoding error to report on the next call */
+    rt_err pending_err;
 };
 
 void rt_rtmb_free(rt_rtmb *r)
@@ -109,12 +112,6 @@ rt_rtmb *rt_rtmb_open(const char *path, rt_err *err)
     return r;
 }
 
-static int truncated(rt_rtmb *r, rt_err *err)
-{
-    return rt_err_at(err, RT_EFORMAT, r->name, 0, "record %llu (byte %llu): truncated",
-                     (unsigned long long)r->record, (unsigned long long)(r->base + r->pos));
-}
-
 /* LEB128 at *p (bounded by end); 0 on overrun or more than 10 bytes */
 static inline int leb(const unsigned char **p, const unsigned char *end, uint64_t *out)
 {
@@ -135,40 +132,97 @@ static inline int leb(const unsigned char **p, const unsigned char *end, uint64_
     return 1;
 }
 
-int rt_rtmb_next(rt_rtmb *r, rt_memref *ref, rt_err *err)
+/* Decode one record at p (at least RTMB_MAX_RECORD bytes or the file's end
+ * before `end`). Returns the byte after it, or NULL with err filled. */
+static inline const unsigned char *decode(rt_rtmb *r, const unsigned char *p,
+                                          const unsigned char *end, rt_memref *ref, rt_err *err)
 {
-    if (r->fill - r->pos < RTMB_MAX_RECORD && !r->eof) {
-        int st = refill(r, err);
-        if (st != RT_OK)
-            return st;
-    }
-    if (r->pos == r->fill)
-        return RT_EEOF;
-    r->record++;
-    const unsigned char *p = r->buf + r->pos, *end = r->buf + r->fill;
+    const unsigned char *start = p;
     unsigned tag = *p++;
     unsigned kind = tag & 7;
-    if ((tag >> 4) != 0 || kind >= RT_REF_KINDS)
-        return rt_err_at(err, RT_EFORMAT, r->name, 0, "record %llu (byte %llu): tag: bad value 0x%02x",
-                         (unsigned long long)r->record, (unsigned long long)(r->base + r->pos), tag);
+    r->record++;
+    if ((tag & 0x80) || kind >= RT_REF_KINDS) {
+        rt_err_at(err, RT_EFORMAT, r->name, 0, "record %llu (byte %llu): tag: bad value 0x%02x",
+                  (unsigned long long)r->record,
+                  (unsigned long long)(r->base + (uint64_t)(start - r->buf)), tag);
+        return NULL;
+    }
     uint64_t size = r->last_size, delta;
     if (tag & 8) {
-        if (!leb(&p, end, &size))
-            return truncated(r, err);
-        if (size == 0)
-            return rt_err_at(err, RT_EFORMAT, r->name, 0, "record %llu (byte %llu): size: 0",
-                             (unsigned long long)r->record, (unsigned long long)(r->base + r->pos));
+        if (!leb(&p, end, &size) || size == 0) {
+            rt_err_at(err, RT_EFORMAT, r->name, 0, "record %llu (byte %llu): size: %s",
+                      (unsigned long long)r->record,
+                      (unsigned long long)(r->base + (uint64_t)(start - r->buf)),
+                      p == end ? "truncated" : "0");
+            return NULL;
+        }
     }
-    if (!leb(&p, end, &delta))
-        return truncated(r, err);
+    if (p < end && *p < 0x80) {
+        delta = *p++;
+    } else if (!leb(&p, end, &delta)) {
+        rt_err_at(err, RT_EFORMAT, r->name, 0, "record %llu (byte %llu): address: truncated",
+                  (unsigned long long)r->record,
+                  (unsigned long long)(r->base + (uint64_t)(start - r->buf)));
+        return NULL;
+    }
+    uint64_t *reg = &r->reg[(tag >> 4) & 7];
     /* zigzag: 0, -1, 1, -2, ... */
-    r->addr += (delta >> 1) ^ (0 - (delta & 1));
+    *reg += (delta >> 1) ^ (0 - (delta & 1));
     r->last_size = size;
-    r->pos = (size_t)(p - r->buf);
-    ref->addr = r->addr;
+    ref->addr = *reg;
     ref->size = size;
     ref->kind = (int)kind;
-    return RT_OK;
+    return p;
+}
+
+int rt_rtmb_read(rt_rtmb *r, rt_memref *out, size_t cap, size_t *n, rt_err *err)
+{
+    *n = 0;
+    if (r->pending) {
+        r->pending = 0;
+        if (err)
+            *err = r->pending_err;
+        return r->pending_err.status;
+    }
+    size_t k = 0;
+    int st = RT_OK;
+    while (k < cap) {
+        if (r->fill - r->pos < RTMB_MAX_RECORD && !r->eof && (st = refill(r, &r->pending_err)) != RT_OK)
+            break;
+        if (r->pos == r->fill)
+            break; /* end of file */
+        const unsigned char *p = r->buf + r->pos, *end = r->buf + r->fill;
+        /* records starting before limit lie whole in the buffer (or the file ends) */
+        const unsigned char *limit = r->eof ? end : end - RTMB_MAX_RECORD + 1;
+        while (k < cap && p < limit) {
+            const unsigned char *q = decode(r, p, end, &out[k], &r->pending_err);
+            if (!q) {
+                st = r->pending_err.status;
+                break;
+            }
+            p = q;
+            k++;
+        }
+        r->pos = (size_t)(p - r->buf);
+        if (st != RT_OK)
+            break;
+    }
+    if (st != RT_OK) {
+        if (k == 0) {
+            if (err)
+                *err = r->pending_err;
+            return st;
+        }
+        r->pending = 1; /* report it after the references before it */
+    }
+    *n = k;
+    return k ? RT_OK : RT_EEOF;
+}
+
+int rt_rtmb_next(rt_rtmb *r, rt_memref *ref, rt_err *err)
+{
+    size_t n;
+    return rt_rtmb_read(r, ref, 1, &n, err);
 }
 
 uint64_t rt_rtmb_offset(const rt_rtmb *r)
@@ -186,7 +240,10 @@ uint64_t rt_rtmb_size(const rt_rtmb *r)
 struct rt_rtmb_writer {
     FILE *fp;
     char *name;
-    uint64_t addr, size; /* previous record's */
+    uint64_t reg[8];     /* the address registers, as the reader will have them */
+    uint64_t used[8];    /* when each register was last used (for replacement) */
+    uint64_t records;
+    uint64_t size;       /* previous record's size */
 };
 
 rt_rtmb_writer *rt_rtmb_create(const char *path, rt_err *err)
@@ -230,16 +287,32 @@ int rt_rtmb_write(rt_rtmb_writer *w, const rt_memref *ref, rt_err *err)
         return rt_err_at(err, RT_EINVAL, w->name, 0, "record: kind %d size %llu cannot be written",
                          ref->kind, (unsigned long long)ref->size);
     unsigned char rec[RTMB_MAX_RECORD], *p = rec;
-    unsigned tag = (unsigned)ref->kind;
+    /* the register nearest the address; the least recently used when none is near */
+    unsigned best = 0, lru = 0;
+    uint64_t bestdist = UINT64_MAX;
+    for (unsigned k = 0; k < 8; k++) {
+        uint64_t d = ref->addr - w->reg[k];
+        uint64_t dist = (d >> 63) ? 0 - d : d;
+        if (dist < bestdist) {
+            bestdist = dist;
+            best = k;
+        }
+        if (w->used[k] < w->used[lru])
+            lru = k;
+    }
+    if (bestdist >= (1u << 20))
+        best = lru;
+    unsigned tag = (unsigned)ref->kind | best << 4;
     if (ref->size != w->size)
         tag |= 8;
     *p++ = (unsigned char)tag;
     if (tag & 8)
         p = put_leb(p, ref->size);
-    uint64_t d = ref->addr - w->addr; /* two's complement difference */
+    uint64_t d = ref->addr - w->reg[best]; /* two's complement difference */
     uint64_t zz = (d << 1) ^ (0 - (d >> 63));
     p = put_leb(p, zz);
-    w->addr = ref->addr;
+    w->reg[best] = ref->addr;
+    w->used[best] = ++w->records;
     w->size = ref->size;
     if (fwrite(rec, 1, (size_t)(p - rec), w->fp) != (size_t)(p - rec))
         return rt_err_at(err, RT_EIO, w->name, 0, "write error: %s", strerror(errno));
