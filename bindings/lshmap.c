@@ -427,6 +427,8 @@ static void deliver(lua_State *L, sim_box *b, int self)
 static uint64_t advance(lua_State *L, sim_box *b, uint64_t n)
 {
     rt_err err;
+    if (b->in_call)
+        luaL_error(L, "cannot step a SHMAP simulation from its own callback");
     uint64_t total = 0;
     while (!b->finished && (n == 0 || total < n)) {
         uint64_t want = b->subscribed ? 1 : (n ? n - total : 0), done;
