@@ -20,7 +20,7 @@ struct rt_sched {
     rt_shmap *trace;
     int npes;
     task *tasks;            /* one per PE */
-    task pending;           /* a sequential piece's task, read when the piece starts */
+    task pending;           /* a piece's first task, read when the piece starts (id -1: taken) */
     int piece;              /* PIECE_NONE: the current piece is finished (or none started) */
     int piece_left;         /* the current piece may still have tasks to hand out */
     int piece_parallel;     /* kind of the current (or last) piece */
@@ -85,7 +85,9 @@ static void task_swap(task *a, task *b)
     *b = x;
 }
 
-static int is_marker(int op) { return op >= RT_SHM_PAR_START; }
+/* Markers (6-9) and matrix definitions (0) are not events: the definitions were
+ * all taken in the first pass, before the run, so they make no task and no step. */
+static int is_event(int op) { return op != RT_SHM_DEFINE && op < RT_SHM_PAR_START; }
 
 /* Read the events of a group (its start already read) into t. */
 static int read_group(rt_sched *s, task *t, rt_err *err)
@@ -99,6 +101,8 @@ static int read_group(rt_sched *s, task *t, rt_err *err)
             return st;
         if (ev.op == RT_SHM_GROUP_END)
             break;
+        if (!is_event(ev.op))
+            continue; /* a definition inside the group */
         if (task_push(t, &ev) != RT_OK)
             return rt_err_set(err, RT_ENOMEM, "out of memory");
     }
@@ -107,13 +111,14 @@ static int read_group(rt_sched *s, task *t, rt_err *err)
 }
 
 /* Make t the task that starts with record ev: a group (read to its end) or a
- * lone event. t->n stays 0 for an empty group (or a stray marker). */
+ * lone event. t->n stays 0 for what is no task: a group without events, a
+ * definition (or a stray marker, impossible after a valid first pass). */
 static int fill_task(rt_sched *s, task *t, const rt_shmap_event *ev, rt_err *err)
 {
     if (ev->op == RT_SHM_GROUP_START)
         return read_group(s, t, err);
-    if (is_marker(ev->op))
-        return RT_OK; /* unreachable after a valid first pass */
+    if (!is_event(ev->op))
+        return RT_OK;
     if (task_push(t, ev) != RT_OK)
         return rt_err_set(err, RT_ENOMEM, "out of memory");
     task_seal(t);
@@ -142,7 +147,7 @@ static int read_task_in_section(rt_sched *s, task *t, int *ended, rt_err *err)
         if ((st = fill_task(s, t, &ev, err)) != RT_OK)
             return st;
         if (t->n == 0)
-            continue; /* an empty group is no task */
+            continue; /* no task: an empty group or a definition */
         t->id = s->next_task++;
         return RT_OK;
     }
@@ -160,19 +165,24 @@ static int start_piece(rt_sched *s, rt_err *err)
         }
         if (st != RT_OK)
             return st;
+        task *t = &s->pending;
+        task_clear(t);
         if (ev.op == RT_SHM_PAR_START) {
+            int ended;
+            if ((st = read_task_in_section(s, t, &ended, err)) != RT_OK)
+                return st;
+            if (ended)
+                continue; /* a section without tasks is no piece */
             s->piece = PIECE_PAR;
             s->piece_parallel = 1;
             s->piece_left = 1;
             s->piece_no++;
             return RT_OK;
         }
-        task *t = &s->pending;
-        task_clear(t);
         if ((st = fill_task(s, t, &ev, err)) != RT_OK)
             return st;
         if (t->n == 0)
-            continue; /* an empty group is no task */
+            continue; /* no task: an empty group or a definition */
         t->id = s->next_task++;
         s->piece = PIECE_SEQ;
         s->piece_parallel = 0;
@@ -188,9 +198,11 @@ static int take_task(rt_sched *s, int p, rt_err *err)
     task *t = &s->tasks[p];
     if (!s->piece_left)
         return RT_OK;
-    if (s->piece == PIECE_SEQ) {
+    if (s->pending.id >= 0) { /* the piece's first task, read when it started */
         task_swap(t, &s->pending);
-        s->piece_left = 0;
+        task_clear(&s->pending);
+        if (s->piece == PIECE_SEQ)
+            s->piece_left = 0;
         return RT_OK;
     }
     int ended;

@@ -1,10 +1,13 @@
 /*
  * rt_sched.h - SHMAP's pool -> task -> trace hierarchy and its PE scheduler.
  *
- * A task is one event outside any group, or all the events of one group
- * (markers are not events). A piece of work is one task outside any parallel
- * section (sequential) or all the tasks of one parallel section (parallel).
- * Pieces run in file order, each after the previous one has finished.
+ * A task is one event outside any group, or all the events of one group.
+ * Markers (opcodes 6-9) are not events, and neither are matrix definitions
+ * (opcode 0): the reader's first pass takes them all before the run starts, so
+ * wherever they stand, even inside a group, they make no task and use no step.
+ * A piece of work is one task outside any parallel section (sequential) or all
+ * the tasks of one parallel section (parallel); a section without tasks is no
+ * piece. Pieces run in file order, each after the previous one has finished.
  *
  * Time advances in steps. At the start of a step every idle PE, lowest number
  * first, takes the next task of the current piece if one is left; then every PE
@@ -55,7 +58,8 @@ int rt_sched_active(const rt_sched *s);
 /* Task pe worked on in the last step (0-based in file order), or -1 when idle. */
 int64_t rt_sched_task(const rt_sched *s, int pe);
 
-/* Steps run so far; the current piece (0-based, -1 before the first) and whether it is parallel. */
+/* Steps run so far; the current piece (0-based over the pieces that have tasks,
+ * -1 before the first) and whether it is parallel. */
 uint64_t rt_sched_steps(const rt_sched *s);
 int64_t rt_sched_piece(const rt_sched *s);
 int rt_sched_piece_parallel(const rt_sched *s);

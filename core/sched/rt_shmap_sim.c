@@ -261,7 +261,7 @@ static int execute(rt_shmap_sim *s, int p, const rt_shmap_event *ev, rt_err *err
         pe->info = s->info[p].p;
         pe->info_matrix = ev->matrix;
         return RT_OK;
-    default: /* a definition: known since the first pass */
+    default: /* unreachable: definitions and markers are not events */
         return RT_OK;
     }
 }

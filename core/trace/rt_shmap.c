@@ -417,6 +417,8 @@ static int account(rt_shmap *r, const rt_shmap_event *ev, rt_err *err)
     case RT_SHM_FLOPS:
         in->flops += ev->flops;
         break;
+    case RT_SHM_DEFINE: /* taken here, not an event of the run */
+        return RT_OK;
     default:
         break;
     }

@@ -39,7 +39,8 @@ typedef enum {
     RT_SHM_GROUP_END = 9
 } rt_shmap_op;
 
-/* One record. Opcodes 6-9 are markers; every other record is an event. */
+/* One record. Opcodes 6-9 are markers and opcode 0 defines a matrix; the
+ * others (1-5) are the events a PE executes. */
 typedef struct rt_shmap_event {
     int op;                 /* rt_shmap_op */
     int matrix;             /* index into the matrix table (0-based, increasing ID), -1 for markers */
@@ -61,7 +62,7 @@ typedef struct rt_shmap_matrix {
 /* What the first pass found. */
 typedef struct rt_shmap_info {
     uint64_t records;       /* every record, markers included */
-    uint64_t events;        /* records that are not markers (opcodes 0-5) */
+    uint64_t events;        /* events of the run: records other than markers and definitions (opcodes 1-5) */
     uint64_t loads, stores; /* load / store events */
     uint64_t load_elements, store_elements; /* elements those events touch */
     int64_t flops;          /* sum of the flops events */

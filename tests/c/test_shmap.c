@@ -36,7 +36,8 @@ static void test_records(void **state)
     assert_non_null(r);
     const rt_shmap_info *in = rt_shmap_get_info(r);
     assert_int_equal(in->records, 11);
-    assert_int_equal(in->events, 7);
+    /* 2 info, 1 flops, 1 load, 1 store; definitions and markers are not events */
+    assert_int_equal(in->events, 5);
     assert_int_equal(in->loads, 1);
     assert_int_equal(in->stores, 1);
     assert_int_equal(in->load_elements, 8);
@@ -232,60 +233,115 @@ static void run_sched(const char *file, int pes, char *out, size_t cap, uint64_t
     rt_shmap_free(r);
 }
 
-static void test_sched_groups(void **state)
+/*
+ * Who runs what, step by step, on hand-worked traces; each step as "PE@line".
+ *
+ * sched_groups.shm: the definition (line 1) is no step. 2 PEs, 3 tasks in the
+ * section (the group 4-6, the lone event 8, the group 10-11): PE 0 takes 4-6
+ * and PE 1 takes 8; PE 1, idle after step 1, takes 10-11 at step 2; both end
+ * at step 3; then the store of line 14 alone on PE 0. With 4 PEs PE 3 finds no
+ * task and the barrier holds the store until PE 0 ends; with 1 PE every event
+ * runs in file order.
+ *
+ * sched_seq.shm: the definition is no step; a group outside any section is one
+ * sequential task on PE 0 (the load of line 3, the flops of line 4); the empty
+ * group and the empty section are no work; a record may span lines.
+ *
+ * sched_defs.shm: definitions everywhere. In the first section (lines 1-14)
+ * the group 3-8 holds the loads 5 and 7 (definitions 4 and 6 skipped): task
+ * 0; the load 10 (after the definition 9) is task 1; the group 11-13 holds
+ * only a definition: no task. The section 15-20 holds only definitions: no
+ * piece; the definition 21 neither. The store 22 is task 2, the sequential
+ * piece 1. On 2 PEs tasks 0 and 1 run side by side, then the rest of task 0,
+ * then the store.
+ */
+static void test_sched_runs(void **state)
 {
     (void)state;
-    char out[1024];
-    uint64_t steps;
-    /* 2 PEs, 3 tasks in the section (a 3-event group, a lone event, a 2-event group) */
-    run_sched("sched_groups.shm", 2, out, sizeof out, &steps);
-    assert_string_equal(out, "0@1 | 0@4 1@8 | 0@5 1@10 | 0@6 1@11 | 0@14");
-    assert_int_equal(steps, 5);
-    /* 4 PEs: PE 3 finds no task; the barrier holds the last store until PE 0 ends */
-    run_sched("sched_groups.shm", 4, out, sizeof out, &steps);
-    assert_string_equal(out, "0@1 | 0@4 1@8 2@10 | 0@5 2@11 | 0@6 | 0@14");
-    /* 1 PE: everything in file order */
-    run_sched("sched_groups.shm", 1, out, sizeof out, &steps);
-    assert_string_equal(out, "0@1 | 0@4 | 0@5 | 0@6 | 0@8 | 0@10 | 0@11 | 0@14");
-    assert_int_equal(steps, 8);
+    static const struct {
+        const char *file;
+        int pes;
+        const char *want;
+        uint64_t steps;
+    } cases[] = {
+        {"sched_groups.shm", 2, "0@4 1@8 | 0@5 1@10 | 0@6 1@11 | 0@14", 4},
+        {"sched_groups.shm", 4, "0@4 1@8 2@10 | 0@5 2@11 | 0@6 | 0@14", 4},
+        {"sched_groups.shm", 1, "0@4 | 0@5 | 0@6 | 0@8 | 0@10 | 0@11 | 0@14", 7},
+        {"sched_seq.shm", 4, "0@3 | 0@4 | 0@10", 3},
+        {"sched_defs.shm", 2, "0@5 1@10 | 0@7 | 0@22", 3},
+        {"sched_defs.shm", 1, "0@5 | 0@7 | 0@10 | 0@22", 4},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char out[1024];
+        uint64_t steps;
+        run_sched(cases[i].file, cases[i].pes, out, sizeof out, &steps);
+        if (strcmp(out, cases[i].want) != 0 || steps != cases[i].steps)
+            fail_msg("%s on %d PEs: got '%s' (%llu steps), want '%s' (%llu)", cases[i].file,
+                     cases[i].pes, out, (unsigned long long)steps, cases[i].want,
+                     (unsigned long long)cases[i].steps);
+    }
 }
 
-static void test_sched_sequential(void **state)
+/* Step r's scheduler on pes PEs to the end: want[k] = task of PE 0, task of
+ * PE 1, piece, parallel at step k+1 (nsteps steps). */
+static void check_tasks(rt_shmap *r, int pes, const int64_t (*want)[4], int nsteps)
 {
-    (void)state;
-    char out[1024];
-    uint64_t steps;
-    /* a group outside any section is one sequential task on PE 0; the empty group
-     * and the empty section are no work; a record may span lines */
-    run_sched("sched_seq.shm", 4, out, sizeof out, &steps);
-    assert_string_equal(out, "0@1 | 0@3 | 0@4 | 0@10");
-    assert_int_equal(steps, 4);
+    rt_err e;
+    rt_sched *s = rt_sched_new(r, pes, &e);
+    assert_non_null(s);
+    for (int k = 0; k < nsteps; k++) {
+        assert_int_equal(rt_sched_step(s, &e), RT_OK);
+        assert_int_equal(rt_sched_task(s, 0), want[k][0]);
+        assert_int_equal(rt_sched_task(s, 1), want[k][1]);
+        assert_int_equal(rt_sched_piece(s), want[k][2]);
+        assert_int_equal(rt_sched_piece_parallel(s), want[k][3]);
+    }
+    assert_int_equal(rt_sched_step(s, &e), RT_EEOF);
+    assert_int_equal(rt_sched_steps(s), (uint64_t)nsteps);
+    rt_sched_free(s);
 }
 
 static void test_sched_tasks(void **state)
 {
     (void)state;
-    /* 5 lone events in a section on 2 PEs: tasks 1,2 then 3,4 then 5 */
+    /* 5 lone events in a section on 2 PEs (the definition is no task): tasks
+     * 0,1 then 2,3 then 4, all in piece 0 */
     char *path = write_temp("0 1 4 4\n6\n1 1 1 1 1 1 0\n1 1 2 2 1 1 0\n1 1 3 3 1 1 0\n"
                             "1 1 4 4 1 1 0\n2 1 1 1 1 1 0\n7\n");
     rt_err e;
     rt_shmap *r = rt_shmap_open(path, &e);
     assert_non_null(r);
-    rt_sched *s = rt_sched_new(r, 2, &e);
-    assert_non_null(s);
-    int64_t want[4][2] = {{0, -1}, {1, 2}, {3, 4}, {5, -1}};
-    for (int k = 0; k < 4; k++) {
-        assert_int_equal(rt_sched_step(s, &e), RT_OK);
-        assert_int_equal(rt_sched_task(s, 0), want[k][0]);
-        assert_int_equal(rt_sched_task(s, 1), want[k][1]);
-        assert_int_equal(rt_sched_piece_parallel(s), k > 0);
-        assert_int_equal(rt_sched_piece(s), k > 0);
-    }
-    assert_int_equal(rt_sched_step(s, &e), RT_EEOF);
-    rt_sched_free(s);
+    static const int64_t five[3][4] = {{0, 1, 0, 1}, {2, 3, 0, 1}, {4, -1, 0, 1}};
+    check_tasks(r, 2, five, 3);
     assert_null(rt_sched_new(r, 0, &e));
     assert_string_equal(e.msg, "pes: 0 is outside 1..256");
     assert_null(rt_sched_new(r, 257, &e));
+    rt_shmap_free(r);
+    unlink(path);
+    free(path);
+
+    /* sched_defs.shm (see test_sched_runs) on 2 PEs: tasks and pieces per step */
+    char fix[512];
+    snprintf(fix, sizeof fix, "%s/shmap/sched_defs.shm", RETRACE_FIXTURES);
+    r = rt_shmap_open(fix, &e);
+    assert_non_null(r);
+    assert_int_equal(rt_shmap_matrix_count(r), 8);
+    assert_int_equal(rt_shmap_get_info(r)->events, 4);
+    static const int64_t defs[3][4] = {{0, 1, 0, 1}, {0, -1, 0, 1}, {2, -1, 1, 0}};
+    check_tasks(r, 2, defs, 3);
+    rt_shmap_free(r);
+
+    /* a trace of definitions only (one in a group, one in a section) has no step */
+    path = write_temp("0 1 4 4\n8 g\n0 2 1 1\n9\n6\n0 3 1 1\n7\n");
+    r = rt_shmap_open(path, &e);
+    assert_non_null(r);
+    assert_int_equal(rt_shmap_get_info(r)->events, 0);
+    check_tasks(r, 4, NULL, 0);
+    rt_sched *s = rt_sched_new(r, 4, &e);
+    assert_non_null(s);
+    assert_int_equal(rt_sched_step(s, &e), RT_EEOF);
+    assert_int_equal(rt_sched_piece(s), -1);
+    rt_sched_free(s);
     rt_shmap_free(r);
     unlink(path);
     free(path);
@@ -297,8 +353,7 @@ int main(void)
         cmocka_unit_test(test_records),
         cmocka_unit_test(test_layout),
         cmocka_unit_test(test_errors),
-        cmocka_unit_test(test_sched_groups),
-        cmocka_unit_test(test_sched_sequential),
+        cmocka_unit_test(test_sched_runs),
         cmocka_unit_test(test_sched_tasks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

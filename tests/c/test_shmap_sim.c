@@ -53,7 +53,8 @@ static void run_all(rt_shmap_sim *s)
 
 /*
  * policy.shm: one PE, one cache of 4 one-word lines (one set, 4 ways), loads of
- * rows 1 2 3 4 1 1 5 2 6 1 3 5 4 2 of an 8 x 1 matrix (row r is line r-1).
+ * rows 1 2 3 4 1 1 5 2 6 1 3 5 4 2 of an 8 x 1 matrix (row r is line r-1), one
+ * load per step: 14 steps (the definition is no step).
  * The first four fill ways 0-3 in order; 1 1 hit. Then, by hand:
  *   LRU   5 evicts 2, 2 evicts 3, 6 evicts 4, 1 hit, 3 evicts 5, 5 evicts 2,
  *         4 evicts 6, 2 evicts 1: 3 hits, 11 misses, ways 2 3 5 4
@@ -92,7 +93,7 @@ static void test_policies(void **state)
         for (uint32_t w = 0; w < 4; w++)
             assert_int_equal(rt_cache_line_at(rt_shmap_sim_cache(s, 0), 0, w) + 1, want[k].ways[w]);
         assert_int_equal(rt_shmap_sim_pe(s, 0)->loads, 14);
-        assert_int_equal(rt_sched_steps(rt_shmap_sim_sched(s)), 15);
+        assert_int_equal(rt_sched_steps(rt_shmap_sim_sched(s)), 14);
         rt_shmap_sim_free(s);
     }
     rt_shmap_free(r);
@@ -192,7 +193,9 @@ static void test_lines_and_writes(void **state)
     assert_int_equal(rec.a[0].outcome, RT_SHM_MISS);
     assert_int_equal(rec.a[0].line_first, 12);
     assert_int_equal(rec.a[0].line_last, 15);
-    assert_int_equal(rec.a[0].step, 3);
+    assert_int_equal(rec.a[0].step, 1); /* the two definitions are no steps */
+    assert_int_equal(rec.a[8].step, 2);
+    assert_int_equal(rec.a[16].step, 3);
     assert_int_equal(rec.a[1].outcome, RT_SHM_HIT);
     assert_int_equal(rec.a[1].row, 2);
     assert_int_equal(rec.a[4].outcome, RT_SHM_MISS);
@@ -256,9 +259,10 @@ static void test_lines_and_writes(void **state)
 /*
  * machine.shm: four groups (flops, load own column, load column 1) in one
  * section of a 4 x 4 matrix; lines of 4 words = one column; caches of 16 words.
- * 4 PEs, 2 caches (PEs 0,1 -> 0; 2,3 -> 1): steps define, info, flops, own
- * columns (each a miss and 3 hits), column 1: cache 0 has it (8 hits), cache 1
- * misses once (PE 2) then PE 3 hits: cache 0 14/2, cache 1 13/3.
+ * 4 PEs, 2 caches (PEs 0,1 -> 0; 2,3 -> 1): the definition is no step; steps
+ * info (PE 0), flops, own columns (each a miss and 3 hits), column 1: cache 0
+ * has it (8 hits), cache 1 misses once (PE 2) then PE 3 hits: cache 0 14/2,
+ * cache 1 13/3. PE 0 executes 4 events (info, flops, 2 loads), the others 3.
  */
 static void test_machine(void **state)
 {
@@ -267,16 +271,17 @@ static void test_machine(void **state)
     rt_shmap_sim *s = make_sim(r, 4, 2, 16, 4, "lru", 0, 1);
     rt_err e;
     uint64_t done;
-    assert_int_equal(rt_shmap_sim_step(s, 3, &done, &e), RT_OK);
-    assert_int_equal(done, 3);
+    assert_int_equal(rt_shmap_sim_step(s, 2, &done, &e), RT_OK);
+    assert_int_equal(done, 2);
     assert_int_equal(rt_sched_active(rt_shmap_sim_sched(s)), 4);
     assert_string_equal(rt_shmap_sim_pe(s, 0)->info, "four groups on two caches");
     assert_int_equal(rt_shmap_sim_pe(s, 0)->info_matrix, 0);
     assert_string_equal(rt_shmap_sim_pe(s, 1)->info, "");
     assert_string_equal(rt_shmap_sim_pe(s, 3)->subroutine, "sgemm");
+    assert_int_equal(rt_shmap_sim_pe(s, 0)->loads, 0);
     assert_int_equal(rt_shmap_sim_step(s, 0, &done, &e), RT_EEOF);
     assert_int_equal(done, 2);
-    assert_int_equal(rt_sched_steps(rt_shmap_sim_sched(s)), 5);
+    assert_int_equal(rt_sched_steps(rt_shmap_sim_sched(s)), 4);
     const rt_cache_stats *c0 = rt_cache_stats_get(rt_shmap_sim_cache(s, 0));
     const rt_cache_stats *c1 = rt_cache_stats_get(rt_shmap_sim_cache(s, 1));
     assert_int_equal(c0->hits, 14);
@@ -287,7 +292,8 @@ static void test_machine(void **state)
     for (int p = 0; p < 4; p++) {
         assert_int_equal(rt_shmap_sim_pe(s, p)->loads, 8);
         assert_int_equal(rt_shmap_sim_pe(s, p)->flops, flops[p]);
-        assert_int_equal(rt_shmap_sim_pe(s, p)->events, p == 0 ? 5 : 3);
+        assert_int_equal(rt_shmap_sim_pe(s, p)->events, p == 0 ? 4 : 3);
+        assert_int_equal(rt_shmap_sim_pe(s, p)->busy_steps, p == 0 ? 4 : 3);
         assert_int_equal(rt_shmap_sim_cache_of(s, p), p / 2);
     }
     assert_string_equal(rt_shmap_sim_pe(s, 0)->subroutine, "sgemv");
@@ -303,10 +309,11 @@ static void test_machine(void **state)
     assert_int_equal(rt_cache_stats_get(rt_shmap_sim_cache(s, 2))->misses, 2);
     rt_shmap_sim_free(s);
 
-    /* 2 PEs, 1 cache: groups 1,2 then 3,4; 8 steps; 4 misses (one per column) */
+    /* 2 PEs, 1 cache: info, then groups 1,2 (3 steps) and 3,4 (3 steps): 7 steps;
+     * 4 misses (one per column) */
     s = make_sim(r, 2, 1, 16, 4, "lru", 0, 1);
     run_all(s);
-    assert_int_equal(rt_sched_steps(rt_shmap_sim_sched(s)), 8);
+    assert_int_equal(rt_sched_steps(rt_shmap_sim_sched(s)), 7);
     assert_int_equal(rt_cache_stats_get(rt_shmap_sim_cache(s, 0))->misses, 4);
     assert_int_equal(rt_cache_stats_get(rt_shmap_sim_cache(s, 0))->hits, 28);
     assert_int_equal(rt_shmap_sim_pe(s, 1)->flops, 30);

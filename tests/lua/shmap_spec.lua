@@ -11,6 +11,9 @@ describe("retrace.shmap.open", function()
     local t = assert(shmap.open(fixture("machine.shm")))
     local info = t:info()
     assert.are.equal(1, info.matrices)
+    assert.are.equal(24, info.records)
+    -- the message and 4 x (flops, 2 loads); the definition is no event
+    assert.are.equal(13, info.events)
     assert.are.equal(8, info.loads)
     assert.are.equal(32, info.load_elements)
     assert.are.equal(50, info.flops)
@@ -51,20 +54,28 @@ describe("retrace.shmap.sim", function()
 
   it("gives the hand-computed counts of 4 PEs on 2 caches", function()
     local sim = assert(shmap.sim(machine))
-    local steps, finished = sim:step(3)
-    assert.are.equal(3, steps)
-    assert.is_false(finished)
+    -- the definition is no step: step 1 the message on PE 0, step 2 the flops
+    local steps, finished = sim:step(1)
+    assert.are.equal(1, steps)
     local act = sim:active()
+    assert.are.equal(1, act.count)
+    assert.are.equal("info", act[1].op)
+    assert.are.equal(0, act[1].task)
+    assert.is_false(act[2])
+    steps, finished = sim:step(1)
+    assert.are.equal(1, steps)
+    assert.is_false(finished)
+    act = sim:active()
     assert.are.equal(4, act.count)
-    assert.are.equal(3, act.step)
+    assert.are.equal(2, act.step)
     for p = 1, 4 do
       assert.are.equal("flops", act[p].op)
-      assert.are.equal(p + 1, act[p].task) -- tasks 0 (define), 1 (info), then the groups
+      assert.are.equal(p, act[p].task) -- task 0 is the message, then the groups
     end
     assert.are.equal("sgemm", act[4].name)
     assert.are.equal(2, sim:run())
     local s = sim:stats()
-    assert.are.equal(5, s.steps)
+    assert.are.equal(4, s.steps)
     assert.is_true(s.finished)
     assert.are.same({ 14, 2 }, { s.caches[1].hits, s.caches[1].misses })
     assert.are.same({ 13, 3 }, { s.caches[2].hits, s.caches[2].misses })
@@ -92,17 +103,17 @@ describe("retrace.shmap.sim", function()
     sim:on_access(function(a) seen[#seen + 1] = a end)
     sim:run()
     assert.are.equal(32, #seen)
-    -- step 4: PE 0 loads column 1 (miss, words 0..3), then PE 1 column 2, ...
-    assert.are.same({ step = 4, pe = 0, cache = 0, matrix = 1, row = 1, col = 1, kind = "load",
+    -- step 3: PE 0 loads column 1 (miss, words 0..3), then PE 1 column 2, ...
+    assert.are.same({ step = 3, pe = 0, cache = 0, matrix = 1, row = 1, col = 1, kind = "load",
                       addr = 0, time = 1.0, hit = false, set = 0, way = 0,
                       line_first = 0, line_last = 3 }, seen[1])
     assert.is_true(seen[2].hit)
     assert.are.equal(0, seen[4].pe)
     assert.are.equal(1, seen[5].pe)
     assert.are.equal(2, seen[5].col)
-    -- step 5: PE 2 misses column 1 in cache 1
+    -- step 4: PE 2 misses column 1 in cache 1
     local s5 = {}
-    for _, a in ipairs(seen) do if a.step == 5 then s5[#s5 + 1] = a end end
+    for _, a in ipairs(seen) do if a.step == 4 then s5[#s5 + 1] = a end end
     assert.are.equal(16, #s5)
     assert.are.equal(2, s5[9].pe)
     assert.is_false(s5[9].hit)
@@ -116,7 +127,7 @@ describe("retrace.shmap.sim", function()
     local sim = assert(shmap.sim(machine))
     local n = 0
     sim:on_access(function() n = n + 1 end)
-    sim:step(4)
+    sim:step(3) -- message, flops, then the 16 loads of the own columns
     assert.are.equal(16, n)
     sim:on_access(nil)
     sim:run()
@@ -135,12 +146,12 @@ describe("retrace.shmap.sim", function()
     assert.matches("cannot close a SHMAP simulation from its own callback", err)
     sim3:on_access(nil)
     sim3:run()
-    assert.are.equal(5, sim3:stats().steps)
+    assert.are.equal(4, sim3:stats().steps)
   end)
 
   it("runs without a cache and with write-back", function()
     local s = assert(shmap.sim{ trace = fixture("machine.shm"), pes = 4, cache = false }):run()
-    assert.are.equal(5, s) -- steps
+    assert.are.equal(4, s) -- steps
     local sim = assert(shmap.sim{ trace = fixture("machine.shm"), pes = 4, cache = false })
     sim:run()
     local st = sim:stats()
@@ -203,7 +214,7 @@ describe("retrace.shmap.sim", function()
     local t = assert(shmap.open(fixture("machine.shm")))
     local sim = assert(shmap.sim{ trace = t, pes = 2 })
     t:close() -- the simulation still reads it
-    assert.are.equal(8, sim:run())
+    assert.are.equal(7, sim:run()) -- the message, then 2 x 3 steps of groups
     sim:close()
     assert.has_error(function() sim:run() end)
     sim:close() -- idempotent
@@ -220,7 +231,7 @@ describe("retrace shmap", function()
   it("prints the JSON of the hand-computed 4-PE run", function()
     local j = json(fixture("machine.shm"), "--pes", "4", "--caches", "2", "--cache-size", "16",
       "--line", "4", "--json")
-    assert.are.equal(5, j.steps)
+    assert.are.equal(4, j.steps)
     assert.are.equal(4, #j.pes)
     assert.are.same({ 10, 10, 10, 20 }, { j.pes[1].flops, j.pes[2].flops, j.pes[3].flops, j.pes[4].flops })
     assert.are.same({ 14, 2, 0.875 }, { j.caches[1].hits, j.caches[1].misses, j.caches[1].hit_ratio })
@@ -232,19 +243,20 @@ describe("retrace shmap", function()
   it("runs three parallel groups of column updates on 3 PEs and on 2", function()
     -- 100 x 100 matrix: column c starts at word 100(c-1), so rows 17..32 of
     -- column 1 are line 1 (words 16..31) but of column 2 words 116..131, lines 7
-    -- and 8 (lines of 16). One shared cache of 8 lines, 3 PEs: step 2 flops;
-    -- step 3 PE 0 misses line 0 then 15 hits, PEs 1 and 2 hit 16 times; step 4
-    -- PE 0 line 1 (1 miss), PE 1 lines 7-8 and PE 2 lines 13-14 (2 misses each)
+    -- and 8 (lines of 16). One shared cache of 8 lines, 3 PEs, the definition
+    -- no step: step 1 flops; step 2 PE 0 misses line 0 then 15 hits, PEs 1 and
+    -- 2 hit 16 times; step 3 PE 0 line 1 (1 miss), PE 1 lines 7-8 and PE 2
+    -- lines 13-14 (2 misses each); step 4 the stores
     local j = json(fixture("three_groups.shm"), "--pes", "3", "--caches", "1", "--cache-size", "128",
       "--line", "16", "--json")
-    assert.are.equal(1 + 4, j.steps)
+    assert.are.equal(4, j.steps)
     assert.are.same({ 90, 6 }, { j.caches[1].hits, j.caches[1].misses })
     for i = 1, 3 do
       assert.are.same({ 32, 16, 16 }, { j.pes[i].loads, j.pes[i].stores, j.pes[i].flops })
     end
-    -- 2 PEs: the third group waits for PE 0: 1 + 4 + 4 steps; PE 1 idle at the end
+    -- 2 PEs: the third group waits for PE 0: 4 + 4 steps; PE 1 idle at the end
     local j2 = json(fixture("three_groups.shm"), "--pes", "2", "--no-cache", "--json")
-    assert.are.equal(9, j2.steps)
+    assert.are.equal(8, j2.steps)
     assert.are.same({ 64, 32 }, { j2.pes[1].loads, j2.pes[2].loads })
   end)
 
@@ -253,7 +265,7 @@ describe("retrace shmap", function()
     for pol, hm in pairs(want) do
       local j = json(fixture("policy.shm"), "--cache-size", "4", "--line", "1", "--policy", pol, "--json")
       assert.are.same(hm, { j.caches[1].hits, j.caches[1].misses }, pol)
-      assert.are.equal(15, j.steps)
+      assert.are.equal(14, j.steps) -- one per load; the definition is no step
     end
     local a = json(fixture("policy.shm"), "--cache-size", "4", "--line", "1", "--policy", "random",
       "--seed", "42", "--json")
@@ -299,7 +311,8 @@ return cache.policy{ name = "first", victim = function() return 1 end }
     assert.matches("machine: 4 PEs, 2 caches of 16 words, lines of 4 words, fully associative, lru, write%-through", out)
     assert.matches("\n +3 +1 +8 +0 +20  sgemm", out)
     assert.matches("\n +1 +13 +3 +81%.25%%", out)
-    assert.matches("steps: 5\n", out)
+    assert.matches("1 matrix, 13 events %(8 loads, 0 stores%)", out)
+    assert.matches("steps: 4\n", out)
   end)
 
   it("checks its options (exit 2) and its input (exit 1)", function()
