@@ -752,6 +752,14 @@ static int peek(rt_replay *rp, rt_err *err)
     return 1;
 }
 
+int rt_replay_next_time(rt_replay *rp, double *t, rt_err *err)
+{
+    int r = peek(rp, err);
+    if (r == 1)
+        *t = rp->la[rp->ila].time;
+    return r;
+}
+
 int rt_replay_step(rt_replay *rp, int64_t n, int64_t *done, rt_err *err)
 {
     int64_t k = 0;

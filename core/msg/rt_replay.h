@@ -146,6 +146,12 @@ int rt_replay_run_until(rt_replay *rp, double t, rt_err *err);
 /* Replay to the end (then finish). RT_OK or an error. */
 int rt_replay_run(rt_replay *rp, rt_err *err);
 
+/*
+ * Time of the next record the reader will give, without replaying it: returns
+ * 1 and sets *t, 0 at the end (or without a reader), or -status on a read error.
+ */
+int rt_replay_next_time(rt_replay *rp, double *t, rt_err *err);
+
 /* ---- views ---- */
 double rt_replay_now(const rt_replay *rp);        /* time of the last replayed record */
 int rt_replay_finished(const rt_replay *rp);
