@@ -305,15 +305,24 @@ static int do_until(replay_box *b, lua_State *L, rt_err *err, void *arg)
     double t = *(double *)arg;
     if (!any_cb(b))
         return rt_replay_run_until(b->rp, t, err);
-    /* step one record at a time while the next is due, to stop on a callback error */
-    int st = RT_OK;
+    /* one record at a time while the next is due, to stop on a callback error */
     while (!b->failed) {
-        int64_t before = rt_replay_records(b->rp);
-        st = rt_replay_run_until(b->rp, t, err);
-        if (st != RT_OK || rt_replay_records(b->rp) == before)
-            break;
+        double next;
+        int r = rt_replay_next_time(b->rp, &next, err);
+        if (r < 0)
+            return -r;
+        if (r == 0) {
+            rt_replay_finish(b->rp, err);
+            return RT_EEOF;
+        }
+        if (next > t)
+            return RT_OK;
+        int64_t k;
+        int st = rt_replay_step(b->rp, 1, &k, err);
+        if (st != RT_OK)
+            return st;
     }
-    return st;
+    return RT_OK;
 }
 
 static int replay_run_until(lua_State *L)
