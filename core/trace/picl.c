@@ -26,8 +26,9 @@ struct rt_picl {
 static const double pow10_tab[] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
                                    1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18};
 
-/* Decimal "[-+]D[.D]" parsed exactly (at most 18 digits) and divided once, which
- * gives the correctly rounded double; anything else goes to strtod. */
+/* Decimal "[-+]D[.D]" whose digits fit a double's mantissa (<= 2^53) is parsed
+ * exactly and divided once by an exact power of ten, which gives the correctly
+ * rounded double (as strtod would); anything else goes to strtod. */
 static int parse_double(rt_span s, double *out)
 {
     size_t i = 0;
@@ -53,7 +54,7 @@ static int parse_double(rt_span s, double *out)
             break;
         }
     }
-    if (i == s.n && digits > 0 && digits <= 18) {
+    if (i == s.n && digits > 0 && digits <= 18 && m <= (1ull << 53)) {
         double v = (double)m;
         if (frac > 0)
             v /= pow10_tab[frac];
@@ -107,7 +108,8 @@ static inline int scan_num(const char **cur, const char *end, double *out, long 
     } else {
         *isint = 1;
     }
-    if (intdigits + frac == 0 || intdigits + frac > 18 || (p < end && !is_blank(*p)))
+    /* exact only while the digits fit a double's mantissa; else the careful path */
+    if (intdigits + frac == 0 || intdigits + frac > 18 || m > (1ull << 53) || (p < end && !is_blank(*p)))
         return -1;
     double v = (double)m;
     if (frac)
