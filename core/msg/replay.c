@@ -244,7 +244,8 @@ static proc_state *proc_at(rt_replay *rp, int id)
     return &rp->procs[id];
 }
 
-static void add_time(rt_replay *rp, proc_state *p, int state, double a, double b)
+/* Length of [a, b] inside the window (all of it without one); 0 when empty. */
+static double clipped(const rt_replay *rp, double a, double b)
 {
     if (rp->o.window) {
         if (a < rp->o.start)
@@ -252,8 +253,12 @@ static void add_time(rt_replay *rp, proc_state *p, int state, double a, double b
         if (b > rp->o.stop)
             b = rp->o.stop;
     }
-    if (b > a)
-        p->pub.time_in[state] += b - a;
+    return b > a ? b - a : 0;
+}
+
+static void add_time(rt_replay *rp, proc_state *p, int state, double a, double b)
+{
+    p->pub.time_in[state] += clipped(rp, a, b);
 }
 
 static int in_window(const rt_replay *rp, double t)
@@ -583,15 +588,7 @@ static void close_event(rt_replay *rp, proc_state *p, int i, double t, double by
     open_ev e = p->stack[i];
     rt_event_stat *row = event_row(p, e.event);
     if (row) {
-        double a = e.entry, b = t;
-        if (rp->o.window) {
-            if (a < rp->o.start)
-                a = rp->o.start;
-            if (b > rp->o.stop)
-                b = rp->o.stop;
-        }
-        if (b > a)
-            row->time += b - a;
+        row->time += clipped(rp, e.entry, t);
         if (in_window(rp, t)) {
             row->bytes_in += bytes_in;
             row->bytes += bytes_in;

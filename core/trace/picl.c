@@ -26,41 +26,9 @@ struct rt_picl {
 static const double pow10_tab[] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
                                    1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18};
 
-/* Decimal "[-+]D[.D]" whose digits fit a double's mantissa (<= 2^53) is parsed
- * exactly and divided once by an exact power of ten, which gives the correctly
- * rounded double (as strtod would); anything else goes to strtod. */
+/* The careful path (unusual lines only): strtod. */
 static int parse_double(rt_span s, double *out)
 {
-    size_t i = 0;
-    int neg = 0;
-    if (s.n == 0)
-        return 0;
-    if (s.p[0] == '-' || s.p[0] == '+') {
-        neg = s.p[0] == '-';
-        i = 1;
-    }
-    uint64_t m = 0;
-    int digits = 0, frac = -1;
-    for (; i < s.n; i++) {
-        char c = s.p[i];
-        if (c >= '0' && c <= '9') {
-            m = m * 10 + (uint64_t)(c - '0');
-            digits++;
-            if (frac >= 0)
-                frac++;
-        } else if (c == '.' && frac < 0) {
-            frac = 0;
-        } else {
-            break;
-        }
-    }
-    if (i == s.n && digits > 0 && digits <= 18 && m <= (1ull << 53)) {
-        double v = (double)m;
-        if (frac > 0)
-            v /= pow10_tab[frac];
-        *out = neg ? -v : v;
-        return 1;
-    }
     return rt_span_double(s, out);
 }
 
