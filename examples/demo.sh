@@ -7,3 +7,6 @@ echo "== retrace info on the bundled examples"
 "$RETRACE" info "$here"/hello/lu4.shm
 echo "== a script: opcode counts"
 "$RETRACE" "$here"/hello/opcodes.lua "$here"/hello/lu4.shm
+echo "== PICL: replay a message-passing trace"
+"$RETRACE" picl stats "$here"/picl/ring4.trf
+"$RETRACE" picl dump --from 0.0041 --to 0.0046 "$here"/picl/ring4.trf
