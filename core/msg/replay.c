@@ -68,6 +68,7 @@ struct rt_replay {
     int64_t next_id, records;
     double now, t0, t1;
     int finished;
+    int unordered;         /* warned once that the file is not sorted by time */
     rt_replay_totals tot;
     char *warn[RT_REPLAY_KEEP_WARNINGS];
     int nwarn;
@@ -655,8 +656,16 @@ int rt_replay_feed(rt_replay *rp, const rt_picl_record *rec, rt_err *err)
         if (rp->o.on_state)
             rp->o.on_state(rp->o.ud, p->pub.id, t, RT_STATE_IDLE, RT_STATE_BUSY);
     }
-    if (t < p->since)
-        t = p->since; /* time went backwards on this processor: hold it */
+    if (t < rp->now && !rp->unordered) {
+        rp->unordered = 1;
+        warn(rp, "records are not in time order (line %lu: %.6f after %.6f); the replay follows the file's order",
+             rec->line, t, rp->now);
+    }
+    if (t < p->since) { /* time went backwards on this processor: hold it */
+        warn(rp, "processor %d: record at %.6f (line %lu) is earlier than its previous one at %.6f; held there",
+             p->pub.id, t, rec->line, p->since);
+        t = p->since;
+    }
     add_time(rp, p, p->pub.state, p->since, t);
     p->since = t;
     p->pub.last = t;
