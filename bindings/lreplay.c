@@ -103,6 +103,19 @@ static void cb_state(void *ud, int proc, double t, int old, int new)
     call_cb(b, 4);
 }
 
+/* t[k] = {v...}, left out when n == 0 */
+static void push_data(lua_State *L, const char *k, const double *v, int n)
+{
+    if (n <= 0)
+        return;
+    lua_createtable(L, n, 0);
+    for (int i = 0; i < n; i++) {
+        lua_pushnumber(L, v[i]);
+        lua_rawseti(L, -2, i + 1);
+    }
+    lua_setfield(L, -2, k);
+}
+
 static void cb_interval(void *ud, const rt_interval *iv)
 {
     replay_box *b = ud;
@@ -140,6 +153,8 @@ static void cb_interval(void *ud, const rt_interval *iv)
     lua_setfield(L, -2, "bytes_in");
     lua_pushboolean(L, iv->closed);
     lua_setfield(L, -2, "closed");
+    push_data(L, "entry_data", iv->entry_data, iv->entry_ndata);
+    push_data(L, "exit_data", iv->exit_data, iv->exit_ndata);
     call_cb(b, 1);
 }
 

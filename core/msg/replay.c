@@ -16,6 +16,8 @@ typedef struct open_ev {
     double bytes_out;
     int64_t id, parent;
     int parent_event, depth, user_depth, sys_depth;
+    int entry_ndata;
+    double entry_data[RT_INTERVAL_DATA];
 } open_ev;
 
 /* A wait ended by a message (critical path). */
@@ -499,14 +501,24 @@ static int do_recv(rt_replay *rp, proc_state *p, int src, long tag, double bytes
 
 /* ---- events ---- */
 
+/* xrec: the exit record, NULL when the end of the trace closes the event. */
 static void emit_interval(rt_replay *rp, proc_state *p, const open_ev *e, double exit, double bytes_in,
-                          int closed)
+                          const rt_picl_record *xrec)
 {
-    rt_interval iv = {p->pub.id, e->task, e->event, e->entry, exit,
-                      e->tracing ? -1 : e->depth, e->id, e->parent, e->parent_event,
-                      e->user_depth, e->sys_depth, e->bytes_out, bytes_in, closed};
-    if (rp->o.on_interval)
-        rp->o.on_interval(rp->o.ud, &iv);
+    if (!rp->o.on_interval)
+        return;
+    rt_interval iv = {.proc = p->pub.id, .task = e->task, .event = e->event, .entry = e->entry,
+                      .exit = exit, .depth = e->tracing ? -1 : e->depth, .id = e->id,
+                      .parent = e->parent, .parent_event = e->parent_event,
+                      .user_depth = e->user_depth, .sys_depth = e->sys_depth,
+                      .bytes_out = e->bytes_out, .bytes_in = bytes_in, .closed = xrec != NULL,
+                      .entry_ndata = e->entry_ndata};
+    memcpy(iv.entry_data, e->entry_data, sizeof iv.entry_data);
+    if (xrec) {
+        iv.exit_ndata = xrec->ndata < RT_INTERVAL_DATA ? xrec->ndata : RT_INTERVAL_DATA;
+        memcpy(iv.exit_data, xrec->data, (size_t)iv.exit_ndata * sizeof iv.exit_data[0]);
+    }
+    rp->o.on_interval(rp->o.ud, &iv);
 }
 
 static int do_entry(rt_replay *rp, proc_state *p, const rt_picl_record *rec)
@@ -520,6 +532,8 @@ static int do_entry(rt_replay *rp, proc_state *p, const rt_picl_record *rec)
     e->entry = rec->time;
     e->tracing = rt_picl_event_family(rec->event) == RT_EV_TRACING;
     e->id = rp->next_id++;
+    e->entry_ndata = rec->ndata < RT_INTERVAL_DATA ? rec->ndata : RT_INTERVAL_DATA;
+    memcpy(e->entry_data, rec->data, (size_t)e->entry_ndata * sizeof e->entry_data[0]);
     e->parent = -1;
     e->parent_event = 0;
     for (int i = p->nstack - 1; i >= 0; i--) {
@@ -584,7 +598,8 @@ static void pop_at(proc_state *p, int i)
     p->nstack--;
 }
 
-static void close_event(rt_replay *rp, proc_state *p, int i, double t, double bytes_in, int closed)
+static void close_event(rt_replay *rp, proc_state *p, int i, double t, double bytes_in,
+                        const rt_picl_record *xrec)
 {
     open_ev e = p->stack[i];
     rt_event_stat *row = event_row(p, e.event);
@@ -604,7 +619,7 @@ static void close_event(rt_replay *rp, proc_state *p, int i, double t, double by
         }
     }
     pop_at(p, i);
-    emit_interval(rp, p, &e, t, bytes_in, closed);
+    emit_interval(rp, p, &e, t, bytes_in, xrec);
 }
 
 static int do_exit(rt_replay *rp, proc_state *p, const rt_picl_record *rec)
@@ -631,7 +646,7 @@ static int do_exit(rt_replay *rp, proc_state *p, const rt_picl_record *rec)
     rt_event_family f = rt_picl_event_family(rec->event);
     if ((f == RT_EV_RECV || f == RT_EV_COLLECTIVE) && rec->ndata >= 1 && rec->data[0] > 0)
         bytes_in = rec->data[0];
-    close_event(rp, p, i, rec->time, bytes_in, 1);
+    close_event(rp, p, i, rec->time, bytes_in, rec);
     double bytes;
     long tag, peer;
     if (rt_picl_message_fields(rec, &bytes, &tag, &peer) == 2)
@@ -712,7 +727,7 @@ int rt_replay_finish(rt_replay *rp, rt_err *err)
                 warn(rp, "processor %d: %s opened at %.6f is still open at the end (closed at %.6f)", i,
                      rt_picl_event_words(e->event, w, sizeof w), e->entry, p->pub.last);
             }
-            close_event(rp, p, p->nstack - 1, p->pub.last, 0, 0);
+            close_event(rp, p, p->nstack - 1, p->pub.last, 0, NULL);
         }
         int old = p->pub.state;
         p->pub.state = RT_STATE_IDLE;

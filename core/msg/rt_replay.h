@@ -41,6 +41,9 @@ typedef enum { RT_STATE_IDLE = 0, RT_STATE_OVERHEAD = 1, RT_STATE_BUSY = 2, RT_N
 /* Name of a state: "idle", "overhead", "busy". */
 const char *rt_state_name(int state);
 
+/* Data values of entry / exit records an interval carries. */
+#define RT_INTERVAL_DATA 4
+
 /* One event occurrence on one processor, reported when it closes. */
 typedef struct rt_interval {
     int proc;
@@ -56,6 +59,9 @@ typedef struct rt_interval {
     double bytes_out;     /* bytes sent (send / collective entries), 0 if none */
     double bytes_in;      /* bytes received (receive / collective exits), 0 if none */
     int closed;           /* 1 closed by its exit record, 0 closed by the end of the trace */
+    /* the entry and exit records' data values (the first RT_INTERVAL_DATA; e.g. I/O sizes) */
+    int entry_ndata, exit_ndata;
+    double entry_data[RT_INTERVAL_DATA], exit_data[RT_INTERVAL_DATA];
 } rt_interval;
 
 /* A paired message. */

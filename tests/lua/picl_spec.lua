@@ -236,6 +236,9 @@ describe("replay: tasks", function()
     local send
     for _, iv in pairs(ivs) do if iv.event == -21 then send = iv end end
     assert.are.same({ 2, 2, 0, 8, 1 }, { send.depth, send.user_depth, send.sys_depth, send.bytes_out, send.parent_event })
+    assert.are.same({ 8, 1, 7 }, send.entry_data)
+    assert.is_nil(send.exit_data)
+    assert.are.same({ 0, 0 }, ivs[top.id].entry_data)
   end)
 end)
 
