@@ -220,8 +220,10 @@ static int picl_next(lua_State *L)
     int st = rt_picl_next(b->r, &rec, &err);
     if (st == RT_EEOF)
         return 0;
-    if (st != RT_OK)
-        return luaL_error(L, "%s", err.msg);
+    if (st != RT_OK) {
+        lua_pushstring(L, err.msg); /* an input error: no code position in front */
+        return lua_error(L);
+    }
     rt_lpicl_push_record(L, &rec);
     return 1;
 }

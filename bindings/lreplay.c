@@ -275,8 +275,10 @@ static int drive(lua_State *L, replay_box *b, drive_fn fn, void *arg)
         lua_getfield(L, LUA_REGISTRYINDEX, "retrace.replay.error");
         return lua_error(L);
     }
-    if (st != RT_OK && st != RT_EEOF)
-        return luaL_error(L, "%s", err.msg);
+    if (st != RT_OK && st != RT_EEOF) {
+        lua_pushstring(L, err.msg); /* an input error: no code position in front */
+        return lua_error(L);
+    }
     return st;
 }
 
@@ -377,8 +379,10 @@ static int replay_next_time(lua_State *L)
     double t;
     rt_err err;
     int r = rt_replay_next_time(b->rp, &t, &err);
-    if (r < 0)
-        return luaL_error(L, "%s", err.msg);
+    if (r < 0) {
+        lua_pushstring(L, err.msg); /* an input error: no code position in front */
+        return lua_error(L);
+    }
     if (r == 0)
         return 0;
     lua_pushnumber(L, t);
