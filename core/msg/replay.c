@@ -469,8 +469,8 @@ static int do_send(rt_replay *rp, int self, int dst, long tag, double bytes, dou
 static int do_recv(rt_replay *rp, proc_state *p, int src, long tag, double bytes, double t,
                    int waited, double wentry)
 {
-    if (src < 0) {
-        warn(rp, "processor %d: receive at %.6f names no source (%d); not paired", p->pub.id, t, src);
+    if (src < 0 || src >= RT_PICL_MAXPROC) {
+        warn(rp, "processor %d: receive at %.6f names no source processor (%d); not paired", p->pub.id, t, src);
         return RT_OK;
     }
     chan *c = chan_find(rp, src, p->pub.id, tag, 1);
@@ -576,9 +576,9 @@ static int do_entry(rt_replay *rp, proc_state *p, const rt_picl_record *rec)
     double bytes;
     long tag, peer;
     if (rt_picl_message_fields(rec, &bytes, &tag, &peer) == 1) {
-        if (peer < 0)
-            warn(rp, "processor %d: send at %.6f (line %lu) names no destination (%ld)", p->pub.id,
-                 rec->time, rec->line, peer);
+        if (peer < 0 || peer >= RT_PICL_MAXPROC)
+            warn(rp, "processor %d: send at %.6f (line %lu) names no destination processor (%ld); not paired",
+                 p->pub.id, rec->time, rec->line, peer);
         else
             return do_send(rp, p->pub.id, (int)peer, tag, bytes, rec->time);
     }

@@ -102,7 +102,7 @@ static int parse_new_fast(const char *line, size_t len, rt_picl_record *rec)
         if (k == 2)
             time = d;
     }
-    if (v[0] > -2 || v[3] < 0 || v[3] > 1000000 || v[5] < 0 || v[5] > RT_PICL_MAXDATA)
+    if (v[0] > -2 || v[3] < 0 || v[3] >= RT_PICL_MAXPROC || v[5] < 0 || v[5] > RT_PICL_MAXDATA)
         return 0;
     rec->format = RT_PICL_NEW;
     rec->rectype = (int)v[0];
@@ -115,6 +115,7 @@ static int parse_new_fast(const char *line, size_t len, rt_picl_record *rec)
     rec->fmt[0] = '\0';
     rec->ndata = 0;
     rec->truncated = 0;
+    rec->line = 0;
     long desc;
     int r = scan_num(&cur, end, &d, &desc, &isint);
     if (r == 0)
@@ -205,8 +206,8 @@ static int parse_new(const char *line, size_t len, rt_picl_record *rec, char *wh
     }
     if (head[0] > -2)
         return WHY("record type: %ld is not a new-format record type (<= -2)", head[0]);
-    if (head[3] < 0 || head[3] > 1000000)
-        return WHY("processor: %ld out of range", head[3]);
+    if (head[3] < 0 || head[3] >= RT_PICL_MAXPROC)
+        return WHY("processor: %ld out of range (0..%d)", head[3], RT_PICL_MAXPROC - 1);
     if (head[5] < 0)
         return WHY("data count: %ld is negative", head[5]);
     rec->rectype = (int)head[0];
@@ -280,8 +281,8 @@ static int parse_old(const char *line, size_t len, rt_picl_record *rec, char *wh
     }
     if (head[0] < 1)
         return WHY("code: %ld is not an old-format record code (>= 1)", head[0]);
-    if (head[3] < 0 || head[3] > 1000000)
-        return WHY("node: %ld out of range", head[3]);
+    if (head[3] < 0 || head[3] >= RT_PICL_MAXPROC)
+        return WHY("node: %ld out of range (0..%d)", head[3], RT_PICL_MAXPROC - 1);
     rec->rectype = (int)head[0];
     rec->time = (double)head[1] + (double)head[2] * 1e-6;
     rec->proc = (int)head[3];

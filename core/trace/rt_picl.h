@@ -74,6 +74,9 @@ enum {
     RT_PICL_OLD_TRACE_MARKS = 22,
 };
 
+/* Processor numbers run from 0 to RT_PICL_MAXPROC - 1. */
+#define RT_PICL_MAXPROC 65536
+
 /* Most data values a record keeps; longer records keep the first ones and set truncated. */
 #define RT_PICL_MAXDATA 64
 

@@ -80,7 +80,8 @@ static void test_parse_errors(void **state)
     parse_bad(RT_PICL_NEW, "-3 -21 1.0 0 0 3 2 8 1", "data: 3 values expected, found 2");
     parse_bad(RT_PICL_NEW, "-3 -21 1.0 0 0 0 2 8", "data: 0 values expected, found 1");
     parse_bad(RT_PICL_NEW, "-1 -21 1.0 0 0 0", "record type: -1 is not a new-format record type (<= -2)");
-    parse_bad(RT_PICL_NEW, "-3 -21 1.0 -4 0 0", "processor: -4 out of range");
+    parse_bad(RT_PICL_NEW, "-3 -21 1.0 -4 0 0", "processor: -4 out of range (0..65535)");
+    parse_bad(RT_PICL_OLD, "4 0 0 70000 1 2 3", "node: 70000 out of range (0..65535)");
     parse_bad(RT_PICL_NEW, "-3 -21 1.0 0 0 -1", "data count: -1 is negative");
     parse_bad(RT_PICL_NEW, "-3 -21 1.0 0 0 1 \"%d", "descriptor: unterminated quoted format");
     parse_bad(RT_PICL_NEW, "-3 -21 1.0 0 0 1 \"x\" 3", "descriptor: format \"x\" has no conversion");
@@ -468,6 +469,31 @@ static void test_intervals_table5(void **state)
     free(path);
 }
 
+static void count_warning(void *ud, const char *msg)
+{
+    char *last = ud;
+    snprintf(last, 256, "%s", msg);
+}
+
+/* Peers outside the processor range are warned about, not allocated or paired. */
+static void test_bad_peers(void **state)
+{
+    (void)state;
+    char last[256] = "";
+    rt_replay_opts o = {.on_warning = count_warning, .ud = last};
+    rt_replay *rp = rt_replay_new(NULL, &o, NULL);
+    rt_picl_record r;
+    parse_ok(RT_PICL_NEW, "-3 -21 1.0 0 0 3 2 8 1 1000000000", &r);
+    assert_int_equal(rt_replay_feed(rp, &r, NULL), RT_OK);
+    assert_string_equal(last, "processor 0: send at 1.000000 (line 0) names no destination processor "
+                              "(1000000000); not paired");
+    parse_ok(RT_PICL_NEW, "-4 -51 2.0 1 0 3 2 8 1 -1", &r);
+    assert_int_equal(rt_replay_feed(rp, &r, NULL), RT_OK);
+    assert_string_equal(last, "processor 1: receive at 2.000000 names no source processor (-1); not paired");
+    assert_int_equal(rt_replay_nprocs(rp), 2);
+    rt_replay_free(rp);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -479,6 +505,7 @@ int main(void)
         cmocka_unit_test(test_random_states_vs_model),
         cmocka_unit_test(test_random_fifo_vs_model),
         cmocka_unit_test(test_intervals_table5),
+        cmocka_unit_test(test_bad_peers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
