@@ -628,11 +628,15 @@ static int do_exit(rt_replay *rp, proc_state *p, const rt_picl_record *rec)
     while (i >= 0 && p->stack[i].event != rec->event)
         i--;
     char w[64];
+    double bytes;
+    long tag, peer;
+    int is_recv = rt_picl_message_fields(rec, &bytes, &tag, &peer) == 2;
     if (i < 0) {
         rp->tot.unmatched_exits++;
         warn(rp, "processor %d: exit of %s at %.6f (line %lu) closes no open event", p->pub.id,
              rt_picl_event_words(rec->event, w, sizeof w), rec->time, rec->line);
-        return RT_OK;
+        /* the message it carries was still received */
+        return is_recv ? do_recv(rp, p, (int)peer, tag, bytes, rec->time, 0, 0) : RT_OK;
     }
     if (i != p->nstack - 1 && !p->stack[i].tracing) {
         char w2[64];
@@ -647,9 +651,7 @@ static int do_exit(rt_replay *rp, proc_state *p, const rt_picl_record *rec)
     if ((f == RT_EV_RECV || f == RT_EV_COLLECTIVE) && rec->ndata >= 1 && rec->data[0] > 0)
         bytes_in = rec->data[0];
     close_event(rp, p, i, rec->time, bytes_in, rec);
-    double bytes;
-    long tag, peer;
-    if (rt_picl_message_fields(rec, &bytes, &tag, &peer) == 2)
+    if (is_recv)
         return do_recv(rp, p, (int)peer, tag, bytes, rec->time, waited, open_entry);
     return RT_OK;
 }
