@@ -494,6 +494,49 @@ static void test_bad_peers(void **state)
     rt_replay_free(rp);
 }
 
+/* Random lines from a pool of tokens: each parses or says why, and whatever
+ * parses replays without trouble (run under the sanitizers too). */
+static void test_random_lines(void **state)
+{
+    (void)state;
+    static const char *const pool[] = {"-3", "-4", "-2", "-101", "-21", "-52", "-785", "-901", "0", "1", "2",
+                                       "3", "7", "0.5", "-0.000001", "1e3", "x", "\"%d%lf\"", "\"%d\"",
+                                       "\"", "99999999999999999999", "65535", "-1", "400", "2.0.1", ""};
+    size_t npool = sizeof pool / sizeof pool[0];
+    srand(3);
+    rt_replay_opts o = {.critical_path = 1};
+    rt_replay *rp = rt_replay_new(NULL, &o, NULL);
+    int parsed = 0;
+    for (int i = 0; i < 20000; i++) {
+        char line[256] = "";
+        size_t n = 0;
+        int ntok = rand() % 12;
+        if (rand() % 2) /* a well-formed head, so that many lines get to the data */
+            n = (size_t)snprintf(line, sizeof line, "%s %d 1.5 %d 0 %d", rand() % 2 ? "-3" : "-4",
+                                 (int)(rand() % 40) - 30, rand() % 8, ntok > 2 ? ntok - 3 : 0);
+        for (int k = n ? 5 : 0; k < ntok; k++)
+            n += (size_t)snprintf(line + n, sizeof line - n, "%s%s", n ? " " : "", pool[rand() % npool]);
+        for (int fmt = RT_PICL_OLD; fmt <= RT_PICL_NEW; fmt++) {
+            rt_picl_record rec;
+            char why[256] = "";
+            int r = rt_picl_parse_line(fmt, line, n, &rec, why, sizeof why);
+            if (r < 0)
+                assert_true(why[0] != '\0');
+            if (r == 1 && fmt == RT_PICL_NEW) {
+                parsed++;
+                rec.time = i * 1e-3; /* keep the replay in time order */
+                assert_int_equal(rt_replay_feed(rp, &rec, NULL), RT_OK);
+            }
+        }
+    }
+    assert_int_equal(rt_replay_finish(rp, NULL), RT_OK);
+    rt_critical_path cp;
+    assert_int_equal(rt_replay_critical_path(rp, &cp, NULL), RT_OK);
+    rt_critical_path_clear(&cp);
+    assert_true(parsed > 100);
+    rt_replay_free(rp);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -506,6 +549,7 @@ int main(void)
         cmocka_unit_test(test_random_fifo_vs_model),
         cmocka_unit_test(test_intervals_table5),
         cmocka_unit_test(test_bad_peers),
+        cmocka_unit_test(test_random_lines),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
