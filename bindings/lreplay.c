@@ -49,6 +49,24 @@ static int replay_close(lua_State *L)
     return 0;
 }
 
+static void field_num(lua_State *L, const char *k, double v)
+{
+    lua_pushnumber(L, v);
+    lua_setfield(L, -2, k);
+}
+
+static void field_int(lua_State *L, const char *k, lua_Integer v)
+{
+    lua_pushinteger(L, v);
+    lua_setfield(L, -2, k);
+}
+
+static void field_bool(lua_State *L, const char *k, int v)
+{
+    lua_pushboolean(L, v);
+    lua_setfield(L, -2, k);
+}
+
 /* Push the callback table's function k; returns 0 (nothing pushed) if absent. */
 static int push_cb(replay_box *b, int k)
 {
@@ -73,22 +91,14 @@ static void call_cb(replay_box *b, int nargs)
 static void push_message(lua_State *L, const rt_message *m)
 {
     lua_createtable(L, 0, 7);
-    lua_pushinteger(L, m->src);
-    lua_setfield(L, -2, "src");
-    lua_pushinteger(L, m->dst);
-    lua_setfield(L, -2, "dst");
-    lua_pushinteger(L, m->tag);
-    lua_setfield(L, -2, "tag");
-    lua_pushnumber(L, m->bytes);
-    lua_setfield(L, -2, "bytes");
-    lua_pushnumber(L, m->send_time);
-    lua_setfield(L, -2, "send_time");
-    if (!isnan(m->recv_time)) {
-        lua_pushnumber(L, m->recv_time);
-        lua_setfield(L, -2, "recv_time");
-    }
-    lua_pushboolean(L, m->tachyon);
-    lua_setfield(L, -2, "tachyon");
+    field_int(L, "src", m->src);
+    field_int(L, "dst", m->dst);
+    field_int(L, "tag", m->tag);
+    field_num(L, "bytes", m->bytes);
+    field_num(L, "send_time", m->send_time);
+    if (!isnan(m->recv_time))
+        field_num(L, "recv_time", m->recv_time);
+    field_bool(L, "tachyon", m->tachyon);
 }
 
 static void cb_state(void *ud, int proc, double t, int old, int new)
@@ -122,37 +132,22 @@ static void cb_interval(void *ud, const rt_interval *iv)
     if (!push_cb(b, CB_INTERVAL))
         return;
     lua_State *L = b->L;
-    lua_createtable(L, 0, 14);
-    lua_pushinteger(L, iv->proc);
-    lua_setfield(L, -2, "proc");
-    lua_pushinteger(L, iv->task);
-    lua_setfield(L, -2, "task");
-    lua_pushinteger(L, iv->event);
-    lua_setfield(L, -2, "event");
-    lua_pushnumber(L, iv->entry);
-    lua_setfield(L, -2, "entry");
-    lua_pushnumber(L, iv->exit);
-    lua_setfield(L, -2, "exit");
-    lua_pushinteger(L, iv->depth);
-    lua_setfield(L, -2, "depth");
-    lua_pushinteger(L, iv->id);
-    lua_setfield(L, -2, "id");
-    lua_pushinteger(L, iv->parent);
-    lua_setfield(L, -2, "parent");
-    if (iv->parent >= 0) {
-        lua_pushinteger(L, iv->parent_event);
-        lua_setfield(L, -2, "parent_event");
-    }
-    lua_pushinteger(L, iv->user_depth);
-    lua_setfield(L, -2, "user_depth");
-    lua_pushinteger(L, iv->sys_depth);
-    lua_setfield(L, -2, "sys_depth");
-    lua_pushnumber(L, iv->bytes_out);
-    lua_setfield(L, -2, "bytes_out");
-    lua_pushnumber(L, iv->bytes_in);
-    lua_setfield(L, -2, "bytes_in");
-    lua_pushboolean(L, iv->closed);
-    lua_setfield(L, -2, "closed");
+    lua_createtable(L, 0, 16);
+    field_int(L, "proc", iv->proc);
+    field_int(L, "task", iv->task);
+    field_int(L, "event", iv->event);
+    field_num(L, "entry", iv->entry);
+    field_num(L, "exit", iv->exit);
+    field_int(L, "depth", iv->depth);
+    field_int(L, "id", iv->id);
+    field_int(L, "parent", iv->parent);
+    if (iv->parent >= 0)
+        field_int(L, "parent_event", iv->parent_event);
+    field_int(L, "user_depth", iv->user_depth);
+    field_int(L, "sys_depth", iv->sys_depth);
+    field_num(L, "bytes_out", iv->bytes_out);
+    field_num(L, "bytes_in", iv->bytes_in);
+    field_bool(L, "closed", iv->closed);
     push_data(L, "entry_data", iv->entry_data, iv->entry_ndata);
     push_data(L, "exit_data", iv->exit_data, iv->exit_ndata);
     call_cb(b, 1);
@@ -427,18 +422,6 @@ static int replay_nprocs(lua_State *L)
     replay_box *b = check_replay(L, 1);
     lua_pushinteger(L, rt_replay_nprocs(b->rp));
     return 1;
-}
-
-static void field_num(lua_State *L, const char *k, double v)
-{
-    lua_pushnumber(L, v);
-    lua_setfield(L, -2, k);
-}
-
-static void field_int(lua_State *L, const char *k, lua_Integer v)
-{
-    lua_pushinteger(L, v);
-    lua_setfield(L, -2, k);
 }
 
 static int replay_proc(lua_State *L)
