@@ -68,6 +68,24 @@ local function stats_text(s)
   w("messages %d, tachyons %d, critical path %.6f s (%d segments, %d messages on it)", s.messages,
     s.tachyons, s.critical_path.length, type(s.critical_path.segments) == "table" and #s.critical_path.segments or 0,
     type(s.critical_path.messages) == "table" and #s.critical_path.messages or 0)
+  local cp = s.critical_path
+  if type(cp.segments) == "table" then
+    for i, seg in ipairs(cp.segments) do
+      if i > 12 then w("  ... %d more segments", #cp.segments - 12) break end
+      local m = cp.messages[i]
+      w("  processor %-3d %.6f .. %.6f%s", seg.proc, seg.from, seg.to,
+        m and string.format("  -> message to %d sent %.6f, received %.6f", m.dst, m.send_time, m.recv_time) or "")
+    end
+  end
+  if #s.tasks > 0 then
+    w("")
+    w("%-6s %12s %12s %10s %8s", "task", "first start", "last end", "% of span", "count")
+    for i, k in ipairs(s.tasks) do
+      if i > 40 then w("  ... %d more tasks", #s.tasks - 40) break end
+      local stop = k.last_end or t1
+      w("%-6d %12.6f %12.6f %10.2f %8d", k.task, k.first_start, stop, pct(stop - k.first_start, t1 - t0), k.count)
+    end
+  end
   w("")
   w("%-28s %10s %14s %14s", "event type (all processors)", "count", "time (s)", "bytes")
   local keys = {}

@@ -141,6 +141,7 @@ function M.summary(path, opts)
       }
     end
   end
+  out.tasks = rp:tasks()
   local tot = rp:totals()
   out.messages, out.tachyons = tot.messages, tot.tachyons
   local cp = rp:critical_path()
