@@ -358,6 +358,18 @@ describe("retrace picl", function()
     assert.truthy(out:find("new format, 13 records, 2 processors", 1, true))
     assert.truthy(out:find("messages 3, tachyons 0", 1, true))
     assert.truthy(out:find("-21 send", 1, true))
+    code, out = h.retrace("picl", "stats", fixture("critical.trf"))
+    assert.are.equal(0, code)
+    assert.truthy(out:find("processor 0   0.000000 .. 2.000000  -> message to 1 sent 2.000000, received 3.000000",
+      1, true))
+    assert.truthy(out:find("processor 2   5.000000 .. 9.000000\n", 1, true))
+  end)
+
+  it("reads a trace from standard input", function()
+    local f = io.popen("cat " .. h.quote(fixture("critical.trf")) .. " | " .. h.quote(h.bin) .. " picl stats --json -")
+    local out = f:read("a")
+    assert.is_true(f:close())
+    assert.are.equal(9, cjson.decode(out).critical_path.length)
   end)
 
   it("dump annotates records in words within --from/--to", function()
