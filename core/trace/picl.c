@@ -53,31 +53,31 @@ static inline int scan_num(const char **cur, const char *end, double *out, long 
         *cur = p;
         return 0;
     }
-    int neg = 0;
-    if (*p == '-') {
-        neg = 1;
-        p++;
-    }
+    int neg = *p == '-';
+    p += neg;
     const char *d0 = p;
     uint64_t m = 0;
-    while (p < end && (unsigned)(*p - '0') <= 9)
-        m = m * 10 + (uint64_t)(*p++ - '0');
-    int intdigits = (int)(p - d0);
-    int frac = 0;
-    if (p < end && *p == '.') {
+    unsigned d;
+    while (p < end && (d = (unsigned)(*p - '0')) <= 9) {
+        m = m * 10 + d;
         p++;
-        const char *f0 = p;
-        while (p < end && (unsigned)(*p - '0') <= 9)
-            m = m * 10 + (uint64_t)(*p++ - '0');
+    }
+    int digits = (int)(p - d0), frac = 0;
+    *isint = 1;
+    if (p < end && *p == '.') {
+        const char *f0 = ++p;
+        while (p < end && (d = (unsigned)(*p - '0')) <= 9) {
+            m = m * 10 + d;
+            p++;
+        }
         frac = (int)(p - f0);
         if (frac == 0)
             return -1;
+        digits += frac;
         *isint = 0;
-    } else {
-        *isint = 1;
     }
     /* exact only while the digits fit a double's mantissa; else the careful path */
-    if (intdigits + frac == 0 || intdigits + frac > 18 || m > (1ull << 53) || (p < end && !is_blank(*p)))
+    if (digits == 0 || digits > 18 || m > (1ull << 53) || (p < end && !is_blank(*p)))
         return -1;
     double v = (double)m;
     if (frac)
