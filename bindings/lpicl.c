@@ -127,6 +127,10 @@ void rt_lpicl_push_record(lua_State *L, const rt_picl_record *rec)
         setint(L, "event", rec->event);
         setstr(L, "kind", new_kind(rec->rectype));
         setint(L, "ndata", rec->ndata_field);
+        if (rec->text && rec->textlen > 0 && (rec->rectype == RT_PICL_LABEL || rec->rectype == RT_PICL_DATADESC)) {
+            lua_pushlstring(L, rec->text, rec->textlen);
+            lua_setfield(L, -2, "text");
+        }
         if (rec->fmt[0])
             setstr(L, "fmt", rec->fmt);
         else

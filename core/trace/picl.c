@@ -116,6 +116,8 @@ static int parse_new_fast(const char *line, size_t len, rt_picl_record *rec)
     rec->ndata = 0;
     rec->truncated = 0;
     rec->line = 0;
+    rec->text = NULL;
+    rec->textlen = 0;
     long desc;
     int r = scan_num(&cur, end, &d, &desc, &isint);
     if (r == 0)
@@ -123,6 +125,7 @@ static int parse_new_fast(const char *line, size_t len, rt_picl_record *rec)
     if (r < 0 || !isint)
         return 0;
     rec->desc = (int)desc;
+    rec->text = cur;
     for (;;) {
         long lv;
         r = scan_num(&cur, end, &d, &lv, &isint);
@@ -132,6 +135,9 @@ static int parse_new_fast(const char *line, size_t len, rt_picl_record *rec)
             return 0;
         rec->data[rec->ndata++] = d;
     }
+    while (rec->text < end && is_blank(*rec->text))
+        rec->text++;
+    rec->textlen = (size_t)(end - rec->text);
     return rec->ndata == v[5];
 }
 
@@ -147,6 +153,8 @@ static void rec_reset(rt_picl_record *rec, int format)
     rec->ndata_field = rec->desc = rec->ndata = rec->truncated = 0;
     rec->fmt[0] = '\0';
     rec->line = 0;
+    rec->text = NULL;
+    rec->textlen = 0;
 }
 
 static int blank_or_comment(const char *line, size_t len)
@@ -217,7 +225,6 @@ static int parse_new(const char *line, size_t len, rt_picl_record *rec, char *wh
     rec->task = (int)head[4];
     rec->ndata_field = (int)head[5];
     /* descriptor */
-    const char *save = cur;
     if (!rt_tok_next(&cur, end, &t)) {
         if (head[5] == 0)
             return 1;
@@ -248,7 +255,10 @@ static int parse_new(const char *line, size_t len, rt_picl_record *rec, char *wh
         }
         rec->desc = (int)v;
     }
-    (void)save;
+    while (cur < end && (*cur == ' ' || *cur == '\t'))
+        cur++;
+    rec->text = cur;
+    rec->textlen = (size_t)(end - cur);
     int got = 0;
     while (rt_tok_next(&cur, end, &t)) {
         double d;

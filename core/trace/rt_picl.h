@@ -95,6 +95,10 @@ typedef struct rt_picl_record {
     int truncated;    /* 1 when the line had more than RT_PICL_MAXDATA values */
     double data[RT_PICL_MAXDATA]; /* data values (old: the FIELDS after NODE) */
     unsigned long line; /* 1-based line in the file; 0 for synthesised records */
+    /* new format: the data values as written (after the descriptor), e.g. a label's
+     * string; points into the reader's line, valid until the next record; NULL if none */
+    const char *text;
+    size_t textlen;
 } rt_picl_record;
 
 /* Reader options; zero-initialised means: detect, lenient, no callback. */

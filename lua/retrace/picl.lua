@@ -87,6 +87,8 @@ function M.describe(rec)
       if i + 2 < #rec.data then words[#words] = words[#words] .. ";" end
     end
     what = table.concat(words, " ")
+  elseif rec.text then
+    what = k .. " of " .. M.event_words(rec.event) .. ": " .. rec.text
   else
     what = k .. " (record type " .. rec.rectype .. ", event " .. rec.event .. ")"
       .. (#rec.data > 0 and (": " .. data_words(rec)) or "")

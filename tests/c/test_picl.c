@@ -62,6 +62,8 @@ static void test_table5_records(void **state)
     assert_true(bytes == 8 && tag == 0 && peer == 0);
     parse_ok(RT_PICL_NEW, "-3 -21 0.001665 6 0 3 2 8 1 7", &rec);
     assert_int_equal(rt_picl_message_fields(&rec, &bytes, &tag, &peer), 1);
+    assert_int_equal(rec.textlen, 5);
+    assert_memory_equal(rec.text, "8 1 7", 5);
     assert_true(bytes == 8 && tag == 1 && peer == 7);
     parse_ok(RT_PICL_NEW, "-4 -21 0.001711 6 0 0", &rec);
     assert_int_equal(rec.ndata, 0);

@@ -39,6 +39,10 @@ describe("PICL reader", function()
     -- NDATA 0 with and without a descriptor
     assert.are.same({}, assert(picl.parse_line("new", "-4 -21 0.001711 6 0 0")).data)
     assert.are.same({}, assert(picl.parse_line("new", "-3 1 0.000057 0 0 0 2")).data)
+    -- a label keeps its text
+    local label = assert(picl.parse_line("new", '-5 3 0.5 0 0 1 "%s" solve'))
+    assert.are.same({ "label", "solve" }, { label.kind, label.text })
+    assert.are.equal("    0.500000  proc 0   label of user event 3: solve", picl.describe(label))
     -- negative clock-synchronised times
     assert.are.equal(-0.000001, assert(picl.parse_line("new", "-3 -901 -0.000001 2 0 0")).time)
   end)
