@@ -16,6 +16,16 @@ local function assert_near(expected, got, tol, what)
   assert(near(expected, got, tol), string.format("%s: expected %.9g, got %.9g", what or "value", expected, got))
 end
 
+-- expect[id] = {busy, overhead, idle} seconds
+local function assert_states(rp, expect)
+  for id, e in pairs(expect) do
+    local p = rp:proc(id)
+    assert_near(e[1], p.busy, 1e-9, "busy of " .. id)
+    assert_near(e[2], p.overhead, 1e-9, "overhead of " .. id)
+    assert_near(e[3], p.idle, 1e-9, "idle of " .. id)
+  end
+end
+
 -- Replay a whole file; returns the replay (finished) and its trace.
 local function run(path, opts)
   local t = assert(picl.open(path, opts and { format = opts.format }))
@@ -119,12 +129,7 @@ describe("replay: processor states", function()
       [5] = { 2, 0, 1 }, [6] = { 2, 0, 1 }, [7] = { 2.3, 0.7, 0 }, [8] = { 3, 0, 0 },
       [9] = { 2, 0.5, 0.5 }, [10] = { 2.9, 0.1, 0 }, [11] = { 1, 0, 2 },
     }
-    for id, e in pairs(expect) do
-      local p = rp:proc(id)
-      assert_near(e[1], p.busy, 1e-9, "busy of " .. id)
-      assert_near(e[2], p.overhead, 1e-9, "overhead of " .. id)
-      assert_near(e[3], p.idle, 1e-9, "idle of " .. id)
-    end
+    assert_states(rp, expect)
   end)
 
   it("is idle between recv_blocking and recv_waking in the old format", function()
@@ -269,12 +274,7 @@ describe("replay: event table, window, stepping, critical path", function()
     assert.are.same({ { 0, 1, 2.0, 3.0 }, { 1, 2, 4.0, 5.0 } }, msgs)
     -- states of the same trace (worked out in the fixture)
     local want = { [0] = { 5.5, 0.5, 3.0 }, [1] = { 2.7, 0.2, 6.1 }, [2] = { 4.5, 0, 4.5 } }
-    for id, e in pairs(want) do
-      local p = rp:proc(id)
-      assert_near(e[1], p.busy, 1e-9, "busy " .. id)
-      assert_near(e[2], p.overhead, 1e-9, "overhead " .. id)
-      assert_near(e[3], p.idle, 1e-9, "idle " .. id)
-    end
+    assert_states(rp, want)
   end)
 
   it("accumulates only inside a time window", function()
