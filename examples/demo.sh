@@ -16,3 +16,6 @@ echo "== SHMAP: blocked LU, its matrix multiply in parallel groups, 8 PEs, JSON"
 "$RETRACE" "$here"/shmap/lu.lua blocked 24 "$tmp"/lu-blocked.shm 8
 "$RETRACE" shmap "$tmp"/lu-blocked.shm --pes 8 --caches 4 --cache-size 128 --line 4 --ways 4 --policy clock --json
 rm -rf "$tmp"
+echo "== PICL: replay a message-passing trace"
+"$RETRACE" picl stats "$here"/picl/ring4.trf
+"$RETRACE" picl dump --from 0.0041 --to 0.0046 "$here"/picl/ring4.trf
