@@ -1,6 +1,6 @@
 --- retrace.formats: recognise a trace file's format from its first lines.
 -- formats.detect(path) -> name, why   (or nil, message when unreadable)
--- Names: shmap, picl-new, picl-old, din, xdin, lackey, pes, paje, paraver, otf2, unknown.
+-- Names: shmap, picl-new, picl-old, din, xdin, lackey, bin, pes, paje, paraver, otf2, unknown.
 local M = {}
 
 M.descriptions = {
@@ -10,6 +10,7 @@ M.descriptions = {
   din = "Dinero IV din trace (LABEL HEXADDR)",
   xdin = "Dinero IV extended din trace (r|w|i|m|c|v HEXADDR HEXSIZE)",
   lackey = "Valgrind lackey --trace-mem=yes log",
+  bin = "retrace binary memory-reference trace (RTMB)",
   pes = "program execution sequence (STATE TIME per line)",
   paje = "Paje trace",
   paraver = "Paraver trace",
@@ -52,8 +53,13 @@ end
 
 function M.detect(path)
   if path:match("%.otf2$") then return "otf2", "file name" end
-  local f, err = io.open(path, "r")
+  local f, err = io.open(path, "rb")
   if not f then return nil, err end
+  if f:read(8) == "RTMB\r\n\26\n" then
+    f:close()
+    return "bin", "magic RTMB"
+  end
+  f:seek("set", 0)
   local votes, n = {}, 0
   for line in f:lines() do
     if not line:match("^%s*#") or line:match("^#Paraver") then

@@ -1,0 +1,197 @@
+/*
+ * cache_bench - speed of `retrace cache`'s engine: references per second for
+ * an LRU 8-way 32 KiB cache with 64-byte lines on a generated trace of 10^8
+ * references, read from the binary format (RTMB) and from text din; the peak
+ * memory (max RSS) at two trace lengths, to show it is flat; and the one-pass
+ * size sweep's time against a single-size run.
+ *
+ * The traces are generated into /tmp once and reused when present
+ * (/tmp/retrace-bench-v1-N.rtmb, .din). RETRACE_BENCH_N overrides N (10^8).
+ * Targets: >= 70 M refs/s from RTMB, >= 25 M refs/s from din, sweep <= 3x.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "rt_cache.h"
+#include "rt_memsim.h"
+#include "rt_memtrace.h"
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static uint64_t rng = 0x2545F4914F6CDD1Dull;
+static uint64_t next(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return rng;
+}
+
+/* A program-like mix, in 64ths: stack and locals (36: a hot 2 KiB region),
+ * a sequential walk of 8-byte elements over a 4 MiB array (20: one miss per
+ * line), a hot 16 KiB heap region (6), a walk down a column of a 512-column
+ * matrix of doubles (1: a miss each), a random reference into 16 MiB (1).
+ * 30% of references are stores. About 6% of references miss in 32 KiB. */
+static void gen_ref(rt_memref *r)
+{
+    static uint64_t a = 0x10000000, b = 0x20000000;
+    uint64_t x = next();
+    unsigned pick = (unsigned)(x & 63);
+    r->size = 8;
+    r->kind = (x >> 8) % 10 < 3 ? RT_REF_WRITE : RT_REF_READ;
+    if (pick < 36) {
+        r->addr = (0x7ff000000000ull - ((x >> 16) & 2047)) & ~7ull;
+    } else if (pick < 56) {
+        a += 8;
+        if (a >= 0x10000000 + (4u << 20))
+            a = 0x10000000;
+        r->addr = a;
+    } else if (pick < 62) {
+        r->addr = 0x50000000 + ((x >> 24) & 16383 & ~7ull);
+    } else if (pick < 63) {
+        b += 8 * 512;
+        if (b >= 0x20000000 + (8u << 20))
+            b = 0x20000000 + ((b + 8) & 4095);
+        r->addr = b;
+    } else {
+        r->addr = 0x40000000 + ((x >> 20) & ((16u << 20) - 1) & ~7ull);
+    }
+}
+
+static int exists_size(const char *path, off_t min)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && st.st_size >= min;
+}
+
+static void generate(uint64_t n, const char *bin, const char *din)
+{
+    char stamp[600];
+    snprintf(stamp, sizeof stamp, "%s.done", din);
+    if (exists_size(stamp, 0) && exists_size(bin, 16) && exists_size(din, 1))
+        return;
+    fprintf(stderr, "generating %llu references into %s and %s ...\n", (unsigned long long)n, bin,
+            din);
+    rt_err err;
+    rt_rtmb_writer *w = rt_rtmb_create(bin, &err);
+    FILE *f = fopen(din, "w");
+    if (!w || !f) {
+        fprintf(stderr, "%s\n", w ? din : err.msg);
+        exit(1);
+    }
+    setvbuf(f, NULL, _IOFBF, 1 << 20);
+    rt_memref r;
+    for (uint64_t i = 0; i < n; i++) {
+        gen_ref(&r);
+        if (rt_rtmb_write(w, &r, &err) != RT_OK) {
+            fprintf(stderr, "%s\n", err.msg);
+            exit(1);
+        }
+        fprintf(f, "%d %llx\n", r.kind, (unsigned long long)r.addr);
+    }
+    if (rt_rtmb_close(w, &err) != RT_OK || fclose(f) != 0) {
+        fprintf(stderr, "write failed\n");
+        exit(1);
+    }
+    FILE *s = fopen(stamp, "w");
+    if (s)
+        fclose(s);
+}
+
+typedef struct {
+    double secs;
+    uint64_t refs, misses;
+} outcome;
+
+static outcome simulate(const char *path, int fmt, int sweep)
+{
+    rt_err err;
+    rt_cache_config cfg = rt_cache_defaults(32768, 64);
+    cfg.ways = 8;
+    cfg.write_back = 1;
+    rt_cache *c;
+    if (rt_cache_new(&cfg, &c, &err) != RT_OK) {
+        fprintf(stderr, "%s\n", err.msg);
+        exit(1);
+    }
+    rt_memtrace *t = rt_memtrace_open(path, fmt, &err);
+    if (!t) {
+        fprintf(stderr, "%s\n", err.msg);
+        exit(1);
+    }
+    rt_memsim_opts o = {.sweep = sweep};
+    rt_memsim_result res;
+    double t0 = now();
+    if (rt_memsim_run(c, t, &o, &res, &err) != RT_OK) {
+        fprintf(stderr, "%s\n", err.msg);
+        exit(1);
+    }
+    outcome out = {now() - t0, rt_cache_stats_get(c)->refs, rt_cache_stats_get(c)->misses};
+    rt_memtrace_free(t);
+    rt_cache_free(c);
+    return out;
+}
+
+/* max RSS in KiB of a child process running one simulation */
+static long child_rss(const char *path, int fmt, int sweep)
+{
+    pid_t pid = fork();
+    if (pid == 0) {
+        simulate(path, fmt, sweep);
+        _exit(0);
+    }
+    int status;
+    struct rusage ru;
+    if (wait4(pid, &status, 0, &ru) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        return -1;
+    return ru.ru_maxrss;
+}
+
+int main(void)
+{
+    uint64_t n = 100000000ull;
+    const char *e = getenv("RETRACE_BENCH_N");
+    if (e && atoll(e) > 0)
+        n = (uint64_t)atoll(e);
+    uint64_t small = n / 10;
+    char bin[256], din[256], sbin[256], sdin[256];
+    snprintf(bin, sizeof bin, "/tmp/retrace-bench-v1-%llu.rtmb", (unsigned long long)n);
+    snprintf(din, sizeof din, "/tmp/retrace-bench-v1-%llu.din", (unsigned long long)n);
+    snprintf(sbin, sizeof sbin, "/tmp/retrace-bench-v1-%llu.rtmb", (unsigned long long)small);
+    snprintf(sdin, sizeof sdin, "/tmp/retrace-bench-v1-%llu.din", (unsigned long long)small);
+    rng = 0x2545F4914F6CDD1Dull;
+    generate(n, bin, din);
+    rng = 0x2545F4914F6CDD1Dull;
+    generate(small, sbin, sdin);
+
+    printf("cache: 32 KiB, 64-byte lines, 8-way, LRU, write-back; %llu references\n",
+           (unsigned long long)n);
+    outcome b = simulate(bin, RT_MEMFMT_RTMB, 0);
+    printf("  binary (RTMB): %6.2f s  %7.1f M refs/s  (misses %llu; target >= 70)\n", b.secs,
+           b.refs / b.secs / 1e6, (unsigned long long)b.misses);
+    outcome d = simulate(din, RT_MEMFMT_DIN, 0);
+    printf("  text din:      %6.2f s  %7.1f M refs/s  (misses %llu; target >= 25)\n", d.secs,
+           d.refs / d.secs / 1e6, (unsigned long long)d.misses);
+    outcome s = simulate(bin, RT_MEMFMT_RTMB, 1);
+    printf("  --sweep (RTMB): %5.2f s  %.2fx the single-size run (target <= 3x)\n", s.secs,
+           s.secs / b.secs);
+    printf("max RSS: %llu refs: bin %ld KiB, din %ld KiB, sweep %ld KiB;"
+           " %llu refs: bin %ld KiB, din %ld KiB, sweep %ld KiB\n",
+           (unsigned long long)small, child_rss(sbin, RT_MEMFMT_RTMB, 0),
+           child_rss(sdin, RT_MEMFMT_DIN, 0), child_rss(sbin, RT_MEMFMT_RTMB, 1),
+           (unsigned long long)n, child_rss(bin, RT_MEMFMT_RTMB, 0), child_rss(din, RT_MEMFMT_DIN, 0),
+           child_rss(bin, RT_MEMFMT_RTMB, 1));
+    return 0;
+}

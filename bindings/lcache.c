@@ -1,0 +1,584 @@
+/*
+ * lcache.c - Lua face of core/cache and the memory-trace readers.
+ *
+ *   cache.new{size=, line=, ways=, policy=, write_back=, seed=} -> Cache
+ *     c:access(addr, is_write) -> hit, way (1-based), line, evicted line | nil
+ *     c:access_range(addr, size, is_write) -> misses
+ *     c:probe(addr) -> boolean      c:stats() -> table    c:config() -> table
+ *     c:flush([invalidate])         c:reset()             c:close()
+ *     c:line_at(set, way) -> line | nil   (set from 0, way from 1)
+ *   cache.run(path, {format=, size=, line=, ways=, policy=, seed=, write_back=,
+ *                    unified=, classify=, sweep=, progress=fn(done, total)}) -> result | nil, msg
+ *   cache.convert(path, format, out) -> records | nil, msg
+ *   cache.policies -> {"lru", ...}
+ *
+ * A Lua policy is an operations table whose hooks call the policy's Lua
+ * functions (ways from 1; each set a table {index=, ways=, state={}}).
+ */
+#include "lcache.h"
+
+#include <string.h>
+
+#include "bind.h"
+#include "rt_memsim.h"
+#include "rt_memtrace.h"
+
+#define CACHE_T "retrace.Cache"
+#define LPOLICY_T "retrace.LuaPolicy"
+
+/* ---- Lua policies ---- */
+
+typedef struct lpolicy {
+    rt_policy_ops ops;    /* hooks below; name points into `name` */
+    lua_State *L;         /* the main thread */
+    int fn[4];            /* registry refs of init, hit, fill, victim (LUA_NOREF: absent) */
+    int sets;             /* registry ref of the table of per-set tables */
+    char name[64];
+} lpolicy;
+
+enum { H_INIT, H_HIT, H_FILL, H_VICTIM };
+static const char *const hook_names[] = {"init", "hit", "fill", "victim"};
+
+/* push fn and the set's table; returns the stack base to restore */
+static void push_hook(lpolicy *p, int h, const rt_policy_set *s)
+{
+    lua_State *L = p->L;
+    lua_rawgeti(L, LUA_REGISTRYINDEX, p->fn[h]);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, p->sets);
+    lua_rawgeti(L, -1, (lua_Integer)s->index + 1);
+    lua_remove(L, -2);
+}
+
+static int hook_fail(lpolicy *p, int h, rt_policy_set *s)
+{
+    const char *msg = lua_tostring(p->L, -1);
+    rt_err_set(s->err, RT_EINVAL, "policy %s: %s: %s", p->name, hook_names[h],
+               msg ? msg : "error object is not a string");
+    lua_pop(p->L, 1);
+    return RT_EINVAL;
+}
+
+static int lp_init(void *ud, rt_policy_set *s)
+{
+    lpolicy *p = ud;
+    lua_State *L = p->L;
+    if (!lua_checkstack(L, 8))
+        return rt_err_set(s->err, RT_ENOMEM, "policy %s: Lua stack overflow", p->name);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, p->sets);
+    lua_createtable(L, 0, 3);
+    lua_pushinteger(L, s->index);
+    lua_setfield(L, -2, "index");
+    lua_pushinteger(L, s->ways);
+    lua_setfield(L, -2, "ways");
+    lua_newtable(L);
+    lua_setfield(L, -2, "state");
+    lua_rawseti(L, -2, (lua_Integer)s->index + 1);
+    lua_pop(L, 1);
+    if (p->fn[H_INIT] == LUA_NOREF)
+        return RT_OK;
+    push_hook(p, H_INIT, s);
+    if (rt_docall(L, 1, 0) != LUA_OK)
+        return hook_fail(p, H_INIT, s);
+    return RT_OK;
+}
+
+static int lp_touch(lpolicy *p, int h, rt_policy_set *s, unsigned way, uint64_t now)
+{
+    lua_State *L = p->L;
+    if (!lua_checkstack(L, 8))
+        return rt_err_set(s->err, RT_ENOMEM, "policy %s: Lua stack overflow", p->name);
+    push_hook(p, h, s);
+    lua_pushinteger(L, (lua_Integer)way + 1);
+    lua_pushinteger(L, (lua_Integer)now);
+    if (rt_docall(L, 3, 0) != LUA_OK)
+        return hook_fail(p, h, s);
+    return RT_OK;
+}
+
+static int lp_hit(void *ud, rt_policy_set *s, unsigned way, uint64_t now)
+{
+    return lp_touch(ud, H_HIT, s, way, now);
+}
+
+static int lp_fill(void *ud, rt_policy_set *s, unsigned way, uint64_t now)
+{
+    return lp_touch(ud, H_FILL, s, way, now);
+}
+
+static int lp_victim(void *ud, rt_policy_set *s, uint64_t now, unsigned *way)
+{
+    lpolicy *p = ud;
+    lua_State *L = p->L;
+    if (!lua_checkstack(L, 8))
+        return rt_err_set(s->err, RT_ENOMEM, "policy %s: Lua stack overflow", p->name);
+    push_hook(p, H_VICTIM, s);
+    lua_pushinteger(L, (lua_Integer)now);
+    if (rt_docall(L, 2, 1) != LUA_OK)
+        return hook_fail(p, H_VICTIM, s);
+    int isint;
+    lua_Integer w = lua_tointegerx(L, -1, &isint);
+    if (!isint || w < 1 || w > (lua_Integer)s->ways) {
+        rt_err_set(s->err, RT_ERANGE, "policy %s: victim: returned %s, not a way 1..%u", p->name,
+                   luaL_tolstring(L, -1, NULL), s->ways);
+        lua_pop(L, 2);
+        return RT_ERANGE;
+    }
+    lua_pop(L, 1);
+    *way = (unsigned)(w - 1);
+    return RT_OK;
+}
+
+static int lpolicy_gc(lua_State *L)
+{
+    lpolicy *p = luaL_checkudata(L, 1, LPOLICY_T);
+    for (int h = 0; h < 4; h++) {
+        luaL_unref(L, LUA_REGISTRYINDEX, p->fn[h]);
+        p->fn[h] = LUA_NOREF;
+    }
+    luaL_unref(L, LUA_REGISTRYINDEX, p->sets);
+    p->sets = LUA_NOREF;
+    return 0;
+}
+
+/* table at idx -> pushes an lpolicy userdata and points cfg at it */
+static void policy_from_table(lua_State *L, int idx, rt_cache_config *cfg)
+{
+    idx = lua_absindex(L, idx);
+    lua_getfield(L, idx, "victim");
+    if (lua_type(L, -1) != LUA_TFUNCTION)
+        luaL_error(L, "policy: a victim function is required");
+    lua_pop(L, 1);
+    lpolicy *p = lua_newuserdatauv(L, sizeof *p, 0);
+    memset(p, 0, sizeof *p);
+    for (int h = 0; h < 4; h++)
+        p->fn[h] = LUA_NOREF;
+    p->sets = LUA_NOREF;
+    luaL_setmetatable(L, LPOLICY_T);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, LUA_RIDX_MAINTHREAD);
+    p->L = lua_tothread(L, -1);
+    lua_pop(L, 1);
+    lua_getfield(L, idx, "name");
+    const char *name = lua_tostring(L, -1);
+    snprintf(p->name, sizeof p->name, "%s", name ? name : "lua");
+    lua_pop(L, 1);
+    for (int h = 0; h < 4; h++) {
+        lua_getfield(L, idx, hook_names[h]);
+        int t = lua_type(L, -1);
+        if (t == LUA_TFUNCTION) {
+            p->fn[h] = luaL_ref(L, LUA_REGISTRYINDEX);
+        } else {
+            lua_pop(L, 1);
+            if (t != LUA_TNIL)
+                luaL_error(L, "policy %s: %s must be a function, not a %s", p->name,
+                           hook_names[h], lua_typename(L, t));
+        }
+    }
+    lua_newtable(L);
+    p->sets = luaL_ref(L, LUA_REGISTRYINDEX);
+    p->ops.name = p->name;
+    p->ops.init = lp_init; /* always: it creates the set tables */
+    p->ops.hit = p->fn[H_HIT] != LUA_NOREF ? lp_hit : NULL;
+    p->ops.fill = p->fn[H_FILL] != LUA_NOREF ? lp_fill : NULL;
+    p->ops.victim = lp_victim;
+    cfg->policy = &p->ops;
+    cfg->policy_ud = p;
+}
+
+void rt_lcache_policy(lua_State *L, int idx, rt_cache_config *cfg)
+{
+    idx = lua_absindex(L, idx);
+    if (lua_type(L, idx) == LUA_TSTRING) {
+        size_t n;
+        const char *s = lua_tolstring(L, idx, &n);
+        const rt_policy_ops *b = rt_policy_builtin(s);
+        if (b) {
+            cfg->policy = b;
+            cfg->policy_ud = NULL;
+            lua_pushnil(L);
+            return;
+        }
+        if (n > 4 && strcmp(s + n - 4, ".lua") == 0) {
+            if (luaL_loadfilex(L, s, "t") != LUA_OK)
+                lua_error(L);
+            if (rt_docall(L, 0, 1) != LUA_OK)
+                lua_error(L);
+            if (lua_type(L, -1) != LUA_TTABLE)
+                luaL_error(L, "%s: a policy file must return a policy table", s);
+            policy_from_table(L, -1, cfg);
+            lua_remove(L, -2);
+            return;
+        }
+        luaL_error(L, "policy: unknown '%s' (built-ins: lru lfu fifo lifo clock random; or FILE.lua)",
+                   s);
+    }
+    if (lua_type(L, idx) == LUA_TTABLE) {
+        policy_from_table(L, idx, cfg);
+        return;
+    }
+    luaL_error(L, "policy: expected a name or a policy table, got %s", luaL_typename(L, idx));
+}
+
+/* ---- the Cache object ---- */
+
+typedef struct cache_box {
+    rt_cache *c; /* NULL once closed; user value 1: the policy instance */
+} cache_box;
+
+static cache_box *check_cache(lua_State *L, int i)
+{
+    cache_box *b = luaL_checkudata(L, i, CACHE_T);
+    if (!b->c)
+        luaL_argerror(L, i, "cache is closed");
+    return b;
+}
+
+static int cache_close(lua_State *L)
+{
+    cache_box *b = luaL_checkudata(L, 1, CACHE_T);
+    rt_cache_free(b->c);
+    b->c = NULL;
+    return 0;
+}
+
+static uint64_t opt_u64(lua_State *L, int t, const char *k, uint64_t def)
+{
+    lua_getfield(L, t, k);
+    uint64_t v = def;
+    if (!lua_isnil(L, -1)) {
+        int ok;
+        lua_Integer i = lua_tointegerx(L, -1, &ok);
+        if (!ok || i < 0)
+            luaL_error(L, "%s: expected a non-negative integer", k);
+        v = (uint64_t)i;
+    }
+    lua_pop(L, 1);
+    return v;
+}
+
+static int opt_bool(lua_State *L, int t, const char *k, int def)
+{
+    lua_getfield(L, t, k);
+    int v = lua_isnil(L, -1) ? def : lua_toboolean(L, -1);
+    lua_pop(L, 1);
+    return v;
+}
+
+/* read the geometry fields of table t into cfg (policy left to the caller) */
+static void read_config(lua_State *L, int t, rt_cache_config *cfg, int write_back_default)
+{
+    *cfg = rt_cache_defaults(opt_u64(L, t, "size", 32768), opt_u64(L, t, "line", 64));
+    cfg->ways = opt_u64(L, t, "ways", 0);
+    cfg->seed = opt_u64(L, t, "seed", 1);
+    cfg->write_back = opt_bool(L, t, "write_back", write_back_default);
+}
+
+/* create a cache from table t with the policy value at pidx; pushes the box.
+ * `fully` forces full associativity (the classification shadow). */
+static cache_box *push_cache(lua_State *L, int t, int pidx, int write_back_default, int fully)
+{
+    cache_box *b = lua_newuserdatauv(L, sizeof *b, 1);
+    b->c = NULL;
+    luaL_setmetatable(L, CACHE_T);
+    rt_cache_config cfg;
+    read_config(L, t, &cfg, write_back_default);
+    if (fully)
+        cfg.ways = 0;
+    if (pidx && !lua_isnil(L, pidx)) {
+        rt_lcache_policy(L, pidx, &cfg);
+        lua_setiuservalue(L, -2, 1);
+    }
+    rt_err err;
+    if (rt_cache_new(&cfg, &b->c, &err) != RT_OK)
+        luaL_error(L, "%s", err.msg);
+    return b;
+}
+
+static int l_new(lua_State *L)
+{
+    luaL_checktype(L, 1, LUA_TTABLE);
+    lua_getfield(L, 1, "policy");
+    push_cache(L, 1, 2, 0, 0);
+    return 1;
+}
+
+static int c_access(lua_State *L)
+{
+    cache_box *b = check_cache(L, 1);
+    lua_Integer addr = luaL_checkinteger(L, 2);
+    int w = lua_toboolean(L, 3);
+    rt_cache_result r;
+    if (rt_cache_access(b->c, (uint64_t)addr, w, &r) != RT_OK)
+        return luaL_error(L, "%s", rt_cache_error(b->c));
+    if (r.bypassed) {
+        lua_pushnil(L);
+        return 1;
+    }
+    lua_pushboolean(L, r.hit);
+    lua_pushinteger(L, (lua_Integer)r.way + 1);
+    lua_pushinteger(L, (lua_Integer)r.line);
+    if (r.evicted)
+        lua_pushinteger(L, (lua_Integer)r.evicted_line);
+    else
+        lua_pushnil(L);
+    return 4;
+}
+
+static int c_access_range(lua_State *L)
+{
+    cache_box *b = check_cache(L, 1);
+    lua_Integer addr = luaL_checkinteger(L, 2);
+    lua_Integer size = luaL_checkinteger(L, 3);
+    unsigned m;
+    if (rt_cache_access_range(b->c, (uint64_t)addr, (uint64_t)size, lua_toboolean(L, 4), &m) != RT_OK)
+        return luaL_error(L, "%s", rt_cache_error(b->c));
+    lua_pushinteger(L, m);
+    return 1;
+}
+
+static int c_probe(lua_State *L)
+{
+    cache_box *b = check_cache(L, 1);
+    lua_pushboolean(L, rt_cache_probe(b->c, (uint64_t)luaL_checkinteger(L, 2)));
+    return 1;
+}
+
+static void set_int(lua_State *L, const char *k, uint64_t v)
+{
+    lua_pushinteger(L, (lua_Integer)v);
+    lua_setfield(L, -2, k);
+}
+
+static void push_stats(lua_State *L, const rt_cache_stats *s)
+{
+    lua_createtable(L, 0, 12);
+    set_int(L, "refs", s->refs);
+    set_int(L, "hits", s->hits);
+    set_int(L, "misses", s->misses);
+    set_int(L, "reads", s->reads);
+    set_int(L, "writes", s->writes);
+    set_int(L, "read_misses", s->read_misses);
+    set_int(L, "write_misses", s->write_misses);
+    set_int(L, "evictions", s->evictions);
+    set_int(L, "writebacks", s->writebacks);
+    set_int(L, "bypassed_writes", s->bypassed_writes);
+    lua_pushnumber(L, s->refs ? (double)s->hits / (double)s->refs : 0.0);
+    lua_setfield(L, -2, "hit_ratio");
+}
+
+static int c_stats(lua_State *L)
+{
+    push_stats(L, rt_cache_stats_get(check_cache(L, 1)->c));
+    return 1;
+}
+
+static void push_config(lua_State *L, const rt_cache *c)
+{
+    const rt_cache_config *cfg = rt_cache_config_get(c);
+    lua_createtable(L, 0, 7);
+    set_int(L, "size", cfg->size);
+    set_int(L, "line", cfg->line);
+    set_int(L, "ways", cfg->ways);
+    set_int(L, "sets", rt_cache_sets(c));
+    set_int(L, "seed", cfg->seed);
+    lua_pushstring(L, cfg->policy->name);
+    lua_setfield(L, -2, "policy");
+    lua_pushboolean(L, cfg->write_back);
+    lua_setfield(L, -2, "write_back");
+}
+
+static int c_config(lua_State *L)
+{
+    push_config(L, check_cache(L, 1)->c);
+    return 1;
+}
+
+static int c_flush(lua_State *L)
+{
+    cache_box *b = check_cache(L, 1);
+    if (rt_cache_flush(b->c, lua_toboolean(L, 2)) != RT_OK)
+        return luaL_error(L, "%s", rt_cache_error(b->c));
+    return 0;
+}
+
+static int c_reset(lua_State *L)
+{
+    cache_box *b = check_cache(L, 1);
+    if (rt_cache_reset(b->c) != RT_OK)
+        return luaL_error(L, "%s", rt_cache_error(b->c));
+    return 0;
+}
+
+static int c_line_at(lua_State *L)
+{
+    cache_box *b = check_cache(L, 1);
+    lua_Integer set = luaL_checkinteger(L, 2), way = luaL_checkinteger(L, 3);
+    uint64_t line = UINT64_MAX;
+    if (set >= 0 && way >= 1 && set <= UINT32_MAX && way <= UINT32_MAX)
+        line = rt_cache_line_at(b->c, (uint32_t)set, (uint32_t)(way - 1));
+    if (line == UINT64_MAX)
+        lua_pushnil(L);
+    else
+        lua_pushinteger(L, (lua_Integer)line);
+    return 1;
+}
+
+/* ---- whole traces ---- */
+
+typedef struct progress_ud {
+    lua_State *L;
+    int fn; /* stack index of the progress function */
+} progress_ud;
+
+static void on_progress(void *ud, uint64_t done, uint64_t total)
+{
+    progress_ud *p = ud;
+    lua_pushvalue(p->L, p->fn);
+    lua_pushinteger(p->L, (lua_Integer)done);
+    lua_pushinteger(p->L, (lua_Integer)total);
+    if (rt_docall(p->L, 2, 0) != LUA_OK)
+        lua_pop(p->L, 1); /* a failing progress display does not stop the run */
+}
+
+static int check_format(lua_State *L, int t)
+{
+    lua_getfield(L, t, "format");
+    const char *f = lua_tostring(L, -1);
+    int fmt = rt_memfmt_from_name(f);
+    if (fmt < 0)
+        luaL_error(L, "format: expected din, xdin, lackey or bin, got %s", f ? f : "nothing");
+    lua_pop(L, 1);
+    return fmt;
+}
+
+/* run(path, opts) -> result | nil, msg */
+static int l_run(lua_State *L)
+{
+    const char *path = luaL_checkstring(L, 1);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    int fmt = check_format(L, 2);
+    int unified = opt_bool(L, 2, "unified", 0);
+    int classify = opt_bool(L, 2, "classify", 0);
+    int sweep = opt_bool(L, 2, "sweep", 0);
+    lua_getfield(L, 2, "policy");
+    int pidx = lua_gettop(L);
+    cache_box *main = push_cache(L, 2, pidx, 1, 0);
+    cache_box *shadow = classify ? push_cache(L, 2, pidx, 1, 1) : NULL;
+    lua_getfield(L, 2, "progress");
+    progress_ud pu = {L, lua_gettop(L)};
+    rt_memsim_opts o = {.unified = unified, .shadow = shadow ? shadow->c : NULL, .sweep = sweep};
+    if (lua_isfunction(L, pu.fn)) {
+        o.progress = on_progress;
+        o.progress_ud = &pu;
+    }
+    rt_err err;
+    rt_memtrace *t = rt_memtrace_open(path, fmt, &err);
+    if (!t)
+        return rt_push_fail(L, &err);
+    rt_memsim_result res;
+    int st = rt_memsim_run(main->c, t, &o, &res, &err);
+    rt_memtrace_free(t);
+    if (st != RT_OK)
+        return rt_push_fail(L, &err);
+    const rt_cache_stats *s = rt_cache_stats_get(main->c);
+    push_stats(L, s);
+    set_int(L, "records", res.records);
+    set_int(L, "ignored", res.ignored);
+    set_int(L, "ifetches", res.ifetches);
+    set_int(L, "flushes", res.flushes);
+    push_config(L, main->c);
+    lua_setfield(L, -2, "config");
+    if (res.classified) {
+        set_int(L, "compulsory", res.compulsory);
+        set_int(L, "capacity", res.capacity);
+        set_int(L, "conflict", res.conflict);
+    }
+    if (res.swept) {
+        lua_createtable(L, (int)res.sweep_n, 0);
+        for (unsigned k = 0; k < res.sweep_n; k++) {
+            lua_createtable(L, 0, 3);
+            set_int(L, "size", res.sweep_size[k]);
+            set_int(L, "misses", res.sweep_misses[k]);
+            lua_pushnumber(L, res.sweep_refs
+                                  ? 1.0 - (double)res.sweep_misses[k] / (double)res.sweep_refs
+                                  : 0.0);
+            lua_setfield(L, -2, "hit_ratio");
+            lua_rawseti(L, -2, (lua_Integer)k + 1);
+        }
+        lua_setfield(L, -2, "sweep");
+    }
+    return 1;
+}
+
+/* convert(path, format, out) -> records | nil, msg */
+static int l_convert(lua_State *L)
+{
+    const char *path = luaL_checkstring(L, 1);
+    const char *f = luaL_checkstring(L, 2);
+    const char *out = luaL_checkstring(L, 3);
+    int fmt = rt_memfmt_from_name(f);
+    if (fmt < 0)
+        return luaL_argerror(L, 2, "expected din, xdin, lackey or bin");
+    rt_err err;
+    rt_memtrace *t = rt_memtrace_open(path, fmt, &err);
+    if (!t)
+        return rt_push_fail(L, &err);
+    rt_rtmb_writer *w = rt_rtmb_create(out, &err);
+    if (!w) {
+        rt_memtrace_free(t);
+        return rt_push_fail(L, &err);
+    }
+    rt_memref ref;
+    int st;
+    lua_Integer n = 0;
+    while ((st = rt_memtrace_next(t, &ref, &err)) == RT_OK) {
+        if ((st = rt_rtmb_write(w, &ref, &err)) != RT_OK)
+            break;
+        n++;
+    }
+    rt_memtrace_free(t);
+    if (st != RT_EEOF) {
+        rt_rtmb_close(w, NULL);
+        return rt_push_fail(L, &err);
+    }
+    if (rt_rtmb_close(w, &err) != RT_OK)
+        return rt_push_fail(L, &err);
+    lua_pushinteger(L, n);
+    return 1;
+}
+
+static const luaL_Reg cache_methods[] = {
+    {"access", c_access},
+    {"access_range", c_access_range},
+    {"probe", c_probe},
+    {"stats", c_stats},
+    {"config", c_config},
+    {"flush", c_flush},
+    {"reset", c_reset},
+    {"line_at", c_line_at},
+    {"close", cache_close},
+    {NULL, NULL},
+};
+
+static const luaL_Reg funcs[] = {
+    {"new", l_new},
+    {"run", l_run},
+    {"convert", l_convert},
+    {NULL, NULL},
+};
+
+int rt_lopen_cache(lua_State *L)
+{
+    rt_new_class(L, CACHE_T, cache_methods, cache_close);
+    luaL_newmetatable(L, LPOLICY_T);
+    lua_pushcfunction(L, lpolicy_gc);
+    lua_setfield(L, -2, "__gc");
+    lua_pop(L, 1);
+    luaL_newlib(L, funcs);
+    lua_newtable(L);
+    for (int i = 0; rt_policy_names[i]; i++) {
+        lua_pushstring(L, rt_policy_names[i]);
+        lua_rawseti(L, -2, i + 1);
+    }
+    lua_setfield(L, -2, "policies");
+    return 1;
+}

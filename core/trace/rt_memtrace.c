@@ -1,0 +1,423 @@
+/*
+ * rt_memtrace.c - the text readers (din, extended din, lackey) and the
+ * dispatcher over every memory-reference format (see rt_memtrace.h).
+ *
+ * The din reader is on the hot path of `retrace cache` (tens of millions of
+ * lines per second): it parses a line with a table lookup per character rather
+ * than the general tokenizer.
+ */
+#include "rt_memtrace.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "rt_lines.h"
+
+/* all three text readers are a line reader plus, for lackey, a pending store */
+typedef struct memtext {
+    rt_lines *lines;
+    int pending_store;   /* lackey M: the store half is still to come */
+    rt_memref pending;   /* that store */
+} memtext;
+
+struct rt_din {
+    memtext t;
+};
+struct rt_xdin {
+    memtext t;
+};
+struct rt_lackey {
+    memtext t;
+};
+
+/* hex digit value, or 0xff */
+static unsigned char hexval[256];
+static int hexval_ready;
+
+static void hex_init(void)
+{
+    if (hexval_ready)
+        return;
+    memset(hexval, 0xff, sizeof hexval);
+    for (int c = '0'; c <= '9'; c++)
+        hexval[c] = (unsigned char)(c - '0');
+    for (int c = 'a'; c <= 'f'; c++)
+        hexval[c] = (unsigned char)(c - 'a' + 10);
+    for (int c = 'A'; c <= 'F'; c++)
+        hexval[c] = (unsigned char)(c - 'A' + 10);
+    hexval_ready = 1;
+}
+
+static int memtext_open(memtext *t, const char *path, rt_err *err)
+{
+    hex_init();
+    memset(t, 0, sizeof *t);
+    t->lines = rt_lines_open(path, err);
+    return t->lines ? RT_OK : RT_EIO;
+}
+
+static int is_blank(char c)
+{
+    return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
+}
+
+/* Parse hex digits at *p (an optional 0x first); advances *p. 0 when none or > 16. */
+static int scan_hex(const char **p, const char *end, uint64_t *out)
+{
+    const char *s = *p;
+    if (end - s >= 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+        s += 2;
+    const char *start = s;
+    uint64_t v = 0;
+    while (s < end) {
+        unsigned d = hexval[(unsigned char)*s];
+        if (d > 15)
+            break;
+        v = (v << 4) | d;
+        s++;
+    }
+    if (s == start || s - start > 16)
+        return 0;
+    *p = s;
+    *out = v;
+    return 1;
+}
+
+/* the token at p (for messages), at most 40 characters */
+static int toklen(const char *p, const char *end)
+{
+    const char *s = p;
+    while (s < end && !is_blank(*s) && s - p < 40)
+        s++;
+    return (int)(s - p);
+}
+
+static const char *skip_blank(const char *p, const char *end)
+{
+    while (p < end && is_blank(*p))
+        p++;
+    return p;
+}
+
+/* ---- din ---- */
+
+rt_din *rt_din_open(const char *path, rt_err *err)
+{
+    rt_din *r = malloc(sizeof *r);
+    if (!r) {
+        rt_err_set(err, RT_ENOMEM, "%s: out of memory", path);
+        return NULL;
+    }
+    if (memtext_open(&r->t, path, err) != RT_OK) {
+        free(r);
+        return NULL;
+    }
+    return r;
+}
+
+void rt_din_free(rt_din *r)
+{
+    if (!r)
+        return;
+    rt_lines_free(r->t.lines);
+    free(r);
+}
+
+int rt_din_next(rt_din *r, rt_memref *ref, rt_err *err)
+{
+    const char *line;
+    size_t len;
+    int st;
+    for (;;) {
+        if ((st = rt_lines_next(r->t.lines, &line, &len, err)) != RT_OK)
+            return st;
+        const char *p = line, *end = line + len;
+        p = skip_blank(p, end);
+        if (p == end)
+            continue; /* blank line */
+        const char *name = rt_lines_name(r->t.lines);
+        unsigned long no = rt_lines_lineno(r->t.lines);
+        if (*p < '0' || *p > '4' || (p + 1 < end && !is_blank(p[1])))
+            return rt_err_at(err, RT_EFORMAT, name, no, "label: '%.*s' is not 0-4",
+                             toklen(p, end), p);
+        ref->kind = *p - '0';
+        p = skip_blank(p + 1, end);
+        if (p == end)
+            return rt_err_at(err, RT_EFORMAT, name, no, "address: missing");
+        const char *a = p;
+        if (!scan_hex(&p, end, &ref->addr) || (p < end && !is_blank(*p)))
+            return rt_err_at(err, RT_EFORMAT, name, no, "address: '%.*s' is not hexadecimal",
+                             toklen(a, end), a);
+        ref->size = 1;
+        return RT_OK; /* the rest of the line is a comment */
+    }
+}
+
+/* ---- extended din ---- */
+
+rt_xdin *rt_xdin_open(const char *path, rt_err *err)
+{
+    rt_xdin *r = malloc(sizeof *r);
+    if (!r) {
+        rt_err_set(err, RT_ENOMEM, "%s: out of memory", path);
+        return NULL;
+    }
+    if (memtext_open(&r->t, path, err) != RT_OK) {
+        free(r);
+        return NULL;
+    }
+    return r;
+}
+
+void rt_xdin_free(rt_xdin *r)
+{
+    if (!r)
+        return;
+    rt_lines_free(r->t.lines);
+    free(r);
+}
+
+int rt_xdin_next(rt_xdin *r, rt_memref *ref, rt_err *err)
+{
+    const char *line;
+    size_t len;
+    int st;
+    for (;;) {
+        if ((st = rt_lines_next(r->t.lines, &line, &len, err)) != RT_OK)
+            return st;
+        const char *p = line, *end = line + len;
+        p = skip_blank(p, end);
+        if (p == end)
+            continue;
+        const char *name = rt_lines_name(r->t.lines);
+        unsigned long no = rt_lines_lineno(r->t.lines);
+        static const char kinds[] = "rwimcv";
+        static const int kind_of[] = {RT_REF_READ, RT_REF_WRITE, RT_REF_IFETCH,
+                                      RT_REF_MISC, RT_REF_FLUSH, RT_REF_INVALIDATE};
+        const char *k = strchr(kinds, *p);
+        if (!k || !*p || (p + 1 < end && !is_blank(p[1])))
+            return rt_err_at(err, RT_EFORMAT, name, no,
+                             "access type: '%.*s' is not one of r w i m c v", toklen(p, end), p);
+        ref->kind = kind_of[k - kinds];
+        p = skip_blank(p + 1, end);
+        if (p == end)
+            return rt_err_at(err, RT_EFORMAT, name, no, "address: missing");
+        const char *a = p;
+        if (!scan_hex(&p, end, &ref->addr) || (p < end && !is_blank(*p)))
+            return rt_err_at(err, RT_EFORMAT, name, no, "address: '%.*s' is not hexadecimal",
+                             toklen(a, end), a);
+        p = skip_blank(p, end);
+        if (p == end)
+            return rt_err_at(err, RT_EFORMAT, name, no, "size: missing");
+        a = p;
+        if (!scan_hex(&p, end, &ref->size) || (p < end && !is_blank(*p)))
+            return rt_err_at(err, RT_EFORMAT, name, no, "size: '%.*s' is not hexadecimal",
+                             toklen(a, end), a);
+        p = skip_blank(p, end);
+        if (p != end)
+            return rt_err_at(err, RT_EFORMAT, name, no, "unexpected field '%.*s' after the size",
+                             toklen(p, end), p);
+        if (ref->size == 0)
+            ref->size = 1;
+        return RT_OK;
+    }
+}
+
+/* ---- lackey ---- */
+
+rt_lackey *rt_lackey_open(const char *path, rt_err *err)
+{
+    rt_lackey *r = malloc(sizeof *r);
+    if (!r) {
+        rt_err_set(err, RT_ENOMEM, "%s: out of memory", path);
+        return NULL;
+    }
+    if (memtext_open(&r->t, path, err) != RT_OK) {
+        free(r);
+        return NULL;
+    }
+    return r;
+}
+
+void rt_lackey_free(rt_lackey *r)
+{
+    if (!r)
+        return;
+    rt_lines_free(r->t.lines);
+    free(r);
+}
+
+int rt_lackey_next(rt_lackey *r, rt_memref *ref, rt_err *err)
+{
+    if (r->t.pending_store) {
+        *ref = r->t.pending;
+        r->t.pending_store = 0;
+        return RT_OK;
+    }
+    const char *line;
+    size_t len;
+    int st;
+    for (;;) {
+        if ((st = rt_lines_next(r->t.lines, &line, &len, err)) != RT_OK)
+            return st;
+        if (len >= 2 && line[0] == '=' && line[1] == '=')
+            continue; /* valgrind's own messages */
+        const char *p = line, *end = line + len;
+        p = skip_blank(p, end);
+        if (p == end)
+            continue;
+        const char *name = rt_lines_name(r->t.lines);
+        unsigned long no = rt_lines_lineno(r->t.lines);
+        int kind, modify = 0;
+        switch (*p) {
+        case 'I': kind = RT_REF_IFETCH; break;
+        case 'L': kind = RT_REF_READ; break;
+        case 'S': kind = RT_REF_WRITE; break;
+        case 'M': kind = RT_REF_READ; modify = 1; break;
+        default: kind = -1;
+        }
+        if (kind < 0 || (p + 1 < end && !is_blank(p[1])))
+            return rt_err_at(err, RT_EFORMAT, name, no, "access type: '%.*s' is not I, L, S or M",
+                             toklen(p, end), p);
+        p = skip_blank(p + 1, end);
+        const char *a = p;
+        if (!scan_hex(&p, end, &ref->addr) || p == end || *p != ',')
+            return rt_err_at(err, RT_EFORMAT, name, no,
+                             "address: '%.*s' is not HEXADDR,SIZE", toklen(a, end), a);
+        p++;
+        a = p;
+        uint64_t size = 0;
+        while (p < end && *p >= '0' && *p <= '9' && size < (1ull << 40))
+            size = size * 10 + (uint64_t)(*p++ - '0');
+        if (p == a || size == 0 || skip_blank(p, end) != end)
+            return rt_err_at(err, RT_EFORMAT, name, no, "size: '%.*s' is not a positive number",
+                             toklen(a, end), a);
+        ref->kind = kind;
+        ref->size = size;
+        if (modify) {
+            r->t.pending = *ref;
+            r->t.pending.kind = RT_REF_WRITE;
+            r->t.pending_store = 1;
+        }
+        return RT_OK;
+    }
+}
+
+/* ---- dispatcher ---- */
+
+static const char *const fmt_names[RT_MEMFMT_COUNT] = {"din", "xdin", "lackey", "bin"};
+
+int rt_memfmt_from_name(const char *name)
+{
+    for (int i = 0; i < RT_MEMFMT_COUNT; i++)
+        if (name && strcmp(name, fmt_names[i]) == 0)
+            return i;
+    return -1;
+}
+
+const char *rt_memfmt_name(int fmt)
+{
+    return fmt >= 0 && fmt < RT_MEMFMT_COUNT ? fmt_names[fmt] : "?";
+}
+
+struct rt_memtrace {
+    int fmt;
+    void *r;          /* the format's reader */
+    int pending;      /* status of an error met inside a batch, reported next */
+    rt_err pending_err;
+};
+
+rt_memtrace *rt_memtrace_open(const char *path, int fmt, rt_err *err)
+{
+    rt_memtrace *t = malloc(sizeof *t);
+    if (!t) {
+        rt_err_set(err, RT_ENOMEM, "%s: out of memory", path);
+        return NULL;
+    }
+    t->fmt = fmt;
+    t->pending = 0;
+    switch (fmt) {
+    case RT_MEMFMT_DIN: t->r = rt_din_open(path, err); break;
+    case RT_MEMFMT_XDIN: t->r = rt_xdin_open(path, err); break;
+    case RT_MEMFMT_LACKEY: t->r = rt_lackey_open(path, err); break;
+    case RT_MEMFMT_RTMB: t->r = rt_rtmb_open(path, err); break;
+    default:
+        rt_err_set(err, RT_EINVAL, "format: unknown memory trace format %d", fmt);
+        t->r = NULL;
+    }
+    if (!t->r) {
+        free(t);
+        return NULL;
+    }
+    return t;
+}
+
+int rt_memtrace_next(rt_memtrace *t, rt_memref *ref, rt_err *err)
+{
+    if (t->pending) {
+        int st = t->pending;
+        t->pending = 0;
+        if (err)
+            *err = t->pending_err;
+        return st;
+    }
+    switch (t->fmt) {
+    case RT_MEMFMT_DIN: return rt_din_next(t->r, ref, err);
+    case RT_MEMFMT_XDIN: return rt_xdin_next(t->r, ref, err);
+    case RT_MEMFMT_LACKEY: return rt_lackey_next(t->r, ref, err);
+    default: return rt_rtmb_next(t->r, ref, err);
+    }
+}
+
+int rt_memtrace_read(rt_memtrace *t, rt_memref *out, size_t cap, size_t *n, rt_err *err)
+{
+    if (t->fmt == RT_MEMFMT_RTMB)
+        return rt_rtmb_read(t->r, out, cap, n, err);
+    *n = 0;
+    if (t->pending)
+        return rt_memtrace_next(t, out, err);
+    size_t k = 0;
+    int st = RT_OK;
+    while (k < cap) {
+        if (t->fmt == RT_MEMFMT_DIN)
+            st = rt_din_next(t->r, &out[k], k ? &t->pending_err : err);
+        else
+            st = rt_memtrace_next(t, &out[k], k ? &t->pending_err : err);
+        if (st != RT_OK)
+            break;
+        k++;
+    }
+    *n = k;
+    if (k == 0)
+        return st;
+    if (st != RT_OK && st != RT_EEOF)
+        t->pending = st; /* after the references before it */
+    return RT_OK;
+}
+
+void rt_memtrace_free(rt_memtrace *t)
+{
+    if (!t)
+        return;
+    switch (t->fmt) {
+    case RT_MEMFMT_DIN: rt_din_free(t->r); break;
+    case RT_MEMFMT_XDIN: rt_xdin_free(t->r); break;
+    case RT_MEMFMT_LACKEY: rt_lackey_free(t->r); break;
+    default: rt_rtmb_free(t->r);
+    }
+    free(t);
+}
+
+uint64_t rt_memtrace_offset(const rt_memtrace *t)
+{
+    if (t->fmt == RT_MEMFMT_RTMB)
+        return rt_rtmb_offset(t->r);
+    return rt_lines_offset(((const memtext *)t->r)->lines);
+}
+
+uint64_t rt_memtrace_size(const rt_memtrace *t)
+{
+    if (t->fmt == RT_MEMFMT_RTMB)
+        return rt_rtmb_size(t->r);
+    return rt_lines_size(((const memtext *)t->r)->lines);
+}

@@ -1,0 +1,124 @@
+/*
+ * rt_memtrace.h - readers of memory-reference traces of real programs.
+ *
+ * Formats: Dinero IV's classic din ("LABEL HEXADDR", labels 0 read, 1 write,
+ * 2 instruction fetch, 3 escape of unknown type, 4 flush; the rest of a line is
+ * ignored), Dinero IV's extended din ("r|w|i|m|c|v HEXADDR HEXSIZE"), Valgrind
+ * lackey --trace-mem=yes logs ("I  addr,size", " L", " S", " M" = load then
+ * store; "==PID==" lines skipped) and the project's compact binary format
+ * (RTMB, see rt_rtmb_* below and the README). All are streamed in bounded
+ * memory; traces of 10^8 references are the expected size.
+ *
+ * Every reader has the same shape: rt_X_open(path, err) -> reader or NULL;
+ * rt_X_next(r, &ref, err) -> RT_OK, RT_EEOF at the end, or an error naming
+ * file, line (record for the binary format) and field; rt_X_free(r).
+ * rt_memtrace_* dispatches to the reader of a named format.
+ */
+#ifndef RT_MEMTRACE_H
+#define RT_MEMTRACE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rt_error.h"
+
+/* Kinds of reference. The numbering is part of the binary format. */
+typedef enum rt_ref_kind {
+    RT_REF_READ = 0,       /* data load */
+    RT_REF_WRITE = 1,      /* data store */
+    RT_REF_IFETCH = 2,     /* instruction fetch */
+    RT_REF_MISC = 3,       /* of unknown type (din 3, xdin m): counted as ignored */
+    RT_REF_FLUSH = 4,      /* write back dirty lines and empty the cache (din 4, xdin c) */
+    RT_REF_INVALIDATE = 5, /* empty the cache without writebacks (xdin v) */
+    RT_REF_KINDS = 6
+} rt_ref_kind;
+
+/* One reference: size bytes from addr (size >= 1). */
+typedef struct rt_memref {
+    uint64_t addr;
+    uint64_t size;
+    int kind; /* rt_ref_kind */
+} rt_memref;
+
+/* ---- Dinero IV din ---- */
+typedef struct rt_din rt_din;
+rt_din *rt_din_open(const char *path, rt_err *err);
+int rt_din_next(rt_din *r, rt_memref *ref, rt_err *err);
+void rt_din_free(rt_din *r);
+
+/* ---- Dinero IV extended din ---- */
+typedef struct rt_xdin rt_xdin;
+rt_xdin *rt_xdin_open(const char *path, rt_err *err);
+int rt_xdin_next(rt_xdin *r, rt_memref *ref, rt_err *err);
+void rt_xdin_free(rt_xdin *r);
+
+/* ---- Valgrind lackey --trace-mem=yes ---- */
+typedef struct rt_lackey rt_lackey;
+rt_lackey *rt_lackey_open(const char *path, rt_err *err);
+int rt_lackey_next(rt_lackey *r, rt_memref *ref, rt_err *err);
+void rt_lackey_free(rt_lackey *r);
+
+/*
+ * ---- RTMB: the binary format ----
+ * Header, 16 bytes: the magic "RTMB\r\n\032\n", version (u16 little endian, 1),
+ * flags (u16, 0), reserved (u32, 0). Then one record per reference:
+ *   tag byte: bits 0-2 kind (rt_ref_kind), bit 3 set when a size follows,
+ *             bits 4-6 an address register r (0-7), bit 7 zero;
+ *   [size: unsigned LEB128] when bit 3 is set; otherwise the previous
+ *             record's size (1 before the first record);
+ *   address: a signed delta from register r, zigzag-encoded LEB128; the
+ *             address is register r + delta, and becomes register r's new
+ *             value (all registers start at 0).
+ * The eight registers let interleaved streams (stack, heap, code, arrays) each
+ * keep small deltas: a typical record is two or three bytes. The writer picks
+ * the register nearest the address, or the least recently used one when none
+ * is near. A file ends after a whole record.
+ */
+#define RT_RTMB_MAGIC "RTMB\r\n\032\n"
+#define RT_RTMB_VERSION 1
+
+typedef struct rt_rtmb rt_rtmb;
+rt_rtmb *rt_rtmb_open(const char *path, rt_err *err);
+int rt_rtmb_next(rt_rtmb *r, rt_memref *ref, rt_err *err);
+/* Up to cap references at once into out (*n of them). RT_OK with *n > 0, or
+ * RT_EEOF with *n == 0 at the end, or an error with *n == 0 (references before
+ * a malformed record are returned first; the error comes on the next call). */
+int rt_rtmb_read(rt_rtmb *r, rt_memref *out, size_t cap, size_t *n, rt_err *err);
+void rt_rtmb_free(rt_rtmb *r);
+/* Bytes consumed so far (the header included) and the file's size (0 when unknown). */
+uint64_t rt_rtmb_offset(const rt_rtmb *r);
+uint64_t rt_rtmb_size(const rt_rtmb *r);
+
+typedef struct rt_rtmb_writer rt_rtmb_writer;
+/* Create (truncate) path and write the header; NULL with err on failure. */
+rt_rtmb_writer *rt_rtmb_create(const char *path, rt_err *err);
+/* Append one reference. */
+int rt_rtmb_write(rt_rtmb_writer *w, const rt_memref *ref, rt_err *err);
+/* Flush and close; reports a write error (disk full) as RT_EIO. NULL-safe.
+ * The writer is freed whatever the result. */
+int rt_rtmb_close(rt_rtmb_writer *w, rt_err *err);
+
+/* ---- any of the above ---- */
+typedef enum rt_memfmt {
+    RT_MEMFMT_DIN,
+    RT_MEMFMT_XDIN,
+    RT_MEMFMT_LACKEY,
+    RT_MEMFMT_RTMB,
+    RT_MEMFMT_COUNT
+} rt_memfmt;
+
+/* "din", "xdin", "lackey", "bin" -> format; -1 when unknown. */
+int rt_memfmt_from_name(const char *name);
+const char *rt_memfmt_name(int fmt);
+
+typedef struct rt_memtrace rt_memtrace;
+rt_memtrace *rt_memtrace_open(const char *path, int fmt, rt_err *err);
+int rt_memtrace_next(rt_memtrace *t, rt_memref *ref, rt_err *err);
+/* Batch form of rt_memtrace_next, with rt_rtmb_read's contract. */
+int rt_memtrace_read(rt_memtrace *t, rt_memref *out, size_t cap, size_t *n, rt_err *err);
+void rt_memtrace_free(rt_memtrace *t);
+/* Bytes consumed so far and the file's size (0 when unknown), for progress bars. */
+uint64_t rt_memtrace_offset(const rt_memtrace *t);
+uint64_t rt_memtrace_size(const rt_memtrace *t);
+
+#endif

@@ -1,0 +1,123 @@
+--- retrace.cache: cache simulation from scripts.
+--
+--   local cache = require "retrace.cache"
+--   local c = cache.new{ size = 32768, line = 64, ways = 8, policy = "lru", write_back = true }
+--   local hit = c:access(0x1000, false)          -- hit, way, line, evicted line
+--   print(c:stats().misses)
+--   local r = cache.run("prog.din", { size = 32768, line = 64, ways = 8, sweep = true })
+--
+-- Policies: the built-in names (cache.builtin), a shipped Lua policy by name
+-- ("mru", "plru", "lua_lru": lua/retrace/policies/), a FILE.lua returning a
+-- policy table, or a table made by cache.policy{...}:
+--   cache.policy{ name = "mine", init = function(set) ... end,
+--                 hit = function(set, way, now) ... end, fill = function(set, way, now) ... end,
+--                 victim = function(set, now) return way end }
+-- Ways count from 1; `set.state` is a table for the policy's own data;
+-- `set.index` is the set number (from 0) and `set.ways` the associativity.
+local core = require "retrace.core"
+local formats = require "retrace.formats"
+
+local M = {}
+
+M.builtin = core.cache.policies
+
+local HOOKS = { "init", "hit", "fill", "victim" }
+
+--- Make a policy table (checked): name and victim are required.
+function M.policy(t)
+  if type(t) ~= "table" then error("cache.policy: expected a table", 2) end
+  if type(t.name) ~= "string" or t.name == "" then error("cache.policy: a name is required", 2) end
+  if type(t.victim) ~= "function" then
+    error("cache.policy " .. t.name .. ": a victim function is required", 2)
+  end
+  local p = { name = t.name }
+  for _, h in ipairs(HOOKS) do
+    if t[h] ~= nil and type(t[h]) ~= "function" then
+      error("cache.policy " .. t.name .. ": " .. h .. " must be a function", 2)
+    end
+    p[h] = t[h]
+  end
+  return p
+end
+
+local function is_builtin(name)
+  for _, b in ipairs(M.builtin) do
+    if b == name then return true end
+  end
+  return false
+end
+
+--- Resolve a policy given by the user: built-in name, shipped Lua policy name,
+-- FILE.lua, or a policy table. Returns the value to pass as `policy`, or nil
+-- and a message.
+function M.resolve_policy(v)
+  if v == nil then return "lru" end
+  if type(v) == "table" then return v end
+  if type(v) ~= "string" then return nil, "policy: expected a name, FILE.lua or a table" end
+  if is_builtin(v) then return v end
+  if v:match("%.lua$") then
+    local chunk, err = loadfile(v, "t")
+    if not chunk then return nil, err end
+    local ok, p = pcall(chunk)
+    if not ok then return nil, v .. ": " .. tostring(p) end
+    if type(p) ~= "table" or type(p.victim) ~= "function" then
+      return nil, v .. ": a policy file must return a policy table with a victim function"
+    end
+    return p
+  end
+  if v:match("^[%w_]+$") then
+    local ok, p = pcall(require, "retrace.policies." .. v)
+    if ok then return p end
+  end
+  return nil, "policy: unknown '" .. v .. "' (built-ins: " .. table.concat(M.builtin, " ") ..
+    "; shipped: mru plru lua_lru; or FILE.lua)"
+end
+
+local function with_policy(opts)
+  local o = {}
+  for k, v in pairs(opts or {}) do o[k] = v end
+  local p, err = M.resolve_policy(o.policy)
+  if not p then error(err, 3) end
+  o.policy = p
+  return o
+end
+
+--- A cache object (see the header). Options: size, line (units), ways (0 or
+-- nil: fully associative), policy, write_back (default false), seed.
+function M.new(opts)
+  return core.cache.new(with_policy(opts))
+end
+
+--- Format of a memory trace file: din, xdin, lackey or bin; nil, message otherwise.
+function M.detect(path)
+  local fmt, why = formats.detect(path)
+  if not fmt then return nil, why end
+  if fmt == "din" or fmt == "xdin" or fmt == "lackey" or fmt == "bin" then return fmt end
+  return nil, path .. ": not a memory trace (" .. fmt .. "); give --format din|xdin|lackey|bin"
+end
+
+--- Run a whole trace through a cache in C. opts: format (detected when nil),
+-- size, line (bytes), ways, policy, seed, write_back (default true), unified,
+-- classify, sweep, progress = function(done_bytes, total_bytes).
+-- Returns the statistics table, or nil and a message.
+function M.run(path, opts)
+  local o = with_policy(opts)
+  if not o.format then
+    local fmt, err = M.detect(path)
+    if not fmt then return nil, err end
+    o.format = fmt
+  end
+  return core.cache.run(path, o)
+end
+
+--- Convert a memory trace to the binary format; returns the record count or nil, message.
+function M.convert(path, out, format)
+  if not format then
+    local fmt, err = M.detect(path)
+    if not fmt then return nil, err end
+    format = fmt
+  end
+  return core.cache.convert(path, format, out)
+end
+
+return M

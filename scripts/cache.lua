@@ -1,0 +1,133 @@
+-- retrace cache TRACE: run a real program's memory trace through a cache.
+local cli = require "retrace.cli"
+local cache = require "retrace.cache"
+local core = require "retrace.core"
+
+local FORMATS = { din = true, xdin = true, lackey = true, bin = true }
+
+-- "32768", "32K", "32KiB", "1M", "1MiB" -> bytes; nil when malformed
+local function parse_bytes(s)
+  local n, unit = tostring(s):match("^(%d+)%s*(%a*)$")
+  if not n then return nil end
+  local mult = ({ [""] = 1, k = 1024, K = 1024, KB = 1024, KiB = 1024,
+                  m = 1 << 20, M = 1 << 20, MB = 1 << 20, MiB = 1 << 20,
+                  G = 1 << 30, GiB = 1 << 30 })[unit]
+  if not mult then return nil end
+  return math.tointeger(tonumber(n) * mult)
+end
+
+local function count(n)
+  return tostring(n):reverse():gsub("(%d%d%d)", "%1,"):reverse():gsub("^,", "")
+end
+
+local function report(path, fmt, r, args)
+  local c = r.config
+  local out = {}
+  local function say(...) out[#out + 1] = string.format(...) end
+  say("%s (%s): %s records, %s ignored%s", path, fmt, count(r.records), count(r.ignored),
+    r.ifetches > 0 and string.format(" (%s instruction fetches%s)", count(r.ifetches),
+      args.unified and ", simulated" or "") or "")
+  say("cache: %d bytes, %d-byte lines, %d-way (%d sets), %s, %s", c.size, c.line, c.ways, c.sets,
+    c.policy, c.write_back and "write-back write-allocate" or "write-through no-write-allocate")
+  say("  references %14s   reads %s   writes %s", count(r.refs), count(r.reads), count(r.writes))
+  say("  misses     %14s   read %s   write %s", count(r.misses), count(r.read_misses),
+    count(r.write_misses))
+  say("  hit ratio  %14.4f   miss ratio %.4f", r.hit_ratio, r.refs > 0 and r.misses / r.refs or 0)
+  say("  evictions  %14s   writebacks %s", count(r.evictions), count(r.writebacks))
+  if r.bypassed_writes > 0 then say("  stores written through %s", count(r.bypassed_writes)) end
+  if r.compulsory then
+    say("misses by cause: compulsory %s, capacity %s, conflict %s",
+      count(r.compulsory), count(r.capacity), count(r.conflict))
+  end
+  if r.sweep then
+    say("fully associative LRU at every size (one pass):")
+    say("  %12s %14s %9s", "size", "misses", "hit ratio")
+    for _, s in ipairs(r.sweep) do
+      say("  %12d %14s %9.4f", s.size, count(s.misses), s.hit_ratio)
+    end
+  end
+  io.stdout:write(table.concat(out, "\n"), "\n")
+end
+
+return {
+  summary = "simulate a cache on a real program's memory trace (din, xdin, lackey, bin)",
+  description = "Sizes in bytes (suffixes K, KiB, M, MiB accepted). Defaults: 32 KiB, " ..
+    "64-byte lines, fully associative, LRU, write-back write-allocate, data references only.",
+  parser = function(p)
+    p:argument("trace", "memory trace file")
+    p:option("--format", "din, xdin, lackey or bin (detected when absent)")
+    p:option("--size", "cache size in bytes", "32768")
+    p:option("--line", "line size in bytes", "64")
+    p:option("--ways", "associativity (default: fully associative)")
+    p:option("--policy", "lru, lfu, fifo, lifo, clock, random, mru, plru, lua_lru or FILE.lua", "lru")
+    p:option("--seed", "seed of the random policy", "1")
+    p:flag("--unified", "send instruction fetches through the same cache")
+    p:flag("--write-through", "write-through no-write-allocate instead of write-back")
+    p:flag("--classify", "split misses into compulsory, capacity and conflict")
+    p:flag("--sweep", "misses of a fully associative LRU cache at every power-of-two size")
+    p:option("--convert", "write the trace in the binary format to this file instead")
+    p:flag("--json", "print JSON on stdout")
+  end,
+  run = function(args)
+    local fmt = args.format
+    if fmt and not FORMATS[fmt] then
+      cli.usage_error("--format: expected din, xdin, lackey or bin, got '" .. fmt .. "'")
+    end
+    if not fmt then
+      local f, err = cache.detect(args.trace)
+      if not f then cli.input_error(err) end
+      fmt = f
+    end
+    if args.convert then
+      local n, err = cache.convert(args.trace, args.convert, fmt)
+      if not n then cli.input_error(err) end
+      if args.json then
+        cli.print_json({ records = n, output = args.convert })
+      else
+        io.stdout:write(string.format("%s: %s records written to %s\n", args.trace, count(n), args.convert))
+      end
+      return 0
+    end
+    local size = parse_bytes(args.size)
+    if not size then cli.usage_error("--size: '" .. args.size .. "' is not a byte count") end
+    local line = parse_bytes(args.line)
+    if not line then cli.usage_error("--line: '" .. args.line .. "' is not a byte count") end
+    local ways = 0
+    if args.ways then
+      ways = math.tointeger(tonumber(args.ways))
+      if not ways or ways < 1 then cli.usage_error("--ways: '" .. args.ways .. "' is not a positive integer") end
+    end
+    local seed = math.tointeger(tonumber(args.seed))
+    if not seed or seed < 0 then cli.usage_error("--seed: '" .. args.seed .. "' is not a non-negative integer") end
+    local policy, perr = cache.resolve_policy(args.policy)
+    if not policy then cli.usage_error("--policy: " .. perr) end
+    local opts = { format = fmt, size = size, line = line, ways = ways, policy = policy,
+                   seed = seed, write_back = not args.write_through, unified = args.unified,
+                   classify = args.classify, sweep = args.sweep }
+    -- geometry and policy problems are usage errors, found before reading the trace
+    local ok, err = pcall(core.cache.new, opts)
+    if not ok then cli.usage_error(tostring(err):gsub("^[^:]*:%d+: ", "")) end
+    local bar = cli.progress("cache " .. args.trace, 0)
+    opts.progress = function(done, total)
+      bar.total = total
+      bar:update(done)
+    end
+    local r, rerr = core.cache.run(args.trace, opts)
+    bar:finish()
+    if not r then cli.input_error(rerr) end
+    if args.json then
+      local j = {
+        refs = r.refs, reads = r.reads, writes = r.writes, misses = r.misses,
+        read_misses = r.read_misses, write_misses = r.write_misses, hit_ratio = r.hit_ratio,
+        ignored = r.ignored, hits = r.hits, evictions = r.evictions, writebacks = r.writebacks,
+        records = r.records, bypassed_writes = r.bypassed_writes, format = fmt,
+        compulsory = r.compulsory, capacity = r.capacity, conflict = r.conflict, sweep = r.sweep,
+        config = r.config,
+      }
+      cli.print_json(j)
+    else
+      report(args.trace, fmt, r, args)
+    end
+    return 0
+  end,
+}

@@ -1,0 +1,509 @@
+/* Tests of the memory-trace readers (din, xdin, lackey, RTMB), every error
+ * they report, the trace-driven simulation (line splitting, ignored records,
+ * flushes, miss classification by hand) and the one-pass sweep against
+ * separate single-size runs. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "rt_cache.h"
+#include "rt_memsim.h"
+#include "rt_memtrace.h"
+#include "rt_sweep.h"
+
+static char *write_temp(const void *data, size_t n)
+{
+    char *path = strdup("/tmp/rt_test_mem_XXXXXX");
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, data, n), (ssize_t)n);
+    close(fd);
+    return path;
+}
+
+static char *temp_text(const char *s)
+{
+    return write_temp(s, strlen(s));
+}
+
+/* read a whole trace of format fmt; returns count, fills refs (up to cap) */
+static size_t read_all(const char *path, int fmt, rt_memref *refs, size_t cap, int *status,
+                       rt_err *err)
+{
+    rt_memtrace *t = rt_memtrace_open(path, fmt, err);
+    if (!t) {
+        *status = err->status;
+        return 0;
+    }
+    size_t n = 0;
+    rt_memref r;
+    int st;
+    while ((st = rt_memtrace_next(t, &r, err)) == RT_OK) {
+        if (n < cap)
+            refs[n] = r;
+        n++;
+    }
+    *status = st;
+    rt_memtrace_free(t);
+    return n;
+}
+
+/* the error message of reading text as fmt (the file name replaced by F) */
+static void expect_error(int fmt, const char *text, const char *msg)
+{
+    char *p = temp_text(text);
+    rt_memref refs[8];
+    rt_err err;
+    int st;
+    read_all(p, fmt, refs, 8, &st, &err);
+    assert_int_equal(st, RT_EFORMAT);
+    char want[600];
+    snprintf(want, sizeof want, "%s:%s", p, msg);
+    assert_string_equal(err.msg, want);
+    unlink(p);
+    free(p);
+}
+
+static void test_din(void **state)
+{
+    (void)state;
+    char *p = temp_text("0 1000\n1 7fff0008 a comment\n\n2 400\n3 0\n4 0\n  0 0x10\n");
+    rt_memref r[8];
+    rt_err err;
+    int st;
+    size_t n = read_all(p, RT_MEMFMT_DIN, r, 8, &st, &err);
+    assert_int_equal(st, RT_EEOF);
+    assert_int_equal(n, 6);
+    int kinds[] = {RT_REF_READ, RT_REF_WRITE, RT_REF_IFETCH, RT_REF_MISC, RT_REF_FLUSH, RT_REF_READ};
+    uint64_t addrs[] = {0x1000, 0x7fff0008, 0x400, 0, 0, 0x10};
+    for (size_t i = 0; i < n; i++) {
+        assert_int_equal(r[i].kind, kinds[i]);
+        assert_int_equal(r[i].addr, addrs[i]);
+        assert_int_equal(r[i].size, 1);
+    }
+    unlink(p);
+    free(p);
+}
+
+static void test_din_errors(void **state)
+{
+    (void)state;
+    expect_error(RT_MEMFMT_DIN, "0 10\n5 20\n", "2: label: '5' is not 0-4");
+    expect_error(RT_MEMFMT_DIN, "r 20\n", "1: label: 'r' is not 0-4");
+    expect_error(RT_MEMFMT_DIN, "0 10\n\n1\n", "3: address: missing");
+    expect_error(RT_MEMFMT_DIN, "0 12g4\n", "1: address: '12g4' is not hexadecimal");
+    expect_error(RT_MEMFMT_DIN, "0 11112222333344445\n",
+                 "1: address: '11112222333344445' is not hexadecimal");
+}
+
+static void test_xdin(void **state)
+{
+    (void)state;
+    char *p = temp_text("r 1000 4\nw 1004 8\ni 400 2\nm 0 1\nc 0 0\nv 0 0\n");
+    rt_memref r[8];
+    rt_err err;
+    int st;
+    size_t n = read_all(p, RT_MEMFMT_XDIN, r, 8, &st, &err);
+    assert_int_equal(st, RT_EEOF);
+    assert_int_equal(n, 6);
+    int kinds[] = {RT_REF_READ, RT_REF_WRITE, RT_REF_IFETCH, RT_REF_MISC, RT_REF_FLUSH,
+                   RT_REF_INVALIDATE};
+    uint64_t sizes[] = {4, 8, 2, 1, 1, 1};
+    for (size_t i = 0; i < n; i++) {
+        assert_int_equal(r[i].kind, kinds[i]);
+        assert_int_equal(r[i].size, sizes[i]);
+    }
+    assert_int_equal(r[1].addr, 0x1004);
+    unlink(p);
+    free(p);
+}
+
+static void test_xdin_errors(void **state)
+{
+    (void)state;
+    expect_error(RT_MEMFMT_XDIN, "r 10 4\nx 10 4\n",
+                 "2: access type: 'x' is not one of r w i m c v");
+    expect_error(RT_MEMFMT_XDIN, "rw 10 4\n", "1: access type: 'rw' is not one of r w i m c v");
+    expect_error(RT_MEMFMT_XDIN, "r\n", "1: address: missing");
+    expect_error(RT_MEMFMT_XDIN, "r zz 4\n", "1: address: 'zz' is not hexadecimal");
+    expect_error(RT_MEMFMT_XDIN, "r 10\n", "1: size: missing");
+    expect_error(RT_MEMFMT_XDIN, "r 10 q\n", "1: size: 'q' is not hexadecimal");
+    expect_error(RT_MEMFMT_XDIN, "r 10 4 9\n", "1: unexpected field '9' after the size");
+}
+
+static void test_lackey(void **state)
+{
+    (void)state;
+    char *p = temp_text("==123== Lackey, an example Valgrind tool\n"
+                        "I  04016c1e,3\n"
+                        " S 1ffefffe48,8\n"
+                        " L 04225e68,8\n"
+                        " M 0422a1a0,4\n"
+                        "==123== \n");
+    rt_memref r[8];
+    rt_err err;
+    int st;
+    size_t n = read_all(p, RT_MEMFMT_LACKEY, r, 8, &st, &err);
+    assert_int_equal(st, RT_EEOF);
+    assert_int_equal(n, 5); /* M is a load then a store */
+    int kinds[] = {RT_REF_IFETCH, RT_REF_WRITE, RT_REF_READ, RT_REF_READ, RT_REF_WRITE};
+    uint64_t addrs[] = {0x04016c1e, 0x1ffefffe48, 0x04225e68, 0x0422a1a0, 0x0422a1a0};
+    uint64_t sizes[] = {3, 8, 8, 4, 4};
+    for (size_t i = 0; i < n; i++) {
+        assert_int_equal(r[i].kind, kinds[i]);
+        assert_int_equal(r[i].addr, addrs[i]);
+        assert_int_equal(r[i].size, sizes[i]);
+    }
+    unlink(p);
+    free(p);
+}
+
+static void test_lackey_errors(void **state)
+{
+    (void)state;
+    expect_error(RT_MEMFMT_LACKEY, " L 10,4\n X 10,4\n", "2: access type: 'X' is not I, L, S or M");
+    expect_error(RT_MEMFMT_LACKEY, " L 10 4\n", "1: address: '10' is not HEXADDR,SIZE");
+    expect_error(RT_MEMFMT_LACKEY, " L ,4\n", "1: address: ',4' is not HEXADDR,SIZE");
+    expect_error(RT_MEMFMT_LACKEY, " L 10,\n", "1: size: '' is not a positive number");
+    expect_error(RT_MEMFMT_LACKEY, " L 10,0\n", "1: size: '0' is not a positive number");
+    expect_error(RT_MEMFMT_LACKEY, " S 10,4x\n", "1: size: '4x' is not a positive number");
+}
+
+static void test_rtmb_roundtrip(void **state)
+{
+    (void)state;
+    enum { N = 300000 };
+    rt_memref *in = malloc(N * sizeof *in);
+    uint64_t x = 77;
+    uint64_t bases[] = {0, 0x7ffffff000ull, 0x400000, UINT64_MAX - 4096, 0x10000000};
+    for (int i = 0; i < N; i++) {
+        x = x * 6364136223846793005ull + 1442695040888963407ull;
+        in[i].kind = (int)((x >> 40) % RT_REF_KINDS);
+        in[i].size = (x >> 20) % 5 ? 8 : 1 + (x >> 45) % 300;
+        in[i].addr = bases[(x >> 50) % 5] + ((x >> 10) & 4095);
+        if ((x >> 30) % 97 == 0)
+            in[i].addr = x; /* anywhere */
+    }
+    char path[] = "/tmp/rt_test_rtmb_XXXXXX";
+    int fd = mkstemp(path);
+    close(fd);
+    rt_err err;
+    rt_rtmb_writer *w = rt_rtmb_create(path, &err);
+    assert_non_null(w);
+    for (int i = 0; i < N; i++)
+        assert_int_equal(rt_rtmb_write(w, &in[i], &err), RT_OK);
+    assert_int_equal(rt_rtmb_close(w, &err), RT_OK);
+    /* one at a time */
+    rt_memtrace *t = rt_memtrace_open(path, RT_MEMFMT_RTMB, &err);
+    assert_non_null(t);
+    rt_memref r;
+    for (int i = 0; i < N; i++) {
+        assert_int_equal(rt_memtrace_next(t, &r, &err), RT_OK);
+        assert_int_equal(r.kind, in[i].kind);
+        assert_int_equal(r.addr, in[i].addr);
+        assert_int_equal(r.size, in[i].size);
+    }
+    assert_int_equal(rt_memtrace_next(t, &r, &err), RT_EEOF);
+    rt_memtrace_free(t);
+    /* in batches of an odd size, across buffer refills */
+    t = rt_memtrace_open(path, RT_MEMFMT_RTMB, &err);
+    rt_memref batch[777];
+    size_t n, k = 0;
+    while (rt_memtrace_read(t, batch, 777, &n, &err) == RT_OK)
+        for (size_t i = 0; i < n; i++, k++)
+            assert_int_equal(batch[i].addr, in[k].addr);
+    assert_int_equal(k, N);
+    rt_memtrace_free(t);
+    unlink(path);
+    free(in);
+}
+
+static void test_rtmb_compact(void **state)
+{
+    (void)state;
+    /* interleaved streams cost about two bytes a record */
+    char path[] = "/tmp/rt_test_rtmb_XXXXXX";
+    close(mkstemp(path));
+    rt_err err;
+    rt_rtmb_writer *w = rt_rtmb_create(path, &err);
+    for (uint64_t i = 0; i < 10000; i++) {
+        rt_memref a = {0x7fff0000 - 8 * (i % 16), 8, RT_REF_WRITE};
+        rt_memref b = {0x10000000 + 8 * i, 8, RT_REF_READ};
+        rt_memref c = {0x400000 + 4 * i, 4, RT_REF_IFETCH};
+        rt_rtmb_write(w, &a, &err);
+        rt_rtmb_write(w, &b, &err);
+        rt_rtmb_write(w, &c, &err);
+    }
+    assert_int_equal(rt_rtmb_close(w, &err), RT_OK);
+    FILE *f = fopen(path, "rb");
+    fseek(f, 0, SEEK_END);
+    long size = ftell(f);
+    fclose(f);
+    assert_true(size < 16 + 30000 * 3);
+    unlink(path);
+}
+
+static void expect_rtmb_error(const unsigned char *data, size_t n, int records_ok, const char *msg)
+{
+    char *p = write_temp(data, n);
+    rt_memref r[8];
+    rt_err err;
+    int st;
+    size_t got = read_all(p, RT_MEMFMT_RTMB, r, 8, &st, &err);
+    assert_int_equal(got, records_ok);
+    assert_int_not_equal(st, RT_EEOF);
+    char want[600];
+    snprintf(want, sizeof want, "%s: %s", p, msg);
+    assert_string_equal(err.msg, want);
+    unlink(p);
+    free(p);
+}
+
+static void test_rtmb_errors(void **state)
+{
+    (void)state;
+    unsigned char h[40] = "RTMB\r\n\032\n\001\000\000\000\000\000\000\000";
+    expect_rtmb_error((const unsigned char *)"0 1000\n", 7, 0, "magic: not an RTMB binary trace");
+    unsigned char v2[16];
+    memcpy(v2, h, 16);
+    v2[8] = 2;
+    expect_rtmb_error(v2, 16, 0, "version: 2 not supported (this program reads 1)");
+    memcpy(v2, h, 16);
+    v2[10] = 1;
+    expect_rtmb_error(v2, 16, 0, "flags: unknown value 0x1");
+    /* a good record (read, +8 from register 0), then a bad tag */
+    memcpy(h + 16, "\x00\x10\x07\x00", 4);
+    expect_rtmb_error(h, 20, 1, "record 2 (byte 18): tag: bad value 0x07");
+    memcpy(h + 16, "\x00\x10\x80\x00", 4);
+    expect_rtmb_error(h, 20, 1, "record 2 (byte 18): tag: bad value 0x80");
+    /* a delta cut short by the end of the file */
+    memcpy(h + 16, "\x00\x10\x01\x90", 4);
+    expect_rtmb_error(h, 20, 1, "record 2 (byte 18): address: truncated");
+    /* size 0 */
+    memcpy(h + 16, "\x08\x00\x10", 3);
+    expect_rtmb_error(h, 19, 0, "record 1 (byte 16): size: 0");
+    rt_err err;
+    assert_null(rt_rtmb_open("/nonexistent/x.rtmb", &err));
+    assert_string_equal(err.msg, "/nonexistent/x.rtmb: No such file or directory");
+    assert_null(rt_rtmb_create("/nonexistent/dir/x.rtmb", &err));
+    assert_string_equal(err.msg, "/nonexistent/dir/x.rtmb: No such file or directory");
+}
+
+/* run a text trace through a cache; returns the result */
+static rt_memsim_result sim_text(const char *text, int fmt, rt_cache *c, rt_cache *shadow,
+                                 int unified, int sweep)
+{
+    char *p = temp_text(text);
+    rt_err err;
+    rt_memtrace *t = rt_memtrace_open(p, fmt, &err);
+    assert_non_null(t);
+    rt_memsim_opts o = {.unified = unified, .shadow = shadow, .sweep = sweep};
+    rt_memsim_result res;
+    assert_int_equal(rt_memsim_run(c, t, &o, &res, &err), RT_OK);
+    rt_memtrace_free(t);
+    unlink(p);
+    free(p);
+    return res;
+}
+
+static rt_cache *make(uint64_t size, uint64_t line, uint64_t ways, int wb)
+{
+    rt_cache_config cfg = rt_cache_defaults(size, line);
+    cfg.ways = ways;
+    cfg.write_back = wb;
+    rt_cache *c;
+    assert_int_equal(rt_cache_new(&cfg, &c, NULL), RT_OK);
+    return c;
+}
+
+static void test_memsim_lines_and_ignored(void **state)
+{
+    (void)state;
+    /* 64-byte lines: r 3e 4 spans lines 0 and 1 (2 refs); w 40 40 is line 1
+     * exactly (hit); i is ignored unless unified; m is ignored. */
+    const char *t = "r 3e 4\nw 40 40\ni 1000 4\nm 0 1\nr 80 1\n";
+    rt_cache *c = make(1024, 64, 4, 1);
+    rt_memsim_result r = sim_text(t, RT_MEMFMT_XDIN, c, NULL, 0, 0);
+    const rt_cache_stats *s = rt_cache_stats_get(c);
+    assert_int_equal(r.records, 5);
+    assert_int_equal(r.ignored, 2);
+    assert_int_equal(r.ifetches, 1);
+    assert_int_equal(s->refs, 4);
+    assert_int_equal(s->reads, 3);
+    assert_int_equal(s->writes, 1);
+    assert_int_equal(s->misses, 3);
+    assert_int_equal(s->write_misses, 0);
+    rt_cache_free(c);
+    c = make(1024, 64, 4, 1);
+    r = sim_text(t, RT_MEMFMT_XDIN, c, NULL, 1, 0);
+    s = rt_cache_stats_get(c);
+    assert_int_equal(r.ignored, 1);
+    assert_int_equal(s->refs, 5);
+    assert_int_equal(s->misses, 4);
+    rt_cache_free(c);
+}
+
+static void test_memsim_flush(void **state)
+{
+    (void)state;
+    /* two dirty lines; label 4 writes both back and empties the cache, so the
+     * next read of line 0 misses again */
+    rt_cache *c = make(1024, 64, 0, 1);
+    rt_memsim_result r = sim_text("1 0\n1 40\n0 0\n4 0\n0 0\n", RT_MEMFMT_DIN, c, NULL, 0, 0);
+    const rt_cache_stats *s = rt_cache_stats_get(c);
+    assert_int_equal(r.flushes, 1);
+    assert_int_equal(s->writebacks, 2);
+    assert_int_equal(s->refs, 4);
+    assert_int_equal(s->misses, 3);
+    rt_cache_free(c);
+    /* write-through: stores never look up */
+    c = make(1024, 64, 0, 0);
+    sim_text("1 0\n1 40\n0 0\n", RT_MEMFMT_DIN, c, NULL, 0, 0);
+    s = rt_cache_stats_get(c);
+    assert_int_equal(s->refs, 1);
+    assert_int_equal(s->misses, 1);
+    assert_int_equal(s->bypassed_writes, 2);
+    rt_cache_free(c);
+}
+
+static void test_classify_by_hand(void **state)
+{
+    (void)state;
+    /* direct mapped, 4 one-byte lines (sets 0-3); the shadow is fully
+     * associative with 4 lines. 0: compulsory; 4 (set 0): compulsory, evicts 0;
+     * 0: the shadow still has it -> conflict; 4: conflict. 1 2 3: compulsory
+     * (3 makes the shadow evict its LRU line, 0); 5 (set 1): compulsory (the
+     * shadow evicts 4); 0 (set 0 holds 4): the shadow misses too -> capacity. */
+    rt_cache *c = make(4, 1, 1, 1);
+    rt_cache *sh = make(4, 1, 0, 1);
+    rt_memsim_result r = sim_text("0 0\n0 4\n0 0\n0 4\n0 1\n0 2\n0 3\n0 5\n0 0\n", RT_MEMFMT_DIN, c,
+                                  sh, 0, 0);
+    assert_true(r.classified);
+    assert_int_equal(rt_cache_stats_get(c)->misses, 9);
+    assert_int_equal(r.compulsory, 6);
+    assert_int_equal(r.conflict, 2);
+    assert_int_equal(r.capacity, 1);
+    rt_cache_free(c);
+    rt_cache_free(sh);
+}
+
+static void test_sweep_by_hand(void **state)
+{
+    (void)state;
+    /* lines a b c a b d a: distances -, -, -, 3, 3, -, 3 (a after b, d) */
+    rt_sweep *s = rt_sweep_new();
+    uint64_t t[] = {10, 11, 12, 10, 11, 13, 10};
+    for (int i = 0; i < 7; i++)
+        assert_int_equal(rt_sweep_ref(s, t[i]), RT_OK);
+    assert_int_equal(rt_sweep_distinct(s), 4);
+    assert_int_equal(rt_sweep_misses(s, 0), 7); /* 1 line */
+    assert_int_equal(rt_sweep_misses(s, 1), 7); /* 2 lines */
+    assert_int_equal(rt_sweep_misses(s, 2), 4); /* 4 lines: only compulsory */
+    assert_int_equal(rt_sweep_top(s), 2);
+    rt_sweep_free(s);
+}
+
+static void test_sweep_vs_single_runs(void **state)
+{
+    (void)state;
+    /* 200000 references with locality over about 6000 lines (so times are
+     * compacted several times); every power-of-two size checked against a
+     * separate fully associative LRU cache. */
+    enum { N = 200000, K = 14 };
+    rt_sweep *s = rt_sweep_new();
+    rt_cache *c[K];
+    for (int k = 0; k < K; k++)
+        c[k] = make(1u << k, 1, 0, 1);
+    uint64_t x = 3, hot = 0;
+    for (int i = 0; i < N; i++) {
+        x = x * 6364136223846793005ull + 1442695040888963407ull;
+        uint64_t line;
+        unsigned r = (unsigned)(x >> 60);
+        if (r < 8)
+            line = hot + ((x >> 20) % 16);
+        else if (r < 14)
+            line = (x >> 24) % 1024;
+        else
+            line = (x >> 24) % 6000;
+        if ((x >> 40) % 1000 == 0)
+            hot = (x >> 12) % 5000;
+        assert_int_equal(rt_sweep_ref(s, line), RT_OK);
+        for (int k = 0; k < K; k++)
+            rt_cache_access(c[k], line, 0, NULL);
+    }
+    assert_int_equal(rt_sweep_refs(s), N);
+    for (int k = 0; k < K; k++) {
+        assert_int_equal(rt_sweep_misses(s, (unsigned)k), rt_cache_stats_get(c[k])->misses);
+        rt_cache_free(c[k]);
+    }
+    rt_sweep_free(s);
+}
+
+static void test_memsim_sweep_sizes(void **state)
+{
+    (void)state;
+    /* 64-byte lines, 5 distinct lines: sizes 64 .. 512 bytes reported */
+    rt_cache *c = make(256, 64, 0, 1);
+    rt_memsim_result r = sim_text("0 0\n0 40\n0 80\n0 c0\n0 100\n0 0\n0 40\n", RT_MEMFMT_DIN, c,
+                                  NULL, 0, 1);
+    assert_true(r.swept);
+    assert_int_equal(r.sweep_n, 4);
+    assert_int_equal(r.sweep_size[0], 64);
+    assert_int_equal(r.sweep_size[3], 512);
+    /* distances of the last two: 5 each -> miss below 8 lines */
+    assert_int_equal(r.sweep_misses[0], 7);
+    assert_int_equal(r.sweep_misses[2], 7);
+    assert_int_equal(r.sweep_misses[3], 5);
+    /* the 4-line (256-byte) cache itself agrees */
+    assert_int_equal(rt_cache_stats_get(c)->misses, 7);
+    rt_cache_free(c);
+}
+
+static void test_memsim_stops_at_error(void **state)
+{
+    (void)state;
+    rt_cache *c = make(1024, 64, 0, 1);
+    char *p = temp_text("0 0\n0 40\n7 80\n0 0\n");
+    rt_err err;
+    rt_memtrace *t = rt_memtrace_open(p, RT_MEMFMT_DIN, &err);
+    rt_memsim_result res;
+    assert_int_equal(rt_memsim_run(c, t, NULL, &res, &err), RT_EFORMAT);
+    char want[300];
+    snprintf(want, sizeof want, "%s:3: label: '7' is not 0-4", p);
+    assert_string_equal(err.msg, want);
+    assert_int_equal(rt_cache_stats_get(c)->refs, 2);
+    rt_memtrace_free(t);
+    unlink(p);
+    free(p);
+    rt_cache_free(c);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_din),
+        cmocka_unit_test(test_din_errors),
+        cmocka_unit_test(test_xdin),
+        cmocka_unit_test(test_xdin_errors),
+        cmocka_unit_test(test_lackey),
+        cmocka_unit_test(test_lackey_errors),
+        cmocka_unit_test(test_rtmb_roundtrip),
+        cmocka_unit_test(test_rtmb_compact),
+        cmocka_unit_test(test_rtmb_errors),
+        cmocka_unit_test(test_memsim_lines_and_ignored),
+        cmocka_unit_test(test_memsim_flush),
+        cmocka_unit_test(test_classify_by_hand),
+        cmocka_unit_test(test_sweep_by_hand),
+        cmocka_unit_test(test_sweep_vs_single_runs),
+        cmocka_unit_test(test_memsim_sweep_sizes),
+        cmocka_unit_test(test_memsim_stops_at_error),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
