@@ -123,8 +123,8 @@ int rt_palette_opaque(const rt_palette *p);
  *
  * Layout: processor p (0-based), shade s (0 = pure, shades = darkest) is entry
  * p * (shades + 1) + s, so fading one step is index + 1 within a block.
- * With gray != 0 the pure colours are n grey levels from light to mid grey
- * instead (for monochrome output), faded the same way.
+ * With gray != 0 the pure colours are n grey levels from 255 down to 96
+ * instead (for monochrome output; distinct for n up to 160), faded the same way.
  * Returns RT_OK and *out, or RT_ERANGE naming the bad parameter, or RT_ENOMEM.
  */
 int rt_palette_processors(int n, int shades, int decay, int gray, rt_palette **out,

@@ -154,6 +154,12 @@ static void test_processor_palette_gray_and_errors(void **state)
     for (int p = 1; p < 4; p++)
         assert_true(RT_RGBA_R(pal->c[p * 3]) < RT_RGBA_R(pal->c[(p - 1) * 3]));
     rt_palette_free(pal);
+    /* 160 grey levels from 255 to 96: all distinct */
+    assert_int_equal(rt_palette_processors(160, 0, 0, 1, &pal, &err), RT_OK);
+    for (int p = 1; p < 160; p++)
+        assert_true(RT_RGBA_R(pal->c[p]) < RT_RGBA_R(pal->c[p - 1]));
+    assert_int_equal(RT_RGBA_R(pal->c[159]), 96);
+    rt_palette_free(pal);
     assert_int_equal(rt_palette_processors(0, 8, 0, 0, &pal, &err), RT_ERANGE);
     assert_string_equal(err.msg, "processor palette: 0 processors, must be 1 to 256");
     assert_int_equal(rt_palette_processors(257, 8, 0, 0, &pal, &err), RT_ERANGE);
