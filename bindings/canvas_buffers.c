@@ -54,24 +54,37 @@ rt_palette *rt_lcanvas_check_palette(lua_State *L, int i)
     return b->p;
 }
 
-static grid_box *new_grid_box(lua_State *L)
+/*
+ * Every box is one pointer, NULL until the C object exists (the safe empty
+ * state), with one user value for the owner of a view.
+ */
+static void *new_box(lua_State *L, const char *tname)
 {
-    grid_box *b = lua_newuserdatauv(L, sizeof *b, 1);
-    b->g = NULL;
-    luaL_setmetatable(L, GRID_T);
+    void **b = lua_newuserdatauv(L, sizeof *b, 1);
+    *b = NULL;
+    luaL_setmetatable(L, tname);
     return b;
 }
 
-void rt_lcanvas_push_grid(lua_State *L, rt_grid *g, int owner)
+/* A view on top of the stack keeps the value at index owner (0: none) alive. */
+static void set_owner(lua_State *L, int owner)
 {
-    if (owner)
-        owner = lua_absindex(L, owner);
-    grid_box *b = new_grid_box(L);
-    b->g = rt_grid_retain(g);
     if (owner) {
         lua_pushvalue(L, owner);
         lua_setiuservalue(L, -2, 1);
     }
+}
+
+#define new_grid_box(L) ((grid_box *)new_box(L, GRID_T))
+#define new_pack_box(L) ((pack_box *)new_box(L, PACK_T))
+#define new_palette_box(L) ((palette_box *)new_box(L, PALETTE_T))
+
+void rt_lcanvas_push_grid(lua_State *L, rt_grid *g, int owner)
+{
+    owner = owner ? lua_absindex(L, owner) : 0;
+    grid_box *b = new_grid_box(L);
+    b->g = rt_grid_retain(g);
+    set_owner(L, owner);
 }
 
 /* canvas.grid(w, h [, fill]) -> grid (cells default to -1: empty) */
@@ -160,24 +173,12 @@ static int grid_dump(lua_State *L)
     return 1;
 }
 
-static pack_box *new_pack_box(lua_State *L)
-{
-    pack_box *b = lua_newuserdatauv(L, sizeof *b, 1);
-    b->p = NULL;
-    luaL_setmetatable(L, PACK_T);
-    return b;
-}
-
 void rt_lcanvas_push_pack(lua_State *L, rt_pack *p, int owner)
 {
-    if (owner)
-        owner = lua_absindex(L, owner);
+    owner = owner ? lua_absindex(L, owner) : 0;
     pack_box *b = new_pack_box(L);
     b->p = rt_pack_retain(p);
-    if (owner) {
-        lua_pushvalue(L, owner);
-        lua_setiuservalue(L, -2, 1);
-    }
+    set_owner(L, owner);
 }
 
 /* canvas.pack(stride) -> empty packed array */
@@ -255,14 +256,6 @@ static int pack_stride(lua_State *L)
 {
     lua_pushinteger(L, rt_lcanvas_check_pack(L, 1)->stride);
     return 1;
-}
-
-static palette_box *new_palette_box(lua_State *L)
-{
-    palette_box *b = lua_newuserdatauv(L, sizeof *b, 0);
-    b->p = NULL;
-    luaL_setmetatable(L, PALETTE_T);
-    return b;
 }
 
 /* canvas.palette(n) -> palette of n transparent entries */
