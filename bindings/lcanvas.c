@@ -7,7 +7,13 @@
  * by extending the method table (core.canvas.methods).
  *
  *   canvas.image(w, h) / canvas.pdf(path, w, h) / canvas.svg(path, w, h)
+ *   canvas.recording(w, h)                      -- replayed onto others with cv:replay
  *   canvas.load_png(path)                       -- an image canvas, or nil, message
+ *
+ * Shaped for animation: a display redraws a 1920x1080 frame hundreds of times a
+ * second, so the grid path writes cells straight into the image's pixels when
+ * the transformation allows, and the packed-array paths make one Cairo path per
+ * run of equal colour.
  *   canvas.grid(...), canvas.pack(...), canvas.palette(...), ... (canvas_buffers.c)
  */
 #include <errno.h>
