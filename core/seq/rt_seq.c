@@ -762,17 +762,33 @@ int rt_ses_project(rt_ses *s, const int32_t *map, size_t nmap, rt_err *err)
         o->start[j] = v->start[v->n];
         o->n = j;
     }
-    /* description: the first mapped symbols and their targets */
-    char *desc = describe("project ", s, shown, nmapped < 8 ? nmapped : 8, ",", "");
-    if (desc && nmapped > 8) {
-        char *d2 = fmt("%s (%zu symbols)", desc, nmapped);
-        free(desc);
-        desc = d2;
-    }
-    if (desc) {
-        char *d2 = fmt("%s -> %s", desc, s->names[to[shown[0]]]);
-        free(desc);
-        desc = d2;
+    /* description: "project A,B -> Z", or "project A->X, B->Y" for a map */
+    int one_target = 1;
+    for (size_t i = 0; i < nsym; i++)
+        if (i < nmap && map[i] >= 0 && map[i] != to[shown[0]])
+            one_target = 0;
+    char *desc;
+    if (one_target) {
+        char *head = describe("project ", s, shown, nmapped < 8 ? nmapped : 8, ",", "");
+        desc = head ? fmt("%s%s -> %s", head, nmapped > 8 ? ",..." : "", s->names[to[shown[0]]]) : NULL;
+        free(head);
+    } else {
+        size_t cap = 64, used;
+        for (size_t i = 0; i < (nmapped < 8 ? nmapped : 8); i++)
+            cap += strlen(s->names[shown[i]]) + strlen(s->names[to[shown[i]]]) + 4;
+        desc = malloc(cap);
+        if (desc) {
+            strcpy(desc, "project ");
+            for (size_t i = 0; i < (nmapped < 8 ? nmapped : 8); i++) {
+                used = strlen(desc);
+                snprintf(desc + used, cap - used, "%s%s->%s", i ? ", " : "", s->names[shown[i]],
+                         s->names[to[shown[i]]]);
+            }
+            if (nmapped > 8) {
+                used = strlen(desc);
+                snprintf(desc + used, cap - used, ", ... (%zu symbols)", nmapped);
+            }
+        }
     }
     free(to);
     free(target);
@@ -891,7 +907,7 @@ static int filter_by(rt_ses *s, int domain, double p, rt_err *err)
     free(count);
     free(h);
     if (!st)
-        st = filter_apply(s, sel, fmt(domain == 't' ? "filter_time %.17g" : "filter_event %.17g", p), err);
+        st = filter_apply(s, sel, fmt(domain == 't' ? "filter_time %.15g" : "filter_event %.15g", p), err);
     free(sel);
     return st;
 }
