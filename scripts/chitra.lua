@@ -111,6 +111,11 @@ return {
     p:option("--chain", "write the chain: .json, .dot, or a picture .png/.pdf/.svg")
       :argname("OUT"):count("*")
     p:option("--views", "write the views (pictures and their data) into DIR"):argname("DIR")
+    p:option("--view-format", "picture format of --views: png, pdf or svg", "png")
+      :choices({ "png", "pdf", "svg" })
+    p:option("--zoom", "time range of the time view"):argname("T0:T1")
+    p:option("--shade", "shade every occurrence of a pattern in the time and event views")
+      :argname("A,B,C"):count("*")
     p:option("--simulate", "judge the model on a simulated trajectory of N states"):argname("N")
     p:option("--seed", "random seed of --simulate", "1"):argname("S")
     p:option("--params", "parameter value of each file: chains per value, merged with fits")
@@ -182,6 +187,21 @@ return {
       end
     end
 
+    if args.views then
+      local range
+      if args.zoom then
+        local a, b = args.zoom:match("^([^:]+):([^:]+)$")
+        a, b = tonumber(a), tonumber(b)
+        if not a or not b or b <= a then
+          cli.usage_error("--zoom expects T0:T1 with T0 < T1, got '" .. args.zoom .. "'")
+        end
+        range = { a, b }
+      end
+      local ok, why = require("retrace.chitra.views").write_all(ses, args.views,
+        { format = args.view_format, range = range, shade = args.shade })
+      if not ok then cli.usage_error(why) end
+    end
+
     for _, out in ipairs(args.chain or {}) do
       local ext = out:match("%.(%w+)$")
       if ext == "json" then
@@ -197,11 +217,6 @@ return {
       else
         cli.usage_error("--chain: unknown output type '" .. out .. "' (json, dot, png, pdf, svg)")
       end
-    end
-
-    if args.views then
-      local ok, why = require("retrace.chitra.views").write_all(ses, args.views)
-      if not ok then cli.usage_error(why) end
     end
 
     if args.json then
