@@ -247,6 +247,15 @@ return {
             e.fit[e.fit.best].r2) or ""
           io.stdout:write(string.format("  %-12s %s%s\n", n, table.concat(cells, "  "), fit))
         end
+        local pr = doc.merge.prediction
+        if pr then
+          local parts = {}
+          for _, n in ipairs(names) do
+            if pr.mean[n] then parts[#parts + 1] = n .. " " .. chain_mod.number(pr.mean[n]) end
+          end
+          io.stdout:write(string.format("predicted mean occupancy at %s: %s\n", chain_mod.number(pr.param),
+            table.concat(parts, ", ")))
+        end
       end
     end
     return 0
