@@ -220,7 +220,7 @@ return {
     end
 
     if args.json then
-      cli.print_json(doc)
+      io.stdout:write(chitra.json(doc), "\n")
     else
       print_text(ses, chain, io.stdout)
       for _, r in ipairs(finds) do

@@ -268,20 +268,32 @@ function M.recipe(path)
   return r
 end
 
---- The JSON document of the session: symbols, times, chain, composites, history.
+-- lua-cjson writes an empty table as {}; arrays that may be empty carry this mark
+-- until M.json turns it into [].
+local EMPTY = "\1retrace-empty-array\1"
+local function array(t) return #t == 0 and EMPTY or t end
+
+--- The JSON document of the session: symbols, times, chain, composites (and their
+-- acyclic chains), history. Encode it with M.json (empty arrays stay arrays).
 function Ses:to_table()
   local c = assert(self:chain())
-  local doc = { files = self.files, history = self:history(), chain = c:to_table(),
-                composites = c:definitions() }
+  local doc = { files = self.files, history = array(self:history()), chain = c:to_table(),
+                composites = c:definitions(), composite_chains = array(c.composites) }
   if self.core:members() == 1 then
-    doc.symbols, doc.times = self.core:symbols(1), self.core:times(1)
+    doc.symbols, doc.times = array(self.core:symbols(1)), array(self.core:times(1))
   else
     doc.symbols, doc.times = {}, {}
     for k = 1, self.core:members() do
-      doc.symbols[k], doc.times[k] = self.core:symbols(k), self.core:times(k)
+      doc.symbols[k], doc.times[k] = array(self.core:symbols(k)), array(self.core:times(k))
     end
   end
   return doc
+end
+
+--- Encode a document made by ses:to_table as JSON text.
+function M.json(doc)
+  local text = require("cjson").encode(doc)
+  return (text:gsub('"\\u0001retrace%-empty%-array\\u0001"', "[]"))
 end
 
 M.Ses = Ses
