@@ -111,6 +111,11 @@ describe("retrace.colors", function()
       assert.is_true(r == g and g == b)
     end
     assert.are.equal("#4c4c4c", colors.to_gray("red"))
+    assert.are.equal("#4c4c4c", colors.ink("red"))
+    colors.set_mode("color")
+    assert.are.equal("red", colors.ink("red"))
+    assert.are.equal("black", colors.contrast("yellow"))
+    assert.are.equal("white", colors.contrast("navy"))
   end)
 
   it("makes ramps through colour stops", function()
