@@ -7,24 +7,8 @@
 --   p.sx(v), p.sy(v)        -- data -> canvas; p.box = {x, y, w, h} (the inner area)
 local M = {}
 
---- "Nice" tick values covering [a, b]: steps of 1, 2 or 5 times a power of ten.
-function M.ticks(a, b, n)
-  n = n or 6
-  if b <= a then return { a } end
-  local raw = (b - a) / n
-  local p = 10 ^ math.floor(math.log(raw, 10))
-  local step = p
-  for _, m in ipairs { 1, 2, 5, 10 } do
-    if m * p >= raw then step = m * p break end
-  end
-  local out = {}
-  local v = math.ceil(a / step) * step
-  while v <= b + step * 1e-9 do
-    out[#out + 1] = math.abs(v) < step * 1e-9 and 0 or v
-    v = v + step
-  end
-  return out
-end
+--- "Nice" tick values covering [a, b] (retrace.layout's).
+M.ticks = require("retrace.layout").ticks
 
 local function label(v)
   if v == math.floor(v) and math.abs(v) < 1e15 then return string.format("%d", v) end
