@@ -316,7 +316,7 @@ int rt_ses_periodogram(const rt_ses *s, size_t k, char domain, size_t nsamples,
     double *x, dt = 1;
     size_t N = n;
     if (domain == 't') {
-        N = nsamples ? nsamples : 4 * n;
+        N = nsamples ? nsamples : (4 * n < ((size_t)1 << 22) ? 4 * n : ((size_t)1 << 22));
         double t0 = E[v->start[0]], span = E[v->start[n]] - t0;
         if (!(span > 0)) {
             free(rank);

@@ -205,7 +205,8 @@ void rt_chain_free(rt_chain *c);
  * Periodogram of a member's state signal: y = the rank of each symbol in order
  * of first appearance. domain 'e': one sample per element (frequency in cycles
  * per event); domain 't': the step function sampled at nsamples equal steps over
- * the member's time span (cycles per time unit; nsamples 0 picks 4 n). The mean
+ * the member's time span (cycles per time unit; nsamples 0 picks 4 n, at most
+ * 2^22). The mean
  * is removed; power[k] = |X_k|^2 / N for k = 0 .. N/2, freq[k] = k / (N dt).
  * Arrays are malloc'd; *nout = N/2 + 1.
  */

@@ -108,7 +108,10 @@ function M.draw(cv, chain, box, opts)
       if i > 3 then parts[#parts + 1] = "..." break end
       parts[#parts + 1] = table.concat(d, ", ")
     end
-    cv:text(x + 16, ly, n .. " = " .. table.concat(parts, "  |  "), { valign = "top", size = 11 })
+    local line = n .. " = " .. table.concat(parts, "  |  ")
+    local fit = math.floor((w - 32) / 6.6) -- about 6.6 units per character at size 11
+    if #line > fit then line = line:sub(1, fit - 3) .. "..." end
+    cv:text(x + 16, ly, line, { valign = "top", size = 11 })
     ly = ly + 16
   end
   return pos
