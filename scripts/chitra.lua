@@ -105,6 +105,8 @@ return {
     p:option("--recipe", "apply a recipe (a Lua file, or a name in retrace/chitra/recipes)")
       :argname("FILE.lua"):count("*"):action(ordered("recipe"))
     p:option("--component-pattern", "Lua pattern of one state component", "%u%d*")
+    p:option("--component-separator", "state components are separated by this text instead")
+      :argname("SEP")
     p:option("--find", "report the occurrences of a pattern A,B,C"):argname("A,B,C")
       :count("*")
     p:flag("--json", "print the result as JSON on stdout")
@@ -126,7 +128,9 @@ return {
   run = function(args)
     local steps = {}
     for i, s in ipairs(args.steps or {}) do steps[i] = parse_step(s[1], s[2]) end
-    local ses, err = chitra.load(args.pes, { components = args.component_pattern })
+    if args.component_separator == "" then cli.usage_error("--component-separator is empty") end
+    local ses, err = chitra.load(args.pes, { components = args.component_pattern,
+                                             separator = args.component_separator })
     if not ses then cli.input_error(err) end
     for _, s in ipairs(steps) do
       local ok, why
@@ -140,6 +144,12 @@ return {
     end
     local chain = assert(ses:chain())
     local doc = ses:to_table()
+    if ses:members() > 1 then
+      doc.member_chains = {}
+      for k = 1, ses:members() do
+        doc.member_chains[k] = assert(ses:chain({ members = { k } })):to_table()
+      end
+    end
 
     local finds = {}
     for _, pat in ipairs(args.find or {}) do

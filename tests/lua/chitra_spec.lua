@@ -490,6 +490,18 @@ describe("retrace chitra", function()
     os.remove(dir .. ".json"); os.remove(dir .. ".dot")
   end)
 
+  it("splits components at a separator and gives each member's chain", function()
+    local f = h.temp_file("IDLE.0 0\nTCP.1460 5\nIP.1460 9\nTCP.1460 10\nIDLE.0 30\nTCP.588 31\n")
+    local code, out = h.retrace("chitra", f, f, "--component-separator", ".",
+      "--components", "1460=data,588=data", "--json")
+    assert.equal(0, code)
+    local doc = cjson.decode(out)
+    assert.same({ "IDLE.0", "TCP.data", "IP.data", "TCP.data", "IDLE.0" }, doc.symbols[1])
+    assert.equal(2, #doc.member_chains)
+    assert.same({ ["IP.data"] = 0.5, ["IDLE.0"] = 0.5 }, doc.member_chains[1].transitions["TCP.data"])
+    os.remove(f)
+  end)
+
   it("merges an ensemble by parameter value", function()
     local code, out = h.retrace("chitra", PES, PES, "--params", "10,100", "--predict", "1000", "--json")
     assert.equal(0, code)
