@@ -58,6 +58,50 @@ function M.draw(cv, d, box, opts)
   return p
 end
 
+--- Periodograms of every member of an ensemble, to compare their footprints:
+-- {domain, curves = {{member =, label =, freq = {}, power = {}}}}.
+function M.ensemble(ses, opts)
+  opts = opts or {}
+  local d = { domain = opts.domain or "event", curves = {} }
+  for k = 1, ses:members() do
+    local one, err = M.data(ses, { member = k, domain = d.domain, samples = opts.samples, peaks = 0 })
+    if not one then return nil, err end
+    d.curves[k] = { member = k, label = ses.files[k] or ("member " .. k), freq = one.freq, power = one.power }
+  end
+  return d
+end
+
+--- Draw the curves of M.ensemble, one colour per member, with a legend.
+function M.draw_ensemble(cv, d, box, opts)
+  opts = opts or {}
+  local top, right = 0, 0
+  for _, c in ipairs(d.curves) do
+    for i, p in ipairs(c.power) do
+      if p > top then top = p end
+      if c.freq[i] > right then right = c.freq[i] end
+    end
+  end
+  local p = plot.frame(cv, box, { x = { 0, right > 0 and right or 0.5 }, y = { 0, top > 0 and top * 1.05 or 1 },
+    title = opts.title or "Frequency view of the ensemble", ylabel = "power",
+    xlabel = d.domain == "time" and "frequency (cycles per time unit)" or "frequency (cycles per event)" })
+  local ix, iy, iw, ih = table.unpack(p.box)
+  local colours = { "darkblue", "crimson", "darkgreen", "orange", "purple", "teal", "brown", "magenta" }
+  cv:save()
+  cv:clip_rect(ix, iy, iw, ih)
+  for k, c in ipairs(d.curves) do
+    local pts = {}
+    for i = 1, #c.freq do pts[#pts + 1] = p.sx(c.freq[i]); pts[#pts + 1] = p.sy(c.power[i]) end
+    if #pts >= 4 then cv:polyline(pts, { color = colours[(k - 1) % #colours + 1], width = 1 }) end
+  end
+  cv:restore()
+  for k, c in ipairs(d.curves) do
+    local y = iy + 6 + 14 * (k - 1)
+    cv:rect(ix + iw - 190, y, 10, 10, colours[(k - 1) % #colours + 1])
+    cv:text(ix + iw - 176, y + 5, c.label:match("[^/]*$"), { valign = "middle", size = 10, color = "black" })
+  end
+  return p
+end
+
 function M.render(ses, path, opts)
   opts = opts or {}
   local d, err = M.data(ses, opts)

@@ -92,6 +92,28 @@ describe("chitra frequency view and histograms", function()
     assert.equal(1 / 512, d.freq[1])
   end)
 
+  it("puts every member's periodogram in one view for an ensemble", function()
+    local function member(period)
+      local states, times = {}, {}
+      for i = 1, 257 do
+        states[i] = "S" .. ((i - 1) % period)
+        times[i] = i
+      end
+      return { label = "p" .. period, states = states, times = times }
+    end
+    local ses = assert(chitra.from_states { member(4), member(8) })
+    local d = assert(freqv.ensemble(ses))
+    assert.equal(2, #d.curves)
+    assert.equal("p8", d.curves[2].label)
+    for k, period in ipairs { 4, 8 } do
+      local c, best = d.curves[k], 1
+      for i = 1, #c.power do if c.power[i] > c.power[best] then best = i end end
+      assert.equal(0, (c.freq[best] * period) % 1) -- a multiple of the fundamental 1 / period
+    end
+    local cv = canvas.image(600, 300, "white")
+    freqv.draw_ensemble(cv, d, { 0, 0, 600, 300 })
+  end)
+
   it("bins occupancy times, h(s)/T and occurrence counts", function()
     local ses = assert(chitra.load(PES))
     local d = assert(hist.occupancy(ses, "R1A1", { bins = 4 }))

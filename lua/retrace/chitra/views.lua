@@ -64,7 +64,8 @@ end
 
 --- Every view of member opts.member (default 1) into dir: time, event, frequency
 -- (event and time domain), the h(s)/T and occurrence-count histograms, the occupancy
--- histogram of the symbol holding most time, and the chain; views.json holds all their
+-- histogram of the symbol holding most time, the chain, and for an ensemble every
+-- member's periodogram in one frequency view; views.json holds all their
 -- data, sequence.csv / periodogram.csv / symbols.csv the tables. opts.format: png
 -- (default), pdf or svg; opts.range (zoom) and opts.shade (patterns) go to the time and
 -- event views (the event view takes opts.event_range when given). Returns the list of
@@ -97,6 +98,18 @@ function M.write_all(ses, dir, opts)
     d = freq.render(ses, out("frequency_time." .. fmt), { domain = "time", member = member })
     data.frequency_time = d or nil
     if not d then files[#files] = nil end
+  end
+  if ses:members() > 1 then
+    d, why = freq.ensemble(ses, { domain = "event" })
+    if not d then return nil, why end
+    local path = out("frequency_members." .. fmt)
+    local cv, cerr = require("retrace.canvas").for_file(path, 1000, 400)
+    if not cv then return nil, cerr end
+    cv:background("white")
+    freq.draw_ensemble(cv, d, { 0, 0, 1000, 400 })
+    ok, why = cv:write(path)
+    if not ok then return nil, why end
+    data.frequency_members = d
   end
   local hist = display("histogram")
   data.shares = assert(hist.render(hist.shares(ses), out("shares." .. fmt)))
