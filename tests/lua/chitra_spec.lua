@@ -264,6 +264,48 @@ describe("chitra transforms against a direct implementation", function()
   end
 end)
 
+describe("chitra chains against a direct computation", function()
+  math.randomseed(8)
+  for trial = 1, 20 do
+    it("random sequence " .. trial, function()
+      local n = math.random(2, 80)
+      local states, entries, t = {}, {}, 0
+      for i = 1, n + 1 do
+        states[i] = ({ "a", "b", "c", "d" })[math.random(1, 4)]
+        entries[i] = t
+        t = t + math.random(0, 20) / 4
+      end
+      local ses = assert(chitra.from_states { { states = states, times = entries } })
+      local xs = {}
+      for i = 1, n do xs[i] = states[i] end
+      xs[n + 1] = "OTHER"
+      local times, st, out = {}, {}, {}
+      for i = 1, n + 1 do
+        local x, d = xs[i], i <= n and entries[i + 1] - entries[i] or 0
+        st[x] = st[x] or {}
+        table.insert(st[x], d)
+        if i <= n then
+          out[x] = out[x] or {}
+          out[x][xs[i + 1]] = (out[x][xs[i + 1]] or 0) + 1
+        end
+      end
+      local c = ses:chain():to_table()
+      for x, ds in pairs(st) do
+        local sum = 0
+        for _, d in ipairs(ds) do sum = sum + d end
+        local mean, ss = sum / #ds, 0
+        for _, d in ipairs(ds) do ss = ss + (d - mean) ^ 2 end
+        assert.equal(#ds, c.states[x].n)
+        assert.near(mean, c.states[x].mean, 1e-9)
+        assert.near(#ds > 1 and ss / (#ds - 1) or 0, c.states[x].var, 1e-9)
+        local tot = 0
+        for _, k in pairs(out[x] or {}) do tot = tot + k end
+        for y, k in pairs(out[x] or {}) do assert.near(k / tot, c.transitions[x][y], 1e-12) end
+      end
+    end)
+  end
+end)
+
 describe("chitra refusals", function()
   it("refuses parameters that make no sense, with a message", function()
     local ses = assert(chitra.load(PES))
