@@ -3,6 +3,7 @@
  *
  *   local acc = core.medea.new()
  *   acc:add(rectype, event, time, proc [, bytes])   -- one record (tests, generators)
+ *   acc:feed(path [, strict]) -> skipped | nil, message   -- a whole PICL trace, in C
  *   acc:processors()  -> { {proc=, extime=, cptime=, ..., trnum=, ...}, ... }
  *   acc:events()      -> { {proc=, event=, ctime=, ..., hunum=}, ... }
  *   acc:profile(name) -> times, counts   (name: exec comp comm recv send io)
@@ -71,6 +72,21 @@ static int acc_add(lua_State *L)
     if (rt_medea_add(b->m, &r, &err) != RT_OK)
         return rt_push_fail(L, &err);
     lua_pushboolean(L, 1);
+    return 1;
+}
+
+/* acc:feed(path [, strict]) -> number of malformed lines skipped | nil, message */
+static int acc_feed(lua_State *L)
+{
+    acc_box *b = check_acc(L, 1);
+    const char *path = luaL_checkstring(L, 2);
+    int strict = lua_toboolean(L, 3);
+    unsigned long skipped = 0;
+    rt_err err;
+    rt_err_clear(&err);
+    if (rt_medea_feed_file(b->m, path, strict, &skipped, &err) != RT_OK)
+        return rt_push_fail(L, &err);
+    lua_pushinteger(L, (lua_Integer)skipped);
     return 1;
 }
 
@@ -177,6 +193,7 @@ static int l_category(lua_State *L)
 
 static const luaL_Reg acc_methods[] = {
     {"add", acc_add},
+    {"feed", acc_feed},
     {"processors", acc_processors},
     {"events", acc_events},
     {"profile", acc_profile},

@@ -125,4 +125,24 @@ void rt_medea_event_get(const rt_medea *m, size_t i, rt_medea_event *out);
 int rt_medea_profile(rt_medea *m, int which, const double **times,
                      const int **counts, size_t *n, rt_err *err);
 
+/* ---- feeding from PICL traces ---- */
+
+struct rt_picl_record;
+
+/*
+ * The accumulator's view of a new-format PICL record: message bytes from the
+ * send entry / receive exit fields, otherwise the first data value (I/O and
+ * collective byte counts), absent (-1) when negative or missing.
+ */
+void rt_medea_from_picl(const struct rt_picl_record *rec, rt_medea_rec *out);
+
+/*
+ * Replay every record of the PICL trace at path (old format translated to the
+ * new vocabulary) into m. Malformed lines are skipped and counted (*skipped,
+ * may be NULL) unless strict. Returns RT_OK or the reader's error, with err
+ * naming file, line and field.
+ */
+int rt_medea_feed_file(rt_medea *m, const char *path, int strict, unsigned long *skipped,
+                       rt_err *err);
+
 #endif

@@ -82,7 +82,9 @@ function M.load(name)
   if f then
     local text = f:read("a")
     f:close()
-    return M.parse(text, path)
+    local fmt, err = M.parse(text, path)
+    if fmt then fmt.name = name end
+    return fmt, err
   end
   local b = M.builtin[name]
   if b then return { name = name, approach = b.approach, params = b.params, description = b.description } end

@@ -42,14 +42,13 @@ local function basename(path)
 end
 M.basename = basename
 
---- Replay a PICL trace into a new accumulator.
-function M.accumulate(path)
-  local ok, picl = pcall(require, "retrace.picl")
-  if not ok then return nil, "medea: the PICL reader (retrace.picl) is not available" end
+--- Replay a PICL trace (old or new format) into a new accumulator.
+-- Returns acc, skipped (malformed lines skipped) or nil, message.
+function M.accumulate(path, strict)
   local acc = core.medea.new()
-  local okfeed, err = picl.feed_medea(path, acc)
-  if not okfeed then acc:close(); return nil, err end
-  return acc
+  local skipped, err = acc:feed(path, strict)
+  if not skipped then acc:close(); return nil, err end
+  return acc, skipped
 end
 
 local function pick(t, names)
