@@ -10,9 +10,9 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
 DEB_PACKAGES = liblua5.4-dev lua5.4 lua-filesystem libcairo2-dev libfftw3-dev \
   libreadline-dev lua-cjson lua-argparse libcmocka-dev lua-busted cmake pkg-config \
-  gcc make poppler-utils
+  gcc make poppler-utils fonts-dejavu-core
 # packages the tests use when present (a browser for the HTML player test)
-DEB_TEST_PACKAGES =
+DEB_TEST_PACKAGES = chromium libxml2-utils
 
 .PHONY: all deps build demo test test-asan bench install clean
 
@@ -32,8 +32,11 @@ deps:
 	  fi; \
 	fi
 
+# CI builds with -Werror; a local build only warns
+WERROR = $(if $(CI),ON,OFF)
+
 $(BUILD)/Makefile: CMakeLists.txt
-	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRETRACE_WERROR=$(WERROR)
 
 build: deps $(BUILD)/Makefile
 	cmake --build $(BUILD) -j $(JOBS)
@@ -45,7 +48,7 @@ test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
 test-asan: deps
-	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DRETRACE_SANITIZE=ON
+	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DRETRACE_SANITIZE=ON -DRETRACE_WERROR=$(WERROR)
 	cmake --build build-asan -j $(JOBS)
 	cd build-asan && ASAN_OPTIONS=detect_leaks=1 \
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j $(JOBS)

@@ -514,6 +514,16 @@ static void repl(lua_State *L)
         printf("retrace %s (%s) - Ctrl-D quits, help() lists modules\n", RETRACE_VERSION,
                LUA_RELEASE);
     }
+    lua_getglobal(L, "require");
+    lua_pushliteral(L, "retrace.repl");
+    if (lua_pcall(L, 1, 1, 0) == LUA_OK) {
+        lua_getfield(L, -1, "setup");
+        if (lua_pcall(L, 0, 0, 0) != LUA_OK)
+            report_error(L);
+    } else {
+        report_error(L);
+    }
+    lua_settop(L, 0);
     for (;;) {
         int base = lua_gettop(L);
         int status = load_statement(L);

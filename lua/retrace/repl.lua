@@ -80,4 +80,38 @@ function M.complete(word)
   return uniq
 end
 
+--- help() lists the retrace modules and commands; help(t) lists the fields of
+-- a table or object; help("COMMAND") shows a command's options.
+function M.help(v)
+  local out = {}
+  local function say(fmt, ...) out[#out + 1] = string.format(fmt, ...) end
+  if v == nil then
+    local retrace = require "retrace"
+    say("retrace %s: the global `retrace` is the module.", retrace.version)
+    say("modules: retrace.%s", table.concat(retrace.modules, ", retrace."))
+    local ok, cli = pcall(require, "retrace.cli")
+    if ok then say("commands (retrace COMMAND --help): %s", table.concat(cli.commands(), ", ")) end
+    say("help(retrace.NAME) lists a module's functions; TAB completes names.")
+  elseif type(v) == "string" then
+    local cli = require "retrace.cli"
+    local cmd, err = cli.load(v)
+    if not cmd then error(err, 2) end
+    out[1] = cli.parser(v, cmd):get_help()
+  else
+    local names = fields(v)
+    table.sort(names)
+    for _, k in ipairs(names) do
+      local ok, val = pcall(function() return v[k] end)
+      say("  %-24s %s", k, ok and type(val) or "?")
+    end
+    if #names == 0 then say("(no fields)") end
+  end
+  io.stdout:write(table.concat(out, "\n"), "\n")
+end
+
+--- Install the REPL's globals (help).
+function M.setup()
+  _G.help = M.help
+end
+
 return M
