@@ -158,7 +158,8 @@ return {
     p:flag("--json", "print JSON on stdout")
     p:option("--csv", "write one row per component (parameters and cluster) to FILE")
     p:option("--profiles", "write activity profiles of every trace (JSON) to FILE")
-    p:option("--plots", "draw scatter plots and profiles into DIR")
+    p:option("--plots", "draw scatter plots (and execution signatures) into DIR, PNG + JSON")
+    p:flag("--plot-profiles", "with --plots: also draw the activity profiles of every trace")
   end,
   run = function(args)
     if args.list_formats then
@@ -227,7 +228,7 @@ return {
         c.trace = path
         comps[#comps + 1] = c
       end
-      if args.profiles or args.plots then profiles[#profiles + 1] = { trace = path, profiles = medea.profiles(acc) } end
+      if args.profiles or args.plot_profiles then profiles[#profiles + 1] = { trace = path, profiles = medea.profiles(acc) } end
       local prog = medea.parameters(acc, "program", name)[1]
       runs[#runs + 1] = { p = prog.params.prnum, time = prog.params.extime, name = name }
       acc:close()
@@ -271,9 +272,10 @@ return {
       f:write(require("cjson").encode(profiles), "\n")
       f:close()
     end
+    if args.plot_profiles and not args.plots then cli.usage_error("--plot-profiles needs --plots DIR") end
     if args.plots then
       local plots = require "retrace.medea.plots"
-      local ok, perr = plots.write_all(args.plots, comps, res, profiles, scaling)
+      local ok, perr = plots.write_all(args.plots, comps, res, args.plot_profiles and profiles, scaling)
       if not ok then cli.input_error("--plots: " .. perr) end
     end
 

@@ -75,7 +75,7 @@ describe("displays.medea", function()
     local dir = os.tmpname()
     os.remove(dir)
     local code, _, err = h.retrace("medea", h.fixtures .. "/medea/table5.trf", "--approach", "event",
-      "--params", "ctime,stime,utime", "--plots", dir)
+      "--params", "ctime,stime,utime", "--plots", dir, "--plot-profiles")
     assert.equals(0, code, err)
     for _, base in ipairs({ "scatter_ctime_stime", "scatter_ctime_utime", "scatter_stime_utime",
                             "profiles_table5.trf" }) do

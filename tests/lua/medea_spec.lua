@@ -195,3 +195,35 @@ describe("retrace medea", function()
     assert.matches("%-%-csv: /nonexistent/dir/x.csv", err)
   end)
 end)
+
+describe("the example workload", function()
+  it("writes 90 ring-algorithm traces whose messages balance and which cluster", function()
+    local dir = os.tmpname()
+    os.remove(dir)
+    local code, _, err = h.retrace(h.source .. "/examples/medea/pstswm.lua", dir)
+    assert.equals(0, code, err)
+    local lfs = require "lfs"
+    local names = {}
+    for f in lfs.dir(dir) do if f:match("^pstswm") then names[#names + 1] = f end end
+    table.sort(names)
+    assert.equals(7 * 6 * 2 + 3 * 2, #names)
+    assert.equals("pstswm.00.0.0", names[1])
+    assert.equals("pstswm.13.6.x", names[#names])
+    for _, n in ipairs({ "pstswm.02.3.x", "pstswm.11.6.0", "pstswm.12.4.0" }) do
+      local p = assert(medea.parameters(dir .. "/" .. n, "program"))[1].params
+      assert.equals(16, p.prnum)
+      assert.equals(p.trnum, p.rcnum)
+      assert.equals(p.trdata, p.rcdata)
+      -- 2 (P - 1) data messages per processor, plus as many ready messages under protocol 6
+      assert.equals(n:match("%.6%.") and 16 * 30 * 2 or 16 * 30, p.trnum)
+      assert.is_true(p.cptime > 0 and p.cmtime > 0 and p.extime > p.cptime)
+    end
+    local out
+    code, out, err = h.retrace("medea", dir, "--kmax", "5", "--json")
+    assert.equals(0, code, err)
+    local j = cjson.decode(out)
+    assert.equals(90, #j.components)
+    for f in lfs.dir(dir) do if f:match("^pstswm") then os.remove(dir .. "/" .. f) end end
+    os.remove(dir)
+  end)
+end)
