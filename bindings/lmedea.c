@@ -1,7 +1,7 @@
 /*
  * lmedea.c - Lua face of core/msg/rt_medea: workload parameters of a trace.
  *
- *   local acc = core.medea.new()
+ *   local acc = core.medea.new([keep_profiles])
  *   acc:add(rectype, event, time, proc [, bytes])   -- one record (tests, generators)
  *   acc:feed(path [, strict]) -> skipped | nil, message   -- a whole PICL trace, in C
  *   acc:processors()  -> { {proc=, extime=, cptime=, ..., trnum=, ...}, ... }
@@ -55,6 +55,7 @@ static int l_new(lua_State *L)
     b->m = rt_medea_new();
     if (!b->m)
         return luaL_error(L, "out of memory");
+    rt_medea_keep_profiles(b->m, lua_toboolean(L, 1));
     return 1;
 }
 

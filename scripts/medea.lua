@@ -218,7 +218,7 @@ return {
     local comps, profiles, runs = {}, {}, {}
     local bar = cli.progress("medea", #files)
     for i, path in ipairs(files) do
-      local acc, skipped = medea.accumulate(path, args.strict)
+      local acc, skipped = medea.accumulate(path, args.strict, args.profiles or args.plot_profiles)
       if not acc then cli.input_error(skipped) end
       if skipped > 0 then
         io.stderr:write(string.format("retrace: %s: %d malformed lines skipped\n", path, skipped))

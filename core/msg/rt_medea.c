@@ -43,6 +43,7 @@ struct rt_medea {
     size_t nprocs_cap;    /* length of procs */
     int *order;           /* ids seen, ascending */
     size_t nseen;
+    int keep;             /* record profile change points */
     change *ch;           /* profile change points, in feed order */
     size_t nch, capch;
     /* profile output of the last rt_medea_profile call */
@@ -171,8 +172,15 @@ static rt_medea_event *event_slot(proc_st *ps, int proc, int e)
     return &ps->ev[lo];
 }
 
+void rt_medea_keep_profiles(rt_medea *m, int on)
+{
+    m->keep = on;
+}
+
 static int add_change(rt_medea *m, double t, int which, int delta, int proc)
 {
+    if (!m->keep)
+        return RT_OK;
     if (grow((void **)&m->ch, &m->capch, m->nch + 1, sizeof *m->ch) != RT_OK)
         return RT_ENOMEM;
     m->ch[m->nch++] = (change){t, which, delta, proc};
@@ -383,6 +391,8 @@ int rt_medea_profile(rt_medea *m, int which, const double **times,
                      const int **counts, size_t *n, rt_err *err)
 {
     free_outputs(m);
+    if (!m->keep && which != RT_MEDEA_P_EXEC)
+        return rt_err_set(err, RT_ESTATE, "profile: change points were not kept (rt_medea_keep_profiles)");
     /* the feed's change points of this activity, plus the processors' spans
      * and the closing of intervals still open at their processor's end */
     size_t cap = 0, k = 0;

@@ -11,7 +11,8 @@
  *   - activity profiles: how many processors execute, compute, communicate,
  *     receive, transmit or do I/O, as step functions of time.
  * State is proportional to processors x event types plus the open-event stacks;
- * only the profiles keep one change point per outermost system interval.
+ * only the profiles, when asked for (rt_medea_keep_profiles), keep change
+ * points: about three per outermost system interval.
  * Shaped for traces of 10^5..10^8 records fed by a streaming reader.
  *
  * Event type families (PICL new format): sends -21..-50, receives and probes
@@ -94,6 +95,13 @@ rt_medea *rt_medea_new(void);
 void rt_medea_free(rt_medea *m);
 
 /*
+ * Keep the change points the profiles need (off by default, so memory stays
+ * flat on long traces). Call before the first record; profiles of an
+ * accumulator without them cover only the execution span.
+ */
+void rt_medea_keep_profiles(rt_medea *m, int on);
+
+/*
  * Feed one record. RT_OK, or RT_EINVAL (err filled) for a negative processor
  * id or a non-finite time, RT_ENOMEM. Exits that match no open entry of their
  * type are counted (rt_medea_proc.unmatched) and otherwise ignored; an exit
@@ -120,7 +128,8 @@ void rt_medea_event_get(const rt_medea *m, size_t i, rt_medea_event *out);
  * Profile of one activity (RT_MEDEA_P_*) as a step function: *n change points,
  * times ascending and distinct, counts[i] the number of processors from
  * times[i] to the next point. The arrays are owned by m and valid until the
- * next rt_medea_add or rt_medea_free. RT_ENOMEM or RT_OK.
+ * next rt_medea_add or rt_medea_free. RT_OK, RT_ENOMEM, or RT_ESTATE for
+ * any profile but RT_MEDEA_P_EXEC when the change points were not kept.
  */
 int rt_medea_profile(rt_medea *m, int which, const double **times,
                      const int **counts, size_t *n, rt_err *err);

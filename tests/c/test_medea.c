@@ -106,6 +106,7 @@ static void test_nesting_and_volumes(void **state)
 {
     (void)state;
     rt_medea *m = rt_medea_new();
+    rt_medea_keep_profiles(m, 1);
     feed(m, -3, -901, 0.0, 0, -1);      /* tracing: never pushed */
     feed(m, -3, -785, 1.0, 0, -1);      /* collective */
     feed(m, -3, -21, 1.5, 0, 100);      /* send nested in it: counted, not timed */
@@ -158,6 +159,15 @@ static void test_bad_record(void **state)
 {
     (void)state;
     rt_medea *m = rt_medea_new();
+    const double *t;
+    const int *c;
+    size_t n;
+    rt_err perr;
+    feed(m, -3, -21, 1.0, 0, 8);
+    feed(m, -4, -21, 2.0, 0, -1);
+    assert_int_equal(rt_medea_profile(m, RT_MEDEA_P_COMM, &t, &c, &n, &perr), RT_ESTATE);
+    assert_int_equal(rt_medea_profile(m, RT_MEDEA_P_EXEC, &t, &c, &n, &perr), RT_OK);
+    assert_int_equal(n, 2);
     rt_medea_rec r = {-3, 1, 0.5, -2, -1};
     rt_err err;
     assert_int_equal(rt_medea_add(m, &r, &err), RT_EINVAL);
@@ -170,6 +180,22 @@ static void test_bad_record(void **state)
     rt_medea_free(m);
 }
 
+/* Close the innermost open event of the random trace below, adding to *sys the
+ * system interval that ends when no system event is left open. */
+static void close_top(rt_medea *m, int p, double t, const int *stack, int *depth,
+                      double *sys_since, double *sys)
+{
+    int ev = stack[--*depth];
+    feed(m, -4, ev, t, p, 1);
+    int still = 0;
+    for (int k = 0; k < *depth; k++)
+        still |= stack[k] < 0;
+    if (ev < 0 && !still) {
+        *sys += t - *sys_since;
+        *sys_since = -1;
+    }
+}
+
 /* Random well-nested traces on several processors: outermost system time per
  * processor equals the measure of the union of system intervals, computed
  * directly; the profile of computing processors integrates to sum(cptime). */
@@ -179,6 +205,7 @@ static void test_random_against_direct(void **state)
     srand(7);
     for (int round = 0; round < 50; round++) {
         rt_medea *m = rt_medea_new();
+        rt_medea_keep_profiles(m, 1);
         int nproc = 1 + rand() % 4;
         double sys_direct[4] = {0};
         for (int p = 0; p < nproc; p++) {
@@ -196,28 +223,12 @@ static void test_random_against_direct(void **state)
                     stack[depth++] = ev;
                     feed(m, -3, ev, t, p, 1);
                 } else {
-                    int ev = stack[--depth];
-                    feed(m, -4, ev, t, p, 1);
-                    int still = 0;
-                    for (int k = 0; k < depth; k++)
-                        still |= stack[k] < 0;
-                    if (ev < 0 && !still) {
-                        sys_direct[p] += t - sys_since;
-                        sys_since = -1;
-                    }
+                    close_top(m, p, t, stack, &depth, &sys_since, &sys_direct[p]);
                 }
             }
             while (depth > 0) {
-                int ev = stack[--depth];
                 t += 1;
-                feed(m, -4, ev, t, p, 1);
-                int still = 0;
-                for (int k = 0; k < depth; k++)
-                    still |= stack[k] < 0;
-                if (ev < 0 && !still) {
-                    sys_direct[p] += t - sys_since;
-                    sys_since = -1;
-                }
+                close_top(m, p, t, stack, &depth, &sys_since, &sys_direct[p]);
             }
         }
         double cpsum = 0;

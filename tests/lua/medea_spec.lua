@@ -29,7 +29,7 @@ describe("medea.parameters", function()
   end)
 
   it("gives program parameters as span, means over processors and sums", function()
-    local acc = require("retrace.core").medea.new()
+    local acc = require("retrace.core").medea.new(true)
     -- processor 0: computes 0..1, sends 1..2 (10 bytes), computes 2..4
     acc:add(-3, 5, 0, 0)
     acc:add(-3, -21, 1, 0, 10)

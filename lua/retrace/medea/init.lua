@@ -3,7 +3,7 @@
 --   medea.parameters(trace, approach) -> components | nil, message
 --       trace: a path or an accumulator (retrace.core.medea.new()) already fed;
 --       approach: "program" (default), "processor" or "event".
---   medea.accumulate(path) -> accumulator | nil, message   (replays a PICL trace)
+--   medea.accumulate(path [, strict [, profiles]]) -> accumulator | nil, message
 --   medea.kmeans(matrix, k, opts), medea.fit(xs, ys, model [, degree])
 --   medea.characterize(components, opts) -> the clusters table of `retrace medea --json`
 -- Submodules: cluster, fit, formats, functional, metrics.
@@ -42,10 +42,11 @@ local function basename(path)
 end
 M.basename = basename
 
---- Replay a PICL trace (old or new format) into a new accumulator.
+--- Replay a PICL trace (old or new format) into a new accumulator; profiles:
+-- keep what the activity profiles need (memory grows with the trace then).
 -- Returns acc, skipped (malformed lines skipped) or nil, message.
-function M.accumulate(path, strict)
-  local acc = core.medea.new()
+function M.accumulate(path, strict, profiles)
+  local acc = core.medea.new(profiles)
   local skipped, err = acc:feed(path, strict)
   if not skipped then acc:close(); return nil, err end
   return acc, skipped
