@@ -15,8 +15,8 @@
  *   - for the critical path, per processor the list of waits ended by a
  *     message (receive time, sender, send time: 24 bytes per such wait).
  * State grows with processors, event types, tasks and pending messages, not
- * with the trace length (apart from the critical path's wait list, off by
- * default... see rt_replay_opts.critical_path).
+ * with the trace length, apart from the critical path's wait list, which is
+ * kept only when rt_replay_opts.critical_path is set.
  *
  * State rules: a processor is idle inside a waiting event (rt_picl_event_waits:
  * -52, -55, -56, -61, -31, -402, -601), overhead inside any other system event
@@ -146,6 +146,12 @@ int rt_replay_run_until(rt_replay *rp, double t, rt_err *err);
 /* Replay to the end (then finish). RT_OK or an error. */
 int rt_replay_run(rt_replay *rp, rt_err *err);
 
+/*
+ * Time of the next record the reader will give, without replaying it: returns
+ * 1 and sets *t, 0 at the end (or without a reader), or -status on a read error.
+ */
+int rt_replay_next_time(rt_replay *rp, double *t, rt_err *err);
+
 /* ---- views ---- */
 double rt_replay_now(const rt_replay *rp);        /* time of the last replayed record */
 int rt_replay_finished(const rt_replay *rp);
@@ -174,6 +180,11 @@ typedef struct rt_replay_totals {
     int64_t unmatched_exits, left_open;
 } rt_replay_totals;
 void rt_replay_totals_get(const rt_replay *rp, rt_replay_totals *t);
+
+/* Warning messages kept (the first RT_REPLAY_KEEP_WARNINGS; all go to on_warning). */
+#define RT_REPLAY_KEEP_WARNINGS 200
+int rt_replay_nwarnings(const rt_replay *rp);
+const char *rt_replay_warning(const rt_replay *rp, int i);
 
 /* Call fn for every pending message (sent, not received), oldest first per key. */
 void rt_replay_pending(const rt_replay *rp, void (*fn)(void *ud, const rt_message *m), void *ud);
