@@ -1172,6 +1172,27 @@ static int palette_len(lua_State *L)
     return 1;
 }
 
+/*
+ * cv:draw_image(src, x, y [, w, h]): paint the image canvas src with its top-left
+ * corner at (x, y), scaled to w x h when given (smoothly).
+ */
+static int c_draw_image(lua_State *L)
+{
+    cairo_t *cr = check_canvas(L, 1)->cr;
+    canvas_box *src = check_image(L, 2);
+    double x = num(L, 3), y = num(L, 4);
+    double w = luaL_optnumber(L, 5, src->w), h = luaL_optnumber(L, 6, src->h);
+    cairo_surface_flush(src->s);
+    cairo_save(cr);
+    cairo_translate(cr, x, y);
+    cairo_scale(cr, w / src->w, h / src->h);
+    cairo_set_source_surface(cr, src->s, 0, 0);
+    cairo_rectangle(cr, 0, 0, src->w, src->h);
+    cairo_fill(cr);
+    cairo_restore(cr);
+    return 0;
+}
+
 /* ---- registration ------------------------------------------------------------- */
 
 static const luaL_Reg canvas_methods[] = {
@@ -1219,6 +1240,7 @@ static const luaL_Reg canvas_methods[] = {
     {"draw_rects", c_draw_rects},
     {"draw_segments", c_draw_segments},
     {"draw_points", c_draw_points},
+    {"draw_image", c_draw_image},
     {NULL, NULL},
 };
 

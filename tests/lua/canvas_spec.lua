@@ -2,12 +2,6 @@ local h = require "helpers"
 local canvas = require "retrace.canvas"
 local colors = require "retrace.colors"
 
-local function tmpdir()
-  local d = os.tmpname()
-  os.remove(d)
-  assert(require("lfs").mkdir(d))
-  return d
-end
 
 local function px(cv, x, y)
   local r, g, b, a = cv:get_pixel(x, y)
@@ -28,7 +22,7 @@ end
 
 describe("retrace.canvas", function()
   it("fills a rectangle: its colour at the centre, the background outside (read back from PNG)", function()
-    local d = tmpdir()
+    local d = h.temp_dir()
     local cv = canvas.image(200, 100, "white")
     cv:rect(50, 20, 60, 40, "#3366cc")
     assert.is_true(cv:write_png(d .. "/r.png"))
@@ -234,7 +228,7 @@ describe("retrace.canvas", function()
 
   describe("PDF and SVG", function()
     it("writes a PDF with the pages drawn", function()
-      local d = tmpdir()
+      local d = h.temp_dir()
       local path = d .. "/three.pdf"
       local cv = assert(canvas.pdf(path, 300, 200))
       for i = 1, 3 do
@@ -256,7 +250,7 @@ describe("retrace.canvas", function()
     end)
 
     it("writes a well-formed SVG with the drawing in it", function()
-      local d = tmpdir()
+      local d = h.temp_dir()
       local path = d .. "/pic.svg"
       local cv = assert(canvas.svg(path, 120, 80))
       cv:rect(10, 10, 50, 30, "blue")
