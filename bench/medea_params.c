@@ -4,7 +4,7 @@
  * 1. rt_medea_add alone on 10^7 in-memory records (16 processors, nested user
  *    events, sends and receives): records per second.
  * 2. rt_medea_feed_file on a generated new-format trace of 2 * 10^6 records in
- *    /tmp (PICL reader + accumulation): records per second, and the peak
+ *    /tmp (PICL reader + replay engine + accumulation): records per second, and the peak
  *    resident memory, which stays flat in the trace length.
  */
 #include <stdio.h>
@@ -65,7 +65,7 @@ int main(void)
         synth(k, &r);
         if (r.bytes >= 0)
             fprintf(f, "%d %d %.6f %d 0 3 2 %.0f 7 %d\n", r.rectype, r.event, r.time, r.proc, r.bytes,
-                    (r.proc + 1) % 16);
+                    r.rectype == -3 ? (r.proc + 1) % 16 : (r.proc + 15) % 16); /* to the right, from the left */
         else
             fprintf(f, "%d %d %.6f %d 0 0\n", r.rectype, r.event, r.time, r.proc);
     }
@@ -73,14 +73,14 @@ int main(void)
     m = rt_medea_new();
     t0 = now();
     unsigned long skipped = 0;
-    if (rt_medea_feed_file(m, path, 1, &skipped, &err) != RT_OK) {
+    if (rt_medea_feed_file(m, path, 1, &skipped, NULL, &err) != RT_OK) {
         fprintf(stderr, "medea_params: %s\n", err.msg);
         return 1;
     }
     dt = now() - t0;
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
-    printf("read + accumulate: %ld records in %.3f s = %.1f M records/s, peak RSS %ld KB\n", nf, dt,
+    printf("read + replay + accumulate: %ld records in %.3f s = %.1f M records/s, peak RSS %ld KB\n", nf, dt,
            nf / dt / 1e6, ru.ru_maxrss);
     rt_medea_free(m);
     remove(path);

@@ -3,7 +3,7 @@
  *
  *   local acc = core.medea.new([keep_profiles])
  *   acc:add(rectype, event, time, proc [, bytes])   -- one record (tests, generators)
- *   acc:feed(path [, strict]) -> skipped | nil, message   -- a whole PICL trace, in C
+ *   acc:feed(path [, strict]) -> skipped, warnings | nil, message  -- replay a PICL trace, in C
  *   acc:processors()  -> { {proc=, extime=, cptime=, ..., trnum=, ...}, ... }
  *   acc:events()      -> { {proc=, event=, ctime=, ..., hunum=}, ... }
  *   acc:profile(name) -> times, counts   (name: exec comp comm recv send io)
@@ -76,19 +76,20 @@ static int acc_add(lua_State *L)
     return 1;
 }
 
-/* acc:feed(path [, strict]) -> number of malformed lines skipped | nil, message */
+/* acc:feed(path [, strict]) -> malformed lines skipped, engine warnings | nil, message */
 static int acc_feed(lua_State *L)
 {
     acc_box *b = check_acc(L, 1);
     const char *path = luaL_checkstring(L, 2);
     int strict = lua_toboolean(L, 3);
-    unsigned long skipped = 0;
+    unsigned long skipped = 0, warnings = 0;
     rt_err err;
     rt_err_clear(&err);
-    if (rt_medea_feed_file(b->m, path, strict, &skipped, &err) != RT_OK)
+    if (rt_medea_feed_file(b->m, path, strict, &skipped, &warnings, &err) != RT_OK)
         return rt_push_fail(L, &err);
     lua_pushinteger(L, (lua_Integer)skipped);
-    return 1;
+    lua_pushinteger(L, (lua_Integer)warnings);
+    return 2;
 }
 
 static void setnum(lua_State *L, const char *k, double v)

@@ -218,10 +218,14 @@ return {
     local comps, profiles, runs = {}, {}, {}
     local bar = cli.progress("medea", #files)
     for i, path in ipairs(files) do
-      local acc, skipped = medea.accumulate(path, args.strict, args.profiles or args.plot_profiles)
+      local acc, skipped, warnings = medea.accumulate(path, args.strict, args.profiles or args.plot_profiles)
       if not acc then cli.input_error(skipped) end
       if skipped > 0 then
         io.stderr:write(string.format("retrace: %s: %d malformed lines skipped\n", path, skipped))
+      end
+      if warnings > 0 and not args.json then
+        io.stderr:write(string.format("retrace: %s: %d replay warnings (retrace picl stats %s lists them)\n",
+          path, warnings, path))
       end
       local name = medea.basename(path)
       for _, c in ipairs(medea.parameters(acc, approach, name)) do

@@ -146,12 +146,14 @@ struct rt_picl_record;
 void rt_medea_from_picl(const struct rt_picl_record *rec, rt_medea_rec *out);
 
 /*
- * Replay every record of the PICL trace at path (old format translated to the
- * new vocabulary) into m. Malformed lines are skipped and counted (*skipped,
- * may be NULL) unless strict. Returns RT_OK or the reader's error, with err
+ * Replay the PICL trace at path with the message-passing engine and feed every
+ * replayed record (old format translated to the new vocabulary) into m.
+ * Malformed lines are skipped and counted (*skipped) unless strict; the
+ * engine's warnings (unmatched exits, events left open, tachyons) are counted
+ * (*warnings); both may be NULL. Returns RT_OK or the reader's error, with err
  * naming file, line and field.
  */
 int rt_medea_feed_file(rt_medea *m, const char *path, int strict, unsigned long *skipped,
-                       rt_err *err);
+                       unsigned long *warnings, rt_err *err);
 
 #endif

@@ -1,14 +1,14 @@
 /*
  * rt_medea_picl.c - feed a PICL trace into the MEDEA parameter accumulator.
  *
- * Reads through the PICL reader (rt_picl.h) and translates old-format records
- * to the new vocabulary with rt_picl_xlate, exactly as the replay engine does,
- * so MEDEA sees the same records as every other consumer of the engine.
+ * The trace is replayed by the message-passing engine (rt_replay.h), which
+ * reads it with the PICL reader and translates old-format records to the new
+ * vocabulary; its record callback hands every replayed record to the
+ * accumulator, so MEDEA sees exactly what every other consumer of the engine sees.
  */
-#include <stdio.h>
-
 #include "rt_medea.h"
 #include "rt_picl.h"
+#include "rt_replay.h"
 
 void rt_medea_from_picl(const rt_picl_record *rec, rt_medea_rec *out)
 {
@@ -26,43 +26,58 @@ void rt_medea_from_picl(const rt_picl_record *rec, rt_medea_rec *out)
         out->bytes = rec->data[0];
 }
 
+/* The replay's record callback: every replayed record into the accumulator. */
+typedef struct feed_ctx {
+    rt_medea *m;
+    const char *path;
+    int status;          /* first failure of rt_medea_add */
+    rt_err err;
+    unsigned long warnings;
+} feed_ctx;
+
+static void on_record(void *ud, const rt_picl_record *rec)
+{
+    feed_ctx *c = ud;
+    if (c->status != RT_OK)
+        return;
+    rt_medea_rec mr;
+    rt_medea_from_picl(rec, &mr);
+    rt_err e;
+    if ((c->status = rt_medea_add(c->m, &mr, &e)) != RT_OK)
+        rt_err_at(&c->err, c->status, c->path, rec->line, "%.400s", e.msg);
+}
+
+static void on_warning(void *ud, const char *msg)
+{
+    (void)msg;
+    ((feed_ctx *)ud)->warnings++;
+}
+
 int rt_medea_feed_file(rt_medea *m, const char *path, int strict, unsigned long *skipped,
-                       rt_err *err)
+                       unsigned long *warnings, rt_err *err)
 {
     rt_picl_opts opts = {0};
     opts.strict = strict;
     rt_picl *r = rt_picl_open(path, &opts, err);
     if (!r)
         return err ? err->status : RT_EIO;
-    rt_picl_xlate *x = rt_picl_xlate_new();
-    int st = x ? RT_OK : rt_err_set(err, RT_ENOMEM, "out of memory");
-    rt_picl_record rec, out[2];
-    while (st == RT_OK && (st = rt_picl_next(r, &rec, err)) == RT_OK) {
-        int n = 1;
-        const rt_picl_record *recs = &rec;
-        if (rec.format == RT_PICL_OLD) {
-            if ((st = rt_picl_xlate_record(x, &rec, out, &n)) != RT_OK) {
-                rt_err_set(err, st, "out of memory");
-                break;
-            }
-            recs = out;
-        }
-        for (int i = 0; i < n && st == RT_OK; i++) {
-            rt_medea_rec mr;
-            rt_medea_from_picl(&recs[i], &mr);
-            st = rt_medea_add(m, &mr, err);
-            if (st != RT_OK && err) {
-                char why[RT_ERR_MSG_MAX];
-                snprintf(why, sizeof why, "%s", err->msg);
-                rt_err_at(err, st, path, rec.line, "%.400s", why);
-            }
-        }
+    feed_ctx c = {m, path, RT_OK, {0}, 0};
+    rt_replay_opts ro = {0};
+    ro.ud = &c;
+    ro.on_record = on_record;
+    ro.on_warning = on_warning;
+    rt_replay *rp = rt_replay_new(r, &ro, err);
+    int st = rp ? rt_replay_run(rp, err) : RT_ENOMEM;
+    if (st == RT_OK && c.status != RT_OK) {
+        st = c.status;
+        if (err)
+            *err = c.err;
     }
-    if (st == RT_EEOF)
-        st = RT_OK;
     if (skipped)
         *skipped = rt_picl_skipped(r);
-    rt_picl_xlate_free(x);
+    if (warnings)
+        *warnings = c.warnings;
+    rt_replay_free(rp);
     rt_picl_free(r);
     return st;
 }

@@ -11,11 +11,12 @@ local function rgb(cv, x, y)
 end
 
 describe("medea axes", function()
-  it("chooses round ticks", function()
-    local t = axes.ticks(0, 1)
-    assert.equals(6, #t)
-    for i, v in ipairs({ 0, 0.2, 0.4, 0.6, 0.8, 1 }) do assert.is_true(math.abs(t[i] - v) < 1e-12) end
-    assert.same({ 10, 20, 30 }, axes.ticks(7, 33, 3))
+  it("pads data ranges and never returns an empty one", function()
+    local lo, hi = axes.range({ 0, 10 })
+    assert.same({ -0.5, 10.5 }, { lo, hi })
+    lo, hi = axes.range({ 3, 3 })
+    assert.is_true(lo < 3 and hi > 3)
+    assert.equals("#1f77b4", axes.cluster_color(11))
   end)
 end)
 
@@ -54,10 +55,10 @@ describe("displays.medea", function()
   it("profile draws a step at the count of processors", function()
     local disp = require "retrace.displays.medea.profile"
     local cv = canvas.image(400, 300, "white")
-    local o = { times = { 0, 1, 3 }, counts = { 2, 4, 0 }, nprocs = 5 }
+    local o = { times = { 0, 1, 3 }, counts = { 2, 4, 0 }, nprocs = 5, label = "busy" }
     disp.draw(cv, { x = 0, y = 0, w = 400, h = 300 }, o)
     local f = axes.frame(canvas.image(400, 300), { x = 0, y = 0, w = 400, h = 300 },
-      { xmin = 0, xmax = 3, ymin = 0, ymax = 5 })
+      { xmin = 0, xmax = 3, ymin = 0, ymax = 5, xlabel = "time (s)", ylabel = "busy processors" })
     local function blue(x, y) -- the line is 1.5 pixels wide: look at the rows around it
       for dy = -1, 1 do
         local r, _, b = cv:get_pixel(math.floor(f.sx(x)), math.floor(f.sy(y)) + dy)

@@ -44,12 +44,14 @@ M.basename = basename
 
 --- Replay a PICL trace (old or new format) into a new accumulator; profiles:
 -- keep what the activity profiles need (memory grows with the trace then).
--- Returns acc, skipped (malformed lines skipped) or nil, message.
+-- The trace is replayed by the message-passing engine (core/msg), whose record
+-- stream feeds the accumulator. Returns acc, skipped (malformed lines skipped),
+-- warnings (the engine's: unmatched exits, events left open, tachyons) or nil, message.
 function M.accumulate(path, strict, profiles)
   local acc = core.medea.new(profiles)
-  local skipped, err = acc:feed(path, strict)
-  if not skipped then acc:close(); return nil, err end
-  return acc, skipped
+  local skipped, warnings = acc:feed(path, strict)
+  if not skipped then acc:close(); return nil, warnings end
+  return acc, skipped, warnings
 end
 
 local function pick(t, names)
