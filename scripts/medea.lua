@@ -154,9 +154,11 @@ return {
     p:option("--k", "report the partition with this K"):convert(math.tointeger)
     p:option("--seed", "seed of the k-means seeding", "1"):convert(math.tointeger)
     p:option("--restarts", "k-means restarts per K", "10"):convert(math.tointeger)
+    p:option("--fit", "fit parameter Y against parameter X over the components: Y~X[:MODEL[:DEGREE]] " ..
+      "(MODEL linear, polynomial, exponential, power, log, inverse; default linear)"):count("*")
     p:flag("--strict", "a malformed trace line is an error")
     p:flag("--json", "print JSON on stdout")
-    p:option("--csv", "write one row per component (parameters and cluster) to FILE")
+    p:option("--csv", "write one row per component (every parameter and the cluster) to FILE")
     p:option("--profiles", "write activity profiles of every trace (JSON) to FILE")
     p:option("--plots", "draw scatter plots (and execution signatures) into DIR, PNG + JSON")
     p:flag("--plot-profiles", "with --plots: also draw the activity profiles of every trace")
@@ -200,6 +202,24 @@ return {
         cli.usage_error(string.format("--params: '%s' is not a %s parameter (%s)", n, approach,
           table.concat(medea.params[approach], ",")))
       end
+    end
+    local fit_specs = {}
+    for _, spec in ipairs(args.fit or {}) do
+      local y, x, model, degree = spec:match("^([%w_]+)~([%w_]+):?([%a]*):?(%d*)$")
+      if not y then cli.usage_error("--fit: '" .. spec .. "' is not Y~X[:MODEL[:DEGREE]]") end
+      for _, n in ipairs({ y, x }) do
+        if not known[n] then
+          cli.usage_error(string.format("--fit: '%s' is not a %s parameter", n, approach))
+        end
+      end
+      model = model ~= "" and model or "linear"
+      local okmodel = false
+      for _, m in ipairs(medea.fit_module.models) do okmodel = okmodel or m == model end
+      if not okmodel then
+        cli.usage_error("--fit: unknown model '" .. model .. "' (" .. table.concat(medea.fit_module.models, ", ") .. ")")
+      end
+      fit_specs[#fit_specs + 1] = { y = y, x = x, model = model,
+                                    degree = math.tointeger(tonumber(degree)) }
     end
     if args.scale ~= "minmax" and args.scale ~= "zscore" and args.scale ~= "percentile" and args.scale ~= "none" then
       cli.usage_error("--scale: '" .. args.scale .. "' is not minmax, zscore, percentile or none")
@@ -269,7 +289,16 @@ return {
       end
     end
 
-    if args.csv then write_csv(args.csv, comps, names, res.assign) end
+    local fits = {}
+    for _, fs in ipairs(fit_specs) do
+      local xs, ys = {}, {}
+      for i, c in ipairs(comps) do xs[i], ys[i] = c.params[fs.x], c.params[fs.y] end
+      local f, ferr = medea.fit(xs, ys, fs.model, fs.degree)
+      if not f then cli.input_error("--fit " .. fs.y .. "~" .. fs.x .. ": " .. ferr) end
+      fits[#fits + 1] = { y = fs.y, x = fs.x, xs = xs, ys = ys, fit = f }
+    end
+
+    if args.csv then write_csv(args.csv, comps, medea.params[approach], res.assign) end
     if args.profiles then
       local f, ferr = io.open(args.profiles, "w")
       if not f then cli.input_error("--profiles: " .. ferr) end
@@ -279,7 +308,7 @@ return {
     if args.plot_profiles and not args.plots then cli.usage_error("--plot-profiles needs --plots DIR") end
     if args.plots then
       local plots = require "retrace.medea.plots"
-      local ok, perr = plots.write_all(args.plots, comps, res, args.plot_profiles and profiles, scaling)
+      local ok, perr = plots.write_all(args.plots, comps, res, args.plot_profiles and profiles, scaling, fits)
       if not ok then cli.input_error("--plots: " .. perr) end
     end
 
@@ -306,9 +335,20 @@ return {
         members = res.members, table = tbl, breakdown = breakdown,
       }
       if scaling then out.metrics = scaling end
+      if #fits > 0 then
+        out.fits = {}
+        for i, fr in ipairs(fits) do
+          out.fits[i] = { y = fr.y, x = fr.x, model = fr.fit.model, coef = fr.fit.coef, r2 = fr.fit.r2,
+                          formula = medea.fit_module.formula(fr.fit) }
+        end
+      end
       cli.print_json(out)
     else
       print_text(comps, res, names, scaling)
+      for _, fr in ipairs(fits) do
+        io.stdout:write(string.format("fit %s against %s (%s): %s, R^2 = %.6f\n", fr.y, fr.x, fr.fit.model,
+          medea.fit_module.formula(fr.fit), fr.fit.r2))
+      end
     end
     return 0
   end,

@@ -136,7 +136,8 @@ describe("retrace medea", function()
     local lines = {}
     for l in io.lines(csv) do lines[#lines + 1] = l end
     assert.equals(#j.components + 1, #lines)
-    assert.equals("name,trace,processor,event,cluster,extime,cptime,cmtime,rctime,trtime", lines[1])
+    assert.equals("name,trace,processor,event,cluster," .. table.concat(medea.params.processor, ","), lines[1])
+    assert.matches("^fft%-16%.trf/0,[^,]*fft%-16%.trf,0,,%d+,", lines[2])
     os.remove(csv)
   end)
 
@@ -225,5 +226,73 @@ describe("the example workload", function()
     assert.equals(90, #j.components)
     for f in lfs.dir(dir) do if f:match("^pstswm") then os.remove(dir .. "/" .. f) end end
     os.remove(dir)
+  end)
+end)
+
+describe("retrace medea parallel metrics and fits", function()
+  -- runs of one program "app" on 1, 2, 4 and 8 processors taking T(p) = 1 + 8/p
+  local function runs()
+    local dir = os.tmpname()
+    os.remove(dir)
+    assert(require("lfs").mkdir(dir))
+    for _, p in ipairs({ 1, 2, 4, 8 }) do
+      local f = assert(io.open(string.format("%s/app.p%d", dir, p), "w"))
+      for q = 0, p - 1 do
+        f:write(string.format("-3 1 0.000000 %d 0 0\n", q))
+        f:write(string.format("-3 -21 0.100000 %d 0 3 2 %d 1 %d\n", q, 100 * p, (q + 1) % p))
+        f:write(string.format("-4 -21 0.200000 %d 0 0\n", q))
+        f:write(string.format("-4 1 %.6f %d 0 0\n", 1 + 8 / p, q))
+      end
+      f:close()
+    end
+    return dir
+  end
+
+  it("gives speedup, efficiency, efficacy, the execution signature and fits, with pictures", function()
+    local dir = runs()
+    local plots = dir .. "/plots"
+    local code, out, err = h.retrace("medea", dir, "--json", "--kmax", "3", "--fit", "extime~prnum:inverse",
+      "--fit", "trdata~prnum:polynomial:2", "--plots", plots)
+    assert.equals(0, code, err)
+    local j = cjson.decode(out)
+    assert.equals(1, #j.metrics)
+    local m = j.metrics[1]
+    assert.equals("app", m.program)
+    assert.same({ 1, 2, 4, 8 }, { m.rows[1].p, m.rows[2].p, m.rows[3].p, m.rows[4].p })
+    near(m.rows[4].speedup, 9 / 2, 1e-9)
+    near(m.rows[4].efficiency, 9 / 16, 1e-9)
+    near(m.rows[4].efficacy, 81 / 32, 1e-9)
+    near(m.signature.a, 1, 1e-6)
+    near(m.signature.b, 8, 1e-6)
+    near(j.fits[1].coef[1], 1, 1e-6)
+    near(j.fits[1].coef[2], 8, 1e-6)
+    assert.equals("inverse", j.fits[1].model)
+    -- trdata = 100 p * p (every processor sends 100 p bytes)
+    near(j.fits[2].coef[3], 100, 1e-6)
+    near(j.fits[2].r2, 1, 1e-9)
+    local lfs = require "lfs"
+    for _, base in ipairs({ "speedup_app", "signature_app", "fit_extime_prnum", "fit_trdata_prnum" }) do
+      assert.equals("file", lfs.attributes(plots .. "/" .. base .. ".png", "mode"), base)
+      local d = cjson.decode(h.slurp(plots .. "/" .. base .. ".json"))
+      assert.is_table(d)
+    end
+    local d = cjson.decode(h.slurp(plots .. "/speedup_app.json"))
+    near(d.rows[4].speedup, 9 / 2, 1e-9)
+    os.execute("rm -rf " .. h.quote(dir))
+  end)
+
+  it("rejects a malformed or impossible --fit", function()
+    local code, _, err = h.retrace("medea", table5, "--fit", "extime")
+    assert.equals(2, code)
+    assert.matches("'extime' is not Y~X", err)
+    code, _, err = h.retrace("medea", table5, "--fit", "extime~bogus")
+    assert.equals(2, code)
+    assert.matches("'bogus' is not a program parameter", err)
+    code, _, err = h.retrace("medea", table5, "--fit", "extime~cptime:cubic")
+    assert.equals(2, code)
+    assert.matches("unknown model 'cubic'", err)
+    code, _, err = h.retrace("medea", table5, "--fit", "extime~cptime")
+    assert.equals(1, code)
+    assert.matches("%-%-fit extime~cptime: fit: linear needs at least 2 points, got 1", err)
   end)
 end)

@@ -5,6 +5,8 @@
 --   profiles_TRACE.png  execution, computation, communication, receive,
 --                     transmit and I/O profiles of each trace
 --   signature_PROGRAM.png  execution time against processors with T(p) = a + b/p
+--   speedup_PROGRAM.png    speedup, efficiency and efficacy against processors
+--   fit_Y_X.png       a fitted law of parameter Y against parameter X (--fit)
 local M = {}
 
 local function write_json(path, v)
@@ -42,7 +44,7 @@ end
 M.profile_names = { { "exec", "executing" }, { "comp", "computing" }, { "comm", "communicating" },
                     { "recv", "receiving" }, { "send", "transmitting" }, { "io", "doing I/O" } }
 
-function M.write_all(dir, comps, res, profiles, scaling)
+function M.write_all(dir, comps, res, profiles, scaling, fits)
   require "retrace"
   local ok, err = mkdir(dir)
   if not ok then return nil, err end
@@ -109,6 +111,18 @@ function M.write_all(dir, comps, res, profiles, scaling)
       end)
       if not ok then return nil, err end
     end
+    local speedup = require "retrace.displays.medea.speedup"
+    ok, err = picture(dir, "speedup_" .. safe(s.program), 800, 600, function(cv)
+      return speedup.draw(cv, { x = 0, y = 0, w = 800, h = 600 }, { rows = s.rows, title = s.program })
+    end)
+    if not ok then return nil, err end
+  end
+  for _, fr in ipairs(fits or {}) do
+    ok, err = picture(dir, "fit_" .. fr.y .. "_" .. fr.x, 800, 600, function(cv)
+      return fitdisp.draw(cv, { x = 0, y = 0, w = 800, h = 600 }, { xs = fr.xs, ys = fr.ys, fit = fr.fit,
+        xlabel = fr.x, ylabel = fr.y, title = fr.y .. " against " .. fr.x .. " (" .. fr.fit.model .. ")" })
+    end)
+    if not ok then return nil, err end
   end
   return true
 end
