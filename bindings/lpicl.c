@@ -300,12 +300,15 @@ static int l_convert(lua_State *L)
     const char *out = luaL_checkstring(L, 2);
     rt_picl_opts o;
     read_opts(L, 3, &o);
-    if (o.format == RT_PICL_AUTO)
-        o.format = RT_PICL_OLD;
     rt_err err;
     rt_picl *r = rt_picl_open(in, &o, &err);
     if (!r)
         return rt_push_fail(L, &err);
+    if (rt_picl_format(r) != RT_PICL_OLD) {
+        rt_picl_free(r);
+        rt_err_at(&err, RT_EFORMAT, in, 0, "already in the new PICL format (nothing to convert)");
+        return rt_push_fail(L, &err);
+    }
     rt_picl_xlate *x = rt_picl_xlate_new();
     FILE *fp = fopen(out, "w");
     if (!x || !fp) {

@@ -7,6 +7,9 @@ echo "== retrace info on the bundled examples"
 "$RETRACE" info "$here"/hello/lu4.shm
 echo "== a script: opcode counts"
 "$RETRACE" "$here"/hello/opcodes.lua "$here"/hello/lu4.shm
+echo "== PICL: replay a message-passing trace"
+"$RETRACE" picl stats "$here"/picl/ring4.trf
+"$RETRACE" picl dump --from 0.0041 --to 0.0046 "$here"/picl/ring4.trf
 echo "== medea: an example workload (ring algorithms on 16 processors) and its clusters"
 medea_out=${TMPDIR:-/tmp}/retrace-demo-pstswm
 rm -rf "$medea_out"

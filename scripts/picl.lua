@@ -125,7 +125,7 @@ local function dump(args)
 end
 
 local function convert(args)
-  local n, skipped = picl.convert(args.old, args.new, { format = "old", strict = args.strict })
+  local n, skipped = picl.convert(args.old, args.new, { strict = args.strict })
   if not n then cli.input_error(skipped) end
   if skipped > 0 then
     io.stderr:write(string.format("retrace: %s: %d malformed line%s skipped\n", args.old, skipped,

@@ -68,6 +68,7 @@ struct rt_replay {
     int64_t next_id, records;
     double now, t0, t1;
     int finished;
+    int unordered;         /* warned once that the file is not sorted by time */
     rt_replay_totals tot;
     char *warn[RT_REPLAY_KEEP_WARNINGS];
     int nwarn;
@@ -244,7 +245,8 @@ static proc_state *proc_at(rt_replay *rp, int id)
     return &rp->procs[id];
 }
 
-static void add_time(rt_replay *rp, proc_state *p, int state, double a, double b)
+/* Length of [a, b] inside the window (all of it without one); 0 when empty. */
+static double clipped(const rt_replay *rp, double a, double b)
 {
     if (rp->o.window) {
         if (a < rp->o.start)
@@ -252,8 +254,12 @@ static void add_time(rt_replay *rp, proc_state *p, int state, double a, double b
         if (b > rp->o.stop)
             b = rp->o.stop;
     }
-    if (b > a)
-        p->pub.time_in[state] += b - a;
+    return b > a ? b - a : 0;
+}
+
+static void add_time(rt_replay *rp, proc_state *p, int state, double a, double b)
+{
+    p->pub.time_in[state] += clipped(rp, a, b);
 }
 
 static int in_window(const rt_replay *rp, double t)
@@ -583,15 +589,7 @@ static void close_event(rt_replay *rp, proc_state *p, int i, double t, double by
     open_ev e = p->stack[i];
     rt_event_stat *row = event_row(p, e.event);
     if (row) {
-        double a = e.entry, b = t;
-        if (rp->o.window) {
-            if (a < rp->o.start)
-                a = rp->o.start;
-            if (b > rp->o.stop)
-                b = rp->o.stop;
-        }
-        if (b > a)
-            row->time += b - a;
+        row->time += clipped(rp, e.entry, t);
         if (in_window(rp, t)) {
             row->bytes_in += bytes_in;
             row->bytes += bytes_in;
@@ -658,8 +656,16 @@ int rt_replay_feed(rt_replay *rp, const rt_picl_record *rec, rt_err *err)
         if (rp->o.on_state)
             rp->o.on_state(rp->o.ud, p->pub.id, t, RT_STATE_IDLE, RT_STATE_BUSY);
     }
-    if (t < p->since)
-        t = p->since; /* time went backwards on this processor: hold it */
+    if (t < rp->now && !rp->unordered) {
+        rp->unordered = 1;
+        warn(rp, "records are not in time order (line %lu: %.6f after %.6f); the replay follows the file's order",
+             rec->line, t, rp->now);
+    }
+    if (t < p->since) { /* time went backwards on this processor: hold it */
+        warn(rp, "processor %d: record at %.6f (line %lu) is earlier than its previous one at %.6f; held there",
+             p->pub.id, t, rec->line, p->since);
+        t = p->since;
+    }
     add_time(rp, p, p->pub.state, p->since, t);
     p->since = t;
     p->pub.last = t;

@@ -26,46 +26,112 @@ struct rt_picl {
 static const double pow10_tab[] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
                                    1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18};
 
-/* Decimal "[-+]D[.D]" parsed exactly (at most 18 digits) and divided once, which
- * gives the correctly rounded double; anything else goes to strtod. */
+/* The careful path (unusual lines only): strtod. */
 static int parse_double(rt_span s, double *out)
 {
-    size_t i = 0;
-    int neg = 0;
-    if (s.n == 0)
-        return 0;
-    if (s.p[0] == '-' || s.p[0] == '+') {
-        neg = s.p[0] == '-';
-        i = 1;
-    }
-    uint64_t m = 0;
-    int digits = 0, frac = -1;
-    for (; i < s.n; i++) {
-        char c = s.p[i];
-        if (c >= '0' && c <= '9') {
-            m = m * 10 + (uint64_t)(c - '0');
-            digits++;
-            if (frac >= 0)
-                frac++;
-        } else if (c == '.' && frac < 0) {
-            frac = 0;
-        } else {
-            break;
-        }
-    }
-    if (i == s.n && digits > 0 && digits <= 18) {
-        double v = (double)m;
-        if (frac > 0)
-            v /= pow10_tab[frac];
-        *out = neg ? -v : v;
-        return 1;
-    }
     return rt_span_double(s, out);
 }
 
 static int parse_long(rt_span s, long *out)
 {
     return rt_span_long(s, out);
+}
+
+
+/* ---- fast path: the common new-format line, numbers scanned in place ---- */
+
+static inline int is_blank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
+
+/* Skip blanks; scan "[-]digits[.digits]" ending at a blank or the end. 1 on success
+ * (*isint: no fraction part), 0 when there is no token, -1 when it needs the slow path. */
+static inline int scan_num(const char **cur, const char *end, double *out, long *lout, int *isint)
+{
+    const char *p = *cur;
+    while (p < end && is_blank(*p))
+        p++;
+    if (p == end) {
+        *cur = p;
+        return 0;
+    }
+    int neg = 0;
+    if (*p == '-') {
+        neg = 1;
+        p++;
+    }
+    const char *d0 = p;
+    uint64_t m = 0;
+    while (p < end && (unsigned)(*p - '0') <= 9)
+        m = m * 10 + (uint64_t)(*p++ - '0');
+    int intdigits = (int)(p - d0);
+    int frac = 0;
+    if (p < end && *p == '.') {
+        p++;
+        const char *f0 = p;
+        while (p < end && (unsigned)(*p - '0') <= 9)
+            m = m * 10 + (uint64_t)(*p++ - '0');
+        frac = (int)(p - f0);
+        if (frac == 0)
+            return -1;
+        *isint = 0;
+    } else {
+        *isint = 1;
+    }
+    /* exact only while the digits fit a double's mantissa; else the careful path */
+    if (intdigits + frac == 0 || intdigits + frac > 18 || m > (1ull << 53) || (p < end && !is_blank(*p)))
+        return -1;
+    double v = (double)m;
+    if (frac)
+        v /= pow10_tab[frac];
+    *out = neg ? -v : v;
+    *lout = neg ? -(long)m : (long)m;
+    *cur = p;
+    return 1;
+}
+
+/* 1 when the line was parsed completely; 0 sends it to the careful parser. */
+static int parse_new_fast(const char *line, size_t len, rt_picl_record *rec)
+{
+    const char *cur = line, *end = line + len;
+    double d;
+    long v[6];
+    int isint;
+    double time = 0;
+    for (int k = 0; k < 6; k++) {
+        if (scan_num(&cur, end, &d, &v[k], &isint) != 1 || (k != 2 && !isint))
+            return 0;
+        if (k == 2)
+            time = d;
+    }
+    if (v[0] > -2 || v[3] < 0 || v[3] > 1000000 || v[5] < 0 || v[5] > RT_PICL_MAXDATA)
+        return 0;
+    rec->format = RT_PICL_NEW;
+    rec->rectype = (int)v[0];
+    rec->event = (int)v[1];
+    rec->time = time;
+    rec->proc = (int)v[3];
+    rec->task = (int)v[4];
+    rec->ndata_field = (int)v[5];
+    rec->desc = 0;
+    rec->fmt[0] = '\0';
+    rec->ndata = 0;
+    rec->truncated = 0;
+    long desc;
+    int r = scan_num(&cur, end, &d, &desc, &isint);
+    if (r == 0)
+        return v[5] == 0;
+    if (r < 0 || !isint)
+        return 0;
+    rec->desc = (int)desc;
+    for (;;) {
+        long lv;
+        r = scan_num(&cur, end, &d, &lv, &isint);
+        if (r == 0)
+            break;
+        if (r < 0 || rec->ndata >= RT_PICL_MAXDATA)
+            return 0;
+        rec->data[rec->ndata++] = d;
+    }
+    return rec->ndata == v[5];
 }
 
 /* ---- line parsers ---- */
@@ -245,6 +311,8 @@ static int parse_old(const char *line, size_t len, rt_picl_record *rec, char *wh
 int rt_picl_parse_line(int format, const char *line, size_t len, rt_picl_record *rec,
                        char *why, size_t whycap)
 {
+    if (format == RT_PICL_NEW && parse_new_fast(line, len, rec))
+        return 1;
     if (blank_or_comment(line, len))
         return 0;
     return format == RT_PICL_OLD ? parse_old(line, len, rec, why, whycap)

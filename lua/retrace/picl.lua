@@ -149,6 +149,13 @@ function M.summary(path, opts)
       segments = cp.segments, messages = cp.messages }
   end
   local nskip, skips = trace:skipped()
+  if nskip > 0 then
+    local w = {}
+    for i, m in ipairs(skips) do w[i] = "malformed line skipped: " .. m end
+    if nskip > #skips then w[#w + 1] = string.format("%d more malformed lines skipped", nskip - #skips) end
+    table.move(out.warnings, 1, #out.warnings, #w + 1, w)
+    out.warnings = w
+  end
   out.trace = { file = path, format = trace:format(), records = trace:count(), skipped = nskip,
     skipped_lines = skips, pending = tot.pending, unmatched_receives = tot.unmatched_receives }
   rp:close()
