@@ -685,6 +685,19 @@ static int grid_direct(canvas_box *b, const rt_grid *g, const cellmap *m, cellre
         ys[j] = (int)(v < cly0 ? cly0 : v > cly1 ? cly1 : v);
     }
 
+    /*
+     * One cell row at a time: its pixel row (line) and a mask of the pixels
+     * that have a colour are made once, then every pixel row of the cell row
+     * is a copy (no empty cells) or a masked blend, both simple loops over
+     * whole rows that the compiler turns into vector code.
+     */
+    int lo = xs[0], hi = xs[r.sw], span = hi - lo;
+    uint32_t *line = malloc((size_t)(span > 0 ? span : 1) * 2 * sizeof(uint32_t));
+    if (!line) {
+        free(xs);
+        return 0;
+    }
+    uint32_t *mask = line + span;
     cairo_surface_flush(b->s);
     unsigned char *data = cairo_image_surface_get_data(b->s);
     size_t stride = (size_t)cairo_image_surface_get_stride(b->s);
@@ -693,34 +706,29 @@ static int grid_direct(canvas_box *b, const rt_grid *g, const cellmap *m, cellre
         if (py1 <= py0)
             continue;
         const int32_t *row = g->cells + (size_t)(r.sy + j) * (size_t)g->w + r.sx;
-        uint32_t *line = (uint32_t *)(data + (size_t)py0 * stride);
         int gaps = 0;
         for (int i = 0; i < r.sw; i++) {
-            int px0 = xs[i], px1 = xs[i + 1];
-            if (px1 <= px0)
-                continue;
-            uint32_t c;
+            uint32_t c = 0, mk = 0xffffffffu;
             if (!cell_color(m, row[i], &c)) {
+                mk = 0;
                 gaps = 1;
-                continue;
             }
-            for (int px = px0; px < px1; px++)
-                line[px] = c;
+            for (int px = xs[i]; px < xs[i + 1]; px++) {
+                line[px - lo] = c;
+                mask[px - lo] = mk;
+            }
         }
-        int lo = xs[0], hi = xs[r.sw];
-        for (int py = py0 + 1; py < py1; py++) {
-            uint32_t *dst = (uint32_t *)(data + (size_t)py * stride);
+        for (int py = py0; py < py1; py++) {
+            uint32_t *dst = (uint32_t *)(data + (size_t)py * stride) + lo;
             if (!gaps) {
-                memcpy(dst + lo, line + lo, (size_t)(hi - lo) * sizeof(uint32_t));
+                memcpy(dst, line, (size_t)span * sizeof(uint32_t));
                 continue;
             }
-            for (int i = 0; i < r.sw; i++) {
-                int px0 = xs[i], px1 = xs[i + 1];
-                if (px1 > px0 && cell_color(m, row[i], &(uint32_t){0}))
-                    memcpy(dst + px0, line + px0, (size_t)(px1 - px0) * sizeof(uint32_t));
-            }
+            for (int k = 0; k < span; k++)
+                dst[k] = (line[k] & mask[k]) | (dst[k] & ~mask[k]);
         }
     }
+    free(line);
     cairo_surface_mark_dirty_rectangle(b->s, xs[0], ys[0], xs[r.sw] - xs[0], ys[r.sh] - ys[0]);
     free(xs);
     return 1;

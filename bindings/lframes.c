@@ -7,6 +7,7 @@
  *   enc:stats()                  -- {threads, frames, per_thread = {...}, cpu = {...}}
  *   enc:close()
  *   frames.run({"ffmpeg", "-y", ...}) -> exit code, or nil, "ffmpeg: not found on PATH"
+ *   frames.clock()               -- monotonic seconds
  *
  * lua/retrace/frames.lua builds the frame writer on these.
  */
@@ -15,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "bind.h"
@@ -181,8 +183,18 @@ static const luaL_Reg encoder_methods[] = {
     {"close", encoder_close},   {NULL, NULL},
 };
 
+/* clock() -> seconds on a monotonic clock (for timing renders and benchmarks) */
+static int l_clock(lua_State *L)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    lua_pushnumber(L, (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9);
+    return 1;
+}
+
 static const luaL_Reg funcs[] = {
     {"encoder", l_encoder},
+    {"clock", l_clock},
     {"run", l_run},
     {NULL, NULL},
 };

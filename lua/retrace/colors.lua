@@ -36,6 +36,10 @@ end
 
 local function hexbyte(s, i) return tonumber(s:sub(i, i + 1), 16) / 255 end
 
+-- Parsed colour strings, so displays can name colours in hot loops (emptied
+-- when it grows past a few thousand, for scripts that make colours on the fly).
+local parsed, nparsed = {}, 0
+
 --- Parse a colour; returns r, g, b, a in 0..1. level: the error level (for messages
 -- that point at the caller's line).
 function M.parse(c, level)
@@ -52,6 +56,8 @@ function M.parse(c, level)
   elseif t ~= "string" then
     error("colour expected, got " .. t, level)
   end
+  local hit = parsed[c]
+  if hit then return hit[1], hit[2], hit[3], hit[4] end
   local s = c
   if s:sub(1, 1) ~= "#" then
     s = M.names[s:lower()]
@@ -64,7 +70,11 @@ function M.parse(c, level)
   if not hex or (#hex ~= 6 and #hex ~= 8) then
     error("bad colour '" .. c .. "': use a name, #rgb, #rrggbb or #rrggbbaa", level)
   end
-  return hexbyte(hex, 1), hexbyte(hex, 3), hexbyte(hex, 5), #hex == 8 and hexbyte(hex, 7) or 1
+  local r, g, b, a = hexbyte(hex, 1), hexbyte(hex, 3), hexbyte(hex, 5), #hex == 8 and hexbyte(hex, 7) or 1
+  if nparsed >= 4096 then parsed, nparsed = {}, 0 end
+  parsed[c] = { r, g, b, a }
+  nparsed = nparsed + 1
+  return r, g, b, a
 end
 
 --- "#rrggbb" (or "#rrggbbaa" when not opaque) of any colour.

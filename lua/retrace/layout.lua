@@ -142,30 +142,32 @@ function M.axes(cv, r, opts)
   local sy = scaler(ya, plot.y + plot.h, plot.y)
   cv:save()
   cv:font(nil, size)
+  cv:line_width(1)
   if opts.grid then
-    for _, v in ipairs(xt) do cv:line(sx(v), plot.y, sx(v), plot.y + plot.h, { color = opts.grid, width = 0.5 }) end
-    for _, v in ipairs(yt) do cv:line(plot.x, sy(v), plot.x + plot.w, sy(v), { color = opts.grid, width = 0.5 }) end
+    cv:color(opts.grid)
+    cv:line_width(0.5)
+    cv:new_path()
+    for _, v in ipairs(xt) do cv:move_to(sx(v), plot.y); cv:line_to(sx(v), plot.y + plot.h) end
+    for _, v in ipairs(yt) do cv:move_to(plot.x, sy(v)); cv:line_to(plot.x + plot.w, sy(v)) end
+    cv:stroke()
+    cv:line_width(1)
   end
-  local style = { color = color, width = 1 }
-  cv:line(plot.x, plot.y + plot.h, plot.x + plot.w, plot.y + plot.h, style)
-  cv:line(plot.x, plot.y, plot.x, plot.y + plot.h, style)
-  local base = plot.y + plot.h
+  -- the axis lines and every tick in one path, then the labels (one colour for all)
+  cv:color(color)
+  local base, tick = plot.y + plot.h, size * 0.4
+  cv:new_path()
+  cv:move_to(plot.x + plot.w, base); cv:line_to(plot.x, base); cv:line_to(plot.x, plot.y)
+  for _, v in ipairs(xt) do cv:move_to(sx(v), base); cv:line_to(sx(v), base + tick) end
+  for _, v in ipairs(yt) do cv:move_to(plot.x - tick, sy(v)); cv:line_to(plot.x, sy(v)) end
+  cv:stroke()
   for _, v in ipairs(xt) do
-    local x = sx(v)
-    cv:line(x, base, x, base + size * 0.4, style)
-    cv:text(x, base + size * 0.5, M.format(v, xstep), { align = "center", valign = "top", color = color })
+    cv:show_text(sx(v), base + size * 0.5, M.format(v, xstep), 0.5, 0)
   end
   for _, v in ipairs(yt) do
-    local y = sy(v)
-    cv:line(plot.x - size * 0.4, y, plot.x, y, style)
-    cv:text(plot.x - size * 0.5, y, M.format(v, ystep), { align = "right", valign = "middle", color = color })
+    cv:show_text(plot.x - size * 0.5, sy(v), M.format(v, ystep), 1, 0.5)
   end
-  if xa.label then
-    cv:text(plot.x + plot.w / 2, r.y + r.h, xa.label, { align = "center", valign = "bottom", color = color })
-  end
-  if ya.label then
-    cv:text(r.x, plot.y + plot.h / 2, ya.label, { align = "center", valign = "top", angle = -90, color = color })
-  end
+  if xa.label then cv:show_text(plot.x + plot.w / 2, r.y + r.h, xa.label, 0.5, 1) end
+  if ya.label then cv:show_text(r.x, plot.y + plot.h / 2, ya.label, 0.5, 0, -math.pi / 2) end
   cv:restore()
   return { x = sx, y = sy, plot = plot, xticks = xt, yticks = yt }
 end
