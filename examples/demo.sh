@@ -36,3 +36,12 @@ echo "== chitra: runs at eat/think time x = 10, 100, 1000 merged, with fits"
 "$RETRACE" chitra "$here"/chitra/phil2_x10.pes "$here"/chitra/phil2_x100.pes \
   "$here"/chitra/phil2_x1000.pes --recipe philosophers --clip 20:20 --params 10,100,1000 \
   --predict 10000 | sed -n '/^merged/,$p'
+echo "== medea: an example workload (ring algorithms on 16 processors) and its clusters"
+medea_out=${TMPDIR:-/tmp}/retrace-demo-pstswm
+rm -rf "$medea_out"
+"$RETRACE" "$here"/medea/pstswm.lua "$medea_out"
+"$RETRACE" medea "$medea_out" --kmax 8 --plots "$medea_out/plots"
+"$RETRACE" medea "$medea_out"/pstswm.02.4.x "$medea_out"/pstswm.12.4.0 --approach processor \
+  --plots "$medea_out/runs" --plot-profiles > /dev/null
+"$RETRACE" "$here"/medea/fit.lua "$medea_out"
+echo "(pictures and their data in $medea_out/plots and $medea_out/runs)"
