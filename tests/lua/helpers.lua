@@ -53,4 +53,17 @@ function M.temp_file(text, suffix)
   return p
 end
 
+--- A fresh empty temporary folder; returns its path.
+function M.temp_dir()
+  local d = os.tmpname()
+  os.remove(d)
+  assert(require("lfs").mkdir(d))
+  return d
+end
+
+--- Remove a folder and everything in it.
+function M.remove_tree(d)
+  os.execute("rm -rf " .. shell_quote(d))
+end
+
 return M

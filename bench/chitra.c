@@ -1,0 +1,109 @@
+/*
+ * bench/chitra.c - states per second for loading a PES and for each Chitra
+ * transform, on a generated PES of 10^7 states (a periodic cycle of 8 states with
+ * 5% random perturbations over 40 symbols, like a dining philosophers run).
+ * Usage: build/bench/chitra [STATES]   (the file goes to /tmp and is removed)
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "rt_seq.h"
+
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static void report(const char *what, size_t n, double secs)
+{
+    printf("  %-28s %10zu states %8.3f s %8.1f M states/s\n", what, n, secs, (double)n / secs / 1e6);
+}
+
+static void die(const rt_err *e)
+{
+    fprintf(stderr, "chitra bench: %s\n", e->msg);
+    exit(1);
+}
+
+int main(int argc, char **argv)
+{
+    size_t n = argc > 1 ? strtoul(argv[1], NULL, 10) : 10000000;
+    char path[] = "/tmp/retrace_bench_chitra_XXXXXX";
+    int fd = mkstemp(path);
+    if (fd < 0 || n < 100)
+        return 1;
+    FILE *f = fdopen(fd, "w");
+    static const char *cycle[] = {"TE", "A1E", "A1R1", "A2R1", "ET", "EA1", "R1A1", "R2A2"};
+    unsigned long long x = 88172645463325252ULL, t = 0;
+    for (size_t i = 0; i < n; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        if (x % 100 < 5)
+            fprintf(f, "P%llu %llu\n", (x >> 8) % 32, t);
+        else
+            fprintf(f, "%s %llu\n", cycle[i % 8], t);
+        t += 1 + (x >> 20) % 30;
+    }
+    fclose(f);
+    printf("chitra: %zu-state PES (%s)\n", n, path);
+
+    rt_err e;
+    rt_ses *s = rt_ses_new();
+    double t0 = now();
+    if (rt_ses_load(s, path, &e))
+        die(&e);
+    report("load", n, now() - t0);
+    remove(path);
+    size_t len = rt_ses_length(s, 0);
+
+    int32_t pat[3] = {rt_ses_lookup(s, "ET"), rt_ses_lookup(s, "EA1"), rt_ses_lookup(s, "R1A1")};
+    size_t nsym = rt_ses_symbol_count(s);
+    int32_t *map = malloc(nsym * sizeof *map);
+    for (size_t i = 0; i < nsym; i++)
+        map[i] = -1;
+    int32_t a = rt_ses_intern(s, "A", 1);
+    map[rt_ses_lookup(s, "A1E")] = a;
+    map[rt_ses_lookup(s, "A1R1")] = a;
+    map[rt_ses_lookup(s, "A2R1")] = a;
+
+    struct {
+        const char *name;
+        int which;
+    } runs[] = {{"clip 1000 1000", 0},  {"aggregate ET,EA1,R1A1", 1}, {"project 3 symbols", 2},
+                {"filter_time 0.01", 3}, {"filter_event 20000", 4},     {"pattern search (3)", 5},
+                {"chain", 6}};
+    for (size_t r = 0; r < sizeof runs / sizeof runs[0]; r++) {
+        t0 = now();
+        int st = RT_OK;
+        uint64_t cnt;
+        double tm;
+        rt_chain *c = NULL;
+        switch (runs[r].which) {
+        case 0: st = rt_ses_clip(s, 1000, 1000, &e); break;
+        case 1: st = rt_ses_aggregate(s, pat, 3, "Z", &e); break;
+        case 2: st = rt_ses_project(s, map, nsym, &e); break;
+        case 3: st = rt_ses_filter_time(s, 0.01, &e); break;
+        case 4: st = rt_ses_filter_event(s, 20000, &e); break;
+        case 5: st = rt_ses_find(s, pat, 3, NULL, NULL, &cnt, &tm, &e); break;
+        case 6: st = rt_ses_chain(s, NULL, 0, &c, &e); break;
+        }
+        double dt = now() - t0;
+        if (st)
+            die(&e);
+        report(runs[r].name, len, dt);
+        if (runs[r].which < 5) {
+            printf("  %-28s -> %zu symbols\n", "", rt_ses_length(s, 0));
+            t0 = now();
+            if (rt_ses_undo(s, &e))
+                die(&e);
+            report("undo", len, now() - t0);
+        }
+        rt_chain_free(c);
+    }
+    free(map);
+    rt_ses_free(s);
+    return 0;
+}

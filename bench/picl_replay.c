@@ -1,0 +1,136 @@
+/*
+ * picl_replay.c - records per second for reading + fully replaying a new-format
+ * PICL trace, and the peak memory at two trace lengths (it must stay flat).
+ *
+ *   build/bench/picl_replay [RECORDS]    (default 10^7; a tenth of it is run first)
+ *
+ * The trace is generated into /tmp: 16 processors in a ring, each step every
+ * processor enters a user event, sends 1 KiB to its right neighbour (tags
+ * cycling over 8), waits in a blocking receive for its left neighbour's
+ * message and leaves the user event: 6 records per processor per step, every
+ * message paired, a realistic mix of entries, exits and message fields.
+ * Rates are given per wall-clock second and per CPU second (the machine is
+ * shared, so the CPU figure is the steadier one); each length runs in its own
+ * process, so the two peak memories (max RSS) are independent.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "rt_replay.h"
+
+#define NPROC 16
+
+static double clock_s(clockid_t id)
+{
+    struct timespec ts;
+    clock_gettime(id, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static long max_rss_kib(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return ru.ru_maxrss;
+}
+
+/* Write at least n records; returns how many were written. */
+static long generate(const char *path, long n)
+{
+    FILE *fp = fopen(path, "w");
+    if (!fp) {
+        perror(path);
+        exit(1);
+    }
+    static char buf[1 << 20];
+    setvbuf(fp, buf, _IOFBF, sizeof buf);
+    long written = 0;
+    double t = 0.0;
+    for (long step = 0; written < n; step++) {
+        int tag = (int)(step % 8);
+        for (int p = 0; p < NPROC; p++) {
+            t += 1e-6;
+            fprintf(fp, "-3 %d %.6f %d 0 0\n", tag, t, p);
+            t += 1e-6;
+            fprintf(fp, "-3 -21 %.6f %d 0 3 2 1024 %d %d\n", t, p, tag, (p + 1) % NPROC);
+            t += 1e-6;
+            fprintf(fp, "-4 -21 %.6f %d 0 0\n", t, p);
+        }
+        for (int p = 0; p < NPROC; p++) {
+            t += 1e-6;
+            fprintf(fp, "-3 -52 %.6f %d 0 2 2 %d %d\n", t, p, tag, (p + NPROC - 1) % NPROC);
+            t += 2e-6;
+            fprintf(fp, "-4 -52 %.6f %d 0 3 2 1024 %d %d\n", t, p, tag, (p + NPROC - 1) % NPROC);
+            t += 1e-6;
+            fprintf(fp, "-4 %d %.6f %d 0 0\n", tag, t, p);
+        }
+        written += 6 * NPROC;
+    }
+    if (fclose(fp) != 0) {
+        perror(path);
+        exit(1);
+    }
+    return written;
+}
+
+static void run(const char *path)
+{
+    rt_err err;
+    rt_picl *r = rt_picl_open(path, NULL, &err);
+    if (!r) {
+        fprintf(stderr, "%s\n", err.msg);
+        exit(1);
+    }
+    rt_replay_opts o;
+    memset(&o, 0, sizeof o);
+    rt_replay *rp = rt_replay_new(r, &o, &err);
+    double t0 = clock_s(CLOCK_MONOTONIC), c0 = clock_s(CLOCK_PROCESS_CPUTIME_ID);
+    if (!rp || rt_replay_run(rp, &err) != RT_OK) {
+        fprintf(stderr, "%s\n", err.msg);
+        exit(1);
+    }
+    double dt = clock_s(CLOCK_MONOTONIC) - t0, dc = clock_s(CLOCK_PROCESS_CPUTIME_ID) - c0;
+    rt_replay_totals tot;
+    rt_replay_totals_get(rp, &tot);
+    long long recs = (long long)rt_replay_records(rp);
+    printf("records %lld, messages %lld, pending %lld: %.2f s wall, %.2f s CPU; "
+           "%.2f M records/s (wall), %.2f M records/s (CPU); max RSS %ld KiB\n",
+           recs, (long long)tot.messages, (long long)tot.pending, dt, dc, (double)recs / dt / 1e6,
+           (double)recs / dc / 1e6, max_rss_kib());
+    rt_replay_free(rp);
+    rt_picl_free(r);
+}
+
+int main(int argc, char **argv)
+{
+    long n = argc > 1 ? atol(argv[1]) : 10000000L;
+    char path[64];
+    snprintf(path, sizeof path, "/tmp/retrace_bench_picl_%ld.trf", (long)getpid());
+    printf("picl parse + full replay, %d processors, new format\n", NPROC);
+    long lengths[2] = {n / 10, n};
+    for (int i = 0; i < 2; i++) {
+        /* each length in its own process, so each peak memory is its own */
+        fflush(stdout);
+        pid_t pid = fork();
+        if (pid == 0) {
+            long w = generate(path, lengths[i]);
+            printf("generated %ld records\n", w);
+            run(path);
+            if (!getenv("RETRACE_BENCH_KEEP"))
+                unlink(path);
+            fflush(stdout);
+            _exit(0);
+        }
+        int status = 0;
+        if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+            fprintf(stderr, "picl_replay: run %d failed\n", i + 1);
+            return 1;
+        }
+    }
+    return 0;
+}

@@ -1,0 +1,223 @@
+/*
+ * lmedea.c - Lua face of core/msg/rt_medea: workload parameters of a trace.
+ *
+ *   local acc = core.medea.new([keep_profiles])
+ *   acc:add(rectype, event, time, proc [, bytes])   -- one record (tests, generators)
+ *   acc:feed(path [, strict]) -> skipped, warnings | nil, message  -- replay a PICL trace, in C
+ *   acc:processors()  -> { {proc=, extime=, cptime=, ..., trnum=, ...}, ... }
+ *   acc:events()      -> { {proc=, event=, ctime=, ..., hunum=}, ... }
+ *   acc:profile(name) -> times, counts   (name: exec comp comm recv send io)
+ *   acc:close()
+ *   core.medea.category(event) -> "tr" | "rc" | ... | nil
+ */
+#include <string.h>
+
+#include "bind.h"
+#include "lmedea.h"
+#include "rt_medea.h"
+
+#define ACC_T "retrace.MedeaAcc"
+
+static const char *const cat_names[RT_MEDEA_NCAT] = {
+    "trtime", "rctime", "iptime", "cktime", "iotime", "rstime", "cotime", "sytime"};
+static const char *const prof_names[] = {"exec", "comp", "comm", "recv", "send", "io", NULL};
+
+typedef struct {
+    rt_medea *m; /* NULL once closed */
+} acc_box;
+
+static acc_box *check_acc(lua_State *L, int i)
+{
+    acc_box *b = luaL_checkudata(L, i, ACC_T);
+    if (!b->m)
+        luaL_argerror(L, i, "parameter accumulator is closed");
+    return b;
+}
+
+rt_medea *rt_lmedea_check(lua_State *L, int i)
+{
+    return check_acc(L, i)->m;
+}
+
+static int acc_close(lua_State *L)
+{
+    acc_box *b = luaL_checkudata(L, 1, ACC_T);
+    rt_medea_free(b->m);
+    b->m = NULL;
+    return 0;
+}
+
+static int l_new(lua_State *L)
+{
+    acc_box *b = lua_newuserdatauv(L, sizeof *b, 0);
+    b->m = NULL;
+    luaL_setmetatable(L, ACC_T);
+    b->m = rt_medea_new();
+    if (!b->m)
+        return luaL_error(L, "out of memory");
+    rt_medea_keep_profiles(b->m, lua_toboolean(L, 1));
+    return 1;
+}
+
+/* acc:add(rectype, event, time, proc [, bytes]) -> true | nil, message */
+static int acc_add(lua_State *L)
+{
+    acc_box *b = check_acc(L, 1);
+    rt_medea_rec r;
+    r.rectype = (int)luaL_checkinteger(L, 2);
+    r.event = (int)luaL_checkinteger(L, 3);
+    r.time = luaL_checknumber(L, 4);
+    r.proc = (int)luaL_checkinteger(L, 5);
+    r.bytes = luaL_optnumber(L, 6, -1);
+    rt_err err;
+    if (rt_medea_add(b->m, &r, &err) != RT_OK)
+        return rt_push_fail(L, &err);
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
+/* acc:feed(path [, strict]) -> malformed lines skipped, engine warnings | nil, message */
+static int acc_feed(lua_State *L)
+{
+    acc_box *b = check_acc(L, 1);
+    const char *path = luaL_checkstring(L, 2);
+    int strict = lua_toboolean(L, 3);
+    unsigned long skipped = 0, warnings = 0;
+    rt_err err;
+    rt_err_clear(&err);
+    if (rt_medea_feed_file(b->m, path, strict, &skipped, &warnings, &err) != RT_OK)
+        return rt_push_fail(L, &err);
+    lua_pushinteger(L, (lua_Integer)skipped);
+    lua_pushinteger(L, (lua_Integer)warnings);
+    return 2;
+}
+
+static void setnum(lua_State *L, const char *k, double v)
+{
+    lua_pushnumber(L, v);
+    lua_setfield(L, -2, k);
+}
+
+static void setint(lua_State *L, const char *k, long v)
+{
+    lua_pushinteger(L, (lua_Integer)v);
+    lua_setfield(L, -2, k);
+}
+
+static int acc_processors(lua_State *L)
+{
+    acc_box *b = check_acc(L, 1);
+    size_t n = rt_medea_nprocs(b->m);
+    lua_createtable(L, (int)n, 0);
+    for (size_t i = 0; i < n; i++) {
+        rt_medea_proc p;
+        rt_medea_proc_get(b->m, i, &p);
+        lua_createtable(L, 0, 24);
+        setint(L, "proc", p.proc);
+        setnum(L, "first", p.first);
+        setnum(L, "last", p.last);
+        setnum(L, "extime", p.extime);
+        setnum(L, "cptime", p.cptime);
+        setnum(L, "cmtime", p.cmtime);
+        for (int c = 0; c < RT_MEDEA_NCAT; c++)
+            setnum(L, cat_names[c], p.time[c]);
+        setnum(L, "trdata", p.trdata);
+        setnum(L, "rcdata", p.rcdata);
+        setnum(L, "ttdata", p.ttdata);
+        setnum(L, "iodata", p.iodata);
+        setint(L, "trnum", p.trnum);
+        setint(L, "rcnum", p.rcnum);
+        setint(L, "ionum", p.ionum);
+        setint(L, "unmatched", p.unmatched);
+        setint(L, "unclosed", p.unclosed);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    return 1;
+}
+
+static int acc_events(lua_State *L)
+{
+    acc_box *b = check_acc(L, 1);
+    size_t n = rt_medea_nevents(b->m);
+    lua_createtable(L, (int)n, 0);
+    for (size_t i = 0; i < n; i++) {
+        rt_medea_event e;
+        rt_medea_event_get(b->m, i, &e);
+        lua_createtable(L, 0, 11);
+        setint(L, "proc", e.proc);
+        setint(L, "event", e.event);
+        setnum(L, "ctime", e.ctime);
+        setnum(L, "stime", e.stime);
+        setnum(L, "utime", e.utime);
+        setnum(L, "hstime", e.hstime);
+        setint(L, "cnum", e.cnum);
+        setint(L, "snum", e.snum);
+        setint(L, "unum", e.unum);
+        setint(L, "hsnum", e.hsnum);
+        setint(L, "hunum", e.hunum);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    return 1;
+}
+
+static int acc_profile(lua_State *L)
+{
+    acc_box *b = check_acc(L, 1);
+    int which = luaL_checkoption(L, 2, NULL, prof_names);
+    const double *t;
+    const int *c;
+    size_t n;
+    rt_err err;
+    if (rt_medea_profile(b->m, which, &t, &c, &n, &err) != RT_OK)
+        return luaL_error(L, "%s", err.msg);
+    lua_createtable(L, (int)n, 0);
+    for (size_t i = 0; i < n; i++) {
+        lua_pushnumber(L, t[i]);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    lua_createtable(L, (int)n, 0);
+    for (size_t i = 0; i < n; i++) {
+        lua_pushinteger(L, c[i]);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    return 2;
+}
+
+static int l_category(lua_State *L)
+{
+    int c = rt_medea_category((int)luaL_checkinteger(L, 1));
+    if (c < 0)
+        lua_pushnil(L);
+    else
+        lua_pushstring(L, cat_names[c]);
+    return 1;
+}
+
+static const luaL_Reg acc_methods[] = {
+    {"add", acc_add},
+    {"feed", acc_feed},
+    {"processors", acc_processors},
+    {"events", acc_events},
+    {"profile", acc_profile},
+    {"close", acc_close},
+    {NULL, NULL},
+};
+
+static const luaL_Reg funcs[] = {
+    {"new", l_new},
+    {"category", l_category},
+    {NULL, NULL},
+};
+
+int rt_lopen_medea(lua_State *L)
+{
+    rt_new_class(L, ACC_T, acc_methods, acc_close);
+    luaL_newlib(L, funcs);
+    lua_createtable(L, RT_MEDEA_NCAT, 0);
+    for (int c = 0; c < RT_MEDEA_NCAT; c++) {
+        lua_pushstring(L, cat_names[c]);
+        lua_rawseti(L, -2, c + 1);
+    }
+    lua_setfield(L, -2, "categories");
+    return 1;
+}

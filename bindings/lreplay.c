@@ -1,0 +1,617 @@
+/*
+ * lreplay.c - Lua face of the replay engine (core/msg/rt_replay.h).
+ *
+ *   local rp = replay.new(trace [, opts])
+ *     opts: start, stop (window), critical_path (bool), and callbacks
+ *     on_state(proc, time, old, new), on_interval(iv), on_message(m),
+ *     on_warning(msg), on_record(rec)  -- called during step / run
+ *   rp:step([n]) -> replayed, ended ; rp:run_until(t) -> ended ; rp:run()
+ *   rp:now(), rp:records(), rp:finished(), rp:span() -> t0, t1, rp:nprocs()
+ *   rp:proc(id) -> table ; rp:events(id) -> {[type] = {count, time, bytes, ...}}
+ *   rp:stack(id) -> {types} ; rp:tasks() ; rp:totals() ; rp:pending() ; rp:warnings()
+ *   rp:critical_path() -> {length, start, stop, segments, messages}
+ * The replay keeps its trace alive (user value 1) and callbacks (user value 2).
+ */
+#include <math.h>
+#include <string.h>
+
+#include "bind.h"
+#include "lpicl.h"
+#include "rt_replay.h"
+
+#define REPLAY_T "retrace.Replay"
+
+enum { CB_STATE, CB_INTERVAL, CB_MESSAGE, CB_WARNING, CB_RECORD, CB_COUNT };
+static const char *const cb_names[CB_COUNT] = {"on_state", "on_interval", "on_message", "on_warning",
+                                               "on_record"};
+
+typedef struct {
+    rt_replay *rp;       /* NULL once closed */
+    lua_State *L;        /* set while the engine runs, for callbacks */
+    int has_cb[CB_COUNT];
+    int failed;          /* a callback raised: its message is in the registry slot below */
+    int errref;
+} replay_box;
+
+static replay_box *check_replay(lua_State *L, int i)
+{
+    replay_box *b = luaL_checkudata(L, i, REPLAY_T);
+    if (!b->rp)
+        luaL_argerror(L, i, "replay is closed");
+    return b;
+}
+
+static int replay_close(lua_State *L)
+{
+    replay_box *b = luaL_checkudata(L, 1, REPLAY_T);
+    rt_replay_free(b->rp);
+    b->rp = NULL;
+    return 0;
+}
+
+static void field_num(lua_State *L, const char *k, double v)
+{
+    lua_pushnumber(L, v);
+    lua_setfield(L, -2, k);
+}
+
+static void field_int(lua_State *L, const char *k, lua_Integer v)
+{
+    lua_pushinteger(L, v);
+    lua_setfield(L, -2, k);
+}
+
+static void field_bool(lua_State *L, const char *k, int v)
+{
+    lua_pushboolean(L, v);
+    lua_setfield(L, -2, k);
+}
+
+/* Push the callback table's function k; returns 0 (nothing pushed) if absent. */
+static int push_cb(replay_box *b, int k)
+{
+    lua_State *L = b->L;
+    if (!L || b->failed || !b->has_cb[k])
+        return 0;
+    lua_getiuservalue(L, 1, 2);
+    lua_getfield(L, -1, cb_names[k]);
+    lua_remove(L, -2);
+    return 1;
+}
+
+static void call_cb(replay_box *b, int nargs)
+{
+    lua_State *L = b->L;
+    if (rt_docall(L, nargs, 0) != LUA_OK) {
+        b->failed = 1;
+        lua_setfield(L, LUA_REGISTRYINDEX, "retrace.replay.error");
+    }
+}
+
+static void push_message(lua_State *L, const rt_message *m)
+{
+    lua_createtable(L, 0, 7);
+    field_int(L, "src", m->src);
+    field_int(L, "dst", m->dst);
+    field_int(L, "tag", m->tag);
+    field_num(L, "bytes", m->bytes);
+    field_num(L, "send_time", m->send_time);
+    if (!isnan(m->recv_time))
+        field_num(L, "recv_time", m->recv_time);
+    field_bool(L, "tachyon", m->tachyon);
+}
+
+static void cb_state(void *ud, int proc, double t, int old, int new)
+{
+    replay_box *b = ud;
+    if (!push_cb(b, CB_STATE))
+        return;
+    lua_pushinteger(b->L, proc);
+    lua_pushnumber(b->L, t);
+    lua_pushstring(b->L, rt_state_name(old));
+    lua_pushstring(b->L, rt_state_name(new));
+    call_cb(b, 4);
+}
+
+/* t[k] = {v...}, left out when n == 0 */
+static void push_data(lua_State *L, const char *k, const double *v, int n)
+{
+    if (n <= 0)
+        return;
+    lua_createtable(L, n, 0);
+    for (int i = 0; i < n; i++) {
+        lua_pushnumber(L, v[i]);
+        lua_rawseti(L, -2, i + 1);
+    }
+    lua_setfield(L, -2, k);
+}
+
+static void cb_interval(void *ud, const rt_interval *iv)
+{
+    replay_box *b = ud;
+    if (!push_cb(b, CB_INTERVAL))
+        return;
+    lua_State *L = b->L;
+    lua_createtable(L, 0, 16);
+    field_int(L, "proc", iv->proc);
+    field_int(L, "task", iv->task);
+    field_int(L, "event", iv->event);
+    field_num(L, "entry", iv->entry);
+    field_num(L, "exit", iv->exit);
+    field_int(L, "depth", iv->depth);
+    field_int(L, "id", iv->id);
+    field_int(L, "parent", iv->parent);
+    if (iv->parent >= 0)
+        field_int(L, "parent_event", iv->parent_event);
+    field_int(L, "user_depth", iv->user_depth);
+    field_int(L, "sys_depth", iv->sys_depth);
+    field_num(L, "bytes_out", iv->bytes_out);
+    field_num(L, "bytes_in", iv->bytes_in);
+    field_bool(L, "closed", iv->closed);
+    push_data(L, "entry_data", iv->entry_data, iv->entry_ndata);
+    push_data(L, "exit_data", iv->exit_data, iv->exit_ndata);
+    call_cb(b, 1);
+}
+
+static void cb_message(void *ud, const rt_message *m)
+{
+    replay_box *b = ud;
+    if (!push_cb(b, CB_MESSAGE))
+        return;
+    push_message(b->L, m);
+    call_cb(b, 1);
+}
+
+static void cb_warning(void *ud, const char *msg)
+{
+    replay_box *b = ud;
+    if (!push_cb(b, CB_WARNING))
+        return;
+    lua_pushstring(b->L, msg);
+    call_cb(b, 1);
+}
+
+static void cb_record(void *ud, const rt_picl_record *rec)
+{
+    replay_box *b = ud;
+    if (!push_cb(b, CB_RECORD))
+        return;
+    rt_lpicl_push_record(b->L, rec);
+    call_cb(b, 1);
+}
+
+static double optnum_field(lua_State *L, int idx, const char *k, double dflt, int *given)
+{
+    lua_getfield(L, idx, k);
+    double v = dflt;
+    if (!lua_isnil(L, -1)) {
+        if (!lua_isnumber(L, -1))
+            luaL_error(L, "replay option %s: a number expected", k);
+        v = lua_tonumber(L, -1);
+        if (given)
+            *given = 1;
+    }
+    lua_pop(L, 1);
+    return v;
+}
+
+static int l_new(lua_State *L)
+{
+    rt_picl *reader = rt_lpicl_check(L, 1);
+    int hasopts = !lua_isnoneornil(L, 2);
+    if (hasopts)
+        luaL_checktype(L, 2, LUA_TTABLE);
+    else {
+        lua_settop(L, 1);
+        lua_newtable(L);
+    }
+    rt_replay_opts o;
+    memset(&o, 0, sizeof o);
+    int w = 0;
+    o.start = optnum_field(L, 2, "start", -INFINITY, &w);
+    o.stop = optnum_field(L, 2, "stop", INFINITY, &w);
+    o.window = w;
+    if (o.start > o.stop)
+        return luaL_error(L, "replay window: start %f is after stop %f", o.start, o.stop);
+    lua_getfield(L, 2, "critical_path");
+    o.critical_path = lua_toboolean(L, -1);
+    lua_pop(L, 1);
+
+    replay_box *b = lua_newuserdatauv(L, sizeof *b, 2);
+    memset(b, 0, sizeof *b);
+    luaL_setmetatable(L, REPLAY_T);
+    lua_pushvalue(L, 1);
+    lua_setiuservalue(L, -2, 1);
+    lua_pushvalue(L, 2);
+    lua_setiuservalue(L, -2, 2);
+    for (int k = 0; k < CB_COUNT; k++) {
+        lua_getfield(L, 2, cb_names[k]);
+        if (!lua_isnil(L, -1) && !lua_isfunction(L, -1))
+            return luaL_error(L, "replay option %s: a function expected", cb_names[k]);
+        b->has_cb[k] = lua_isfunction(L, -1);
+        lua_pop(L, 1);
+    }
+    o.ud = b;
+    o.on_state = b->has_cb[CB_STATE] ? cb_state : NULL;
+    o.on_interval = b->has_cb[CB_INTERVAL] ? cb_interval : NULL;
+    o.on_message = b->has_cb[CB_MESSAGE] ? cb_message : NULL;
+    o.on_warning = b->has_cb[CB_WARNING] ? cb_warning : NULL;
+    o.on_record = b->has_cb[CB_RECORD] ? cb_record : NULL;
+    rt_err err;
+    b->rp = rt_replay_new(reader, &o, &err);
+    if (!b->rp)
+        return rt_push_fail(L, &err);
+    return 1;
+}
+
+static int any_cb(const replay_box *b)
+{
+    for (int k = 0; k < CB_COUNT; k++)
+        if (b->has_cb[k])
+            return 1;
+    return 0;
+}
+
+/* Run the engine with callbacks enabled; fn does the work. Raises a callback's error. */
+typedef int (*drive_fn)(replay_box *b, lua_State *L, rt_err *err, void *arg);
+
+static int drive(lua_State *L, replay_box *b, drive_fn fn, void *arg)
+{
+    rt_err err;
+    rt_err_clear(&err);
+    lua_getiuservalue(L, 1, 1); /* the trace must still be open */
+    rt_lpicl_check(L, -1);
+    lua_pop(L, 1);
+    b->L = L; /* the box is at index 1, where push_cb finds its callbacks */
+    b->failed = 0;
+    int st = fn(b, L, &err, arg);
+    b->L = NULL;
+    if (b->failed) {
+        lua_getfield(L, LUA_REGISTRYINDEX, "retrace.replay.error");
+        return lua_error(L);
+    }
+    if (st != RT_OK && st != RT_EEOF) {
+        lua_pushstring(L, err.msg); /* an input error: no code position in front */
+        return lua_error(L);
+    }
+    return st;
+}
+
+struct step_arg {
+    int64_t n, done;
+};
+
+static int do_step(replay_box *b, lua_State *L, rt_err *err, void *arg)
+{
+    (void)L;
+    struct step_arg *a = arg;
+    if (!any_cb(b))
+        return rt_replay_step(b->rp, a->n, &a->done, err);
+    /* one record at a time so a failing callback stops the replay where it failed */
+    int st = RT_OK;
+    while (a->done < a->n && !b->failed) {
+        int64_t k;
+        st = rt_replay_step(b->rp, 1, &k, err);
+        a->done += k;
+        if (st != RT_OK)
+            break;
+    }
+    return st;
+}
+
+static int replay_step(lua_State *L)
+{
+    replay_box *b = check_replay(L, 1);
+    struct step_arg a = {luaL_optinteger(L, 2, 1), 0};
+    if (a.n < 0)
+        return luaL_argerror(L, 2, "a count >= 0 expected");
+    int st = drive(L, b, do_step, &a);
+    lua_pushinteger(L, a.done);
+    lua_pushboolean(L, st == RT_EEOF || rt_replay_finished(b->rp));
+    return 2;
+}
+
+static int do_until(replay_box *b, lua_State *L, rt_err *err, void *arg)
+{
+    (void)L;
+    double t = *(double *)arg;
+    if (!any_cb(b))
+        return rt_replay_run_until(b->rp, t, err);
+    /* one record at a time while the next is due, to stop on a callback error */
+    while (!b->failed) {
+        double next;
+        int r = rt_replay_next_time(b->rp, &next, err);
+        if (r < 0)
+            return -r;
+        if (r == 0) {
+            rt_replay_finish(b->rp, err);
+            return RT_EEOF;
+        }
+        if (next > t)
+            return RT_OK;
+        int64_t k;
+        int st = rt_replay_step(b->rp, 1, &k, err);
+        if (st != RT_OK)
+            return st;
+    }
+    return RT_OK;
+}
+
+static int replay_run_until(lua_State *L)
+{
+    replay_box *b = check_replay(L, 1);
+    double t = luaL_checknumber(L, 2);
+    int st = drive(L, b, do_until, &t);
+    lua_pushboolean(L, st == RT_EEOF || rt_replay_finished(b->rp));
+    return 1;
+}
+
+static int replay_run(lua_State *L)
+{
+    replay_box *b = check_replay(L, 1);
+    double t = INFINITY;
+    drive(L, b, do_until, &t);
+    return 0;
+}
+
+static int replay_finish(lua_State *L)
+{
+    replay_box *b = check_replay(L, 1);
+    rt_err err;
+    b->L = L;
+    rt_replay_finish(b->rp, &err);
+    b->L = NULL;
+    return 0;
+}
+
+/* next_time() -> time of the next record, or nil at the end */
+static int replay_next_time(lua_State *L)
+{
+    replay_box *b = check_replay(L, 1);
+    lua_getiuservalue(L, 1, 1);
+    rt_lpicl_check(L, -1);
+    lua_pop(L, 1);
+    double t;
+    rt_err err;
+    int r = rt_replay_next_time(b->rp, &t, &err);
+    if (r < 0) {
+        lua_pushstring(L, err.msg); /* an input error: no code position in front */
+        return lua_error(L);
+    }
+    if (r == 0)
+        return 0;
+    lua_pushnumber(L, t);
+    return 1;
+}
+
+static int replay_now(lua_State *L)
+{
+    replay_box *b = check_replay(L, 1);
+    lua_pushnumber(L, rt_replay_now(b->rp));
+    return 1;
+}
+
+static int replay_records(lua_State *L)
+{
+    replay_box *b = check_replay(L, 1);
+    lua_pushinteger(L, rt_replay_records(b->rp));
+    return 1;
+}
+
+static int replay_finished(lua_State *L)
+{
+    replay_box *b = check_replay(L, 1);
+    lua_pushboolean(L, rt_replay_finished(b->rp));
+    return 1;
+}
+
+static int replay_span(lua_State *L)
+{
+    replay_box *b = check_replay(L, 1);
+    double t0, t1;
+    rt_replay_span(b->rp, &t0, &t1);
+    if (t0 > t1)
+        return 0;
+    lua_pushnumber(L, t0);
+    lua_pushnumber(L, t1);
+    return 2;
+}
+
+static int replay_nprocs(lua_State *L)
+{
+    replay_box *b = check_replay(L, 1);
+    lua_pushinteger(L, rt_replay_nprocs(b->rp));
+    return 1;
+}
+
+static int replay_proc(lua_State *L)
+{
+    replay_box *b = check_replay(L, 1);
+    const rt_replay_proc *p = rt_replay_proc_get(b->rp, (int)luaL_checkinteger(L, 2));
+    if (!p || !p->seen)
+        return 0;
+    lua_createtable(L, 0, 20);
+    field_int(L, "id", p->id);
+    field_num(L, "first", p->first);
+    field_num(L, "last", p->last);
+    lua_pushstring(L, rt_state_name(p->state));
+    lua_setfield(L, -2, "state");
+    if (p->task >= 0)
+        field_int(L, "task", p->task);
+    field_int(L, "depth", p->depth);
+    field_num(L, "busy", p->time_in[RT_STATE_BUSY]);
+    field_num(L, "overhead", p->time_in[RT_STATE_OVERHEAD]);
+    field_num(L, "idle", p->time_in[RT_STATE_IDLE]);
+    field_int(L, "sent", p->sent);
+    field_num(L, "sent_bytes", p->sent_bytes);
+    field_int(L, "received", p->received);
+    field_num(L, "received_bytes", p->received_bytes);
+    field_int(L, "queue", p->queue);
+    field_num(L, "queue_bytes", p->queue_bytes);
+    field_int(L, "max_queue", p->max_queue);
+    field_num(L, "max_queue_bytes", p->max_queue_bytes);
+    field_int(L, "records", p->records);
+    return 1;
+}
+
+static int replay_events(lua_State *L)
+{
+    replay_box *b = check_replay(L, 1);
+    int id = (int)luaL_checkinteger(L, 2);
+    const rt_replay_proc *p = rt_replay_proc_get(b->rp, id);
+    lua_newtable(L);
+    if (!p)
+        return 1;
+    const rt_event_stat *ev = rt_replay_proc_events(b->rp, id);
+    for (int i = 0; i < p->nevents; i++) {
+        lua_createtable(L, 0, 5);
+        field_int(L, "count", ev[i].count);
+        field_num(L, "time", ev[i].time);
+        field_num(L, "bytes", ev[i].bytes);
+        field_num(L, "bytes_in", ev[i].bytes_in);
+        field_num(L, "bytes_out", ev[i].bytes_out);
+        lua_rawseti(L, -2, ev[i].event);
+    }
+    return 1;
+}
+
+static int replay_stack(lua_State *L)
+{
+    replay_box *b = check_replay(L, 1);
+    int n;
+    const int *s = rt_replay_proc_stack(b->rp, (int)luaL_checkinteger(L, 2), &n);
+    lua_createtable(L, n, 0);
+    for (int i = 0; s && i < n; i++) {
+        lua_pushinteger(L, s[i]);
+        lua_rawseti(L, -2, i + 1);
+    }
+    return 1;
+}
+
+static int replay_tasks(lua_State *L)
+{
+    replay_box *b = check_replay(L, 1);
+    int n = rt_replay_ntasks(b->rp);
+    const rt_task_stat *t = rt_replay_tasks(b->rp);
+    lua_createtable(L, n, 0);
+    for (int i = 0; i < n; i++) {
+        lua_createtable(L, 0, 5);
+        field_int(L, "task", t[i].task);
+        field_num(L, "first_start", t[i].first_start);
+        if (t[i].last_end >= t[i].first_start)
+            field_num(L, "last_end", t[i].last_end);
+        field_int(L, "count", t[i].count);
+        field_int(L, "active", t[i].active);
+        lua_rawseti(L, -2, i + 1);
+    }
+    return 1;
+}
+
+static int replay_totals(lua_State *L)
+{
+    replay_box *b = check_replay(L, 1);
+    rt_replay_totals t;
+    rt_replay_totals_get(b->rp, &t);
+    lua_createtable(L, 0, 8);
+    field_int(L, "messages", t.messages);
+    field_int(L, "tachyons", t.tachyons);
+    field_int(L, "pending", t.pending);
+    field_num(L, "pending_bytes", t.pending_bytes);
+    field_int(L, "unmatched_receives", t.unmatched_recv);
+    field_int(L, "warnings", t.warnings);
+    field_int(L, "unmatched_exits", t.unmatched_exits);
+    field_int(L, "left_open", t.left_open);
+    return 1;
+}
+
+static void pending_cb(void *ud, const rt_message *m)
+{
+    lua_State *L = ud;
+    push_message(L, m);
+    lua_rawseti(L, -2, (lua_Integer)lua_rawlen(L, -2) + 1);
+}
+
+static int replay_pending(lua_State *L)
+{
+    replay_box *b = check_replay(L, 1);
+    lua_newtable(L);
+    rt_replay_pending(b->rp, pending_cb, L);
+    return 1;
+}
+
+static int replay_warnings(lua_State *L)
+{
+    replay_box *b = check_replay(L, 1);
+    int n = rt_replay_nwarnings(b->rp);
+    lua_createtable(L, n, 0);
+    for (int i = 0; i < n; i++) {
+        lua_pushstring(L, rt_replay_warning(b->rp, i));
+        lua_rawseti(L, -2, i + 1);
+    }
+    return 1;
+}
+
+static int replay_critical_path(lua_State *L)
+{
+    replay_box *b = check_replay(L, 1);
+    rt_critical_path cp;
+    rt_err err;
+    if (rt_replay_critical_path(b->rp, &cp, &err) != RT_OK)
+        return rt_push_fail(L, &err);
+    lua_createtable(L, 0, 5);
+    field_num(L, "length", cp.length);
+    field_num(L, "start", cp.start);
+    field_num(L, "stop", cp.end);
+    lua_createtable(L, cp.nsegments, 0);
+    for (int i = 0; i < cp.nsegments; i++) {
+        lua_createtable(L, 0, 3);
+        field_int(L, "proc", cp.segments[i].proc);
+        field_num(L, "from", cp.segments[i].from);
+        field_num(L, "to", cp.segments[i].to);
+        lua_rawseti(L, -2, i + 1);
+    }
+    lua_setfield(L, -2, "segments");
+    lua_createtable(L, cp.nmessages, 0);
+    for (int i = 0; i < cp.nmessages; i++) {
+        push_message(L, &cp.messages[i]);
+        lua_rawseti(L, -2, i + 1);
+    }
+    lua_setfield(L, -2, "messages");
+    rt_critical_path_clear(&cp);
+    return 1;
+}
+
+static const luaL_Reg methods[] = {
+    {"step", replay_step},
+    {"run_until", replay_run_until},
+    {"run", replay_run},
+    {"finish", replay_finish},
+    {"now", replay_now},
+    {"next_time", replay_next_time},
+    {"records", replay_records},
+    {"finished", replay_finished},
+    {"span", replay_span},
+    {"nprocs", replay_nprocs},
+    {"proc", replay_proc},
+    {"events", replay_events},
+    {"stack", replay_stack},
+    {"tasks", replay_tasks},
+    {"totals", replay_totals},
+    {"pending", replay_pending},
+    {"warnings", replay_warnings},
+    {"critical_path", replay_critical_path},
+    {"close", replay_close},
+    {NULL, NULL},
+};
+
+static const luaL_Reg funcs[] = {
+    {"new", l_new},
+    {NULL, NULL},
+};
+
+int rt_lopen_replay(lua_State *L)
+{
+    rt_new_class(L, REPLAY_T, methods, replay_close);
+    luaL_newlib(L, funcs);
+    return 1;
+}

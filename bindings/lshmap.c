@@ -1,0 +1,637 @@
+/*
+ * lshmap.c - Lua face of the SHMAP reader and simulator (core/trace/rt_shmap,
+ * core/sched/rt_sched, core/sched/rt_shmap_sim). Low level; lua/retrace/shmap.lua
+ * builds the friendly API on top.
+ *
+ *   shmap.open(path) -> trace | nil, message
+ *   trace:info() -> {records=, events=, loads=, ..., time_last=, min_step=}
+ *   trace:matrices() -> { {id=, rows=, cols=, line=}, ... }   (increasing ID)
+ *   trace:records() -> iterator over record tables (four values, closes on break)
+ *   shmap.new_sim(trace, {pes=, caches=, cache_size=, line=, ways=, policy=,
+ *                 seed=, write_back=, cache=}) -> sim | nil, message
+ *   sim:step(n) -> steps run, finished      sim:run() -> steps run
+ *   sim:stats() sim:active() sim:elements(id) sim:on_access(fn|nil) sim:close()
+ *
+ * PE and cache numbers are 0-based (PE p uses cache floor(p*C/P)); arrays are
+ * Lua arrays, so pes[1] is PE 0.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "bind.h"
+#include "lcache.h"
+#include "rt_shmap_sim.h"
+
+#define TRACE_T "retrace.ShmapTrace"
+#define SIM_T "retrace.ShmapSim"
+
+static const char *const op_names[] = {"define", "load", "store", "info", "info", "flops",
+                                       "parallel_start", "parallel_end", "group_start",
+                                       "group_end"};
+
+/* ---- trace ---- */
+
+/* A trace may be shared by the simulations made from it: each holds a reference
+ * (and keeps the userdata alive through a user value); closing the trace only
+ * marks it closed, and the reader is freed when the last holder lets go. */
+typedef struct {
+    rt_shmap *r;            /* NULL once freed */
+    int closed;             /* closed by the user (or collected) */
+    int users;              /* simulations reading it */
+} trace_box;
+
+static trace_box *check_trace(lua_State *L, int i)
+{
+    trace_box *b = luaL_checkudata(L, i, TRACE_T);
+    if (!b->r || b->closed)
+        luaL_argerror(L, i, "SHMAP trace is closed");
+    return b;
+}
+
+static void trace_release(trace_box *b)
+{
+    if (b->closed && b->users == 0) {
+        rt_shmap_free(b->r);
+        b->r = NULL;
+    }
+}
+
+static int trace_close(lua_State *L)
+{
+    trace_box *b = luaL_checkudata(L, 1, TRACE_T);
+    b->closed = 1;
+    trace_release(b);
+    return 0;
+}
+
+static int l_open(lua_State *L)
+{
+    const char *path = luaL_checkstring(L, 1);
+    trace_box *b = lua_newuserdatauv(L, sizeof *b, 0);
+    memset(b, 0, sizeof *b);
+    luaL_setmetatable(L, TRACE_T);
+    rt_err err;
+    b->r = rt_shmap_open(path, &err);
+    if (!b->r)
+        return rt_push_fail(L, &err);
+    return 1;
+}
+
+#define SET_INT(name, v)                    \
+    do {                                    \
+        lua_pushinteger(L, (lua_Integer)(v)); \
+        lua_setfield(L, -2, name);          \
+    } while (0)
+#define SET_NUM(name, v)                    \
+    do {                                    \
+        lua_pushnumber(L, (lua_Number)(v)); \
+        lua_setfield(L, -2, name);          \
+    } while (0)
+#define SET_STR(name, v)                    \
+    do {                                    \
+        lua_pushstring(L, v);               \
+        lua_setfield(L, -2, name);          \
+    } while (0)
+
+static int trace_info(lua_State *L)
+{
+    trace_box *b = check_trace(L, 1);
+    const rt_shmap_info *in = rt_shmap_get_info(b->r);
+    lua_createtable(L, 0, 16);
+    SET_STR("file", rt_shmap_name(b->r));
+    SET_INT("records", in->records);
+    SET_INT("events", in->events);
+    SET_INT("loads", in->loads);
+    SET_INT("stores", in->stores);
+    SET_INT("load_elements", in->load_elements);
+    SET_INT("store_elements", in->store_elements);
+    SET_INT("flops", in->flops);
+    SET_INT("sections", in->sections);
+    SET_INT("groups", in->groups);
+    SET_INT("lines", in->lines);
+    SET_INT("matrices", rt_shmap_matrix_count(b->r));
+    SET_NUM("time_first", in->time_first);
+    SET_NUM("time_last", in->time_last);
+    SET_NUM("min_step", in->min_step);
+    return 1;
+}
+
+static void push_matrix(lua_State *L, const rt_shmap_matrix *m)
+{
+    lua_createtable(L, 0, 4);
+    SET_INT("id", m->id);
+    SET_INT("rows", m->rows);
+    SET_INT("cols", m->cols);
+    SET_INT("line", m->line);
+}
+
+static int trace_matrices(lua_State *L)
+{
+    trace_box *b = check_trace(L, 1);
+    int n = rt_shmap_matrix_count(b->r);
+    lua_createtable(L, n, 0);
+    for (int i = 0; i < n; i++) {
+        push_matrix(L, rt_shmap_matrix_at(b->r, i));
+        lua_rawseti(L, -2, i + 1);
+    }
+    return 1;
+}
+
+/* A record as a table: op name, line, and the fields its opcode has. */
+static void push_event(lua_State *L, const rt_shmap *r, const rt_shmap_event *ev)
+{
+    lua_createtable(L, 0, 8);
+    SET_STR("op", op_names[ev->op]);
+    SET_INT("line", ev->line);
+    if (ev->matrix >= 0)
+        SET_INT("matrix", rt_shmap_matrix_at(r, ev->matrix)->id);
+    switch (ev->op) {
+    case RT_SHM_DEFINE:
+        SET_INT("rows", ev->r2);
+        SET_INT("cols", ev->c2);
+        break;
+    case RT_SHM_LOAD:
+    case RT_SHM_STORE:
+        SET_INT("r1", ev->r1);
+        SET_INT("r2", ev->r2);
+        SET_INT("c1", ev->c1);
+        SET_INT("c2", ev->c2);
+        SET_NUM("time", ev->time);
+        break;
+    case RT_SHM_FLOPS:
+        SET_INT("flops", ev->flops);
+        SET_STR("name", ev->text);
+        break;
+    default:
+        SET_STR("text", ev->text);
+        break;
+    }
+}
+
+static int records_step(lua_State *L)
+{
+    trace_box *b = check_trace(L, 1);
+    rt_shmap_event ev;
+    rt_err err;
+    int st = rt_shmap_next(b->r, &ev, &err);
+    if (st == RT_EEOF)
+        return 0;
+    if (st != RT_OK)
+        return luaL_error(L, "%s", err.msg);
+    push_event(L, b->r, &ev);
+    return 1;
+}
+
+/* closing value of a records() loop: nothing to free, the trace stays open */
+static int trace_records(lua_State *L)
+{
+    trace_box *b = check_trace(L, 1);
+    if (b->users)
+        return luaL_error(L, "SHMAP trace is in use by a simulation; open it again to read records");
+    rt_err err;
+    if (rt_shmap_rewind(b->r, &err) != RT_OK)
+        return luaL_error(L, "%s", err.msg);
+    lua_pushcfunction(L, records_step);
+    lua_pushvalue(L, 1);
+    lua_pushnil(L);
+    lua_pushnil(L);
+    return 4;
+}
+
+/* ---- simulation ---- */
+
+/* Accesses of the current step, kept for delivery to a Lua subscriber. */
+typedef struct {
+    rt_shmap_access *a;
+    size_t n, cap;
+    int oom;
+} access_buf;
+
+typedef struct {
+    rt_shmap_sim *s;        /* NULL once closed */
+    trace_box *trace;       /* kept alive by user value 1 */
+    access_buf buf;
+    rt_cache **made;        /* caches created but not yet handed to the simulation */
+    int nmade;
+    int subscribed;         /* a Lua function is in user value 2 */
+    int in_call;            /* inside a Lua callback: closing is refused */
+    int finished;
+} sim_box;
+
+static sim_box *check_sim(lua_State *L, int i)
+{
+    sim_box *b = luaL_checkudata(L, i, SIM_T);
+    if (!b->s)
+        luaL_argerror(L, i, "SHMAP simulation is closed");
+    return b;
+}
+
+static int sim_close(lua_State *L)
+{
+    sim_box *b = luaL_checkudata(L, 1, SIM_T);
+    if (b->in_call)
+        return luaL_error(L, "cannot close a SHMAP simulation from its own callback");
+    rt_shmap_sim_free(b->s);
+    b->s = NULL;
+    free(b->buf.a);
+    b->buf.a = NULL;
+    b->buf.n = b->buf.cap = 0;
+    for (int i = 0; b->made && i < b->nmade; i++)
+        rt_cache_free(b->made[i]);
+    free(b->made);
+    b->made = NULL;
+    b->nmade = 0;
+    if (b->trace) {
+        b->trace->users--;
+        trace_release(b->trace);
+        b->trace = NULL;
+    }
+    return 0;
+}
+
+static void collect(void *ud, const rt_shmap_access *a)
+{
+    access_buf *buf = ud;
+    if (buf->oom)
+        return;
+    if (buf->n == buf->cap) {
+        size_t nc = buf->cap ? 2 * buf->cap : 256;
+        rt_shmap_access *p = realloc(buf->a, nc * sizeof *p);
+        if (!p) {
+            buf->oom = 1;
+            return;
+        }
+        buf->a = p;
+        buf->cap = nc;
+    }
+    buf->a[buf->n++] = *a;
+}
+
+static lua_Integer opt_int(lua_State *L, int t, const char *k, lua_Integer def)
+{
+    lua_Integer v = def;
+    if (lua_getfield(L, t, k) != LUA_TNIL) {
+        int ok;
+        v = lua_tointegerx(L, -1, &ok);
+        if (!ok)
+            luaL_error(L, "sim option %s: an integer expected, got %s", k, luaL_typename(L, -1));
+    }
+    lua_pop(L, 1);
+    return v;
+}
+
+static int opt_bool(lua_State *L, int t, const char *k, int def)
+{
+    int v = def;
+    if (lua_getfield(L, t, k) != LUA_TNIL)
+        v = lua_toboolean(L, -1);
+    lua_pop(L, 1);
+    return v;
+}
+
+static int is_pow2(lua_Integer v) { return v > 0 && (v & (v - 1)) == 0; }
+
+/* new_sim(trace, opts): options are checked here (expected failures: nil, message). */
+static int l_new_sim(lua_State *L)
+{
+    trace_box *tb = check_trace(L, 1);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    if (tb->users)
+        return luaL_error(L, "SHMAP trace is already used by a simulation; open it again");
+    lua_Integer pes = opt_int(L, 2, "pes", 1);
+    lua_Integer nc = opt_int(L, 2, "caches", 1);
+    lua_Integer size = opt_int(L, 2, "cache_size", 1024);
+    lua_Integer line = opt_int(L, 2, "line", 4);
+    lua_Integer ways = opt_int(L, 2, "ways", 0);
+    lua_Integer seed = opt_int(L, 2, "seed", 1);
+    int wb = opt_bool(L, 2, "write_back", 0);
+    int on = opt_bool(L, 2, "cache", 1);
+    rt_err err;
+    rt_err_clear(&err);
+    if (pes < 1 || pes > RT_SCHED_MAX_PES)
+        rt_err_set(&err, RT_ERANGE, "pes: %lld is outside 1..%d", (long long)pes, RT_SCHED_MAX_PES);
+    else if (on && (nc < 1 || nc > pes))
+        rt_err_set(&err, RT_ERANGE, "caches: %lld is outside 1..%lld (the number of PEs)",
+                   (long long)nc, (long long)pes);
+    else if (!is_pow2(size))
+        rt_err_set(&err, RT_ERANGE, "cache size: %lld words is not a power of two", (long long)size);
+    else if (!is_pow2(line))
+        rt_err_set(&err, RT_ERANGE, "line: %lld words is not a power of two", (long long)line);
+    else if (line > size)
+        rt_err_set(&err, RT_ERANGE, "line: %lld words is larger than the cache (%lld words)",
+                   (long long)line, (long long)size);
+    else if (ways < 0 || (ways > 0 && (!is_pow2(ways) || ways > size / line)))
+        rt_err_set(&err, RT_ERANGE,
+                   "ways: %lld is not a power of two between 1 and %lld (cache size / line)",
+                   (long long)ways, (long long)(size / line));
+    if (err.status != RT_OK)
+        return rt_push_fail(L, &err);
+
+    sim_box *b = lua_newuserdatauv(L, sizeof *b, 3);
+    memset(b, 0, sizeof *b);
+    luaL_setmetatable(L, SIM_T);
+    int box = lua_gettop(L);
+    lua_pushvalue(L, 1);
+    lua_setiuservalue(L, box, 1);
+
+    int ncaches = on ? (int)nc : 0;
+    if (ncaches) {
+        b->made = calloc((size_t)ncaches, sizeof *b->made);
+        if (!b->made)
+            return luaL_error(L, "out of memory");
+    }
+    lua_getfield(L, 2, "policy");
+    int pol = lua_gettop(L);
+    lua_createtable(L, ncaches, 0); /* the Lua side of each cache's policy, kept alive */
+    lua_pushvalue(L, -1);
+    lua_setiuservalue(L, box, 3);
+    int keep = lua_gettop(L);
+    for (int i = 0; i < ncaches; i++) {
+        rt_cache_config cfg = rt_cache_defaults((uint64_t)size, (uint64_t)line);
+        cfg.ways = (uint64_t)ways;
+        cfg.write_back = wb;
+        cfg.seed = (uint64_t)seed;
+        /* a policy name or a Lua policy value (nil: LRU); each cache gets its own
+         * instance; raises on a bad value (the box frees what was made) */
+        if (!lua_isnil(L, pol)) {
+            rt_lcache_policy(L, pol, &cfg);
+            lua_rawseti(L, keep, i + 1);
+        }
+        if (rt_cache_new(&cfg, &b->made[b->nmade], &err) != RT_OK)
+            return rt_push_fail(L, &err);
+        b->nmade++;
+    }
+    lua_settop(L, box);
+    /* the simulation takes the caches over, also when it fails */
+    rt_cache **made = b->made;
+    b->made = NULL;
+    b->nmade = 0;
+    b->s = rt_shmap_sim_new(tb->r, (int)pes, made, ncaches, (uint64_t)line, &err);
+    free(made);
+    if (!b->s)
+        return rt_push_fail(L, &err);
+    b->trace = tb;
+    tb->users++;
+    return 1;
+}
+
+static void push_access(lua_State *L, const sim_box *b, const rt_shmap_access *a)
+{
+    const rt_shmap *r = rt_shmap_sim_trace(b->s);
+    lua_createtable(L, 0, 12);
+    SET_INT("step", a->step);
+    SET_INT("pe", a->pe);
+    SET_INT("matrix", rt_shmap_matrix_at(r, a->matrix)->id);
+    SET_INT("row", a->row);
+    SET_INT("col", a->col);
+    SET_STR("kind", a->store ? "store" : "load");
+    SET_INT("addr", a->addr);
+    SET_NUM("time", a->time);
+    if (a->outcome != RT_SHM_NOLOOKUP) {
+        SET_INT("cache", a->cache);
+        lua_pushboolean(L, a->outcome == RT_SHM_HIT);
+        lua_setfield(L, -2, "hit");
+        SET_INT("set", a->set);
+        SET_INT("way", a->way);
+    }
+    if (a->outcome == RT_SHM_MISS) {
+        SET_INT("line_first", a->line_first);
+        SET_INT("line_last", a->line_last);
+        if (a->evicted)
+            SET_INT("evicted_first", a->evicted_first);
+    }
+}
+
+/* Deliver the buffered accesses of the last step to the subscriber. */
+static void deliver(lua_State *L, sim_box *b, int self)
+{
+    if (b->buf.oom) {
+        b->buf.oom = 0;
+        b->buf.n = 0;
+        luaL_error(L, "out of memory collecting access events");
+    }
+    size_t n = b->buf.n;
+    b->buf.n = 0;
+    for (size_t i = 0; i < n && b->subscribed; i++) {
+        lua_getiuservalue(L, self, 2);
+        push_access(L, b, &b->buf.a[i]);
+        b->in_call = 1;
+        int st = rt_docall(L, 1, 0);
+        b->in_call = 0;
+        if (st != LUA_OK)
+            lua_error(L);
+    }
+}
+
+/* Run up to n steps (0: to the end); returns the steps run and whether the trace ended. */
+static uint64_t advance(lua_State *L, sim_box *b, uint64_t n)
+{
+    rt_err err;
+    if (b->in_call)
+        luaL_error(L, "cannot step a SHMAP simulation from its own callback");
+    uint64_t total = 0;
+    while (!b->finished && (n == 0 || total < n)) {
+        uint64_t want = b->subscribed ? 1 : (n ? n - total : 0), done;
+        int st = rt_shmap_sim_step(b->s, want, &done, &err);
+        total += done;
+        if (st == RT_EEOF)
+            b->finished = 1;
+        else if (st != RT_OK)
+            luaL_error(L, "%s", err.msg);
+        if (b->subscribed)
+            deliver(L, b, 1);
+    }
+    return total;
+}
+
+static int sim_step(lua_State *L)
+{
+    sim_box *b = check_sim(L, 1);
+    lua_Integer n = luaL_optinteger(L, 2, 1);
+    luaL_argcheck(L, n >= 1, 2, "at least one step");
+    lua_pushinteger(L, (lua_Integer)advance(L, b, (uint64_t)n));
+    lua_pushboolean(L, b->finished);
+    return 2;
+}
+
+static int sim_run(lua_State *L)
+{
+    sim_box *b = check_sim(L, 1);
+    lua_pushinteger(L, (lua_Integer)advance(L, b, 0));
+    return 1;
+}
+
+static int sim_on_access(lua_State *L)
+{
+    sim_box *b = check_sim(L, 1);
+    if (lua_isnoneornil(L, 2)) {
+        b->subscribed = 0;
+        rt_shmap_sim_subscribe(b->s, NULL, NULL);
+        lua_pushnil(L);
+        lua_setiuservalue(L, 1, 2);
+        return 0;
+    }
+    luaL_checktype(L, 2, LUA_TFUNCTION);
+    lua_pushvalue(L, 2);
+    lua_setiuservalue(L, 1, 2);
+    b->subscribed = 1;
+    rt_shmap_sim_subscribe(b->s, collect, &b->buf);
+    return 0;
+}
+
+static double ratio(uint64_t hits, uint64_t misses)
+{
+    return hits + misses ? (double)hits / (double)(hits + misses) : 0.0;
+}
+
+static int sim_stats(lua_State *L)
+{
+    sim_box *b = check_sim(L, 1);
+    const rt_shmap_sim *s = b->s;
+    int np = rt_shmap_sim_pes(s), nc = rt_shmap_sim_caches(s);
+    uint64_t loads = 0, stores = 0, hits = 0, misses = 0;
+    int64_t flops = 0;
+    lua_createtable(L, 0, 6);
+    lua_createtable(L, np, 0);
+    for (int p = 0; p < np; p++) {
+        const rt_shmap_pe *pe = rt_shmap_sim_pe(s, p);
+        lua_createtable(L, 0, 8);
+        SET_INT("pe", p);
+        SET_INT("loads", pe->loads);
+        SET_INT("stores", pe->stores);
+        SET_INT("flops", pe->flops);
+        SET_INT("events", pe->events);
+        SET_STR("subroutine", pe->subroutine);
+        SET_STR("info", pe->info);
+        SET_INT("cache", rt_shmap_sim_cache_of(s, p));
+        lua_rawseti(L, -2, p + 1);
+        loads += pe->loads;
+        stores += pe->stores;
+        flops += pe->flops;
+    }
+    lua_setfield(L, -2, "pes");
+    lua_createtable(L, nc, 0);
+    for (int i = 0; i < nc; i++) {
+        const rt_cache_stats *cs = rt_cache_stats_get(rt_shmap_sim_cache(s, i));
+        lua_createtable(L, 0, 8);
+        SET_INT("cache", i);
+        SET_INT("hits", cs->hits);
+        SET_INT("misses", cs->misses);
+        SET_NUM("hit_ratio", ratio(cs->hits, cs->misses));
+        SET_INT("refs", cs->refs);
+        SET_INT("evictions", cs->evictions);
+        SET_INT("writebacks", cs->writebacks);
+        lua_rawseti(L, -2, i + 1);
+        hits += cs->hits;
+        misses += cs->misses;
+    }
+    lua_setfield(L, -2, "caches");
+    lua_createtable(L, 0, 6);
+    SET_INT("loads", loads);
+    SET_INT("stores", stores);
+    SET_INT("flops", flops);
+    SET_INT("hits", hits);
+    SET_INT("misses", misses);
+    SET_NUM("hit_ratio", ratio(hits, misses));
+    lua_setfield(L, -2, "totals");
+    const rt_sched *sc = rt_shmap_sim_sched(s);
+    SET_INT("steps", rt_sched_steps(sc));
+    SET_NUM("time", rt_shmap_sim_time(s));
+    lua_pushboolean(L, b->finished);
+    lua_setfield(L, -2, "finished");
+    return 1;
+}
+
+/* active() -> {count=n, [p+1] = event table (with task=) or false} for the last step */
+static int sim_active(lua_State *L)
+{
+    sim_box *b = check_sim(L, 1);
+    const rt_sched *sc = rt_shmap_sim_sched(b->s);
+    int np = rt_sched_pes(sc);
+    lua_createtable(L, np, 3);
+    for (int p = 0; p < np; p++) {
+        const rt_shmap_event *ev = rt_sched_event(sc, p);
+        if (ev) {
+            push_event(L, rt_shmap_sim_trace(b->s), ev);
+            SET_INT("task", rt_sched_task(sc, p));
+        } else {
+            lua_pushboolean(L, 0);
+        }
+        lua_rawseti(L, -2, p + 1);
+    }
+    SET_INT("count", rt_sched_active(sc));
+    SET_INT("step", rt_sched_steps(sc));
+    SET_INT("piece", rt_sched_piece(sc));
+    return 1;
+}
+
+/* elements(id) -> {rows=, cols=, loads={...}, stores={...}} column-major counts */
+static int sim_elements(lua_State *L)
+{
+    sim_box *b = check_sim(L, 1);
+    lua_Integer id = luaL_checkinteger(L, 2);
+    const rt_shmap *r = rt_shmap_sim_trace(b->s);
+    int i = rt_shmap_matrix_index(r, (long)id);
+    if (i < 0)
+        return luaL_argerror(L, 2, lua_pushfstring(L, "no matrix %d in the trace", (int)id));
+    const rt_shmap_matrix *m = rt_shmap_matrix_at(r, i);
+    uint64_t n = (uint64_t)m->rows * (uint64_t)m->cols;
+    lua_createtable(L, 0, 5);
+    SET_INT("id", m->id);
+    SET_INT("rows", m->rows);
+    SET_INT("cols", m->cols);
+    SET_INT("base", rt_shmap_sim_base(b->s, i));
+    const uint64_t *arr[2] = {rt_shmap_sim_loads(b->s, i), rt_shmap_sim_stores(b->s, i)};
+    const char *names[2] = {"loads", "stores"};
+    for (int k = 0; k < 2; k++) {
+        lua_createtable(L, (int)n, 0);
+        for (uint64_t e = 0; e < n; e++) {
+            lua_pushinteger(L, (lua_Integer)arr[k][e]);
+            lua_rawseti(L, -2, (lua_Integer)e + 1);
+        }
+        lua_setfield(L, -2, names[k]);
+    }
+    return 1;
+}
+
+/* locate(addr) -> matrix ID, row, col | nil (padding) */
+static int sim_locate(lua_State *L)
+{
+    sim_box *b = check_sim(L, 1);
+    lua_Integer addr = luaL_checkinteger(L, 2);
+    int m, row, col;
+    if (addr < 0 || !rt_shmap_sim_locate(b->s, (uint64_t)addr, &m, &row, &col))
+        return 0;
+    lua_pushinteger(L, rt_shmap_matrix_at(rt_shmap_sim_trace(b->s), m)->id);
+    lua_pushinteger(L, row);
+    lua_pushinteger(L, col);
+    return 3;
+}
+
+static const luaL_Reg trace_methods[] = {
+    {"info", trace_info},
+    {"matrices", trace_matrices},
+    {"records", trace_records},
+    {"close", trace_close},
+    {NULL, NULL},
+};
+
+static const luaL_Reg sim_methods[] = {
+    {"step", sim_step},         {"run", sim_run},         {"stats", sim_stats},
+    {"active", sim_active},     {"elements", sim_elements}, {"on_access", sim_on_access},
+    {"locate", sim_locate},     {"close", sim_close},     {NULL, NULL},
+};
+
+static const luaL_Reg funcs[] = {
+    {"open", l_open},
+    {"new_sim", l_new_sim},
+    {NULL, NULL},
+};
+
+int rt_lopen_shmap(lua_State *L)
+{
+    rt_new_class(L, TRACE_T, trace_methods, trace_close);
+    rt_new_class(L, SIM_T, sim_methods, sim_close);
+    luaL_newlib(L, funcs);
+    return 1;
+}

@@ -1,0 +1,453 @@
+/*
+ * rt_medea.c - workload-characterization parameters (see rt_medea.h).
+ *
+ * Per processor: a stack of open events (tracing events are never pushed),
+ * the processor-oriented sums, a sorted array of user-event statistics, and
+ * one change point per outermost system interval for the profiles.
+ */
+#include "rt_medea.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_PROC (1 << 20)
+
+typedef struct open_ev {
+    int event;
+    double t0;
+    double bytes;         /* data of the entry record */
+    unsigned char sys;    /* a system event */
+    unsigned char outer;  /* system event with no system event open around it */
+    unsigned char counted;/* user event: the outermost occurrence of its type */
+} open_ev;
+
+typedef struct proc_st {
+    int seen;
+    rt_medea_proc p;      /* sums; derived fields filled by rt_medea_proc_get */
+    open_ev *stack;
+    size_t depth, cap;
+    rt_medea_event *ev;   /* sorted by event type */
+    size_t nev, capev;
+} proc_st;
+
+typedef struct change {
+    double time;
+    int which;            /* RT_MEDEA_P_* */
+    int delta;            /* +1 or -1 */
+    int proc;
+} change;
+
+struct rt_medea {
+    proc_st *procs;       /* indexed by processor id */
+    size_t nprocs_cap;    /* length of procs */
+    int *order;           /* ids seen, ascending */
+    size_t nseen;
+    int keep;             /* record profile change points */
+    change *ch;           /* profile change points, in feed order */
+    size_t nch, capch;
+    /* profile output of the last rt_medea_profile call */
+    change *sorted;
+    double *ptimes;
+    int *pcounts;
+};
+
+int rt_medea_category(int e)
+{
+    if (e >= 0 || (e <= -901 && e >= -914) || e > -11)
+        return -1;
+    if (e <= -21 && e >= -50) return RT_MEDEA_TR;
+    if (e <= -51 && e >= -62) return RT_MEDEA_RC;
+    if (e <= -11 && e >= -16) return RT_MEDEA_IP;
+    if (e == -401 || e == -402) return RT_MEDEA_CK;
+    if (e <= -201 && e >= -299) return RT_MEDEA_IO;
+    if (e <= -501 && e >= -503) return RT_MEDEA_RS;
+    if (e <= -750 && e >= -799) return RT_MEDEA_CO;
+    return RT_MEDEA_SY;
+}
+
+static int is_tracing(int e) { return e <= -901 && e >= -914; }
+
+rt_medea *rt_medea_new(void)
+{
+    return calloc(1, sizeof(rt_medea));
+}
+
+static void free_outputs(rt_medea *m)
+{
+    free(m->sorted);
+    free(m->ptimes);
+    free(m->pcounts);
+    m->sorted = NULL;
+    m->ptimes = NULL;
+    m->pcounts = NULL;
+}
+
+void rt_medea_free(rt_medea *m)
+{
+    if (!m)
+        return;
+    for (size_t i = 0; i < m->nprocs_cap; i++) {
+        free(m->procs[i].stack);
+        free(m->procs[i].ev);
+    }
+    free(m->procs);
+    free(m->order);
+    free(m->ch);
+    free_outputs(m);
+    free(m);
+}
+
+static int grow(void **p, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap)
+        return RT_OK;
+    size_t n = *cap ? *cap : 8;
+    while (n < need)
+        n *= 2;
+    void *q = realloc(*p, n * elem);
+    if (!q)
+        return RT_ENOMEM;
+    *p = q;
+    *cap = n;
+    return RT_OK;
+}
+
+static proc_st *get_proc(rt_medea *m, int id, rt_err *err)
+{
+    if ((size_t)id >= m->nprocs_cap) {
+        size_t old = m->nprocs_cap, n = old ? old : 16;
+        while (n <= (size_t)id)
+            n *= 2;
+        proc_st *q = realloc(m->procs, n * sizeof *q);
+        if (!q) {
+            rt_err_set(err, RT_ENOMEM, "out of memory");
+            return NULL;
+        }
+        memset(q + old, 0, (n - old) * sizeof *q);
+        m->procs = q;
+        m->nprocs_cap = n;
+    }
+    proc_st *ps = &m->procs[id];
+    if (!ps->seen) {
+        int *o = realloc(m->order, (m->nseen + 1) * sizeof *o);
+        if (!o) {
+            rt_err_set(err, RT_ENOMEM, "out of memory");
+            return NULL;
+        }
+        m->order = o;
+        size_t k = m->nseen;
+        while (k > 0 && o[k - 1] > id) {
+            o[k] = o[k - 1];
+            k--;
+        }
+        o[k] = id;
+        m->nseen++;
+        ps->seen = 1;
+        ps->p.proc = id;
+    }
+    return ps;
+}
+
+/* Statistics slot of user event type e on ps, inserted in type order. */
+static rt_medea_event *event_slot(proc_st *ps, int proc, int e)
+{
+    size_t lo = 0, hi = ps->nev;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (ps->ev[mid].event < e)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo < ps->nev && ps->ev[lo].event == e)
+        return &ps->ev[lo];
+    if (grow((void **)&ps->ev, &ps->capev, ps->nev + 1, sizeof *ps->ev) != RT_OK)
+        return NULL;
+    memmove(&ps->ev[lo + 1], &ps->ev[lo], (ps->nev - lo) * sizeof *ps->ev);
+    memset(&ps->ev[lo], 0, sizeof *ps->ev);
+    ps->ev[lo].proc = proc;
+    ps->ev[lo].event = e;
+    ps->nev++;
+    return &ps->ev[lo];
+}
+
+void rt_medea_keep_profiles(rt_medea *m, int on)
+{
+    m->keep = on;
+}
+
+static int add_change(rt_medea *m, double t, int which, int delta, int proc)
+{
+    if (!m->keep)
+        return RT_OK;
+    if (grow((void **)&m->ch, &m->capch, m->nch + 1, sizeof *m->ch) != RT_OK)
+        return RT_ENOMEM;
+    m->ch[m->nch++] = (change){t, which, delta, proc};
+    return RT_OK;
+}
+
+/* Change points of an outermost system interval of category cat (sign +1 at entry). */
+static int system_changes(rt_medea *m, int proc, int cat, double t, int sign)
+{
+    int st = add_change(m, t, RT_MEDEA_P_COMP, -sign, proc);
+    int which = -1;
+    if (cat == RT_MEDEA_TR) which = RT_MEDEA_P_SEND;
+    if (cat == RT_MEDEA_RC) which = RT_MEDEA_P_RECV;
+    if (cat == RT_MEDEA_IO) which = RT_MEDEA_P_IO;
+    if (st == RT_OK && which >= 0)
+        st = add_change(m, t, which, sign, proc);
+    if (st == RT_OK && (cat == RT_MEDEA_TR || cat == RT_MEDEA_RC || cat == RT_MEDEA_CO))
+        st = add_change(m, t, RT_MEDEA_P_COMM, sign, proc);
+    return st;
+}
+
+static int push_entry(rt_medea *m, proc_st *ps, const rt_medea_rec *r)
+{
+    if (grow((void **)&ps->stack, &ps->cap, ps->depth + 1, sizeof *ps->stack) != RT_OK)
+        return RT_ENOMEM;
+    open_ev o = {r->event, r->time, r->bytes, 0, 0, 0};
+    int cat = rt_medea_category(r->event);
+    if (cat >= 0) {
+        o.sys = 1;
+        o.outer = 1;
+        for (size_t i = 0; i < ps->depth; i++)
+            if (ps->stack[i].sys)
+                o.outer = 0;
+        if (cat == RT_MEDEA_TR && r->bytes >= 0) {
+            ps->p.trdata += r->bytes;
+            ps->p.ttdata += r->bytes;
+            ps->p.trnum++;
+        }
+        if (o.outer && system_changes(m, r->proc, cat, r->time, +1) != RT_OK)
+            return RT_ENOMEM;
+    } else {
+        o.counted = 1;
+        for (size_t i = 0; i < ps->depth; i++)
+            if (!ps->stack[i].sys && ps->stack[i].event == r->event)
+                o.counted = 0;
+    }
+    ps->stack[ps->depth++] = o;
+    return RT_OK;
+}
+
+/* Charge the closed user or system event x (stack index d) to its user ancestors. */
+static int charge_ancestors(proc_st *ps, size_t d, const open_ev *x, double dur, int proc)
+{
+    int between_sys = 0; /* a system event lies strictly between ancestor and x */
+    for (size_t k = d; k-- > 0;) {
+        const open_ev *a = &ps->stack[k];
+        if (!a->sys && a->counted) {
+            rt_medea_event *s = event_slot(ps, proc, a->event);
+            if (!s)
+                return RT_ENOMEM;
+            if (k == d - 1) {
+                if (x->sys) {
+                    s->stime += dur;
+                    s->snum++;
+                } else {
+                    s->utime += dur;
+                    s->unum++;
+                }
+            } else if (!ps->stack[k + 1].sys && !between_sys) {
+                if (x->sys) {
+                    s->hstime += dur;
+                    s->hsnum++;
+                } else {
+                    s->hunum++;
+                }
+            }
+        }
+        if (a->sys && k < d)
+            between_sys = 1;
+    }
+    return RT_OK;
+}
+
+static int close_exit(rt_medea *m, proc_st *ps, const rt_medea_rec *r)
+{
+    size_t d = ps->depth;
+    while (d > 0 && ps->stack[d - 1].event != r->event)
+        d--;
+    if (d == 0) {
+        ps->p.unmatched++;
+        return RT_OK;
+    }
+    d--;
+    open_ev x = ps->stack[d];
+    double dur = r->time - x.t0;
+    int cat = rt_medea_category(r->event);
+    if (x.sys) {
+        if (cat == RT_MEDEA_RC && r->bytes >= 0) {
+            ps->p.rcdata += r->bytes;
+            ps->p.ttdata += r->bytes;
+            ps->p.rcnum++;
+        }
+        double b = r->bytes >= 0 ? r->bytes : x.bytes;
+        if (cat == RT_MEDEA_CO && b >= 0)
+            ps->p.ttdata += b;
+        if (cat == RT_MEDEA_IO) {
+            ps->p.ionum++;
+            if (b >= 0) {
+                ps->p.iodata += b;
+                ps->p.ttdata += b;
+            }
+        }
+        if (x.outer) {
+            ps->p.time[cat] += dur;
+            if (system_changes(m, r->proc, cat, r->time, -1) != RT_OK)
+                return RT_ENOMEM;
+        }
+    } else if (x.counted) {
+        rt_medea_event *s = event_slot(ps, r->proc, x.event);
+        if (!s)
+            return RT_ENOMEM;
+        s->ctime += dur;
+        s->cnum++;
+    }
+    if (charge_ancestors(ps, d, &x, dur, r->proc) != RT_OK)
+        return RT_ENOMEM;
+    memmove(&ps->stack[d], &ps->stack[d + 1], (ps->depth - d - 1) * sizeof *ps->stack);
+    ps->depth--;
+    return RT_OK;
+}
+
+int rt_medea_add(rt_medea *m, const rt_medea_rec *r, rt_err *err)
+{
+    if (r->proc < 0 || r->proc >= MAX_PROC)
+        return rt_err_set(err, RT_EINVAL, "processor: id %d outside 0..%d", r->proc, MAX_PROC - 1);
+    if (!isfinite(r->time))
+        return rt_err_set(err, RT_EINVAL, "time: not a finite number");
+    proc_st *ps = get_proc(m, r->proc, err);
+    if (!ps)
+        return RT_ENOMEM;
+    /* seen: 1 = registered, 2 = first record taken */
+    if (ps->seen == 1) {
+        ps->p.first = ps->p.last = r->time;
+        ps->seen = 2;
+    } else {
+        if (r->time < ps->p.first) ps->p.first = r->time;
+        if (r->time > ps->p.last) ps->p.last = r->time;
+    }
+    free_outputs(m);
+    int st = RT_OK;
+    if (r->rectype == -3 && !is_tracing(r->event))
+        st = push_entry(m, ps, r);
+    else if (r->rectype == -4 && !is_tracing(r->event))
+        st = close_exit(m, ps, r);
+    if (st != RT_OK)
+        return rt_err_set(err, st, "out of memory");
+    return RT_OK;
+}
+
+size_t rt_medea_nprocs(const rt_medea *m)
+{
+    return m->nseen;
+}
+
+void rt_medea_proc_get(const rt_medea *m, size_t i, rt_medea_proc *out)
+{
+    const proc_st *ps = &m->procs[m->order[i]];
+    *out = ps->p;
+    out->extime = out->last - out->first;
+    double sys = 0;
+    for (int c = 0; c < RT_MEDEA_NCAT; c++)
+        sys += out->time[c];
+    out->cptime = out->extime - sys;
+    out->cmtime = out->time[RT_MEDEA_TR] + out->time[RT_MEDEA_RC] + out->time[RT_MEDEA_CO];
+    out->unclosed = (long)ps->depth;
+}
+
+size_t rt_medea_nevents(const rt_medea *m)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < m->nseen; i++)
+        n += m->procs[m->order[i]].nev;
+    return n;
+}
+
+void rt_medea_event_get(const rt_medea *m, size_t i, rt_medea_event *out)
+{
+    for (size_t k = 0; k < m->nseen; k++) {
+        const proc_st *ps = &m->procs[m->order[k]];
+        if (i < ps->nev) {
+            *out = ps->ev[i];
+            return;
+        }
+        i -= ps->nev;
+    }
+    memset(out, 0, sizeof *out);
+}
+
+static int cmp_change(const void *a, const void *b)
+{
+    const change *x = a, *y = b;
+    if (x->time != y->time)
+        return x->time < y->time ? -1 : 1;
+    return 0;
+}
+
+int rt_medea_profile(rt_medea *m, int which, const double **times,
+                     const int **counts, size_t *n, rt_err *err)
+{
+    free_outputs(m);
+    if (!m->keep && which != RT_MEDEA_P_EXEC)
+        return rt_err_set(err, RT_ESTATE, "profile: change points were not kept (rt_medea_keep_profiles)");
+    /* the feed's change points of this activity, plus the processors' spans
+     * and the closing of intervals still open at their processor's end */
+    size_t cap = 0, k = 0;
+    for (size_t i = 0; i < m->nch; i++)
+        cap += m->ch[i].which == which;
+    cap += 2 * m->nseen;
+    for (size_t i = 0; i < m->nseen; i++)
+        cap += 2 * m->procs[m->order[i]].depth;
+    m->sorted = malloc((cap ? cap : 1) * sizeof *m->sorted);
+    m->ptimes = malloc((cap ? cap : 1) * sizeof *m->ptimes);
+    m->pcounts = malloc((cap ? cap : 1) * sizeof *m->pcounts);
+    if (!m->sorted || !m->ptimes || !m->pcounts) {
+        free_outputs(m);
+        return rt_err_set(err, RT_ENOMEM, "out of memory");
+    }
+    for (size_t i = 0; i < m->nch; i++)
+        if (m->ch[i].which == which)
+            m->sorted[k++] = m->ch[i];
+    for (size_t i = 0; i < m->nseen; i++) {
+        const proc_st *ps = &m->procs[m->order[i]];
+        if (which == RT_MEDEA_P_EXEC || which == RT_MEDEA_P_COMP) {
+            m->sorted[k++] = (change){ps->p.first, which, +1, ps->p.proc};
+            m->sorted[k++] = (change){ps->p.last, which, -1, ps->p.proc};
+        }
+        for (size_t d = 0; d < ps->depth; d++) {
+            const open_ev *o = &ps->stack[d];
+            if (!o->outer)
+                continue;
+            int cat = rt_medea_category(o->event);
+            int hit = which == RT_MEDEA_P_COMP ||
+                      (which == RT_MEDEA_P_SEND && cat == RT_MEDEA_TR) ||
+                      (which == RT_MEDEA_P_RECV && cat == RT_MEDEA_RC) ||
+                      (which == RT_MEDEA_P_IO && cat == RT_MEDEA_IO) ||
+                      (which == RT_MEDEA_P_COMM &&
+                       (cat == RT_MEDEA_TR || cat == RT_MEDEA_RC || cat == RT_MEDEA_CO));
+            if (hit)
+                m->sorted[k++] = (change){ps->p.last, which, which == RT_MEDEA_P_COMP ? +1 : -1,
+                                          ps->p.proc};
+        }
+    }
+    qsort(m->sorted, k, sizeof *m->sorted, cmp_change);
+    size_t out = 0;
+    int level = 0;
+    for (size_t i = 0; i < k;) {
+        double t = m->sorted[i].time;
+        while (i < k && m->sorted[i].time == t)
+            level += m->sorted[i++].delta;
+        if (out > 0 && m->pcounts[out - 1] == level)
+            continue;
+        m->ptimes[out] = t;
+        m->pcounts[out] = level;
+        out++;
+    }
+    *times = m->ptimes;
+    *counts = m->pcounts;
+    *n = out;
+    return RT_OK;
+}

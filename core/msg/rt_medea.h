@@ -1,0 +1,159 @@
+/*
+ * rt_medea.h - workload-characterization parameters of a message-passing trace.
+ *
+ * An accumulator fed the event records of one trace (in file order, any
+ * interleaving of processors) that keeps, per processor, a stack of open
+ * events and charges every closed interval where it belongs:
+ *   - processor-oriented parameters (time per system-event category, volumes,
+ *     occurrences, execution and computation time);
+ *   - user-event-oriented parameters per (processor, user event type): total
+ *     time, first-level system and user time, hidden system time and counts;
+ *   - activity profiles: how many processors execute, compute, communicate,
+ *     receive, transmit or do I/O, as step functions of time.
+ * State is proportional to processors x event types plus the open-event stacks;
+ * only the profiles, when asked for (rt_medea_keep_profiles), keep change
+ * points: about three per outermost system interval.
+ * Shaped for traces of 10^5..10^8 records fed by a streaming reader.
+ *
+ * Event type families (PICL new format): sends -21..-50, receives and probes
+ * -51..-62, communication set-up -11..-16, clock sync / barrier -401/-402,
+ * I/O -201..-299, processor allocation -501..-503, collectives -750..-799,
+ * tracing -901..-914 (ignored), other types below -10 are "system"; types >= 0
+ * are user events.
+ */
+#ifndef RT_MEDEA_H
+#define RT_MEDEA_H
+
+#include <stddef.h>
+
+#include "rt_error.h"
+
+/* One record as the accumulator needs it. */
+typedef struct rt_medea_rec {
+    int rectype;  /* -3 event entry, -4 event exit; other record types are only timed */
+    int event;    /* event type */
+    double time;  /* seconds */
+    int proc;     /* processor id, >= 0 */
+    double bytes; /* first integer data field (message / I/O bytes), < 0 when absent */
+} rt_medea_rec;
+
+/* Categories an outermost system interval is charged to. */
+enum {
+    RT_MEDEA_TR,   /* sends -21..-50 */
+    RT_MEDEA_RC,   /* receives and probes -51..-62 */
+    RT_MEDEA_IP,   /* communication enable/disable -11..-16 */
+    RT_MEDEA_CK,   /* synchronization -401/-402 */
+    RT_MEDEA_IO,   /* I/O -201..-299 */
+    RT_MEDEA_RS,   /* resource allocation -501..-503 */
+    RT_MEDEA_CO,   /* collectives -750..-799 (communication, not tr/rc) */
+    RT_MEDEA_SY,   /* every other system event */
+    RT_MEDEA_NCAT
+};
+
+/* Processor-oriented parameters (Table 3 of the MEDEA report). */
+typedef struct rt_medea_proc {
+    int proc;
+    double first, last;        /* times of the processor's first and last record */
+    double extime, cptime, cmtime;
+    double time[RT_MEDEA_NCAT]; /* outermost system-event time per category */
+    double trdata, rcdata, ttdata, iodata; /* bytes */
+    long trnum, rcnum, ionum;
+    long unmatched;            /* exits with no open entry of that type */
+    long unclosed;             /* entries still open at the end */
+} rt_medea_proc;
+
+/* User-event-oriented parameters of one (processor, event type) (Table 4). */
+typedef struct rt_medea_event {
+    int proc, event;
+    double ctime;  /* total time of the (outermost) occurrences */
+    double stime;  /* system events at the first level */
+    double utime;  /* user events at the first level */
+    double hstime; /* system events inside first-level user events, any depth */
+    long cnum, snum, unum, hsnum, hunum;
+} rt_medea_event;
+
+/* Profiles: number of processors in each activity, as change points. */
+enum {
+    RT_MEDEA_P_EXEC,  /* between its first and last record */
+    RT_MEDEA_P_COMP,  /* executing and outside every system event */
+    RT_MEDEA_P_COMM,  /* inside an outermost send, receive or collective */
+    RT_MEDEA_P_RECV,
+    RT_MEDEA_P_SEND,
+    RT_MEDEA_P_IO,
+    RT_MEDEA_NPROF
+};
+
+typedef struct rt_medea rt_medea;
+
+/* Category of an event type (RT_MEDEA_*), or -1 for user and tracing events. */
+int rt_medea_category(int event);
+
+/* A new empty accumulator; NULL when out of memory. */
+rt_medea *rt_medea_new(void);
+
+/* Free; NULL is allowed. */
+void rt_medea_free(rt_medea *m);
+
+/*
+ * Keep the change points the profiles need (off by default, so memory stays
+ * flat on long traces). Call before the first record; profiles of an
+ * accumulator without them cover only the execution span.
+ */
+void rt_medea_keep_profiles(rt_medea *m, int on);
+
+/*
+ * Feed one record. RT_OK, or RT_EINVAL (err filled) for a negative processor
+ * id or a non-finite time, RT_ENOMEM. Exits that match no open entry of their
+ * type are counted (rt_medea_proc.unmatched) and otherwise ignored; an exit
+ * that matches an entry below the top of the stack closes that entry only.
+ */
+int rt_medea_add(rt_medea *m, const rt_medea_rec *r, rt_err *err);
+
+/* Number of processors seen (ids 0..n-1 may have gaps; see rt_medea_proc_get). */
+size_t rt_medea_nprocs(const rt_medea *m);
+
+/*
+ * Parameters of the i-th processor seen (0 <= i < rt_medea_nprocs, ordered by
+ * id). Derived values (extime, cptime, cmtime, unclosed) are computed here.
+ */
+void rt_medea_proc_get(const rt_medea *m, size_t i, rt_medea_proc *out);
+
+/* Number of (processor, user event type) pairs seen. */
+size_t rt_medea_nevents(const rt_medea *m);
+
+/* The i-th pair, ordered by processor then event type. */
+void rt_medea_event_get(const rt_medea *m, size_t i, rt_medea_event *out);
+
+/*
+ * Profile of one activity (RT_MEDEA_P_*) as a step function: *n change points,
+ * times ascending and distinct, counts[i] the number of processors from
+ * times[i] to the next point. The arrays are owned by m and valid until the
+ * next rt_medea_add or rt_medea_free. RT_OK, RT_ENOMEM, or RT_ESTATE for
+ * any profile but RT_MEDEA_P_EXEC when the change points were not kept.
+ */
+int rt_medea_profile(rt_medea *m, int which, const double **times,
+                     const int **counts, size_t *n, rt_err *err);
+
+/* ---- feeding from PICL traces ---- */
+
+struct rt_picl_record;
+
+/*
+ * The accumulator's view of a new-format PICL record: message bytes from the
+ * send entry / receive exit fields, otherwise the first data value (I/O and
+ * collective byte counts), absent (-1) when negative or missing.
+ */
+void rt_medea_from_picl(const struct rt_picl_record *rec, rt_medea_rec *out);
+
+/*
+ * Replay the PICL trace at path with the message-passing engine and feed every
+ * replayed record (old format translated to the new vocabulary) into m.
+ * Malformed lines are skipped and counted (*skipped) unless strict; the
+ * engine's warnings (unmatched exits, events left open, tachyons) are counted
+ * (*warnings); both may be NULL. Returns RT_OK or the reader's error, with err
+ * naming file, line and field.
+ */
+int rt_medea_feed_file(rt_medea *m, const char *path, int strict, unsigned long *skipped,
+                       unsigned long *warnings, rt_err *err);
+
+#endif

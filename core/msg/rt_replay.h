@@ -1,0 +1,224 @@
+/*
+ * rt_replay.h - message-passing replay of PICL traces: processor states,
+ * messages, queues, tasks, per-event-type tables and the critical path.
+ *
+ * The engine consumes new-format records (old ones are translated on the way
+ * in) in file order, which PICL writes sorted by time, and keeps:
+ *   - per processor: state (busy / overhead / idle) and the time spent in
+ *     each over [first record, last record] (idle outside it), the open event
+ *     stack, the current task, sent / received counts and bytes, the incoming
+ *     queue (messages sent to it and not yet received) with its high-water mark,
+ *     and a table per event type (count, summed exit - entry, bytes);
+ *   - messages paired first-in first-out per (source, destination, tag); a
+ *     receive met before its send is a tachyon (counted and warned);
+ *   - tasks (user events): first start and last end over all processors;
+ *   - for the critical path, per processor the list of waits ended by a
+ *     message (receive time, sender, send time: 24 bytes per such wait).
+ * State grows with processors, event types, tasks and pending messages, not
+ * with the trace length, apart from the critical path's wait list, which is
+ * kept only when rt_replay_opts.critical_path is set.
+ *
+ * State rules: a processor is idle inside a waiting event (rt_picl_event_waits:
+ * -52, -55, -56, -61, -31, -402, -601), overhead inside any other system event
+ * except tracing (-901..-914), busy otherwise; nested events: the innermost
+ * non-tracing event decides. Before its first and after its last record it is
+ * idle.
+ *
+ * Consumers that want every interval (MEDEA) set on_interval: it is called once
+ * per event occurrence when it closes (post-order: children before parents),
+ * with its depth and parent, and at the end for events left open.
+ */
+#ifndef RT_REPLAY_H
+#define RT_REPLAY_H
+
+#include <stdint.h>
+
+#include "rt_error.h"
+#include "rt_picl.h"
+
+typedef enum { RT_STATE_IDLE = 0, RT_STATE_OVERHEAD = 1, RT_STATE_BUSY = 2, RT_NSTATES = 3 } rt_pstate;
+
+/* Name of a state: "idle", "overhead", "busy". */
+const char *rt_state_name(int state);
+
+/* Data values of entry / exit records an interval carries. */
+#define RT_INTERVAL_DATA 4
+
+/* One event occurrence on one processor, reported when it closes. */
+typedef struct rt_interval {
+    int proc;
+    int task;             /* the record's TASK field */
+    int event;            /* event type */
+    double entry, exit;   /* times */
+    int depth;            /* open non-tracing events enclosing it (0 = outermost); tracing events: -1 */
+    int64_t id;           /* unique, in order of entry */
+    int64_t parent;       /* id of the innermost enclosing non-tracing event at entry, -1 none */
+    int parent_event;     /* its event type (meaningless when parent < 0) */
+    int user_depth;       /* enclosing user events (0 = not inside one) */
+    int sys_depth;        /* enclosing non-tracing system events (0 = outermost system event) */
+    double bytes_out;     /* bytes sent (send / collective entries), 0 if none */
+    double bytes_in;      /* bytes received (receive / collective exits), 0 if none */
+    int closed;           /* 1 closed by its exit record, 0 closed by the end of the trace */
+    /* the entry and exit records' data values (the first RT_INTERVAL_DATA; e.g. I/O sizes) */
+    int entry_ndata, exit_ndata;
+    double entry_data[RT_INTERVAL_DATA], exit_data[RT_INTERVAL_DATA];
+} rt_interval;
+
+/* A paired message. */
+typedef struct rt_message {
+    int src, dst;
+    long tag;
+    double bytes;
+    double send_time, recv_time;
+    int tachyon;          /* received before it was sent */
+} rt_message;
+
+/* One row of the per-processor per-event-type table. */
+typedef struct rt_event_stat {
+    int event;
+    int64_t count;        /* occurrences (entries) */
+    double time;          /* summed exit - entry of closed occurrences */
+    double bytes;         /* bytes_out + bytes_in */
+    double bytes_out, bytes_in;
+} rt_event_stat;
+
+/* Read-only view of one processor. */
+typedef struct rt_replay_proc {
+    int id;
+    int seen;             /* 1 once a record of it was replayed */
+    double first, last;   /* times of its first and last record */
+    int state;            /* current rt_pstate */
+    int task;             /* current task: innermost open user event, -1 none */
+    int depth;            /* open non-tracing events */
+    double time_in[RT_NSTATES]; /* seconds in each state, inside the window, so far */
+    int64_t sent, received;
+    double sent_bytes, received_bytes;
+    int64_t queue;        /* messages sent to it, not yet received */
+    double queue_bytes;
+    int64_t max_queue;    /* high-water marks */
+    double max_queue_bytes;
+    int64_t records;      /* records of this processor replayed */
+    int nevents;          /* rows in the event table */
+} rt_replay_proc;
+
+/* A task (user event type) over all processors. */
+typedef struct rt_task_stat {
+    int task;
+    double first_start, last_end; /* last_end < first_start while never ended */
+    int64_t count;        /* occurrences */
+    int active;           /* processors currently inside it */
+} rt_task_stat;
+
+/* Replay options; zero-initialised means no window, no callbacks, no critical path. */
+typedef struct rt_replay_opts {
+    int window;           /* 1: accumulate only over [start, stop] */
+    double start, stop;
+    int critical_path;    /* 1: keep the per-processor waits for rt_replay_critical_path */
+    void *ud;             /* passed to every callback */
+    void (*on_warning)(void *ud, const char *msg);  /* unmatched exits, events left open, tachyons, ... */
+    void (*on_interval)(void *ud, const rt_interval *iv);
+    void (*on_message)(void *ud, const rt_message *m);  /* when a message pairs */
+    void (*on_state)(void *ud, int proc, double time, int old_state, int new_state);
+    void (*on_record)(void *ud, const rt_picl_record *rec); /* each replayed (new-format) record */
+} rt_replay_opts;
+
+typedef struct rt_replay rt_replay;
+
+/*
+ * New engine. reader may be NULL (then feed records with rt_replay_feed);
+ * otherwise step / run pull from it (the engine does not own it and translates
+ * old-format records). opts may be NULL. NULL on allocation failure.
+ */
+rt_replay *rt_replay_new(rt_picl *reader, const rt_replay_opts *opts, rt_err *err);
+void rt_replay_free(rt_replay *rp);
+
+/* Replay one new-format record (old ones: translate first). RT_OK or RT_ENOMEM. */
+int rt_replay_feed(rt_replay *rp, const rt_picl_record *rec, rt_err *err);
+
+/*
+ * Close the replay: account states up to each processor's last record and the
+ * global end, close events left open (warnings), warn about unpaired messages.
+ * Idempotent; called by step / run at the end of the reader.
+ */
+int rt_replay_finish(rt_replay *rp, rt_err *err);
+
+/*
+ * Replay up to n records from the reader (*done gets how many). Returns RT_OK,
+ * RT_EEOF when the trace ended (finish done), or an error from the reader.
+ */
+int rt_replay_step(rt_replay *rp, int64_t n, int64_t *done, rt_err *err);
+/* Replay every record with time <= t; RT_EEOF when the trace ended. */
+int rt_replay_run_until(rt_replay *rp, double t, rt_err *err);
+/* Replay to the end (then finish). RT_OK or an error. */
+int rt_replay_run(rt_replay *rp, rt_err *err);
+
+/*
+ * Time of the next record the reader will give, without replaying it: returns
+ * 1 and sets *t, 0 at the end (or without a reader), or -status on a read error.
+ */
+int rt_replay_next_time(rt_replay *rp, double *t, rt_err *err);
+
+/* ---- views ---- */
+double rt_replay_now(const rt_replay *rp);        /* time of the last replayed record */
+int rt_replay_finished(const rt_replay *rp);
+int64_t rt_replay_records(const rt_replay *rp);   /* records replayed */
+/* Global first / last record time (+inf / -inf before any record). */
+void rt_replay_span(const rt_replay *rp, double *t0, double *t1);
+/* Processors: ids 0 .. nprocs-1 (slots never seen have seen == 0). */
+int rt_replay_nprocs(const rt_replay *rp);
+const rt_replay_proc *rt_replay_proc_get(const rt_replay *rp, int id);
+/* Event table of a processor, nevents rows sorted by event type (NULL if none). */
+const rt_event_stat *rt_replay_proc_events(const rt_replay *rp, int id);
+/* Open events of a processor, outermost first; *n gets the count. */
+const int *rt_replay_proc_stack(const rt_replay *rp, int id, int *n);
+/* Tasks sorted by task number. */
+int rt_replay_ntasks(const rt_replay *rp);
+const rt_task_stat *rt_replay_tasks(const rt_replay *rp);
+
+/* Message totals. */
+typedef struct rt_replay_totals {
+    int64_t messages;     /* paired */
+    int64_t tachyons;
+    int64_t pending;      /* sent, not yet received */
+    double pending_bytes;
+    int64_t unmatched_recv; /* receives with no send yet (tachyons in waiting) */
+    int64_t warnings;
+    int64_t unmatched_exits, left_open;
+} rt_replay_totals;
+void rt_replay_totals_get(const rt_replay *rp, rt_replay_totals *t);
+
+/* Warning messages kept (the first RT_REPLAY_KEEP_WARNINGS; all go to on_warning). */
+#define RT_REPLAY_KEEP_WARNINGS 200
+int rt_replay_nwarnings(const rt_replay *rp);
+const char *rt_replay_warning(const rt_replay *rp, int i);
+
+/* Call fn for every pending message (sent, not received), oldest first per key. */
+void rt_replay_pending(const rt_replay *rp, void (*fn)(void *ud, const rt_message *m), void *ud);
+
+/* ---- critical path ---- */
+
+typedef struct rt_cp_segment {
+    int proc;
+    double from, to;      /* on proc from .. to */
+} rt_cp_segment;
+
+typedef struct rt_critical_path {
+    double length;        /* end - start of the path, seconds */
+    double start, end;
+    int nsegments;
+    rt_cp_segment *segments;  /* in time order */
+    int nmessages;
+    rt_message *messages;     /* the messages jumped along, in time order */
+} rt_critical_path;
+
+/*
+ * Compute the critical path after the replay finished (needs opts.critical_path):
+ * from the processor whose last record is latest, walk back in time; where the
+ * processor was idle in a wait ended by a message, jump to the sender at the
+ * send time; stop at the processor's first record. Fills *cp (free with
+ * rt_critical_path_clear). RT_ESTATE when not finished or not enabled.
+ */
+int rt_replay_critical_path(const rt_replay *rp, rt_critical_path *cp, rt_err *err);
+void rt_critical_path_clear(rt_critical_path *cp);
+
+#endif

@@ -1,0 +1,115 @@
+/*
+ * rt_shmap_sim.h - SHMAP simulation: a SHMAP trace run on P PEs sharing C caches.
+ *
+ * The scheduler (rt_sched.h) decides which PE executes which event at each
+ * step; the simulator executes the events: a load or store touches every
+ * element of its block in column-major order, each element one lookup in the
+ * cache of its PE (PE p uses cache floor(p*C/P)); a flops event adds to the
+ * PE's flops and names its current subroutine; an information message becomes
+ * the PE's last message. Word addresses follow rt_shmap_layout for the line size.
+ *
+ * Counters: per PE loads, stores (elements) and flops; per cache the rt_cache
+ * counters (hits and misses count loads only under write-through); per element
+ * load and store reference counts. A subscriber may receive one record per
+ * element access (PE, element, load/store, hit/miss, the line's word range on
+ * a miss); with nobody subscribed no record is built.
+ *
+ * Shaped for long traces: streaming through the scheduler, state proportional
+ * to the machine (PEs, caches) and to the matrices (reference counts).
+ */
+#ifndef RT_SHMAP_SIM_H
+#define RT_SHMAP_SIM_H
+
+#include <stdint.h>
+
+#include "rt_cache.h"
+#include "rt_sched.h"
+#include "rt_shmap.h"
+
+typedef struct rt_shmap_sim rt_shmap_sim;
+
+/* Outcome of one element access. */
+enum { RT_SHM_NOLOOKUP = 0, RT_SHM_HIT = 1, RT_SHM_MISS = 2 };
+
+/* One element access, as delivered to a subscriber. */
+typedef struct rt_shmap_access {
+    uint64_t step;          /* 1-based step in which it happened */
+    int pe;
+    int cache;              /* cache looked up, -1 when there was no lookup */
+    int matrix;             /* matrix index (increasing ID order) */
+    int row, col;           /* 1-based */
+    int store;              /* 1 store, 0 load */
+    int outcome;            /* RT_SHM_NOLOOKUP (cache off, or a write-through store), HIT, MISS */
+    double time;            /* the event's time stamp */
+    uint64_t addr;          /* word address */
+    uint64_t line_first, line_last; /* on a miss: the words of the line loaded */
+    int evicted;            /* on a miss: a valid line was replaced ... */
+    uint64_t evicted_first; /* ... starting at this word */
+    uint32_t set, way;      /* on a hit or miss: where the line is */
+} rt_shmap_access;
+
+typedef void (*rt_shmap_access_fn)(void *ud, const rt_shmap_access *a);
+
+/* Per-PE state. */
+typedef struct rt_shmap_pe {
+    uint64_t loads, stores; /* elements */
+    int64_t flops;
+    uint64_t events;        /* events executed */
+    uint64_t busy_steps;    /* steps in which it executed an event */
+    const char *subroutine; /* of the last flops event ("" before any) */
+    const char *info;       /* last information message ("" before any) */
+    int info_matrix;        /* matrix index of that message, -1 before any */
+} rt_shmap_pe;
+
+/*
+ * A simulation of trace on pes PEs (1..256). caches holds ncaches (1..pes)
+ * caches that the simulation takes over (freed by rt_shmap_sim_free, also on
+ * failure), all of the same line size; ncaches 0 and caches NULL run with the
+ * cache off. line (words, >= 1) lays out the matrices; with caches it must be
+ * their line size. The trace is borrowed (rewound and read). NULL with err
+ * filled on bad arguments or no memory.
+ */
+rt_shmap_sim *rt_shmap_sim_new(rt_shmap *trace, int pes, rt_cache **caches, int ncaches,
+                               uint64_t line, rt_err *err);
+
+/* Free the simulation and its caches; NULL is allowed. */
+void rt_shmap_sim_free(rt_shmap_sim *s);
+
+/* Receive every element access from now on (fn NULL: stop). */
+void rt_shmap_sim_subscribe(rt_shmap_sim *s, rt_shmap_access_fn fn, void *ud);
+
+/*
+ * Run up to n steps (n 0: to the end). *done (may be NULL) gets the steps run.
+ * Returns RT_OK, RT_EEOF when the trace ended (possibly after some steps), or
+ * an error (a failing policy hook, an I/O error) with err filled.
+ */
+int rt_shmap_sim_step(rt_shmap_sim *s, uint64_t n, uint64_t *done, rt_err *err);
+
+/* The scheduler (active PEs and events of the last step, step count). */
+const rt_sched *rt_shmap_sim_sched(const rt_shmap_sim *s);
+
+/* State of PE p; cache i; the trace. */
+const rt_shmap_pe *rt_shmap_sim_pe(const rt_shmap_sim *s, int p);
+int rt_shmap_sim_pes(const rt_shmap_sim *s);
+int rt_shmap_sim_caches(const rt_shmap_sim *s);          /* 0 when the cache is off */
+const rt_cache *rt_shmap_sim_cache(const rt_shmap_sim *s, int i);
+int rt_shmap_sim_cache_of(const rt_shmap_sim *s, int pe); /* floor(pe*C/P), -1 when off */
+const rt_shmap *rt_shmap_sim_trace(const rt_shmap_sim *s);
+
+/* Trace time of the last load or store executed (0 before any). */
+double rt_shmap_sim_time(const rt_shmap_sim *s);
+
+/* Word address of matrix i's first element, and the layout's line size. */
+uint64_t rt_shmap_sim_base(const rt_shmap_sim *s, int i);
+
+/*
+ * Per-element reference counts of matrix i: rows*cols entries each, column-major
+ * (element (r, c) at (c-1)*rows + (r-1)). Valid while the simulation lives.
+ */
+const uint64_t *rt_shmap_sim_loads(const rt_shmap_sim *s, int i);
+const uint64_t *rt_shmap_sim_stores(const rt_shmap_sim *s, int i);
+
+/* Matrix, row and column of word address addr; 0 when it lies in no matrix (padding). */
+int rt_shmap_sim_locate(const rt_shmap_sim *s, uint64_t addr, int *matrix, int *row, int *col);
+
+#endif

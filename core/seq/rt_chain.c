@@ -1,0 +1,476 @@
+/*
+ * rt_chain.c - semi-Markov chains from a session (one linear pass, hash maps for
+ * arcs and for the prefix trees that define composites), periodograms through
+ * FFTW, and seeded simulation of a chain (xoshiro256**, gamma occupancy times).
+ */
+#include <fftw3.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rt_seq_int.h"
+
+/* Welford accumulator. */
+typedef struct {
+    uint64_t n;
+    double mean, m2, total;
+} acc;
+
+static void acc_add(acc *a, double x)
+{
+    a->n++;
+    double d = x - a->mean;
+    a->mean += d / (double)a->n;
+    a->m2 += d * (x - a->mean);
+    a->total += x;
+}
+
+static double acc_var(const acc *a)
+{
+    return a->n > 1 ? a->m2 / (double)(a->n - 1) : 0.0;
+}
+
+void rt_chain_free(rt_chain *c)
+{
+    if (!c)
+        return;
+    free(c->states);
+    free(c->arcs);
+    free(c->comps);
+    free(c->nodes);
+    free(c);
+}
+
+/* The sentinel OTHER: a name that is no symbol of the sequence. */
+static int32_t other_symbol(rt_ses *s)
+{
+    char buf[64] = "OTHER";
+    for (int k = 1; k < 1000; k++) {
+        int32_t id = rt_ses_lookup(s, buf);
+        if (id < 0 || (!s->orig[id] && !s->comp_level[id]))
+            return rt_ses_intern(s, buf, strlen(buf));
+        snprintf(buf, sizeof buf, "OTHER%d", k);
+    }
+    return -1;
+}
+
+typedef struct {
+    int32_t sym, parent, comp;
+    uint64_t ends;
+    acc a;
+} tnode;
+
+int rt_ses_chain(rt_ses *s, const size_t *members, size_t nmembers, rt_chain **out,
+                 rt_err *err)
+{
+    rt_err_clear(err);
+    *out = NULL;
+    int32_t other = other_symbol(s);
+    if (other < 0)
+        return rt_err_set(err, RT_ENOMEM, "out of memory");
+    if (!members)
+        nmembers = s->nmem;
+    for (size_t q = 0; members && q < nmembers; q++)
+        if (members[q] >= s->nmem)
+            return rt_err_set(err, RT_EINVAL, "chain: no member %zu", members[q] + 1);
+    size_t nsym = s->nsym;
+    int st = RT_ENOMEM;
+    int32_t *state_of = malloc(nsym * sizeof *state_of);
+    int32_t *comp_of = malloc(nsym * sizeof *comp_of);
+    int32_t *order = malloc(nsym * sizeof *order); /* state index -> symbol */
+    acc *accs = calloc(nsym, sizeof *accs);
+    int32_t *corder = malloc(nsym * sizeof *corder);
+    rt_u64map arcs = {0}, trie = {0};
+    tnode *nodes = NULL;
+    size_t nnodes = 0, capnodes = 0, nstates = 0, ncomps = 0;
+    uint64_t *arc_count = NULL;
+    uint64_t *arc_key = NULL;
+    size_t capa = 0;
+    rt_chain *c = NULL;
+    if (!state_of || !comp_of || !order || !accs || !corder ||
+        rt_u64map_init(&arcs, 64) || rt_u64map_init(&trie, 64))
+        goto fail;
+    for (size_t i = 0; i < nsym; i++)
+        state_of[i] = comp_of[i] = -1;
+    for (size_t q = 0; q < nmembers; q++) {
+        size_t k = members ? members[q] : q;
+        const rt_version *v = RT_CUR(s, k);
+        const double *E = s->mem[k].E;
+        const int32_t *x0 = s->mem[k].ver[0].sym;
+        for (size_t i = 0; i <= v->n; i++) {
+            int32_t x = i < v->n ? v->sym[i] : other;
+            double t = i < v->n ? E[v->start[i + 1]] - E[v->start[i]] : 0.0;
+            if (state_of[x] < 0) {
+                state_of[x] = (int32_t)nstates;
+                order[nstates++] = x;
+            }
+            acc_add(&accs[state_of[x]], t);
+            if (i < v->n) {
+                int32_t y = i + 1 < v->n ? v->sym[i + 1] : other;
+                int created;
+                int32_t *slot = rt_u64map_slot(&arcs, ((uint64_t)(uint32_t)x << 32) | (uint32_t)y,
+                                               &created);
+                if (!slot)
+                    goto fail;
+                if (created) {
+                    if (arcs.n > capa) {
+                        capa = capa ? capa * 2 : 64;
+                        uint64_t *a1 = realloc(arc_count, capa * sizeof *a1);
+                        if (a1)
+                            arc_count = a1;
+                        uint64_t *a2 = realloc(arc_key, capa * sizeof *a2);
+                        if (a2)
+                            arc_key = a2;
+                        if (!a1 || !a2)
+                            goto fail;
+                    }
+                    *slot = (int32_t)(arcs.n - 1);
+                    arc_count[*slot] = 0;
+                    arc_key[*slot] = ((uint64_t)(uint32_t)x << 32) | (uint32_t)y;
+                }
+                arc_count[*slot]++;
+            }
+            /* a composite: walk its original range through its prefix tree */
+            if (i < v->n && s->comp_level[x] > 0) {
+                if (comp_of[x] < 0) {
+                    comp_of[x] = (int32_t)ncomps;
+                    corder[ncomps++] = x;
+                }
+                int32_t parent = -1;
+                for (uint32_t j = v->start[i]; j < v->start[i + 1]; j++) {
+                    uint32_t pk = parent < 0 ? (0x80000000u | (uint32_t)comp_of[x]) : (uint32_t)parent;
+                    int created;
+                    int32_t *slot = rt_u64map_slot(&trie, ((uint64_t)pk << 32) | (uint32_t)x0[j],
+                                                   &created);
+                    if (!slot)
+                        goto fail;
+                    if (created) {
+                        if (nnodes == capnodes) {
+                            capnodes = capnodes ? capnodes * 2 : 64;
+                            tnode *nn = realloc(nodes, capnodes * sizeof *nn);
+                            if (!nn)
+                                goto fail;
+                            nodes = nn;
+                        }
+                        *slot = (int32_t)nnodes;
+                        nodes[nnodes] = (tnode){x0[j], parent, comp_of[x], 0, {0, 0, 0, 0}};
+                        nnodes++;
+                    }
+                    parent = *slot;
+                    acc_add(&nodes[parent].a, E[j + 1] - E[j]);
+                }
+                if (parent >= 0)
+                    nodes[parent].ends++;
+            }
+        }
+    }
+    c = calloc(1, sizeof *c);
+    if (!c)
+        goto fail;
+    c->other = other;
+    c->nstates = nstates;
+    c->states = malloc((nstates ? nstates : 1) * sizeof *c->states);
+    c->narcs = arcs.n;
+    c->arcs = malloc((arcs.n ? arcs.n : 1) * sizeof *c->arcs);
+    c->ncomps = ncomps;
+    c->comps = malloc((ncomps ? ncomps : 1) * sizeof *c->comps);
+    c->nnodes = nnodes;
+    c->nodes = malloc((nnodes ? nnodes : 1) * sizeof *c->nodes);
+    if (!c->states || !c->arcs || !c->comps || !c->nodes)
+        goto fail;
+    for (size_t i = 0; i < nstates; i++) {
+        acc *a = &accs[i];
+        c->states[i] = (rt_chain_state){order[i], a->n, a->mean, acc_var(a), a->total};
+    }
+    /* arcs grouped by from state (counting sort, stable in first appearance) */
+    {
+        size_t *pos = calloc(nstates + 1, sizeof *pos);
+        uint64_t *outn = calloc(nstates + 1, sizeof *outn);
+        if (!pos || !outn) {
+            free(pos);
+            free(outn);
+            goto fail;
+        }
+        for (size_t a = 0; a < arcs.n; a++) {
+            int32_t f = state_of[(int32_t)(arc_key[a] >> 32)];
+            pos[f + 1]++;
+            outn[f] += arc_count[a];
+        }
+        for (size_t i = 0; i < nstates; i++)
+            pos[i + 1] += pos[i];
+        for (size_t a = 0; a < arcs.n; a++) {
+            int32_t fs = (int32_t)(arc_key[a] >> 32), ts = (int32_t)(uint32_t)arc_key[a];
+            int32_t f = state_of[fs];
+            c->arcs[pos[f]++] = (rt_chain_arc){fs, ts, arc_count[a],
+                                               (double)arc_count[a] / (double)outn[f]};
+        }
+        free(pos);
+        free(outn);
+    }
+    /* trie nodes grouped by composite, parents renumbered */
+    {
+        size_t *cpos = calloc(ncomps + 1, sizeof *cpos);
+        int32_t *newi = malloc((nnodes ? nnodes : 1) * sizeof *newi);
+        if (!cpos || !newi) {
+            free(cpos);
+            free(newi);
+            goto fail;
+        }
+        for (size_t i = 0; i < nnodes; i++)
+            cpos[nodes[i].comp + 1]++;
+        for (size_t i = 0; i < ncomps; i++) {
+            c->comps[i] = (rt_chain_comp){corder[i], cpos[i], cpos[i + 1]};
+            cpos[i + 1] += cpos[i];
+            c->comps[i].count = cpos[i + 1] - cpos[i];
+        }
+        for (size_t i = 0; i < nnodes; i++)
+            newi[i] = (int32_t)cpos[nodes[i].comp]++;
+        for (size_t i = 0; i < nnodes; i++) {
+            tnode *t = &nodes[i];
+            c->nodes[newi[i]] = (rt_chain_node){t->sym, t->parent < 0 ? -1 : newi[t->parent],
+                                                t->a.n, t->ends, t->a.mean, acc_var(&t->a)};
+        }
+        free(cpos);
+        free(newi);
+    }
+    *out = c;
+    c = NULL;
+    st = RT_OK;
+fail:
+    if (st != RT_OK)
+        rt_err_set(err, RT_ENOMEM, "chain: out of memory");
+    rt_chain_free(c);
+    free(state_of);
+    free(comp_of);
+    free(order);
+    free(accs);
+    free(corder);
+    free(nodes);
+    free(arc_count);
+    free(arc_key);
+    rt_u64map_free(&arcs);
+    rt_u64map_free(&trie);
+    return st;
+}
+
+/* ---- periodograms ---- */
+
+int rt_periodogram(const double *x, size_t n, double dt, double **freq, double **power,
+                   size_t *nout, rt_err *err)
+{
+    rt_err_clear(err);
+    *freq = *power = NULL;
+    if (n < 2 || !(dt > 0))
+        return rt_err_set(err, RT_EINVAL, "periodogram: need at least two samples and a positive step");
+    double *in = fftw_malloc(n * sizeof *in);
+    fftw_complex *spec = fftw_malloc((n / 2 + 1) * sizeof *spec);
+    double *f = malloc((n / 2 + 1) * sizeof *f), *p = malloc((n / 2 + 1) * sizeof *p);
+    if (!in || !spec || !f || !p) {
+        fftw_free(in);
+        fftw_free(spec);
+        free(f);
+        free(p);
+        return rt_err_set(err, RT_ENOMEM, "periodogram: out of memory");
+    }
+    double mean = 0;
+    for (size_t i = 0; i < n; i++)
+        mean += x[i];
+    mean /= (double)n;
+    fftw_plan plan = fftw_plan_dft_r2c_1d((int)n, in, spec, FFTW_ESTIMATE);
+    for (size_t i = 0; i < n; i++)
+        in[i] = x[i] - mean;
+    fftw_execute(plan);
+    for (size_t k = 0; k <= n / 2; k++) {
+        f[k] = (double)k / ((double)n * dt);
+        p[k] = (spec[k][0] * spec[k][0] + spec[k][1] * spec[k][1]) / (double)n;
+    }
+    fftw_destroy_plan(plan);
+    fftw_free(in);
+    fftw_free(spec);
+    *freq = f;
+    *power = p;
+    *nout = n / 2 + 1;
+    return RT_OK;
+}
+
+int rt_ses_periodogram(const rt_ses *s, size_t k, char domain, size_t nsamples,
+                       double **freq, double **power, size_t *nout, rt_err *err)
+{
+    rt_err_clear(err);
+    if (k >= s->nmem)
+        return rt_err_set(err, RT_EINVAL, "periodogram: no member %zu", k + 1);
+    const rt_version *v = RT_CUR(s, k);
+    const double *E = s->mem[k].E;
+    size_t n = v->n;
+    if (n < 2)
+        return rt_err_set(err, RT_EINVAL, "periodogram: the sequence has fewer than two elements");
+    int32_t *rank = malloc(s->nsym * sizeof *rank);
+    if (!rank)
+        return rt_err_set(err, RT_ENOMEM, "periodogram: out of memory");
+    for (size_t i = 0; i < s->nsym; i++)
+        rank[i] = -1;
+    int32_t next = 0;
+    for (size_t i = 0; i < n; i++)
+        if (rank[v->sym[i]] < 0)
+            rank[v->sym[i]] = next++;
+    double *x, dt = 1;
+    size_t N = n;
+    if (domain == 't') {
+        N = nsamples ? nsamples : (4 * n < ((size_t)1 << 22) ? 4 * n : ((size_t)1 << 22));
+        double t0 = E[v->start[0]], span = E[v->start[n]] - t0;
+        if (!(span > 0)) {
+            free(rank);
+            return rt_err_set(err, RT_EINVAL, "periodogram: the sequence spans no time");
+        }
+        dt = span / (double)N;
+        x = malloc(N * sizeof *x);
+        if (x) {
+            size_t i = 0;
+            for (size_t j = 0; j < N; j++) {
+                double t = t0 + ((double)j + 0.5) * dt;
+                while (i + 1 < n && E[v->start[i + 1]] <= t)
+                    i++;
+                x[j] = rank[v->sym[i]];
+            }
+        }
+    } else {
+        x = malloc(N * sizeof *x);
+        if (x)
+            for (size_t i = 0; i < n; i++)
+                x[i] = rank[v->sym[i]];
+    }
+    free(rank);
+    if (!x)
+        return rt_err_set(err, RT_ENOMEM, "periodogram: out of memory");
+    int st = rt_periodogram(x, N, dt, freq, power, nout, err);
+    free(x);
+    return st;
+}
+
+/* ---- simulation ---- */
+
+typedef struct {
+    uint64_t s[4];
+} rng;
+
+static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+
+static uint64_t rng_next(rng *r)
+{
+    uint64_t *s = r->s;
+    uint64_t result = rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
+    s[2] ^= s[0];
+    s[3] ^= s[1];
+    s[1] ^= s[2];
+    s[0] ^= s[3];
+    s[2] ^= t;
+    s[3] = rotl(s[3], 45);
+    return result;
+}
+
+static void rng_seed(rng *r, uint64_t seed)
+{
+    for (int i = 0; i < 4; i++) {
+        seed += 0x9e3779b97f4a7c15ULL;
+        uint64_t z = seed;
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+        r->s[i] = z ^ (z >> 31);
+    }
+}
+
+/* uniform in (0, 1) */
+static double rng_unif(rng *r) { return ((double)(rng_next(r) >> 11) + 0.5) * 0x1.0p-53; }
+
+static double rng_normal(rng *r)
+{
+    double u = rng_unif(r), v = rng_unif(r);
+    return sqrt(-2.0 * log(u)) * cos(6.283185307179586 * v);
+}
+
+/* Marsaglia-Tsang gamma(shape, 1). */
+static double rng_gamma(rng *r, double shape)
+{
+    if (shape < 1)
+        return rng_gamma(r, shape + 1) * pow(rng_unif(r), 1.0 / shape);
+    double d = shape - 1.0 / 3.0, c = 1.0 / sqrt(9.0 * d);
+    for (;;) {
+        double z = rng_normal(r), v = 1 + c * z;
+        if (v <= 0)
+            continue;
+        v = v * v * v;
+        double u = rng_unif(r);
+        if (log(u) < 0.5 * z * z + d - d * v + d * log(v))
+            return d * v;
+    }
+}
+
+int rt_chain_simulate(size_t nstates, const double *mean, const double *var,
+                      size_t narcs, const int32_t *from, const int32_t *to,
+                      const double *p, int32_t init, uint64_t seed, size_t nsteps,
+                      int32_t *out_state, double *out_time, rt_err *err)
+{
+    rt_err_clear(err);
+    if (!nstates || init < 0 || (size_t)init >= nstates)
+        return rt_err_set(err, RT_EINVAL, "simulate: bad initial state");
+    for (size_t a = 0; a < narcs; a++)
+        if (from[a] < 0 || (size_t)from[a] >= nstates || to[a] < 0 || (size_t)to[a] >= nstates ||
+            !(p[a] >= 0))
+            return rt_err_set(err, RT_EINVAL, "simulate: arc %zu is malformed", a + 1);
+    size_t *pos = calloc(nstates + 1, sizeof *pos);
+    size_t *idx = malloc((narcs ? narcs : 1) * sizeof *idx);
+    double *cum = malloc((narcs ? narcs : 1) * sizeof *cum);
+    if (!pos || !idx || !cum) {
+        free(pos);
+        free(idx);
+        free(cum);
+        return rt_err_set(err, RT_ENOMEM, "simulate: out of memory");
+    }
+    for (size_t a = 0; a < narcs; a++)
+        pos[from[a] + 1]++;
+    for (size_t i = 0; i < nstates; i++)
+        pos[i + 1] += pos[i];
+    {
+        size_t *fill = malloc((nstates + 1) * sizeof *fill);
+        if (!fill) {
+            free(pos);
+            free(idx);
+            free(cum);
+            return rt_err_set(err, RT_ENOMEM, "simulate: out of memory");
+        }
+        memcpy(fill, pos, (nstates + 1) * sizeof *fill);
+        for (size_t a = 0; a < narcs; a++)
+            idx[fill[from[a]]++] = a;
+        free(fill);
+    }
+    for (size_t i = 0; i < nstates; i++) {
+        double sum = 0;
+        for (size_t q = pos[i]; q < pos[i + 1]; q++)
+            cum[q] = (sum += p[idx[q]]);
+        for (size_t q = pos[i]; q < pos[i + 1]; q++)
+            cum[q] /= sum > 0 ? sum : 1;
+    }
+    rng r;
+    rng_seed(&r, seed);
+    int32_t x = init;
+    for (size_t step = 0; step < nsteps; step++) {
+        double m = mean[x], v = var[x], t = m;
+        if (v > 0 && m > 0)
+            t = rng_gamma(&r, m * m / v) * (v / m);
+        out_state[step] = x;
+        out_time[step] = t;
+        if (pos[x] == pos[x + 1]) {
+            x = init;
+            continue;
+        }
+        double u = rng_unif(&r);
+        size_t q = pos[x];
+        while (q + 1 < pos[x + 1] && cum[q] < u)
+            q++;
+        x = to[idx[q]];
+    }
+    free(pos);
+    free(idx);
+    free(cum);
+    return RT_OK;
+}

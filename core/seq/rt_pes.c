@@ -1,0 +1,194 @@
+/*
+ * rt_pes.c - the PES reader: "STATE TIME" lines or a "(STATE,TIME), ..." tuple
+ * list, streamed through rt_lines into growing arrays (one pass, 10^7 lines in
+ * about a second), with one-line errors naming file and line.
+ */
+#include <ctype.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rt_lines.h"
+#include "rt_seq_int.h"
+
+typedef struct {
+    rt_ses *s;
+    const char *path;
+    int32_t *ids;
+    double *times;
+    size_t n, cap;
+} pes_buf;
+
+/* Integers take a fast path; anything else goes through the strict strtod parser. */
+static int parse_time(rt_span t, double *out)
+{
+    if (t.n && t.n < 16) {
+        uint64_t v = 0;
+        size_t i = 0;
+        for (; i < t.n && t.p[i] >= '0' && t.p[i] <= '9'; i++)
+            v = v * 10 + (uint64_t)(t.p[i] - '0');
+        if (i == t.n) {
+            *out = (double)v;
+            return 1;
+        }
+    }
+    return rt_span_double(t, out) && isfinite(*out);
+}
+
+static int push(pes_buf *b, rt_span name, rt_span time, unsigned long line, rt_err *err)
+{
+    double t;
+    if (!parse_time(time, &t))
+        return rt_err_at(err, RT_EFORMAT, b->path, line, "time: '%.*s' is not a number",
+                         (int)(time.n > 40 ? 40 : time.n), time.p);
+    if (b->n && t < b->times[b->n - 1])
+        return rt_err_at(err, RT_EFORMAT, b->path, line,
+                         "time: %.17g is less than the previous time %.17g", t, b->times[b->n - 1]);
+    if (b->n == b->cap) {
+        size_t cap = b->cap ? b->cap * 2 : 4096;
+        int32_t *ids = realloc(b->ids, cap * sizeof *ids);
+        if (ids)
+            b->ids = ids;
+        double *times = realloc(b->times, cap * sizeof *times);
+        if (times)
+            b->times = times;
+        if (!ids || !times)
+            return rt_err_set(err, RT_ENOMEM, "%s: out of memory", b->path);
+        b->cap = cap;
+    }
+    int32_t id = rt_ses_intern(b->s, name.p, name.n);
+    if (id < 0)
+        return rt_err_set(err, RT_ENOMEM, "%s: out of memory", b->path);
+    b->ids[b->n] = id;
+    b->times[b->n++] = t;
+    return RT_OK;
+}
+
+/* Cut a line at '#'. */
+static size_t uncomment(const char *line, size_t len)
+{
+    const char *h = memchr(line, '#', len);
+    return h ? (size_t)(h - line) : len;
+}
+
+static int read_pairs(rt_lines *r, pes_buf *b, const char *line, size_t len, rt_err *err)
+{
+    int st;
+    do {
+        len = uncomment(line, len);
+        const char *cur = line, *end = line + len;
+        rt_span f[3];
+        int nf = 0;
+        while (nf < 3 && rt_tok_next(&cur, end, &f[nf]))
+            nf++;
+        if (nf == 0)
+            continue;
+        unsigned long ln = rt_lines_lineno(r);
+        if (nf != 2)
+            return rt_err_at(err, RT_EFORMAT, b->path, ln, "expected 'STATE TIME', found %s",
+                             nf == 1 ? "one field" : "more than two fields");
+        if ((st = push(b, f[0], f[1], ln, err)) != RT_OK)
+            return st;
+    } while ((st = rt_lines_next(r, &line, &len, err)) == RT_OK);
+    return st == RT_EEOF ? RT_OK : st;
+}
+
+/* The tuple list: a small state machine over characters, tuples may span lines. */
+static int read_tuples(rt_lines *r, pes_buf *b, const char *line, size_t len, rt_err *err)
+{
+    char name[256], num[64];
+    size_t nn = 0, tn = 0;
+    int state = 0; /* 0 between tuples, 1 in the state name, 2 in the time */
+    int st;
+    unsigned long ln = 0;
+    do {
+        ln = rt_lines_lineno(r);
+        len = uncomment(line, len);
+        for (size_t i = 0; i < len; i++) {
+            char c = line[i];
+            if (state == 0) {
+                if (c == '(') {
+                    state = 1;
+                    nn = tn = 0;
+                } else if (c != ',' && !isspace((unsigned char)c)) {
+                    return rt_err_at(err, RT_EFORMAT, b->path, ln, "expected '(' before '%c'", c);
+                }
+            } else if (state == 1) {
+                if (c == ',') {
+                    while (nn && isspace((unsigned char)name[nn - 1]))
+                        nn--;
+                    if (!nn)
+                        return rt_err_at(err, RT_EFORMAT, b->path, ln, "state: empty name");
+                    state = 2;
+                } else if (c == ')') {
+                    return rt_err_at(err, RT_EFORMAT, b->path, ln,
+                                     "expected '(STATE,TIME)', found one field");
+                } else if (!(isspace((unsigned char)c) && nn == 0)) {
+                    if (nn + 1 >= sizeof name)
+                        return rt_err_at(err, RT_EFORMAT, b->path, ln, "state: name too long");
+                    name[nn++] = c;
+                }
+            } else {
+                if (c == ')') {
+                    rt_span sn = {name, nn}, tt = {num, tn};
+                    if ((st = push(b, sn, tt, ln, err)) != RT_OK)
+                        return st;
+                    state = 0;
+                } else if (!isspace((unsigned char)c)) {
+                    if (tn + 1 >= sizeof num || c == ',')
+                        return rt_err_at(err, RT_EFORMAT, b->path, ln,
+                                         "time: expected a number and ')'");
+                    num[tn++] = c;
+                }
+            }
+        }
+    } while ((st = rt_lines_next(r, &line, &len, err)) == RT_OK);
+    if (st != RT_EEOF)
+        return st;
+    if (state != 0)
+        return rt_err_at(err, RT_EFORMAT, b->path, ln, "unterminated tuple at the end of the file");
+    return RT_OK;
+}
+
+int rt_ses_load(rt_ses *s, const char *path, rt_err *err)
+{
+    rt_err_clear(err);
+    if (s->nsteps)
+        return rt_err_at(err, RT_ESTATE, path, 0, "members are added before the first transform");
+    rt_lines *r = rt_lines_open(path, err);
+    if (!r)
+        return err->status;
+    pes_buf b = {s, path, NULL, NULL, 0, 0};
+    const char *line;
+    size_t len;
+    int st;
+    /* the first line with content decides the layout */
+    while ((st = rt_lines_next(r, &line, &len, err)) == RT_OK) {
+        size_t l = uncomment(line, len), i = 0;
+        while (i < l && isspace((unsigned char)line[i]))
+            i++;
+        if (i < l)
+            break;
+    }
+    if (st == RT_EEOF) {
+        st = rt_err_at(err, RT_EFORMAT, path, 0, "empty PES: no states");
+    } else if (st == RT_OK) {
+        size_t i = 0;
+        while (isspace((unsigned char)line[i]))
+            i++;
+        st = line[i] == '(' ? read_tuples(r, &b, line, len, err)
+                            : read_pairs(r, &b, line, len, err);
+        if (st == RT_OK && b.n < 2)
+            st = rt_err_at(err, RT_EFORMAT, path, rt_lines_lineno(r),
+                           "a PES needs at least two states (found %zu)", b.n);
+    }
+    rt_lines_free(r);
+    if (st == RT_OK) {
+        /* hand the arrays over (times already checked): SES symbols are the first n-1 states */
+        s->orig[b.ids[b.n - 1]] = 1;
+        return rt_ses_add_owned(s, path, b.ids, b.times, b.n - 1, err);
+    }
+    free(b.ids);
+    free(b.times);
+    return st;
+}

@@ -1,0 +1,236 @@
+/*
+ * rt_seq.h - Chitra symbol execution sequences (SES), their transforms with undo,
+ * semi-Markov chains, pattern search and periodograms.
+ *
+ * Shaped for PES files of 10^7 states and more: symbols are interned to dense
+ * int32 ids, every transform is one or two linear passes with arrays indexed by
+ * symbol id or hash maps (no quadratic scans), and undo keeps the previous version.
+ *
+ * Representation. A session (rt_ses) holds an ensemble of K >= 1 members (PES
+ * files) sharing one symbol table and one namespace of composite symbols. Each
+ * member keeps its original PES (entry times e_0..e_m and states s_0..s_{m-1}) and
+ * a stack of versions. Every transform either deletes elements at the ends (clip)
+ * or merges consecutive elements (aggregate, project, filters), so an element of
+ * any version covers a contiguous range [start, next start) of the original SES;
+ * a version is therefore the symbol per element plus its start index, and an
+ * element's occupancy time is e[end] - e[start], exact whatever the transform
+ * history. A transform applies to every member at once, with the statistics that
+ * select symbols (filters) pooled over the ensemble; one undo step reverts it for
+ * all members.
+ */
+#ifndef RT_SEQ_H
+#define RT_SEQ_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rt_error.h"
+
+typedef struct rt_ses rt_ses;
+
+/* A fresh empty session; NULL when out of memory. */
+rt_ses *rt_ses_new(void);
+
+/* Free the session and everything it holds; NULL is allowed. */
+void rt_ses_free(rt_ses *s);
+
+/*
+ * Read a PES file and add it as a new member (only before any transform).
+ * Two layouts are recognised: one "STATE TIME" pair per line (white space
+ * separated, '#' starts a comment), or a tuple list "(A2T,1550), (ET,1560), ..."
+ * with any line breaks. Times are integers or decimals and never decrease; at
+ * least two states are needed. On failure the session is unchanged and err says
+ * "FILE:LINE: what is wrong".
+ */
+int rt_ses_load(rt_ses *s, const char *path, rt_err *err);
+
+/*
+ * Add a member from memory: n PES states (n >= 2) named names[i] with entry times
+ * times[i] (non-decreasing). label names the member in messages.
+ */
+int rt_ses_add(rt_ses *s, const char *label, size_t n, const char *const *names,
+               const double *times, rt_err *err);
+
+/* Add a member from symbol ids already interned with rt_ses_intern (bench, tests). */
+int rt_ses_add_ids(rt_ses *s, const char *label, size_t n, const int32_t *ids,
+                   const double *times, rt_err *err);
+
+/* Intern a symbol name (len bytes); returns its id or -1 when out of memory. */
+int32_t rt_ses_intern(rt_ses *s, const char *name, size_t len);
+
+/* Id of a name, or -1 when the name was never interned. */
+int32_t rt_ses_lookup(const rt_ses *s, const char *name);
+
+/* Name of an id (valid while the session lives); NULL for a bad id. */
+const char *rt_ses_name(const rt_ses *s, int32_t id);
+
+/* Number of interned symbols (ids are 0 .. count-1). */
+size_t rt_ses_symbol_count(const rt_ses *s);
+
+/* Is the id a symbol of some member's original PES? Is it a live composite? */
+int rt_ses_is_original(const rt_ses *s, int32_t id);
+int rt_ses_is_composite(const rt_ses *s, int32_t id);
+
+/* Members, their labels and current lengths (SES elements). */
+size_t rt_ses_members(const rt_ses *s);
+const char *rt_ses_label(const rt_ses *s, size_t member);
+size_t rt_ses_length(const rt_ses *s, size_t member);
+
+/* Current symbols of a member (n = rt_ses_length ids, owned by the session). */
+const int32_t *rt_ses_symbols(const rt_ses *s, size_t member);
+
+/* Occupancy time and entry time of element i of a member. */
+double rt_ses_time(const rt_ses *s, size_t member, size_t i);
+double rt_ses_entry(const rt_ses *s, size_t member, size_t i);
+
+/* The original SES range [*first, *last) that element i covers. */
+void rt_ses_range(const rt_ses *s, size_t member, size_t i, size_t *first, size_t *last);
+
+/* The original symbol at original position j of a member, and its occupancy time. */
+int32_t rt_ses_orig_symbol(const rt_ses *s, size_t member, size_t j);
+double rt_ses_orig_time(const rt_ses *s, size_t member, size_t j);
+
+/* ---- transforms: each pushes one undo step, applies to every member ---- */
+
+/*
+ * Delete the first ni and last nf elements. RT_EINVAL (message) when ni + nf
+ * exceeds the length of some member.
+ */
+int rt_ses_clip(rt_ses *s, size_t ni, size_t nf, rt_err *err);
+
+/*
+ * Replace every non-overlapping occurrence (left to right) of pattern[0..m-1] by
+ * the symbol name, its time the sum of the times replaced. m >= 1.
+ */
+int rt_ses_aggregate(rt_ses *s, const int32_t *pattern, size_t m, const char *name,
+                     rt_err *err);
+
+/*
+ * Projection through a map: map[id] is the new symbol of id, or -1 to keep it
+ * (map has rt_ses_symbol_count entries at the call). Then every run of equal
+ * consecutive target symbols (any symbol that some id maps to) becomes one
+ * element. project(S -> s) is the map sending each member of S to s.
+ */
+int rt_ses_project(rt_ses *s, const int32_t *map, size_t nmap, rt_err *err);
+
+/* Time-domain filter: select symbols with h(s)/T < p, 0 < p < 1 (else RT_EINVAL). */
+int rt_ses_filter_time(rt_ses *s, double p, rt_err *err);
+
+/* Event-domain filter: select symbols occurring fewer than p times, p > 0. */
+int rt_ses_filter_event(rt_ses *s, double p, rt_err *err);
+
+/*
+ * Undo the last transform: every member gets back its previous version exactly,
+ * and the composite names the transform made are free again. RT_ESTATE when
+ * there is nothing to undo.
+ */
+int rt_ses_undo(rt_ses *s, rt_err *err);
+
+/* Number of transforms applied (undo depth) and the description of step i (0-based). */
+size_t rt_ses_depth(const rt_ses *s);
+const char *rt_ses_step(const rt_ses *s, size_t i);
+
+/* ---- statistics ---- */
+
+/*
+ * Per-symbol totals pooled over the members: count[id] occurrences and h[id]
+ * (sum of occupancy times); both arrays have rt_ses_symbol_count entries,
+ * allocated by the caller. *total gets T, the sum of all times.
+ */
+int rt_ses_totals(const rt_ses *s, uint64_t *count, double *h, double *total);
+
+/*
+ * Pattern search with the aggregation rule (non-overlapping, left to right).
+ * Calls cb(member, start, ud) for each occurrence when cb is not NULL; returns
+ * the count through *count and the occurrences' summed time through *time.
+ */
+int rt_ses_find(const rt_ses *s, const int32_t *pattern, size_t m,
+                void (*cb)(size_t member, size_t start, void *ud), void *ud,
+                uint64_t *count, double *time, rt_err *err);
+
+/* ---- semi-Markov chains ---- */
+
+typedef struct rt_chain_state {
+    int32_t sym;    /* the symbol (the sentinel OTHER included) */
+    uint64_t n;     /* occurrences */
+    double mean;    /* sample mean of occupancy times */
+    double var;     /* sample variance, n - 1 denominator; 0 when n == 1 */
+    double total;   /* summed occupancy time */
+} rt_chain_state;
+
+typedef struct rt_chain_arc {
+    int32_t from, to; /* symbols */
+    uint64_t count;   /* transitions seen */
+    double p;         /* count / transitions out of from */
+} rt_chain_arc;
+
+/* A node of a composite's acyclic chain: a prefix tree of its occurrences. */
+typedef struct rt_chain_node {
+    int32_t sym;      /* original symbol */
+    int32_t parent;   /* index of the parent node, -1 for the first states */
+    uint64_t n;       /* occurrences passing through */
+    uint64_t ends;    /* occurrences ending here */
+    double mean, var; /* occupancy time statistics */
+} rt_chain_node;
+
+typedef struct rt_chain_comp {
+    int32_t sym;         /* the composite */
+    size_t first, count; /* its nodes: chain->nodes[first .. first+count-1] */
+} rt_chain_comp;
+
+typedef struct rt_chain {
+    int32_t other;          /* id of the sentinel OTHER */
+    size_t nstates;         /* states in order of first appearance */
+    rt_chain_state *states;
+    size_t narcs;           /* arcs grouped by from state, in order of first appearance */
+    rt_chain_arc *arcs;
+    size_t ncomps;          /* composites present, in order of first appearance */
+    rt_chain_comp *comps;
+    size_t nnodes;
+    rt_chain_node *nodes;
+} rt_chain;
+
+/*
+ * Build the chain of the members listed (members == NULL: all): OTHER (time 0)
+ * is appended to each member, statistics and transition counts are pooled. The
+ * result is allocated; free with rt_chain_free.
+ */
+int rt_ses_chain(rt_ses *s, const size_t *members, size_t nmembers, rt_chain **out,
+                 rt_err *err);
+void rt_chain_free(rt_chain *c);
+
+/* ---- periodogram (FFTW) ---- */
+
+/*
+ * Periodogram of a member's state signal: y = the rank of each symbol in order
+ * of first appearance. domain 'e': one sample per element (frequency in cycles
+ * per event); domain 't': the step function sampled at nsamples equal steps over
+ * the member's time span (cycles per time unit; nsamples 0 picks 4 n, at most
+ * 2^22). The mean
+ * is removed; power[k] = |X_k|^2 / N for k = 0 .. N/2, freq[k] = k / (N dt).
+ * Arrays are malloc'd; *nout = N/2 + 1.
+ */
+int rt_ses_periodogram(const rt_ses *s, size_t member, char domain, size_t nsamples,
+                       double **freq, double **power, size_t *nout, rt_err *err);
+
+/* Periodogram of an arbitrary real signal x[0..n-1] sampled every dt. */
+int rt_periodogram(const double *x, size_t n, double dt, double **freq, double **power,
+                   size_t *nout, rt_err *err);
+
+/* ---- simulation of a semi-Markov chain ---- */
+
+/*
+ * Draw a sample trajectory of nsteps states from a chain given as arrays:
+ * nstates states with mean[i] / var[i] occupancy statistics, narcs arcs
+ * (from[k] -> to[k] with probability p[k], indices into the states), starting at
+ * state init. Occupancy times are gamma distributed with the state's mean and
+ * variance (constant when var == 0). A state with no arc out restarts the
+ * trajectory at init. Deterministic for a given seed. out_state / out_time have
+ * nsteps entries, allocated by the caller.
+ */
+int rt_chain_simulate(size_t nstates, const double *mean, const double *var,
+                      size_t narcs, const int32_t *from, const int32_t *to,
+                      const double *p, int32_t init, uint64_t seed, size_t nsteps,
+                      int32_t *out_state, double *out_time, rt_err *err);
+
+#endif

@@ -1,0 +1,74 @@
+/*
+ * rt_seq_int.h - the inside of an rt_ses, shared by the files of core/seq only
+ * (rt_seq.c: symbols and transforms; rt_pes.c: PES reader; rt_chain.c: chains).
+ */
+#ifndef RT_SEQ_INT_H
+#define RT_SEQ_INT_H
+
+#include <stdint.h>
+
+#include "rt_seq.h"
+
+/* One version of a member's SES. */
+typedef struct rt_version {
+    int32_t *sym;    /* symbol of each element */
+    uint32_t *start; /* n + 1 entries: element i covers original [start[i], start[i+1]) */
+    size_t n;        /* elements */
+} rt_version;
+
+/* One PES of the ensemble. */
+typedef struct rt_member {
+    char *label;     /* the file name, for messages */
+    double *E;       /* m + 1 PES entry times; original element j lasts E[j+1] - E[j] */
+    size_t m;        /* original SES length (PES states - 1) */
+    rt_version *ver; /* ver[0] original .. ver[nsteps] current */
+    size_t capver;
+} rt_member;
+
+/* One applied transform. */
+typedef struct rt_step {
+    char *desc;      /* "filter_time 0.13 -> T1..T3 (3 composites)" */
+    int32_t counter; /* composite counter before the step (restored by undo) */
+} rt_step;
+
+struct rt_ses {
+    /* symbol table: ids are dense, names interned through an open-addressing index */
+    char **names;
+    uint64_t *hash;
+    uint32_t *len;
+    uint8_t *orig;       /* 1 when the symbol occurs in some member's original PES */
+    int32_t *comp_level; /* > 0: live composite, made by step comp_level (1-based) */
+    size_t nsym, capsym;
+    int32_t *slots;      /* index: -1 empty, else an id */
+    size_t nslots;       /* power of two */
+
+    rt_member *mem;
+    size_t nmem;
+    rt_step *steps;
+    size_t nsteps;
+    int32_t counter;     /* next k tried for a fresh composite name T<k> */
+};
+
+#define RT_CUR(s, k) (&(s)->mem[k].ver[(s)->nsteps])
+
+/*
+ * Add a member taking ownership of ids (at least m entries, the SES symbols) and
+ * E (m + 1 checked entry times); both are freed on failure.
+ */
+int rt_ses_add_owned(rt_ses *s, const char *label, int32_t *ids, double *E, size_t m,
+                     rt_err *err);
+
+/* u64 -> int32 open-addressing map; the key UINT64_MAX is reserved. */
+#define RT_U64MAP_EMPTY UINT64_MAX
+typedef struct rt_u64map {
+    uint64_t *keys;
+    int32_t *vals;
+    size_t cap, n;
+} rt_u64map;
+
+int rt_u64map_init(rt_u64map *m, size_t expect);
+void rt_u64map_free(rt_u64map *m);
+/* The value slot of key, created (value -1, *created = 1) when absent; NULL on ENOMEM. */
+int32_t *rt_u64map_slot(rt_u64map *m, uint64_t key, int *created);
+
+#endif

@@ -1,0 +1,92 @@
+--- Histograms that guide the transforms: occupancy times of one symbol, h(s)/T over
+-- the symbols (to choose a time-filter p) and occurrence counts over the symbols (to
+-- choose an event-filter p).
+--   local v = require "retrace.displays.chitra.histogram"
+--   v.occupancy(ses, "EA1", {bins = 20}); v.shares(ses); v.counts(ses)   -- data
+--   v.draw(cv, d, {x, y, w, h}); v.render(d, "hist.png")
+local plot = require "retrace.displays.chitra.plot"
+local canvas = require "retrace.canvas"
+
+local M = {}
+
+--- Bin values into `bins` equal bins over [min, max]: {edges = {bins + 1}, counts = {bins}}.
+function M.bin(values, bins, title, xlabel)
+  bins = bins or 20
+  local lo, hi = math.huge, -math.huge
+  for _, v in ipairs(values) do
+    if v < lo then lo = v end
+    if v > hi then hi = v end
+  end
+  if #values == 0 then lo, hi = 0, 1 end
+  if hi <= lo then hi = lo + 1 end
+  local d = { edges = {}, counts = {}, n = #values, title = title, xlabel = xlabel }
+  for i = 0, bins do d.edges[i + 1] = lo + (hi - lo) * i / bins end
+  for i = 1, bins do d.counts[i] = 0 end
+  for _, v in ipairs(values) do
+    local i = math.min(bins, math.floor((v - lo) / (hi - lo) * bins) + 1)
+    d.counts[i] = d.counts[i] + 1
+  end
+  return d
+end
+
+--- Occupancy-time histogram of one symbol.
+function M.occupancy(ses, sym, opts)
+  local t = ses:occupancy(sym)
+  if #t == 0 then return nil, "histogram: no symbol '" .. tostring(sym) .. "' in the sequence" end
+  local d = M.bin(t, opts and opts.bins, "Occupancy time of " .. sym, "occupancy time")
+  d.symbol = sym
+  return d
+end
+
+--- Histogram of h(s)/T over the symbols; d.values lists {symbol, share}.
+function M.shares(ses, opts)
+  local stats = ses:stats()
+  local vals, list = {}, {}
+  for s, v in pairs(stats) do vals[#vals + 1] = v.share; list[#list + 1] = { s, v.share } end
+  table.sort(list, function(a, b) return a[2] > b[2] end)
+  local d = M.bin(vals, opts and opts.bins, "h(s)/T over the symbols", "h(s)/T (share of the time)")
+  d.values = list
+  return d
+end
+
+--- Histogram of occurrence counts over the symbols; d.values lists {symbol, count}.
+function M.counts(ses, opts)
+  local stats = ses:stats()
+  local vals, list = {}, {}
+  for s, v in pairs(stats) do vals[#vals + 1] = v.count; list[#list + 1] = { s, v.count } end
+  table.sort(list, function(a, b) return a[2] > b[2] end)
+  local d = M.bin(vals, opts and opts.bins, "Occurrences over the symbols", "occurrences of a symbol")
+  d.values = list
+  return d
+end
+
+function M.draw(cv, d, box, opts)
+  opts = opts or {}
+  local top = 0
+  for _, c in ipairs(d.counts) do if c > top then top = c end end
+  local p = plot.frame(cv, box, { x = { d.edges[1], d.edges[#d.edges] }, y = { 0, math.max(top, 1) * 1.05 },
+    title = opts.title or d.title, xlabel = d.xlabel, ylabel = "count" })
+  local r = canvas.pack(4)
+  for i, c in ipairs(d.counts) do
+    if c > 0 then
+      local x0, x1 = p.sx(d.edges[i]), p.sx(d.edges[i + 1])
+      r:push(x0 + 0.5, p.sy(c), math.max(x1 - x0 - 1, 1), p.sy(0) - p.sy(c))
+    end
+  end
+  cv:rects(r, { color = opts.color or "steelblue" })
+  return p
+end
+
+function M.render(d, path, opts)
+  opts = opts or {}
+  local w, h = opts.width or 700, opts.height or 400
+  local cv, why = canvas.for_file(path, w, h)
+  if not cv then return nil, why end
+  cv:background("white")
+  M.draw(cv, d, { 0, 0, w, h }, opts)
+  local ok, werr = cv:write(path)
+  if not ok then return nil, werr end
+  return d
+end
+
+return M

@@ -1,0 +1,348 @@
+--- retrace.chitra.chain: semi-Markov chains built by a session (ses:chain()),
+-- their JSON and Graphviz DOT forms, simulation, judging a model against its input,
+-- and merging chains measured at several parameter values with least-squares fits.
+--
+--   chain.states      {{name=, n=, mean=, var=, total=}, ...} in order of first appearance
+--   chain.arcs        {{from=, to=, count=, p=}, ...} grouped by from state
+--   chain.composites  {{name=, nodes={{state=, parent=, n=, ends=, mean=, var=}}}}:
+--                     each composite as an acyclic chain (prefix tree) over original states
+local core = require("retrace.core").seq
+
+local M = {}
+local Chain = {}
+Chain.__index = Chain
+
+local function index(self)
+  self.by_name = {}
+  for i, s in ipairs(self.states) do self.by_name[s.name] = i end
+  return self
+end
+
+--- Wrap the table returned by the core (retrace.core.seq session :chain()).
+function M.from_raw(raw)
+  return index(setmetatable(raw, Chain))
+end
+
+--- A chain from its JSON form ({states={S={n,mean,var}}, transitions={S={T=p}}}, or a
+-- whole `retrace chitra --json` document). States come in sorted name order, except
+-- that `initial` (when given) comes first.
+function M.from_table(doc)
+  local t = doc.chain or doc
+  if type(t.states) ~= "table" or type(t.transitions) ~= "table" then
+    return nil, "not a chain: expected 'states' and 'transitions'"
+  end
+  local names = {}
+  for name in pairs(t.states) do names[#names + 1] = name end
+  table.sort(names, function(a, b)
+    if a == t.initial then return true elseif b == t.initial then return false end
+    return a < b
+  end)
+  local c = { states = {}, arcs = {}, composites = {}, other = t.other or "OTHER" }
+  for i, name in ipairs(names) do
+    local s = t.states[name]
+    c.states[i] = { name = name, n = s.n or 0, mean = s.mean or 0, var = s.var or 0,
+                    total = (s.n or 0) * (s.mean or 0) }
+  end
+  for _, from in ipairs(names) do
+    local out = t.transitions[from] or {}
+    local tos = {}
+    for to in pairs(out) do tos[#tos + 1] = to end
+    table.sort(tos)
+    for _, to in ipairs(tos) do
+      if not t.states[to] then return nil, "transition to unknown state '" .. to .. "'" end
+      c.arcs[#c.arcs + 1] = { from = from, to = to, p = out[to], count = 0 }
+    end
+  end
+  return index(setmetatable(c, Chain))
+end
+
+--- Read a chain from a JSON file.
+function M.read(path)
+  local f, err = io.open(path)
+  if not f then return nil, err end
+  local text = f:read("a")
+  f:close()
+  local ok, doc = pcall(require("cjson").decode, text)
+  if not ok then return nil, path .. ": not JSON: " .. tostring(doc) end
+  local c, why = M.from_table(doc)
+  if not c then return nil, path .. ": " .. why end
+  return c
+end
+
+--- The JSON shape: {states={S={n=,mean=,var=,share=}}, transitions={S={T=p}}, initial=, other=}.
+function Chain:to_table()
+  local total = 0
+  for _, s in ipairs(self.states) do total = total + s.total end
+  local states, trans = {}, {}
+  for _, s in ipairs(self.states) do
+    states[s.name] = { n = s.n, mean = s.mean, var = s.var,
+                       share = total > 0 and s.total / total or 0 }
+    trans[s.name] = {}
+  end
+  for _, a in ipairs(self.arcs) do trans[a.from][a.to] = a.p end
+  local order = {}
+  for i, s in ipairs(self.states) do order[i] = s.name end
+  return { states = states, transitions = trans, order = order,
+           initial = self.states[1] and self.states[1].name, other = self.other }
+end
+
+--- Composite definitions: {name = {{original states...}, ...}} (one list per distinct run).
+function Chain:definitions()
+  local out = {}
+  for _, c in ipairs(self.composites or {}) do
+    local defs = {}
+    for i, nd in ipairs(c.nodes) do
+      if nd.ends > 0 then
+        local path, j = {}, i
+        while j > 0 do
+          table.insert(path, 1, c.nodes[j].state)
+          j = c.nodes[j].parent
+        end
+        defs[#defs + 1] = path
+      end
+    end
+    out[c.name] = defs
+  end
+  return out
+end
+
+--- Outgoing arcs of a state name.
+function Chain:out(name)
+  local r = {}
+  for _, a in ipairs(self.arcs) do if a.from == name then r[#r + 1] = a end end
+  return r
+end
+
+local function pct(p)
+  local s = string.format("%.1f", 100 * p):gsub("%.0$", "")
+  return s .. "%"
+end
+M.percent = pct
+
+local function num(v)
+  if v == math.floor(v) and math.abs(v) < 1e15 then return string.format("%d", v) end
+  return string.format("%.4g", v)
+end
+M.number = num
+
+local function dot_id(s) return '"' .. s:gsub('[\\"]', "\\%0") .. '"' end
+
+--- Graphviz DOT: states labelled with mean / variance, arcs with probabilities
+-- (unlabelled when 100%); each composite as a cluster holding its acyclic chain.
+function Chain:dot(name)
+  local L = { "digraph " .. dot_id(name or "chitra") .. " {", "  rankdir=LR;",
+              "  node [shape=box, style=rounded, fontname=\"Helvetica\"];",
+              "  edge [fontname=\"Helvetica\"];" }
+  for _, s in ipairs(self.states) do
+    L[#L + 1] = string.format("  %s [label=\"%s\\nmean %s\\nvar %s\"];", dot_id(s.name),
+      s.name:gsub('[\\"]', "\\%0"), num(s.mean), num(s.var))
+  end
+  for _, a in ipairs(self.arcs) do
+    if a.p >= 1 then
+      L[#L + 1] = string.format("  %s -> %s;", dot_id(a.from), dot_id(a.to))
+    else
+      L[#L + 1] = string.format("  %s -> %s [label=\"%s\"];", dot_id(a.from), dot_id(a.to), pct(a.p))
+    end
+  end
+  for ci, c in ipairs(self.composites or {}) do
+    L[#L + 1] = string.format("  subgraph cluster_%d {", ci)
+    L[#L + 1] = string.format("    label=%s; style=dashed;", dot_id(c.name .. " ="))
+    for i, nd in ipairs(c.nodes) do
+      L[#L + 1] = string.format("    c%d_%d [label=\"%s\\nmean %s\\nvar %s\"];", ci, i,
+        nd.state:gsub('[\\"]', "\\%0"), num(nd.mean), num(nd.var))
+    end
+    for i, nd in ipairs(c.nodes) do
+      if nd.parent > 0 then
+        local p = nd.n / c.nodes[nd.parent].n
+        L[#L + 1] = string.format("    c%d_%d -> c%d_%d%s;", ci, nd.parent, ci, i,
+          p >= 1 and "" or " [label=\"" .. pct(p) .. "\"]")
+      end
+    end
+    L[#L + 1] = "  }"
+  end
+  L[#L + 1] = "}"
+  return table.concat(L, "\n") .. "\n"
+end
+
+--- Draw a trajectory of n states (seeded): gamma occupancy times with each state's
+-- mean and variance; a state with no arc out (OTHER) restarts at the first state.
+-- Returns {symbols = {...}, times = {...}}.
+function Chain:simulate(n, seed)
+  local spec = { mean = {}, var = {}, from = {}, to = {}, p = {}, init = 1 }
+  for i, s in ipairs(self.states) do spec.mean[i], spec.var[i] = s.mean, s.var end
+  for i, a in ipairs(self.arcs) do
+    spec.from[i], spec.to[i], spec.p[i] = self.by_name[a.from], self.by_name[a.to], a.p
+  end
+  local xs, ts = core.simulate(spec, n, seed or 1)
+  if not xs then return nil, ts end
+  local syms = {}
+  for i, x in ipairs(xs) do syms[i] = self.states[x].name end
+  return { symbols = syms, times = ts }
+end
+
+--- Statistics of a trajectory as a chain (no OTHER appended; the last state has no arc).
+function M.of_trajectory(tr)
+  local st, order, arcs, aorder = {}, {}, {}, {}
+  for i, x in ipairs(tr.symbols) do
+    local s = st[x]
+    if not s then
+      s = { name = x, n = 0, mean = 0, m2 = 0, total = 0 }
+      st[x] = s
+      order[#order + 1] = s
+    end
+    local t = tr.times[i]
+    s.n = s.n + 1
+    local d = t - s.mean
+    s.mean = s.mean + d / s.n
+    s.m2 = s.m2 + d * (t - s.mean)
+    s.total = s.total + t
+    local y = tr.symbols[i + 1]
+    if y then
+      local key = x .. "\0" .. y
+      if not arcs[key] then
+        arcs[key] = { from = x, to = y, count = 0 }
+        aorder[#aorder + 1] = arcs[key]
+      end
+      arcs[key].count = arcs[key].count + 1
+    end
+  end
+  local outn = {}
+  for _, a in ipairs(aorder) do outn[a.from] = (outn[a.from] or 0) + a.count end
+  for _, a in ipairs(aorder) do a.p = a.count / outn[a.from] end
+  for _, s in ipairs(order) do s.var = s.n > 1 and s.m2 / (s.n - 1) or 0; s.m2 = nil end
+  return index(setmetatable({ states = order, arcs = aorder, composites = {} }, Chain))
+end
+
+--- Judge the model: simulate n states and compare the trajectory's statistics with
+-- the chain's. Returns {states = {S = {mean=, sim_mean=, var=, sim_var=, share=, sim_share=}},
+-- max_p_diff =, share_distance = (half the L1 distance of time shares)}.
+function Chain:judge(n, seed)
+  local tr, err = self:simulate(n, seed)
+  if not tr then return nil, err end
+  local sim = M.of_trajectory(tr)
+  local function shares(c)
+    local tot, r = 0, {}
+    for _, s in ipairs(c.states) do tot = tot + s.total end
+    for _, s in ipairs(c.states) do r[s.name] = tot > 0 and s.total / tot or 0 end
+    return r
+  end
+  local a, b = shares(self), shares(sim)
+  local out, dist, maxp = {}, 0, 0
+  for _, s in ipairs(self.states) do
+    local t = sim.states[sim.by_name[s.name] or 0]
+    out[s.name] = { n = s.n, mean = s.mean, var = s.var, share = a[s.name],
+                    sim_n = t and t.n or 0, sim_mean = t and t.mean or 0,
+                    sim_var = t and t.var or 0, sim_share = b[s.name] or 0 }
+    dist = dist + math.abs(a[s.name] - (b[s.name] or 0))
+  end
+  local simp = {}
+  for _, x in ipairs(sim.arcs) do simp[x.from .. "\0" .. x.to] = x.p end
+  for _, x in ipairs(self.arcs) do
+    if sim.by_name[x.from] then
+      maxp = math.max(maxp, math.abs(x.p - (simp[x.from .. "\0" .. x.to] or 0)))
+    end
+  end
+  return { steps = n, seed = seed or 1, states = out, share_distance = dist / 2, max_p_diff = maxp }
+end
+
+-- ---- merging chains measured at several parameter values ----
+
+local function lsq(xs, ys)
+  local n, sx, sy, sxx, sxy = #xs, 0, 0, 0, 0
+  for i = 1, n do
+    sx, sy = sx + xs[i], sy + ys[i]
+    sxx, sxy = sxx + xs[i] * xs[i], sxy + xs[i] * ys[i]
+  end
+  local d = n * sxx - sx * sx
+  if n < 2 or d == 0 then return nil end
+  local b = (n * sxy - sx * sy) / d
+  return (sy - b * sx) / n, b
+end
+
+local models = {
+  linear = { f = function(a, b, x) return a + b * x end,
+             tx = function(x) return x end, ty = function(y) return y end,
+             back = function(a, b) return a, b end },
+  log = { f = function(a, b, x) return a + b * math.log(x) end,
+          tx = function(x) return x > 0 and math.log(x) or nil end, ty = function(y) return y end,
+          back = function(a, b) return a, b end },
+  power = { f = function(a, b, x) return a * x ^ b end,
+            tx = function(x) return x > 0 and math.log(x) or nil end,
+            ty = function(y) return y > 0 and math.log(y) or nil end,
+            back = function(a, b) return math.exp(a), b end },
+}
+M.models = models
+
+--- Least-squares fits of y against x: {linear = {a=, b=, r2=}, log = ..., power = ...,
+-- best = "name"} (a model is left out when its transform does not apply to the data).
+function M.fit(xs, ys)
+  local out, best, bestr = {}, nil, -math.huge
+  local mean = 0
+  for _, y in ipairs(ys) do mean = mean + y end
+  mean = mean / #ys
+  for name, m in pairs(models) do
+    local tx, ty, ok = {}, {}, true
+    for i = 1, #xs do
+      tx[i], ty[i] = m.tx(xs[i]), m.ty(ys[i])
+      if not tx[i] or not ty[i] then ok = false break end
+    end
+    local a, b
+    if ok then a, b = lsq(tx, ty) end
+    if a then
+      a, b = m.back(a, b)
+      local ssr, sst = 0, 0
+      for i = 1, #xs do
+        ssr = ssr + (ys[i] - m.f(a, b, xs[i])) ^ 2
+        sst = sst + (ys[i] - mean) ^ 2
+      end
+      local r2 = sst > 0 and 1 - ssr / sst or (ssr == 0 and 1 or 0)
+      out[name] = { a = a, b = b, r2 = r2, sse = ssr }
+      if r2 > bestr + 1e-12 or (math.abs(r2 - bestr) <= 1e-12 and name == "linear") then
+        best, bestr = name, r2
+      end
+    end
+  end
+  out.best = best
+  return out
+end
+
+--- Predict with a fit table from M.fit (its best model unless one is named).
+function M.predict(fit, x, model)
+  model = model or fit.best
+  local f = fit[model]
+  if not f then return nil end
+  return models[model].f(f.a, f.b, x)
+end
+
+--- Merge chains of one program at several parameter values (Chitra92): runs is a
+-- list of {param = x, chain = chain}. Returns {params = {...}, states = {S = {mean = {...},
+-- var = {...}, fit = {...}}}, transitions = {S = {T = {p...}}}}; a state missing at some
+-- value has nil there and is fitted on the values where it was seen.
+function M.merge(runs)
+  table.sort(runs, function(a, b) return a.param < b.param end)
+  local params, states, trans = {}, {}, {}
+  for i, r in ipairs(runs) do
+    params[i] = r.param
+    for _, s in ipairs(r.chain.states) do
+      local e = states[s.name] or { mean = {}, var = {}, n = {} }
+      states[s.name] = e
+      e.mean[i], e.var[i], e.n[i] = s.mean, s.var, s.n
+    end
+    for _, a in ipairs(r.chain.arcs) do
+      trans[a.from] = trans[a.from] or {}
+      trans[a.from][a.to] = trans[a.from][a.to] or {}
+      trans[a.from][a.to][i] = a.p
+    end
+  end
+  for _, e in pairs(states) do
+    local xs, ys = {}, {}
+    for i = 1, #params do
+      if e.mean[i] then xs[#xs + 1], ys[#ys + 1] = params[i], e.mean[i] end
+    end
+    if #xs >= 2 then e.fit = M.fit(xs, ys) end
+  end
+  return { params = params, states = states, transitions = trans }
+end
+
+M.Chain = Chain
+return M

@@ -1,0 +1,301 @@
+--- retrace.chitra: program execution sequences, transforms with undo, semi-Markov chains.
+--
+--   local chitra = require "retrace.chitra"
+--   local ses = assert(chitra.load("run.pes"))           -- or chitra.load{"a.pes", "b.pes"}
+--   ses:clip(8, 8); ses:undo()
+--   ses:aggregate({"R2A2", "TA2", "TE"}, "Z")           -- or ses:aggregate("R2A2,TA2,TE", "Z")
+--   ses:project({"A1R1", "A2R1", "A2R2"}, "AR")          -- a set to one symbol
+--   ses:project_components{A1 = "A", A2 = "A", R1 = "R", R2 = "R"}
+--   ses:filter_time(0.147); ses:filter_event(2)
+--   ses:symbols(), ses:times(), ses:history(), ses:composites()
+--   local chain = ses:chain()                            -- see retrace.chitra.chain
+--   local spec = ses:periodogram{domain = "event"}       -- {freq = {...}, power = {...}}
+--
+-- Transforms apply to every member of the ensemble at once and return the session
+-- (so they chain), or nil and a message when the parameters make no sense.
+local core = require("retrace.core").seq
+local chain_mod = require "retrace.chitra.chain"
+
+local M = {}
+
+local Ses = {}
+Ses.__index = Ses
+
+--- Load one PES file or a list of them (an ensemble). Returns a session or nil, message.
+-- opts.components: Lua pattern of one state component (default "%u%d*": "A2T" = A2, T).
+function M.load(paths, opts)
+  if type(paths) == "string" then paths = { paths } end
+  local s = core.new()
+  for _, p in ipairs(paths) do
+    local ok, err = s:load(p)
+    if not ok then s:close() return nil, err end
+  end
+  return M.wrap(s, paths, opts)
+end
+
+--- A session from memory: members = {{label=, states={...}, times={...}}, ...}.
+function M.from_states(members, opts)
+  local s = core.new()
+  local labels = {}
+  for i, m in ipairs(members) do
+    labels[i] = m.label or ("member" .. i)
+    local ok, err = s:add(labels[i], m.states, m.times)
+    if not ok then s:close() return nil, err end
+  end
+  return M.wrap(s, labels, opts)
+end
+
+--- Wrap a core session (retrace.core.seq) in the friendly object.
+function M.wrap(s, files, opts)
+  opts = opts or {}
+  return setmetatable({ core = s, files = files or {}, components = opts.components or "%u%d*",
+                        separator = opts.separator, steps = {} }, Ses)
+end
+
+local function split_list(v)
+  if type(v) == "table" then return v end
+  local out = {}
+  for item in tostring(v):gmatch("[^,%s]+") do out[#out + 1] = item end
+  return out
+end
+M.split_list = split_list
+
+-- Every transform goes through here: call the core, record the step for replay.
+local function step(self, record, ok, err)
+  if not ok then return nil, err end
+  self.steps[#self.steps + 1] = record
+  return self
+end
+
+function Ses:clip(ni, nf)
+  if math.type(ni) ~= "integer" or math.type(nf) ~= "integer" then
+    return nil, "clip: n_i and n_f must be integers"
+  end
+  return step(self, { "clip", ni, nf }, self.core:clip(ni, nf))
+end
+
+function Ses:aggregate(pattern, name)
+  pattern = split_list(pattern)
+  if #pattern == 0 then return nil, "aggregate: the pattern is empty" end
+  return step(self, { "aggregate", pattern, name }, self.core:aggregate(pattern, name))
+end
+
+--- project(set, name): every symbol of set becomes name (runs merged);
+-- project(map): a table {from = to, ...} in one step.
+function Ses:project(set, name)
+  local map = {}
+  if name then
+    set = split_list(set)
+    if #set == 0 then return nil, "project: the set of symbols is empty" end
+    for _, s in ipairs(set) do map[s] = name end
+  else
+    map = set
+    if next(map) == nil then return nil, "project: the set of symbols is empty" end
+  end
+  return step(self, { "project", map }, self.core:project(map))
+end
+
+--- Split a symbol into its state components; nil when it does not decompose.
+function Ses:split(sym)
+  if self.separator then
+    local parts = {}
+    for c in (sym .. self.separator):gmatch("(.-)" .. self.separator:gsub("%p", "%%%0")) do
+      parts[#parts + 1] = c
+    end
+    return parts
+  end
+  local parts, pos = {}, 1
+  while pos <= #sym do
+    local a, b = sym:find(self.components, pos)
+    if a ~= pos or b < a then return nil end
+    parts[#parts + 1] = sym:sub(a, b)
+    pos = b + 1
+  end
+  return parts
+end
+
+--- The symbol map that a component map induces on the symbols present.
+function Ses:component_map(cmap)
+  local totals = self.core:totals()
+  local map, n = {}, 0
+  for sym in pairs(totals) do
+    local parts = self:split(sym)
+    if parts then
+      local changed = false
+      for i, c in ipairs(parts) do
+        if cmap[c] then parts[i] = cmap[c]; changed = true end
+      end
+      if changed then
+        map[sym] = table.concat(parts, self.separator or "")
+        n = n + 1
+      end
+    end
+  end
+  return map, n
+end
+
+--- Component projection: {A1 = "A", A2 = "A", ...} applied to every component of
+-- every state, as one projection step (set projections built from the map).
+function Ses:project_components(cmap)
+  if type(cmap) ~= "table" or next(cmap) == nil then
+    return nil, "project_components: the component map is empty"
+  end
+  local map, n = self:component_map(cmap)
+  if n == 0 then return nil, "project_components: no state has a component in the map" end
+  return step(self, { "project_components", cmap }, self.core:project(map))
+end
+
+function Ses:filter_time(p)
+  if type(p) ~= "number" then return nil, "filter_time: p must be a number" end
+  return step(self, { "filter_time", p }, self.core:filter_time(p))
+end
+
+function Ses:filter_event(p)
+  if type(p) ~= "number" then return nil, "filter_event: p must be a number" end
+  return step(self, { "filter_event", p }, self.core:filter_event(p))
+end
+
+function Ses:undo()
+  local ok, err = self.core:undo()
+  if not ok then return nil, err end
+  self.steps[#self.steps] = nil
+  return self
+end
+
+--- Descriptions of the transforms applied, oldest first.
+function Ses:history() return self.core:history() end
+
+--- The transforms applied, as a recipe (replayable with ses:apply).
+function Ses:recipe()
+  local out = {}
+  for i, s in ipairs(self.steps) do out[i] = s end
+  return out
+end
+
+function Ses:members() return self.core:members() end
+function Ses:length(k) return self.core:length(k) end
+function Ses:symbols(k) return self.core:symbols(k) end
+function Ses:times(k) return self.core:times(k) end
+function Ses:entries(k) return self.core:entries(k) end
+function Ses:close() self.core:close() end
+
+--- Per-symbol statistics pooled over the ensemble: {name = {count=, h=, share=}}, T.
+function Ses:stats()
+  local totals, T = self.core:totals()
+  for _, v in pairs(totals) do v.share = T > 0 and v.h / T or 0 end
+  return totals, T
+end
+
+--- Occupancy times of one symbol (all occurrences, all members).
+function Ses:occupancy(sym) return self.core:occupancy(sym) end
+
+--- All occurrences of a pattern (non-overlapping, left to right) with their share
+-- of the events and of the time: {count=, events_share=, time_share=, occurrences={{member, start}}}.
+function Ses:find(pattern)
+  pattern = split_list(pattern)
+  if #pattern == 0 then return nil, "find: the pattern is empty" end
+  local count, time, occ = self.core:find(pattern)
+  if not count then return nil, time end
+  local events = 0
+  for k = 1, self.core:members() do events = events + self.core:length(k) end
+  local _, T = self.core:totals()
+  return { pattern = pattern, count = count, time = time, occurrences = occ,
+           events_share = events > 0 and count * #pattern / events or 0,
+           time_share = T > 0 and time / T or 0 }
+end
+
+--- The semi-Markov chain (OTHER appended per member, statistics pooled).
+-- opts.members: a list of member numbers (default all).
+function Ses:chain(opts)
+  local raw, err = self.core:chain(opts and opts.members)
+  if not raw then return nil, err end
+  return chain_mod.from_raw(raw)
+end
+
+--- Composite definitions: {name = {{original symbols...}, ...}} for the composites present.
+function Ses:composites()
+  local c = assert(self:chain())
+  return c:definitions()
+end
+
+--- Periodogram of the state signal: opts.member (1), opts.domain ("event" | "time"),
+-- opts.samples (time domain sample count). Returns {freq=, power=, domain=}.
+function Ses:periodogram(opts)
+  opts = opts or {}
+  local domain = opts.domain or "event"
+  if domain ~= "event" and domain ~= "time" then
+    return nil, "periodogram: domain must be 'event' or 'time'"
+  end
+  local f, p = self.core:periodogram(opts.member or 1, domain, opts.samples)
+  if not f then return nil, p end
+  return { freq = f, power = p, domain = domain }
+end
+
+--- Apply a recipe: a list of steps {"clip", 8, 8}, {"filter_time", 0.1}, ... or a
+-- function(ses). Returns the session or nil, message (at the failing step).
+function Ses:apply(recipe)
+  if type(recipe) == "function" then
+    local ok, err = recipe(self)
+    if ok == nil and err then return nil, err end
+    return self
+  end
+  for i, s in ipairs(recipe) do
+    local f = Ses[s[1]]
+    if type(f) ~= "function" or s[1] == "apply" then
+      return nil, string.format("recipe step %d: unknown transform '%s'", i, tostring(s[1]))
+    end
+    local ok, err = f(self, table.unpack(s, 2))
+    if not ok then return nil, string.format("recipe step %d: %s", i, err) end
+  end
+  return self
+end
+
+--- Load a recipe: a Lua file returning a list of steps or a function; a bare name is
+-- looked up in retrace/chitra/recipes/. Returns the recipe or nil, message.
+function M.recipe(path)
+  local chunk, err = loadfile(path)
+  if not chunk and not path:find("[/.]") then
+    local ok, r = pcall(require, "retrace.chitra.recipes." .. path)
+    if ok then return r end
+    return nil, "recipe '" .. path .. "' not found: " .. err
+  end
+  if not chunk then return nil, err end
+  local ok, r = pcall(chunk)
+  if not ok then return nil, path .. ": " .. tostring(r) end
+  if type(r) ~= "table" and type(r) ~= "function" then
+    return nil, path .. ": a recipe returns a list of steps or a function"
+  end
+  return r
+end
+
+-- lua-cjson writes an empty table as {}; arrays that may be empty carry this mark
+-- until M.json turns it into [].
+local EMPTY = "\1retrace-empty-array\1"
+local function array(t) return #t == 0 and EMPTY or t end
+
+--- The JSON document of the session: symbols, times, chain, composites (and their
+-- acyclic chains), history. Encode it with M.json (empty arrays stay arrays).
+function Ses:to_table()
+  local c = assert(self:chain())
+  local doc = { files = self.files, history = array(self:history()), chain = c:to_table(),
+                composites = c:definitions(), composite_chains = array(c.composites) }
+  if self.core:members() == 1 then
+    doc.symbols, doc.times = array(self.core:symbols(1)), array(self.core:times(1))
+  else
+    doc.symbols, doc.times = {}, {}
+    for k = 1, self.core:members() do
+      doc.symbols[k], doc.times[k] = array(self.core:symbols(k)), array(self.core:times(k))
+    end
+  end
+  return doc
+end
+
+--- Encode a document made by ses:to_table as JSON text.
+function M.json(doc)
+  local text = require("cjson").encode(doc)
+  return (text:gsub('"\\u0001retrace%-empty%-array\\u0001"', "[]"))
+end
+
+M.Ses = Ses
+M.chain = chain_mod
+return M

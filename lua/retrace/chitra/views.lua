@@ -1,0 +1,147 @@
+--- retrace.chitra.views: write every Chitra view of a session into a folder, each
+-- picture next to its data (JSON for all, CSV for the tables), and the chain picture.
+--
+--   local views = require "retrace.chitra.views"
+--   views.write_all(ses, "out", {format = "png", range = {a, b}, shade = {"A,B"}})
+--   views.chain_picture(chain, "chain.pdf")
+require "retrace" -- installs the searcher for retrace.displays.*
+local lfs = require "lfs"
+local cjson = require "cjson"
+
+local M = {}
+
+local function display(name) return require("retrace.displays.chitra." .. name) end
+
+local function csv_field(v)
+  if math.type(v) == "float" then
+    v = (v == math.floor(v) and math.abs(v) < 2 ^ 53) and string.format("%d", v) or string.format("%.17g", v)
+  end
+  v = tostring(v)
+  if v:find('[,"\n]') then v = '"' .. v:gsub('"', '""') .. '"' end
+  return v
+end
+
+--- Write rows (a list of lists) as CSV with a header; nil, message on failure.
+function M.write_csv(path, header, rows)
+  local f, err = io.open(path, "wb")
+  if not f then return nil, err end
+  local hdr = {}
+  for i, h in ipairs(header) do hdr[i] = csv_field(h) end
+  f:write(table.concat(hdr, ","), "\n")
+  for _, r in ipairs(rows) do
+    local cells = {}
+    for i, v in ipairs(r) do cells[i] = csv_field(v) end
+    f:write(table.concat(cells, ","), "\n")
+  end
+  f:close()
+  return true
+end
+
+local function write_text(path, text)
+  local f, err = io.open(path, "wb")
+  if not f then return nil, err end
+  f:write(text)
+  f:close()
+  return true
+end
+
+--- Render the chain picture (.png, .pdf, .svg).
+function M.chain_picture(chain, path, opts)
+  return display("chain").render(chain, path, opts)
+end
+
+local function mkdir_p(dir)
+  if lfs.attributes(dir, "mode") == "directory" then return true end
+  local parent = dir:match("^(.*)/[^/]+/?$")
+  if parent and parent ~= "" and lfs.attributes(parent, "mode") ~= "directory" then
+    local ok, err = mkdir_p(parent)
+    if not ok then return nil, err end
+  end
+  local ok, err = lfs.mkdir(dir)
+  if not ok then return nil, dir .. ": " .. tostring(err) end
+  return true
+end
+
+--- Every view of member opts.member (default 1) into dir: time, event, frequency
+-- (event and time domain), the h(s)/T and occurrence-count histograms, the occupancy
+-- histogram of the symbol holding most time, the chain, and for an ensemble every
+-- member's periodogram in one frequency view; views.json holds all their
+-- data, sequence.csv / periodogram.csv / symbols.csv the tables. opts.format: png
+-- (default), pdf or svg; opts.range (zoom) and opts.shade (patterns) go to the time and
+-- event views (the event view takes opts.event_range when given). Returns the list of
+-- files written, or nil, message.
+function M.write_all(ses, dir, opts)
+  opts = opts or {}
+  local fmt = opts.format or "png"
+  if fmt ~= "png" and fmt ~= "pdf" and fmt ~= "svg" then
+    return nil, "views: format must be png, pdf or svg"
+  end
+  local ok, err = mkdir_p(dir)
+  if not ok then return nil, "views: cannot create " .. err end
+  local files, data = {}, {}
+  local function out(name) local p = dir .. "/" .. name; files[#files + 1] = p; return p end
+  local member = opts.member or 1
+  local seq = display("sequence")
+  local d, why = seq.render(ses, out("time." .. fmt), { domain = "time", member = member,
+    range = opts.range, shade = opts.shade })
+  if not d then return nil, why end
+  data.time = d
+  d, why = seq.render(ses, out("event." .. fmt), { domain = "event", member = member,
+    range = opts.event_range, shade = opts.shade })
+  if not d then return nil, why end
+  data.event = d
+  local freq = display("frequency")
+  if ses:length(member) >= 2 then
+    d, why = freq.render(ses, out("frequency." .. fmt), { domain = "event", member = member })
+    if not d then return nil, why end
+    data.frequency = d
+    d = freq.render(ses, out("frequency_time." .. fmt), { domain = "time", member = member })
+    data.frequency_time = d or nil
+    if not d then files[#files] = nil end
+  end
+  if ses:members() > 1 then
+    d, why = freq.ensemble(ses, { domain = "event" })
+    if not d then return nil, why end
+    local path = out("frequency_members." .. fmt)
+    local cv, cerr = require("retrace.canvas").for_file(path, 1000, 400)
+    if not cv then return nil, cerr end
+    cv:background("white")
+    freq.draw_ensemble(cv, d, { 0, 0, 1000, 400 })
+    ok, why = cv:write(path)
+    if not ok then return nil, why end
+    data.frequency_members = d
+  end
+  local hist = display("histogram")
+  data.shares = assert(hist.render(hist.shares(ses), out("shares." .. fmt)))
+  data.counts = assert(hist.render(hist.counts(ses), out("counts." .. fmt)))
+  local top = data.shares.values[1]
+  if top then
+    data.occupancy = assert(hist.render(assert(hist.occupancy(ses, top[1])), out("occupancy." .. fmt)))
+  end
+  local chain = assert(ses:chain())
+  local pos
+  pos, why = M.chain_picture(chain, out("chain." .. fmt))
+  if not pos then return nil, why end
+  data.chain = chain:to_table()
+  data.chain.composites = chain:definitions()
+  data.chain.layout = pos
+  ok, why = write_text(out("views.json"), cjson.encode(data) .. "\n")
+  if not ok then return nil, why end
+  local rows, syms, times, entries = {}, ses:symbols(member), ses:times(member), ses:entries(member)
+  for i = 1, #syms do rows[i] = { i, entries[i], times[i], syms[i] } end
+  assert(M.write_csv(out("sequence.csv"), { "event", "entry", "occupancy", "symbol" }, rows))
+  if data.frequency then
+    rows = {}
+    for i = 1, #data.frequency.freq do rows[i] = { data.frequency.freq[i], data.frequency.power[i] } end
+    assert(M.write_csv(out("periodogram.csv"), { "frequency", "power" }, rows))
+  end
+  local stats, T = ses:stats()
+  rows = {}
+  for s, v in pairs(stats) do rows[#rows + 1] = { s, v.count, v.h, v.share } end
+  table.sort(rows, function(a, b) return a[3] > b[3] end)
+  assert(M.write_csv(out("symbols.csv"), { "symbol", "count", "h", "h/T" }, rows))
+  data.T = T
+  return files
+end
+
+return M

@@ -1,0 +1,227 @@
+--- retrace.colors: colour names and parsing, and the palettes displays share.
+--
+--   colors.parse("steelblue") / ("#4682b4") / ("#4682b480") / ({0.2, 0.4, 0.6[, a]})
+--     -> r, g, b, a (0..1); an unknown name raises "unknown colour name 'x'"
+--   colors.processors(n [, {shades = 8, decay = auto, gray = false}]) -> C palette
+--   colors.state("busy" | "overhead" | "idle"), colors.task(n), colors.message_size(bytes)
+--   colors.set_mode("gray") makes every palette here monochrome (for printing);
+--   colors.set_mode("color") restores colour.
+local canvas_core = require("retrace.core").canvas
+
+local M = {}
+
+--- Palette entry i (0-based) as "#rrggbb" (or "#rrggbbaa" when not opaque),
+-- usable wherever a colour is (legends, styles).
+function canvas_core.palette_methods.hex(pal, i)
+  local r, g, b, a = pal:get(i)
+  local s = string.format("#%02x%02x%02x", r, g, b)
+  if a < 255 then s = s .. string.format("%02x", a) end
+  return s
+end
+
+--- The named colours: the CSS basic set plus the ones displays use.
+M.names = {
+  black = "#000000", white = "#ffffff", gray = "#808080", grey = "#808080",
+  silver = "#c0c0c0", lightgray = "#d3d3d3", darkgray = "#404040", dimgray = "#696969",
+  red = "#ff0000", maroon = "#800000", green = "#00a000", lime = "#00ff00",
+  darkgreen = "#006400", blue = "#0000ff", navy = "#000080", yellow = "#ffff00",
+  gold = "#ffd700", orange = "#ffa500", purple = "#800080", magenta = "#ff00ff",
+  fuchsia = "#ff00ff", cyan = "#00ffff", aqua = "#00ffff", teal = "#008080",
+  olive = "#808000", brown = "#8b4513", pink = "#ffc0cb", steelblue = "#4682b4",
+  lightblue = "#add8e6", skyblue = "#87ceeb", darkblue = "#00008b", crimson = "#dc143c",
+  violet = "#ee82ee", indigo = "#4b0082", tomato = "#ff6347", wheat = "#f5deb3",
+  ivory = "#fffff0", beige = "#f5f5dc", transparent = "#00000000", none = "#00000000",
+}
+
+M.mode = "color"
+
+--- "color" (default) or "gray": monochrome versions of every palette below.
+function M.set_mode(mode)
+  if mode ~= "color" and mode ~= "gray" then
+    error("colour mode '" .. tostring(mode) .. "': use 'color' or 'gray'", 2)
+  end
+  M.mode = mode
+end
+
+local function hexbyte(s, i) return tonumber(s:sub(i, i + 1), 16) / 255 end
+
+-- Parsed colour strings, so displays can name colours in hot loops (emptied
+-- when it grows past a few thousand, for scripts that make colours on the fly).
+local parsed, nparsed = {}, 0
+
+--- Parse a colour; returns r, g, b, a in 0..1. level: the error level (for messages
+-- that point at the caller's line).
+function M.parse(c, level)
+  level = (level or 1) + 1
+  local t = type(c)
+  if t == "table" then
+    local r, g, b, a = c[1] or c.r, c[2] or c.g, c[3] or c.b, c[4] or c.a or 1
+    if type(r) ~= "number" or type(g) ~= "number" or type(b) ~= "number" then
+      error("colour table needs three numbers {r, g, b [, a]} in 0..1", level)
+    end
+    return r, g, b, a
+  elseif t == "number" then
+    return c, c, c, 1 -- a grey level
+  elseif t ~= "string" then
+    error("colour expected, got " .. t, level)
+  end
+  local hit = parsed[c]
+  if hit then return hit[1], hit[2], hit[3], hit[4] end
+  local s = c
+  if s:sub(1, 1) ~= "#" then
+    s = M.names[s:lower()]
+    if not s then error("unknown colour name '" .. c .. "'", level) end
+  end
+  local hex = s:match("^#(%x+)$")
+  if hex and #hex == 3 then
+    hex = hex:gsub(".", "%0%0")
+  end
+  if not hex or (#hex ~= 6 and #hex ~= 8) then
+    error("bad colour '" .. c .. "': use a name, #rgb, #rrggbb or #rrggbbaa", level)
+  end
+  local r, g, b, a = hexbyte(hex, 1), hexbyte(hex, 3), hexbyte(hex, 5), #hex == 8 and hexbyte(hex, 7) or 1
+  if nparsed >= 4096 then parsed, nparsed = {}, 0 end
+  parsed[c] = { r, g, b, a }
+  nparsed = nparsed + 1
+  return r, g, b, a
+end
+
+--- "#rrggbb" (or "#rrggbbaa" when not opaque) of any colour.
+function M.hex(c)
+  local r, g, b, a = M.parse(c, 2)
+  local function byte(v) return math.floor(math.max(0, math.min(1, v)) * 255 + 0.5) end
+  local s = string.format("#%02x%02x%02x", byte(r), byte(g), byte(b))
+  if a < 1 then s = s .. string.format("%02x", byte(a)) end
+  return s
+end
+
+--- The grey of the same luminance (Rec. 601 weights), as "#rrggbb".
+function M.to_gray(c)
+  local r, g, b, a = M.parse(c, 2)
+  local y = 0.299 * r + 0.587 * g + 0.114 * b
+  return M.hex({ y, y, y, a })
+end
+
+--- "black" or "white", whichever reads better on top of colour c.
+function M.contrast(c)
+  local r, g, b = M.parse(c, 2)
+  return (0.299 * r + 0.587 * g + 0.114 * b) > 0.55 and "black" or "white"
+end
+
+--- c itself in colour mode, its grey in gray mode (for colours a display names itself).
+function M.ink(c)
+  if M.mode == "gray" then return M.to_gray(c) end
+  return c
+end
+
+--- A C palette from a list of colours (entry i - 1 is list[i]).
+function M.palette(list)
+  local pal = canvas_core.palette(#list)
+  for i, c in ipairs(list) do
+    local r, g, b, a = M.parse(c, 2)
+    pal:set(i - 1, math.floor(r * 255 + 0.5), math.floor(g * 255 + 0.5),
+      math.floor(b * 255 + 0.5), math.floor(a * 255 + 0.5))
+  end
+  return pal
+end
+
+--- The processor palette: n distinguishable colours (1..256), each followed by
+-- `shades` faded copies stepping every component down by `decay` toward black.
+-- Entry of processor p (0-based), shade s (0 = pure): colors.shade_index(p, s, shades).
+function M.processors(n, opts)
+  opts = opts or {}
+  local gray = opts.gray
+  if gray == nil then gray = M.mode == "gray" end
+  return canvas_core.processor_palette(n, opts.shades or 8, opts.decay or 0, gray)
+end
+
+function M.shade_index(p, s, shades)
+  return p * ((shades or 8) + 1) + s
+end
+
+--- Legend items {{"PE 0", "#0000ff"}, ...} for the pure colours of a processor
+-- palette made with `shades` shades (label: a prefix, default "PE ").
+function M.processor_legend(pal, n, shades, label)
+  local items = {}
+  for p = 0, n - 1 do
+    items[p + 1] = { (label or "PE ") .. p, pal:hex(M.shade_index(p, 0, shades)) }
+  end
+  return items
+end
+
+-- Traffic-light utilization states: green go (busy), yellow caution
+-- (overhead), red stop (idle). Greys for monochrome: darker is busier.
+local states = {
+  busy = { "#00c000", "#202020" },
+  overhead = { "#ffd700", "#8c8c8c" },
+  idle = { "#e00000", "#e0e0e0" },
+}
+M.state_names = { "busy", "overhead", "idle" }
+
+--- Colour of a utilization state ("busy", "overhead" or "idle").
+function M.state(name)
+  local s = states[name]
+  if not s then error("unknown utilization state '" .. tostring(name) .. "'", 2) end
+  return M.mode == "gray" and s[2] or s[1]
+end
+
+-- Six task colours, recycled by task number mod 6; greys for monochrome.
+local tasks = {
+  { "#1f5fd0", "#000000" }, { "#e07000", "#404040" }, { "#009090", "#707070" },
+  { "#c000c0", "#a0a0a0" }, { "#80b000", "#c8c8c8" }, { "#804000", "#f0f0f0" },
+}
+
+--- Colour of a task number (any integer): one of six, by number mod 6.
+function M.task(n)
+  local t = tasks[math.floor(n) % 6 + 1]
+  return M.mode == "gray" and t[2] or t[1]
+end
+
+-- Message-size classes: upper bounds in bytes (inclusive), a label, a colour
+-- running cool (small) to hot (large), and a grey.
+M.message_size_classes = {
+  { upto = 16, label = "<= 16 B", color = "#0000c0", gray = "#e8e8e8" },
+  { upto = 64, label = "<= 64 B", color = "#0080ff", gray = "#c8c8c8" },
+  { upto = 256, label = "<= 256 B", color = "#00c0c0", gray = "#a8a8a8" },
+  { upto = 1024, label = "<= 1 KiB", color = "#00c000", gray = "#888888" },
+  { upto = 4096, label = "<= 4 KiB", color = "#e0e000", gray = "#686868" },
+  { upto = 16384, label = "<= 16 KiB", color = "#ff8000", gray = "#484848" },
+  { upto = math.huge, label = "> 16 KiB", color = "#e00000", gray = "#202020" },
+}
+
+--- Colour and class number (1-based) of a message of `bytes` bytes.
+function M.message_size(bytes)
+  for i, c in ipairs(M.message_size_classes) do
+    if bytes <= c.upto then return M.mode == "gray" and c.gray or c.color, i end
+  end
+end
+
+--- The message-size colour code as legend items { {label, colour}, ... }.
+function M.message_size_legend()
+  local items = {}
+  for i, c in ipairs(M.message_size_classes) do
+    items[i] = { c.label, M.mode == "gray" and c.gray or c.color }
+  end
+  return items
+end
+
+--- A palette of n colours running evenly through the given stops (default: a
+-- dark-blue -> cyan -> yellow -> red heat scale; grey in gray mode), for grids
+-- drawn with a value range.
+function M.ramp(n, stops)
+  stops = stops or (M.mode == "gray" and { "#101010", "#f0f0f0" }
+    or { "#000060", "#0060ff", "#00e0e0", "#f0f000", "#ff2000" })
+  local rgb = {}
+  for i, s in ipairs(stops) do rgb[i] = { M.parse(s, 2) } end
+  local list = {}
+  for i = 0, n - 1 do
+    local t = n == 1 and 0 or i / (n - 1) * (#rgb - 1)
+    local k = math.min(math.floor(t), #rgb - 2)
+    local f = t - k
+    local a, b = rgb[k + 1], rgb[math.min(k + 2, #rgb)]
+    list[i + 1] = { a[1] + (b[1] - a[1]) * f, a[2] + (b[2] - a[2]) * f, a[3] + (b[3] - a[3]) * f }
+  end
+  return M.palette(list)
+end
+
+return M

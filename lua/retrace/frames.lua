@@ -1,0 +1,222 @@
+--- retrace.frames: numbered animation frames, encoded on a pool of threads.
+--
+--   local frames = require "retrace.frames"
+--   local fw = assert(frames.writer("out", {width = 800, height = 600, fps = 10,
+--                                           pdf = "out.pdf", total = 100}))
+--   for i = 1, 100 do fw:frame(function(cv, i) ... end) end
+--   local result = fw:finish({html = true, mp4 = "out.mp4"})
+--
+-- Each frame is drawn on one reusable image canvas and handed to the encoder,
+-- which copies its pixels and writes out/frame_000001.png ... on worker threads
+-- while the next frame is drawn. With `pdf`, every frame is also drawn as a
+-- vector page of one PDF. finish() waits for the PNGs and then, on request,
+-- writes a static HTML player (index.html beside the frames, no server needed)
+-- and an MP4 through ffmpeg (run without a shell; when ffmpeg is missing the
+-- result says so in result.errors).
+local canvas = require "retrace.canvas"
+local colors = require "retrace.colors"
+local fcore = require("retrace.core").frames
+
+local M = {}
+
+M.pattern = "frame_%06d.png"
+
+local Writer = {}
+Writer.__index = Writer
+
+local function mkdir_p(dir)
+  local lfs = require "lfs"
+  local path = dir:sub(1, 1) == "/" and "/" or ""
+  for part in dir:gmatch("[^/]+") do
+    path = path .. part
+    local mode = lfs.attributes(path, "mode")
+    if mode == nil then
+      local ok, err = lfs.mkdir(path)
+      if not ok and lfs.attributes(path, "mode") ~= "directory" then
+        return nil, path .. ": cannot create folder: " .. tostring(err)
+      end
+    elseif mode ~= "directory" then
+      return nil, path .. ": not a folder"
+    end
+    path = path .. "/"
+  end
+  return true
+end
+M.mkdir_p = mkdir_p
+
+--- Open a frame writer on folder `dir` (created when missing).
+-- opts: width, height (required), background (default "white"), fps (10),
+-- pdf (path of a multi-page PDF to draw alongside), threads (0: one per core),
+-- level (zlib level, 1), total (expected frames, for the progress bar),
+-- label (progress label), title (HTML page title).
+-- Returns the writer, or nil and a one-line message (unwritable folder, ...).
+function M.writer(dir, opts)
+  opts = opts or {}
+  local w, h = opts.width, opts.height
+  if math.type(w) ~= "integer" or math.type(h) ~= "integer" or w < 1 or h < 1 then
+    error(string.format("frame size: %s x %s, width and height must be positive integers",
+      tostring(w), tostring(h)), 2)
+  end
+  local ok, err = mkdir_p(dir)
+  if not ok then return nil, err end
+  -- find out now, not after drawing, whether the folder takes files
+  local probe = dir .. "/.retrace-write-test"
+  local f, ferr = io.open(probe, "wb")
+  if not f then
+    return nil, dir .. ": cannot write frames: " .. (ferr:match(": ([^:]+)$") or ferr)
+  end
+  f:close()
+  os.remove(probe)
+  local self = setmetatable({
+    dir = dir, width = w, height = h, fps = opts.fps or 10,
+    background = opts.background or "white", title = opts.title or dir,
+    count = 0, files = {},
+  }, Writer)
+  colors.parse(self.background, 2)
+  self.cv = canvas.image(w, h)
+  self.encoder = fcore.encoder(opts.threads or 0, 0, opts.level or 1)
+  if opts.pdf then
+    local pdf, perr = canvas.pdf(opts.pdf, w, h)
+    if not pdf then
+      self.encoder:close()
+      return nil, perr
+    end
+    self.pdf, self.pdf_path = pdf, opts.pdf
+  end
+  self.bar = require("retrace.cli").progress(opts.label or "frames", opts.total or 0)
+  return self
+end
+
+--- The path of frame i (1-based).
+function Writer:path(i)
+  return self.dir .. "/" .. string.format(M.pattern, i)
+end
+
+-- Queue the pixels of image canvas cv as the next PNG.
+local function submit(self, cv)
+  local i = self.count + 1
+  local ok, err = self.encoder:submit(cv, self:path(i))
+  if not ok then error(err, 0) end
+  self.count = i
+  self.files[i] = string.format(M.pattern, i)
+  self.bar:update(i)
+  return i
+end
+
+local function draw_on(cv, draw, i, background)
+  cv:save()
+  if background then cv:background(background) end
+  local ok, err = pcall(draw, cv, i)
+  cv:restore()
+  if not ok then error(err, 0) end
+end
+
+--- Draw frame number count+1 with draw(cv, i) on a canvas cleared to the
+-- background and queue its PNG. draw is called once per frame: when a PDF is
+-- being written it draws on a recording that is played onto the image and onto
+-- a new vector page. Raises on a write error (unwritable disk, ...), naming the file.
+function Writer:frame(draw)
+  local i = self.count + 1
+  if not self.pdf then
+    draw_on(self.cv, draw, i, self.background)
+    return submit(self, self.cv)
+  end
+  local rec = canvas.recording(self.width, self.height)
+  draw_on(rec, draw, i, self.background)
+  self.cv:save()
+  self.cv:clear(0, 0, 0, 0)
+  self.cv:replay(rec)
+  self.cv:restore()
+  submit(self, self.cv)
+  self.pdf:replay(rec)
+  self.pdf:show_page()
+  rec:finish()
+  return i
+end
+
+--- Queue an already drawn image canvas as the next frame (a PDF being written
+-- gets the frame's pixels as its page).
+function Writer:add(cv)
+  local i = submit(self, cv)
+  if self.pdf then
+    -- pixels as a page: not vector, but the same picture
+    self.pdf:draw_image(cv, 0, 0)
+    self.pdf:show_page()
+  end
+  return i
+end
+
+local function html_escape(s)
+  return (tostring(s):gsub("[&<>\"]", { ["&"] = "&amp;", ["<"] = "&lt;", [">"] = "&gt;", ['"'] = "&quot;" }))
+end
+
+--- Write index.html: the player for the frames in this folder.
+function Writer:write_html()
+  local cjson = require "cjson"
+  local root = require("retrace").root
+  local tf = assert(io.open(root .. "/lua/retrace/player.html", "rb"))
+  local template = tf:read("a")
+  tf:close()
+  local page = template:gsub("{{(%u+)}}", {
+    TITLE = html_escape(self.title),
+    FRAMES = cjson.encode(self.files):gsub("\\/", "/"),
+    FPS = tostring(math.max(1, math.min(60, math.floor(self.fps)))),
+  })
+  local path = self.dir .. "/index.html"
+  local f, err = io.open(path, "wb")
+  if not f then return nil, err end
+  f:write(page)
+  f:close()
+  return path
+end
+
+--- Make an MP4 of the frames with ffmpeg. Returns the path, or nil and a message
+-- ("ffmpeg not found on PATH: ..." when it is not installed).
+function Writer:write_mp4(path)
+  if self.count == 0 then return nil, path .. ": no frames to encode" end
+  local argv = {
+    "ffmpeg", "-y", "-loglevel", "error", "-framerate", tostring(self.fps),
+    "-i", self.dir .. "/" .. M.pattern, "-frames:v", tostring(self.count), -- not older frames left in the folder
+    "-vf", "pad=ceil(iw/2)*2:ceil(ih/2)*2", "-c:v", "libx264", "-pix_fmt", "yuv420p", path,
+  }
+  local code, err = fcore.run(argv)
+  if not code then
+    if err:match("not found on PATH") then
+      return nil, "ffmpeg not found on PATH: " .. path ..
+        " not made (install ffmpeg; the PNG frames are in " .. self.dir .. ")"
+    end
+    return nil, err
+  end
+  if code ~= 0 then return nil, path .. ": ffmpeg failed with exit code " .. code end
+  return path
+end
+
+--- Wait for every frame, close the PDF, and make what opts asks for:
+-- html = true (index.html), mp4 = path. Returns a result table
+-- {frames, dir, files, pdf, html, mp4, errors = {...}}; errors lists what could
+-- not be made (each a one-line message). Raises on a PNG write error.
+function Writer:finish(opts)
+  opts = opts or {}
+  local ok, err = self.encoder:wait()
+  local stats = self.encoder:stats()
+  self.encoder:close()
+  self.bar:finish()
+  if not ok then error(err, 0) end
+  local result = { frames = self.count, dir = self.dir, files = self.files, errors = {},
+                   encoder = stats }
+  if self.pdf then
+    local pok, perr = self.pdf:finish()
+    if pok then result.pdf = self.pdf_path else result.errors[#result.errors + 1] = perr end
+  end
+  if opts.html then
+    local p, herr = self:write_html()
+    if p then result.html = p else result.errors[#result.errors + 1] = herr end
+  end
+  if opts.mp4 then
+    local p, merr = self:write_mp4(opts.mp4)
+    if p then result.mp4 = p else result.errors[#result.errors + 1] = merr end
+  end
+  return result
+end
+
+return M

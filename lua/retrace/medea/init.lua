@@ -1,0 +1,197 @@
+--- retrace.medea: workload characterization of message-passing traces.
+--
+--   medea.parameters(trace, approach) -> components | nil, message
+--       trace: a path or an accumulator (retrace.core.medea.new()) already fed;
+--       approach: "program" (default), "processor" or "event".
+--   medea.accumulate(path [, strict [, profiles]]) -> accumulator | nil, message
+--   medea.kmeans(matrix, k, opts), medea.fit(xs, ys, model [, degree])
+--   medea.characterize(components, opts) -> the clusters table of `retrace medea --json`
+-- Submodules: cluster, fit, formats, functional, metrics.
+--
+-- A component is { name=, trace=, processor = id | "all", event = type (event
+-- approach only), params = { name = value } }.
+local core = require "retrace.core"
+local cluster = require "retrace.medea.cluster"
+local fitmod = require "retrace.medea.fit"
+
+local M = {
+  cluster = cluster,
+  fit_module = fitmod,
+  formats = require "retrace.medea.formats",
+  functional = require "retrace.medea.functional",
+  metrics = require "retrace.medea.metrics",
+}
+
+--- Parameter names of each approach, in report order.
+M.params = {
+  processor = { "extime", "cptime", "cmtime", "rctime", "trtime", "iotime", "iptime", "cktime",
+                "rstime", "cotime", "sytime", "ttdata", "trdata", "rcdata", "iodata",
+                "trnum", "rcnum", "ionum" },
+  event = { "ctime", "stime", "utime", "hstime", "cnum", "snum", "unum", "hsnum", "hunum" },
+}
+M.params.program = table.move(M.params.processor, 1, #M.params.processor, 1, {})
+table.insert(M.params.program, "prnum")
+
+local TIMES = { cptime = true, cmtime = true, rctime = true, trtime = true, iotime = true, iptime = true,
+                cktime = true, rstime = true, cotime = true, sytime = true }
+local SYSTEM_TIMES = { "rctime", "trtime", "iotime", "iptime", "cktime", "rstime", "cotime", "sytime" }
+M.system_times = SYSTEM_TIMES
+
+local function basename(path)
+  return (tostring(path):gsub("/+$", ""):match("([^/]+)$")) or tostring(path)
+end
+M.basename = basename
+
+--- Replay a PICL trace (old or new format) into a new accumulator; profiles:
+-- keep what the activity profiles need (memory grows with the trace then).
+-- The trace is replayed by the message-passing engine (core/msg), whose record
+-- stream feeds the accumulator. Returns acc, skipped (malformed lines skipped),
+-- warnings (the engine's: unmatched exits, events left open, tachyons) or nil, message.
+function M.accumulate(path, strict, profiles)
+  local acc = core.medea.new(profiles)
+  local skipped, warnings = acc:feed(path, strict)
+  if not skipped then acc:close(); return nil, warnings end
+  return acc, skipped, warnings
+end
+
+local function pick(t, names)
+  local out = {}
+  for _, n in ipairs(names) do out[n] = t[n] end
+  return out
+end
+
+--- Components of one trace for an approach (see the header).
+function M.parameters(trace, approach, name)
+  approach = approach or "program"
+  local acc, owned = trace, false
+  if type(trace) == "string" then
+    local err
+    acc, err = M.accumulate(trace)
+    if not acc then return nil, err end
+    owned = true
+    name = name or basename(trace)
+  end
+  name = name or "trace"
+  local tracename = type(trace) == "string" and trace or name
+  local comps = {}
+  if approach == "processor" then
+    for _, p in ipairs(acc:processors()) do
+      comps[#comps + 1] = { name = name .. "/" .. p.proc, trace = tracename, processor = p.proc,
+                            params = pick(p, M.params.processor) }
+    end
+  elseif approach == "program" then
+    local procs = acc:processors()
+    local params = { prnum = #procs }
+    local first, last = math.huge, -math.huge
+    for _, pname in ipairs(M.params.processor) do
+      if pname ~= "extime" then params[pname] = 0 end
+    end
+    for _, p in ipairs(procs) do
+      first, last = math.min(first, p.first), math.max(last, p.last)
+      for _, pname in ipairs(M.params.processor) do
+        if pname ~= "extime" then params[pname] = params[pname] + p[pname] end
+      end
+    end
+    if #procs > 0 then
+      for pname in pairs(TIMES) do params[pname] = params[pname] / #procs end
+      params.extime = last - first
+    else
+      params.extime = 0
+    end
+    comps[1] = { name = name, trace = tracename, processor = "all", params = params }
+  elseif approach == "event" then
+    local sums, order = {}, {}
+    for _, e in ipairs(acc:events()) do
+      comps[#comps + 1] = { name = name .. "/" .. e.proc .. "/" .. e.event, trace = tracename,
+                            processor = e.proc, event = e.event, params = pick(e, M.params.event) }
+      local s = sums[e.event]
+      if not s then
+        s = {}
+        for _, pname in ipairs(M.params.event) do s[pname] = 0 end
+        sums[e.event] = s
+        order[#order + 1] = e.event
+      end
+      for _, pname in ipairs(M.params.event) do s[pname] = s[pname] + e[pname] end
+    end
+    table.sort(order)
+    for _, ev in ipairs(order) do
+      comps[#comps + 1] = { name = name .. "/all/" .. ev, trace = tracename, processor = "all",
+                            event = ev, params = sums[ev] }
+    end
+  else
+    if owned then acc:close() end
+    error("unknown approach '" .. tostring(approach) .. "' (program, processor, event)", 2)
+  end
+  if owned then acc:close() end
+  return comps
+end
+
+--- Activity profiles of an accumulator: { exec = {times=, counts=}, comp = ..., ... }.
+function M.profiles(acc)
+  local out = {}
+  for _, which in ipairs({ "exec", "comp", "comm", "recv", "send", "io" }) do
+    local t, c = acc:profile(which)
+    out[which] = { times = t, counts = c }
+  end
+  return out
+end
+
+M.kmeans = cluster.kmeans
+
+--- Least-squares fit (see retrace.medea.fit).
+function M.fit(xs, ys, model, degree)
+  return fitmod.fit(xs, ys, model, degree)
+end
+
+--- Matrix of the chosen parameters of components; nil, message for an unknown name.
+function M.matrix(components, names)
+  local m = {}
+  for i, c in ipairs(components) do
+    local row = {}
+    for j, n in ipairs(names) do
+      local v = c.params[n]
+      if type(v) ~= "number" then
+        return nil, string.format("parameter '%s' is not defined for component %s", n, c.name)
+      end
+      row[j] = v
+    end
+    m[i] = row
+  end
+  return m
+end
+
+--- Cluster components on the named parameters.
+-- opts: log, scale ("minmax"), kmax (10), k (force this K), seed (1), restarts (10).
+-- Returns { k=, best_k=, w=, h=, ch=, silhouette=, assign=, members=, table=,
+--           breakdown=, params= } or nil, message.
+function M.characterize(components, names, opts)
+  opts = opts or {}
+  if #components == 0 then return nil, "no components to cluster" end
+  local raw, err = M.matrix(components, names)
+  if not raw then return nil, err end
+  local scaled, terr = cluster.transform(raw, { log = opts.log, scale = opts.scale or "minmax" })
+  if not scaled then return nil, terr end
+  local n = #raw
+  local kmax = math.min(opts.kmax or 10, n)
+  if opts.k and opts.k > n then
+    return nil, string.format("--k %d: only %d components", opts.k, n)
+  end
+  kmax = math.max(kmax, opts.k or 0)
+  local a = cluster.analyse(scaled, { kmax = kmax, seed = opts.seed or 1, restarts = opts.restarts })
+  local k = opts.k or a.best_k or kmax
+  local part = a.partitions[k]
+  local names_list = {}
+  for i, c in ipairs(components) do names_list[i] = c.name end
+  local tracenames = {}
+  for i, c in ipairs(components) do tracenames[i] = basename(c.trace or c.name) end
+  return {
+    k = k, best_k = a.best_k, kmax = kmax, n = n, params = names,
+    w = a.w, h = a.h, ch = a.ch, silhouette = a.silhouette,
+    assign = part.assign, centroids = part.centroids, scaled = scaled, raw = raw,
+    members = M.functional.members(names_list, part.assign, k),
+    table = cluster.model_table(raw, part.assign, k, names),
+    breakdown = M.functional.breakdown(tracenames, part.assign, k),
+  }
+end
+
+return M

@@ -1,0 +1,100 @@
+--- retrace.replay: replay a PICL trace (processor states, messages, queues, tasks,
+-- per-event tables, critical path).
+--
+--   local rp = replay.new(trace_or_path [, opts])
+--     opts: start, stop (window over which times and counts accumulate),
+--           critical_path = true, format / strict (when given a path), and
+--           callbacks on_state(proc, t, old, new), on_interval(iv),
+--           on_message(m), on_warning(msg), on_record(rec)
+--   rp:step(n) -> replayed, ended      rp:run_until(t) -> ended      rp:run()
+--   rp:play{every_records = N | every_time = T, from = t, to = t, unit = u}, fn
+--       calls fn(rp, t) every N records or every T units of trace time
+--   views: rp:proc(id), rp:events(id), rp:stack(id), rp:tasks(), rp:totals(),
+--          rp:pending(), rp:warnings(), rp:span(), rp:now(), rp:critical_path()
+--
+-- Intervals (on_interval) come once per event occurrence when it closes,
+-- children before parents: {proc, event, entry, exit, depth, id, parent,
+-- parent_event, user_depth, sys_depth, bytes_in, bytes_out, closed, task}.
+local core = require "retrace.core"
+
+local M = {}
+
+--- A time unit for a span of trace time: the power of ten (in seconds) that
+-- makes the span between 100 and 100000 units (ParaGraph's heuristic choice).
+function M.time_unit(span)
+  if not span or span <= 0 then return 1e-6 end
+  local e = math.floor(math.log(span, 10)) - 3
+  if e > 0 then e = 0 end
+  return 10.0 ^ e
+end
+
+function M.new(trace, opts)
+  if type(trace) == "string" then
+    local t, err = core.picl.open(trace, opts and { format = opts.format, strict = opts.strict })
+    if not t then return nil, err end
+    trace = t
+  end
+  return core.replay.new(trace, opts)
+end
+
+--- Replay with a frame callback. opts: every_records = N, or every_time = T
+-- (in units of opts.unit seconds, default 1); from / to (seconds) bound the
+-- frames (records before `from` are replayed without frames, replay stops
+-- after `to`). fn(rp, t) gets the frame time (seconds); returning false stops.
+-- Returns the number of frames.
+function M.play(rp, opts, fn)
+  opts = opts or {}
+  local frames = 0
+  local from, to = opts.from, opts.to
+  if from then
+    if rp:run_until(from) then return frames end
+  end
+  local function frame(t)
+    frames = frames + 1
+    return fn(rp, t) ~= false
+  end
+  if opts.every_time then
+    local dt = opts.every_time * (opts.unit or 1)
+    assert(dt > 0, "play: every_time must be positive")
+    local t = from or select(1, rp:span()) or rp:now()
+    if t == nil or t == -math.huge then
+      rp:step(1)
+      t = rp:now()
+    end
+    while true do
+      t = t + dt
+      if to and t > to then t = to end
+      local ended = rp:run_until(t)
+      if not frame(t) then break end
+      if ended or (to and t >= to) then break end
+    end
+  else
+    local n = opts.every_records or 1
+    assert(n >= 1, "play: every_records must be >= 1")
+    while true do
+      local done, ended
+      if to then
+        done = 0
+        while done < n do
+          local nt = rp:next_time()
+          if not nt or nt > to then ended = true break end
+          local k = rp:step(1)
+          done = done + k
+        end
+      else
+        done, ended = rp:step(n)
+      end
+      if done > 0 and not frame(rp:now()) then break end
+      if ended then break end
+    end
+  end
+  return frames
+end
+
+-- rp:play(...) as a method of every replay
+local reg = debug.getregistry()["retrace.Replay"]
+if reg and reg.__index and not reg.__index.play then
+  reg.__index.play = M.play
+end
+
+return M

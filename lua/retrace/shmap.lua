@@ -1,0 +1,108 @@
+--- retrace.shmap: SHMAP traces and their simulation on P PEs sharing C caches.
+--
+--   local shmap = require "retrace.shmap"
+--   local t = assert(shmap.open("lu.shm"))      -- t:info(), t:matrices(), t:records()
+--   local sim = assert(shmap.sim{ trace = "lu.shm", pes = 4, caches = 2,
+--                                 cache_size = 256, line = 4, policy = "lru" })
+--   sim:on_access(function(a) ... end)          -- a.pe, a.matrix, a.row, a.col, a.kind, a.hit ...
+--   sim:step(10); print(sim:active().count)     -- PEs busy in the last step
+--   sim:run(); local s = sim:stats()            -- s.pes, s.caches, s.totals, s.steps
+--   local counts = sim:elements(1)              -- per-element loads / stores of matrix 1
+--
+-- PE and cache numbers are 0-based, as in the machine model (PE p uses cache
+-- floor(p*C/P)); arrays are Lua arrays, so stats().pes[1] is PE 0.
+local core = require("retrace.core").shmap
+
+local M = {}
+
+--- Defaults of sim{} (and of `retrace shmap`).
+M.defaults = { pes = 1, caches = 1, cache_size = 1024, line = 4, ways = 0,
+               policy = "lru", seed = 1, write_back = false, cache = true }
+
+--- Open a SHMAP trace (first pass over the file): trace, or nil and a message.
+function M.open(path)
+  return core.open(path)
+end
+
+--- A simulation. opts: trace (a path or an opened trace), pes, caches,
+-- cache_size, line, ways (0: fully associative), policy (a built-in name, a
+-- shipped Lua policy such as "mru" or "plru", a FILE.lua, or a value made by
+-- retrace.cache.policy{...}; see retrace.cache), seed, write_back, cache (false: no cache). Returns the simulation,
+-- or nil and a message when the trace or an option is bad.
+function M.sim(opts)
+  assert(type(opts) == "table", "shmap.sim: an options table expected")
+  local trace = opts.trace
+  if type(trace) == "string" then
+    local t, err = core.open(trace)
+    if not t then return nil, err end
+    trace = t
+  elseif trace == nil then
+    error("shmap.sim: option trace is required", 2)
+  end
+  local o = {}
+  for k, v in pairs(M.defaults) do o[k] = v end
+  for k, v in pairs(opts) do
+    if k ~= "trace" then
+      if M.defaults[k] == nil then error("shmap.sim: unknown option '" .. tostring(k) .. "'", 2) end
+      o[k] = v
+    end
+  end
+  if o.cache then
+    local pol, err = require("retrace.cache").resolve_policy(o.policy)
+    if pol == nil then return nil, err end
+    o.policy = pol
+  end
+  return core.new_sim(trace, o)
+end
+
+local function plural(n, one, many)
+  return ("%d %s"):format(n, n == 1 and one or (many or one .. "s"))
+end
+
+--- Text report of a finished (or paused) simulation: SHMAP's INFO output.
+-- stats: sim:stats(); machine: the options used (for the heading); info: trace:info().
+function M.report(stats, machine, info)
+  local out = {}
+  local function add(fmt, ...) out[#out + 1] = string.format(fmt, ...) end
+  if info then
+    add("trace %s: %s, %s (%s, %s), %s, %s", info.file, plural(info.matrices, "matrix", "matrices"),
+      plural(info.events, "event"), plural(info.loads, "load"), plural(info.stores, "store"),
+      plural(info.sections, "parallel section"), plural(info.groups, "group"))
+    add("trace time %g (smallest step %g)", info.time_last, info.min_step)
+  end
+  if machine then
+    if machine.cache == false then
+      add("machine: %s, no cache", plural(machine.pes, "PE"))
+    else
+      local ways = (machine.ways or 0) == 0 and "fully associative" or (machine.ways .. "-way")
+      local pol = type(machine.policy) == "string" and machine.policy
+        or (type(machine.policy) == "table" and machine.policy.name) or "lua policy"
+      add("machine: %s, %s of %d words, lines of %d words, %s, %s, %s",
+        plural(machine.pes, "PE"), plural(machine.caches, "cache"), machine.cache_size, machine.line, ways, pol,
+        machine.write_back and "write-back" or "write-through")
+    end
+  end
+  add("")
+  add("%4s %5s %12s %12s %14s  %-12s %s", "PE", "cache", "loads", "stores", "flops", "subroutine", "last message")
+  for i, p in ipairs(stats.pes) do
+    add("%4d %5s %12d %12d %14d  %-12s %s", i - 1, p.cache >= 0 and tostring(p.cache) or "-",
+      p.loads, p.stores, p.flops, p.subroutine, p.info)
+  end
+  if #stats.caches > 0 then
+    add("")
+    add("%5s %12s %12s %10s", "cache", "hits", "misses", "hit ratio")
+    for i, c in ipairs(stats.caches) do
+      add("%5d %12d %12d %9.2f%%", i - 1, c.hits, c.misses, 100 * c.hit_ratio)
+    end
+  end
+  local t = stats.totals
+  add("")
+  add("total: %d loads, %d stores, %d flops", t.loads, t.stores, t.flops)
+  if #stats.caches > 0 then
+    add("cache total: %d hits, %d misses, hit ratio %.2f%%", t.hits, t.misses, 100 * t.hit_ratio)
+  end
+  add("steps: %d", stats.steps)
+  return table.concat(out, "\n") .. "\n"
+end
+
+return M

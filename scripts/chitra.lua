@@ -1,0 +1,273 @@
+-- retrace chitra PES...: transform program execution sequences and model them as
+-- semi-Markov chains. Transforms apply in command-line order to every file (an ensemble).
+local cli = require "retrace.cli"
+local chitra = require "retrace.chitra"
+local chain_mod = require "retrace.chitra.chain"
+
+-- options that are transforms, kept in command-line order
+local function ordered(kind)
+  return function(args, _, value)
+    args.steps = args.steps or {}
+    args.steps[#args.steps + 1] = { kind, value }
+  end
+end
+
+local function parse_step(kind, v)
+  if kind == "clip" then
+    local a, b = v:match("^(%d+):(%d+)$")
+    if not a then cli.usage_error("--clip expects NI:NF (two counts), got '" .. v .. "'") end
+    return { "clip", math.tointeger(tonumber(a)), math.tointeger(tonumber(b)) }
+  elseif kind == "aggregate" or kind == "project" then
+    local list, name = v:match("^(.-)=([^=]+)$")
+    if not list or list == "" then
+      cli.usage_error("--" .. kind .. " expects A,B,...=NAME, got '" .. v .. "'")
+    end
+    return { kind, chitra.split_list(list), name }
+  elseif kind == "components" then
+    local map = {}
+    for pair in v:gmatch("[^,]+") do
+      local a, b = pair:match("^%s*(.-)%s*=%s*(.-)%s*$")
+      if not a or a == "" or b == "" then
+        cli.usage_error("--components expects C1=D1,C2=D2,..., got '" .. v .. "'")
+      end
+      map[a] = b
+    end
+    return { "project_components", map }
+  elseif kind == "filter_time" or kind == "filter_event" then
+    local p = tonumber(v)
+    if not p then cli.usage_error("--" .. kind:gsub("_", "-") .. " expects a number, got '" .. v .. "'") end
+    return { kind, p }
+  elseif kind == "recipe" then
+    local r, err = chitra.recipe(v)
+    if not r then cli.usage_error(err) end
+    return { "recipe", r, v }
+  end
+end
+
+local function write_file(path, text)
+  local f, err = io.open(path, "wb")
+  if not f then cli.usage_error("cannot write " .. err) end
+  f:write(text)
+  f:close()
+end
+
+local function print_text(ses, chain, out)
+  local w = function(...) out:write(string.format(...)) end
+  for k = 1, ses:members() do
+    w("%s: %d symbols after %d transforms\n", ses.files[k] or ("member " .. k), ses:length(k),
+      #ses:history())
+  end
+  for i, h in ipairs(ses:history()) do w("  %d. %s\n", i, h) end
+  w("chain: %d states\n", #chain.states)
+  w("  %-16s %8s %12s %12s\n", "state", "n", "mean", "variance")
+  for _, s in ipairs(chain.states) do
+    w("  %-16s %8d %12s %12s\n", s.name, s.n, chain_mod.number(s.mean), chain_mod.number(s.var))
+  end
+  w("transitions:\n")
+  for _, a in ipairs(chain.arcs) do
+    w("  %s -> %s  %s\n", a.from, a.to, chain_mod.percent(a.p))
+  end
+  local defs = chain:definitions()
+  local names = {}
+  for n in pairs(defs) do names[#names + 1] = n end
+  table.sort(names)
+  if #names > 0 then w("composites:\n") end
+  for _, n in ipairs(names) do
+    local parts = {}
+    for i, d in ipairs(defs[n]) do
+      if i > 4 then parts[#parts + 1] = "..." break end
+      parts[#parts + 1] = table.concat(d, ",")
+    end
+    w("  %s = %s\n", n, table.concat(parts, " | "))
+  end
+end
+
+return {
+  summary = "Chitra: transform execution sequences, build semi-Markov chains",
+  description = "Load program execution sequences (one 'STATE TIME' pair per line, or "
+    .. "'(STATE,TIME), ...' tuples), apply transforms in command-line order to every "
+    .. "file, and model the result as a semi-Markov chain.",
+  epilog = "Example: retrace chitra run.pes --components A1=A,A2=A,R1=R,R2=R --filter-event 2 --json",
+  parser = function(p)
+    p:argument("pes", "PES files (several form an ensemble)"):args("+")
+    p:option("--clip", "delete the first NI and last NF symbols"):argname("NI:NF")
+      :count("*"):action(ordered("clip"))
+    p:option("--aggregate", "replace each occurrence of A,B,C by the composite Z")
+      :argname("A,B,C=Z"):count("*"):action(ordered("aggregate"))
+    p:option("--project", "replace each of A,B by Z and merge runs of Z"):argname("A,B=Z")
+      :count("*"):action(ordered("project"))
+    p:option("--components", "component projection, e.g. A1=A,A2=A,R1=R,R2=R")
+      :argname("C=D,...") :count("*"):action(ordered("components"))
+    p:option("--filter-time", "composite the symbols with h(s)/T < P, 0 < P < 1"):argname("P")
+      :count("*"):action(ordered("filter_time"))
+    p:option("--filter-event", "composite the symbols occurring fewer than N times")
+      :argname("N"):count("*"):action(ordered("filter_event"))
+    p:option("--recipe", "apply a recipe (a Lua file, or a name in retrace/chitra/recipes)")
+      :argname("FILE.lua"):count("*"):action(ordered("recipe"))
+    p:option("--component-pattern", "Lua pattern of one state component", "%u%d*")
+    p:option("--component-separator", "state components are separated by this text instead")
+      :argname("SEP")
+    p:option("--find", "report the occurrences of a pattern A,B,C"):argname("A,B,C")
+      :count("*")
+    p:flag("--json", "print the result as JSON on stdout")
+    p:option("--chain", "write the chain: .json, .dot, or a picture .png/.pdf/.svg")
+      :argname("OUT"):count("*")
+    p:option("--views", "write the views (pictures and their data) into DIR"):argname("DIR")
+    p:option("--view-format", "picture format of --views: png, pdf or svg", "png")
+      :choices({ "png", "pdf", "svg" })
+    p:option("--zoom", "time range of the time view"):argname("T0:T1")
+    p:option("--shade", "shade every occurrence of a pattern in the time and event views")
+      :argname("A,B,C"):count("*")
+    p:option("--simulate", "judge the model on a simulated trajectory of N states"):argname("N")
+    p:option("--seed", "random seed of --simulate", "1"):argname("S")
+    p:option("--params", "parameter value of each file: chains per value, merged with fits")
+      :argname("X1,X2,...")
+    p:option("--predict", "with --params: predict each state's mean occupancy at X")
+      :argname("X")
+  end,
+  run = function(args)
+    local steps = {}
+    for i, s in ipairs(args.steps or {}) do steps[i] = parse_step(s[1], s[2]) end
+    if args.component_separator == "" then cli.usage_error("--component-separator is empty") end
+    local ses, err = chitra.load(args.pes, { components = args.component_pattern,
+                                             separator = args.component_separator })
+    if not ses then cli.input_error(err) end
+    for _, s in ipairs(steps) do
+      local ok, why
+      if s[1] == "recipe" then
+        ok, why = ses:apply(s[2])
+        if not ok then why = s[3] .. ": " .. why end
+      else
+        ok, why = ses[s[1]](ses, table.unpack(s, 2))
+      end
+      if not ok then cli.usage_error(why) end
+    end
+    local chain = assert(ses:chain())
+    local doc = ses:to_table()
+    if ses:members() > 1 then
+      doc.member_chains = {}
+      for k = 1, ses:members() do
+        doc.member_chains[k] = assert(ses:chain({ members = { k } })):to_table()
+      end
+    end
+
+    local finds = {}
+    for _, pat in ipairs(args.find or {}) do
+      local r, why = ses:find(pat)
+      if not r then cli.usage_error(why) end
+      r.occurrences = nil
+      finds[#finds + 1] = r
+    end
+    if #finds > 0 then doc.find = finds end
+
+    if args.simulate then
+      local n, seed = math.tointeger(tonumber(args.simulate)), math.tointeger(tonumber(args.seed))
+      if not n or n < 1 then cli.usage_error("--simulate expects a positive count") end
+      if not seed then cli.usage_error("--seed expects an integer") end
+      doc.simulation = assert(chain:judge(n, seed))
+    end
+
+    if args.params then
+      local xs = {}
+      for v in args.params:gmatch("[^,]+") do
+        local x = tonumber(v)
+        if not x then cli.usage_error("--params expects numbers, got '" .. v .. "'") end
+        xs[#xs + 1] = x
+      end
+      if #xs ~= #args.pes then
+        cli.usage_error(string.format("--params has %d values for %d files", #xs, #args.pes))
+      end
+      local groups, order = {}, {}
+      for k, x in ipairs(xs) do
+        if not groups[x] then groups[x] = {}; order[#order + 1] = x end
+        table.insert(groups[x], k)
+      end
+      local runs = {}
+      for _, x in ipairs(order) do
+        runs[#runs + 1] = { param = x, chain = assert(ses:chain({ members = groups[x] })) }
+      end
+      doc.merge = chain_mod.merge(runs)
+      if args.predict then
+        local x = tonumber(args.predict)
+        if not x then cli.usage_error("--predict expects a number") end
+        doc.merge.prediction = { param = x, mean = {} }
+        for name, e in pairs(doc.merge.states) do
+          if e.fit then doc.merge.prediction.mean[name] = chain_mod.predict(e.fit, x) end
+        end
+      end
+    end
+
+    if args.views then
+      local range
+      if args.zoom then
+        local a, b = args.zoom:match("^([^:]+):([^:]+)$")
+        a, b = tonumber(a), tonumber(b)
+        if not a or not b or b <= a then
+          cli.usage_error("--zoom expects T0:T1 with T0 < T1, got '" .. args.zoom .. "'")
+        end
+        range = { a, b }
+      end
+      local ok, why = require("retrace.chitra.views").write_all(ses, args.views,
+        { format = args.view_format, range = range, shade = args.shade })
+      if not ok then cli.usage_error(why) end
+    end
+
+    for _, out in ipairs(args.chain or {}) do
+      local ext = out:match("%.(%w+)$")
+      if ext == "json" then
+        local t = chain:to_table()
+        t.composites = chain:definitions()
+        t.composite_chains = chain.composites
+        write_file(out, require("cjson").encode(t) .. "\n")
+      elseif ext == "dot" then
+        write_file(out, chain:dot())
+      elseif ext == "png" or ext == "pdf" or ext == "svg" then
+        local ok, why = require("retrace.chitra.views").chain_picture(chain, out)
+        if not ok then cli.usage_error(why) end
+      else
+        cli.usage_error("--chain: unknown output type '" .. out .. "' (json, dot, png, pdf, svg)")
+      end
+    end
+
+    if args.json then
+      io.stdout:write(chitra.json(doc), "\n")
+    else
+      print_text(ses, chain, io.stdout)
+      for _, r in ipairs(finds) do
+        io.stdout:write(string.format("pattern %s: %d occurrences, %.1f%% of the events, %.1f%% of the time\n",
+          table.concat(r.pattern, ","), r.count, 100 * r.events_share, 100 * r.time_share))
+      end
+      if doc.simulation then
+        io.stdout:write(string.format("simulation of %d states (seed %d): time-share distance %.4f, "
+          .. "largest transition probability difference %.4f\n", doc.simulation.steps,
+          doc.simulation.seed, doc.simulation.share_distance, doc.simulation.max_p_diff))
+      end
+      if doc.merge then
+        local names = {}
+        for n in pairs(doc.merge.states) do names[#names + 1] = n end
+        table.sort(names)
+        io.stdout:write("merged chains at " .. table.concat(doc.merge.params, ", ") .. ":\n")
+        for _, n in ipairs(names) do
+          local e, cells = doc.merge.states[n], {}
+          for i = 1, #doc.merge.params do
+            cells[i] = e.mean[i] and string.format("%s(%s)", chain_mod.number(e.mean[i]),
+              chain_mod.number(e.var[i])) or "-"
+          end
+          local fit = e.fit and e.fit.best and string.format("  best fit %s (r2 %.3f)", e.fit.best,
+            e.fit[e.fit.best].r2) or ""
+          io.stdout:write(string.format("  %-12s %s%s\n", n, table.concat(cells, "  "), fit))
+        end
+        local pr = doc.merge.prediction
+        if pr then
+          local parts = {}
+          for _, n in ipairs(names) do
+            if pr.mean[n] then parts[#parts + 1] = n .. " " .. chain_mod.number(pr.mean[n]) end
+          end
+          io.stdout:write(string.format("predicted mean occupancy at %s: %s\n", chain_mod.number(pr.param),
+            table.concat(parts, ", ")))
+        end
+      end
+    end
+    return 0
+  end,
+}

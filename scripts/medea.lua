@@ -1,0 +1,355 @@
+-- retrace medea PATH...: workload characterization of PICL traces (parameters,
+-- k-means workload models, functional description, parallel metrics).
+local cli = require "retrace.cli"
+local medea = require "retrace.medea"
+local formats = require "retrace.formats"
+
+local APPROACHES = { program = true, processor = true, event = true }
+
+-- Trace files named by the arguments: a directory means every PICL trace under it.
+local function collect(paths)
+  local lfs = require "lfs"
+  local out = {}
+  local function walk(dir)
+    local names = {}
+    for e in lfs.dir(dir) do
+      if e ~= "." and e ~= ".." and not e:match("^%.") then names[#names + 1] = e end
+    end
+    table.sort(names)
+    for _, e in ipairs(names) do
+      local p = dir .. "/" .. e
+      local mode = lfs.attributes(p, "mode")
+      if mode == "directory" then
+        walk(p)
+      elseif mode == "file" then
+        local fmt = formats.detect(p)
+        if fmt == "picl-new" or fmt == "picl-old" then out[#out + 1] = p end
+      end
+    end
+  end
+  for _, p in ipairs(paths) do
+    local mode = lfs.attributes(p, "mode")
+    if mode == "directory" then
+      local before = #out
+      walk((p:gsub("/+$", "")))
+      if #out == before then cli.input_error(p .. ": no PICL trace files in this directory") end
+    elseif mode then
+      out[#out + 1] = p
+    else
+      cli.input_error(p .. ": No such file or directory")
+    end
+  end
+  return out
+end
+
+local function split_list(s)
+  local t = {}
+  for w in s:gmatch("[^,%s]+") do t[#t + 1] = w end
+  return t
+end
+
+local function dense(list, n, null)
+  local out = {}
+  for i = 1, n do
+    local v = list[i]
+    if v == nil or v ~= v or v == math.huge or v == -math.huge then v = null end
+    out[i] = v
+  end
+  return out
+end
+
+local function csv_field(v)
+  if v == nil then return "" end
+  if type(v) == "number" then return string.format("%.10g", v) end
+  v = tostring(v)
+  if v:find('[,"\n]') then v = '"' .. v:gsub('"', '""') .. '"' end
+  return v
+end
+
+local function write_csv(path, comps, names, assign)
+  local f, err = io.open(path, "w")
+  if not f then cli.input_error("--csv: " .. err) end
+  local header = { "name", "trace", "processor", "event", "cluster" }
+  for _, n in ipairs(names) do header[#header + 1] = n end
+  f:write(table.concat(header, ","), "\n")
+  for i, c in ipairs(comps) do
+    local row = { csv_field(c.name), csv_field(c.trace), csv_field(c.processor), csv_field(c.event),
+                  csv_field(assign and assign[i]) }
+    for _, n in ipairs(names) do row[#row + 1] = csv_field(c.params[n]) end
+    f:write(table.concat(row, ","), "\n")
+  end
+  f:close()
+end
+
+local function print_text(comps, res, names, scaling)
+  local out = io.stdout
+  out:write(string.format("%d components, parameters: %s\n", #comps, table.concat(names, ", ")))
+  out:write("\n   K           W_K        H(K)   Calinski-H  silhouette\n")
+  for k = 1, res.kmax do
+    local function f(v, fmt) return v and string.format(fmt, v) or "-" end
+    out:write(string.format("%4d %13s %11s %12s %11s\n", k, f(res.w[k], "%.6g"), f(res.h[k], "%.4g"),
+      f(res.ch[k], "%.4g"), f(res.silhouette[k], "%.4f")))
+  end
+  if res.best_k then
+    out:write(string.format("\noptimal partition: K = %d (smallest K with H(K) <= 10)\n", res.best_k))
+  else
+    out:write(string.format("\nno K up to %d has H(K) <= 10\n", res.kmax))
+  end
+  out:write(string.format("workload model for K = %d:\n", res.k))
+  local head = { string.format("%-8s %7s", "cluster", "share") }
+  for _, n in ipairs(names) do head[#head + 1] = string.format("%12s %10s", n .. " mean", "std") end
+  out:write(table.concat(head, " "), "\n")
+  for _, row in ipairs(res.table) do
+    local line = { string.format("%-8d %6.1f%%", row.cluster, 100 * row.share) }
+    for _, n in ipairs(names) do
+      line[#line + 1] = string.format("%12.6g %10.4g", row.mean[n] or 0, row.std[n] or 0)
+    end
+    out:write(table.concat(line, " "), "\n")
+  end
+  for h, m in ipairs(res.members) do
+    out:write(string.format("cluster %d: %s\n", h, table.concat(m, " ")))
+  end
+  for _, b in ipairs(res.breakdown) do
+    local vals = {}
+    for v in pairs(b.values) do vals[#vals + 1] = v end
+    table.sort(vals)
+    if #vals > 1 then
+      local parts = {}
+      for _, v in ipairs(vals) do
+        parts[#parts + 1] = v .. "=[" .. table.concat(b.values[v], " ") .. "]"
+      end
+      out:write(string.format("name field %d by cluster: %s\n", b.field, table.concat(parts, " ")))
+    end
+  end
+  for _, s in ipairs(scaling or {}) do
+    out:write("\nprogram ", s.program, "\n   p        time     speedup  efficiency    efficacy\n")
+    for _, r in ipairs(s.rows) do
+      out:write(string.format("%4d %11.6g %11.4g %11.4g %11.4g\n", r.p, r.time, r.speedup, r.efficiency,
+        r.efficacy))
+    end
+    if s.signature then
+      out:write(string.format("execution signature: T(p) = %.6g + %.6g / p (R^2 %.4f)\n",
+        s.signature.a, s.signature.b, s.signature.r2))
+    end
+  end
+end
+
+return {
+  summary = "characterize a workload of PICL traces: parameters, k-means clusters, models",
+  description = "Computes per-component parameters (program, processor or user-event approach) of every " ..
+    "trace given (a directory means every PICL trace under it), clusters them with k-means for K = 1..Kmax " ..
+    "and reports W_K, Hartigan's H(K), Calinski-Harabasz, silhouette, the workload model table and the " ..
+    "functional description. Formats (named parameter sets) live in $RETRACE_FORMATS or " ..
+    "~/.config/retrace/medea-formats.",
+  parser = function(p)
+    p:argument("paths", "trace files or directories"):args("*")
+    p:option("--approach", "workload component: program, processor or event")
+    p:option("--params", "comma-separated parameters to cluster on")
+    p:option("--format", "a named parameter set from the format library")
+    p:option("--save-format", "save the chosen parameters (and approach) as this format")
+    p:flag("--list-formats", "list the format library and exit")
+    p:flag("--log", "log-transform the parameters before scaling")
+    p:option("--scale", "scaling: minmax, zscore, percentile or none", "minmax")
+    p:option("--kmax", "largest K tried", "10"):convert(math.tointeger)
+    p:option("--k", "report the partition with this K"):convert(math.tointeger)
+    p:option("--seed", "seed of the k-means seeding", "1"):convert(math.tointeger)
+    p:option("--restarts", "k-means restarts per K", "10"):convert(math.tointeger)
+    p:option("--fit", "fit parameter Y against parameter X over the components: Y~X[:MODEL[:DEGREE]] " ..
+      "(MODEL linear, polynomial, exponential, power, log, inverse; default linear)"):count("*")
+    p:flag("--strict", "a malformed trace line is an error")
+    p:flag("--json", "print JSON on stdout")
+    p:option("--csv", "write one row per component (every parameter and the cluster) to FILE")
+    p:option("--profiles", "write activity profiles of every trace (JSON) to FILE")
+    p:option("--plots", "draw scatter plots (and execution signatures) into DIR, PNG + JSON")
+    p:flag("--plot-profiles", "with --plots: also draw the activity profiles of every trace")
+  end,
+  run = function(args)
+    if args.list_formats then
+      local list = medea.formats.list()
+      if args.json then
+        cli.print_json({ folder = medea.formats.folder(), formats = list })
+      else
+        io.stdout:write("format library: ", medea.formats.folder(), "\n")
+        for _, f in ipairs(list) do
+          io.stdout:write(string.format("%-12s %-9s %s  (%s)\n", f.name, f.approach,
+            table.concat(f.params, ","), f.source))
+        end
+      end
+      return 0
+    end
+    if #args.paths == 0 then cli.usage_error("medea: give at least one trace file or directory") end
+    local approach, names = args.approach, nil
+    if args.format and args.params then cli.usage_error("--params and --format exclude each other") end
+    if args.format then
+      local fmt, err = medea.formats.load(args.format)
+      if not fmt then cli.usage_error("--format: " .. err) end
+      if approach and approach ~= fmt.approach then
+        cli.usage_error(string.format("--format %s is for the %s approach, not %s", args.format,
+          fmt.approach, approach))
+      end
+      approach, names = fmt.approach, fmt.params
+    end
+    approach = approach or "program"
+    if not APPROACHES[approach] then
+      cli.usage_error("--approach: '" .. approach .. "' is not program, processor or event")
+    end
+    if args.params then names = split_list(args.params) end
+    names = names or medea.formats.load(approach == "event" and "events" or "times").params
+    local known = {}
+    for _, n in ipairs(medea.params[approach]) do known[n] = true end
+    for _, n in ipairs(names) do
+      if not known[n] then
+        cli.usage_error(string.format("--params: '%s' is not a %s parameter (%s)", n, approach,
+          table.concat(medea.params[approach], ",")))
+      end
+    end
+    local fit_specs = {}
+    for _, spec in ipairs(args.fit or {}) do
+      local y, x, model, degree = spec:match("^([%w_]+)~([%w_]+):?([%a]*):?(%d*)$")
+      if not y then cli.usage_error("--fit: '" .. spec .. "' is not Y~X[:MODEL[:DEGREE]]") end
+      for _, n in ipairs({ y, x }) do
+        if not known[n] then
+          cli.usage_error(string.format("--fit: '%s' is not a %s parameter", n, approach))
+        end
+      end
+      model = model ~= "" and model or "linear"
+      local okmodel = false
+      for _, m in ipairs(medea.fit_module.models) do okmodel = okmodel or m == model end
+      if not okmodel then
+        cli.usage_error("--fit: unknown model '" .. model .. "' (" .. table.concat(medea.fit_module.models, ", ") .. ")")
+      end
+      fit_specs[#fit_specs + 1] = { y = y, x = x, model = model,
+                                    degree = math.tointeger(tonumber(degree)) }
+    end
+    if args.scale ~= "minmax" and args.scale ~= "zscore" and args.scale ~= "percentile" and args.scale ~= "none" then
+      cli.usage_error("--scale: '" .. args.scale .. "' is not minmax, zscore, percentile or none")
+    end
+    if not args.kmax or args.kmax < 1 then cli.usage_error("--kmax: must be an integer >= 1") end
+    if args.k ~= nil and args.k < 1 then cli.usage_error("--k: must be an integer >= 1") end
+    if not args.seed then cli.usage_error("--seed: must be an integer") end
+    if not args.restarts or args.restarts < 1 then cli.usage_error("--restarts: must be an integer >= 1") end
+    if args.save_format then
+      local path, err = medea.formats.save(args.save_format, names, approach)
+      if not path then cli.input_error(err) end
+      io.stderr:write("retrace: format '", args.save_format, "' saved in ", path, "\n")
+    end
+
+    local files = collect(args.paths)
+    local comps, profiles, runs = {}, {}, {}
+    local bar = cli.progress("medea", #files)
+    for i, path in ipairs(files) do
+      local acc, skipped, warnings = medea.accumulate(path, args.strict, args.profiles or args.plot_profiles)
+      if not acc then cli.input_error(skipped) end
+      if skipped > 0 then
+        io.stderr:write(string.format("retrace: %s: %d malformed lines skipped\n", path, skipped))
+      end
+      if warnings > 0 and not args.json then
+        io.stderr:write(string.format("retrace: %s: %d replay warnings (retrace picl stats %s lists them)\n",
+          path, warnings, path))
+      end
+      local name = medea.basename(path)
+      for _, c in ipairs(medea.parameters(acc, approach, name)) do
+        c.trace = path
+        comps[#comps + 1] = c
+      end
+      if args.profiles or args.plot_profiles then profiles[#profiles + 1] = { trace = path, profiles = medea.profiles(acc) } end
+      local prog = medea.parameters(acc, "program", name)[1]
+      runs[#runs + 1] = { p = prog.params.prnum, time = prog.params.extime, name = name }
+      acc:close()
+      bar:update(i)
+    end
+    bar:finish()
+    if #comps == 0 then cli.input_error("no workload components in the traces given") end
+    if args.k and args.k > #comps then
+      cli.usage_error(string.format("--k %d: only %d components", args.k, #comps))
+    end
+
+    local res, err = medea.characterize(comps, names, {
+      log = args.log, scale = args.scale, kmax = args.kmax, k = args.k, seed = args.seed,
+      restarts = args.restarts })
+    if not res then cli.input_error(err) end
+
+    -- parallel metrics per program (first dot-separated field of the trace name)
+    -- run at two or more processor counts
+    local scaling
+    local byapp, apps = {}, {}
+    for _, r in ipairs(runs) do
+      local app = medea.functional.fields(r.name)[1] or r.name
+      if not byapp[app] then byapp[app] = {}; apps[#apps + 1] = app end
+      table.insert(byapp[app], r)
+    end
+    for _, app in ipairs(apps) do
+      local ps = {}
+      for _, r in ipairs(byapp[app]) do ps[r.p] = true end
+      if next(ps, next(ps)) then
+        scaling = scaling or {}
+        local s = medea.metrics.scaling(byapp[app])
+        s.program = app
+        scaling[#scaling + 1] = s
+      end
+    end
+
+    local fits = {}
+    for _, fs in ipairs(fit_specs) do
+      local xs, ys = {}, {}
+      for i, c in ipairs(comps) do xs[i], ys[i] = c.params[fs.x], c.params[fs.y] end
+      local f, ferr = medea.fit(xs, ys, fs.model, fs.degree)
+      if not f then cli.input_error("--fit " .. fs.y .. "~" .. fs.x .. ": " .. ferr) end
+      fits[#fits + 1] = { y = fs.y, x = fs.x, xs = xs, ys = ys, fit = f }
+    end
+
+    if args.csv then write_csv(args.csv, comps, medea.params[approach], res.assign) end
+    if args.profiles then
+      local f, ferr = io.open(args.profiles, "w")
+      if not f then cli.input_error("--profiles: " .. ferr) end
+      f:write(require("cjson").encode(profiles), "\n")
+      f:close()
+    end
+    if args.plot_profiles and not args.plots then cli.usage_error("--plot-profiles needs --plots DIR") end
+    if args.plots then
+      local plots = require "retrace.medea.plots"
+      local ok, perr = plots.write_all(args.plots, comps, res, args.plot_profiles and profiles, scaling, fits)
+      if not ok then cli.input_error("--plots: " .. perr) end
+    end
+
+    if args.json then
+      local cjson = require "cjson"
+      local out = { components = {}, clusters = {} }
+      for i, c in ipairs(comps) do
+        out.components[i] = { name = c.name, trace = c.trace, processor = c.processor, event = c.event,
+                              params = c.params, cluster = res.assign[i] }
+      end
+      local tbl = {}
+      for h, row in ipairs(res.table) do
+        tbl[h] = { share = row.share, count = row.count, mean = row.mean, std = row.std }
+      end
+      local breakdown = {}
+      for i, b in ipairs(res.breakdown) do breakdown[i] = b end
+      out.clusters = {
+        k = res.k, best_k = res.best_k or cjson.null, kmax = res.kmax, params = names,
+        approach = approach, scale = args.scale, log = args.log or false, seed = args.seed,
+        w = dense(res.w, math.min(res.kmax + 1, #comps), cjson.null),
+        h = dense(res.h, res.kmax, cjson.null),
+        calinski_harabasz = dense(res.ch, res.kmax, cjson.null),
+        silhouette = dense(res.silhouette, res.kmax, cjson.null),
+        members = res.members, table = tbl, breakdown = breakdown,
+      }
+      if scaling then out.metrics = scaling end
+      if #fits > 0 then
+        out.fits = {}
+        for i, fr in ipairs(fits) do
+          out.fits[i] = { y = fr.y, x = fr.x, model = fr.fit.model, coef = fr.fit.coef, r2 = fr.fit.r2,
+                          formula = medea.fit_module.formula(fr.fit) }
+        end
+      end
+      cli.print_json(out)
+    else
+      print_text(comps, res, names, scaling)
+      for _, fr in ipairs(fits) do
+        io.stdout:write(string.format("fit %s against %s (%s): %s, R^2 = %.6f\n", fr.y, fr.x, fr.fit.model,
+          medea.fit_module.formula(fr.fit), fr.fit.r2))
+      end
+    end
+    return 0
+  end,
+}

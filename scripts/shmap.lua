@@ -1,0 +1,134 @@
+-- retrace shmap TRACE: run a SHMAP trace on P PEs sharing C caches; report per
+-- PE (loads, stores, flops), per cache (hits, misses, hit ratio), totals, steps.
+local cli = require "retrace.cli"
+local shmap = require "retrace.shmap"
+
+local function is_pow2(v) return v >= 1 and v & (v - 1) == 0 end
+
+-- An integer option: nil when absent, usage error when not an integer.
+local function int_opt(args, key, flag)
+  local s = args[key]
+  if s == nil then return nil end
+  local v = math.tointeger(tonumber(s))
+  if not v then cli.usage_error(("%s: '%s' is not an integer"):format(flag, s)) end
+  return v
+end
+
+local function machine_of(args)
+  local d = shmap.defaults
+  local m = {
+    pes = int_opt(args, "pes", "--pes") or d.pes,
+    caches = int_opt(args, "caches", "--caches") or d.caches,
+    cache_size = int_opt(args, "cache_size", "--cache-size") or d.cache_size,
+    line = int_opt(args, "line", "--line") or d.line,
+    ways = int_opt(args, "ways", "--ways") or d.ways,
+    seed = int_opt(args, "seed", "--seed") or d.seed,
+    policy = args.policy or d.policy,
+    write_back = args.write_back or false,
+    cache = not args.no_cache,
+  }
+  if m.pes < 1 or m.pes > 256 then
+    cli.usage_error(("--pes: %d is outside 1..256"):format(m.pes))
+  end
+  if m.caches < 1 or m.caches > m.pes then
+    cli.usage_error(("--caches: %d is outside 1..%d (the number of PEs)"):format(m.caches, m.pes))
+  end
+  if not is_pow2(m.cache_size) then
+    cli.usage_error(("--cache-size: %d words is not a power of two"):format(m.cache_size))
+  end
+  if not is_pow2(m.line) then
+    cli.usage_error(("--line: %d words is not a power of two"):format(m.line))
+  end
+  if m.line > m.cache_size then
+    cli.usage_error(("--line: %d words is larger than the cache (%d words)"):format(m.line, m.cache_size))
+  end
+  if m.ways ~= 0 and (not is_pow2(m.ways) or m.ways > m.cache_size // m.line) then
+    cli.usage_error(("--ways: %d is not a power of two between 1 and %d (cache size / line)")
+      :format(m.ways, m.cache_size // m.line))
+  end
+  if args.write_back and args.no_cache then
+    cli.usage_error("--write-back and --no-cache: choose one")
+  end
+  local pol = m.policy
+  if pol:match("%.lua$") then
+    local f = io.open(pol, "r")
+    if not f then cli.usage_error(("--policy: cannot open '%s'"):format(pol)) end
+    f:close()
+  elseif not m.cache then
+    m.policy = nil
+  else
+    local ok = require("retrace.cache").resolve_policy(pol)
+    if not ok then
+      cli.usage_error(("--policy: unknown policy '%s' (lru, lfu, fifo, lifo, clock, random, mru, plru or FILE.lua)")
+        :format(pol))
+    end
+  end
+  return m
+end
+
+-- cjson 2.1 writes an empty table as {}; the caches list must stay an array.
+local function json_of(stats)
+  local cjson = require "cjson"
+  local pes, caches = {}, {}
+  for i, p in ipairs(stats.pes) do
+    pes[i] = { loads = p.loads, stores = p.stores, flops = p.flops, cache = p.cache,
+               events = p.events, subroutine = p.subroutine, info = p.info }
+  end
+  for i, c in ipairs(stats.caches) do
+    caches[i] = { hits = c.hits, misses = c.misses, hit_ratio = c.hit_ratio,
+                  evictions = c.evictions, writebacks = c.writebacks }
+  end
+  local s = cjson.encode({ pes = pes, caches = #caches > 0 and caches or "\0empty\0",
+                           totals = stats.totals, steps = stats.steps, time = stats.time })
+  return (s:gsub('"\\u0000empty\\u0000"', "[]"))
+end
+
+return {
+  summary = "simulate a SHMAP trace on P PEs and C caches; per-PE and per-cache statistics",
+  parser = function(p)
+    p:argument("trace", "SHMAP trace file")
+    p:option("--pes", "number of PEs, 1..256", tostring(shmap.defaults.pes))
+    p:option("--caches", "number of caches, 1..PES (PE p uses cache floor(p*C/P))",
+      tostring(shmap.defaults.caches))
+    p:option("--cache-size", "cache size in words (power of two)", tostring(shmap.defaults.cache_size))
+    p:option("--line", "line size in words (power of two, at most the cache size)",
+      tostring(shmap.defaults.line))
+    p:option("--ways", "associativity (default: fully associative)")
+    p:option("--policy", "lru|lfu|fifo|lifo|clock|random, a shipped Lua policy (mru, plru) or FILE.lua",
+      shmap.defaults.policy)
+    p:option("--seed", "seed of the random policy", tostring(shmap.defaults.seed))
+    p:flag("--write-back", "write-back-write-allocate (default: write-through-no-write-allocate)")
+    p:flag("--no-cache", "no caches: count loads and stores only")
+    p:flag("--json", "print JSON on stdout")
+  end,
+  run = function(args)
+    local m = machine_of(args)
+    local trace, err = shmap.open(args.trace)
+    if not trace then cli.input_error(err) end
+    local opts = { trace = trace }
+    for k, v in pairs(m) do opts[k] = v end
+    local sim, serr = shmap.sim(opts)
+    if not sim then cli.input_error(serr) end
+    local info = trace:info()
+    local bar = cli.progress("simulating", info.events)
+    local events = 0
+    repeat
+      local _, finished = sim:step(100000)
+      if bar then
+        events = 0
+        for _, p in ipairs(sim:stats().pes) do events = events + p.events end
+        bar:update(events)
+      end
+    until finished
+    bar:finish()
+    local stats = sim:stats()
+    if args.json then
+      io.stdout:write(json_of(stats), "\n")
+    else
+      io.stdout:write(shmap.report(stats, m, info))
+    end
+    sim:close()
+    trace:close()
+    return 0
+  end,
+}

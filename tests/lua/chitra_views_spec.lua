@@ -1,0 +1,185 @@
+-- Chitra views: the data behind each picture (time, event, frequency, histograms,
+-- zoom, pattern shading, chain layout), the pictures in PNG / PDF / SVG, and --views.
+local h = require "helpers"
+require "retrace"
+local chitra = require "retrace.chitra"
+local canvas = require "retrace.canvas"
+local seqv = require "retrace.displays.chitra.sequence"
+local timev = require "retrace.displays.chitra.time"
+local eventv = require "retrace.displays.chitra.event"
+local freqv = require "retrace.displays.chitra.frequency"
+local hist = require "retrace.displays.chitra.histogram"
+local chainv = require "retrace.displays.chitra.chain"
+local views = require "retrace.chitra.views"
+local cjson = require "cjson"
+
+local PES = h.fixtures .. "/chitra/philosophers2.pes"
+
+local function tmpdir()
+  local d = os.tmpname()
+  os.remove(d)
+  return d
+end
+
+describe("chitra time and event views", function()
+  it("time view: steps at entry times, rows in order of first appearance", function()
+    local ses = assert(chitra.load(PES))
+    local d = assert(timev.data(ses))
+    assert.equal("time", d.domain)
+    assert.same({ 1550, 1760 }, d.range)
+    assert.equal(20, #d.y)
+    assert.same({ 1550, 1560, 1570 }, { d.x0[1], d.x0[2], d.x0[3] })
+    assert.same({ 1560, 1570, 1585 }, { d.x1[1], d.x1[2], d.x1[3] })
+    assert.same({ "A2T", "ET", "EA1", "R1A1", "R2A1", "R2A2", "TA2", "TE", "A1E", "A1R1", "A2R1", "A2R2" },
+      d.labels)
+    assert.equal(0, d.y[13]) -- A2T again
+  end)
+
+  it("event view and zoom keep the elements overlapping the range", function()
+    local ses = assert(chitra.load(PES))
+    local d = assert(eventv.data(ses, { range = { 8, 12 } }))
+    assert.equal("event", d.domain)
+    assert.same({ 7, 8, 9, 10, 11, 12 }, d.x0) -- elements 8..13 touch [8, 12]
+    assert.same({ "TE", "A1E", "A1R1", "A2R1", "A2R2", "A2T" }, d.symbols)
+    local z = assert(timev.data(ses, { range = { 1600, 1650 } }))
+    assert.equal("R2A1", z.symbols[1]) -- lasts 1597..1601
+    assert.equal("A1E", z.symbols[#z.symbols]) -- 1633..1651; A1R1 enters after 1650
+    assert.is_nil(select(1, timev.data(ses, { range = { 5, 5 } })))
+  end)
+
+  it("shades every occurrence of each pattern in its own colour", function()
+    local ses = assert(chitra.load(PES))
+    local d = assert(timev.data(ses, { shade = { "TA2,TE", { pattern = { "A2T" }, color = "#ff000080" } } }))
+    assert.equal(2, #d.shades)
+    assert.same({ 1607, 1731 }, d.shades[1].x0)
+    assert.same({ 1633, 1745 }, d.shades[1].x1)
+    assert.equal(2, d.shades[1].count)
+    assert.equal("#ff000080", d.shades[2].color)
+    assert.same({ 1550, 1685 }, d.shades[2].x0)
+    assert.are_not.equal(d.shades[1].color, d.shades[2].color)
+    local e = assert(eventv.data(ses, { shade = { "TA2,TE" } }))
+    assert.same({ 6, 17 }, e.shades[1].x0)
+    assert.same({ 8, 19 }, e.shades[1].x1)
+  end)
+
+  it("draws the shading and the step line into pixels", function()
+    local ses = assert(chitra.load(PES))
+    local d = assert(timev.data(ses, { shade = { { pattern = "R2A1", color = "#ff0000" } } }))
+    local cv = canvas.image(800, 300, "white")
+    local p = seqv.draw(cv, d, { 0, 0, 800, 300 })
+    -- R2A1 occupies 1597..1601: the middle of that span is shaded red at mid height
+    local x = math.floor(p.sx(1599))
+    local y = math.floor(p.sy(#d.labels - 1) - 3)
+    local r, g, b = cv:get_pixel(x, y)
+    assert.same({ 255, 0, 0 }, { r, g, b })
+    -- the step line at A2T (row 0) between 1550 and 1560 is drawn in navy
+    r, g, b = cv:get_pixel(math.floor(p.sx(1555)), math.floor(p.sy(0)))
+    assert.same({ 0, 0, 128 }, { r, g, b })
+  end)
+end)
+
+describe("chitra frequency view and histograms", function()
+  it("marks the periodogram's strongest peaks", function()
+    local states, times = {}, {}
+    for i = 1, 513 do
+      states[i] = ({ "A", "B", "C", "B" })[(i - 1) % 4 + 1]
+      times[i] = i
+    end
+    local ses = assert(chitra.from_states { { states = states, times = times } })
+    local d = assert(freqv.data(ses, { peaks = 2 }))
+    assert.equal(0.25, d.peaks[1].freq)
+    assert.equal(256, #d.freq)
+    assert.equal(1 / 512, d.freq[1])
+  end)
+
+  it("puts every member's periodogram in one view for an ensemble", function()
+    local function member(period)
+      local states, times = {}, {}
+      for i = 1, 257 do
+        states[i] = "S" .. ((i - 1) % period)
+        times[i] = i
+      end
+      return { label = "p" .. period, states = states, times = times }
+    end
+    local ses = assert(chitra.from_states { member(4), member(8) })
+    local d = assert(freqv.ensemble(ses))
+    assert.equal(2, #d.curves)
+    assert.equal("p8", d.curves[2].label)
+    for k, period in ipairs { 4, 8 } do
+      local c, best = d.curves[k], 1
+      for i = 1, #c.power do if c.power[i] > c.power[best] then best = i end end
+      assert.equal(0, (c.freq[best] * period) % 1) -- a multiple of the fundamental 1 / period
+    end
+    local cv = canvas.image(600, 300, "white")
+    freqv.draw_ensemble(cv, d, { 0, 0, 600, 300 })
+  end)
+
+  it("bins occupancy times, h(s)/T and occurrence counts", function()
+    local ses = assert(chitra.load(PES))
+    local d = assert(hist.occupancy(ses, "R1A1", { bins = 4 }))
+    assert.same({ 2, 0, 0, 0 }, d.counts) -- 12 and 12
+    local c = hist.counts(ses, { bins = 2 })
+    assert.same({ 4, 8 }, c.counts) -- 4 symbols once, 8 twice
+    local s = hist.shares(ses, { bins = 5 })
+    assert.equal(12, s.n)
+    assert.equal("A1E", s.values[1][1])
+    assert.is_nil(hist.occupancy(ses, "NOPE"))
+  end)
+end)
+
+describe("chitra pictures", function()
+  it("renders the chain in PNG, PDF and SVG with its layout as data", function()
+    local ses = assert(chitra.load(PES))
+    assert(ses:filter_time(0.147))
+    assert(ses:filter_event(2))
+    local chain = ses:chain()
+    local base = tmpdir()
+    for _, ext in ipairs { "png", "pdf", "svg" } do
+      local pos = assert(chainv.render(chain, base .. "." .. ext))
+      assert.equal(6, (function() local n = 0 for _ in pairs(pos) do n = n + 1 end return n end)())
+      local text = h.slurp(base .. "." .. ext)
+      assert.truthy(#text > 500)
+      os.remove(base .. "." .. ext)
+    end
+    local ok, err = chainv.render(chain, "/nonexistent/dir/c.png")
+    assert.is_nil(ok)
+    assert.truthy(err:find("/nonexistent/dir/c.png", 1, true))
+  end)
+
+  it("writes every view with its data (--views)", function()
+    local dir = tmpdir()
+    local code, _, err = h.retrace("chitra", PES, "--filter-time", "0.147", "--views", dir,
+      "--shade", "EA1,T2", "--zoom", "1560:1700")
+    assert.equal(0, code, err)
+    for _, f in ipairs { "time.png", "event.png", "frequency.png", "frequency_time.png", "shares.png",
+                         "counts.png", "occupancy.png", "chain.png", "views.json", "sequence.csv",
+                         "periodogram.csv", "symbols.csv" } do
+      assert.truthy(#h.slurp(dir .. "/" .. f) > 0, f)
+    end
+    local data = cjson.decode(h.slurp(dir .. "/views.json"))
+    assert.same({ 1560, 1700 }, data.time.range)
+    assert.same({ 1570, 1695 }, data.time.shades[1].x0)
+    assert.same({ "T1", "EA1", "T2", "A1E", "T3", "EA1", "T2", "A1E" }, data.event.symbols)
+    local csv = h.slurp(dir .. "/sequence.csv")
+    assert.equal(1, csv:find("event,entry,occupancy,symbol\n1,1550,20,T1\n2,1570,15,EA1\n", 1, true))
+    local _, nl = csv:gsub("\n", "")
+    assert.equal(9, nl)
+    os.execute("rm -rf " .. h.quote(dir))
+    code, _, err = h.retrace("chitra", PES, "--views", dir, "--zoom", "9:3")
+    assert.equal(2, code)
+    assert.equal("retrace: --zoom expects T0:T1 with T0 < T1, got '9:3'\n", err)
+    code = h.retrace("chitra", PES, "--views", "/proc/no/such/dir")
+    assert.equal(2, code)
+  end)
+
+  it("writes the views as PDF and SVG", function()
+    local ses = assert(chitra.load(PES))
+    local dir = tmpdir()
+    assert(views.write_all(ses, dir, { format = "svg" }))
+    assert.truthy(h.slurp(dir .. "/time.svg"):find("<svg", 1, true))
+    assert(views.write_all(ses, dir, { format = "pdf" }))
+    assert.equal("%PDF", h.slurp(dir .. "/chain.pdf"):sub(1, 4))
+    assert.is_nil(views.write_all(ses, dir, { format = "gif" }))
+    os.execute("rm -rf " .. h.quote(dir))
+  end)
+end)
