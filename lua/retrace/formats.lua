@@ -55,9 +55,19 @@ function M.detect(path)
   if path:match("%.otf2$") then return "otf2", "file name" end
   local f, err = io.open(path, "rb")
   if not f then return nil, err end
-  if f:read(8) == "RTMB\r\n\26\n" then
+  local head, rerr = f:read(4096)
+  if not head and rerr then
+    f:close()
+    return nil, path .. ": " .. rerr:gsub("^.-: ", "")
+  end
+  head = head or ""
+  if head:sub(1, 8) == "RTMB\r\n\26\n" then
     f:close()
     return "bin", "magic RTMB"
+  end
+  if head:find("\0", 1, true) then
+    f:close()
+    return "unknown", "binary data (NUL bytes) and no known magic number"
   end
   f:seek("set", 0)
   local votes, n = {}, 0

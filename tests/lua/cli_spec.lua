@@ -75,3 +75,22 @@ describe("format recognition on the shared sample traces", function()
     os.remove(din); os.remove(lackey); os.remove(pes)
   end)
 end)
+
+describe("format recognition refuses what is not a trace", function()
+  local formats = require "retrace.formats"
+  it("says a directory is one, as an input error", function()
+    local fmt, msg = formats.detect("/tmp")
+    assert.is_nil(fmt)
+    assert.are.equal("/tmp: Is a directory", msg)
+    local code, _, err = h.retrace("info", "/tmp")
+    assert.are.equal(1, code)
+    assert.are.equal("retrace: /tmp: Is a directory\n", err)
+  end)
+
+  it("does not take binary data for a text trace", function()
+    -- numbers on lines, as in a PICL trace, but with NUL bytes: an object file, say
+    local p = h.temp_file("1 0 0 0 0 0 0\n\0\0\0\n1 0 0 1 0 0 0\n")
+    assert.are.equal("unknown", (formats.detect(p)))
+    os.remove(p)
+  end)
+end)
