@@ -1,11 +1,25 @@
---- Axes shared by the Chitra views: a framed plot area with ticks and labels, and
--- the mapping from data to canvas coordinates.
+--- Axes shared by the Chitra views: a framed plot area with ticks and labels, the
+-- mapping from data to canvas coordinates, and writing a view into a picture file.
 --
 --   local plot = require "retrace.displays.chitra.plot"
 --   local p = plot.frame(cv, {x, y, w, h}, {x = {a, b}, y = {lo, hi}, title =, xlabel =,
 --                                            ylabels = {[v] = "name"}})
 --   p.sx(v), p.sy(v)        -- data -> canvas; p.box = {x, y, w, h} (the inner area)
+local canvas = require "retrace.canvas"
+
 local M = {}
+
+--- Draw into a new picture file (.png, .pdf or .svg, by its name) of w x h on white:
+-- draw(cv, {0, 0, w, h}), then write it. Returns true, or nil and a message.
+function M.to_file(path, w, h, draw)
+  local cv, why = canvas.for_file(path, w, h)
+  if not cv then return nil, why end
+  cv:background("white")
+  draw(cv, { 0, 0, w, h })
+  local ok, werr = cv:write(path)
+  if not ok then return nil, werr end
+  return true
+end
 
 --- "Nice" tick values covering [a, b] (retrace.layout's).
 M.ticks = require("retrace.layout").ticks

@@ -117,13 +117,9 @@ function M.render(ses, path, opts)
   opts = opts or {}
   local d, err = M.data(ses, opts)
   if not d then return nil, err end
-  local w, h = opts.width or 1000, opts.height or math.max(300, math.min(1400, 60 + 16 * #d.labels))
-  local cv, why = canvas.for_file(path, w, h)
-  if not cv then return nil, why end
-  cv:background("white")
-  M.draw(cv, d, { 0, 0, w, h }, opts)
-  local ok, werr = cv:write(path)
-  if not ok then return nil, werr end
+  local h = opts.height or math.max(300, math.min(1400, 60 + 16 * #d.labels))
+  local ok, why = plot.to_file(path, opts.width or 1000, h, function(cv, box) M.draw(cv, d, box, opts) end)
+  if not ok then return nil, why end
   return d
 end
 

@@ -102,12 +102,8 @@ function M.write_all(ses, dir, opts)
   if ses:members() > 1 then
     d, why = freq.ensemble(ses, { domain = "event" })
     if not d then return nil, why end
-    local path = out("frequency_members." .. fmt)
-    local cv, cerr = require("retrace.canvas").for_file(path, 1000, 400)
-    if not cv then return nil, cerr end
-    cv:background("white")
-    freq.draw_ensemble(cv, d, { 0, 0, 1000, 400 })
-    ok, why = cv:write(path)
+    ok, why = display("plot").to_file(out("frequency_members." .. fmt), 1000, 400,
+      function(cv, box) freq.draw_ensemble(cv, d, box) end)
     if not ok then return nil, why end
     data.frequency_members = d
   end
