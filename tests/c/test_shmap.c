@@ -20,8 +20,8 @@ static void test_records(void **state)
 {
     (void)state;
     char *path = rt_test_write_text("0 2 3 2\n0 1 4 4\n3 1 LU of a 4 x 4   matrix \n"
-                            "4 2\n5 2 16 strsv\n6 Start parallel\n8 Start group\n"
-                            "1 1 1 4 2 3 0.5\n2 2 1 3 1 1\n 0.75\n9 End group\n7\n");
+                                    "4 2\n5 2 16 strsv\n6 Start parallel\n8 Start group\n"
+                                    "1 1 1 4 2 3 0.5\n2 2 1 3 1 1\n 0.75\n9 End group\n7\n");
     rt_err e;
     rt_shmap *r = rt_shmap_open(path, &e);
     assert_non_null(r);
@@ -294,7 +294,7 @@ static void test_sched_tasks(void **state)
     /* 5 lone events in a section on 2 PEs (the definition is no task): tasks
      * 0,1 then 2,3 then 4, all in piece 0 */
     char *path = rt_test_write_text("0 1 4 4\n6\n1 1 1 1 1 1 0\n1 1 2 2 1 1 0\n1 1 3 3 1 1 0\n"
-                            "1 1 4 4 1 1 0\n2 1 1 1 1 1 0\n7\n");
+                                    "1 1 4 4 1 1 0\n2 1 1 1 1 1 0\n7\n");
     rt_err e;
     rt_shmap *r = rt_shmap_open(path, &e);
     assert_non_null(r);

@@ -157,7 +157,7 @@ static void test_lines_and_writes(void **state)
 {
     (void)state;
     char *path = rt_test_write_text("0 2 8 3\n0 1 3 1\n1 2 1 8 2 2 1.0\n2 2 1 8 2 2 2.0\n"
-                            "1 1 2 3 1 1 3.0\n");
+                                    "1 1 2 3 1 1 3.0\n");
     rt_err e;
     rt_shmap *r = rt_shmap_open(path, &e);
     assert_non_null(r);
