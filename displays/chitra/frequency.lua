@@ -106,10 +106,7 @@ function M.render(ses, path, opts)
   opts = opts or {}
   local d, err = M.data(ses, opts)
   if not d then return nil, err end
-  local ok, why = plot.to_file(path, opts.width or 1000, opts.height or 400,
-    function(cv, box) M.draw(cv, d, box, opts) end)
-  if not ok then return nil, why end
-  return d
+  return plot.render(M, d, path, opts.width or 1000, opts.height or 400, opts)
 end
 
 return M

@@ -78,10 +78,7 @@ end
 
 function M.render(d, path, opts)
   opts = opts or {}
-  local ok, why = plot.to_file(path, opts.width or 700, opts.height or 400,
-    function(cv, box) M.draw(cv, d, box, opts) end)
-  if not ok then return nil, why end
-  return d
+  return plot.render(M, d, path, opts.width or 700, opts.height or 400, opts)
 end
 
 return M

@@ -21,6 +21,14 @@ function M.to_file(path, w, h, draw)
   return true
 end
 
+--- M.to_file for a view module: view.draw(cv, d, box, opts) drawn into path.
+-- Returns d, or nil and a message.
+function M.render(view, d, path, w, h, opts)
+  local ok, why = M.to_file(path, w, h, function(cv, box) view.draw(cv, d, box, opts) end)
+  if not ok then return nil, why end
+  return d
+end
+
 --- "Nice" tick values covering [a, b] (retrace.layout's).
 M.ticks = require("retrace.layout").ticks
 

@@ -118,9 +118,7 @@ function M.render(ses, path, opts)
   local d, err = M.data(ses, opts)
   if not d then return nil, err end
   local h = opts.height or math.max(300, math.min(1400, 60 + 16 * #d.labels))
-  local ok, why = plot.to_file(path, opts.width or 1000, h, function(cv, box) M.draw(cv, d, box, opts) end)
-  if not ok then return nil, why end
-  return d
+  return plot.render(M, d, path, opts.width or 1000, h, opts)
 end
 
 --- The same view with the domain fixed (displays/chitra/time.lua and event.lua).
