@@ -51,16 +51,8 @@ static int task_push(task *t, const rt_shmap_event *ev)
         t->cap = nc;
     }
     size_t len = strlen(ev->text) + 1;
-    if (t->ntext + len > t->captext) {
-        size_t nc = t->captext ? t->captext : 64;
-        while (nc < t->ntext + len)
-            nc *= 2;
-        char *s = realloc(t->text, nc);
-        if (!s)
-            return RT_ENOMEM;
-        t->text = s;
-        t->captext = nc;
-    }
+    if (rt_grow((void **)&t->text, &t->captext, t->ntext + len, 1) != RT_OK)
+        return RT_ENOMEM;
     memcpy(t->text + t->ntext, ev->text, len);
     t->textoff[t->n] = t->ntext;
     t->ntext += len;
