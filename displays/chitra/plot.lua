@@ -32,10 +32,9 @@ end
 --- "Nice" tick values covering [a, b] (retrace.layout's).
 M.ticks = require("retrace.layout").ticks
 
-local function label(v)
-  if v == math.floor(v) and math.abs(v) < 1e15 then return string.format("%d", v) end
-  return string.format("%.4g", v)
-end
+--- A tick or value label: whole numbers as integers, others to 4 significant digits
+-- (the numbers of retrace.chitra.chain).
+local label = require("retrace.chitra.chain").number
 M.label = label
 
 --- Draw the frame and return the mapping. opts.x / opts.y: data ranges {a, b};
