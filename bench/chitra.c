@@ -7,36 +7,22 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "bench_util.h"
 #include "rt_seq.h"
-
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 static void report(const char *what, size_t n, double secs)
 {
     printf("  %-28s %10zu states %8.3f s %8.1f M states/s\n", what, n, secs, (double)n / secs / 1e6);
 }
 
-static void die(const rt_err *e)
-{
-    fprintf(stderr, "chitra bench: %s\n", e->msg);
-    exit(1);
-}
-
 int main(int argc, char **argv)
 {
     size_t n = argc > 1 ? strtoul(argv[1], NULL, 10) : 10000000;
-    char path[] = "/tmp/retrace_bench_chitra_XXXXXX";
-    int fd = mkstemp(path);
-    if (fd < 0 || n < 100)
+    if (n < 100)
         return 1;
-    FILE *f = fdopen(fd, "w");
+    char path[64];
+    FILE *f = bench_create(bench_tmp_path(path, sizeof path, "chitra", "pes"));
     static const char *cycle[] = {"TE", "A1E", "A1R1", "A2R1", "ET", "EA1", "R1A1", "R2A2"};
     unsigned long long x = 88172645463325252ULL, t = 0;
     for (size_t i = 0; i < n; i++) {
@@ -47,15 +33,15 @@ int main(int argc, char **argv)
             fprintf(f, "%s %llu\n", cycle[i % 8], t);
         t += 1 + (x >> 20) % 30;
     }
-    fclose(f);
+    bench_close(f, path);
     printf("chitra: %zu-state PES (%s)\n", n, path);
 
     rt_err e;
     rt_ses *s = rt_ses_new();
-    double t0 = now();
+    double t0 = bench_now();
     if (rt_ses_load(s, path, &e))
-        die(&e);
-    report("load", n, now() - t0);
+        bench_die("chitra bench", &e);
+    report("load", n, bench_now() - t0);
     remove(path);
     size_t len = rt_ses_length(s, 0);
 
@@ -76,7 +62,7 @@ int main(int argc, char **argv)
                 {"filter_time 0.01", 3}, {"filter_event 20000", 4},     {"pattern search (3)", 5},
                 {"chain", 6}};
     for (size_t r = 0; r < sizeof runs / sizeof runs[0]; r++) {
-        t0 = now();
+        t0 = bench_now();
         int st = RT_OK;
         uint64_t cnt;
         double tm;
@@ -90,16 +76,16 @@ int main(int argc, char **argv)
         case 5: st = rt_ses_find(s, pat, 3, NULL, NULL, &cnt, &tm, &e); break;
         case 6: st = rt_ses_chain(s, NULL, 0, &c, &e); break;
         }
-        double dt = now() - t0;
+        double dt = bench_now() - t0;
         if (st)
-            die(&e);
+            bench_die("chitra bench", &e);
         report(runs[r].name, len, dt);
         if (runs[r].which < 5) {
             printf("  %-28s -> %zu symbols\n", "", rt_ses_length(s, 0));
-            t0 = now();
+            t0 = bench_now();
             if (rt_ses_undo(s, &e))
-                die(&e);
-            report("undo", len, now() - t0);
+                bench_die("chitra bench", &e);
+            report("undo", len, bench_now() - t0);
         }
         rt_chain_free(c);
     }

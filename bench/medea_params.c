@@ -9,17 +9,9 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/resource.h>
-#include <time.h>
 
+#include "bench_util.h"
 #include "rt_medea.h"
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 /* The k-th record of a synthetic 16-processor trace: per processor a cycle of
  * 8 records: user 1 { user 2 { send } receive }. */
@@ -40,26 +32,20 @@ int main(void)
     const long n = 10000000;
     rt_medea *m = rt_medea_new();
     rt_err err;
-    double t0 = now();
+    double t0 = bench_now();
     for (long k = 0; k < n; k++) {
         rt_medea_rec r;
         synth(k, &r);
-        if (rt_medea_add(m, &r, &err) != RT_OK) {
-            fprintf(stderr, "medea_params: %s\n", err.msg);
-            return 1;
-        }
+        if (rt_medea_add(m, &r, &err) != RT_OK)
+            bench_die("medea_params", &err);
     }
-    double dt = now() - t0;
+    double dt = bench_now() - t0;
     printf("accumulate: %ld records in %.3f s = %.1f M records/s\n", n, dt, n / dt / 1e6);
     rt_medea_free(m);
 
     const long nf = 2000000;
-    const char *path = "/tmp/retrace_bench_medea.trf";
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        perror(path);
-        return 1;
-    }
+    char path[64];
+    FILE *f = bench_create(bench_tmp_path(path, sizeof path, "medea", "trf"));
     for (long k = 0; k < nf; k++) {
         rt_medea_rec r;
         synth(k, &r);
@@ -69,19 +55,15 @@ int main(void)
         else
             fprintf(f, "%d %d %.6f %d 0 0\n", r.rectype, r.event, r.time, r.proc);
     }
-    fclose(f);
+    bench_close(f, path);
     m = rt_medea_new();
-    t0 = now();
+    t0 = bench_now();
     unsigned long skipped = 0;
-    if (rt_medea_feed_file(m, path, 1, &skipped, NULL, &err) != RT_OK) {
-        fprintf(stderr, "medea_params: %s\n", err.msg);
-        return 1;
-    }
-    dt = now() - t0;
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
+    if (rt_medea_feed_file(m, path, 1, &skipped, NULL, &err) != RT_OK)
+        bench_die("medea_params", &err);
+    dt = bench_now() - t0;
     printf("read + replay + accumulate: %ld records in %.3f s = %.1f M records/s, peak RSS %ld KB\n", nf, dt,
-           nf / dt / 1e6, ru.ru_maxrss);
+           nf / dt / 1e6, bench_max_rss_kib());
     rt_medea_free(m);
     remove(path);
     return 0;

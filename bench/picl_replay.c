@@ -16,37 +16,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "bench_util.h"
 #include "rt_replay.h"
 
 #define NPROC 16
 
-static double clock_s(clockid_t id)
-{
-    struct timespec ts;
-    clock_gettime(id, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static long max_rss_kib(void)
-{
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
-    return ru.ru_maxrss;
-}
-
 /* Write at least n records; returns how many were written. */
 static long generate(const char *path, long n)
 {
-    FILE *fp = fopen(path, "w");
-    if (!fp) {
-        perror(path);
-        exit(1);
-    }
+    FILE *fp = bench_create(path);
     static char buf[1 << 20];
     setvbuf(fp, buf, _IOFBF, sizeof buf);
     long written = 0;
@@ -71,10 +52,7 @@ static long generate(const char *path, long n)
         }
         written += 6 * NPROC;
     }
-    if (fclose(fp) != 0) {
-        perror(path);
-        exit(1);
-    }
+    bench_close(fp, path);
     return written;
 }
 
@@ -82,26 +60,22 @@ static void run(const char *path)
 {
     rt_err err;
     rt_picl *r = rt_picl_open(path, NULL, &err);
-    if (!r) {
-        fprintf(stderr, "%s\n", err.msg);
-        exit(1);
-    }
+    if (!r)
+        bench_die("picl_replay", &err);
     rt_replay_opts o;
     memset(&o, 0, sizeof o);
     rt_replay *rp = rt_replay_new(r, &o, &err);
-    double t0 = clock_s(CLOCK_MONOTONIC), c0 = clock_s(CLOCK_PROCESS_CPUTIME_ID);
-    if (!rp || rt_replay_run(rp, &err) != RT_OK) {
-        fprintf(stderr, "%s\n", err.msg);
-        exit(1);
-    }
-    double dt = clock_s(CLOCK_MONOTONIC) - t0, dc = clock_s(CLOCK_PROCESS_CPUTIME_ID) - c0;
+    double t0 = bench_now(), c0 = bench_clock(CLOCK_PROCESS_CPUTIME_ID);
+    if (!rp || rt_replay_run(rp, &err) != RT_OK)
+        bench_die("picl_replay", &err);
+    double dt = bench_now() - t0, dc = bench_clock(CLOCK_PROCESS_CPUTIME_ID) - c0;
     rt_replay_totals tot;
     rt_replay_totals_get(rp, &tot);
     long long recs = (long long)rt_replay_records(rp);
     printf("records %lld, messages %lld, pending %lld: %.2f s wall, %.2f s CPU; "
            "%.2f M records/s (wall), %.2f M records/s (CPU); max RSS %ld KiB\n",
            recs, (long long)tot.messages, (long long)tot.pending, dt, dc, (double)recs / dt / 1e6,
-           (double)recs / dc / 1e6, max_rss_kib());
+           (double)recs / dc / 1e6, bench_max_rss_kib());
     rt_replay_free(rp);
     rt_picl_free(r);
 }
@@ -110,7 +84,7 @@ int main(int argc, char **argv)
 {
     long n = argc > 1 ? atol(argv[1]) : 10000000L;
     char path[64];
-    snprintf(path, sizeof path, "/tmp/retrace_bench_picl_%ld.trf", (long)getpid());
+    bench_tmp_path(path, sizeof path, "picl", "trf");
     printf("picl parse + full replay, %d processors, new format\n", NPROC);
     long lengths[2] = {n / 10, n};
     for (int i = 0; i < 2; i++) {

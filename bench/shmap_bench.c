@@ -13,34 +13,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "bench_util.h"
 #include "rt_shmap_sim.h"
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static long peak_rss_kib(void)
-{
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
-    return ru.ru_maxrss;
-}
-
-/* Write about `events` events; returns the path. */
+/* Write about `events` events to path. */
 static void generate(const char *path, long events)
 {
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        perror(path);
-        exit(1);
-    }
+    FILE *f = bench_create(path);
     const int n = 512;
     fprintf(f, "0 1 %d %d\n0 2 256 256\n3 1 generated LU-like trace\n", n, n);
     long written = 3, t = 0;
@@ -66,7 +47,7 @@ static void generate(const char *path, long events)
         }
         fprintf(f, "7 update\n");
     }
-    fclose(f);
+    bench_close(f, path);
 }
 
 static rt_shmap_sim *make(rt_shmap *r, int pes, int ncaches)
@@ -76,16 +57,12 @@ static rt_shmap_sim *make(rt_shmap *r, int pes, int ncaches)
     for (int i = 0; i < ncaches; i++) {
         rt_cache_config cfg = rt_cache_defaults(4096, 4);
         cfg.ways = 8;
-        if (rt_cache_new(&cfg, &caches[i], &e) != RT_OK) {
-            fprintf(stderr, "%s\n", e.msg);
-            exit(1);
-        }
+        if (rt_cache_new(&cfg, &caches[i], &e) != RT_OK)
+            bench_die("shmap_bench", &e);
     }
     rt_shmap_sim *s = rt_shmap_sim_new(r, pes, ncaches ? caches : NULL, ncaches, 4, &e);
-    if (!s) {
-        fprintf(stderr, "%s\n", e.msg);
-        exit(1);
-    }
+    if (!s)
+        bench_die("shmap_bench", &e);
     return s;
 }
 
@@ -95,12 +72,10 @@ static void run(rt_shmap *r, const char *label, int pes, int ncaches)
     double elements = (double)(in->load_elements + in->store_elements);
     rt_shmap_sim *s = make(r, pes, ncaches);
     rt_err e;
-    double t0 = now();
-    if (rt_shmap_sim_step(s, 0, NULL, &e) != RT_EEOF) {
-        fprintf(stderr, "%s\n", e.msg);
-        exit(1);
-    }
-    double dt = now() - t0;
+    double t0 = bench_now();
+    if (rt_shmap_sim_step(s, 0, NULL, &e) != RT_EEOF)
+        bench_die("shmap_bench", &e);
+    double dt = bench_now() - t0;
     uint64_t hits = 0, misses = 0;
     for (int i = 0; i < ncaches; i++) {
         hits += rt_cache_stats_get(rt_shmap_sim_cache(s, i))->hits;
@@ -116,16 +91,14 @@ static void run(rt_shmap *r, const char *label, int pes, int ncaches)
 static void bench(long events)
 {
     char path[64];
-    snprintf(path, sizeof path, "/tmp/retrace_shmap_bench_%ld.shm", (long)getpid());
+    bench_tmp_path(path, sizeof path, "shmap", "shm");
     generate(path, events);
     rt_err e;
-    double t0 = now();
+    double t0 = bench_now();
     rt_shmap *r = rt_shmap_open(path, &e);
-    if (!r) {
-        fprintf(stderr, "%s\n", e.msg);
-        exit(1);
-    }
-    double dt = now() - t0;
+    if (!r)
+        bench_die("shmap_bench", &e);
+    double dt = bench_now() - t0;
     const rt_shmap_info *in = rt_shmap_get_info(r);
     printf("trace of %llu events (%llu element accesses, %llu lines):\n",
            (unsigned long long)in->events,
@@ -138,7 +111,7 @@ static void bench(long events)
     run(r, "16 PEs, 16 caches", 16, 16);
     rt_shmap_free(r);
     unlink(path);
-    printf("  peak resident memory so far: %ld KiB\n", peak_rss_kib());
+    printf("  peak resident memory so far: %ld KiB\n", bench_max_rss_kib());
 }
 
 int main(int argc, char **argv)

@@ -49,6 +49,15 @@ void rt_new_class(lua_State *L, const char *tname, const luaL_Reg *methods,
     lua_pop(L, 1);
 }
 
+int rt_opt_bool(lua_State *L, int t, const char *k, int def)
+{
+    int v = def;
+    if (lua_getfield(L, t, k) != LUA_TNIL)
+        v = lua_toboolean(L, -1);
+    lua_pop(L, 1);
+    return v;
+}
+
 #define RT_X_DECL(name) int rt_lopen_##name(lua_State *L);
 RT_BINDINGS(RT_X_DECL)
 #undef RT_X_DECL

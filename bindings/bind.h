@@ -36,6 +36,34 @@ int rt_docall(lua_State *L, int nargs, int nresults);
 void rt_new_class(lua_State *L, const char *tname, const luaL_Reg *methods,
                   lua_CFunction closefn);
 
+/* Field k of the table at index t as a boolean; def when the field is nil. */
+int rt_opt_bool(lua_State *L, int t, const char *k, int def);
+
+/* t[k] = v for the table on top of the stack (building result tables). */
+static inline void rt_set_int(lua_State *L, const char *k, lua_Integer v)
+{
+    lua_pushinteger(L, v);
+    lua_setfield(L, -2, k);
+}
+
+static inline void rt_set_num(lua_State *L, const char *k, lua_Number v)
+{
+    lua_pushnumber(L, v);
+    lua_setfield(L, -2, k);
+}
+
+static inline void rt_set_bool(lua_State *L, const char *k, int v)
+{
+    lua_pushboolean(L, v);
+    lua_setfield(L, -2, k);
+}
+
+static inline void rt_set_str(lua_State *L, const char *k, const char *v)
+{
+    lua_pushstring(L, v);
+    lua_setfield(L, -2, k);
+}
+
 /* Open every binding (generated list) into a fresh table; pushes it. */
 int luaopen_retrace_core(lua_State *L);
 

@@ -92,18 +92,6 @@ static int acc_feed(lua_State *L)
     return 2;
 }
 
-static void setnum(lua_State *L, const char *k, double v)
-{
-    lua_pushnumber(L, v);
-    lua_setfield(L, -2, k);
-}
-
-static void setint(lua_State *L, const char *k, long v)
-{
-    lua_pushinteger(L, (lua_Integer)v);
-    lua_setfield(L, -2, k);
-}
-
 static int acc_processors(lua_State *L)
 {
     acc_box *b = check_acc(L, 1);
@@ -113,23 +101,23 @@ static int acc_processors(lua_State *L)
         rt_medea_proc p;
         rt_medea_proc_get(b->m, i, &p);
         lua_createtable(L, 0, 24);
-        setint(L, "proc", p.proc);
-        setnum(L, "first", p.first);
-        setnum(L, "last", p.last);
-        setnum(L, "extime", p.extime);
-        setnum(L, "cptime", p.cptime);
-        setnum(L, "cmtime", p.cmtime);
+        rt_set_int(L, "proc", p.proc);
+        rt_set_num(L, "first", p.first);
+        rt_set_num(L, "last", p.last);
+        rt_set_num(L, "extime", p.extime);
+        rt_set_num(L, "cptime", p.cptime);
+        rt_set_num(L, "cmtime", p.cmtime);
         for (int c = 0; c < RT_MEDEA_NCAT; c++)
-            setnum(L, cat_names[c], p.time[c]);
-        setnum(L, "trdata", p.trdata);
-        setnum(L, "rcdata", p.rcdata);
-        setnum(L, "ttdata", p.ttdata);
-        setnum(L, "iodata", p.iodata);
-        setint(L, "trnum", p.trnum);
-        setint(L, "rcnum", p.rcnum);
-        setint(L, "ionum", p.ionum);
-        setint(L, "unmatched", p.unmatched);
-        setint(L, "unclosed", p.unclosed);
+            rt_set_num(L, cat_names[c], p.time[c]);
+        rt_set_num(L, "trdata", p.trdata);
+        rt_set_num(L, "rcdata", p.rcdata);
+        rt_set_num(L, "ttdata", p.ttdata);
+        rt_set_num(L, "iodata", p.iodata);
+        rt_set_int(L, "trnum", p.trnum);
+        rt_set_int(L, "rcnum", p.rcnum);
+        rt_set_int(L, "ionum", p.ionum);
+        rt_set_int(L, "unmatched", p.unmatched);
+        rt_set_int(L, "unclosed", p.unclosed);
         lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
     return 1;
@@ -144,17 +132,17 @@ static int acc_events(lua_State *L)
         rt_medea_event e;
         rt_medea_event_get(b->m, i, &e);
         lua_createtable(L, 0, 11);
-        setint(L, "proc", e.proc);
-        setint(L, "event", e.event);
-        setnum(L, "ctime", e.ctime);
-        setnum(L, "stime", e.stime);
-        setnum(L, "utime", e.utime);
-        setnum(L, "hstime", e.hstime);
-        setint(L, "cnum", e.cnum);
-        setint(L, "snum", e.snum);
-        setint(L, "unum", e.unum);
-        setint(L, "hsnum", e.hsnum);
-        setint(L, "hunum", e.hunum);
+        rt_set_int(L, "proc", e.proc);
+        rt_set_int(L, "event", e.event);
+        rt_set_num(L, "ctime", e.ctime);
+        rt_set_num(L, "stime", e.stime);
+        rt_set_num(L, "utime", e.utime);
+        rt_set_num(L, "hstime", e.hstime);
+        rt_set_int(L, "cnum", e.cnum);
+        rt_set_int(L, "snum", e.snum);
+        rt_set_int(L, "unum", e.unum);
+        rt_set_int(L, "hsnum", e.hsnum);
+        rt_set_int(L, "hunum", e.hunum);
         lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
     return 1;

@@ -58,24 +58,13 @@ static int picl_close(lua_State *L)
     return 0;
 }
 
+/* t[k] = v like rt_set_num, but a whole v (a count read as a number) as an integer. */
 static void setnum(lua_State *L, const char *k, double v)
 {
     if (v == (double)(lua_Integer)v && v > -9e15 && v < 9e15)
         lua_pushinteger(L, (lua_Integer)v);
     else
         lua_pushnumber(L, v);
-    lua_setfield(L, -2, k);
-}
-
-static void setint(lua_State *L, const char *k, lua_Integer v)
-{
-    lua_pushinteger(L, v);
-    lua_setfield(L, -2, k);
-}
-
-static void setstr(lua_State *L, const char *k, const char *v)
-{
-    lua_pushstring(L, v);
     lua_setfield(L, -2, k);
 }
 
@@ -101,12 +90,12 @@ void rt_lpicl_push_record(lua_State *L, const rt_picl_record *rec)
 {
     char buf[64];
     lua_createtable(L, 0, 16);
-    setstr(L, "format", rec->format == RT_PICL_OLD ? "old" : "new");
-    setint(L, "line", (lua_Integer)rec->line);
+    rt_set_str(L, "format", rec->format == RT_PICL_OLD ? "old" : "new");
+    rt_set_int(L, "line", (lua_Integer)rec->line);
     lua_pushnumber(L, rec->time);
     lua_setfield(L, -2, "time");
-    setint(L, "proc", rec->proc);
-    setint(L, "task", rec->task);
+    rt_set_int(L, "proc", rec->proc);
+    rt_set_int(L, "task", rec->task);
     lua_createtable(L, rec->ndata, 0);
     for (int i = 0; i < rec->ndata; i++) {
         double v = rec->data[i];
@@ -123,33 +112,33 @@ void rt_lpicl_push_record(lua_State *L, const rt_picl_record *rec)
     }
     const double *d = rec->data;
     if (rec->format == RT_PICL_NEW) {
-        setint(L, "rectype", rec->rectype);
-        setint(L, "event", rec->event);
-        setstr(L, "kind", new_kind(rec->rectype));
-        setint(L, "ndata", rec->ndata_field);
+        rt_set_int(L, "rectype", rec->rectype);
+        rt_set_int(L, "event", rec->event);
+        rt_set_str(L, "kind", new_kind(rec->rectype));
+        rt_set_int(L, "ndata", rec->ndata_field);
         if (rec->text && rec->textlen > 0 && (rec->rectype == RT_PICL_LABEL || rec->rectype == RT_PICL_DATADESC)) {
             lua_pushlstring(L, rec->text, rec->textlen);
             lua_setfield(L, -2, "text");
         }
         if (rec->fmt[0])
-            setstr(L, "fmt", rec->fmt);
+            rt_set_str(L, "fmt", rec->fmt);
         else
-            setint(L, "desc", rec->desc);
+            rt_set_int(L, "desc", rec->desc);
         if (rec->rectype == RT_PICL_ENTRY || rec->rectype == RT_PICL_EXIT || rec->rectype == RT_PICL_MARK) {
-            setstr(L, "name", rt_picl_event_words(rec->event, buf, sizeof buf));
-            setstr(L, "family", rt_picl_family_name(rt_picl_event_family(rec->event)));
+            rt_set_str(L, "name", rt_picl_event_words(rec->event, buf, sizeof buf));
+            rt_set_str(L, "family", rt_picl_family_name(rt_picl_event_family(rec->event)));
         }
         double bytes;
         long tag, peer;
         int m = rt_picl_message_fields(rec, &bytes, &tag, &peer);
         if (m) {
             setnum(L, "bytes", bytes);
-            setint(L, "tag", tag);
-            setint(L, m == 1 ? "dest" : "src", peer);
+            rt_set_int(L, "tag", tag);
+            rt_set_int(L, m == 1 ? "dest" : "src", peer);
         }
     } else {
-        setint(L, "code", rec->rectype);
-        setstr(L, "kind", rt_picl_oldcode_words(rec->rectype, buf, sizeof buf));
+        rt_set_int(L, "code", rec->rectype);
+        rt_set_str(L, "kind", rt_picl_oldcode_words(rec->rectype, buf, sizeof buf));
         switch (rec->rectype) {
         case RT_PICL_OLD_SEND:
             setnum(L, "to", d[0]);
@@ -194,9 +183,7 @@ static void read_opts(lua_State *L, int idx, rt_picl_opts *o)
     lua_getfield(L, idx, "format");
     o->format = parse_format_opt(L, lua_gettop(L));
     lua_pop(L, 1);
-    lua_getfield(L, idx, "strict");
-    o->strict = lua_toboolean(L, -1);
-    lua_pop(L, 1);
+    o->strict = rt_opt_bool(L, idx, "strict", 0);
 }
 
 static int l_open(lua_State *L)

@@ -49,24 +49,6 @@ static int replay_close(lua_State *L)
     return 0;
 }
 
-static void field_num(lua_State *L, const char *k, double v)
-{
-    lua_pushnumber(L, v);
-    lua_setfield(L, -2, k);
-}
-
-static void field_int(lua_State *L, const char *k, lua_Integer v)
-{
-    lua_pushinteger(L, v);
-    lua_setfield(L, -2, k);
-}
-
-static void field_bool(lua_State *L, const char *k, int v)
-{
-    lua_pushboolean(L, v);
-    lua_setfield(L, -2, k);
-}
-
 /* Push the callback table's function k; returns 0 (nothing pushed) if absent. */
 static int push_cb(replay_box *b, int k)
 {
@@ -91,14 +73,14 @@ static void call_cb(replay_box *b, int nargs)
 static void push_message(lua_State *L, const rt_message *m)
 {
     lua_createtable(L, 0, 7);
-    field_int(L, "src", m->src);
-    field_int(L, "dst", m->dst);
-    field_int(L, "tag", m->tag);
-    field_num(L, "bytes", m->bytes);
-    field_num(L, "send_time", m->send_time);
+    rt_set_int(L, "src", m->src);
+    rt_set_int(L, "dst", m->dst);
+    rt_set_int(L, "tag", m->tag);
+    rt_set_num(L, "bytes", m->bytes);
+    rt_set_num(L, "send_time", m->send_time);
     if (!isnan(m->recv_time))
-        field_num(L, "recv_time", m->recv_time);
-    field_bool(L, "tachyon", m->tachyon);
+        rt_set_num(L, "recv_time", m->recv_time);
+    rt_set_bool(L, "tachyon", m->tachyon);
 }
 
 static void cb_state(void *ud, int proc, double t, int old, int new)
@@ -133,21 +115,21 @@ static void cb_interval(void *ud, const rt_interval *iv)
         return;
     lua_State *L = b->L;
     lua_createtable(L, 0, 16);
-    field_int(L, "proc", iv->proc);
-    field_int(L, "task", iv->task);
-    field_int(L, "event", iv->event);
-    field_num(L, "entry", iv->entry);
-    field_num(L, "exit", iv->exit);
-    field_int(L, "depth", iv->depth);
-    field_int(L, "id", iv->id);
-    field_int(L, "parent", iv->parent);
+    rt_set_int(L, "proc", iv->proc);
+    rt_set_int(L, "task", iv->task);
+    rt_set_int(L, "event", iv->event);
+    rt_set_num(L, "entry", iv->entry);
+    rt_set_num(L, "exit", iv->exit);
+    rt_set_int(L, "depth", iv->depth);
+    rt_set_int(L, "id", iv->id);
+    rt_set_int(L, "parent", iv->parent);
     if (iv->parent >= 0)
-        field_int(L, "parent_event", iv->parent_event);
-    field_int(L, "user_depth", iv->user_depth);
-    field_int(L, "sys_depth", iv->sys_depth);
-    field_num(L, "bytes_out", iv->bytes_out);
-    field_num(L, "bytes_in", iv->bytes_in);
-    field_bool(L, "closed", iv->closed);
+        rt_set_int(L, "parent_event", iv->parent_event);
+    rt_set_int(L, "user_depth", iv->user_depth);
+    rt_set_int(L, "sys_depth", iv->sys_depth);
+    rt_set_num(L, "bytes_out", iv->bytes_out);
+    rt_set_num(L, "bytes_in", iv->bytes_in);
+    rt_set_bool(L, "closed", iv->closed);
     push_data(L, "entry_data", iv->entry_data, iv->entry_ndata);
     push_data(L, "exit_data", iv->exit_data, iv->exit_ndata);
     call_cb(b, 1);
@@ -213,9 +195,7 @@ static int l_new(lua_State *L)
     o.window = w;
     if (o.start > o.stop)
         return luaL_error(L, "replay window: start %f is after stop %f", o.start, o.stop);
-    lua_getfield(L, 2, "critical_path");
-    o.critical_path = lua_toboolean(L, -1);
-    lua_pop(L, 1);
+    o.critical_path = rt_opt_bool(L, 2, "critical_path", 0);
 
     replay_box *b = lua_newuserdatauv(L, sizeof *b, 2);
     memset(b, 0, sizeof *b);
@@ -431,26 +411,26 @@ static int replay_proc(lua_State *L)
     if (!p || !p->seen)
         return 0;
     lua_createtable(L, 0, 20);
-    field_int(L, "id", p->id);
-    field_num(L, "first", p->first);
-    field_num(L, "last", p->last);
+    rt_set_int(L, "id", p->id);
+    rt_set_num(L, "first", p->first);
+    rt_set_num(L, "last", p->last);
     lua_pushstring(L, rt_state_name(p->state));
     lua_setfield(L, -2, "state");
     if (p->task >= 0)
-        field_int(L, "task", p->task);
-    field_int(L, "depth", p->depth);
-    field_num(L, "busy", p->time_in[RT_STATE_BUSY]);
-    field_num(L, "overhead", p->time_in[RT_STATE_OVERHEAD]);
-    field_num(L, "idle", p->time_in[RT_STATE_IDLE]);
-    field_int(L, "sent", p->sent);
-    field_num(L, "sent_bytes", p->sent_bytes);
-    field_int(L, "received", p->received);
-    field_num(L, "received_bytes", p->received_bytes);
-    field_int(L, "queue", p->queue);
-    field_num(L, "queue_bytes", p->queue_bytes);
-    field_int(L, "max_queue", p->max_queue);
-    field_num(L, "max_queue_bytes", p->max_queue_bytes);
-    field_int(L, "records", p->records);
+        rt_set_int(L, "task", p->task);
+    rt_set_int(L, "depth", p->depth);
+    rt_set_num(L, "busy", p->time_in[RT_STATE_BUSY]);
+    rt_set_num(L, "overhead", p->time_in[RT_STATE_OVERHEAD]);
+    rt_set_num(L, "idle", p->time_in[RT_STATE_IDLE]);
+    rt_set_int(L, "sent", p->sent);
+    rt_set_num(L, "sent_bytes", p->sent_bytes);
+    rt_set_int(L, "received", p->received);
+    rt_set_num(L, "received_bytes", p->received_bytes);
+    rt_set_int(L, "queue", p->queue);
+    rt_set_num(L, "queue_bytes", p->queue_bytes);
+    rt_set_int(L, "max_queue", p->max_queue);
+    rt_set_num(L, "max_queue_bytes", p->max_queue_bytes);
+    rt_set_int(L, "records", p->records);
     return 1;
 }
 
@@ -465,11 +445,11 @@ static int replay_events(lua_State *L)
     const rt_event_stat *ev = rt_replay_proc_events(b->rp, id);
     for (int i = 0; i < p->nevents; i++) {
         lua_createtable(L, 0, 5);
-        field_int(L, "count", ev[i].count);
-        field_num(L, "time", ev[i].time);
-        field_num(L, "bytes", ev[i].bytes);
-        field_num(L, "bytes_in", ev[i].bytes_in);
-        field_num(L, "bytes_out", ev[i].bytes_out);
+        rt_set_int(L, "count", ev[i].count);
+        rt_set_num(L, "time", ev[i].time);
+        rt_set_num(L, "bytes", ev[i].bytes);
+        rt_set_num(L, "bytes_in", ev[i].bytes_in);
+        rt_set_num(L, "bytes_out", ev[i].bytes_out);
         lua_rawseti(L, -2, ev[i].event);
     }
     return 1;
@@ -496,12 +476,12 @@ static int replay_tasks(lua_State *L)
     lua_createtable(L, n, 0);
     for (int i = 0; i < n; i++) {
         lua_createtable(L, 0, 5);
-        field_int(L, "task", t[i].task);
-        field_num(L, "first_start", t[i].first_start);
+        rt_set_int(L, "task", t[i].task);
+        rt_set_num(L, "first_start", t[i].first_start);
         if (t[i].last_end >= t[i].first_start)
-            field_num(L, "last_end", t[i].last_end);
-        field_int(L, "count", t[i].count);
-        field_int(L, "active", t[i].active);
+            rt_set_num(L, "last_end", t[i].last_end);
+        rt_set_int(L, "count", t[i].count);
+        rt_set_int(L, "active", t[i].active);
         lua_rawseti(L, -2, i + 1);
     }
     return 1;
@@ -513,14 +493,14 @@ static int replay_totals(lua_State *L)
     rt_replay_totals t;
     rt_replay_totals_get(b->rp, &t);
     lua_createtable(L, 0, 8);
-    field_int(L, "messages", t.messages);
-    field_int(L, "tachyons", t.tachyons);
-    field_int(L, "pending", t.pending);
-    field_num(L, "pending_bytes", t.pending_bytes);
-    field_int(L, "unmatched_receives", t.unmatched_recv);
-    field_int(L, "warnings", t.warnings);
-    field_int(L, "unmatched_exits", t.unmatched_exits);
-    field_int(L, "left_open", t.left_open);
+    rt_set_int(L, "messages", t.messages);
+    rt_set_int(L, "tachyons", t.tachyons);
+    rt_set_int(L, "pending", t.pending);
+    rt_set_num(L, "pending_bytes", t.pending_bytes);
+    rt_set_int(L, "unmatched_receives", t.unmatched_recv);
+    rt_set_int(L, "warnings", t.warnings);
+    rt_set_int(L, "unmatched_exits", t.unmatched_exits);
+    rt_set_int(L, "left_open", t.left_open);
     return 1;
 }
 
@@ -559,15 +539,15 @@ static int replay_critical_path(lua_State *L)
     if (rt_replay_critical_path(b->rp, &cp, &err) != RT_OK)
         return rt_push_fail(L, &err);
     lua_createtable(L, 0, 5);
-    field_num(L, "length", cp.length);
-    field_num(L, "start", cp.start);
-    field_num(L, "stop", cp.end);
+    rt_set_num(L, "length", cp.length);
+    rt_set_num(L, "start", cp.start);
+    rt_set_num(L, "stop", cp.end);
     lua_createtable(L, cp.nsegments, 0);
     for (int i = 0; i < cp.nsegments; i++) {
         lua_createtable(L, 0, 3);
-        field_int(L, "proc", cp.segments[i].proc);
-        field_num(L, "from", cp.segments[i].from);
-        field_num(L, "to", cp.segments[i].to);
+        rt_set_int(L, "proc", cp.segments[i].proc);
+        rt_set_num(L, "from", cp.segments[i].from);
+        rt_set_num(L, "to", cp.segments[i].to);
         lua_rawseti(L, -2, i + 1);
     }
     lua_setfield(L, -2, "segments");

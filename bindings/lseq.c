@@ -403,18 +403,6 @@ static int ses_find(lua_State *L)
     return 3;
 }
 
-static void setnum(lua_State *L, const char *k, double v)
-{
-    lua_pushnumber(L, v);
-    lua_setfield(L, -2, k);
-}
-
-static void setint(lua_State *L, const char *k, lua_Integer v)
-{
-    lua_pushinteger(L, v);
-    lua_setfield(L, -2, k);
-}
-
 /* chain([{members}]) -> {other=, states={{name,n,mean,var,total}}, arcs={{from,to,count,p}},
  *                        composites={{name=, nodes={{state,parent,n,ends,mean,var}}}}} */
 static int ses_chain(lua_State *L)
@@ -447,10 +435,10 @@ static int ses_chain(lua_State *L)
         lua_createtable(L, 0, 5);
         lua_pushstring(L, rt_ses_name(s, x->sym));
         lua_setfield(L, -2, "name");
-        setint(L, "n", (lua_Integer)x->n);
-        setnum(L, "mean", x->mean);
-        setnum(L, "var", x->var);
-        setnum(L, "total", x->total);
+        rt_set_int(L, "n", (lua_Integer)x->n);
+        rt_set_num(L, "mean", x->mean);
+        rt_set_num(L, "var", x->var);
+        rt_set_num(L, "total", x->total);
         lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
     lua_setfield(L, -2, "states");
@@ -462,8 +450,8 @@ static int ses_chain(lua_State *L)
         lua_setfield(L, -2, "from");
         lua_pushstring(L, rt_ses_name(s, a->to));
         lua_setfield(L, -2, "to");
-        setint(L, "count", (lua_Integer)a->count);
-        setnum(L, "p", a->p);
+        rt_set_int(L, "count", (lua_Integer)a->count);
+        rt_set_num(L, "p", a->p);
         lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
     lua_setfield(L, -2, "arcs");
@@ -479,11 +467,11 @@ static int ses_chain(lua_State *L)
             lua_createtable(L, 0, 6);
             lua_pushstring(L, rt_ses_name(s, nd->sym));
             lua_setfield(L, -2, "state");
-            setint(L, "parent", nd->parent < 0 ? 0 : nd->parent - (int32_t)cp->first + 1);
-            setint(L, "n", (lua_Integer)nd->n);
-            setint(L, "ends", (lua_Integer)nd->ends);
-            setnum(L, "mean", nd->mean);
-            setnum(L, "var", nd->var);
+            rt_set_int(L, "parent", nd->parent < 0 ? 0 : nd->parent - (int32_t)cp->first + 1);
+            rt_set_int(L, "n", (lua_Integer)nd->n);
+            rt_set_int(L, "ends", (lua_Integer)nd->ends);
+            rt_set_num(L, "mean", nd->mean);
+            rt_set_num(L, "var", nd->var);
             lua_rawseti(L, -2, (lua_Integer)j + 1);
         }
         lua_setfield(L, -2, "nodes");

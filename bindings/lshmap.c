@@ -77,52 +77,36 @@ static int l_open(lua_State *L)
     return 1;
 }
 
-#define SET_INT(name, v)                    \
-    do {                                    \
-        lua_pushinteger(L, (lua_Integer)(v)); \
-        lua_setfield(L, -2, name);          \
-    } while (0)
-#define SET_NUM(name, v)                    \
-    do {                                    \
-        lua_pushnumber(L, (lua_Number)(v)); \
-        lua_setfield(L, -2, name);          \
-    } while (0)
-#define SET_STR(name, v)                    \
-    do {                                    \
-        lua_pushstring(L, v);               \
-        lua_setfield(L, -2, name);          \
-    } while (0)
-
 static int trace_info(lua_State *L)
 {
     trace_box *b = check_trace(L, 1);
     const rt_shmap_info *in = rt_shmap_get_info(b->r);
     lua_createtable(L, 0, 16);
-    SET_STR("file", rt_shmap_name(b->r));
-    SET_INT("records", in->records);
-    SET_INT("events", in->events);
-    SET_INT("loads", in->loads);
-    SET_INT("stores", in->stores);
-    SET_INT("load_elements", in->load_elements);
-    SET_INT("store_elements", in->store_elements);
-    SET_INT("flops", in->flops);
-    SET_INT("sections", in->sections);
-    SET_INT("groups", in->groups);
-    SET_INT("lines", in->lines);
-    SET_INT("matrices", rt_shmap_matrix_count(b->r));
-    SET_NUM("time_first", in->time_first);
-    SET_NUM("time_last", in->time_last);
-    SET_NUM("min_step", in->min_step);
+    rt_set_str(L, "file", rt_shmap_name(b->r));
+    rt_set_int(L, "records", in->records);
+    rt_set_int(L, "events", in->events);
+    rt_set_int(L, "loads", in->loads);
+    rt_set_int(L, "stores", in->stores);
+    rt_set_int(L, "load_elements", in->load_elements);
+    rt_set_int(L, "store_elements", in->store_elements);
+    rt_set_int(L, "flops", in->flops);
+    rt_set_int(L, "sections", in->sections);
+    rt_set_int(L, "groups", in->groups);
+    rt_set_int(L, "lines", in->lines);
+    rt_set_int(L, "matrices", rt_shmap_matrix_count(b->r));
+    rt_set_num(L, "time_first", in->time_first);
+    rt_set_num(L, "time_last", in->time_last);
+    rt_set_num(L, "min_step", in->min_step);
     return 1;
 }
 
 static void push_matrix(lua_State *L, const rt_shmap_matrix *m)
 {
     lua_createtable(L, 0, 4);
-    SET_INT("id", m->id);
-    SET_INT("rows", m->rows);
-    SET_INT("cols", m->cols);
-    SET_INT("line", m->line);
+    rt_set_int(L, "id", m->id);
+    rt_set_int(L, "rows", m->rows);
+    rt_set_int(L, "cols", m->cols);
+    rt_set_int(L, "line", m->line);
 }
 
 static int trace_matrices(lua_State *L)
@@ -141,29 +125,29 @@ static int trace_matrices(lua_State *L)
 static void push_event(lua_State *L, const rt_shmap *r, const rt_shmap_event *ev)
 {
     lua_createtable(L, 0, 8);
-    SET_STR("op", op_names[ev->op]);
-    SET_INT("line", ev->line);
+    rt_set_str(L, "op", op_names[ev->op]);
+    rt_set_int(L, "line", ev->line);
     if (ev->matrix >= 0)
-        SET_INT("matrix", rt_shmap_matrix_at(r, ev->matrix)->id);
+        rt_set_int(L, "matrix", rt_shmap_matrix_at(r, ev->matrix)->id);
     switch (ev->op) {
     case RT_SHM_DEFINE:
-        SET_INT("rows", ev->r2);
-        SET_INT("cols", ev->c2);
+        rt_set_int(L, "rows", ev->r2);
+        rt_set_int(L, "cols", ev->c2);
         break;
     case RT_SHM_LOAD:
     case RT_SHM_STORE:
-        SET_INT("r1", ev->r1);
-        SET_INT("r2", ev->r2);
-        SET_INT("c1", ev->c1);
-        SET_INT("c2", ev->c2);
-        SET_NUM("time", ev->time);
+        rt_set_int(L, "r1", ev->r1);
+        rt_set_int(L, "r2", ev->r2);
+        rt_set_int(L, "c1", ev->c1);
+        rt_set_int(L, "c2", ev->c2);
+        rt_set_num(L, "time", ev->time);
         break;
     case RT_SHM_FLOPS:
-        SET_INT("flops", ev->flops);
-        SET_STR("name", ev->text);
+        rt_set_int(L, "flops", ev->flops);
+        rt_set_str(L, "name", ev->text);
         break;
     default:
-        SET_STR("text", ev->text);
+        rt_set_str(L, "text", ev->text);
         break;
     }
 }
@@ -280,15 +264,6 @@ static lua_Integer opt_int(lua_State *L, int t, const char *k, lua_Integer def)
     return v;
 }
 
-static int opt_bool(lua_State *L, int t, const char *k, int def)
-{
-    int v = def;
-    if (lua_getfield(L, t, k) != LUA_TNIL)
-        v = lua_toboolean(L, -1);
-    lua_pop(L, 1);
-    return v;
-}
-
 static int is_pow2(lua_Integer v) { return v > 0 && (v & (v - 1)) == 0; }
 
 /* new_sim(trace, opts): options are checked here (expected failures: nil, message). */
@@ -304,8 +279,8 @@ static int l_new_sim(lua_State *L)
     lua_Integer line = opt_int(L, 2, "line", 4);
     lua_Integer ways = opt_int(L, 2, "ways", 0);
     lua_Integer seed = opt_int(L, 2, "seed", 1);
-    int wb = opt_bool(L, 2, "write_back", 0);
-    int on = opt_bool(L, 2, "cache", 1);
+    int wb = rt_opt_bool(L, 2, "write_back", 0);
+    int on = rt_opt_bool(L, 2, "cache", 1);
     rt_err err;
     rt_err_clear(&err);
     if (pes < 1 || pes > RT_SCHED_MAX_PES)
@@ -379,26 +354,26 @@ static void push_access(lua_State *L, const sim_box *b, const rt_shmap_access *a
 {
     const rt_shmap *r = rt_shmap_sim_trace(b->s);
     lua_createtable(L, 0, 12);
-    SET_INT("step", a->step);
-    SET_INT("pe", a->pe);
-    SET_INT("matrix", rt_shmap_matrix_at(r, a->matrix)->id);
-    SET_INT("row", a->row);
-    SET_INT("col", a->col);
-    SET_STR("kind", a->store ? "store" : "load");
-    SET_INT("addr", a->addr);
-    SET_NUM("time", a->time);
+    rt_set_int(L, "step", a->step);
+    rt_set_int(L, "pe", a->pe);
+    rt_set_int(L, "matrix", rt_shmap_matrix_at(r, a->matrix)->id);
+    rt_set_int(L, "row", a->row);
+    rt_set_int(L, "col", a->col);
+    rt_set_str(L, "kind", a->store ? "store" : "load");
+    rt_set_int(L, "addr", a->addr);
+    rt_set_num(L, "time", a->time);
     if (a->outcome != RT_SHM_NOLOOKUP) {
-        SET_INT("cache", a->cache);
+        rt_set_int(L, "cache", a->cache);
         lua_pushboolean(L, a->outcome == RT_SHM_HIT);
         lua_setfield(L, -2, "hit");
-        SET_INT("set", a->set);
-        SET_INT("way", a->way);
+        rt_set_int(L, "set", a->set);
+        rt_set_int(L, "way", a->way);
     }
     if (a->outcome == RT_SHM_MISS) {
-        SET_INT("line_first", a->line_first);
-        SET_INT("line_last", a->line_last);
+        rt_set_int(L, "line_first", a->line_first);
+        rt_set_int(L, "line_last", a->line_last);
         if (a->evicted)
-            SET_INT("evicted_first", a->evicted_first);
+            rt_set_int(L, "evicted_first", a->evicted_first);
     }
 }
 
@@ -496,14 +471,14 @@ static int sim_stats(lua_State *L)
     for (int p = 0; p < np; p++) {
         const rt_shmap_pe *pe = rt_shmap_sim_pe(s, p);
         lua_createtable(L, 0, 8);
-        SET_INT("pe", p);
-        SET_INT("loads", pe->loads);
-        SET_INT("stores", pe->stores);
-        SET_INT("flops", pe->flops);
-        SET_INT("events", pe->events);
-        SET_STR("subroutine", pe->subroutine);
-        SET_STR("info", pe->info);
-        SET_INT("cache", rt_shmap_sim_cache_of(s, p));
+        rt_set_int(L, "pe", p);
+        rt_set_int(L, "loads", pe->loads);
+        rt_set_int(L, "stores", pe->stores);
+        rt_set_int(L, "flops", pe->flops);
+        rt_set_int(L, "events", pe->events);
+        rt_set_str(L, "subroutine", pe->subroutine);
+        rt_set_str(L, "info", pe->info);
+        rt_set_int(L, "cache", rt_shmap_sim_cache_of(s, p));
         lua_rawseti(L, -2, p + 1);
         loads += pe->loads;
         stores += pe->stores;
@@ -514,29 +489,29 @@ static int sim_stats(lua_State *L)
     for (int i = 0; i < nc; i++) {
         const rt_cache_stats *cs = rt_cache_stats_get(rt_shmap_sim_cache(s, i));
         lua_createtable(L, 0, 8);
-        SET_INT("cache", i);
-        SET_INT("hits", cs->hits);
-        SET_INT("misses", cs->misses);
-        SET_NUM("hit_ratio", ratio(cs->hits, cs->misses));
-        SET_INT("refs", cs->refs);
-        SET_INT("evictions", cs->evictions);
-        SET_INT("writebacks", cs->writebacks);
+        rt_set_int(L, "cache", i);
+        rt_set_int(L, "hits", cs->hits);
+        rt_set_int(L, "misses", cs->misses);
+        rt_set_num(L, "hit_ratio", ratio(cs->hits, cs->misses));
+        rt_set_int(L, "refs", cs->refs);
+        rt_set_int(L, "evictions", cs->evictions);
+        rt_set_int(L, "writebacks", cs->writebacks);
         lua_rawseti(L, -2, i + 1);
         hits += cs->hits;
         misses += cs->misses;
     }
     lua_setfield(L, -2, "caches");
     lua_createtable(L, 0, 6);
-    SET_INT("loads", loads);
-    SET_INT("stores", stores);
-    SET_INT("flops", flops);
-    SET_INT("hits", hits);
-    SET_INT("misses", misses);
-    SET_NUM("hit_ratio", ratio(hits, misses));
+    rt_set_int(L, "loads", loads);
+    rt_set_int(L, "stores", stores);
+    rt_set_int(L, "flops", flops);
+    rt_set_int(L, "hits", hits);
+    rt_set_int(L, "misses", misses);
+    rt_set_num(L, "hit_ratio", ratio(hits, misses));
     lua_setfield(L, -2, "totals");
     const rt_sched *sc = rt_shmap_sim_sched(s);
-    SET_INT("steps", rt_sched_steps(sc));
-    SET_NUM("time", rt_shmap_sim_time(s));
+    rt_set_int(L, "steps", rt_sched_steps(sc));
+    rt_set_num(L, "time", rt_shmap_sim_time(s));
     lua_pushboolean(L, b->finished);
     lua_setfield(L, -2, "finished");
     return 1;
@@ -553,15 +528,15 @@ static int sim_active(lua_State *L)
         const rt_shmap_event *ev = rt_sched_event(sc, p);
         if (ev) {
             push_event(L, rt_shmap_sim_trace(b->s), ev);
-            SET_INT("task", rt_sched_task(sc, p));
+            rt_set_int(L, "task", rt_sched_task(sc, p));
         } else {
             lua_pushboolean(L, 0);
         }
         lua_rawseti(L, -2, p + 1);
     }
-    SET_INT("count", rt_sched_active(sc));
-    SET_INT("step", rt_sched_steps(sc));
-    SET_INT("piece", rt_sched_piece(sc));
+    rt_set_int(L, "count", rt_sched_active(sc));
+    rt_set_int(L, "step", rt_sched_steps(sc));
+    rt_set_int(L, "piece", rt_sched_piece(sc));
     return 1;
 }
 
@@ -577,10 +552,10 @@ static int sim_elements(lua_State *L)
     const rt_shmap_matrix *m = rt_shmap_matrix_at(r, i);
     uint64_t n = (uint64_t)m->rows * (uint64_t)m->cols;
     lua_createtable(L, 0, 5);
-    SET_INT("id", m->id);
-    SET_INT("rows", m->rows);
-    SET_INT("cols", m->cols);
-    SET_INT("base", rt_shmap_sim_base(b->s, i));
+    rt_set_int(L, "id", m->id);
+    rt_set_int(L, "rows", m->rows);
+    rt_set_int(L, "cols", m->cols);
+    rt_set_int(L, "base", rt_shmap_sim_base(b->s, i));
     const uint64_t *arr[2] = {rt_shmap_sim_loads(b->s, i), rt_shmap_sim_stores(b->s, i)};
     const char *names[2] = {"loads", "stores"};
     for (int k = 0; k < 2; k++) {

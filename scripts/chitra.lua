@@ -45,10 +45,8 @@ local function parse_step(kind, v)
 end
 
 local function write_file(path, text)
-  local f, err = io.open(path, "wb")
-  if not f then cli.usage_error("cannot write " .. err) end
-  f:write(text)
-  f:close()
+  local ok, err = require("retrace.fs").write_file(path, text)
+  if not ok then cli.usage_error("cannot write " .. err) end
 end
 
 local function print_text(ses, chain, out)

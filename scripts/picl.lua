@@ -2,19 +2,6 @@
 local cli = require "retrace.cli"
 local picl = require "retrace.picl"
 
--- cjson (2.1.0) writes an empty table as {}: mark arrays that must print as [].
-local EMPTY = "\0empty-array\0"
-local function arr(t)
-  if next(t) == nil then return EMPTY end
-  return t
-end
-
-local function print_json(v)
-  local cjson = require "cjson"
-  local s = cjson.encode(v):gsub('"\\u0000empty%-array\\u0000"', "[]")
-  io.stdout:write(s, "\n")
-end
-
 local function common(c)
   c:option("--format", "trace format (detected from the first record by default)"):choices { "old", "new" }
   c:flag("--strict", "a malformed line is an error (exit 1) instead of skipped")
@@ -115,9 +102,9 @@ local function stats(args)
   if not s then cli.input_error(err) end
   report_skips(args.trace, s.trace.skipped, s.trace.skipped_lines)
   if args.json then
-    print_json {
-      span = s.span, processors = arr(s.processors), messages = s.messages, tachyons = s.tachyons,
-      critical_path = { length = s.critical_path.length }, warnings = arr(s.warnings),
+    cli.print_json {
+      span = s.span, processors = cli.array(s.processors), messages = s.messages, tachyons = s.tachyons,
+      critical_path = { length = s.critical_path.length }, warnings = cli.array(s.warnings),
     }
   else
     io.stdout:write(stats_text(s))

@@ -66,9 +66,8 @@ local function machine_of(args)
   return m
 end
 
--- cjson 2.1 writes an empty table as {}; the caches list must stay an array.
+-- The JSON document of the statistics (the caches list stays an array when empty).
 local function json_of(stats)
-  local cjson = require "cjson"
   local pes, caches = {}, {}
   for i, p in ipairs(stats.pes) do
     pes[i] = { loads = p.loads, stores = p.stores, flops = p.flops, cache = p.cache,
@@ -78,9 +77,8 @@ local function json_of(stats)
     caches[i] = { hits = c.hits, misses = c.misses, hit_ratio = c.hit_ratio,
                   evictions = c.evictions, writebacks = c.writebacks }
   end
-  local s = cjson.encode({ pes = pes, caches = #caches > 0 and caches or "\0empty\0",
-                           totals = stats.totals, steps = stats.steps, time = stats.time })
-  return (s:gsub('"\\u0000empty\\u0000"', "[]"))
+  return { pes = pes, caches = cli.array(caches), totals = stats.totals, steps = stats.steps,
+           time = stats.time }
 end
 
 return {
@@ -123,7 +121,7 @@ return {
     bar:finish()
     local stats = sim:stats()
     if args.json then
-      io.stdout:write(json_of(stats), "\n")
+      cli.print_json(json_of(stats))
     else
       io.stdout:write(shmap.report(stats, m, info))
     end

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rt_mem.h"
+
 /* An open event on a processor's stack. */
 typedef struct open_ev {
     int event;
@@ -30,13 +32,16 @@ typedef struct cp_wait {
 typedef struct proc_state {
     rt_replay_proc pub;
     open_ev *stack;
-    int nstack, capstack;
+    int nstack;
+    size_t capstack;
     int n_user, n_sys;    /* open user / non-tracing system events */
     rt_event_stat *ev;    /* sorted by event */
-    int capev, last_ev;
+    size_t capev;
+    int last_ev;
     double since;         /* state accounted up to this time */
     cp_wait *waits;
-    int nwaits, capwaits;
+    int nwaits;
+    size_t capwaits;
     int *stack_events;    /* scratch for rt_replay_proc_stack */
 } proc_state;
 
@@ -66,7 +71,8 @@ struct rt_replay {
     chan *chans;
     size_t nchan, capchan;
     rt_task_stat *tasks;
-    int ntasks, captasks;
+    int ntasks;
+    size_t captasks;
     int64_t next_id, records;
     double now, t0, t1;
     int finished;
@@ -113,21 +119,6 @@ const char *rt_replay_warning(const rt_replay *rp, int i)
 }
 
 /* ---- small containers ---- */
-
-static int grow(void **p, int *cap, int need, size_t elem)
-{
-    if (need <= *cap)
-        return 1;
-    int nc = *cap ? *cap * 2 : 8;
-    while (nc < need)
-        nc *= 2;
-    void *q = realloc(*p, (size_t)nc * elem);
-    if (!q)
-        return 0;
-    *p = q;
-    *cap = nc;
-    return 1;
-}
 
 static int fifo_push(fifo *f, double t, double b)
 {
@@ -323,7 +314,7 @@ static rt_event_stat *event_row(proc_state *p, int event)
         p->last_ev = lo;
         return &p->ev[lo];
     }
-    if (!grow((void **)&p->ev, &p->capev, p->pub.nevents + 1, sizeof *p->ev))
+    if (rt_grow((void **)&p->ev, &p->capev, p->pub.nevents + 1, sizeof *p->ev) != RT_OK)
         return NULL;
     memmove(p->ev + lo + 1, p->ev + lo, (size_t)(p->pub.nevents - lo) * sizeof *p->ev);
     memset(&p->ev[lo], 0, sizeof p->ev[lo]);
@@ -345,7 +336,7 @@ static rt_task_stat *task_row(rt_replay *rp, int task)
     }
     if (lo < rp->ntasks && rp->tasks[lo].task == task)
         return &rp->tasks[lo];
-    if (!grow((void **)&rp->tasks, &rp->captasks, rp->ntasks + 1, sizeof *rp->tasks))
+    if (rt_grow((void **)&rp->tasks, &rp->captasks, rp->ntasks + 1, sizeof *rp->tasks) != RT_OK)
         return NULL;
     memmove(rp->tasks + lo + 1, rp->tasks + lo, (size_t)(rp->ntasks - lo) * sizeof *rp->tasks);
     rt_task_stat *t = &rp->tasks[lo];
@@ -427,7 +418,7 @@ static void emit_message(rt_replay *rp, int src, int dst, long tag, double bytes
 
 static int add_wait(proc_state *p, double tr, double ts, double bytes, long tag, int src)
 {
-    if (!grow((void **)&p->waits, &p->capwaits, p->nwaits + 1, sizeof *p->waits))
+    if (rt_grow((void **)&p->waits, &p->capwaits, p->nwaits + 1, sizeof *p->waits) != RT_OK)
         return 0;
     p->waits[p->nwaits++] = (cp_wait){tr, ts, bytes, tag, src};
     return 1;
@@ -523,7 +514,7 @@ static void emit_interval(rt_replay *rp, proc_state *p, const open_ev *e, double
 
 static int do_entry(rt_replay *rp, proc_state *p, const rt_picl_record *rec)
 {
-    if (!grow((void **)&p->stack, &p->capstack, p->nstack + 1, sizeof *p->stack))
+    if (rt_grow((void **)&p->stack, &p->capstack, p->nstack + 1, sizeof *p->stack) != RT_OK)
         return RT_ENOMEM;
     open_ev *e = &p->stack[p->nstack];
     memset(e, 0, sizeof *e);
@@ -880,7 +871,7 @@ const int *rt_replay_proc_stack(const rt_replay *rp, int id, int *n)
         if (!buf)
             return NULL;
         p->stack_events = buf;
-        cap = p->capstack;
+        cap = (int)p->capstack;
     }
     for (int i = 0; i < p->nstack && i < cap; i++)
         buf[i] = p->stack[i].event;
@@ -934,7 +925,7 @@ int rt_replay_critical_path(const rt_replay *rp, rt_critical_path *cp, rt_err *e
         return rt_err_set(err, RT_ENOMEM, "critical path: out of memory");
     for (int i = 0; i < rp->nprocs; i++)
         upto[i] = rp->procs[i].nwaits;
-    int capseg = 0, capmsg = 0;
+    size_t capseg = 0, capmsg = 0;
     double t = rp->procs[p].pub.last;
     cp->end = t;
     for (;;) {
@@ -942,7 +933,7 @@ int rt_replay_critical_path(const rt_replay *rp, rt_critical_path *cp, rt_err *e
         int k = upto[p] - 1;
         while (k >= 0 && ps->waits[k].recv_time > t)
             k--;
-        if (!grow((void **)&cp->segments, &capseg, cp->nsegments + 1, sizeof *cp->segments))
+        if (rt_grow((void **)&cp->segments, &capseg, cp->nsegments + 1, sizeof *cp->segments) != RT_OK)
             goto nomem;
         if (k < 0) {
             cp->segments[cp->nsegments++] = (rt_cp_segment){p, ps->pub.first, t};
@@ -952,7 +943,7 @@ int rt_replay_critical_path(const rt_replay *rp, rt_critical_path *cp, rt_err *e
         const cp_wait *w = &ps->waits[k];
         upto[p] = k;
         cp->segments[cp->nsegments++] = (rt_cp_segment){p, w->recv_time, t};
-        if (!grow((void **)&cp->messages, &capmsg, cp->nmessages + 1, sizeof *cp->messages))
+        if (rt_grow((void **)&cp->messages, &capmsg, cp->nmessages + 1, sizeof *cp->messages) != RT_OK)
             goto nomem;
         cp->messages[cp->nmessages++] =
             (rt_message){w->src, p, w->tag, w->bytes, w->send_time, w->recv_time, 0};

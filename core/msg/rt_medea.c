@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rt_mem.h"
+
 #define MAX_PROC (1 << 20)
 
 typedef struct open_ev {
@@ -98,21 +100,6 @@ void rt_medea_free(rt_medea *m)
     free(m);
 }
 
-static int grow(void **p, size_t *cap, size_t need, size_t elem)
-{
-    if (need <= *cap)
-        return RT_OK;
-    size_t n = *cap ? *cap : 8;
-    while (n < need)
-        n *= 2;
-    void *q = realloc(*p, n * elem);
-    if (!q)
-        return RT_ENOMEM;
-    *p = q;
-    *cap = n;
-    return RT_OK;
-}
-
 static proc_st *get_proc(rt_medea *m, int id, rt_err *err)
 {
     if ((size_t)id >= m->nprocs_cap) {
@@ -162,7 +149,7 @@ static rt_medea_event *event_slot(proc_st *ps, int proc, int e)
     }
     if (lo < ps->nev && ps->ev[lo].event == e)
         return &ps->ev[lo];
-    if (grow((void **)&ps->ev, &ps->capev, ps->nev + 1, sizeof *ps->ev) != RT_OK)
+    if (rt_grow((void **)&ps->ev, &ps->capev, ps->nev + 1, sizeof *ps->ev) != RT_OK)
         return NULL;
     memmove(&ps->ev[lo + 1], &ps->ev[lo], (ps->nev - lo) * sizeof *ps->ev);
     memset(&ps->ev[lo], 0, sizeof *ps->ev);
@@ -181,7 +168,7 @@ static int add_change(rt_medea *m, double t, int which, int delta, int proc)
 {
     if (!m->keep)
         return RT_OK;
-    if (grow((void **)&m->ch, &m->capch, m->nch + 1, sizeof *m->ch) != RT_OK)
+    if (rt_grow((void **)&m->ch, &m->capch, m->nch + 1, sizeof *m->ch) != RT_OK)
         return RT_ENOMEM;
     m->ch[m->nch++] = (change){t, which, delta, proc};
     return RT_OK;
@@ -204,7 +191,7 @@ static int system_changes(rt_medea *m, int proc, int cat, double t, int sign)
 
 static int push_entry(rt_medea *m, proc_st *ps, const rt_medea_rec *r)
 {
-    if (grow((void **)&ps->stack, &ps->cap, ps->depth + 1, sizeof *ps->stack) != RT_OK)
+    if (rt_grow((void **)&ps->stack, &ps->cap, ps->depth + 1, sizeof *ps->stack) != RT_OK)
         return RT_ENOMEM;
     open_ev o = {r->event, r->time, r->bytes, 0, 0, 0};
     int cat = rt_medea_category(r->event);

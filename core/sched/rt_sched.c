@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rt_mem.h"
+
 /* The task a PE holds: its events, copied out of the stream, with their texts. */
 typedef struct task {
     rt_shmap_event *ev;
@@ -43,27 +45,14 @@ static int task_push(task *t, const rt_shmap_event *ev)
 {
     if (t->n == t->cap) {
         size_t nc = t->cap ? 2 * t->cap : 8;
-        rt_shmap_event *e = realloc(t->ev, nc * sizeof *e);
-        if (!e)
+        if (rt_resize((void **)&t->ev, nc, sizeof *t->ev) != RT_OK ||
+            rt_resize((void **)&t->textoff, nc, sizeof *t->textoff) != RT_OK)
             return RT_ENOMEM;
-        t->ev = e;
-        size_t *o = realloc(t->textoff, nc * sizeof *o);
-        if (!o)
-            return RT_ENOMEM;
-        t->textoff = o;
         t->cap = nc;
     }
     size_t len = strlen(ev->text) + 1;
-    if (t->ntext + len > t->captext) {
-        size_t nc = t->captext ? t->captext : 64;
-        while (nc < t->ntext + len)
-            nc *= 2;
-        char *s = realloc(t->text, nc);
-        if (!s)
-            return RT_ENOMEM;
-        t->text = s;
-        t->captext = nc;
-    }
+    if (rt_grow((void **)&t->text, &t->captext, t->ntext + len, 1) != RT_OK)
+        return RT_ENOMEM;
     memcpy(t->text + t->ntext, ev->text, len);
     t->textoff[t->n] = t->ntext;
     t->ntext += len;
@@ -111,18 +100,32 @@ static int read_group(rt_sched *s, task *t, rt_err *err)
 }
 
 /* Make t the task that starts with record ev: a group (read to its end) or a
- * lone event. t->n stays 0 for what is no task: a group without events, a
- * definition (or a stray marker, impossible after a valid first pass). */
+ * lone event, numbered with the next task id. t->n stays 0 for what is no
+ * task: a group without events, a definition (or a stray marker, impossible
+ * after a valid first pass). */
 static int fill_task(rt_sched *s, task *t, const rt_shmap_event *ev, rt_err *err)
 {
-    if (ev->op == RT_SHM_GROUP_START)
-        return read_group(s, t, err);
-    if (!is_event(ev->op))
-        return RT_OK;
-    if (task_push(t, ev) != RT_OK)
-        return rt_err_set(err, RT_ENOMEM, "out of memory");
-    task_seal(t);
+    if (ev->op == RT_SHM_GROUP_START) {
+        int st = read_group(s, t, err);
+        if (st != RT_OK)
+            return st;
+    } else if (is_event(ev->op)) {
+        if (task_push(t, ev) != RT_OK)
+            return rt_err_set(err, RT_ENOMEM, "out of memory");
+        task_seal(t);
+    }
+    if (t->n > 0)
+        t->id = s->next_task++;
     return RT_OK;
+}
+
+/* The pending task opens a new piece: a parallel section or a sequential task. */
+static void begin_piece(rt_sched *s, int parallel)
+{
+    s->piece = parallel ? PIECE_PAR : PIECE_SEQ;
+    s->piece_parallel = parallel;
+    s->piece_left = 1;
+    s->piece_no++;
 }
 
 /* Read one record-level task from the stream into t: a group or a lone event.
@@ -148,7 +151,6 @@ static int read_task_in_section(rt_sched *s, task *t, int *ended, rt_err *err)
             return st;
         if (t->n == 0)
             continue; /* no task: an empty group or a definition */
-        t->id = s->next_task++;
         return RT_OK;
     }
 }
@@ -173,21 +175,14 @@ static int start_piece(rt_sched *s, rt_err *err)
                 return st;
             if (ended)
                 continue; /* a section without tasks is no piece */
-            s->piece = PIECE_PAR;
-            s->piece_parallel = 1;
-            s->piece_left = 1;
-            s->piece_no++;
+            begin_piece(s, 1);
             return RT_OK;
         }
         if ((st = fill_task(s, t, &ev, err)) != RT_OK)
             return st;
         if (t->n == 0)
             continue; /* no task: an empty group or a definition */
-        t->id = s->next_task++;
-        s->piece = PIECE_SEQ;
-        s->piece_parallel = 0;
-        s->piece_left = 1;
-        s->piece_no++;
+        begin_piece(s, 0);
         return RT_OK;
     }
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "rt_lines.h"
+#include "rt_mem.h"
 #include "rt_seq_int.h"
 
 typedef struct {
@@ -46,13 +47,8 @@ static int push(pes_buf *b, rt_span name, rt_span time, unsigned long line, rt_e
                          "time: %.17g is less than the previous time %.17g", t, b->times[b->n - 1]);
     if (b->n == b->cap) {
         size_t cap = b->cap ? b->cap * 2 : 4096;
-        int32_t *ids = realloc(b->ids, cap * sizeof *ids);
-        if (ids)
-            b->ids = ids;
-        double *times = realloc(b->times, cap * sizeof *times);
-        if (times)
-            b->times = times;
-        if (!ids || !times)
+        if (rt_resize((void **)&b->ids, cap, sizeof *b->ids) != RT_OK ||
+            rt_resize((void **)&b->times, cap, sizeof *b->times) != RT_OK)
             return rt_err_set(err, RT_ENOMEM, "%s: out of memory", b->path);
         b->cap = cap;
     }

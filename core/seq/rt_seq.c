@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rt_mem.h"
+
 /* ---- u64 -> int32 hash map (open addressing, linear probing) ---- */
 
 static uint64_t mix64(uint64_t x)
@@ -148,22 +150,11 @@ int32_t rt_ses_intern(rt_ses *s, const char *name, size_t len)
         return -1;
     if (s->nsym == s->capsym) {
         size_t cap = s->capsym ? s->capsym * 2 : 64;
-        char **names = realloc(s->names, cap * sizeof *names);
-        if (names)
-            s->names = names;
-        uint64_t *hash = realloc(s->hash, cap * sizeof *hash);
-        if (hash)
-            s->hash = hash;
-        uint32_t *lens = realloc(s->len, cap * sizeof *lens);
-        if (lens)
-            s->len = lens;
-        uint8_t *orig = realloc(s->orig, cap);
-        if (orig)
-            s->orig = orig;
-        int32_t *lvl = realloc(s->comp_level, cap * sizeof *lvl);
-        if (lvl)
-            s->comp_level = lvl;
-        if (!names || !hash || !lens || !orig || !lvl)
+        if (rt_resize((void **)&s->names, cap, sizeof *s->names) != RT_OK ||
+            rt_resize((void **)&s->hash, cap, sizeof *s->hash) != RT_OK ||
+            rt_resize((void **)&s->len, cap, sizeof *s->len) != RT_OK ||
+            rt_resize((void **)&s->orig, cap, sizeof *s->orig) != RT_OK ||
+            rt_resize((void **)&s->comp_level, cap, sizeof *s->comp_level) != RT_OK)
             return -1;
         s->capsym = cap;
     }

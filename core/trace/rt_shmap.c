@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "rt_lines.h"
+#include "rt_mem.h"
 
 struct rt_shmap {
     rt_lines *in;
@@ -136,16 +137,8 @@ static int rest_of_line(rt_shmap *r)
     while (e > p && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
         e--;
     size_t n = (size_t)(e - p);
-    if (n + 1 > r->captext) {
-        size_t nc = r->captext ? r->captext : 256;
-        while (nc < n + 1)
-            nc *= 2;
-        char *t = realloc(r->text, nc);
-        if (!t)
-            return RT_ENOMEM;
-        r->text = t;
-        r->captext = nc;
-    }
+    if (rt_grow((void **)&r->text, &r->captext, n + 1, 1) != RT_OK)
+        return RT_ENOMEM;
     memcpy(r->text, p, n);
     r->text[n] = '\0';
     if (r->have_line)

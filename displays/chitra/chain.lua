@@ -4,7 +4,7 @@
 --   local v = require "retrace.displays.chitra.chain"
 --   v.draw(cv, chain, {x, y, w, h}); v.render(chain, "chain.png" | ".pdf" | ".svg")
 -- The data behind it is chain:to_table() and chain:definitions() (retrace.chitra.chain).
-local canvas = require "retrace.canvas"
+local plot = require "retrace.displays.chitra.plot"
 local chain_mod = require "retrace.chitra.chain"
 
 local M = {}
@@ -124,12 +124,9 @@ function M.render(chain, path, opts)
   for _ in pairs(chain:definitions()) do ndefs = ndefs + 1 end
   local size = math.max(600, math.min(1600, 160 + 70 * #chain.states))
   local w, h = opts.width or size, opts.height or size + ndefs * 16
-  local cv, why = canvas.for_file(path, w, h)
-  if not cv then return nil, why end
-  cv:background("white")
-  local pos = M.draw(cv, chain, { 0, 0, w, h }, opts)
-  local ok, werr = cv:write(path)
-  if not ok then return nil, werr end
+  local pos
+  local ok, why = plot.to_file(path, w, h, function(cv, box) pos = M.draw(cv, chain, box, opts) end)
+  if not ok then return nil, why end
   return pos
 end
 

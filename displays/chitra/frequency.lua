@@ -106,14 +106,7 @@ function M.render(ses, path, opts)
   opts = opts or {}
   local d, err = M.data(ses, opts)
   if not d then return nil, err end
-  local w, h = opts.width or 1000, opts.height or 400
-  local cv, why = canvas.for_file(path, w, h)
-  if not cv then return nil, why end
-  cv:background("white")
-  M.draw(cv, d, { 0, 0, w, h }, opts)
-  local ok, werr = cv:write(path)
-  if not ok then return nil, werr end
-  return d
+  return plot.render(M, d, path, opts.width or 1000, opts.height or 400, opts)
 end
 
 return M

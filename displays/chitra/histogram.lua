@@ -38,26 +38,25 @@ function M.occupancy(ses, sym, opts)
   return d
 end
 
---- Histogram of h(s)/T over the symbols; d.values lists {symbol, share}.
-function M.shares(ses, opts)
-  local stats = ses:stats()
+-- Histogram of one field of ses:stats() over the symbols; d.values lists
+-- {symbol, value}, largest first.
+local function over_symbols(ses, opts, field, title, xlabel)
   local vals, list = {}, {}
-  for s, v in pairs(stats) do vals[#vals + 1] = v.share; list[#list + 1] = { s, v.share } end
+  for s, v in pairs(ses:stats()) do vals[#vals + 1] = v[field]; list[#list + 1] = { s, v[field] } end
   table.sort(list, function(a, b) return a[2] > b[2] end)
-  local d = M.bin(vals, opts and opts.bins, "h(s)/T over the symbols", "h(s)/T (share of the time)")
+  local d = M.bin(vals, opts and opts.bins, title, xlabel)
   d.values = list
   return d
 end
 
+--- Histogram of h(s)/T over the symbols; d.values lists {symbol, share}.
+function M.shares(ses, opts)
+  return over_symbols(ses, opts, "share", "h(s)/T over the symbols", "h(s)/T (share of the time)")
+end
+
 --- Histogram of occurrence counts over the symbols; d.values lists {symbol, count}.
 function M.counts(ses, opts)
-  local stats = ses:stats()
-  local vals, list = {}, {}
-  for s, v in pairs(stats) do vals[#vals + 1] = v.count; list[#list + 1] = { s, v.count } end
-  table.sort(list, function(a, b) return a[2] > b[2] end)
-  local d = M.bin(vals, opts and opts.bins, "Occurrences over the symbols", "occurrences of a symbol")
-  d.values = list
-  return d
+  return over_symbols(ses, opts, "count", "Occurrences over the symbols", "occurrences of a symbol")
 end
 
 function M.draw(cv, d, box, opts)
@@ -79,14 +78,7 @@ end
 
 function M.render(d, path, opts)
   opts = opts or {}
-  local w, h = opts.width or 700, opts.height or 400
-  local cv, why = canvas.for_file(path, w, h)
-  if not cv then return nil, why end
-  cv:background("white")
-  M.draw(cv, d, { 0, 0, w, h }, opts)
-  local ok, werr = cv:write(path)
-  if not ok then return nil, werr end
-  return d
+  return plot.render(M, d, path, opts.width or 700, opts.height or 400, opts)
 end
 
 return M

@@ -1,19 +1,40 @@
---- Axes shared by the Chitra views: a framed plot area with ticks and labels, and
--- the mapping from data to canvas coordinates.
+--- Axes shared by the Chitra views: a framed plot area with ticks and labels, the
+-- mapping from data to canvas coordinates, and writing a view into a picture file.
 --
 --   local plot = require "retrace.displays.chitra.plot"
 --   local p = plot.frame(cv, {x, y, w, h}, {x = {a, b}, y = {lo, hi}, title =, xlabel =,
 --                                            ylabels = {[v] = "name"}})
 --   p.sx(v), p.sy(v)        -- data -> canvas; p.box = {x, y, w, h} (the inner area)
+local canvas = require "retrace.canvas"
+
 local M = {}
+
+--- Draw into a new picture file (.png, .pdf or .svg, by its name) of w x h on white:
+-- draw(cv, {0, 0, w, h}), then write it. Returns true, or nil and a message.
+function M.to_file(path, w, h, draw)
+  local cv, why = canvas.for_file(path, w, h)
+  if not cv then return nil, why end
+  cv:background("white")
+  draw(cv, { 0, 0, w, h })
+  local ok, werr = cv:write(path)
+  if not ok then return nil, werr end
+  return true
+end
+
+--- M.to_file for a view module: view.draw(cv, d, box, opts) drawn into path.
+-- Returns d, or nil and a message.
+function M.render(view, d, path, w, h, opts)
+  local ok, why = M.to_file(path, w, h, function(cv, box) view.draw(cv, d, box, opts) end)
+  if not ok then return nil, why end
+  return d
+end
 
 --- "Nice" tick values covering [a, b] (retrace.layout's).
 M.ticks = require("retrace.layout").ticks
 
-local function label(v)
-  if v == math.floor(v) and math.abs(v) < 1e15 then return string.format("%d", v) end
-  return string.format("%.4g", v)
-end
+--- A tick or value label: whole numbers as integers, others to 4 significant digits
+-- (the numbers of retrace.chitra.chain).
+local label = require("retrace.chitra.chain").number
 M.label = label
 
 --- Draw the frame and return the mapping. opts.x / opts.y: data ranges {a, b};

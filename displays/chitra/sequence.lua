@@ -117,14 +117,8 @@ function M.render(ses, path, opts)
   opts = opts or {}
   local d, err = M.data(ses, opts)
   if not d then return nil, err end
-  local w, h = opts.width or 1000, opts.height or math.max(300, math.min(1400, 60 + 16 * #d.labels))
-  local cv, why = canvas.for_file(path, w, h)
-  if not cv then return nil, why end
-  cv:background("white")
-  M.draw(cv, d, { 0, 0, w, h }, opts)
-  local ok, werr = cv:write(path)
-  if not ok then return nil, werr end
-  return d
+  local h = opts.height or math.max(300, math.min(1400, 60 + 16 * #d.labels))
+  return plot.render(M, d, path, opts.width or 1000, h, opts)
 end
 
 --- The same view with the domain fixed (displays/chitra/time.lua and event.lua).

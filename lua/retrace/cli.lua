@@ -108,10 +108,29 @@ function M.main(argv)
   return math.tointeger(res) or 0
 end
 
---- Print a value as JSON on stdout (cjson, sorted keys for stable output).
+-- lua-cjson 2.1.0 cannot tell an empty array from an empty object and writes
+-- both as {}. M.array puts this mark in place of an empty list; M.json writes
+-- the mark as [].
+local EMPTY_ARRAY = "\0retrace-empty-array\0"
+local EMPTY_ARRAY_JSON = '"\\u0000retrace%-empty%-array\\u0000"'
+
+--- t itself, or, when t is empty, a mark that M.json and M.print_json write as
+-- [] (for a list that must stay a JSON array). The mark is for encoding only:
+-- put it in the value handed to M.json, not in data still to be used in Lua.
+function M.array(t)
+  if next(t) == nil then return EMPTY_ARRAY end
+  return t
+end
+
+--- v as JSON text (lua-cjson), with lists marked by M.array written as arrays.
+function M.json(v)
+  local text = require("cjson").encode(v)
+  return (text:gsub(EMPTY_ARRAY_JSON, "[]"))
+end
+
+--- Print a value as JSON on stdout (M.json, then a newline).
 function M.print_json(v)
-  local cjson = require "cjson"
-  io.stdout:write(cjson.encode(v), "\n")
+  io.stdout:write(M.json(v), "\n")
 end
 
 --- A progress bar on stderr, shown only when stderr is a terminal (and not when

@@ -16,6 +16,7 @@
 local canvas = require "retrace.canvas"
 local colors = require "retrace.colors"
 local fcore = require("retrace.core").frames
+local fs = require "retrace.fs"
 
 local M = {}
 
@@ -24,25 +25,8 @@ M.pattern = "frame_%06d.png"
 local Writer = {}
 Writer.__index = Writer
 
-local function mkdir_p(dir)
-  local lfs = require "lfs"
-  local path = dir:sub(1, 1) == "/" and "/" or ""
-  for part in dir:gmatch("[^/]+") do
-    path = path .. part
-    local mode = lfs.attributes(path, "mode")
-    if mode == nil then
-      local ok, err = lfs.mkdir(path)
-      if not ok and lfs.attributes(path, "mode") ~= "directory" then
-        return nil, path .. ": cannot create folder: " .. tostring(err)
-      end
-    elseif mode ~= "directory" then
-      return nil, path .. ": not a folder"
-    end
-    path = path .. "/"
-  end
-  return true
-end
-M.mkdir_p = mkdir_p
+local mkdir_p = fs.mkdir_p
+M.mkdir_p = mkdir_p -- (retrace.fs)
 
 --- Open a frame writer on folder `dir` (created when missing).
 -- opts: width, height (required), background (default "white"), fps (10),
@@ -163,10 +147,8 @@ function Writer:write_html()
     FPS = tostring(math.max(1, math.min(60, math.floor(self.fps)))),
   })
   local path = self.dir .. "/index.html"
-  local f, err = io.open(path, "wb")
-  if not f then return nil, err end
-  f:write(page)
-  f:close()
+  local ok, err = fs.write_file(path, page)
+  if not ok then return nil, err end
   return path
 end
 

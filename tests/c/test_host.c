@@ -23,30 +23,7 @@
 
 #include <cmocka.h>
 
-static const char *bin(void)
-{
-    const char *b = getenv("RETRACE_BIN");
-    return b ? b : "./retrace";
-}
-
-/* Run a shell command line; capture stdout and stderr; return the exit code. */
-static int run(const char *cmdline, char *out, size_t outcap, char *err, size_t errcap)
-{
-    char cmd[4096];
-    snprintf(cmd, sizeof cmd, "%s >/tmp/rt_host_out 2>/tmp/rt_host_err", cmdline);
-    int st = system(cmd);
-    FILE *f = fopen("/tmp/rt_host_out", "r");
-    size_t n = f ? fread(out, 1, outcap - 1, f) : 0;
-    out[n] = '\0';
-    if (f)
-        fclose(f);
-    f = fopen("/tmp/rt_host_err", "r");
-    n = f ? fread(err, 1, errcap - 1, f) : 0;
-    err[n] = '\0';
-    if (f)
-        fclose(f);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
+#include "rt_test.h"
 
 static int count_lines(const char *s)
 {
@@ -60,11 +37,11 @@ static void test_version(void **state)
 {
     (void)state;
     char out[4096], err[4096], cmd[1024];
-    snprintf(cmd, sizeof cmd, "%s -e 'print(require(\"retrace\").version)'", bin());
-    assert_int_equal(run(cmd, out, sizeof out, err, sizeof err), 0);
+    snprintf(cmd, sizeof cmd, "%s -e 'print(require(\"retrace\").version)'", rt_test_bin());
+    assert_int_equal(rt_test_run(cmd, out, sizeof out, err, sizeof err), 0);
     assert_string_equal(out, RETRACE_VERSION_EXPECTED "\n");
-    snprintf(cmd, sizeof cmd, "%s --version", bin());
-    assert_int_equal(run(cmd, out, sizeof out, err, sizeof err), 0);
+    snprintf(cmd, sizeof cmd, "%s --version", rt_test_bin());
+    assert_int_equal(rt_test_run(cmd, out, sizeof out, err, sizeof err), 0);
     assert_non_null(strstr(out, "retrace " RETRACE_VERSION_EXPECTED));
 }
 
@@ -72,8 +49,8 @@ static void test_missing_script(void **state)
 {
     (void)state;
     char out[4096], err[4096], cmd[1024];
-    snprintf(cmd, sizeof cmd, "%s /nonexistent/script.lua", bin());
-    assert_int_equal(run(cmd, out, sizeof out, err, sizeof err), 1);
+    snprintf(cmd, sizeof cmd, "%s /nonexistent/script.lua", rt_test_bin());
+    assert_int_equal(rt_test_run(cmd, out, sizeof out, err, sizeof err), 1);
     assert_string_equal(err, "retrace: /nonexistent/script.lua: No such file or directory\n");
     assert_int_equal(count_lines(err), 1);
 }
@@ -82,19 +59,19 @@ static void test_bad_usage(void **state)
 {
     (void)state;
     char out[4096], err[4096], cmd[1024];
-    snprintf(cmd, sizeof cmd, "%s --no-such-option", bin());
-    assert_int_equal(run(cmd, out, sizeof out, err, sizeof err), 2);
+    snprintf(cmd, sizeof cmd, "%s --no-such-option", rt_test_bin());
+    assert_int_equal(rt_test_run(cmd, out, sizeof out, err, sizeof err), 2);
     assert_non_null(strstr(err, "retrace: unknown option '--no-such-option'"));
-    snprintf(cmd, sizeof cmd, "%s -e", bin());
-    assert_int_equal(run(cmd, out, sizeof out, err, sizeof err), 2);
-    snprintf(cmd, sizeof cmd, "%s nosuchcommand", bin());
-    assert_int_equal(run(cmd, out, sizeof out, err, sizeof err), 2);
+    snprintf(cmd, sizeof cmd, "%s -e", rt_test_bin());
+    assert_int_equal(rt_test_run(cmd, out, sizeof out, err, sizeof err), 2);
+    snprintf(cmd, sizeof cmd, "%s nosuchcommand", rt_test_bin());
+    assert_int_equal(rt_test_run(cmd, out, sizeof out, err, sizeof err), 2);
     assert_non_null(strstr(err, "unknown command 'nosuchcommand'"));
     assert_non_null(strstr(err, "help")); /* lists the known ones */
-    snprintf(cmd, sizeof cmd, "%s info", bin()); /* missing required argument */
-    assert_int_equal(run(cmd, out, sizeof out, err, sizeof err), 2);
-    snprintf(cmd, sizeof cmd, "%s run", bin());
-    assert_int_equal(run(cmd, out, sizeof out, err, sizeof err), 2);
+    snprintf(cmd, sizeof cmd, "%s info", rt_test_bin()); /* missing required argument */
+    assert_int_equal(rt_test_run(cmd, out, sizeof out, err, sizeof err), 2);
+    snprintf(cmd, sizeof cmd, "%s run", rt_test_bin());
+    assert_int_equal(rt_test_run(cmd, out, sizeof out, err, sizeof err), 2);
 }
 
 static void test_scripts_and_args(void **state)
@@ -105,36 +82,36 @@ static void test_scripts_and_args(void **state)
     assert_non_null(f);
     fputs("print(arg[0], #arg, ...)\n", f);
     fclose(f);
-    snprintf(cmd, sizeof cmd, "%s /tmp/rt_host_script.lua a b", bin());
-    assert_int_equal(run(cmd, out, sizeof out, err, sizeof err), 0);
+    snprintf(cmd, sizeof cmd, "%s /tmp/rt_host_script.lua a b", rt_test_bin());
+    assert_int_equal(rt_test_run(cmd, out, sizeof out, err, sizeof err), 0);
     assert_string_equal(out, "/tmp/rt_host_script.lua\t2\ta\tb\n");
-    snprintf(cmd, sizeof cmd, "%s run /tmp/rt_host_script.lua x", bin());
-    assert_int_equal(run(cmd, out, sizeof out, err, sizeof err), 0);
+    snprintf(cmd, sizeof cmd, "%s run /tmp/rt_host_script.lua x", rt_test_bin());
+    assert_int_equal(rt_test_run(cmd, out, sizeof out, err, sizeof err), 0);
     assert_string_equal(out, "/tmp/rt_host_script.lua\t1\tx\n");
-    snprintf(cmd, sizeof cmd, "echo 'print(6*7)' | %s -", bin());
-    assert_int_equal(run(cmd, out, sizeof out, err, sizeof err), 0);
+    snprintf(cmd, sizeof cmd, "echo 'print(6*7)' | %s -", rt_test_bin());
+    assert_int_equal(rt_test_run(cmd, out, sizeof out, err, sizeof err), 0);
     assert_string_equal(out, "42\n");
-    snprintf(cmd, sizeof cmd, "echo 'print(6*7)' | %s", bin());
-    assert_int_equal(run(cmd, out, sizeof out, err, sizeof err), 0);
+    snprintf(cmd, sizeof cmd, "echo 'print(6*7)' | %s", rt_test_bin());
+    assert_int_equal(rt_test_run(cmd, out, sizeof out, err, sizeof err), 0);
     assert_string_equal(out, "42\n");
     /* a runtime error: exit 1, message with a traceback */
-    snprintf(cmd, sizeof cmd, "%s -e 'error(\"boom\")'", bin());
-    assert_int_equal(run(cmd, out, sizeof out, err, sizeof err), 1);
+    snprintf(cmd, sizeof cmd, "%s -e 'error(\"boom\")'", rt_test_bin());
+    assert_int_equal(rt_test_run(cmd, out, sizeof out, err, sizeof err), 1);
     assert_non_null(strstr(err, "retrace: (command line):1: boom"));
     assert_non_null(strstr(err, "stack traceback"));
     /* a syntax error in a script: exit 1, file and line named */
     f = fopen("/tmp/rt_host_bad.lua", "w");
     fputs("x = 1\nif then\n", f);
     fclose(f);
-    snprintf(cmd, sizeof cmd, "%s /tmp/rt_host_bad.lua", bin());
-    assert_int_equal(run(cmd, out, sizeof out, err, sizeof err), 1);
+    snprintf(cmd, sizeof cmd, "%s /tmp/rt_host_bad.lua", rt_test_bin());
+    assert_int_equal(rt_test_run(cmd, out, sizeof out, err, sizeof err), 1);
     assert_non_null(strstr(err, "retrace: /tmp/rt_host_bad.lua:2:"));
     /* os.exit codes pass through */
-    snprintf(cmd, sizeof cmd, "%s -e 'os.exit(3)'", bin());
-    assert_int_equal(run(cmd, out, sizeof out, err, sizeof err), 3);
+    snprintf(cmd, sizeof cmd, "%s -e 'os.exit(3)'", rt_test_bin());
+    assert_int_equal(rt_test_run(cmd, out, sizeof out, err, sizeof err), 3);
     /* -i without a terminal: runs, then reads the REPL from stdin */
-    snprintf(cmd, sizeof cmd, "echo 'x + 1' | %s -e 'x = 41' -i", bin());
-    assert_int_equal(run(cmd, out, sizeof out, err, sizeof err), 0);
+    snprintf(cmd, sizeof cmd, "echo 'x + 1' | %s -e 'x = 41' -i", rt_test_bin());
+    assert_int_equal(rt_test_run(cmd, out, sizeof out, err, sizeof err), 0);
     assert_non_null(strstr(out, "42"));
 }
 
@@ -159,9 +136,9 @@ static void pty_start(pty_proc *p, const char *home, const char *extra_arg)
         setenv("TERM", "dumb", 1);
         setenv("INPUTRC", "/dev/null", 1);
         if (extra_arg)
-            execl(bin(), bin(), extra_arg, (char *)NULL);
+            execl(rt_test_bin(), rt_test_bin(), extra_arg, (char *)NULL);
         else
-            execl(bin(), bin(), (char *)NULL);
+            execl(rt_test_bin(), rt_test_bin(), (char *)NULL);
         _exit(127);
     }
 }
@@ -298,15 +275,11 @@ static void test_repl(void **state)
     /* the history file holds what was typed */
     char hist[256];
     snprintf(hist, sizeof hist, "%s/.retrace_history", home);
-    FILE *f = fopen(hist, "r");
-    assert_non_null(f);
-    char text[8192];
-    size_t n = fread(text, 1, sizeof text - 1, f);
-    text[n] = '\0';
-    fclose(f);
+    char *text = rt_test_read_file(hist, NULL);
     assert_non_null(strstr(text, "1+1"));
     assert_non_null(strstr(text, "sq(12)"));
     assert_non_null(strstr(text, "return x * x"));
+    free(text);
 
     /* a new session sees the history: Up arrow recalls the last line */
     at = 0;

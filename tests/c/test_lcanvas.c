@@ -14,6 +14,8 @@
 #include <lauxlib.h>
 #include <lualib.h>
 
+#include "rt_test.h"
+
 #include "bind.h"
 #include "lcanvas.h"
 #include "pngpool.h"
@@ -145,17 +147,12 @@ static void test_pool_matches_direct_write(void **state)
         char a[256], b[256];
         snprintf(a, sizeof a, "%s/pool_%02d.png", dir, f);
         snprintf(b, sizeof b, "%s/direct_%02d.png", dir, f);
-        FILE *fa = fopen(a, "rb"), *fb = fopen(b, "rb");
-        assert_non_null(fa);
-        assert_non_null(fb);
-        int ca, cb;
-        do {
-            ca = fgetc(fa);
-            cb = fgetc(fb);
-            assert_int_equal(ca, cb);
-        } while (ca != EOF);
-        fclose(fa);
-        fclose(fb);
+        size_t na, nb;
+        char *ta = rt_test_read_file(a, &na), *tb = rt_test_read_file(b, &nb);
+        assert_int_equal(na, nb);
+        assert_memory_equal(ta, tb, na);
+        free(ta);
+        free(tb);
         remove(a);
         remove(b);
     }

@@ -14,19 +14,10 @@
 
 #include <cmocka.h>
 
+#include "rt_test.h"
+
 #include "rt_picl.h"
 #include "rt_replay.h"
-
-static char *write_temp(const char *text)
-{
-    char *path = strdup("/tmp/rt_test_picl_XXXXXX");
-    int fd = mkstemp(path);
-    assert_true(fd >= 0);
-    size_t n = strlen(text);
-    assert_int_equal(write(fd, text, n), (ssize_t)n);
-    close(fd);
-    return path;
-}
 
 static void parse_ok(int format, const char *line, rt_picl_record *rec)
 {
@@ -95,7 +86,7 @@ static void test_parse_errors(void **state)
 static void test_reader_skips_and_strict(void **state)
 {
     (void)state;
-    char *path = write_temp("# a comment\n\n-3 1 0.5 0 0 0\n-3 1 bad 0 0 0\n-4 1 0.7 0 0 0\n");
+    char *path = rt_test_write_text("# a comment\n\n-3 1 0.5 0 0 0\n-3 1 bad 0 0 0\n-4 1 0.7 0 0 0\n");
     rt_err err;
     rt_picl *r = rt_picl_open(path, NULL, &err);
     assert_non_null(r);
@@ -118,15 +109,13 @@ static void test_reader_skips_and_strict(void **state)
     snprintf(want, sizeof want, "%s:4: time: 'bad' is not a number", path);
     assert_string_equal(err.msg, want);
     rt_picl_free(r);
-    unlink(path);
-    free(path);
+    rt_test_remove(path);
 
-    path = write_temp("\n\n");
+    path = rt_test_write_text("\n\n");
     assert_null(rt_picl_open(path, NULL, &err));
     snprintf(want, sizeof want, "%s: empty trace: no record", path);
     assert_string_equal(err.msg, want);
-    unlink(path);
-    free(path);
+    rt_test_remove(path);
 }
 
 static void test_xlate(void **state)
@@ -439,12 +428,12 @@ static void log_iv(void *ud, const rt_interval *iv)
 static void test_intervals_table5(void **state)
 {
     (void)state;
-    char *path = write_temp("-3 0 0.000016 6 0 2 2 0 0\n-3 -52 0.000128 6 0 1 2 0\n"
-                            "-4 -52 0.000516 6 0 3 2 8 0 0\n-3 1 0.000711 6 0 2 2 0 0\n"
-                            "-3 -52 0.000818 6 0 1 2 1\n-4 -52 0.001643 6 0 3 2 8 1 5\n"
-                            "-3 -21 0.001665 6 0 3 2 8 1 7\n-4 -21 0.001711 6 0 0\n"
-                            "-3 2 0.001982 6 0 0\n-4 2 0.002005 6 0 0\n-4 1 0.002013 6 0 0\n"
-                            "-4 0 0.002067 6 0 0\n");
+    char *path = rt_test_write_text("-3 0 0.000016 6 0 2 2 0 0\n-3 -52 0.000128 6 0 1 2 0\n"
+                                    "-4 -52 0.000516 6 0 3 2 8 0 0\n-3 1 0.000711 6 0 2 2 0 0\n"
+                                    "-3 -52 0.000818 6 0 1 2 1\n-4 -52 0.001643 6 0 3 2 8 1 5\n"
+                                    "-3 -21 0.001665 6 0 3 2 8 1 7\n-4 -21 0.001711 6 0 0\n"
+                                    "-3 2 0.001982 6 0 0\n-4 2 0.002005 6 0 0\n-4 1 0.002013 6 0 0\n"
+                                    "-4 0 0.002067 6 0 0\n");
     iv_log log = {0};
     rt_err err;
     rt_picl *r = rt_picl_open(path, NULL, &err);
@@ -467,8 +456,7 @@ static void test_intervals_table5(void **state)
     assert_int_equal(log.iv[2].user_depth, 2);
     rt_replay_free(rp);
     rt_picl_free(r);
-    unlink(path);
-    free(path);
+    rt_test_remove(path);
 }
 
 static void count_warning(void *ud, const char *msg)

@@ -12,6 +12,8 @@
 
 #include <cmocka.h>
 
+#include "rt_test.h"
+
 #include "rt_seq.h"
 
 #define FIX RETRACE_FIXTURES "/chitra/"
@@ -211,11 +213,7 @@ static void test_example7_filters_and_example8_chain(void **st)
 
 static void expect_load_error(const char *text, const char *msg)
 {
-    char path[] = "/tmp/rt_test_pes_XXXXXX";
-    int fd = mkstemp(path);
-    assert_true(fd >= 0);
-    assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
-    close(fd);
+    char *path = rt_test_write_text(text);
     rt_ses *s = rt_ses_new();
     rt_err e;
     assert_int_not_equal(rt_ses_load(s, path, &e), RT_OK);
@@ -224,7 +222,7 @@ static void expect_load_error(const char *text, const char *msg)
     assert_string_equal(e.msg, want);
     assert_int_equal(rt_ses_members(s), 0);
     rt_ses_free(s);
-    unlink(path);
+    rt_test_remove(path);
 }
 
 static void test_reader_errors(void **st)

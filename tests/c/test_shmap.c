@@ -11,26 +11,17 @@
 
 #include <cmocka.h>
 
+#include "rt_test.h"
+
 #include "rt_sched.h"
 #include "rt_shmap.h"
-
-static char *write_temp(const char *text)
-{
-    char *path = strdup("/tmp/rt_test_shmap_XXXXXX");
-    int fd = mkstemp(path);
-    assert_true(fd >= 0);
-    size_t n = strlen(text);
-    assert_int_equal(write(fd, text, n), (ssize_t)n);
-    close(fd);
-    return path;
-}
 
 static void test_records(void **state)
 {
     (void)state;
-    char *path = write_temp("0 2 3 2\n0 1 4 4\n3 1 LU of a 4 x 4   matrix \n"
-                            "4 2\n5 2 16 strsv\n6 Start parallel\n8 Start group\n"
-                            "1 1 1 4 2 3 0.5\n2 2 1 3 1 1\n 0.75\n9 End group\n7\n");
+    char *path = rt_test_write_text("0 2 3 2\n0 1 4 4\n3 1 LU of a 4 x 4   matrix \n"
+                                    "4 2\n5 2 16 strsv\n6 Start parallel\n8 Start group\n"
+                                    "1 1 1 4 2 3 0.5\n2 2 1 3 1 1\n 0.75\n9 End group\n7\n");
     rt_err e;
     rt_shmap *r = rt_shmap_open(path, &e);
     assert_non_null(r);
@@ -103,15 +94,14 @@ static void test_records(void **state)
     assert_int_equal(ev.op, RT_SHM_DEFINE);
     assert_int_equal(ev.line, 1);
     rt_shmap_free(r);
-    unlink(path);
-    free(path);
+    rt_test_remove(path);
 }
 
 static void test_layout(void **state)
 {
     (void)state;
     /* matrices 5 (3x3 = 9 words), 2 (2x5 = 10), 9 (1x1): laid out by ID: 2, 5, 9 */
-    char *path = write_temp("0 5 3 3\n0 2 2 5\n0 9 1 1\n");
+    char *path = rt_test_write_text("0 5 3 3\n0 2 2 5\n0 9 1 1\n");
     rt_err e;
     rt_shmap *r = rt_shmap_open(path, &e);
     assert_non_null(r);
@@ -129,8 +119,7 @@ static void test_layout(void **state)
     assert_int_equal(rt_shmap_layout(r, 2, base), 21); /* 0, 10, 20 */
     assert_int_equal(base[2], 20);
     rt_shmap_free(r);
-    unlink(path);
-    free(path);
+    rt_test_remove(path);
 }
 
 /* Every malformed input: the text, and the message after "FILE:". */
@@ -176,7 +165,7 @@ static void test_errors(void **state)
 {
     (void)state;
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        char *path = write_temp(bad[i].text);
+        char *path = rt_test_write_text(bad[i].text);
         rt_err e;
         rt_err_clear(&e);
         rt_shmap *r = rt_shmap_open(path, &e);
@@ -185,8 +174,7 @@ static void test_errors(void **state)
         if (r || strcmp(e.msg, want) != 0)
             fail_msg("case %zu: got '%s', want '%s'", i, r ? "(opened)" : e.msg, want);
         assert_int_equal(e.status, RT_EFORMAT);
-        unlink(path);
-        free(path);
+        rt_test_remove(path);
     }
     rt_err e;
     assert_null(rt_shmap_open("/nonexistent/t.shm", &e));
@@ -198,9 +186,8 @@ static void test_errors(void **state)
 static void run_sched(const char *file, int pes, char *out, size_t cap, uint64_t *steps)
 {
     char path[512];
-    snprintf(path, sizeof path, "%s/shmap/%s", RETRACE_FIXTURES, file);
     rt_err e;
-    rt_shmap *r = rt_shmap_open(path, &e);
+    rt_shmap *r = rt_shmap_open(rt_test_fixture(path, sizeof path, "shmap/%s", file), &e);
     if (!r)
         fail_msg("%s", e.msg);
     rt_sched *s = rt_sched_new(r, pes, &e);
@@ -306,8 +293,8 @@ static void test_sched_tasks(void **state)
     (void)state;
     /* 5 lone events in a section on 2 PEs (the definition is no task): tasks
      * 0,1 then 2,3 then 4, all in piece 0 */
-    char *path = write_temp("0 1 4 4\n6\n1 1 1 1 1 1 0\n1 1 2 2 1 1 0\n1 1 3 3 1 1 0\n"
-                            "1 1 4 4 1 1 0\n2 1 1 1 1 1 0\n7\n");
+    char *path = rt_test_write_text("0 1 4 4\n6\n1 1 1 1 1 1 0\n1 1 2 2 1 1 0\n1 1 3 3 1 1 0\n"
+                                    "1 1 4 4 1 1 0\n2 1 1 1 1 1 0\n7\n");
     rt_err e;
     rt_shmap *r = rt_shmap_open(path, &e);
     assert_non_null(r);
@@ -317,13 +304,11 @@ static void test_sched_tasks(void **state)
     assert_string_equal(e.msg, "pes: 0 is outside 1..256");
     assert_null(rt_sched_new(r, 257, &e));
     rt_shmap_free(r);
-    unlink(path);
-    free(path);
+    rt_test_remove(path);
 
     /* sched_defs.shm (see test_sched_runs) on 2 PEs: tasks and pieces per step */
     char fix[512];
-    snprintf(fix, sizeof fix, "%s/shmap/sched_defs.shm", RETRACE_FIXTURES);
-    r = rt_shmap_open(fix, &e);
+    r = rt_shmap_open(rt_test_fixture(fix, sizeof fix, "shmap/sched_defs.shm"), &e);
     assert_non_null(r);
     assert_int_equal(rt_shmap_matrix_count(r), 8);
     assert_int_equal(rt_shmap_get_info(r)->events, 4);
@@ -332,7 +317,7 @@ static void test_sched_tasks(void **state)
     rt_shmap_free(r);
 
     /* a trace of definitions only (one in a group, one in a section) has no step */
-    path = write_temp("0 1 4 4\n8 g\n0 2 1 1\n9\n6\n0 3 1 1\n7\n");
+    path = rt_test_write_text("0 1 4 4\n8 g\n0 2 1 1\n9\n6\n0 3 1 1\n7\n");
     r = rt_shmap_open(path, &e);
     assert_non_null(r);
     assert_int_equal(rt_shmap_get_info(r)->events, 0);
@@ -343,8 +328,7 @@ static void test_sched_tasks(void **state)
     assert_int_equal(rt_sched_piece(s), -1);
     rt_sched_free(s);
     rt_shmap_free(r);
-    unlink(path);
-    free(path);
+    rt_test_remove(path);
 }
 
 int main(void)

@@ -11,14 +11,15 @@
 
 #include <cmocka.h>
 
+#include "rt_test.h"
+
 #include "rt_shmap_sim.h"
 
 static rt_shmap *open_fixture(const char *name)
 {
     char path[512];
-    snprintf(path, sizeof path, "%s/shmap/%s", RETRACE_FIXTURES, name);
     rt_err e;
-    rt_shmap *r = rt_shmap_open(path, &e);
+    rt_shmap *r = rt_shmap_open(rt_test_fixture(path, sizeof path, "shmap/%s", name), &e);
     if (!r)
         fail_msg("%s", e.msg);
     return r;
@@ -146,17 +147,6 @@ static void record(void *ud, const rt_shmap_access *a)
     rec->n++;
 }
 
-static char *write_temp(const char *text)
-{
-    char *path = strdup("/tmp/rt_test_sim_XXXXXX");
-    int fd = mkstemp(path);
-    assert_true(fd >= 0);
-    size_t n = strlen(text);
-    assert_int_equal(write(fd, text, n), (ssize_t)n);
-    close(fd);
-    return path;
-}
-
 /*
  * Lines of 4 words: loading rows 1..8 of a 3-column matrix 2 (8 x 3, after a
  * 3 x 1 matrix 1 at words 0..2, so matrix 2 starts at word 4) misses on rows 1
@@ -166,8 +156,8 @@ static char *write_temp(const char *text)
 static void test_lines_and_writes(void **state)
 {
     (void)state;
-    char *path = write_temp("0 2 8 3\n0 1 3 1\n1 2 1 8 2 2 1.0\n2 2 1 8 2 2 2.0\n"
-                            "1 1 2 3 1 1 3.0\n");
+    char *path = rt_test_write_text("0 2 8 3\n0 1 3 1\n1 2 1 8 2 2 1.0\n2 2 1 8 2 2 2.0\n"
+                                    "1 1 2 3 1 1 3.0\n");
     rt_err e;
     rt_shmap *r = rt_shmap_open(path, &e);
     assert_non_null(r);
@@ -252,8 +242,7 @@ static void test_lines_and_writes(void **state)
     assert_int_equal(rt_shmap_sim_loads(s, 1)[8], 1);
     rt_shmap_sim_free(s);
     rt_shmap_free(r);
-    unlink(path);
-    free(path);
+    rt_test_remove(path);
 }
 
 /*

@@ -11,18 +11,10 @@
 
 #include <cmocka.h>
 
+#include "rt_test.h"
+
 #include "rt_error.h"
 #include "rt_lines.h"
-
-static char *write_temp(const char *data, size_t n)
-{
-    char *path = strdup("/tmp/rt_test_lines_XXXXXX");
-    int fd = mkstemp(path);
-    assert_true(fd >= 0);
-    assert_int_equal(write(fd, data, n), (ssize_t)n);
-    close(fd);
-    return path;
-}
 
 static void test_strerror_table(void **state)
 {
@@ -64,7 +56,7 @@ static void test_small_cases(void **state)
 {
     (void)state;
     const char *data = "alpha\r\n\nbeta gamma\nlast-without-newline";
-    char *path = write_temp(data, strlen(data));
+    char *path = rt_test_write(data, strlen(data));
     rt_err e;
     rt_lines *r = rt_lines_open(path, &e);
     assert_non_null(r);
@@ -89,8 +81,7 @@ static void test_small_cases(void **state)
     assert_string_equal(l, "alpha");
     assert_int_equal(rt_lines_lineno(r), 1);
     rt_lines_free(r);
-    unlink(path);
-    free(path);
+    rt_test_remove(path);
     rt_lines_free(NULL);
 }
 
@@ -108,7 +99,7 @@ static void test_random_against_split(void **state)
             data[n++] = (char)('a' + rand() % 26);
         data[n++] = '\n';
     }
-    char *path = write_temp(data, n);
+    char *path = rt_test_write(data, n);
     rt_err e;
     rt_lines *r = rt_lines_open(path, &e);
     assert_non_null(r);
@@ -129,8 +120,7 @@ static void test_random_against_split(void **state)
     }
     assert_int_equal(pos, n);
     rt_lines_free(r);
-    unlink(path);
-    free(path);
+    rt_test_remove(path);
     free(data);
 }
 

@@ -94,3 +94,30 @@ describe("format recognition refuses what is not a trace", function()
     os.remove(p)
   end)
 end)
+
+describe("retrace.cli JSON", function()
+  local cli = require "retrace.cli"
+
+  it("writes lists marked by cli.array as arrays, empty ones as []", function()
+    local text = cli.json({ empty = cli.array({}), list = cli.array({ 3, 1, 2 }),
+                            nested = { inner = cli.array({}), deeper = { cli.array({}) } } })
+    assert.truthy(text:find('"empty":[]', 1, true))
+    assert.truthy(text:find('"list":[3,1,2]', 1, true))
+    assert.truthy(text:find('"inner":[]', 1, true))
+    assert.truthy(text:find('"deeper":[[]]', 1, true))
+    local back = cjson.decode(text)
+    assert.are.same({ empty = {}, list = { 3, 1, 2 }, nested = { inner = {}, deeper = { {} } } }, back)
+  end)
+
+  it("leaves unmarked empty tables as objects and strings as they are", function()
+    assert.are.equal('{"t":{}}', cli.json({ t = {} }))
+    assert.are.equal('["empty-array",""]', cli.json({ "empty-array", "" }))
+    assert.are.equal('"a\\u0000b"', cli.json("a\0b"))
+  end)
+
+  it("cli.array gives back a non-empty table itself", function()
+    local t = { 1 }
+    assert.are.equal(t, cli.array(t))
+    assert.are_not.equal("table", type(cli.array({})))
+  end)
+end)

@@ -15,6 +15,7 @@
 -- (so they chain), or nil and a message when the parameters make no sense.
 local core = require("retrace.core").seq
 local chain_mod = require "retrace.chitra.chain"
+local cli = require "retrace.cli"
 
 local M = {}
 
@@ -268,15 +269,11 @@ function M.recipe(path)
   return r
 end
 
--- lua-cjson writes an empty table as {}; arrays that may be empty carry this mark
--- until M.json turns it into [].
-local EMPTY = "\1retrace-empty-array\1"
-local function array(t) return #t == 0 and EMPTY or t end
-
 --- The JSON document of the session: symbols, times, chain, composites (and their
 -- acyclic chains), history. Encode it with M.json (empty arrays stay arrays).
 function Ses:to_table()
   local c = assert(self:chain())
+  local array = cli.array -- lists that may be empty: M.json writes them as []
   local doc = { files = self.files, history = array(self:history()), chain = c:to_table(),
                 composites = c:definitions(), composite_chains = array(c.composites) }
   if self.core:members() == 1 then
@@ -290,11 +287,8 @@ function Ses:to_table()
   return doc
 end
 
---- Encode a document made by ses:to_table as JSON text.
-function M.json(doc)
-  local text = require("cjson").encode(doc)
-  return (text:gsub('"\\u0001retrace%-empty%-array\\u0001"', "[]"))
-end
+--- Encode a document made by ses:to_table as JSON text (empty lists as []).
+M.json = cli.json
 
 M.Ses = Ses
 M.chain = chain_mod

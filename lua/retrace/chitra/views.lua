@@ -5,7 +5,7 @@
 --   views.write_all(ses, "out", {format = "png", range = {a, b}, shade = {"A,B"}})
 --   views.chain_picture(chain, "chain.pdf")
 require "retrace" -- installs the searcher for retrace.displays.*
-local lfs = require "lfs"
+local fs = require "retrace.fs"
 local cjson = require "cjson"
 
 local M = {}
@@ -37,29 +37,9 @@ function M.write_csv(path, header, rows)
   return true
 end
 
-local function write_text(path, text)
-  local f, err = io.open(path, "wb")
-  if not f then return nil, err end
-  f:write(text)
-  f:close()
-  return true
-end
-
 --- Render the chain picture (.png, .pdf, .svg).
 function M.chain_picture(chain, path, opts)
   return display("chain").render(chain, path, opts)
-end
-
-local function mkdir_p(dir)
-  if lfs.attributes(dir, "mode") == "directory" then return true end
-  local parent = dir:match("^(.*)/[^/]+/?$")
-  if parent and parent ~= "" and lfs.attributes(parent, "mode") ~= "directory" then
-    local ok, err = mkdir_p(parent)
-    if not ok then return nil, err end
-  end
-  local ok, err = lfs.mkdir(dir)
-  if not ok then return nil, dir .. ": " .. tostring(err) end
-  return true
 end
 
 --- Every view of member opts.member (default 1) into dir: time, event, frequency
@@ -76,8 +56,8 @@ function M.write_all(ses, dir, opts)
   if fmt ~= "png" and fmt ~= "pdf" and fmt ~= "svg" then
     return nil, "views: format must be png, pdf or svg"
   end
-  local ok, err = mkdir_p(dir)
-  if not ok then return nil, "views: cannot create " .. err end
+  local ok, err = fs.mkdir_p(dir)
+  if not ok then return nil, "views: " .. err end
   local files, data = {}, {}
   local function out(name) local p = dir .. "/" .. name; files[#files + 1] = p; return p end
   local member = opts.member or 1
@@ -102,12 +82,8 @@ function M.write_all(ses, dir, opts)
   if ses:members() > 1 then
     d, why = freq.ensemble(ses, { domain = "event" })
     if not d then return nil, why end
-    local path = out("frequency_members." .. fmt)
-    local cv, cerr = require("retrace.canvas").for_file(path, 1000, 400)
-    if not cv then return nil, cerr end
-    cv:background("white")
-    freq.draw_ensemble(cv, d, { 0, 0, 1000, 400 })
-    ok, why = cv:write(path)
+    ok, why = display("plot").to_file(out("frequency_members." .. fmt), 1000, 400,
+      function(cv, box) freq.draw_ensemble(cv, d, box) end)
     if not ok then return nil, why end
     data.frequency_members = d
   end
@@ -125,7 +101,7 @@ function M.write_all(ses, dir, opts)
   data.chain = chain:to_table()
   data.chain.composites = chain:definitions()
   data.chain.layout = pos
-  ok, why = write_text(out("views.json"), cjson.encode(data) .. "\n")
+  ok, why = fs.write_file(out("views.json"), cjson.encode(data) .. "\n")
   if not ok then return nil, why end
   local rows, syms, times, entries = {}, ses:symbols(member), ses:times(member), ses:entries(member)
   for i = 1, #syms do rows[i] = { i, entries[i], times[i], syms[i] } end

@@ -31,19 +31,6 @@ local function valid_name(name)
   return type(name) == "string" and name:match("^[%w_%-%.]+$") ~= nil
 end
 
-local function mkdir_p(path)
-  local lfs = require "lfs"
-  local sofar = path:sub(1, 1) == "/" and "" or "."
-  for part in path:gmatch("[^/]+") do
-    sofar = sofar .. "/" .. part
-    if lfs.attributes(sofar, "mode") == nil then
-      local ok, err = lfs.mkdir(sofar)
-      if not ok then return nil, sofar .. ": " .. tostring(err) end
-    end
-  end
-  return true
-end
-
 --- Parse the text of a format file; returns {approach=, params=} or nil, message.
 function M.parse(text, name)
   local fmt = { name = name }
@@ -94,7 +81,7 @@ end
 --- Save a format; returns its path or nil, message.
 function M.save(name, params, approach, description)
   if not valid_name(name) then return nil, "format name '" .. tostring(name) .. "': use letters, digits, _ - ." end
-  local ok, err = mkdir_p(M.folder())
+  local ok, err = require("retrace.fs").mkdir_p(M.folder())
   if not ok then return nil, "format library: " .. err end
   local path = M.folder() .. "/" .. name .. ".fmt"
   local f, ferr = io.open(path, "w")

@@ -10,11 +10,7 @@
 local M = {}
 
 local function write_json(path, v)
-  local f, err = io.open(path, "w")
-  if not f then return nil, err end
-  f:write(require("cjson").encode(v), "\n")
-  f:close()
-  return true
+  return require("retrace.fs").write_file(path, require("cjson").encode(v) .. "\n")
 end
 
 local function safe(name)

@@ -1,0 +1,73 @@
+/*
+ * bench_util.h - what the benchmark programs in bench/ share: clocks, the peak
+ * resident memory, generated inputs under /tmp, failing on an rt_err. Header
+ * only (static inline): CMake builds each .c file of bench/ into a program of its own.
+ */
+#ifndef BENCH_UTIL_H
+#define BENCH_UTIL_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "rt_error.h"
+
+/* Seconds on the given clock (CLOCK_MONOTONIC: wall; CLOCK_PROCESS_CPUTIME_ID: CPU). */
+static inline double bench_clock(clockid_t id)
+{
+    struct timespec ts;
+    clock_gettime(id, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Wall-clock seconds (monotonic), for intervals. */
+static inline double bench_now(void)
+{
+    return bench_clock(CLOCK_MONOTONIC);
+}
+
+/* This process's peak resident memory so far (max RSS), in KiB. */
+static inline long bench_max_rss_kib(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return ru.ru_maxrss;
+}
+
+/* The path of a generated input, /tmp/retrace_bench_NAME_PID.EXT, in buf of cap bytes. */
+static inline const char *bench_tmp_path(char *buf, size_t cap, const char *name, const char *ext)
+{
+    snprintf(buf, cap, "/tmp/retrace_bench_%s_%ld.%s", name, (long)getpid(), ext);
+    return buf;
+}
+
+/* Open path for writing a generated input; exits 1 with a message when it cannot. */
+static inline FILE *bench_create(const char *path)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        perror(path);
+        exit(1);
+    }
+    return f;
+}
+
+/* Close a generated input; exits 1 with a message when the write failed. */
+static inline void bench_close(FILE *f, const char *path)
+{
+    if (fclose(f) != 0) {
+        perror(path);
+        exit(1);
+    }
+}
+
+/* Print "who: message" of a failed call and exit 1. */
+static inline void bench_die(const char *who, const rt_err *e)
+{
+    fprintf(stderr, "%s: %s\n", who, e->msg);
+    exit(1);
+}
+
+#endif

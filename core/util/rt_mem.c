@@ -1,0 +1,30 @@
+/*
+ * rt_mem.c - growing the arrays of the core modules (see rt_mem.h).
+ */
+#include "rt_mem.h"
+
+#include <stdlib.h>
+
+#include "rt_error.h"
+
+int rt_grow(void **p, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap)
+        return RT_OK;
+    size_t n = *cap ? *cap * 2 : 8;
+    while (n < need)
+        n *= 2;
+    int st = rt_resize(p, n, elem);
+    if (st == RT_OK)
+        *cap = n;
+    return st;
+}
+
+int rt_resize(void **p, size_t n, size_t elem)
+{
+    void *q = realloc(*p, n * elem);
+    if (!q)
+        return RT_ENOMEM;
+    *p = q;
+    return RT_OK;
+}
