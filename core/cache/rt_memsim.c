@@ -107,8 +107,25 @@ int rt_memsim_run(rt_cache *c, rt_memtrace *t, const rt_memsim_opts *o, rt_memsi
     uint64_t total = rt_memtrace_size(t);
     const int simple = !o->shadow; /* no per-reference results needed */
     const uint64_t linesize = cfg->line, linemask = cfg->line - 1;
+    /* with a fast reader (RTMB), runs of single-line loads and stores come
+     * straight as addresses; the other records in small general batches */
+    int lines_path = simple && rt_memtrace_read_lines(t, r.shift, addrs, writes, 0, &nb) == RT_OK;
+    const size_t general = lines_path ? 64 : sizeof batch / sizeof batch[0];
     for (;;) {
-        st = rt_memtrace_read(t, batch, sizeof batch / sizeof batch[0], &nb, err);
+        if (lines_path) {
+            rt_memtrace_read_lines(t, r.shift, addrs, writes, RT_MEMSIM_BATCH, &na);
+            if (na) {
+                uint64_t before = res->records;
+                res->records += na;
+                if (o->progress && (before >> 20) != (res->records >> 20))
+                    o->progress(o->progress_ud, rt_memtrace_offset(t), total);
+                if ((st = run_gathered(&r, addrs, writes, na)) != RT_OK)
+                    goto done;
+                na = 0;
+                continue;
+            }
+        }
+        st = rt_memtrace_read(t, batch, general, &nb, err);
         if (st != RT_OK)
             break;
         uint64_t before = res->records;

@@ -484,6 +484,15 @@ int rt_memtrace_read(rt_memtrace *t, rt_memref *out, size_t cap, size_t *n, rt_e
     return RT_OK;
 }
 
+int rt_memtrace_read_lines(rt_memtrace *t, unsigned line_shift, uint64_t *addr,
+                           uint8_t *is_write, size_t cap, size_t *n)
+{
+    if (t->fmt == RT_MEMFMT_RTMB)
+        return rt_rtmb_read_lines(t->r, line_shift, addr, is_write, cap, n);
+    *n = 0;
+    return RT_EINVAL;
+}
+
 void rt_memtrace_free(rt_memtrace *t)
 {
     if (!t)

@@ -544,6 +544,76 @@ static void test_memsim_sweep_sizes(void **state)
     rt_cache_free(c);
 }
 
+/* A binary trace of every kind but flushes, odd sizes, references that span
+ * lines, long deltas and a size change now and then: the simulation (whose
+ * fast path decodes runs of single-line references straight into addresses)
+ * counts exactly what a plain loop over rt_memtrace_next and
+ * rt_cache_access_range counts. */
+static void test_memsim_rtmb_equals_reference(void **state)
+{
+    (void)state;
+    enum { N = 200000 };
+    char path[] = "/tmp/rt_test_rtmb_sim_XXXXXX";
+    int fd = mkstemp(path);
+    close(fd);
+    rt_err err;
+    rt_rtmb_writer *w = rt_rtmb_create(path, &err);
+    assert_non_null(w);
+    uint64_t x = 4242, size = 8;
+    for (int i = 0; i < N; i++) {
+        x = x * 6364136223846793005ull + 1442695040888963407ull;
+        rt_memref r;
+        unsigned k = (unsigned)(x >> 58);
+        r.kind = k < 2 ? RT_REF_IFETCH : k < 3 ? RT_REF_MISC : (x >> 13) % 3 == 0;
+        if ((x >> 20) % 500 == 0)
+            size = (x >> 30) % 3 ? 8 : 1 + (x >> 33) % 100;
+        r.size = size;
+        unsigned pick = (unsigned)(x >> 24) % 16;
+        if (pick < 10)
+            r.addr = 0x7fff0000 + ((x >> 32) % 3000);
+        else if (pick < 15)
+            r.addr = 0x10000000 + ((x >> 32) % 70000);
+        else
+            r.addr = x >> 8; /* far: a long delta */
+        assert_int_equal(rt_rtmb_write(w, &r, &err), RT_OK);
+    }
+    assert_int_equal(rt_rtmb_close(w, &err), RT_OK);
+    uint64_t geo[][2] = {{32768, 64}, {4096, 32}, {1024, 4}, {64, 1}};
+    for (size_t g = 0; g < 4; g++) {
+        for (int unified = 0; unified < 2; unified++) {
+            rt_cache *c = make(geo[g][0], geo[g][1], 8 < geo[g][0] / geo[g][1] ? 8 : 0, 1);
+            rt_cache *ref = make(geo[g][0], geo[g][1], 8 < geo[g][0] / geo[g][1] ? 8 : 0, 1);
+            rt_memtrace *t = rt_memtrace_open(path, RT_MEMFMT_RTMB, &err);
+            rt_memsim_opts o = {.unified = unified};
+            rt_memsim_result res;
+            assert_int_equal(rt_memsim_run(c, t, &o, &res, &err), RT_OK);
+            rt_memtrace_free(t);
+            t = rt_memtrace_open(path, RT_MEMFMT_RTMB, &err);
+            rt_memref r;
+            uint64_t records = 0, ignored = 0;
+            while (rt_memtrace_next(t, &r, &err) == RT_OK) {
+                records++;
+                if (r.kind == RT_REF_MISC || (r.kind == RT_REF_IFETCH && !unified)) {
+                    ignored++;
+                    continue;
+                }
+                assert_int_equal(rt_cache_access_range(ref, r.addr, r.size,
+                                                       r.kind == RT_REF_WRITE, NULL),
+                                 RT_OK);
+            }
+            rt_memtrace_free(t);
+            assert_int_equal(res.records, records);
+            assert_int_equal(res.ignored, ignored);
+            assert_memory_equal(rt_cache_stats_get(c), rt_cache_stats_get(ref),
+                                sizeof(rt_cache_stats));
+            assert_true(rt_cache_stats_get(c)->refs > N / 2);
+            rt_cache_free(c);
+            rt_cache_free(ref);
+        }
+    }
+    unlink(path);
+}
+
 static void test_memsim_stops_at_error(void **state)
 {
     (void)state;
@@ -582,6 +652,7 @@ int main(void)
         cmocka_unit_test(test_sweep_by_hand),
         cmocka_unit_test(test_sweep_vs_single_runs),
         cmocka_unit_test(test_memsim_sweep_sizes),
+        cmocka_unit_test(test_memsim_rtmb_equals_reference),
         cmocka_unit_test(test_memsim_stops_at_error),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
