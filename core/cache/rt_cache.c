@@ -34,7 +34,7 @@ struct rt_cache {
     uint32_t sets, ways;
     uint64_t *lines;          /* sets * ways; UINT64_MAX = empty; set-major */
     uint8_t *dirty;           /* sets * ways */
-    uint32_t *used;           /* valid ways per set: always ways 0..used-1 */
+    uint32_t *used;           /* valid ways per set (ways 0..used-1 unless a range flush made holes) */
     uint64_t *way_data;       /* sets * ways * ops->way_words */
     uint64_t *set_data;       /* sets * ops->set_words */
     int indexed;              /* lookups go through `index` */
@@ -342,7 +342,12 @@ static RT_COLD int miss(rt_cache *c, uint64_t line, uint32_t set, int is_write, 
     unsigned way;
     c->count[is_write][0]++;
     if (c->used[set] < c->ways) {
-        way = c->used[set]++;
+        /* the lowest empty way (a range flush may have emptied any) */
+        const uint64_t *ln = c->lines + base;
+        way = 0;
+        while (ln[way] != UINT64_MAX)
+            way++;
+        c->used[set]++;
     } else {
         if (c->victim_min) { /* the same choice as their victim hook, without the call */
             const uint64_t *wd = c->way_data + base;
@@ -426,9 +431,8 @@ int rt_cache_access(rt_cache *c, uint64_t addr, int is_write, rt_cache_result *r
 }
 
 /* The way with the smallest stamp, ties to the lowest way; empty ways have
- * stamp 0 and valid ones >= 1, so an empty way is chosen first, the lowest
- * (the ways in use are always 0..used-1). For 8 ways a tree of conditional
- * moves: three steps of latency instead of seven. */
+ * stamp 0 and valid ones >= 1, so the lowest empty way is chosen first. For
+ * 8 ways a tree of conditional moves: three steps of latency, not seven. */
 static RT_HOT_INLINE unsigned lru_min(const uint64_t *st, uint32_t ways)
 {
     if (ways == 8) {
@@ -584,6 +588,49 @@ int rt_cache_flush(rt_cache *c, int invalidate)
 int rt_cache_invalidate(rt_cache *c)
 {
     return init_sets(c);
+}
+
+/* empty one way: its line leaves, written back first when dirty and wb */
+static void empty_way(rt_cache *c, uint64_t slot, int wb)
+{
+    if (wb && c->dirty[slot])
+        c->st.writebacks++;
+    if (c->indexed)
+        rt_linemap_del(&c->index, c->lines[slot]);
+    c->lines[slot] = UINT64_MAX;
+    c->dirty[slot] = 0;
+    c->used[slot / c->ways]--;
+    unsigned ww = c->ops->way_words;
+    if (ww)
+        memset(c->way_data + slot * ww, 0, ww * sizeof(uint64_t));
+}
+
+int rt_cache_flush_range(rt_cache *c, uint64_t addr, uint64_t size, int invalidate)
+{
+    if (size == 0)
+        return invalidate ? rt_cache_invalidate(c) : rt_cache_flush(c, 1);
+    uint64_t first = addr >> c->line_shift;
+    uint64_t last = (addr + size - 1) >> c->line_shift;
+    if (last < first) /* wrapped past the top of the address space */
+        last = UINT64_MAX >> c->line_shift;
+    uint64_t slots = (uint64_t)c->sets * c->ways;
+    if (last - first < slots) { /* look each line of the range up */
+        for (uint64_t l = first;; l++) {
+            if (l != UINT64_MAX) {
+                uint32_t set = (uint32_t)(l & c->set_mask);
+                int w = find_way(c, l, set);
+                if (w >= 0)
+                    empty_way(c, (uint64_t)set * c->ways + (unsigned)w, !invalidate);
+            }
+            if (l == last)
+                break;
+        }
+    } else { /* a range larger than the cache: look at every way */
+        for (uint64_t i = 0; i < slots; i++)
+            if (c->lines[i] != UINT64_MAX && c->lines[i] >= first && c->lines[i] <= last)
+                empty_way(c, i, !invalidate);
+    }
+    return RT_OK;
 }
 
 int rt_cache_reset(rt_cache *c)

@@ -152,17 +152,14 @@ int rt_memsim_run(rt_cache *c, rt_memtrace *t, const rt_memsim_opts *o, rt_memsi
                 if (na && (st = run_gathered(&r, addrs, writes, na)) != RT_OK)
                     goto done;
                 na = 0;
-                /* a flush writes dirty lines back; an invalidate discards them */
-                if (ref->kind == RT_REF_INVALIDATE)
-                    rt_cache_invalidate(c);
-                else if ((st = rt_cache_flush(c, 1)) != RT_OK)
+                /* the lines of the range (size 0: all) leave the cache; a
+                 * flush writes the dirty ones back, an invalidate drops them */
+                if ((st = rt_cache_flush_range(c, ref->addr, ref->size,
+                                               ref->kind == RT_REF_INVALIDATE)) != RT_OK)
                     goto fail_policy;
-                if (o->shadow) {
-                    if (ref->kind == RT_REF_INVALIDATE)
-                        rt_cache_invalidate(o->shadow);
-                    else if ((st = rt_cache_flush(o->shadow, 1)) != RT_OK)
-                        goto fail_policy;
-                }
+                if (o->shadow && (st = rt_cache_flush_range(o->shadow, ref->addr, ref->size,
+                                                            ref->kind == RT_REF_INVALIDATE)) != RT_OK)
+                    goto fail_policy;
                 continue;
             default:
                 res->ignored++;

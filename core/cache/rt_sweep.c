@@ -257,11 +257,19 @@ RT_POPCNT_CLONES int rt_sweep_ref(rt_sweep *s, uint64_t line)
 
 RT_POPCNT_CLONES int rt_sweep_ref_many(rt_sweep *s, const uint64_t *addr, size_t n, unsigned shift)
 {
-    /* the hash bucket of the reference 32 ahead is fetched early */
-    enum { AHEAD = 32 };
+    /* the hash bucket of the reference 32 ahead is fetched early; 8 ahead,
+     * when that line was seen, the bitmap word of its last time */
+    enum { AHEAD = 32, NEAR = 8 };
     for (size_t i = 0; i < n; i++) {
         if (i + AHEAD < n)
             rt_linemap_prefetch(&s->last, addr[i + AHEAD] >> shift);
+#if defined(__GNUC__)
+        if (i + NEAR < n) {
+            int64_t v = rt_linemap_get(&s->last, addr[i + NEAR] >> shift);
+            if (v >= 0 && (uint64_t)v < s->cap)
+                __builtin_prefetch(&s->bits[(uint64_t)v >> 6]);
+        }
+#endif
         int st = sweep_one(s, addr[i] >> shift);
         if (st != RT_OK)
             return st;

@@ -153,9 +153,10 @@ int rt_din_next(rt_din *r, rt_memref *ref, rt_err *err)
         if (!scan_hex(&p, end, &ref->addr) || (p < end && !is_blank(*p)))
             return rt_err_at(err, RT_EFORMAT, name, no, "address: '%.*s' is not hexadecimal",
                              toklen(a, end), a);
-        /* din has no sizes: like Dinero IV, 4 bytes at a 4-byte aligned address */
+        /* din has no sizes: like Dinero IV, 4 bytes at a 4-byte aligned
+         * address; a flush (4) is of the whole cache (size 0) */
         ref->addr &= ~(uint64_t)3;
-        ref->size = 4;
+        ref->size = ref->kind == RT_REF_FLUSH ? 0 : 4;
         return RT_OK; /* the rest of the line is a comment */
     }
 }
@@ -268,7 +269,7 @@ static int din_read(rt_din *r, rt_memref *out, size_t cap, size_t *n, rt_err *er
                 }
             }
             out[k].addr = v & ~(uint64_t)3; /* as rt_din_next: 4 aligned bytes */
-            out[k].size = 4;
+            out[k].size = label == RT_REF_FLUSH ? 0 : 4;
             out[k].kind = (int)label;
             k++;
             lines++;
@@ -328,8 +329,8 @@ int rt_xdin_next(rt_xdin *r, rt_memref *ref, rt_err *err)
         if (p != end)
             return rt_err_at(err, RT_EFORMAT, name, no, "unexpected field '%.*s' after the size",
                              toklen(p, end), p);
-        if (ref->size == 0)
-            ref->size = 1;
+        if (ref->size == 0 && ref->kind < RT_REF_FLUSH)
+            ref->size = 1; /* (for c and v, 0 means the whole cache) */
         return RT_OK;
     }
 }

@@ -29,12 +29,14 @@ typedef enum rt_ref_kind {
     RT_REF_WRITE = 1,      /* data store */
     RT_REF_IFETCH = 2,     /* instruction fetch */
     RT_REF_MISC = 3,       /* of unknown type (din 3, xdin m): counted as ignored */
-    RT_REF_FLUSH = 4,      /* write back dirty lines and empty the cache (din 4, xdin c) */
-    RT_REF_INVALIDATE = 5, /* empty the cache without writebacks (xdin v) */
+    RT_REF_FLUSH = 4,      /* write back the dirty lines of the range and empty them (din 4, xdin c) */
+    RT_REF_INVALIDATE = 5, /* empty the lines of the range without writebacks (xdin v) */
     RT_REF_KINDS = 6
 } rt_ref_kind;
 
-/* One reference: size bytes from addr (size >= 1). */
+/* One reference: size bytes from addr (size >= 1), or for a flush or an
+ * invalidate, the lines of those bytes (size 0: the whole cache, as din's
+ * flush and, in Dinero IV, c and v with size 0). */
 typedef struct rt_memref {
     uint64_t addr;
     uint64_t size;

@@ -164,11 +164,15 @@ static inline const unsigned char *decode(rt_rtmb *r, dstate *d, const unsigned 
     }
     if (tag & 8) {
         uint64_t size;
-        if (!leb(&p, end, &size) || size == 0) {
-            bad_record(r, d, start, err, p == end ? "size: truncated" : "size: 0");
+        if (!leb(&p, end, &size)) {
+            bad_record(r, d, start, err, "size: truncated");
             return NULL;
         }
         d->last_size = size;
+    }
+    if (d->last_size == 0 && kind < RT_REF_FLUSH) { /* 0: flushes of the whole cache only */
+        bad_record(r, d, start, err, "size: 0");
+        return NULL;
     }
     uint64_t delta;
     if (end - p >= 2 && !(p[0] & p[1] & 0x80)) {
@@ -247,8 +251,8 @@ int rt_rtmb_read_lines(rt_rtmb *r, unsigned line_shift, uint64_t *addr, uint8_t 
     if (r->pending)
         return RT_OK; /* the error comes through rt_rtmb_read */
     const uint64_t linemask = (1ull << line_shift) - 1;
-    if (line_shift >= 64 || r->last_size > linemask + 1)
-        return RT_OK;
+    if (line_shift >= 64 || r->last_size == 0 || r->last_size > linemask + 1)
+        return RT_OK; /* (size 0 is an error for loads and stores: rt_rtmb_read says so) */
     /* a reference of last_size bytes stays in its line when its offset is <= lim */
     const uint64_t lim = linemask + 1 - r->last_size;
     uint64_t reg[8];
@@ -363,7 +367,7 @@ static unsigned char *put_leb(unsigned char *p, uint64_t v)
 
 int rt_rtmb_write(rt_rtmb_writer *w, const rt_memref *ref, rt_err *err)
 {
-    if (ref->kind < 0 || ref->kind >= RT_REF_KINDS || ref->size == 0)
+    if (ref->kind < 0 || ref->kind >= RT_REF_KINDS || (ref->size == 0 && ref->kind < RT_REF_FLUSH))
         return rt_err_at(err, RT_EINVAL, w->name, 0, "record: kind %d size %llu cannot be written",
                          ref->kind, (unsigned long long)ref->size);
     unsigned char rec[RTMB_MAX_RECORD], *p = rec;

@@ -417,9 +417,9 @@ static void test_batch_equals_single(void **state)
                 for (uint32_t s = 0; s < rt_cache_sets(one); s++)
                     for (uint32_t k = 0; k < rt_cache_config_get(one)->ways; k++)
                         assert_int_equal(rt_cache_line_at(one, s, k), rt_cache_line_at(many, s, k));
-                /* and both go on alike after a flush */
-                assert_int_equal(rt_cache_flush(one, 1), RT_OK);
-                assert_int_equal(rt_cache_flush(many, 1), RT_OK);
+                /* and both go on alike after a range flush (holes in sets) */
+                assert_int_equal(rt_cache_flush_range(one, span / 4, span / 3, 0), RT_OK);
+                assert_int_equal(rt_cache_flush_range(many, span / 4, span / 3, 0), RT_OK);
                 for (int k = 0; k < 2000; k++)
                     assert_int_equal(rt_cache_access(one, a[k], w[k], NULL), RT_OK);
                 assert_int_equal(rt_cache_access_batch(many, a, w, 2000, NULL), RT_OK);

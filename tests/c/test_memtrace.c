@@ -86,7 +86,7 @@ static void test_din(void **state)
     for (size_t i = 0; i < n; i++) { /* 4 bytes at 4-byte aligned addresses, as Dinero IV */
         assert_int_equal(r[i].kind, kinds[i]);
         assert_int_equal(r[i].addr, addrs[i]);
-        assert_int_equal(r[i].size, 4);
+        assert_int_equal(r[i].size, kinds[i] == RT_REF_FLUSH ? 0 : 4); /* flush: whole cache */
     }
     unlink(p);
     free(p);
@@ -175,16 +175,17 @@ static void test_din_errors(void **state)
 static void test_xdin(void **state)
 {
     (void)state;
-    char *p = temp_text("r 1000 4\nw 1004 8\ni 400 2\nm 0 1\nc 0 0\nv 0 0\n");
+    char *p = temp_text("r 1000 4\nw 1004 8\ni 400 2\nm 0 1\nc 0 0\nv 0 0\nr 8 0\nc 40 80\n");
     rt_memref r[8];
     rt_err err;
     int st;
     size_t n = read_all(p, RT_MEMFMT_XDIN, r, 8, &st, &err);
     assert_int_equal(st, RT_EEOF);
-    assert_int_equal(n, 6);
+    assert_int_equal(n, 8);
     int kinds[] = {RT_REF_READ, RT_REF_WRITE, RT_REF_IFETCH, RT_REF_MISC, RT_REF_FLUSH,
-                   RT_REF_INVALIDATE};
-    uint64_t sizes[] = {4, 8, 2, 1, 1, 1};
+                   RT_REF_INVALIDATE, RT_REF_READ, RT_REF_FLUSH};
+    /* size 0: one byte for an access; the whole cache for c and v */
+    uint64_t sizes[] = {4, 8, 2, 1, 0, 0, 1, 0x80};
     for (size_t i = 0; i < n; i++) {
         assert_int_equal(r[i].kind, kinds[i]);
         assert_int_equal(r[i].size, sizes[i]);
@@ -442,6 +443,63 @@ static void test_memsim_flush(void **state)
     rt_cache_free(c);
 }
 
+/* xdin c and v act on the lines their range covers (Dinero IV), size 0 on
+ * the whole cache. Cache: 1 KiB, 64-byte lines, fully associative, write-back. */
+static void test_memsim_flush_ranges(void **state)
+{
+    (void)state;
+    /* dirty lines 0 1 2 (stores at 0, 40, 80), clean line 3 (load at c0).
+     * "c 44 40" covers bytes 44..83: lines 1 and 2, both dirty: 2 writebacks,
+     * both emptied. Then loads of 0 40 80 c0: 0 and c0 hit, 40 and 80 miss. */
+    rt_cache *c = make(1024, 64, 0, 1);
+    rt_memsim_result r = sim_text("w 0 4\nw 40 4\nw 80 4\nr c0 4\nc 44 40\n"
+                                  "r 0 4\nr 40 4\nr 80 4\nr c0 4\n",
+                                  RT_MEMFMT_XDIN, c, NULL, 0, 0);
+    const rt_cache_stats *s = rt_cache_stats_get(c);
+    assert_int_equal(r.flushes, 1);
+    assert_int_equal(s->writebacks, 2);
+    assert_int_equal(s->refs, 8);
+    assert_int_equal(s->misses, 4 + 2);
+    /* line 0 still dirty, lines 1 2 refilled clean: a whole flush writes back 1 */
+    rt_cache_flush_range(c, 0, 0, 0);
+    assert_int_equal(rt_cache_stats_get(c)->writebacks, 3);
+    rt_cache_free(c);
+
+    /* invalidate: "v 0 41" covers bytes 0..40, lines 0 and 1 (dirty): dropped,
+     * no writeback; line 2 stays (dirty) and is the only one written back by
+     * the whole-cache "c 0 0"; 0 and 40 miss again, 80 hits until that flush. */
+    c = make(1024, 64, 0, 1);
+    r = sim_text("w 0 4\nw 40 4\nw 80 4\nv 0 41\nr 80 4\nr 0 4\nr 40 4\nc 0 0\nr 80 4\n",
+                 RT_MEMFMT_XDIN, c, NULL, 0, 0);
+    s = rt_cache_stats_get(c);
+    assert_int_equal(r.flushes, 2);
+    assert_int_equal(s->writebacks, 1);
+    assert_int_equal(s->refs, 7);
+    assert_int_equal(s->misses, 3 + 2 + 1);
+    rt_cache_free(c);
+
+    /* a range flush leaves a hole; the next miss in that set fills the lowest
+     * empty way. Direct sets: 2 sets x 2 ways, 64-byte lines (256 bytes).
+     * Lines 0 2 fill set 0 ways 0 1; "v 0 1" empties way 0; line 4 goes to
+     * way 0, so line 2 (way 1) is still there and hits. */
+    c = make(256, 64, 2, 1);
+    sim_text("r 0 1\nr 80 1\nv 0 1\nr 100 1\nr 80 1\n", RT_MEMFMT_XDIN, c, NULL, 0, 0);
+    assert_int_equal(rt_cache_line_at(c, 0, 0), 4);
+    assert_int_equal(rt_cache_line_at(c, 0, 1), 2);
+    assert_int_equal(rt_cache_stats_get(c)->misses, 3);
+    assert_int_equal(rt_cache_stats_get(c)->hits, 1);
+    rt_cache_free(c);
+
+    /* a range wider than the cache (all of memory) takes the scan over the
+     * ways: everything dropped */
+    c = make(256, 64, 2, 1);
+    sim_text("w 0 1\nr 80 1\nv 0 ffffffffffffffff\nr 0 1\nr 80 1\n", RT_MEMFMT_XDIN, c, NULL, 0,
+             0);
+    assert_int_equal(rt_cache_stats_get(c)->misses, 4);
+    assert_int_equal(rt_cache_stats_get(c)->writebacks, 0);
+    rt_cache_free(c);
+}
+
 static void test_classify_by_hand(void **state)
 {
     (void)state;
@@ -648,6 +706,7 @@ int main(void)
         cmocka_unit_test(test_rtmb_errors),
         cmocka_unit_test(test_memsim_lines_and_ignored),
         cmocka_unit_test(test_memsim_flush),
+        cmocka_unit_test(test_memsim_flush_ranges),
         cmocka_unit_test(test_classify_by_hand),
         cmocka_unit_test(test_sweep_by_hand),
         cmocka_unit_test(test_sweep_vs_single_runs),
