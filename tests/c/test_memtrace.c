@@ -642,11 +642,14 @@ static void test_memsim_rtmb_equals_reference(void **state)
             rt_cache *c = make(geo[g][0], geo[g][1], 8 < geo[g][0] / geo[g][1] ? 8 : 0, 1);
             rt_cache *ref = make(geo[g][0], geo[g][1], 8 < geo[g][0] / geo[g][1] ? 8 : 0, 1);
             rt_memtrace *t = rt_memtrace_open(path, RT_MEMFMT_RTMB, &err);
-            rt_memsim_opts o = {.unified = unified};
+            /* the sweep too (its thread fed many blocks): against one fed line by line */
+            rt_memsim_opts o = {.unified = unified, .sweep = 1};
             rt_memsim_result res;
             assert_int_equal(rt_memsim_run(c, t, &o, &res, &err), RT_OK);
             rt_memtrace_free(t);
             t = rt_memtrace_open(path, RT_MEMFMT_RTMB, &err);
+            rt_sweep *sw = rt_sweep_new();
+            unsigned shift = (unsigned)__builtin_ctzll(geo[g][1]);
             rt_memref r;
             uint64_t records = 0, ignored = 0;
             while (rt_memtrace_next(t, &r, &err) == RT_OK) {
@@ -658,7 +661,22 @@ static void test_memsim_rtmb_equals_reference(void **state)
                 assert_int_equal(rt_cache_access_range(ref, r.addr, r.size,
                                                        r.kind == RT_REF_WRITE, NULL),
                                  RT_OK);
+                uint64_t last = (r.addr + r.size - 1) >> shift;
+                if (last < r.addr >> shift)
+                    last = UINT64_MAX >> shift;
+                for (uint64_t l = r.addr >> shift;; l++) {
+                    assert_int_equal(rt_sweep_ref(sw, l), RT_OK);
+                    if (l == last)
+                        break;
+                }
             }
+            assert_true(res.swept);
+            assert_int_equal(res.sweep_refs, rt_sweep_refs(sw));
+            assert_true(res.sweep_refs > 8 * 4096);
+            for (unsigned k = 0; k < res.sweep_n; k++)
+                assert_int_equal(res.sweep_misses[k], rt_sweep_misses(sw, k));
+            assert_int_equal(res.sweep_n, rt_sweep_top(sw) + 1);
+            rt_sweep_free(sw);
             rt_memtrace_free(t);
             assert_int_equal(res.records, records);
             assert_int_equal(res.ignored, ignored);
