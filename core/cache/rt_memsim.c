@@ -33,6 +33,8 @@ typedef struct feed {
     int status;              /* RT_OK or the sweep's failure */
     unsigned cur;            /* the block the producer fills (head + count, mod) */
     size_t fill;             /* addresses in it */
+    uint64_t last;           /* the line sent last (UINT64_MAX before the first) */
+    uint64_t repeats;        /* references to that same line again, not sent */
 } feed;
 
 static int feed_thread(void *arg)
@@ -66,6 +68,7 @@ static void feed_start(feed *f, rt_sweep *sw, unsigned shift)
     f->sw = sw;
     f->shift = shift;
     f->status = RT_OK;
+    f->last = UINT64_MAX;
     f->blk = malloc((size_t)FEED_BLOCKS * FEED_BLOCK * sizeof *f->blk);
     if (!f->blk)
         return;
@@ -109,17 +112,22 @@ static int feed_add(feed *f, const uint64_t *addr, size_t n)
 {
     if (!f->threaded)
         return rt_sweep_ref_many(f->sw, addr, n, f->shift);
-    while (n) {
-        size_t k = FEED_BLOCK - f->fill;
-        if (k > n)
-            k = n;
-        memcpy(f->blk + (size_t)f->cur * FEED_BLOCK + f->fill, addr, k * sizeof *addr);
-        f->fill += k;
-        addr += k;
-        n -= k;
-        if (f->fill == FEED_BLOCK)
+    /* a repeat of the line before (distance 1) is only counted: the thread
+     * has the rest */
+    uint64_t last = f->last, repeats = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t line = addr[i] >> f->shift;
+        if (line == last) {
+            repeats++;
+            continue;
+        }
+        last = line;
+        f->blk[(size_t)f->cur * FEED_BLOCK + f->fill] = addr[i];
+        if (++f->fill == FEED_BLOCK)
             feed_publish(f);
     }
+    f->last = last;
+    f->repeats += repeats;
     return RT_OK;
 }
 
@@ -135,6 +143,7 @@ static int feed_finish(feed *f)
     cnd_signal(&f->cv);
     mtx_unlock(&f->mu);
     thrd_join(f->th, NULL);
+    rt_sweep_repeat(f->sw, f->repeats);
     cnd_destroy(&f->cv);
     mtx_destroy(&f->mu);
     free(f->blk);

@@ -277,6 +277,12 @@ RT_POPCNT_CLONES int rt_sweep_ref_many(rt_sweep *s, const uint64_t *addr, size_t
     return RT_OK;
 }
 
+void rt_sweep_repeat(rt_sweep *s, uint64_t n)
+{
+    s->refs += n;
+    s->hist[0] += n;
+}
+
 uint64_t rt_sweep_refs(const rt_sweep *s)
 {
     return s->refs;
