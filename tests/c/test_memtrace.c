@@ -690,6 +690,46 @@ static void test_memsim_rtmb_equals_reference(void **state)
     unlink(path);
 }
 
+/* The sweep's two stages on two threads, through several renumberings of
+ * its times (400000 references over about 3000 lines): the same misses at
+ * every size as a sweep fed line by line. */
+static void test_memsim_sweep_compacts(void **state)
+{
+    (void)state;
+    enum { N = 400000 };
+    char path[] = "/tmp/rt_test_rtmb_sw_XXXXXX";
+    int fd = mkstemp(path);
+    close(fd);
+    rt_err err;
+    rt_rtmb_writer *w = rt_rtmb_create(path, &err);
+    rt_sweep *sw = rt_sweep_new();
+    uint64_t x = 99, hot = 0;
+    for (int i = 0; i < N; i++) {
+        x = x * 6364136223846793005ull + 1442695040888963407ull;
+        uint64_t line = (x >> 60) < 9 ? hot + (x >> 20) % 24 : (x >> 24) % 3000;
+        if ((x >> 40) % 2000 == 0)
+            hot = (x >> 12) % 2900;
+        rt_memref r = {.addr = line * 64 + (x >> 8) % 56, .size = 8, .kind = (x >> 5) & 1};
+        assert_int_equal(rt_rtmb_write(w, &r, &err), RT_OK);
+        assert_int_equal(rt_sweep_ref(sw, line), RT_OK);
+    }
+    assert_int_equal(rt_rtmb_close(w, &err), RT_OK);
+    assert_true(rt_sweep_compactions(sw) >= 2);
+    rt_cache *c = make(4096, 64, 8, 1);
+    rt_memtrace *t = rt_memtrace_open(path, RT_MEMFMT_RTMB, &err);
+    rt_memsim_opts o = {.sweep = 1};
+    rt_memsim_result res;
+    assert_int_equal(rt_memsim_run(c, t, &o, &res, &err), RT_OK);
+    assert_int_equal(res.sweep_refs, N);
+    assert_int_equal(res.sweep_n, rt_sweep_top(sw) + 1);
+    for (unsigned k = 0; k < res.sweep_n; k++)
+        assert_int_equal(res.sweep_misses[k], rt_sweep_misses(sw, k));
+    rt_memtrace_free(t);
+    rt_cache_free(c);
+    rt_sweep_free(sw);
+    unlink(path);
+}
+
 static void test_memsim_stops_at_error(void **state)
 {
     (void)state;
@@ -730,6 +770,7 @@ int main(void)
         cmocka_unit_test(test_sweep_vs_single_runs),
         cmocka_unit_test(test_memsim_sweep_sizes),
         cmocka_unit_test(test_memsim_rtmb_equals_reference),
+        cmocka_unit_test(test_memsim_sweep_compacts),
         cmocka_unit_test(test_memsim_stops_at_error),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
