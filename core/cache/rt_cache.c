@@ -7,6 +7,10 @@
 
 #include "rt_linemap.h"
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #if defined(__GNUC__)
 #define RT_HOT_INLINE inline __attribute__((always_inline))
 #define RT_COLD __attribute__((noinline))
@@ -30,7 +34,7 @@ struct rt_cache {
     uint32_t sets, ways;
     uint64_t *lines;          /* sets * ways; UINT64_MAX = empty; set-major */
     uint8_t *dirty;           /* sets * ways */
-    uint32_t *used;           /* valid ways per set: always ways 0..used-1 */
+    uint32_t *used;           /* valid ways per set (ways 0..used-1 unless a range flush made holes) */
     uint64_t *way_data;       /* sets * ways * ops->way_words */
     uint64_t *set_data;       /* sets * ops->set_words */
     int indexed;              /* lookups go through `index` */
@@ -230,9 +234,40 @@ static RT_HOT_INLINE unsigned match4(const uint64_t *ln, uint64_t line)
            (unsigned)(ln[2] == line) << 2 | (unsigned)(ln[3] == line) << 3;
 }
 
+#if defined(__SSE2__)
+/* two bits per way (bits 2k and 2k+1 for way k): eight 64-bit comparisons as
+ * 32-bit ones, a line being equal when both halves are */
+static RT_HOT_INLINE unsigned match8x2(const uint64_t *ln, uint64_t line)
+{
+    const __m128i k = _mm_set1_epi64x((long long)line);
+    __m128i e0 = _mm_cmpeq_epi32(_mm_loadu_si128((const __m128i *)ln), k);
+    __m128i e1 = _mm_cmpeq_epi32(_mm_loadu_si128((const __m128i *)(ln + 2)), k);
+    __m128i e2 = _mm_cmpeq_epi32(_mm_loadu_si128((const __m128i *)(ln + 4)), k);
+    __m128i e3 = _mm_cmpeq_epi32(_mm_loadu_si128((const __m128i *)(ln + 6)), k);
+    e0 = _mm_and_si128(e0, _mm_shuffle_epi32(e0, 0xb1));
+    e1 = _mm_and_si128(e1, _mm_shuffle_epi32(e1, 0xb1));
+    e2 = _mm_and_si128(e2, _mm_shuffle_epi32(e2, 0xb1));
+    e3 = _mm_and_si128(e3, _mm_shuffle_epi32(e3, 0xb1));
+    __m128i p = _mm_packs_epi16(_mm_packs_epi32(e0, e1), _mm_packs_epi32(e2, e3));
+    return (unsigned)_mm_movemask_epi8(p);
+}
+#endif
+
 static RT_HOT_INLINE unsigned match8(const uint64_t *ln, uint64_t line)
 {
     return match4(ln, line) | match4(ln + 4, line) << 4;
+}
+
+/* the way of an 8-way set holding line, or -1 */
+static RT_HOT_INLINE int find8(const uint64_t *ln, uint64_t line)
+{
+#if defined(__SSE2__)
+    unsigned m = match8x2(ln, line);
+    return m ? (int)(__builtin_ctz(m) >> 1) : -1;
+#else
+    unsigned m = match8(ln, line);
+    return m ? __builtin_ctz(m) : -1;
+#endif
 }
 
 static RT_HOT_INLINE int find_way(const rt_cache *c, uint64_t line, uint32_t set)
@@ -307,7 +342,12 @@ static RT_COLD int miss(rt_cache *c, uint64_t line, uint32_t set, int is_write, 
     unsigned way;
     c->count[is_write][0]++;
     if (c->used[set] < c->ways) {
-        way = c->used[set]++;
+        /* the lowest empty way (a range flush may have emptied any) */
+        const uint64_t *ln = c->lines + base;
+        way = 0;
+        while (ln[way] != UINT64_MAX)
+            way++;
+        c->used[set]++;
     } else {
         if (c->victim_min) { /* the same choice as their victim hook, without the call */
             const uint64_t *wd = c->way_data + base;
@@ -390,34 +430,60 @@ int rt_cache_access(rt_cache *c, uint64_t addr, int is_write, rt_cache_result *r
     return access_one(c, addr, is_write, res);
 }
 
-/* The batch loop for the common configuration (a built-in policy stamping on
- * hits, set-associative without the index, write-back): the cache's fields in
- * locals, so stores into the line arrays do not force reloads. */
-static int batch_stamp(rt_cache *c, const uint64_t *addr, const uint8_t *is_write, size_t n,
-                       size_t *done)
+/* The way with the smallest stamp, ties to the lowest way; empty ways have
+ * stamp 0 and valid ones >= 1, so the lowest empty way is chosen first. For
+ * 8 ways a tree of conditional moves: three steps of latency, not seven. */
+static RT_HOT_INLINE unsigned lru_min(const uint64_t *st, uint32_t ways)
+{
+    if (ways == 8) {
+        unsigned a = st[1] < st[0], b = 2 + (st[3] < st[2]);
+        unsigned c = 4 + (st[5] < st[4]), d = 6 + (st[7] < st[6]);
+        unsigned ab = st[b] < st[a] ? b : a, cd = st[d] < st[c] ? d : c;
+        return st[cd] < st[ab] ? cd : ab;
+    }
+    uint64_t best = st[0];
+    unsigned way = 0;
+    for (unsigned w = 1; w < ways; w++) { /* conditional moves, not branches */
+        uint64_t v = st[w];
+        int lt = v < best;
+        best = lt ? v : best;
+        way = lt ? w : way;
+    }
+    return way;
+}
+
+/*
+ * The batch loop of the built-in LRU, set-associative without the index,
+ * write-back, lines of more than one unit (so no line number is the empty
+ * mark): hits and misses both inline, the cache's fields and the counters in
+ * locals. `ways` is a constant where the caller passes one (8), so the tag
+ * comparison is unrolled. The same outcome as access_one, lookup by lookup.
+ */
+static RT_HOT_INLINE void batch_lru(rt_cache *c, const uint64_t *restrict addr,
+                                    const uint8_t *restrict is_write, size_t n,
+                                    const uint32_t ways)
 {
     const unsigned shift = c->line_shift;
     const uint64_t mask = c->set_mask;
-    const uint32_t ways = c->ways;
-    uint64_t *const lines = c->lines;
-    uint64_t *const stamp = c->way_data;
-    uint8_t *const dirty = c->dirty;
-    uint64_t clock = c->clock;
-    uint64_t hits = 0, write_hits = 0; /* registers, not an array indexed by wr */
-    size_t i = 0;
-    int st = RT_OK;
-    for (; i < n; i++) {
+    uint64_t *restrict const lines = c->lines;
+    uint64_t *restrict const stamp = c->way_data;
+    uint8_t *restrict const dirty = c->dirty;
+    uint32_t *restrict const used = c->used;
+    const uint64_t clock0 = c->clock;
+    /* only misses are counted in the loop; hits are what is left */
+    uint64_t misses = 0, write_misses = 0, evictions = 0, wbs = 0, writes = 0;
+    for (size_t i = 0; i < n; i++)
+        writes += is_write[i] != 0;
+    for (size_t i = 0; i < n; i++) {
+        const uint64_t clock = clock0 + i + 1;
         uint64_t line = addr[i] >> shift;
-        if (line == UINT64_MAX) {
-            st = top_line(c);
-            break;
-        }
-        uint64_t base = (line & mask) * ways;
+        uint64_t set = line & mask;
+        uint64_t base = set * ways;
         const uint64_t *ln = lines + base;
+        uint8_t wr = is_write[i] != 0;
         int w = -1;
         if (ways == 8) {
-            unsigned m = match8(ln, line);
-            w = m ? __builtin_ctz(m) : -1;
+            w = find8(ln, line);
         } else {
             for (uint32_t k = 0; k < ways; k++)
                 if (ln[k] == line) {
@@ -425,32 +491,45 @@ static int batch_stamp(rt_cache *c, const uint64_t *addr, const uint8_t *is_writ
                     break;
                 }
         }
-        unsigned wr = is_write[i] != 0;
-        ++clock;
         if (w >= 0) {
-            hits++;
-            write_hits += wr;
-            dirty[base + (unsigned)w] |= (uint8_t)wr;
+            dirty[base + (unsigned)w] |= wr;
             stamp[base + (unsigned)w] = clock;
             continue;
         }
-        c->clock = clock;
-        if ((st = miss(c, line, (uint32_t)(line & mask), (int)wr, clock, NULL)) != RT_OK)
-            break;
+        misses++;
+        write_misses += wr;
+        uint64_t slot = base + lru_min(stamp + base, ways);
+        if (lines[slot] != UINT64_MAX) {
+            evictions++;
+            wbs += dirty[slot];
+        } else {
+            used[set]++;
+        }
+        lines[slot] = line;
+        dirty[slot] = wr;
+        stamp[slot] = clock;
     }
-    c->clock = clock;
-    c->count[0][1] += hits - write_hits;
-    c->count[1][1] += write_hits;
-    if (done)
-        *done = i;
-    return st;
+    c->clock = clock0 + n;
+    c->count[0][1] += (n - writes) - (misses - write_misses);
+    c->count[1][1] += writes - write_misses;
+    c->count[0][0] += misses - write_misses;
+    c->count[1][0] += write_misses;
+    c->st.evictions += evictions;
+    c->st.writebacks += wbs;
 }
 
 int rt_cache_access_batch(rt_cache *c, const uint64_t *addr, const uint8_t *is_write, size_t n,
                           size_t *done)
 {
-    if (!c->indexed && c->hit_kind == TOUCH_STAMP && c->cfg.write_back)
-        return batch_stamp(c, addr, is_write, n, done);
+    if (c->ops == &rt_policy_lru && !c->indexed && c->cfg.write_back && c->line_shift > 0) {
+        if (c->ways == 8)
+            batch_lru(c, addr, is_write, n, 8);
+        else
+            batch_lru(c, addr, is_write, n, c->ways);
+        if (done)
+            *done = n;
+        return RT_OK;
+    }
     size_t i = 0;
     int st = RT_OK;
     for (; i < n; i++)
@@ -509,6 +588,49 @@ int rt_cache_flush(rt_cache *c, int invalidate)
 int rt_cache_invalidate(rt_cache *c)
 {
     return init_sets(c);
+}
+
+/* empty one way: its line leaves, written back first when dirty and wb */
+static void empty_way(rt_cache *c, uint64_t slot, int wb)
+{
+    if (wb && c->dirty[slot])
+        c->st.writebacks++;
+    if (c->indexed)
+        rt_linemap_del(&c->index, c->lines[slot]);
+    c->lines[slot] = UINT64_MAX;
+    c->dirty[slot] = 0;
+    c->used[slot / c->ways]--;
+    unsigned ww = c->ops->way_words;
+    if (ww)
+        memset(c->way_data + slot * ww, 0, ww * sizeof(uint64_t));
+}
+
+int rt_cache_flush_range(rt_cache *c, uint64_t addr, uint64_t size, int invalidate)
+{
+    if (size == 0)
+        return invalidate ? rt_cache_invalidate(c) : rt_cache_flush(c, 1);
+    uint64_t first = addr >> c->line_shift;
+    uint64_t last = (addr + size - 1) >> c->line_shift;
+    if (last < first) /* wrapped past the top of the address space */
+        last = UINT64_MAX >> c->line_shift;
+    uint64_t slots = (uint64_t)c->sets * c->ways;
+    if (last - first < slots) { /* look each line of the range up */
+        for (uint64_t l = first;; l++) {
+            if (l != UINT64_MAX) {
+                uint32_t set = (uint32_t)(l & c->set_mask);
+                int w = find_way(c, l, set);
+                if (w >= 0)
+                    empty_way(c, (uint64_t)set * c->ways + (unsigned)w, !invalidate);
+            }
+            if (l == last)
+                break;
+        }
+    } else { /* a range larger than the cache: look at every way */
+        for (uint64_t i = 0; i < slots; i++)
+            if (c->lines[i] != UINT64_MAX && c->lines[i] >= first && c->lines[i] <= last)
+                empty_way(c, i, !invalidate);
+    }
+    return RT_OK;
 }
 
 int rt_cache_reset(rt_cache *c)

@@ -176,6 +176,16 @@ int rt_cache_flush(rt_cache *c, int invalidate);
 /* Empty every way without writing dirty lines back (counters kept); init rerun. */
 int rt_cache_invalidate(rt_cache *c);
 
+/*
+ * Empty every present line holding some unit of [addr, addr + size): a flush
+ * (invalidate 0) writes the dirty ones back first (counted as writebacks), an
+ * invalidate (1) drops them. The emptied ways' policy words are zeroed; other
+ * lines, the sets' policy words and the counters are untouched; the next miss
+ * in such a set fills its lowest empty way. size 0 means the whole cache, as
+ * in Dinero IV: rt_cache_flush(c, 1) or rt_cache_invalidate(c).
+ */
+int rt_cache_flush_range(rt_cache *c, uint64_t addr, uint64_t size, int invalidate);
+
 /* Empty the cache, zero the counters and the clock, rerun init on every set. */
 int rt_cache_reset(rt_cache *c);
 

@@ -11,6 +11,7 @@
 #ifndef RT_LINEMAP_H
 #define RT_LINEMAP_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* One bucket: key and value side by side, so a lookup touches one cache line. */
@@ -46,6 +47,22 @@ static inline int64_t rt_linemap_get(const rt_linemap *m, uint64_t key)
             return (int64_t)m->b[h].val;
         if (k == UINT64_MAX)
             return -1;
+        h++;
+    }
+}
+
+/* The value slot of key, or NULL when absent. Valid until the map grows (its
+ * mask changes) or the key is deleted. */
+static inline uint32_t *rt_linemap_find(rt_linemap *m, uint64_t key)
+{
+    uint64_t h = (key * 0x9E3779B97F4A7C15ull) >> 17;
+    for (;;) {
+        h &= m->mask;
+        uint64_t k = m->b[h].key;
+        if (k == key)
+            return &m->b[h].val;
+        if (k == UINT64_MAX)
+            return NULL;
         h++;
     }
 }

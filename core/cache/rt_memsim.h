@@ -7,8 +7,10 @@
  * unified, instruction fetches) through the cache, and optionally classifies
  * every miss (compulsory / capacity / conflict, against a fully associative
  * shadow cache of the same size and policy and the set of lines ever seen) and
- * feeds a one-pass LRU size sweep. Everything streams: memory depends on the
- * cache and the trace's footprint, never on its length.
+ * feeds a one-pass LRU size sweep (on a second thread when one can be
+ * started: it sees the same references in the same order). Everything
+ * streams: memory depends on the cache and the trace's footprint, never on
+ * its length.
  */
 #ifndef RT_MEMSIM_H
 #define RT_MEMSIM_H

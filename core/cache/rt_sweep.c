@@ -219,7 +219,9 @@ static inline unsigned ceil_log2(uint64_t d)
     return d <= 1 ? 0 : 64 - (unsigned)__builtin_clzll(d - 1);
 }
 
-static RT_SWEEP_INLINE int sweep_one(rt_sweep *s, uint64_t line)
+/* One reference; hint, when not NULL, is line's value slot in the map (found
+ * a few references before, the map not having grown since). */
+static RT_SWEEP_INLINE int sweep_one(rt_sweep *s, uint64_t line, uint32_t *hint)
 {
     if (line == s->prev) {
         /* distance 1; the stack does not change, so neither do the times */
@@ -229,8 +231,8 @@ static RT_SWEEP_INLINE int sweep_one(rt_sweep *s, uint64_t line)
     }
     if (s->t == s->cap && compact(s) != RT_OK)
         return RT_ENOMEM;
-    int added;
-    uint32_t *slot = rt_linemap_slot(&s->last, line, &added);
+    int added = 0;
+    uint32_t *slot = hint ? hint : rt_linemap_slot(&s->last, line, &added);
     if (!slot)
         return RT_ENOMEM;
     s->refs++;
@@ -252,21 +254,45 @@ static RT_SWEEP_INLINE int sweep_one(rt_sweep *s, uint64_t line)
 
 RT_POPCNT_CLONES int rt_sweep_ref(rt_sweep *s, uint64_t line)
 {
-    return sweep_one(s, line);
+    return sweep_one(s, line, NULL);
 }
 
 RT_POPCNT_CLONES int rt_sweep_ref_many(rt_sweep *s, const uint64_t *addr, size_t n, unsigned shift)
 {
-    /* the hash bucket of the reference 32 ahead is fetched early */
-    enum { AHEAD = 32 };
+    /* The map bucket of the reference AHEAD on is fetched early. NEAR on,
+     * the line's slot is looked up (kept for its turn unless the map grows
+     * meanwhile) and the bitmap word of its last time fetched. */
+    enum { AHEAD = 32, NEAR = 8 };
+    uint32_t *hint[NEAR] = {0};
+    uint64_t mask = s->last.mask;
     for (size_t i = 0; i < n; i++) {
         if (i + AHEAD < n)
             rt_linemap_prefetch(&s->last, addr[i + AHEAD] >> shift);
-        int st = sweep_one(s, addr[i] >> shift);
+        uint32_t *h = hint[i % NEAR];
+        if (s->last.mask != mask) { /* grown: the slots moved */
+            mask = s->last.mask;
+            memset(hint, 0, sizeof hint);
+            h = NULL;
+        }
+        if (i + NEAR < n) {
+            uint32_t *f = rt_linemap_find(&s->last, addr[i + NEAR] >> shift);
+            hint[i % NEAR] = f;
+#if defined(__GNUC__)
+            if (f && *f < s->cap)
+                __builtin_prefetch(&s->bits[*f >> 6]);
+#endif
+        }
+        int st = sweep_one(s, addr[i] >> shift, h);
         if (st != RT_OK)
             return st;
     }
     return RT_OK;
+}
+
+void rt_sweep_repeat(rt_sweep *s, uint64_t n)
+{
+    s->refs += n;
+    s->hist[0] += n;
 }
 
 uint64_t rt_sweep_refs(const rt_sweep *s)

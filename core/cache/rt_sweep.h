@@ -36,6 +36,10 @@ int rt_sweep_ref(rt_sweep *s, uint64_t line);
  * RT_OK or RT_ENOMEM. */
 int rt_sweep_ref_many(rt_sweep *s, const uint64_t *addr, size_t n, unsigned shift);
 
+/* n more references to the line referenced last (distance 1: the stack does
+ * not change), counted without being made; for a caller that drops repeats. */
+void rt_sweep_repeat(rt_sweep *s, uint64_t n);
+
 /* References so far; distinct lines (compulsory misses at every size). */
 uint64_t rt_sweep_refs(const rt_sweep *s);
 uint64_t rt_sweep_distinct(const rt_sweep *s);

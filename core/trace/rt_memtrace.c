@@ -126,38 +126,84 @@ static const char *skip_blank(const char *p, const char *end)
     return p;
 }
 
-/* ---- din ---- */
+/* ---- what the three text parsers share ---- */
 
-int rt_din_next(rt_din *r, rt_memref *ref, rt_err *err)
+/* A line being parsed: the cursor, its end, and the file and line number
+ * for messages. */
+typedef struct cursor {
+    const char *p, *end;
+    const char *name;
+    unsigned long no;
+} cursor;
+
+/* The next line with something on it (after leading blanks); lines starting
+ * "==" are skipped too when valgrind is set (its own messages in a lackey log). */
+static int next_line(memtext *t, cursor *c, int valgrind, rt_err *err)
 {
     const char *line;
     size_t len;
     int st;
     for (;;) {
-        if ((st = rt_lines_next(r->t.lines, &line, &len, err)) != RT_OK)
+        if ((st = rt_lines_next(t->lines, &line, &len, err)) != RT_OK)
             return st;
-        const char *p = line, *end = line + len;
-        p = skip_blank(p, end);
-        if (p == end)
+        if (valgrind && len >= 2 && line[0] == '=' && line[1] == '=')
+            continue;
+        c->end = line + len;
+        c->p = skip_blank(line, c->end);
+        if (c->p == c->end)
             continue; /* blank line */
-        const char *name = rt_lines_name(r->t.lines);
-        unsigned long no = rt_lines_lineno(r->t.lines);
-        if (*p < '0' || *p > '4' || (p + 1 < end && !is_blank(p[1])))
-            return rt_err_at(err, RT_EFORMAT, name, no, "label: '%.*s' is not 0-4",
-                             toklen(p, end), p);
-        ref->kind = *p - '0';
-        p = skip_blank(p + 1, end);
-        if (p == end)
-            return rt_err_at(err, RT_EFORMAT, name, no, "address: missing");
-        const char *a = p;
-        if (!scan_hex(&p, end, &ref->addr) || (p < end && !is_blank(*p)))
-            return rt_err_at(err, RT_EFORMAT, name, no, "address: '%.*s' is not hexadecimal",
-                             toklen(a, end), a);
-        /* din has no sizes: like Dinero IV, 4 bytes at a 4-byte aligned address */
-        ref->addr &= ~(uint64_t)3;
-        ref->size = 4;
-        return RT_OK; /* the rest of the line is a comment */
+        c->name = rt_lines_name(t->lines);
+        c->no = rt_lines_lineno(t->lines);
+        return RT_OK;
     }
+}
+
+/* The one-character token at the cursor: its character, or 0 when the token
+ * is longer. The cursor moves past it and the blanks after it. */
+static char type_char(cursor *c)
+{
+    const char *p = c->p;
+    if (p + 1 < c->end && !is_blank(p[1]))
+        return 0;
+    c->p = skip_blank(p + 1, c->end);
+    return *p;
+}
+
+/* A hexadecimal field ([0x]HEX, up to 16 digits, then a blank or the end)
+ * named `field` in messages; the cursor moves past it and the blanks after it. */
+static int hex_field(cursor *c, const char *field, uint64_t *out, rt_err *err)
+{
+    if (c->p == c->end)
+        return rt_err_at(err, RT_EFORMAT, c->name, c->no, "%s: missing", field);
+    const char *a = c->p;
+    if (!scan_hex(&c->p, c->end, out) || (c->p < c->end && !is_blank(*c->p)))
+        return rt_err_at(err, RT_EFORMAT, c->name, c->no, "%s: '%.*s' is not hexadecimal", field,
+                         toklen(a, c->end), a);
+    c->p = skip_blank(c->p, c->end);
+    return RT_OK;
+}
+
+/* ---- din ---- */
+
+int rt_din_next(rt_din *r, rt_memref *ref, rt_err *err)
+{
+    cursor c;
+    int st;
+    if ((st = next_line(&r->t, &c, 0, err)) != RT_OK)
+        return st;
+    const char *tok = c.p;
+    char label = type_char(&c);
+    if (label < '0' || label > '4')
+        return rt_err_at(err, RT_EFORMAT, c.name, c.no, "label: '%.*s' is not 0-4",
+                         toklen(tok, c.end), tok);
+    ref->kind = label - '0';
+    if ((st = hex_field(&c, "address", &ref->addr, err)) != RT_OK)
+        return st;
+    /* din has no sizes: like Dinero IV, 4 bytes at a 4-byte aligned
+     * address; a flush (4) is of the whole cache (size 0) */
+    ref->addr &= ~(uint64_t)3;
+    ref->size = ref->kind == RT_REF_FLUSH ? 0 : 4;
+    return RT_OK; /* the rest of the line is a comment */
 }
 
 /* ---- SWAR hexadecimal: eight characters per step, no branch per digit ---- */
@@ -268,7 +314,7 @@ static int din_read(rt_din *r, rt_memref *out, size_t cap, size_t *n, rt_err *er
                 }
             }
             out[k].addr = v & ~(uint64_t)3; /* as rt_din_next: 4 aligned bytes */
-            out[k].size = 4;
+            out[k].size = label == RT_REF_FLUSH ? 0 : 4;
             out[k].kind = (int)label;
             k++;
             lines++;
@@ -290,48 +336,29 @@ static int din_read(rt_din *r, rt_memref *out, size_t cap, size_t *n, rt_err *er
 
 int rt_xdin_next(rt_xdin *r, rt_memref *ref, rt_err *err)
 {
-    const char *line;
-    size_t len;
+    static const char kinds[] = "rwimcv";
+    static const int kind_of[] = {RT_REF_READ, RT_REF_WRITE, RT_REF_IFETCH,
+                                  RT_REF_MISC, RT_REF_FLUSH, RT_REF_INVALIDATE};
+    cursor c;
     int st;
-    for (;;) {
-        if ((st = rt_lines_next(r->t.lines, &line, &len, err)) != RT_OK)
-            return st;
-        const char *p = line, *end = line + len;
-        p = skip_blank(p, end);
-        if (p == end)
-            continue;
-        const char *name = rt_lines_name(r->t.lines);
-        unsigned long no = rt_lines_lineno(r->t.lines);
-        static const char kinds[] = "rwimcv";
-        static const int kind_of[] = {RT_REF_READ, RT_REF_WRITE, RT_REF_IFETCH,
-                                      RT_REF_MISC, RT_REF_FLUSH, RT_REF_INVALIDATE};
-        const char *k = strchr(kinds, *p);
-        if (!k || !*p || (p + 1 < end && !is_blank(p[1])))
-            return rt_err_at(err, RT_EFORMAT, name, no,
-                             "access type: '%.*s' is not one of r w i m c v", toklen(p, end), p);
-        ref->kind = kind_of[k - kinds];
-        p = skip_blank(p + 1, end);
-        if (p == end)
-            return rt_err_at(err, RT_EFORMAT, name, no, "address: missing");
-        const char *a = p;
-        if (!scan_hex(&p, end, &ref->addr) || (p < end && !is_blank(*p)))
-            return rt_err_at(err, RT_EFORMAT, name, no, "address: '%.*s' is not hexadecimal",
-                             toklen(a, end), a);
-        p = skip_blank(p, end);
-        if (p == end)
-            return rt_err_at(err, RT_EFORMAT, name, no, "size: missing");
-        a = p;
-        if (!scan_hex(&p, end, &ref->size) || (p < end && !is_blank(*p)))
-            return rt_err_at(err, RT_EFORMAT, name, no, "size: '%.*s' is not hexadecimal",
-                             toklen(a, end), a);
-        p = skip_blank(p, end);
-        if (p != end)
-            return rt_err_at(err, RT_EFORMAT, name, no, "unexpected field '%.*s' after the size",
-                             toklen(p, end), p);
-        if (ref->size == 0)
-            ref->size = 1;
-        return RT_OK;
-    }
+    if ((st = next_line(&r->t, &c, 0, err)) != RT_OK)
+        return st;
+    const char *tok = c.p;
+    char type = type_char(&c);
+    const char *k = type ? strchr(kinds, type) : NULL;
+    if (!k)
+        return rt_err_at(err, RT_EFORMAT, c.name, c.no,
+                         "access type: '%.*s' is not one of r w i m c v", toklen(tok, c.end), tok);
+    ref->kind = kind_of[k - kinds];
+    if ((st = hex_field(&c, "address", &ref->addr, err)) != RT_OK ||
+        (st = hex_field(&c, "size", &ref->size, err)) != RT_OK)
+        return st;
+    if (c.p != c.end)
+        return rt_err_at(err, RT_EFORMAT, c.name, c.no, "unexpected field '%.*s' after the size",
+                         toklen(c.p, c.end), c.p);
+    if (ref->size == 0 && ref->kind < RT_REF_FLUSH)
+        ref->size = 1; /* (for c and v, 0 means the whole cache) */
+    return RT_OK;
 }
 
 /* ---- lackey ---- */
@@ -343,53 +370,42 @@ int rt_lackey_next(rt_lackey *r, rt_memref *ref, rt_err *err)
         r->t.pending_store = 0;
         return RT_OK;
     }
-    const char *line;
-    size_t len;
+    cursor c;
     int st;
-    for (;;) {
-        if ((st = rt_lines_next(r->t.lines, &line, &len, err)) != RT_OK)
-            return st;
-        if (len >= 2 && line[0] == '=' && line[1] == '=')
-            continue; /* valgrind's own messages */
-        const char *p = line, *end = line + len;
-        p = skip_blank(p, end);
-        if (p == end)
-            continue;
-        const char *name = rt_lines_name(r->t.lines);
-        unsigned long no = rt_lines_lineno(r->t.lines);
-        int kind, modify = 0;
-        switch (*p) {
-        case 'I': kind = RT_REF_IFETCH; break;
-        case 'L': kind = RT_REF_READ; break;
-        case 'S': kind = RT_REF_WRITE; break;
-        case 'M': kind = RT_REF_READ; modify = 1; break;
-        default: kind = -1;
-        }
-        if (kind < 0 || (p + 1 < end && !is_blank(p[1])))
-            return rt_err_at(err, RT_EFORMAT, name, no, "access type: '%.*s' is not I, L, S or M",
-                             toklen(p, end), p);
-        p = skip_blank(p + 1, end);
-        const char *a = p;
-        if (!scan_hex(&p, end, &ref->addr) || p == end || *p != ',')
-            return rt_err_at(err, RT_EFORMAT, name, no,
-                             "address: '%.*s' is not HEXADDR,SIZE", toklen(a, end), a);
-        p++;
-        a = p;
-        uint64_t size = 0;
-        while (p < end && *p >= '0' && *p <= '9' && size < (1ull << 40))
-            size = size * 10 + (uint64_t)(*p++ - '0');
-        if (p == a || size == 0 || skip_blank(p, end) != end)
-            return rt_err_at(err, RT_EFORMAT, name, no, "size: '%.*s' is not a positive number",
-                             toklen(a, end), a);
-        ref->kind = kind;
-        ref->size = size;
-        if (modify) {
-            r->t.pending = *ref;
-            r->t.pending.kind = RT_REF_WRITE;
-            r->t.pending_store = 1;
-        }
-        return RT_OK;
+    if ((st = next_line(&r->t, &c, 1, err)) != RT_OK)
+        return st;
+    const char *tok = c.p;
+    int kind, modify = 0;
+    switch (type_char(&c)) {
+    case 'I': kind = RT_REF_IFETCH; break;
+    case 'L': kind = RT_REF_READ; break;
+    case 'S': kind = RT_REF_WRITE; break;
+    case 'M': kind = RT_REF_READ; modify = 1; break;
+    default:
+        return rt_err_at(err, RT_EFORMAT, c.name, c.no, "access type: '%.*s' is not I, L, S or M",
+                         toklen(tok, c.end), tok);
     }
+    const char *p = c.p, *end = c.end;
+    const char *a = p;
+    if (!scan_hex(&p, end, &ref->addr) || p == end || *p != ',')
+        return rt_err_at(err, RT_EFORMAT, c.name, c.no, "address: '%.*s' is not HEXADDR,SIZE",
+                         toklen(a, end), a);
+    p++;
+    a = p;
+    uint64_t size = 0;
+    while (p < end && *p >= '0' && *p <= '9' && size < (1ull << 40))
+        size = size * 10 + (uint64_t)(*p++ - '0');
+    if (p == a || size == 0 || skip_blank(p, end) != end)
+        return rt_err_at(err, RT_EFORMAT, c.name, c.no, "size: '%.*s' is not a positive number",
+                         toklen(a, end), a);
+    ref->kind = kind;
+    ref->size = size;
+    if (modify) {
+        r->t.pending = *ref;
+        r->t.pending.kind = RT_REF_WRITE;
+        r->t.pending_store = 1;
+    }
+    return RT_OK;
 }
 
 /* ---- dispatcher ---- */
@@ -482,6 +498,15 @@ int rt_memtrace_read(rt_memtrace *t, rt_memref *out, size_t cap, size_t *n, rt_e
     if (st != RT_OK && st != RT_EEOF)
         t->pending = st; /* reported after the references before it */
     return RT_OK;
+}
+
+int rt_memtrace_read_lines(rt_memtrace *t, unsigned line_shift, uint64_t *addr,
+                           uint8_t *is_write, size_t cap, size_t *n)
+{
+    if (t->fmt == RT_MEMFMT_RTMB)
+        return rt_rtmb_read_lines(t->r, line_shift, addr, is_write, cap, n);
+    *n = 0;
+    return RT_EINVAL;
 }
 
 void rt_memtrace_free(rt_memtrace *t)

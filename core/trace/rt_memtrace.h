@@ -29,12 +29,14 @@ typedef enum rt_ref_kind {
     RT_REF_WRITE = 1,      /* data store */
     RT_REF_IFETCH = 2,     /* instruction fetch */
     RT_REF_MISC = 3,       /* of unknown type (din 3, xdin m): counted as ignored */
-    RT_REF_FLUSH = 4,      /* write back dirty lines and empty the cache (din 4, xdin c) */
-    RT_REF_INVALIDATE = 5, /* empty the cache without writebacks (xdin v) */
+    RT_REF_FLUSH = 4,      /* write back the dirty lines of the range and empty them (din 4, xdin c) */
+    RT_REF_INVALIDATE = 5, /* empty the lines of the range without writebacks (xdin v) */
     RT_REF_KINDS = 6
 } rt_ref_kind;
 
-/* One reference: size bytes from addr (size >= 1). */
+/* One reference: size bytes from addr (size >= 1), or for a flush or an
+ * invalidate, the lines of those bytes (size 0: the whole cache, as din's
+ * flush and, in Dinero IV, c and v with size 0). */
 typedef struct rt_memref {
     uint64_t addr;
     uint64_t size;
@@ -85,6 +87,14 @@ int rt_rtmb_next(rt_rtmb *r, rt_memref *ref, rt_err *err);
  * RT_EEOF with *n == 0 at the end, or an error with *n == 0 (references before
  * a malformed record are returned first; the error comes on the next call). */
 int rt_rtmb_read(rt_rtmb *r, rt_memref *out, size_t cap, size_t *n, rt_err *err);
+/* The hot path of a simulation: consecutive loads and stores that lie within
+ * one line of 2^line_shift bytes, decoded straight into addr[] and
+ * is_write[] (0 or 1), up to cap of them (*n). Stops before the first record
+ * that is anything else (another kind, a size field, a long delta, a
+ * reference spanning two lines, the end of file, a read error), leaving it to
+ * rt_rtmb_read; *n is 0 when that record comes first. Always RT_OK. */
+int rt_rtmb_read_lines(rt_rtmb *r, unsigned line_shift, uint64_t *addr, uint8_t *is_write,
+                       size_t cap, size_t *n);
 void rt_rtmb_free(rt_rtmb *r);
 /* Bytes consumed so far (the header included) and the file's size (0 when unknown). */
 uint64_t rt_rtmb_offset(const rt_rtmb *r);
@@ -117,6 +127,10 @@ rt_memtrace *rt_memtrace_open(const char *path, int fmt, rt_err *err);
 int rt_memtrace_next(rt_memtrace *t, rt_memref *ref, rt_err *err);
 /* Batch form of rt_memtrace_next, with rt_rtmb_read's contract. */
 int rt_memtrace_read(rt_memtrace *t, rt_memref *out, size_t cap, size_t *n, rt_err *err);
+/* rt_rtmb_read_lines for the formats that have such a path (RTMB); the
+ * others return RT_EINVAL (with *n = 0): rt_memtrace_read does all the work. */
+int rt_memtrace_read_lines(rt_memtrace *t, unsigned line_shift, uint64_t *addr,
+                           uint8_t *is_write, size_t cap, size_t *n);
 void rt_memtrace_free(rt_memtrace *t);
 /* Bytes consumed so far and the file's size (0 when unknown), for progress bars. */
 uint64_t rt_memtrace_offset(const rt_memtrace *t);

@@ -164,11 +164,15 @@ static inline const unsigned char *decode(rt_rtmb *r, dstate *d, const unsigned 
     }
     if (tag & 8) {
         uint64_t size;
-        if (!leb(&p, end, &size) || size == 0) {
-            bad_record(r, d, start, err, p == end ? "size: truncated" : "size: 0");
+        if (!leb(&p, end, &size)) {
+            bad_record(r, d, start, err, "size: truncated");
             return NULL;
         }
         d->last_size = size;
+    }
+    if (d->last_size == 0 && kind < RT_REF_FLUSH) { /* 0: flushes of the whole cache only */
+        bad_record(r, d, start, err, "size: 0");
+        return NULL;
     }
     uint64_t delta;
     if (end - p >= 2 && !(p[0] & p[1] & 0x80)) {
@@ -240,6 +244,65 @@ int rt_rtmb_read(rt_rtmb *r, rt_memref *out, size_t cap, size_t *n, rt_err *err)
     return k ? RT_OK : RT_EEOF;
 }
 
+int rt_rtmb_read_lines(rt_rtmb *r, unsigned line_shift, uint64_t *addr, uint8_t *is_write,
+                       size_t cap, size_t *n)
+{
+    *n = 0;
+    if (r->pending)
+        return RT_OK; /* the error comes through rt_rtmb_read */
+    const uint64_t linemask = (1ull << line_shift) - 1;
+    if (line_shift >= 64 || r->last_size == 0 || r->last_size > linemask + 1)
+        return RT_OK; /* (size 0 is an error for loads and stores: rt_rtmb_read says so) */
+    /* a reference of last_size bytes stays in its line when its offset is <= lim */
+    const uint64_t lim = linemask + 1 - r->last_size;
+    uint64_t reg[8];
+    memcpy(reg, r->reg, sizeof reg);
+    size_t k = 0;
+    while (k < cap) {
+        if (r->fill - r->pos < RTMB_MAX_RECORD && !r->eof && refill(r, NULL) != RT_OK)
+            break; /* rt_rtmb_read meets the error again and reports it */
+        const unsigned char *p = r->buf + r->pos, *end = r->buf + r->fill;
+        /* records starting before limit have 3 readable bytes, and lie whole
+         * in the buffer unless the file ends first */
+        size_t room = r->eof ? 2 : RTMB_MAX_RECORD - 1;
+        const unsigned char *limit = r->fill > room ? end - room : r->buf;
+        if (p >= limit)
+            break;
+        size_t k0 = k;
+        while (k < cap && p < limit) {
+            unsigned tag = p[0];
+            /* a load or store without a size field */
+            if (tag & 0x8e)
+                break;
+            unsigned b0 = p[1], b1 = p[2];
+            const unsigned char *q = p + 1;
+            uint64_t delta;
+            if (!(b0 & b1 & 0x80)) { /* one or two bytes, without a branch on which */
+                unsigned two = b0 >> 7;
+                delta = (b0 & 0x7f) | ((uint64_t)(b1 & 0x7f) << 7) * two;
+                q += 1 + two;
+            } else if (!leb(&q, end, &delta)) {
+                break;
+            }
+            uint64_t a = reg[(tag >> 4) & 7] + ((delta >> 1) ^ (0 - (delta & 1)));
+            if ((a & linemask) > lim)
+                break; /* spans two lines: left to rt_rtmb_read */
+            reg[(tag >> 4) & 7] = a;
+            addr[k] = a;
+            is_write[k] = (uint8_t)(tag & 1);
+            k++;
+            p = q;
+        }
+        r->pos = (size_t)(p - r->buf);
+        if (k == k0 || k == cap || p < limit)
+            break;
+    }
+    memcpy(r->reg, reg, sizeof reg);
+    r->record += k;
+    *n = k;
+    return RT_OK;
+}
+
 int rt_rtmb_next(rt_rtmb *r, rt_memref *ref, rt_err *err)
 {
     size_t n;
@@ -304,7 +367,7 @@ static unsigned char *put_leb(unsigned char *p, uint64_t v)
 
 int rt_rtmb_write(rt_rtmb_writer *w, const rt_memref *ref, rt_err *err)
 {
-    if (ref->kind < 0 || ref->kind >= RT_REF_KINDS || ref->size == 0)
+    if (ref->kind < 0 || ref->kind >= RT_REF_KINDS || (ref->size == 0 && ref->kind < RT_REF_FLUSH))
         return rt_err_at(err, RT_EINVAL, w->name, 0, "record: kind %d size %llu cannot be written",
                          ref->kind, (unsigned long long)ref->size);
     unsigned char rec[RTMB_MAX_RECORD], *p = rec;

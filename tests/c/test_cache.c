@@ -374,6 +374,66 @@ static void test_fifo_vs_model(void **state)
     compare_with_model(&rt_policy_fifo, 1);
 }
 
+/* The batch call (with its inline paths for the built-in LRU) gives exactly
+ * what one rt_cache_access per reference gives: every counter and every way. */
+static void test_batch_equals_single(void **state)
+{
+    (void)state;
+    uint64_t geo[][3] = {{32768, 64, 8}, {4096, 64, 8}, {1024, 16, 4}, {2048, 64, 2},
+                         {512, 8, 1},    {1024, 1, 8},  {8192, 64, 32}, {4096, 64, 0}};
+    const rt_policy_ops *pol[] = {&rt_policy_lru, &rt_policy_fifo, &rt_policy_clock};
+    enum { N = 60000 };
+    uint64_t *a = malloc(N * sizeof *a);
+    uint8_t *w = malloc(N);
+    uint64_t x = 12345;
+    for (size_t g = 0; g < sizeof geo / sizeof geo[0]; g++) {
+        for (size_t q = 0; q < 3; q++) {
+            for (int wb = 0; wb < 2; wb++) {
+                rt_cache *one = make(geo[g][0], geo[g][1], geo[g][2], pol[q], wb);
+                rt_cache *many = make(geo[g][0], geo[g][1], geo[g][2], pol[q], wb);
+                uint64_t span = geo[g][0] * 3;
+                for (int i = 0; i < N; i++) {
+                    x = x * 6364136223846793005ull + 1442695040888963407ull;
+                    a[i] = (x >> 20) % 4 ? (x >> 33) % (span / 2) : (x >> 33) % (span * 4);
+                    w[i] = (x >> 13) % 3 == 0;
+                    assert_int_equal(rt_cache_access(one, a[i], w[i], NULL), RT_OK);
+                }
+                /* batches of uneven sizes, with single accesses between them */
+                size_t i = 0, done;
+                while (i < N) {
+                    size_t n = 1 + (i * 7919) % 700;
+                    if (n > N - i)
+                        n = N - i;
+                    assert_int_equal(rt_cache_access_batch(many, a + i, w + i, n, &done), RT_OK);
+                    assert_int_equal(done, n);
+                    i += n;
+                    if (i < N) {
+                        assert_int_equal(rt_cache_access(many, a[i], w[i], NULL), RT_OK);
+                        i++;
+                    }
+                }
+                assert_memory_equal(rt_cache_stats_get(one), rt_cache_stats_get(many),
+                                    sizeof(rt_cache_stats));
+                for (uint32_t s = 0; s < rt_cache_sets(one); s++)
+                    for (uint32_t k = 0; k < rt_cache_config_get(one)->ways; k++)
+                        assert_int_equal(rt_cache_line_at(one, s, k), rt_cache_line_at(many, s, k));
+                /* and both go on alike after a range flush (holes in sets) */
+                assert_int_equal(rt_cache_flush_range(one, span / 4, span / 3, 0), RT_OK);
+                assert_int_equal(rt_cache_flush_range(many, span / 4, span / 3, 0), RT_OK);
+                for (int k = 0; k < 2000; k++)
+                    assert_int_equal(rt_cache_access(one, a[k], w[k], NULL), RT_OK);
+                assert_int_equal(rt_cache_access_batch(many, a, w, 2000, NULL), RT_OK);
+                assert_memory_equal(rt_cache_stats_get(one), rt_cache_stats_get(many),
+                                    sizeof(rt_cache_stats));
+                rt_cache_free(one);
+                rt_cache_free(many);
+            }
+        }
+    }
+    free(a);
+    free(w);
+}
+
 static void test_linemap(void **state)
 {
     (void)state;
@@ -417,6 +477,7 @@ int main(void)
         cmocka_unit_test(test_geometry_errors),
         cmocka_unit_test(test_lru_vs_model),
         cmocka_unit_test(test_fifo_vs_model),
+        cmocka_unit_test(test_batch_equals_single),
         cmocka_unit_test(test_linemap),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

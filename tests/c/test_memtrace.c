@@ -86,7 +86,7 @@ static void test_din(void **state)
     for (size_t i = 0; i < n; i++) { /* 4 bytes at 4-byte aligned addresses, as Dinero IV */
         assert_int_equal(r[i].kind, kinds[i]);
         assert_int_equal(r[i].addr, addrs[i]);
-        assert_int_equal(r[i].size, 4);
+        assert_int_equal(r[i].size, kinds[i] == RT_REF_FLUSH ? 0 : 4); /* flush: whole cache */
     }
     unlink(p);
     free(p);
@@ -175,16 +175,17 @@ static void test_din_errors(void **state)
 static void test_xdin(void **state)
 {
     (void)state;
-    char *p = temp_text("r 1000 4\nw 1004 8\ni 400 2\nm 0 1\nc 0 0\nv 0 0\n");
+    char *p = temp_text("r 1000 4\nw 1004 8\ni 400 2\nm 0 1\nc 0 0\nv 0 0\nr 8 0\nc 40 80\n");
     rt_memref r[8];
     rt_err err;
     int st;
     size_t n = read_all(p, RT_MEMFMT_XDIN, r, 8, &st, &err);
     assert_int_equal(st, RT_EEOF);
-    assert_int_equal(n, 6);
+    assert_int_equal(n, 8);
     int kinds[] = {RT_REF_READ, RT_REF_WRITE, RT_REF_IFETCH, RT_REF_MISC, RT_REF_FLUSH,
-                   RT_REF_INVALIDATE};
-    uint64_t sizes[] = {4, 8, 2, 1, 1, 1};
+                   RT_REF_INVALIDATE, RT_REF_READ, RT_REF_FLUSH};
+    /* size 0: one byte for an access; the whole cache for c and v */
+    uint64_t sizes[] = {4, 8, 2, 1, 0, 0, 1, 0x80};
     for (size_t i = 0; i < n; i++) {
         assert_int_equal(r[i].kind, kinds[i]);
         assert_int_equal(r[i].size, sizes[i]);
@@ -442,6 +443,63 @@ static void test_memsim_flush(void **state)
     rt_cache_free(c);
 }
 
+/* xdin c and v act on the lines their range covers (Dinero IV), size 0 on
+ * the whole cache. Cache: 1 KiB, 64-byte lines, fully associative, write-back. */
+static void test_memsim_flush_ranges(void **state)
+{
+    (void)state;
+    /* dirty lines 0 1 2 (stores at 0, 40, 80), clean line 3 (load at c0).
+     * "c 44 40" covers bytes 44..83: lines 1 and 2, both dirty: 2 writebacks,
+     * both emptied. Then loads of 0 40 80 c0: 0 and c0 hit, 40 and 80 miss. */
+    rt_cache *c = make(1024, 64, 0, 1);
+    rt_memsim_result r = sim_text("w 0 4\nw 40 4\nw 80 4\nr c0 4\nc 44 40\n"
+                                  "r 0 4\nr 40 4\nr 80 4\nr c0 4\n",
+                                  RT_MEMFMT_XDIN, c, NULL, 0, 0);
+    const rt_cache_stats *s = rt_cache_stats_get(c);
+    assert_int_equal(r.flushes, 1);
+    assert_int_equal(s->writebacks, 2);
+    assert_int_equal(s->refs, 8);
+    assert_int_equal(s->misses, 4 + 2);
+    /* line 0 still dirty, lines 1 2 refilled clean: a whole flush writes back 1 */
+    rt_cache_flush_range(c, 0, 0, 0);
+    assert_int_equal(rt_cache_stats_get(c)->writebacks, 3);
+    rt_cache_free(c);
+
+    /* invalidate: "v 0 41" covers bytes 0..40, lines 0 and 1 (dirty): dropped,
+     * no writeback; line 2 stays (dirty) and is the only one written back by
+     * the whole-cache "c 0 0"; 0 and 40 miss again, 80 hits until that flush. */
+    c = make(1024, 64, 0, 1);
+    r = sim_text("w 0 4\nw 40 4\nw 80 4\nv 0 41\nr 80 4\nr 0 4\nr 40 4\nc 0 0\nr 80 4\n",
+                 RT_MEMFMT_XDIN, c, NULL, 0, 0);
+    s = rt_cache_stats_get(c);
+    assert_int_equal(r.flushes, 2);
+    assert_int_equal(s->writebacks, 1);
+    assert_int_equal(s->refs, 7);
+    assert_int_equal(s->misses, 3 + 2 + 1);
+    rt_cache_free(c);
+
+    /* a range flush leaves a hole; the next miss in that set fills the lowest
+     * empty way. Direct sets: 2 sets x 2 ways, 64-byte lines (256 bytes).
+     * Lines 0 2 fill set 0 ways 0 1; "v 0 1" empties way 0; line 4 goes to
+     * way 0, so line 2 (way 1) is still there and hits. */
+    c = make(256, 64, 2, 1);
+    sim_text("r 0 1\nr 80 1\nv 0 1\nr 100 1\nr 80 1\n", RT_MEMFMT_XDIN, c, NULL, 0, 0);
+    assert_int_equal(rt_cache_line_at(c, 0, 0), 4);
+    assert_int_equal(rt_cache_line_at(c, 0, 1), 2);
+    assert_int_equal(rt_cache_stats_get(c)->misses, 3);
+    assert_int_equal(rt_cache_stats_get(c)->hits, 1);
+    rt_cache_free(c);
+
+    /* a range wider than the cache (all of memory) takes the scan over the
+     * ways: everything dropped */
+    c = make(256, 64, 2, 1);
+    sim_text("w 0 1\nr 80 1\nv 0 ffffffffffffffff\nr 0 1\nr 80 1\n", RT_MEMFMT_XDIN, c, NULL, 0,
+             0);
+    assert_int_equal(rt_cache_stats_get(c)->misses, 4);
+    assert_int_equal(rt_cache_stats_get(c)->writebacks, 0);
+    rt_cache_free(c);
+}
+
 static void test_classify_by_hand(void **state)
 {
     (void)state;
@@ -544,6 +602,134 @@ static void test_memsim_sweep_sizes(void **state)
     rt_cache_free(c);
 }
 
+/* A binary trace of every kind but flushes, odd sizes, references that span
+ * lines, long deltas and a size change now and then: the simulation (whose
+ * fast path decodes runs of single-line references straight into addresses)
+ * counts exactly what a plain loop over rt_memtrace_next and
+ * rt_cache_access_range counts. */
+static void test_memsim_rtmb_equals_reference(void **state)
+{
+    (void)state;
+    enum { N = 200000 };
+    char path[] = "/tmp/rt_test_rtmb_sim_XXXXXX";
+    int fd = mkstemp(path);
+    close(fd);
+    rt_err err;
+    rt_rtmb_writer *w = rt_rtmb_create(path, &err);
+    assert_non_null(w);
+    uint64_t x = 4242, size = 8;
+    for (int i = 0; i < N; i++) {
+        x = x * 6364136223846793005ull + 1442695040888963407ull;
+        rt_memref r;
+        unsigned k = (unsigned)(x >> 58);
+        r.kind = k < 2 ? RT_REF_IFETCH : k < 3 ? RT_REF_MISC : (x >> 13) % 3 == 0;
+        if ((x >> 20) % 500 == 0)
+            size = (x >> 30) % 3 ? 8 : 1 + (x >> 33) % 100;
+        r.size = size;
+        unsigned pick = (unsigned)(x >> 24) % 16;
+        if (pick < 10)
+            r.addr = 0x7fff0000 + ((x >> 32) % 3000);
+        else if (pick < 15)
+            r.addr = 0x10000000 + ((x >> 32) % 70000);
+        else
+            r.addr = x >> 8; /* far: a long delta */
+        assert_int_equal(rt_rtmb_write(w, &r, &err), RT_OK);
+    }
+    assert_int_equal(rt_rtmb_close(w, &err), RT_OK);
+    uint64_t geo[][2] = {{32768, 64}, {4096, 32}, {1024, 4}, {64, 1}};
+    for (size_t g = 0; g < 4; g++) {
+        for (int unified = 0; unified < 2; unified++) {
+            rt_cache *c = make(geo[g][0], geo[g][1], 8 < geo[g][0] / geo[g][1] ? 8 : 0, 1);
+            rt_cache *ref = make(geo[g][0], geo[g][1], 8 < geo[g][0] / geo[g][1] ? 8 : 0, 1);
+            rt_memtrace *t = rt_memtrace_open(path, RT_MEMFMT_RTMB, &err);
+            /* the sweep too (its thread fed many blocks): against one fed line by line */
+            rt_memsim_opts o = {.unified = unified, .sweep = 1};
+            rt_memsim_result res;
+            assert_int_equal(rt_memsim_run(c, t, &o, &res, &err), RT_OK);
+            rt_memtrace_free(t);
+            t = rt_memtrace_open(path, RT_MEMFMT_RTMB, &err);
+            rt_sweep *sw = rt_sweep_new();
+            unsigned shift = (unsigned)__builtin_ctzll(geo[g][1]);
+            rt_memref r;
+            uint64_t records = 0, ignored = 0;
+            while (rt_memtrace_next(t, &r, &err) == RT_OK) {
+                records++;
+                if (r.kind == RT_REF_MISC || (r.kind == RT_REF_IFETCH && !unified)) {
+                    ignored++;
+                    continue;
+                }
+                assert_int_equal(rt_cache_access_range(ref, r.addr, r.size,
+                                                       r.kind == RT_REF_WRITE, NULL),
+                                 RT_OK);
+                uint64_t last = (r.addr + r.size - 1) >> shift;
+                if (last < r.addr >> shift)
+                    last = UINT64_MAX >> shift;
+                for (uint64_t l = r.addr >> shift;; l++) {
+                    assert_int_equal(rt_sweep_ref(sw, l), RT_OK);
+                    if (l == last)
+                        break;
+                }
+            }
+            assert_true(res.swept);
+            assert_int_equal(res.sweep_refs, rt_sweep_refs(sw));
+            assert_true(res.sweep_refs > 8 * 4096);
+            for (unsigned k = 0; k < res.sweep_n; k++)
+                assert_int_equal(res.sweep_misses[k], rt_sweep_misses(sw, k));
+            assert_int_equal(res.sweep_n, rt_sweep_top(sw) + 1);
+            rt_sweep_free(sw);
+            rt_memtrace_free(t);
+            assert_int_equal(res.records, records);
+            assert_int_equal(res.ignored, ignored);
+            assert_memory_equal(rt_cache_stats_get(c), rt_cache_stats_get(ref),
+                                sizeof(rt_cache_stats));
+            assert_true(rt_cache_stats_get(c)->refs > N / 2);
+            rt_cache_free(c);
+            rt_cache_free(ref);
+        }
+    }
+    unlink(path);
+}
+
+/* The sweep's two stages on two threads, through several renumberings of
+ * its times (400000 references over about 3000 lines): the same misses at
+ * every size as a sweep fed line by line. */
+static void test_memsim_sweep_compacts(void **state)
+{
+    (void)state;
+    enum { N = 400000 };
+    char path[] = "/tmp/rt_test_rtmb_sw_XXXXXX";
+    int fd = mkstemp(path);
+    close(fd);
+    rt_err err;
+    rt_rtmb_writer *w = rt_rtmb_create(path, &err);
+    rt_sweep *sw = rt_sweep_new();
+    uint64_t x = 99, hot = 0;
+    for (int i = 0; i < N; i++) {
+        x = x * 6364136223846793005ull + 1442695040888963407ull;
+        uint64_t line = (x >> 60) < 9 ? hot + (x >> 20) % 24 : (x >> 24) % 3000;
+        if ((x >> 40) % 2000 == 0)
+            hot = (x >> 12) % 2900;
+        rt_memref r = {.addr = line * 64 + (x >> 8) % 56, .size = 8, .kind = (x >> 5) & 1};
+        assert_int_equal(rt_rtmb_write(w, &r, &err), RT_OK);
+        assert_int_equal(rt_sweep_ref(sw, line), RT_OK);
+    }
+    assert_int_equal(rt_rtmb_close(w, &err), RT_OK);
+    assert_true(rt_sweep_compactions(sw) >= 2);
+    rt_cache *c = make(4096, 64, 8, 1);
+    rt_memtrace *t = rt_memtrace_open(path, RT_MEMFMT_RTMB, &err);
+    rt_memsim_opts o = {.sweep = 1};
+    rt_memsim_result res;
+    assert_int_equal(rt_memsim_run(c, t, &o, &res, &err), RT_OK);
+    assert_int_equal(res.sweep_refs, N);
+    assert_int_equal(res.sweep_n, rt_sweep_top(sw) + 1);
+    for (unsigned k = 0; k < res.sweep_n; k++)
+        assert_int_equal(res.sweep_misses[k], rt_sweep_misses(sw, k));
+    rt_memtrace_free(t);
+    rt_cache_free(c);
+    rt_sweep_free(sw);
+    unlink(path);
+}
+
 static void test_memsim_stops_at_error(void **state)
 {
     (void)state;
@@ -578,10 +764,13 @@ int main(void)
         cmocka_unit_test(test_rtmb_errors),
         cmocka_unit_test(test_memsim_lines_and_ignored),
         cmocka_unit_test(test_memsim_flush),
+        cmocka_unit_test(test_memsim_flush_ranges),
         cmocka_unit_test(test_classify_by_hand),
         cmocka_unit_test(test_sweep_by_hand),
         cmocka_unit_test(test_sweep_vs_single_runs),
         cmocka_unit_test(test_memsim_sweep_sizes),
+        cmocka_unit_test(test_memsim_rtmb_equals_reference),
+        cmocka_unit_test(test_memsim_sweep_compacts),
         cmocka_unit_test(test_memsim_stops_at_error),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
