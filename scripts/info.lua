@@ -1,32 +1,131 @@
--- retrace info FILES: what each trace file is (format, size, lines).
+-- retrace info FILES: what each trace file is (format, size, lines) and what
+-- the format's reader counts in it.
 local cli = require "retrace.cli"
 local formats = require "retrace.formats"
 local core = require "retrace.core"
 
+local function plural(n, one, many)
+  return ("%d %s"):format(n, n == 1 and one or (many or one .. "s"))
+end
+
+local text = {}
+
+function text.shmap(s)
+  local m = {}
+  for i, x in ipairs(s.matrices) do m[i] = ("%d (%dx%d)"):format(x.id, x.rows, x.cols) end
+  return {
+    ("%s: %s"):format(plural(#s.matrices, "matrix", "matrices"), table.concat(m, ", ")),
+    ("%s: %s, %s, %d info/flops; %d elements loaded, %d stored; %s"):format(
+      plural(s.events.total, "event"), plural(s.events.loads, "load"), plural(s.events.stores, "store"),
+      s.events.other,
+      s.elements.loaded, s.elements.stored, plural(s.flops, "flop")),
+    ("trace time %g (first stamp %g, smallest step %g)"):format(s.time.last, s.time.first, s.time.min_step),
+    ("%s, %s"):format(plural(s.sections, "parallel section"), plural(s.groups, "group")),
+  }
+end
+
+local function picl_text(s)
+  local k = {}
+  for i, e in ipairs(s.event_kinds) do k[i] = ("%s %d"):format(e.name, e.count) end
+  return {
+    ("%s format: %s, %s, time %g .. %g"):format(s.picl_format, plural(s.processors, "processor"),
+      plural(s.records, "record"), s.span[1], s.span[2]),
+    ("%s, %s: %s"):format(plural(s.messages, "message"), plural(s.events, "event"), table.concat(k, ", ")),
+    ("%s (%s)"):format(plural(s.warnings, "warning"), plural(s.skipped, "malformed line") .. " skipped"),
+  }
+end
+text["picl-old"], text["picl-new"] = picl_text, picl_text
+
+local function memory_text(s)
+  return {
+    ("%s: %s, %s (one per line an access spans), %s, %s, %d other"):format(
+      plural(s.records, "record"), plural(s.reads, "read"), plural(s.writes, "write"),
+      plural(s.ifetches, "instruction fetch", "instruction fetches"), plural(s.flushes, "flush", "flushes"), s.other),
+    ("%s of %d bytes"):format(plural(s.distinct_lines, "distinct data line"), s.line),
+  }
+end
+for _, f in ipairs { "din", "xdin", "lackey", "bin" } do text[f] = memory_text end
+
+function text.pes(s)
+  return { ("%s, %s, time %g .. %g"):format(plural(s.states, "state"), plural(s.symbols, "distinct symbol"),
+    s.span[1], s.span[2]) }
+end
+
+local function check_line(v)
+  local n = math.tointeger(tonumber(v))
+  if not n or n < 1 or n & (n - 1) ~= 0 then
+    cli.usage_error("--line: expected a power of two (bytes), got '" .. tostring(v) .. "'")
+  end
+  return n
+end
+
+-- The record of one file, or nil and the message when it cannot be read.
+local function inspect(path, args)
+  local fmt, why = args.format, "given with --format"
+  if not fmt then
+    fmt, why = formats.detect(path)
+    if not fmt then return nil, why end
+  end
+  local lines, bytes = core.util.count_lines(path)
+  if not lines then return nil, bytes end
+  local r = { file = path, format = fmt, description = formats.descriptions[fmt],
+              lines = lines, bytes = bytes, evidence = why }
+  local s, err = formats.summary(path, fmt, { line = args.line })
+  if s == nil then
+    r.error = err
+  elseif s then
+    r.summary = s
+  else
+    r.note = fmt == "unknown" and "no reader for an unrecognised file" or "recognised; no reader for this format yet"
+  end
+  return r
+end
+
 return {
-  summary = "recognise trace files and report their format and size",
+  summary = "recognise trace files and report their format, size and contents",
   parser = function(p)
     p:argument("files", "trace files"):args("+")
-    p:flag("--json", "print JSON on stdout")
+    p:flag("--json", "print JSON on stdout (one object per file)")
+    p:option("--format", "read every file as this format instead of detecting it")
+    p:option("--line", "line size in bytes for the distinct lines of memory traces", "64")
   end,
   run = function(args)
-    local out = {}
-    for _, path in ipairs(args.files) do
-      local fmt, why = formats.detect(path)
-      if not fmt then cli.input_error(why) end
-      local lines, bytes = core.util.count_lines(path)
-      if not lines then cli.input_error(bytes) end
-      out[#out + 1] = { file = path, format = fmt, description = formats.descriptions[fmt],
-                        lines = lines, bytes = bytes, evidence = why }
+    if args.format and not formats.descriptions[args.format] then
+      local names = {}
+      for k in pairs(formats.descriptions) do if k ~= "unknown" then names[#names + 1] = k end end
+      table.sort(names)
+      cli.usage_error("--format: unknown format '" .. args.format .. "' (" .. table.concat(names, ", ") .. ")")
     end
-    if args.json then
-      cli.print_json(out)
-    else
-      for _, r in ipairs(out) do
+    args.line = check_line(args.line)
+    local out, failed = {}, false
+    for _, path in ipairs(args.files) do
+      local r, err = inspect(path, args)
+      if not r then
+        r = { file = path, error = err }
+      end
+      if r.error then
+        failed = true
+        io.stderr:write("retrace: ", r.error, "\n")
+      end
+      out[#out + 1] = r
+      if not args.json and r.format then
         io.stdout:write(string.format("%s: %s (%s)\n  %d lines, %d bytes; %s\n",
           r.file, r.format, r.description, r.lines, r.bytes, r.evidence))
+        if r.summary then
+          for _, l in ipairs(text[r.format](r.summary)) do io.stdout:write("  ", l, "\n") end
+        elseif r.note then
+          io.stdout:write("  ", r.note, "\n")
+        end
       end
     end
-    return 0
+    if args.json then
+      for _, r in ipairs(out) do
+        local s = r.summary
+        if s and s.matrices then s.matrices = cli.array(s.matrices) end
+        if s and s.event_kinds then s.event_kinds = cli.array(s.event_kinds) end
+      end
+      cli.print_json(cli.array(out))
+    end
+    return failed and cli.EXIT_INPUT or 0
   end,
 }

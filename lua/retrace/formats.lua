@@ -1,6 +1,8 @@
 --- retrace.formats: recognise a trace file's format from its first lines.
 -- formats.detect(path) -> name, why   (or nil, message when unreadable)
 -- Names: shmap, picl-new, picl-old, din, xdin, lackey, bin, pes, paje, paraver, otf2, unknown.
+-- formats.summary(path, name [, opts]) -> table | nil, message: what the format's
+-- own reader says of the file (see M.summary); nil summary for formats without one.
 local M = {}
 
 M.descriptions = {
@@ -73,12 +75,12 @@ function M.detect(path)
   local votes, n = {}, 0
   for line in f:lines() do
     if not line:match("^%s*#") or line:match("^#Paraver") then
+      n = n + 1
       local kind, weight = classify(line)
       if kind then
         votes[kind] = (votes[kind] or 0) + (weight or 1)
         if kind == "paje" or kind == "paraver" then break end
       end
-      n = n + 1
       if n >= 50 then break end
     end
   end
@@ -88,6 +90,100 @@ function M.detect(path)
     if c > count or (c == count and k < best) then best, count = k, c end
   end
   return best, count > 0 and ("score " .. count .. " over the first " .. n .. " lines") or "no line recognised"
+end
+
+--- Formats recognised without a reader in retrace yet.
+M.no_reader = { paje = true, paraver = true, otf2 = true, unknown = true }
+
+local summaries = {}
+
+-- SHMAP: the reader's first pass (rt_shmap_open) already counted everything.
+function summaries.shmap(path)
+  local t, err = require("retrace.shmap").open(path)
+  if not t then return nil, err end
+  local info, mats = t:info(), t:matrices()
+  t:close()
+  local matrices = {}
+  for i, m in ipairs(mats) do matrices[i] = { id = m.id, rows = m.rows, cols = m.cols } end
+  return {
+    matrices = matrices,
+    events = { total = info.events, loads = info.loads, stores = info.stores,
+               other = info.events - info.loads - info.stores },
+    elements = { loaded = info.load_elements, stored = info.store_elements },
+    flops = info.flops,
+    time = { first = info.time_first, last = info.time_last, min_step = info.min_step },
+    sections = info.sections, groups = info.groups,
+  }
+end
+
+-- PICL (either format): the replay summary, kept to its totals.
+local function picl_summary(path, fmt)
+  local picl = require "retrace.picl"
+  local s, err = picl.summary(path, { format = fmt == "picl-old" and "old" or "new" })
+  if not s then return nil, err end
+  local events, nevents = {}, 0
+  for _, p in ipairs(s.processors) do
+    for ev, row in pairs(p.events) do
+      local e = events[ev]
+      if not e then
+        local code = math.tointeger(tonumber(ev))
+        e = { event = code, name = picl.event_words(code), count = 0 }
+        events[ev] = e
+      end
+      e.count = e.count + row.count
+      nevents = nevents + row.count
+    end
+  end
+  local kinds = {}
+  for _, e in pairs(events) do kinds[#kinds + 1] = e end
+  table.sort(kinds, function(a, b)
+    if a.count ~= b.count then return a.count > b.count end
+    return a.event < b.event
+  end)
+  return {
+    picl_format = s.trace.format, processors = #s.processors, records = s.trace.records,
+    span = { s.span[1], s.span[2] }, messages = s.messages, events = nevents,
+    event_kinds = kinds, skipped = s.trace.skipped, warnings = #s.warnings,
+  }
+end
+summaries["picl-old"] = picl_summary
+summaries["picl-new"] = picl_summary
+
+-- Memory traces: one pass in C through a one-line cache with classification,
+-- whose compulsory misses are the distinct data lines.
+local function memory_summary(path, fmt, opts)
+  local line = opts.line or 64
+  local r, err = require("retrace.cache").run(path, { format = fmt, size = line, line = line, ways = 1,
+    policy = "lru", write_back = true, classify = true, unified = false })
+  if not r then return nil, err end
+  return {
+    records = r.records, reads = r.reads, writes = r.writes, ifetches = r.ifetches,
+    flushes = r.flushes, other = r.ignored - r.ifetches, line = line, distinct_lines = r.compulsory,
+  }
+end
+for _, f in ipairs { "din", "xdin", "lackey", "bin" } do summaries[f] = memory_summary end
+
+-- PES: the Chitra session over the one file.
+function summaries.pes(path)
+  local ses, err = require("retrace.chitra").load(path)
+  if not ses then return nil, err end
+  local totals = ses:stats()
+  local symbols = 0
+  for _ in pairs(totals) do symbols = symbols + 1 end
+  local n, entries, times = ses:length(1), ses:entries(1), ses:times(1)
+  ses:close()
+  -- the span runs from the first entry to the end of the last state
+  return { states = n, symbols = symbols, span = { entries[1] or 0, n > 0 and entries[n] + times[n] or 0 } }
+end
+
+--- What the reader of format `name` says of the file at path: a table of counts
+-- (fields by format), or nil, message when the reader refuses the file; false
+-- when the format has no reader here. opts.line: line size in bytes for memory
+-- traces (default 64).
+function M.summary(path, name, opts)
+  local f = summaries[name]
+  if not f then return false end
+  return f(path, name, opts or {})
 end
 
 return M
