@@ -11,7 +11,8 @@
  *   s:depth(), s:history(), s:totals(), s:find({names}), s:chain([{members}]),
  *   s:periodogram(k, "e"|"t", [nsamples]), s:occupancy(name)
  *   s:rows(k), s:view_span(k, dom, a, b), s:view_slice(k, dom, first, count),
- *   s:view_columns(k, dom, a, b, ncols), s:view_segments(k, frame) -- the time / event views
+ *   s:view_columns(k, dom, a, b, ncols), s:view_segments(k, frame),
+ *   s:view_shade(k, dom, {names}, a, b, ncols)   -- the time / event views
  *   seq.simulate(chain_arrays, n, seed), seq.periodogram(x, dt)
  * Expected failures (bad files, refused parameters) return nil, message.
  */
@@ -657,6 +658,79 @@ static int ses_view_columns(lua_State *L)
     return 2;
 }
 
+typedef struct {
+    lua_State *L;
+    const rt_ses *s;
+    size_t k, m;        /* member shown, pattern length */
+    char dom;
+    double a, b, gap;   /* range shown; occurrences closer than gap merge */
+    double x0, x1;      /* the pending merged interval */
+    int have;           /* is there one? */
+    lua_Integer n;      /* intervals pushed */
+} shade_ud;
+
+static void shade_flush(shade_ud *u)
+{
+    if (!u->have)
+        return;
+    lua_pushnumber(u->L, u->x0);
+    lua_rawseti(u->L, -3, ++u->n);
+    lua_pushnumber(u->L, u->x1);
+    lua_rawseti(u->L, -2, u->n);
+    u->have = 0;
+}
+
+static void shade_cb(size_t member, size_t start, void *ud)
+{
+    shade_ud *u = ud;
+    if (member != u->k)
+        return;
+    size_t last = start + u->m - 1;
+    double x0 = u->dom == 't' ? rt_ses_entry(u->s, u->k, start) : (double)start;
+    double x1 = u->dom == 't' ? rt_ses_entry(u->s, u->k, last) + rt_ses_time(u->s, u->k, last)
+                              : (double)last + 1;
+    if (x1 < u->a || x0 > u->b)
+        return;
+    if (u->have && x0 - u->x1 < u->gap) {
+        if (x1 > u->x1)
+            u->x1 = x1;
+        return;
+    }
+    shade_flush(u);
+    u->x0 = x0, u->x1 = x1, u->have = 1;
+}
+
+/*
+ * view_shade(k, domain, {names}, a, b, ncols) -> count, time, x0, x1: the pattern's
+ * occurrences (count and summed time over all members) and, for member k, their
+ * extents touching [a, b], those less than a column ((b - a) / ncols) apart merged.
+ */
+static int ses_view_shade(lua_State *L)
+{
+    rt_ses *s = check_ses(L);
+    size_t k = check_member(L, s, 2), m;
+    char dom = check_domain(L, 3);
+    int32_t *ids = pattern_ids(L, s, 4, &m, "find");
+    if (!ids)
+        return 2;
+    double a = luaL_checknumber(L, 5), b = luaL_checknumber(L, 6);
+    lua_Integer nc = luaL_checkinteger(L, 7);
+    luaL_argcheck(L, nc >= 1, 7, "column count out of range");
+    lua_newtable(L);
+    lua_newtable(L);
+    shade_ud u = {L, s, k, m, dom, a, b, (b - a) / (double)nc, 0, 0, 0, 0};
+    uint64_t count;
+    double time;
+    rt_err err;
+    if (rt_ses_find(s, ids, m, shade_cb, &u, &count, &time, &err))
+        return rt_push_fail(L, &err);
+    shade_flush(&u);
+    lua_pushinteger(L, (lua_Integer)count);
+    lua_pushnumber(L, time);
+    lua_rotate(L, -4, 2);
+    return 4;
+}
+
 static double frame_num(lua_State *L, int t, const char *field)
 {
     lua_getfield(L, t, field);
@@ -804,6 +878,7 @@ static const luaL_Reg ses_methods[] = {
     {"view_slice", ses_view_slice},
     {"view_columns", ses_view_columns},
     {"view_segments", ses_view_segments},
+    {"view_shade", ses_view_shade},
     {"close", ses_close},
     {NULL, NULL},
 };

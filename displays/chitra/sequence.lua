@@ -21,7 +21,8 @@ local sources = setmetatable({}, { __mode = "k" })
 -- and either the elements, x0 = {}, x1 = {}, y = {} (rows), symbols = {}, when there
 -- are at most opts.max_elements (100000) of them, or else what a picture opts.columns
 -- (1000) pixels wide shows: columns = {count =, lo = {}, hi = {}}, the lowest and
--- highest row present in each column (-1: none).
+-- highest row present in each column (-1: none), and the shades' occurrences less than
+-- a column apart merged into one interval.
 function M.data(ses, opts)
   opts = opts or {}
   local domain = opts.domain or "time"
@@ -53,29 +54,58 @@ function M.data(ses, opts)
     d.columns.lo, d.columns.hi = core:view_columns(k, domain, a, b, c)
   end
   sources[d] = { core = core, depth = core:depth(), length = n }
-  local starts, lens
-  local function x0(i) return starts and starts[i] or i - 1 end
-  local function x1(i) return starts and starts[i] + lens[i] or i end
   for si, sh in ipairs(opts.shade or {}) do
-    if domain == "time" and not starts then starts, lens = core:entries(k), core:times(k) end
     if type(sh) ~= "table" or sh.pattern == nil then sh = { pattern = sh } end
-    local found, err = ses:find(sh.pattern)
-    if not found then return nil, err end
-    local m = #found.pattern
-    local entry = { pattern = found.pattern, color = sh.color or plot.shades[(si - 1) % #plot.shades + 1],
-                    count = found.count, events_share = found.events_share,
-                    time_share = found.time_share, x0 = {}, x1 = {} }
-    for _, occ in ipairs(found.occurrences) do
-      if occ[1] == k then
-        local s0, s1 = x0(occ[2]), x1(occ[2] + m - 1)
-        if s1 >= a and s0 <= b then
-          entry.x0[#entry.x0 + 1], entry.x1[#entry.x1 + 1] = s0, s1
-        end
-      end
+    local entry, err
+    if d.columns then
+      -- a long sequence: the occurrences come from C, those less than a column apart merged
+      entry, err = M.long_shade(core, k, domain, sh.pattern, a, b, d.columns.count)
+    else
+      entry, err = M.short_shade(ses, k, domain, sh.pattern, a, b)
     end
+    if not entry then return nil, err end
+    entry.color = sh.color or plot.shades[(si - 1) % #plot.shades + 1]
     d.shades[#d.shades + 1] = entry
   end
   return d
+end
+
+--- The shading of a pattern: {pattern, count, events_share, time_share, x0 = {}, x1 = {}},
+-- the extent of every occurrence in member k touching [a, b].
+function M.short_shade(ses, k, domain, pattern, a, b)
+  local core = ses.core or ses
+  local starts, lens
+  if domain == "time" then starts, lens = core:entries(k), core:times(k) end
+  local function x0(i) return starts and starts[i] or i - 1 end
+  local function x1(i) return starts and starts[i] + lens[i] or i end
+  local found, err = ses:find(pattern)
+  if not found then return nil, err end
+  local m = #found.pattern
+  local entry = { pattern = found.pattern, count = found.count, events_share = found.events_share,
+                  time_share = found.time_share, x0 = {}, x1 = {} }
+  for _, occ in ipairs(found.occurrences) do
+    if occ[1] == k then
+      local s0, s1 = x0(occ[2]), x1(occ[2] + m - 1)
+      if s1 >= a and s0 <= b then
+        entry.x0[#entry.x0 + 1], entry.x1[#entry.x1 + 1] = s0, s1
+      end
+    end
+  end
+  return entry
+end
+
+--- The shading of a pattern on a long sequence, as in data's shades, its occurrences
+-- less than (b - a) / ncols apart merged into one interval.
+function M.long_shade(core, k, domain, pattern, a, b, ncols)
+  pattern = require("retrace.chitra").split_list(pattern)
+  if #pattern == 0 then return nil, "find: the pattern is empty" end
+  local count, time, x0, x1 = core:view_shade(k, domain, pattern, a, b, ncols)
+  if not count then return nil, time end
+  local events = 0
+  for j = 1, core:members() do events = events + core:length(j) end
+  local _, T = core:totals()
+  return { pattern = pattern, count = count, events_share = events > 0 and count * #pattern / events or 0,
+           time_share = T > 0 and time / T or 0, x0 = x0, x1 = x1 }
 end
 
 -- The session behind d when it still holds the sequence d was made from.

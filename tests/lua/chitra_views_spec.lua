@@ -127,12 +127,32 @@ describe("chitra views of long sequences", function()
                             { "time", 123456.5, 130000, 500 }, { "event", 1000, 1700, 999 } } do
       local domain, a, b, ncols = table.unpack(case)
       local d = assert(seqv.data(ses, { domain = domain, range = { a, b }, columns = ncols,
-                                        max_elements = 100 }))
+                                        max_elements = 100, shade = { "S1,S2,S1" } }))
       local lo, hi = reference(ses, domain, a, b, ncols)
       assert.equal(ncols, d.columns.count)
       assert.same(lo, d.columns.lo)
       assert.same(hi, d.columns.hi)
       assert.is_nil(d.x0)
+      -- the shading: every occurrence touching the range, those less than a column apart merged
+      local found = ses:find("S1,S2,S1")
+      local sx0, sx1 = {}, {}
+      for _, occ in ipairs(found.occurrences) do
+        local i, j = occ[2], occ[2] + 2
+        local x0, x1 = i - 1, j
+        if domain == "time" then x0, x1 = entries[i], entries[j] + lens[j] end
+        if x1 >= a and x0 <= b then
+          if #sx1 > 0 and x0 - sx1[#sx1] < (b - a) / ncols then
+            sx1[#sx1] = math.max(sx1[#sx1], x1)
+          else
+            sx0[#sx0 + 1], sx1[#sx1 + 1] = x0, x1
+          end
+        end
+      end
+      local sh = d.shades[1]
+      assert.truthy(found.count > 100)
+      assert.same({ found.count, found.events_share, found.time_share }, { sh.count, sh.events_share, sh.time_share })
+      assert.same(sx0, sh.x0)
+      assert.same(sx1, sh.x1)
     end
   end)
 
