@@ -2,8 +2,12 @@
  * bench/chitra.c - states per second for loading a PES and for each Chitra
  * transform, on a generated PES of 10^7 states (a periodic cycle of 8 states with
  * 5% random perturbations over 40 symbols, like a dining philosophers run).
+ * Then the time view of the whole sequence: reduced in C to the rows present in
+ * each of 914 pixel columns (the plot area of a 1000-pixel picture), and drawn
+ * with Cairo into an image.
  * Usage: build/bench/chitra [STATES]   (the file goes to /tmp and is removed)
  */
+#include <cairo.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +48,36 @@ int main(int argc, char **argv)
     report("load", n, bench_now() - t0);
     remove(path);
     size_t len = rt_ses_length(s, 0);
+
+    /* the time view, as displays/chitra/sequence.lua draws it (1000 x 600 picture) */
+    t0 = bench_now();
+    int32_t *row = malloc(rt_ses_symbol_count(s) * sizeof *row);
+    size_t nrows;
+    rt_pack *segs;
+    rt_ses_rows(s, 0, row, &nrows);
+    rt_ses_frame fr = {'t', rt_ses_entry(s, 0, 0),
+                       rt_ses_entry(s, 0, len - 1) + rt_ses_time(s, 0, len - 1),
+                       70, 28, 914, 528, -0.5, (double)nrows - 0.5};
+    if (rt_pack_new(4, &segs, &e) || rt_ses_view_segments(s, 0, &fr, row, segs, &e))
+        bench_die("chitra bench", &e);
+    double reduce = bench_now() - t0;
+    report("time view: reduce", len, reduce);
+    cairo_surface_t *img = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, 1000, 600);
+    cairo_t *cr = cairo_create(img);
+    cairo_set_source_rgb(cr, 0, 0, 0.5);
+    cairo_set_line_width(cr, 1.5);
+    for (size_t i = 0; i < segs->n; i++) {
+        cairo_move_to(cr, segs->v[4 * i], segs->v[4 * i + 1]);
+        cairo_line_to(cr, segs->v[4 * i + 2], segs->v[4 * i + 3]);
+    }
+    cairo_stroke(cr);
+    cairo_surface_flush(img);
+    report("time view: reduce + draw", len, bench_now() - t0);
+    printf("  %-28s -> %zu segments, %zu rows\n", "", segs->n, nrows);
+    cairo_destroy(cr);
+    cairo_surface_destroy(img);
+    rt_pack_free(segs);
+    free(row);
 
     int32_t pat[3] = {rt_ses_lookup(s, "ET"), rt_ses_lookup(s, "EA1"), rt_ses_lookup(s, "R1A1")};
     size_t nsym = rt_ses_symbol_count(s);

@@ -2,13 +2,17 @@
  * lseq.c - Lua face of core/seq (Chitra): require("retrace.core").seq
  *
  *   local s = seq.new()                    -- an empty session (ensemble)
- *   s:load(path) / s:add(label, names, times) -> true | nil, message
+ *   s:load(path [, progress [, step]]) / s:add(label, names, times) -> true | nil, message
+ *                                          -- progress(done, total) every step bytes (1 MiB)
  *   s:members(), s:label(k), s:length(k)   -- members are 1-based
  *   s:symbols(k), s:ids(k), s:times(k), s:entries(k), s:ranges(k)
  *   s:clip(ni, nf), s:aggregate({names}, name), s:project({from = to}),
  *   s:filter_time(p), s:filter_event(p), s:undo() -> true | nil, message
  *   s:depth(), s:history(), s:totals(), s:find({names}), s:chain([{members}]),
  *   s:periodogram(k, "e"|"t", [nsamples]), s:occupancy(name)
+ *   s:rows(k), s:view_span(k, dom, a, b), s:view_slice(k, dom, first, count),
+ *   s:view_columns(k, dom, a, b, ncols), s:view_segments(k, frame),
+ *   s:view_shade(k, dom, {names}, a, b, ncols)   -- the time / event views
  *   seq.simulate(chain_arrays, n, seed), seq.periodogram(x, dt)
  * Expected failures (bad files, refused parameters) return nil, message.
  */
@@ -16,6 +20,7 @@
 #include <string.h>
 
 #include "bind.h"
+#include "lcanvas.h"
 #include "rt_seq.h"
 
 #define SES_T "retrace.Ses"
@@ -59,11 +64,34 @@ static int status(lua_State *L, int st, const rt_err *err)
     return 1;
 }
 
+typedef struct {
+    lua_State *L;
+    int fn; /* stack index of the progress function */
+} progress_ud;
+
+static void on_progress(void *ud, uint64_t done, uint64_t total)
+{
+    progress_ud *p = ud;
+    lua_pushvalue(p->L, p->fn);
+    lua_pushinteger(p->L, (lua_Integer)done);
+    lua_pushinteger(p->L, (lua_Integer)total);
+    if (rt_docall(p->L, 2, 0) != LUA_OK)
+        lua_pop(p->L, 1); /* a failing progress display does not stop the load */
+}
+
 static int ses_load(lua_State *L)
 {
     rt_ses *s = check_ses(L);
+    const char *path = luaL_checkstring(L, 2);
+    int with = !lua_isnoneornil(L, 3);
+    if (with)
+        luaL_checktype(L, 3, LUA_TFUNCTION);
+    lua_Integer step = luaL_optinteger(L, 4, 1 << 20);
+    luaL_argcheck(L, step > 0, 4, "the step must be positive");
+    progress_ud pu = {L, 3};
     rt_err err;
-    return status(L, rt_ses_load(s, luaL_checkstring(L, 2), &err), &err);
+    return status(L, rt_ses_load_progress(s, path, (uint64_t)step, with ? on_progress : NULL,
+                                          &pu, &err), &err);
 }
 
 /* A Lua array as a malloc'd C array inside a userdata (freed by the GC even on error). */
@@ -533,6 +561,216 @@ static int ses_occupancy(lua_State *L)
     return 1;
 }
 
+/* ---- time and event views ---- */
+
+static char check_domain(lua_State *L, int i)
+{
+    const char *d = luaL_checkstring(L, i);
+    if (strcmp(d, "time") && strcmp(d, "event"))
+        luaL_argerror(L, i, "domain must be 'time' or 'event'");
+    return d[0] == 't' ? 't' : 'e';
+}
+
+/* The row of every symbol id of member k, in a scratch userdata. */
+static int32_t *rows_of(lua_State *L, rt_ses *s, size_t k, size_t *nrows)
+{
+    int32_t *row = scratch(L, rt_ses_symbol_count(s) * sizeof *row);
+    rt_ses_rows(s, k, row, nrows);
+    return row;
+}
+
+/* rows(k) -> {names in order of first appearance} */
+static int ses_rows(lua_State *L)
+{
+    rt_ses *s = check_ses(L);
+    size_t k = check_member(L, s, 2), nrows;
+    int32_t *row = rows_of(L, s, k, &nrows);
+    lua_createtable(L, (int)nrows, 0);
+    for (size_t id = 0; id < rt_ses_symbol_count(s); id++)
+        if (row[id] >= 0) {
+            lua_pushstring(L, rt_ses_name(s, (int32_t)id));
+            lua_rawseti(L, -2, (lua_Integer)row[id] + 1);
+        }
+    return 1;
+}
+
+/* view_span(k, domain, a, b) -> first (1-based), count */
+static int ses_view_span(lua_State *L)
+{
+    rt_ses *s = check_ses(L);
+    size_t k = check_member(L, s, 2), first, count;
+    rt_ses_view_span(s, k, check_domain(L, 3), luaL_checknumber(L, 4), luaL_checknumber(L, 5),
+                     &first, &count);
+    lua_pushinteger(L, (lua_Integer)first + 1);
+    lua_pushinteger(L, (lua_Integer)count);
+    return 2;
+}
+
+/* view_slice(k, domain, first, count) -> x0, x1, y (rows, 0-based), symbols */
+static int ses_view_slice(lua_State *L)
+{
+    rt_ses *s = check_ses(L);
+    size_t k = check_member(L, s, 2), n = rt_ses_length(s, k), nrows;
+    char dom = check_domain(L, 3);
+    lua_Integer first = luaL_checkinteger(L, 4), count = luaL_checkinteger(L, 5);
+    luaL_argcheck(L, first >= 1, 4, "elements are numbered from 1");
+    luaL_argcheck(L, count >= 0 && (size_t)(first - 1) + (size_t)count <= n, 5,
+                  "past the end of the sequence");
+    int32_t *row = rows_of(L, s, k, &nrows);
+    const int32_t *x = rt_ses_symbols(s, k);
+    for (int t = 0; t < 4; t++)
+        lua_createtable(L, (int)count, 0);
+    for (lua_Integer j = 1; j <= count; j++) {
+        size_t i = (size_t)(first - 2 + j);
+        double e = rt_ses_entry(s, k, i);
+        lua_pushnumber(L, dom == 't' ? e : (double)i);
+        lua_rawseti(L, -5, j);
+        lua_pushnumber(L, dom == 't' ? e + rt_ses_time(s, k, i) : (double)i + 1);
+        lua_rawseti(L, -4, j);
+        lua_pushinteger(L, row[x[i]]);
+        lua_rawseti(L, -3, j);
+        lua_pushstring(L, rt_ses_name(s, x[i]));
+        lua_rawseti(L, -2, j);
+    }
+    return 4;
+}
+
+/* view_columns(k, domain, a, b, ncols) -> lo, hi (rows per column, -1 for none) */
+static int ses_view_columns(lua_State *L)
+{
+    rt_ses *s = check_ses(L);
+    size_t k = check_member(L, s, 2), nrows;
+    char dom = check_domain(L, 3);
+    double a = luaL_checknumber(L, 4), b = luaL_checknumber(L, 5);
+    lua_Integer nc = luaL_checkinteger(L, 6);
+    luaL_argcheck(L, nc >= 1 && nc <= (1 << 24), 6, "column count out of range");
+    int32_t *row = rows_of(L, s, k, &nrows);
+    int32_t *lo = scratch(L, 2 * (size_t)nc * sizeof *lo), *hi = lo + nc;
+    rt_ses_view_columns(s, k, dom, a, b, (size_t)nc, row, lo, hi);
+    lua_createtable(L, (int)nc, 0);
+    lua_createtable(L, (int)nc, 0);
+    for (lua_Integer c = 0; c < nc; c++) {
+        lua_pushinteger(L, lo[c]);
+        lua_rawseti(L, -3, c + 1);
+        lua_pushinteger(L, hi[c]);
+        lua_rawseti(L, -2, c + 1);
+    }
+    return 2;
+}
+
+typedef struct {
+    lua_State *L;
+    const rt_ses *s;
+    size_t k, m;        /* member shown, pattern length */
+    char dom;
+    double a, b, gap;   /* range shown; occurrences closer than gap merge */
+    double x0, x1;      /* the pending merged interval */
+    int have;           /* is there one? */
+    lua_Integer n;      /* intervals pushed */
+} shade_ud;
+
+static void shade_flush(shade_ud *u)
+{
+    if (!u->have)
+        return;
+    lua_pushnumber(u->L, u->x0);
+    lua_rawseti(u->L, -3, ++u->n);
+    lua_pushnumber(u->L, u->x1);
+    lua_rawseti(u->L, -2, u->n);
+    u->have = 0;
+}
+
+static void shade_cb(size_t member, size_t start, void *ud)
+{
+    shade_ud *u = ud;
+    if (member != u->k)
+        return;
+    size_t last = start + u->m - 1;
+    double x0 = u->dom == 't' ? rt_ses_entry(u->s, u->k, start) : (double)start;
+    double x1 = u->dom == 't' ? rt_ses_entry(u->s, u->k, last) + rt_ses_time(u->s, u->k, last)
+                              : (double)last + 1;
+    if (x1 < u->a || x0 > u->b)
+        return;
+    if (u->have && x0 - u->x1 < u->gap) {
+        if (x1 > u->x1)
+            u->x1 = x1;
+        return;
+    }
+    shade_flush(u);
+    u->x0 = x0, u->x1 = x1, u->have = 1;
+}
+
+/*
+ * view_shade(k, domain, {names}, a, b, ncols) -> count, time, x0, x1: the pattern's
+ * occurrences (count and summed time over all members) and, for member k, their
+ * extents touching [a, b], those less than a column ((b - a) / ncols) apart merged.
+ */
+static int ses_view_shade(lua_State *L)
+{
+    rt_ses *s = check_ses(L);
+    size_t k = check_member(L, s, 2), m;
+    char dom = check_domain(L, 3);
+    int32_t *ids = pattern_ids(L, s, 4, &m, "find");
+    if (!ids)
+        return 2;
+    double a = luaL_checknumber(L, 5), b = luaL_checknumber(L, 6);
+    lua_Integer nc = luaL_checkinteger(L, 7);
+    luaL_argcheck(L, nc >= 1, 7, "column count out of range");
+    lua_newtable(L);
+    lua_newtable(L);
+    shade_ud u = {L, s, k, m, dom, a, b, (b - a) / (double)nc, 0, 0, 0, 0};
+    uint64_t count;
+    double time;
+    rt_err err;
+    if (rt_ses_find(s, ids, m, shade_cb, &u, &count, &time, &err))
+        return rt_push_fail(L, &err);
+    shade_flush(&u);
+    lua_pushinteger(L, (lua_Integer)count);
+    lua_pushnumber(L, time);
+    lua_rotate(L, -4, 2);
+    return 4;
+}
+
+static double frame_num(lua_State *L, int t, const char *field)
+{
+    lua_getfield(L, t, field);
+    int ok;
+    double v = lua_tonumberx(L, -1, &ok);
+    if (!ok)
+        luaL_error(L, "view frame: field '%s' must be a number", field);
+    lua_pop(L, 1);
+    return v;
+}
+
+/* view_segments(k, {domain=, a=, b=, ix=, iy=, iw=, ih=, ya=, yb=}) -> pack of segments | nil, msg */
+static int ses_view_segments(lua_State *L)
+{
+    rt_ses *s = check_ses(L);
+    size_t k = check_member(L, s, 2), nrows;
+    luaL_checktype(L, 3, LUA_TTABLE);
+    rt_ses_frame f;
+    lua_getfield(L, 3, "domain");
+    f.domain = check_domain(L, -1);
+    lua_pop(L, 1);
+    f.a = frame_num(L, 3, "a"), f.b = frame_num(L, 3, "b");
+    f.ix = frame_num(L, 3, "ix"), f.iy = frame_num(L, 3, "iy");
+    f.iw = frame_num(L, 3, "iw"), f.ih = frame_num(L, 3, "ih");
+    f.ya = frame_num(L, 3, "ya"), f.yb = frame_num(L, 3, "yb");
+    luaL_argcheck(L, f.iw >= 0 && f.iw <= (1 << 24), 3, "plot width out of range");
+    int32_t *row = rows_of(L, s, k, &nrows);
+    rt_pack *p;
+    rt_err err;
+    if (rt_pack_new(4, &p, &err) != RT_OK)
+        return rt_push_fail(L, &err);
+    if (rt_ses_view_segments(s, k, &f, row, p, &err) != RT_OK) {
+        rt_pack_free(p);
+        return rt_push_fail(L, &err);
+    }
+    rt_lcanvas_push_pack(L, p, 0);
+    rt_pack_free(p); /* the view holds its own reference */
+    return 1;
+}
+
 static int l_periodogram(lua_State *L)
 {
     luaL_checktype(L, 1, LUA_TTABLE);
@@ -635,6 +873,12 @@ static const luaL_Reg ses_methods[] = {
     {"chain", ses_chain},
     {"periodogram", ses_periodogram},
     {"occupancy", ses_occupancy},
+    {"rows", ses_rows},
+    {"view_span", ses_view_span},
+    {"view_slice", ses_view_slice},
+    {"view_columns", ses_view_columns},
+    {"view_segments", ses_view_segments},
+    {"view_shade", ses_view_shade},
     {"close", ses_close},
     {NULL, NULL},
 };

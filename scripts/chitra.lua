@@ -127,8 +127,17 @@ return {
     local steps = {}
     for i, s in ipairs(args.steps or {}) do steps[i] = parse_step(s[1], s[2]) end
     if args.component_separator == "" then cli.usage_error("--component-separator is empty") end
+    local bar -- one progress bar per long file, on stderr when it is a terminal
     local ses, err = chitra.load(args.pes, { components = args.component_pattern,
-                                             separator = args.component_separator })
+      separator = args.component_separator, progress = function(path, done, total)
+        if not bar or bar.path ~= path then
+          if bar then bar:finish() end
+          bar = cli.progress("loading " .. path, total)
+          bar.path = path
+        end
+        bar:update(done)
+      end })
+    if bar then bar:finish() end
     if not ses then cli.input_error(err) end
     for _, s in ipairs(steps) do
       local ok, why

@@ -18,7 +18,21 @@ typedef struct {
     int32_t *ids;
     double *times;
     size_t n, cap;
+    void (*progress)(void *ud, uint64_t done, uint64_t total); /* NULL: no reports */
+    void *progress_ud;
+    uint64_t step;      /* bytes between reports */
+    uint64_t next;      /* offset of the next report */
 } pes_buf;
+
+/* Report progress when the reader has passed the next mark (called once a line). */
+static void report(pes_buf *b, rt_lines *r)
+{
+    uint64_t off = rt_lines_offset(r);
+    if (b->progress && off >= b->next) {
+        b->progress(b->progress_ud, off, rt_lines_size(r));
+        b->next = off + b->step;
+    }
+}
 
 /* Integers take a fast path; anything else goes through the strict strtod parser. */
 static int parse_time(rt_span t, double *out)
@@ -80,6 +94,7 @@ static int read_pairs(rt_lines *r, pes_buf *b, const char *line, size_t len, rt_
         if (nf == 0)
             continue;
         unsigned long ln = rt_lines_lineno(r);
+        report(b, r);
         if (nf != 2)
             return rt_err_at(err, RT_EFORMAT, b->path, ln, "expected 'STATE TIME', found %s",
                              nf == 1 ? "one field" : "more than two fields");
@@ -99,6 +114,7 @@ static int read_tuples(rt_lines *r, pes_buf *b, const char *line, size_t len, rt
     unsigned long ln = 0;
     do {
         ln = rt_lines_lineno(r);
+        report(b, r);
         len = uncomment(line, len);
         for (size_t i = 0; i < len; i++) {
             char c = line[i];
@@ -148,13 +164,20 @@ static int read_tuples(rt_lines *r, pes_buf *b, const char *line, size_t len, rt
 
 int rt_ses_load(rt_ses *s, const char *path, rt_err *err)
 {
+    return rt_ses_load_progress(s, path, 0, NULL, NULL, err);
+}
+
+int rt_ses_load_progress(rt_ses *s, const char *path, uint64_t step,
+                         void (*progress)(void *ud, uint64_t done, uint64_t total), void *ud,
+                         rt_err *err)
+{
     rt_err_clear(err);
     if (s->nsteps)
         return rt_err_at(err, RT_ESTATE, path, 0, "members are added before the first transform");
     rt_lines *r = rt_lines_open(path, err);
     if (!r)
         return err->status;
-    pes_buf b = {s, path, NULL, NULL, 0, 0};
+    pes_buf b = {s, path, NULL, NULL, 0, 0, progress, ud, step ? step : 1, step ? step : 1};
     const char *line;
     size_t len;
     int st;
@@ -178,6 +201,8 @@ int rt_ses_load(rt_ses *s, const char *path, rt_err *err)
             st = rt_err_at(err, RT_EFORMAT, path, rt_lines_lineno(r),
                            "a PES needs at least two states (found %zu)", b.n);
     }
+    if (st == RT_OK && progress && b.next > b.step) /* reported before: say it is done */
+        progress(ud, rt_lines_offset(r), rt_lines_size(r));
     rt_lines_free(r);
     if (st == RT_OK) {
         /* hand the arrays over (times already checked): SES symbols are the first n-1 states */

@@ -25,6 +25,7 @@
 #include <stdint.h>
 
 #include "rt_error.h"
+#include "rt_grid.h"
 
 typedef struct rt_ses rt_ses;
 
@@ -43,6 +44,16 @@ void rt_ses_free(rt_ses *s);
  * "FILE:LINE: what is wrong".
  */
 int rt_ses_load(rt_ses *s, const char *path, rt_err *err);
+
+/*
+ * rt_ses_load reporting its progress for long files: progress(ud, bytes read,
+ * file size (0 when unknown)) each time another `step` bytes (0: 1) of input
+ * have been read, and once more at the end when it was called before (so a
+ * file shorter than step gives no report).
+ */
+int rt_ses_load_progress(rt_ses *s, const char *path, uint64_t step,
+                         void (*progress)(void *ud, uint64_t done, uint64_t total), void *ud,
+                         rt_err *err);
 
 /*
  * Add a member from memory: n PES states (n >= 2) named names[i] with entry times
@@ -216,6 +227,53 @@ int rt_ses_periodogram(const rt_ses *s, size_t member, char domain, size_t nsamp
 /* Periodogram of an arbitrary real signal x[0..n-1] sampled every dt. */
 int rt_periodogram(const double *x, size_t n, double dt, double **freq, double **power,
                    size_t *nout, rt_err *err);
+
+/* ---- time and event views ---- */
+
+/*
+ * Rows of the views: row[id] = rank of symbol id in order of first appearance
+ * in member k's current version, -1 for symbols absent (row has
+ * rt_ses_symbol_count entries, allocated by the caller); *nrows = rows used.
+ */
+int rt_ses_rows(const rt_ses *s, size_t k, int32_t *row, size_t *nrows);
+
+/*
+ * On the axis of domain 't' (element i spans [entry, entry + occupancy]) or 'e'
+ * (element i spans [i, i + 1], 0-based), the elements touching [a, b]: they are
+ * the *count elements from *first on.
+ */
+void rt_ses_view_span(const rt_ses *s, size_t k, char domain, double a, double b,
+                      size_t *first, size_t *count);
+
+/*
+ * Decimation for drawing: [a, b] cut into ncols equal pixel columns, position x
+ * in column floor((x - a) / (b - a) * ncols) (clamped to 0 .. ncols-1); an
+ * element is present in every column from that of its start to that of its end.
+ * lo[c] / hi[c] get the lowest and highest row (from rt_ses_rows) present in
+ * column c, -1 for a column no element touches. lo and hi have ncols entries.
+ */
+int rt_ses_view_columns(const rt_ses *s, size_t k, char domain, double a, double b,
+                        size_t ncols, const int32_t *row, int32_t *lo, int32_t *hi);
+
+/* Where a view is drawn: data x in [a, b] -> canvas ix .. ix + iw; row r in
+ * [ya, yb] -> canvas iy + ih (ya) .. iy (yb). */
+typedef struct rt_ses_frame {
+    char domain;            /* 't' time, 'e' event */
+    double a, b;            /* the data range shown on x */
+    double ix, iy, iw, ih;  /* the plot area on the canvas */
+    double ya, yb;          /* the row range shown on y */
+} rt_ses_frame;
+
+/*
+ * Append the step line of member k in frame f to out (stride 4: x1, y1, x2, y2).
+ * At most 4 elements per pixel of width: one horizontal segment per element and
+ * one vertical segment to the next. More: per pixel column (rt_ses_view_columns
+ * with iw columns) one vertical bar from the lowest to the highest row present,
+ * runs of one-row columns as one horizontal segment; the size of out then
+ * depends on iw only. RT_EINVAL for an empty range, RT_ENOMEM.
+ */
+int rt_ses_view_segments(const rt_ses *s, size_t k, const rt_ses_frame *f, const int32_t *row,
+                         rt_pack *out, rt_err *err);
 
 /* ---- simulation of a semi-Markov chain ---- */
 

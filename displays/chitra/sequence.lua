@@ -12,69 +12,121 @@ local canvas = require "retrace.canvas"
 
 local M = {}
 
---- The view's data: {domain, member, labels = {name per row 0..}, x0 = {}, x1 = {},
--- y = {}, symbols = {}, range = {a, b}, shades = {{pattern, color, x0 = {}, x1 = {}}}}.
+-- The session each data table came from (not part of the data, so the data stays
+-- plain): draw asks it for the step line, decimated in C to the picture's pixels.
+local sources = setmetatable({}, { __mode = "k" })
+
+--- The view's data: {domain, member, labels = {name per row 0..}, range = {a, b},
+-- count (elements touching the range), shades = {{pattern, color, x0 = {}, x1 = {}}}}
+-- and either the elements, x0 = {}, x1 = {}, y = {} (rows), symbols = {}, when there
+-- are at most opts.max_elements (100000) of them, or else what a picture opts.columns
+-- (1000) pixels wide shows: columns = {count =, lo = {}, hi = {}}, the lowest and
+-- highest row present in each column (-1: none), and the shades' occurrences less than
+-- a column apart merged into one interval.
 function M.data(ses, opts)
   opts = opts or {}
   local domain = opts.domain or "time"
   if domain ~= "time" and domain ~= "event" then
     return nil, "view: domain must be 'time' or 'event'"
   end
+  local core = ses.core or ses
   local k = opts.member or 1
-  local syms = ses:symbols(k)
-  local starts, lens
-  if domain == "time" then
-    starts, lens = ses:entries(k), ses:times(k)
+  local n = core:length(k)
+  local labels = core:rows(k)
+  local a, b
+  if opts.range then
+    a, b = opts.range[1], opts.range[2]
+  elseif n > 0 then
+    a = core:view_slice(k, domain, 1, 1)[1]
+    b = select(2, core:view_slice(k, domain, n, 1))[1]
+  else
+    a, b = 0, 1
   end
-  local rank, labels = {}, {}
-  for _, s in ipairs(syms) do
-    if not rank[s] then
-      rank[s] = #labels
-      labels[#labels + 1] = s
-    end
-  end
-  local function x0(i) return starts and starts[i] or i - 1 end
-  local function x1(i) return starts and starts[i] + lens[i] or i end
-  local n = #syms
-  local a = opts.range and opts.range[1] or (n > 0 and x0(1) or 0)
-  local b = opts.range and opts.range[2] or (n > 0 and x1(n) or 1)
   if not (b > a) then return nil, "view: the zoom range is empty" end
-  local d = { domain = domain, member = k, labels = labels, range = { a, b },
-              x0 = {}, x1 = {}, y = {}, symbols = {}, shades = {} }
-  for i = 1, n do
-    if x1(i) >= a and x0(i) <= b then
-      local j = #d.y + 1
-      d.x0[j], d.x1[j], d.y[j], d.symbols[j] = x0(i), x1(i), rank[syms[i]], syms[i]
-    end
+  local first, count = core:view_span(k, domain, a, b)
+  local d = { domain = domain, member = k, labels = labels, range = { a, b }, count = count,
+              shades = {} }
+  if count <= (opts.max_elements or 100000) then
+    d.x0, d.x1, d.y, d.symbols = core:view_slice(k, domain, first, count)
+  else
+    local c = opts.columns or 1000
+    d.columns = { count = c }
+    d.columns.lo, d.columns.hi = core:view_columns(k, domain, a, b, c)
   end
+  sources[d] = { core = core, depth = core:depth(), length = n }
   for si, sh in ipairs(opts.shade or {}) do
     if type(sh) ~= "table" or sh.pattern == nil then sh = { pattern = sh } end
-    local found, err = ses:find(sh.pattern)
-    if not found then return nil, err end
-    local m = #found.pattern
-    local entry = { pattern = found.pattern, color = sh.color or plot.shades[(si - 1) % #plot.shades + 1],
-                    count = found.count, events_share = found.events_share,
-                    time_share = found.time_share, x0 = {}, x1 = {} }
-    for _, occ in ipairs(found.occurrences) do
-      if occ[1] == k then
-        local s0, s1 = x0(occ[2]), x1(occ[2] + m - 1)
-        if s1 >= a and s0 <= b then
-          entry.x0[#entry.x0 + 1], entry.x1[#entry.x1 + 1] = s0, s1
-        end
-      end
+    local entry, err
+    if d.columns then
+      -- a long sequence: the occurrences come from C, those less than a column apart merged
+      entry, err = M.long_shade(core, k, domain, sh.pattern, a, b, d.columns.count)
+    else
+      entry, err = M.short_shade(ses, k, domain, sh.pattern, a, b)
     end
+    if not entry then return nil, err end
+    entry.color = sh.color or plot.shades[(si - 1) % #plot.shades + 1]
     d.shades[#d.shades + 1] = entry
   end
   return d
 end
 
+--- The shading of a pattern: {pattern, count, events_share, time_share, x0 = {}, x1 = {}},
+-- the extent of every occurrence in member k touching [a, b].
+function M.short_shade(ses, k, domain, pattern, a, b)
+  local core = ses.core or ses
+  local starts, lens
+  if domain == "time" then starts, lens = core:entries(k), core:times(k) end
+  local function x0(i) return starts and starts[i] or i - 1 end
+  local function x1(i) return starts and starts[i] + lens[i] or i end
+  local found, err = ses:find(pattern)
+  if not found then return nil, err end
+  local m = #found.pattern
+  local entry = { pattern = found.pattern, count = found.count, events_share = found.events_share,
+                  time_share = found.time_share, x0 = {}, x1 = {} }
+  for _, occ in ipairs(found.occurrences) do
+    if occ[1] == k then
+      local s0, s1 = x0(occ[2]), x1(occ[2] + m - 1)
+      if s1 >= a and s0 <= b then
+        entry.x0[#entry.x0 + 1], entry.x1[#entry.x1 + 1] = s0, s1
+      end
+    end
+  end
+  return entry
+end
+
+--- The shading of a pattern on a long sequence, as in data's shades, its occurrences
+-- less than (b - a) / ncols apart merged into one interval.
+function M.long_shade(core, k, domain, pattern, a, b, ncols)
+  pattern = require("retrace.chitra").split_list(pattern)
+  if #pattern == 0 then return nil, "find: the pattern is empty" end
+  local count, time, x0, x1 = core:view_shade(k, domain, pattern, a, b, ncols)
+  if not count then return nil, time end
+  local events = 0
+  for j = 1, core:members() do events = events + core:length(j) end
+  local _, T = core:totals()
+  return { pattern = pattern, count = count, events_share = events > 0 and count * #pattern / events or 0,
+           time_share = T > 0 and time / T or 0, x0 = x0, x1 = x1 }
+end
+
+-- The session behind d when it still holds the sequence d was made from.
+local function source(d)
+  local src = sources[d]
+  if not src then return nil end
+  local ok, depth = pcall(src.core.depth, src.core)
+  if ok and depth == src.depth and src.core:length(d.member) == src.length then return src.core end
+end
+
 --- Draw the data into box {x, y, w, h} (default: the whole canvas is the caller's).
+-- The step line comes in one packed buffer from C, reduced to the rows present in
+-- each pixel column when there are more than 4 elements per pixel; data without
+-- its session (decoded JSON) is drawn from its own lists.
 function M.draw(cv, d, box, opts)
   opts = opts or {}
   local ylabels = {}
   for i, name in ipairs(d.labels) do ylabels[i - 1] = name end
+  local yb = math.max(#d.labels - 0.5, 0.5)
   local p = plot.frame(cv, box, {
-    x = d.range, y = { -0.5, math.max(#d.labels - 0.5, 0.5) }, ylabels = ylabels,
+    x = d.range, y = { -0.5, yb }, ylabels = ylabels,
     title = opts.title or (d.domain == "time" and "Time view" or "Event view"),
     xlabel = d.domain == "time" and "time" or "event", label_width = opts.label_width })
   local ix, iy, iw, ih = table.unpack(p.box)
@@ -88,6 +140,30 @@ function M.draw(cv, d, box, opts)
     end
     cv:rects(r, { color = sh.color })
   end
+  local core, seg = source(d), nil
+  if core then
+    seg = assert(core:view_segments(d.member, { domain = d.domain, a = d.range[1], b = d.range[2],
+      ix = ix, iy = iy, iw = iw, ih = ih, ya = -0.5, yb = yb }))
+  elseif d.columns then
+    seg = canvas.pack(4)
+    local c, lo, hi = d.columns.count, d.columns.lo, d.columns.hi
+    for j = 1, c do
+      if lo[j] >= 0 then
+        local x = ix + (j - 0.5) / c * iw
+        seg:push(x, p.sy(lo[j]) + 0.5, x, p.sy(hi[j]) - 0.5)
+      end
+    end
+  else
+    seg = M.lua_segments(d, p)
+  end
+  cv:segments(seg, { color = opts.color or "navy", width = opts.width or 1.5 })
+  cv:restore()
+  return p
+end
+
+-- The step line of data's own element lists (data without a session).
+function M.lua_segments(d, p)
+  local ix, iw = p.box[1], p.box[3]
   local seg = canvas.pack(4)
   local n = #d.y
   if n > 4 * iw then
@@ -107,18 +183,20 @@ function M.draw(cv, d, box, opts)
       if j < n then seg:push(p.sx(d.x1[j]), y, p.sx(d.x1[j]), p.sy(d.y[j + 1])) end
     end
   end
-  cv:segments(seg, { color = opts.color or "navy", width = opts.width or 1.5 })
-  cv:restore()
-  return p
+  return seg
 end
 
 --- Render a session's view straight into a file (.png, .pdf, .svg).
 function M.render(ses, path, opts)
   opts = opts or {}
-  local d, err = M.data(ses, opts)
+  local w = opts.width or 1000
+  local o = {}
+  for key, v in pairs(opts) do o[key] = v end
+  o.columns = o.columns or math.max(1, w - (opts.label_width or 70) - 16) -- the plot's pixels
+  local d, err = M.data(ses, o)
   if not d then return nil, err end
   local h = opts.height or math.max(300, math.min(1400, 60 + 16 * #d.labels))
-  return plot.render(M, d, path, opts.width or 1000, h, opts)
+  return plot.render(M, d, path, w, h, opts)
 end
 
 --- The same view with the domain fixed (displays/chitra/time.lua and event.lua).

@@ -301,6 +301,156 @@ static void test_simulation_matches_chain(void **st)
     free(us);
 }
 
+/* ---- time and event views ---- */
+
+/* A member of n random states over nsym symbols with random (fractional) times. */
+static rt_ses *random_member(size_t n, int nsym, unsigned seed)
+{
+    rt_ses *s = rt_ses_new();
+    int32_t *ids = malloc(n * sizeof *ids);
+    double *t = malloc(n * sizeof *t);
+    char name[16];
+    srand(seed);
+    double now = 3.5;
+    for (size_t i = 0; i < n; i++) {
+        snprintf(name, sizeof name, "S%d", rand() % nsym);
+        ids[i] = rt_ses_intern(s, name, strlen(name));
+        t[i] = now;
+        now += (rand() % 4 == 0) ? 0 : (double)(rand() % 1000) / 128.0;
+    }
+    rt_err e;
+    assert_int_equal(rt_ses_add_ids(s, "random", n, ids, t, &e), RT_OK);
+    free(ids);
+    free(t);
+    return s;
+}
+
+/* Column by column and element by element, straight from the definition. */
+static void reference_columns(const rt_ses *s, char dom, double a, double b, size_t ncols,
+                              const int32_t *row, int32_t *lo, int32_t *hi)
+{
+    size_t n = rt_ses_length(s, 0);
+    const int32_t *x = rt_ses_symbols(s, 0);
+    for (size_t c = 0; c < ncols; c++) {
+        lo[c] = hi[c] = -1;
+        for (size_t i = 0; i < n; i++) {
+            double x0 = dom == 't' ? rt_ses_entry(s, 0, i) : (double)i;
+            double x1 = dom == 't' ? x0 + rt_ses_time(s, 0, i) : (double)i + 1;
+            if (x1 < a || x0 > b)
+                continue;
+            double c0 = floor((x0 - a) / (b - a) * (double)ncols);
+            double c1 = floor((x1 - a) / (b - a) * (double)ncols);
+            c0 = c0 < 0 ? 0 : c0 >= (double)ncols ? (double)ncols - 1 : c0;
+            c1 = c1 < 0 ? 0 : c1 >= (double)ncols ? (double)ncols - 1 : c1;
+            if ((double)c < c0 || (double)c > c1)
+                continue;
+            int32_t r = row[x[i]];
+            if (lo[c] < 0 || r < lo[c])
+                lo[c] = r;
+            if (r > hi[c])
+                hi[c] = r;
+        }
+    }
+}
+
+static void test_view_columns_match_reference(void **st)
+{
+    (void)st;
+    rt_ses *s = random_member(5000, 7, 42);
+    size_t n = rt_ses_length(s, 0), nrows;
+    int32_t *row = malloc(rt_ses_symbol_count(s) * sizeof *row);
+    rt_ses_rows(s, 0, row, &nrows);
+    assert_int_equal(nrows, 7);
+    assert_int_equal(row[rt_ses_symbols(s, 0)[0]], 0);
+    double tend = rt_ses_entry(s, 0, n - 1) + rt_ses_time(s, 0, n - 1);
+    struct {
+        char dom;
+        double a, b;
+        size_t ncols;
+    } cases[] = {{'t', rt_ses_entry(s, 0, 0), tend, 97},  {'t', 1000.25, 1800, 61},
+                 {'e', 0, (double)n, 128},               {'e', 2500, 2540, 300},
+                 {'t', tend - 10, tend + 50, 7},          {'t', -100, -50, 5}};
+    int32_t lo[300], hi[300], rlo[300], rhi[300];
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        rt_ses_view_columns(s, 0, cases[k].dom, cases[k].a, cases[k].b, cases[k].ncols, row, lo, hi);
+        reference_columns(s, cases[k].dom, cases[k].a, cases[k].b, cases[k].ncols, row, rlo, rhi);
+        assert_memory_equal(lo, rlo, cases[k].ncols * sizeof *lo);
+        assert_memory_equal(hi, rhi, cases[k].ncols * sizeof *hi);
+    }
+    /* the span: elements touching [a, b] */
+    size_t first, count;
+    rt_ses_view_span(s, 0, 'e', 2500, 2540, &first, &count);
+    assert_int_equal(first, 2499); /* [2499, 2500] touches 2500 */
+    assert_int_equal(count, 42);
+    rt_ses_view_span(s, 0, 't', -100, -50, &first, &count);
+    assert_int_equal(count, 0);
+
+    /* segments: the exact step line when short, at most a few per column when long */
+    rt_ses_frame f = {'e', 2500, 2540, 10, 20, 300, 100, -0.5, 6.5};
+    rt_pack *p;
+    rt_err e;
+    assert_int_equal(rt_pack_new(4, &p, &e), RT_OK);
+    assert_int_equal(rt_ses_view_segments(s, 0, &f, row, p, &e), RT_OK);
+    assert_int_equal(p->n, 2 * 42 - 1);
+    assert_true(p->v[0] == 10 + (2499.0 - 2500) / 40 * 300); /* element 2499 starts left of the box */
+    assert_true(p->v[1] == 20 + 100 - (row[rt_ses_symbols(s, 0)[2499]] + 0.5) / 7 * 100);
+    p->n = 0;
+    f.a = 0, f.b = (double)n, f.iw = 100;
+    assert_int_equal(rt_ses_view_segments(s, 0, &f, row, p, &e), RT_OK);
+    assert_true(p->n >= 1 && p->n <= 100);
+    for (size_t i = 0; i < p->n; i++) /* random states: every column is a vertical bar */
+        assert_true(p->v[4 * i] == p->v[4 * i + 2] && p->v[4 * i] == 10 + (double)i + 0.5);
+    f.b = f.a;
+    assert_int_equal(rt_ses_view_segments(s, 0, &f, row, p, &e), RT_EINVAL);
+    rt_pack_free(p);
+    free(row);
+    rt_ses_free(s);
+}
+
+typedef struct {
+    int calls;
+    uint64_t last, total;
+    int decreasing;
+} progress_log;
+
+static void log_progress(void *ud, uint64_t done, uint64_t total)
+{
+    progress_log *l = ud;
+    if (done < l->last)
+        l->decreasing = 1;
+    l->calls++;
+    l->last = done;
+    l->total = total;
+}
+
+static void test_load_reports_progress(void **st)
+{
+    (void)st;
+    char *text = malloc(200000);
+    size_t len = 0;
+    for (int i = 0; i < 20000; i++)
+        len += (size_t)sprintf(text + len, "S%d %d\n", i % 5, i);
+    char *path = rt_test_write_text(text);
+    free(text);
+    rt_ses *s = rt_ses_new();
+    progress_log l = {0, 0, 0, 0};
+    rt_err e;
+    assert_int_equal(rt_ses_load_progress(s, path, 16384, log_progress, &l, &e), RT_OK);
+    assert_int_equal(rt_ses_length(s, 0), 19999);
+    /* a report per 16 KiB read and one at the end, with the whole size */
+    assert_true(l.calls >= (int)(len / 16384) && l.calls <= (int)(len / 16384) + 2);
+    assert_false(l.decreasing);
+    assert_true(l.last == len && l.total == len);
+    rt_ses_free(s);
+    /* a file shorter than the step gives no report */
+    s = rt_ses_new();
+    l = (progress_log){0, 0, 0, 0};
+    assert_int_equal(rt_ses_load_progress(s, path, 1 << 20, log_progress, &l, &e), RT_OK);
+    assert_int_equal(l.calls, 0);
+    rt_ses_free(s);
+    rt_test_remove(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -312,6 +462,8 @@ int main(void)
         cmocka_unit_test(test_reader_errors),
         cmocka_unit_test(test_periodogram_pure_signal),
         cmocka_unit_test(test_simulation_matches_chain),
+        cmocka_unit_test(test_view_columns_match_reference),
+        cmocka_unit_test(test_load_reports_progress),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -574,3 +574,48 @@ describe("retrace chitra", function()
     os.remove(bad)
   end)
 end)
+
+describe("chitra progress while loading", function()
+  -- a PES of about 2.5 MiB: more than two progress steps of 1 MiB
+  local function long_pes()
+    local parts = {}
+    for i = 1, 200000 do parts[i] = string.format("S%d %d\n", i % 7, i) end
+    return h.temp_file(table.concat(parts))
+  end
+
+  it("reports each MiB read to the Lua callback", function()
+    local path = long_pes()
+    local seen = {}
+    local ses = assert(chitra.load(path, { progress = function(p, done, total)
+      assert.equal(path, p)
+      seen[#seen + 1] = { done, total }
+    end }))
+    local size = #h.slurp(path)
+    assert.equal(199999, ses:length())
+    assert.truthy(#seen >= 2 and #seen <= 4)
+    assert.same({ size, size }, seen[#seen])
+    assert.truthy(seen[1][1] >= 1048576 and seen[1][1] < 1048576 + 64)
+    os.remove(path)
+  end)
+
+  it("shows a bar on stderr when it is a terminal, and none when it is not", function()
+    local path = long_pes()
+    local cmd = "env -u RETRACE_NO_PROGRESS " .. h.quote(h.bin) .. " chitra " .. h.quote(path)
+    local err = os.tmpname()
+    local ok = os.execute(cmd .. " >/dev/null 2>" .. err)
+    assert.truthy(ok)
+    assert.equal("", h.slurp(err))
+    os.remove(err)
+    if not os.execute("command -v script >/dev/null 2>&1") then
+      pending("no 'script' to give the command a terminal")
+      os.remove(path)
+      return
+    end
+    local p = io.popen("script -qec " .. h.quote(cmd .. " 2>&1 >/dev/null") .. " /dev/null")
+    local tty = p:read("a")
+    p:close()
+    assert.truthy(tty:find("loading " .. path .. " [", 1, true), tty)
+    assert.truthy(tty:find("100%", 1, true), tty)
+    os.remove(path)
+  end)
+end)

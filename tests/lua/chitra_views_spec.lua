@@ -78,6 +78,151 @@ describe("chitra time and event views", function()
   end)
 end)
 
+describe("chitra views of long sequences", function()
+  -- a random sequence: nsym symbols, integer occupancy times 0..maxt (0: the state
+  -- is entered and left at once)
+  local function random_ses(n, nsym, maxt, seed)
+    math.randomseed(seed)
+    local states, times, t = {}, {}, 0
+    for i = 1, n do
+      states[i] = "S" .. math.random(nsym)
+      times[i] = t
+      t = t + math.random(0, maxt)
+    end
+    return assert(chitra.from_states { { states = states, times = times } })
+  end
+
+  -- the reference: per column, the lowest and highest row of the elements touching
+  -- it, an element spanning the columns of its start to that of its end
+  local function reference(ses, domain, a, b, ncols)
+    local syms, entries, lens = ses:symbols(), ses:entries(), ses:times()
+    local row, nrows = {}, 0
+    for _, s in ipairs(syms) do
+      if not row[s] then row[s] = nrows; nrows = nrows + 1 end
+    end
+    local lo, hi = {}, {}
+    for c = 1, ncols do lo[c], hi[c] = -1, -1 end
+    local function col(x)
+      return math.min(math.max(math.floor((x - a) / (b - a) * ncols), 0), ncols - 1) + 1
+    end
+    for i, s in ipairs(syms) do
+      local x0, x1 = i - 1, i
+      if domain == "time" then x0, x1 = entries[i], entries[i] + lens[i] end
+      if x1 >= a and x0 <= b then
+        for c = col(x0), col(x1) do
+          local r = row[s]
+          if lo[c] < 0 or r < lo[c] then lo[c] = r end
+          if r > hi[c] then hi[c] = r end
+        end
+      end
+    end
+    return lo, hi, nrows
+  end
+
+  it("reduces a long sequence to the rows present in each pixel column", function()
+    local ses = random_ses(200000, 9, 5, 7)
+    local entries, lens = ses:entries(), ses:times()
+    local tb = entries[#entries] + lens[#lens]
+    for _, case in ipairs { { "time", entries[1], tb, 640 }, { "event", 0, 200000, 333 },
+                            { "time", 123456.5, 130000, 500 }, { "event", 1000, 1700, 999 } } do
+      local domain, a, b, ncols = table.unpack(case)
+      local d = assert(seqv.data(ses, { domain = domain, range = { a, b }, columns = ncols,
+                                        max_elements = 100, shade = { "S1,S2,S1" } }))
+      local lo, hi = reference(ses, domain, a, b, ncols)
+      assert.equal(ncols, d.columns.count)
+      assert.same(lo, d.columns.lo)
+      assert.same(hi, d.columns.hi)
+      assert.is_nil(d.x0)
+      -- the shading: every occurrence touching the range, those less than a column apart merged
+      local found = ses:find("S1,S2,S1")
+      local sx0, sx1 = {}, {}
+      for _, occ in ipairs(found.occurrences) do
+        local i, j = occ[2], occ[2] + 2
+        local x0, x1 = i - 1, j
+        if domain == "time" then x0, x1 = entries[i], entries[j] + lens[j] end
+        if x1 >= a and x0 <= b then
+          if #sx1 > 0 and x0 - sx1[#sx1] < (b - a) / ncols then
+            sx1[#sx1] = math.max(sx1[#sx1], x1)
+          else
+            sx0[#sx0 + 1], sx1[#sx1 + 1] = x0, x1
+          end
+        end
+      end
+      local sh = d.shades[1]
+      assert.truthy(found.count > 100)
+      assert.same({ found.count, found.events_share, found.time_share }, { sh.count, sh.events_share, sh.time_share })
+      assert.same(sx0, sh.x0)
+      assert.same(sx1, sh.x1)
+    end
+  end)
+
+  it("draws exactly the rows present in each pixel column of a long sequence", function()
+    local ses = random_ses(200000, 9, 5, 11)
+    local d = assert(timev.data(ses))
+    assert.equal(199999, d.count) -- the SES: more elements than the data lists
+    assert.is_nil(d.y)
+    local cv = canvas.image(700, 320, "white")
+    local p = seqv.draw(cv, d, { 0, 0, 700, 320 }, { width = 1 })
+    local ix, iy, iw = table.unpack(p.box)
+    local lo, hi, nrows = reference(ses, "time", d.range[1], d.range[2], iw)
+    assert.equal(9, nrows)
+    local wrong = {}
+    for c = 1, iw do
+      for r = 0, nrows - 1 do
+        local pr, _, pb = cv:get_pixel(ix + c - 1, math.floor(p.sy(r)))
+        local inked, blank = pb - pr > 40, pb - pr < 20
+        local shown = r >= lo[c] and r <= hi[c]
+        if (shown and not inked) or (not shown and not blank) then
+          wrong[#wrong + 1] = string.format("column %d row %d: %s, pixel %d,%d", c - 1, r,
+            shown and "not drawn" or "drawn", pr, pb)
+        end
+      end
+    end
+    assert.same({}, wrong)
+    assert.truthy(iy > 0)
+  end)
+
+  it("draws a short sequence from C exactly as from the data's own lists", function()
+    math.randomseed(3)
+    local states, times, t = {}, {}, 0.25
+    for i = 1, 400 do
+      states[i] = ({ "A", "B", "C", "D", "E" })[math.random(5)]
+      times[i] = t
+      t = t + math.random() * 3
+    end
+    local ses = assert(chitra.from_states { { states = states, times = times } })
+    for _, view in ipairs { timev, eventv } do
+      for _, range in ipairs { false, { 40.3, 97.1 } } do
+        local d = assert(view.data(ses, { range = range or nil, shade = { "A,B" } }))
+        local plain = cjson.decode(cjson.encode(d)) -- the same data without its session
+        local pics = {}
+        for i, data in ipairs { d, plain } do
+          local cv = canvas.image(600, 240, "white")
+          seqv.draw(cv, data, { 0, 0, 600, 240 })
+          local px = {}
+          for y = 0, 239, 1 do
+            for x = 0, 599, 1 do px[#px + 1] = string.format("%d,%d,%d", cv:get_pixel(x, y)) end
+          end
+          pics[i] = table.concat(px, " ")
+        end
+        assert.equal(pics[2], pics[1])
+      end
+    end
+  end)
+
+  it("draws a 10^6-state time view in C without element lists", function()
+    local ses = random_ses(1000000, 30, 3, 5)
+    local d = assert(timev.data(ses, { columns = 800 }))
+    assert.truthy(d.columns)
+    assert.is_nil(d.y)
+    local cv = canvas.image(900, 400, "white")
+    local p = seqv.draw(cv, d, { 0, 0, 900, 400 })
+    assert.equal(814, p.box[3])
+    local plain = cjson.decode(cjson.encode(d)) -- columns as data draw too
+    seqv.draw(canvas.image(900, 400, "white"), plain, { 0, 0, 900, 400 })
+  end)
+end)
+
 describe("chitra frequency view and histograms", function()
   it("marks the periodogram's strongest peaks", function()
     local states, times = {}, {}

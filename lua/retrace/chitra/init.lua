@@ -23,12 +23,20 @@ local Ses = {}
 Ses.__index = Ses
 
 --- Load one PES file or a list of them (an ensemble). Returns a session or nil, message.
--- opts.components: Lua pattern of one state component (default "%u%d*": "A2T" = A2, T).
+-- opts.components: Lua pattern of one state component (default "%u%d*": "A2T" = A2, T);
+-- opts.progress: function(path, bytes_read, file_size) called every opts.progress_step
+-- bytes (1 MiB) of a long file and once at its end.
 function M.load(paths, opts)
   if type(paths) == "string" then paths = { paths } end
   local s = core.new()
+  local progress = opts and opts.progress
   for _, p in ipairs(paths) do
-    local ok, err = s:load(p)
+    local ok, err
+    if progress then
+      ok, err = s:load(p, function(done, total) progress(p, done, total) end, opts.progress_step)
+    else
+      ok, err = s:load(p)
+    end
     if not ok then s:close() return nil, err end
   end
   return M.wrap(s, paths, opts)
