@@ -162,7 +162,8 @@ static int grid_load(lua_State *L)
     if (first < 0 || (size_t)first + len / 4 > total)
         return luaL_error(L, "%d cells from %d do not fit in the %d x %d grid", (int)(len / 4),
                           (int)first, g->w, g->h);
-    memcpy(g->cells + first, s, len);
+    if (len)
+        memcpy(g->cells + first, s, len);
     return 0;
 }
 
@@ -223,7 +224,8 @@ static int pack_load(lua_State *L)
         return luaL_argerror(L, 2, "length is not a whole number of items");
     if (rt_pack_reserve(p, p->n + len / item) != RT_OK)
         return luaL_error(L, "packed array: out of memory");
-    memcpy(p->v + p->n * (size_t)p->stride, s, len);
+    if (len) /* an empty pack has no buffer yet: memcpy(NULL, ..., 0) is undefined */
+        memcpy(p->v + p->n * (size_t)p->stride, s, len);
     p->n += len / item;
     return 0;
 }

@@ -358,6 +358,10 @@ int rt_xdin_next(rt_xdin *r, rt_memref *ref, rt_err *err)
                          toklen(c.p, c.end), c.p);
     if (ref->size == 0 && ref->kind < RT_REF_FLUSH)
         ref->size = 1; /* (for c and v, 0 means the whole cache) */
+    const char *why = rt_memref_bad_size(ref);
+    if (why)
+        return rt_err_at(err, RT_EFORMAT, c.name, c.no, "size: 0x%llx: %s",
+                         (unsigned long long)ref->size, why);
     return RT_OK;
 }
 
@@ -400,6 +404,9 @@ int rt_lackey_next(rt_lackey *r, rt_memref *ref, rt_err *err)
                          toklen(a, end), a);
     ref->kind = kind;
     ref->size = size;
+    const char *why = rt_memref_bad_size(ref);
+    if (why)
+        return rt_err_at(err, RT_EFORMAT, c.name, c.no, "size: %llu: %s", (unsigned long long)size, why);
     if (modify) {
         r->t.pending = *ref;
         r->t.pending.kind = RT_REF_WRITE;

@@ -43,6 +43,20 @@ typedef struct rt_memref {
     int kind; /* rt_ref_kind */
 } rt_memref;
 
+/* The largest load, store or fetch a reader accepts (16 MiB): a bigger size is
+ * a corrupted field, not a reference, and would have the cache walk millions of
+ * lines for it. */
+#define RT_MEMREF_MAX_SIZE (1ull << 24)
+
+/* NULL when ref's size is acceptable, else why not: too big for a load, store
+ * or fetch. (A range past the top of the address space wraps to 0.) */
+static inline const char *rt_memref_bad_size(const rt_memref *ref)
+{
+    if (ref->kind < RT_REF_FLUSH && ref->size > RT_MEMREF_MAX_SIZE)
+        return "more than 16 MiB in one reference";
+    return NULL;
+}
+
 /* ---- Dinero IV din ---- */
 typedef struct rt_din rt_din;
 rt_din *rt_din_open(const char *path, rt_err *err);

@@ -190,6 +190,13 @@ static inline const unsigned char *decode(rt_rtmb *r, dstate *d, const unsigned 
     ref->addr = *reg;
     ref->size = d->last_size;
     ref->kind = (int)kind;
+    const char *why = rt_memref_bad_size(ref);
+    if (why) {
+        char what[80];
+        snprintf(what, sizeof what, "size: %s", why);
+        bad_record(r, d, start, err, what);
+        return NULL;
+    }
     return p;
 }
 

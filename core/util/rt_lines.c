@@ -268,7 +268,7 @@ int rt_span_double(rt_span s, double *out)
         return 0;
     char *e;
     double v = strtod(buf, &e);
-    if (*e || e == buf || isnan(v))
+    if (*e || e == buf || !isfinite(v)) /* nan, inf and overflow (1e999) are not numbers */
         return 0;
     *out = v;
     return 1;

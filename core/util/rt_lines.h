@@ -79,7 +79,8 @@ typedef struct rt_span {
  */
 int rt_tok_next(const char **cur, const char *end, rt_span *tok);
 
-/* Strict parsers: the whole span must be the number. Return 1 on success, 0 otherwise. */
+/* Strict parsers: the whole span must be the number. Return 1 on success, 0 otherwise.
+ * rt_span_double takes finite values only: nan, inf and overflowing numbers fail. */
 int rt_span_long(rt_span s, long *out);
 int rt_span_double(rt_span s, double *out);
 int rt_span_hex(rt_span s, uint64_t *out);   /* optional 0x prefix */

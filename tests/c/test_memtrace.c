@@ -206,6 +206,9 @@ static void test_xdin_errors(void **state)
     expect_error(RT_MEMFMT_XDIN, "r 10\n", "1: size: missing");
     expect_error(RT_MEMFMT_XDIN, "r 10 q\n", "1: size: 'q' is not hexadecimal");
     expect_error(RT_MEMFMT_XDIN, "r 10 4 9\n", "1: unexpected field '9' after the size");
+    /* a size no reference has (the cache would walk 2^34 lines) */
+    expect_error(RT_MEMFMT_XDIN, "r 1000 8\nr 1000 4294967296\n",
+                 "2: size: 0x4294967296: more than 16 MiB in one reference");
 }
 
 static void test_lackey(void **state)
@@ -244,6 +247,8 @@ static void test_lackey_errors(void **state)
     expect_error(RT_MEMFMT_LACKEY, " L 10,\n", "1: size: '' is not a positive number");
     expect_error(RT_MEMFMT_LACKEY, " L 10,0\n", "1: size: '0' is not a positive number");
     expect_error(RT_MEMFMT_LACKEY, " S 10,4x\n", "1: size: '4x' is not a positive number");
+    expect_error(RT_MEMFMT_LACKEY, " L 7ff000,99999999999\n",
+                 "1: size: 99999999999: more than 16 MiB in one reference");
 }
 
 static void test_rtmb_roundtrip(void **state)
@@ -359,6 +364,9 @@ static void test_rtmb_errors(void **state)
     /* size 0 */
     memcpy(h + 16, "\x08\x00\x10", 3);
     expect_rtmb_error(h, 19, 0, "record 1 (byte 16): size: 0");
+    /* size 2^24 + 1 (LEB128 81 80 80 08) */
+    memcpy(h + 16, "\x08\x81\x80\x80\x08\x10", 6);
+    expect_rtmb_error(h, 22, 0, "record 1 (byte 16): size: more than 16 MiB in one reference");
     rt_err err;
     assert_null(rt_rtmb_open("/nonexistent/x.rtmb", &err));
     assert_string_equal(err.msg, "/nonexistent/x.rtmb: No such file or directory");

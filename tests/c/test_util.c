@@ -154,6 +154,14 @@ static void test_tokens_and_numbers(void **state)
     assert_false(rt_span_long(big, &v)); /* overflows long */
     rt_span minus = {"-", 1};
     assert_false(rt_span_long(minus, &v));
+    /* not finite: refused, so no reader takes inf or nan for a time */
+    const char *nonfinite[] = {"inf", "-inf", "Infinity", "nan", "NaN", "1e309", "-1e999"};
+    for (size_t i = 0; i < sizeof nonfinite / sizeof *nonfinite; i++) {
+        rt_span s = {nonfinite[i], strlen(nonfinite[i])};
+        assert_false(rt_span_double(s, &d));
+    }
+    rt_span tiny = {"1e-320", 6}; /* subnormal but finite */
+    assert_true(rt_span_double(tiny, &d));
 }
 
 int main(void)

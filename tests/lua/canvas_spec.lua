@@ -253,6 +253,8 @@ describe("retrace.canvas", function()
       assert.are.same({ 0, 0, 255, 255 }, px(cv, 30, 32))
       assert.are.same({ 255, 255, 255, 255 }, px(cv, 30, 35))
       local xy = canvas.pack(2)
+      xy:load("") -- nothing into an empty pack: no items, no undefined copy
+      assert.are.equal(0, #xy)
       xy:load(string.pack("dddddd", 2, 36.5, 38, 36.5, 38, 39.5))
       cv:path(xy, { color = "lime", width = 1 })
       assert.are.same({ 0, 255, 0, 255 }, { cv:get_pixel(20, 36) })
