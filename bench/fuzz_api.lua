@@ -5,7 +5,13 @@
 -- must not crash or report a sanitizer error (run it with the ASan build).
 --   Usage: build-asan/retrace bench/fuzz_api.lua
 local core = require "retrace.core"
-local FX = "tests/fixtures/"
+local lfs = require "lfs"
+-- The calls run in a scratch folder on copies of the fixtures: some write files
+-- named by their arguments ("1", "x", or an input path given as an output).
+local SCRATCH = "/tmp/retrace-fuzz-api"
+os.execute("rm -rf " .. SCRATCH .. " && mkdir -p " .. SCRATCH .. " && cp -r tests/fixtures " .. SCRATCH)
+assert(lfs.chdir(SCRATCH))
+local FX = SCRATCH .. "/fixtures/"
 
 local bad = { {}, { nil }, { 1 }, { -1 }, { 0 }, { math.huge }, { 0 / 0 }, { "x" }, { "" },
   { {} }, { true }, { print }, { -2 ^ 62 }, { 2 ^ 62 }, { "/nonexistent/x" },
@@ -72,6 +78,33 @@ for _, g in ipairs(good) do
   if ok and type(r) == "userdata" then made[#made + 1] = r end
 end
 for _, o in ipairs(made) do hammer(o) end
+
+-- Re-entrancy: a Lua cache policy that closes, steps or accesses the object
+-- running it (the call must fail cleanly, the object stay usable).
+local cache = require "retrace.cache"
+local shmap = require "retrace.shmap"
+for _, what in ipairs({ "close", "access", "flush", "reset", "stats" }) do
+  local c
+  local p = cache.policy{ name = "evil", victim = function()
+    if what == "access" then c:access(7) else c[what](c) end
+    return 1
+  end, hit = function() c:close() end }
+  c = cache.new{ size = 2, line = 1, policy = p }
+  for a = 1, 6 do try(c.access, c, a % 4) end
+  try(c.stats, c)
+  c:close()
+end
+for _, what in ipairs({ "close", "step", "run", "stats", "on_access" }) do
+  local sim
+  local p = cache.policy{ name = "evil", victim = function() sim[what](sim, 1); return 1 end,
+    fill = function() sim:close() end }
+  sim = shmap.sim{ trace = FX .. "shmap/policy.shm", cache_size = 4, line = 1, policy = p }
+  try(sim.run, sim)
+  try(sim.stats, sim)
+  sim:on_access(function() sim:close() end)
+  try(sim.run, sim)
+  sim:close()
+end
 collectgarbage()
 collectgarbage()
 print(("fuzz_api: %d calls, %d raised, %d objects hammered, no crash"):format(calls, raised, #made))

@@ -52,8 +52,11 @@ static void push_hook(lpolicy *p, int h, const rt_policy_set *s)
 static int hook_fail(lpolicy *p, int h, rt_policy_set *s)
 {
     const char *msg = lua_tostring(p->L, -1);
-    rt_err_set(s->err, RT_EINVAL, "policy %s: %s: %s", p->name, hook_names[h],
-               msg ? msg : "error object is not a string");
+    if (!msg)
+        msg = "error object is not a string";
+    /* the first line: the message, without the traceback the handler appended */
+    rt_err_set(s->err, RT_EINVAL, "policy %s: %s: %.*s", p->name, hook_names[h],
+               (int)strcspn(msg, "\n"), msg);
     lua_pop(p->L, 1);
     return RT_EINVAL;
 }
@@ -231,6 +234,7 @@ void rt_lcache_policy(lua_State *L, int idx, rt_cache_config *cfg)
 
 typedef struct cache_box {
     rt_cache *c; /* NULL once closed; user value 1: the policy instance */
+    int busy;    /* inside a core call that may run Lua policy hooks */
 } cache_box;
 
 static cache_box *check_cache(lua_State *L, int i)
@@ -241,9 +245,21 @@ static cache_box *check_cache(lua_State *L, int i)
     return b;
 }
 
+/* check_cache for the calls that change the cache: refused from inside one of its
+ * own policy's hooks (the core is in the middle of an access on it). */
+static cache_box *check_idle(lua_State *L, int i, const char *what)
+{
+    cache_box *b = check_cache(L, i);
+    if (b->busy)
+        luaL_error(L, "cannot %s a cache from its own policy", what);
+    return b;
+}
+
 static int cache_close(lua_State *L)
 {
     cache_box *b = luaL_checkudata(L, 1, CACHE_T);
+    if (b->busy)
+        return luaL_error(L, "cannot close a cache from its own policy");
     rt_cache_free(b->c);
     b->c = NULL;
     return 0;
@@ -287,6 +303,7 @@ static cache_box *push_cache(lua_State *L, int t, int pidx, int write_back_defau
 {
     cache_box *b = lua_newuserdatauv(L, sizeof *b, 1);
     b->c = NULL;
+    b->busy = 0;
     luaL_setmetatable(L, CACHE_T);
     rt_cache_config cfg;
     read_config(L, t, &cfg, write_back_default);
@@ -312,11 +329,14 @@ static int l_new(lua_State *L)
 
 static int c_access(lua_State *L)
 {
-    cache_box *b = check_cache(L, 1);
+    cache_box *b = check_idle(L, 1, "access");
     lua_Integer addr = luaL_checkinteger(L, 2);
     int w = lua_toboolean(L, 3);
     rt_cache_result r;
-    if (rt_cache_access(b->c, (uint64_t)addr, w, &r) != RT_OK)
+    b->busy = 1;
+    int st = rt_cache_access(b->c, (uint64_t)addr, w, &r);
+    b->busy = 0;
+    if (st != RT_OK)
         return luaL_error(L, "%s", rt_cache_error(b->c));
     if (r.bypassed) {
         lua_pushnil(L);
@@ -334,11 +354,14 @@ static int c_access(lua_State *L)
 
 static int c_access_range(lua_State *L)
 {
-    cache_box *b = check_cache(L, 1);
+    cache_box *b = check_idle(L, 1, "access");
     lua_Integer addr = luaL_checkinteger(L, 2);
     lua_Integer size = luaL_checkinteger(L, 3);
     unsigned m;
-    if (rt_cache_access_range(b->c, (uint64_t)addr, (uint64_t)size, lua_toboolean(L, 4), &m) != RT_OK)
+    b->busy = 1;
+    int st = rt_cache_access_range(b->c, (uint64_t)addr, (uint64_t)size, lua_toboolean(L, 4), &m);
+    b->busy = 0;
+    if (st != RT_OK)
         return luaL_error(L, "%s", rt_cache_error(b->c));
     lua_pushinteger(L, m);
     return 1;
@@ -403,16 +426,22 @@ static int c_config(lua_State *L)
 
 static int c_flush(lua_State *L)
 {
-    cache_box *b = check_cache(L, 1);
-    if (rt_cache_flush(b->c, lua_toboolean(L, 2)) != RT_OK)
+    cache_box *b = check_idle(L, 1, "flush");
+    b->busy = 1;
+    int st = rt_cache_flush(b->c, lua_toboolean(L, 2));
+    b->busy = 0;
+    if (st != RT_OK)
         return luaL_error(L, "%s", rt_cache_error(b->c));
     return 0;
 }
 
 static int c_reset(lua_State *L)
 {
-    cache_box *b = check_cache(L, 1);
-    if (rt_cache_reset(b->c) != RT_OK)
+    cache_box *b = check_idle(L, 1, "reset");
+    b->busy = 1;
+    int st = rt_cache_reset(b->c);
+    b->busy = 0;
+    if (st != RT_OK)
         return luaL_error(L, "%s", rt_cache_error(b->c));
     return 0;
 }

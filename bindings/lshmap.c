@@ -198,7 +198,7 @@ typedef struct {
     rt_cache **made;        /* caches created but not yet handed to the simulation */
     int nmade;
     int subscribed;         /* a Lua function is in user value 2 */
-    int in_call;            /* inside a Lua callback: closing is refused */
+    int in_call;            /* inside a Lua callback (subscriber or cache policy): closing and stepping are refused */
     int finished;
 } sim_box;
 
@@ -407,12 +407,16 @@ static uint64_t advance(lua_State *L, sim_box *b, uint64_t n)
     uint64_t total = 0;
     while (!b->finished && (n == 0 || total < n)) {
         uint64_t want = b->subscribed ? 1 : (n ? n - total : 0), done;
+        b->in_call = 1; /* a Lua cache policy runs inside the step */
         int st = rt_shmap_sim_step(b->s, want, &done, &err);
+        b->in_call = 0;
         total += done;
         if (st == RT_EEOF)
             b->finished = 1;
-        else if (st != RT_OK)
-            luaL_error(L, "%s", err.msg);
+        else if (st != RT_OK) { /* err names its file and line (or the policy): no position added */
+            lua_pushstring(L, err.msg);
+            lua_error(L);
+        }
         if (b->subscribed)
             deliver(L, b, 1);
     }

@@ -171,6 +171,30 @@ describe("Lua policies", function()
     assert.truthy(e2:find("cache.policy: a name is required", 1, true))
   end)
 
+  it("a hook cannot close, access, flush or reset its own cache (it is mid-access)", function()
+    for _, what in ipairs({ "close", "access", "flush", "reset" }) do
+      local c
+      local evil = cache.policy{ name = "evil", victim = function()
+        if what == "access" then c:access(99) else c[what](c) end
+        return 1
+      end }
+      c = cache.new{ size = 2, line = 1, policy = evil }
+      c:access(1)
+      c:access(2)
+      local ok, err = pcall(c.access, c, 3) -- needs a victim
+      assert.is_false(ok)
+      assert.truthy(err:find("policy evil: victim: ", 1, true), err)
+      assert.truthy(err:find("cannot " .. what .. " a cache from its own policy", 1, true), err)
+      -- the cache is intact and usable once the hook has returned (the failed
+      -- reference is counted, its line not filled)
+      assert.are.same({ refs = 3, misses = 3 }, { refs = c:stats().refs, misses = c:stats().misses })
+      assert.is_false(c:probe(3))
+      assert.is_true(c:probe(1))
+      assert.is_true((c:access(1))) -- a hit
+      c:close()
+    end
+  end)
+
   it("load from a file returning a policy table", function()
     local path = h.temp_file([[
       local n = 0
@@ -305,6 +329,14 @@ describe("retrace cache", function()
     code, _, err = h.retrace("cache", shm)
     assert.are.equal(1, code)
     assert.truthy(err:find("not a memory trace (shmap)", 1, true))
+    -- a policy file whose hook fails: one line (no traceback), exit 1
+    local boom = h.temp_file('return { name = "boom", victim = function() error("no luck") end }\n', ".lua")
+    local din = h.temp_file("0 0\n0 10\n0 20\n")
+    code, _, err = h.retrace("cache", din, "--format", "din", "--size", "16", "--line", "16", "--policy", boom)
+    assert.are.equal(1, code)
+    assert.are.equal("retrace: policy boom: victim: " .. boom .. ":1: no luck\n", err)
+    os.remove(boom)
+    os.remove(din)
     os.remove(bad)
     os.remove(shm)
   end)

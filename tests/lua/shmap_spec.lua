@@ -210,6 +210,25 @@ describe("retrace.shmap.sim", function()
     assert.are.same({ 13, 3 }, { a:stats().caches[2].hits, a:stats().caches[2].misses })
   end)
 
+  it("a Lua policy cannot close or step its own simulation (it runs inside a step)", function()
+    local cache = require "retrace.cache"
+    for _, what in ipairs({ "close", "step", "run" }) do
+      local sim
+      local evil = cache.policy{ name = "evil", victim = function()
+        sim[what](sim)
+        return 1
+      end }
+      sim = assert(shmap.sim{ trace = fixture("policy.shm"), cache_size = 4, line = 1, policy = evil })
+      local ok, err = pcall(sim.run, sim)
+      assert.is_false(ok)
+      local verb = what == "close" and "close" or "step"
+      assert.truthy(err:find("policy evil: victim: ", 1, true), err)
+      assert.truthy(err:find("cannot " .. verb .. " a SHMAP simulation from its own callback", 1, true), err)
+      assert.is_table(sim:stats()) -- still open
+      sim:close()
+    end
+  end)
+
   it("keeps the trace alive and closed objects refuse use", function()
     local t = assert(shmap.open(fixture("machine.shm")))
     local sim = assert(shmap.sim{ trace = t, pes = 2 })
@@ -288,8 +307,21 @@ return cache.policy{ name = "first", victim = function() return 1 end }
     local code, _, err = h.retrace("shmap", fixture("policy.shm"), "--policy", bad)
     assert.are.equal(1, code)
     assert.matches("a policy file must return a policy table", err, 1, true)
+    -- a policy failing mid-run: its one-line message, exit 1, no traceback
+    local boom = h.temp_file('return { name = "boom", victim = function() error("no luck") end }\n', ".lua")
+    local bcode, _, berr = h.retrace("shmap", fixture("policy.shm"), "--cache-size", "4", "--line", "1",
+      "--policy", boom)
+    assert.are.equal(1, bcode)
+    assert.are.equal("retrace: policy boom: victim: " .. boom .. ":1: no luck\n", berr)
+    local far = h.temp_file('return { name = "far", victim = function() return 77 end }\n', ".lua")
+    local fcode, _, ferr = h.retrace("shmap", fixture("policy.shm"), "--cache-size", "4", "--line", "1",
+      "--policy", far)
+    assert.are.equal(1, fcode)
+    assert.are.equal("retrace: policy far: victim: returned 77, not a way 1..4\n", ferr)
     os.remove(pf)
     os.remove(bad)
+    os.remove(boom)
+    os.remove(far)
   end)
 
   it("counts stores under write-back and nothing without a cache", function()
