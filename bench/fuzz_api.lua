@@ -94,6 +94,15 @@ for _, what in ipairs({ "close", "access", "flush", "reset", "stats" }) do
   try(c.stats, c)
   c:close()
 end
+for _, what in ipairs({ "close", "step", "run", "run_until", "finish", "totals" }) do
+  local rp
+  local t = core.picl.open(FX .. "picl/critical.trf")
+  rp = core.replay.new(t, { on_state = function() rp[what](rp, 1) end,
+    on_record = function() t:close() end })
+  try(rp.run, rp)
+  try(rp.totals, rp)
+  rp:close()
+end
 for _, what in ipairs({ "close", "step", "run", "stats", "on_access" }) do
   local sim
   local p = cache.policy{ name = "evil", victim = function() sim[what](sim, 1); return 1 end,

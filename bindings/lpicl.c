@@ -24,6 +24,7 @@ typedef struct {
     unsigned long nskip; /* skipped lines */
     int nkept;
     char *kept[KEEP_SKIPS];
+    int busy;            /* a replay is reading it (its callbacks may run): reading, rewinding and closing are refused */
 } picl_box;
 
 static void box_on_skip(void *ud, const char *msg)
@@ -47,9 +48,25 @@ static picl_box *check_box(lua_State *L, int i)
 
 rt_picl *rt_lpicl_check(lua_State *L, int i) { return check_box(L, i)->r; }
 
+void rt_lpicl_set_busy(lua_State *L, int i, int busy)
+{
+    ((picl_box *)luaL_checkudata(L, i, PICL_T))->busy = busy;
+}
+
+/* check_box for the calls that move or free the reader: not while a replay reads it */
+static picl_box *check_idle(lua_State *L, int i, const char *what)
+{
+    picl_box *b = check_box(L, i);
+    if (b->busy)
+        luaL_error(L, "cannot %s a PICL trace while a replay reads it", what);
+    return b;
+}
+
 static int picl_close(lua_State *L)
 {
     picl_box *b = luaL_checkudata(L, 1, PICL_T);
+    if (b->busy)
+        return luaL_error(L, "cannot close a PICL trace while a replay reads it");
     rt_picl_free(b->r);
     b->r = NULL;
     for (int i = 0; i < b->nkept; i++)
@@ -205,7 +222,7 @@ static int l_open(lua_State *L)
 
 static int picl_next(lua_State *L)
 {
-    picl_box *b = check_box(L, 1);
+    picl_box *b = check_idle(L, 1, "read");
     rt_picl_record rec;
     rt_err err;
     int st = rt_picl_next(b->r, &rec, &err);
@@ -227,7 +244,7 @@ static int records_step(lua_State *L)
 
 static int picl_records(lua_State *L)
 {
-    check_box(L, 1);
+    check_idle(L, 1, "read");
     lua_pushcfunction(L, records_step);
     lua_pushvalue(L, 1); /* state */
     lua_pushnil(L);      /* control */
@@ -278,7 +295,7 @@ static int picl_name(lua_State *L)
 
 static int picl_rewind(lua_State *L)
 {
-    picl_box *b = check_box(L, 1);
+    picl_box *b = check_idle(L, 1, "rewind");
     rt_err err;
     if (rt_picl_rewind(b->r, &err) != RT_OK)
         return rt_push_fail(L, &err);

@@ -27,7 +27,7 @@ static const char *const cb_names[CB_COUNT] = {"on_state", "on_interval", "on_me
 
 typedef struct {
     rt_replay *rp;       /* NULL once closed */
-    lua_State *L;        /* set while the engine runs, for callbacks */
+    lua_State *L;        /* set while the engine runs, for callbacks (stepping and closing are refused then) */
     int has_cb[CB_COUNT];
     int failed;          /* a callback raised: its message is in the registry slot below */
     int errref;
@@ -44,6 +44,8 @@ static replay_box *check_replay(lua_State *L, int i)
 static int replay_close(lua_State *L)
 {
     replay_box *b = luaL_checkudata(L, 1, REPLAY_T);
+    if (b->L)
+        return luaL_error(L, "cannot close a replay from its own callback");
     rt_replay_free(b->rp);
     b->rp = NULL;
     return 0;
@@ -239,13 +241,19 @@ static int drive(lua_State *L, replay_box *b, drive_fn fn, void *arg)
 {
     rt_err err;
     rt_err_clear(&err);
-    lua_getiuservalue(L, 1, 1); /* the trace must still be open */
+    if (b->L)
+        return luaL_error(L, "cannot step a replay from its own callback");
+    lua_getiuservalue(L, 1, 1); /* the trace must still be open; busy while the engine reads it */
     rt_lpicl_check(L, -1);
+    rt_lpicl_set_busy(L, -1, 1);
     lua_pop(L, 1);
     b->L = L; /* the box is at index 1, where push_cb finds its callbacks */
     b->failed = 0;
     int st = fn(b, L, &err, arg);
     b->L = NULL;
+    lua_getiuservalue(L, 1, 1);
+    rt_lpicl_set_busy(L, -1, 0);
+    lua_pop(L, 1);
     if (b->failed) {
         lua_getfield(L, LUA_REGISTRYINDEX, "retrace.replay.error");
         return lua_error(L);
@@ -338,9 +346,15 @@ static int replay_finish(lua_State *L)
 {
     replay_box *b = check_replay(L, 1);
     rt_err err;
+    if (b->L)
+        return luaL_error(L, "cannot finish a replay from its own callback");
+    lua_getiuservalue(L, 1, 1);
+    rt_lpicl_set_busy(L, -1, 1);
     b->L = L;
     rt_replay_finish(b->rp, &err);
     b->L = NULL;
+    rt_lpicl_set_busy(L, -1, 0);
+    lua_pop(L, 1);
     return 0;
 }
 

@@ -330,6 +330,44 @@ describe("replay: event table, window, stepping, critical path", function()
     assert.are.equal(12, rp:records())
   end)
 
+  it("a callback cannot close, step, run or finish its own replay", function()
+    local full = replay.new(assert(picl.open(fixture("critical.trf"))))
+    full:run()
+    local all = full:records()
+    for _, what in ipairs({ "close", "step", "run", "finish" }) do
+      local rp, states = nil, 0
+      rp = replay.new(assert(picl.open(fixture("critical.trf"))), { on_state = function()
+        states = states + 1
+        if states == 1 then rp[what](rp) end
+      end })
+      local ok, err = pcall(rp.run, rp)
+      assert.is_false(ok)
+      local verb = (what == "close" or what == "finish") and what or "step"
+      assert.truthy(tostring(err):find("cannot " .. verb .. " a replay from its own callback", 1, true), err)
+      -- still open, and usable: the rest of the trace replays with its callbacks
+      assert.is_true(rp:records() < all)
+      rp:run()
+      assert.are.equal(all, rp:records())
+      assert.is_true(states > 1)
+      rp:close()
+    end
+  end)
+
+  it("a callback cannot close, read or rewind the trace its replay reads", function()
+    for _, what in ipairs({ "close", "next", "records", "rewind" }) do
+      local t = assert(picl.open(fixture("critical.trf")))
+      local rp = replay.new(t, { on_record = function() t[what](t) end })
+      local ok, err = pcall(rp.run, rp)
+      assert.is_false(ok)
+      local verb = ({ close = "close", next = "read", records = "read", rewind = "rewind" })[what]
+      assert.truthy(tostring(err):find("cannot " .. verb .. " a PICL trace while a replay reads it", 1, true), err)
+      assert.are.equal(1, rp:records()) -- stopped at the first record
+      assert.is_table(t:next()) -- once the replay has returned, the trace is the script's again
+      rp:close()
+      t:close()
+    end
+  end)
+
   it("refuses a closed trace", function()
     local t = assert(picl.open(fixture("critical.trf")))
     local rp = replay.new(t)
