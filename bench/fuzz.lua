@@ -12,7 +12,7 @@
 --   ONLY restricts the run to the commands whose name contains it ("picl").
 --   Flagged mutants are kept in /tmp/retrace-fuzz/fail/ with the command line.
 local bin = os.getenv("RETRACE_FUZZ_BIN") or arg[-1] or "build-asan/retrace"
-local per_seed = tonumber(arg[1]) or 20
+local per_seed = tonumber(arg[1]) or 3
 local rng_seed = tonumber(arg[2]) or 1
 local only = arg[3]
 local TMP = "/tmp/retrace-fuzz"

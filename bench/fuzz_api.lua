@@ -94,6 +94,14 @@ for _, what in ipairs({ "close", "access", "flush", "reset", "stats" }) do
   try(c.stats, c)
   c:close()
 end
+for _, what in ipairs({ "close", "load", "clip", "undo", "length", "chain" }) do
+  local ses = core.seq.new()
+  try(ses.load, ses, FX .. "chitra/philosophers2.pes", function()
+    if what == "load" then ses:load(FX .. "chitra/philosophers2.pes") else ses[what](ses, 1, 1) end
+  end, 16)
+  try(ses.length, ses)
+  ses:close()
+end
 for _, what in ipairs({ "close", "step", "run", "run_until", "finish", "totals" }) do
   local rp
   local t = core.picl.open(FX .. "picl/critical.trf")

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "bind.h"
+#include "rt_file.h"
 #include "rt_memsim.h"
 #include "rt_memtrace.h"
 
@@ -557,6 +558,10 @@ static int l_convert(lua_State *L)
     if (fmt < 0)
         return luaL_argerror(L, 2, "expected din, xdin, lackey or bin");
     rt_err err;
+    if (rt_same_file(path, out)) {
+        rt_err_at(&err, RT_EINVAL, out, 0, "is the input trace (it would be overwritten while read)");
+        return rt_push_fail(L, &err);
+    }
     rt_memtrace *t = rt_memtrace_open(path, fmt, &err);
     if (!t)
         return rt_push_fail(L, &err);

@@ -16,6 +16,7 @@
 
 #include "bind.h"
 #include "lpicl.h"
+#include "rt_file.h"
 
 #define KEEP_SKIPS 100
 
@@ -317,6 +318,11 @@ static int l_convert(lua_State *L)
     if (rt_picl_format(r) != RT_PICL_OLD) {
         rt_picl_free(r);
         rt_err_at(&err, RT_EFORMAT, in, 0, "already in the new PICL format (nothing to convert)");
+        return rt_push_fail(L, &err);
+    }
+    if (rt_same_file(in, out)) {
+        rt_picl_free(r);
+        rt_err_at(&err, RT_EINVAL, out, 0, "is the input trace (it would be overwritten while read)");
         return rt_push_fail(L, &err);
     }
     rt_picl_xlate *x = rt_picl_xlate_new();

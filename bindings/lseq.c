@@ -26,20 +26,27 @@
 #define SES_T "retrace.Ses"
 
 typedef struct {
-    rt_ses *s; /* NULL once closed */
+    rt_ses *s;   /* NULL once closed */
+    int loading; /* inside load: its progress callback may not use or close the session */
 } ses_box;
+
+#define LOADING_MSG "cannot use a session from its own load's progress callback"
 
 static rt_ses *check_ses(lua_State *L)
 {
     ses_box *b = luaL_checkudata(L, 1, SES_T);
     if (!b->s)
         luaL_argerror(L, 1, "session is closed");
+    if (b->loading)
+        luaL_error(L, LOADING_MSG);
     return b->s;
 }
 
 static int ses_close(lua_State *L)
 {
     ses_box *b = luaL_checkudata(L, 1, SES_T);
+    if (b->loading)
+        return luaL_error(L, LOADING_MSG);
     rt_ses_free(b->s);
     b->s = NULL;
     return 0;
@@ -49,6 +56,7 @@ static int l_new(lua_State *L)
 {
     ses_box *b = lua_newuserdatauv(L, sizeof *b, 0);
     b->s = NULL;
+    b->loading = 0;
     luaL_setmetatable(L, SES_T);
     b->s = rt_ses_new();
     if (!b->s)
@@ -90,8 +98,11 @@ static int ses_load(lua_State *L)
     luaL_argcheck(L, step > 0, 4, "the step must be positive");
     progress_ud pu = {L, 3};
     rt_err err;
-    return status(L, rt_ses_load_progress(s, path, (uint64_t)step, with ? on_progress : NULL,
-                                          &pu, &err), &err);
+    ses_box *b = lua_touserdata(L, 1);
+    b->loading = 1;
+    int st = rt_ses_load_progress(s, path, (uint64_t)step, with ? on_progress : NULL, &pu, &err);
+    b->loading = 0;
+    return status(L, st, &err);
 }
 
 /* A Lua array as a malloc'd C array inside a userdata (freed by the GC even on error). */
@@ -805,6 +816,9 @@ static double *num_array(lua_State *L, int t, const char *field, size_t n)
     return a;
 }
 
+/* The longest trajectory simulate makes (two Lua arrays of that length). */
+#define SIMULATE_MAX 100000000
+
 /* simulate({mean=,var=,from=,to=,p=,init=}, n, seed) -> states (1-based), times */
 static int l_simulate(lua_State *L)
 {
@@ -812,6 +826,7 @@ static int l_simulate(lua_State *L)
     lua_Integer n = luaL_checkinteger(L, 2);
     lua_Integer seed = luaL_optinteger(L, 3, 1);
     luaL_argcheck(L, n >= 0, 2, "negative step count");
+    luaL_argcheck(L, n <= SIMULATE_MAX, 2, "more steps than simulate_max");
     lua_getfield(L, 1, "mean");
     size_t ns = lua_istable(L, -1) ? (size_t)luaL_len(L, -1) : 0;
     lua_getfield(L, 1, "from");
@@ -894,5 +909,7 @@ int rt_lopen_seq(lua_State *L)
 {
     rt_new_class(L, SES_T, ses_methods, ses_close);
     luaL_newlib(L, funcs);
+    lua_pushinteger(L, SIMULATE_MAX);
+    lua_setfield(L, -2, "simulate_max");
     return 1;
 }

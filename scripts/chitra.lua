@@ -170,6 +170,8 @@ return {
     if args.simulate then
       local n, seed = math.tointeger(tonumber(args.simulate)), math.tointeger(tonumber(args.seed))
       if not n or n < 1 then cli.usage_error("--simulate expects a positive count") end
+      local most = require("retrace.core").seq.simulate_max
+      if n > most then cli.usage_error(("--simulate: at most %d states"):format(most)) end
       if not seed then cli.usage_error("--seed expects an integer") end
       doc.simulation = assert(chain:judge(n, seed))
     end

@@ -92,6 +92,9 @@ static int refill(rt_lines *r, rt_err *err)
         r->start = 0;
     }
     if (r->fill == r->cap) {
+        if (r->cap >= RT_LINES_MAX)
+            return rt_err_at(err, RT_EFORMAT, r->name, r->lineno + 1, "line longer than %zu MiB",
+                             RT_LINES_MAX >> 20);
         size_t ncap = r->cap * 2;
         char *nb = realloc(r->buf, ncap + 1);
         if (!nb)

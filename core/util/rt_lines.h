@@ -19,6 +19,10 @@
 
 typedef struct rt_lines rt_lines;
 
+/* The longest line read (64 MiB): a longer one (a binary file, /dev/zero) is an
+ * RT_EFORMAT error "NAME:LINE: line longer than 64 MiB", not unbounded memory. */
+#define RT_LINES_MAX ((size_t)64 << 20)
+
 /*
  * Open path for reading ("-" reads standard input). On failure returns NULL and
  * fills err with "PATH: reason". The name used in messages is path.
@@ -33,8 +37,8 @@ void rt_lines_free(rt_lines *r);
 
 /*
  * Next line. Returns RT_OK and sets *line / *len (the line is NUL-terminated at
- * len, so C string functions work on it), RT_EEOF at the end, or RT_EIO with err
- * filled on a read error.
+ * len, so C string functions work on it), RT_EEOF at the end, RT_EIO with err
+ * filled on a read error, or RT_EFORMAT for a line longer than RT_LINES_MAX.
  */
 int rt_lines_next(rt_lines *r, const char **line, size_t *len, rt_err *err);
 

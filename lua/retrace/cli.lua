@@ -102,6 +102,9 @@ function M.main(argv)
   local okrun, res = xpcall(cmd.run, report, args)
   io.stdout:flush()
   if not okrun then
+    if type(res) ~= "table" then -- the handler itself failed (out of memory)
+      res = { exit = M.EXIT_INPUT, message = tostring(res) }
+    end
     io.stderr:write("retrace: ", res.message, "\n")
     return res.exit
   end

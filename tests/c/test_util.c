@@ -164,6 +164,36 @@ static void test_tokens_and_numbers(void **state)
     assert_true(rt_span_double(tiny, &d));
 }
 
+/* A line past RT_LINES_MAX is an error, not unbounded memory; long ones below it are read. */
+static void test_line_too_long(void **state)
+{
+    (void)state;
+    rt_err err;
+    rt_lines *r = rt_lines_open("/dev/zero", &err); /* one endless line of NULs */
+    assert_non_null(r);
+    const char *line;
+    size_t len;
+    assert_int_equal(rt_lines_next(r, &line, &len, &err), RT_EFORMAT);
+    assert_string_equal(err.msg, "/dev/zero:1: line longer than 64 MiB");
+    rt_lines_free(r);
+    FILE *fp = tmpfile();
+    assert_non_null(fp);
+    fputs("a\n", fp);
+    for (int i = 0; i < 3 << 20; i++)
+        fputc('x', fp);
+    fputs("\nb", fp);
+    rewind(fp);
+    r = rt_lines_from_stream(fp, "long", &err);
+    assert_int_equal(rt_lines_next(r, &line, &len, &err), RT_OK);
+    assert_int_equal(rt_lines_next(r, &line, &len, &err), RT_OK);
+    assert_int_equal(len, 3 << 20);
+    assert_int_equal(rt_lines_next(r, &line, &len, &err), RT_OK);
+    assert_string_equal(line, "b");
+    assert_int_equal(rt_lines_next(r, &line, &len, &err), RT_EEOF);
+    rt_lines_free(r);
+    fclose(fp);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -173,6 +203,7 @@ int main(void)
         cmocka_unit_test(test_small_cases),
         cmocka_unit_test(test_random_against_split),
         cmocka_unit_test(test_tokens_and_numbers),
+        cmocka_unit_test(test_line_too_long),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -329,6 +329,15 @@ describe("retrace cache", function()
     code, _, err = h.retrace("cache", shm)
     assert.are.equal(1, code)
     assert.truthy(err:find("not a memory trace (shmap)", 1, true))
+    -- converting a trace onto itself: refused, the input left whole
+    local text = "0 10\n0 20\n"
+    local self = h.temp_file(text)
+    local dir, base = self:match("^(.*)/([^/]+)$")
+    code, _, err = h.retrace("cache", self, "--format", "din", "--convert", dir .. "/./" .. base)
+    assert.are.equal(1, code)
+    assert.are.equal("retrace: " .. dir .. "/./" .. base .. ": is the input trace (it would be overwritten while read)\n", err)
+    assert.are.equal(text, h.slurp(self))
+    os.remove(self)
     -- a policy file whose hook fails: one line (no traceback), exit 1
     local boom = h.temp_file('return { name = "boom", victim = function() error("no luck") end }\n', ".lua")
     local din = h.temp_file("0 0\n0 10\n0 20\n")

@@ -571,6 +571,12 @@ describe("retrace chitra", function()
     assert.truthy(err:find("cannot write /nonexistent/dir/c.json", 1, true))
     code = h.retrace("chitra", PES, "--params", "1,2")
     assert.equal(2, code)
+    -- a trajectory longer than the simulator makes (was an out-of-memory traceback)
+    code, _, err = h.retrace("chitra", PES, "--simulate", "1e12")
+    assert.equal(2, code)
+    assert.equal("retrace: --simulate: at most 100000000 states\n", err)
+    local seq = require("retrace.core").seq
+    assert.has_error(function() seq.simulate({}, seq.simulate_max + 1) end)
     os.remove(bad)
   end)
 end)
@@ -595,6 +601,29 @@ describe("chitra progress while loading", function()
     assert.truthy(#seen >= 2 and #seen <= 4)
     assert.same({ size, size }, seen[#seen])
     assert.truthy(seen[1][1] >= 1048576 and seen[1][1] < 1048576 + 64)
+    os.remove(path)
+  end)
+
+  it("the progress callback cannot use or close the session it is loading", function()
+    local path = long_pes()
+    local ses = require("retrace.core").seq.new()
+    local tries = {}
+    local calls = {
+      function() ses:close() end, function() ses:clip(1, 1) end,
+      function() ses:load(path) end, function() return ses:length() end,
+    }
+    assert.is_true(ses:load(path, function()
+      for _, f in ipairs(calls) do
+        local ok, err = pcall(f)
+        tries[#tries + 1] = ok and "ok" or err:match("cannot use a session from its own load's progress callback")
+      end
+    end, 1 << 18))
+    assert.truthy(#tries >= 4 * 8)
+    for _, t in ipairs(tries) do
+      assert.equal("cannot use a session from its own load's progress callback", t)
+    end
+    assert.equal(199999, ses:length()) -- loaded once, untouched by the callback
+    ses:close()
     os.remove(path)
   end)
 

@@ -280,6 +280,16 @@ describe("retrace info with several files and errors", function()
     assert.are.equal("retrace: " .. trf .. ":2: time: '1e309' is not a number\n", serr)
   end)
 
+  it("an endless line (/dev/zero) is refused past 64 MiB, in bounded memory", function()
+    for _, cmd in ipairs({ { "info" }, { "picl", "stats" }, { "shmap" }, { "chitra" }, { "cache", "--format", "din" } }) do
+      local argv = { table.unpack(cmd) }
+      argv[#argv + 1] = "/dev/zero"
+      local code, _, err = h.retrace(table.unpack(argv))
+      assert.are.equal(1, code, table.concat(cmd, " "))
+      assert.are.equal("retrace: /dev/zero:1: line longer than 64 MiB\n", err)
+    end
+  end)
+
   it("a missing file is an error while the others are still reported", function()
     local code, out, err = h.retrace("info", "/nonexistent/a.din", fixture("refs.din"))
     assert.are.equal(1, code)

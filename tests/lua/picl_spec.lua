@@ -444,6 +444,15 @@ describe("retrace picl", function()
     assert.are.equal("new", t:format())
     t:close()
     os.remove(out)
+    -- onto itself (under another spelling): refused, the input left whole
+    local copy = h.temp_file(h.slurp(fixture("old.trf")), ".trf")
+    local dir, base = copy:match("^(.*)/([^/]+)$")
+    local other = dir .. "/./" .. base
+    local ccode, _, cerr = h.retrace("picl", "convert", copy, other)
+    assert.are.equal(1, ccode)
+    assert.are.equal("retrace: " .. other .. ": is the input trace (it would be overwritten while read)\n", cerr)
+    assert.are.equal(h.slurp(fixture("old.trf")), h.slurp(copy))
+    os.remove(copy)
   end)
 
   it("warns about skipped lines, and --strict makes them errors", function()
