@@ -58,6 +58,16 @@ int rt_opt_bool(lua_State *L, int t, const char *k, int def)
     return v;
 }
 
+void rt_on_progress(void *ud, uint64_t done, uint64_t total)
+{
+    rt_progress_ud *p = ud;
+    lua_pushvalue(p->L, p->fn);
+    lua_pushinteger(p->L, (lua_Integer)done);
+    lua_pushinteger(p->L, (lua_Integer)total);
+    if (rt_docall(p->L, 2, 0) != LUA_OK)
+        lua_pop(p->L, 1);
+}
+
 #define RT_X_DECL(name) int rt_lopen_##name(lua_State *L);
 RT_BINDINGS(RT_X_DECL)
 #undef RT_X_DECL

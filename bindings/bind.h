@@ -10,6 +10,8 @@
 #ifndef RT_BIND_H
 #define RT_BIND_H
 
+#include <stdint.h>
+
 #include <lauxlib.h>
 #include <lua.h>
 
@@ -63,6 +65,17 @@ static inline void rt_set_str(lua_State *L, const char *k, const char *v)
     lua_pushstring(L, v);
     lua_setfield(L, -2, k);
 }
+
+/*
+ * A progress callback for core functions that report (done, total) as they go:
+ * calls the Lua function at stack index fn with the two numbers. An error in it
+ * is dropped: a failing progress display does not stop the work.
+ */
+typedef struct rt_progress_ud {
+    lua_State *L;
+    int fn; /* absolute stack index of the progress function */
+} rt_progress_ud;
+void rt_on_progress(void *ud, uint64_t done, uint64_t total);
 
 /* Open every binding (generated list) into a fresh table; pushes it. */
 int luaopen_retrace_core(lua_State *L);

@@ -463,20 +463,6 @@ static int c_line_at(lua_State *L)
 
 /* ---- whole traces ---- */
 
-typedef struct progress_ud {
-    lua_State *L;
-    int fn; /* stack index of the progress function */
-} progress_ud;
-
-static void on_progress(void *ud, uint64_t done, uint64_t total)
-{
-    progress_ud *p = ud;
-    lua_pushvalue(p->L, p->fn);
-    lua_pushinteger(p->L, (lua_Integer)done);
-    lua_pushinteger(p->L, (lua_Integer)total);
-    if (rt_docall(p->L, 2, 0) != LUA_OK)
-        lua_pop(p->L, 1); /* a failing progress display does not stop the run */
-}
 
 static int check_format(lua_State *L, int t)
 {
@@ -503,10 +489,10 @@ static int l_run(lua_State *L)
     cache_box *main = push_cache(L, 2, pidx, 1, 0);
     cache_box *shadow = classify ? push_cache(L, 2, pidx, 1, 1) : NULL;
     lua_getfield(L, 2, "progress");
-    progress_ud pu = {L, lua_gettop(L)};
+    rt_progress_ud pu = {L, lua_gettop(L)};
     rt_memsim_opts o = {.unified = unified, .shadow = shadow ? shadow->c : NULL, .sweep = sweep};
     if (lua_isfunction(L, pu.fn)) {
-        o.progress = on_progress;
+        o.progress = rt_on_progress;
         o.progress_ud = &pu;
     }
     rt_err err;

@@ -72,20 +72,6 @@ static int status(lua_State *L, int st, const rt_err *err)
     return 1;
 }
 
-typedef struct {
-    lua_State *L;
-    int fn; /* stack index of the progress function */
-} progress_ud;
-
-static void on_progress(void *ud, uint64_t done, uint64_t total)
-{
-    progress_ud *p = ud;
-    lua_pushvalue(p->L, p->fn);
-    lua_pushinteger(p->L, (lua_Integer)done);
-    lua_pushinteger(p->L, (lua_Integer)total);
-    if (rt_docall(p->L, 2, 0) != LUA_OK)
-        lua_pop(p->L, 1); /* a failing progress display does not stop the load */
-}
 
 static int ses_load(lua_State *L)
 {
@@ -96,11 +82,11 @@ static int ses_load(lua_State *L)
         luaL_checktype(L, 3, LUA_TFUNCTION);
     lua_Integer step = luaL_optinteger(L, 4, 1 << 20);
     luaL_argcheck(L, step > 0, 4, "the step must be positive");
-    progress_ud pu = {L, 3};
+    rt_progress_ud pu = {L, 3};
     rt_err err;
     ses_box *b = lua_touserdata(L, 1);
     b->loading = 1;
-    int st = rt_ses_load_progress(s, path, (uint64_t)step, with ? on_progress : NULL, &pu, &err);
+    int st = rt_ses_load_progress(s, path, (uint64_t)step, with ? rt_on_progress : NULL, &pu, &err);
     b->loading = 0;
     return status(L, st, &err);
 }
