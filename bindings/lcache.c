@@ -281,21 +281,13 @@ static uint64_t opt_u64(lua_State *L, int t, const char *k, uint64_t def)
     return v;
 }
 
-static int opt_bool(lua_State *L, int t, const char *k, int def)
-{
-    lua_getfield(L, t, k);
-    int v = lua_isnil(L, -1) ? def : lua_toboolean(L, -1);
-    lua_pop(L, 1);
-    return v;
-}
-
 /* read the geometry fields of table t into cfg (policy left to the caller) */
 static void read_config(lua_State *L, int t, rt_cache_config *cfg, int write_back_default)
 {
     *cfg = rt_cache_defaults(opt_u64(L, t, "size", 32768), opt_u64(L, t, "line", 64));
     cfg->ways = opt_u64(L, t, "ways", 0);
     cfg->seed = opt_u64(L, t, "seed", 1);
-    cfg->write_back = opt_bool(L, t, "write_back", write_back_default);
+    cfg->write_back = rt_opt_bool(L, t, "write_back", write_back_default);
 }
 
 /* create a cache from table t with the policy value at pidx; pushes the box.
@@ -375,27 +367,20 @@ static int c_probe(lua_State *L)
     return 1;
 }
 
-static void set_int(lua_State *L, const char *k, uint64_t v)
-{
-    lua_pushinteger(L, (lua_Integer)v);
-    lua_setfield(L, -2, k);
-}
-
 static void push_stats(lua_State *L, const rt_cache_stats *s)
 {
     lua_createtable(L, 0, 12);
-    set_int(L, "refs", s->refs);
-    set_int(L, "hits", s->hits);
-    set_int(L, "misses", s->misses);
-    set_int(L, "reads", s->reads);
-    set_int(L, "writes", s->writes);
-    set_int(L, "read_misses", s->read_misses);
-    set_int(L, "write_misses", s->write_misses);
-    set_int(L, "evictions", s->evictions);
-    set_int(L, "writebacks", s->writebacks);
-    set_int(L, "bypassed_writes", s->bypassed_writes);
-    lua_pushnumber(L, s->refs ? (double)s->hits / (double)s->refs : 0.0);
-    lua_setfield(L, -2, "hit_ratio");
+    rt_set_int(L, "refs", s->refs);
+    rt_set_int(L, "hits", s->hits);
+    rt_set_int(L, "misses", s->misses);
+    rt_set_int(L, "reads", s->reads);
+    rt_set_int(L, "writes", s->writes);
+    rt_set_int(L, "read_misses", s->read_misses);
+    rt_set_int(L, "write_misses", s->write_misses);
+    rt_set_int(L, "evictions", s->evictions);
+    rt_set_int(L, "writebacks", s->writebacks);
+    rt_set_int(L, "bypassed_writes", s->bypassed_writes);
+    rt_set_num(L, "hit_ratio", s->refs ? (double)s->hits / (double)s->refs : 0.0);
 }
 
 static int c_stats(lua_State *L)
@@ -408,15 +393,13 @@ static void push_config(lua_State *L, const rt_cache *c)
 {
     const rt_cache_config *cfg = rt_cache_config_get(c);
     lua_createtable(L, 0, 7);
-    set_int(L, "size", cfg->size);
-    set_int(L, "line", cfg->line);
-    set_int(L, "ways", cfg->ways);
-    set_int(L, "sets", rt_cache_sets(c));
-    set_int(L, "seed", cfg->seed);
-    lua_pushstring(L, cfg->policy->name);
-    lua_setfield(L, -2, "policy");
-    lua_pushboolean(L, cfg->write_back);
-    lua_setfield(L, -2, "write_back");
+    rt_set_int(L, "size", cfg->size);
+    rt_set_int(L, "line", cfg->line);
+    rt_set_int(L, "ways", cfg->ways);
+    rt_set_int(L, "sets", rt_cache_sets(c));
+    rt_set_int(L, "seed", cfg->seed);
+    rt_set_str(L, "policy", cfg->policy->name);
+    rt_set_bool(L, "write_back", cfg->write_back);
 }
 
 static int c_config(lua_State *L)
@@ -481,9 +464,9 @@ static int l_run(lua_State *L)
     const char *path = luaL_checkstring(L, 1);
     luaL_checktype(L, 2, LUA_TTABLE);
     int fmt = check_format(L, 2);
-    int unified = opt_bool(L, 2, "unified", 0);
-    int classify = opt_bool(L, 2, "classify", 0);
-    int sweep = opt_bool(L, 2, "sweep", 0);
+    int unified = rt_opt_bool(L, 2, "unified", 0);
+    int classify = rt_opt_bool(L, 2, "classify", 0);
+    int sweep = rt_opt_bool(L, 2, "sweep", 0);
     lua_getfield(L, 2, "policy");
     int pidx = lua_gettop(L);
     cache_box *main = push_cache(L, 2, pidx, 1, 0);
@@ -506,23 +489,23 @@ static int l_run(lua_State *L)
         return rt_push_fail(L, &err);
     const rt_cache_stats *s = rt_cache_stats_get(main->c);
     push_stats(L, s);
-    set_int(L, "records", res.records);
-    set_int(L, "ignored", res.ignored);
-    set_int(L, "ifetches", res.ifetches);
-    set_int(L, "flushes", res.flushes);
+    rt_set_int(L, "records", res.records);
+    rt_set_int(L, "ignored", res.ignored);
+    rt_set_int(L, "ifetches", res.ifetches);
+    rt_set_int(L, "flushes", res.flushes);
     push_config(L, main->c);
     lua_setfield(L, -2, "config");
     if (res.classified) {
-        set_int(L, "compulsory", res.compulsory);
-        set_int(L, "capacity", res.capacity);
-        set_int(L, "conflict", res.conflict);
+        rt_set_int(L, "compulsory", res.compulsory);
+        rt_set_int(L, "capacity", res.capacity);
+        rt_set_int(L, "conflict", res.conflict);
     }
     if (res.swept) {
         lua_createtable(L, (int)res.sweep_n, 0);
         for (unsigned k = 0; k < res.sweep_n; k++) {
             lua_createtable(L, 0, 3);
-            set_int(L, "size", res.sweep_size[k]);
-            set_int(L, "misses", res.sweep_misses[k]);
+            rt_set_int(L, "size", res.sweep_size[k]);
+            rt_set_int(L, "misses", res.sweep_misses[k]);
             lua_pushnumber(L, res.sweep_refs
                                   ? 1.0 - (double)res.sweep_misses[k] / (double)res.sweep_refs
                                   : 0.0);
