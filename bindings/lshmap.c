@@ -20,6 +20,7 @@
 
 #include "bind.h"
 #include "lcache.h"
+#include "rt_mem.h"
 #include "rt_shmap_sim.h"
 
 #define TRACE_T "retrace.ShmapTrace"
@@ -238,15 +239,10 @@ static void collect(void *ud, const rt_shmap_access *a)
     access_buf *buf = ud;
     if (buf->oom)
         return;
-    if (buf->n == buf->cap) {
-        size_t nc = buf->cap ? 2 * buf->cap : 256;
-        rt_shmap_access *p = realloc(buf->a, nc * sizeof *p);
-        if (!p) {
-            buf->oom = 1;
-            return;
-        }
-        buf->a = p;
-        buf->cap = nc;
+    if (buf->n == buf->cap
+        && rt_grow((void **)&buf->a, &buf->cap, buf->n + 1, sizeof *buf->a) != RT_OK) {
+        buf->oom = 1;
+        return;
     }
     buf->a[buf->n++] = *a;
 }
@@ -364,8 +360,7 @@ static void push_access(lua_State *L, const sim_box *b, const rt_shmap_access *a
     rt_set_num(L, "time", a->time);
     if (a->outcome != RT_SHM_NOLOOKUP) {
         rt_set_int(L, "cache", a->cache);
-        lua_pushboolean(L, a->outcome == RT_SHM_HIT);
-        lua_setfield(L, -2, "hit");
+        rt_set_bool(L, "hit", a->outcome == RT_SHM_HIT);
         rt_set_int(L, "set", a->set);
         rt_set_int(L, "way", a->way);
     }
@@ -516,8 +511,7 @@ static int sim_stats(lua_State *L)
     const rt_sched *sc = rt_shmap_sim_sched(s);
     rt_set_int(L, "steps", rt_sched_steps(sc));
     rt_set_num(L, "time", rt_shmap_sim_time(s));
-    lua_pushboolean(L, b->finished);
-    lua_setfield(L, -2, "finished");
+    rt_set_bool(L, "finished", b->finished);
     return 1;
 }
 
