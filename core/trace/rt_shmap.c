@@ -14,7 +14,8 @@ struct rt_shmap {
     const char *cur, *end;      /* unread part of the current line */
     int have_line;              /* cur/end point into a line */
     rt_shmap_matrix *mat;       /* definitions; sorted by ID after the first pass */
-    int nmat, capmat;
+    int nmat;
+    size_t capmat;
     int *slot;                  /* open-addressing table ID -> matrix index (-1 empty) */
     int nslot;                  /* power of two, > 2 * nmat */
     char *text;                 /* copy of the current record's text (NUL-terminated) */
@@ -83,14 +84,8 @@ static int slot_rebuild(rt_shmap *r, int want)
 
 static int add_matrix(rt_shmap *r, long id, long rows, long cols, unsigned long line)
 {
-    if (r->nmat == r->capmat) {
-        int nc = r->capmat ? 2 * r->capmat : 16;
-        rt_shmap_matrix *m = realloc(r->mat, (size_t)nc * sizeof *m);
-        if (!m)
-            return RT_ENOMEM;
-        r->mat = m;
-        r->capmat = nc;
-    }
+    if (rt_grow((void **)&r->mat, &r->capmat, (size_t)r->nmat + 1, sizeof *r->mat) != RT_OK)
+        return RT_ENOMEM;
     r->mat[r->nmat++] = (rt_shmap_matrix){(int)id, (int)rows, (int)cols, line};
     if (2 * r->nmat >= r->nslot)
         return slot_rebuild(r, r->nmat);
@@ -128,6 +123,16 @@ static int next_tok(rt_shmap *r, rt_span *tok, rt_err *err)
     }
 }
 
+/* r->text = the n characters at p (NUL-terminated). RT_OK or RT_ENOMEM. */
+static int set_text(rt_shmap *r, const char *p, size_t n)
+{
+    if (rt_grow((void **)&r->text, &r->captext, n + 1, 1) != RT_OK)
+        return RT_ENOMEM;
+    memcpy(r->text, p, n);
+    r->text[n] = '\0';
+    return RT_OK;
+}
+
 /* The rest of the current line, trimmed, copied into r->text. */
 static int rest_of_line(rt_shmap *r)
 {
@@ -136,11 +141,8 @@ static int rest_of_line(rt_shmap *r)
         p++;
     while (e > p && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
         e--;
-    size_t n = (size_t)(e - p);
-    if (rt_grow((void **)&r->text, &r->captext, n + 1, 1) != RT_OK)
+    if (set_text(r, p, (size_t)(e - p)) != RT_OK)
         return RT_ENOMEM;
-    memcpy(r->text, p, n);
-    r->text[n] = '\0';
     if (r->have_line)
         r->cur = r->end;
     return RT_OK;
@@ -318,15 +320,8 @@ static int parse_record(rt_shmap *r, int op, rt_shmap_event *ev, rt_err *err)
             return rt_err_at(err, RT_EFORMAT, name, lineno(r), "flops event: missing field NAME");
         if (st != RT_OK)
             return st;
-        if (t.n + 1 > r->captext) {
-            char *nt = realloc(r->text, t.n + 256);
-            if (!nt)
-                return rt_err_at(err, RT_ENOMEM, name, lineno(r), "out of memory");
-            r->text = nt;
-            r->captext = t.n + 256;
-        }
-        memcpy(r->text, t.p, t.n);
-        r->text[t.n] = '\0';
+        if (set_text(r, t.p, t.n) != RT_OK)
+            return rt_err_at(err, RT_ENOMEM, name, lineno(r), "out of memory");
         ev->matrix = i;
         ev->flops = flops;
         ev->text = r->text;
