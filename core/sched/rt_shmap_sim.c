@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rt_mem.h"
+
 /* A growable copy of a string (a PE's subroutine name or message). */
 typedef struct text {
     char *p;
@@ -31,14 +33,8 @@ struct rt_shmap_sim {
 static int text_set(text *t, const char *s)
 {
     size_t n = strlen(s) + 1;
-    if (n > t->cap) {
-        size_t nc = n < 32 ? 32 : n;
-        char *p = realloc(t->p, nc);
-        if (!p)
-            return RT_ENOMEM;
-        t->p = p;
-        t->cap = nc;
-    }
+    if (rt_grow((void **)&t->p, &t->cap, n, 1) != RT_OK)
+        return RT_ENOMEM;
     memcpy(t->p, s, n);
     return RT_OK;
 }
