@@ -109,16 +109,13 @@ return {
     if not sim then cli.input_error(serr) end
     local info = trace:info()
     local bar = cli.progress("simulating", info.events)
-    local events = 0
     repeat
       -- a failure mid-run (a Lua policy's error) is the input's: exit 1
       local ok, steps_or_err, finished = pcall(sim.step, sim, 100000)
       if not ok then cli.input_error(tostring(steps_or_err)) end
-      if bar then
-        events = 0
-        for _, p in ipairs(sim:stats().pes) do events = events + p.events end
-        bar:update(events)
-      end
+      local events = 0
+      for _, p in ipairs(sim:stats().pes) do events = events + p.events end
+      bar:update(events)
     until finished
     bar:finish()
     local stats = sim:stats()
