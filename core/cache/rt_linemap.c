@@ -8,7 +8,7 @@
 
 static uint64_t home(const rt_linemap *m, uint64_t key)
 {
-    return ((key * 0x9E3779B97F4A7C15ull) >> 17) & m->mask;
+    return rt_linemap_hash(key) & m->mask;
 }
 
 static int alloc_buckets(rt_linemap *m, uint64_t n)

@@ -36,10 +36,17 @@ void rt_linemap_destroy(rt_linemap *m);
 /* Remove every key, keeping the buckets. */
 void rt_linemap_clear(rt_linemap *m);
 
+/* Home bucket of key before the mask (multiplicative hashing): where every
+ * probe for key starts. */
+static inline uint64_t rt_linemap_hash(uint64_t key)
+{
+    return (key * 0x9E3779B97F4A7C15ull) >> 17;
+}
+
 /* Value of key, or -1 when absent. */
 static inline int64_t rt_linemap_get(const rt_linemap *m, uint64_t key)
 {
-    uint64_t h = (key * 0x9E3779B97F4A7C15ull) >> 17;
+    uint64_t h = rt_linemap_hash(key);
     for (;;) {
         h &= m->mask;
         uint64_t k = m->b[h].key;
@@ -55,7 +62,7 @@ static inline int64_t rt_linemap_get(const rt_linemap *m, uint64_t key)
  * mask changes) or the key is deleted. */
 static inline uint32_t *rt_linemap_find(rt_linemap *m, uint64_t key)
 {
-    uint64_t h = (key * 0x9E3779B97F4A7C15ull) >> 17;
+    uint64_t h = rt_linemap_hash(key);
     for (;;) {
         h &= m->mask;
         uint64_t k = m->b[h].key;
@@ -71,7 +78,7 @@ static inline uint32_t *rt_linemap_find(rt_linemap *m, uint64_t key)
 static inline void rt_linemap_prefetch(const rt_linemap *m, uint64_t key)
 {
 #if defined(__GNUC__)
-    __builtin_prefetch(&m->b[((key * 0x9E3779B97F4A7C15ull) >> 17) & m->mask]);
+    __builtin_prefetch(&m->b[rt_linemap_hash(key) & m->mask]);
 #else
     (void)m;
     (void)key;
@@ -89,7 +96,7 @@ uint32_t *rt_linemap_insert(rt_linemap *m, uint64_t key);
  * probe for read-modify-write. NULL when growing failed (out of memory). */
 static inline uint32_t *rt_linemap_slot(rt_linemap *m, uint64_t key, int *added)
 {
-    uint64_t h = (key * 0x9E3779B97F4A7C15ull) >> 17;
+    uint64_t h = rt_linemap_hash(key);
     for (;;) {
         h &= m->mask;
         uint64_t k = m->b[h].key;
