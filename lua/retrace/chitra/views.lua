@@ -12,30 +12,8 @@ local M = {}
 
 local function display(name) return require("retrace.displays.chitra." .. name) end
 
-local function csv_field(v)
-  if math.type(v) == "float" then
-    v = (v == math.floor(v) and math.abs(v) < 2 ^ 53) and string.format("%d", v) or string.format("%.17g", v)
-  end
-  v = tostring(v)
-  if v:find('[,"\n]') then v = '"' .. v:gsub('"', '""') .. '"' end
-  return v
-end
-
---- Write rows (a list of lists) as CSV with a header; nil, message on failure.
-function M.write_csv(path, header, rows)
-  local f, err = io.open(path, "wb")
-  if not f then return nil, err end
-  local hdr = {}
-  for i, h in ipairs(header) do hdr[i] = csv_field(h) end
-  f:write(table.concat(hdr, ","), "\n")
-  for _, r in ipairs(rows) do
-    local cells = {}
-    for i, v in ipairs(r) do cells[i] = csv_field(v) end
-    f:write(table.concat(cells, ","), "\n")
-  end
-  f:close()
-  return true
-end
+--- Write rows as CSV under a header (retrace.fs.write_csv); nil, message on failure.
+M.write_csv = fs.write_csv
 
 --- Render the chain picture (.png, .pdf, .svg).
 function M.chain_picture(chain, path, opts)
