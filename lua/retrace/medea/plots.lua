@@ -17,6 +17,16 @@ local function safe(name)
   return (tostring(name):gsub("[^%w%._%-]", "_"))
 end
 
+local function mkdir(dir)
+  local lfs = require "lfs"
+  local mode = lfs.attributes(dir, "mode")
+  if mode == "directory" then return true end
+  if mode then return nil, dir .. ": not a directory" end
+  local ok, err = lfs.mkdir(dir)
+  if not ok then return nil, dir .. ": " .. tostring(err) end
+  return true
+end
+
 -- Draw with display `mod` on a w x h image, write PNG and JSON; true or nil, message.
 local function picture(dir, base, w, h, draw)
   local canvas = require "retrace.canvas"
@@ -32,7 +42,7 @@ M.profile_names = { { "exec", "executing" }, { "comp", "computing" }, { "comm", 
 
 function M.write_all(dir, comps, res, profiles, scaling, fits)
   require "retrace"
-  local ok, err = require("retrace.fs").mkdir_p(dir)
+  local ok, err = mkdir(dir)
   if not ok then return nil, err end
   local scatter = require "retrace.displays.medea.scatter"
   local names = res.params
