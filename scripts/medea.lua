@@ -218,6 +218,7 @@ return {
     if args.k ~= nil and args.k < 1 then cli.usage_error("--k: must be an integer >= 1") end
     if not args.seed then cli.usage_error("--seed: must be an integer") end
     if not args.restarts or args.restarts < 1 then cli.usage_error("--restarts: must be an integer >= 1") end
+    if args.plot_profiles and not args.plots then cli.usage_error("--plot-profiles needs --plots DIR") end
     if args.save_format then
       local path, err = medea.formats.save(args.save_format, names, approach)
       if not path then cli.input_error(err) end
@@ -295,7 +296,6 @@ return {
       f:write(require("cjson").encode(profiles), "\n")
       f:close()
     end
-    if args.plot_profiles and not args.plots then cli.usage_error("--plot-profiles needs --plots DIR") end
     if args.plots then
       local plots = require "retrace.medea.plots"
       local ok, perr = plots.write_all(args.plots, comps, res, args.plot_profiles and profiles, scaling, fits)
