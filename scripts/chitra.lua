@@ -150,7 +150,7 @@ return {
       if not ok then cli.usage_error(why) end
     end
     local chain = assert(ses:chain())
-    local doc = ses:to_table()
+    local doc = ses:to_table(chain)
     if ses:members() > 1 then
       doc.member_chains = {}
       for k = 1, ses:members() do
