@@ -217,7 +217,7 @@ return {
         range = { a, b }
       end
       local ok, why = require("retrace.chitra.views").write_all(ses, args.views,
-        { format = args.view_format, range = range, shade = args.shade })
+        { format = args.view_format, range = range, shade = args.shade, chain = chain })
       if not ok then cli.usage_error(why) end
     end
 

@@ -26,8 +26,9 @@ end
 -- member's periodogram in one frequency view; views.json holds all their
 -- data, sequence.csv / periodogram.csv / symbols.csv the tables. opts.format: png
 -- (default), pdf or svg; opts.range (zoom) and opts.shade (patterns) go to the time and
--- event views (the event view takes opts.event_range when given). Returns the list of
--- files written, or nil, message.
+-- event views (the event view takes opts.event_range when given); opts.chain: the
+-- session's ses:chain() when the caller has it (it is not built again). Returns the list
+-- of files written, or nil, message.
 function M.write_all(ses, dir, opts)
   opts = opts or {}
   local fmt = opts.format or "png"
@@ -72,7 +73,7 @@ function M.write_all(ses, dir, opts)
   if top then
     data.occupancy = assert(hist.render(assert(hist.occupancy(ses, top[1])), out("occupancy." .. fmt)))
   end
-  local chain = assert(ses:chain())
+  local chain = opts.chain or assert(ses:chain())
   local pos
   pos, why = M.chain_picture(chain, out("chain." .. fmt))
   if not pos then return nil, why end
