@@ -110,8 +110,7 @@ void rt_lpicl_push_record(lua_State *L, const rt_picl_record *rec)
     lua_createtable(L, 0, 16);
     rt_set_str(L, "format", rec->format == RT_PICL_OLD ? "old" : "new");
     rt_set_int(L, "line", (lua_Integer)rec->line);
-    lua_pushnumber(L, rec->time);
-    lua_setfield(L, -2, "time");
+    rt_set_num(L, "time", rec->time);
     rt_set_int(L, "proc", rec->proc);
     rt_set_int(L, "task", rec->task);
     lua_createtable(L, rec->ndata, 0);
@@ -125,8 +124,7 @@ void rt_lpicl_push_record(lua_State *L, const rt_picl_record *rec)
     }
     lua_setfield(L, -2, "data");
     if (rec->truncated) {
-        lua_pushboolean(L, 1);
-        lua_setfield(L, -2, "truncated");
+        rt_set_bool(L, "truncated", 1);
     }
     const double *d = rec->data;
     if (rec->format == RT_PICL_NEW) {

@@ -428,8 +428,7 @@ static int replay_proc(lua_State *L)
     rt_set_int(L, "id", p->id);
     rt_set_num(L, "first", p->first);
     rt_set_num(L, "last", p->last);
-    lua_pushstring(L, rt_state_name(p->state));
-    lua_setfield(L, -2, "state");
+    rt_set_str(L, "state", rt_state_name(p->state));
     if (p->task >= 0)
         rt_set_int(L, "task", p->task);
     rt_set_int(L, "depth", p->depth);

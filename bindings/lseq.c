@@ -380,10 +380,8 @@ static int ses_totals(lua_State *L)
         if (!count[i])
             continue;
         lua_createtable(L, 0, 2);
-        lua_pushinteger(L, (lua_Integer)count[i]);
-        lua_setfield(L, -2, "count");
-        lua_pushnumber(L, h[i]);
-        lua_setfield(L, -2, "h");
+        rt_set_int(L, "count", (lua_Integer)count[i]);
+        rt_set_num(L, "h", h[i]);
         lua_setfield(L, -2, rt_ses_name(s, (int32_t)i));
     }
     lua_pushnumber(L, T);
@@ -452,14 +450,12 @@ static int ses_chain(lua_State *L)
     if (rt_ses_chain(s, members, nm, &c, &err))
         return rt_push_fail(L, &err);
     lua_createtable(L, 0, 4);
-    lua_pushstring(L, rt_ses_name(s, c->other));
-    lua_setfield(L, -2, "other");
+    rt_set_str(L, "other", rt_ses_name(s, c->other));
     lua_createtable(L, (int)c->nstates, 0);
     for (size_t i = 0; i < c->nstates; i++) {
         rt_chain_state *x = &c->states[i];
         lua_createtable(L, 0, 5);
-        lua_pushstring(L, rt_ses_name(s, x->sym));
-        lua_setfield(L, -2, "name");
+        rt_set_str(L, "name", rt_ses_name(s, x->sym));
         rt_set_int(L, "n", (lua_Integer)x->n);
         rt_set_num(L, "mean", x->mean);
         rt_set_num(L, "var", x->var);
@@ -471,10 +467,8 @@ static int ses_chain(lua_State *L)
     for (size_t i = 0; i < c->narcs; i++) {
         rt_chain_arc *a = &c->arcs[i];
         lua_createtable(L, 0, 4);
-        lua_pushstring(L, rt_ses_name(s, a->from));
-        lua_setfield(L, -2, "from");
-        lua_pushstring(L, rt_ses_name(s, a->to));
-        lua_setfield(L, -2, "to");
+        rt_set_str(L, "from", rt_ses_name(s, a->from));
+        rt_set_str(L, "to", rt_ses_name(s, a->to));
         rt_set_int(L, "count", (lua_Integer)a->count);
         rt_set_num(L, "p", a->p);
         lua_rawseti(L, -2, (lua_Integer)i + 1);
@@ -484,14 +478,12 @@ static int ses_chain(lua_State *L)
     for (size_t i = 0; i < c->ncomps; i++) {
         rt_chain_comp *cp = &c->comps[i];
         lua_createtable(L, 0, 2);
-        lua_pushstring(L, rt_ses_name(s, cp->sym));
-        lua_setfield(L, -2, "name");
+        rt_set_str(L, "name", rt_ses_name(s, cp->sym));
         lua_createtable(L, (int)cp->count, 0);
         for (size_t j = 0; j < cp->count; j++) {
             rt_chain_node *nd = &c->nodes[cp->first + j];
             lua_createtable(L, 0, 6);
-            lua_pushstring(L, rt_ses_name(s, nd->sym));
-            lua_setfield(L, -2, "state");
+            rt_set_str(L, "state", rt_ses_name(s, nd->sym));
             rt_set_int(L, "parent", nd->parent < 0 ? 0 : nd->parent - (int32_t)cp->first + 1);
             rt_set_int(L, "n", (lua_Integer)nd->n);
             rt_set_int(L, "ends", (lua_Integer)nd->ends);
@@ -895,7 +887,6 @@ int rt_lopen_seq(lua_State *L)
 {
     rt_new_class(L, SES_T, ses_methods, ses_close);
     luaL_newlib(L, funcs);
-    lua_pushinteger(L, SIMULATE_MAX);
-    lua_setfield(L, -2, "simulate_max");
+    rt_set_int(L, "simulate_max", SIMULATE_MAX);
     return 1;
 }

@@ -150,7 +150,7 @@ return {
       if not ok then cli.usage_error(why) end
     end
     local chain = assert(ses:chain())
-    local doc = ses:to_table()
+    local doc = ses:to_table(chain)
     if ses:members() > 1 then
       doc.member_chains = {}
       for k = 1, ses:members() do
@@ -217,7 +217,7 @@ return {
         range = { a, b }
       end
       local ok, why = require("retrace.chitra.views").write_all(ses, args.views,
-        { format = args.view_format, range = range, shade = args.shade })
+        { format = args.view_format, range = range, shade = args.shade, chain = chain })
       if not ok then cli.usage_error(why) end
     end
 

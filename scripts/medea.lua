@@ -58,27 +58,17 @@ local function dense(list, n, null)
   return out
 end
 
-local function csv_field(v)
-  if v == nil then return "" end
-  if type(v) == "number" then return string.format("%.10g", v) end
-  v = tostring(v)
-  if v:find('[,"\n]') then v = '"' .. v:gsub('"', '""') .. '"' end
-  return v
-end
-
 local function write_csv(path, comps, names, assign)
-  local f, err = io.open(path, "w")
-  if not f then cli.input_error("--csv: " .. err) end
   local header = { "name", "trace", "processor", "event", "cluster" }
   for _, n in ipairs(names) do header[#header + 1] = n end
-  f:write(table.concat(header, ","), "\n")
+  local rows = {}
   for i, c in ipairs(comps) do
-    local row = { csv_field(c.name), csv_field(c.trace), csv_field(c.processor), csv_field(c.event),
-                  csv_field(assign and assign[i]) }
-    for _, n in ipairs(names) do row[#row + 1] = csv_field(c.params[n]) end
-    f:write(table.concat(row, ","), "\n")
+    local row = { c.name, c.trace, c.processor, c.event, assign and assign[i] }
+    for j, n in ipairs(names) do row[5 + j] = c.params[n] end
+    rows[i] = row
   end
-  f:close()
+  local ok, err = require("retrace.fs").write_csv(path, header, rows)
+  if not ok then cli.input_error("--csv: " .. err) end
 end
 
 local function print_text(comps, res, names, scaling)
@@ -228,6 +218,7 @@ return {
     if args.k ~= nil and args.k < 1 then cli.usage_error("--k: must be an integer >= 1") end
     if not args.seed then cli.usage_error("--seed: must be an integer") end
     if not args.restarts or args.restarts < 1 then cli.usage_error("--restarts: must be an integer >= 1") end
+    if args.plot_profiles and not args.plots then cli.usage_error("--plot-profiles needs --plots DIR") end
     if args.save_format then
       local path, err = medea.formats.save(args.save_format, names, approach)
       if not path then cli.input_error(err) end
@@ -305,7 +296,6 @@ return {
       f:write(require("cjson").encode(profiles), "\n")
       f:close()
     end
-    if args.plot_profiles and not args.plots then cli.usage_error("--plot-profiles needs --plots DIR") end
     if args.plots then
       local plots = require "retrace.medea.plots"
       local ok, perr = plots.write_all(args.plots, comps, res, args.plot_profiles and profiles, scaling, fits)

@@ -267,16 +267,6 @@ void rt_ses_range(const rt_ses *s, size_t k, size_t i, size_t *first, size_t *la
     *last = v->start[i + 1];
 }
 
-int32_t rt_ses_orig_symbol(const rt_ses *s, size_t k, size_t j)
-{
-    return s->mem[k].ver[0].sym[j];
-}
-
-double rt_ses_orig_time(const rt_ses *s, size_t k, size_t j)
-{
-    return s->mem[k].E[j + 1] - s->mem[k].E[j];
-}
-
 static int version_alloc(rt_version *v, size_t n)
 {
     v->sym = malloc((n ? n : 1) * sizeof *v->sym);

@@ -97,10 +97,6 @@ double rt_ses_entry(const rt_ses *s, size_t member, size_t i);
 /* The original SES range [*first, *last) that element i covers. */
 void rt_ses_range(const rt_ses *s, size_t member, size_t i, size_t *first, size_t *last);
 
-/* The original symbol at original position j of a member, and its occupancy time. */
-int32_t rt_ses_orig_symbol(const rt_ses *s, size_t member, size_t j);
-double rt_ses_orig_time(const rt_ses *s, size_t member, size_t j);
-
 /* ---- transforms: each pushes one undo step, applies to every member ---- */
 
 /*

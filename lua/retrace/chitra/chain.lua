@@ -247,59 +247,27 @@ end
 
 -- ---- merging chains measured at several parameter values ----
 
-local function lsq(xs, ys)
-  local n, sx, sy, sxx, sxy = #xs, 0, 0, 0, 0
-  for i = 1, n do
-    sx, sy = sx + xs[i], sy + ys[i]
-    sxx, sxy = sxx + xs[i] * xs[i], sxy + xs[i] * ys[i]
-  end
-  local d = n * sxx - sx * sx
-  if n < 2 or d == 0 then return nil end
-  local b = (n * sxy - sx * sy) / d
-  return (sy - b * sx) / n, b
-end
-
+-- The models a merge fits (retrace.medea.fit does the fitting): y = a + b x,
+-- y = a + b ln x, y = a x^b; f evaluates a fitted model.
 local models = {
-  linear = { f = function(a, b, x) return a + b * x end,
-             tx = function(x) return x end, ty = function(y) return y end,
-             back = function(a, b) return a, b end },
-  log = { f = function(a, b, x) return a + b * math.log(x) end,
-          tx = function(x) return x > 0 and math.log(x) or nil end, ty = function(y) return y end,
-          back = function(a, b) return a, b end },
-  power = { f = function(a, b, x) return a * x ^ b end,
-            tx = function(x) return x > 0 and math.log(x) or nil end,
-            ty = function(y) return y > 0 and math.log(y) or nil end,
-            back = function(a, b) return math.exp(a), b end },
+  linear = { f = function(a, b, x) return a + b * x end },
+  log = { f = function(a, b, x) return a + b * math.log(x) end },
+  power = { f = function(a, b, x) return a * x ^ b end },
 }
 M.models = models
 
---- Least-squares fits of y against x: {linear = {a=, b=, r2=}, log = ..., power = ...,
+--- Least-squares fits of y against x: {linear = {a=, b=, r2=, sse=}, log = ..., power = ...,
 -- best = "name"} (a model is left out when its transform does not apply to the data).
 function M.fit(xs, ys)
+  local medea_fit = require("retrace.medea.fit").fit
   local out, best, bestr = {}, nil, -math.huge
-  local mean = 0
-  for _, y in ipairs(ys) do mean = mean + y end
-  mean = mean / #ys
-  for name, m in pairs(models) do
-    local tx, ty, ok = {}, {}, true
-    for i = 1, #xs do
-      tx[i], ty[i] = m.tx(xs[i]), m.ty(ys[i])
-      if not tx[i] or not ty[i] then ok = false break end
-    end
-    local a, b
-    if ok then a, b = lsq(tx, ty) end
-    if a then
-      a, b = m.back(a, b)
-      local ssr, sst = 0, 0
-      for i = 1, #xs do
-        ssr = ssr + (ys[i] - m.f(a, b, xs[i])) ^ 2
-        sst = sst + (ys[i] - mean) ^ 2
-      end
-      local r2 = sst > 0 and 1 - ssr / sst or (ssr == 0 and 1 or 0)
-      out[name] = { a = a, b = b, r2 = r2, sse = ssr }
-      if r2 > bestr + 1e-12 or (math.abs(r2 - bestr) <= 1e-12 and name == "linear") then
-        best, bestr = name, r2
-      end
+  for _, name in ipairs({ "linear", "log", "power" }) do
+    local r = medea_fit(xs, ys, name)
+    if r then
+      local sse = 0
+      for i = 1, #xs do sse = sse + (ys[i] - r.predict(xs[i])) ^ 2 end
+      out[name] = { a = r.coef[1], b = r.coef[2], r2 = r.r2, sse = sse }
+      if r.r2 > bestr + 1e-12 then best, bestr = name, r.r2 end
     end
   end
   out.best = best

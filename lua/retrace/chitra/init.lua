@@ -278,9 +278,10 @@ function M.recipe(path)
 end
 
 --- The JSON document of the session: symbols, times, chain, composites (and their
--- acyclic chains), history. Encode it with M.json (empty arrays stay arrays).
-function Ses:to_table()
-  local c = assert(self:chain())
+-- acyclic chains), history. Encode it with M.json (empty arrays stay arrays). chain:
+-- the session's self:chain() when the caller has it already (it is not built again).
+function Ses:to_table(chain)
+  local c = chain or assert(self:chain())
   local array = cli.array -- lists that may be empty: M.json writes them as []
   local doc = { files = self.files, history = array(self:history()), chain = c:to_table(),
                 composites = c:definitions(), composite_chains = array(c.composites) }

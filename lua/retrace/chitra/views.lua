@@ -12,30 +12,8 @@ local M = {}
 
 local function display(name) return require("retrace.displays.chitra." .. name) end
 
-local function csv_field(v)
-  if math.type(v) == "float" then
-    v = (v == math.floor(v) and math.abs(v) < 2 ^ 53) and string.format("%d", v) or string.format("%.17g", v)
-  end
-  v = tostring(v)
-  if v:find('[,"\n]') then v = '"' .. v:gsub('"', '""') .. '"' end
-  return v
-end
-
---- Write rows (a list of lists) as CSV with a header; nil, message on failure.
-function M.write_csv(path, header, rows)
-  local f, err = io.open(path, "wb")
-  if not f then return nil, err end
-  local hdr = {}
-  for i, h in ipairs(header) do hdr[i] = csv_field(h) end
-  f:write(table.concat(hdr, ","), "\n")
-  for _, r in ipairs(rows) do
-    local cells = {}
-    for i, v in ipairs(r) do cells[i] = csv_field(v) end
-    f:write(table.concat(cells, ","), "\n")
-  end
-  f:close()
-  return true
-end
+--- Write rows as CSV under a header (retrace.fs.write_csv); nil, message on failure.
+M.write_csv = fs.write_csv
 
 --- Render the chain picture (.png, .pdf, .svg).
 function M.chain_picture(chain, path, opts)
@@ -48,8 +26,9 @@ end
 -- member's periodogram in one frequency view; views.json holds all their
 -- data, sequence.csv / periodogram.csv / symbols.csv the tables. opts.format: png
 -- (default), pdf or svg; opts.range (zoom) and opts.shade (patterns) go to the time and
--- event views (the event view takes opts.event_range when given). Returns the list of
--- files written, or nil, message.
+-- event views (the event view takes opts.event_range when given); opts.chain: the
+-- session's ses:chain() when the caller has it (it is not built again). Returns the list
+-- of files written, or nil, message.
 function M.write_all(ses, dir, opts)
   opts = opts or {}
   local fmt = opts.format or "png"
@@ -94,7 +73,7 @@ function M.write_all(ses, dir, opts)
   if top then
     data.occupancy = assert(hist.render(assert(hist.occupancy(ses, top[1])), out("occupancy." .. fmt)))
   end
-  local chain = assert(ses:chain())
+  local chain = opts.chain or assert(ses:chain())
   local pos
   pos, why = M.chain_picture(chain, out("chain." .. fmt))
   if not pos then return nil, why end
