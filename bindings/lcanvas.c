@@ -566,17 +566,11 @@ static int c_get_pixel(lua_State *L)
     uint32_t *px;
     cairo_surface_flush(b->s);
     pixel_addr(L, b, (int)luaL_checkinteger(L, 2), (int)luaL_checkinteger(L, 3), &px);
-    uint32_t c = *px, a = c >> 24;
-    uint32_t r = (c >> 16) & 255, g = (c >> 8) & 255, bl = c & 255;
-    if (a && a < 255) {
-        r = (r * 255 + a / 2) / a;
-        g = (g * 255 + a / 2) / a;
-        bl = (bl * 255 + a / 2) / a;
-    }
-    lua_pushinteger(L, r);
-    lua_pushinteger(L, g);
-    lua_pushinteger(L, bl);
-    lua_pushinteger(L, a);
+    rt_rgba c = rt_rgba_unpremultiply(*px);
+    lua_pushinteger(L, RT_RGBA_R(c));
+    lua_pushinteger(L, RT_RGBA_G(c));
+    lua_pushinteger(L, RT_RGBA_B(c));
+    lua_pushinteger(L, RT_RGBA_A(c));
     return 4;
 }
 

@@ -93,10 +93,8 @@ static int encoder_stats(lua_State *L)
     rt_pngpool_stats st;
     rt_pngpool_stats_get(b->p, &st);
     lua_createtable(L, 0, 4);
-    lua_pushinteger(L, st.threads);
-    lua_setfield(L, -2, "threads");
-    lua_pushinteger(L, st.frames);
-    lua_setfield(L, -2, "frames");
+    rt_set_int(L, "threads", st.threads);
+    rt_set_int(L, "frames", st.frames);
     lua_createtable(L, st.threads, 0);
     for (int i = 0; i < st.threads; i++) {
         lua_pushinteger(L, st.per_thread[i]);

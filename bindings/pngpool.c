@@ -11,6 +11,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "rt_grid.h"
+
 typedef struct job {
     struct job *next;
     unsigned char *data; /* w * h * 4 bytes, tightly packed copy */
@@ -108,18 +110,13 @@ int rt_png_write(const char *path, const unsigned char *data, int w, int h, int 
         const uint32_t *row = (const uint32_t *)(data + (size_t)y * (size_t)stride);
         unsigned char *o = line;
         for (int x = 0; x < w; x++) {
-            uint32_t c = row[x], a = c >> 24;
-            uint32_t r = (c >> 16) & 255, g = (c >> 8) & 255, b = c & 255;
-            if (!opaque && a && a < 255) { /* undo Cairo's premultiplication */
-                r = (r * 255 + a / 2) / a;
-                g = (g * 255 + a / 2) / a;
-                b = (b * 255 + a / 2) / a;
-            }
-            o[0] = (unsigned char)r;
-            o[1] = (unsigned char)g;
-            o[2] = (unsigned char)b;
+            /* undo Cairo's premultiplication (opaque pixels are unchanged) */
+            rt_rgba c = opaque ? row[x] : rt_rgba_unpremultiply(row[x]);
+            o[0] = (unsigned char)RT_RGBA_R(c);
+            o[1] = (unsigned char)RT_RGBA_G(c);
+            o[2] = (unsigned char)RT_RGBA_B(c);
             if (!opaque)
-                o[3] = (unsigned char)a;
+                o[3] = (unsigned char)RT_RGBA_A(c);
             o += channels;
         }
         png_write_row(png, line);

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rt_mem.h"
+
 int rt_grid_new(int w, int h, int32_t fill, rt_grid **out, rt_err *err)
 {
     *out = NULL;
@@ -88,20 +90,7 @@ void rt_pack_free(rt_pack *p)
 
 int rt_pack_reserve(rt_pack *p, size_t n)
 {
-    if (n <= p->cap)
-        return RT_OK;
-    size_t cap = p->cap ? p->cap : 64;
-    while (cap < n) {
-        if (cap > SIZE_MAX / 2 / sizeof(double) / (size_t)p->stride)
-            return RT_ENOMEM;
-        cap *= 2;
-    }
-    double *v = realloc(p->v, cap * (size_t)p->stride * sizeof(double));
-    if (!v)
-        return RT_ENOMEM;
-    p->v = v;
-    p->cap = cap;
-    return RT_OK;
+    return rt_grow((void **)&p->v, &p->cap, n, (size_t)p->stride * sizeof(double));
 }
 
 int rt_pack_push(rt_pack *p, const double *item)

@@ -97,6 +97,21 @@ typedef uint32_t rt_rgba;
 #define RT_RGBA_G(c) (((c) >> 8) & 0xffu)
 #define RT_RGBA_B(c) ((c) & 0xffu)
 
+/*
+ * A pixel with premultiplied alpha in the same 0xAARRGGBB layout (Cairo's
+ * ARGB32) as an rt_rgba, each component divided by alpha with rounding; fully
+ * opaque and fully transparent pixels come back unchanged.
+ */
+static inline rt_rgba rt_rgba_unpremultiply(uint32_t px)
+{
+    uint32_t a = px >> 24;
+    if (a == 0 || a == 255)
+        return px;
+    uint32_t r = (RT_RGBA_R(px) * 255 + a / 2) / a, g = (RT_RGBA_G(px) * 255 + a / 2) / a,
+             b = (RT_RGBA_B(px) * 255 + a / 2) / a;
+    return RT_RGBA(r, g, b, a);
+}
+
 /* A palette: index -> colour. */
 typedef struct rt_palette {
     int n;              /* entries, >= 1 */

@@ -3,6 +3,7 @@
  */
 #include "rt_mem.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "rt_error.h"
@@ -11,6 +12,8 @@ int rt_grow(void **p, size_t *cap, size_t need, size_t elem)
 {
     if (need <= *cap)
         return RT_OK;
+    if (need > SIZE_MAX / 2 / elem)
+        return RT_ENOMEM; /* doubling up to need would overflow */
     size_t n = *cap ? *cap * 2 : 8;
     while (n < need)
         n *= 2;
@@ -22,6 +25,8 @@ int rt_grow(void **p, size_t *cap, size_t need, size_t elem)
 
 int rt_resize(void **p, size_t n, size_t elem)
 {
+    if (elem && n > SIZE_MAX / elem)
+        return RT_ENOMEM;
     void *q = realloc(*p, n * elem);
     if (!q)
         return RT_ENOMEM;

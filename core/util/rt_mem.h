@@ -15,13 +15,15 @@
  * Make *p (an array of *cap elements of elem bytes) hold at least need
  * elements: nothing when need <= *cap, else *cap doubles (from 8) until it
  * reaches need and *p is reallocated. Returns RT_OK, or RT_ENOMEM with *p and
- * *cap unchanged. Call as rt_grow((void **)&a, &cap, n + 1, sizeof *a).
+ * *cap unchanged (also when the size in bytes would overflow). Call as
+ * rt_grow((void **)&a, &cap, n + 1, sizeof *a).
  */
 int rt_grow(void **p, size_t *cap, size_t need, size_t elem);
 
 /*
  * Reallocate *p to exactly n elements of elem bytes. Returns RT_OK, or
- * RT_ENOMEM with *p unchanged (still valid at its old size).
+ * RT_ENOMEM with *p unchanged (still valid at its old size), also when n * elem
+ * would overflow.
  */
 int rt_resize(void **p, size_t n, size_t elem);
 

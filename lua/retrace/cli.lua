@@ -25,12 +25,6 @@ function M.usage_error(msg)
   error({ exit = M.EXIT_USAGE, message = msg }, 0)
 end
 
---- Call f(...) and turn `nil, message` (the io.open convention) into input_error.
-function M.check(v, msg, ...)
-  if v == nil or v == false then M.input_error(msg or "failed") end
-  return v, msg, ...
-end
-
 --- Sorted names of the available commands (scripts/*.lua).
 function M.commands()
   local lfs = require "lfs"

@@ -92,9 +92,6 @@ function M.detect(path)
   return best, count > 0 and ("score " .. count .. " over the first " .. n .. " lines") or "no line recognised"
 end
 
---- Formats recognised without a reader in retrace yet.
-M.no_reader = { paje = true, paraver = true, otf2 = true, unknown = true }
-
 local summaries = {}
 
 -- SHMAP: the reader's first pass (rt_shmap_open) already counted everything.

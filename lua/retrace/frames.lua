@@ -25,9 +25,6 @@ M.pattern = "frame_%06d.png"
 local Writer = {}
 Writer.__index = Writer
 
-local mkdir_p = fs.mkdir_p
-M.mkdir_p = mkdir_p -- (retrace.fs)
-
 --- Open a frame writer on folder `dir` (created when missing).
 -- opts: width, height (required), background (default "white"), fps (10),
 -- pdf (path of a multi-page PDF to draw alongside), threads (0: one per core),
@@ -41,7 +38,7 @@ function M.writer(dir, opts)
     error(string.format("frame size: %s x %s, width and height must be positive integers",
       tostring(w), tostring(h)), 2)
   end
-  local ok, err = mkdir_p(dir)
+  local ok, err = fs.mkdir_p(dir)
   if not ok then return nil, err end
   -- find out now, not after drawing, whether the folder takes files
   local probe = dir .. "/.retrace-write-test"

@@ -25,12 +25,14 @@ function M.mkdir_p(dir)
   return true
 end
 
---- Write text to the file at path (replacing it). Returns true, or nil and io.open's message.
+--- Write text to the file at path (replacing it). Returns true, or nil and
+-- "PATH: reason" (io.open's message, or the write's when the disk is full).
 function M.write_file(path, text)
   local f, err = io.open(path, "wb")
   if not f then return nil, err end
-  f:write(text)
-  f:close()
+  local ok, werr = f:write(text)
+  local cok, cerr = f:close()
+  if not ok or not cok then return nil, path .. ": " .. tostring(werr or cerr) end
   return true
 end
 

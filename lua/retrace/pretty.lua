@@ -14,18 +14,10 @@ local function is_identifier(k)
 end
 
 local function scalar(v)
-  local t = type(v)
-  if t == "string" then
-    return string.format("%q", v):gsub("\\\n", "\\n")
-  elseif t == "number" or t == "boolean" or t == "nil" then
-    return tostring(v)
+  if type(v) == "string" then
+    return (string.format("%q", v):gsub("\\\n", "\\n"))
   end
-  local mt = getmetatable(v)
-  if type(mt) == "table" and mt.__tostring then return tostring(v) end
-  if t == "userdata" and type(mt) == "table" and mt.__name then
-    return mt.__name .. ": " .. tostring(v):match("0x%x+") or tostring(v)
-  end
-  return tostring(v)
+  return tostring(v) -- also __tostring, or "retrace.Lines: 0x..." from __name
 end
 
 local function key_order(a, b)

@@ -15,6 +15,7 @@
 
 #include "rt_error.h"
 #include "rt_lines.h"
+#include "rt_mem.h"
 
 static void test_strerror_table(void **state)
 {
@@ -194,6 +195,29 @@ static void test_line_too_long(void **state)
     fclose(fp);
 }
 
+/* rt_grow doubles from 8 up to what is needed, and refuses sizes whose bytes overflow. */
+static void test_grow(void **state)
+{
+    (void)state;
+    int *a = NULL;
+    size_t cap = 0;
+    assert_int_equal(rt_grow((void **)&a, &cap, 1, sizeof *a), RT_OK);
+    assert_int_equal(cap, 8);
+    a[7] = 7;
+    assert_int_equal(rt_grow((void **)&a, &cap, 8, sizeof *a), RT_OK);
+    assert_int_equal(cap, 8);
+    assert_int_equal(rt_grow((void **)&a, &cap, 33, sizeof *a), RT_OK);
+    assert_int_equal(cap, 64);
+    assert_int_equal(a[7], 7);
+    int *before = a;
+    assert_int_equal(rt_grow((void **)&a, &cap, SIZE_MAX / 2, sizeof *a), RT_ENOMEM);
+    assert_int_equal(rt_grow((void **)&a, &cap, SIZE_MAX, 1), RT_ENOMEM);
+    assert_int_equal(rt_resize((void **)&a, SIZE_MAX / 2, sizeof *a), RT_ENOMEM);
+    assert_ptr_equal(a, before);
+    assert_int_equal(cap, 64);
+    free(a);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -204,6 +228,7 @@ int main(void)
         cmocka_unit_test(test_random_against_split),
         cmocka_unit_test(test_tokens_and_numbers),
         cmocka_unit_test(test_line_too_long),
+        cmocka_unit_test(test_grow),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
