@@ -1,0 +1,350 @@
+/*
+ * rt_tevent.c - definitions tables and the source plumbing of the neutral
+ * event stream (see rt_tevent.h).
+ *
+ * Definitions are small next to the events (thousands of regions, up to 10^4
+ * processors), so they are plain growing arrays plus one open-addressing hash
+ * from region id to its slot. Regions and communicators are allocated one by
+ * one so the pointers handed out stay valid while the tables grow.
+ */
+#include "rt_tevent.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rt_mem.h"
+
+const char *rt_te_kind_name(int kind)
+{
+    static const char *const n[] = {"?", "enter", "leave", "send", "receive",
+                                    "collective begin", "collective end", "marker"};
+    return kind > 0 && kind < RT_TE_KIND_COUNT ? n[kind] : "?";
+}
+
+static const char *const class_names[RT_TC_COUNT] = {
+    "user", "send", "receive", "wait", "collective", "sync", "io", "idle", "system", "tracing"};
+
+const char *rt_tclass_name(int cls)
+{
+    return cls >= 0 && cls < RT_TC_COUNT ? class_names[cls] : "?";
+}
+
+int rt_tclass_from_name(const char *name)
+{
+    for (int i = 0; name && i < RT_TC_COUNT; i++)
+        if (strcmp(name, class_names[i]) == 0)
+            return i;
+    return -1;
+}
+
+int rt_tclass_state(int cls)
+{
+    switch (cls) {
+    case RT_TC_USER: return 2;
+    case RT_TC_WAIT:
+    case RT_TC_SYNC:
+    case RT_TC_IDLE: return 0;
+    case RT_TC_TRACING: return -1;
+    default: return 1; /* send, receive, collective, io, system: overhead */
+    }
+}
+
+int rt_tclass_is_comm(int cls)
+{
+    return cls == RT_TC_SEND || cls == RT_TC_RECV || cls == RT_TC_WAIT || cls == RT_TC_COLLECTIVE ||
+           cls == RT_TC_SYNC;
+}
+
+void rt_tevent_clear(rt_tevent *ev)
+{
+    memset(ev, 0, sizeof *ev);
+    ev->peer = -1;
+    ev->comm = -1;
+}
+
+/* ---- definitions ---- */
+
+struct rt_tdefs {
+    rt_tregion **regions;   /* definition order */
+    size_t nregions, capregions;
+    int *slots;             /* hash: index + 1 into regions, 0 = empty; capslots a power of two */
+    size_t capslots;
+    rt_tproc *procs;
+    size_t nprocs, capprocs;
+    rt_tcomm **comms;
+    size_t ncomms, capcomms;
+    uint64_t resolution;
+    int64_t offset;
+};
+
+rt_tdefs *rt_tdefs_new(void)
+{
+    rt_tdefs *d = calloc(1, sizeof *d);
+    if (d)
+        d->resolution = 1;
+    return d;
+}
+
+void rt_tdefs_free(rt_tdefs *d)
+{
+    if (!d)
+        return;
+    for (size_t i = 0; i < d->nregions; i++) {
+        free((char *)d->regions[i]->name);
+        free((char *)d->regions[i]->group);
+        free(d->regions[i]);
+    }
+    free(d->regions);
+    free(d->slots);
+    for (size_t i = 0; i < d->nprocs; i++) {
+        free((char *)d->procs[i].name);
+        free((char *)d->procs[i].path);
+    }
+    free(d->procs);
+    for (size_t i = 0; i < d->ncomms; i++) {
+        free((char *)d->comms[i]->name);
+        free((int *)d->comms[i]->members);
+        free(d->comms[i]);
+    }
+    free(d->comms);
+    free(d);
+}
+
+static size_t hash_id(int id)
+{
+    uint64_t k = (uint64_t)(uint32_t)id * 0x9E3779B97F4A7C15ull;
+    return (size_t)(k >> 29);
+}
+
+/* Slot holding id, or the empty slot where it would go. */
+static size_t find_slot(const rt_tdefs *d, int id)
+{
+    size_t mask = d->capslots - 1, j = hash_id(id) & mask;
+    while (d->slots[j] && d->regions[d->slots[j] - 1]->id != id)
+        j = (j + 1) & mask;
+    return j;
+}
+
+static int rehash(rt_tdefs *d)
+{
+    size_t nc = d->capslots ? d->capslots * 2 : 64;
+    int *ns = calloc(nc, sizeof *ns);
+    if (!ns)
+        return RT_ENOMEM;
+    free(d->slots);
+    d->slots = ns;
+    d->capslots = nc;
+    for (size_t i = 0; i < d->nregions; i++)
+        d->slots[find_slot(d, d->regions[i]->id)] = (int)i + 1;
+    return RT_OK;
+}
+
+static char *dup_or_empty(const char *s)
+{
+    return strdup(s ? s : "");
+}
+
+const rt_tregion *rt_tdefs_region(const rt_tdefs *d, int id)
+{
+    if (!d->capslots)
+        return NULL;
+    int k = d->slots[find_slot(d, id)];
+    return k ? d->regions[k - 1] : NULL;
+}
+
+int rt_tdefs_add_region(rt_tdefs *d, int id, const char *name, const char *group, int cls)
+{
+    char *n = dup_or_empty(name), *g = dup_or_empty(group);
+    if (!n || !g)
+        goto nomem;
+    rt_tregion *r = (rt_tregion *)rt_tdefs_region(d, id);
+    if (r) { /* redefinition: the newest names and class win */
+        free((char *)r->name);
+        free((char *)r->group);
+        r->name = n;
+        r->group = g;
+        r->cls = cls;
+        return RT_OK;
+    }
+    if ((d->nregions + 1) * 2 > d->capslots && rehash(d) != RT_OK)
+        goto nomem;
+    if (rt_grow((void **)&d->regions, &d->capregions, d->nregions + 1, sizeof *d->regions) != RT_OK)
+        goto nomem;
+    r = malloc(sizeof *r);
+    if (!r)
+        goto nomem;
+    *r = (rt_tregion){id, cls, n, g};
+    d->regions[d->nregions++] = r;
+    d->slots[find_slot(d, id)] = (int)d->nregions;
+    return RT_OK;
+nomem:
+    free(n);
+    free(g);
+    return RT_ENOMEM;
+}
+
+int rt_tdefs_nregions(const rt_tdefs *d) { return (int)d->nregions; }
+
+const rt_tregion *rt_tdefs_region_at(const rt_tdefs *d, int i)
+{
+    return i >= 0 && (size_t)i < d->nregions ? d->regions[i] : NULL;
+}
+
+int rt_tdefs_set_proc(rt_tdefs *d, int p, const char *name, const char *path)
+{
+    if (p < 0 || p >= RT_TE_MAXPROC)
+        return RT_ERANGE;
+    if ((size_t)p >= d->nprocs) {
+        if (rt_grow((void **)&d->procs, &d->capprocs, (size_t)p + 1, sizeof *d->procs) != RT_OK)
+            return RT_ENOMEM;
+        memset(d->procs + d->nprocs, 0, ((size_t)p + 1 - d->nprocs) * sizeof *d->procs);
+        d->nprocs = (size_t)p + 1;
+    }
+    if (!name && !path)
+        return RT_OK;
+    char *n = dup_or_empty(name), *h = dup_or_empty(path);
+    if (!n || !h) {
+        free(n);
+        free(h);
+        return RT_ENOMEM;
+    }
+    free((char *)d->procs[p].name);
+    free((char *)d->procs[p].path);
+    d->procs[p].name = n;
+    d->procs[p].path = h;
+    return RT_OK;
+}
+
+int rt_tdefs_nprocs(const rt_tdefs *d) { return (int)d->nprocs; }
+
+const rt_tproc *rt_tdefs_proc(const rt_tdefs *d, int p)
+{
+    static const rt_tproc unnamed = {"", ""};
+    if (p < 0 || (size_t)p >= d->nprocs)
+        return NULL;
+    return d->procs[p].name ? &d->procs[p] : &unnamed;
+}
+
+int rt_tdefs_add_comm(rt_tdefs *d, int id, const char *name, int size, const int *members)
+{
+    if (rt_grow((void **)&d->comms, &d->capcomms, d->ncomms + 1, sizeof *d->comms) != RT_OK)
+        return RT_ENOMEM;
+    rt_tcomm *c = calloc(1, sizeof *c);
+    char *n = dup_or_empty(name);
+    int *m = NULL;
+    if (members && size > 0) {
+        m = malloc((size_t)size * sizeof *m);
+        if (m)
+            memcpy(m, members, (size_t)size * sizeof *m);
+    }
+    if (!c || !n || (members && size > 0 && !m)) {
+        free(c);
+        free(n);
+        free(m);
+        return RT_ENOMEM;
+    }
+    *c = (rt_tcomm){id, n, size, m};
+    d->comms[d->ncomms++] = c;
+    return RT_OK;
+}
+
+const rt_tcomm *rt_tdefs_comm(const rt_tdefs *d, int id)
+{
+    /* the newest definition of an id wins; communicators are few */
+    for (size_t i = d->ncomms; i-- > 0;)
+        if (d->comms[i]->id == id)
+            return d->comms[i];
+    return NULL;
+}
+
+int rt_tdefs_ncomms(const rt_tdefs *d) { return (int)d->ncomms; }
+
+const rt_tcomm *rt_tdefs_comm_at(const rt_tdefs *d, int i)
+{
+    return i >= 0 && (size_t)i < d->ncomms ? d->comms[i] : NULL;
+}
+
+void rt_tdefs_set_clock(rt_tdefs *d, uint64_t resolution, int64_t offset)
+{
+    d->resolution = resolution ? resolution : 1;
+    d->offset = offset;
+}
+
+uint64_t rt_tdefs_resolution(const rt_tdefs *d) { return d->resolution; }
+int64_t rt_tdefs_offset(const rt_tdefs *d) { return d->offset; }
+
+double rt_tdefs_seconds(const rt_tdefs *d, int64_t ticks)
+{
+    /* subtract in integers first: raw OTF2 stamps (~10^16) do not fit a double exactly */
+    int64_t rel = ticks - d->offset;
+    int64_t whole = rel / (int64_t)d->resolution, frac = rel % (int64_t)d->resolution;
+    return (double)whole + (double)frac / (double)d->resolution;
+}
+
+/* ---- sources ---- */
+
+int rt_tsource_init(rt_tsource *s, const rt_tsource_ops *ops, const char *path, rt_err *err)
+{
+    memset(s, 0, sizeof *s);
+    s->ops = ops;
+    s->defs = rt_tdefs_new();
+    s->path = strdup(path ? path : "");
+    if (!s->defs || !s->path) {
+        rt_tdefs_free(s->defs);
+        free(s->path);
+        s->defs = NULL;
+        s->path = NULL;
+        return rt_err_set(err, RT_ENOMEM, "%s: out of memory", path ? path : "trace");
+    }
+    return RT_OK;
+}
+
+int rt_tsource_next(rt_tsource *s, rt_tevent *ev, rt_err *err)
+{
+    int st = s->ops->next(s, ev, err);
+    if (st == RT_OK)
+        s->events++;
+    return st;
+}
+
+int rt_tsource_rewind(rt_tsource *s, rt_err *err)
+{
+    if (!s->ops->rewind)
+        return rt_err_set(err, RT_EINVAL, "%s: cannot be read again", s->path);
+    int st = s->ops->rewind(s, err);
+    if (st == RT_OK)
+        s->events = s->skipped = s->warnings = 0;
+    return st;
+}
+
+uint64_t rt_tsource_offset(const rt_tsource *s) { return s->ops->offset ? s->ops->offset(s) : 0; }
+uint64_t rt_tsource_size(const rt_tsource *s) { return s->ops->size ? s->ops->size(s) : 0; }
+
+void rt_tsource_warn(rt_tsource *s, const char *fmt, ...)
+{
+    s->warnings++;
+    if (!s->on_warning)
+        return;
+    char msg[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    s->on_warning(s->ud, msg);
+}
+
+void rt_tsource_free(rt_tsource *s)
+{
+    if (!s)
+        return;
+    rt_tdefs *d = s->defs;
+    char *p = s->path;
+    if (s->ops && s->ops->free)
+        s->ops->free(s); /* frees the reader's struct, which contains s */
+    else
+        free(s);
+    rt_tdefs_free(d);
+    free(p);
+}

@@ -1,0 +1,127 @@
+/* Tests of the neutral event model's definitions (core/trace/rt_tevent.c):
+ * the region table against a plain array on random ids, the class -> state
+ * rule, and exact tick -> seconds conversion of OTF2-sized stamps. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "rt_tevent.h"
+
+static void test_class_states(void **state)
+{
+    (void)state;
+    assert_int_equal(rt_tclass_state(RT_TC_USER), 2);
+    assert_int_equal(rt_tclass_state(RT_TC_SEND), 1);
+    assert_int_equal(rt_tclass_state(RT_TC_RECV), 1);
+    assert_int_equal(rt_tclass_state(RT_TC_COLLECTIVE), 1);
+    assert_int_equal(rt_tclass_state(RT_TC_IO), 1);
+    assert_int_equal(rt_tclass_state(RT_TC_SYSTEM), 1);
+    assert_int_equal(rt_tclass_state(RT_TC_WAIT), 0);
+    assert_int_equal(rt_tclass_state(RT_TC_SYNC), 0);
+    assert_int_equal(rt_tclass_state(RT_TC_IDLE), 0);
+    assert_int_equal(rt_tclass_state(RT_TC_TRACING), -1);
+    for (int c = 0; c < RT_TC_COUNT; c++)
+        assert_int_equal(rt_tclass_from_name(rt_tclass_name(c)), c);
+    assert_int_equal(rt_tclass_from_name("nonsense"), -1);
+    assert_string_equal(rt_te_kind_name(RT_TE_RECV), "receive");
+    assert_string_equal(rt_te_kind_name(99), "?");
+}
+
+/* Random ids (negative ones too), redefinitions, lookups of ids never defined. */
+static void test_regions_random(void **state)
+{
+    (void)state;
+    enum { N = 5000, RANGE = 20000 };
+    int *cls = malloc(2 * RANGE * sizeof *cls); /* model: class + 1 per id + RANGE, 0 = absent */
+    assert_non_null(cls);
+    memset(cls, 0, 2 * RANGE * sizeof *cls);
+    rt_tdefs *d = rt_tdefs_new();
+    srand(7);
+    int distinct = 0;
+    for (int i = 0; i < N; i++) {
+        int id = rand() % (2 * RANGE) - RANGE, c = rand() % RT_TC_COUNT;
+        char name[32];
+        snprintf(name, sizeof name, "r%d", id);
+        assert_int_equal(rt_tdefs_add_region(d, id, name, "G", c), RT_OK);
+        if (!cls[id + RANGE])
+            distinct++;
+        cls[id + RANGE] = c + 1;
+    }
+    assert_int_equal(rt_tdefs_nregions(d), distinct);
+    for (int id = -RANGE; id < RANGE; id++) {
+        const rt_tregion *r = rt_tdefs_region(d, id);
+        if (!cls[id + RANGE]) {
+            assert_null(r);
+            continue;
+        }
+        assert_non_null(r);
+        assert_int_equal(r->id, id);
+        assert_int_equal(r->cls, cls[id + RANGE] - 1);
+        char name[32];
+        snprintf(name, sizeof name, "r%d", id);
+        assert_string_equal(r->name, name);
+        assert_string_equal(r->group, "G");
+    }
+    rt_tdefs_free(d);
+    free(cls);
+}
+
+static void test_procs_comms(void **state)
+{
+    (void)state;
+    rt_tdefs *d = rt_tdefs_new();
+    assert_int_equal(rt_tdefs_nprocs(d), 0);
+    assert_null(rt_tdefs_proc(d, 0));
+    assert_int_equal(rt_tdefs_set_proc(d, 3, "rank 3", "node0/rank 3"), RT_OK);
+    assert_int_equal(rt_tdefs_nprocs(d), 4);
+    assert_string_equal(rt_tdefs_proc(d, 3)->path, "node0/rank 3");
+    assert_string_equal(rt_tdefs_proc(d, 1)->name, "");
+    assert_int_equal(rt_tdefs_set_proc(d, -1, "x", NULL), RT_ERANGE);
+    assert_int_equal(rt_tdefs_set_proc(d, RT_TE_MAXPROC, "x", NULL), RT_ERANGE);
+    int m[3] = {0, 2, 3};
+    assert_int_equal(rt_tdefs_add_comm(d, 7, "sub", 3, m), RT_OK);
+    assert_int_equal(rt_tdefs_add_comm(d, 1, "world", 4, NULL), RT_OK);
+    const rt_tcomm *c = rt_tdefs_comm(d, 7);
+    assert_non_null(c);
+    assert_int_equal(c->size, 3);
+    assert_int_equal(c->members[2], 3);
+    assert_null(rt_tdefs_comm(d, 99));
+    assert_int_equal(rt_tdefs_ncomms(d), 2);
+    rt_tdefs_free(d);
+}
+
+/* Stamps near 7.4e15 with a 1 GHz clock: the difference must come out to the tick. */
+static void test_clock_exact(void **state)
+{
+    (void)state;
+    rt_tdefs *d = rt_tdefs_new();
+    assert_true(rt_tdefs_seconds(d, 5) == 5.0);
+    int64_t t0 = 7397466976977800LL;
+    rt_tdefs_set_clock(d, 1000000000ull, t0);
+    assert_true(rt_tdefs_seconds(d, t0) == 0.0);
+    assert_true(rt_tdefs_seconds(d, t0 + 1) == 1e-9);
+    /* 0.405720564 s after the start, which a double of the raw stamps cannot hold */
+    assert_true(rt_tdefs_seconds(d, t0 + 405720564) == 0.405720564);
+    assert_true(rt_tdefs_seconds(d, t0 + 3000000007LL) == 3.0 + 7e-9);
+    assert_true(rt_tdefs_seconds(d, t0 - 1000) == -1e-6);
+    rt_tdefs_set_clock(d, 0, 0); /* a zero resolution is taken as 1 */
+    assert_int_equal((int)rt_tdefs_resolution(d), 1);
+    rt_tdefs_free(d);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_class_states),
+        cmocka_unit_test(test_regions_random),
+        cmocka_unit_test(test_procs_comms),
+        cmocka_unit_test(test_clock_exact),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
