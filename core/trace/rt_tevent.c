@@ -57,6 +57,51 @@ int rt_tclass_is_comm(int cls)
            cls == RT_TC_SYNC;
 }
 
+/* Name starts with prefix (after an optional leading 'P' for the profiling interface). */
+static int has(const char *name, const char *prefix)
+{
+    return strncmp(name, prefix, strlen(prefix)) == 0;
+}
+
+int rt_tclass_guess(const char *name)
+{
+    if (!name)
+        return RT_TC_USER;
+    if (strcmp(name, "idle") == 0 || strcmp(name, "Idle") == 0 || strcmp(name, "IDLE") == 0)
+        return RT_TC_IDLE;
+    if (name[0] == 'P' && has(name + 1, "MPI_"))
+        name++;
+    if (!has(name, "MPI_"))
+        return RT_TC_USER;
+    const char *m = name + 4;
+    static const char *const wait[] = {"Recv", "Wait", "Probe", "Sendrecv", "Mprobe", "Mrecv"};
+    static const char *const recv[] = {"Irecv", "Test", "Iprobe", "Improbe", "Imrecv", "Recv_init"};
+    static const char *const send[] = {"Send", "Isend", "Bsend", "Ssend", "Rsend", "Ibsend", "Issend",
+                                       "Irsend", "Start"};
+    static const char *const coll[] = {"Bcast", "Reduce", "Allreduce", "Allgather", "Alltoall", "Gather",
+                                       "Scatter", "Scan", "Exscan", "Reduce_scatter", "Ibcast", "Ireduce",
+                                       "Iallreduce", "Iallgather", "Ialltoall", "Igather", "Iscatter",
+                                       "Neighbor", "Ineighbor"};
+    if (has(m, "Barrier") || has(m, "Ibarrier"))
+        return RT_TC_SYNC;
+    if (has(m, "File_"))
+        return RT_TC_IO;
+    /* longest names first: Irecv before Recv is automatic (different first letter) */
+    for (size_t i = 0; i < sizeof recv / sizeof *recv; i++)
+        if (has(m, recv[i]))
+            return RT_TC_RECV;
+    for (size_t i = 0; i < sizeof wait / sizeof *wait; i++)
+        if (has(m, wait[i]))
+            return RT_TC_WAIT;
+    for (size_t i = 0; i < sizeof coll / sizeof *coll; i++)
+        if (has(m, coll[i]))
+            return RT_TC_COLLECTIVE;
+    for (size_t i = 0; i < sizeof send / sizeof *send; i++)
+        if (has(m, send[i]))
+            return RT_TC_SEND;
+    return RT_TC_SYSTEM;
+}
+
 void rt_tevent_clear(rt_tevent *ev)
 {
     memset(ev, 0, sizeof *ev);

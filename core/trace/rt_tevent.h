@@ -92,6 +92,16 @@ int rt_tclass_from_name(const char *name);
  * RT_TC_TRACING (look further out). Outside every region a processor is busy.
  */
 int rt_tclass_state(int cls);
+/*
+ * The class of a region known only by its name, for formats whose regions carry
+ * no role (Pajé states, OTF2 regions of unknown role): MPI and PMPI calls by
+ * their meaning (MPI_Send, MPI_Isend, MPI_Bsend... send; MPI_Recv, MPI_Wait*,
+ * MPI_Probe, MPI_Sendrecv wait; MPI_Irecv, MPI_Test*, MPI_Iprobe receive;
+ * MPI_Barrier sync; MPI_Bcast, MPI_Reduce, MPI_All*, MPI_Gather*, MPI_Scatter*,
+ * MPI_Alltoall*, MPI_Scan... collective; MPI_File_* io; other MPI_* system),
+ * "idle" / "Idle" idle, anything else user. Case-sensitive on the MPI prefix.
+ */
+int rt_tclass_guess(const char *name);
 /* 1 when the class counts as communication (send, recv, wait, collective, sync). */
 int rt_tclass_is_comm(int cls);
 

@@ -33,6 +33,28 @@ static void test_class_states(void **state)
     assert_string_equal(rt_te_kind_name(99), "?");
 }
 
+static void test_class_guess(void **state)
+{
+    (void)state;
+    static const struct { const char *name; int cls; } cases[] = {
+        {"MPI_Send", RT_TC_SEND},       {"MPI_Isend", RT_TC_SEND},     {"MPI_Ssend", RT_TC_SEND},
+        {"MPI_Recv", RT_TC_WAIT},       {"MPI_Wait", RT_TC_WAIT},      {"MPI_Waitall", RT_TC_WAIT},
+        {"MPI_Sendrecv", RT_TC_WAIT},   {"MPI_Probe", RT_TC_WAIT},     {"MPI_Irecv", RT_TC_RECV},
+        {"MPI_Test", RT_TC_RECV},       {"MPI_Testall", RT_TC_RECV},   {"MPI_Iprobe", RT_TC_RECV},
+        {"MPI_Barrier", RT_TC_SYNC},    {"MPI_Bcast", RT_TC_COLLECTIVE}, {"MPI_Allreduce", RT_TC_COLLECTIVE},
+        {"MPI_Reduce_scatter", RT_TC_COLLECTIVE}, {"MPI_Alltoallv", RT_TC_COLLECTIVE},
+        {"MPI_File_write", RT_TC_IO},   {"MPI_Init", RT_TC_SYSTEM},    {"MPI_Comm_rank", RT_TC_SYSTEM},
+        {"PMPI_Send", RT_TC_SEND},      {"idle", RT_TC_IDLE},          {"Idle", RT_TC_IDLE},
+        {"int main(int, char**)", RT_TC_USER}, {"MPIX", RT_TC_USER},  {"compute", RT_TC_USER},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        if (rt_tclass_guess(cases[i].name) != cases[i].cls)
+            fail_msg("%s: got %s, want %s", cases[i].name, rt_tclass_name(rt_tclass_guess(cases[i].name)),
+                     rt_tclass_name(cases[i].cls));
+    }
+    assert_int_equal(rt_tclass_guess(NULL), RT_TC_USER);
+}
+
 /* Random ids (negative ones too), redefinitions, lookups of ids never defined. */
 static void test_regions_random(void **state)
 {
@@ -119,6 +141,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_class_states),
+        cmocka_unit_test(test_class_guess),
         cmocka_unit_test(test_regions_random),
         cmocka_unit_test(test_procs_comms),
         cmocka_unit_test(test_clock_exact),
