@@ -90,8 +90,10 @@ static void lstop(lua_State *L, lua_Debug *ar)
 
 static void on_sigint(int sig)
 {
-    (void)sig;
     if (running_call && globalL) {
+        /* as lua.c does: a second Ctrl-C before the hook fires (a long C loop
+         * that never returns to Lua) takes the default action and ends the program */
+        signal(sig, SIG_DFL);
         int flag = LUA_MASKCALL | LUA_MASKRET | LUA_MASKLINE | LUA_MASKCOUNT;
         lua_sethook(globalL, lstop, flag, 1);
     } else {
@@ -115,6 +117,7 @@ static int docall(lua_State *L, int nargs, int nres)
     int st = rt_docall(L, nargs, nres);
     running_call = 0;
     lua_sethook(L, NULL, 0, 0);
+    install_sigint(); /* the first Ctrl-C may have reset it to the default action */
     return st;
 }
 
@@ -695,8 +698,16 @@ int main(int argc, char **argv)
     int status = lua_pcall(L, 1, 0, 0);
     if (status != LUA_OK)
         ha.code = report_error(L);
-    fflush(stdout);
     lua_close(L);
     globalL = NULL;
+    /* a full disk or a closed pipe on standard output is an error, not a success:
+     * the last buffered block is only written here */
+    if (fflush(stdout) != 0 || ferror(stdout) || fclose(stdout) != 0) {
+        char msg[160];
+        snprintf(msg, sizeof msg, "standard output: %s", strerror(errno ? errno : EIO));
+        errmsg(msg);
+        if (ha.code == 0)
+            ha.code = EXIT_FAILURE;
+    }
     return ha.code;
 }

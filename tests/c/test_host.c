@@ -292,6 +292,53 @@ static void test_repl(void **state)
     assert_int_equal(pty_finish(&p), 0);
 }
 
+/*
+ * Ctrl-C during a long C call: the first one only arms the hook (which fires
+ * when the call returns to Lua), so a second one must take the default action
+ * and end the program, as lua.c does; after an interrupted call the handler is
+ * back, so a later loop is still interrupted cleanly.
+ */
+static void test_second_ctrl_c(void **state)
+{
+    (void)state;
+    char home[] = "/tmp/retrace-sigint-XXXXXX";
+    assert_non_null(mkdtemp(home));
+    pty_proc p;
+    size_t at = 0;
+    pty_start(&p, home, NULL);
+    EXPECT(&p, &at, "retrace> ");
+    /* the handler is reinstalled after each interrupted call */
+    for (int i = 0; i < 2; i++) {
+        pty_send(&p, "while true do end\r");
+        usleep(300000);
+        pty_send(&p, "\003");
+        EXPECT(&p, &at, "interrupted!");
+        EXPECT(&p, &at, "retrace> ");
+    }
+    /* ".-b" on a string without 'b' backtracks quadratically inside one C call */
+    pty_send(&p, "s = ('a'):rep(400000); print('go' .. 'ing'); s:find('.-b')\r");
+    EXPECT(&p, &at, "going");
+    usleep(300000);
+    pty_send(&p, "\003");
+    usleep(300000);
+    pty_send(&p, "\003");
+    int st = 0, ended = 0;
+    for (int i = 0; i < 100 && !ended; i++) {
+        if (waitpid(p.pid, &st, WNOHANG) == p.pid)
+            ended = 1;
+        else
+            usleep(50000);
+    }
+    if (!ended) {
+        kill(p.pid, SIGKILL);
+        waitpid(p.pid, &st, 0);
+    }
+    close(p.fd);
+    assert_true(ended);
+    assert_true(WIFSIGNALED(st));
+    assert_int_equal(WTERMSIG(st), SIGINT);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -300,6 +347,7 @@ int main(void)
         cmocka_unit_test(test_bad_usage),
         cmocka_unit_test(test_scripts_and_args),
         cmocka_unit_test(test_repl),
+        cmocka_unit_test(test_second_ctrl_c),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
