@@ -61,36 +61,37 @@ static int is_blank(char c)
     return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
 }
 
-/* Parse hex digits at *p (an optional 0x first); advances *p. 0 when none or > 16. */
+/* Parse hex digits at *p (an optional 0x first); advances *p. 1 ok, 0 when none,
+ * -1 when the value needs more than 64 bits (leading zeros do not count). */
 static int scan_hex(const char **p, const char *end, uint64_t *out)
 {
     const char *s = *p;
     if (end - s >= 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
         s += 2;
-    const char *start = s;
+    const char *start = s, *sig = NULL; /* sig: first non-zero digit */
     uint64_t v = 0;
     while (s < end) {
         unsigned d = hexval[(unsigned char)*s];
         if (d > 15)
             break;
+        if (d && !sig)
+            sig = s;
         v = (v << 4) | d;
         s++;
     }
-    if (s == start || s - start > 16)
+    if (s == start)
         return 0;
+    if (sig && s - sig > 16) { /* all digits, but more than 64 bits of them */
+        *p = s;
+        return -1;
+    }
     *p = s;
     *out = v;
     return 1;
 }
 
-/* the token at p (for messages), at most 40 characters */
-static int toklen(const char *p, const char *end)
-{
-    const char *s = p;
-    while (s < end && !is_blank(*s) && s - p < 40)
-        s++;
-    return (int)(s - p);
-}
+/* the token at p, escaped and cut short for messages (into a caller's buffer) */
+#define TOK(p, end, buf) rt_excerpt((p), (size_t)((end) - (p)), 1, (buf), sizeof(buf))
 
 /* open and free of the three text readers, which are a memtext each */
 #define RT_TEXT_READER(name)                                                   \
@@ -173,12 +174,17 @@ static char type_char(cursor *c)
  * named `field` in messages; the cursor moves past it and the blanks after it. */
 static int hex_field(cursor *c, const char *field, uint64_t *out, rt_err *err)
 {
+    char tb[RT_EXCERPT_CAP];
     if (c->p == c->end)
         return rt_err_at(err, RT_EFORMAT, c->name, c->no, "%s: missing", field);
     const char *a = c->p;
-    if (!scan_hex(&c->p, c->end, out) || (c->p < c->end && !is_blank(*c->p)))
-        return rt_err_at(err, RT_EFORMAT, c->name, c->no, "%s: '%.*s' is not hexadecimal", field,
-                         toklen(a, c->end), a);
+    int h = scan_hex(&c->p, c->end, out);
+    if (h < 0 && (c->p == c->end || is_blank(*c->p)))
+        return rt_err_at(err, RT_ERANGE, c->name, c->no, "%s: '%s' is out of range (more than 64 bits)", field,
+                         TOK(a, c->end, tb));
+    if (h <= 0 || (c->p < c->end && !is_blank(*c->p)))
+        return rt_err_at(err, RT_EFORMAT, c->name, c->no, "%s: '%s' is not hexadecimal", field,
+                         TOK(a, c->end, tb));
     c->p = skip_blank(c->p, c->end);
     return RT_OK;
 }
@@ -187,6 +193,7 @@ static int hex_field(cursor *c, const char *field, uint64_t *out, rt_err *err)
 
 int rt_din_next(rt_din *r, rt_memref *ref, rt_err *err)
 {
+    char tb[RT_EXCERPT_CAP];
     cursor c;
     int st;
     if ((st = next_line(&r->t, &c, 0, err)) != RT_OK)
@@ -194,8 +201,8 @@ int rt_din_next(rt_din *r, rt_memref *ref, rt_err *err)
     const char *tok = c.p;
     char label = type_char(&c);
     if (label < '0' || label > '4')
-        return rt_err_at(err, RT_EFORMAT, c.name, c.no, "label: '%.*s' is not 0-4",
-                         toklen(tok, c.end), tok);
+        return rt_err_at(err, RT_EFORMAT, c.name, c.no, "label: '%s' is not 0-4",
+                         TOK(tok, c.end, tb));
     ref->kind = label - '0';
     if ((st = hex_field(&c, "address", &ref->addr, err)) != RT_OK)
         return st;
@@ -336,6 +343,7 @@ static int din_read(rt_din *r, rt_memref *out, size_t cap, size_t *n, rt_err *er
 
 int rt_xdin_next(rt_xdin *r, rt_memref *ref, rt_err *err)
 {
+    char tb[RT_EXCERPT_CAP];
     static const char kinds[] = "rwimcv";
     static const int kind_of[] = {RT_REF_READ, RT_REF_WRITE, RT_REF_IFETCH,
                                   RT_REF_MISC, RT_REF_FLUSH, RT_REF_INVALIDATE};
@@ -348,20 +356,24 @@ int rt_xdin_next(rt_xdin *r, rt_memref *ref, rt_err *err)
     const char *k = type ? strchr(kinds, type) : NULL;
     if (!k)
         return rt_err_at(err, RT_EFORMAT, c.name, c.no,
-                         "access type: '%.*s' is not one of r w i m c v", toklen(tok, c.end), tok);
+                         "access type: '%s' is not one of r w i m c v", TOK(tok, c.end, tb));
     ref->kind = kind_of[k - kinds];
     if ((st = hex_field(&c, "address", &ref->addr, err)) != RT_OK ||
         (st = hex_field(&c, "size", &ref->size, err)) != RT_OK)
         return st;
     if (c.p != c.end)
-        return rt_err_at(err, RT_EFORMAT, c.name, c.no, "unexpected field '%.*s' after the size",
-                         toklen(c.p, c.end), c.p);
+        return rt_err_at(err, RT_EFORMAT, c.name, c.no, "unexpected field '%s' after the size",
+                         TOK(c.p, c.end, tb));
     if (ref->size == 0 && ref->kind < RT_REF_FLUSH)
         ref->size = 1; /* (for c and v, 0 means the whole cache) */
     const char *why = rt_memref_bad_size(ref);
     if (why)
         return rt_err_at(err, RT_EFORMAT, c.name, c.no, "size: 0x%llx: %s",
                          (unsigned long long)ref->size, why);
+    if (ref->size > 0 && ref->addr + (ref->size - 1) < ref->addr)
+        return rt_err_at(err, RT_ERANGE, c.name, c.no,
+                         "size: 0x%llx bytes from address 0x%llx run past the top of the address space",
+                         (unsigned long long)ref->size, (unsigned long long)ref->addr);
     return RT_OK;
 }
 
@@ -369,6 +381,7 @@ int rt_xdin_next(rt_xdin *r, rt_memref *ref, rt_err *err)
 
 int rt_lackey_next(rt_lackey *r, rt_memref *ref, rt_err *err)
 {
+    char tb[RT_EXCERPT_CAP];
     if (r->t.pending_store) {
         *ref = r->t.pending;
         r->t.pending_store = 0;
@@ -386,22 +399,26 @@ int rt_lackey_next(rt_lackey *r, rt_memref *ref, rt_err *err)
     case 'S': kind = RT_REF_WRITE; break;
     case 'M': kind = RT_REF_READ; modify = 1; break;
     default:
-        return rt_err_at(err, RT_EFORMAT, c.name, c.no, "access type: '%.*s' is not I, L, S or M",
-                         toklen(tok, c.end), tok);
+        return rt_err_at(err, RT_EFORMAT, c.name, c.no, "access type: '%s' is not I, L, S or M",
+                         TOK(tok, c.end, tb));
     }
     const char *p = c.p, *end = c.end;
     const char *a = p;
-    if (!scan_hex(&p, end, &ref->addr) || p == end || *p != ',')
-        return rt_err_at(err, RT_EFORMAT, c.name, c.no, "address: '%.*s' is not HEXADDR,SIZE",
-                         toklen(a, end), a);
+    int h = scan_hex(&p, end, &ref->addr);
+    if (h < 0 && p < end && *p == ',')
+        return rt_err_at(err, RT_ERANGE, c.name, c.no, "address: '%s' is out of range (more than 64 bits)",
+                         TOK(a, end, tb));
+    if (h <= 0 || p == end || *p != ',')
+        return rt_err_at(err, RT_EFORMAT, c.name, c.no, "address: '%s' is not HEXADDR,SIZE",
+                         TOK(a, end, tb));
     p++;
     a = p;
     uint64_t size = 0;
     while (p < end && *p >= '0' && *p <= '9' && size < (1ull << 40))
         size = size * 10 + (uint64_t)(*p++ - '0');
     if (p == a || size == 0 || skip_blank(p, end) != end)
-        return rt_err_at(err, RT_EFORMAT, c.name, c.no, "size: '%.*s' is not a positive number",
-                         toklen(a, end), a);
+        return rt_err_at(err, RT_EFORMAT, c.name, c.no, "size: '%s' is not a positive number",
+                         TOK(a, end, tb));
     ref->kind = kind;
     ref->size = size;
     const char *why = rt_memref_bad_size(ref);

@@ -177,13 +177,10 @@ static int field(rt_shmap *r, int op, const char *name, int real, long *iv, doub
         ok = real ? rt_span_double(t, dv) : rt_span_long(t, iv);
     }
     if (!ok) {
-        char tokbuf[64];
-        size_t n = t.n < sizeof tokbuf - 4 ? t.n : sizeof tokbuf - 4;
-        memcpy(tokbuf, t.p, n);
-        strcpy(tokbuf + n, t.n > n ? "..." : "");
-        char what[200];
+        char tokbuf[RT_EXCERPT_CAP];
+        char what[300];
         snprintf(what, sizeof what, "%s event: field %s: not %s '%s'", op_name(op), name,
-                 real ? "a number" : "an integer", tokbuf);
+                 real ? "a number" : "an integer", rt_excerpt(t.p, t.n, 0, tokbuf, sizeof tokbuf));
         return rt_err_at(err, RT_EFORMAT, rt_lines_name(r->in), lineno(r), "%s", what);
     }
     return RT_OK;
@@ -423,11 +420,9 @@ int rt_shmap_next(rt_shmap *r, rt_shmap_event *ev, rt_err *err)
     long op;
     const char *name = rt_lines_name(r->in);
     if (!rt_span_long(t, &op)) {
-        char tokbuf[64];
-        size_t n = t.n < sizeof tokbuf - 4 ? t.n : sizeof tokbuf - 4;
-        memcpy(tokbuf, t.p, n);
-        strcpy(tokbuf + n, t.n > n ? "..." : "");
-        return rt_err_at(err, RT_EFORMAT, name, lineno(r), "opcode: not an integer '%s'", tokbuf);
+        char tokbuf[RT_EXCERPT_CAP];
+        return rt_err_at(err, RT_EFORMAT, name, lineno(r), "opcode: not an integer '%s'",
+                         rt_excerpt(t.p, t.n, 0, tokbuf, sizeof tokbuf));
     }
     if (op < 0 || op > 9)
         return rt_err_at(err, RT_EFORMAT, name, lineno(r), "opcode: unknown value %ld", op);

@@ -3,6 +3,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 static const char *const status_text[] = {
 #define RT_X_TEXT(name, text) text,
@@ -59,4 +60,27 @@ int rt_err_at(rt_err *err, int status, const char *file, unsigned long line,
     vset(err, status, prefix, fmt, ap);
     va_end(ap);
     return status;
+}
+
+const char *rt_excerpt(const char *s, size_t n, int stop_at_blank, char *buf, size_t cap)
+{
+    size_t o = 0, i = 0;
+    for (; i < n && i < 32; i++) {
+        unsigned char ch = (unsigned char)s[i];
+        if (stop_at_blank && (ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r'))
+            break;
+        if (o + 8 >= cap)
+            break;
+        if (ch >= 0x20 && ch < 0x7f && ch != '\\')
+            buf[o++] = (char)ch;
+        else
+            o += (size_t)snprintf(buf + o, cap - o, "\\x%02x", ch);
+    }
+    int cut = i < n && !(stop_at_blank && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r'));
+    if (cut && o + 4 < cap) {
+        memcpy(buf + o, "...", 3);
+        o += 3;
+    }
+    buf[o] = '\0';
+    return buf;
 }

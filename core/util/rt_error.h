@@ -62,4 +62,13 @@ int rt_err_at(rt_err *err, int status, const char *file, unsigned long line,
 #endif
     ;
 
+/*
+ * A short, printable excerpt of input for error messages: at most 32 bytes of
+ * s[0..n) (stopping at a blank when stop_at_blank), every byte outside printable
+ * ASCII written as \xHH, "..." appended when cut. Returns buf (always
+ * NUL-terminated; cap >= 8). A binary file never puts raw bytes on a terminal.
+ */
+const char *rt_excerpt(const char *s, size_t n, int stop_at_blank, char *buf, size_t cap);
+#define RT_EXCERPT_CAP 140
+
 #endif

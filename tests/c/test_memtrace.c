@@ -56,19 +56,24 @@ static size_t read_all(const char *path, int fmt, rt_memref *refs, size_t cap, i
 }
 
 /* the error message of reading text as fmt (the file name replaced by F) */
-static void expect_error(int fmt, const char *text, const char *msg)
+static void expect_status(int fmt, const char *text, int status, const char *msg)
 {
     char *p = temp_text(text);
     rt_memref refs[8];
     rt_err err;
     int st;
     read_all(p, fmt, refs, 8, &st, &err);
-    assert_int_equal(st, RT_EFORMAT);
+    assert_int_equal(st, status);
     char want[600];
     snprintf(want, sizeof want, "%s:%s", p, msg);
     assert_string_equal(err.msg, want);
     unlink(p);
     free(p);
+}
+
+static void expect_error(int fmt, const char *text, const char *msg)
+{
+    expect_status(fmt, text, RT_EFORMAT, msg);
 }
 
 static void test_din(void **state)
@@ -152,8 +157,8 @@ static void test_din_batch_equals_lines(void **state)
     assert_int_equal(rt_memtrace_read(many, b, 100, &n, &err), RT_OK);
     assert_int_equal(n, 1);
     assert_int_equal(b[0].addr, 0x40);
-    assert_int_equal(rt_memtrace_read(many, b, 100, &n, &err), RT_EFORMAT);
-    snprintf(want, sizeof want, "%s:6: address: '11112222333344445' is not hexadecimal", p);
+    assert_int_equal(rt_memtrace_read(many, b, 100, &n, &err), RT_ERANGE);
+    snprintf(want, sizeof want, "%s:6: address: '11112222333344445' is out of range (more than 64 bits)", p);
     assert_string_equal(err.msg, want);
     rt_memtrace_free(many);
     unlink(p);
@@ -168,8 +173,24 @@ static void test_din_errors(void **state)
     expect_error(RT_MEMFMT_DIN, "r 20\n", "1: label: 'r' is not 0-4");
     expect_error(RT_MEMFMT_DIN, "0 10\n\n1\n", "3: address: missing");
     expect_error(RT_MEMFMT_DIN, "0 12g4\n", "1: address: '12g4' is not hexadecimal");
-    expect_error(RT_MEMFMT_DIN, "0 11112222333344445\n",
-                 "1: address: '11112222333344445' is not hexadecimal");
+    /* all hex digits, but more than 64 bits of them: a range error, not "not hexadecimal" */
+    expect_status(RT_MEMFMT_DIN, "0 11112222333344445\n", RT_ERANGE,
+                  "1: address: '11112222333344445' is out of range (more than 64 bits)");
+    expect_status(RT_MEMFMT_DIN, "0 99999999999999999999\n", RT_ERANGE,
+                  "1: address: '99999999999999999999' is out of range (more than 64 bits)");
+    /* leading zeros are not significant */
+    char *p = temp_text("0 000000000000000000000000ff\n");
+    rt_memref r[2];
+    rt_err err;
+    int st;
+    assert_int_equal(read_all(p, RT_MEMFMT_DIN, r, 2, &st, &err), 1);
+    assert_int_equal(r[0].addr, 0xfc); /* din: 4 aligned bytes */
+    unlink(p);
+    free(p);
+    /* binary junk is escaped and cut short in the message */
+    expect_error(RT_MEMFMT_DIN, "\x01\xff\x02 10\n", "1: label: '\\x01\\xff\\x02' is not 0-4");
+    expect_error(RT_MEMFMT_DIN, "0 zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz\n",
+                 "1: address: 'zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz...' is not hexadecimal");
 }
 
 static void test_xdin(void **state)
@@ -206,6 +227,11 @@ static void test_xdin_errors(void **state)
     expect_error(RT_MEMFMT_XDIN, "r 10\n", "1: size: missing");
     expect_error(RT_MEMFMT_XDIN, "r 10 q\n", "1: size: 'q' is not hexadecimal");
     expect_error(RT_MEMFMT_XDIN, "r 10 4 9\n", "1: unexpected field '9' after the size");
+    /* an access running past the top of the address space */
+    expect_status(RT_MEMFMT_XDIN, "r ffffffffffffff00 200\n", RT_ERANGE,
+                  "1: size: 0x200 bytes from address 0xffffffffffffff00 run past the top of the address space");
+    expect_status(RT_MEMFMT_XDIN, "r ffffffffffffff00 100\nr ffffffffffffffff 2\n", RT_ERANGE,
+                  "2: size: 0x2 bytes from address 0xffffffffffffffff run past the top of the address space");
     /* a size no reference has (the cache would walk 2^34 lines) */
     expect_error(RT_MEMFMT_XDIN, "r 1000 8\nr 1000 4294967296\n",
                  "2: size: 0x4294967296: more than 16 MiB in one reference");
@@ -243,6 +269,8 @@ static void test_lackey_errors(void **state)
     (void)state;
     expect_error(RT_MEMFMT_LACKEY, " L 10,4\n X 10,4\n", "2: access type: 'X' is not I, L, S or M");
     expect_error(RT_MEMFMT_LACKEY, " L 10 4\n", "1: address: '10' is not HEXADDR,SIZE");
+    expect_status(RT_MEMFMT_LACKEY, " L 100000000000000000,4\n", RT_ERANGE,
+                  "1: address: '100000000000000000,4' is out of range (more than 64 bits)");
     expect_error(RT_MEMFMT_LACKEY, " L ,4\n", "1: address: ',4' is not HEXADDR,SIZE");
     expect_error(RT_MEMFMT_LACKEY, " L 10,\n", "1: size: '' is not a positive number");
     expect_error(RT_MEMFMT_LACKEY, " L 10,0\n", "1: size: '0' is not a positive number");

@@ -129,6 +129,7 @@ static const struct {
     {"0 1 4 4\n12 1\n", "2: opcode: unknown value 12"},
     {"0 1 4 4\n-1 1\n", "2: opcode: unknown value -1"},
     {"0 1 4 4\nload 1\n", "2: opcode: not an integer 'load'"},
+    {"0 1 4 4\n\x01\x02\xff 1\n", "2: opcode: not an integer '\\x01\\x02\\xff'"},
     {"0 1 4 4\n1 2 1 1 1 1 0.0\n", "2: load event: field ID: matrix 2 is not defined"},
     {"1 1 1 1 1 1 0.0\n0 1 4 4\n", "1: load event: field ID: matrix 1 is not defined"},
     {"0 1 4 4\n3 7 hello\n", "2: info event: field ID: matrix 7 is not defined"},
