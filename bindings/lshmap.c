@@ -277,10 +277,13 @@ static int l_new_sim(lua_State *L)
     lua_Integer seed = opt_int(L, 2, "seed", 1);
     int wb = rt_opt_bool(L, 2, "write_back", 0);
     int on = rt_opt_bool(L, 2, "cache", 1);
+    lua_Integer maxel = opt_int(L, 2, "max_elements", (lua_Integer)RT_SHMAP_SIM_MAX_ELEMENTS);
     rt_err err;
     rt_err_clear(&err);
     if (pes < 1 || pes > RT_SCHED_MAX_PES)
         rt_err_set(&err, RT_ERANGE, "pes: %lld is outside 1..%d", (long long)pes, RT_SCHED_MAX_PES);
+    else if (maxel < 1)
+        rt_err_set(&err, RT_ERANGE, "max elements: %lld is not positive", (long long)maxel);
     else if (on && (nc < 1 || nc > pes))
         rt_err_set(&err, RT_ERANGE, "caches: %lld is outside 1..%lld (the number of PEs)",
                    (long long)nc, (long long)pes);
@@ -341,6 +344,7 @@ static int l_new_sim(lua_State *L)
     free(made);
     if (!b->s)
         return rt_push_fail(L, &err);
+    rt_shmap_sim_set_max_elements(b->s, (uint64_t)maxel);
     b->trace = tb;
     tb->users++;
     return 1;
@@ -554,16 +558,20 @@ static int sim_elements(lua_State *L)
     rt_set_int(L, "rows", m->rows);
     rt_set_int(L, "cols", m->cols);
     rt_set_int(L, "base", rt_shmap_sim_base(b->s, i));
-    const uint64_t *arr[2] = {rt_shmap_sim_loads(b->s, i), rt_shmap_sim_stores(b->s, i)};
-    const char *names[2] = {"loads", "stores"};
-    for (int k = 0; k < 2; k++) {
-        lua_createtable(L, (int)n, 0);
-        for (uint64_t e = 0; e < n; e++) {
-            lua_pushinteger(L, (lua_Integer)arr[k][e]);
-            lua_rawseti(L, -2, (lua_Integer)e + 1);
-        }
-        lua_setfield(L, -2, names[k]);
+    if (n > RT_SHMAP_SIM_MAX_ELEMENTS)
+        return luaL_error(L, "matrix %d: %d x %d elements are too many for a table", m->id, m->rows, m->cols);
+    lua_createtable(L, (int)n, 0);
+    lua_createtable(L, (int)n, 0);
+    for (uint64_t e = 0; e < n; e++) {
+        uint64_t ld, st;
+        rt_shmap_sim_counts(b->s, i, e, &ld, &st);
+        lua_pushinteger(L, (lua_Integer)ld);
+        lua_rawseti(L, -3, (lua_Integer)e + 1);
+        lua_pushinteger(L, (lua_Integer)st);
+        lua_rawseti(L, -2, (lua_Integer)e + 1);
     }
+    lua_setfield(L, -3, "stores");
+    lua_setfield(L, -2, "loads");
     return 1;
 }
 

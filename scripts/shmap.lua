@@ -97,6 +97,8 @@ return {
     p:option("--seed", "seed of the random policy", tostring(shmap.defaults.seed))
     p:flag("--write-back", "write-back-write-allocate (default: write-through-no-write-allocate)")
     p:flag("--no-cache", "no caches: count loads and stores only")
+    p:option("--max-elements", "most distinct matrix elements counted (memory: 16 bytes each); "
+      .. "a trace touching more is refused", tostring(shmap.defaults.max_elements))
     p:flag("--json", "print JSON on stdout")
   end,
   run = function(args)
@@ -105,6 +107,10 @@ return {
     if not trace then cli.input_error(err) end
     local opts = { trace = trace }
     for k, v in pairs(m) do opts[k] = v end
+    opts.max_elements = math.tointeger(tonumber(args.max_elements))
+    if not opts.max_elements or opts.max_elements < 1 then
+      cli.usage_error(("--max-elements: '%s' is not a positive integer"):format(args.max_elements))
+    end
     local sim, serr = shmap.sim(opts)
     if not sim then cli.input_error(serr) end
     local info = trace:info()

@@ -6,6 +6,14 @@
 
 #include "rt_mem.h"
 
+/* EPAGE elements of one matrix: their load and store counts. */
+#define EPAGE_BITS 10
+#define EPAGE (1u << EPAGE_BITS)
+typedef struct epage {
+    uint64_t key;           /* matrix << 44 | page number, + 1 (0 never used) */
+    uint64_t load[EPAGE], store[EPAGE];
+} epage;
+
 /* A growable copy of a string (a PE's subroutine name or message). */
 typedef struct text {
     char *p;
@@ -21,8 +29,12 @@ struct rt_shmap_sim {
     uint64_t line;
     int nmat;
     uint64_t *base;         /* word address of each matrix */
-    uint64_t *elem0;        /* offset of each matrix in the reference-count arrays */
-    uint64_t *ref_load, *ref_store;
+    /* Per-element load / store counts, in pages allocated on first touch, so
+     * memory follows the elements a trace touches, not the matrices it declares
+     * (a trace may declare a 2^20 x 2^20 matrix and touch a corner of it). */
+    epage **pages;          /* open-addressing hash on (matrix, page number) */
+    size_t npages, cappages;
+    uint64_t max_elements;  /* budget of elements in pages; past it the trace is refused */
     rt_shmap_pe *pe;
     text *sub, *info;       /* storage behind pe[p].subroutine / info */
     rt_shmap_access_fn fn;
@@ -57,9 +69,9 @@ void rt_shmap_sim_free(rt_shmap_sim *s)
     free(s->pe);
     free(s->cache_of);
     free(s->base);
-    free(s->elem0);
-    free(s->ref_load);
-    free(s->ref_store);
+    for (size_t i = 0; i < s->cappages; i++)
+        free(s->pages[i]);
+    free(s->pages);
     rt_sched_free(s->sched);
     free(s);
 }
@@ -120,19 +132,8 @@ rt_shmap_sim *rt_shmap_sim_new(rt_shmap *trace, int pes, rt_cache **caches, int 
     s->info = calloc((size_t)pes, sizeof *s->info);
     s->cache_of = calloc((size_t)pes, sizeof *s->cache_of);
     s->base = calloc((size_t)s->nmat + 1, sizeof *s->base);
-    s->elem0 = calloc((size_t)s->nmat + 1, sizeof *s->elem0);
-    if (!s->pe || !s->sub || !s->info || !s->cache_of || !s->base || !s->elem0)
-        goto nomem;
-    uint64_t total = 0;
-    for (int i = 0; i < s->nmat; i++) {
-        const rt_shmap_matrix *m = rt_shmap_matrix_at(trace, i);
-        s->elem0[i] = total;
-        total += (uint64_t)m->rows * (uint64_t)m->cols;
-    }
-    s->elem0[s->nmat] = total;
-    s->ref_load = calloc(total ? total : 1, sizeof *s->ref_load);
-    s->ref_store = calloc(total ? total : 1, sizeof *s->ref_store);
-    if (!s->ref_load || !s->ref_store)
+    s->max_elements = RT_SHMAP_SIM_MAX_ELEMENTS;
+    if (!s->pe || !s->sub || !s->info || !s->cache_of || !s->base)
         goto nomem;
     rt_shmap_layout(trace, line, s->base);
     for (int p = 0; p < pes; p++) {
@@ -158,6 +159,100 @@ void rt_shmap_sim_subscribe(rt_shmap_sim *s, rt_shmap_access_fn fn, void *ud)
     s->fn_ud = ud;
 }
 
+void rt_shmap_sim_set_max_elements(rt_shmap_sim *s, uint64_t n) { s->max_elements = n; }
+
+static uint64_t page_key(int matrix, uint64_t e)
+{
+    return ((uint64_t)matrix << 44 | e >> EPAGE_BITS) + 1;
+}
+
+static size_t page_slot(const rt_shmap_sim *s, uint64_t key)
+{
+    size_t mask = s->cappages - 1;
+    size_t j = (size_t)((key * 0x9E3779B97F4A7C15ull) >> 20) & mask;
+    while (s->pages[j] && s->pages[j]->key != key)
+        j = (j + 1) & mask;
+    return j;
+}
+
+/* The page holding element e of matrix i, or NULL when never touched. */
+static epage *page_find(const rt_shmap_sim *s, int i, uint64_t e)
+{
+    return s->cappages ? s->pages[page_slot(s, page_key(i, e))] : NULL;
+}
+
+/* The page holding element e of matrix i, made on first touch. NULL when the
+ * budget is spent (*over = 1) or memory ran out. */
+static epage *page_get(rt_shmap_sim *s, int i, uint64_t e, int *over)
+{
+    epage *pg = page_find(s, i, e);
+    if (pg)
+        return pg;
+    if ((s->npages + 1) * (uint64_t)EPAGE > s->max_elements + EPAGE - 1) {
+        *over = 1;
+        return NULL;
+    }
+    if ((s->npages + 1) * 2 > s->cappages) {
+        size_t nc = s->cappages ? s->cappages * 2 : 64;
+        epage **old = s->pages;
+        size_t oldcap = s->cappages;
+        s->pages = calloc(nc, sizeof *s->pages);
+        if (!s->pages) {
+            s->pages = old;
+            return NULL;
+        }
+        s->cappages = nc;
+        for (size_t k = 0; k < oldcap; k++)
+            if (old[k])
+                s->pages[page_slot(s, old[k]->key)] = old[k];
+        free(old);
+    }
+    pg = calloc(1, sizeof *pg);
+    if (!pg)
+        return NULL;
+    pg->key = page_key(i, e);
+    s->pages[page_slot(s, pg->key)] = pg;
+    s->npages++;
+    return pg;
+}
+
+/* The message of a trace that touches more elements than the budget. */
+static int over_budget(rt_shmap_sim *s, const rt_shmap_event *ev, const rt_shmap_matrix *m, rt_err *err)
+{
+    return rt_err_at(err, RT_ERANGE, rt_shmap_name(s->trace), ev->line,
+                     "matrix %d: %s of rows %d..%d, columns %d..%d of %d x %d: the elements touched exceed "
+                     "the limit of %llu (--max-elements)",
+                     m->id, ev->op == RT_SHM_STORE ? "store" : "load", ev->r1, ev->r2, ev->c1, ev->c2,
+                     m->rows, m->cols, (unsigned long long)s->max_elements);
+}
+
+void rt_shmap_sim_counts(const rt_shmap_sim *s, int i, uint64_t e, uint64_t *loads, uint64_t *stores)
+{
+    const epage *pg = page_find(s, i, e);
+    *loads = pg ? pg->load[e & (EPAGE - 1)] : 0;
+    *stores = pg ? pg->store[e & (EPAGE - 1)] : 0;
+}
+
+uint64_t rt_shmap_sim_elements_held(const rt_shmap_sim *s) { return (uint64_t)s->npages * EPAGE; }
+
+/* Count one access of element e (matrix i); RT_OK, RT_ERANGE over the budget, RT_ENOMEM. */
+static int count_access(rt_shmap_sim *s, int i, uint64_t e, int store, epage **cache)
+{
+    epage *pg = *cache;
+    if (!pg || pg->key != page_key(i, e)) {
+        int over = 0;
+        pg = page_get(s, i, e, &over);
+        if (!pg)
+            return over ? RT_ERANGE : RT_ENOMEM;
+        *cache = pg;
+    }
+    if (store)
+        pg->store[e & (EPAGE - 1)]++;
+    else
+        pg->load[e & (EPAGE - 1)]++;
+    return RT_OK;
+}
+
 /* A load or store of a block by PE p. */
 static int access_block(rt_shmap_sim *s, int p, const rt_shmap_event *ev, rt_err *err)
 {
@@ -165,7 +260,7 @@ static int access_block(rt_shmap_sim *s, int p, const rt_shmap_event *ev, rt_err
     const rt_shmap_matrix *m = rt_shmap_matrix_at(s->trace, ev->matrix);
     const uint64_t rows = (uint64_t)m->rows;
     const uint64_t base = s->base[ev->matrix];
-    uint64_t *refs = (store ? s->ref_store : s->ref_load) + s->elem0[ev->matrix];
+    epage *pg = NULL; /* the page of the last element counted */
     const int ci = s->cache_of[p];
     rt_cache *c = ci >= 0 && (!store || rt_cache_config_get(s->caches[ci])->write_back)
                       ? s->caches[ci]
@@ -177,11 +272,18 @@ static int access_block(rt_shmap_sim *s, int p, const rt_shmap_event *ev, rt_err
     else
         s->pe[p].loads += n;
     s->time = ev->time;
+    if (n > s->max_elements) /* refused before any work: no page could hold it */
+        return over_budget(s, ev, m, err);
     if (!c && !s->fn) { /* fast path: counts only */
         for (int col = ev->c1; col <= ev->c2; col++) {
-            uint64_t *r = refs + (uint64_t)(col - 1) * rows + (uint64_t)(ev->r1 - 1);
-            for (uint64_t k = 0; k < nrow; k++)
-                r[k]++;
+            uint64_t e = (uint64_t)(col - 1) * rows + (uint64_t)(ev->r1 - 1);
+            for (uint64_t k = 0; k < nrow; k++) {
+                int st = count_access(s, ev->matrix, e + k, store, &pg);
+                if (st == RT_ERANGE)
+                    return over_budget(s, ev, m, err);
+                if (st != RT_OK)
+                    return rt_err_at(err, st, rt_shmap_name(s->trace), ev->line, "out of memory");
+            }
         }
         return RT_OK;
     }
@@ -202,7 +304,11 @@ static int access_block(rt_shmap_sim *s, int p, const rt_shmap_event *ev, rt_err
         for (int row = ev->r1; row <= ev->r2; row++) {
             uint64_t e = off + (uint64_t)(row - 1);
             uint64_t addr = base + e;
-            refs[e]++;
+            int cst = count_access(s, ev->matrix, e, store, &pg);
+            if (cst == RT_ERANGE)
+                return over_budget(s, ev, m, err);
+            if (cst != RT_OK)
+                return rt_err_at(err, cst, rt_shmap_name(s->trace), ev->line, "out of memory");
             int outcome = RT_SHM_NOLOOKUP;
             if (c) {
                 int st = rt_cache_access(c, addr, store, s->fn ? &res : NULL);
@@ -292,8 +398,6 @@ int rt_shmap_sim_cache_of(const rt_shmap_sim *s, int pe) { return s->cache_of[pe
 const rt_shmap *rt_shmap_sim_trace(const rt_shmap_sim *s) { return s->trace; }
 double rt_shmap_sim_time(const rt_shmap_sim *s) { return s->time; }
 uint64_t rt_shmap_sim_base(const rt_shmap_sim *s, int i) { return s->base[i]; }
-const uint64_t *rt_shmap_sim_loads(const rt_shmap_sim *s, int i) { return s->ref_load + s->elem0[i]; }
-const uint64_t *rt_shmap_sim_stores(const rt_shmap_sim *s, int i) { return s->ref_store + s->elem0[i]; }
 
 int rt_shmap_sim_locate(const rt_shmap_sim *s, uint64_t addr, int *matrix, int *row, int *col)
 {

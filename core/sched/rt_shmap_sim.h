@@ -103,11 +103,24 @@ double rt_shmap_sim_time(const rt_shmap_sim *s);
 uint64_t rt_shmap_sim_base(const rt_shmap_sim *s, int i);
 
 /*
- * Per-element reference counts of matrix i: rows*cols entries each, column-major
- * (element (r, c) at (c-1)*rows + (r-1)). Valid while the simulation lives.
+ * Reference counts of element e of matrix i, column-major (element (r, c) is
+ * e = (c-1)*rows + (r-1)): loads and stores so far, 0 for an element never
+ * touched. Counts are kept in pages of 1024 elements made on first touch, so
+ * memory follows the elements a trace touches, not the sizes it declares.
  */
-const uint64_t *rt_shmap_sim_loads(const rt_shmap_sim *s, int i);
-const uint64_t *rt_shmap_sim_stores(const rt_shmap_sim *s, int i);
+void rt_shmap_sim_counts(const rt_shmap_sim *s, int i, uint64_t e, uint64_t *loads, uint64_t *stores);
+/* Elements the pages can hold now (a multiple of 1024; 16 bytes each). */
+uint64_t rt_shmap_sim_elements_held(const rt_shmap_sim *s);
+
+/*
+ * The budget of elements counted (RT_SHMAP_SIM_MAX_ELEMENTS by default, 256 MiB
+ * of counts): a load or store that would take the pages past it fails the step
+ * with RT_ERANGE and "FILE:LINE: matrix N: load of rows .. of R x C: the
+ * elements touched exceed the limit of ...", before doing any of its work when
+ * the block alone is larger than the budget.
+ */
+#define RT_SHMAP_SIM_MAX_ELEMENTS (UINT64_C(1) << 24)
+void rt_shmap_sim_set_max_elements(rt_shmap_sim *s, uint64_t n);
 
 /* Matrix, row and column of word address addr; 0 when it lies in no matrix (padding). */
 int rt_shmap_sim_locate(const rt_shmap_sim *s, uint64_t addr, int *matrix, int *row, int *col);

@@ -17,7 +17,8 @@ local M = {}
 
 --- Defaults of sim{} (and of `retrace shmap`).
 M.defaults = { pes = 1, caches = 1, cache_size = 1024, line = 4, ways = 0,
-               policy = "lru", seed = 1, write_back = false, cache = true }
+               policy = "lru", seed = 1, write_back = false, cache = true,
+               max_elements = 1 << 24 }
 
 --- Open a SHMAP trace (first pass over the file): trace, or nil and a message.
 function M.open(path)
@@ -27,7 +28,9 @@ end
 --- A simulation. opts: trace (a path or an opened trace), pes, caches,
 -- cache_size, line, ways (0: fully associative), policy (a built-in name, a
 -- shipped Lua policy such as "mru" or "plru", a FILE.lua, or a value made by
--- retrace.cache.policy{...}; see retrace.cache), seed, write_back, cache (false: no cache). Returns the simulation,
+-- retrace.cache.policy{...}; see retrace.cache), seed, write_back, cache (false: no cache),
+-- max_elements (distinct elements whose counts are kept; a trace touching more is refused
+-- naming the event's line). Returns the simulation,
 -- or nil and a message when the trace or an option is bad.
 function M.sim(opts)
   assert(type(opts) == "table", "shmap.sim: an options table expected")

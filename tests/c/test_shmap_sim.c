@@ -45,6 +45,20 @@ static rt_shmap_sim *make_sim(rt_shmap *r, int pes, int ncaches, uint64_t size, 
     return s;
 }
 
+static uint64_t load_count(const rt_shmap_sim *s, int i, uint64_t e)
+{
+    uint64_t ld, st;
+    rt_shmap_sim_counts(s, i, e, &ld, &st);
+    return ld;
+}
+
+static uint64_t store_count(const rt_shmap_sim *s, int i, uint64_t e)
+{
+    uint64_t ld, st;
+    rt_shmap_sim_counts(s, i, e, &ld, &st);
+    return st;
+}
+
 static void run_all(rt_shmap_sim *s)
 {
     rt_err e;
@@ -200,14 +214,13 @@ static void test_lines_and_writes(void **state)
     assert_true(rec.a[16].time == 3.0);
     assert_true(rt_shmap_sim_time(s) == 3.0);
     /* reference counts, column-major */
-    const uint64_t *ld = rt_shmap_sim_loads(s, 1), *sto = rt_shmap_sim_stores(s, 1);
-    assert_int_equal(ld[0], 0);
-    assert_int_equal(ld[8], 1);
-    assert_int_equal(ld[15], 1);
-    assert_int_equal(ld[16], 0);
-    assert_int_equal(sto[9], 1);
-    assert_int_equal(rt_shmap_sim_loads(s, 0)[0], 0);
-    assert_int_equal(rt_shmap_sim_loads(s, 0)[2], 1);
+    assert_int_equal(load_count(s, 1, 0), 0);
+    assert_int_equal(load_count(s, 1, 8), 1);
+    assert_int_equal(load_count(s, 1, 15), 1);
+    assert_int_equal(load_count(s, 1, 16), 0);
+    assert_int_equal(store_count(s, 1, 9), 1);
+    assert_int_equal(load_count(s, 0, 0), 0);
+    assert_int_equal(load_count(s, 0, 2), 1);
     /* addresses back to elements; word 3 is padding */
     int m, row, col;
     assert_true(rt_shmap_sim_locate(s, 13, &m, &row, &col));
@@ -239,7 +252,7 @@ static void test_lines_and_writes(void **state)
     assert_int_equal(rt_shmap_sim_cache_of(s, 0), -1);
     assert_int_equal(rec.n, 18);
     assert_int_equal(rec.a[0].outcome, RT_SHM_NOLOOKUP);
-    assert_int_equal(rt_shmap_sim_loads(s, 1)[8], 1);
+    assert_int_equal(load_count(s, 1, 8), 1);
     rt_shmap_sim_free(s);
     rt_shmap_free(r);
     rt_test_remove(path);
@@ -321,6 +334,80 @@ static void test_machine(void **state)
     rt_shmap_free(r);
 }
 
+/* Open text as a SHMAP trace and make a one-PE simulation without caches. */
+static rt_shmap_sim *sim_of_text(const char *text, rt_shmap **r, char **path)
+{
+    rt_err e;
+    *path = rt_test_write_text(text);
+    *r = rt_shmap_open(*path, &e);
+    if (!*r)
+        fail_msg("%s", e.msg);
+    return make_sim(*r, 1, 0, 0, 4, NULL, 0, 1);
+}
+
+/*
+ * Memory follows the elements touched, not the sizes declared: a 2^20 x 2^20
+ * matrix touched in two corners holds two pages; 5000 declared 1000 x 1000
+ * matrices hold nothing; a block larger than the budget is refused at its line
+ * before any work, and a trace that creeps past a small budget at the event
+ * that crosses it.
+ */
+static void test_huge_matrices(void **state)
+{
+    (void)state;
+    rt_shmap *r;
+    char *path;
+    rt_err e;
+    uint64_t done;
+    rt_shmap_sim *s = sim_of_text("0 1 1048576 1048576\n1 1 1 2 1 1 0.0\n"
+                                  "2 1 1048576 1048576 1048576 1048576 1.0\n", &r, &path);
+    assert_int_equal(rt_shmap_sim_step(s, 0, &done, &e), RT_EEOF);
+    assert_int_equal(rt_shmap_sim_elements_held(s), 2048);
+    assert_int_equal(load_count(s, 0, 1), 1);
+    assert_int_equal(load_count(s, 0, 2), 0);
+    assert_int_equal(store_count(s, 0, ((uint64_t)1 << 40) - 1), 1);
+    rt_shmap_sim_free(s);
+    rt_shmap_free(r);
+    rt_test_remove(path);
+
+    size_t cap = 5000 * 24 + 64, n = 0;
+    char *text = malloc(cap);
+    for (int i = 1; i <= 5000; i++)
+        n += (size_t)snprintf(text + n, cap - n, "0 %d 1000 1000\n", i);
+    snprintf(text + n, cap - n, "1 5000 1 1 1 1 0.0\n");
+    s = sim_of_text(text, &r, &path);
+    free(text);
+    assert_int_equal(rt_shmap_sim_step(s, 0, &done, &e), RT_EEOF);
+    assert_int_equal(rt_shmap_sim_elements_held(s), 1024);
+    rt_shmap_sim_free(s);
+    rt_shmap_free(r);
+    rt_test_remove(path);
+
+    s = sim_of_text("0 1 30000 30000\n1 1 1 30000 1 30000 0.0\n", &r, &path);
+    assert_int_equal(rt_shmap_sim_step(s, 0, &done, &e), RT_ERANGE);
+    char want[600];
+    snprintf(want, sizeof want,
+             "%s:2: matrix 1: load of rows 1..30000, columns 1..30000 of 30000 x 30000: the elements touched "
+             "exceed the limit of 16777216 (--max-elements)", path);
+    assert_string_equal(e.msg, want);
+    assert_int_equal(rt_shmap_sim_elements_held(s), 0);
+    rt_shmap_sim_free(s);
+    rt_shmap_free(r);
+    rt_test_remove(path);
+
+    /* budget of 2048 elements: two pages; the third page's event (line 4) fails */
+    s = sim_of_text("0 1 4096 1\n1 1 1 1 1 1 0.0\n1 1 1025 1025 1 1 1.0\n2 1 3000 3000 1 1 2.0\n",
+                    &r, &path);
+    rt_shmap_sim_set_max_elements(s, 2048);
+    assert_int_equal(rt_shmap_sim_step(s, 0, &done, &e), RT_ERANGE);
+    snprintf(want, sizeof want, "%s:4: matrix 1: store of rows 3000..3000", path);
+    assert_memory_equal(e.msg, want, strlen(want));
+    assert_int_equal(rt_shmap_sim_elements_held(s), 2048);
+    rt_shmap_sim_free(s);
+    rt_shmap_free(r);
+    rt_test_remove(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -328,6 +415,7 @@ int main(void)
         cmocka_unit_test(test_random),
         cmocka_unit_test(test_lines_and_writes),
         cmocka_unit_test(test_machine),
+        cmocka_unit_test(test_huge_matrices),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
