@@ -3,6 +3,7 @@
 #   make test       install what is missing, build, run every test (ctest summary)
 #   make test-asan  the same tests in an ASan + UBSan build (build-asan/)
 #   make bench      build and run the benchmarks in bench/ (never part of the tests)
+#   make fuzz       libFuzzer on each C reader, FUZZ_SECONDS (60) each
 #   make install PREFIX=/opt/retrace
 PREFIX ?= /usr/local
 BUILD ?= build
@@ -14,7 +15,7 @@ DEB_PACKAGES = liblua5.4-dev lua5.4 lua-filesystem libcairo2-dev libpng-dev libf
 # packages the tests use when present (a browser for the HTML player test)
 DEB_TEST_PACKAGES = chromium libxml2-utils
 
-.PHONY: all deps build demo test test-asan bench install clean
+.PHONY: all deps build demo test test-asan bench fuzz install clean
 
 all: build
 
@@ -57,8 +58,17 @@ bench: build
 	@for b in $(BUILD)/bench/*; do [ -x "$$b" ] && { echo "== $$b"; "$$b"; }; done; \
 	for s in bench/*.lua; do [ -f "$$s" ] && { echo "== $$s"; $(BUILD)/retrace "$$s"; }; done; true
 
+# libFuzzer on each C reader for FUZZ_SECONDS each (clang; installed when missing)
+FUZZ_SECONDS ?= 60
+fuzz: deps
+	@command -v clang >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && apt-get install -y -qq --no-install-recommends clang; } || \
+	  { echo "make fuzz needs clang: sudo apt-get install -y clang"; exit 1; }
+	CC=clang cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=Debug -DRETRACE_FUZZ=ON
+	cmake --build build-fuzz -j $(JOBS) --target fuzz_targets
+	sh bench/fuzz/run.sh build-fuzz $(FUZZ_SECONDS)
+
 install: build
 	cmake --install $(BUILD) --prefix $(PREFIX)
 
 clean:
-	rm -rf $(BUILD) build-asan
+	rm -rf $(BUILD) build-asan build-fuzz

@@ -10,12 +10,19 @@
 --   Usage (from the repository root, best with the sanitizer build):
 --     build-asan/retrace bench/fuzz.lua [MUTANTS_PER_SEED [SEED [ONLY]]]
 --   ONLY restricts the run to the commands whose name contains it ("picl").
---   Flagged mutants are kept in /tmp/retrace-fuzz/fail/ with the command line.
+--   Flagged mutants are kept in DIR/fail/ with the command line, DIR being
+--   $RETRACE_FUZZ_DIR or a fresh folder under /tmp (printed at the end), so
+--   runs side by side do not share files.
 local bin = os.getenv("RETRACE_FUZZ_BIN") or arg[-1] or "build-asan/retrace"
 local per_seed = tonumber(arg[1]) or 3
 local rng_seed = tonumber(arg[2]) or 1
 local only = arg[3]
-local TMP = "/tmp/retrace-fuzz"
+local TMP = os.getenv("RETRACE_FUZZ_DIR")
+if not TMP then
+  TMP = os.tmpname() -- a unique name; the file it made is replaced by the folder
+  os.remove(TMP)
+  TMP = TMP .. "-fuzz"
+end
 local TIMEOUT = 20
 
 math.randomseed(rng_seed)
@@ -66,6 +73,8 @@ local odd_numbers = {
   "9223372036854775808", "-9223372036854775808", "1e308", "1e309", "-1e309",
   "nan", "NaN", "inf", "-inf", "0x", "0xffffffffffffffffff", "1.5", "-0", "abc",
   "", "1e-320", "99999999999999999999999999999", "0.0000001", "+", "-", ".",
+  -- past 32 bits: a field cut to an int would wrap (2^32 - 21 is PICL's send, -21)
+  "2147483647", "4294967275", "4294967296", "99999999999", "-4294967297",
 }
 
 -- Replace one number of a random line by an odd value.
@@ -142,6 +151,29 @@ local function mut_long_line(t)
   return t
 end
 
+-- A NUL byte at the end of a line's first word (a state or event name).
+local function mut_nul_name(t)
+  local i = math.random(#t)
+  t[i] = t[i]:gsub("^(%s*%S+)", "%1\0", 1)
+  return t
+end
+
+-- Declared sizes made huge: SHMAP matrix definitions (opcode 0) of 2^20 x 2^20,
+-- blocks spanning them, and big leading counts on any other line.
+local function mut_huge_sizes(t)
+  for i, line in ipairs(t) do
+    local id = line:match("^%s*0%s+(%d+)%s+%d+%s+%d+%s*$")
+    if id then t[i] = ("0 %s 1048576 1048576"):format(id) end
+  end
+  local i = math.random(#t)
+  local f = fields(t[i])
+  if #f >= 6 and (f[1] == "1" or f[1] == "2") then
+    f[3], f[4], f[5], f[6] = "1", "1048576", "1", "1048576"
+    t[i] = table.concat(f, " ")
+  end
+  return t
+end
+
 local function mut_many_lines(t)
   local i = math.random(#t)
   for _ = 1, 2000 do table.insert(t, i, t[i]) end
@@ -150,7 +182,8 @@ end
 
 local line_mutators = {
   mut_number, mut_number, mut_number, mut_truncate_line, mut_dup_line, mut_swap_lines,
-  mut_delete_line, mut_drop_field, mut_add_field, mut_nul, mut_long_line, mut_many_lines,
+  mut_delete_line, mut_drop_field, mut_add_field, mut_nul, mut_nul_name, mut_long_line,
+  mut_many_lines, mut_huge_sizes,
 }
 
 local function flip_bytes(s, n)
@@ -169,7 +202,10 @@ end
 -- A text mutant: one to three line-level mutations, sometimes byte flips,
 -- rarely an empty file or one line only.
 local function mutate_text(s)
-  local r = math.random(100)
+  local r = math.random(400)
+  -- one line past the 64 MiB line rule, rarely (each costs a 65 MiB file)
+  if r == 1 then return (s:match("^[^\n]*") or "") .. ("9"):rep(65 * 1024 * 1024) .. "\n" end
+  r = r % 100 + 1
   if r <= 2 then return "" end
   if r <= 4 then return (s:match("^[^\n]*\n?")) end
   if r <= 12 then return flip_bytes(s, math.random(1, 4)) end
@@ -221,7 +257,7 @@ target("cache", { "cache", "FILE" }, memtext)
 target("cache --classify", { "cache", "FILE", "--classify", "--size", "256", "--line", "16" }, memtext)
 target("cache --sweep", { "cache", "FILE", "--sweep", "--json" }, memtext)
 target("cache --ways fifo", { "cache", "FILE", "--ways", "2", "--size", "512", "--policy", "fifo", "--unified" }, memtext)
-target("cache --convert", { "cache", "FILE", "--convert", TMP .. "/out.rtmb" }, memtext)
+target("cache --convert", { "cache", "FILE", "--convert", TMP .. "/out.rtmb" }, memtext, { quiet = true })
 target("cache bin", { "cache", "FILE", "--classify" }, { "BIN" }, { binary = true })
 target("cache bin --sweep", { "cache", "FILE", "--sweep" }, { "BIN" }, { binary = true })
 
@@ -240,7 +276,7 @@ end
 target("picl stats", { "picl", "stats", "FILE", "--json" }, trf)
 target("picl stats strict", { "picl", "stats", "FILE", "--strict" }, trf)
 target("picl dump", { "picl", "dump", "FILE" }, trf)
-target("picl convert", { "picl", "convert", "FILE", TMP .. "/out.trf" }, trf)
+target("picl convert", { "picl", "convert", "FILE", TMP .. "/out.trf" }, trf, { quiet = true })
 target("medea", { "medea", "FILE", "--kmax", "3" }, trf)
 target("medea strict", { "medea", "FILE", "--strict", "--approach", "processor", "--kmax", "3" }, trf)
 
@@ -248,7 +284,7 @@ local pes = { FX .. "chitra/philosophers2.pes", FX .. "chitra/philosophers2.txt"
   "examples/chitra/phil2_x10.pes", FX .. "info/run.pes" }
 target("chitra", { "chitra", "FILE", "--json" }, pes)
 target("chitra transforms", { "chitra", "FILE", "--clip", "1:1", "--filter-event", "2", "--json" }, pes)
-target("chitra views", { "chitra", "FILE", "--views", TMP .. "/views", "--shade", "ET" }, pes)
+target("chitra views", { "chitra", "FILE", "--views", TMP .. "/views", "--shade", "ET" }, pes, { quiet = true })
 
 local all = {}
 for _, l in ipairs({ memtext, shm, trf, pes }) do for _, f in ipairs(l) do all[#all + 1] = f end end
@@ -258,20 +294,21 @@ target("info bin", { "info", "FILE" }, { "BIN" }, { binary = true })
 
 ---------------------------------------------------------------- running
 
-local function run(argv, mutant)
+local function run(argv, mutant, out)
   local cmd = {}
   for i, a in ipairs(argv) do cmd[i] = q(a == "FILE" and mutant or a) end
   local line = table.concat(cmd, " ")
   local sh = ("ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 " ..
-    "timeout -s KILL %d %s %s >/dev/null 2>%s/err </dev/null; echo $?"):format(TIMEOUT, q(bin), line, TMP)
+    "timeout -s KILL %d %s %s >%s 2>%s/err </dev/null; echo $?"):format(TIMEOUT, q(bin), line, out or "/dev/null", TMP)
   local p = io.popen(sh)
   local rc = tonumber(p:read("a"))
   p:close()
   return rc, slurp(TMP .. "/err") or "", line
 end
 
-local function problem(rc, err, mutant)
+local function problem(rc, err, mutant, full)
   if rc == 137 then return "timeout (" .. TIMEOUT .. " s) or killed" end
+  if full and rc == 0 then return "exit 0 with standard output on a full disk" end
   if rc > 128 then return "signal " .. (rc - 128) end
   if err:find("Sanitizer") or err:find("runtime error:") then return "sanitizer" end
   if err:find("stack traceback") then return "Lua traceback" end
@@ -279,9 +316,13 @@ local function problem(rc, err, mutant)
   if rc == 1 then
     local body = err:gsub("\r[^\n]*", ""):gsub("\n$", "")
     if body == "" then return "exit 1 with no message" end
+    -- on a full disk, what the command said before (its warnings, an input error)
+    -- stays; the last line must be the failed write
+    if full and body:match("[^\n]*$"):find("standard output", 1, true) then return nil end
     if body:find("\n") then return "exit 1 with a multi-line message" end
     local base = mutant:match("[^/]+$")
-    if not body:find(base, 1, true) then return "exit 1 message without the file name" end
+    local names_out = full and body:find("standard output", 1, true)
+    if not body:find(base, 1, true) and not names_out then return "exit 1 message without the file name" end
   end
   return nil
 end
@@ -320,10 +361,13 @@ for _, t in ipairs(targets) do
         local ext = name:match("%.[^.]+$") or ""
         local path = ("%s/m%d-%d%s"):format(TMP, si, k, ext)
         spit(path, m)
-        local rc, err, line = run(t.args, path)
+        -- one run in five of a command that prints writes to a full disk
+        local full = not t.opts.quiet and math.random(5) == 1 and "/dev/full" or nil
+        local rc, err, line = run(t.args, path, full)
+        if full then line = line .. " >/dev/full" end
         n = n + 1
         rcs[rc] = (rcs[rc] or 0) + 1
-        local why = problem(rc, err, path)
+        local why = problem(rc, err, path, full)
         if why then
           local keep = ("%s/fail/%d%s"):format(TMP, #flagged + 1, ext)
           spit(keep, m)
@@ -351,4 +395,9 @@ for _, f in ipairs(flagged) do
   by[key] = (by[key] or 0) + 1
 end
 for k, v in pairs(by) do print(("  %4d  %s"):format(v, k)) end
+if #flagged > 0 then
+  print("flagged inputs and their command lines: " .. TMP .. "/fail/")
+else
+  os.execute("rm -rf " .. q(TMP))
+end
 os.exit(#flagged == 0 and 0 or 1)

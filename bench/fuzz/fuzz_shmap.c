@@ -1,0 +1,41 @@
+/* libFuzzer target: the SHMAP reader (two passes), the scheduler and the
+ * simulation on 4 PEs sharing 2 small caches. */
+#include <stdint.h>
+
+#include "fuzz_input.h"
+#include "rt_cache.h"
+#include "rt_shmap.h"
+#include "rt_shmap_sim.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
+{
+    char path[64];
+    int fd = rt_fuzz_file(data, n, path, sizeof path);
+    if (fd < 0)
+        return 0;
+    rt_err err;
+    rt_shmap *r = rt_shmap_open(path, &err);
+    if (r) {
+        rt_cache *caches[2] = {NULL, NULL};
+        int ok = 1;
+        for (int i = 0; i < 2; i++) {
+            rt_cache_config cfg = rt_cache_defaults(64, 4);
+            ok = ok && rt_cache_new(&cfg, &caches[i], &err) == RT_OK;
+        }
+        if (ok) {
+            rt_shmap_sim *s = rt_shmap_sim_new(r, 4, caches, 2, 4, &err); /* takes the caches */
+            if (s) {
+                rt_shmap_sim_set_max_elements(s, 1 << 16);
+                uint64_t done;
+                rt_shmap_sim_step(s, 20000, &done, &err);
+                rt_shmap_sim_free(s);
+            }
+        } else {
+            rt_cache_free(caches[0]);
+            rt_cache_free(caches[1]);
+        }
+        rt_shmap_free(r);
+    }
+    close(fd);
+    return 0;
+}
