@@ -32,4 +32,16 @@ static inline int rt_fuzz_file(const uint8_t *data, size_t n, char *path, size_t
     return fd;
 }
 
+/* Run fn on a file holding data[0..n) (the body of every target); returns 0. */
+static inline int rt_fuzz_with_file(const uint8_t *data, size_t n, void (*fn)(const char *path))
+{
+    char path[64];
+    int fd = rt_fuzz_file(data, n, path, sizeof path);
+    if (fd >= 0) {
+        fn(path);
+        close(fd);
+    }
+    return 0;
+}
+
 #endif

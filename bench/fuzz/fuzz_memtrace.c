@@ -6,15 +6,10 @@
 #include "rt_cache.h"
 #include "rt_memtrace.h"
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
+static int fmt; /* of the current input */
+
+static void run(const char *path)
 {
-    if (n < 1)
-        return 0;
-    int fmt = data[0] % RT_MEMFMT_COUNT;
-    char path[64];
-    int fd = rt_fuzz_file(data + 1, n - 1, path, sizeof path);
-    if (fd < 0)
-        return 0;
     rt_err err;
     rt_memtrace *t = rt_memtrace_open(path, fmt, &err);
     if (t) {
@@ -30,6 +25,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
         }
         rt_memtrace_free(t);
     }
-    close(fd);
-    return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
+{
+    if (n < 1)
+        return 0;
+    fmt = data[0] % RT_MEMFMT_COUNT;
+    return rt_fuzz_with_file(data + 1, n - 1, run);
 }

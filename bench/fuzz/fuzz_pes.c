@@ -4,12 +4,8 @@
 #include "fuzz_input.h"
 #include "rt_seq.h"
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
+static void run(const char *path)
 {
-    char path[64];
-    int fd = rt_fuzz_file(data, n, path, sizeof path);
-    if (fd < 0)
-        return 0;
     rt_err err;
     rt_ses *s = rt_ses_new();
     if (s && rt_ses_load(s, path, &err) == RT_OK) {
@@ -18,6 +14,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
         rt_ses_undo(s, &err);
     }
     rt_ses_free(s);
-    close(fd);
-    return 0;
 }
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n) { return rt_fuzz_with_file(data, n, run); }

@@ -5,12 +5,8 @@
 #include "fuzz_input.h"
 #include "rt_picl.h"
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
+static void run(const char *path)
 {
-    char path[64];
-    int fd = rt_fuzz_file(data, n, path, sizeof path);
-    if (fd < 0)
-        return 0;
     rt_err err;
     rt_picl *r = rt_picl_open(path, NULL, &err);
     if (r) {
@@ -27,6 +23,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
         rt_picl_xlate_free(x);
         rt_picl_free(r);
     }
-    close(fd);
-    return 0;
 }
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n) { return rt_fuzz_with_file(data, n, run); }

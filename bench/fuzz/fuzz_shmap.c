@@ -7,12 +7,8 @@
 #include "rt_shmap.h"
 #include "rt_shmap_sim.h"
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
+static void run(const char *path)
 {
-    char path[64];
-    int fd = rt_fuzz_file(data, n, path, sizeof path);
-    if (fd < 0)
-        return 0;
     rt_err err;
     rt_shmap *r = rt_shmap_open(path, &err);
     if (r) {
@@ -36,6 +32,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
         }
         rt_shmap_free(r);
     }
-    close(fd);
-    return 0;
 }
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n) { return rt_fuzz_with_file(data, n, run); }
