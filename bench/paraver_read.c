@@ -16,8 +16,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "bench_util.h"
 #include "rt_paraver.h"
@@ -82,24 +80,5 @@ int main(int argc, char **argv)
     char path[64];
     bench_tmp_path(path, sizeof path, "paraver", "prv");
     printf("paraver read, %d threads\n", NTHREADS);
-    long lengths[2] = {n / 10, n};
-    for (int i = 0; i < 2; i++) {
-        fflush(stdout);
-        pid_t pid = fork();
-        if (pid == 0) {
-            long w = generate(path, lengths[i]);
-            printf("generated %ld records\n", w);
-            run(path);
-            if (!getenv("RETRACE_BENCH_KEEP"))
-                unlink(path);
-            fflush(stdout);
-            _exit(0);
-        }
-        int status = 0;
-        if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-            fprintf(stderr, "paraver_read: run %d failed\n", i + 1);
-            return 1;
-        }
-    }
-    return 0;
+    return bench_two_lengths("paraver_read", path, n, generate, run);
 }
