@@ -446,6 +446,27 @@ static void test_warnings(void **state)
     rt_test_remove(path);
 }
 
+/* An Extrae-style header: CPUs per node, nanoseconds, two applications. */
+static void test_two_applications(void **state)
+{
+    (void)state;
+    char *path = rt_test_write_text("#Paraver (15/03/2021 at 11:05):99_ns:1(4):2:1(2:1):2(1:1,1:1)\n"
+                                    "1:1:1:1:2:0:10:1\n1:4:2:2:1:5:9:1\n");
+    rt_err err;
+    rt_tsource *s = rt_paraver_open(path, &err);
+    if (!s)
+        fail_msg("%s", err.msg);
+    assert_int_equal(rt_tdefs_nprocs(s->defs), 4);
+    assert_string_equal(rt_tdefs_proc(s->defs, 1)->name, "appl 1 task 1 thread 2");
+    assert_string_equal(rt_tdefs_proc(s->defs, 3)->name, "appl 2 task 2 thread 1");
+    assert_int_equal(rt_tdefs_resolution(s->defs), 1000000000);
+    static const want w[] = {{E, 1, 0, ST(1), 0, 0, 0, 0}, {E, 3, 5, ST(1), 0, 0, 0, 0},
+                             {L, 3, 9, ST(1), 0, 0, 0, 0}, {L, 1, 10, ST(1), 0, 0, 0, 0}};
+    check_sequence(s, w, sizeof w / sizeof *w);
+    rt_tsource_free(s);
+    rt_test_remove(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -457,6 +478,7 @@ int main(void)
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_counted_not_errors),
         cmocka_unit_test(test_warnings),
+        cmocka_unit_test(test_two_applications),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
