@@ -97,7 +97,8 @@ typedef struct rt_paraver_stats {
     uint64_t other_records;    /* records of any other type, communicator lines in the body: skipped */
     uint64_t out_of_order;     /* events returned earlier in time than one before them */
     int has_pcf, has_row;      /* companions found */
-    char first_warning[256];   /* the first warning raised, "" when none */
+    char first_warning[256];   /* the first warning raised while opening (before on_warning
+                                * could be set), "" when none */
 } rt_paraver_stats;
 
 /* The counts of a source made by rt_paraver_open; NULL for any other source. */

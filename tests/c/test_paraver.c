@@ -191,7 +191,7 @@ static void test_state_classes(void **state)
 
 /* ---- the real sample against the .prv's own numbers ---- */
 
-enum { QT = 4, QS = 16, QC = 64 };
+enum { QT = 4, QS = 16, QC = 64, QM = 256 };
 
 /* What the test reads from the .prv text itself: per task and state the sum of
  * end - begin, and the messages. */
@@ -199,6 +199,8 @@ typedef struct qsort_truth {
     int64_t state_sum[QT][QS];
     int ncomm;
     struct { int from, to; int64_t psend, precv, size, tag; int seen_send, seen_recv; } comm[QC];
+    int nmark[QT];
+    struct { int64_t time, type, value; } mark[QT][QM]; /* each task's event pairs in file order */
 } qsort_truth;
 
 static void parse_truth(const char *path, qsort_truth *q)
@@ -228,6 +230,19 @@ static void parse_truth(const char *path, qsort_truth *q)
             q->comm[q->ncomm].size = a[12];
             q->comm[q->ncomm].tag = a[13];
             q->ncomm++;
+        } else if (line[0] == '2' && line[1] == ':') {
+            int used = 0, k = 0;
+            assert_int_equal(sscanf(line, "2:%lld:%lld:%lld:%lld:%lld%n", &a[0], &a[1], &a[2], &a[3], &a[4], &used), 5);
+            int t = (int)a[2] - 1;
+            const char *c = line + used;
+            long long type, value;
+            while (sscanf(c, ":%lld:%lld%n", &type, &value, &k) == 2) {
+                assert_true(t >= 0 && t < QT && q->nmark[t] < QM);
+                q->mark[t][q->nmark[t]].time = a[4];
+                q->mark[t][q->nmark[t]].type = type;
+                q->mark[t][q->nmark[t]++].value = value;
+                c += k;
+            }
         }
     }
     fclose(f);
@@ -261,7 +276,7 @@ static void test_qsort(void **state)
     int open_region[QT], nopen[QT] = {0};
     int64_t opened[QT];
     int64_t last = INT64_MIN;
-    int sends = 0, recvs = 0;
+    int sends = 0, recvs = 0, marks[QT] = {0};
     rt_tevent ev;
     rt_err err;
     int st;
@@ -281,7 +296,15 @@ static void test_qsort(void **state)
             assert_int_equal(ev.region, open_region[p]);
             sum[p][-1 - ev.region] += ev.ticks - opened[p];
             nopen[p] = 0;
+        } else if (ev.kind == RT_TE_MARKER) { /* per processor, the file's order */
+            assert_true(marks[p] < q.nmark[p]);
+            assert_int_equal(ev.ticks, q.mark[p][marks[p]].time);
+            assert_true(ev.data[1] == (double)q.mark[p][marks[p]].type);
+            assert_true(ev.data[0] == (double)q.mark[p][marks[p]].value);
+            marks[p]++;
         } else if (ev.kind == RT_TE_SEND || ev.kind == RT_TE_RECV) {
+            /* the message ends inside a state: a receive comes before the leave of the wait it ends */
+            assert_int_equal(nopen[p], 1);
             int found = 0;
             for (int i = 0; i < q.ncomm && !found; i++) {
                 if (ev.kind == RT_TE_SEND && !q.comm[i].seen_send && q.comm[i].from == p &&
@@ -301,6 +324,8 @@ static void test_qsort(void **state)
     }
     if (st != RT_EEOF)
         fail_msg("%s", err.msg);
+    for (int p = 0; p < QT; p++)
+        assert_int_equal(marks[p], q.nmark[p]);
     assert_int_equal(sends, 33);
     assert_int_equal(recvs, 33);
     for (int p = 0; p < QT; p++) {
