@@ -62,7 +62,7 @@
  * when the file cannot be read) on failure. Free with rt_tsource_free.
  * Warnings raised while opening (a missing .pcf) are counted in
  * base.warnings; set on_warning after open to see later ones, or read
- * rt_paraver_stats(s)->first_warning.
+ * rt_paraver_stats_of(s)->first_warning.
  */
 rt_tsource *rt_paraver_open(const char *path, rt_err *err);
 
