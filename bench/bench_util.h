@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -68,6 +69,38 @@ static inline void bench_die(const char *who, const rt_err *e)
 {
     fprintf(stderr, "%s: %s\n", who, e->msg);
     exit(1);
+}
+
+/*
+ * Generate and run a benchmark at two lengths, n / 10 then n, each in a
+ * process of its own so each peak memory (max RSS) is its own: generate(path,
+ * len) writes the input and returns its length in records, run(path) reads it
+ * and prints. The input is removed afterwards unless RETRACE_BENCH_KEEP is
+ * set. Returns 0, or 1 with a message naming who when a run fails.
+ */
+static inline int bench_two_lengths(const char *who, const char *path, long n, long (*generate)(const char *, long),
+                                    void (*run)(const char *))
+{
+    long lengths[2] = {n / 10, n};
+    for (int i = 0; i < 2; i++) {
+        fflush(stdout);
+        pid_t pid = fork();
+        if (pid == 0) {
+            long w = generate(path, lengths[i]);
+            printf("generated %ld records\n", w);
+            run(path);
+            if (!getenv("RETRACE_BENCH_KEEP"))
+                unlink(path);
+            fflush(stdout);
+            _exit(0);
+        }
+        int status = 0;
+        if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+            fprintf(stderr, "%s: run %d failed\n", who, i + 1);
+            return 1;
+        }
+    }
+    return 0;
 }
 
 #endif

@@ -1,0 +1,107 @@
+/*
+ * rt_paraver.h - reader of Paraver traces (.prv, written by Extrae and
+ * Dimemas) into the format-neutral event stream of rt_tevent.h.
+ *
+ * A Paraver trace is a text file: one header line
+ *   #Paraver (DATE):FTIME[_ns|_us|_ms]:RESOURCES:NAPPL:APPL[:APPL...][,NCOMM]
+ * where each APPL is NTASKS(NTHREADS:NODE,...), then NCOMM communicator lines
+ * ("c:APPL:ID:N:TASK...") and the body records, sorted by time:
+ *   1:cpu:appl:task:thread:begin:end:state            a state interval
+ *   2:cpu:appl:task:thread:time:type:value[:type:value...]   punctual events
+ *   3:cpu:appl:task:thread:lsend:psend:cpu:appl:task:thread:lrecv:precv:size:tag
+ *                                                      a message
+ *   4:cpu:appl:task:thread:time:comm:sent:recv:op:root  a global operation
+ *                                                      (Dimemas; counted, not modelled)
+ * Time stamps are integers in the unit the header names (no suffix means
+ * microseconds, as the Paraver kernel reads it). A ".pcf" beside the trace
+ * names the state values and event types; a ".row" names the threads. Both
+ * are optional.
+ *
+ * What the reader makes of it:
+ *   - processors: the threads of the header, in (appl, task, thread) order,
+ *     named "task T thread H" ("appl A task T thread H" with several
+ *     applications) or by the .row's THREAD level, path "appl A/task T/thread H";
+ *   - a state record: ENTER of the state's region at begin, LEAVE at end
+ *     (zero-length intervals are dropped, as Paraver does). State value s is
+ *     region RT_PARAVER_STATE_REGION(s), named from the .pcf, its class from the
+ *     table in rt_paraver_state_class;
+ *   - an event record: one MARKER per type/value pair, region = type (defined
+ *     with the .pcf's name when it has one), data[0] = value, data[1] = type;
+ *   - a communication record: SEND at the physical send time on the sender
+ *     (peer = receiver), RECV at the physical receive time on the receiver
+ *     (peer = sender), with tag and size;
+ *   - communicator lines: communicators of the definitions (members are the
+ *     first thread of each member task).
+ * Events come out in global time order (a heap holds the pending leaves and
+ * message ends: bounded by threads plus messages in flight); at equal times on
+ * one processor sends and receives come first, then leaves, then the records
+ * that start there in file order.
+ *
+ * Shaped for traces of 10^8 records and 10^4 threads: memory is the
+ * definitions and that heap, never the events.
+ */
+#ifndef RT_PARAVER_H
+#define RT_PARAVER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rt_error.h"
+#include "rt_tevent.h"
+
+/* Region id of Paraver state value s (0 <= s <= RT_PARAVER_MAXSTATE): negative,
+ * so state regions never collide with event types, whose ids are the types. */
+#define RT_PARAVER_MAXSTATE (1 << 24)
+#define RT_PARAVER_STATE_REGION(s) (-1 - (int)(s))
+
+/*
+ * Open a Paraver trace: reads the header, the .pcf and .row beside it (path
+ * with its ".prv" suffix replaced; missing ones give a warning through the
+ * source's on_warning, or none for the .row), and stands before the first
+ * record. NULL with err set ("FILE:LINE: field: what", RT_EFORMAT; RT_EIO
+ * when the file cannot be read) on failure. Free with rt_tsource_free.
+ * Warnings raised while opening (a missing .pcf) are counted in
+ * base.warnings; set on_warning after open to see later ones, or read
+ * rt_paraver_stats_of(s)->first_warning.
+ */
+rt_tsource *rt_paraver_open(const char *path, rt_err *err);
+
+/* 1 when head (the first n bytes of path) starts a Paraver trace: its first
+ * line starts "#Paraver (" (or is "new format" followed by such a line). Never
+ * claims the .pcf or .row companions. head may be NULL when n is 0. */
+int rt_paraver_sniff(const char *path, const unsigned char *head, size_t n);
+
+/* The class of a Paraver state from its .pcf name (the README's table):
+ * Running user; Idle, Not created idle; Waiting a message, Blocking Send,
+ * Blocked, Wait/WaitAll, Send Receive, Waiting links wait; Thd. Synchr.,
+ * Synchronization sync; Test/Probe, Immediate Receive receive; Immediate Send
+ * send; Group Communication collective; I/O io; Tracing Disabled tracing;
+ * other names by rt_tclass_guess, and system when that says user. The
+ * misspellings Extrae and Dimemas write ("Bloking", "Inmediate") are accepted. */
+int rt_paraver_state_class(const char *name);
+
+/* What a Paraver source has read so far (counts restart on rewind). */
+typedef struct rt_paraver_stats {
+    int nappl;                 /* applications in the header */
+    int ntasks;                /* tasks over all applications */
+    int nthreads;              /* threads = processors */
+    int64_t ftime;             /* the header's end time, in ticks */
+    uint64_t resolution;       /* ticks per second (1000000 for us) */
+    uint64_t states;           /* state records read */
+    uint64_t empty_states;     /* of which zero-length, dropped */
+    uint64_t event_records;    /* event records read */
+    uint64_t event_pairs;      /* type/value pairs in them (one MARKER each) */
+    uint64_t unknown_types;    /* pairs whose type the .pcf does not name */
+    uint64_t comms;            /* communication records (one SEND + one RECV each) */
+    uint64_t global_ops;       /* record type 4 (global operations): skipped */
+    uint64_t other_records;    /* records of any other type, communicator lines in the body: skipped */
+    uint64_t out_of_order;     /* events returned earlier in time than one before them */
+    int has_pcf, has_row;      /* companions found */
+    char first_warning[256];   /* the first warning raised while opening (before on_warning
+                                * could be set), "" when none */
+} rt_paraver_stats;
+
+/* The counts of a source made by rt_paraver_open; NULL for any other source. */
+const rt_paraver_stats *rt_paraver_stats_of(const rt_tsource *s);
+
+#endif
