@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -68,6 +69,40 @@ static inline void bench_die(const char *who, const rt_err *e)
 {
     fprintf(stderr, "%s: %s\n", who, e->msg);
     exit(1);
+}
+
+/*
+ * Generate an input of n / 10 and then of n units at path and run it, each
+ * length in a forked process of its own so each peak memory (max RSS) is its
+ * own: the two must stay close for a streaming reader. generate returns the
+ * units written, printed as "generated N UNIT"; the input is removed after
+ * each run unless RETRACE_BENCH_KEEP is set. Returns 0, or 1 with a message
+ * when a run failed.
+ */
+static inline int bench_two_lengths(const char *who, const char *path, long n, const char *unit,
+                                    long (*generate)(const char *path, long n),
+                                    void (*run)(const char *path))
+{
+    long lengths[2] = {n / 10, n};
+    for (int i = 0; i < 2; i++) {
+        fflush(stdout);
+        pid_t pid = fork();
+        if (pid == 0) {
+            long w = generate(path, lengths[i]);
+            printf("generated %ld %s\n", w, unit);
+            run(path);
+            if (!getenv("RETRACE_BENCH_KEEP"))
+                unlink(path);
+            fflush(stdout);
+            _exit(0);
+        }
+        int status = 0;
+        if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+            fprintf(stderr, "%s: run %d failed\n", who, i + 1);
+            return 1;
+        }
+    }
+    return 0;
 }
 
 #endif

@@ -16,7 +16,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "bench_util.h"
@@ -86,25 +85,5 @@ int main(int argc, char **argv)
     char path[64];
     bench_tmp_path(path, sizeof path, "picl", "trf");
     printf("picl parse + full replay, %d processors, new format\n", NPROC);
-    long lengths[2] = {n / 10, n};
-    for (int i = 0; i < 2; i++) {
-        /* each length in its own process, so each peak memory is its own */
-        fflush(stdout);
-        pid_t pid = fork();
-        if (pid == 0) {
-            long w = generate(path, lengths[i]);
-            printf("generated %ld records\n", w);
-            run(path);
-            if (!getenv("RETRACE_BENCH_KEEP"))
-                unlink(path);
-            fflush(stdout);
-            _exit(0);
-        }
-        int status = 0;
-        if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-            fprintf(stderr, "picl_replay: run %d failed\n", i + 1);
-            return 1;
-        }
-    }
-    return 0;
+    return bench_two_lengths("picl_replay", path, n, "records", generate, run);
 }
