@@ -19,70 +19,8 @@
 
 #include "rt_lines.h"
 #include "rt_mem.h"
+#include "rt_paje_fmt.h"
 #include "rt_strmap.h"
-
-/* ---- the format's event kinds and fields ---- */
-
-enum {
-    K_CTYPE, K_STYPE, K_ETYPE, K_VTYPE, K_LTYPE, K_VALUE, K_CREATE, K_DESTROY, K_SET, K_PUSH,
-    K_POP, K_RESET, K_EVENT, K_SETVAR, K_ADDVAR, K_SUBVAR, K_START, K_END, K_UNKNOWN
-};
-
-static const char *const kind_names[K_UNKNOWN] = {
-    "PajeDefineContainerType", "PajeDefineStateType", "PajeDefineEventType",
-    "PajeDefineVariableType", "PajeDefineLinkType", "PajeDefineEntityValue",
-    "PajeCreateContainer", "PajeDestroyContainer", "PajeSetState", "PajePushState",
-    "PajePopState", "PajeResetState", "PajeNewEvent", "PajeSetVariable", "PajeAddVariable",
-    "PajeSubVariable", "PajeStartLink", "PajeEndLink"};
-
-enum {
-    F_TIME, F_NAME, F_TYPE, F_CONTAINER, F_STARTCT, F_ENDCT, F_START, F_END, F_VALUE, F_KEY,
-    F_ALIAS, F_COLOR, F_SIZE, F_COUNT
-};
-
-static const struct {
-    const char *name;
-    int field;
-} field_names[] = {
-    {"Time", F_TIME}, {"Name", F_NAME}, {"Type", F_TYPE}, {"Container", F_CONTAINER},
-    {"StartContainerType", F_STARTCT}, {"EndContainerType", F_ENDCT},
-    {"StartContainer", F_START}, {"EndContainer", F_END}, {"Value", F_VALUE}, {"Key", F_KEY},
-    {"Alias", F_ALIAS}, {"Color", F_COLOR},
-    /* not in the format's list; SimGrid-style message sizes, used for bytes when present */
-    {"Size", F_SIZE},
-    /* the old names PajeNG still accepts with --no-strict */
-    {"ContainerType", F_TYPE}, {"EntityType", F_TYPE}, {"SourceContainerType", F_STARTCT},
-    {"DestContainerType", F_ENDCT}, {"SourceContainer", F_START}, {"DestContainer", F_END}};
-
-#define B(f) (1u << (f))
-/* The fields a definition of each kind must have (as PajeNG requires). */
-static const unsigned required[K_UNKNOWN] = {
-    B(F_NAME) | B(F_TYPE), B(F_NAME) | B(F_TYPE), B(F_NAME) | B(F_TYPE), B(F_NAME) | B(F_TYPE),
-    B(F_NAME) | B(F_TYPE) | B(F_STARTCT) | B(F_ENDCT), B(F_NAME) | B(F_TYPE),
-    B(F_TIME) | B(F_NAME) | B(F_TYPE) | B(F_CONTAINER), B(F_TIME) | B(F_NAME) | B(F_TYPE),
-    B(F_TIME) | B(F_TYPE) | B(F_CONTAINER) | B(F_VALUE),
-    B(F_TIME) | B(F_TYPE) | B(F_CONTAINER) | B(F_VALUE), B(F_TIME) | B(F_TYPE) | B(F_CONTAINER),
-    B(F_TIME) | B(F_TYPE) | B(F_CONTAINER), B(F_TIME) | B(F_TYPE) | B(F_CONTAINER) | B(F_VALUE),
-    B(F_TIME) | B(F_TYPE) | B(F_CONTAINER) | B(F_VALUE),
-    B(F_TIME) | B(F_TYPE) | B(F_CONTAINER) | B(F_VALUE),
-    B(F_TIME) | B(F_TYPE) | B(F_CONTAINER) | B(F_VALUE),
-    B(F_TIME) | B(F_TYPE) | B(F_CONTAINER) | B(F_VALUE) | B(F_START) | B(F_KEY),
-    B(F_TIME) | B(F_TYPE) | B(F_CONTAINER) | B(F_VALUE) | B(F_END) | B(F_KEY)};
-
-/* Field types: what a line's field must parse as. */
-enum { T_STRING, T_NUMBER, T_INT, T_HEX };
-
-#define PJ_MAXFIELDS 64
-#define PJ_MAXID (1 << 20)
-
-typedef struct pj_def {
-    int kind;                         /* K_* */
-    int nfields;                      /* fields after the event id */
-    unsigned long line;               /* of its %EventDef */
-    char *name;                       /* the event's name as written */
-    signed char pos[F_COUNT];         /* index of each known field, -1 when absent */
-    unsigned char type[PJ_MAXFIELDS]; /* T_* of each field */
-} pj_def;
 
 /* ---- the simulated trace ---- */
 
@@ -133,9 +71,7 @@ typedef struct pj {
     const char *file;     /* = base.path, for messages */
     rt_err stuck;         /* a failure, returned again by every later call */
 
-    pj_def **defs;        /* by event id */
-    size_t ndefs;
-    pj_def *open_def;     /* the %EventDef being read, or NULL */
+    rt_pjfmt fmt;         /* the %EventDef definitions */
 
     pj_type *types;
     size_t ntypes, captypes;
@@ -169,93 +105,9 @@ static const rt_tsource_ops paje_ops;
 
 /* ---- small helpers ---- */
 
-static char *span_dup(rt_span s)
-{
-    char *c = malloc(s.n + 1);
-    if (c) {
-        memcpy(c, s.p, s.n);
-        c[s.n] = '\0';
-    }
-    return c;
-}
-
-static int span_is(rt_span s, const char *lit)
-{
-    return strlen(lit) == s.n && memcmp(s.p, lit, s.n) == 0;
-}
-
 static int oom(pj *r, rt_err *err)
 {
     return rt_err_set(err, RT_ENOMEM, "%s: out of memory", r->file);
-}
-
-static const double pow10_exact[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
-                                     1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
-                                     1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
-
-/*
- * A decimal number. Plain [-]digits[.digits] with at most 15 digits is
- * converted as mantissa / 10^k: both exact doubles, so the one division rounds
- * exactly as strtod does; anything else (exponents, long mantissas) goes
- * through the strict strtod-based parser.
- */
-static int parse_num(rt_span s, double *out)
-{
-    const char *p = s.p, *e = s.p + s.n;
-    int neg = 0, nd = 0, frac = 0;
-    uint64_t m = 0;
-    if (p < e && (*p == '-' || *p == '+'))
-        neg = *p++ == '-';
-    for (; p < e && (unsigned)(*p - '0') < 10; p++, nd++)
-        m = m * 10 + (unsigned)(*p - '0');
-    if (p < e && *p == '.')
-        for (p++; p < e && (unsigned)(*p - '0') < 10; p++, nd++, frac++)
-            m = m * 10 + (unsigned)(*p - '0');
-    if (p == e && nd > 0 && nd <= 15) {
-        double v = (double)m / pow10_exact[frac];
-        *out = neg ? -v : v;
-        return 1;
-    }
-    return rt_span_double(s, out);
-}
-
-/*
- * Split an event line into fields: blanks separate them, a field starting with
- * '"' runs to the next '"' (blanks included, quotes dropped), '#' outside a
- * string starts a comment. At most max fields are stored; *nf counts them all.
- */
-static int split(pj *r, const char *p, const char *e, rt_span *f, int max, int *nf, rt_err *err)
-{
-    int n = 0;
-    for (;;) {
-        while (p < e && (*p == ' ' || *p == '\t' || *p == '\r'))
-            p++;
-        if (p == e || *p == '#')
-            break;
-        rt_span s;
-        if (*p == '"') {
-            const char *q = memchr(p + 1, '"', (size_t)(e - p - 1));
-            if (!q)
-                return rt_err_at(err, RT_EFORMAT, r->file, rt_lines_lineno(r->lines),
-                                 "field %d: unterminated quoted string", n);
-            s.p = p + 1;
-            s.n = (size_t)(q - p - 1);
-            p = q + 1;
-            if (p < e && *p != ' ' && *p != '\t' && *p != '\r')
-                return rt_err_at(err, RT_EFORMAT, r->file, rt_lines_lineno(r->lines),
-                                 "field %d: text right after the closing quote", n);
-        } else {
-            s.p = p;
-            while (p < e && *p != ' ' && *p != '\t' && *p != '\r')
-                p++;
-            s.n = (size_t)(p - s.p);
-        }
-        if (n < max)
-            f[n] = s;
-        n++;
-    }
-    *nf = n;
-    return RT_OK;
 }
 
 /* ---- the look-ahead queue ---- */
@@ -350,7 +202,7 @@ static int type_add(pj *r, int kind, int parent, rt_span name, rt_span alias, rt
     if (rt_grow((void **)&r->types, &r->captypes, r->ntypes + 1, sizeof *r->types) != RT_OK)
         return oom(r, err);
     pj_type *t = &r->types[r->ntypes];
-    if (!(t->name = span_dup(name)))
+    if (!(t->name = rt_pj_span_dup(name)))
         return oom(r, err);
     t->kind = kind;
     t->parent = parent;
@@ -370,7 +222,7 @@ static int cont_add(pj *r, int parent, int type, rt_span name, rt_span alias, rt
     int ci = (int)r->nconts;
     pj_cont *c = &r->conts[ci];
     memset(c, 0, sizeof *c);
-    if (!(c->name = span_dup(name)))
+    if (!(c->name = rt_pj_span_dup(name)))
         return oom(r, err);
     c->parent = parent;
     c->type = type;
@@ -440,10 +292,10 @@ static int value_get(pj *r, int ti, rt_span s, rt_span name, pj_val **out, rt_er
     val->bytes = 0;
     if (r->types[ti].kind == K_LTYPE) {
         double b;
-        if (parse_num(name, &b))
+        if (rt_pj_number(name, &b))
             val->bytes = b;
     } else {
-        char *nm = span_dup(name);
+        char *nm = rt_pj_span_dup(name);
         if (!nm)
             return oom(r, err);
         val->region = r->nregions++;
@@ -505,94 +357,6 @@ static int close_all(pj *r, int ci, double t, int deep, rt_err *err)
             return st;
         r->conts[k].destroyed = 1;
     }
-    return RT_OK;
-}
-
-/* ---- header lines ---- */
-
-static int def_line(pj *r, const char *p, const char *e, rt_err *err)
-{
-    unsigned long line = rt_lines_lineno(r->lines);
-    rt_span w[4];
-    int n = 0;
-    p++; /* the '%' */
-    const char *cur = p;
-    rt_span t;
-    while (n < 4 && rt_tok_next(&cur, e, &t))
-        w[n++] = t;
-    pj_def *d = r->open_def;
-    if (!d) {
-        if (n != 3 || !span_is(w[0], "EventDef"))
-            return rt_err_at(err, RT_EFORMAT, r->file, line,
-                             "header: expected '%%EventDef NAME ID'");
-        long id;
-        if (!rt_span_long(w[2], &id) || id < 0 || id >= PJ_MAXID)
-            return rt_err_at(err, RT_EFORMAT, r->file, line,
-                             "%%EventDef %.*s: id '%.*s' is not a number from 0 to %d",
-                             (int)w[1].n, w[1].p, (int)w[2].n, w[2].p, PJ_MAXID - 1);
-        if ((size_t)id < r->ndefs && r->defs[id])
-            return rt_err_at(err, RT_EFORMAT, r->file, line,
-                             "%%EventDef %.*s: id %ld already defined at line %lu", (int)w[1].n,
-                             w[1].p, id, r->defs[id]->line);
-        if ((size_t)id >= r->ndefs) {
-            pj_def **nd = realloc(r->defs, ((size_t)id + 1) * sizeof *nd);
-            if (!nd)
-                return oom(r, err);
-            memset(nd + r->ndefs, 0, ((size_t)id + 1 - r->ndefs) * sizeof *nd);
-            r->defs = nd;
-            r->ndefs = (size_t)id + 1;
-        }
-        if (!(d = calloc(1, sizeof *d)) || !(d->name = span_dup(w[1]))) {
-            free(d);
-            return oom(r, err);
-        }
-        d->kind = K_UNKNOWN;
-        for (int k = 0; k < K_UNKNOWN; k++)
-            if (span_is(w[1], kind_names[k]))
-                d->kind = k;
-        d->line = line;
-        memset(d->pos, -1, sizeof d->pos);
-        r->defs[id] = d;
-        r->open_def = d;
-        return RT_OK;
-    }
-    if (n >= 1 && span_is(w[0], "EndEventDef")) {
-        for (int f = 0; d->kind < K_UNKNOWN && f < F_COUNT; f++)
-            if ((required[d->kind] & B(f)) && d->pos[f] < 0)
-                return rt_err_at(err, RT_EFORMAT, r->file, line, "%%EventDef %s (line %lu): no %s field",
-                                 d->name, d->line, field_names[f].name);
-        r->open_def = NULL;
-        return RT_OK;
-    }
-    if (n != 2)
-        return rt_err_at(err, RT_EFORMAT, r->file, line,
-                         "%%EventDef %s (line %lu): expected '%% FIELD TYPE' or '%%EndEventDef'",
-                         d->name, d->line);
-    if (d->nfields >= PJ_MAXFIELDS)
-        return rt_err_at(err, RT_EFORMAT, r->file, line, "%%EventDef %s: more than %d fields",
-                         d->name, PJ_MAXFIELDS);
-    int type;
-    if (span_is(w[1], "string") || span_is(w[1], "color"))
-        type = T_STRING;
-    else if (span_is(w[1], "date") || span_is(w[1], "double") || span_is(w[1], "float"))
-        type = T_NUMBER;
-    else if (span_is(w[1], "int"))
-        type = T_INT;
-    else if (span_is(w[1], "hex"))
-        type = T_HEX;
-    else
-        return rt_err_at(err, RT_EFORMAT, r->file, line, "%%EventDef %s: field %.*s: unknown type '%.*s'",
-                         d->name, (int)w[0].n, w[0].p, (int)w[1].n, w[1].p);
-    for (size_t k = 0; k < sizeof field_names / sizeof *field_names; k++) {
-        if (!span_is(w[0], field_names[k].name))
-            continue;
-        int f = field_names[k].field;
-        if (d->pos[f] >= 0)
-            return rt_err_at(err, RT_EFORMAT, r->file, line, "%%EventDef %s: field %.*s defined twice",
-                             d->name, (int)w[0].n, w[0].p);
-        d->pos[f] = (signed char)d->nfields;
-    }
-    d->type[d->nfields++] = (unsigned char)type;
     return RT_OK;
 }
 
@@ -677,64 +441,21 @@ static int link_end(pj *r, int kind, int ti, int ci, int end_ci, rt_span key, do
 static int event_line(pj *r, const char *p, const char *e, rt_err *err)
 {
     unsigned long line = rt_lines_lineno(r->lines);
-    const char *q = p;
-    while (q < e && *q != ' ' && *q != '\t' && *q != '\r' && *q != '#')
-        q++;
-    rt_span ids = {p, (size_t)(q - p)};
-    long id;
-    if (!rt_span_long(ids, &id))
-        return rt_err_at(err, RT_EFORMAT, r->file, line, "event id '%.*s': not a number",
-                         (int)ids.n, ids.p);
-    if (r->open_def)
-        return rt_err_at(err, RT_EFORMAT, r->file, line, "%%EventDef %s (line %lu): no %%EndEventDef",
-                         r->open_def->name, r->open_def->line);
-    if (id < 0 || (size_t)id >= r->ndefs || !r->defs[id])
-        return rt_err_at(err, RT_EFORMAT, r->file, line, "event id %ld: not defined", id);
-    const pj_def *d = r->defs[id];
-    rt_span f[PJ_MAXFIELDS];
-    int nf, st;
-    if ((st = split(r, q, e, f, PJ_MAXFIELDS, &nf, err)) != RT_OK)
+    const rt_pjdef *d;
+    rt_span f[RT_PJ_MAXFIELDS];
+    double t, num;
+    int st = rt_pj_decode(&r->fmt, r->file, line, p, e, &d, f, &t, err);
+    if (st != RT_OK)
         return st;
-    if (nf != d->nfields)
-        return rt_err_at(err, RT_EFORMAT, r->file, line,
-                         "%s: %d fields after the event id, its %%EventDef (line %lu) has %d", d->name,
-                         nf, d->line, d->nfields);
     if (d->kind == K_UNKNOWN) {
         r->stats.unknown++;
         r->base.skipped++;
         return RT_OK;
     }
-    /* every numeric field must be a number; keep the time and the value */
-    double t = 0, num = 0;
-    for (int i = 0; i < nf; i++) {
-        double x;
-        long l;
-        uint64_t h;
-        int ok = d->type[i] == T_STRING  ? 1
-                 : d->type[i] == T_NUMBER ? parse_num(f[i], &x)
-                 : d->type[i] == T_INT    ? rt_span_long(f[i], &l)
-                                          : rt_span_hex(f[i], &h);
-        if (!ok) {
-            const char *fname = "field";
-            for (size_t k = 0; k < sizeof field_names / sizeof *field_names; k++)
-                if (d->pos[field_names[k].field] == i)
-                    fname = field_names[k].name;
-            return rt_err_at(err, RT_EFORMAT, r->file, line, "%s: bad number '%.*s' (field %d)", fname,
-                             (int)f[i].n, f[i].p, i + 1);
-        }
-        if (d->type[i] == T_NUMBER && i == d->pos[F_TIME])
-            t = x;
-        if (d->type[i] == T_NUMBER && i == d->pos[F_VALUE])
-            num = x;
-    }
     static const rt_span none = {"", 0};
 #define FIELD(x) (d->pos[x] >= 0 ? f[d->pos[x]] : none)
-    if (d->pos[F_TIME] >= 0) {
-        if (d->type[d->pos[F_TIME]] != T_NUMBER && !parse_num(FIELD(F_TIME), &t))
-            return rt_err_at(err, RT_EFORMAT, r->file, line, "Time: bad number '%.*s'",
-                             (int)FIELD(F_TIME).n, FIELD(F_TIME).p);
+    if (d->pos[F_TIME] >= 0)
         saw_time(r, t);
-    }
     int ti, ci, pi;
     switch (d->kind) {
     case K_CTYPE:
@@ -789,7 +510,7 @@ static int event_line(pj *r, const char *p, const char *e, rt_err *err)
         if ((st = type_field(r, FIELD(F_TYPE), K_VTYPE, &ti, err)) != RT_OK ||
             (st = cont_field(r, "Container", FIELD(F_CONTAINER), &ci, err)) != RT_OK)
             return st;
-        if (d->type[d->pos[F_VALUE]] != T_NUMBER && !parse_num(FIELD(F_VALUE), &num))
+        if (!rt_pj_number(FIELD(F_VALUE), &num))
             return rt_err_at(err, RT_EFORMAT, r->file, line, "Value: bad number '%.*s'",
                              (int)FIELD(F_VALUE).n, FIELD(F_VALUE).p);
         r->stats.variables++;
@@ -808,7 +529,7 @@ static int event_line(pj *r, const char *p, const char *e, rt_err *err)
         if ((st = value_get(r, ti, FIELD(F_VALUE), FIELD(F_VALUE), &val, err)) != RT_OK)
             return st;
         double bytes = val->bytes, sz;
-        if (bytes == 0 && d->pos[F_SIZE] >= 0 && parse_num(FIELD(F_SIZE), &sz))
+        if (bytes == 0 && d->pos[F_SIZE] >= 0 && rt_pj_number(FIELD(F_SIZE), &sz))
             bytes = sz;
         return link_end(r, d->kind == K_START ? RT_TE_SEND : RT_TE_RECV, ti, ci, eci, FIELD(F_KEY),
                         t, bytes, err);
@@ -869,12 +590,11 @@ static int event_line(pj *r, const char *p, const char *e, rt_err *err)
 static int finish(pj *r, rt_err *err)
 {
     unsigned long line = rt_lines_lineno(r->lines);
-    if (r->open_def)
-        return rt_err_at(err, RT_EFORMAT, r->file, line,
-                         "%%EventDef %s (line %lu): no %%EndEventDef before the end of the file",
-                         r->open_def->name, r->open_def->line);
+    int st = rt_pj_fmt_end(&r->fmt, r->file, line, err);
+    if (st != RT_OK)
+        return st;
     for (size_t ci = 0; ci < r->nconts; ci++) {
-        int st = close_all(r, (int)ci, r->last, 0, err);
+        st = close_all(r, (int)ci, r->last, 0, err);
         if (st != RT_OK)
             return st;
     }
@@ -886,10 +606,15 @@ static int finish(pj *r, rt_err *err)
     return RT_OK;
 }
 
-/* Read lines until the queue's head can go out (or the file ends). */
-static int fill(pj *r, rt_err *err)
+/*
+ * Read lines until the queue's head can go out (or the file ends); with
+ * ready 0, only until the queue holds an event (open reads the header and
+ * stops at the first event, whether or not it waits for a link's end).
+ */
+static int fill(pj *r, int ready, rt_err *err)
 {
-    while (!r->finished && (r->qhead == r->qtail || r->q[r->qhead & r->qmask].waiting)) {
+    while (!r->finished &&
+           (r->qhead == r->qtail || (ready && r->q[r->qhead & r->qmask].waiting))) {
         if (r->qtail - r->qhead >= RT_PAJE_LOOKAHEAD) {
             if (!r->late_warned) {
                 r->late_warned = 1;
@@ -911,7 +636,8 @@ static int fill(pj *r, rt_err *err)
             p++;
         if (p == e || *p == '#' || *p == '\r')
             continue;
-        st = *p == '%' ? def_line(r, p, e, err) : event_line(r, p, e, err);
+        st = *p == '%' ? rt_pj_header_line(&r->fmt, r->file, rt_lines_lineno(r->lines), p, e, err)
+                        : event_line(r, p, e, err);
         if (st != RT_OK)
             return st;
     }
@@ -922,12 +648,7 @@ static int fill(pj *r, rt_err *err)
 
 static void state_free(pj *r)
 {
-    for (size_t i = 0; i < r->ndefs; i++)
-        if (r->defs[i]) {
-            free(r->defs[i]->name);
-            free(r->defs[i]);
-        }
-    free(r->defs);
+    rt_pj_fmt_free(&r->fmt);
     for (size_t i = 0; i < r->ntypes; i++)
         free(r->types[i].name);
     free(r->types);
@@ -977,7 +698,7 @@ static int paje_next(rt_tsource *s, rt_tevent *ev, rt_err *err)
             *err = r->stuck;
         return r->stuck.status;
     }
-    int st = fill(r, &r->stuck);
+    int st = fill(r, 1, &r->stuck);
     if (st != RT_OK) {
         if (err)
             *err = r->stuck;
@@ -1035,38 +756,11 @@ rt_tsource *rt_paje_open(const char *path, rt_err *err)
     }
     r->file = r->base.path;
     if (!(r->lines = rt_lines_open(path, err)) || state_init(r, err) != RT_OK ||
-        fill(r, err) != RT_OK) {
+        fill(r, 0, err) != RT_OK) {
         rt_tsource_free(&r->base);
         return NULL;
     }
     return &r->base;
-}
-
-int rt_paje_sniff(const char *path, const unsigned char *head, size_t n)
-{
-    (void)path;
-    const char *p = (const char *)head, *e = p + n;
-    while (head && p < e) {
-        const char *nl = memchr(p, '\n', (size_t)(e - p));
-        const char *le = nl ? nl : e;
-        const char *cur = p;
-        rt_span w[3];
-        int k = 0;
-        while (cur < le && (*cur == ' ' || *cur == '\t' || *cur == '\r'))
-            cur++;
-        if (cur < le && *cur != '#') {
-            if (*cur++ != '%')
-                return 0;
-            while (k < 3 && rt_tok_next(&cur, le, &w[k]))
-                k++;
-            long id;
-            return k == 3 && span_is(w[0], "EventDef") && rt_span_long(w[2], &id) && id >= 0;
-        }
-        if (!nl)
-            break;
-        p = nl + 1;
-    }
-    return 0;
 }
 
 int rt_paje_stats_get(const rt_tsource *s, rt_paje_stats *out)

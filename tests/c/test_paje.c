@@ -597,6 +597,19 @@ static void on_warn(void *ud, const char *m)
     snprintf(lastwarn, sizeof lastwarn, "%s", m);
 }
 
+/* Open path with its warnings counted in nwarn (the last one in lastwarn). */
+static rt_tsource *open_watched(const char *path)
+{
+    rt_err err;
+    rt_tsource *s = rt_paje_open(path, &err);
+    if (!s)
+        fail_msg("%s", err.msg);
+    s->on_warning = on_warn;
+    nwarn = 0;
+    lastwarn[0] = '\0';
+    return s;
+}
+
 /* Problems the reader works around: a warning each, the stream still right. */
 static void test_warnings(void **state)
 {
@@ -604,10 +617,7 @@ static void test_warnings(void **state)
     const char *text = HEADER "3 2.0 S p0 run\n4 1.0 S p0\n4 1.5 S p0\n6 3.0 L 0 v p0 lost\n";
     char *p = rt_test_write_text(text);
     rt_err err;
-    rt_tsource *s = rt_paje_open(p, &err);
-    assert_non_null(s);
-    s->on_warning = on_warn;
-    nwarn = 0;
+    rt_tsource *s = open_watched(p);
     rt_tevent ev;
     int kinds[8], n = 0, st;
     int64_t peer = 0;
@@ -634,6 +644,52 @@ static void test_warnings(void **state)
     assert_int_equal(rt_paje_stats_get(s, &ps), RT_OK);
     assert_int_equal(ps.unmatched, 1);
     assert_int_equal(ps.links, 0);
+    rt_tsource_free(s);
+    rt_test_remove(p);
+}
+
+/* A link open for more than RT_PAJE_LOOKAHEAD events: its send goes out without a peer. */
+static void test_lookahead_bound(void **state)
+{
+    (void)state;
+    char *p = rt_test_write_text(HEADER "6 0.5 L 0 v p0 long\n");
+    FILE *f = fopen(p, "a");
+    assert_non_null(f);
+    /* each SetState after the first gives a LEAVE and an ENTER */
+    long nset = RT_PAJE_LOOKAHEAD / 2 + 10;
+    for (long i = 0; i < nset; i++)
+        fprintf(f, "3 1.0 S p0 %s\n", i % 2 ? "a" : "b");
+    fputs("%EventDef PajeEndLink 7\n% Time date\n% Type string\n% Container string\n"
+          "% Value string\n% EndContainer string\n% Key string\n%EndEventDef\n"
+          "7 2.0 L 0 v p0 long\n",
+          f);
+    fclose(f);
+    rt_err err;
+    rt_tsource *s = open_watched(p);
+    rt_tevent ev;
+    int st;
+    long n = 0, sends = 0, recvs = 0;
+    while ((st = rt_tsource_next(s, &ev, &err)) == RT_OK) {
+        if (ev.kind == RT_TE_SEND) {
+            assert_int_equal(n, 0);
+            assert_int_equal(ev.peer, -1);
+            sends++;
+        } else if (ev.kind == RT_TE_RECV) {
+            assert_int_equal(ev.peer, 0);
+            assert_int_equal(ev.tag, 0);
+            recvs++;
+        }
+        n++;
+    }
+    assert_int_equal(st, RT_EEOF);
+    assert_int_equal(sends, 1);
+    assert_int_equal(recvs, 1);
+    assert_int_equal(n, 1 + 2 * nset - 1 + 1 + 1); /* send, enters and leaves, recv, last leave */
+    assert_int_equal(nwarn, 1);
+    assert_non_null(strstr(lastwarn, "a link stays open for more than 1048576 events"));
+    rt_paje_stats ps;
+    assert_int_equal(rt_paje_stats_get(s, &ps), RT_OK);
+    assert_int_equal(ps.unmatched, 1);
     rt_tsource_free(s);
     rt_test_remove(p);
 }
@@ -684,7 +740,8 @@ int main(void)
         cmocka_unit_test(test_undefined_id),     cmocka_unit_test(test_field_count),
         cmocka_unit_test(test_bad_number),       cmocka_unit_test(test_unknown_container),
         cmocka_unit_test(test_header_errors),    cmocka_unit_test(test_unknown_kinds_counted),
-        cmocka_unit_test(test_warnings),         cmocka_unit_test(test_missing_file),
+        cmocka_unit_test(test_warnings),         cmocka_unit_test(test_lookahead_bound),
+        cmocka_unit_test(test_missing_file),
         cmocka_unit_test(test_sniff),            cmocka_unit_test(test_stats_other_source),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
