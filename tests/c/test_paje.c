@@ -722,6 +722,41 @@ static void test_sniff(void **state)
     free(head);
 }
 
+/* The first 4096 bytes of a file through the sniffer. */
+static int sniff_file(const char *path)
+{
+    unsigned char head[4096];
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        fail_msg("cannot open %s", path);
+    size_t n = fread(head, 1, sizeof head, f);
+    fclose(f);
+    return rt_paje_sniff(path, head, n);
+}
+
+/* The real samples: the three Pajé traces are recognised, no other format's file is. */
+static void test_sniff_samples(void **state)
+{
+    (void)state;
+    char path[4096];
+    sample(path, sizeof path, "g5k");
+    const char *dir = getenv("RETRACE_SHARED");
+    static const char *const paje[] = {"paje/g5k.trace", "paje/simu-mardi.trace", "paje/ms.trace"};
+    static const char *const other[] = {
+        "paraver/qsort_beo3.prv", "paraver/qsort_beo3.pcf", "otf2/pingpong/traces.otf2",
+        "otf2/pingpong/traces.def", "otf2/pingpong/traces/0.evt", "otf2/pingpong/traces/0.def",
+        "picl/fft-16.trf", "picl/mpicl-10.trf", "README.md"};
+    for (size_t i = 0; i < sizeof paje / sizeof *paje; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, paje[i]);
+        assert_int_equal(sniff_file(path), 1);
+    }
+    for (size_t i = 0; i < sizeof other / sizeof *other; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, other[i]);
+        if (sniff_file(path) != 0)
+            fail_msg("%s taken for a Pajé trace", other[i]);
+    }
+}
+
 static void test_stats_other_source(void **state)
 {
     (void)state;
@@ -742,7 +777,8 @@ int main(void)
         cmocka_unit_test(test_header_errors),    cmocka_unit_test(test_unknown_kinds_counted),
         cmocka_unit_test(test_warnings),         cmocka_unit_test(test_lookahead_bound),
         cmocka_unit_test(test_missing_file),
-        cmocka_unit_test(test_sniff),            cmocka_unit_test(test_stats_other_source),
+        cmocka_unit_test(test_sniff),            cmocka_unit_test(test_sniff_samples),
+        cmocka_unit_test(test_stats_other_source),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
