@@ -410,6 +410,10 @@ static void test_fixture_sequence(void **state)
         }
     }
     assert_int_equal(rt_tsource_next(s, &ev, &err), RT_EEOF);
+    struct stat sb;
+    assert_int_equal(stat(path, &sb), 0);
+    assert_int_equal(rt_tsource_size(s), (uint64_t)sb.st_size);
+    assert_int_equal(rt_tsource_offset(s), (uint64_t)sb.st_size);
     const rt_tdefs *d = s->defs;
     assert_int_equal(rt_tdefs_nprocs(d), 2);
     assert_string_equal(rt_tdefs_proc(d, 0)->name, "rank 0");
