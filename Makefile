@@ -13,7 +13,7 @@ DEB_PACKAGES = liblua5.4-dev lua5.4 lua-filesystem libcairo2-dev libpng-dev libf
   libreadline-dev lua-cjson lua-argparse libcmocka-dev lua-busted cmake pkg-config \
   gcc make poppler-utils fonts-dejavu-core
 # packages the tests use when present (a browser for the HTML player test)
-DEB_TEST_PACKAGES = chromium libxml2-utils
+DEB_TEST_PACKAGES = chromium libxml2-utils pajeng
 
 .PHONY: all deps build demo test test-asan bench fuzz install clean
 
