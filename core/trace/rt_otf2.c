@@ -28,6 +28,10 @@
 #include "rt_mem.h"
 #include "rt_otf2_records.h"
 
+/* Bits of otf2_src.selected. */
+#define HAS_EVT 1
+#define HAS_DEF 2
+
 /* Records asked of the library per refill; each yields at most one event. */
 #define CHUNK 1024
 /* Definition ids above this are refused: the tables are indexed by id. */
@@ -320,12 +324,17 @@ typedef struct otf2_src {
     uint64_t *locs;         /* location ids in increasing order: processor p is locs[p] */
     size_t nlocs;
     int dense;              /* locs[p] == p for every p: the id is the index */
-    unsigned char *selected;/* per processor: its event file is read */
+    unsigned char *selected;/* per processor: HAS_EVT (its event file is read), HAS_DEF (local definitions) */
     comm_map *comms;        /* sorted by id */
     size_t ncomms;
     pending buf[CHUNK];     /* events of the current chunk, head .. n-1 still to hand out */
     size_t head, n;
     int eof;                /* the library has no more records */
+    rt_err failure;         /* a read error, reported once the events before it are handed out */
+    int reopened;           /* rewound at least once: the open's warnings are not repeated */
+    /* warnings found while opening, before the caller could set on_warning: reported by the first next() */
+    char early[4][240];
+    int nearly, early_lost;
     uint64_t records;       /* records read (events and skipped) since the start */
     uint64_t total_records; /* what the definitions announce, for progress */
     uint64_t evt_bytes;     /* size of the event files read */
@@ -375,6 +384,29 @@ static int rank_proc(otf2_src *s, uint32_t comm, uint32_t rank, int self, const 
     rt_tsource_warn(&s->base, "%s: %s: rank %u is not in communicator %u", s->anchor, what,
                     (unsigned)rank, (unsigned)comm);
     return -1;
+}
+
+/* A warning found while opening: kept (the first few) until the first next() reports it. */
+__attribute__((format(printf, 2, 3))) static void early_warn(otf2_src *s, const char *fmt, ...)
+{
+    if (s->nearly == (int)(sizeof s->early / sizeof *s->early)) {
+        s->early_lost++;
+        return;
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(s->early[s->nearly++], sizeof s->early[0], fmt, ap);
+    va_end(ap);
+}
+
+/* Report the warnings kept by early_warn. */
+static void flush_early(otf2_src *s)
+{
+    for (int i = 0; i < s->nearly; i++)
+        rt_tsource_warn(&s->base, "%s", s->early[i]);
+    if (s->early_lost)
+        rt_tsource_warn(&s->base, "%s: %d more warnings while opening", s->anchor, s->early_lost);
+    s->nearly = s->early_lost = 0;
 }
 
 static pending *push(otf2_src *s, int kind, OTF2_LocationRef loc, OTF2_TimeStamp t)
@@ -730,8 +762,7 @@ static int build_defs(otf2_src *s, gdefs *g, rt_err *err)
     if (g->have_clock)
         rt_tdefs_set_clock(d, g->resolution, (int64_t)g->offset);
     else
-        rt_tsource_warn(&s->base, "%s: definitions: no clock properties; times are raw ticks",
-                        s->anchor);
+        early_warn(s, "%s: definitions: no clock properties; times are raw ticks", s->anchor);
     return build_comms(s, g, err);
 nomem:
     return rt_err_set(err, RT_ENOMEM, "%s: out of memory", s->anchor);
@@ -768,7 +799,7 @@ static int check_event_files(otf2_src *s, const gdefs *g, rt_err *err)
     OTF2_FileSubstrate sub = OTF2_SUBSTRATE_POSIX;
     OTF2_Reader_GetFileSubstrate(s->rd, &sub);
     if (sub != OTF2_SUBSTRATE_POSIX) {
-        memset(s->selected, 1, s->nlocs);
+        memset(s->selected, HAS_EVT | HAS_DEF, s->nlocs);
         return RT_OK;
     }
     char *folder = archive_folder(s->anchor);
@@ -778,11 +809,14 @@ static int check_event_files(otf2_src *s, const gdefs *g, rt_err *err)
     size_t cap = strlen(folder) + 32;
     char *file = malloc(cap);
     for (size_t p = 0; file && p < s->nlocs && st == RT_OK; p++) {
-        snprintf(file, cap, "%s/%llu.evt", folder, (unsigned long long)s->locs[p]);
         struct stat sb;
+        snprintf(file, cap, "%s/%llu.def", folder, (unsigned long long)s->locs[p]);
+        if (stat(file, &sb) == 0)
+            s->selected[p] |= HAS_DEF;
+        snprintf(file, cap, "%s/%llu.evt", folder, (unsigned long long)s->locs[p]);
         int found = stat(file, &sb) == 0;
         if (found && S_ISREG(sb.st_mode)) {
-            s->selected[p] = 1;
+            s->selected[p] |= HAS_EVT;
             s->evt_bytes += (uint64_t)sb.st_size;
             s->total_records += g->locs[p].nevents;
         } else if (g->locs[p].nevents > 0)
@@ -888,16 +922,22 @@ static int open_events(otf2_src *s, rt_err *err)
     OTF2_Reader *rd = s->rd;
     OTF2_ErrorCode rc;
     lib_msg[0] = '\0';
-    for (size_t p = 0; p < s->nlocs; p++)
-        if (s->selected[p] && (rc = OTF2_Reader_SelectLocation(rd, s->locs[p])) != OTF2_SUCCESS)
+    int some_defs = 0;
+    for (size_t p = 0; p < s->nlocs; p++) {
+        some_defs |= s->selected[p] & HAS_DEF;
+        if ((s->selected[p] & HAS_EVT) && (rc = OTF2_Reader_SelectLocation(rd, s->locs[p])) != OTF2_SUCCESS)
             return loc_error(s, p, "evt", "cannot select location", rc, err);
+    }
     int defs_open = OTF2_Reader_OpenDefFiles(rd) == OTF2_SUCCESS; /* archives may have no local definitions */
     if ((rc = OTF2_Reader_OpenEvtFiles(rd)) != OTF2_SUCCESS)
         return rt_err_set(err, RT_EFORMAT, "%s: event files: %s", s->anchor, lib_error(rc));
     for (size_t p = 0; p < s->nlocs; p++) {
-        if (!s->selected[p])
+        if (!(s->selected[p] & HAS_EVT))
             continue;
-        OTF2_DefReader *dr = defs_open ? OTF2_Reader_GetDefReader(rd, s->locs[p]) : NULL;
+        if (some_defs && !(s->selected[p] & HAS_DEF) && !s->reopened)
+            early_warn(s, "%s: location %llu: no local definitions; its clock offsets and id mappings are not applied",
+                       s->anchor, (unsigned long long)s->locs[p]);
+        OTF2_DefReader *dr = defs_open && (s->selected[p] & HAS_DEF) ? OTF2_Reader_GetDefReader(rd, s->locs[p]) : NULL;
         if (dr) {
             uint64_t n = 0;
             lib_msg[0] = '\0';
@@ -923,24 +963,32 @@ static int open_events(otf2_src *s, rt_err *err)
     s->head = s->n = 0;
     s->records = 0;
     s->eof = 0;
+    s->failure.status = RT_OK;
     return RT_OK;
 }
 
 static int otf2_next(rt_tsource *base, rt_tevent *ev, rt_err *err)
 {
     otf2_src *s = (otf2_src *)base;
+    if (s->nearly || s->early_lost)
+        flush_early(s);
     while (s->head == s->n) {
+        if (s->failure.status != RT_OK) {
+            if (err)
+                *err = s->failure;
+            return s->failure.status;
+        }
         if (s->eof)
             return RT_EEOF;
         s->head = s->n = 0;
         uint64_t got = 0;
         lib_msg[0] = '\0';
         OTF2_ErrorCode rc = OTF2_Reader_ReadGlobalEvents(s->rd, s->ger, CHUNK, &got);
-        if (rc != OTF2_SUCCESS)
-            return rt_err_set(err, RT_EFORMAT, "%s: events: after record %llu: %s", s->anchor,
-                              (unsigned long long)(s->records + got), lib_error(rc));
         s->records += got;
         s->eof = got == 0;
+        if (rc != OTF2_SUCCESS) /* the events of the chunk before the error still count */
+            rt_err_set(&s->failure, RT_EFORMAT, "%s: events: after record %llu: %s", s->anchor,
+                       (unsigned long long)s->records, lib_error(rc));
     }
     const pending *e = &s->buf[s->head++];
     ev->kind = e->kind;
@@ -967,6 +1015,7 @@ static int otf2_rewind(rt_tsource *base, rt_err *err)
     s->rd = NULL;
     s->ger = NULL;
     memset(s->skipped, 0, sizeof s->skipped);
+    s->reopened = 1;
     int st = open_reader(s, err);
     return st == RT_OK ? open_events(s, err) : st;
 }
