@@ -21,6 +21,20 @@
 #include "rt_otf2.h"
 #include "rt_test.h"
 
+/*
+ * The OTF2 library (3.0.2) leaks on two of its own paths that these tests walk:
+ * an OTF2_Reader_Open that fails on a truncated anchor, and a reader closed
+ * right after its event files were opened (the program-argument arrays of the
+ * records it read ahead). Those allocation sites are left out of the ASan leak
+ * report; a reader we forgot to close would still show through its chunk buffers.
+ */
+const char *__lsan_default_suppressions(void);
+const char *__lsan_default_suppressions(void)
+{
+    return "leak:otf2_archive_open\nleak:otf2_file_posix_open\nleak:OTF2_UTILS_IO_JoinPath\n"
+           "leak:OTF2_UTILS_CStr_dup\nleak:otf2_evt_reader_read\n";
+}
+
 /* ---- one event as both sides see it ---- */
 
 typedef struct xev {
