@@ -322,6 +322,28 @@ static void test_pingpong_matches_otf2_print(void **state)
     assert_int_equal(rt_tdefs_nprocs(s->defs), 2);
     assert_string_equal(rt_tdefs_proc(s->defs, 1)->name, "MPI Rank 1 / Master thread");
     assert_string_equal(rt_tdefs_proc(s->defs, 1)->path, "Linux/quartz10/MPI Rank 1/Master thread");
+    /* classes from Score-P's roles and paradigms */
+    static const struct { const char *name; int cls; } classes[] = {
+        {"MEASUREMENT OFF", RT_TC_TRACING}, {"TRACE BUFFER FLUSH", RT_TC_TRACING},
+        {"int main(int, char**)", RT_TC_USER}, {"MPI_Init", RT_TC_SYSTEM}, {"MPI_Send", RT_TC_SEND},
+        {"MPI_Recv", RT_TC_WAIT}, {"MPI_Irecv", RT_TC_RECV}, {"MPI_Waitall", RT_TC_WAIT},
+        {"MPI_Test", RT_TC_RECV}, {"MPI_Sendrecv", RT_TC_WAIT}, {"MPI_Barrier", RT_TC_SYNC},
+        {"MPI_Allreduce", RT_TC_COLLECTIVE}, {"MPI_Ibcast", RT_TC_COLLECTIVE},
+        {"MPI_File_open", RT_TC_IO}, {"MPI_File_read_all", RT_TC_IO}, {"MPI_Put", RT_TC_SYSTEM},
+        {"MPI_Win_allocate", RT_TC_SYSTEM}, {"MPI_Comm_rank", RT_TC_SYSTEM},
+    };
+    int found = 0;
+    for (int i = 0; i < rt_tdefs_nregions(s->defs); i++) {
+        const rt_tregion *r = rt_tdefs_region_at(s->defs, i);
+        for (size_t k = 0; k < sizeof classes / sizeof *classes; k++)
+            if (strcmp(r->name, classes[k].name) == 0) {
+                found++;
+                if (r->cls != classes[k].cls)
+                    fail_msg("%s: class %s, want %s", r->name, rt_tclass_name(r->cls),
+                             rt_tclass_name(classes[k].cls));
+            }
+    }
+    assert_int_equal(found, (int)(sizeof classes / sizeof *classes));
     read_source(s, &got);
 
     /* the same events in the same order; the rest (PROGRAM_BEGIN / END) counted */
@@ -410,7 +432,8 @@ static void remove_dir(char *dir)
     free(dir);
 }
 
-enum { R_MAIN, R_SEND, R_RECV, R_BARRIER, R_IRECV, R_WAIT, R_COMPUTE, R_ISEND, R_BCAST };
+enum { R_MAIN, R_SEND, R_RECV, R_BARRIER, R_IRECV, R_WAIT, R_COMPUTE, R_ISEND, R_BCAST,
+       R_OMP_BARRIER, R_PTHREAD_CREATE, R_OMP_PARALLEL, R_FLUSH, R_FILE_READ };
 #define C_WORLD 0
 #define C_BACKWARDS 1 /* rank r is location group 2 - r */
 
@@ -490,7 +513,9 @@ static void write_archive(const char *dir)
     static const char *const strings[] = {"", "node0", "node", "Rank 0", "Rank 1", "Rank 2", "thread",
                                           "main", "MPI_Send", "MPI_Recv", "MPI_Barrier", "MPI_Irecv",
                                           "MPI_Wait", "compute", "MPI_Isend", "MPI_Bcast", "WORLD",
-                                          "BACKWARDS", "cycles", "n", "#"};
+                                          "BACKWARDS", "cycles", "n", "#", "!$omp implicit barrier",
+                                          "pthread_create", "!$omp parallel", "TRACE BUFFER FLUSH",
+                                          "read"};
     for (uint32_t i = 0; i < sizeof strings / sizeof *strings; i++)
         OTF2_GlobalDefWriter_WriteString(g, i, strings[i]);
     static const struct { uint32_t name; OTF2_RegionRole role; OTF2_Paradigm par; } regions[] = {
@@ -503,6 +528,11 @@ static void write_archive(const char *dir)
         {13, OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_COMPILER},
         {14, OTF2_REGION_ROLE_POINT2POINT, OTF2_PARADIGM_MPI},
         {15, OTF2_REGION_ROLE_COLL_ONE2ALL, OTF2_PARADIGM_MPI},
+        {21, OTF2_REGION_ROLE_IMPLICIT_BARRIER, OTF2_PARADIGM_OPENMP},
+        {22, OTF2_REGION_ROLE_THREAD_CREATE, OTF2_PARADIGM_PTHREAD},
+        {23, OTF2_REGION_ROLE_PARALLEL, OTF2_PARADIGM_OPENMP},
+        {24, OTF2_REGION_ROLE_ARTIFICIAL, OTF2_PARADIGM_MEASUREMENT_SYSTEM},
+        {25, OTF2_REGION_ROLE_FILE_IO, OTF2_PARADIGM_UNKNOWN},
     };
     for (uint32_t i = 0; i < sizeof regions / sizeof *regions; i++)
         OTF2_GlobalDefWriter_WriteRegion(g, i, regions[i].name, regions[i].name, 0, regions[i].role,
@@ -637,6 +667,11 @@ static void test_written_archive(void **state)
         {R_IRECV, "MPI_Irecv", RT_TC_RECV, "MPI"},     {R_WAIT, "MPI_Wait", RT_TC_WAIT, "MPI"},
         {R_COMPUTE, "compute", RT_TC_USER, "COMPILER"}, {R_ISEND, "MPI_Isend", RT_TC_SEND, "MPI"},
         {R_BCAST, "MPI_Bcast", RT_TC_COLLECTIVE, "MPI"},
+        {R_OMP_BARRIER, "!$omp implicit barrier", RT_TC_SYNC, "OPENMP"},
+        {R_PTHREAD_CREATE, "pthread_create", RT_TC_SYSTEM, "PTHREAD"},
+        {R_OMP_PARALLEL, "!$omp parallel", RT_TC_USER, "OPENMP"},
+        {R_FLUSH, "TRACE BUFFER FLUSH", RT_TC_TRACING, "MEASUREMENT_SYSTEM"},
+        {R_FILE_READ, "read", RT_TC_IO, "UNKNOWN"},
     };
     for (size_t i = 0; i < sizeof classes / sizeof *classes; i++) {
         const rt_tregion *r = rt_tdefs_region(d, classes[i].id);
