@@ -376,12 +376,19 @@ static int open_events(otf2_src *s, rt_err *err)
     OTF2_Reader *rd = s->rd;
     OTF2_ErrorCode rc;
     rt_otf2_error_clear();
-    int some_defs = 0;
+    int some_defs = 0, some_events = 0;
+    s->head = s->n = 0;
+    s->records = 0;
+    s->failure.status = RT_OK;
     for (size_t p = 0; p < s->map.nlocs; p++) {
         some_defs |= s->selected[p] & HAS_DEF;
+        some_events |= s->selected[p] & HAS_EVT;
         if ((s->selected[p] & HAS_EVT) && (rc = OTF2_Reader_SelectLocation(rd, s->map.locs[p])) != OTF2_SUCCESS)
             return loc_error(s, p, "evt", "cannot select location", rc, err);
     }
+    s->eof = !some_events; /* no location has events: an empty trace, not a library error */
+    if (s->eof)
+        return RT_OK;
     int defs_open = OTF2_Reader_OpenDefFiles(rd) == OTF2_SUCCESS; /* archives may have no local definitions */
     if ((rc = OTF2_Reader_OpenEvtFiles(rd)) != OTF2_SUCCESS)
         return rt_err_set(err, RT_EFORMAT, "%s: event files: %s", s->anchor, rt_otf2_error(rc));
@@ -414,10 +421,6 @@ static int open_events(otf2_src *s, rt_err *err)
                           rt_otf2_error(OTF2_ERROR_MEM_ALLOC_FAILED));
     OTF2_Reader_RegisterGlobalEvtCallbacks(rd, s->ger, cb, s);
     OTF2_GlobalEvtReaderCallbacks_Delete(cb);
-    s->head = s->n = 0;
-    s->records = 0;
-    s->eof = 0;
-    s->failure.status = RT_OK;
     return RT_OK;
 }
 

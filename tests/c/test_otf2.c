@@ -442,7 +442,8 @@ enum { R_MAIN, R_SEND, R_RECV, R_BARRIER, R_IRECV, R_WAIT, R_COMPUTE, R_ISEND, R
  * to rank 0 of BACKWARDS (location 5) and isends to location 1, which completes
  * an irecv in MPI_Wait; all three take part in a broadcast on BACKWARDS rooted
  * at rank 0; a Metric, a ParameterInt, an MpiIrecvRequest and an
- * MpiIsendComplete are records the stream does not model.
+ * MpiIsendComplete are records the stream does not model. A fourth location
+ * (id 9) is defined with no events and has no event file.
  */
 static void write_archive(const char *dir)
 {
@@ -515,7 +516,7 @@ static void write_archive(const char *dir)
                                           "MPI_Wait", "compute", "MPI_Isend", "MPI_Bcast", "WORLD",
                                           "BACKWARDS", "cycles", "n", "#", "!$omp implicit barrier",
                                           "pthread_create", "!$omp parallel", "TRACE BUFFER FLUSH",
-                                          "read"};
+                                          "read", "idle thread"};
     for (uint32_t i = 0; i < sizeof strings / sizeof *strings; i++)
         OTF2_GlobalDefWriter_WriteString(g, i, strings[i]);
     static const struct { uint32_t name; OTF2_RegionRole role; OTF2_Paradigm par; } regions[] = {
@@ -543,6 +544,8 @@ static void write_archive(const char *dir)
                                                 OTF2_UNDEFINED_LOCATION_GROUP);
         OTF2_GlobalDefWriter_WriteLocation(g, loc[i], 6, OTF2_LOCATION_TYPE_CPU_THREAD, nev[i], i);
     }
+    /* a fourth location, a thread of rank 2 that recorded nothing: no event file */
+    OTF2_GlobalDefWriter_WriteLocation(g, 9, 26, OTF2_LOCATION_TYPE_CPU_THREAD, 0, 2);
     const uint64_t world[3] = {0, 1, 2}, backwards[3] = {2, 1, 0};
     OTF2_GlobalDefWriter_WriteGroup(g, 0, 0, OTF2_GROUP_TYPE_COMM_LOCATIONS, OTF2_PARADIGM_MPI,
                                     OTF2_GROUP_FLAG_NONE, 3, loc);
@@ -656,8 +659,9 @@ static void test_written_archive(void **state)
     if (!s)
         fail_msg("%s", err.msg);
     rt_tdefs *d = s->defs;
-    assert_int_equal(rt_tdefs_nprocs(d), 3);
+    assert_int_equal(rt_tdefs_nprocs(d), 4);
     assert_string_equal(rt_tdefs_proc(d, 2)->name, "Rank 2 / thread"); /* location 5 */
+    assert_string_equal(rt_tdefs_proc(d, 3)->name, "Rank 2 / idle thread"); /* location 9 */
     assert_string_equal(rt_tdefs_proc(d, 2)->path, "node0/Rank 2/thread");
     assert_int_equal(rt_tdefs_resolution(d), 1000);
     assert_int_equal(rt_tdefs_offset(d), 5);
