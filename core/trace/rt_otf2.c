@@ -14,6 +14,7 @@
  */
 #include "rt_otf2.h"
 
+#include <assert.h>
 #include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>
@@ -108,7 +109,8 @@ static void flush_early(otf2_src *s)
 
 static pending *push(otf2_src *s, int kind, OTF2_LocationRef loc, OTF2_TimeStamp t)
 {
-    pending *e = &s->buf[s->n++]; /* never overflows: a chunk is CHUNK records */
+    assert(s->n < CHUNK); /* a refill reads at most CHUNK records, each at most one event */
+    pending *e = &s->buf[s->n++];
     *e = (pending){kind, rt_otf2_proc(&s->map, loc), 0, -1, -1, (int64_t)t, 0, 0, 0};
     return e;
 }
