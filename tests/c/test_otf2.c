@@ -442,7 +442,8 @@ enum { R_MAIN, R_SEND, R_RECV, R_BARRIER, R_IRECV, R_WAIT, R_COMPUTE, R_ISEND, R
  * to rank 0 of BACKWARDS (location 5) and isends to location 1, which completes
  * an irecv in MPI_Wait; all three take part in a broadcast on BACKWARDS rooted
  * at rank 0; a Metric, a ParameterInt, an MpiIrecvRequest and an
- * MpiIsendComplete are records the stream does not model. A fourth location
+ * MpiIsendComplete are records the stream does not model; location 1 sends to
+ * a rank its communicator does not have. A fourth location
  * (id 9) is defined with no events and has no event file.
  */
 static void write_archive(const char *dir)
@@ -490,6 +491,7 @@ static void write_archive(const char *dir)
     OTF2_EvtWriter_MpiCollectiveBegin(w, NULL, 52);
     OTF2_EvtWriter_MpiCollectiveEnd(w, NULL, 64, OTF2_COLLECTIVE_OP_BCAST, C_BACKWARDS, 0, 0, 64);
     OTF2_EvtWriter_Leave(w, NULL, 65, R_BCAST);
+    OTF2_EvtWriter_MpiSend(w, NULL, 70, 7, C_WORLD, 9, 8); /* WORLD has no rank 7 */
     OTF2_EvtWriter_Leave(w, NULL, 101, R_MAIN);
     OTF2_EvtWriter_GetNumberOfEvents(w, &nev[1]);
     OTF2_Archive_CloseEvtWriter(ar, w);
@@ -564,6 +566,11 @@ static void write_archive(const char *dir)
     assert_int_equal(OTF2_Archive_Close(ar), OTF2_SUCCESS);
 }
 
+static void keep_warning(void *ud, const char *msg)
+{
+    snprintf(ud, 512, "%s", msg);
+}
+
 /* What the written archive must give, in time order (hand-made from write_archive). */
 static const struct want {
     int64_t ticks;
@@ -603,6 +610,7 @@ static const struct want {
     {65, RT_TE_LEAVE, 1, R_BCAST, -1, 0, -1, 0, 0},
     {66, RT_TE_COLL_END, 2, 0, 2, 0, C_BACKWARDS, 128, 64},
     {67, RT_TE_LEAVE, 2, R_BCAST, -1, 0, -1, 0, 0},
+    {70, RT_TE_SEND, 1, 0, -1, 9, C_WORLD, 8, 0},        /* rank 7 of WORLD: no such processor */
     {100, RT_TE_LEAVE, 0, R_MAIN, -1, 0, -1, 0, 0},
     {101, RT_TE_LEAVE, 1, R_MAIN, -1, 0, -1, 0, 0},
     {102, RT_TE_LEAVE, 2, R_MAIN, -1, 0, -1, 0, 0},
@@ -694,13 +702,19 @@ static void test_written_archive(void **state)
     assert_int_equal(c->members[2], 0);
     assert_int_equal(rt_tdefs_comm(d, C_WORLD)->members[2], 2);
 
+    char msg[512] = "";
+    s->on_warning = keep_warning;
+    s->ud = msg;
     check_sequence(s);
+    assert_int_equal(s->warnings, 1);
+    char want_msg[600];
+    snprintf(want_msg, sizeof want_msg, "%s: MPI_SEND receiver: rank 7 is not in communicator 0", anchor);
+    assert_string_equal(msg, want_msg);
     assert_int_equal(skipped(s, "METRIC"), 1);
     assert_int_equal(skipped(s, "PARAMETER_INT"), 1);
     assert_int_equal(skipped(s, "MPI_IRECV_REQUEST"), 1);
     assert_int_equal(skipped(s, "MPI_ISEND_COMPLETE"), 1);
     assert_int_equal(s->skipped, 4);
-    assert_int_equal(s->warnings, 0);
     assert_true(rt_tsource_offset(s) == rt_tsource_size(s) && rt_tsource_size(s) > 0);
 
     /* again from the start, through the directory this time */
@@ -767,11 +781,6 @@ static void test_missing_event_file(void **state)
     snprintf(anchor, sizeof anchor, "%s/traces.otf2", dir);
     expect_open_error(anchor, "traces/0.evt: event file of location 0 (MPI Rank 0 / Master thread", "missing");
     remove_dir(dir);
-}
-
-static void keep_warning(void *ud, const char *msg)
-{
-    snprintf(ud, 512, "%s", msg);
 }
 
 /* Without a location's local definitions its clock offsets cannot be applied: a warning, not an error. */
