@@ -294,17 +294,33 @@ static size_t messages(const xlist *l, message *out, size_t cap)
     return n;
 }
 
+/* Run a shell command made of fmt and two strings; fails the test when it fails. */
+static void run(const char *fmt, const char *a, const char *b)
+{
+    char cmd[2400];
+    snprintf(cmd, sizeof cmd, fmt, a, b);
+    assert_int_equal(system(cmd), 0);
+}
+
+/* The ping-pong sample's folder in buf; 0 (with a message) when it is absent. */
+static int pingpong_dir(char *buf, size_t cap)
+{
+    const char *shared = getenv("RETRACE_SHARED");
+    snprintf(buf, cap, "%s/otf2/pingpong", shared ? shared : "../shared/data");
+    struct stat sb;
+    if (stat(buf, &sb) == 0)
+        return 1;
+    print_message("skipped: %s is absent\n", buf);
+    return 0;
+}
+
 static void test_pingpong_matches_otf2_print(void **state)
 {
     (void)state;
-    const char *shared = getenv("RETRACE_SHARED");
-    char path[1024];
-    snprintf(path, sizeof path, "%s/otf2/pingpong/traces.otf2", shared ? shared : "../shared/data");
-    struct stat sb;
-    if (stat(path, &sb) != 0) {
-        print_message("skipped: %s is absent\n", path);
+    char path[1100];
+    if (!pingpong_dir(path, 1024))
         skip();
-    }
+    strcat(path, "/traces.otf2");
     if (!have_otf2_print()) {
         print_message("skipped: otf2-print (Debian otf2-tools) is not installed\n");
         skip();
@@ -566,6 +582,21 @@ static void write_archive(const char *dir)
     assert_int_equal(OTF2_Archive_Close(ar), OTF2_SUCCESS);
 }
 
+/* A fresh directory holding an archive (write_archive's, or a writable copy of the folder
+ * src when not NULL); its anchor's path in anchor (512 bytes). Give back with remove_dir. */
+static char *archive_in_temp(const char *src, char *anchor)
+{
+    char *dir = temp_dir();
+    if (src) {
+        run("cp -r '%s/.' '%s'", src, dir);
+        run("chmod -R u+w '%s'%s", dir, ""); /* the shared data is read-only */
+    } else {
+        write_archive(dir);
+    }
+    snprintf(anchor, 512, "%s/traces.otf2", dir);
+    return dir;
+}
+
 static void keep_warning(void *ud, const char *msg)
 {
     snprintf(ud, 512, "%s", msg);
@@ -658,10 +689,8 @@ static uint64_t skipped(const rt_tsource *s, const char *name)
 static void test_written_archive(void **state)
 {
     (void)state;
-    char *dir = temp_dir();
-    write_archive(dir);
     char anchor[512];
-    snprintf(anchor, sizeof anchor, "%s/traces.otf2", dir);
+    char *dir = archive_in_temp(NULL, anchor);
     rt_err err = {0};
     rt_tsource *s = rt_otf2_open(anchor, &err);
     if (!s)
@@ -748,37 +777,23 @@ static void expect_open_error(const char *path, const char *part1, const char *p
         fail_msg("message '%s' does not name %s, %s and %s", err.msg, path, part1, part2 ? part2 : "");
 }
 
-static void run(const char *fmt, const char *a, const char *b)
-{
-    char cmd[2400];
-    snprintf(cmd, sizeof cmd, fmt, a, b);
-    assert_int_equal(system(cmd), 0);
-}
+
 
 static void test_missing_event_file(void **state)
 {
     (void)state;
-    char *dir = temp_dir(), anchor[512];
-    write_archive(dir);
-    snprintf(anchor, sizeof anchor, "%s/traces.otf2", dir);
+    char anchor[512], src[1024];
+    char *dir = archive_in_temp(NULL, anchor);
     run("rm '%s/traces/5.evt'%s", dir, "");
     expect_open_error(anchor, "traces/5.evt: event file of location 5 (Rank 2 / thread, 9 events)",
                       "is missing");
     remove_dir(dir);
 
     /* the real archive, copied: its first rank's events removed */
-    const char *shared = getenv("RETRACE_SHARED");
-    char src[1024];
-    snprintf(src, sizeof src, "%s/otf2/pingpong", shared ? shared : "../shared/data");
-    struct stat sb;
-    if (stat(src, &sb) != 0) {
-        print_message("skipped the ping-pong part: %s is absent\n", src);
+    if (!pingpong_dir(src, sizeof src))
         return;
-    }
-    dir = temp_dir();
-    run("cp -r '%s/.' '%s'", src, dir);
-    run("chmod -R u+w '%s' && rm '%s/traces/0.evt'", dir, dir);
-    snprintf(anchor, sizeof anchor, "%s/traces.otf2", dir);
+    dir = archive_in_temp(src, anchor);
+    run("rm '%s/traces/0.evt'%s", dir, "");
     expect_open_error(anchor, "traces/0.evt: event file of location 0 (MPI Rank 0 / Master thread", "missing");
     remove_dir(dir);
 }
@@ -787,18 +802,11 @@ static void test_missing_event_file(void **state)
 static void test_missing_local_definitions(void **state)
 {
     (void)state;
-    const char *shared = getenv("RETRACE_SHARED");
     char src[1024], anchor[512], msg[512] = "";
-    snprintf(src, sizeof src, "%s/otf2/pingpong", shared ? shared : "../shared/data");
-    struct stat sb;
-    if (stat(src, &sb) != 0) {
-        print_message("skipped: %s is absent\n", src);
+    if (!pingpong_dir(src, sizeof src))
         skip();
-    }
-    char *dir = temp_dir();
-    run("cp -r '%s/.' '%s'", src, dir);
-    run("chmod -R u+w '%s' && rm '%s/traces/1.def'", dir, dir);
-    snprintf(anchor, sizeof anchor, "%s/traces.otf2", dir);
+    char *dir = archive_in_temp(src, anchor);
+    run("rm '%s/traces/1.def'%s", dir, "");
     rt_err err = {0};
     rt_tsource *s = rt_otf2_open(anchor, &err);
     if (!s)
@@ -823,9 +831,8 @@ static void test_missing_local_definitions(void **state)
 static void test_missing_definitions(void **state)
 {
     (void)state;
-    char *dir = temp_dir(), anchor[512];
-    write_archive(dir);
-    snprintf(anchor, sizeof anchor, "%s/traces.otf2", dir);
+    char anchor[512];
+    char *dir = archive_in_temp(NULL, anchor);
     run("rm '%s/traces.def'%s", dir, "");
     expect_open_error(anchor, "global definitions", NULL);
     remove_dir(dir);
@@ -869,9 +876,8 @@ static void test_bad_anchor(void **state)
 static void test_truncated_events(void **state)
 {
     (void)state;
-    char *dir = temp_dir(), anchor[512];
-    write_archive(dir);
-    snprintf(anchor, sizeof anchor, "%s/traces.otf2", dir);
+    char anchor[512];
+    char *dir = archive_in_temp(NULL, anchor);
     run("truncate -s 40 '%s/traces/0.evt'%s", dir, "");
     rt_err err = {0};
     rt_tsource *s = rt_otf2_open(anchor, &err);
