@@ -838,15 +838,22 @@ static void test_missing_definitions(void **state)
     remove_dir(dir);
 }
 
+/* Write n bytes of data to a new file at path. */
+static void write_bytes(const char *path, const void *data, size_t n)
+{
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(data, 1, n, f), n);
+    assert_int_equal(fclose(f), 0);
+}
+
 static void test_bad_anchor(void **state)
 {
     (void)state;
     char *dir = temp_dir(), path[512], anchor[512];
     snprintf(path, sizeof path, "%s/junk.otf2", dir);
-    FILE *f = fopen(path, "wb");
-    assert_non_null(f);
-    fputs("this is not an anchor at all\n", f);
-    fclose(f);
+    static const char junk[] = "this is not an anchor at all\n";
+    write_bytes(path, junk, sizeof junk - 1);
     expect_open_error(path, "not an OTF2 anchor file", NULL);
 
     /* a real anchor cut after its magic */
@@ -856,10 +863,7 @@ static void test_bad_anchor(void **state)
     char *head = rt_test_read_file(anchor, &n);
     assert_true(n > 24);
     snprintf(path, sizeof path, "%s/cut.otf2", dir);
-    f = fopen(path, "wb");
-    assert_non_null(f);
-    fwrite(head, 1, 20, f);
-    fclose(f);
+    write_bytes(path, head, 20);
     free(head);
     expect_open_error(path, "anchor: ", NULL);
 
