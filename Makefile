@@ -11,9 +11,9 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
 DEB_PACKAGES = liblua5.4-dev lua5.4 lua-filesystem libcairo2-dev libpng-dev libfontconfig-dev libfftw3-dev \
   libreadline-dev lua-cjson lua-argparse libcmocka-dev lua-busted cmake pkg-config \
-  gcc make poppler-utils fonts-dejavu-core
+  gcc make poppler-utils fonts-dejavu-core libopen-trace-format2-dev
 # packages the tests use when present (a browser for the HTML player test)
-DEB_TEST_PACKAGES = chromium libxml2-utils pajeng
+DEB_TEST_PACKAGES = chromium libxml2-utils pajeng otf2-tools
 
 .PHONY: all deps build demo test test-asan bench fuzz install clean
 
