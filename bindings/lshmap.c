@@ -260,8 +260,6 @@ static lua_Integer opt_int(lua_State *L, int t, const char *k, lua_Integer def)
     return v;
 }
 
-static int is_pow2(lua_Integer v) { return v > 0 && (v & (v - 1)) == 0; }
-
 /* new_sim(trace, opts): options are checked here (expected failures: nil, message). */
 static int l_new_sim(lua_State *L)
 {
@@ -284,17 +282,10 @@ static int l_new_sim(lua_State *L)
     else if (on && (nc < 1 || nc > pes))
         rt_err_set(&err, RT_ERANGE, "caches: %lld is outside 1..%lld (the number of PEs)",
                    (long long)nc, (long long)pes);
-    else if (!is_pow2(size))
-        rt_err_set(&err, RT_ERANGE, "cache size: %lld words is not a power of two", (long long)size);
-    else if (!is_pow2(line))
-        rt_err_set(&err, RT_ERANGE, "line: %lld words is not a power of two", (long long)line);
-    else if (line > size)
-        rt_err_set(&err, RT_ERANGE, "line: %lld words is larger than the cache (%lld words)",
-                   (long long)line, (long long)size);
-    else if (ways < 0 || (ways > 0 && (!is_pow2(ways) || ways > size / line)))
-        rt_err_set(&err, RT_ERANGE,
-                   "ways: %lld is not a power of two between 1 and %lld (cache size / line)",
-                   (long long)ways, (long long)(size / line));
+    else if (size < 0 || line < 0 || ways < 0)
+        rt_err_set(&err, RT_ERANGE, "cache geometry: sizes and ways must not be negative");
+    else
+        rt_cache_check_geometry((uint64_t)size, (uint64_t)line, (uint64_t)ways, "words", &err);
     if (err.status != RT_OK)
         return rt_push_fail(L, &err);
 
@@ -453,11 +444,6 @@ static int sim_on_access(lua_State *L)
     return 0;
 }
 
-static double ratio(uint64_t hits, uint64_t misses)
-{
-    return hits + misses ? (double)hits / (double)(hits + misses) : 0.0;
-}
-
 static int sim_stats(lua_State *L)
 {
     sim_box *b = check_sim(L, 1);
@@ -491,7 +477,7 @@ static int sim_stats(lua_State *L)
         rt_set_int(L, "cache", i);
         rt_set_int(L, "hits", cs->hits);
         rt_set_int(L, "misses", cs->misses);
-        rt_set_num(L, "hit_ratio", ratio(cs->hits, cs->misses));
+        rt_set_num(L, "hit_ratio", rt_hit_ratio(cs->hits, cs->misses));
         rt_set_int(L, "refs", cs->refs);
         rt_set_int(L, "evictions", cs->evictions);
         rt_set_int(L, "writebacks", cs->writebacks);
@@ -506,7 +492,7 @@ static int sim_stats(lua_State *L)
     rt_set_int(L, "flops", flops);
     rt_set_int(L, "hits", hits);
     rt_set_int(L, "misses", misses);
-    rt_set_num(L, "hit_ratio", ratio(hits, misses));
+    rt_set_num(L, "hit_ratio", rt_hit_ratio(hits, misses));
     lua_setfield(L, -2, "totals");
     const rt_sched *sc = rt_shmap_sim_sched(s);
     rt_set_int(L, "steps", rt_sched_steps(sc));
