@@ -134,6 +134,13 @@ static int lp_victim(void *ud, rt_policy_set *s, uint64_t now, unsigned *way)
     return RT_OK;
 }
 
+static int lpolicy_tostring(lua_State *L)
+{
+    lpolicy *p = luaL_checkudata(L, 1, LPOLICY_T);
+    lua_pushfstring(L, LPOLICY_T ": %s", p->name);
+    return 1;
+}
+
 static int lpolicy_gc(lua_State *L)
 {
     lpolicy *p = luaL_checkudata(L, 1, LPOLICY_T);
@@ -538,7 +545,32 @@ static int l_convert(lua_State *L)
     return 1;
 }
 
+/* "retrace.Cache: 32 KiB 8-way LRU, 64 B lines" (fully associative: "fully associative") */
+static int cache_tostring(lua_State *L)
+{
+    cache_box *b = luaL_checkudata(L, 1, CACHE_T);
+    if (!b->c) {
+        lua_pushstring(L, CACHE_T " (closed)");
+        return 1;
+    }
+    const rt_cache_config *cfg = rt_cache_config_get(b->c);
+    char size[32], line[32], pol[32];
+    const char *name = cfg->policy && cfg->policy->name ? cfg->policy->name : "?";
+    size_t i = 0;
+    for (; name[i] && i < sizeof pol - 1; i++) /* built-ins read in capitals, as in the literature */
+        pol[i] = (char)(name[i] >= 'a' && name[i] <= 'z' ? name[i] - 'a' + 'A' : name[i]);
+    pol[i] = 0;
+    rt_size_text(size, sizeof size, cfg->size);
+    rt_size_text(line, sizeof line, cfg->line);
+    if (cfg->ways == cfg->size / cfg->line)
+        lua_pushfstring(L, CACHE_T ": %sB fully associative %s, %sB lines", size, pol, line);
+    else
+        lua_pushfstring(L, CACHE_T ": %sB %d-way %s, %sB lines", size, (int)cfg->ways, pol, line);
+    return 1;
+}
+
 static const luaL_Reg cache_methods[] = {
+    {"__tostring", cache_tostring},
     {"access", c_access},
     {"access_range", c_access_range},
     {"probe", c_probe},
@@ -611,6 +643,8 @@ int rt_lopen_cache(lua_State *L)
     luaL_newmetatable(L, LPOLICY_T);
     lua_pushcfunction(L, lpolicy_gc);
     lua_setfield(L, -2, "__gc");
+    lua_pushcfunction(L, lpolicy_tostring);
+    lua_setfield(L, -2, "__tostring");
     lua_pop(L, 1);
     luaL_newlib(L, funcs);
     lua_newtable(L);

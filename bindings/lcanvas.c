@@ -1033,7 +1033,20 @@ static int c_draw_image(lua_State *L)
 
 /* ---- registration ------------------------------------------------------------- */
 
+/* "retrace.Canvas: image 800 x 600", "retrace.Canvas: pdf 595 x 842 pt" */
+static int c_tostring(lua_State *L)
+{
+    canvas_box *b = luaL_checkudata(L, 1, CANVAS_T);
+    if (!b->s)
+        lua_pushfstring(L, CANVAS_T " (%s, finished)", kind_names[b->kind]);
+    else
+        lua_pushfstring(L, CANVAS_T ": %s %d x %d%s", kind_names[b->kind], b->w, b->h,
+                        b->kind == K_PDF || b->kind == K_SVG ? " pt" : "");
+    return 1;
+}
+
 static const luaL_Reg canvas_methods[] = {
+    {"__tostring", c_tostring},
     {"finish", c_finish},
     {"close", c_finish},
     {"write_png", c_write_png},

@@ -176,7 +176,22 @@ static int l_run(lua_State *L)
     return 1;
 }
 
+/* "retrace.Encoder: 2 threads, 48 frames written" */
+static int encoder_tostring(lua_State *L)
+{
+    encoder_box *b = luaL_checkudata(L, 1, ENCODER_T);
+    if (!b->p) {
+        lua_pushstring(L, ENCODER_T " (closed)");
+        return 1;
+    }
+    rt_pngpool_stats st;
+    rt_pngpool_stats_get(b->p, &st);
+    lua_pushfstring(L, ENCODER_T ": %d threads, %I frames written", st.threads, (lua_Integer)st.frames);
+    return 1;
+}
+
 static const luaL_Reg encoder_methods[] = {
+    {"__tostring", encoder_tostring},
     {"submit", encoder_submit}, {"wait", encoder_wait}, {"stats", encoder_stats},
     {"close", encoder_close},   {NULL, NULL},
 };

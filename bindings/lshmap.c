@@ -567,7 +567,33 @@ static int sim_locate(lua_State *L)
     return 3;
 }
 
+/* "retrace.ShmapTrace: lu4.shm, 3 matrices" */
+static int trace_tostring(lua_State *L)
+{
+    trace_box *b = luaL_checkudata(L, 1, TRACE_T);
+    if (!b->r || b->closed) {
+        lua_pushstring(L, TRACE_T " (closed)");
+        return 1;
+    }
+    lua_pushfstring(L, TRACE_T ": %s, %d matrices", rt_shmap_name(b->r), rt_shmap_matrix_count(b->r));
+    return 1;
+}
+
+/* "retrace.ShmapSim: 4 PEs, 2 caches, time 1234" */
+static int sim_tostring(lua_State *L)
+{
+    sim_box *b = luaL_checkudata(L, 1, SIM_T);
+    if (!b->s) {
+        lua_pushstring(L, SIM_T " (closed)");
+        return 1;
+    }
+    lua_pushfstring(L, SIM_T ": %d PEs, %d caches, time %f%s", rt_shmap_sim_pes(b->s),
+                    rt_shmap_sim_caches(b->s), rt_shmap_sim_time(b->s), b->finished ? " (finished)" : "");
+    return 1;
+}
+
 static const luaL_Reg trace_methods[] = {
+    {"__tostring", trace_tostring},
     {"info", trace_info},
     {"matrices", trace_matrices},
     {"records", trace_records},
@@ -576,6 +602,7 @@ static const luaL_Reg trace_methods[] = {
 };
 
 static const luaL_Reg sim_methods[] = {
+    {"__tostring", sim_tostring},
     {"step", sim_step},         {"run", sim_run},         {"stats", sim_stats},
     {"active", sim_active},     {"elements", sim_elements}, {"on_access", sim_on_access},
     {"locate", sim_locate},     {"close", sim_close},     {NULL, NULL},
