@@ -19,6 +19,14 @@
 local gallery = require "retrace.gallery"
 local lfs = require "lfs"
 
+-- commands that make several pictures (each runs once)
+local CHITRA = { "chitra", "{ex}/chitra/phil4_x100.pes", "--recipe", "{ex}/chitra/steady.lua",
+                 "--simulate", "5000", "--seed", "1", "--views", "{out}/chitra" }
+local MEDEA_RUNS = { "medea", "{out}/medea/pstswm/pstswm.02.4.x", "{out}/medea/pstswm/pstswm.12.4.0",
+                     "--approach", "processor", "--plots", "{out}/medea/runs", "--plot-profiles" }
+local FFT16 = { "medea", "{data}/picl/fft-16.trf", "--approach", "processor", "--plots", "{out}/real/fft16",
+                "--plot-profiles" }
+
 local entries = {
   -- the canvas
   { family = "Canvas", caption = "The canvas tour, last of 6 frames: memory accesses fading in processor colours, " ..
@@ -34,36 +42,28 @@ local entries = {
 
   -- Chitra: a recipe on a simulated 4-philosopher run
   { family = "Chitra", caption = "Time view: the recipe's symbol of every state over trace time (4 philosophers, eat/think x 100)",
-    run = { "chitra", "{ex}/chitra/phil4_x100.pes", "--recipe", "{ex}/chitra/steady.lua",
-            "--simulate", "5000", "--seed", "1", "--views", "{out}/chitra" },
+    run = CHITRA,
     image = "chitra/time.png" },
   { family = "Chitra", caption = "Event view: the symbol at each event number",
-    run = { "chitra", "{ex}/chitra/phil4_x100.pes", "--recipe", "{ex}/chitra/steady.lua",
-            "--simulate", "5000", "--seed", "1", "--views", "{out}/chitra" },
+    run = CHITRA,
     image = "chitra/event.png" },
   { family = "Chitra", caption = "Occurrences of each symbol (histogram)",
-    run = { "chitra", "{ex}/chitra/phil4_x100.pes", "--recipe", "{ex}/chitra/steady.lua",
-            "--simulate", "5000", "--seed", "1", "--views", "{out}/chitra" },
+    run = CHITRA,
     image = "chitra/counts.png" },
   { family = "Chitra", caption = "h(s)/T: the share of the time each symbol holds (histogram)",
-    run = { "chitra", "{ex}/chitra/phil4_x100.pes", "--recipe", "{ex}/chitra/steady.lua",
-            "--simulate", "5000", "--seed", "1", "--views", "{out}/chitra" },
+    run = CHITRA,
     image = "chitra/shares.png" },
   { family = "Chitra", caption = "Occupancy times of the pattern ETET",
-    run = { "chitra", "{ex}/chitra/phil4_x100.pes", "--recipe", "{ex}/chitra/steady.lua",
-            "--simulate", "5000", "--seed", "1", "--views", "{out}/chitra" },
+    run = CHITRA,
     image = "chitra/occupancy.png" },
   { family = "Chitra", caption = "Frequency view: periodogram of the event sequence, peaks labelled",
-    run = { "chitra", "{ex}/chitra/phil4_x100.pes", "--recipe", "{ex}/chitra/steady.lua",
-            "--simulate", "5000", "--seed", "1", "--views", "{out}/chitra" },
+    run = CHITRA,
     image = "chitra/frequency.png" },
   { family = "Chitra", caption = "Frequency view of the sequence sampled in trace time",
-    run = { "chitra", "{ex}/chitra/phil4_x100.pes", "--recipe", "{ex}/chitra/steady.lua",
-            "--simulate", "5000", "--seed", "1", "--views", "{out}/chitra" },
+    run = CHITRA,
     image = "chitra/frequency_time.png" },
   { family = "Chitra", caption = "Semi-Markov chain of the recipe's states: mean and variance of holding times, transition probabilities",
-    run = { "chitra", "{ex}/chitra/phil4_x100.pes", "--recipe", "{ex}/chitra/steady.lua",
-            "--simulate", "5000", "--seed", "1", "--views", "{out}/chitra" },
+    run = CHITRA,
     image = "chitra/chain.png" },
 
   -- MEDEA: a generated workload of 40 runs, clustered
@@ -73,23 +73,19 @@ local entries = {
     run = { "medea", "{out}/medea/pstswm", "--kmax", "8", "--plots", "{out}/medea/plots" } },
   { family = "MEDEA", glob = "medea/runs/profiles_*.png",
     caption = "Activity profiles of one run, %s",
-    run = { "medea", "{out}/medea/pstswm/pstswm.02.4.x", "{out}/medea/pstswm/pstswm.12.4.0",
-            "--approach", "processor", "--plots", "{out}/medea/runs", "--plot-profiles" } },
+    run = MEDEA_RUNS },
   { family = "MEDEA", glob = "medea/runs/scatter_*.png",
     caption = "Processors of two runs, clustered (scatter %s: x_y)",
-    run = { "medea", "{out}/medea/pstswm/pstswm.02.4.x", "{out}/medea/pstswm/pstswm.12.4.0",
-            "--approach", "processor", "--plots", "{out}/medea/runs", "--plot-profiles" } },
+    run = MEDEA_RUNS },
 
   -- real traces from ../shared/data
   { family = "MEDEA (real traces)", needs = "{data}/picl/fft-16.trf",
     caption = "16-node FFT (PICL, 624 records): processors clustered, extime against cmtime",
-    run = { "medea", "{data}/picl/fft-16.trf", "--approach", "processor", "--plots", "{out}/real/fft16",
-            "--plot-profiles" },
+    run = FFT16,
     image = "real/fft16/scatter_extime_cmtime.png" },
   { family = "MEDEA (real traces)", needs = "{data}/picl/fft-16.trf",
     caption = "16-node FFT: activity profiles",
-    run = { "medea", "{data}/picl/fft-16.trf", "--approach", "processor", "--plots", "{out}/real/fft16",
-            "--plot-profiles" },
+    run = FFT16,
     image = "real/fft16/profiles_fft-16.trf.png" },
   { family = "MEDEA (real traces)", needs = "{data}/picl/mpicl-10.trf",
     caption = "10 MPI processes, 120k records (MPICL): activity profiles",
