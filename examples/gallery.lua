@@ -190,7 +190,7 @@ function M.main(args)
   for _, f in ipairs(failed) do skipped[#skipped + 1] = f end
   local path, err = gallery.write(out, pictures, {
     title = "retrace gallery",
-    lead = "Every display of every family, made by `make demo` from the bundled examples" ..
+    lead = "Every display of every family, made by make demo from the bundled examples" ..
       " (and the sample traces in ../shared/data when present). Under each picture: the command that made it.",
     skipped = skipped,
   })

@@ -64,7 +64,7 @@ end
 
 local function draw_memory(cv, inner)
   local side = math.min(inner.w - 110, inner.h - 14)
-  cv:rect(inner.x, inner.y, side, side, "black")
+  cv:rect(inner.x, inner.y, side, side, colors.background("processors"))
   cv:grid(grid, pal, inner.x, inner.y, side, side)
   layout.legend(cv, inner.x + side + 12, inner.y + 4, colors.processor_legend(pal), { size = 11 })
   -- access counts so far: one device pixel per element, through a value range
