@@ -181,7 +181,21 @@ static int l_category(lua_State *L)
     return 1;
 }
 
+/* "retrace.MedeaAcc: 4 processors, 120 events" */
+static int acc_tostring(lua_State *L)
+{
+    acc_box *b = luaL_checkudata(L, 1, ACC_T);
+    if (!b->m) {
+        lua_pushstring(L, ACC_T " (closed)");
+        return 1;
+    }
+    lua_pushfstring(L, ACC_T ": %I processors, %I events", (lua_Integer)rt_medea_nprocs(b->m),
+                    (lua_Integer)rt_medea_nevents(b->m));
+    return 1;
+}
+
 static const luaL_Reg acc_methods[] = {
+    {"__tostring", acc_tostring},
     {"add", acc_add},
     {"feed", acc_feed},
     {"processors", acc_processors},
