@@ -43,10 +43,10 @@ function D:draw(cv, rect)
   self.cx, self.cy = curve(o, logx)
   self.formula = fitmod.formula(o.fit, 4)
   local p = plot.new{ title = o.title, x = xax, y = style.axis(o.ylabel, o.log) }
-  p:points(o.xs, o.ys, { color = "#1f77b4", label = "components" })
   if #self.cx >= 2 then
     p:line(self.cx, self.cy, { color = "#d62728", width = 2, label = o.fit.model .. " fit" })
   end
+  p:points(o.xs, o.ys, { color = "#1f77b4", label = "components" }) -- over the curve
   local xu, yu = style.unit(o.xlabel), style.unit(o.ylabel)
   local units = (xu or yu) and string.format("   (x = %s%s, y = %s%s)", o.xlabel or "x", xu and (" in " .. xu) or "",
     o.ylabel or "y", yu and (" in " .. yu) or "") or ""

@@ -431,9 +431,10 @@ local function place_labels(cv, p, size, taken)
   for _, l in ipairs(order) do
     local tw, th = cv:text_size(l.text)
     local px, py = p.sx(l.x), p.sy(l.y)
+    -- next to the point only (a label far from its point is worse than none)
     local tries = {
-      { px - tw / 2, py - th - 5 }, { px + 6, py - th / 2 }, { px - tw - 6, py - th / 2 },
-      { px - tw / 2, py + 5 }, { px + 6, py - th - 4 }, { px - tw - 6, py - th - 4 },
+      { px - tw / 2, py - th - 4 }, { px + 3, py - th - 3 }, { px - tw - 3, py - th - 3 },
+      { px + 6, py - th / 2 }, { px - tw - 6, py - th / 2 },
     }
     local placed
     for _, t in ipairs(tries) do
@@ -444,6 +445,10 @@ local function place_labels(cv, p, size, taken)
         for _, o in ipairs(taken) do
           if intersects(box, o) then ok = false; break end
         end
+      end
+      -- nor over the data (one pixel of slack so a peak's own tip may touch it)
+      if ok and marks_in(p, { x = box.x + 1, y = box.y + 1, w = box.w - 2, h = box.h - 2 }) > 0 then
+        ok = false
       end
       if ok then placed = box; break end
     end
@@ -487,6 +492,11 @@ function Plot:draw(cv, r)
   cv:font(nil, size)
   local plot = { y = top + title_h + note_h + 4 }
   plot.h = r.y + r.h - plot.y - (size * 2 + (axis_title(xa) and size * 1.6 or 0)) - 4
+  if #self.label_list > 0 and not ya.log and not ya.constant and (o.y or {}).hi == nil then
+    -- headroom for labels above the highest points
+    local room = size * 1.6
+    ya.hi = ya.hi + (ya.hi - ya.lo) * room / math.max(plot.h - room, 1)
+  end
   axis_ticks(ya, plot.h, 50)
   local ylabels = axis_tick_labels(ya)
   local ywidest = 0
@@ -675,7 +685,10 @@ function Plot:draw(cv, r)
       cv:text(bx + bw + 5, cmap(v), cl[i], { valign = "middle", size = size - 2 })
     end
     if cb.label then
-      cv:text(bx + bw + 50, by + bh / 2, cb.label, { align = "center", valign = "top", size = size - 1, angle = -90 })
+      local widest = 0
+      cv:font(nil, size - 2)
+      for _, l in ipairs(cl) do widest = math.max(widest, (cv:text_size(l))) end
+      cv:text(bx + bw + 10 + widest, by + bh / 2, cb.label, { align = "center", valign = "top", size = size - 1, angle = -90 })
     end
     cbd = { x = bx, y = by, w = bw, h = bh, lo = cb.lo, hi = cb.hi, label = cb.label, ticks = cax.ticks }
   end
