@@ -8,14 +8,7 @@ local plot = require "retrace.plot"
 local fitmod = require "retrace.medea.fit"
 local cjson = require "cjson"
 
-local function rgb(cv, x, y)
-  local r, g, b = cv:get_pixel(math.floor(x), math.floor(y))
-  return string.format("#%02x%02x%02x", r, g, b)
-end
-
-local function overlap(a, b)
-  return a.x < b.x + b.w and b.x < a.x + a.w and a.y < b.y + b.h and b.y < a.y + a.h
-end
+local rgb, overlap = h.pixel_hex, h.boxes_overlap
 
 describe("displays.medea", function()
   local style = require "retrace.displays.medea.style"

@@ -4,15 +4,9 @@ require "retrace"
 local plot = require "retrace.plot"
 local canvas = require "retrace.canvas"
 local display = require "retrace.display"
+local h = require "helpers"
 
-local function hex(cv, x, y)
-  local r, g, b = cv:get_pixel(math.floor(x), math.floor(y))
-  return string.format("#%02x%02x%02x", r, g, b)
-end
-
-local function overlap(a, b)
-  return a.x < b.x + b.w and b.x < a.x + a.w and a.y < b.y + b.h and b.y < a.y + a.h
-end
+local hex, overlap = h.pixel_hex, h.boxes_overlap
 
 describe("retrace.plot numbers", function()
   it("prints hand-picked values with no more digits than they need", function()
