@@ -1,7 +1,8 @@
 --- displays/medea/plots: the pictures of `retrace medea --plots DIR`, each PNG
 -- written with a JSON file of what it shows and where (the display's data()):
 --   scatter_X_Y.png        components on parameters X and Y, by cluster (every pair
---                          of the chosen parameters, at most 10 pairs)
+--                          of the chosen parameters, at most 10 pairs; none for a
+--                          single component)
 --   profiles_TRACE.png     activity profiles of each trace (--plot-profiles)
 --   signature_PROGRAM.png  execution time against processors with T(p) = a + b/p
 --   speedup_PROGRAM.png    speedup (and the ideal S = p), efficiency, efficacy
@@ -70,7 +71,8 @@ function M.write_all(dir, comps, res, profiles, scaling, fits, opts)
     return scatter.new(nil, { xs = xs, ys = ys, clusters = res.assign, names = labels, xlabel = xname,
                               ylabel = yname, title = title, log = opts.log })
   end
-  for i = 1, #names do
+  -- one component: no scatter at all (the command says so on stderr)
+  for i = 1, #comps > 1 and #names or 0 do
     for j = i + 1, #names do
       if npairs < 10 then
         npairs = npairs + 1
@@ -84,7 +86,7 @@ function M.write_all(dir, comps, res, profiles, scaling, fits, opts)
       end
     end
   end
-  if #names == 1 then
+  if #names == 1 and #comps > 1 then
     local xs, ys, labels = {}, {}, {}
     for c, comp in ipairs(comps) do xs[c], ys[c], labels[c] = c, comp.params[names[1]], comp.name end
     local d = scatter_of("component", names[1], xs, ys, labels)

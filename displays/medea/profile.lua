@@ -26,7 +26,7 @@ M.names = { { "exec", "executing" }, { "comp", "computing" }, { "comm", "communi
             { "recv", "receiving" }, { "send", "transmitting" }, { "io", "doing I/O" } }
 
 --- Pixel columns of a plot drawn `width` wide (the plot area is narrower than the picture).
-function M.columns_for(width) return math.max(16, math.floor(width - 90)) end
+function M.columns_for(width) return math.max(16, math.floor(width - 110)) end
 
 function M.new(_, o) return setmetatable({ o = o }, D) end
 

@@ -158,6 +158,15 @@ describe("retrace medea --plots", function()
     os.remove(prof_file)
   end)
 
+  it("draws no scatter of a single component and says so", function()
+    local dir = h.temp_dir()
+    local code, _, err = h.retrace("medea", h.fixtures .. "/medea/table5.trf", "--plots", dir)
+    assert.equals(0, code, err)
+    assert.matches("one component only: no scatter plot", err)
+    assert.is_nil(require("lfs").attributes(dir .. "/scatter_extime_cptime.png"))
+    h.remove_tree(dir)
+  end)
+
   it("refuses bad plot options and unwritable folders with one line", function()
     local code, _, err = h.retrace("medea", h.fixtures .. "/medea/table5.trf", "--plot-profiles")
     assert.equals(2, code)
@@ -215,5 +224,33 @@ describe("retrace medea --plots", function()
     end
     local d = cjson.decode(h.slurp(out .. "/fit_extime_cmtime_power.json"))
     assert.equals("power", d.model)
+  end)
+
+  it("uses log axes for real traces of very different sizes and keeps profile JSON small", function()
+    local picl = h.shared_file("picl/mpicl-10.trf")
+    if not picl then
+      print("skipped: ../shared/data/picl is absent")
+      return
+    end
+    local out = h.temp_dir()
+    local code, _, err = h.retrace("medea", h.shared .. "/picl", "--plots", out, "--plot-profiles")
+    assert.equals(0, code, err)
+    local d = cjson.decode(h.slurp(out .. "/scatter_extime_cptime.json"))
+    assert.is_true(d.axes.x.log) -- extime from milliseconds to seconds
+    for _, v in ipairs(d.axes.x.ticks) do
+      local e = math.log(v, 10)
+      assert.near(math.floor(e + 0.5), e, 1e-9)
+    end
+    code, _, err = h.retrace("medea", h.shared .. "/picl", "--plots", out .. "/lin", "--plot-log", "off")
+    assert.equals(0, code, err)
+    assert.is_false(cjson.decode(h.slurp(out .. "/lin/scatter_extime_cptime.json")).axes.x.log)
+    -- the 120k-record trace: columns no more than the plot's pixels, JSON of bounded size
+    local text = h.slurp(out .. "/profiles_mpicl-10.trf.json")
+    assert.is_true(#text < 200000, #text .. " bytes")
+    local prof = cjson.decode(text)
+    for _, p in ipairs(prof.panels) do
+      assert.is_true(#p.columns.count <= math.ceil(p.plot.w) + 1, p.name)
+    end
+    h.remove_tree(out)
   end)
 end)
