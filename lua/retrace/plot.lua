@@ -465,8 +465,8 @@ local function place_labels(cv, p, size, taken)
   return drawn, dropped
 end
 
-local function fmt_values(ax, v)
-  return M.format_number(v / ax.scale, 6) .. (ax.unit and ax.unit ~= "" and (" " .. ax.unit) or "")
+local function fmt_values(ax, v, digits)
+  return M.format_number(v / ax.scale, digits or 6) .. (ax.unit and ax.unit ~= "" and (" " .. ax.unit) or "")
 end
 
 --- Draw the plot into rect r of canvas cv; returns the plot (p:data() then tells
@@ -483,7 +483,7 @@ function Plot:draw(cv, r)
     local name, ax = pair[1], pair[2]
     if ax.constant then
       notes[#notes + 1] = string.format("%s is constant: %s (spread %s)", ax.label or name,
-        fmt_values(ax, ax.constant), M.format_number(ax.spread, 2))
+        fmt_values(ax, ax.constant), ax.spread == 0 and "0" or fmt_values(ax, ax.spread, 2))
     end
   end
   -- vertical space: title, notes; horizontal: y tick labels, y title, colour bar
