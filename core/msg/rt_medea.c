@@ -33,11 +33,11 @@ typedef struct proc_st {
     size_t nev, capev;
 } proc_st;
 
+/* 16 bytes: a long trace keeps one or two of these per record for its profiles */
 typedef struct change {
     double time;
-    int which;            /* RT_MEDEA_P_* */
-    int delta;            /* +1 or -1 */
-    int proc;
+    signed char which;    /* RT_MEDEA_P_* */
+    signed char delta;    /* +1 or -1 */
 } change;
 
 struct rt_medea {
@@ -164,28 +164,28 @@ void rt_medea_keep_profiles(rt_medea *m, int on)
     m->keep = on;
 }
 
-static int add_change(rt_medea *m, double t, int which, int delta, int proc)
+static int add_change(rt_medea *m, double t, int which, int delta)
 {
     if (!m->keep)
         return RT_OK;
     if (rt_grow((void **)&m->ch, &m->capch, m->nch + 1, sizeof *m->ch) != RT_OK)
         return RT_ENOMEM;
-    m->ch[m->nch++] = (change){t, which, delta, proc};
+    m->ch[m->nch++] = (change){t, (signed char)which, (signed char)delta};
     return RT_OK;
 }
 
 /* Change points of an outermost system interval of category cat (sign +1 at entry). */
-static int system_changes(rt_medea *m, int proc, int cat, double t, int sign)
+static int system_changes(rt_medea *m, int cat, double t, int sign)
 {
-    int st = add_change(m, t, RT_MEDEA_P_COMP, -sign, proc);
+    int st = add_change(m, t, RT_MEDEA_P_COMP, -sign);
     int which = -1;
     if (cat == RT_MEDEA_TR) which = RT_MEDEA_P_SEND;
     if (cat == RT_MEDEA_RC) which = RT_MEDEA_P_RECV;
     if (cat == RT_MEDEA_IO) which = RT_MEDEA_P_IO;
     if (st == RT_OK && which >= 0)
-        st = add_change(m, t, which, sign, proc);
+        st = add_change(m, t, which, sign);
     if (st == RT_OK && (cat == RT_MEDEA_TR || cat == RT_MEDEA_RC || cat == RT_MEDEA_CO))
-        st = add_change(m, t, RT_MEDEA_P_COMM, sign, proc);
+        st = add_change(m, t, RT_MEDEA_P_COMM, sign);
     return st;
 }
 
@@ -206,7 +206,7 @@ static int push_entry(rt_medea *m, proc_st *ps, const rt_medea_rec *r)
             ps->p.ttdata += r->bytes;
             ps->p.trnum++;
         }
-        if (o.outer && system_changes(m, r->proc, cat, r->time, +1) != RT_OK)
+        if (o.outer && system_changes(m, cat, r->time, +1) != RT_OK)
             return RT_ENOMEM;
     } else {
         o.counted = 1;
@@ -282,7 +282,7 @@ static int close_exit(rt_medea *m, proc_st *ps, const rt_medea_rec *r)
         }
         if (x.outer) {
             ps->p.time[cat] += dur;
-            if (system_changes(m, r->proc, cat, r->time, -1) != RT_OK)
+            if (system_changes(m, cat, r->time, -1) != RT_OK)
                 return RT_ENOMEM;
         }
     } else if (x.counted) {
@@ -436,8 +436,8 @@ int rt_medea_profile(rt_medea *m, int which, const double **times,
     for (size_t i = 0; i < m->nseen; i++) {
         const proc_st *ps = &m->procs[m->order[i]];
         if (which == RT_MEDEA_P_EXEC || which == RT_MEDEA_P_COMP) {
-            m->sorted[k++] = (change){ps->p.first, which, +1, ps->p.proc};
-            m->sorted[k++] = (change){ps->p.last, which, -1, ps->p.proc};
+            m->sorted[k++] = (change){ps->p.first, (signed char)which, +1};
+            m->sorted[k++] = (change){ps->p.last, (signed char)which, -1};
         }
         for (size_t d = 0; d < ps->depth; d++) {
             const open_ev *o = &ps->stack[d];
@@ -451,8 +451,8 @@ int rt_medea_profile(rt_medea *m, int which, const double **times,
                       (which == RT_MEDEA_P_COMM &&
                        (cat == RT_MEDEA_TR || cat == RT_MEDEA_RC || cat == RT_MEDEA_CO));
             if (hit)
-                m->sorted[k++] = (change){ps->p.last, which, which == RT_MEDEA_P_COMP ? +1 : -1,
-                                          ps->p.proc};
+                m->sorted[k++] = (change){ps->p.last, (signed char)which,
+                                          (signed char)(which == RT_MEDEA_P_COMP ? +1 : -1)};
         }
     }
     if (sort_changes(m->sorted, kfeed, k) != RT_OK) {
