@@ -150,7 +150,8 @@ return {
     p:flag("--json", "print JSON on stdout")
     p:option("--csv", "write one row per component (every parameter and the cluster) to FILE")
     p:option("--profiles", "write activity profiles of every trace (JSON) to FILE")
-    p:option("--plots", "draw scatter plots (and execution signatures) into DIR, PNG + JSON")
+    p:option("--plots", "draw scatter plots, execution signatures, speedups and fits into DIR (made when " ..
+      "missing), each as PNG + JSON")
     p:flag("--plot-profiles", "with --plots: also draw the activity profiles of every trace")
     p:option("--plot-log", "with --plots: log axes for parameters: auto (when values span three " ..
       "decades), on or off", "auto")
