@@ -75,7 +75,7 @@ local function add_series(p, kind, xs, ys, style)
   p.series[#p.series + 1] = s
   if style.label and style.legend ~= false then
     p.legend_items[#p.legend_items + 1] = { label = style.label, color = s.color, kind = kind,
-                                            marker = style.marker, dash = style.dash }
+                                            marker = style.marker, dash = style.dash, markers = style.markers }
   end
   return s
 end
@@ -195,6 +195,7 @@ local function draw_legend(cv, p, box, size)
       cv:rect(sx, cy - size * 0.45, size * 1.8, size * 0.9, { fill = c, stroke = "black", width = 0.5 })
     else
       cv:line(sx, cy, sx + size * 1.8, cy, { color = c, width = 2, dash = it.dash })
+      if it.markers then marks.draw(cv, it.marker, sx + size * 0.9, cy, size * 0.35, { fill = c }) end
     end
     cv:text(sx + size * 2.2, cy, it.label, { valign = "middle", size = size, color = "black" })
   end
