@@ -10,6 +10,7 @@
  *   s:filter_time(p), s:filter_event(p), s:undo() -> true | nil, message
  *   s:depth(), s:history(), s:totals(), s:find({names}), s:chain([{members}]),
  *   s:periodogram(k, "e"|"t", [nsamples]), s:occupancy(name)
+ *   s:spectrum(k, dom, nsamples, ncols, npeaks, raw_max)  -- reduced to pixel columns
  *   s:rows(k), s:view_span(k, dom, a, b), s:view_slice(k, dom, first, count),
  *   s:view_columns(k, dom, a, b, ncols), s:view_segments(k, frame),
  *   s:view_shade(k, dom, {names}, a, b, ncols)   -- the time / event views
@@ -531,6 +532,86 @@ static int ses_periodogram(lua_State *L)
     return push_spectrum(L, f, p, n);
 }
 
+static void push_numbers(lua_State *L, const double *v, size_t n, const char *field)
+{
+    lua_createtable(L, (int)n, 0);
+    for (size_t i = 0; i < n; i++) {
+        lua_pushnumber(L, v[i]);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    lua_setfield(L, -2, field);
+}
+
+/*
+ * spectrum(k, domain, nsamples, ncols, npeaks, raw_max) -> {bins =, fmax =,
+ *   peaks = {freq = {}, power = {}}, freq = {}, power = {}  (bins <= raw_max)
+ *   | columns = {count =, lo = {}, hi = {}, mean = {}, n = {}}}
+ * The periodogram without its k = 0 bin, reduced in C to ncols pixel columns when
+ * it has more than raw_max bins, so a long sequence never builds Lua lists of
+ * its length.
+ */
+static int ses_spectrum(lua_State *L)
+{
+    rt_ses *s = check_ses(L);
+    size_t k = check_member(L, s, 2);
+    const char *dom = luaL_checkstring(L, 3);
+    lua_Integer ns = luaL_optinteger(L, 4, 0);
+    lua_Integer nc = luaL_checkinteger(L, 5), np = luaL_checkinteger(L, 6);
+    lua_Integer raw_max = luaL_checkinteger(L, 7);
+    luaL_argcheck(L, ns >= 0, 4, "negative sample count");
+    luaL_argcheck(L, nc >= 1 && nc <= (1 << 24), 5, "column count out of range");
+    luaL_argcheck(L, np >= 0 && np <= 1000, 6, "peak count out of range");
+    /* scratch space first: nothing malloc'd may be held across a call that raises */
+    size_t *idx = scratch(L, ((size_t)np + 1) * sizeof *idx);
+    double *cols = scratch(L, 3 * (size_t)nc * sizeof *cols);
+    uint32_t *cnt = scratch(L, (size_t)nc * sizeof *cnt);
+    lua_createtable(L, 0, 6);
+    double *f, *p;
+    size_t n;
+    rt_err err;
+    if (rt_ses_periodogram(s, k, dom[0] == 't' ? 't' : 'e', (size_t)ns, &f, &p, &n, &err))
+        return rt_push_fail(L, &err);
+    /* from here on the pushes can only fail for lack of memory; the arrays are
+     * small next to what the periodogram took */
+    size_t found = rt_spectrum_peaks(p, n, (size_t)np, idx);
+    rt_set_int(L, "bins", (lua_Integer)(n - 1));
+    rt_set_num(L, "fmax", f[n - 1]);
+    lua_createtable(L, 0, 2);
+    lua_createtable(L, (int)found, 0);
+    lua_createtable(L, (int)found, 0);
+    for (size_t i = 0; i < found; i++) {
+        lua_pushnumber(L, f[idx[i]]);
+        lua_rawseti(L, -3, (lua_Integer)i + 1);
+        lua_pushnumber(L, p[idx[i]]);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    lua_setfield(L, -3, "power");
+    lua_setfield(L, -2, "freq");
+    lua_setfield(L, -2, "peaks");
+    if ((lua_Integer)(n - 1) <= raw_max) {
+        push_numbers(L, f + 1, n - 1, "freq");
+        push_numbers(L, p + 1, n - 1, "power");
+    } else {
+        double *lo = cols, *hi = cols + nc, *mean = cols + 2 * nc;
+        rt_spectrum_columns(f, p, n, (size_t)nc, lo, hi, mean, cnt);
+        lua_createtable(L, 0, 5);
+        rt_set_int(L, "count", nc);
+        push_numbers(L, lo, (size_t)nc, "lo");
+        push_numbers(L, hi, (size_t)nc, "hi");
+        push_numbers(L, mean, (size_t)nc, "mean");
+        lua_createtable(L, (int)nc, 0);
+        for (lua_Integer c = 0; c < nc; c++) {
+            lua_pushinteger(L, cnt[c]);
+            lua_rawseti(L, -2, c + 1);
+        }
+        lua_setfield(L, -2, "n");
+        lua_setfield(L, -2, "columns");
+    }
+    free(f);
+    free(p);
+    return 1;
+}
+
 /* occupancy(name) -> {times of every occurrence, all members} */
 static int ses_occupancy(lua_State *L)
 {
@@ -865,6 +946,7 @@ static const luaL_Reg ses_methods[] = {
     {"find", ses_find},
     {"chain", ses_chain},
     {"periodogram", ses_periodogram},
+    {"spectrum", ses_spectrum},
     {"occupancy", ses_occupancy},
     {"rows", ses_rows},
     {"view_span", ses_view_span},

@@ -15,7 +15,6 @@
 -- (so they chain), or nil and a message when the parameters make no sense.
 local core = require("retrace.core").seq
 local chain_mod = require "retrace.chitra.chain"
-local cli = require "retrace.cli"
 
 local M = {}
 
@@ -278,11 +277,12 @@ function M.recipe(path)
 end
 
 --- The JSON document of the session: symbols, times, chain, composites (and their
--- acyclic chains), history. Encode it with M.json (empty arrays stay arrays). chain:
--- the session's self:chain() when the caller has it already (it is not built again).
-function Ses:to_table(chain)
+-- acyclic chains), history. chain: the session's self:chain() when the caller has it
+-- already (it is not built again). array: a function marking the lists that must stay
+-- JSON arrays when empty (a JSON writer's, e.g. retrace.cli's array; default: none).
+function Ses:to_table(chain, array)
   local c = chain or assert(self:chain())
-  local array = cli.array -- lists that may be empty: M.json writes them as []
+  array = array or function(t) return t end
   local doc = { files = self.files, history = array(self:history()), chain = c:to_table(),
                 composites = c:definitions(), composite_chains = array(c.composites) }
   if self.core:members() == 1 then
@@ -295,9 +295,6 @@ function Ses:to_table(chain)
   end
   return doc
 end
-
---- Encode a document made by ses:to_table as JSON text (empty lists as []).
-M.json = cli.json
 
 M.Ses = Ses
 M.chain = chain_mod
