@@ -7,6 +7,9 @@
  *   acc:processors()  -> { {proc=, extime=, cptime=, ..., trnum=, ...}, ... }
  *   acc:events()      -> { {proc=, event=, ctime=, ..., hunum=}, ... }
  *   acc:profile(name) -> times, counts   (name: exec comp comm recv send io)
+ *   acc:profile_span(name) -> first time, last time, change points (nil when empty)
+ *   acc:profile_columns(name, w, x0, x1) -> the profile reduced to w pixel columns
+ *                                          over [x0, x1] (retrace.reduce's table)
  *   acc:close()
  *   core.medea.category(event) -> "tr" | "rc" | ... | nil
  */
@@ -14,6 +17,7 @@
 
 #include "bind.h"
 #include "lmedea.h"
+#include "lreduce.h"
 #include "rt_medea.h"
 
 #define ACC_T "retrace.MedeaAcc"
@@ -171,6 +175,47 @@ static int acc_profile(lua_State *L)
     return 2;
 }
 
+static int acc_profile_span(lua_State *L)
+{
+    acc_box *b = check_acc(L, 1);
+    int which = luaL_checkoption(L, 2, NULL, prof_names);
+    const double *t;
+    const int *c;
+    size_t n;
+    rt_err err;
+    if (rt_medea_profile(b->m, which, &t, &c, &n, &err) != RT_OK)
+        return luaL_error(L, "%s", err.msg);
+    if (n == 0)
+        return 0;
+    lua_pushnumber(L, t[0]);
+    lua_pushnumber(L, t[n - 1]);
+    lua_pushinteger(L, (lua_Integer)n);
+    return 3;
+}
+
+/* The profile straight from the engine's arrays into the reducer: no Lua table
+ * of the change points is ever made (they run to millions on long traces). */
+static int acc_profile_columns(lua_State *L)
+{
+    acc_box *b = check_acc(L, 1);
+    int which = luaL_checkoption(L, 2, NULL, prof_names);
+    lua_Integer w = luaL_checkinteger(L, 3);
+    double x0 = luaL_checknumber(L, 4), x1 = luaL_checknumber(L, 5);
+    const double *t;
+    const int *c;
+    size_t n;
+    rt_err err;
+    if (rt_medea_profile(b->m, which, &t, &c, &n, &err) != RT_OK)
+        return luaL_error(L, "%s", err.msg);
+    rt_reduce *r = rt_lreduce_push_new(L, w, x0, x1, 1);
+    int st = rt_reduce_add_int(r, t, c, n, &err);
+    if (st == RT_OK && n > 0)
+        st = rt_reduce_finish(r, t[n - 1] > x1 ? t[n - 1] : x1, &err);
+    if (st != RT_OK)
+        return luaL_error(L, "%s", err.msg);
+    return rt_push_reduced(L, r);
+}
+
 static int l_category(lua_State *L)
 {
     int c = rt_medea_category((int)luaL_checkinteger(L, 1));
@@ -187,6 +232,8 @@ static const luaL_Reg acc_methods[] = {
     {"processors", acc_processors},
     {"events", acc_events},
     {"profile", acc_profile},
+    {"profile_span", acc_profile_span},
+    {"profile_columns", acc_profile_columns},
     {"close", acc_close},
     {NULL, NULL},
 };
