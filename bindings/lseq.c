@@ -22,6 +22,7 @@
 
 #include "bind.h"
 #include "lcanvas.h"
+#include "lreduce.h"
 #include "rt_seq.h"
 
 #define SES_T "retrace.Ses"
@@ -544,11 +545,10 @@ static void push_numbers(lua_State *L, const double *v, size_t n, const char *fi
 
 /*
  * spectrum(k, domain, nsamples, ncols, npeaks, raw_max) -> {bins =, fmax =,
- *   peaks = {freq = {}, power = {}}, freq = {}, power = {}  (bins <= raw_max)
- *   | columns = {count =, lo = {}, hi = {}, mean = {}, n = {}}}
- * The periodogram without its k = 0 bin, reduced in C to ncols pixel columns when
- * it has more than raw_max bins, so a long sequence never builds Lua lists of
- * its length.
+ *   peaks = {freq = {}, power = {}}, columns = (retrace.reduce columns over [0, fmax]),
+ *   freq = {}, power = {} (only when bins <= raw_max)}
+ * The periodogram without its k = 0 bin, reduced in C to ncols pixel columns
+ * (core/util rt_reduce), so a long sequence never builds Lua lists of its length.
  */
 static int ses_spectrum(lua_State *L)
 {
@@ -563,19 +563,28 @@ static int ses_spectrum(lua_State *L)
     luaL_argcheck(L, np >= 0 && np <= 1000, 6, "peak count out of range");
     /* scratch space first: nothing malloc'd may be held across a call that raises */
     size_t *idx = scratch(L, ((size_t)np + 1) * sizeof *idx);
-    double *cols = scratch(L, 3 * (size_t)nc * sizeof *cols);
-    uint32_t *cnt = scratch(L, (size_t)nc * sizeof *cnt);
-    lua_createtable(L, 0, 6);
     double *f, *p;
     size_t n;
     rt_err err;
     if (rt_ses_periodogram(s, k, dom[0] == 't' ? 't' : 'e', (size_t)ns, &f, &p, &n, &err))
         return rt_push_fail(L, &err);
-    /* from here on the pushes can only fail for lack of memory; the arrays are
-     * small next to what the periodogram took */
     size_t found = rt_spectrum_peaks(p, n, (size_t)np, idx);
+    rt_reduce *rp = NULL;
+    double fmax = f[n - 1];
+    int st = rt_reduce_new((size_t)nc, 0, fmax > 0 ? fmax : 1, 0, &rp, &err);
+    if (st == RT_OK)
+        st = rt_reduce_add_uniform(rp, f[1], f[1], p + 1, 1, n - 1, &err);
+    if (st != RT_OK) {
+        rt_reduce_free(rp);
+        free(f);
+        free(p);
+        return rt_push_fail(L, &err);
+    }
+    /* From here on only the pushes can fail, and only for lack of memory (then f, p
+     * and the columns leak once; the arrays pushed are small next to them). */
+    lua_createtable(L, 0, 6);
     rt_set_int(L, "bins", (lua_Integer)(n - 1));
-    rt_set_num(L, "fmax", f[n - 1]);
+    rt_set_num(L, "fmax", fmax);
     lua_createtable(L, 0, 2);
     lua_createtable(L, (int)found, 0);
     lua_createtable(L, (int)found, 0);
@@ -588,24 +597,12 @@ static int ses_spectrum(lua_State *L)
     lua_setfield(L, -3, "power");
     lua_setfield(L, -2, "freq");
     lua_setfield(L, -2, "peaks");
+    rt_push_reduced(L, rp);
+    lua_setfield(L, -2, "columns");
+    rt_reduce_free(rp);
     if ((lua_Integer)(n - 1) <= raw_max) {
         push_numbers(L, f + 1, n - 1, "freq");
         push_numbers(L, p + 1, n - 1, "power");
-    } else {
-        double *lo = cols, *hi = cols + nc, *mean = cols + 2 * nc;
-        rt_spectrum_columns(f, p, n, (size_t)nc, lo, hi, mean, cnt);
-        lua_createtable(L, 0, 5);
-        rt_set_int(L, "count", nc);
-        push_numbers(L, lo, (size_t)nc, "lo");
-        push_numbers(L, hi, (size_t)nc, "hi");
-        push_numbers(L, mean, (size_t)nc, "mean");
-        lua_createtable(L, (int)nc, 0);
-        for (lua_Integer c = 0; c < nc; c++) {
-            lua_pushinteger(L, cnt[c]);
-            lua_rawseti(L, -2, c + 1);
-        }
-        lua_setfield(L, -2, "n");
-        lua_setfield(L, -2, "columns");
     }
     free(f);
     free(p);

@@ -225,18 +225,6 @@ int rt_periodogram(const double *x, size_t n, double dt, double **freq, double *
                    size_t *nout, rt_err *err);
 
 /*
- * A periodogram reduced to what a picture ncols pixels wide shows (the frequency
- * view of a 10^6-state sequence has 10^6 bins and a thousand pixels). Bins
- * k = 1 .. n-1 (k = 0, the removed mean, is left out) fall in column
- * floor(freq[k] / freq[n-1] * ncols), clamped to ncols - 1; lo[c], hi[c] and
- * mean[c] get the smallest, largest and mean power of column c's bins and
- * count[c] how many there are (lo = hi = mean = -1 for an empty column). The
- * arrays have ncols entries, allocated by the caller; n >= 2, ncols >= 1.
- */
-void rt_spectrum_columns(const double *freq, const double *power, size_t n, size_t ncols,
-                         double *lo, double *hi, double *mean, uint32_t *count);
-
-/*
  * The npeaks strongest local maxima of power[1 .. n-1] (power[k] > power[k-1] and
  * power[k] >= power[k+1], the last bin compared with its left neighbour only),
  * strongest first, as bin indices into idx (npeaks entries, allocated by the

@@ -182,30 +182,6 @@ int rt_ses_view_segments(const rt_ses *s, size_t k, const rt_ses_frame *f, const
 
 /* ---- the frequency view ---- */
 
-void rt_spectrum_columns(const double *freq, const double *power, size_t n, size_t ncols,
-                         double *lo, double *hi, double *mean, uint32_t *count)
-{
-    for (size_t c = 0; c < ncols; c++) {
-        lo[c] = hi[c] = -1;
-        mean[c] = 0;
-        count[c] = 0;
-    }
-    double top = freq[n - 1];
-    for (size_t k = 1; k < n; k++) {
-        double x = top > 0 ? freq[k] / top * (double)ncols : 0;
-        size_t c = x >= (double)ncols ? ncols - 1 : (size_t)x;
-        double p = power[k];
-        if (count[c] == 0 || p < lo[c])
-            lo[c] = p;
-        if (count[c] == 0 || p > hi[c])
-            hi[c] = p;
-        mean[c] += p;
-        count[c]++;
-    }
-    for (size_t c = 0; c < ncols; c++)
-        mean[c] = count[c] ? mean[c] / count[c] : -1;
-}
-
 size_t rt_spectrum_peaks(const double *power, size_t n, size_t npeaks, size_t *idx)
 {
     /* idx stays sorted strongest first; npeaks is a handful, so inserting into it

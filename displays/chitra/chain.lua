@@ -216,20 +216,37 @@ function M.size(d)
   return w, h
 end
 
---- Lay out and draw the chain into a file (.png, .pdf, .svg); opts as M.data plus
--- width, height, title. Returns d (with d.placed) or nil, message.
-function M.render(chain, path, opts)
-  opts = opts or {}
+local Disp = {}
+Disp.__index = Disp
+Disp.__tostring = function(v)
+  return string.format("retrace.Display(chitra chain, %d states, %d arcs)", #v.d.states, #v.d.arcs)
+end
+
+--- Draw into rect ({x =, y =, w =, h =} or {x, y, w, h}).
+function Disp:draw(cv, rect)
+  if not rect[1] then rect = { rect.x, rect.y, rect.w, rect.h } end
+  M.draw(cv, self.d, rect, self.opts)
+  return self
+end
+
+--- The picture's data (M.data), with d.placed once drawn.
+function Disp:data() return self.d end
+
+--- The chain picture as a display (retrace.display protocol); opts as M.data plus title.
+function M.new(chain, opts)
   local d, why = M.data(chain, opts)
   if not d then return nil, why end
-  local w, h = M.size(d)
-  local cv, err = canvas.for_file(path, opts.width or w, opts.height or h)
-  if not cv then return nil, err end
-  cv:background("white")
-  M.draw(cv, d, { 0, 0, opts.width or w, opts.height or h }, opts)
-  local ok, werr = cv:write(path)
-  if not ok then return nil, werr end
-  return d
+  return setmetatable({ d = d, opts = opts or {} }, Disp)
+end
+
+--- Lay out and draw the chain into a file (.png, .pdf, .svg); opts as M.data plus
+-- width, height, title. Returns the data (with d.placed) or nil, message.
+function M.render(chain, path, opts)
+  opts = opts or {}
+  local disp, why = M.new(chain, opts)
+  if not disp then return nil, why end
+  local w, h = M.size(disp.d)
+  return require("retrace.display").render(disp, path, opts.width or w, opts.height or h)
 end
 
 return M

@@ -1,24 +1,27 @@
 --- Frequency view: the periodogram of the state signal (FFTW), in the event domain
 -- (cycles per event) or the time domain (cycles per time unit), with its strongest
--- peaks marked and labelled (labels that would overlap are dropped).
+-- peaks marked and labelled (retrace.plot drops or offsets labels that would overlap).
+--
 --   local v = require "retrace.displays.chitra.frequency"
 --   local d = v.data(ses, {domain = "event" | "time", member = 1, samples = N, peaks = 5,
---                          columns = 914})
---   v.draw(cv, d, {x, y, w, h}); v.render(ses, "freq.png", opts)
--- A periodogram with more bins than the plot has pixel columns arrives reduced in C
--- (core/seq rt_spectrum_columns): the data then holds one column per pixel, never
--- one entry per bin, whatever the length of the sequence.
-local plot = require "retrace.displays.chitra.plot"
-local canvas = require "retrace.canvas"
-local colors = require "retrace.colors"
+--                          columns = 900})
+--   local disp = v.new(ses, opts)        -- a display: disp:draw(cv, rect), disp:data()
+--   v.render(ses, "freq.png", opts)      -- -> disp:data() or nil, message
+--
+-- The periodogram reaches Lua reduced in C to one column per pixel (core/util
+-- rt_reduce: count, min, max, mean of the bins in each column), whatever the length
+-- of the sequence; the bins themselves come along only when there are no more of
+-- them than columns.
+local plot = require "retrace.plot"
+local view = require "retrace.displays.chitra.view"
 
 local M = {}
 
---- {domain, member, bins, fmax, peaks = {{freq =, power =}, ...} strongest first, and
--- either freq = {}, power = {} (one entry per bin, when bins <= opts.columns) or
--- columns = {count, lo = {}, hi = {}, mean = {}, n = {}} (per pixel column: smallest,
--- largest and mean power of its bins, -1 when it has none, and how many). The k = 0
--- bin is left out: the mean is removed before the transform.
+M.COLUMNS = 900 -- about the plot width of a 1000-pixel picture
+
+--- {domain, member, bins, fmax, columns (retrace.reduce columns over [0, fmax]), peaks =
+-- {{freq =, power =}, ...} strongest first, and freq = {}, power = {} (one entry per bin)
+-- when bins <= columns}. The k = 0 bin is left out: the mean is removed first.
 function M.data(ses, opts)
   opts = opts or {}
   local domain = opts.domain or "event"
@@ -27,7 +30,7 @@ function M.data(ses, opts)
   end
   local core = ses.core or ses
   local member = opts.member or 1
-  local ncols = opts.columns or 914
+  local ncols = opts.columns or M.COLUMNS
   local sp, err = core:spectrum(member, domain, opts.samples or 0, ncols, opts.peaks or 5, ncols)
   if not sp then return nil, err end
   local d = { domain = domain, member = member, bins = sp.bins, fmax = sp.fmax, peaks = {},
@@ -36,91 +39,50 @@ function M.data(ses, opts)
   return d
 end
 
--- The largest power the data holds (raw bins or reduced columns).
-local function top_power(d)
+-- Columns drawn as stems from 0 to the strongest bin of each column.
+local function stems(cols)
+  local zero = {}
+  for i = 1, #cols.count do zero[i] = 0 end
+  return { x0 = cols.x0, x1 = cols.x1, count = cols.count, min = zero, max = cols.max, mean = cols.mean }
+end
+
+local function top_power(cols)
   local top = 0
-  for _, p in ipairs(d.power or d.columns.hi) do if p > top then top = p end end
+  for i, c in ipairs(cols.count) do if c > 0 and cols.max[i] > top then top = cols.max[i] end end
   return top
 end
 
---- Place labels {x, y, text, ...} (anchor points, most important first) without
--- overlap: each goes right of its point, else left of it, else it is dropped.
--- Returns the kept labels with their boxes {x, y, w, h} and alignment.
-function M.place_labels(cv, labels, bounds, size)
-  local kept = {}
-  local function free(b)
-    if b[1] < bounds[1] or b[1] + b[3] > bounds[1] + bounds[3] or b[2] < bounds[2] then return false end
-    for _, k in ipairs(kept) do
-      local o = k.box
-      if b[1] < o[1] + o[3] and o[1] < b[1] + b[3] and b[2] < o[2] + o[4] and o[2] < b[2] + b[4] then
-        return false
-      end
-    end
-    return true
-  end
-  cv:font("DejaVu Sans", size)
-  for _, l in ipairs(labels) do
-    local w, h = cv:text_size(l.text)
-    for _, side in ipairs { "left", "right" } do
-      local x = side == "left" and l.x + 5 or l.x - 5 - w
-      local b = { x, l.y - h, w, h }
-      if free(b) then
-        kept[#kept + 1] = { x = x, y = l.y, text = l.text, box = b, peak = l.peak }
-        break
-      end
-    end
-  end
-  return kept
-end
-
---- Draw d into box; returns the frame and sets d.placed = {box = plot area, x = {0, fmax},
--- y = {0, top}, labels = {{text, box = {x, y, w, h}, peak = j}}} in device pixels.
-function M.draw(cv, d, box, opts)
+--- The plot of d (not drawn).
+function M.plot(d, opts)
   opts = opts or {}
-  local top = top_power(d)
-  local fmax = d.fmax or 0.5
-  local p = plot.frame(cv, box, {
-    x = { 0, fmax }, y = { 0, top > 0 and top * 1.12 or 1 },
-    title = opts.title or "Frequency view", ylabel = "power",
-    xlabel = d.domain == "time" and "frequency (cycles per time unit)" or "frequency (cycles per event)" })
-  local ix, iy, iw, ih = table.unpack(p.box)
-  cv:save()
-  cv:clip_rect(ix, iy, iw, ih)
-  local seg = canvas.pack(4)
-  if d.columns then
-    local c, hi = d.columns.count, d.columns.hi
-    for j = 1, c do
-      if hi[j] >= 0 then
-        local x = ix + (j - 0.5) / c * iw
-        seg:push(x, p.sy(0), x, p.sy(hi[j]))
-      end
-    end
-  else
-    for i = 1, #d.freq do
-      local x = p.sx(d.freq[i])
-      seg:push(x, p.sy(0), x, p.sy(d.power[i]))
-    end
-  end
-  cv:segments(seg, { color = colors.ink(opts.color or "darkblue"), width = 1 })
-  local marks = {}
+  local top = top_power(d.columns)
+  local x = view.frequency_axis(d.domain)
+  x.lo, x.hi = 0, d.fmax
+  local p = plot.new { title = opts.title or "Frequency view", legend = false, x = x,
+                       y = { label = "power", lo = 0, hi = top > 0 and top * 1.15 or 1 } }
+  p:columns(stems(d.columns), { color = opts.color or "darkblue", mean_color = false })
+  local fx, fy, labels = {}, {}, {}
   for j, pk in ipairs(d.peaks) do
-    local x, y = p.sx(pk.freq), p.sy(pk.power)
-    cv:circle(x, y, 3, colors.ink("crimson"))
-    marks[j] = { x = x, y = y - 2, text = plot.label(tonumber(string.format("%.4g", pk.freq))), peak = j }
+    fx[j], fy[j] = pk.freq, pk.power
+    labels[j] = { x = pk.freq, y = pk.power, text = plot.format_number(pk.freq, 4), priority = pk.power }
   end
-  cv:restore()
-  local kept = M.place_labels(cv, marks, { ix, iy, iw, ih }, 10)
-  for _, l in ipairs(kept) do
-    cv:text(l.x, l.y, l.text, { valign = "bottom", size = 10, color = colors.ink("crimson") })
+  if #fx > 0 then
+    p:points(fx, fy, { color = "crimson", radius = 3 })
+    p:labels(labels, { color = "crimson" })
   end
-  d.placed = { box = { ix, iy, iw, ih }, x = { 0, fmax }, y = { 0, top > 0 and top * 1.12 or 1 },
-               labels = kept }
   return p
 end
 
+--- The frequency view of a session as a display.
+function M.new(ses, opts)
+  local d, err = M.data(ses, opts)
+  if not d then return nil, err end
+  return view.display(d, M.plot, opts, nil, "frequency")
+end
+
 --- Periodograms of every member of an ensemble, to compare their footprints:
--- {domain, curves = {{member =, label =, freq = {} | columns =, power = {}}}} (each
--- member's data as M.data without peaks).
+-- {domain, curves = {{member =, label =, fmax =, columns =}}} (each member's data as
+-- M.data without peaks).
 function M.ensemble(ses, opts)
   opts = opts or {}
   local d = { domain = opts.domain or "event", curves = {} }
@@ -128,60 +90,55 @@ function M.ensemble(ses, opts)
     local one, err = M.data(ses, { member = k, domain = d.domain, samples = opts.samples, peaks = 0,
                                    columns = opts.columns })
     if not one then return nil, err end
-    d.curves[k] = { member = k, label = ses.files[k] or ("member " .. k), freq = one.freq,
-                    power = one.power, columns = one.columns, fmax = one.fmax }
+    d.curves[k] = { member = k, label = ses.files[k] or ("member " .. k), fmax = one.fmax,
+                    columns = one.columns, freq = one.freq, power = one.power }
   end
   return d
 end
 
 M.member_colors = { "darkblue", "crimson", "darkgreen", "orange", "purple", "teal", "brown", "magenta" }
 
---- Draw the curves of M.ensemble, one colour per member, with a legend.
-function M.draw_ensemble(cv, d, box, opts)
+--- The plot of M.ensemble's curves (not drawn): each member's column maxima as a
+-- line, one colour per member, in the legend by file name.
+function M.plot_ensemble(d, opts)
   opts = opts or {}
   local top, right = 0, 0
   for _, c in ipairs(d.curves) do
-    top = math.max(top, top_power(c))
-    right = math.max(right, c.fmax or 0)
+    top = math.max(top, top_power(c.columns))
+    right = math.max(right, c.fmax)
   end
-  local p = plot.frame(cv, box, { x = { 0, right > 0 and right or 0.5 }, y = { 0, top > 0 and top * 1.05 or 1 },
-    title = opts.title or "Frequency view of the ensemble", ylabel = "power",
-    xlabel = d.domain == "time" and "frequency (cycles per time unit)" or "frequency (cycles per event)" })
-  local ix, iy, iw, ih = table.unpack(p.box)
-  cv:save()
-  cv:clip_rect(ix, iy, iw, ih)
+  local x = view.frequency_axis(d.domain)
+  x.lo, x.hi = 0, right > 0 and right or 0.5
+  local p = plot.new { title = opts.title or "Frequency view of the ensemble", legend = "auto", x = x,
+                       y = { label = "power", lo = 0, hi = top > 0 and top * 1.1 or 1 } }
   for k, c in ipairs(d.curves) do
-    local pts = {}
-    if c.columns then
-      for j = 1, c.columns.count do
-        if c.columns.hi[j] >= 0 then
-          pts[#pts + 1] = p.sx((j - 0.5) / c.columns.count * c.fmax)
-          pts[#pts + 1] = p.sy(c.columns.hi[j])
-        end
+    local xs, ys = {}, {}
+    local cols, w = c.columns, #c.columns.count
+    for i = 1, w do
+      if cols.count[i] > 0 then
+        xs[#xs + 1] = cols.x0 + (i - 0.5) * (cols.x1 - cols.x0) / w
+        ys[#ys + 1] = cols.max[i]
       end
-    else
-      for i = 1, #c.freq do pts[#pts + 1] = p.sx(c.freq[i]); pts[#pts + 1] = p.sy(c.power[i]) end
     end
-    local col = colors.ink(M.member_colors[(k - 1) % #M.member_colors + 1])
-    if #pts >= 4 then cv:polyline(pts, { color = col, width = 1 }) end
-  end
-  cv:restore()
-  for k, c in ipairs(d.curves) do
-    local y = iy + 6 + 14 * (k - 1)
-    cv:rect(ix + iw - 190, y, 10, 10, colors.ink(M.member_colors[(k - 1) % #M.member_colors + 1]))
-    cv:text(ix + iw - 176, y + 5, c.label:match("[^/]*$"), { valign = "middle", size = 10, color = "black" })
+    p:line(xs, ys, { color = M.member_colors[(k - 1) % #M.member_colors + 1], width = 1,
+                     label = c.label:match("[^/]*$") })
   end
   return p
 end
 
+--- The ensemble view as a display.
+function M.new_ensemble(ses, opts)
+  local d, err = M.ensemble(ses, opts)
+  if not d then return nil, err end
+  return view.display(d, M.plot_ensemble, opts, nil, "frequency of the ensemble")
+end
+
+--- Render the view of a session into a file; returns its data or nil, message.
 function M.render(ses, path, opts)
   opts = opts or {}
-  local o = {}
-  for k, v in pairs(opts) do o[k] = v end
-  o.columns = o.columns or math.max(1, (opts.width or 1000) - 76) -- the plot's pixels
-  local d, err = M.data(ses, o)
-  if not d then return nil, err end
-  return plot.render(M, d, path, opts.width or 1000, opts.height or 400, opts)
+  local disp, err = M.new(ses, opts)
+  if not disp then return nil, err end
+  return view.render(disp, path, opts.width or 1000, opts.height or 400)
 end
 
 return M

@@ -72,11 +72,11 @@ function M.write_all(ses, dir, opts)
     if not d then files[#files] = nil end
   end
   if ses:members() > 1 then
-    d, why = freq.ensemble(ses, { domain = "event" })
+    local disp
+    disp, why = freq.new_ensemble(ses, { domain = "event" })
+    if not disp then return nil, why end
+    d, why = display("view").render(disp, out("frequency_members." .. fmt), 1000, 400)
     if not d then return nil, why end
-    ok, why = display("plot").to_file(out("frequency_members." .. fmt), 1000, 400,
-      function(cv, box) freq.draw_ensemble(cv, d, box) end)
-    if not ok then return nil, why end
     data.frequency_members = d
   end
   local hist = display("histogram")
@@ -101,12 +101,14 @@ function M.write_all(ses, dir, opts)
   if data.frequency then
     rows = {}
     local f = data.frequency
-    if f.columns then
+    if not f.freq then
       -- a long periodogram: one row per pixel column (its frequency range and powers)
-      local c, fmax = f.columns.count, f.fmax
-      for j = 1, c do
-        rows[j] = { (j - 1) / c * fmax, j / c * fmax, f.columns.n[j], f.columns.lo[j], f.columns.mean[j],
-                    f.columns.hi[j] }
+      local c = f.columns
+      local w = #c.count
+      for j = 1, w do
+        local empty = c.count[j] == 0
+        rows[j] = { c.x0 + (j - 1) / w * (c.x1 - c.x0), c.x0 + j / w * (c.x1 - c.x0), c.count[j],
+                    empty and "" or c.min[j], empty and "" or c.mean[j], empty and "" or c.max[j] }
       end
       assert(M.write_csv(out("periodogram.csv"), { "frequency_from", "frequency_to", "bins", "min_power",
         "mean_power", "max_power" }, rows))
