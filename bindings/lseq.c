@@ -11,6 +11,7 @@
  *   s:depth(), s:history(), s:totals(), s:find({names}), s:chain([{members}]),
  *   s:periodogram(k, "e"|"t", [nsamples]), s:occupancy(name)
  *   s:spectrum(k, dom, nsamples, ncols, npeaks, raw_max)  -- reduced to pixel columns
+ *   s:write_csv(k, path) -> true | nil, message  -- the sequence as CSV, from C
  *   s:rows(k), s:view_span(k, dom, a, b), s:view_slice(k, dom, first, count),
  *   s:view_columns(k, dom, a, b, ncols), s:view_segments(k, frame),
  *   s:view_shade(k, dom, {names}, a, b, ncols)   -- the time / event views
@@ -609,6 +610,15 @@ static int ses_spectrum(lua_State *L)
     return 1;
 }
 
+/* write_csv(k, path) -> true | nil, message: member k's sequence as CSV (C, streaming) */
+static int ses_write_csv(lua_State *L)
+{
+    rt_ses *s = check_ses(L);
+    size_t k = check_member(L, s, 2);
+    rt_err err;
+    return status(L, rt_ses_write_csv(s, k, luaL_checkstring(L, 3), &err), &err);
+}
+
 /* occupancy(name) -> {times of every occurrence, all members} */
 static int ses_occupancy(lua_State *L)
 {
@@ -944,6 +954,7 @@ static const luaL_Reg ses_methods[] = {
     {"chain", ses_chain},
     {"periodogram", ses_periodogram},
     {"spectrum", ses_spectrum},
+    {"write_csv", ses_write_csv},
     {"occupancy", ses_occupancy},
     {"rows", ses_rows},
     {"view_span", ses_view_span},

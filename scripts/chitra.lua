@@ -113,8 +113,8 @@ return {
       :choices({ "png", "pdf", "svg" })
     p:option("--zoom", "time range of the time view; the event view shows the events in it")
       :argname("T0:T1")
-    p:option("--min-prob", "chain pictures: hide arcs of probability below P (0 <= P < 1)", "0")
-      :argname("P")
+    p:option("--min-prob", "chain pictures: hide arcs of probability below P (0 <= P < 1; "
+      .. "default: the rarest arcs past 150)"):argname("P")
     p:option("--shade", "shade every occurrence of a pattern in the time and event views")
       :argname("A,B,C"):count("*")
     p:option("--simulate", "judge the model on a simulated trajectory of N states"):argname("N")
@@ -151,7 +151,8 @@ return {
       if not ok then cli.usage_error(why) end
     end
     local chain = assert(ses:chain())
-    local doc = ses:to_table(chain, cli.array)
+    -- the whole document (with every symbol and time) only when it is printed
+    local doc = args.json and ses:to_table(chain, cli.array) or {}
     if ses:members() > 1 then
       doc.member_chains = {}
       for k = 1, ses:members() do
@@ -207,8 +208,8 @@ return {
       end
     end
 
-    local min_prob = tonumber(args.min_prob)
-    if not min_prob or min_prob < 0 or min_prob >= 1 then
+    local min_prob = args.min_prob and tonumber(args.min_prob)
+    if args.min_prob and (not min_prob or min_prob < 0 or min_prob >= 1) then
       cli.usage_error("--min-prob expects a probability 0 <= P < 1, got '" .. args.min_prob .. "'")
     end
     local views = require "retrace.displays.chitra.views"

@@ -34,11 +34,39 @@ local function text_w(s, size, bold)
   return w, h
 end
 
+-- Coordinates kept to a hundredth of a point or pixel: the data stays small in JSON.
+local function round_all(list)
+  for i, v in ipairs(list) do list[i] = math.floor(v * 100 + 0.5) / 100 end
+  return list
+end
+
 local function state_lines(s)
   return "mean " .. chain_mod.number(s.mean), "var " .. chain_mod.number(s.var)
 end
 
---- The chain's picture as data, before drawing: {states = {{name, n, mean, var,
+--- Arcs a picture shows when no min_prob is given: a chain with more arcs than
+-- this (dense chains of 40 states can have 600) is unreadable and takes Graphviz
+-- minutes, so the rarest go.
+M.MAX_ARCS = 150
+
+--- The smallest probability threshold that leaves at most max_arcs arcs (0 when
+-- the chain has no more than that).
+function M.auto_min_prob(chain, max_arcs)
+  if #chain.arcs <= max_arcs then return 0 end
+  local ps = {}
+  for i, a in ipairs(chain.arcs) do ps[i] = a.p end
+  table.sort(ps, function(a, b) return a > b end)
+  -- keep the max_arcs most probable; ties with the first one left out go too
+  local cut = ps[max_arcs + 1]
+  local next_up = cut
+  for i = max_arcs, 1, -1 do
+    if ps[i] > cut then next_up = ps[i] break end
+  end
+  return next_up
+end
+
+--- The chain's picture as data, before drawing: (opts.min_prob: hide arcs less
+-- probable than this; without it, at most opts.max_arcs (M.MAX_ARCS) arcs are shown) {states = {{name, n, mean, var,
 -- kind = "state" | "composite" | "other", x, y, w, h}}, arcs = {{from, to, p, count,
 -- label, width, points = {x1, y1, ...}, head = {x, y}, label_pos = {x, y}}}, hidden
 -- (arcs below min_prob left out), min_prob, engine, width, height (points),
@@ -46,7 +74,8 @@ end
 -- Returns d or nil, message.
 function M.data(chain, opts)
   opts = opts or {}
-  local min_prob = opts.min_prob or 0
+  local min_prob = opts.min_prob
+  if min_prob == nil then min_prob = M.auto_min_prob(chain, opts.max_arcs or M.MAX_ARCS) end
   if type(min_prob) ~= "number" or min_prob < 0 or min_prob >= 1 then
     return nil, "chain: min_prob must be a number in [0, 1)"
   end
@@ -92,7 +121,9 @@ function M.data(chain, opts)
   for i, s in ipairs(d.states) do s.x, s.y = l.nodes[i][1], l.nodes[i][2] end
   for j, arc in ipairs(d.arcs) do
     local e = l.edges[j]
-    arc.points, arc.head, arc.label_pos = e.points, e.head, e.label
+    arc.points = round_all(e.points)
+    arc.head = e.head and round_all(e.head)
+    arc.label_pos = e.label and round_all(e.label)
   end
   for _, name in ipairs(chain:composite_names()) do
     local parts = {}
@@ -165,6 +196,7 @@ function M.draw(cv, d, box, opts)
       -- the tip reaches the node; the stroke ends where the arrow's base starts
       arrow(cv, hx, hy, hx - ex, hy - ey, math.sqrt((hx - ex) ^ 2 + (hy - ey) ^ 2), arc_color)
     end
+    round_all(pl.poly)
     placed.arcs[j] = pl
   end
   local fs = math.max(0.6, math.min(s, 1.3)) -- text follows the scale within reason

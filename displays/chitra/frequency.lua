@@ -58,7 +58,7 @@ function M.plot(d, opts)
   local top = top_power(d.columns)
   local x = view.frequency_axis(d.domain)
   x.lo, x.hi = 0, d.fmax
-  local p = plot.new { title = opts.title or "Frequency view", legend = false, x = x,
+  local p = plot.new { title = opts.title or ("Frequency view (" .. d.domain .. " domain)"), legend = false, x = x,
                        y = { label = "power", lo = 0, hi = top > 0 and top * 1.15 or 1 } }
   p:columns(stems(d.columns), { color = opts.color or "darkblue", mean_color = false })
   local fx, fy, labels = {}, {}, {}

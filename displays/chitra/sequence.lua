@@ -24,7 +24,7 @@ local sources = setmetatable({}, { __mode = "k" })
 --- The view's data: {domain, member, labels = {name per row 0..}, range = {a, b},
 -- count (elements touching the range), shades = {{pattern, color, x0 = {}, x1 = {}}}}
 -- and either the elements, x0 = {}, x1 = {}, y = {} (rows), symbols = {}, when there
--- are at most opts.max_elements (100000) of them, or else what a picture opts.columns
+-- are at most opts.max_elements (4 per column) of them, or else what a picture opts.columns
 -- (1000) pixels wide shows: columns = {count =, lo = {}, hi = {}}, the lowest and
 -- highest row present in each column (-1: none), and the shades' occurrences less than
 -- a column apart merged into one interval.
@@ -51,7 +51,7 @@ function M.data(ses, opts)
   local first, count = core:view_span(k, domain, a, b)
   local d = { domain = domain, member = k, labels = labels, range = { a, b }, count = count,
               shades = {} }
-  if count <= (opts.max_elements or 100000) then
+  if count <= (opts.max_elements or 4 * (opts.columns or 1000)) then
     d.x0, d.x1, d.y, d.symbols = core:view_slice(k, domain, first, count)
   else
     local c = opts.columns or 1000
@@ -142,7 +142,8 @@ function M.plot(d, opts, rect)
   end
   local p = plot.new { title = opts.title or (d.domain == "time" and "Time view" or "Event view"),
     legend = "outside",
-    x = { label = d.domain == "time" and "time" or "event", lo = d.range[1], hi = d.range[2], pad = 0 },
+    x = { label = d.domain == "time" and "time" or "event", unit = d.domain == "time" and "PES time units" or nil,
+          lo = d.range[1], hi = d.range[2], pad = 0 },
     y = { labels = names, lo = -0.5, hi = math.max(n - 0.5, 0.5) } }
   if every > 1 then p:note(string.format("every %d%s state named (%d states)", every,
     every == 2 and "nd" or every == 3 and "rd" or "th", n)) end

@@ -95,9 +95,10 @@ function M.write_all(ses, dir, opts)
   data.chain.picture = pic
   ok, why = fs.write_file(out("views.json"), cjson.encode(data) .. "\n")
   if not ok then return nil, why end
-  local rows, syms, times, entries = {}, ses:symbols(member), ses:times(member), ses:entries(member)
-  for i = 1, #syms do rows[i] = { i, entries[i], times[i], syms[i] } end
-  assert(M.write_csv(out("sequence.csv"), { "event", "entry", "occupancy", "symbol" }, rows))
+  -- the whole sequence, streamed by C (a 10^7-element member is never a Lua list)
+  ok, why = (ses.core or ses):write_csv(member, out("sequence.csv"))
+  if not ok then return nil, why end
+  local rows
   if data.frequency then
     rows = {}
     local f = data.frequency
