@@ -56,7 +56,8 @@ function M.auto_min_prob(chain, max_arcs)
   local ps = {}
   for i, a in ipairs(chain.arcs) do ps[i] = a.p end
   table.sort(ps, function(a, b) return a > b end)
-  -- keep the max_arcs most probable; ties with the first one left out go too
+  -- keep the max_arcs most probable; ties with the first one left out go too (unless
+  -- every one kept ties with it: then they all stay)
   local cut = ps[max_arcs + 1]
   local next_up = cut
   for i = max_arcs, 1, -1 do
@@ -236,7 +237,7 @@ function M.draw(cv, d, box, opts)
     cv:text(x + 16, ny, line, { valign = "top", size = 10, color = "black" })
     ny = ny + LINE
   end
-  d.placed = placed
+  d.placed, d.notes = placed, lines
   return placed
 end
 
