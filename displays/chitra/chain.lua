@@ -22,7 +22,9 @@ local PAD = 6           -- inside a state box, points
 local LINE = 14         -- height of a definition line under the graph
 local TITLE_H = 30
 
-M.fills = { state = "#e8f0fa", composite = "#fff3d6", other = "#e6e6e6" }
+-- box fills told apart by lightness too, so gray mode keeps them apart
+-- (greys of about 0.94, 0.85 and 0.74)
+M.fills = { state = "#eef4fc", composite = "#ffd98a", other = "#bdbdbd" }
 
 -- Text sizes come from Cairo through a 1 x 1 scratch canvas, so the boxes given to
 -- Graphviz are the boxes the text will fill.

@@ -69,7 +69,7 @@ function M.data(ses, opts)
       entry, err = M.short_shade(ses, k, domain, sh.pattern, a, b)
     end
     if not entry then return nil, err end
-    entry.color = sh.color or view.shades[(si - 1) % #view.shades + 1]
+    entry.color = sh.color or view.shade(si)
     d.shades[#d.shades + 1] = entry
   end
   return d

@@ -51,6 +51,14 @@ end
 --- Translucent colours for pattern shading, one per pattern, in order.
 M.shades = { "#ff8c0060", "#1e90ff60", "#32cd3260", "#ff149360", "#9370db60", "#ffd70080",
              "#00ced160", "#a0522d60" }
+-- In gray mode hues turn into nearly one grey: translucent blacks of distinct depth.
+M.gray_shades = { "#00000028", "#00000070", "#00000048", "#00000098" }
+
+--- The shading colour of the i-th pattern (1-based) in the current colour mode.
+function M.shade(i)
+  local list = require("retrace.colors").mode == "gray" and M.gray_shades or M.shades
+  return list[(i - 1) % #list + 1]
+end
 
 --- The x axis title of a frequency: cycles per event or per time unit.
 function M.frequency_axis(domain)
