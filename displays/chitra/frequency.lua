@@ -28,7 +28,7 @@ function M.data(ses, opts)
   if domain ~= "event" and domain ~= "time" then
     return nil, "periodogram: domain must be 'event' or 'time'"
   end
-  local core = ses.core or ses
+  local core = ses -- the library session (retrace.chitra)
   local member = opts.member or 1
   local ncols = opts.columns or M.COLUMNS
   local sp, err = core:spectrum(member, domain, opts.samples or 0, ncols, opts.peaks or 5, ncols)

@@ -34,7 +34,7 @@ function M.data(ses, opts)
   if domain ~= "time" and domain ~= "event" then
     return nil, "view: domain must be 'time' or 'event'"
   end
-  local core = ses.core or ses
+  local core = ses -- the library session (retrace.chitra)
   local k = opts.member or 1
   local n = core:length(k)
   local labels = core:rows(k)
@@ -78,7 +78,7 @@ end
 --- The shading of a pattern: {pattern, count, events_share, time_share, x0 = {}, x1 = {}},
 -- the extent of every occurrence in member k touching [a, b].
 function M.short_shade(ses, k, domain, pattern, a, b)
-  local core = ses.core or ses
+  local core = ses -- the library session (retrace.chitra)
   local starts, lens
   if domain == "time" then starts, lens = core:entries(k), core:times(k) end
   local function x0(i) return starts and starts[i] or i - 1 end

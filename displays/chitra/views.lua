@@ -15,7 +15,7 @@ local function display(name) return require("retrace.displays.chitra." .. name) 
 --- The event range showing the elements that touch the time range {t0, t1} of
 -- member k (element i spans [i - 1, i] on the event axis); nil when none does.
 function M.event_range(ses, k, range)
-  local core = ses.core or ses
+  local core = ses -- the library session (retrace.chitra)
   local first, count = core:view_span(k, "time", range[1], range[2])
   if count == 0 then return nil end
   return { first - 1, first - 1 + count }
@@ -96,7 +96,7 @@ function M.write_all(ses, dir, opts)
   ok, why = fs.write_file(out("views.json"), cjson.encode(data) .. "\n")
   if not ok then return nil, why end
   -- the whole sequence, streamed by C (a 10^7-element member is never a Lua list)
-  ok, why = (ses.core or ses):write_csv(member, out("sequence.csv"))
+  ok, why = ses:write_csv(member, out("sequence.csv"))
   if not ok then return nil, why end
   local rows
   if data.frequency then

@@ -187,6 +187,19 @@ function Ses:times(k) return self.core:times(k) end
 function Ses:entries(k) return self.core:entries(k) end
 function Ses:close() self.core:close() end
 
+-- What the views read, answered by the core (retrace.core.seq, bindings/lseq.c)
+-- without copying the sequence into Lua: rows, view_span, view_slice, view_columns,
+-- view_segments, view_shade (time and event views, decimated to pixel columns),
+-- spectrum (a periodogram reduced to pixel columns), write_csv (the sequence as
+-- CSV), depth (transforms applied), totals (per-symbol count and time, and T).
+for _, name in ipairs { "rows", "view_span", "view_slice", "view_columns", "view_segments",
+                        "view_shade", "spectrum", "write_csv", "depth", "totals" } do
+  Ses[name] = function(self, ...)
+    local core = self.core
+    return core[name](core, ...)
+  end
+end
+
 --- Per-symbol statistics pooled over the ensemble: {name = {count=, h=, share=}}, T.
 function Ses:stats()
   local totals, T = self.core:totals()
