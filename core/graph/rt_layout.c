@@ -1,11 +1,12 @@
 /*
  * rt_layout.c - Graphviz layout of a small directed graph (see rt_layout.h).
  *
- * Each call builds a throw-away cgraph graph, runs one layout engine through a
- * fresh GVC context and copies what it needs out of Graphviz's records before
- * everything is freed again, so nothing Graphviz owns outlives the call. Graphs
- * here are small (a chain of a few dozen states); a context per call costs far
- * less than the layout itself and keeps no global state between callers.
+ * Each call builds a throw-away cgraph graph, runs one layout engine and copies
+ * what it needs out of Graphviz's records before the graph and its layout are
+ * freed again, so nothing of a layout outlives the call. The GVC context (the
+ * plugin registry) is made once per process and kept: Graphviz 2.43 leaks its
+ * configuration text on every gvContext(), and the registry is the same for
+ * every call. Not thread-safe (neither is Graphviz).
  */
 #include "rt_layout.h"
 
@@ -23,6 +24,15 @@ static int quiet(char *msg)
 {
     (void)msg;
     return 0;
+}
+
+/* The process's GVC context, made on first use; NULL when out of memory. */
+static GVC_t *context(void)
+{
+    static GVC_t *gvc;
+    if (!gvc)
+        gvc = gvContext();
+    return gvc;
 }
 
 void rt_layout_free(rt_layout *l)
@@ -139,7 +149,7 @@ int rt_layout_run(const rt_gnode *nodes, size_t nnodes, const rt_gedge *edges, s
     if (!l->node_xy || !l->edges || !gn || !ge)
         goto fail;
 
-    gvc = gvContext();
+    gvc = context();
     g = gvc ? agopen("G", Agdirected, NULL) : NULL;
     if (!g)
         goto fail;
@@ -204,7 +214,6 @@ int rt_layout_run(const rt_gnode *nodes, size_t nnodes, const rt_gedge *edges, s
     }
     gvFreeLayout(gvc, g);
     agclose(g);
-    gvFreeContext(gvc);
     free(gn);
     free(ge);
     agseterrf(prev);
@@ -218,8 +227,6 @@ fail:
         gvFreeLayout(gvc, g);
     if (g)
         agclose(g);
-    if (gvc)
-        gvFreeContext(gvc);
     free(gn);
     free(ge);
     rt_layout_free(l);
