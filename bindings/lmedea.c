@@ -152,16 +152,22 @@ static int acc_events(lua_State *L)
     return 1;
 }
 
-static int acc_profile(lua_State *L)
+/* The profile named by argument 2 of the accumulator at 1; raises on failure. */
+static void get_profile(lua_State *L, const double **t, const int **c, size_t *n)
 {
     acc_box *b = check_acc(L, 1);
     int which = luaL_checkoption(L, 2, NULL, prof_names);
+    rt_err err;
+    if (rt_medea_profile(b->m, which, t, c, n, &err) != RT_OK)
+        luaL_error(L, "%s", err.msg);
+}
+
+static int acc_profile(lua_State *L)
+{
     const double *t;
     const int *c;
     size_t n;
-    rt_err err;
-    if (rt_medea_profile(b->m, which, &t, &c, &n, &err) != RT_OK)
-        return luaL_error(L, "%s", err.msg);
+    get_profile(L, &t, &c, &n);
     lua_createtable(L, (int)n, 0);
     for (size_t i = 0; i < n; i++) {
         lua_pushnumber(L, t[i]);
@@ -177,14 +183,10 @@ static int acc_profile(lua_State *L)
 
 static int acc_profile_span(lua_State *L)
 {
-    acc_box *b = check_acc(L, 1);
-    int which = luaL_checkoption(L, 2, NULL, prof_names);
     const double *t;
     const int *c;
     size_t n;
-    rt_err err;
-    if (rt_medea_profile(b->m, which, &t, &c, &n, &err) != RT_OK)
-        return luaL_error(L, "%s", err.msg);
+    get_profile(L, &t, &c, &n);
     if (n == 0)
         return 0;
     lua_pushnumber(L, t[0]);
@@ -197,16 +199,13 @@ static int acc_profile_span(lua_State *L)
  * of the change points is ever made (they run to millions on long traces). */
 static int acc_profile_columns(lua_State *L)
 {
-    acc_box *b = check_acc(L, 1);
-    int which = luaL_checkoption(L, 2, NULL, prof_names);
     lua_Integer w = luaL_checkinteger(L, 3);
     double x0 = luaL_checknumber(L, 4), x1 = luaL_checknumber(L, 5);
     const double *t;
     const int *c;
     size_t n;
     rt_err err;
-    if (rt_medea_profile(b->m, which, &t, &c, &n, &err) != RT_OK)
-        return luaL_error(L, "%s", err.msg);
+    get_profile(L, &t, &c, &n);
     rt_reduce *r = rt_lreduce_push_new(L, w, x0, x1, 1);
     int st = rt_reduce_add_int(r, t, c, n, &err);
     if (st == RT_OK && n > 0)

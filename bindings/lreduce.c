@@ -85,7 +85,7 @@ static int r_add(lua_State *L)
     const char *xs = (const char *)check_doubles(L, 2, &nx);
     const char *ys = (const char *)check_doubles(L, 3, &ny);
     if (nx != ny)
-        return luaL_error(L, "reduce: %zu x values but %zu y values", nx, ny);
+        return luaL_error(L, "reduce: %d x values but %d y values", (int)nx, (int)ny);
     double xb[CHUNK], yb[CHUNK];
     rt_err err;
     for (size_t k = 0; k < nx; k += CHUNK) {

@@ -105,7 +105,11 @@ end
 function M.compose(list, opts)
   local ds, titles = {}, {}
   for i, e in ipairs(list) do
-    if e.display then ds[i], titles[i] = M.check(e.display, 2), e.title else ds[i] = M.check(e, 2) end
+    if type(e) == "table" and e.display then
+      ds[i], titles[i] = M.check(e.display, 2), e.title
+    else
+      ds[i] = M.check(e, 2)
+    end
   end
   return setmetatable({ list = ds, titles = titles, opts = opts or {} }, Composite)
 end
