@@ -136,6 +136,42 @@ describe("chain picture", function()
     for j = 2, #d.arcs do assert.truthy(d.arcs[j].width >= d.arcs[j - 1].width) end
   end)
 
+  it("draws a hand-made 3-state chain with every arc from box to box", function()
+    local chain = assert(chain_mod.from_table {
+      states = { A = { n = 10, mean = 2, var = 1 }, B = { n = 10, mean = 3, var = 0 }, C = { n = 4, mean = 1, var = 0 } },
+      transitions = { A = { B = 1 }, B = { C = 0.4, A = 0.6 }, C = { A = 1 } }, initial = "A" })
+    local disp = assert(chainv.new(chain))
+    disp:draw(canvas.image(500, 500, "white"), { x = 0, y = 0, w = 500, h = 500 })
+    local d = disp:data()
+    assert.equal(3, #d.states)
+    assert.equal(4, #d.arcs)
+    local by = {}
+    for _, st in ipairs(d.states) do by[st.name] = st end
+    for j, arc in ipairs(d.arcs) do
+      -- in the layout (points) and where it was drawn (pixels)
+      local a, b = by[arc.from], by[arc.to]
+      assert.truthy(math.abs(graph.box_distance(arc.points[1], arc.points[2], a.x, a.y, a.w, a.h)) < 2)
+      assert.truthy(math.abs(graph.box_distance(arc.head[1], arc.head[2], b.x, b.y, b.w, b.h)) < 2)
+      local pl, pa, pb = d.placed.arcs[j], d.placed.states[arc.from], d.placed.states[arc.to]
+      assert.truthy(math.abs(graph.box_distance(pl.poly[1], pl.poly[2], pa[1], pa[2], pa[3], pa[4])) < 2)
+      assert.truthy(math.abs(graph.box_distance(pl.poly[#pl.poly - 1], pl.poly[#pl.poly], pb[1], pb[2],
+        pb[3], pb[4])) < 2)
+      assert.equal(arc.p < 1, pl.label ~= nil)
+    end
+    -- the boxes sit inside the picture and apart
+    local names = { "A", "B", "C" }
+    for i, n in ipairs(names) do
+      local p = d.placed.states[n]
+      assert.truthy(p[1] - p[3] / 2 >= 0 and p[1] + p[3] / 2 <= 500 and p[2] - p[4] / 2 >= 0)
+      for k = 1, i - 1 do
+        local q = d.placed.states[names[k]]
+        assert.truthy(math.abs(p[1] - q[1]) >= (p[3] + q[3]) / 2 or math.abs(p[2] - q[2]) >= (p[4] + q[4]) / 2)
+      end
+    end
+    assert.same({ "B", "A", "60%" }, { d.arcs[2].from, d.arcs[2].to, d.arcs[2].label })
+    assert.same({ "B", "C", "40%" }, { d.arcs[3].from, d.arcs[3].to, d.arcs[3].label })
+  end)
+
   it("hides arcs below --min-prob and says how many", function()
     local chain = phil4_chain()
     local rare = 0
