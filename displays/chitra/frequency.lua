@@ -13,6 +13,7 @@
 -- of the sequence; the bins themselves come along only when there are no more of
 -- them than columns.
 local plot = require "retrace.plot"
+local colors = require "retrace.colors"
 local view = require "retrace.displays.chitra.view"
 
 local M = {}
@@ -68,7 +69,7 @@ function M.plot(d, opts)
   end
   if #fx > 0 then
     p:points(fx, fy, { color = "crimson", radius = 3 })
-    p:labels(labels, { color = "crimson" })
+    p:labels(labels, { color = colors.ink("crimson") })
   end
   return p
 end
@@ -97,6 +98,7 @@ function M.ensemble(ses, opts)
 end
 
 M.member_colors = { "darkblue", "crimson", "darkgreen", "orange", "purple", "teal", "brown", "magenta" }
+M.member_dashes = { false, { 6, 3 }, { 2, 2 }, { 8, 3, 2, 3 } }
 
 --- The plot of M.ensemble's curves (not drawn): each member's column maxima as a
 -- line, one colour per member, in the legend by file name.
@@ -120,8 +122,10 @@ function M.plot_ensemble(d, opts)
         ys[#ys + 1] = cols.max[i]
       end
     end
+    -- in gray mode the hues come close: dashes tell the members apart too
+    local dash = colors.mode == "gray" and M.member_dashes[(k - 1) % #M.member_dashes + 1] or nil
     p:line(xs, ys, { color = M.member_colors[(k - 1) % #M.member_colors + 1], width = 1,
-                     label = c.label:match("[^/]*$") })
+                     dash = dash or nil, label = c.label:match("[^/]*$") })
   end
   return p
 end
