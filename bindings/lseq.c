@@ -261,7 +261,7 @@ static int ses_clip(lua_State *L)
     return rt_lseq_status(L, rt_ses_clip(s, (size_t)ni, (size_t)nf, &err), &err);
 }
 
-/* names at stack index i -> ids; nil, message pushed (returns 0) for an unknown name */
+/* names at stack index i -> ids; nil, message pushed (returns NULL) for an unknown name */
 int32_t *rt_lseq_pattern(lua_State *L, rt_ses *s, int i, size_t *m, const char *what)
 {
     luaL_checktype(L, i, LUA_TTABLE);

@@ -25,7 +25,8 @@ int rt_lseq_status(lua_State *L, int st, const rt_err *err);
 /* bytes of scratch memory owned by a new userdata left on the stack (freed by Lua). */
 void *rt_lseq_scratch(lua_State *L, size_t bytes);
 
-/* The symbol ids of the list of names at argument i (*m of them, in scratch memory). */
+/* The symbol ids of the list of names at argument i (*m of them, in scratch memory);
+ * NULL, with nil and a message naming `what` pushed, for a name not in the sequence. */
 int32_t *rt_lseq_pattern(lua_State *L, rt_ses *s, int i, size_t *m, const char *what);
 
 /* seq.periodogram(x, dt): the periodogram of a plain signal. */
