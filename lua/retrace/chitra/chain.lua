@@ -11,6 +11,9 @@ local core = require("retrace.core").seq
 local M = {}
 local Chain = {}
 Chain.__index = Chain
+Chain.__tostring = function(self)
+  return string.format("retrace.chitra chain (%d states, %d arcs)", #self.states, #self.arcs)
+end
 
 local function index(self)
   self.by_name = {}

@@ -20,6 +20,14 @@ local M = {}
 
 local Ses = {}
 Ses.__index = Ses
+Ses.__tostring = function(self)
+  local ok, n = pcall(self.core.members, self.core)
+  if not ok then return "retrace.chitra session (closed)" end
+  local len = 0
+  for k = 1, n do len = len + self.core:length(k) end
+  return string.format("retrace.chitra session (%d member%s, %d symbols, %d transforms)", n,
+    n == 1 and "" or "s", len, self.core:depth())
+end
 
 --- Load one PES file or a list of them (an ensemble). Returns a session or nil, message.
 -- opts.components: Lua pattern of one state component (default "%u%d*": "A2T" = A2, T);
