@@ -144,12 +144,11 @@ end
 local function notes(d)
   local out = {}
   for _, def in ipairs(d.definitions) do out[#out + 1] = def.text end
-  local tail = "Unlabelled arcs: 100%. Arc width: how often the transition is taken."
+  out[#out + 1] = "Unlabelled arcs: 100%. Arc width: how often the transition is taken."
   if d.hidden > 0 then
-    tail = tail .. string.format(" %d arc%s below %s hidden.", d.hidden, d.hidden == 1 and "" or "s",
+    out[#out + 1] = string.format("%d arc%s below %s hidden.", d.hidden, d.hidden == 1 and "" or "s",
       chain_mod.percent(d.min_prob))
   end
-  out[#out + 1] = tail
   return out
 end
 
@@ -233,9 +232,14 @@ function M.draw(cv, d, box, opts)
     lx = lx + 18 + tw + 18
   end
   local ny = ly + legend_h
-  local fit = math.floor((w - 32) / 6.2) -- about 6.2 pixels per character at size 10
+  cv:font(FONT, 10)
   for _, line in ipairs(lines) do
-    if #line > fit then line = line:sub(1, fit - 3) .. "..." end
+    -- a definition longer than the picture is cut, and says so with "..."
+    if cv:text_size(line) > w - 32 then
+      local keep = #line
+      while keep > 1 and cv:text_size(line:sub(1, keep) .. "...") > w - 32 do keep = keep - 4 end
+      line = line:sub(1, math.max(keep, 1)) .. "..."
+    end
     cv:text(x + 16, ny, line, { valign = "top", size = 10, color = "black" })
     ny = ny + LINE
   end
@@ -245,7 +249,7 @@ end
 
 --- The picture size that shows the layout at scale 1 (clamped to 600..2400 wide).
 function M.size(d)
-  local lines = #d.definitions + 1
+  local lines = #d.definitions + 1 + (d.hidden > 0 and 1 or 0)
   local w = math.max(600, math.min(2400, math.ceil(d.width) + 24))
   local h = math.max(300, math.min(4000, math.ceil(d.height) + TITLE_H + 26 + lines * LINE + 14))
   return w, h
