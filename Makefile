@@ -9,7 +9,7 @@ PREFIX ?= /usr/local
 BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
-DEB_PACKAGES = liblua5.4-dev lua5.4 lua-filesystem libcairo2-dev libpng-dev libfontconfig-dev libfftw3-dev \
+DEB_PACKAGES = liblua5.4-dev lua5.4 lua-filesystem libcairo2-dev libpng-dev libfontconfig-dev libfftw3-dev libgraphviz-dev \
   libreadline-dev lua-cjson lua-argparse libcmocka-dev lua-busted cmake pkg-config \
   gcc make poppler-utils fonts-dejavu-core libgraphviz-dev libopen-trace-format2-dev libgsl-dev
 # packages the tests use when present (a browser for the HTML player and gallery, xmllint
@@ -52,7 +52,7 @@ test: build
 test-asan: deps
 	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DRETRACE_SANITIZE=ON -DRETRACE_WERROR=$(WERROR)
 	cmake --build build-asan -j $(JOBS)
-	cd build-asan && ASAN_OPTIONS=detect_leaks=1 \
+	cd build-asan && ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp \
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j $(JOBS)
 
 bench: build
