@@ -64,7 +64,7 @@ static void run(const char *path)
         bench_die("picl_replay", &err);
     rt_replay_opts o;
     memset(&o, 0, sizeof o);
-    rt_replay *rp = rt_replay_new(r, &o, &err);
+    rt_replay *rp = rt_replay_new_picl(r, &o, &err);
     double t0 = bench_now(), c0 = bench_clock(CLOCK_PROCESS_CPUTIME_ID);
     if (!rp || rt_replay_run(rp, &err) != RT_OK)
         bench_die("picl_replay", &err);

@@ -220,7 +220,7 @@ static int l_new(lua_State *L)
     o.on_warning = b->has_cb[CB_WARNING] ? cb_warning : NULL;
     o.on_record = b->has_cb[CB_RECORD] ? cb_record : NULL;
     rt_err err;
-    b->rp = rt_replay_new(reader, &o, &err);
+    b->rp = rt_replay_new_picl(reader, &o, &err);
     if (!b->rp)
         return rt_push_fail(L, &err);
     return 1;

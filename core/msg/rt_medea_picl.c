@@ -66,7 +66,7 @@ int rt_medea_feed_file(rt_medea *m, const char *path, int strict, unsigned long 
     ro.ud = &c;
     ro.on_record = on_record;
     ro.on_warning = on_warning;
-    rt_replay *rp = rt_replay_new(r, &ro, err);
+    rt_replay *rp = rt_replay_new_picl(r, &ro, err);
     int st = rp ? rt_replay_run(rp, err) : RT_ENOMEM;
     if (st == RT_OK && c.status != RT_OK) {
         st = c.status;
