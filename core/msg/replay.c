@@ -683,6 +683,8 @@ static int feed(rt_replay *rp, const rt_tevent *ev, int first, rt_err *err)
     if (!p)
         return rt_err_set(err, RT_ENOMEM, "replay: out of memory");
     rp->events++;
+    if (ev->kind > 0 && ev->kind < RT_TE_KIND_COUNT)
+        rp->tot.kinds[ev->kind]++;
     double t = ev->time;
     if (!p->pub.seen) {
         p->pub.seen = 1;

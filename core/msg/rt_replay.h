@@ -215,6 +215,7 @@ typedef struct rt_replay_totals {
     int64_t warnings;
     int64_t unmatched_exits, left_open;
     int64_t collectives;  /* COLL_END events */
+    int64_t kinds[RT_TE_KIND_COUNT]; /* events replayed by kind (rt_te_kind) */
 } rt_replay_totals;
 void rt_replay_totals_get(const rt_replay *rp, rt_replay_totals *t);
 

@@ -263,8 +263,9 @@ static const char *detect(const char *path, const unsigned char *head, size_t n,
         return "directory";
     }
     if (what) { /* a format recognised whose reader is not in this build */
-        snprintf(why, whycap, "%s: a%s %s trace, but this build has no %s reader", path,
-                 what[0] == 'o' ? "n" : "", what, what);
+        const char *shown = what[0] == 'o' ? "OTF2" : what[2] == 'r' ? "Paraver" : "Paje";
+        snprintf(why, whycap, "%s: a%s %s trace, but this build has no %s reader", path, what[0] == 'o' ? "n" : "",
+                 shown, shown);
         return what[0] == 'o' ? "otf2-noreader" : what[1] == 'a' && what[2] == 'r' ? "paraver-noreader"
                                                                                    : "paje-noreader";
     }

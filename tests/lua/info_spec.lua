@@ -211,7 +211,12 @@ describe("retrace info on other formats", function()
     assert.are.same({ states = 20, symbols = 12, span = { 1550, 1760 } }, v[1].summary)
   end)
 
+  -- formats whose readers this build has (issue 17: OTF2, Paraver, Paje join when merged)
+  local has_reader = {}
+  for _, f in ipairs(require("retrace.core").replay.formats()) do has_reader[f] = true end
+
   it("Paje is recognised, with no reader yet", function()
+    if has_reader.paje then return pending("this build has a Paje reader: see its own tests") end
     local code, out = h.retrace("info", fixture("head.paje"))
     assert.are.equal(0, code)
     assert.truthy(out:find("head.paje: paje (Paje trace)", 1, true))
@@ -226,6 +231,10 @@ describe("retrace info on other formats", function()
     local code, v = info_json(path)
     assert.are.equal(0, code)
     assert.are.equal(c[2], v[1].format)
+    if has_reader[c[2]] then -- the reader's summary through the replay
+      assert.truthy(v[1].summary.processors > 0 and v[1].summary.events > 0)
+      return
+    end
     assert.is_nil(v[1].summary)
     assert.truthy(v[1].note:find("no reader", 1, true))
   end)
@@ -319,7 +328,12 @@ end)
 
 describe("retrace.formats.summary", function()
   it("is false for a format without a reader and nil, message on a bad file", function()
-    assert.is_false(formats.summary(fixture("head.paje"), "paje"))
+    assert.is_false(formats.summary(fixture("run.pes"), "vcd"))
+    local paje_reader = false
+    for _, f in ipairs(require("retrace.core").replay.formats()) do paje_reader = paje_reader or f == "paje" end
+    if not paje_reader then
+      assert.is_false(formats.summary(fixture("head.paje"), "paje"))
+    end
     local s, err = formats.summary(fixture("bad.din"), "din")
     assert.is_nil(s)
     assert.truthy(err:find("bad.din:2: address", 1, true))
