@@ -21,6 +21,7 @@
 
 #include "rt_test.h"
 
+#include "rt_medea.h"
 #include "rt_picl.h"
 #include "rt_picl_source.h"
 #include "rt_replay.h"
@@ -340,6 +341,148 @@ static void test_replay_collective(void **state)
     rt_replay_totals_get(rp, &tot);
     assert_int_equal(tot.collectives, 1);
     rt_replay_free(rp);
+}
+
+/* ---- a source of another vocabulary: events from an array ---- */
+
+typedef struct array_src {
+    rt_tsource base;
+    const rt_tevent *ev;
+    int n, i;
+} array_src;
+
+static int array_next(rt_tsource *s, rt_tevent *ev, rt_err *err)
+{
+    (void)err;
+    array_src *a = (array_src *)s;
+    if (a->i >= a->n)
+        return RT_EEOF;
+    *ev = a->ev[a->i++];
+    return RT_OK;
+}
+
+static void array_free(rt_tsource *s) { free(s); }
+
+static const rt_tsource_ops array_ops = {"array", array_next, NULL, NULL, NULL, array_free};
+
+static rt_tsource *array_source(const rt_tevent *ev, int n)
+{
+    array_src *a = calloc(1, sizeof *a);
+    assert_non_null(a);
+    assert_int_equal(rt_tsource_init(&a->base, &array_ops, "mem.trace", NULL), RT_OK);
+    a->ev = ev;
+    a->n = n;
+    return &a->base;
+}
+
+/* An MPI-style run: proc 0 sends 100 bytes inside main, proc 1 waits for them. */
+static const rt_tevent *mpi_run(int *n)
+{
+    static rt_tevent evs[10];
+    int k = 0;
+    evs[k++] = mk(RT_TE_ENTER, 0, 0, 5);
+    evs[k++] = mk(RT_TE_ENTER, 1, 0, 5);
+    evs[k++] = mk(RT_TE_ENTER, 1, 0.5, 8);
+    evs[k++] = mk(RT_TE_ENTER, 0, 1, 7);
+    evs[k++] = mkmsg(RT_TE_SEND, 0, 1, 1, 0, 4, 100);
+    evs[k++] = mk(RT_TE_LEAVE, 0, 2, 7);
+    evs[k++] = mkmsg(RT_TE_RECV, 1, 3, 0, 0, 4, 100);
+    evs[k++] = mk(RT_TE_LEAVE, 1, 3, 8);
+    evs[k++] = mk(RT_TE_LEAVE, 0, 4, 5);
+    evs[k++] = mk(RT_TE_LEAVE, 1, 4, 5);
+    *n = k;
+    return evs;
+}
+
+static void define_mpi_regions(rt_tdefs *d)
+{
+    assert_int_equal(rt_tdefs_add_region(d, 5, "main", "USER", RT_TC_USER), RT_OK);
+    assert_int_equal(rt_tdefs_add_region(d, 7, "MPI_Send", "MPI", RT_TC_SEND), RT_OK);
+    assert_int_equal(rt_tdefs_add_region(d, 8, "MPI_Recv", "MPI", RT_TC_WAIT), RT_OK);
+}
+
+static void test_replay_pulls_any_source(void **state)
+{
+    (void)state;
+    int n;
+    const rt_tevent *evs = mpi_run(&n);
+    rt_tsource *src = array_source(evs, n);
+    define_mpi_regions(src->defs);
+    rt_replay *rp = rt_replay_new(src, NULL, NULL);
+    double t;
+    assert_int_equal(rt_replay_next_time(rp, &t, NULL), 1);
+    assert_true(t == 0);
+    /* without raw records every event is a record: step(4) replays four events */
+    int64_t done;
+    assert_int_equal(rt_replay_step(rp, 4, &done, NULL), RT_OK);
+    assert_int_equal(done, 4);
+    assert_int_equal(rt_replay_events(rp), 4);
+    assert_int_equal(rt_replay_proc_get(rp, 0)->state, RT_STATE_OVERHEAD); /* inside MPI_Send */
+    assert_int_equal(rt_replay_proc_get(rp, 1)->state, RT_STATE_IDLE);     /* inside MPI_Recv */
+    assert_int_equal(rt_replay_proc_get(rp, 1)->task, 5);
+    assert_int_equal(rt_replay_run_until(rp, 2.5, NULL), RT_OK);
+    assert_int_equal(rt_replay_events(rp), 6);
+    assert_int_equal(rt_replay_run(rp, NULL), RT_OK);
+    assert_true(rt_replay_finished(rp));
+    rt_replay_totals tot;
+    rt_replay_totals_get(rp, &tot);
+    assert_int_equal(tot.messages, 1);
+    assert_int_equal(tot.kinds[RT_TE_ENTER], 4);
+    assert_int_equal(tot.kinds[RT_TE_SEND], 1);
+    assert_int_equal(tot.kinds[RT_TE_RECV], 1);
+    assert_true(rt_replay_proc_get(rp, 1)->time_in[RT_STATE_IDLE] == 2.5);
+    rt_replay_free(rp);
+    rt_tsource_free(src);
+}
+
+/* MEDEA: the same run as neutral events and as a PICL trace gives the same parameters. */
+static void test_medea_neutral_equals_picl(void **state)
+{
+    (void)state;
+    int n;
+    const rt_tevent *evs = mpi_run(&n);
+    rt_tsource *src = array_source(evs, n);
+    define_mpi_regions(src->defs);
+    rt_medea *a = rt_medea_new(), *b = rt_medea_new();
+    rt_err err;
+    assert_int_equal(rt_medea_feed_source(a, src, NULL, NULL, &err), RT_OK);
+    rt_tsource_free(src);
+    char *path = rt_test_write_text("-3 5 0.000000 0 0 0\n"
+                                    "-3 5 0.000000 1 0 0\n"
+                                    "-3 -52 0.500000 1 0 0\n"
+                                    "-3 -21 1.000000 0 0 3 2 100 4 1\n"
+                                    "-4 -21 2.000000 0 0 0\n"
+                                    "-4 -52 3.000000 1 0 3 2 100 4 0\n"
+                                    "-4 5 4.000000 0 0 0\n"
+                                    "-4 5 4.000000 1 0 0\n");
+    assert_int_equal(rt_medea_feed_file(b, path, 1, NULL, NULL, &err), RT_OK);
+    rt_test_remove(path);
+    assert_int_equal(rt_medea_nprocs(a), 2);
+    assert_int_equal(rt_medea_nprocs(b), 2);
+    for (size_t i = 0; i < 2; i++) {
+        rt_medea_proc pa, pb;
+        memset(&pa, 0, sizeof pa);
+        memset(&pb, 0, sizeof pb);
+        rt_medea_proc_get(a, i, &pa);
+        rt_medea_proc_get(b, i, &pb);
+        assert_memory_equal(&pa, &pb, sizeof pa);
+    }
+    rt_medea_proc p0, p1;
+    rt_medea_proc_get(a, 0, &p0);
+    rt_medea_proc_get(a, 1, &p1);
+    assert_true(p0.trdata == 100 && p0.trnum == 1 && p0.time[RT_MEDEA_TR] == 1);
+    assert_true(p1.rcdata == 100 && p1.rcnum == 1 && p1.time[RT_MEDEA_RC] == 2.5);
+    assert_int_equal(rt_medea_nevents(a), rt_medea_nevents(b));
+    for (size_t i = 0; i < rt_medea_nevents(a); i++) {
+        rt_medea_event ea, eb;
+        memset(&ea, 0, sizeof ea);
+        memset(&eb, 0, sizeof eb);
+        rt_medea_event_get(a, i, &ea);
+        rt_medea_event_get(b, i, &eb);
+        assert_memory_equal(&ea, &eb, sizeof ea);
+    }
+    rt_medea_free(a);
+    rt_medea_free(b);
 }
 
 /* ---- the real PICL traces through the dispatcher ---- */
@@ -753,6 +896,8 @@ int main(void)
         cmocka_unit_test(test_picl_classes),
         cmocka_unit_test(test_replay_neutral_events),
         cmocka_unit_test(test_replay_collective),
+        cmocka_unit_test(test_replay_pulls_any_source),
+        cmocka_unit_test(test_medea_neutral_equals_picl),
         cmocka_unit_test(test_real_picl_invariants),
         cmocka_unit_test(test_random_picl_vs_model),
         cmocka_unit_test(test_dispatcher_bad_input),
