@@ -167,13 +167,13 @@ rt_tsource *rt_replay_source(const rt_replay *rp);
 /*
  * Close the replay: account states up to each processor's last record and the
  * global end, close events left open (warnings), warn about unpaired messages.
- * Idempotent; called by step / run at the end of the reader.
+ * Idempotent; called by step / run at the end of the source.
  */
 int rt_replay_finish(rt_replay *rp, rt_err *err);
 
 /*
- * Replay up to n records from the reader (*done gets how many). Returns RT_OK,
- * RT_EEOF when the trace ended (finish done), or an error from the reader.
+ * Replay up to n records from the source (*done gets how many). Returns RT_OK,
+ * RT_EEOF when the trace ended (finish done), or an error from the source.
  */
 int rt_replay_step(rt_replay *rp, int64_t n, int64_t *done, rt_err *err);
 /* Replay every record with time <= t; RT_EEOF when the trace ended. */
@@ -182,8 +182,8 @@ int rt_replay_run_until(rt_replay *rp, double t, rt_err *err);
 int rt_replay_run(rt_replay *rp, rt_err *err);
 
 /*
- * Time of the next record the reader will give, without replaying it: returns
- * 1 and sets *t, 0 at the end (or without a reader), or -status on a read error.
+ * Time of the next record the source will give, without replaying it: returns
+ * 1 and sets *t, 0 at the end (or without a source), or -status on a read error.
  */
 int rt_replay_next_time(rt_replay *rp, double *t, rt_err *err);
 
