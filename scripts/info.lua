@@ -100,9 +100,7 @@ local function inspect(path, args)
     if not fmt then return nil, why end
   end
   local lines, bytes
-  if lfs.attributes(path, "mode") == "directory" then
-    lines, bytes = 0, 0 -- an OTF2 archive's directory: its anchor and parts
-  else
+  if lfs.attributes(path, "mode") ~= "directory" then -- (an OTF2 archive's directory has no lines)
     lines, bytes = core.util.count_lines(path)
     if not lines then return nil, bytes end
   end
@@ -150,8 +148,8 @@ return {
       end
       out[#out + 1] = r
       if not args.json and r.format then
-        io.stdout:write(string.format("%s: %s (%s)\n  %d lines, %d bytes; %s\n",
-          r.file, r.format, r.description, r.lines, r.bytes, r.evidence))
+        io.stdout:write(string.format("%s: %s (%s)\n  %s; %s\n", r.file, r.format, r.description,
+          r.lines and string.format("%d lines, %d bytes", r.lines, r.bytes) or "a directory", r.evidence))
         if r.summary then
           for _, l in ipairs(text[r.format](r.summary)) do io.stdout:write("  ", l, "\n") end
         elseif r.note then

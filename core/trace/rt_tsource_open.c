@@ -85,12 +85,27 @@ static const char *first_line(const unsigned char *head, size_t n, size_t *len)
     return NULL;
 }
 
+/* The line is word alone (trailing blanks allowed), as a .pcf section header is. */
 static int line_is(const char *l, size_t len, const char *word)
 {
     size_t k = strlen(word);
     if (len < k || memcmp(l, word, k) != 0)
         return 0;
-    return len == k || l[k] == ' ' || l[k] == '\t' || l[k] == '\r';
+    for (size_t i = k; i < len; i++)
+        if (l[i] != ' ' && l[i] != '\t' && l[i] != '\r')
+            return 0;
+    return 1;
+}
+
+/* A .row header: "LEVEL <name> SIZE <n>". */
+static int row_header(const char *l, size_t len)
+{
+    if (len < 12 || memcmp(l, "LEVEL ", 6) != 0)
+        return 0;
+    for (size_t i = 6; i + 6 <= len; i++)
+        if (memcmp(l + i, " SIZE ", 6) == 0)
+            return 1;
+    return 0;
 }
 
 /* OTF2 files start with 0x03 and the byte order ('B' or 'L'); the anchor then says "OTF2". */
@@ -115,7 +130,7 @@ static const char *classify(const unsigned char *h, size_t n)
     for (size_t i = 0; i < sizeof pcf / sizeof pcf[0]; i++)
         if (line_is(l, len, pcf[i]))
             return "paraver-pcf";
-    if (line_is(l, len, "LEVEL"))
+    if (row_header(l, len))
         return "paraver-row";
     if (len >= 2 && l[0] == '%') {
         const char *q = l + 1, *e = l + len;

@@ -873,7 +873,14 @@ static void test_dispatcher_bad_input(void **state)
     snprintf(p, sizeof p, "%s/run.pcf", dir);
     assert_int_equal(rt_tsource_detect(p, &name, NULL, 0), RT_OK);
     assert_string_equal(name, "paraver-pcf");
-    /* a PICL line cut by the 4096-byte prefix: only the prefix is read */
+    /* a .pcf section header stands alone on its line: "STATES 10" (a PES state, say) is no companion */
+    snprintf(p, sizeof p, "%s/states.pes", dir);
+    f = fopen(p, "w");
+    fputs("STATES 10\nA 20\n", f);
+    fclose(f);
+    assert_int_equal(rt_tsource_detect(p, &name, NULL, 0), RT_OK);
+    assert_null(name);
+        /* a PICL line cut by the 4096-byte prefix: only the prefix is read */
     snprintf(p, sizeof p, "%s/long.trf", dir);
     f = fopen(p, "w");
     fputs("-3 1 0.5 0 0 3000", f);
