@@ -572,6 +572,57 @@ static void test_real_picl_invariants(void **state)
     }
 }
 
+/* The other samples (OTF2, Paraver, Paje) through whatever readers this build has:
+ * the invariants only; a format without its reader here is skipped. */
+static void test_real_other_invariants(void **state)
+{
+    (void)state;
+    const char *shared = getenv("RETRACE_SHARED");
+    static const char *const samples[] = {"otf2/pingpong", "otf2/pingpong/traces.otf2", "paraver/qsort_beo3.prv",
+                                          "paje/ms.trace", "paje/simu-mardi.trace", "paje/g5k.trace"};
+    int tried = 0;
+    for (size_t i = 0; shared && i < sizeof samples / sizeof samples[0]; i++) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", shared, samples[i]);
+        const char *name;
+        if (rt_tsource_detect(path, &name, NULL, 0) != RT_OK || !name || strstr(name, "noreader")) {
+            printf("%s: absent or no reader in this build, skipped\n", samples[i]);
+            continue;
+        }
+        tried++;
+        rt_err err;
+        rt_tsource *src = rt_tsource_open(path, NULL, &err);
+        if (!src)
+            fail_msg("%s", err.msg);
+        inv_t v = {0};
+        rt_replay_opts o = {.on_message = check_message, .ud = &v, .critical_path = 1};
+        rt_replay *rp = rt_replay_new(src, &o, &err);
+        if (rt_replay_run(rp, &err) != RT_OK)
+            fail_msg("%s", err.msg);
+        double t0, t1;
+        rt_replay_span(rp, &t0, &t1);
+        assert_true(rt_replay_nprocs(rp) > 0);
+        for (int p = 0; p < rt_replay_nprocs(rp); p++) {
+            const rt_replay_proc *pp = rt_replay_proc_get(rp, p);
+            double sum = pp->time_in[0] + pp->time_in[1] + pp->time_in[2];
+            if (pp->seen && fabs(sum - (t1 - t0)) > 1e-9 * (1 + fabs(t1 - t0)))
+                fail_msg("%s proc %d: busy + overhead + idle = %.9f, span %.9f", samples[i], p, sum, t1 - t0);
+        }
+        rt_replay_totals tot;
+        rt_replay_totals_get(rp, &tot);
+        assert_int_equal(v.bad, 0);
+        assert_int_equal(v.tachyons, tot.tachyons);
+        rt_critical_path cp;
+        assert_int_equal(rt_replay_critical_path(rp, &cp, &err), RT_OK);
+        assert_true(cp.length <= t1 - t0 + 1e-9);
+        rt_critical_path_clear(&cp);
+        rt_replay_free(rp);
+        rt_tsource_free(src);
+    }
+    if (!tried)
+        skip();
+}
+
 /* ---- random PICL traces against a slow reference model ---- */
 
 #define RNP 4
@@ -906,6 +957,7 @@ int main(void)
         cmocka_unit_test(test_replay_pulls_any_source),
         cmocka_unit_test(test_medea_neutral_equals_picl),
         cmocka_unit_test(test_real_picl_invariants),
+        cmocka_unit_test(test_real_other_invariants),
         cmocka_unit_test(test_random_picl_vs_model),
         cmocka_unit_test(test_dispatcher_bad_input),
     };
