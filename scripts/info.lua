@@ -56,8 +56,8 @@ local function mp_text(s)
     ("%s, %s, %s, time %g .. %g"):format(plural(s.processors, "processor"), plural(s.records, "record"),
       plural(s.events, "event"), s.span[1], s.span[2]),
     ("events by kind: %s"):format(table.concat(kinds, ", ")),
-    ("%s (%s), entries by class: %s"):format(plural(#s.regions, "region"), table.concat(regions, ", "),
-      table.concat(classes, ", ")),
+    #s.regions == 0 and "no region entered" or ("%s (%s), entries by class: %s"):format(plural(#s.regions, "region"),
+      table.concat(regions, ", "), table.concat(classes, ", ")),
     ("%s, %s; %s, %d records not modelled"):format(plural(s.messages, "message"), plural(s.tachyons, "tachyon"),
       plural(s.warnings, "warning"), s.skipped or 0),
   }

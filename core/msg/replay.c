@@ -649,7 +649,7 @@ static int do_leave(rt_replay *rp, proc_state *p, const rt_tevent *ev)
         warn(rp, "processor %d: exit of %s at %.6f (line %lu) closes no open event", p->pub.id,
              region_name(rp, ev->region, w, sizeof w), ev->time, ev->line);
         /* the messages it carries were still received */
-        return flush_held(rp, p, -1, 0, 0);
+        return p->nheld ? flush_held(rp, p, -1, 0, 0) : RT_OK;
     }
     if (i != p->nstack - 1 && !p->stack[i].tracing) {
         char w2[64];
@@ -663,7 +663,7 @@ static int do_leave(rt_replay *rp, proc_state *p, const rt_tevent *ev)
     for (int k = 0; k < p->nheld; k++)
         credit_in(rp, p, i, p->held[k].bytes, p->held[k].time);
     close_event(rp, p, i, ev->time, ev);
-    return flush_held(rp, p, -1, waited, open_entry);
+    return p->nheld ? flush_held(rp, p, -1, waited, open_entry) : RT_OK;
 }
 
 static int hold_recv(proc_state *p, const rt_tevent *ev)

@@ -88,10 +88,10 @@ static int record_events(rt_tdefs *d, unsigned char *known, const rt_picl_record
         if (cached)
             known[e + KNOWN_SPAN] = 1;
     }
-    double bytes;
-    long tag, peer;
-    int msg = rt_picl_message_fields(rec, &bytes, &tag, &peer);
+    double bytes = 0;
+    long tag = 0, peer = 0;
     rt_event_family f = rt_picl_event_family(rec->event);
+    int msg = (f == RT_EV_SEND || f == RT_EV_RECV) ? rt_picl_message_fields(rec, &bytes, &tag, &peer) : 0;
     double d0 = rec->ndata >= 1 && rec->data[0] > 0 ? rec->data[0] : 0;
     if (rec->rectype == RT_PICL_ENTRY) {
         fill_common(a, RT_TE_ENTER, rec);
