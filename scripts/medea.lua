@@ -247,7 +247,7 @@ return {
         io.stderr:write(string.format("retrace: %s: %d malformed lines skipped\n", path, skipped))
       end
       if warnings > 0 and not args.json then
-        io.stderr:write(string.format("retrace: %s: %d replay warnings (retrace picl stats %s lists them)\n",
+        io.stderr:write(string.format("retrace: %s: %d replay warnings (retrace stats %s lists them)\n",
           path, warnings, path))
       end
       local name = medea.basename(path)

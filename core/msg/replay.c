@@ -298,6 +298,12 @@ static rt_replay *replay_alloc(const rt_replay_opts *opts, rt_err *err)
     return rp;
 }
 
+/* A source's warnings join the replay's (when the source has no listener of its own). */
+static void source_warning(void *ud, const char *msg)
+{
+    warn(ud, "%s", msg);
+}
+
 rt_replay *rt_replay_new(rt_tsource *src, const rt_replay_opts *opts, rt_err *err)
 {
     rt_replay *rp = replay_alloc(opts, err);
@@ -307,6 +313,10 @@ rt_replay *rt_replay_new(rt_tsource *src, const rt_replay_opts *opts, rt_err *er
     if (src) {
         rp->defs = src->defs;
         rp->picl_raw = rt_tsource_is_picl(src);
+        if (!src->on_warning) {
+            src->on_warning = source_warning;
+            src->ud = rp;
+        }
     } else {
         rp->own_defs = rt_tdefs_new();
         if (!rp->own_defs) {
@@ -358,6 +368,10 @@ void rt_replay_free(rt_replay *rp)
     free(rp->tasks);
     for (int i = 0; i < rp->nwarn; i++)
         free(rp->warn[i]);
+    if (rp->src && rp->src->on_warning == source_warning && rp->src->ud == rp) {
+        rp->src->on_warning = NULL;
+        rp->src->ud = NULL;
+    }
     rt_tsource_free(rp->owned);
     rt_tdefs_free(rp->own_defs);
     free(rp);

@@ -176,8 +176,8 @@ int rt_medea_feed_source(rt_medea *m, rt_tsource *src, unsigned long *skipped, u
         if (c.h[p].has_enter && (st = add_rec(&c, &c.h[p].enter, path, 0, err)) == RT_OK)
             st = RT_EEOF;
     free(c.h);
-    if (skipped)
-        *skipped = (unsigned long)src->skipped;
+    if (skipped) /* records of kinds the model does not cover are no malformed lines */
+        *skipped = 0;
     if (warnings)
         *warnings = (unsigned long)src->warnings;
     return st == RT_EEOF ? RT_OK : st;

@@ -141,7 +141,8 @@ typedef struct rt_replay_opts {
 typedef struct rt_replay rt_replay;
 
 /*
- * New engine over a source (not owned; free it after the replay). src may be
+ * New engine over a source (not owned; free it after the replay). The source's
+ * warnings join the replay's when it has no on_warning of its own. src may be
  * NULL: then feed events (rt_replay_feed_event) or PICL records
  * (rt_replay_feed) and define regions in rt_replay_defs. opts may be NULL.
  * NULL on allocation failure.

@@ -409,6 +409,10 @@ static void test_replay_pulls_any_source(void **state)
     rt_tsource *src = array_source(evs, n);
     define_mpi_regions(src->defs);
     rt_replay *rp = rt_replay_new(src, NULL, NULL);
+    /* the source's warnings join the replay's */
+    rt_tsource_warn(src, "mem.trace:%d: a record worked around", 3);
+    assert_int_equal(rt_replay_nwarnings(rp), 1);
+    assert_string_equal(rt_replay_warning(rp, 0), "mem.trace:3: a record worked around");
     double t;
     assert_int_equal(rt_replay_next_time(rp, &t, NULL), 1);
     assert_true(t == 0);
@@ -432,6 +436,7 @@ static void test_replay_pulls_any_source(void **state)
     assert_int_equal(tot.kinds[RT_TE_RECV], 1);
     assert_true(rt_replay_proc_get(rp, 1)->time_in[RT_STATE_IDLE] == 2.5);
     rt_replay_free(rp);
+    assert_null(src->on_warning); /* unhooked when the replay goes */
     rt_tsource_free(src);
 }
 
