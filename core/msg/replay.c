@@ -15,8 +15,17 @@
 #include "rt_picl_source.h"
 #include "rt_replay_int.h"
 
-/* Peers and processors the replay accepts: 0 .. RT_REPLAY_MAXPROC - 1. */
-#define RT_REPLAY_MAXPROC RT_PICL_MAXPROC
+/*
+ * Processors an event may name: 0 .. RT_TE_MAXPROC - 1 (a source defines them).
+ * Message peers, which come from data values: below RT_PICL_MAXPROC, or below the
+ * processors the definitions name when there are more (a bogus peer must not
+ * grow the processor table without bound).
+ */
+static int peer_ok(const rt_replay *rp, int peer)
+{
+    int n = rt_tdefs_nprocs(rp->defs);
+    return peer >= 0 && peer < (n > RT_PICL_MAXPROC ? n : RT_PICL_MAXPROC);
+}
 
 const char *rt_state_name(int s)
 {
@@ -450,7 +459,7 @@ static int do_recv(rt_replay *rp, proc_state *p, const held_recv *h, int waited,
 {
     int src = h->src;
     double t = h->time;
-    if (src < 0 || src >= RT_REPLAY_MAXPROC) {
+    if (!peer_ok(rp, src)) {
         warn(rp, "processor %d: receive at %.6f names no source processor (%d); not paired", p->pub.id, t, src);
         return RT_OK;
     }
@@ -691,7 +700,7 @@ static int hold_recv(proc_state *p, const rt_tevent *ev)
 /* The replay proper of one event; first: it starts a record of the file. */
 static int feed(rt_replay *rp, const rt_tevent *ev, int first, rt_err *err)
 {
-    if (ev->proc < 0 || ev->proc >= RT_REPLAY_MAXPROC)
+    if (ev->proc < 0 || ev->proc >= RT_TE_MAXPROC)
         return rt_err_set(err, RT_EINVAL, "replay: processor %d out of range", ev->proc);
     proc_state *p = proc_at(rp, ev->proc);
     if (!p)
@@ -752,7 +761,7 @@ static int feed(rt_replay *rp, const rt_tevent *ev, int first, rt_err *err)
             break;
         case RT_TE_SEND:
             credit_out(rp, p, ev->bytes, t);
-            if (ev->peer < 0 || ev->peer >= RT_REPLAY_MAXPROC)
+            if (!peer_ok(rp, ev->peer))
                 warn(rp, "processor %d: send at %.6f (line %lu) names no destination processor (%d); not paired",
                      id, t, ev->line, ev->peer);
             else

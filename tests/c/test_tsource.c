@@ -341,6 +341,18 @@ static void test_replay_collective(void **state)
     rt_replay_totals_get(rp, &tot);
     assert_int_equal(tot.collectives, 1);
     rt_replay_free(rp);
+
+    /* peers: up to the processors the definitions name (here 70000, past PICL's 65536) */
+    rp = rt_replay_new(NULL, NULL, NULL);
+    assert_int_equal(rt_tdefs_set_proc(rt_replay_defs(rp), 69999, "rank 69999", NULL), RT_OK);
+    rt_tevent s1 = mkmsg(RT_TE_SEND, 0, 0, 69999, 0, 1, 8), s2 = mkmsg(RT_TE_SEND, 0, 0, 70000, 0, 1, 8);
+    assert_int_equal(rt_replay_feed_event(rp, &s1, NULL), RT_OK);
+    assert_int_equal(rt_replay_feed_event(rp, &s2, NULL), RT_OK);
+    rt_replay_totals_get(rp, &tot);
+    assert_int_equal(tot.pending, 1);
+    assert_int_equal(rt_replay_nwarnings(rp), 1);
+    assert_non_null(strstr(rt_replay_warning(rp, 0), "names no destination processor (70000)"));
+    rt_replay_free(rp);
 }
 
 /* ---- a source of another vocabulary: events from an array ---- */
