@@ -79,6 +79,18 @@ describe("retrace.replay over the dispatcher", function()
     old:close()
   end)
 
+  it("keeps on_record for PICL traces opened through the dispatcher", function()
+    local seen, sends = 0, 0
+    local rp = assert(replay.open(fixture("fifo.trf"), { on_record = function(rec)
+      seen = seen + 1
+      if rec.kind == "entry" and rec.dest then sends = sends + 1 end
+    end }))
+    rp:run()
+    assert.are.equal(rp:records(), seen)
+    assert.are.equal(rp:totals().kinds.send, sends)
+    rp:close()
+  end)
+
   it("detect names formats and companions", function()
     local d = h.temp_dir()
     local row = write(d .. "/x.row", "LEVEL CPU SIZE 1\n1.cpu\n")
