@@ -80,3 +80,36 @@ describe("SHMAP traces that declare or touch huge matrices", function()
     os.remove(p)
   end)
 end)
+
+describe("a trace that is one huge line", function()
+  -- 200 MB in one line: format detection and the readers stop at the 64 MiB line
+  -- rule without holding the line (run under a 200 MB address-space limit; the
+  -- sanitizer build reserves far more address space, so it only checks the message)
+  local path = os.tmpname()
+  local function make()
+    assert(os.execute(("head -c 200000000 /dev/zero | tr '\\0' '1' | sed 's/^/0 /' > %s && echo >> %s")
+      :format(h.quote(path), h.quote(path))))
+  end
+  local limit = os.getenv("ASAN_OPTIONS") and "" or "ulimit -v 200000; "
+
+  local function run(...)
+    local args = {}
+    for i = 1, select("#", ...) do args[i] = h.quote((select(i, ...))) end
+    local err = os.tmpname()
+    local _, _, code = os.execute(("sh -c %s 2>%s"):format(
+      h.quote(limit .. "exec " .. h.quote(h.bin) .. " " .. table.concat(args, " ") .. " >/dev/null"), err))
+    local e = h.slurp(err)
+    os.remove(err)
+    return code, e
+  end
+
+  it("is refused by retrace cache (format detected from a bounded prefix) and retrace info", function()
+    make()
+    for _, cmd in ipairs({ { "cache", path }, { "info", path }, { "cache", "--format", "din", path } }) do
+      local code, err = run(table.unpack(cmd))
+      assert.are.equal(1, code, table.concat(cmd, " "))
+      assert.truthy(err:find(path .. ":1: line longer than 64 MiB", 1, true), err)
+    end
+    os.remove(path)
+  end)
+end)
