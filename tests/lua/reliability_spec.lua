@@ -113,3 +113,30 @@ describe("a trace that is one huge line", function()
     os.remove(path)
   end)
 end)
+
+describe("a Lua cache policy that fails", function()
+  local din = h.temp_file("0 0\n0 40\n0 80\n0 c0\n")
+  local function policy(body)
+    return h.temp_file('local cache = require "retrace.cache"\n'
+      .. 'return cache.policy{\n  name = "bad",\n  victim = function(set, now)\n' .. body .. '\n  end,\n}\n', ".lua")
+  end
+
+  it("names its file and line and shows a non-string error object's tostring", function()
+    local p = policy('    error(setmetatable({}, {__tostring = function() return "no victim today" end}))')
+    local code, out, err = h.retrace("cache", "--size", "128", "--line", "64", "--ways", "2", "--policy", p, din)
+    assert.are.equal(1, code)
+    assert.are.equal("", out)
+    assert.are.equal(("retrace: policy bad: victim: %s:5: no victim today (an error object, not a message)\n")
+      :format(p), err)
+    os.remove(p)
+  end)
+
+  it("names its file and line for a runtime error, in one line", function()
+    local p = policy("    local t = nil\n    return t.x")
+    local code, _, err = h.retrace("shmap", "--cache-size", "8", "--line", "4", "--policy", p,
+      h.source .. "/examples/hello/lu4.shm")
+    assert.are.equal(1, code)
+    assert.are.equal(("retrace: policy bad: victim: %s:6: attempt to index a nil value (local 't')\n"):format(p), err)
+    os.remove(p)
+  end)
+end)
