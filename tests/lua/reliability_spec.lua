@@ -140,3 +140,36 @@ describe("a Lua cache policy that fails", function()
     os.remove(p)
   end)
 end)
+
+describe("retrace render's cost and outputs", function()
+  local script = h.temp_file([[
+local canvas = require "retrace.canvas"
+return { frames = 2, width = 10, height = 10, draw = function(cv, i, n)
+  for k = 1, (i == 1 and 3 or 150) do cv:line(0, k % 10, 10, 0, "black") end
+  cv:rect(1, 1, 3, 3, "red")
+  local p = canvas.pack(4)
+  for k = 1, 5 do p:push(0, k, 9, k) end
+  cv:segments(p, { color = "blue" })
+end }
+]], ".lua")
+
+  it("reports each frame's marks in --json and warns when a frame draws more marks than pixels", function()
+    local dir = h.temp_dir()
+    local code, out, err = h.retrace("render", script, "-o", dir, "--json")
+    assert.are.equal(0, code)
+    local j = require("cjson").decode(out)
+    -- frame 1: 3 strokes + 1 fill + 5 segments; frame 2: 150 strokes + 1 + 5
+    assert.are.same({ 9, 156 }, j.primitives)
+    assert.are.equal(156, j.max_primitives)
+    assert.are.equal(("retrace: %s: frame 2 drew 156 marks on 100 pixels; draw many lines or boxes in one "
+      .. "call (cv:segments, cv:rects, cv:path with a pack) to make it faster\n"):format(script), err)
+  end)
+
+  it("names the PDF it could not write (a full disk)", function()
+    local dir = h.temp_dir()
+    local code, _, err = h.retrace("render", script, "-o", dir, "--pdf", "/dev/full")
+    assert.are.equal(1, code)
+    assert.truthy(err:find("/dev/full: No space left on device", 1, true), err)
+    assert.falsy(err:find("canvas output", 1, true))
+  end)
+end)
