@@ -173,3 +173,19 @@ end }
     assert.falsy(err:find("canvas output", 1, true))
   end)
 end)
+
+describe("a message that memory ran out", function()
+  local cli = require "retrace.cli"
+  local f = h.temp_file("x\n", ".trf")
+
+  it("gets the command's input files in front when it names none", function()
+    assert.are.equal(f .. ": not enough memory", cli.name_inputs("not enough memory", { "--json", f, "-o", "/nonexistent/out" }))
+    assert.are.equal(f .. ": replay: out of memory", cli.name_inputs("replay: out of memory", { f }))
+  end)
+
+  it("is left alone when it names a file already, and other messages always are", function()
+    assert.are.equal(f .. ":3: out of memory", cli.name_inputs(f .. ":3: out of memory", { f }))
+    assert.are.equal("bad thing", cli.name_inputs("bad thing", { f }))
+    assert.are.equal("out of memory", cli.name_inputs("out of memory", { "--json" }))
+  end)
+end)
