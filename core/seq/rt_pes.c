@@ -55,6 +55,13 @@ static int parse_time(rt_span t, double *out)
 static int push(pes_buf *b, rt_span name, rt_span time, unsigned long line, rt_err *err)
 {
     double t;
+    /* a NUL inside a name would make a second state that prints as the first
+     * ("A\0" and "A") and duplicate keys in JSON */
+    if (memchr(name.p, '\0', name.n)) {
+        char ex[RT_EXCERPT_CAP];
+        return rt_err_at(err, RT_EFORMAT, b->path, line, "state: '%s' holds a NUL byte",
+                         rt_excerpt(name.p, name.n, 0, ex, sizeof ex));
+    }
     if (!parse_time(time, &t))
         return rt_err_at(err, RT_EFORMAT, b->path, line, "time: '%.*s' is not a number",
                          (int)(time.n > 40 ? 40 : time.n), time.p);

@@ -189,3 +189,16 @@ describe("a message that memory ran out", function()
     assert.are.equal("out of memory", cli.name_inputs("out of memory", { "--json" }))
   end)
 end)
+
+describe("a NUL byte in a PES state name", function()
+  it("is refused naming file and line, in both layouts (it made a second state printing as the first)", function()
+    for _, c in ipairs({ { "A 1\nA\0 2\nB 3\n", 2 }, { "(A,1), (B,2),\n(A\0,3), (B,4)\n", 2 } }) do
+      local p = h.temp_file(c[1], ".pes")
+      local code, out, err = h.retrace("chitra", p, "--json")
+      assert.are.equal(1, code)
+      assert.are.equal("", out)
+      assert.are.equal(("retrace: %s:%d: state: 'A\\x00' holds a NUL byte\n"):format(p, c[2]), err)
+      os.remove(p)
+    end
+  end)
+end)
