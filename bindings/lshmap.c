@@ -444,7 +444,7 @@ static int sim_on_access(lua_State *L)
     sim_box *b = check_sim(L, 1);
     if (lua_isnoneornil(L, 2)) {
         b->subscribed = 0;
-        rt_shmap_sim_subscribe(b->s, NULL, NULL);
+        rt_shmap_sim_subscribe(b->s, NULL, &b->buf);
         lua_pushnil(L);
         lua_setiuservalue(L, 1, 2);
         return 0;

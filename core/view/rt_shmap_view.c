@@ -1,0 +1,809 @@
+/* rt_shmap_view.c - SHMAP animation state kept in C (see rt_shmap_view.h). */
+#include "rt_shmap_view.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rt_mem.h"
+
+typedef unsigned __int128 u128;
+
+/* ---- layout of the memory canvases ------------------------------------------ */
+
+static int ceil_div(int a, int k) { return (int)(((int64_t)a + k - 1) / k); }
+
+/*
+ * Place the regions at cell size f and k elements per cell. Returns 1 when all
+ * fit. With `force` the regions are placed even when they do not fit: rows go
+ * on while they fit vertically and the rest are hidden.
+ */
+static int place(int n, const int *rows, const int *cols, int W, int H, int gap, int f, int k,
+                 int force, rt_shmap_region *out, rt_shmap_layout_info *info)
+{
+    /* first pass: rows of regions */
+    int nrows = 0, i = 0;
+    int64_t total_h = 0;
+    int fits = 1;
+    while (i < n) {
+        int first = i;
+        int64_t row_w = 0, row_h = 0;
+        while (i < n) {
+            int64_t pw = (int64_t)ceil_div(cols[i], k) * f, ph = (int64_t)ceil_div(rows[i], k) * f;
+            int cnt = i - first + 1;
+            if (row_w + pw + (int64_t)(cnt + 1) * gap > W) {
+                if (cnt == 1) { /* alone and too wide */
+                    fits = 0;
+                    row_w += pw;
+                    row_h = row_h > ph ? row_h : ph;
+                    out[i].row = nrows;
+                    i++;
+                }
+                break;
+            }
+            row_w += pw;
+            row_h = row_h > ph ? row_h : ph;
+            out[i].row = nrows;
+            i++;
+        }
+        total_h += row_h;
+        nrows++;
+    }
+    if (total_h + (int64_t)(nrows + 1) * gap > H)
+        fits = 0;
+    if (!fits && !force)
+        return 0;
+    /* second pass: positions (the row heights again) */
+    int64_t *row_h = calloc((size_t)nrows, sizeof *row_h);
+    if (!row_h)
+        return 0;
+    for (i = 0; i < n; i++) {
+        int64_t ph = (int64_t)ceil_div(rows[i], k) * f;
+        if (ph > row_h[out[i].row])
+            row_h[out[i].row] = ph;
+    }
+    int64_t used = 0;
+    int visible_rows = 0;
+    for (int r = 0; r < nrows; r++) {
+        if (used + row_h[r] + (int64_t)(r + 2) * gap > H && r > 0 && force)
+            break;
+        used += row_h[r];
+        visible_rows = r + 1;
+    }
+    int64_t vspare = H - used;
+    int64_t y_top = 0;
+    info->hidden = 0;
+    for (int r = 0, j = 0; r < nrows; r++) {
+        int first = j, cnt = 0;
+        int64_t sw = 0;
+        while (j < n && out[j].row == r) {
+            sw += (int64_t)ceil_div(cols[j], k) * f;
+            j++;
+            cnt++;
+        }
+        int64_t spare = W - sw;
+        int64_t y_row = (r < visible_rows ? (int64_t)(r + 1) * vspare / (visible_rows + 1) : 0) + y_top;
+        int64_t before = 0;
+        for (int q = first; q < j; q++) {
+            rt_shmap_region *g = &out[q];
+            g->cw = ceil_div(cols[q], k);
+            g->ch = ceil_div(rows[q], k);
+            g->w = g->cw * f;
+            g->h = g->ch * f;
+            g->x = (int)((int64_t)(q - first + 1) * spare / (cnt + 1) + before);
+            g->y = (int)(y_row + (row_h[r] - g->h) / 2);
+            g->shown = r < visible_rows && g->x >= 0 && g->x + g->w <= W;
+            info->hidden += !g->shown;
+            before += g->w;
+        }
+        y_top += row_h[r];
+    }
+    free(row_h);
+    info->f = f;
+    info->k = k;
+    info->rows = nrows;
+    return fits;
+}
+
+int rt_shmap_regions(int n, const int *rows, const int *cols, int W, int H, int gap,
+                     rt_shmap_region *out, rt_shmap_layout_info *info)
+{
+    if (n < 1 || W < 1 || H < 1 || gap < 0)
+        return RT_EINVAL;
+    int maxr = 1, maxc = 1;
+    for (int i = 0; i < n; i++) {
+        if (rows[i] < 1 || cols[i] < 1)
+            return RT_EINVAL;
+        maxr = rows[i] > maxr ? rows[i] : maxr;
+        maxc = cols[i] > maxc ? cols[i] : maxc;
+    }
+    int aw = W - 2 * gap, ah = H - 2 * gap;
+    if (aw >= 1 && ah >= 1) {
+        int fmax = aw / maxc < ah / maxr ? aw / maxc : ah / maxr;
+        for (int f = fmax; f >= 1; f--)
+            if (place(n, rows, cols, W, H, gap, f, 1, 0, out, info))
+                return RT_OK;
+        /* k x k elements per cell */
+        int kmin = 2;
+        int kc = ceil_div(maxc, aw), kr = ceil_div(maxr, ah);
+        kmin = kc > kmin ? kc : kmin;
+        kmin = kr > kmin ? kr : kmin;
+        int kmax = maxr > maxc ? maxr : maxc;
+        for (int64_t k = kmin; k <= kmax;) {
+            if (place(n, rows, cols, W, H, gap, 1, (int)k, 0, out, info))
+                return RT_OK;
+            k += k - kmin < 4096 ? 1 : k / 64; /* past 4096 tries, steps of about 1.5% */
+        }
+    }
+    int kmax = maxr > maxc ? maxr : maxc;
+    place(n, rows, cols, W, H, gap, 1, kmax, 1, out, info);
+    return RT_OK;
+}
+
+/* ---- layout of the cache window --------------------------------------------- */
+
+int rt_shmap_cache_layout_of(int ncaches, uint64_t words, uint64_t line, int W, int H, int gap,
+                             double aspect, rt_shmap_cache_layout *out)
+{
+    if (ncaches < 1 || line < 1 || words < line || W < 1 || H < 1 || gap < 0 || !(aspect > 0))
+        return RT_EINVAL;
+    uint64_t lines = words / line;
+    double aw = W - (double)(ncaches + 1) * gap, ah = H - 2.0 * gap;
+    if (aw <= 0 || ah <= 0) {
+        aw = W;
+        ah = H;
+        gap = 0;
+    }
+    int found = 0;
+    memset(out, 0, sizeof *out);
+    for (uint64_t k = 1; k <= lines; k++) {
+        uint64_t rws = (lines + k - 1) / k;
+        double cw = aw / ((double)ncaches * (double)k * (double)line), ch = ah / (double)rws;
+        double c = cw < ch ? cw : ch;
+        if (c >= 1)
+            c = floor(c);
+        double w = (double)ncaches * (double)k * (double)line * c + (double)(ncaches + 1) * gap;
+        double h = (double)rws * c + 2.0 * gap;
+        double score = fabs(log((w / h) / aspect));
+        double best = found ? fabs(log((out->w / out->h) / aspect)) : 0;
+        if (!found || c > out->cell || (c == out->cell && score < best)) {
+            found = 1;
+            out->per_row = (int)k;
+            out->rows = (int)rws;
+            out->cell = c;
+            out->w = w;
+            out->h = h;
+        }
+    }
+    out->region_w = (double)out->per_row * (double)line * out->cell;
+    out->region_h = out->rows * out->cell;
+    out->gap = gap;
+    out->x0 = gap;
+    return RT_OK;
+}
+
+/* ---- the view ------------------------------------------------------------------ */
+
+rt_shmap_view_config rt_shmap_view_defaults(void)
+{
+    rt_shmap_view_config c;
+    memset(&c, 0, sizeof c);
+    c.shades = 4;
+    c.fade = 1;
+    c.mem_gap = 2;
+    c.cache_gap = 4;
+    c.cache_aspect = 2;
+    c.active_keep = 4096;
+    c.refs_len = 256;
+    c.time_w = 512;
+    return c;
+}
+
+#define NONE (-1)
+
+struct rt_shmap_view {
+    rt_shmap_sim *sim;      /* NULL once detached */
+    rt_shmap_view_config cfg;
+    int k1;                 /* shades + 1 */
+    int nmat, npes, ncaches;
+    uint64_t line, ways;
+    /* memory */
+    rt_shmap_region *reg;
+    rt_shmap_layout_info lay;
+    /* grid slots: 0..nmat-1 load, nmat..2nmat-1 store, then caches; NULL when absent */
+    int nslots;
+    rt_grid **grid;
+    uint64_t *gbase;        /* first cell id of each slot */
+    uint64_t ncells;
+    rt_shmap_cache_layout clay;
+    /* per cell: last fade, fading queue links, flash stamp, slot */
+    double *last;
+    int32_t *prev, *next;
+    uint32_t *fstamp;
+    uint32_t *estamp;       /* load / store event that last lit the cell */
+    uint32_t event_no;
+    int32_t *slot;
+    int32_t head, tail;
+    uint64_t nlit;
+    /* flashes */
+    uint64_t flashes, frame_flashes;
+    uint32_t frame;
+    int32_t *flist;
+    size_t nflist, capflist;
+    /* events and steps */
+    uint64_t ev_step;
+    int ev_pe;
+    int have_clock;
+    double clock, step_time, step_max;
+    int step_has;
+    uint64_t steps;
+    int active[RT_SCHED_MAX_PES], nactive;
+    /* active ring */
+    double *atime;
+    uint64_t (*amask)[4];
+    int akeep, an, astart;
+    /* refs and timeline */
+    u128 elements;
+    u128 *mat_first;        /* row-major element offset of each matrix */
+    int *mcols;             /* columns of each matrix */
+    rt_grid *refs, *refs_over, *tl;
+    uint64_t *rcount;
+    int rrows, trows;
+    uint64_t overflowed;
+    double t0, t1;
+    int status;
+};
+
+static void queue_unlink(rt_shmap_view *v, int32_t id)
+{
+    int32_t p = v->prev[id], n = v->next[id];
+    if (p != NONE)
+        v->next[p] = n;
+    else
+        v->head = n;
+    if (n != NONE)
+        v->prev[n] = p;
+    else
+        v->tail = p;
+}
+
+static void queue_append(rt_shmap_view *v, int32_t id)
+{
+    v->prev[id] = v->tail;
+    v->next[id] = NONE;
+    if (v->tail != NONE)
+        v->next[v->tail] = id;
+    else
+        v->head = id;
+    v->tail = id;
+}
+
+static int32_t *cell_of(const rt_shmap_view *v, int32_t id)
+{
+    int s = v->slot[id];
+    return &v->grid[s]->cells[(uint64_t)id - v->gbase[s]];
+}
+
+/* Fade every lit cell whose last fade is at least F before the clock. */
+static void fade(rt_shmap_view *v)
+{
+    const double T = v->clock, F = v->cfg.fade;
+    while (v->head != NONE && T - v->last[v->head] >= F) {
+        int32_t id = v->head;
+        queue_unlink(v, id);
+        int32_t *c = cell_of(v, id);
+        if (*c % v->k1 < v->cfg.shades) {
+            (*c)++;
+            v->last[id] = T;
+            queue_append(v, id);
+        } else {
+            *c = -1;
+            v->nlit--;
+        }
+    }
+}
+
+/* Light cell idx of slot s in PE pe's colour. */
+static void light(rt_shmap_view *v, int s, uint64_t idx, int pe)
+{
+    int32_t id = (int32_t)(v->gbase[s] + idx);
+    int32_t *c = &v->grid[s]->cells[idx];
+    if (*c >= 0) {
+        if (*c % v->k1 == 0 && v->estamp[id] != v->event_no) {
+            v->flashes++;
+            v->frame_flashes++;
+            if (v->fstamp[id] != v->frame + 1) {
+                v->fstamp[id] = v->frame + 1;
+                if (v->nflist == v->capflist
+                    && rt_grow((void **)&v->flist, &v->capflist, v->nflist + 1, sizeof *v->flist) != RT_OK)
+                    v->status = RT_ENOMEM;
+                else
+                    v->flist[v->nflist++] = id;
+            }
+        }
+        queue_unlink(v, id);
+    } else {
+        v->nlit++;
+    }
+    *c = pe * v->k1;
+    v->estamp[id] = v->event_no;
+    v->last[id] = v->clock;
+    queue_append(v, id);
+}
+
+/* Light element (row, col) of matrix i on the load (store 0) or store grid. */
+static void light_element(rt_shmap_view *v, int i, int store, int row, int col, int pe)
+{
+    int s = store ? v->nmat + i : i;
+    rt_grid *g = v->grid[s];
+    if (!g)
+        return;
+    int k = v->lay.k;
+    light(v, s, (uint64_t)((row - 1) / k) * (uint64_t)g->w + (uint64_t)((col - 1) / k), pe);
+}
+
+static void light_cache(rt_shmap_view *v, int cache, uint32_t set, uint32_t way, uint64_t w, int pe)
+{
+    int s = 2 * v->nmat + cache;
+    if (!v->grid[s])
+        return;
+    light(v, s, ((uint64_t)set * v->ways + way) * v->line + w, pe);
+}
+
+/* Histogram row of element (r, c) of matrix i for a histogram of nrows rows. */
+static int hist_row(const rt_shmap_view *v, int i, int r, int c, int nrows)
+{
+    u128 e = v->mat_first[i] + (u128)(r - 1) * (u128)v->mcols[i] + (u128)(c - 1);
+    return (int)(e * (u128)nrows / v->elements);
+}
+
+static void on_access(void *ud, const rt_shmap_access *a)
+{
+    rt_shmap_view *v = ud;
+    if (a->step != v->ev_step || a->pe != v->ev_pe) { /* a new load or store event */
+        v->ev_step = a->step;
+        v->ev_pe = a->pe;
+        v->event_no++;
+        if (!v->have_clock || a->time > v->clock)
+            v->clock = a->time;
+        v->have_clock = 1;
+        if (!v->step_has || a->time > v->step_max)
+            v->step_max = a->time;
+        v->step_has = 1;
+        if (v->head != NONE)
+            fade(v);
+    }
+    const int pe = a->pe;
+    if (v->cfg.memory || v->cfg.cache) {
+        if (a->outcome == RT_SHM_NOLOOKUP) {
+            light_element(v, a->matrix, a->store, a->row, a->col, pe);
+        } else if (a->store) { /* write-back */
+            light_element(v, a->matrix, 1, a->row, a->col, pe);
+            light_cache(v, a->cache, a->set, a->way, a->addr % v->line, pe);
+        } else if (a->outcome == RT_SHM_HIT) {
+            light_cache(v, a->cache, a->set, a->way, a->addr % v->line, pe);
+        } else {
+            for (uint64_t w = 0; w < v->line; w++) {
+                light_cache(v, a->cache, a->set, a->way, w, pe);
+                int mi, r, c;
+                if (v->cfg.memory && rt_shmap_sim_locate(v->sim, a->line_first + w, &mi, &r, &c))
+                    light_element(v, mi, 0, r, c, pe);
+            }
+        }
+    }
+    if (v->refs) {
+        int row = hist_row(v, a->matrix, a->row, a->col, v->rrows);
+        const rt_shmap_matrix *m = rt_shmap_matrix_at(rt_shmap_sim_trace(v->sim), a->matrix);
+        uint64_t ld, st;
+        rt_shmap_sim_counts(v->sim, a->matrix, (uint64_t)(a->col - 1) * (uint64_t)m->rows + (uint64_t)(a->row - 1),
+                            &ld, &st);
+        uint64_t n = ld + st;
+        if (n > v->rcount[row]) {
+            v->rcount[row] = n;
+            if (n <= (uint64_t)v->refs->w) {
+                v->refs->cells[(uint64_t)row * (uint64_t)v->refs->w + (n - 1)] = pe * v->k1;
+            } else {
+                v->overflowed++;
+                v->refs_over->cells[row] = 0;
+            }
+        }
+    }
+    if (v->tl) {
+        int row = hist_row(v, a->matrix, a->row, a->col, v->trows);
+        int col = 0;
+        if (v->t1 > v->t0) {
+            double f = (a->time - v->t0) / (v->t1 - v->t0) * v->tl->w;
+            col = f < 0 ? 0 : f >= v->tl->w ? v->tl->w - 1 : (int)f;
+        }
+        v->tl->cells[(uint64_t)row * (uint64_t)v->tl->w + (uint64_t)col] = pe * v->k1;
+    }
+}
+
+static void on_step(void *ud, const rt_shmap_sim *s)
+{
+    rt_shmap_view *v = ud;
+    const rt_sched *sc = rt_shmap_sim_sched(s);
+    v->steps++;
+    if (v->step_has)
+        v->step_time = v->step_max;
+    v->step_has = 0;
+    v->nactive = 0;
+    for (int p = 0; p < v->npes; p++)
+        if (rt_sched_event(sc, p))
+            v->active[v->nactive++] = p;
+    if (v->akeep) {
+        int at = v->an < v->akeep ? (v->astart + v->an) % v->akeep : v->astart;
+        if (v->an < v->akeep)
+            v->an++;
+        else
+            v->astart = (v->astart + 1) % v->akeep;
+        v->atime[at] = v->step_time;
+        memset(v->amask[at], 0, sizeof v->amask[at]);
+        for (int j = 0; j < v->nactive; j++)
+            v->amask[at][v->active[j] >> 6] |= UINT64_C(1) << (v->active[j] & 63);
+    }
+}
+
+void rt_shmap_view_detach(rt_shmap_view *v)
+{
+    if (v && v->sim) {
+        rt_shmap_sim_unobserve(v->sim, v);
+        v->sim = NULL;
+    }
+}
+
+void rt_shmap_view_free(rt_shmap_view *v)
+{
+    if (!v)
+        return;
+    rt_shmap_view_detach(v);
+    for (int s = 0; v->grid && s < v->nslots; s++)
+        rt_grid_free(v->grid[s]);
+    free(v->grid);
+    free(v->gbase);
+    free(v->reg);
+    free(v->last);
+    free(v->prev);
+    free(v->next);
+    free(v->fstamp);
+    free(v->estamp);
+    free(v->slot);
+    free(v->flist);
+    free(v->atime);
+    free(v->amask);
+    free(v->mat_first);
+    free(v->mcols);
+    rt_grid_free(v->refs);
+    rt_grid_free(v->refs_over);
+    rt_grid_free(v->tl);
+    free(v->rcount);
+    free(v);
+}
+
+/* The memory layout with no canvas: one cell per k x k elements, k the smallest
+ * keeping the cells of one canvas within max_cells. */
+static void layout_unbounded(rt_shmap_view *v, const int *rows, const int *cols)
+{
+    uint64_t budget = v->cfg.max_cells ? v->cfg.max_cells : UINT64_C(1) << 22;
+    for (int k = 1;; k = k < 64 ? k + 1 : k + k / 8) {
+        u128 cells = 0;
+        for (int i = 0; i < v->nmat; i++)
+            cells += (u128)ceil_div(rows[i], k) * (u128)ceil_div(cols[i], k);
+        if (cells <= budget || k >= (1 << 30)) {
+            v->lay.f = 1;
+            v->lay.k = k;
+            v->lay.rows = v->nmat;
+            v->lay.hidden = 0;
+            int y = 0;
+            for (int i = 0; i < v->nmat; i++) {
+                rt_shmap_region *g = &v->reg[i];
+                g->cw = ceil_div(cols[i], k);
+                g->ch = ceil_div(rows[i], k);
+                g->w = g->cw;
+                g->h = g->ch;
+                g->x = 0;
+                g->y = y;
+                y += g->h;
+                g->row = i;
+                g->shown = 1;
+            }
+            return;
+        }
+    }
+}
+
+static rt_shmap_view *fail(rt_shmap_view *v, rt_err *err, int st, const char *what)
+{
+    rt_shmap_view_free(v);
+    rt_err_set(err, st, "%s", what);
+    return NULL;
+}
+
+rt_shmap_view *rt_shmap_view_new(rt_shmap_sim *sim, const rt_shmap_view_config *cfg, rt_err *err)
+{
+    if (cfg->shades < 0 || cfg->shades > 64) {
+        rt_err_set(err, RT_ERANGE, "shades: %d is outside 0..64", cfg->shades);
+        return NULL;
+    }
+    if (!(cfg->fade > 0) || !isfinite(cfg->fade)) {
+        rt_err_set(err, RT_ERANGE, "fade: %g is not a positive trace time", cfg->fade);
+        return NULL;
+    }
+    if ((cfg->memory && (cfg->mem_w < 0 || cfg->mem_h < 0 || cfg->mem_gap < 0))
+        || (cfg->refs && (cfg->refs_rows < 0 || cfg->refs_len < 1 || cfg->refs_len > (1 << 20)))
+        || (cfg->timeline && (cfg->time_w < 1 || cfg->time_w > (1 << 16) || cfg->time_h < 0))
+        || (cfg->active && (cfg->active_keep < 1 || cfg->active_keep > (1 << 24)))) {
+        rt_err_set(err, RT_ERANGE, "view: a panel size is out of range");
+        return NULL;
+    }
+    rt_shmap_view *v = calloc(1, sizeof *v);
+    if (!v)
+        return fail(v, err, RT_ENOMEM, "out of memory");
+    const rt_shmap *tr = rt_shmap_sim_trace(sim);
+    v->sim = sim;
+    v->cfg = *cfg;
+    v->k1 = cfg->shades + 1;
+    v->nmat = rt_shmap_matrix_count(tr);
+    v->npes = rt_shmap_sim_pes(sim);
+    v->ncaches = rt_shmap_sim_caches(sim);
+    v->head = v->tail = NONE;
+    v->ev_pe = -1;
+    v->nslots = 2 * v->nmat + v->ncaches;
+    v->grid = calloc((size_t)v->nslots + 1, sizeof *v->grid);
+    v->gbase = calloc((size_t)v->nslots + 1, sizeof *v->gbase);
+    v->reg = calloc((size_t)v->nmat + 1, sizeof *v->reg);
+    v->mat_first = calloc((size_t)v->nmat + 1, sizeof *v->mat_first);
+    v->mcols = calloc((size_t)v->nmat + 1, sizeof *v->mcols);
+    int *rows = calloc((size_t)v->nmat + 1, sizeof *rows), *cols = calloc((size_t)v->nmat + 1, sizeof *cols);
+    if (!v->grid || !v->gbase || !v->reg || !v->mat_first || !v->mcols || !rows || !cols) {
+        free(rows);
+        free(cols);
+        return fail(v, err, RT_ENOMEM, "out of memory");
+    }
+    for (int i = 0; i < v->nmat; i++) {
+        const rt_shmap_matrix *m = rt_shmap_matrix_at(tr, i);
+        rows[i] = m->rows;
+        cols[i] = m->cols;
+        v->mcols[i] = m->cols;
+        v->mat_first[i] = v->elements;
+        v->elements += (u128)m->rows * (u128)m->cols;
+    }
+    int st = RT_OK;
+    if (cfg->memory && v->nmat > 0) {
+        if (cfg->mem_w > 0 && cfg->mem_h > 0)
+            st = rt_shmap_regions(v->nmat, rows, cols, cfg->mem_w, cfg->mem_h, cfg->mem_gap, v->reg, &v->lay);
+        else
+            layout_unbounded(v, rows, cols);
+        for (int i = 0; st == RT_OK && i < v->nmat; i++)
+            if (v->reg[i].shown) {
+                st = rt_grid_new(v->reg[i].cw, v->reg[i].ch, -1, &v->grid[i], err);
+                if (st == RT_OK)
+                    st = rt_grid_new(v->reg[i].cw, v->reg[i].ch, -1, &v->grid[v->nmat + i], err);
+            }
+    }
+    free(rows);
+    free(cols);
+    if (st != RT_OK) {
+        rt_shmap_view_free(v);
+        return NULL;
+    }
+    if (v->ncaches) {
+        const rt_cache_config *cc = rt_cache_config_get(rt_shmap_sim_cache(sim, 0));
+        v->line = cc->line;
+        v->ways = cc->ways;
+    } else {
+        v->line = 1;
+        v->ways = 1;
+    }
+    if (cfg->cache && v->ncaches) {
+        const rt_cache_config *cc = rt_cache_config_get(rt_shmap_sim_cache(sim, 0));
+        uint64_t lines = cc->size / cc->line;
+        if (cfg->cache_w > 0 && cfg->cache_h > 0)
+            rt_shmap_cache_layout_of(v->ncaches, cc->size, cc->line, cfg->cache_w, cfg->cache_h, cfg->cache_gap,
+                                     cfg->cache_aspect, &v->clay);
+        else {
+            v->clay.per_row = cfg->cache_per_row > 0 ? cfg->cache_per_row : 1;
+            v->clay.rows = (int)((lines + (uint64_t)v->clay.per_row - 1) / (uint64_t)v->clay.per_row);
+            v->clay.cell = 1;
+            v->clay.gap = cfg->cache_gap;
+            v->clay.x0 = cfg->cache_gap;
+            v->clay.region_w = (double)v->clay.per_row * (double)cc->line;
+            v->clay.region_h = v->clay.rows;
+            v->clay.w = v->ncaches * v->clay.region_w + (v->ncaches + 1) * cfg->cache_gap;
+            v->clay.h = v->clay.region_h + 2 * cfg->cache_gap;
+        }
+        if ((uint64_t)v->clay.per_row * cc->line > (1u << 30))
+            return fail(v, err, RT_ERANGE, "cache: too many words for a grid");
+        for (int c = 0; c < v->ncaches; c++)
+            if (rt_grid_new(v->clay.per_row * (int)cc->line, v->clay.rows, -1, &v->grid[2 * v->nmat + c], err)
+                != RT_OK) {
+                rt_shmap_view_free(v);
+                return NULL;
+            }
+    }
+    for (int s = 0; s < v->nslots; s++) {
+        v->gbase[s] = v->ncells;
+        if (v->grid[s])
+            v->ncells += (uint64_t)v->grid[s]->w * (uint64_t)v->grid[s]->h;
+    }
+    v->gbase[v->nslots] = v->ncells;
+    if (v->ncells >= INT32_MAX)
+        return fail(v, err, RT_ERANGE, "view: more cells than a view can hold");
+    size_t n = (size_t)v->ncells + 1;
+    v->last = malloc(n * sizeof *v->last);
+    v->prev = malloc(n * sizeof *v->prev);
+    v->next = malloc(n * sizeof *v->next);
+    v->fstamp = calloc(n, sizeof *v->fstamp);
+    v->estamp = calloc(n, sizeof *v->estamp);
+    v->slot = malloc(n * sizeof *v->slot);
+    if (!v->last || !v->prev || !v->next || !v->fstamp || !v->estamp || !v->slot)
+        return fail(v, err, RT_ENOMEM, "out of memory");
+    for (int s = 0; s < v->nslots; s++)
+        for (uint64_t id = v->gbase[s]; id < v->gbase[s + 1]; id++)
+            v->slot[id] = s;
+    if (cfg->active) {
+        v->akeep = cfg->active_keep;
+        v->atime = calloc((size_t)v->akeep, sizeof *v->atime);
+        v->amask = calloc((size_t)v->akeep, sizeof *v->amask);
+        if (!v->atime || !v->amask)
+            return fail(v, err, RT_ENOMEM, "out of memory");
+    }
+    u128 cap_rows = 65536;
+    if (cfg->refs && v->elements > 0) {
+        u128 want = cfg->refs_rows > 0 ? (u128)cfg->refs_rows : cap_rows;
+        v->rrows = (int)(v->elements < want ? v->elements : want);
+        if (rt_grid_new(cfg->refs_len, v->rrows, -1, &v->refs, err) != RT_OK
+            || rt_grid_new(1, v->rrows, -1, &v->refs_over, err) != RT_OK) {
+            rt_shmap_view_free(v);
+            return NULL;
+        }
+        v->rcount = calloc((size_t)v->rrows, sizeof *v->rcount);
+        if (!v->rcount)
+            return fail(v, err, RT_ENOMEM, "out of memory");
+    }
+    if (cfg->timeline && v->elements > 0) {
+        u128 want = cfg->time_h > 0 ? (u128)cfg->time_h : cfg->refs_rows > 0 ? (u128)cfg->refs_rows : cap_rows;
+        v->trows = (int)(v->elements < want ? v->elements : want);
+        if (rt_grid_new(cfg->time_w, v->trows, -1, &v->tl, err) != RT_OK) {
+            rt_shmap_view_free(v);
+            return NULL;
+        }
+        const rt_shmap_info *in = rt_shmap_get_info(tr);
+        v->t0 = in->time_first < in->time_last ? in->time_first : 0;
+        v->t1 = in->time_last;
+    }
+    if (rt_shmap_sim_observe(sim, on_access, on_step, v) != RT_OK) {
+        v->sim = NULL;
+        return fail(v, err, RT_ERANGE, "view: the simulation has too many observers");
+    }
+    return v;
+}
+
+const rt_shmap_view_config *rt_shmap_view_config_get(const rt_shmap_view *v) { return &v->cfg; }
+const rt_shmap_layout_info *rt_shmap_view_layout(const rt_shmap_view *v) { return &v->lay; }
+const rt_shmap_region *rt_shmap_view_region(const rt_shmap_view *v, int i) { return &v->reg[i]; }
+rt_grid *rt_shmap_view_grid(const rt_shmap_view *v, int i, int store)
+{
+    return v->grid[store ? v->nmat + i : i];
+}
+rt_grid *rt_shmap_view_cache_grid(const rt_shmap_view *v, int i) { return v->grid[2 * v->nmat + i]; }
+const rt_shmap_cache_layout *rt_shmap_view_cache_layout(const rt_shmap_view *v)
+{
+    return v->cfg.cache && v->ncaches ? &v->clay : NULL;
+}
+rt_grid *rt_shmap_view_refs(const rt_shmap_view *v) { return v->refs; }
+rt_grid *rt_shmap_view_refs_overflow(const rt_shmap_view *v) { return v->refs_over; }
+uint64_t rt_shmap_view_refs_count(const rt_shmap_view *v, int row) { return v->rcount ? v->rcount[row] : 0; }
+int rt_shmap_view_refs_row(const rt_shmap_view *v, int matrix, int r, int c)
+{
+    return v->rrows ? hist_row(v, matrix, r, c, v->rrows) : -1;
+}
+uint64_t rt_shmap_view_refs_overflowed(const rt_shmap_view *v) { return v->overflowed; }
+uint64_t rt_shmap_view_elements(const rt_shmap_view *v)
+{
+    return v->elements > UINT64_MAX ? UINT64_MAX : (uint64_t)v->elements;
+}
+rt_grid *rt_shmap_view_timeline(const rt_shmap_view *v) { return v->tl; }
+uint64_t rt_shmap_view_step(const rt_shmap_view *v) { return v->steps; }
+double rt_shmap_view_time(const rt_shmap_view *v) { return v->step_time; }
+double rt_shmap_view_clock(const rt_shmap_view *v) { return v->clock; }
+uint64_t rt_shmap_view_flashes(const rt_shmap_view *v) { return v->flashes; }
+uint64_t rt_shmap_view_frame_flashes(const rt_shmap_view *v) { return v->frame_flashes; }
+uint64_t rt_shmap_view_lit(const rt_shmap_view *v) { return v->nlit; }
+int rt_shmap_view_status(const rt_shmap_view *v) { return v->status; }
+
+int rt_shmap_view_active(const rt_shmap_view *v, int *pes)
+{
+    memcpy(pes, v->active, (size_t)v->nactive * sizeof *pes);
+    return v->nactive;
+}
+
+int rt_shmap_view_active_kept(const rt_shmap_view *v) { return v->an; }
+
+double rt_shmap_view_active_at(const rt_shmap_view *v, int i, const uint64_t **mask)
+{
+    int at = (v->astart + i) % v->akeep;
+    if (mask)
+        *mask = v->amask[at];
+    return v->atime[at];
+}
+
+int rt_shmap_view_active_rects(const rt_shmap_view *v, rt_pack *p, double t0, double t1,
+                               double x0, double y0, double w, double h, int max_pes, double min_w)
+{
+    p->n = 0;
+    if (!v->an || !(t1 > t0) || max_pes < 1 || p->stride < 5)
+        return RT_OK;
+    double u = h / max_pes, sx = w / (t1 - t0);
+    for (int i = 0; i < v->an; i++) {
+        const uint64_t *m;
+        double t = rt_shmap_view_active_at(v, i, &m);
+        if (t < t0 || t > t1)
+            continue;
+        double x = x0 + (t - t0) * sx;
+        double xe = i + 1 < v->an ? x0 + (rt_shmap_view_active_at(v, i + 1, NULL) - t0) * sx : x + min_w;
+        double wd = xe - x > min_w ? xe - x : min_w;
+        if (x + wd > x0 + w)
+            wd = x0 + w - x;
+        int j = 0;
+        for (int pe = 0; pe < v->npes; pe++)
+            if (m[pe >> 6] >> (pe & 63) & 1) {
+                double item[5] = {x, y0 + h - (j + 1) * u, wd, u, (double)(pe * v->k1)};
+                if (rt_pack_push(p, item) != RT_OK)
+                    return RT_ENOMEM;
+                j++;
+            }
+    }
+    return RT_OK;
+}
+
+int rt_shmap_view_flash_rects(const rt_shmap_view *v, int which, rt_pack *p)
+{
+    p->n = 0;
+    if (p->stride < 4)
+        return RT_EINVAL;
+    for (size_t i = 0; i < v->nflist; i++) {
+        int32_t id = v->flist[i];
+        int s = v->slot[id];
+        uint64_t idx = (uint64_t)id - v->gbase[s];
+        const rt_grid *g = v->grid[s];
+        double x, y, sz;
+        int kind = s < v->nmat ? 0 : s < 2 * v->nmat ? 1 : 2;
+        if (kind != which)
+            continue;
+        if (kind < 2) {
+            const rt_shmap_region *r = &v->reg[kind ? s - v->nmat : s];
+            sz = v->lay.f;
+            x = r->x + (double)(idx % (uint64_t)g->w) * sz;
+            y = r->y + (double)(idx / (uint64_t)g->w) * sz;
+        } else {
+            int c = s - 2 * v->nmat;
+            sz = v->clay.cell;
+            x = v->clay.x0 + c * (v->clay.region_w + v->clay.gap) + (double)(idx % (uint64_t)g->w) * sz;
+            y = v->clay.gap + (double)(idx / (uint64_t)g->w) * sz;
+        }
+        double item[4] = {x, y, sz, sz};
+        if (rt_pack_push(p, item) != RT_OK)
+            return RT_ENOMEM;
+    }
+    return RT_OK;
+}
+
+void rt_shmap_view_new_frame(rt_shmap_view *v)
+{
+    v->frame++;
+    v->nflist = 0;
+    v->frame_flashes = 0;
+}
+
+uint64_t rt_shmap_view_bytes(const rt_shmap_view *v)
+{
+    uint64_t b = sizeof *v + v->ncells * (sizeof(double) + 5 * 4) + v->capflist * 4;
+    b += v->ncells * 4; /* the grids' cells */
+    if (v->refs)
+        b += (uint64_t)v->refs->w * (uint64_t)v->refs->h * 4 + (uint64_t)v->rrows * 12;
+    if (v->tl)
+        b += (uint64_t)v->tl->w * (uint64_t)v->tl->h * 4;
+    b += (uint64_t)v->akeep * (sizeof(double) + 32);
+    return b;
+}
