@@ -728,6 +728,32 @@ double rt_shmap_view_active_at(const rt_shmap_view *v, int i, const uint64_t **m
     return v->atime[at];
 }
 
+static int popcount4(const uint64_t *m)
+{
+    int n = 0;
+    for (int k = 0; k < 4; k++)
+        for (uint64_t w = m[k]; w; w &= w - 1)
+            n++;
+    return n;
+}
+
+/* Push the stacked bar of kept step i from x, wd wide. */
+static int push_bar(const rt_shmap_view *v, rt_pack *p, int i, double x, double wd, double y0, double h,
+                    double u)
+{
+    const uint64_t *m;
+    rt_shmap_view_active_at(v, i, &m);
+    int j = 0;
+    for (int pe = 0; pe < v->npes; pe++)
+        if (m[pe >> 6] >> (pe & 63) & 1) {
+            double item[5] = {x, y0 + h - (j + 1) * u, wd, u, (double)(pe * v->k1)};
+            if (rt_pack_push(p, item) != RT_OK)
+                return RT_ENOMEM;
+            j++;
+        }
+    return RT_OK;
+}
+
 int rt_shmap_view_active_rects(const rt_shmap_view *v, rt_pack *p, double t0, double t1,
                                double x0, double y0, double w, double h, int max_pes, double min_w)
 {
@@ -735,24 +761,36 @@ int rt_shmap_view_active_rects(const rt_shmap_view *v, rt_pack *p, double t0, do
     if (!v->an || !(t1 > t0) || max_pes < 1 || p->stride < 5)
         return RT_OK;
     double u = h / max_pes, sx = w / (t1 - t0);
-    for (int i = 0; i < v->an; i++) {
-        const uint64_t *m;
-        double t = rt_shmap_view_active_at(v, i, &m);
-        if (t < t0 || t > t1)
-            continue;
+    /* per device pixel column the step with the most active PEs (the first of them) */
+    int best = -1, bestn = -1;
+    double bestx = 0, col = 0;
+    for (int i = 0; i <= v->an; i++) {
+        double t = i < v->an ? rt_shmap_view_active_at(v, i, NULL) : t1 + 1;
+        int in = t >= t0 && t <= t1;
         double x = x0 + (t - t0) * sx;
-        double xe = i + 1 < v->an ? x0 + (rt_shmap_view_active_at(v, i + 1, NULL) - t0) * sx : x + min_w;
-        double wd = xe - x > min_w ? xe - x : min_w;
-        if (x + wd > x0 + w)
-            wd = x0 + w - x;
-        int j = 0;
-        for (int pe = 0; pe < v->npes; pe++)
-            if (m[pe >> 6] >> (pe & 63) & 1) {
-                double item[5] = {x, y0 + h - (j + 1) * u, wd, u, (double)(pe * v->k1)};
-                if (rt_pack_push(p, item) != RT_OK)
-                    return RT_ENOMEM;
-                j++;
-            }
+        if (best >= 0 && (!in || floor(x) != col)) {
+            double xe = in ? x : bestx + min_w;
+            double wd = xe - bestx > min_w ? xe - bestx : min_w;
+            if (bestx + wd > x0 + w)
+                wd = x0 + w - bestx;
+            if (push_bar(v, p, best, bestx, wd, y0, h, u) != RT_OK)
+                return RT_ENOMEM;
+            best = -1;
+        }
+        if (!in)
+            continue;
+        const uint64_t *m;
+        rt_shmap_view_active_at(v, i, &m);
+        int n = popcount4(m);
+        if (best < 0) {
+            best = i;
+            bestn = n;
+            bestx = x;
+            col = floor(x);
+        } else if (n > bestn) {
+            best = i;
+            bestn = n;
+        }
     }
     return RT_OK;
 }

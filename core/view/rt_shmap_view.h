@@ -177,9 +177,11 @@ double rt_shmap_view_active_at(const rt_shmap_view *v, int i, const uint64_t **m
 
 /*
  * Rectangles of the active graph for steps with time in [t0, t1] into p (cleared;
- * stride >= 5): x = x0 + (time - t0)/(t1 - t0)*w, the width up to the next kept
- * step (at least min_w), one unit of h/max_pes per active PE stacked from
- * y0 + h upwards, lowest PE at the bottom, the fifth field PE*(K+1).
+ * stride >= 5): x = x0 + (time - t0)/(t1 - t0)*w; in each device pixel column
+ * (floor x) the step with the most active PEs stands for the column, its bar
+ * reaching to the next column's bar (at least min_w wide); one unit of
+ * h/max_pes per active PE stacked from y0 + h upwards, lowest PE at the
+ * bottom, the fifth field PE*(K+1).
  */
 int rt_shmap_view_active_rects(const rt_shmap_view *v, rt_pack *p, double t0, double t1,
                                double x0, double y0, double w, double h, int max_pes,
