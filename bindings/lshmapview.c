@@ -11,7 +11,7 @@
  *   view:info() -> {step=, time=, clock=, flashes=, frame_flashes=, lit=, bytes=, active={PE...},
  *                   refs_overflowed=, elements=}
  *   view:refs_rows() -> {{PE...} per histogram row}      view:new_frame()
- *   view:flash_rects(which, pack)   which 0 load, 1 store, 2 cache
+ *   view:flash_rects(which, pack [, inset])   which 0 load, 1 store, 2 cache
  *   view:active_rects(pack, t0, t1, x, y, w, h, max_pes, min_w)
  *   view:close()
  *   shmapview.regions({{rows=, cols=}...}, w, h, gap) -> layout table (pure)
@@ -330,7 +330,7 @@ static int view_flash_rects(lua_State *L)
     int which = (int)luaL_checkinteger(L, 2);
     luaL_argcheck(L, which >= 0 && which <= 2, 2, "0 (load), 1 (store) or 2 (cache)");
     rt_pack *p = rt_lcanvas_check_pack(L, 3);
-    if (rt_shmap_view_flash_rects(b->v, which, p) != RT_OK)
+    if (rt_shmap_view_flash_rects(b->v, which, luaL_optnumber(L, 4, 0), p) != RT_OK)
         return luaL_error(L, "flash rectangles: out of memory or a pack of stride < 4");
     lua_pushinteger(L, (lua_Integer)p->n);
     return 1;

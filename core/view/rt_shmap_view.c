@@ -795,7 +795,7 @@ int rt_shmap_view_active_rects(const rt_shmap_view *v, rt_pack *p, double t0, do
     return RT_OK;
 }
 
-int rt_shmap_view_flash_rects(const rt_shmap_view *v, int which, rt_pack *p)
+int rt_shmap_view_flash_rects(const rt_shmap_view *v, int which, double inset, rt_pack *p)
 {
     p->n = 0;
     if (p->stride < 4)
@@ -820,7 +820,7 @@ int rt_shmap_view_flash_rects(const rt_shmap_view *v, int which, rt_pack *p)
             x = v->clay.x0 + c * (v->clay.region_w + v->clay.gap) + (double)(idx % (uint64_t)g->w) * sz;
             y = v->clay.gap + (double)(idx / (uint64_t)g->w) * sz;
         }
-        double item[4] = {x, y, sz, sz};
+        double item[4] = {x + inset, y + inset, sz - 2 * inset, sz - 2 * inset};
         if (rt_pack_push(p, item) != RT_OK)
             return RT_ENOMEM;
     }

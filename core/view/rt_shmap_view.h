@@ -194,9 +194,10 @@ uint64_t rt_shmap_view_frame_flashes(const rt_shmap_view *v);
 /*
  * Rectangles (x, y, w, h) of the current frame's flashed cells on canvas `which`
  * (0 load, 1 store, 2 cache window) into p (cleared; stride >= 4), in pixels
- * relative to that canvas, from the layouts.
+ * relative to that canvas, from the layouts, each shrunk by inset on every side
+ * (0.5 for a one-pixel outline drawn inside the cell).
  */
-int rt_shmap_view_flash_rects(const rt_shmap_view *v, int which, rt_pack *p);
+int rt_shmap_view_flash_rects(const rt_shmap_view *v, int which, double inset, rt_pack *p);
 
 /* Start a new frame: the frame's flashes are forgotten. */
 void rt_shmap_view_new_frame(rt_shmap_view *v);

@@ -504,14 +504,14 @@ static void test_cache_cells(void **state)
     assert_int_equal(rt_shmap_view_flashes(v), 1);
     rt_pack *p;
     assert_int_equal(rt_pack_new(4, &p, &e), RT_OK);
-    assert_int_equal(rt_shmap_view_flash_rects(v, 2, p), RT_OK);
+    assert_int_equal(rt_shmap_view_flash_rects(v, 2, 0, p), RT_OK);
     assert_int_equal(p->n, 1);
     /* per row 1: the grid is 4 wide, cell 6 at column 2 of row 1, cell 1 px, gap 4 */
     assert_true(p->v[0] == 4 + 2 && p->v[1] == 4 + 1 && p->v[2] == 1);
-    assert_int_equal(rt_shmap_view_flash_rects(v, 0, p), RT_OK);
+    assert_int_equal(rt_shmap_view_flash_rects(v, 0, 0, p), RT_OK);
     assert_int_equal(p->n, 0);
     rt_shmap_view_new_frame(v);
-    assert_int_equal(rt_shmap_view_flash_rects(v, 2, p), RT_OK);
+    assert_int_equal(rt_shmap_view_flash_rects(v, 2, 0, p), RT_OK);
     assert_int_equal(p->n, 0);
     assert_int_equal(rt_shmap_view_flashes(v), 1);
     rt_pack_free(p);

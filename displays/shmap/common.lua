@@ -1,0 +1,41 @@
+--- Pieces shared by the SHMAP displays: panel titles, the look of the canvases,
+-- and the context every display reads (made by retrace.displays.shmap.frame).
+local M = {}
+
+M.title_size = 12      -- panel titles
+M.text_size = 11       -- labels inside panels
+M.title_h = 18         -- height of a panel's title strip
+M.label_h = 14         -- height of a line of labels
+M.canvas_bg = "#000000" -- memory, cache and histogram canvases (the processors' background)
+M.frame_bg = "#ffffff"
+M.ink = "#000000"
+M.muted = "#555555"
+M.region_border = "#606060"
+
+--- The rectangle below a panel's title strip.
+function M.inner(r)
+  return { x = r.x, y = r.y + M.title_h, w = r.w, h = math.max(1, r.h - M.title_h) }
+end
+
+--- Draw a panel's title (and an optional note after it in plain text).
+function M.title(cv, r, text, note)
+  local w = cv:text(r.x, r.y + 2, text, { valign = "top", size = M.title_size, bold = true, color = M.ink })
+  if note and note ~= "" then
+    cv:text(r.x + w + 8, r.y + 3, note, { valign = "top", size = M.text_size, color = M.muted })
+  end
+end
+
+--- Palette index of PE p at shade s for K shades.
+function M.pe_index(p, s, shades) return p * (shades + 1) + s end
+
+--- A number with thousands grouped by thin spaces (12 345 678).
+function M.count(n)
+  local s = string.format("%d", n)
+  local out = s:reverse():gsub("(%d%d%d)", "%1 "):reverse()
+  return (out:gsub("^ ", ""))
+end
+
+--- A compact trace time: up to 5 significant digits.
+function M.time(t) return string.format("%.5g", t) end
+
+return M
