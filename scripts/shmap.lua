@@ -242,31 +242,35 @@ local function animate(paths, m, args, a)
       r.frame:draw(cv)
     end
   end
+  -- Advance one run by a frame's worth; returns whether it moved.
   local function step_run(r)
-    if r.finished then return end
-    local done, finished
+    if r.finished then return false end
+    local done, finished, moved = 0, false, false
     if a.per_event then
       done, finished = advance(r.sim, "events", 1)
+      moved = done > 0
     elseif a.every_time then
       r.next_time = r.next_time or (math.min(r.trace:info().time_first, 0) + a.every_time)
       repeat
         done, finished = advance(r.sim, "steps", 1)
+        moved = moved or done > 0
       until finished or r.frame.view:info().time >= r.next_time
       local t = r.frame.view:info().time
       while r.next_time <= t do r.next_time = r.next_time + a.every_time end
     else
       done, finished = advance(r.sim, "steps", n > 1 and 1 or (a.every or 1))
+      moved = done > 0
     end
     r.finished = finished
+    return moved
   end
-  local written = 0
   while true do
-    local all_done, step = true, 0
+    local moved, step = false, 0
     for _, r in ipairs(runs) do
-      step_run(r)
-      all_done = all_done and r.finished
+      moved = step_run(r) or moved
       step = math.max(step, r.frame.view:info().step)
     end
+    if not moved then break end
     local events = 0
     for _, r in ipairs(runs) do
       for _, p in ipairs(r.sim:stats().pes) do events = events + p.events end
@@ -277,10 +281,8 @@ local function animate(paths, m, args, a)
       for _, r in ipairs(runs) do r.frame:update() end
       local okf, ferr = pcall(fw.frame, fw, draw)
       if not okf then cli.input_error(tostring(ferr)) end
-      written = written + 1
     end
     for _, r in ipairs(runs) do r.frame.view:new_frame() end
-    if all_done then break end
   end
   bar:finish()
   local okf, result = pcall(fw.finish, fw, { html = args.html, mp4 = args.mp4 })
