@@ -216,13 +216,17 @@ struct rt_shmap_view {
     uint64_t *gbase;        /* first cell id of each slot */
     uint64_t ncells;
     rt_shmap_cache_layout clay;
-    /* per cell: last fade, fading queue links, flash stamp, slot */
-    double *last;
-    int32_t *prev, *next;
-    uint32_t *fstamp;
-    uint32_t *estamp;       /* load / store event that last lit the cell */
+    /* per cell, together so that lighting or fading one touches one cache line */
+    struct node {
+        double last;        /* trace time of the last fade */
+        int32_t *cell;      /* the grid cell */
+        int32_t prev, next; /* fading queue links */
+        uint32_t estamp;    /* load / store event that last lit the cell */
+        uint32_t fstamp;    /* frame + 1 in which it flashed */
+        int32_t slot;       /* its grid */
+        int32_t shade;      /* its shade, -1 when empty */
+    } *node;
     uint32_t event_no;
-    int32_t *slot;
     int32_t head, tail;
     uint64_t nlit;
     /* flashes */
@@ -245,10 +249,14 @@ struct rt_shmap_view {
     /* refs and timeline */
     u128 elements;
     u128 *mat_first;        /* row-major element offset of each matrix */
-    int *mcols;             /* columns of each matrix */
+    int *mcols, *mrows;     /* columns and rows of each matrix */
+    int small;              /* all elements index in 63 bits: first64 holds mat_first */
+    uint64_t *first64, elements64; /* elements64: elements, or UINT64_MAX past it */
+    int tcol;               /* time-line column of the current event */
     rt_grid *refs, *refs_over, *tl;
     uint64_t *rcount;
     int rrows, trows;
+    double rscale, tscale;  /* rows / elements */
     uint64_t overflowed;
     double t0, t1;
     int status;
@@ -256,64 +264,69 @@ struct rt_shmap_view {
 
 static void queue_unlink(rt_shmap_view *v, int32_t id)
 {
-    int32_t p = v->prev[id], n = v->next[id];
+    struct node *nd = v->node;
+    int32_t p = nd[id].prev, n = nd[id].next;
     if (p != NONE)
-        v->next[p] = n;
+        nd[p].next = n;
     else
         v->head = n;
     if (n != NONE)
-        v->prev[n] = p;
+        nd[n].prev = p;
     else
         v->tail = p;
 }
 
 static void queue_append(rt_shmap_view *v, int32_t id)
 {
-    v->prev[id] = v->tail;
-    v->next[id] = NONE;
+    struct node *nd = v->node;
+    nd[id].prev = v->tail;
+    nd[id].next = NONE;
     if (v->tail != NONE)
-        v->next[v->tail] = id;
+        nd[v->tail].next = id;
     else
         v->head = id;
     v->tail = id;
-}
-
-static int32_t *cell_of(const rt_shmap_view *v, int32_t id)
-{
-    int s = v->slot[id];
-    return &v->grid[s]->cells[(uint64_t)id - v->gbase[s]];
 }
 
 /* Fade every lit cell whose last fade is at least F before the clock. */
 static void fade(rt_shmap_view *v)
 {
     const double T = v->clock, F = v->cfg.fade;
-    while (v->head != NONE && T - v->last[v->head] >= F) {
+    struct node *nd = v->node;
+    while (v->head != NONE && T - nd[v->head].last >= F) {
         int32_t id = v->head;
-        queue_unlink(v, id);
-        int32_t *c = cell_of(v, id);
-        if (*c % v->k1 < v->cfg.shades) {
-            (*c)++;
-            v->last[id] = T;
+        struct node *x = &nd[id];
+        /* pop the head */
+        v->head = x->next;
+        if (v->head != NONE)
+            nd[v->head].prev = NONE;
+        else
+            v->tail = NONE;
+        if (x->shade < v->cfg.shades) {
+            x->shade++;
+            (*x->cell)++;
+            x->last = T;
             queue_append(v, id);
         } else {
-            *c = -1;
+            *x->cell = -1;
+            x->shade = -1;
             v->nlit--;
         }
     }
 }
 
-/* Light cell idx of slot s in PE pe's colour. */
+/* Light node idx of slot s (its cell: see the node's cell) in PE pe's colour. */
 static void light(rt_shmap_view *v, int s, uint64_t idx, int pe)
 {
     int32_t id = (int32_t)(v->gbase[s] + idx);
-    int32_t *c = &v->grid[s]->cells[idx];
-    if (*c >= 0) {
-        if (*c % v->k1 == 0 && v->estamp[id] != v->event_no) {
+    struct node *x = &v->node[id];
+    /* the node alone says whether the cell is lit (shade >= 0): the cell is only written */
+    if (x->shade >= 0) {
+        if (x->shade == 0 && x->estamp != v->event_no) {
             v->flashes++;
             v->frame_flashes++;
-            if (v->fstamp[id] != v->frame + 1) {
-                v->fstamp[id] = v->frame + 1;
+            if (x->fstamp != v->frame + 1) {
+                x->fstamp = v->frame + 1;
                 if (v->nflist == v->capflist
                     && rt_grow((void **)&v->flist, &v->capflist, v->nflist + 1, sizeof *v->flist) != RT_OK)
                     v->status = RT_ENOMEM;
@@ -325,9 +338,10 @@ static void light(rt_shmap_view *v, int s, uint64_t idx, int pe)
     } else {
         v->nlit++;
     }
-    *c = pe * v->k1;
-    v->estamp[id] = v->event_no;
-    v->last[id] = v->clock;
+    *x->cell = pe * v->k1;
+    x->shade = 0;
+    x->estamp = v->event_no;
+    x->last = v->clock;
     queue_append(v, id);
 }
 
@@ -339,7 +353,11 @@ static void light_element(rt_shmap_view *v, int i, int store, int row, int col, 
     if (!g)
         return;
     int k = v->lay.k;
-    light(v, s, (uint64_t)((row - 1) / k) * (uint64_t)g->w + (uint64_t)((col - 1) / k), pe);
+    /* memory nodes are numbered down the columns, the order loads and stores run */
+    if (k == 1)
+        light(v, s, (uint64_t)(col - 1) * (uint64_t)g->h + (uint64_t)(row - 1), pe);
+    else
+        light(v, s, (uint64_t)((col - 1) / k) * (uint64_t)g->h + (uint64_t)((row - 1) / k), pe);
 }
 
 static void light_cache(rt_shmap_view *v, int cache, uint32_t set, uint32_t way, uint64_t w, int pe)
@@ -350,11 +368,25 @@ static void light_cache(rt_shmap_view *v, int cache, uint32_t set, uint32_t way,
     light(v, s, ((uint64_t)set * v->ways + way) * v->line + w, pe);
 }
 
-/* Histogram row of element (r, c) of matrix i for a histogram of nrows rows. */
+/* Row-major index of element (r, c) of matrix i over all matrices. */
+static u128 elem_index(const rt_shmap_view *v, int i, int r, int c)
+{
+    return v->mat_first[i] + (u128)(r - 1) * (u128)v->mcols[i] + (u128)(c - 1);
+}
+
+/* Histogram row of element index e for a histogram of nrows rows (scale: nrows / elements). */
+static inline int hist_row_of(const rt_shmap_view *v, u128 e, int nrows, double scale)
+{
+    if ((uint64_t)nrows == v->elements64)
+        return (int)e;
+    uint64_t e64 = e > UINT64_MAX ? UINT64_MAX : (uint64_t)e;
+    int row = (int)((double)e64 * scale);
+    return row < nrows ? row : nrows - 1;
+}
+
 static int hist_row(const rt_shmap_view *v, int i, int r, int c, int nrows)
 {
-    u128 e = v->mat_first[i] + (u128)(r - 1) * (u128)v->mcols[i] + (u128)(c - 1);
-    return (int)(e * (u128)nrows / v->elements);
+    return hist_row_of(v, elem_index(v, i, r, c), nrows, (double)nrows / (double)v->elements);
 }
 
 static void on_access(void *ud, const rt_shmap_access *a)
@@ -372,6 +404,13 @@ static void on_access(void *ud, const rt_shmap_access *a)
         v->step_has = 1;
         if (v->head != NONE)
             fade(v);
+        if (v->tl) {
+            v->tcol = 0;
+            if (v->t1 > v->t0) {
+                double f = (a->time - v->t0) / (v->t1 - v->t0) * v->tl->w;
+                v->tcol = f < 0 ? 0 : f >= v->tl->w ? v->tl->w - 1 : (int)f;
+            }
+        }
     }
     const int pe = a->pe;
     if (v->cfg.memory || v->cfg.cache) {
@@ -391,13 +430,23 @@ static void on_access(void *ud, const rt_shmap_access *a)
             }
         }
     }
+    u128 e = 0;
+    if (v->refs || v->tl)
+        e = v->small ? (u128)(v->first64[a->matrix] + (uint64_t)(a->row - 1) * (uint64_t)v->mcols[a->matrix]
+                              + (uint64_t)(a->col - 1))
+                     : elem_index(v, a->matrix, a->row, a->col);
     if (v->refs) {
-        int row = hist_row(v, a->matrix, a->row, a->col, v->rrows);
-        const rt_shmap_matrix *m = rt_shmap_matrix_at(rt_shmap_sim_trace(v->sim), a->matrix);
-        uint64_t ld, st;
-        rt_shmap_sim_counts(v->sim, a->matrix, (uint64_t)(a->col - 1) * (uint64_t)m->rows + (uint64_t)(a->row - 1),
-                            &ld, &st);
-        uint64_t n = ld + st;
+        int row = hist_row_of(v, e, v->rrows, v->rscale);
+        uint64_t n;
+        if ((uint64_t)v->rrows == v->elements64) { /* a row per element: its count is the row's */
+            n = v->rcount[row] + 1;
+        } else {
+            uint64_t ld, st;
+            rt_shmap_sim_counts(v->sim, a->matrix,
+                                (uint64_t)(a->col - 1) * (uint64_t)v->mrows[a->matrix] + (uint64_t)(a->row - 1),
+                                &ld, &st);
+            n = ld + st;
+        }
         if (n > v->rcount[row]) {
             v->rcount[row] = n;
             if (n <= (uint64_t)v->refs->w) {
@@ -409,13 +458,8 @@ static void on_access(void *ud, const rt_shmap_access *a)
         }
     }
     if (v->tl) {
-        int row = hist_row(v, a->matrix, a->row, a->col, v->trows);
-        int col = 0;
-        if (v->t1 > v->t0) {
-            double f = (a->time - v->t0) / (v->t1 - v->t0) * v->tl->w;
-            col = f < 0 ? 0 : f >= v->tl->w ? v->tl->w - 1 : (int)f;
-        }
-        v->tl->cells[(uint64_t)row * (uint64_t)v->tl->w + (uint64_t)col] = pe * v->k1;
+        int row = hist_row_of(v, e, v->trows, v->tscale);
+        v->tl->cells[(uint64_t)row * (uint64_t)v->tl->w + (uint64_t)v->tcol] = pe * v->k1;
     }
 }
 
@@ -462,17 +506,14 @@ void rt_shmap_view_free(rt_shmap_view *v)
     free(v->grid);
     free(v->gbase);
     free(v->reg);
-    free(v->last);
-    free(v->prev);
-    free(v->next);
-    free(v->fstamp);
-    free(v->estamp);
-    free(v->slot);
+    free(v->node);
     free(v->flist);
     free(v->atime);
     free(v->amask);
     free(v->mat_first);
     free(v->mcols);
+    free(v->mrows);
+    free(v->first64);
     rt_grid_free(v->refs);
     rt_grid_free(v->refs_over);
     rt_grid_free(v->tl);
@@ -554,8 +595,10 @@ rt_shmap_view *rt_shmap_view_new(rt_shmap_sim *sim, const rt_shmap_view_config *
     v->reg = calloc((size_t)v->nmat + 1, sizeof *v->reg);
     v->mat_first = calloc((size_t)v->nmat + 1, sizeof *v->mat_first);
     v->mcols = calloc((size_t)v->nmat + 1, sizeof *v->mcols);
+    v->mrows = calloc((size_t)v->nmat + 1, sizeof *v->mrows);
+    v->first64 = calloc((size_t)v->nmat + 1, sizeof *v->first64);
     int *rows = calloc((size_t)v->nmat + 1, sizeof *rows), *cols = calloc((size_t)v->nmat + 1, sizeof *cols);
-    if (!v->grid || !v->gbase || !v->reg || !v->mat_first || !v->mcols || !rows || !cols) {
+    if (!v->grid || !v->gbase || !v->reg || !v->mat_first || !v->mcols || !v->mrows || !v->first64 || !rows || !cols) {
         free(rows);
         free(cols);
         return fail(v, err, RT_ENOMEM, "out of memory");
@@ -565,9 +608,13 @@ rt_shmap_view *rt_shmap_view_new(rt_shmap_sim *sim, const rt_shmap_view_config *
         rows[i] = m->rows;
         cols[i] = m->cols;
         v->mcols[i] = m->cols;
+        v->mrows[i] = m->rows;
         v->mat_first[i] = v->elements;
+        v->first64[i] = (uint64_t)v->elements;
         v->elements += (u128)m->rows * (u128)m->cols;
     }
+    v->small = v->elements < ((u128)1 << 63);
+    v->elements64 = v->small ? (uint64_t)v->elements : UINT64_MAX;
     int st = RT_OK;
     if (cfg->memory && v->nmat > 0) {
         if (cfg->mem_w > 0 && cfg->mem_h > 0)
@@ -630,17 +677,19 @@ rt_shmap_view *rt_shmap_view_new(rt_shmap_sim *sim, const rt_shmap_view_config *
     if (v->ncells >= INT32_MAX)
         return fail(v, err, RT_ERANGE, "view: more cells than a view can hold");
     size_t n = (size_t)v->ncells + 1;
-    v->last = malloc(n * sizeof *v->last);
-    v->prev = malloc(n * sizeof *v->prev);
-    v->next = malloc(n * sizeof *v->next);
-    v->fstamp = calloc(n, sizeof *v->fstamp);
-    v->estamp = calloc(n, sizeof *v->estamp);
-    v->slot = malloc(n * sizeof *v->slot);
-    if (!v->last || !v->prev || !v->next || !v->fstamp || !v->estamp || !v->slot)
+    v->node = calloc(n, sizeof *v->node);
+    if (!v->node)
         return fail(v, err, RT_ENOMEM, "out of memory");
     for (int s = 0; s < v->nslots; s++)
-        for (uint64_t id = v->gbase[s]; id < v->gbase[s + 1]; id++)
-            v->slot[id] = s;
+        for (uint64_t id = v->gbase[s]; id < v->gbase[s + 1]; id++) {
+            uint64_t j = id - v->gbase[s];
+            const rt_grid *g = v->grid[s];
+            v->node[id].slot = s;
+            v->node[id].shade = -1;
+            if (s < 2 * v->nmat) /* memory: node j is cell (j / h, j % h), column by column */
+                j = (j % (uint64_t)g->h) * (uint64_t)g->w + j / (uint64_t)g->h;
+            v->node[id].cell = &g->cells[j];
+        }
     if (cfg->active) {
         v->akeep = cfg->active_keep;
         v->atime = calloc((size_t)v->akeep, sizeof *v->atime);
@@ -657,6 +706,7 @@ rt_shmap_view *rt_shmap_view_new(rt_shmap_sim *sim, const rt_shmap_view_config *
             rt_shmap_view_free(v);
             return NULL;
         }
+        v->rscale = (double)v->rrows / (double)v->elements;
         v->rcount = calloc((size_t)v->rrows, sizeof *v->rcount);
         if (!v->rcount)
             return fail(v, err, RT_ENOMEM, "out of memory");
@@ -664,6 +714,7 @@ rt_shmap_view *rt_shmap_view_new(rt_shmap_sim *sim, const rt_shmap_view_config *
     if (cfg->timeline && v->elements > 0) {
         u128 want = cfg->time_h > 0 ? (u128)cfg->time_h : cfg->refs_rows > 0 ? (u128)cfg->refs_rows : cap_rows;
         v->trows = (int)(v->elements < want ? v->elements : want);
+        v->tscale = (double)v->trows / (double)v->elements;
         if (rt_grid_new(cfg->time_w, v->trows, -1, &v->tl, err) != RT_OK) {
             rt_shmap_view_free(v);
             return NULL;
@@ -802,9 +853,9 @@ int rt_shmap_view_flash_rects(const rt_shmap_view *v, int which, double inset, r
         return RT_EINVAL;
     for (size_t i = 0; i < v->nflist; i++) {
         int32_t id = v->flist[i];
-        int s = v->slot[id];
-        uint64_t idx = (uint64_t)id - v->gbase[s];
+        int s = v->node[id].slot;
         const rt_grid *g = v->grid[s];
+        uint64_t idx = (uint64_t)(v->node[id].cell - g->cells);
         double x, y, sz;
         int kind = s < v->nmat ? 0 : s < 2 * v->nmat ? 1 : 2;
         if (kind != which)
@@ -836,7 +887,7 @@ void rt_shmap_view_new_frame(rt_shmap_view *v)
 
 uint64_t rt_shmap_view_bytes(const rt_shmap_view *v)
 {
-    uint64_t b = sizeof *v + v->ncells * (sizeof(double) + 5 * 4) + v->capflist * 4;
+    uint64_t b = sizeof *v + v->ncells * sizeof(struct node) + v->capflist * 4;
     b += v->ncells * 4; /* the grids' cells */
     if (v->refs)
         b += (uint64_t)v->refs->w * (uint64_t)v->refs->h * 4 + (uint64_t)v->rrows * 12;

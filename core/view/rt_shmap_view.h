@@ -10,7 +10,11 @@
  *   - cache: per cache a grid of its words, the word w of the line in way k of
  *     set s in cell (s*W + k)*L + w, the grid lines_per_row lines wide;
  *   - active: the active PEs and the time of the last steps (a ring);
- *   - refs: the references histogram, one grid row per histogram row;
+ *   - refs: the references histogram, one grid row per histogram row: element
+ *     e of E (row-major, matrices in ID order) is on row floor(e*R/E) of R
+ *     (computed in double; exactly e when R = E); a row's dots are as many as
+ *     the largest reference count among its elements, dot j in the colour of
+ *     the access that first brought one of them to j+1 references;
  *   - timeline: per histogram row and time column the last accessing PE.
  * A memory or cache cell holds PE*(K+1)+shade (shade 0 = full brightness, K =
  * the darkest) or -1 (empty); refs and timeline cells hold PE*(K+1).
