@@ -334,15 +334,20 @@ static void light(rt_shmap_view *v, int s, uint64_t idx, int pe)
                     v->flist[v->nflist++] = id;
             }
         }
-        queue_unlink(v, id);
+        /* a cell whose key is already the clock is in the queue's tail run of equal
+         * keys, where it may stay: the queue stays ordered */
+        if (x->last != v->clock) {
+            queue_unlink(v, id);
+            queue_append(v, id);
+        }
     } else {
         v->nlit++;
+        queue_append(v, id);
     }
     *x->cell = pe * v->k1;
     x->shade = 0;
     x->estamp = v->event_no;
     x->last = v->clock;
-    queue_append(v, id);
 }
 
 /* Light element (row, col) of matrix i on the load (store 0) or store grid. */
