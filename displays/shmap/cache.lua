@@ -65,8 +65,8 @@ function D:draw(cv, rect)
       { align = "center", valign = "top", size = common.text_size, color = common.ink })
     out.regions[c] = { x = x, y = y, w = lay.region_w, h = lay.region_h }
   end
-  local fill = ctx.per_event or lay.cell < 3
-  if ctx.view:flash_rects(2, self.flash, fill and 0 or 0.5) > 0 then
+  local fill = ctx.per_event
+  if (fill or lay.cell >= 5) and ctx.view:flash_rects(2, self.flash, fill and 0 or 0.5) > 0 then
     cv:save()
     cv:translate(ox, oy)
     cv:rects(self.flash, { color = "#000000", stroke = not fill, width = 1 })

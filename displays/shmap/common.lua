@@ -35,6 +35,17 @@ function M.count(n)
   return (out:gsub("^ ", ""))
 end
 
+--- A count in at most 7 characters: grouped below 100 000, then 123.4k, 12.35M, 1.235G.
+function M.short(n)
+  if n < 100000 then return M.count(n) end
+  for _, u in ipairs({ { 1e9, "G" }, { 1e6, "M" }, { 1e3, "k" } }) do
+    if n >= u[1] then
+      local v = n / u[1]
+      return (v >= 100 and string.format("%.1f", v) or string.format("%.4g", v)) .. u[2]
+    end
+  end
+end
+
 --- A compact trace time: up to 5 significant digits.
 function M.time(t) return string.format("%.5g", t) end
 

@@ -53,7 +53,7 @@ function D:draw(cv, rect)
   local lay, g = view:layout(), view:grids()
   local inner = common.inner(rect)
   local lc, sc = M.canvases(inner)
-  local note = region_note(lay)
+  local note = region_note(lay) .. string.format(", %s flashes", common.count(ctx.view:info().frame_flashes))
   if lay.hidden and lay.hidden > 0 and lay.k > 1 then
     note = note .. string.format("; %d matrices do not fit", lay.hidden)
   end
@@ -72,9 +72,10 @@ function D:draw(cv, rect)
         cv:grid(grids[i], ctx.palette, x, y, r.w, r.h)
       end
     end
-    -- flashes of this frame: filled black per event, else a black outline
-    local fill = ctx.per_event or lay.f < 3
-    local n = view:flash_rects(which - 1, self.flash, fill and 0 or 0.5)
+    -- flashes: filled black when frames are per event, else outlined on cells of 5
+    -- pixels or more (a smaller cell would be all outline)
+    local fill = ctx.per_event
+    local n = (fill or lay.f >= 5) and view:flash_rects(which - 1, self.flash, fill and 0 or 0.5) or 0
     if n > 0 then
       cv:save()
       cv:translate(c.x, c.y)

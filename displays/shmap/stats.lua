@@ -53,22 +53,22 @@ function D:draw(cv, rect)
       break
     end
     local hex = ctx.palette:hex(common.pe_index(i - 1, 0, ctx.shades))
-    line(PE_COLS, { tostring(i - 1), common.count(p.loads), common.count(p.stores), common.count(p.flops),
+    line(PE_COLS, { tostring(i - 1), common.short(p.loads), common.short(p.stores), common.short(p.flops),
                     p.subroutine }, false, hex)
     out.pes[i] = { color = hex, loads = p.loads, stores = p.stores, flops = p.flops, subroutine = p.subroutine }
     shown = shown + 1
   end
   local t = s.totals
-  line(PE_COLS, { "all", common.count(t.loads), common.count(t.stores), common.count(t.flops), "" }, true)
+  line(PE_COLS, { "all", common.short(t.loads), common.short(t.stores), common.short(t.flops), "" }, true)
   if #s.caches > 0 then
     y = y + 4
     line(CACHE_COLS, { "cache", "hits", "misses", "hit ratio" }, true)
     for i, c in ipairs(s.caches) do
-      line(CACHE_COLS, { tostring(i - 1), common.count(c.hits), common.count(c.misses),
+      line(CACHE_COLS, { tostring(i - 1), common.short(c.hits), common.short(c.misses),
                          string.format("%.1f%%", 100 * c.hit_ratio) })
       out.caches[i] = { hits = c.hits, misses = c.misses, hit_ratio = c.hit_ratio }
     end
-    line(CACHE_COLS, { "all", common.count(t.hits), common.count(t.misses),
+    line(CACHE_COLS, { "all", common.short(t.hits), common.short(t.misses),
                        string.format("%.1f%%", 100 * t.hit_ratio) }, true)
   end
   local msg, pe = ctx.sim:last_info()
