@@ -30,10 +30,11 @@ function D:draw(cv, rect)
   local y = inner.y
   local rows_left = math.floor(inner.h / lh)
   local out = { pes = {}, caches = {}, rows = {} }
+  local cw = math.min(inner.w, 480) -- columns keep together in a wide panel
   local function line(cols, values, bold, swatch)
     if rows_left <= 0 then return false end
     for i, c in ipairs(cols) do
-      local x = inner.x + c[2] * inner.w
+      local x = inner.x + c[2] * cw
       cv:text(x, y, values[i], { align = c[3], valign = "top", size = size, bold = bold, color = common.ink })
     end
     if swatch then
@@ -75,7 +76,7 @@ function D:draw(cv, rect)
   if msg then
     y = y + 4
     local text = string.format("PE %d: %s", pe, msg)
-    local maxc = math.max(8, math.floor(inner.w / (size * 0.6)))
+    local maxc = math.max(8, math.floor(inner.w / (size * 0.62)))
     if #text > maxc then text = text:sub(1, maxc - 3) .. "..." end
     line({ { "", 0, "left" } }, { text })
     out.message = msg
