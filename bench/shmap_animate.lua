@@ -23,6 +23,7 @@ if not trace_path then
     "could not write the LU trace (set RETRACE_BIN and RETRACE_SOURCE)")
 end
 local W, H = 1280, 720
+local FADE -- the command's default: 1/50 of the trace's time span
 local machine = { pes = 4, caches = 2, cache_size = 1024, line = 4 }
 
 local function rss_kib()
@@ -55,6 +56,11 @@ end
 
 io.write("load average at start: ", loadavg(), " (other work on the machine takes cores from this run)\n")
 io.write("trace: ", trace_path, "\n")
+do
+  local info = assert(shmap.open(trace_path)):info()
+  local span = info.time_last - math.min(info.time_first, info.time_last)
+  FADE = span > 0 and span / 50 or 1
+end
 
 -- 1. the bare simulation, then with the view (all panels, sized for the frame)
 local sim, t = new_sim()
@@ -68,7 +74,7 @@ io.write(string.format("bare simulation:   %d element accesses, %d steps in %.3f
   n, steps, bare, n / bare / 1e6))
 
 sim, t = new_sim()
-local f = assert(frame.new(sim, t, { panels = "all", width = W, height = H, shades = 4, fade = 20,
+local f = assert(frame.new(sim, t, { panels = "all", width = W, height = H, shades = 4, fade = FADE,
                                      machine = machine }))
 t0 = clock()
 sim:run()
@@ -81,7 +87,7 @@ sim:close()
 -- 2. the animation: a frame every `every` steps, drawn (and encoded)
 local function animate(encode)
   local s, tr = new_sim()
-  local fr = assert(frame.new(s, tr, { panels = "all", width = W, height = H, shades = 4, fade = 20,
+  local fr = assert(frame.new(s, tr, { panels = "all", width = W, height = H, shades = 4, fade = FADE,
                                        machine = machine }))
   local canvas = require "retrace.canvas"
   local cv = canvas.image(W, H)

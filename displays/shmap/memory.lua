@@ -38,14 +38,19 @@ end
 
 function D:update() end
 
-local function region_note(lay)
+-- The title's note: cell size (or sharing), matrices left out, the frame's flashes.
+local function region_note(lay, nmat, flashes)
+  local parts = {}
   if lay.k and lay.k > 1 then
-    return string.format("%d x %d elements share a pixel", lay.k, lay.k)
+    parts[1] = string.format("%d x %d elements share a pixel", lay.k, lay.k)
+  else
+    parts[1] = string.format("%d px per element", lay.f or 1)
   end
   if lay.hidden and lay.hidden > 0 then
-    return string.format("%d matrices do not fit", lay.hidden)
+    parts[#parts + 1] = string.format("%d of %d matrices do not fit", lay.hidden, nmat)
   end
-  return string.format("%d px per element", lay.f or 1)
+  parts[#parts + 1] = common.count(flashes) .. " flashes"
+  return table.concat(parts, "; ")
 end
 
 function D:draw(cv, rect)
@@ -53,10 +58,7 @@ function D:draw(cv, rect)
   local lay, g = view:layout(), view:grids()
   local inner = common.inner(rect)
   local lc, sc = M.canvases(inner)
-  local note = region_note(lay) .. string.format(", %s flashes", common.count(ctx.view:info().frame_flashes))
-  if lay.hidden and lay.hidden > 0 and lay.k > 1 then
-    note = note .. string.format("; %d matrices do not fit", lay.hidden)
-  end
+  local note = region_note(lay, #ctx.matrices, ctx.view:info().frame_flashes)
   common.title(cv, rect, M.title, note)
   local out = { loads = lc, stores = sc, f = lay.f, k = lay.k, note = note, regions = {},
                 flashes = ctx.view:info().frame_flashes }
@@ -68,7 +70,9 @@ function D:draw(cv, rect)
     for i, r in ipairs(lay.regions or {}) do
       if r.shown and grids[i] then
         local x, y = c.x + r.x, c.y + r.y
-        cv:rect(x - 0.5, y - 0.5, r.w + 1, r.h + 1, { stroke = common.region_border, width = 1 })
+        if r.w >= 8 and r.h >= 8 then -- a frame around regions big enough to carry one
+          cv:rect(x - 0.5, y - 0.5, r.w + 1, r.h + 1, { stroke = common.region_border, width = 1 })
+        end
         cv:grid(grids[i], ctx.palette, x, y, r.w, r.h)
       end
     end
