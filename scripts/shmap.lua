@@ -186,7 +186,8 @@ end
 local function write_state(path, m, args, a)
   local sim, trace = new_sim(path, m, args)
   local info = trace:info()
-  local view, verr = shmap.view(sim, { shades = a.shades, fade = a.fade or default_fade(info), memory = true,
+  local view, verr = shmap.view(sim, { shades = a.shades, fade = a.fade or default_fade(info),
+                                       memory = { max_cells = 1 << 20 },
                                        cache = m.cache, active = { keep = 1 }, refs = { len = 256 } })
   if not view then cli.input_error(path .. ": " .. verr) end
   local done = 0
