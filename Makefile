@@ -9,11 +9,12 @@ PREFIX ?= /usr/local
 BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
-DEB_PACKAGES = liblua5.4-dev lua5.4 lua-filesystem libcairo2-dev libpng-dev libfontconfig-dev libfftw3-dev \
+DEB_PACKAGES = liblua5.4-dev lua5.4 lua-filesystem libcairo2-dev libpng-dev libfontconfig-dev libfftw3-dev libgraphviz-dev \
   libreadline-dev lua-cjson lua-argparse libcmocka-dev lua-busted cmake pkg-config \
-  gcc make poppler-utils fonts-dejavu-core
-# packages the tests use when present (a browser for the HTML player test)
-DEB_TEST_PACKAGES = chromium libxml2-utils
+  gcc make poppler-utils fonts-dejavu-core libgraphviz-dev libopen-trace-format2-dev libgsl-dev
+# packages the tests use when present (a browser for the HTML player and gallery, xmllint
+# for well-formed pages, cmark for the README, the OTF2 and Pajé reference tools)
+DEB_TEST_PACKAGES = chromium libxml2-utils cmark otf2-tools pajeng
 
 .PHONY: all deps build demo test test-asan bench fuzz install clean
 
@@ -51,7 +52,7 @@ test: build
 test-asan: deps
 	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DRETRACE_SANITIZE=ON -DRETRACE_WERROR=$(WERROR)
 	cmake --build build-asan -j $(JOBS)
-	cd build-asan && ASAN_OPTIONS=detect_leaks=1 \
+	cd build-asan && ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp \
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j $(JOBS)
 
 bench: build

@@ -72,14 +72,16 @@ static inline void bench_die(const char *who, const rt_err *e)
 }
 
 /*
- * Generate and run a benchmark at two lengths, n / 10 then n, each in a
- * process of its own so each peak memory (max RSS) is its own: generate(path,
- * len) writes the input and returns its length in records, run(path) reads it
- * and prints. The input is removed afterwards unless RETRACE_BENCH_KEEP is
- * set. Returns 0, or 1 with a message naming who when a run fails.
+ * Generate an input of n / 10 and then of n units at path and run it, each
+ * length in a forked process of its own so each peak memory (max RSS) is its
+ * own: the two must stay close for a streaming reader. generate returns the
+ * units written, printed as "generated N UNIT"; the input is removed after
+ * each run unless RETRACE_BENCH_KEEP is set. Returns 0, or 1 with a message
+ * when a run failed.
  */
-static inline int bench_two_lengths(const char *who, const char *path, long n, long (*generate)(const char *, long),
-                                    void (*run)(const char *))
+static inline int bench_two_lengths(const char *who, const char *path, long n, const char *unit,
+                                    long (*generate)(const char *path, long n),
+                                    void (*run)(const char *path))
 {
     long lengths[2] = {n / 10, n};
     for (int i = 0; i < 2; i++) {
@@ -87,7 +89,7 @@ static inline int bench_two_lengths(const char *who, const char *path, long n, l
         pid_t pid = fork();
         if (pid == 0) {
             long w = generate(path, lengths[i]);
-            printf("generated %ld records\n", w);
+            printf("generated %ld %s\n", w, unit);
             run(path);
             if (!getenv("RETRACE_BENCH_KEEP"))
                 unlink(path);

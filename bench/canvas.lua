@@ -27,14 +27,14 @@ for k = 1, 4 do
     for x = 0, N - 1 do
       local pe = (x // 19 + y // 23 + k) % 16
       local age = (x * 7 + y * 3 + k * 5) % (SHADES + 3) - 2 -- some cells empty (-1, -2)
-      cells[#cells + 1] = age < 0 and -1 or colors.shade_index(pe, age, SHADES)
+      cells[#cells + 1] = age < 0 and -1 or pal:pe(pe, age)
     end
   end
   states[k] = string.pack(string.rep("i4", #cells), table.unpack(cells, 1, #cells))
 end
 local grids = { canvas.grid(N, N), canvas.grid(N, N), canvas.grid(N, N) }
 local names = { "load canvas", "store canvas", "cache window" }
-local legend = colors.processor_legend(pal, 16, SHADES)
+local legend = colors.processor_legend(pal)
 
 local function draw(cv, i)
   for k, g in ipairs(grids) do g:load(states[(i + k) % #states + 1]) end

@@ -80,5 +80,5 @@ int main(int argc, char **argv)
     char path[64];
     bench_tmp_path(path, sizeof path, "paraver", "prv");
     printf("paraver read, %d threads\n", NTHREADS);
-    return bench_two_lengths("paraver_read", path, n, generate, run);
+    return bench_two_lengths("paraver_read", path, n, "records", generate, run);
 }

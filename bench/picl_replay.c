@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bench_util.h"
 #include "rt_replay.h"
@@ -84,5 +85,5 @@ int main(int argc, char **argv)
     char path[64];
     bench_tmp_path(path, sizeof path, "picl", "trf");
     printf("picl parse + full replay, %d processors, new format\n", NPROC);
-    return bench_two_lengths("picl_replay", path, n, generate, run);
+    return bench_two_lengths("picl_replay", path, n, "records", generate, run);
 }

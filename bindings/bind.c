@@ -1,6 +1,8 @@
 /* bind.c - shared binding helpers and the retrace.core module (see bind.h). */
 #include "bind.h"
 
+#include <stdio.h>
+
 #include "rt_bindings.h" /* generated: RT_BINDINGS(X) lists every bindings/lNAME.c */
 
 int rt_push_fail(lua_State *L, const rt_err *err)
@@ -35,18 +37,46 @@ int rt_docall(lua_State *L, int nargs, int nresults)
     return status;
 }
 
+/* The __tostring of a class that gives none: its name ("retrace.Session"). */
+static int default_tostring(lua_State *L)
+{
+    if (luaL_getmetafield(L, 1, "__name") != LUA_TSTRING)
+        lua_pushstring(L, "retrace object");
+    return 1;
+}
+
 void rt_new_class(lua_State *L, const char *tname, const luaL_Reg *methods,
                   lua_CFunction closefn)
 {
     luaL_newmetatable(L, tname);
     lua_newtable(L);
     luaL_setfuncs(L, methods, 0);
+    /* a "__tostring" entry of the methods belongs on the metatable, not in __index */
+    if (lua_getfield(L, -1, "__tostring") != LUA_TFUNCTION) {
+        lua_pop(L, 1);
+        lua_pushcfunction(L, default_tostring);
+    }
+    lua_setfield(L, -3, "__tostring");
+    lua_pushnil(L);
+    lua_setfield(L, -2, "__tostring");
     lua_setfield(L, -2, "__index");
     lua_pushcfunction(L, closefn);
     lua_setfield(L, -2, "__gc");
     lua_pushcfunction(L, closefn);
     lua_setfield(L, -2, "__close");
     lua_pop(L, 1);
+}
+
+const char *rt_size_text(char *buf, size_t n, uint64_t v)
+{
+    static const char *const units[] = {" ", " Ki", " Mi", " Gi"};
+    int u = 0;
+    while (u < 3 && v >= 1024 && v % 1024 == 0) {
+        v /= 1024;
+        u++;
+    }
+    snprintf(buf, n, "%llu%s", (unsigned long long)v, units[u]);
+    return buf;
 }
 
 int rt_opt_bool(lua_State *L, int t, const char *k, int def)

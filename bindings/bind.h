@@ -33,8 +33,15 @@ int rt_docall(lua_State *L, int nargs, int nresults);
 
 /*
  * Create a metatable registered as tname ("retrace.Lines"), with __index set to
- * a table of methods, and __gc / __close set to closefn. Leaves nothing on the stack.
+ * a table of methods, and __gc / __close set to closefn. A "__tostring" entry
+ * in methods becomes the metatable's __tostring (a one-line summary such as
+ * "retrace.Cache: 32 KiB 8-way LRU"); without one, tostring gives tname.
+ * Leaves nothing on the stack.
  */
+
+/* Write a size in units as "32 KiB" / "4 MiB" when it divides evenly, else "1000";
+ * returns buf. */
+const char *rt_size_text(char *buf, size_t n, uint64_t v);
 void rt_new_class(lua_State *L, const char *tname, const luaL_Reg *methods,
                   lua_CFunction closefn);
 

@@ -335,17 +335,51 @@ static int palette_len(lua_State *L)
 
 /* ---- registration ------------------------------------------------------------- */
 
+/* "retrace.Grid: 32 x 16 cells", "retrace.Pack: 100 items of 4", "retrace.Palette: 64 colours" */
+static int grid_tostring(lua_State *L)
+{
+    grid_box *b = luaL_checkudata(L, 1, GRID_T);
+    if (!b->g)
+        lua_pushstring(L, GRID_T " (closed)");
+    else
+        lua_pushfstring(L, GRID_T ": %d x %d cells", b->g->w, b->g->h);
+    return 1;
+}
+
+static int pack_tostring(lua_State *L)
+{
+    pack_box *b = luaL_checkudata(L, 1, PACK_T);
+    if (!b->p)
+        lua_pushstring(L, PACK_T " (closed)");
+    else
+        lua_pushfstring(L, PACK_T ": %I items of %d", (lua_Integer)b->p->n, b->p->stride);
+    return 1;
+}
+
+static int palette_tostring(lua_State *L)
+{
+    palette_box *b = luaL_checkudata(L, 1, PALETTE_T);
+    if (!b->p)
+        lua_pushstring(L, PALETTE_T " (closed)");
+    else
+        lua_pushfstring(L, PALETTE_T ": %d colours", b->p->n);
+    return 1;
+}
+
 static const luaL_Reg grid_methods[] = {
+    {"__tostring", grid_tostring},
     {"get", grid_get},   {"set", grid_set},   {"size", grid_size}, {"fill", grid_fill},
     {"load", grid_load}, {"dump", grid_dump}, {"close", grid_close}, {NULL, NULL},
 };
 
 static const luaL_Reg pack_methods[] = {
+    {"__tostring", pack_tostring},
     {"push", pack_push}, {"load", pack_load},     {"get", pack_get},     {"len", pack_len},
     {"clear", pack_clear}, {"stride", pack_stride}, {"close", pack_close}, {NULL, NULL},
 };
 
 static const luaL_Reg palette_methods[] = {
+    {"__tostring", palette_tostring},
     {"set", palette_set}, {"get", palette_get}, {"len", palette_len},
     {"close", palette_close}, {NULL, NULL},
 };

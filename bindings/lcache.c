@@ -10,7 +10,9 @@
  *   cache.run(path, {format=, size=, line=, ways=, policy=, seed=, write_back=,
  *                    unified=, classify=, sweep=, progress=fn(done, total)}) -> result | nil, msg
  *   cache.convert(path, format, out) -> records | nil, msg
- *   cache.policies -> {"lru", ...}
+ *   cache.policies -> {"lru", ...}     cache.lookup(name) -> name | nil, msg
+ *   cache.check_geometry(size, line, ways[, unit]) -> true | nil, msg
+ *   cache.hit_ratio(hits, misses) -> number
  *
  * A Lua policy is an operations table whose hooks call the policy's Lua
  * functions (ways from 1; each set a table {index=, ways=, state={}}).
@@ -132,6 +134,13 @@ static int lp_victim(void *ud, rt_policy_set *s, uint64_t now, unsigned *way)
     return RT_OK;
 }
 
+static int lpolicy_tostring(lua_State *L)
+{
+    lpolicy *p = luaL_checkudata(L, 1, LPOLICY_T);
+    lua_pushfstring(L, LPOLICY_T ": %s", p->name);
+    return 1;
+}
+
 static int lpolicy_gc(lua_State *L)
 {
     lpolicy *p = luaL_checkudata(L, 1, LPOLICY_T);
@@ -192,37 +201,17 @@ void rt_lcache_policy(lua_State *L, int idx, rt_cache_config *cfg)
 {
     idx = lua_absindex(L, idx);
     if (lua_type(L, idx) == LUA_TSTRING) {
-        size_t n;
-        const char *s = lua_tolstring(L, idx, &n);
-        const rt_policy_ops *b = rt_policy_builtin(s);
-        if (b) {
-            cfg->policy = b;
-            cfg->policy_ud = NULL;
-            lua_pushnil(L);
-            return;
-        }
-        if (n > 4 && strcmp(s + n - 4, ".lua") == 0) {
-            if (luaL_loadfilex(L, s, "t") != LUA_OK)
-                lua_error(L);
-            if (rt_docall(L, 0, 1) != LUA_OK)
-                lua_error(L);
-            if (lua_type(L, -1) != LUA_TTABLE)
-                luaL_error(L, "%s: a policy file must return a policy table", s);
-            policy_from_table(L, -1, cfg);
-            lua_remove(L, -2);
-            return;
-        }
-        /* a policy shipped in lua/retrace/policies/ */
-        lua_getglobal(L, "require");
-        lua_pushfstring(L, "retrace.policies.%s", s);
-        if (strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789_") == n &&
-            lua_pcall(L, 1, 1, 0) == LUA_OK && lua_type(L, -1) == LUA_TTABLE) {
-            policy_from_table(L, -1, cfg);
-            lua_remove(L, -2);
-            return;
-        }
-        luaL_error(L, "policy: unknown '%s' (built-ins: lru lfu fifo lifo clock random; "
-                      "shipped: mru plru lua_lru; or FILE.lua)", s);
+        /* a name is a built-in here (the core says which names those are);
+         * Lua policies by name or file are resolved by retrace.cache.resolve_policy */
+        rt_err err;
+        rt_err_clear(&err);
+        const rt_policy_ops *b;
+        if (rt_policy_lookup(lua_tostring(L, idx), &b, &err) != RT_OK)
+            luaL_error(L, "%s", err.msg);
+        cfg->policy = b;
+        cfg->policy_ud = NULL;
+        lua_pushnil(L);
+        return;
     }
     if (lua_type(L, idx) == LUA_TTABLE) {
         policy_from_table(L, idx, cfg);
@@ -380,7 +369,7 @@ static void push_stats(lua_State *L, const rt_cache_stats *s)
     rt_set_int(L, "evictions", s->evictions);
     rt_set_int(L, "writebacks", s->writebacks);
     rt_set_int(L, "bypassed_writes", s->bypassed_writes);
-    rt_set_num(L, "hit_ratio", s->refs ? (double)s->hits / (double)s->refs : 0.0);
+    rt_set_num(L, "hit_ratio", rt_hit_ratio(s->hits, s->misses));
 }
 
 static int c_stats(lua_State *L)
@@ -506,9 +495,7 @@ static int l_run(lua_State *L)
             lua_createtable(L, 0, 3);
             rt_set_int(L, "size", res.sweep_size[k]);
             rt_set_int(L, "misses", res.sweep_misses[k]);
-            lua_pushnumber(L, res.sweep_refs
-                                  ? 1.0 - (double)res.sweep_misses[k] / (double)res.sweep_refs
-                                  : 0.0);
+            lua_pushnumber(L, rt_hit_ratio(res.sweep_refs - res.sweep_misses[k], res.sweep_misses[k]));
             lua_setfield(L, -2, "hit_ratio");
             lua_rawseti(L, -2, (lua_Integer)k + 1);
         }
@@ -558,7 +545,32 @@ static int l_convert(lua_State *L)
     return 1;
 }
 
+/* "retrace.Cache: 32 KiB 8-way LRU, 64 B lines" (fully associative: "fully associative") */
+static int cache_tostring(lua_State *L)
+{
+    cache_box *b = luaL_checkudata(L, 1, CACHE_T);
+    if (!b->c) {
+        lua_pushstring(L, CACHE_T " (closed)");
+        return 1;
+    }
+    const rt_cache_config *cfg = rt_cache_config_get(b->c);
+    char size[32], line[32], pol[32];
+    const char *name = cfg->policy && cfg->policy->name ? cfg->policy->name : "?";
+    size_t i = 0;
+    for (; name[i] && i < sizeof pol - 1; i++) /* built-ins read in capitals, as in the literature */
+        pol[i] = (char)(name[i] >= 'a' && name[i] <= 'z' ? name[i] - 'a' + 'A' : name[i]);
+    pol[i] = 0;
+    rt_size_text(size, sizeof size, cfg->size);
+    rt_size_text(line, sizeof line, cfg->line);
+    if (cfg->ways == cfg->size / cfg->line)
+        lua_pushfstring(L, CACHE_T ": %sB fully associative %s, %sB lines", size, pol, line);
+    else
+        lua_pushfstring(L, CACHE_T ": %sB %d-way %s, %sB lines", size, (int)cfg->ways, pol, line);
+    return 1;
+}
+
 static const luaL_Reg cache_methods[] = {
+    {"__tostring", cache_tostring},
     {"access", c_access},
     {"access_range", c_access_range},
     {"probe", c_probe},
@@ -571,7 +583,54 @@ static const luaL_Reg cache_methods[] = {
     {NULL, NULL},
 };
 
+/* check_geometry(size, line, ways [, unit]) -> true | nil, msg (the core's rules) */
+static int l_check_geometry(lua_State *L)
+{
+    static const char *const field[] = {"cache size", "line size", "ways"};
+    lua_Integer v[3];
+    rt_err err;
+    rt_err_clear(&err);
+    for (int i = 0; i < 3; i++) {
+        v[i] = i == 2 ? luaL_optinteger(L, 3, 0) : luaL_checkinteger(L, i + 1);
+        if (v[i] < 0) {
+            rt_err_set(&err, RT_EINVAL, "%s: %lld is negative", field[i], (long long)v[i]);
+            return rt_push_fail(L, &err);
+        }
+    }
+    if (rt_cache_check_geometry((uint64_t)v[0], (uint64_t)v[1], (uint64_t)v[2],
+                                luaL_optstring(L, 4, NULL), &err) != RT_OK)
+        return rt_push_fail(L, &err);
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
+/* lookup(name) -> name | nil, msg: is name a built-in policy (the core's list) */
+static int l_lookup(lua_State *L)
+{
+    const char *name = luaL_checkstring(L, 1);
+    const rt_policy_ops *ops;
+    rt_err err;
+    rt_err_clear(&err);
+    if (rt_policy_lookup(name, &ops, &err) != RT_OK)
+        return rt_push_fail(L, &err);
+    lua_pushstring(L, ops->name);
+    return 1;
+}
+
+/* hit_ratio(hits, misses) -> number (the core's definition) */
+static int l_hit_ratio(lua_State *L)
+{
+    lua_Integer h = luaL_checkinteger(L, 1), m = luaL_checkinteger(L, 2);
+    luaL_argcheck(L, h >= 0, 1, "expected a non-negative integer");
+    luaL_argcheck(L, m >= 0, 2, "expected a non-negative integer");
+    lua_pushnumber(L, rt_hit_ratio((uint64_t)h, (uint64_t)m));
+    return 1;
+}
+
 static const luaL_Reg funcs[] = {
+    {"check_geometry", l_check_geometry},
+    {"lookup", l_lookup},
+    {"hit_ratio", l_hit_ratio},
     {"new", l_new},
     {"run", l_run},
     {"convert", l_convert},
@@ -584,6 +643,8 @@ int rt_lopen_cache(lua_State *L)
     luaL_newmetatable(L, LPOLICY_T);
     lua_pushcfunction(L, lpolicy_gc);
     lua_setfield(L, -2, "__gc");
+    lua_pushcfunction(L, lpolicy_tostring);
+    lua_setfield(L, -2, "__tostring");
     lua_pop(L, 1);
     luaL_newlib(L, funcs);
     lua_newtable(L);

@@ -14,15 +14,15 @@
  *   - a built-in name ("lru", "lfu", "fifo", "lifo", "clock", "random");
  *   - a policy table made by retrace.cache.policy{...} (or any table with a
  *     victim function and optional init / hit / fill functions and a name);
- *   - a path ending in ".lua": the file is run and must return such a table;
- *   - the name of a policy shipped in lua/retrace/policies/ ("mru", "plru").
+ *   (a shipped Lua policy by name, or FILE.lua, is first turned into such a
+ *   table by retrace.cache.resolve_policy: the one lookup of Lua policies).
  * Pushes exactly one value: the policy instance (a userdata owning the Lua
  * side: the hook functions and the per-set tables), or nil for a built-in.
  * The caller keeps that value alive for as long as the cache lives (store it
  * as a user value of the userdata that owns the rt_cache) and creates one
  * instance per cache. The rt_cache does not own it (policy->free is NULL).
- * Raises a Lua error on a bad value (unknown name, file that fails to load,
- * table without victim).
+ * Raises a Lua error on a bad value (a name that is not a built-in, with the
+ * core's message listing them; a table without victim).
  */
 void rt_lcache_policy(lua_State *L, int idx, rt_cache_config *cfg);
 

@@ -29,6 +29,7 @@
 #include "bind.h"
 #include "canvas_buffers.h"
 #include "lcanvas.h"
+#include "rt_raster.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #include <fontconfig/fontconfig.h>
@@ -540,16 +541,6 @@ static int c_show_text(lua_State *L)
 
 /* ---- direct pixels ---------------------------------------------------------- */
 
-static uint32_t premultiply(rt_rgba c)
-{
-    uint32_t a = RT_RGBA_A(c);
-    if (a == 255)
-        return c;
-    uint32_t r = (RT_RGBA_R(c) * a + 127) / 255, g = (RT_RGBA_G(c) * a + 127) / 255,
-             b = (RT_RGBA_B(c) * a + 127) / 255;
-    return (a << 24) | (r << 16) | (g << 8) | b;
-}
-
 static void pixel_addr(lua_State *L, canvas_box *b, int x, int y, uint32_t **px)
 {
     if (x < 0 || y < 0 || x >= b->w || y >= b->h)
@@ -587,60 +578,14 @@ static int c_set_pixel(lua_State *L)
         c[k] = v < 0 ? 0 : v > 255 ? 255 : (int)v;
     }
     cairo_surface_flush(b->s);
-    *px = premultiply(RT_RGBA(c[0], c[1], c[2], c[3]));
+    *px = rt_rgba_premultiply(RT_RGBA(c[0], c[1], c[2], c[3]));
     cairo_surface_mark_dirty_rectangle(b->s, x, y, 1, 1);
     return 0;
 }
 
 /* ---- bulk: grids ------------------------------------------------------------ */
 
-/* How cell values become palette entries. */
-typedef struct {
-    const rt_palette *pal;
-    const uint32_t *lut; /* the palette premultiplied, pal->n entries */
-    int ranged;      /* 0: the value is the index; 1: map [lo, hi) linearly onto the palette */
-    double lo, hi;
-} cellmap;
-
-/* Colour of a cell value, premultiplied; returns 0 when the cell is empty. */
-static inline int cell_color(const cellmap *m, int32_t v, uint32_t *out)
-{
-    long i;
-    if (m->ranged) {
-        if (v < m->lo)
-            return 0;
-        double f = ((double)v - m->lo) / (m->hi - m->lo);
-        i = f >= 1 ? m->pal->n - 1 : (long)(f * m->pal->n);
-    } else {
-        if ((uint32_t)v >= (uint32_t)m->pal->n)
-            return 0;
-        i = v;
-    }
-    *out = m->lut[i];
-    return 1;
-}
-
-/* dst[k] = mask[k] ? src[k] : dst[k], eight pixels at a time (GCC vector extension) */
-typedef uint32_t rt_v8u __attribute__((vector_size(32)));
-
-static void blend_row(uint32_t *dst, const uint32_t *src, const uint32_t *mask, int n)
-{
-    int k = 0;
-    for (; k + 8 <= n; k += 8) {
-        rt_v8u d, sv, mv;
-        memcpy(&d, dst + k, sizeof d);
-        memcpy(&sv, src + k, sizeof sv);
-        memcpy(&mv, mask + k, sizeof mv);
-        d = ((sv ^ d) & mv) ^ d;
-        memcpy(dst + k, &d, sizeof d);
-    }
-    for (; k < n; k++)
-        dst[k] = ((src[k] ^ dst[k]) & mask[k]) ^ dst[k];
-}
-
-typedef struct {
-    int sx, sy, sw, sh; /* source cells */
-} cellrect;
+/* The pixel loops are core/render/rt_raster.c; here: where the cells land on a Cairo surface. */
 
 /*
  * The fast path: the target is an image surface, the transformation only
@@ -648,13 +593,13 @@ typedef struct {
  * Cell edges are rounded to whole pixels so cells tile without seams. Returns
  * 1 when drawn, 0 when the general path must be used.
  */
-static int grid_direct(canvas_box *b, const rt_grid *g, const cellmap *m, cellrect r,
+static int grid_direct(canvas_box *b, const rt_grid *g, const rt_cellmap *m, rt_cellrect r,
                        double x, double y, double w, double h, int gap)
 {
     cairo_t *cr = b->cr;
     if (w == 0 || h == 0)
         return 1; /* nothing to draw */
-    if (b->kind != K_IMAGE || !rt_palette_opaque(m->pal) || w < 0 || h < 0)
+    if (b->kind != K_IMAGE || !m->opaque || w < 0 || h < 0)
         return 0; /* flipped boxes go through the general path too */
     cairo_matrix_t mt;
     cairo_get_matrix(cr, &mt);
@@ -686,77 +631,19 @@ static int grid_direct(canvas_box *b, const rt_grid *g, const cellmap *m, cellre
 
     double X0 = x, Y0 = y;
     cairo_user_to_device(cr, &X0, &Y0);
-    double cw = w * mt.xx / r.sw, ch = h * mt.yy / r.sh;
-
-    /* pixel edges of the columns and rows, clamped to the clip */
-    int *xs = malloc(((size_t)r.sw + 1 + (size_t)r.sh + 1) * sizeof(int));
-    if (!xs)
-        return 0;
-    int *ys = xs + r.sw + 1;
-    for (int i = 0; i <= r.sw; i++) {
-        long v = lround(X0 + i * cw);
-        xs[i] = (int)(v < clx0 ? clx0 : v > clx1 ? clx1 : v);
-    }
-    for (int j = 0; j <= r.sh; j++) {
-        long v = lround(Y0 + j * ch);
-        ys[j] = (int)(v < cly0 ? cly0 : v > cly1 ? cly1 : v);
-    }
-
-    /*
-     * One cell row at a time: its pixel row (line) and a mask of the pixels
-     * that have a colour are made once, then every pixel row of the cell row
-     * is a copy (no empty cells) or a masked blend, both simple loops over
-     * whole rows that the compiler turns into vector code.
-     */
-    int lo = xs[0], hi = xs[r.sw], span = hi - lo;
-    uint32_t *line = malloc((size_t)(span > 0 ? span : 1) * 2 * sizeof(uint32_t));
-    if (!line) {
-        free(xs);
-        return 0;
-    }
-    uint32_t *mask = line + span;
     cairo_surface_flush(b->s);
-    unsigned char *data = cairo_image_surface_get_data(b->s);
-    size_t stride = (size_t)cairo_image_surface_get_stride(b->s);
-    for (int j = 0; j < r.sh; j++) {
-        int py0 = ys[j], py1 = ys[j + 1];
-        if (py1 <= py0)
-            continue;
-        const int32_t *row = g->cells + (size_t)(r.sy + j) * (size_t)g->w + r.sx;
-        int gaps = gap > 0;
-        for (int i = 0; i < r.sw; i++) {
-            uint32_t c = 0, mk = 0xffffffffu;
-            if (!cell_color(m, row[i], &c)) {
-                mk = 0;
-                gaps = 1;
-            }
-            /* with a gap, the last `gap` pixels of a cell wider than it stay as they were */
-            int edge = xs[i + 1] - xs[i] > gap ? xs[i + 1] - gap : xs[i + 1];
-            for (int px = xs[i]; px < xs[i + 1]; px++) {
-                line[px - lo] = c;
-                mask[px - lo] = px < edge ? mk : 0;
-            }
-        }
-        if (gap > 0 && py1 - py0 > gap)
-            py1 -= gap;
-        for (int py = py0; py < py1; py++) {
-            uint32_t *dst = (uint32_t *)(data + (size_t)py * stride) + lo;
-            if (!gaps) {
-                memcpy(dst, line, (size_t)span * sizeof(uint32_t));
-                continue;
-            }
-            blend_row(dst, line, mask, span);
-        }
-    }
-    free(line);
-    cairo_surface_mark_dirty_rectangle(b->s, xs[0], ys[0], xs[r.sw] - xs[0], ys[r.sh] - ys[0]);
-    free(xs);
+    int box[4];
+    if (rt_raster_grid(cairo_image_surface_get_data(b->s), (size_t)cairo_image_surface_get_stride(b->s),
+                       clx0, cly0, clx1, cly1, g, m, r, X0, Y0, w * mt.xx / r.sw, h * mt.yy / r.sh,
+                       gap, box) != RT_OK)
+        return 0; /* out of memory: the general path may still manage */
+    cairo_surface_mark_dirty_rectangle(b->s, box[0], box[1], box[2] - box[0], box[3] - box[1]);
     return 1;
 }
 
 /* The general path: one pixel per cell in a temporary image, scaled up without smoothing. */
 /* Cells as separate rectangles, gap device pixels apart (general path with a gap). */
-static void grid_cells(canvas_box *b, const rt_grid *g, const cellmap *m, cellrect r, double x,
+static void grid_cells(canvas_box *b, const rt_grid *g, const rt_cellmap *m, rt_cellrect r, double x,
                        double y, double w, double h, int gap)
 {
     cairo_t *cr = b->cr;
@@ -772,7 +659,7 @@ static void grid_cells(canvas_box *b, const rt_grid *g, const cellmap *m, cellre
         const int32_t *row = g->cells + (size_t)(r.sy + j) * (size_t)g->w + r.sx;
         for (int i = 0; i < r.sw; i++) {
             uint32_t c;
-            if (!cell_color(m, row[i], &c))
+            if (!rt_cell_color(m, row[i], &c))
                 continue;
             if (!have || c != cur) {
                 if (have)
@@ -792,7 +679,7 @@ static void grid_cells(canvas_box *b, const rt_grid *g, const cellmap *m, cellre
     cairo_restore(cr);
 }
 
-static int grid_general(canvas_box *b, const rt_grid *g, const cellmap *m, cellrect r,
+static int grid_general(canvas_box *b, const rt_grid *g, const rt_cellmap *m, rt_cellrect r,
                         double x, double y, double w, double h)
 {
     /*
@@ -815,16 +702,8 @@ static int grid_general(canvas_box *b, const rt_grid *g, const cellmap *m, cellr
         cairo_surface_destroy(img);
         return 0;
     }
-    unsigned char *data = cairo_image_surface_get_data(img);
-    size_t stride = (size_t)cairo_image_surface_get_stride(img);
-    for (int j = 0; j < r.sh * k; j++) {
-        const int32_t *row = g->cells + (size_t)(r.sy + j / k) * (size_t)g->w + r.sx;
-        uint32_t *dst = (uint32_t *)(data + (size_t)j * stride);
-        for (int i = 0; i < r.sw * k; i++) {
-            uint32_t c;
-            dst[i] = cell_color(m, row[i / k], &c) ? c : 0;
-        }
-    }
+    rt_raster_cells(cairo_image_surface_get_data(img), (size_t)cairo_image_surface_get_stride(img), g,
+                    m, r, k);
     cairo_surface_mark_dirty(img);
     cairo_t *cr = b->cr;
     cairo_save(cr);
@@ -855,7 +734,7 @@ static int c_draw_grid(lua_State *L)
     rt_grid *g = rt_lcanvas_check_grid(L, 2);
     rt_palette *pal = rt_lcanvas_check_palette(L, 3);
     double x = num(L, 4), y = num(L, 5), w = num(L, 6), h = num(L, 7);
-    cellrect r;
+    rt_cellrect r;
     r.sx = (int)luaL_optinteger(L, 8, 0);
     r.sy = (int)luaL_optinteger(L, 9, 0);
     r.sw = (int)luaL_optinteger(L, 10, g->w - r.sx);
@@ -863,23 +742,18 @@ static int c_draw_grid(lua_State *L)
     if (r.sx < 0 || r.sy < 0 || r.sw < 1 || r.sh < 1 || r.sx + r.sw > g->w || r.sy + r.sh > g->h)
         return luaL_error(L, "grid region %d,%d %d x %d outside the %d x %d grid", r.sx, r.sy,
                           r.sw, r.sh, g->w, g->h);
-    cellmap m = {pal, NULL, 0, 0, 0};
-    if (!lua_isnoneornil(L, 12)) {
-        m.ranged = 1;
-        m.lo = num(L, 12);
-        m.hi = num(L, 13);
-        if (!(m.hi > m.lo))
-            return luaL_error(L, "grid value range [%f, %f] is empty", m.lo, m.hi);
-    }
+    int ranged = !lua_isnoneornil(L, 12);
+    double lo = ranged ? num(L, 12) : 0, hi = ranged ? num(L, 13) : 0;
+    if (ranged && !(hi > lo))
+        return luaL_error(L, "grid value range [%f, %f] is empty", lo, hi);
     int gap = (int)luaL_optinteger(L, 14, 0);
     if (gap < 0)
         return luaL_argerror(L, 14, "gap must not be negative");
     lua_settop(L, 14);
     /* the premultiplied palette lives in a userdata, so an error cannot leak it */
     uint32_t *lut = lua_newuserdatauv(L, (size_t)pal->n * sizeof(uint32_t), 0);
-    for (int i = 0; i < pal->n; i++)
-        lut[i] = premultiply(pal->c[i]);
-    m.lut = lut;
+    rt_cellmap m;
+    rt_cellmap_init(&m, pal, lut, ranged, lo, hi);
     if (grid_direct(b, g, &m, r, x, y, w, h, gap))
         return 0;
     if (gap > 0)
@@ -1033,7 +907,20 @@ static int c_draw_image(lua_State *L)
 
 /* ---- registration ------------------------------------------------------------- */
 
+/* "retrace.Canvas: image 800 x 600", "retrace.Canvas: pdf 595 x 842 pt" */
+static int c_tostring(lua_State *L)
+{
+    canvas_box *b = luaL_checkudata(L, 1, CANVAS_T);
+    if (!b->s)
+        lua_pushfstring(L, CANVAS_T " (%s, finished)", kind_names[b->kind]);
+    else
+        lua_pushfstring(L, CANVAS_T ": %s %d x %d%s", kind_names[b->kind], b->w, b->h,
+                        b->kind == K_PDF || b->kind == K_SVG ? " pt" : "");
+    return 1;
+}
+
 static const luaL_Reg canvas_methods[] = {
+    {"__tostring", c_tostring},
     {"finish", c_finish},
     {"close", c_finish},
     {"write_png", c_write_png},

@@ -11,17 +11,14 @@
  *
  * lua/retrace/frames.lua builds the frame writer on these.
  */
-#include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "bind.h"
 #include "lcanvas.h"
-#include "pngpool.h"
+#include "rt_pngpool.h"
+#include "rt_proc.h"
 
 #define ENCODER_T "retrace.Encoder"
 
@@ -136,47 +133,31 @@ static int l_run(lua_State *L)
         lua_pop(L, 1);
     }
     argv[n] = NULL;
-    int fds[2];
-    if (pipe(fds) != 0)
-        return luaL_error(L, "run: pipe: %s", strerror(errno));
-    fcntl(fds[1], F_SETFD, FD_CLOEXEC);
-    pid_t pid = fork();
-    if (pid < 0) {
-        close(fds[0]);
-        close(fds[1]);
-        return luaL_error(L, "run: fork: %s", strerror(errno));
+    int code;
+    rt_err err;
+    rt_err_clear(&err);
+    if (rt_run(argv, &code, &err) != RT_OK)
+        return rt_push_fail(L, &err);
+    lua_pushinteger(L, code);
+    return 1;
+}
+
+/* "retrace.Encoder: 2 threads, 48 frames written" */
+static int encoder_tostring(lua_State *L)
+{
+    encoder_box *b = luaL_checkudata(L, 1, ENCODER_T);
+    if (!b->p) {
+        lua_pushstring(L, ENCODER_T " (closed)");
+        return 1;
     }
-    if (pid == 0) {
-        close(fds[0]);
-        execvp(argv[0], (char *const *)argv);
-        int e = errno;
-        ssize_t w = write(fds[1], &e, sizeof e);
-        (void)w;
-        _exit(127);
-    }
-    close(fds[1]);
-    int child_errno = 0;
-    ssize_t got;
-    do
-        got = read(fds[0], &child_errno, sizeof child_errno);
-    while (got < 0 && errno == EINTR);
-    close(fds[0]);
-    int status;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-        ;
-    if (got == (ssize_t)sizeof child_errno) {
-        lua_pushnil(L);
-        if (child_errno == ENOENT)
-            lua_pushfstring(L, "%s: not found on PATH", argv[0]);
-        else
-            lua_pushfstring(L, "%s: %s", argv[0], strerror(child_errno));
-        return 2;
-    }
-    lua_pushinteger(L, WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+    rt_pngpool_stats st;
+    rt_pngpool_stats_get(b->p, &st);
+    lua_pushfstring(L, ENCODER_T ": %d threads, %I frames written", st.threads, (lua_Integer)st.frames);
     return 1;
 }
 
 static const luaL_Reg encoder_methods[] = {
+    {"__tostring", encoder_tostring},
     {"submit", encoder_submit}, {"wait", encoder_wait}, {"stats", encoder_stats},
     {"close", encoder_close},   {NULL, NULL},
 };

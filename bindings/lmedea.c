@@ -7,6 +7,9 @@
  *   acc:processors()  -> { {proc=, extime=, cptime=, ..., trnum=, ...}, ... }
  *   acc:events()      -> { {proc=, event=, ctime=, ..., hunum=}, ... }
  *   acc:profile(name) -> times, counts   (name: exec comp comm recv send io)
+ *   acc:profile_span(name) -> first time, last time, change points (nil when empty)
+ *   acc:profile_columns(name, w, x0, x1) -> the profile reduced to w pixel columns
+ *                                          over [x0, x1] (retrace.reduce's table)
  *   acc:close()
  *   core.medea.category(event) -> "tr" | "rc" | ... | nil
  */
@@ -14,6 +17,7 @@
 
 #include "bind.h"
 #include "lmedea.h"
+#include "lreduce.h"
 #include "rt_medea.h"
 
 #define ACC_T "retrace.MedeaAcc"
@@ -148,16 +152,22 @@ static int acc_events(lua_State *L)
     return 1;
 }
 
-static int acc_profile(lua_State *L)
+/* The profile named by argument 2 of the accumulator at 1; raises on failure. */
+static void get_profile(lua_State *L, const double **t, const int **c, size_t *n)
 {
     acc_box *b = check_acc(L, 1);
     int which = luaL_checkoption(L, 2, NULL, prof_names);
+    rt_err err;
+    if (rt_medea_profile(b->m, which, t, c, n, &err) != RT_OK)
+        luaL_error(L, "%s", err.msg);
+}
+
+static int acc_profile(lua_State *L)
+{
     const double *t;
     const int *c;
     size_t n;
-    rt_err err;
-    if (rt_medea_profile(b->m, which, &t, &c, &n, &err) != RT_OK)
-        return luaL_error(L, "%s", err.msg);
+    get_profile(L, &t, &c, &n);
     lua_createtable(L, (int)n, 0);
     for (size_t i = 0; i < n; i++) {
         lua_pushnumber(L, t[i]);
@@ -171,6 +181,40 @@ static int acc_profile(lua_State *L)
     return 2;
 }
 
+static int acc_profile_span(lua_State *L)
+{
+    const double *t;
+    const int *c;
+    size_t n;
+    get_profile(L, &t, &c, &n);
+    if (n == 0)
+        return 0;
+    lua_pushnumber(L, t[0]);
+    lua_pushnumber(L, t[n - 1]);
+    lua_pushinteger(L, (lua_Integer)n);
+    return 3;
+}
+
+/* The profile straight from the engine's arrays into the reducer: no Lua table
+ * of the change points is ever made (they run to millions on long traces). */
+static int acc_profile_columns(lua_State *L)
+{
+    lua_Integer w = luaL_checkinteger(L, 3);
+    double x0 = luaL_checknumber(L, 4), x1 = luaL_checknumber(L, 5);
+    const double *t;
+    const int *c;
+    size_t n;
+    rt_err err;
+    get_profile(L, &t, &c, &n);
+    rt_reduce *r = rt_lreduce_push_new(L, w, x0, x1, 1);
+    int st = rt_reduce_add_int(r, t, c, n, &err);
+    if (st == RT_OK && n > 0)
+        st = rt_reduce_finish(r, t[n - 1] > x1 ? t[n - 1] : x1, &err);
+    if (st != RT_OK)
+        return luaL_error(L, "%s", err.msg);
+    return rt_push_reduced(L, r);
+}
+
 static int l_category(lua_State *L)
 {
     int c = rt_medea_category((int)luaL_checkinteger(L, 1));
@@ -181,12 +225,28 @@ static int l_category(lua_State *L)
     return 1;
 }
 
+/* "retrace.MedeaAcc: 4 processors, 120 events" */
+static int acc_tostring(lua_State *L)
+{
+    acc_box *b = luaL_checkudata(L, 1, ACC_T);
+    if (!b->m) {
+        lua_pushstring(L, ACC_T " (closed)");
+        return 1;
+    }
+    lua_pushfstring(L, ACC_T ": %I processors, %I events", (lua_Integer)rt_medea_nprocs(b->m),
+                    (lua_Integer)rt_medea_nevents(b->m));
+    return 1;
+}
+
 static const luaL_Reg acc_methods[] = {
+    {"__tostring", acc_tostring},
     {"add", acc_add},
     {"feed", acc_feed},
     {"processors", acc_processors},
     {"events", acc_events},
     {"profile", acc_profile},
+    {"profile_span", acc_profile_span},
+    {"profile_columns", acc_profile_columns},
     {"close", acc_close},
     {NULL, NULL},
 };

@@ -420,7 +420,20 @@ static int l_event_waits(lua_State *L)
     return 1;
 }
 
+/* "retrace.PiclTrace: ring4.trf, 40 records read" */
+static int picl_tostring(lua_State *L)
+{
+    picl_box *b = luaL_checkudata(L, 1, PICL_T);
+    if (!b->r) {
+        lua_pushstring(L, PICL_T " (closed)");
+        return 1;
+    }
+    lua_pushfstring(L, PICL_T ": %s, %I records read", rt_picl_name(b->r), (lua_Integer)rt_picl_count(b->r));
+    return 1;
+}
+
 static const luaL_Reg methods[] = {
+    {"__tostring", picl_tostring},
     {"next", picl_next},       {"records", picl_records}, {"format", picl_format},
     {"skipped", picl_skipped}, {"count", picl_count},     {"progress", picl_progress},
     {"name", picl_name},       {"rewind", picl_rewind},   {"close", picl_close},

@@ -574,7 +574,21 @@ static int replay_critical_path(lua_State *L)
     return 1;
 }
 
+/* "retrace.Replay: 16 processors, 624 records replayed" */
+static int replay_tostring(lua_State *L)
+{
+    replay_box *b = luaL_checkudata(L, 1, REPLAY_T);
+    if (!b->rp) {
+        lua_pushstring(L, REPLAY_T " (closed)");
+        return 1;
+    }
+    lua_pushfstring(L, REPLAY_T ": %d processors, %I records replayed%s", rt_replay_nprocs(b->rp),
+                    (lua_Integer)rt_replay_records(b->rp), rt_replay_finished(b->rp) ? " (finished)" : "");
+    return 1;
+}
+
 static const luaL_Reg methods[] = {
+    {"__tostring", replay_tostring},
     {"step", replay_step},
     {"run_until", replay_run_until},
     {"run", replay_run},

@@ -270,8 +270,6 @@ static lua_Integer opt_int(lua_State *L, int t, const char *k, lua_Integer def)
     return v;
 }
 
-static int is_pow2(lua_Integer v) { return v > 0 && (v & (v - 1)) == 0; }
-
 /* new_sim(trace, opts): options are checked here (expected failures: nil, message). */
 static int l_new_sim(lua_State *L)
 {
@@ -297,17 +295,10 @@ static int l_new_sim(lua_State *L)
     else if (on && (nc < 1 || nc > pes))
         rt_err_set(&err, RT_ERANGE, "caches: %lld is outside 1..%lld (the number of PEs)",
                    (long long)nc, (long long)pes);
-    else if (!is_pow2(size))
-        rt_err_set(&err, RT_ERANGE, "cache size: %lld words is not a power of two", (long long)size);
-    else if (!is_pow2(line))
-        rt_err_set(&err, RT_ERANGE, "line: %lld words is not a power of two", (long long)line);
-    else if (line > size)
-        rt_err_set(&err, RT_ERANGE, "line: %lld words is larger than the cache (%lld words)",
-                   (long long)line, (long long)size);
-    else if (ways < 0 || (ways > 0 && (!is_pow2(ways) || ways > size / line)))
-        rt_err_set(&err, RT_ERANGE,
-                   "ways: %lld is not a power of two between 1 and %lld (cache size / line)",
-                   (long long)ways, (long long)(size / line));
+    else if (size < 0 || line < 0 || ways < 0)
+        rt_err_set(&err, RT_ERANGE, "cache geometry: sizes and ways must not be negative");
+    else
+        rt_cache_check_geometry((uint64_t)size, (uint64_t)line, (uint64_t)ways, "words", &err);
     if (err.status != RT_OK)
         return rt_push_fail(L, &err);
 
@@ -543,11 +534,6 @@ static int sim_on_access(lua_State *L)
     return 0;
 }
 
-static double ratio(uint64_t hits, uint64_t misses)
-{
-    return hits + misses ? (double)hits / (double)(hits + misses) : 0.0;
-}
-
 static int sim_stats(lua_State *L)
 {
     sim_box *b = check_sim(L, 1);
@@ -581,7 +567,7 @@ static int sim_stats(lua_State *L)
         rt_set_int(L, "cache", i);
         rt_set_int(L, "hits", cs->hits);
         rt_set_int(L, "misses", cs->misses);
-        rt_set_num(L, "hit_ratio", ratio(cs->hits, cs->misses));
+        rt_set_num(L, "hit_ratio", rt_hit_ratio(cs->hits, cs->misses));
         rt_set_int(L, "refs", cs->refs);
         rt_set_int(L, "evictions", cs->evictions);
         rt_set_int(L, "writebacks", cs->writebacks);
@@ -596,7 +582,7 @@ static int sim_stats(lua_State *L)
     rt_set_int(L, "flops", flops);
     rt_set_int(L, "hits", hits);
     rt_set_int(L, "misses", misses);
-    rt_set_num(L, "hit_ratio", ratio(hits, misses));
+    rt_set_num(L, "hit_ratio", rt_hit_ratio(hits, misses));
     lua_setfield(L, -2, "totals");
     const rt_sched *sc = rt_shmap_sim_sched(s);
     rt_set_int(L, "steps", rt_sched_steps(sc));
@@ -675,7 +661,33 @@ static int sim_locate(lua_State *L)
     return 3;
 }
 
+/* "retrace.ShmapTrace: lu4.shm, 3 matrices" */
+static int trace_tostring(lua_State *L)
+{
+    trace_box *b = luaL_checkudata(L, 1, TRACE_T);
+    if (!b->r || b->closed) {
+        lua_pushstring(L, TRACE_T " (closed)");
+        return 1;
+    }
+    lua_pushfstring(L, TRACE_T ": %s, %d matrices", rt_shmap_name(b->r), rt_shmap_matrix_count(b->r));
+    return 1;
+}
+
+/* "retrace.ShmapSim: 4 PEs, 2 caches, time 1234" */
+static int sim_tostring(lua_State *L)
+{
+    sim_box *b = luaL_checkudata(L, 1, SIM_T);
+    if (!b->s) {
+        lua_pushstring(L, SIM_T " (closed)");
+        return 1;
+    }
+    lua_pushfstring(L, SIM_T ": %d PEs, %d caches, time %f%s", rt_shmap_sim_pes(b->s),
+                    rt_shmap_sim_caches(b->s), rt_shmap_sim_time(b->s), b->finished ? " (finished)" : "");
+    return 1;
+}
+
 static const luaL_Reg trace_methods[] = {
+    {"__tostring", trace_tostring},
     {"info", trace_info},
     {"matrices", trace_matrices},
     {"records", trace_records},
@@ -684,6 +696,7 @@ static const luaL_Reg trace_methods[] = {
 };
 
 static const luaL_Reg sim_methods[] = {
+    {"__tostring", sim_tostring},
     {"step", sim_step},         {"run", sim_run},         {"stats", sim_stats},
     {"active", sim_active},     {"elements", sim_elements}, {"on_access", sim_on_access},
     {"locate", sim_locate},     {"close", sim_close},     {"step_events", sim_step_events},

@@ -96,7 +96,20 @@ static int l_isatty(lua_State *L)
     return 1;
 }
 
+/* "retrace.Lines: trace.din, line 12" */
+static int lines_tostring(lua_State *L)
+{
+    lines_box *b = luaL_checkudata(L, 1, LINES_T);
+    if (!b->r) {
+        lua_pushstring(L, LINES_T " (closed)");
+        return 1;
+    }
+    lua_pushfstring(L, LINES_T ": %s, line %I", rt_lines_name(b->r), (lua_Integer)rt_lines_lineno(b->r));
+    return 1;
+}
+
 static const luaL_Reg lines_methods[] = {
+    {"__tostring", lines_tostring},
     {"close", lines_close},
     {NULL, NULL},
 };

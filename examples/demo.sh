@@ -1,5 +1,7 @@
 #!/bin/sh
 # make demo: the main job on the bundled examples. Each issue adds its part.
+# It ends by writing the gallery, BUILD/gallery/index.html (examples/gallery.lua
+# lists its pictures; RETRACE_GALLERY=DIR puts it elsewhere).
 set -e
 RETRACE=${1:-build/retrace}
 here=$(dirname "$0")
@@ -54,3 +56,7 @@ rm -rf "$medea_out"
 echo "(pictures and their data in $medea_out/plots and $medea_out/runs)"
 echo "== retrace cache: a naive and a blocked matrix transpose traced by valgrind's lackey"
 sh "$here"/lackey/run.sh "$RETRACE"   # skips, saying so, without valgrind
+echo "== the gallery: every display picture of every family on one page"
+gallery=${RETRACE_GALLERY:-$(dirname "$RETRACE")/gallery}
+"$RETRACE" "$here"/gallery.lua "$RETRACE" "$gallery"
+echo "   open $gallery/index.html in a browser (no server needed)"

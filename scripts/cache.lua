@@ -1,7 +1,6 @@
 -- retrace cache TRACE: run a real program's memory trace through a cache.
 local cli = require "retrace.cli"
 local cache = require "retrace.cache"
-local core = require "retrace.core"
 
 local FORMATS = { din = true, xdin = true, lackey = true, bin = true }
 
@@ -105,14 +104,14 @@ return {
                    seed = seed, write_back = not args.write_through, unified = args.unified,
                    classify = args.classify, sweep = args.sweep }
     -- geometry and policy problems are usage errors, found before reading the trace
-    local ok, err = pcall(core.cache.new, opts)
-    if not ok then cli.usage_error(tostring(err):gsub("^[^:]*:%d+: ", "")) end
+    local ok, gerr = cache.check_geometry(size, line, ways)
+    if not ok then cli.usage_error(gerr) end
     local bar = cli.progress("cache " .. args.trace, 0)
     opts.progress = function(done, total)
       bar.total = total
       bar:update(done)
     end
-    local r, rerr = core.cache.run(args.trace, opts)
+    local r, rerr = cache.run(args.trace, opts)
     bar:finish()
     if not r then cli.input_error(rerr) end
     if args.json then

@@ -66,9 +66,7 @@ local function print_text(ses, chain, out)
     w("  %s -> %s  %s\n", a.from, a.to, chain_mod.percent(a.p))
   end
   local defs = chain:definitions()
-  local names = {}
-  for n in pairs(defs) do names[#names + 1] = n end
-  table.sort(names)
+  local names = chain:composite_names()
   if #names > 0 then w("composites:\n") end
   for _, n in ipairs(names) do
     local parts = {}
@@ -113,7 +111,10 @@ return {
     p:option("--views", "write the views (pictures and their data) into DIR"):argname("DIR")
     p:option("--view-format", "picture format of --views: png, pdf or svg", "png")
       :choices({ "png", "pdf", "svg" })
-    p:option("--zoom", "time range of the time view"):argname("T0:T1")
+    p:option("--zoom", "time range of the time view; the event view shows the events in it")
+      :argname("T0:T1")
+    p:option("--min-prob", "chain pictures: hide arcs of probability below P (0 <= P < 1; "
+      .. "default: the rarest arcs past 150)"):argname("P")
     p:option("--shade", "shade every occurrence of a pattern in the time and event views")
       :argname("A,B,C"):count("*")
     p:option("--simulate", "judge the model on a simulated trajectory of N states"):argname("N")
@@ -150,7 +151,8 @@ return {
       if not ok then cli.usage_error(why) end
     end
     local chain = assert(ses:chain())
-    local doc = ses:to_table(chain)
+    -- the whole document (with every symbol and time) only when it is printed
+    local doc = args.json and ses:to_table(chain, cli.array) or {}
     if ses:members() > 1 then
       doc.member_chains = {}
       for k = 1, ses:members() do
@@ -206,6 +208,11 @@ return {
       end
     end
 
+    local min_prob = args.min_prob and tonumber(args.min_prob)
+    if args.min_prob and (not min_prob or min_prob < 0 or min_prob >= 1) then
+      cli.usage_error("--min-prob expects a probability 0 <= P < 1, got '" .. args.min_prob .. "'")
+    end
+    local views = require "retrace.displays.chitra.views"
     if args.views then
       local range
       if args.zoom then
@@ -216,8 +223,8 @@ return {
         end
         range = { a, b }
       end
-      local ok, why = require("retrace.chitra.views").write_all(ses, args.views,
-        { format = args.view_format, range = range, shade = args.shade, chain = chain })
+      local ok, why = views.write_all(ses, args.views,
+        { format = args.view_format, range = range, shade = args.shade, chain = chain, min_prob = min_prob })
       if not ok then cli.usage_error(why) end
     end
 
@@ -231,7 +238,7 @@ return {
       elseif ext == "dot" then
         write_file(out, chain:dot())
       elseif ext == "png" or ext == "pdf" or ext == "svg" then
-        local ok, why = require("retrace.chitra.views").chain_picture(chain, out)
+        local ok, why = views.chain_picture(chain, out, { min_prob = min_prob })
         if not ok then cli.usage_error(why) end
       else
         cli.usage_error("--chain: unknown output type '" .. out .. "' (json, dot, png, pdf, svg)")
@@ -239,7 +246,7 @@ return {
     end
 
     if args.json then
-      io.stdout:write(chitra.json(doc), "\n")
+      io.stdout:write(cli.json(doc), "\n")
     else
       print_text(ses, chain, io.stdout)
       for _, r in ipairs(finds) do

@@ -150,8 +150,12 @@ return {
     p:flag("--json", "print JSON on stdout")
     p:option("--csv", "write one row per component (every parameter and the cluster) to FILE")
     p:option("--profiles", "write activity profiles of every trace (JSON) to FILE")
-    p:option("--plots", "draw scatter plots (and execution signatures) into DIR, PNG + JSON")
+    p:option("--plots", "draw scatter plots, execution signatures, speedups and fits into DIR (made when " ..
+      "missing), each as PNG + JSON")
     p:flag("--plot-profiles", "with --plots: also draw the activity profiles of every trace")
+    p:option("--plot-log", "with --plots: log axes for parameters: auto (when values span three " ..
+      "decades), on or off", "auto")
+    p:flag("--gray", "with --plots: draw in gray levels (clusters stay apart by marker)")
   end,
   run = function(args)
     if args.list_formats then
@@ -219,6 +223,9 @@ return {
     if not args.seed then cli.usage_error("--seed: must be an integer") end
     if not args.restarts or args.restarts < 1 then cli.usage_error("--restarts: must be an integer >= 1") end
     if args.plot_profiles and not args.plots then cli.usage_error("--plot-profiles needs --plots DIR") end
+    local plot_log = ({ auto = "auto", on = true, off = false })[args.plot_log]
+    if plot_log == nil then cli.usage_error("--plot-log: '" .. args.plot_log .. "' is not auto, on or off") end
+    if args.gray then require("retrace.colors").set_mode("gray") end
     if args.save_format then
       local path, err = medea.formats.save(args.save_format, names, approach)
       if not path then cli.input_error(err) end
@@ -226,7 +233,7 @@ return {
     end
 
     local files = collect(args.paths)
-    local comps, profiles, runs = {}, {}, {}
+    local comps, profiles, runs, plot_profiles = {}, {}, {}, {}
     local bar = cli.progress("medea", #files)
     for i, path in ipairs(files) do
       local acc, skipped, warnings = medea.accumulate(path, args.strict, args.profiles or args.plot_profiles)
@@ -243,7 +250,12 @@ return {
         c.trace = path
         comps[#comps + 1] = c
       end
-      if args.profiles or args.plot_profiles then profiles[#profiles + 1] = { trace = path, profiles = medea.profiles(acc) } end
+      if args.profiles then profiles[#profiles + 1] = { trace = path, profiles = medea.profiles(acc) } end
+      if args.plot_profiles then
+        local pc = require("retrace.displays.medea.plots").profile_columns(acc)
+        pc.trace = path
+        plot_profiles[#plot_profiles + 1] = pc
+      end
       local prog = medea.parameters(acc, "program", name)[1]
       runs[#runs + 1] = { p = prog.params.prnum, time = prog.params.extime, name = name }
       acc:close()
@@ -297,8 +309,11 @@ return {
       f:close()
     end
     if args.plots then
-      local plots = require "retrace.medea.plots"
-      local ok, perr = plots.write_all(args.plots, comps, res, args.plot_profiles and profiles, scaling, fits)
+      local plots = require "retrace.displays.medea.plots"
+      if #comps < 2 then
+        io.stderr:write("retrace: --plots: one component only: no scatter plot (nothing to compare it with)\n")
+      end
+      local ok, perr = plots.write_all(args.plots, comps, res, plot_profiles, scaling, fits, { log = plot_log })
       if not ok then cli.input_error("--plots: " .. perr) end
     end
 

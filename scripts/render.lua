@@ -76,7 +76,7 @@ return {
     end
     local ok, fw, err = pcall(frames.writer, dir, {
       width = w, height = h, fps = fps, pdf = args.pdf, threads = args.threads,
-      background = spec.background, total = n, label = "render", title = spec.title or args.script,
+      background = spec.background, progress = cli.progress("render", n), title = spec.title or args.script,
     })
     if not ok then cli.input_error(one_line(fw)) end
     if not fw then cli.input_error(err) end

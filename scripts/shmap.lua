@@ -3,8 +3,6 @@
 local cli = require "retrace.cli"
 local shmap = require "retrace.shmap"
 
-local function is_pow2(v) return v >= 1 and v & (v - 1) == 0 end
-
 -- An integer option: nil when absent, usage error when not an integer.
 local function int_opt(args, key, flag)
   local s = args[key]
@@ -33,18 +31,13 @@ local function machine_of(args)
   if m.caches < 1 or m.caches > m.pes then
     cli.usage_error(("--caches: %d is outside 1..%d (the number of PEs)"):format(m.caches, m.pes))
   end
-  if not is_pow2(m.cache_size) then
-    cli.usage_error(("--cache-size: %d words is not a power of two"):format(m.cache_size))
-  end
-  if not is_pow2(m.line) then
-    cli.usage_error(("--line: %d words is not a power of two"):format(m.line))
-  end
-  if m.line > m.cache_size then
-    cli.usage_error(("--line: %d words is larger than the cache (%d words)"):format(m.line, m.cache_size))
-  end
-  if m.ways ~= 0 and (not is_pow2(m.ways) or m.ways > m.cache_size // m.line) then
-    cli.usage_error(("--ways: %d is not a power of two between 1 and %d (cache size / line)")
-      :format(m.ways, m.cache_size // m.line))
+  local cache = require "retrace.cache"
+  local ok, gerr = cache.check_geometry(m.cache_size, m.line, m.ways, "words")
+  if not ok then
+    -- the core names the field; the user typed the flag
+    local field, what = gerr:match("^([^:]+): (.*)$")
+    local flag = ({ ["cache size"] = "--cache-size", ["line size"] = "--line", ways = "--ways" })[field]
+    cli.usage_error(flag and (flag .. ": " .. what) or gerr)
   end
   if args.write_back and args.no_cache then
     cli.usage_error("--write-back and --no-cache: choose one")
@@ -57,11 +50,8 @@ local function machine_of(args)
   elseif not m.cache then
     m.policy = nil
   else
-    local ok = require("retrace.cache").resolve_policy(pol)
-    if not ok then
-      cli.usage_error(("--policy: unknown policy '%s' (lru, lfu, fifo, lifo, clock, random, mru, plru or FILE.lua)")
-        :format(pol))
-    end
+    local p, perr = cache.resolve_policy(pol)
+    if not p then cli.usage_error("--policy: " .. perr) end
   end
   return m
 end

@@ -62,6 +62,33 @@ static unsigned log2u(uint64_t x)
     return n;
 }
 
+int rt_cache_check_geometry(uint64_t size, uint64_t line, uint64_t ways, const char *unit,
+                            rt_err *err)
+{
+    /* the unit follows each size in the message: "12 words", or just "12" */
+    const char *sp = unit && *unit ? " " : "", *u = unit ? unit : "";
+    if (!is_pow2(size))
+        return rt_err_set(err, RT_EINVAL, "cache size: %llu%s%s is not a power of two",
+                          (unsigned long long)size, sp, u);
+    if (!is_pow2(line))
+        return rt_err_set(err, RT_EINVAL, "line size: %llu%s%s is not a power of two",
+                          (unsigned long long)line, sp, u);
+    if (line > size)
+        return rt_err_set(err, RT_EINVAL, "line size: %llu%s%s is larger than the cache size %llu%s%s",
+                          (unsigned long long)line, sp, u, (unsigned long long)size, sp, u);
+    uint64_t nlines = size / line;
+    if (ways > nlines || (ways && nlines % ways != 0))
+        return rt_err_set(err, RT_EINVAL, "ways: %llu does not divide the %llu lines of the cache",
+                          (unsigned long long)ways, (unsigned long long)nlines);
+    return RT_OK;
+}
+
+double rt_hit_ratio(uint64_t hits, uint64_t misses)
+{
+    uint64_t refs = hits + misses;
+    return refs ? (double)hits / (double)refs : 0.0;
+}
+
 rt_cache_config rt_cache_defaults(uint64_t size, uint64_t line)
 {
     rt_cache_config c;
@@ -116,28 +143,12 @@ int rt_cache_new(const rt_cache_config *cfg, rt_cache **out, rt_err *err)
     const rt_policy_ops *ops = cfg->policy ? cfg->policy : &rt_policy_lru;
     int st = RT_EINVAL;
     rt_cache *c = NULL;
-    if (!is_pow2(cfg->size)) {
-        rt_err_set(err, st, "cache size: %llu is not a power of two",
-                   (unsigned long long)cfg->size);
+    st = rt_cache_check_geometry(cfg->size, cfg->line, cfg->ways, NULL, err);
+    if (st != RT_OK)
         goto fail;
-    }
-    if (!is_pow2(cfg->line)) {
-        rt_err_set(err, st, "line size: %llu is not a power of two",
-                   (unsigned long long)cfg->line);
-        goto fail;
-    }
-    if (cfg->line > cfg->size) {
-        rt_err_set(err, st, "line size: %llu is larger than the cache size %llu",
-                   (unsigned long long)cfg->line, (unsigned long long)cfg->size);
-        goto fail;
-    }
+    st = RT_EINVAL;
     uint64_t nlines = cfg->size / cfg->line;
     uint64_t ways = cfg->ways ? cfg->ways : nlines;
-    if (ways > nlines || nlines % ways != 0) {
-        rt_err_set(err, st, "ways: %llu does not divide the %llu lines of the cache",
-                   (unsigned long long)ways, (unsigned long long)nlines);
-        goto fail;
-    }
     if (nlines > UINT32_MAX) {
         rt_err_set(err, st, "cache size: %llu lines is too many", (unsigned long long)nlines);
         goto fail;

@@ -91,6 +91,14 @@ const rt_policy_ops *rt_policy_builtin(const char *name);
 /* Names of the built-ins, NULL-terminated, in the order listed above. */
 extern const char *const rt_policy_names[];
 
+/*
+ * The built-in policy called name, for every front end (bindings, commands):
+ * RT_OK with *out set, or RT_EINVAL with err reading
+ * "policy: unknown 'NAME' (built-ins: lru lfu fifo lifo clock random)".
+ * name may be NULL (refused like an unknown name).
+ */
+int rt_policy_lookup(const char *name, const rt_policy_ops **out, rt_err *err);
+
 typedef struct rt_cache_config {
     uint64_t size;               /* S, units; power of two */
     uint64_t line;               /* L, units; power of two, L <= S */
@@ -100,6 +108,21 @@ typedef struct rt_cache_config {
     int write_back;              /* 0: write-through-no-write-allocate; 1: write-back-write-allocate */
     uint64_t seed;               /* for rt_policy_random */
 } rt_cache_config;
+
+/*
+ * The rules of a cache geometry, checked in one place for every front end:
+ * size and line powers of two, line <= size, ways 0 (fully associative) or a
+ * divisor of size / line (with powers of two: a power of two up to size / line).
+ * unit ("words", "bytes" or NULL) is printed after the sizes in the message.
+ * Returns RT_OK, or RT_EINVAL with err naming the field
+ * ("cache size: 48 is not a power of two", "ways: 3 does not divide the 16 lines of the cache").
+ */
+int rt_cache_check_geometry(uint64_t size, uint64_t line, uint64_t ways, const char *unit,
+                            rt_err *err);
+
+/* The hit ratio hits / (hits + misses), 0 when nothing was looked up: the one
+ * definition every report and binding uses. */
+double rt_hit_ratio(uint64_t hits, uint64_t misses);
 
 /* A config with the defaults: LRU, fully associative, write-through, seed 1. */
 rt_cache_config rt_cache_defaults(uint64_t size, uint64_t line);

@@ -6,7 +6,9 @@
  * Victim scans are linear in the associativity; they run on misses in full
  * sets only. Ties go to the lowest way number.
  */
+#include <assert.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "rt_cache.h"
 
@@ -167,4 +169,23 @@ const rt_policy_ops *rt_policy_builtin(const char *name)
             return builtins[i];
     }
     return NULL;
+}
+
+int rt_policy_lookup(const char *name, const rt_policy_ops **out, rt_err *err)
+{
+    assert(out);
+    *out = rt_policy_builtin(name);
+    if (*out)
+        return RT_OK;
+    /* the list in the message is built from the table, so it cannot go stale */
+    char names[128] = "";
+    size_t used = 0;
+    for (int i = 0; rt_policy_names[i]; i++) {
+        int n = snprintf(names + used, sizeof names - used, "%s%s", i ? " " : "", rt_policy_names[i]);
+        if (n < 0 || (size_t)n >= sizeof names - used)
+            break;
+        used += (size_t)n;
+    }
+    return rt_err_set(err, RT_EINVAL, "policy: unknown '%s' (built-ins: %s)", name ? name : "(none)",
+                      names);
 }

@@ -33,11 +33,11 @@ typedef struct proc_st {
     size_t nev, capev;
 } proc_st;
 
+/* 16 bytes: a long trace keeps one or two of these per record for its profiles */
 typedef struct change {
     double time;
-    int which;            /* RT_MEDEA_P_* */
-    int delta;            /* +1 or -1 */
-    int proc;
+    signed char which;    /* RT_MEDEA_P_* */
+    signed char delta;    /* +1 or -1 */
 } change;
 
 struct rt_medea {
@@ -164,28 +164,28 @@ void rt_medea_keep_profiles(rt_medea *m, int on)
     m->keep = on;
 }
 
-static int add_change(rt_medea *m, double t, int which, int delta, int proc)
+static int add_change(rt_medea *m, double t, int which, int delta)
 {
     if (!m->keep)
         return RT_OK;
     if (rt_grow((void **)&m->ch, &m->capch, m->nch + 1, sizeof *m->ch) != RT_OK)
         return RT_ENOMEM;
-    m->ch[m->nch++] = (change){t, which, delta, proc};
+    m->ch[m->nch++] = (change){t, (signed char)which, (signed char)delta};
     return RT_OK;
 }
 
 /* Change points of an outermost system interval of category cat (sign +1 at entry). */
-static int system_changes(rt_medea *m, int proc, int cat, double t, int sign)
+static int system_changes(rt_medea *m, int cat, double t, int sign)
 {
-    int st = add_change(m, t, RT_MEDEA_P_COMP, -sign, proc);
+    int st = add_change(m, t, RT_MEDEA_P_COMP, -sign);
     int which = -1;
     if (cat == RT_MEDEA_TR) which = RT_MEDEA_P_SEND;
     if (cat == RT_MEDEA_RC) which = RT_MEDEA_P_RECV;
     if (cat == RT_MEDEA_IO) which = RT_MEDEA_P_IO;
     if (st == RT_OK && which >= 0)
-        st = add_change(m, t, which, sign, proc);
+        st = add_change(m, t, which, sign);
     if (st == RT_OK && (cat == RT_MEDEA_TR || cat == RT_MEDEA_RC || cat == RT_MEDEA_CO))
-        st = add_change(m, t, RT_MEDEA_P_COMM, sign, proc);
+        st = add_change(m, t, RT_MEDEA_P_COMM, sign);
     return st;
 }
 
@@ -206,7 +206,7 @@ static int push_entry(rt_medea *m, proc_st *ps, const rt_medea_rec *r)
             ps->p.ttdata += r->bytes;
             ps->p.trnum++;
         }
-        if (o.outer && system_changes(m, r->proc, cat, r->time, +1) != RT_OK)
+        if (o.outer && system_changes(m, cat, r->time, +1) != RT_OK)
             return RT_ENOMEM;
     } else {
         o.counted = 1;
@@ -282,7 +282,7 @@ static int close_exit(rt_medea *m, proc_st *ps, const rt_medea_rec *r)
         }
         if (x.outer) {
             ps->p.time[cat] += dur;
-            if (system_changes(m, r->proc, cat, r->time, -1) != RT_OK)
+            if (system_changes(m, cat, r->time, -1) != RT_OK)
                 return RT_ENOMEM;
         }
     } else if (x.counted) {
@@ -374,6 +374,40 @@ static int cmp_change(const void *a, const void *b)
     return 0;
 }
 
+/*
+ * Sort c[0..k) by time. The feed's change points c[0..kfeed) arrive in trace
+ * order, which for a time-ordered trace is already sorted: checking that is
+ * O(n), where qsort on 10^7 changes took most of a profile's time. Then only
+ * the few closing changes c[kfeed..k) are sorted and merged in (through a
+ * scratch copy of them). A feed out of order falls back to qsort of it all.
+ */
+static int sort_changes(change *c, size_t kfeed, size_t k)
+{
+    for (size_t i = 1; i < kfeed; i++)
+        if (c[i].time < c[i - 1].time) {
+            qsort(c, k, sizeof *c, cmp_change);
+            return RT_OK;
+        }
+    size_t ntail = k - kfeed;
+    if (ntail == 0)
+        return RT_OK;
+    change *tail = malloc(ntail * sizeof *tail);
+    if (!tail)
+        return RT_ENOMEM;
+    memcpy(tail, c + kfeed, ntail * sizeof *tail);
+    qsort(tail, ntail, sizeof *tail, cmp_change);
+    /* merge from the back: the feed part stays where it is until overwritten */
+    size_t i = kfeed, j = ntail, o = k;
+    while (j > 0) {
+        if (i > 0 && c[i - 1].time > tail[j - 1].time)
+            c[--o] = c[--i];
+        else
+            c[--o] = tail[--j];
+    }
+    free(tail);
+    return RT_OK;
+}
+
 int rt_medea_profile(rt_medea *m, int which, const double **times,
                      const int **counts, size_t *n, rt_err *err)
 {
@@ -398,11 +432,12 @@ int rt_medea_profile(rt_medea *m, int which, const double **times,
     for (size_t i = 0; i < m->nch; i++)
         if (m->ch[i].which == which)
             m->sorted[k++] = m->ch[i];
+    size_t kfeed = k; /* the feed's changes come first, the closing ones after */
     for (size_t i = 0; i < m->nseen; i++) {
         const proc_st *ps = &m->procs[m->order[i]];
         if (which == RT_MEDEA_P_EXEC || which == RT_MEDEA_P_COMP) {
-            m->sorted[k++] = (change){ps->p.first, which, +1, ps->p.proc};
-            m->sorted[k++] = (change){ps->p.last, which, -1, ps->p.proc};
+            m->sorted[k++] = (change){ps->p.first, (signed char)which, +1};
+            m->sorted[k++] = (change){ps->p.last, (signed char)which, -1};
         }
         for (size_t d = 0; d < ps->depth; d++) {
             const open_ev *o = &ps->stack[d];
@@ -416,11 +451,14 @@ int rt_medea_profile(rt_medea *m, int which, const double **times,
                       (which == RT_MEDEA_P_COMM &&
                        (cat == RT_MEDEA_TR || cat == RT_MEDEA_RC || cat == RT_MEDEA_CO));
             if (hit)
-                m->sorted[k++] = (change){ps->p.last, which, which == RT_MEDEA_P_COMP ? +1 : -1,
-                                          ps->p.proc};
+                m->sorted[k++] = (change){ps->p.last, (signed char)which,
+                                          (signed char)(which == RT_MEDEA_P_COMP ? +1 : -1)};
         }
     }
-    qsort(m->sorted, k, sizeof *m->sorted, cmp_change);
+    if (sort_changes(m->sorted, kfeed, k) != RT_OK) {
+        free_outputs(m);
+        return rt_err_set(err, RT_ENOMEM, "out of memory");
+    }
     size_t out = 0;
     int level = 0;
     for (size_t i = 0; i < k;) {

@@ -4,6 +4,8 @@
  * about a second), with one-line errors naming file and line.
  */
 #include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -212,4 +214,62 @@ int rt_ses_load_progress(rt_ses *s, const char *path, uint64_t step,
     free(b.ids);
     free(b.times);
     return st;
+}
+
+/* ---- CSV export ---- */
+
+/* v as the shortest text that reads back exactly (whole numbers without ".0"). */
+static void put_number(FILE *f, double v)
+{
+    if (v == floor(v) && fabs(v) < 9007199254740992.0) {
+        fprintf(f, "%.0f", v);
+        return;
+    }
+    char buf[40];
+    snprintf(buf, sizeof buf, "%.15g", v);
+    if (strtod(buf, NULL) != v)
+        snprintf(buf, sizeof buf, "%.17g", v);
+    fputs(buf, f);
+}
+
+/* A CSV field: quoted (with doubled quotes) when it holds a comma, quote or newline. */
+static void put_field(FILE *f, const char *s)
+{
+    if (!strpbrk(s, ",\"\r\n")) {
+        fputs(s, f);
+        return;
+    }
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+int rt_ses_write_csv(const rt_ses *s, size_t k, const char *path, rt_err *err)
+{
+    rt_err_clear(err);
+    if (k >= rt_ses_members(s))
+        return rt_err_set(err, RT_EINVAL, "csv: no member %zu", k + 1);
+    FILE *f = fopen(path, "wb");
+    if (!f)
+        return rt_err_set(err, RT_EIO, "%s: %s", path, strerror(errno));
+    const int32_t *sym = rt_ses_symbols(s, k);
+    size_t n = rt_ses_length(s, k);
+    fputs("event,entry,occupancy,symbol\n", f);
+    for (size_t i = 0; i < n; i++) {
+        fprintf(f, "%zu,", i + 1);
+        put_number(f, rt_ses_entry(s, k, i));
+        fputc(',', f);
+        put_number(f, rt_ses_time(s, k, i));
+        fputc(',', f);
+        put_field(f, rt_ses_name(s, sym[i]));
+        fputc('\n', f);
+    }
+    int bad = ferror(f);
+    if (fclose(f) || bad)
+        return rt_err_set(err, RT_EIO, "%s: write error", path);
+    return RT_OK;
 }

@@ -224,6 +224,23 @@ int rt_ses_periodogram(const rt_ses *s, size_t member, char domain, size_t nsamp
 int rt_periodogram(const double *x, size_t n, double dt, double **freq, double **power,
                    size_t *nout, rt_err *err);
 
+/*
+ * The npeaks strongest local maxima of power[1 .. n-1] (power[k] > power[k-1] and
+ * power[k] >= power[k+1], the last bin compared with its left neighbour only),
+ * strongest first, as bin indices into idx (npeaks entries, allocated by the
+ * caller). Returns how many were found (at most npeaks).
+ */
+size_t rt_spectrum_peaks(const double *power, size_t n, size_t npeaks, size_t *idx);
+
+/*
+ * Write member k's current sequence as CSV to path: a header
+ * "event,entry,occupancy,symbol", then one row per element (event numbered from
+ * 1, entry time, occupancy time, symbol; whole numbers without a decimal point,
+ * others with the fewest digits that read back exactly). Streams from the
+ * session: memory does not grow with the length. RT_EIO names the file.
+ */
+int rt_ses_write_csv(const rt_ses *s, size_t k, const char *path, rt_err *err);
+
 /* ---- time and event views ---- */
 
 /*

@@ -55,6 +55,13 @@ struct rt_ses {
  * Add a member taking ownership of ids (at least m entries, the SES symbols) and
  * E (m + 1 checked entry times); both are freed on failure.
  */
+/* Allocate a version with room for n elements (sym[n], start[n + 1]), n set to 0;
+ * RT_ENOMEM (nothing held) when out of memory. */
+int rt_version_alloc(rt_version *v, size_t n);
+
+/* Free a version's arrays (the struct itself is the caller's). */
+void rt_version_free(rt_version *v);
+
 int rt_ses_add_owned(rt_ses *s, const char *label, int32_t *ids, double *E, size_t m,
                      rt_err *err);
 

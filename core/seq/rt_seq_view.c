@@ -179,3 +179,26 @@ int rt_ses_view_segments(const rt_ses *s, size_t k, const rt_ses_frame *f, const
     free(lo);
     return st;
 }
+
+/* ---- the frequency view ---- */
+
+size_t rt_spectrum_peaks(const double *power, size_t n, size_t npeaks, size_t *idx)
+{
+    /* idx stays sorted strongest first; npeaks is a handful, so inserting into it
+     * costs O(npeaks) per candidate and the pass is linear in n in practice */
+    size_t found = 0;
+    for (size_t k = 1; k < n && npeaks > 0; k++) {
+        double p = power[k];
+        if (!(k == 1 || p > power[k - 1]) || !(k + 1 == n || p >= power[k + 1]))
+            continue;
+        if (found == npeaks && p <= power[idx[found - 1]])
+            continue;
+        size_t j = found < npeaks ? found++ : found - 1;
+        while (j > 0 && power[idx[j - 1]] < p) {
+            idx[j] = idx[j - 1];
+            j--;
+        }
+        idx[j] = k;
+    }
+    return found;
+}

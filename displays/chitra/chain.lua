@@ -1,133 +1,291 @@
---- Picture of a semi-Markov chain: states on a circle in order of first appearance,
--- each boxed with its mean and variance of occupancy time; arcs curved, labelled with
--- their probability (unlabelled when 100%); composite definitions listed underneath.
+--- Picture of a semi-Markov chain laid out by Graphviz (retrace.graph): each state a
+-- box with its mean and variance of occupancy time, each arc a curve as wide as the
+-- transition is frequent, labelled on the arc with its probability (unlabelled when
+-- 100%); arcs rarer than opts.min_prob hidden (a note says how many); composite
+-- definitions listed underneath in natural order (T1, T2, ..., T10).
+--
 --   local v = require "retrace.displays.chitra.chain"
---   v.draw(cv, chain, {x, y, w, h}); v.render(chain, "chain.png" | ".pdf" | ".svg")
--- The data behind it is chain:to_table() and chain:definitions() (retrace.chitra.chain).
-local plot = require "retrace.displays.chitra.plot"
+--   local d = v.data(chain, {min_prob = 0.01, engine = "dot"})  -- layout in points
+--   v.draw(cv, d, {x, y, w, h})   -- fills d.placed: where everything went, in pixels
+--   v.render(chain, "chain.png" | ".pdf" | ".svg", opts)        -- -> d
+-- The chain's own numbers are chain:to_table() and chain:definitions() (retrace.chitra.chain).
+local canvas = require "retrace.canvas"
+local colors = require "retrace.colors"
+local graph = require "retrace.graph"
 local chain_mod = require "retrace.chitra.chain"
 
 local M = {}
 
-local BOX_H = 48
+local FONT = "DejaVu Sans"
+local NAME_SIZE, TEXT_SIZE, LABEL_SIZE = 12, 10, 10
+local PAD = 6           -- inside a state box, points
+local LINE = 14         -- height of a definition line under the graph
+local TITLE_H = 30
 
-local function box_w(s)
-  local longest = math.max(#s.name * 8 + 8, #("mean " .. chain_mod.number(s.mean)) * 7,
-    #("var " .. chain_mod.number(s.var)) * 7)
-  return math.max(64, longest + 12)
+-- box fills told apart by lightness too, so gray mode keeps them apart
+-- (greys of about 0.94, 0.85 and 0.74)
+M.fills = { state = "#eef4fc", composite = "#ffd98a", other = "#bdbdbd" }
+
+-- Text sizes come from Cairo through a 1 x 1 scratch canvas, so the boxes given to
+-- Graphviz are the boxes the text will fill.
+local measure_cv
+local function text_w(s, size, bold)
+  measure_cv = measure_cv or canvas.image(1, 1)
+  measure_cv:font(FONT, size, bold)
+  local w, h = measure_cv:text_size(s)
+  return w, h
 end
 
--- where the ray from the box centre toward (tx, ty) leaves the box
-local function border(cx, cy, w, h, tx, ty)
-  local dx, dy = tx - cx, ty - cy
-  if dx == 0 and dy == 0 then return cx, cy end
-  local sx = dx ~= 0 and (w / 2) / math.abs(dx) or math.huge
-  local sy = dy ~= 0 and (h / 2) / math.abs(dy) or math.huge
-  local s = math.min(sx, sy)
-  return cx + dx * s, cy + dy * s
+-- Coordinates kept to a hundredth of a point or pixel: the data stays small in JSON.
+local function round_all(list)
+  for i, v in ipairs(list) do list[i] = math.floor(v * 100 + 0.5) / 100 end
+  return list
 end
 
-local function arrow(cv, x, y, dx, dy, color)
+local function state_lines(s)
+  return "mean " .. chain_mod.number(s.mean), "var " .. chain_mod.number(s.var)
+end
+
+--- Arcs a picture shows when no min_prob is given: a chain with more arcs than
+-- this (dense chains of 40 states can have 600) is unreadable and takes Graphviz
+-- minutes, so the rarest go.
+M.MAX_ARCS = 150
+
+--- The smallest probability threshold that leaves at most max_arcs arcs (0 when
+-- the chain has no more than that).
+function M.auto_min_prob(chain, max_arcs)
+  if #chain.arcs <= max_arcs then return 0 end
+  local ps = {}
+  for i, a in ipairs(chain.arcs) do ps[i] = a.p end
+  table.sort(ps, function(a, b) return a > b end)
+  -- keep the max_arcs most probable; ties with the first one left out go too (unless
+  -- every one kept ties with it: then they all stay)
+  local cut = ps[max_arcs + 1]
+  local next_up = cut
+  for i = max_arcs, 1, -1 do
+    if ps[i] > cut then next_up = ps[i] break end
+  end
+  return next_up
+end
+
+--- The chain's picture as data, before drawing: (opts.min_prob: hide arcs less
+-- probable than this; without it, at most opts.max_arcs (M.MAX_ARCS) arcs are shown) {states = {{name, n, mean, var,
+-- kind = "state" | "composite" | "other", x, y, w, h}}, arcs = {{from, to, p, count,
+-- label, width, points = {x1, y1, ...}, head = {x, y}, label_pos = {x, y}}}, hidden
+-- (arcs below min_prob left out), min_prob, engine, width, height (points),
+-- definitions = {{name =, text =}}}. Positions are in points, origin top-left.
+-- Returns d or nil, message.
+function M.data(chain, opts)
+  opts = opts or {}
+  local min_prob = opts.min_prob
+  if min_prob == nil then min_prob = M.auto_min_prob(chain, opts.max_arcs or M.MAX_ARCS) end
+  if type(min_prob) ~= "number" or min_prob < 0 or min_prob >= 1 then
+    return nil, "chain: min_prob must be a number in [0, 1)"
+  end
+  local defs = chain:definitions()
+  local d = { states = {}, arcs = {}, hidden = 0, min_prob = min_prob,
+              engine = opts.engine or "dot", definitions = {} }
+  local nodes, index = {}, {}
+  for i, s in ipairs(chain.states) do
+    local mean, var = state_lines(s)
+    local w = math.max(text_w(s.name, NAME_SIZE, true), text_w(mean, TEXT_SIZE), text_w(var, TEXT_SIZE))
+    local kind = chain.other == s.name and "other" or (defs[s.name] and "composite" or "state")
+    d.states[i] = { name = s.name, n = s.n, mean = s.mean, var = s.var, kind = kind,
+                    w = math.ceil(w + 2 * PAD), h = 46 }
+    nodes[i] = { w = d.states[i].w, h = d.states[i].h }
+    index[s.name] = i
+  end
+  local top = 0
+  for _, a in ipairs(chain.arcs) do top = math.max(top, a.count or 0) end
+  local edges = {}
+  for _, a in ipairs(chain.arcs) do
+    if a.p < min_prob then
+      d.hidden = d.hidden + 1
+    else
+      -- weight by how often the transition is taken (its probability when the chain
+      -- came from JSON without counts)
+      local f = top > 0 and (a.count or 0) / top or a.p
+      local arc = { from = a.from, to = a.to, p = a.p, count = a.count,
+                    label = a.p < 1 and chain_mod.percent(a.p) or nil,
+                    width = 0.8 + 3.2 * math.sqrt(f) }
+      local lw, lh = 0, 0
+      if arc.label then
+        lw, lh = text_w(arc.label, LABEL_SIZE)
+        lw, lh = lw + 2, lh + 2
+      end
+      d.arcs[#d.arcs + 1] = arc
+      edges[#edges + 1] = { from = index[a.from], to = index[a.to], weight = 1 + 4 * f,
+                            label_w = lw, label_h = lh }
+    end
+  end
+  local l, why = graph.layout { nodes = nodes, edges = edges, engine = d.engine }
+  if not l then return nil, "chain: " .. why end
+  d.width, d.height = l.width, l.height
+  for i, s in ipairs(d.states) do s.x, s.y = l.nodes[i][1], l.nodes[i][2] end
+  for j, arc in ipairs(d.arcs) do
+    local e = l.edges[j]
+    arc.points = round_all(e.points)
+    arc.head = e.head and round_all(e.head)
+    arc.label_pos = e.label and round_all(e.label)
+  end
+  for _, name in ipairs(chain:composite_names()) do
+    local parts = {}
+    for i, def in ipairs(defs[name]) do
+      if i > 3 then parts[#parts + 1] = "..." break end
+      parts[#parts + 1] = table.concat(def, ", ")
+    end
+    d.definitions[#d.definitions + 1] = { name = name, text = name .. " = " .. table.concat(parts, "  |  ") }
+  end
+  return d
+end
+
+-- The notes under the graph: composite definitions, what unlabelled arcs mean,
+-- how many arcs are hidden.
+local function notes(d)
+  local out = {}
+  for _, def in ipairs(d.definitions) do out[#out + 1] = def.text end
+  out[#out + 1] = "Unlabelled arcs: 100%. Arc width: how often the transition is taken."
+  if d.hidden > 0 then
+    out[#out + 1] = string.format("%d arc%s below %s hidden.", d.hidden, d.hidden == 1 and "" or "s",
+      chain_mod.percent(d.min_prob))
+  end
+  return out
+end
+
+local function arrow(cv, x, y, dx, dy, size, color)
   local len = math.sqrt(dx * dx + dy * dy)
   if len == 0 then return end
   dx, dy = dx / len, dy / len
-  local a, b = 10, 4.5
+  local a, b = size, size * 0.45
   cv:polygon({ x, y, x - a * dx + b * dy, y - a * dy - b * dx, x - a * dx - b * dy, y - a * dy + b * dx }, color)
 end
 
---- Positions of the states: {name = {x, y, w, h}} (the layout, also returned as data).
-function M.layout(chain, box)
-  local x, y, w, h = box[1], box[2], box[3], box[4]
-  local n = #chain.states
-  local cx, cy = x + w / 2, y + h / 2
-  local r = math.max(0, math.min(w, h) / 2 - 80)
-  local pos = {}
-  for i, s in ipairs(chain.states) do
-    local a = -math.pi / 2 + 2 * math.pi * (i - 1) / math.max(n, 1)
-    pos[s.name] = { n == 1 and cx or cx + r * math.cos(a), n == 1 and cy or cy + r * math.sin(a),
-                    box_w(s), BOX_H }
-  end
-  return pos
-end
-
-function M.draw(cv, chain, box, opts)
+--- Draw d (from M.data) into box {x, y, w, h}: the title, the graph scaled to fit
+-- (never enlarged past 1.5 x), the legend of box fills and the notes. Sets and
+-- returns d.placed = {box = {x, y, w, h} of the graph, scale, states = {name = {x, y,
+-- w, h}} (centres and sizes), arcs = {{poly = {x1, y1, ...}, label = {x, y}}} in the
+-- order of d.arcs} - all in device pixels.
+function M.draw(cv, d, box, opts)
   opts = opts or {}
-  local defs = chain:definitions()
-  local names = {}
-  for n in pairs(defs) do names[#names + 1] = n end
-  table.sort(names)
-  local legend = #names * 16 + (#names > 0 and 24 or 0)
   local x, y, w, h = box[1], box[2], box[3], box[4]
-  cv:text(x + w / 2, y + 8, opts.title or "Semi-Markov chain", { align = "center", valign = "top", size = 14, bold = true })
-  local pos = M.layout(chain, { x, y + 30, w, h - 30 - legend })
-  local has_back = {}
-  for _, a in ipairs(chain.arcs) do has_back[a.from .. "\0" .. a.to] = true end
-  for _, a in ipairs(chain.arcs) do
-    local p, q = pos[a.from], pos[a.to]
-    local label = a.p < 1 and chain_mod.percent(a.p) or nil
-    if a.from == a.to then
-      local lx, ly = p[1], p[2] - p[4] / 2
-      cv:arc_path(lx, ly - 12, 12, 150, 390, { color = "dimgray", width = 1.3 })
-      arrow(cv, lx + 10, ly - 2, -2, 8, "dimgray")
-      if label then cv:text(lx, ly - 28, label, { align = "center", valign = "bottom", size = 10 }) end
-    else
-      local bend = has_back[a.to .. "\0" .. a.from] and 0.18 or 0.08
-      local x1, y1 = border(p[1], p[2], p[3], p[4], q[1], q[2])
-      local x2, y2 = border(q[1], q[2], q[3], q[4], p[1], p[2])
-      local mx, my = (x1 + x2) / 2, (y1 + y2) / 2
-      local dx, dy = x2 - x1, y2 - y1
-      local cx, cy = mx + dy * bend, my - dx * bend -- control point, bulging to the left
-      cv:new_path()
-      cv:move_to(x1, y1)
-      cv:curve_to(x1 + 2 / 3 * (cx - x1), y1 + 2 / 3 * (cy - y1),
-                  x2 + 2 / 3 * (cx - x2), y2 + 2 / 3 * (cy - y2), x2, y2)
-      cv:line_width(1.3)
-      cv:color("dimgray")
-      cv:stroke()
-      arrow(cv, x2, y2, x2 - cx, y2 - cy, "dimgray")
-      if label then
-        local lx, ly = 0.25 * x1 + 0.5 * cx + 0.25 * x2, 0.25 * y1 + 0.5 * cy + 0.25 * y2
-        cv:text(lx, ly, label, { align = "center", valign = "middle", size = 10, color = "darkblue" })
-      end
+  local lines = notes(d)
+  local legend_h = 20
+  local notes_h = #lines * LINE + 8
+  cv:text(x + w / 2, y + 8, opts.title or "Semi-Markov chain", { align = "center", valign = "top",
+    size = 14, bold = true, color = "black" })
+  local gbox = { x + 12, y + TITLE_H, w - 24, math.max(10, h - TITLE_H - legend_h - notes_h - 6) }
+  local s, at = graph.fit(d, gbox)
+  local placed = { box = gbox, scale = s, states = {}, arcs = {} }
+  local ink = colors.ink
+  local arc_color, label_color = ink("#505860"), ink("#1a3f8f")
+  for j, arc in ipairs(d.arcs) do
+    local pts = {}
+    for i = 1, #arc.points, 2 do pts[i], pts[i + 1] = at(arc.points[i], arc.points[i + 1]) end
+    local pl = { poly = graph.flatten(pts) }
+    if arc.head then
+      local hx, hy = at(arc.head[1], arc.head[2])
+      pl.poly[#pl.poly + 1], pl.poly[#pl.poly + 2] = hx, hy
+    end
+    cv:new_path()
+    cv:move_to(pts[1], pts[2])
+    for i = 3, #pts - 5, 6 do cv:curve_to(table.unpack(pts, i, i + 5)) end
+    cv:line_width(arc.width * s)
+    cv:color(arc_color)
+    cv:stroke()
+    if arc.head then
+      local hx, hy = at(arc.head[1], arc.head[2])
+      local ex, ey = pts[#pts - 1], pts[#pts]
+      -- the tip reaches the node; the stroke ends where the arrow's base starts
+      arrow(cv, hx, hy, hx - ex, hy - ey, math.sqrt((hx - ex) ^ 2 + (hy - ey) ^ 2), arc_color)
+    end
+    round_all(pl.poly)
+    placed.arcs[j] = pl
+  end
+  local fs = math.max(0.6, math.min(s, 1.3)) -- text follows the scale within reason
+  for j, arc in ipairs(d.arcs) do
+    if arc.label and arc.label_pos then
+      local lx, ly = at(arc.label_pos[1], arc.label_pos[2])
+      cv:text(lx, ly, arc.label, { align = "center", valign = "middle", size = LABEL_SIZE * fs,
+        color = label_color })
+      placed.arcs[j].label = { lx, ly }
     end
   end
-  cv:color("black")
-  for _, s in ipairs(chain.states) do
-    local p = pos[s.name]
-    local bx, by = p[1] - p[3] / 2, p[2] - p[4] / 2
-    local fill = chain.other == s.name and "#eeeeee" or (defs[s.name] and "#fff3d6" or "#e8f0fa")
-    cv:rect(bx, by, p[3], p[4], { fill = fill, stroke = "black", width = 1 })
-    cv:text(p[1], by + 4, s.name, { align = "center", valign = "top", size = 12, bold = true })
-    cv:text(p[1], by + 21, "mean " .. chain_mod.number(s.mean), { align = "center", valign = "top", size = 10 })
-    cv:text(p[1], by + 34, "var " .. chain_mod.number(s.var), { align = "center", valign = "top", size = 10 })
+  for _, st in ipairs(d.states) do
+    local cx, cy = at(st.x, st.y)
+    local bw, bh = st.w * s, st.h * s
+    local bx, by = cx - bw / 2, cy - bh / 2
+    cv:rect(bx, by, bw, bh, { fill = ink(M.fills[st.kind]), stroke = "black", width = 1 })
+    local mean, var = state_lines(st)
+    cv:text(cx, by + 4 * s, st.name, { align = "center", valign = "top", size = NAME_SIZE * fs, bold = true,
+      color = "black" })
+    cv:text(cx, by + 19 * s, mean, { align = "center", valign = "top", size = TEXT_SIZE * fs, color = "black" })
+    cv:text(cx, by + 31 * s, var, { align = "center", valign = "top", size = TEXT_SIZE * fs, color = "black" })
+    placed.states[st.name] = { cx, cy, bw, bh }
   end
-  local ly = y + h - legend + 16
-  for _, n in ipairs(names) do
-    local parts = {}
-    for i, d in ipairs(defs[n]) do
-      if i > 3 then parts[#parts + 1] = "..." break end
-      parts[#parts + 1] = table.concat(d, ", ")
+  -- legend of the box fills, one row under the graph
+  local ly = gbox[2] + gbox[4] + 6
+  local lx = x + 16
+  for _, item in ipairs { { "state", "program state" }, { "composite", "composite state" },
+                          { "other", "OTHER (end of a sequence)" } } do
+    cv:rect(lx, ly + 2, 14, 10, { fill = ink(M.fills[item[1]]), stroke = "black", width = 1 })
+    local tw = cv:text(lx + 18, ly + 7, item[2], { valign = "middle", size = 10, color = "black" })
+    lx = lx + 18 + tw + 18
+  end
+  local ny = ly + legend_h
+  cv:font(FONT, 10)
+  for _, line in ipairs(lines) do
+    -- a definition longer than the picture is cut, and says so with "..."
+    if cv:text_size(line) > w - 32 then
+      local keep = #line
+      while keep > 1 and cv:text_size(line:sub(1, keep) .. "...") > w - 32 do keep = keep - 4 end
+      line = line:sub(1, math.max(keep, 1)) .. "..."
     end
-    local line = n .. " = " .. table.concat(parts, "  |  ")
-    local fit = math.floor((w - 32) / 6.6) -- about 6.6 units per character at size 11
-    if #line > fit then line = line:sub(1, fit - 3) .. "..." end
-    cv:text(x + 16, ly, line, { valign = "top", size = 11 })
-    ly = ly + 16
+    cv:text(x + 16, ny, line, { valign = "top", size = 10, color = "black" })
+    ny = ny + LINE
   end
-  return pos
+  d.placed, d.notes = placed, lines
+  return placed
 end
 
---- Draw the chain into a file (.png, .pdf, .svg). Returns the layout or nil, message.
+--- The picture size that shows the layout at scale 1 (clamped to 600..2400 wide).
+function M.size(d)
+  local lines = #d.definitions + 1 + (d.hidden > 0 and 1 or 0)
+  local w = math.max(600, math.min(2400, math.ceil(d.width) + 24))
+  local h = math.max(300, math.min(4000, math.ceil(d.height) + TITLE_H + 26 + lines * LINE + 14))
+  return w, h
+end
+
+local Disp = {}
+Disp.__index = Disp
+Disp.__tostring = function(v)
+  return string.format("retrace.Display(chitra chain, %d states, %d arcs)", #v.d.states, #v.d.arcs)
+end
+
+--- Draw into rect ({x =, y =, w =, h =} or {x, y, w, h}).
+function Disp:draw(cv, rect)
+  if not rect[1] then rect = { rect.x, rect.y, rect.w, rect.h } end
+  M.draw(cv, self.d, rect, self.opts)
+  return self
+end
+
+--- The picture's data (M.data), with d.placed once drawn.
+function Disp:data() return self.d end
+
+--- The chain picture as a display (retrace.display protocol); opts as M.data plus title.
+function M.new(chain, opts)
+  local d, why = M.data(chain, opts)
+  if not d then return nil, why end
+  return setmetatable({ d = d, opts = opts or {} }, Disp)
+end
+
+--- Lay out and draw the chain into a file (.png, .pdf, .svg); opts as M.data plus
+-- width, height, title. Returns the data (with d.placed) or nil, message.
 function M.render(chain, path, opts)
   opts = opts or {}
-  local ndefs = 0
-  for _ in pairs(chain:definitions()) do ndefs = ndefs + 1 end
-  local size = math.max(600, math.min(1600, 160 + 70 * #chain.states))
-  local w, h = opts.width or size, opts.height or size + ndefs * 16
-  local pos
-  local ok, why = plot.to_file(path, w, h, function(cv, box) pos = M.draw(cv, chain, box, opts) end)
-  if not ok then return nil, why end
-  return pos
+  local disp, why = M.new(chain, opts)
+  if not disp then return nil, why end
+  local w, h = M.size(disp.d)
+  return require("retrace.display").render(disp, path, opts.width or w, opts.height or h)
 end
 
 return M

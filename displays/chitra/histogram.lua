@@ -3,9 +3,9 @@
 -- choose an event-filter p).
 --   local v = require "retrace.displays.chitra.histogram"
 --   v.occupancy(ses, "EA1", {bins = 20}); v.shares(ses); v.counts(ses)   -- data
---   v.draw(cv, d, {x, y, w, h}); v.render(d, "hist.png")
-local plot = require "retrace.displays.chitra.plot"
-local canvas = require "retrace.canvas"
+--   local disp = v.new(d); disp:draw(cv, rect); disp:data(); v.render(d, "hist.png")
+local plot = require "retrace.plot"
+local view = require "retrace.displays.chitra.view"
 
 local M = {}
 
@@ -59,26 +59,29 @@ function M.counts(ses, opts)
   return over_symbols(ses, opts, "count", "Occurrences over the symbols", "occurrences of a symbol")
 end
 
-function M.draw(cv, d, box, opts)
+--- The plot of a histogram (not drawn): one bar per bin, counts on y.
+function M.plot(d, opts)
   opts = opts or {}
   local top = 0
   for _, c in ipairs(d.counts) do if c > top then top = c end end
-  local p = plot.frame(cv, box, { x = { d.edges[1], d.edges[#d.edges] }, y = { 0, math.max(top, 1) * 1.05 },
-    title = opts.title or d.title, xlabel = d.xlabel, ylabel = "count" })
-  local r = canvas.pack(4)
-  for i, c in ipairs(d.counts) do
-    if c > 0 then
-      local x0, x1 = p.sx(d.edges[i]), p.sx(d.edges[i + 1])
-      r:push(x0 + 0.5, p.sy(c), math.max(x1 - x0 - 1, 1), p.sy(0) - p.sy(c))
-    end
-  end
-  cv:rects(r, { color = opts.color or "steelblue" })
+  local xs, bw = {}, d.edges[2] - d.edges[1]
+  for i = 1, #d.counts do xs[i] = (d.edges[i] + d.edges[i + 1]) / 2 end
+  local p = plot.new { title = opts.title or d.title, legend = false,
+                       x = { label = d.xlabel, lo = d.edges[1], hi = d.edges[#d.edges], pad = 0 },
+                       y = { label = "count", lo = 0, hi = math.max(top, 1) * 1.08 } }
+  p:bars(xs, d.counts, { width = bw * 0.92, color = opts.color or "steelblue" })
   return p
 end
 
+--- A histogram's data as a display.
+function M.new(d, opts)
+  return view.display(d, M.plot, opts, nil, "histogram")
+end
+
+--- Render a histogram into a file; returns its data or nil, message.
 function M.render(d, path, opts)
   opts = opts or {}
-  return plot.render(M, d, path, opts.width or 700, opts.height or 400, opts)
+  return view.render(M.new(d, opts), path, opts.width or 700, opts.height or 400)
 end
 
 return M

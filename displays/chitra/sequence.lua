@@ -6,9 +6,14 @@
 --   local view = require "retrace.displays.chitra.sequence"
 --   local d = view.data(ses, {domain = "time" | "event", member = 1, range = {a, b},
 --                             shade = {"A,B", {pattern = {"C", "D"}, color = "#ff000060"}}})
---   view.draw(cv, d, {x, y, w, h})        -- d is plain data (JSON / CSV ready)
-local plot = require "retrace.displays.chitra.plot"
+--   local disp = view.new(ses, opts)     -- a display: disp:draw(cv, rect), disp:data()
+--   view.render(ses, "time.png", opts)   -- -> disp:data() or nil, message
+-- d is plain data (JSON / CSV ready); the frame is a retrace.plot, the step line is
+-- drawn into its plot area from C (decimated to the pixels) or from d's own lists.
+local plot = require "retrace.plot"
 local canvas = require "retrace.canvas"
+local colors = require "retrace.colors"
+local view = require "retrace.displays.chitra.view"
 
 local M = {}
 
@@ -19,7 +24,7 @@ local sources = setmetatable({}, { __mode = "k" })
 --- The view's data: {domain, member, labels = {name per row 0..}, range = {a, b},
 -- count (elements touching the range), shades = {{pattern, color, x0 = {}, x1 = {}}}}
 -- and either the elements, x0 = {}, x1 = {}, y = {} (rows), symbols = {}, when there
--- are at most opts.max_elements (100000) of them, or else what a picture opts.columns
+-- are at most opts.max_elements (4 per column) of them, or else what a picture opts.columns
 -- (1000) pixels wide shows: columns = {count =, lo = {}, hi = {}}, the lowest and
 -- highest row present in each column (-1: none), and the shades' occurrences less than
 -- a column apart merged into one interval.
@@ -29,7 +34,7 @@ function M.data(ses, opts)
   if domain ~= "time" and domain ~= "event" then
     return nil, "view: domain must be 'time' or 'event'"
   end
-  local core = ses.core or ses
+  local core = ses -- the library session (retrace.chitra)
   local k = opts.member or 1
   local n = core:length(k)
   local labels = core:rows(k)
@@ -46,7 +51,7 @@ function M.data(ses, opts)
   local first, count = core:view_span(k, domain, a, b)
   local d = { domain = domain, member = k, labels = labels, range = { a, b }, count = count,
               shades = {} }
-  if count <= (opts.max_elements or 100000) then
+  if count <= (opts.max_elements or 4 * (opts.columns or 1000)) then
     d.x0, d.x1, d.y, d.symbols = core:view_slice(k, domain, first, count)
   else
     local c = opts.columns or 1000
@@ -64,7 +69,7 @@ function M.data(ses, opts)
       entry, err = M.short_shade(ses, k, domain, sh.pattern, a, b)
     end
     if not entry then return nil, err end
-    entry.color = sh.color or plot.shades[(si - 1) % #plot.shades + 1]
+    entry.color = sh.color or view.shade(si)
     d.shades[#d.shades + 1] = entry
   end
   return d
@@ -73,7 +78,7 @@ end
 --- The shading of a pattern: {pattern, count, events_share, time_share, x0 = {}, x1 = {}},
 -- the extent of every occurrence in member k touching [a, b].
 function M.short_shade(ses, k, domain, pattern, a, b)
-  local core = ses.core or ses
+  local core = ses -- the library session (retrace.chitra)
   local starts, lens
   if domain == "time" then starts, lens = core:entries(k), core:times(k) end
   local function x0(i) return starts and starts[i] or i - 1 end
@@ -116,49 +121,94 @@ local function source(d)
   if ok and depth == src.depth and src.core:length(d.member) == src.length then return src.core end
 end
 
---- Draw the data into box {x, y, w, h} (default: the whole canvas is the caller's).
--- The step line comes in one packed buffer from C, reduced to the rows present in
--- each pixel column when there are more than 4 elements per pixel; data without
--- its session (decoded JSON) is drawn from its own lists.
-function M.draw(cv, d, box, opts)
+-- The legend entry of a shaded pattern: the pattern, its occurrences, its shares.
+local function shade_label(sh)
+  local pat = table.concat(sh.pattern, ",")
+  if #pat > 28 then pat = pat:sub(1, 25) .. "..." end
+  return string.format("%s: %d, %s of time", pat, sh.count, plot.format_number(100 * sh.time_share, 3) .. "%")
+end
+
+--- The frame of d (not drawn): rows named on y (every k-th name when they would
+-- crowd, k from the height of rect), x the time or event range, one legend entry
+-- per shaded pattern (outside the plot, so it hides no step).
+function M.plot(d, opts, rect)
   opts = opts or {}
-  local ylabels = {}
-  for i, name in ipairs(d.labels) do ylabels[i - 1] = name end
+  local n = #d.labels
+  local ih = math.max(40, (rect and rect.h or 400) - 90)
+  local every = math.max(1, math.ceil(n * 13 / ih))
+  local names = {}
+  for i, name in ipairs(d.labels) do
+    if (i - 1) % every == 0 then names[i - 1] = name end
+  end
+  local p = plot.new { title = opts.title or (d.domain == "time" and "Time view" or "Event view"),
+    legend = "outside",
+    x = { label = d.domain == "time" and "time" or "event", unit = d.domain == "time" and "PES time units" or nil,
+          lo = d.range[1], hi = d.range[2], pad = 0 },
+    y = { labels = names, lo = -0.5, hi = math.max(n - 0.5, 0.5) } }
+  if every > 1 then p:note(string.format("every %d%s state named (%d states)", every,
+    every == 2 and "nd" or every == 3 and "rd" or "th", n)) end
+  for _, sh in ipairs(d.shades) do
+    p:bars({}, {}, { color = sh.color, label = shade_label(sh) })
+  end
+  return p
+end
+
+-- The shading and the step line, inside the frame the plot drew.
+local function draw_marks(cv, p, d, opts)
+  local pd = p:data()
+  -- whole pixels: one reduced column per device pixel column
+  local ix, iy = math.floor(pd.plot.x + 0.5), math.floor(pd.plot.y + 0.5)
+  local iw, ih = math.floor(pd.plot.x + pd.plot.w + 0.5) - ix, math.floor(pd.plot.y + pd.plot.h + 0.5) - iy
+  d.marks = { x = ix, y = iy, w = iw, h = ih }
   local yb = math.max(#d.labels - 0.5, 0.5)
-  local p = plot.frame(cv, box, {
-    x = d.range, y = { -0.5, yb }, ylabels = ylabels,
-    title = opts.title or (d.domain == "time" and "Time view" or "Event view"),
-    xlabel = d.domain == "time" and "time" or "event", label_width = opts.label_width })
-  local ix, iy, iw, ih = table.unpack(p.box)
+  local sx = function(v) return ix + (v - d.range[1]) / (d.range[2] - d.range[1]) * iw end
   cv:save()
   cv:clip_rect(ix, iy, iw, ih)
   for _, sh in ipairs(d.shades) do
     local r = canvas.pack(4)
     for j = 1, #sh.x0 do
-      local a, b = p.sx(sh.x0[j]), p.sx(sh.x1[j])
+      local a, b = sx(sh.x0[j]), sx(sh.x1[j])
       r:push(a, iy, math.max(b - a, 1), ih)
     end
-    cv:rects(r, { color = sh.color })
+    cv:rects(r, { color = colors.ink(sh.color) })
   end
   local core, seg = source(d), nil
   if core then
     seg = assert(core:view_segments(d.member, { domain = d.domain, a = d.range[1], b = d.range[2],
       ix = ix, iy = iy, iw = iw, ih = ih, ya = -0.5, yb = yb }))
-  elseif d.columns then
-    seg = canvas.pack(4)
-    local c, lo, hi = d.columns.count, d.columns.lo, d.columns.hi
-    for j = 1, c do
-      if lo[j] >= 0 then
-        local x = ix + (j - 0.5) / c * iw
-        seg:push(x, p.sy(lo[j]) + 0.5, x, p.sy(hi[j]) - 0.5)
-      end
-    end
   else
-    seg = M.lua_segments(d, p)
+    local sy = function(v) return iy + ih - (v + 0.5) / (yb + 0.5) * ih end
+    local frame = { box = { ix, iy, iw, ih }, sx = sx, sy = sy }
+    if d.columns then
+      seg = canvas.pack(4)
+      local c, lo, hi = d.columns.count, d.columns.lo, d.columns.hi
+      for j = 1, c do
+        if lo[j] >= 0 then
+          local x = ix + (j - 0.5) / c * iw
+          seg:push(x, sy(lo[j]) + 0.5, x, sy(hi[j]) - 0.5)
+        end
+      end
+    else
+      seg = M.lua_segments(d, frame)
+    end
   end
-  cv:segments(seg, { color = opts.color or "navy", width = opts.width or 1.5 })
+  cv:segments(seg, { color = colors.ink(opts.color or "navy"), width = opts.width or 1.5 })
   cv:restore()
-  return p
+end
+
+--- The view of a session as a display (opts as M.data, plus title, color, width).
+function M.new(ses, opts)
+  local d, err = M.data(ses, opts)
+  if not d then return nil, err end
+  return view.display(d, M.plot, opts, draw_marks, d.domain .. " view")
+end
+
+--- Draw data d (M.data) into box {x, y, w, h}; returns the display (its data() says
+-- where it drew).
+function M.draw(cv, d, box, opts)
+  local disp = view.display(d, M.plot, opts, draw_marks, d.domain .. " view")
+  disp:draw(cv, box)
+  return disp
 end
 
 -- The step line of data's own element lists (data without a session).
@@ -186,17 +236,18 @@ function M.lua_segments(d, p)
   return seg
 end
 
---- Render a session's view straight into a file (.png, .pdf, .svg).
+--- Render a session's view straight into a file (.png, .pdf, .svg); returns the
+-- display's data or nil, message.
 function M.render(ses, path, opts)
   opts = opts or {}
   local w = opts.width or 1000
   local o = {}
   for key, v in pairs(opts) do o[key] = v end
-  o.columns = o.columns or math.max(1, w - (opts.label_width or 70) - 16) -- the plot's pixels
-  local d, err = M.data(ses, o)
-  if not d then return nil, err end
-  local h = opts.height or math.max(300, math.min(1400, 60 + 16 * #d.labels))
-  return plot.render(M, d, path, w, h, opts)
+  o.columns = o.columns or math.max(1, w - 120) -- about the plot's pixels
+  local disp, err = M.new(ses, o)
+  if not disp then return nil, err end
+  local h = opts.height or math.max(300, math.min(1400, 90 + 14 * #disp.d.labels))
+  return view.render(disp, path, w, h)
 end
 
 --- The same view with the domain fixed (displays/chitra/time.lua and event.lua).
@@ -209,6 +260,7 @@ function M.for_domain(domain)
   end
   return {
     data = function(ses, opts) return M.data(ses, fix(opts)) end,
+    new = function(ses, opts) return M.new(ses, fix(opts)) end,
     draw = M.draw,
     render = function(ses, path, opts) return M.render(ses, path, fix(opts)) end,
   }

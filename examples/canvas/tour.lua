@@ -39,7 +39,7 @@ local function step_memory(i)
       grid:set(k % G, k // G, -1)
     else
       age_of[k] = age + 1
-      grid:set(k % G, k // G, colors.shade_index(owner_of[k], age + 1, SHADES))
+      grid:set(k % G, k // G, pal:pe(owner_of[k], age + 1))
     end
   end
   for pe = 0, NPE - 1 do
@@ -49,7 +49,7 @@ local function step_memory(i)
       local x, y = (step * 7 + pe * 3) % G, pe * rows + (step // G) % rows
       local k = y * G + x
       age_of[k], owner_of[k] = 0, pe
-      grid:set(x, y, colors.shade_index(pe, 0, SHADES))
+      grid:set(x, y, pal:pe(pe, 0))
       counts:set(x, y, counts:get(x, y) + 1)
     end
   end
@@ -63,23 +63,26 @@ local function utilization(t)
 end
 
 local function draw_memory(cv, inner)
-  local side = math.min(inner.w - 110, inner.h)
-  cv:rect(inner.x, inner.y, side, side, "black")
+  local side = math.min(inner.w - 110, inner.h - 14)
+  cv:rect(inner.x, inner.y, side, side, colors.background("processors"))
   cv:grid(grid, pal, inner.x, inner.y, side, side)
-  layout.legend(cv, inner.x + side + 12, inner.y + 4, colors.processor_legend(pal, NPE, SHADES), { size = 11 })
+  layout.legend(cv, inner.x + side + 12, inner.y + 4, colors.processor_legend(pal), { size = 11 })
   -- access counts so far: one device pixel per element, through a value range
-  local hx, hy = inner.x + side + 12, inner.y + 150
-  cv:text(hx, hy - 4, "accesses: clipped grid | pixels", { size = 10, color = "black" })
+  local hx, hy = inner.x + side + 12, inner.y + 158
+  cv:text(hx, hy - 4, "accesses: grid | pixels", { size = 10, color = "black" })
   cv:with(function(c)
     c:clip_rect(hx, hy, G, G)
     c:rect(hx, hy, G, G, "black")
     c:grid(counts, heat, hx, hy, G, G, { range = { 1, 4 } })
   end)
   cv:pixels(counts, heat, math.floor(hx + G + 8), math.floor(hy), { range = { 1, 4 } }) -- 1:1 pixels
-  layout.colorbar(cv, hx, hy + G + 6, 2 * G + 8, 8, heat, 1, 4, { size = 9 })
+  local _, bh = layout.colorbar(cv, hx, hy + G + 6, 2 * G + 8, 8, heat, 1, 4, { size = 9 })
+  cv:text(hx + G + 4, hy + G + 6 + bh, "accesses / element", { align = "center", valign = "top", size = 9, color = "black" })
+  cv:text(inner.x, inner.y + side + 2, string.format("matrix %d x %d elements: column ->, row v", G, G),
+    { valign = "top", size = 9, color = "black" })
   -- one fade sequence, as swatches
   for s = 0, SHADES do
-    cv:rect(inner.x + side + 12 + s * 12, inner.y + side - 14, 12, 12, pal:hex(colors.shade_index(2, s, SHADES)))
+    cv:rect(inner.x + side + 12 + s * 12, inner.y + side - 14, 12, 12, pal:hex(pal:pe(2, s)))
   end
   cv:text(inner.x + side + 12, inner.y + side - 18, "fade of PE 2", { size = 10, color = "black" })
 end
@@ -87,7 +90,7 @@ end
 local function draw_utilization(cv, inner, i)
   local lo, hi = window:update(i)
   local s = layout.axes(cv, layout.inset(inner, 0, 0, 0, 36),
-    { x = { lo, hi, label = "time" }, y = { 0, NPE, label = "processors", ticks = 4 }, grid = "#e0e0e0" })
+    { x = { lo, hi, label = "time (ms)" }, y = { 0, NPE, label = "processors (count)", ticks = 4 }, grid = "#e0e0e0" })
   cv:save()
   cv:clip_rect(s.plot.x, s.plot.y, s.plot.w, s.plot.h)
   for t = math.max(0, math.floor(lo)), i do
@@ -109,8 +112,8 @@ local function draw_utilization(cv, inner, i)
 end
 
 local function draw_spacetime(cv, inner, i)
-  local s = layout.axes(cv, layout.inset(inner, 0, 0, 0, 0),
-    { x = { 0, 40, label = "time" }, y = { -0.5, NPE - 0.5, label = "processor", ticks = NPE } })
+  local s = layout.axes(cv, layout.inset(inner, 0, 0, 84, 0),
+    { x = { 0, 40, label = "time (ms)" }, y = { -0.5, NPE - 0.5, label = "processor (number)", ticks = NPE } })
   msgs:clear()
   lines:clear()
   for pe = 0, NPE - 1 do lines:push(s.x(0), s.y(pe), s.x(math.min(i, 40)), s.y(pe)) end
@@ -124,6 +127,10 @@ local function draw_spacetime(cv, inner, i)
   local sizes = {}
   for k, c in ipairs(colors.message_size_classes) do sizes[k] = colors.mode == "gray" and c.gray or c.color end
   cv:segments(msgs, { palette = canvas.palette(sizes), width = 1.5 })
+  -- the size classes the lines are coloured by, beside the plot
+  local lx = inner.x + inner.w - 78
+  cv:text(lx, inner.y + 2, "message size", { valign = "top", size = 9, bold = true, color = "black" })
+  layout.legend(cv, lx, inner.y + 14, colors.message_size_legend(), { size = 9 })
 end
 
 local function draw_network(cv, inner, i)
@@ -156,13 +163,13 @@ local function draw_network(cv, inner, i)
     kv[#kv + 1] = cx + rad * 0.6 * load * math.cos(a)
     kv[#kv + 1] = cy + rad * 0.6 * load * math.sin(a)
   end
-  cv:polygon(kv, { fill = { 0.3, 0.5, 0.9, 0.35 }, stroke = colors.ink("navy"), width = 1 })
+  cv:polygon(kv, { fill = colors.ink("#4d80e659"), stroke = colors.ink("navy"), width = 1 })
   cv:polyline({ cx - 6, cy, cx + 6, cy }, { color = "black", width = 1 })
   cv:polyline({ cx, cy - 6, cx, cy + 6 }, { color = "black", width = 1 })
   -- message-size histogram on a log axis, drawn with packed points
   local hx = cx + rad + 40
   local box = { x = hx, y = inner.y, w = inner.x + inner.w - hx, h = inner.h - 4 }
-  local s = layout.axes(cv, box, { x = { 1, 65536, log = true, label = "bytes" }, y = { 0, 10, label = "count" }, size = 9 })
+  local s = layout.axes(cv, box, { x = { 1, 65536, log = true, label = "message size (bytes)" }, y = { 0, 10, label = "messages (count)" }, size = 9 })
   dots:clear()
   local sizes = {}
   for k, c in ipairs(colors.message_size_classes) do sizes[k] = colors.mode == "gray" and c.gray or c.color end

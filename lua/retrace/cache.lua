@@ -40,21 +40,30 @@ function M.policy(t)
   return p
 end
 
-local function is_builtin(name)
-  for _, b in ipairs(M.builtin) do
-    if b == name then return true end
+-- Names of the Lua policies shipped in lua/retrace/policies/ (for messages).
+local function shipped()
+  local names = {}
+  local ok, lfs = pcall(require, "lfs")
+  local dir = require("retrace").root .. "/lua/retrace/policies"
+  if ok and lfs.attributes(dir, "mode") == "directory" then
+    for f in lfs.dir(dir) do
+      local n = f:match("^([%w_]+)%.lua$")
+      if n then names[#names + 1] = n end
+    end
   end
-  return false
+  table.sort(names)
+  return names
 end
 
---- Resolve a policy given by the user: built-in name, shipped Lua policy name,
--- FILE.lua, or a policy table. Returns the value to pass as `policy`, or nil
--- and a message.
+--- Resolve a policy given by the user: built-in name (the core's list), shipped
+-- Lua policy name, FILE.lua, or a policy table. Returns the value to pass as
+-- `policy`, or nil and a one-line message naming the valid choices.
 function M.resolve_policy(v)
   if v == nil then return "lru" end
   if type(v) == "table" then return v end
   if type(v) ~= "string" then return nil, "policy: expected a name, FILE.lua or a table" end
-  if is_builtin(v) then return v end
+  local builtin, unknown = core.cache.lookup(v)
+  if builtin then return builtin end
   if v:match("%.lua$") then
     local chunk, err = loadfile(v, "t")
     if not chunk then return nil, err end
@@ -67,11 +76,19 @@ function M.resolve_policy(v)
   end
   if v:match("^[%w_]+$") then
     local ok, p = pcall(require, "retrace.policies." .. v)
-    if ok then return p end
+    if ok and type(p) == "table" then return p end
   end
-  return nil, "policy: unknown '" .. v .. "' (built-ins: " .. table.concat(M.builtin, " ") ..
-    "; shipped: mru plru lua_lru; or FILE.lua)"
+  return nil, unknown .. "; shipped Lua policies: " .. table.concat(shipped(), " ") .. "; or FILE.lua"
 end
+
+--- Check a cache geometry by the core's rules (see rt_cache_check_geometry):
+-- true, or nil and a message. unit ("words", "bytes") is printed after sizes.
+function M.check_geometry(size, line, ways, unit)
+  return core.cache.check_geometry(size, line, ways or 0, unit)
+end
+
+--- The hit ratio hits / (hits + misses), 0 for no lookups (the core's definition).
+M.hit_ratio = core.cache.hit_ratio
 
 local function with_policy(opts)
   local o = {}

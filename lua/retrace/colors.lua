@@ -2,10 +2,28 @@
 --
 --   colors.parse("steelblue") / ("#4682b4") / ("#4682b480") / ({0.2, 0.4, 0.6[, a]})
 --     -> r, g, b, a (0..1); an unknown name raises "unknown colour name 'x'"
---   colors.processors(n [, {shades = 8, decay = auto, gray = false}]) -> C palette
+--   colors.processors(n [, {shades = 8, decay = auto, gray = false}]) -> C palette;
+--     pal:pe(p, shade) is the entry of processor p (0-based) at shade (0 = pure)
 --   colors.state("busy" | "overhead" | "idle"), colors.task(n), colors.message_size(bytes)
+--   colors.background(family) -> the background a family's colours are drawn on
+--   colors.contrast_ratio(a, b) -> WCAG 2 contrast ratio (1..21)
 --   colors.set_mode("gray") makes every palette here monochrome (for printing);
 --   colors.set_mode("color") restores colour.
+--
+-- Backgrounds. Every colour of a family stands out from that family's background
+-- by a WCAG contrast ratio of at least 1.5, in colour and in gray mode (tested in
+-- tests/lua/colors_spec.lua):
+--   processors  black. The processor ramp runs from blue to pure white and every
+--               shade fades toward black, so memory canvases (SHMAP, MemSpy) are
+--               drawn on black: the last processor is white on black, and a
+--               fading cell fades into the background, as in SHMAP's animation.
+--               No light background would do: green, aqua and white, which the
+--               ramp must pass through to stay distinct at 256 processors, all
+--               read below 1.5 on white.
+--   states, tasks, messages  white (Gantt charts, utilization, space-time).
+--               Their colours are dark enough for white (gold and yellow are
+--               darkened), and their greys run from black to #b4b4b4, never to
+--               white: in gray mode small messages and idle time stay visible.
 local canvas_core = require("retrace.core").canvas
 
 local M = {}
@@ -125,36 +143,86 @@ function M.palette(list)
   return pal
 end
 
+-- The layout of each processor palette made here: {n = processors, shades = k}.
+local layouts = setmetatable({}, { __mode = "k" })
+
 --- The processor palette: n distinguishable colours (1..256), each followed by
--- `shades` faded copies stepping every component down by `decay` toward black.
--- Entry of processor p (0-based), shade s (0 = pure): colors.shade_index(p, s, shades).
+-- `shades` faded copies stepping every component down by `decay` toward black
+-- (the background of memory canvases: M.background("processors")).
+-- pal:pe(p, s) is the entry of processor p (0-based) at shade s (0 = pure).
 function M.processors(n, opts)
   opts = opts or {}
   local gray = opts.gray
   if gray == nil then gray = M.mode == "gray" end
-  return canvas_core.processor_palette(n, opts.shades or 8, opts.decay or 0, gray)
+  local shades = opts.shades or 8
+  local pal = canvas_core.processor_palette(n, shades, opts.decay or 0, gray)
+  layouts[pal] = { n = n, shades = shades }
+  return pal
 end
 
-function M.shade_index(p, s, shades)
-  return p * ((shades or 8) + 1) + s
+--- Entry of processor p (0-based) at shade s (0 = pure, default; up to the
+-- palette's shades) in a palette made by colors.processors.
+function canvas_core.palette_methods.pe(pal, p, s)
+  local l = layouts[pal]
+  if not l then error("pal:pe: not a processor palette (make it with colors.processors)", 2) end
+  s = s or 0
+  if math.type(p) ~= "integer" or p < 0 or p >= l.n then
+    error(string.format("pal:pe: processor %s outside 0..%d", tostring(p), l.n - 1), 2)
+  end
+  if math.type(s) ~= "integer" or s < 0 or s > l.shades then
+    error(string.format("pal:pe: shade %s outside 0..%d", tostring(s), l.shades), 2)
+  end
+  return p * (l.shades + 1) + s
 end
 
---- Legend items {{"PE 0", "#0000ff"}, ...} for the pure colours of a processor
--- palette made with `shades` shades (label: a prefix, default "PE ").
-function M.processor_legend(pal, n, shades, label)
+--- Legend items {{"PE 0", "#0000ff"}, ...}: the pure colour of every processor
+-- of a palette made by colors.processors (label: a prefix, default "PE ").
+function M.processor_legend(pal, label)
+  local l = layouts[pal]
+  if not l then error("processor_legend: not a processor palette (make it with colors.processors)", 2) end
   local items = {}
-  for p = 0, n - 1 do
-    items[p + 1] = { (label or "PE ") .. p, pal:hex(M.shade_index(p, 0, shades)) }
+  for p = 0, l.n - 1 do
+    items[p + 1] = { (label or "PE ") .. p, pal:hex(pal:pe(p)) }
   end
   return items
 end
 
+-- Background of each palette family (see the header); the same in gray mode.
+local backgrounds = { processors = "#000000", states = "#ffffff", tasks = "#ffffff",
+                      messages = "#ffffff" }
+M.families = { "processors", "states", "tasks", "messages" }
+
+--- The background colour a family's marks are drawn on ("processors",
+-- "states", "tasks" or "messages").
+function M.background(family)
+  local b = backgrounds[family]
+  if not b then
+    error("unknown palette family '" .. tostring(family) .. "' (processors, states, tasks, messages)", 2)
+  end
+  return b
+end
+
+-- Relative luminance (WCAG 2) of a colour.
+local function luminance(c)
+  local r, g, b = M.parse(c, 3)
+  local function lin(v) return v <= 0.04045 and v / 12.92 or ((v + 0.055) / 1.055) ^ 2.4 end
+  return 0.2126 * lin(r) + 0.7152 * lin(g) + 0.0722 * lin(b)
+end
+
+--- The WCAG 2 contrast ratio of two colours: 1 (same luminance) to 21 (black on white).
+function M.contrast_ratio(a, b)
+  local la, lb = luminance(a), luminance(b)
+  if la < lb then la, lb = lb, la end
+  return (la + 0.05) / (lb + 0.05)
+end
+
 -- Traffic-light utilization states: green go (busy), yellow caution
--- (overhead), red stop (idle). Greys for monochrome: darker is busier.
+-- (overhead, a dark gold that reads on white), red stop (idle). Greys for
+-- monochrome: darker is busier, and idle stays a visible light grey.
 local states = {
   busy = { "#00c000", "#202020" },
-  overhead = { "#ffd700", "#8c8c8c" },
-  idle = { "#e00000", "#e0e0e0" },
+  overhead = { "#e0b000", "#6c6c6c" },
+  idle = { "#e00000", "#b4b4b4" },
 }
 M.state_names = { "busy", "overhead", "idle" }
 
@@ -167,8 +235,8 @@ end
 
 -- Six task colours, recycled by task number mod 6; greys for monochrome.
 local tasks = {
-  { "#1f5fd0", "#000000" }, { "#e07000", "#404040" }, { "#009090", "#707070" },
-  { "#c000c0", "#a0a0a0" }, { "#80b000", "#c8c8c8" }, { "#804000", "#f0f0f0" },
+  { "#1f5fd0", "#000000" }, { "#e07000", "#242424" }, { "#009090", "#484848" },
+  { "#c000c0", "#6c6c6c" }, { "#80b000", "#909090" }, { "#804000", "#b4b4b4" },
 }
 
 --- Colour of a task number (any integer): one of six, by number mod 6.
@@ -178,14 +246,15 @@ function M.task(n)
 end
 
 -- Message-size classes: upper bounds in bytes (inclusive), a label, a colour
--- running cool (small) to hot (large), and a grey.
+-- running cool (small) to hot (large), and a grey running light (small) to
+-- dark (large) that stops at #b4b4b4, so small messages stay visible on white.
 M.message_size_classes = {
-  { upto = 16, label = "<= 16 B", color = "#0000c0", gray = "#e8e8e8" },
-  { upto = 64, label = "<= 64 B", color = "#0080ff", gray = "#c8c8c8" },
-  { upto = 256, label = "<= 256 B", color = "#00c0c0", gray = "#a8a8a8" },
-  { upto = 1024, label = "<= 1 KiB", color = "#00c000", gray = "#888888" },
-  { upto = 4096, label = "<= 4 KiB", color = "#e0e000", gray = "#686868" },
-  { upto = 16384, label = "<= 16 KiB", color = "#ff8000", gray = "#484848" },
+  { upto = 16, label = "<= 16 B", color = "#0000c0", gray = "#b4b4b4" },
+  { upto = 64, label = "<= 64 B", color = "#0080ff", gray = "#9b9b9b" },
+  { upto = 256, label = "<= 256 B", color = "#00c0c0", gray = "#838383" },
+  { upto = 1024, label = "<= 1 KiB", color = "#00c000", gray = "#6a6a6a" },
+  { upto = 4096, label = "<= 4 KiB", color = "#c8c800", gray = "#515151" },
+  { upto = 16384, label = "<= 16 KiB", color = "#ff8000", gray = "#393939" },
   { upto = math.huge, label = "> 16 KiB", color = "#e00000", gray = "#202020" },
 }
 

@@ -2,7 +2,7 @@
 --
 --   local frames = require "retrace.frames"
 --   local fw = assert(frames.writer("out", {width = 800, height = 600, fps = 10,
---                                           pdf = "out.pdf", total = 100}))
+--                                           pdf = "out.pdf"}))
 --   for i = 1, 100 do fw:frame(function(cv, i) ... end) end
 --   local result = fw:finish({html = true, mp4 = "out.mp4"})
 --
@@ -28,8 +28,9 @@ Writer.__index = Writer
 --- Open a frame writer on folder `dir` (created when missing).
 -- opts: width, height (required), background (default "white"), fps (10),
 -- pdf (path of a multi-page PDF to draw alongside), threads (0: one per core),
--- level (zlib level, 1), total (expected frames, for the progress bar),
--- label (progress label), title (HTML page title).
+-- level (zlib level, 1), title (HTML page title), progress (an object with
+-- progress:update(frames_done) and progress:finish(), such as a command's
+-- cli.progress bar; the library draws no bar of its own).
 -- Returns the writer, or nil and a one-line message (unwritable folder, ...).
 function M.writer(dir, opts)
   opts = opts or {}
@@ -37,6 +38,9 @@ function M.writer(dir, opts)
   if math.type(w) ~= "integer" or math.type(h) ~= "integer" or w < 1 or h < 1 then
     error(string.format("frame size: %s x %s, width and height must be positive integers",
       tostring(w), tostring(h)), 2)
+  end
+  if opts.progress ~= nil and (type(opts.progress) ~= "table" or type(opts.progress.update) ~= "function") then
+    error("frames.writer: progress must be an object with an update method", 2)
   end
   local ok, err = fs.mkdir_p(dir)
   if not ok then return nil, err end
@@ -64,7 +68,7 @@ function M.writer(dir, opts)
     end
     self.pdf, self.pdf_path = pdf, opts.pdf
   end
-  self.bar = require("retrace.cli").progress(opts.label or "frames", opts.total or 0)
+  self.progress = opts.progress
   return self
 end
 
@@ -80,7 +84,7 @@ local function submit(self, cv)
   if not ok then error(err, 0) end
   self.count = i
   self.files[i] = string.format(M.pattern, i)
-  self.bar:update(i)
+  if self.progress then self.progress:update(i) end
   return i
 end
 
@@ -179,7 +183,7 @@ function Writer:finish(opts)
   local ok, err = self.encoder:wait()
   local stats = self.encoder:stats()
   self.encoder:close()
-  self.bar:finish()
+  if self.progress and self.progress.finish then self.progress:finish() end
   if not ok then error(err, 0) end
   local result = { frames = self.count, dir = self.dir, files = self.files, errors = {},
                    encoder = stats }

@@ -293,6 +293,29 @@ static void test_geometry_errors(void **state)
     assert_ptr_equal(rt_policy_builtin("clock"), &rt_policy_clock);
 }
 
+static void test_one_lookup_one_check_one_ratio(void **state)
+{
+    (void)state;
+    const rt_policy_ops *ops = NULL;
+    rt_err e;
+    assert_int_equal(rt_policy_lookup("fifo", &ops, &e), RT_OK);
+    assert_ptr_equal(ops, &rt_policy_fifo);
+    assert_int_equal(rt_policy_lookup("mru", &ops, &e), RT_EINVAL);
+    assert_null(ops);
+    assert_string_equal(e.msg, "policy: unknown 'mru' (built-ins: lru lfu fifo lifo clock random)");
+    assert_int_equal(rt_cache_check_geometry(1024, 4, 0, "words", &e), RT_OK);
+    assert_int_equal(rt_cache_check_geometry(1024, 4, 256, "words", &e), RT_OK);
+    assert_int_equal(rt_cache_check_geometry(100, 4, 0, "words", &e), RT_EINVAL);
+    assert_string_equal(e.msg, "cache size: 100 words is not a power of two");
+    assert_int_equal(rt_cache_check_geometry(8, 16, 0, "words", &e), RT_EINVAL);
+    assert_string_equal(e.msg, "line size: 16 words is larger than the cache size 8 words");
+    assert_int_equal(rt_cache_check_geometry(1024, 4, 512, NULL, &e), RT_EINVAL);
+    assert_string_equal(e.msg, "ways: 512 does not divide the 256 lines of the cache");
+    assert_true(rt_hit_ratio(0, 0) == 0.0);
+    assert_true(rt_hit_ratio(1, 3) == 0.25);
+    assert_true(rt_hit_ratio(7, 0) == 1.0);
+}
+
 /* ---- slow models: per set, a list of lines in recency (LRU) or load (FIFO) order ---- */
 
 typedef struct {
@@ -479,6 +502,7 @@ int main(void)
         cmocka_unit_test(test_fifo_vs_model),
         cmocka_unit_test(test_batch_equals_single),
         cmocka_unit_test(test_linemap),
+        cmocka_unit_test(test_one_lookup_one_check_one_ratio),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,5 +1,6 @@
 /* Tests of core/util/rt_grid: grids and packed arrays (against plain arrays on
  * random input), reference counting, and the processor palette's properties. */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,6 +11,7 @@
 #include <cmocka.h>
 
 #include "rt_grid.h"
+#include "rt_raster.h"
 
 static void test_grid_new_fill_refs(void **state)
 {
@@ -105,6 +107,71 @@ static void check_processor_palette(int n, int k)
     rt_palette_free(pal);
 }
 
+/* The pixel renderer against a cell-by-cell model: each pixel takes the colour
+ * of the cell whose rounded edges contain it, inside the clip; empty cells and
+ * pixels outside the clip keep the background. */
+static void test_raster_grid_model(void **state)
+{
+    (void)state;
+    enum { W = 23, H = 17 };
+    rt_err err;
+    rt_grid *g;
+    assert_int_equal(rt_grid_new(5, 3, -1, &g, &err), RT_OK);
+    for (int k = 0; k < 15; k++)
+        g->cells[k] = k % 4 == 3 ? -1 : k % 4; /* palette 0..2, every fourth cell empty */
+    rt_palette *pal;
+    assert_int_equal(rt_palette_new(3, &pal, &err), RT_OK);
+    pal->c[0] = RT_RGBA(255, 0, 0, 255);
+    pal->c[1] = RT_RGBA(0, 255, 0, 255);
+    pal->c[2] = RT_RGBA(0, 0, 255, 128); /* premultiplied on the way: 0x80000080 */
+    uint32_t lut[3];
+    rt_cellmap m;
+    rt_cellmap_init(&m, pal, lut, 0, 0, 0);
+    assert_false(m.opaque);
+    assert_int_equal(lut[2], 0x80000080u);
+    uint32_t px[W * H];
+    for (int i = 0; i < W * H; i++)
+        px[i] = 0xff777777u;
+    rt_cellrect r = {0, 0, 5, 3};
+    double x0 = 1.3, y0 = 2.6, cw = 3.7, ch = 4.2;
+    int cx0 = 3, cy0 = 1, cx1 = 20, cy1 = 16, box[4];
+    assert_int_equal(rt_raster_grid((unsigned char *)px, W * sizeof(uint32_t), cx0, cy0, cx1, cy1, g, &m,
+                                    r, x0, y0, cw, ch, 0, box),
+                     RT_OK);
+    for (int y = 0; y < H; y++) {
+        for (int x = 0; x < W; x++) {
+            uint32_t want = 0xff777777u;
+            if (x >= cx0 && x < cx1 && y >= cy0 && y < cy1) {
+                for (int j = 0; j < 3; j++) {
+                    for (int i = 0; i < 5; i++) {
+                        long a = lround(x0 + i * cw), b = lround(x0 + (i + 1) * cw);
+                        long c = lround(y0 + j * ch), d = lround(y0 + (j + 1) * ch);
+                        int v = g->cells[j * 5 + i];
+                        if (x >= a && x < b && y >= c && y < d && v >= 0)
+                            want = lut[v];
+                    }
+                }
+            }
+            assert_int_equal(px[y * W + x], want);
+        }
+    }
+    /* the box written, clamped to the clip */
+    assert_int_equal(box[0], 3);
+    assert_int_equal(box[1], 3);
+    assert_int_equal(box[2], 20);
+    assert_int_equal(box[3], 15);
+    /* one picture pixel per cell, scaled by k = 2 */
+    uint32_t img[10 * 6];
+    rt_raster_cells((unsigned char *)img, 10 * sizeof(uint32_t), g, &m, r, 2);
+    assert_int_equal(img[0], lut[0]);
+    assert_int_equal(img[1 * 10 + 1], lut[0]);
+    assert_int_equal(img[0 * 10 + 2], lut[1]);
+    assert_int_equal(img[0 * 10 + 6], 0u); /* cell 3 is empty: transparent */
+    assert_int_equal(img[5 * 10 + 9], lut[14 % 4]);
+    rt_palette_free(pal);
+    rt_grid_free(g);
+}
+
 static void test_processor_palette_4_16_64(void **state)
 {
     (void)state;
@@ -174,6 +241,7 @@ int main(void)
         cmocka_unit_test(test_grid_new_fill_refs),
         cmocka_unit_test(test_grid_bad_sizes),
         cmocka_unit_test(test_pack_random_against_array),
+        cmocka_unit_test(test_raster_grid_model),
         cmocka_unit_test(test_processor_palette_4_16_64),
         cmocka_unit_test(test_processor_palette_ramp),
         cmocka_unit_test(test_processor_palette_gray_and_errors),

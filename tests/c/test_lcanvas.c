@@ -18,7 +18,7 @@
 
 #include "bind.h"
 #include "lcanvas.h"
-#include "pngpool.h"
+#include "rt_pngpool.h"
 
 static lua_State *new_state(void)
 {

@@ -252,10 +252,81 @@ static void test_random_against_direct(void **state)
     }
 }
 
+static int cmp_rec_time(const void *a, const void *b)
+{
+    const rt_medea_rec *x = a, *y = b;
+    if (x->time != y->time)
+        return x->time < y->time ? -1 : 1;
+    return x->proc - y->proc;
+}
+
+/* The same random records fed in time order (profiles take the O(n) path: the
+ * feed's changes are already sorted, the closing ones merged in) and processor
+ * by processor (out of order: the qsort path) give identical profiles, with
+ * events left open at the end so closing changes exist. */
+static void test_profiles_sorted_feed(void **state)
+{
+    (void)state;
+    srand(3);
+    for (int round = 0; round < 40; round++) {
+        rt_medea_rec recs[4 * 80];
+        size_t nr = 0;
+        int nproc = 1 + rand() % 4;
+        for (int p = 0; p < nproc; p++) {
+            double t = rand() % 5;
+            int stack[16], depth = 0;
+            for (int step = 0; step < 70; step++) {
+                t += 1 + rand() % 3;
+                if (depth < 16 && (depth == 0 || rand() % 2)) {
+                    int ev = rand() % 2 ? rand() % 3 : -(21 + rand() % 40);
+                    stack[depth++] = ev;
+                    recs[nr++] = (rt_medea_rec){-3, ev, t, p, 1};
+                } else {
+                    recs[nr++] = (rt_medea_rec){-4, stack[--depth], t, p, 1};
+                }
+            }
+        }
+        rt_medea *byproc = rt_medea_new(), *bytime = rt_medea_new();
+        rt_medea_keep_profiles(byproc, 1);
+        rt_medea_keep_profiles(bytime, 1);
+        rt_err err;
+        for (size_t i = 0; i < nr; i++)
+            assert_int_equal(rt_medea_add(byproc, &recs[i], &err), RT_OK);
+        qsort(recs, nr, sizeof recs[0], cmp_rec_time);
+        for (size_t i = 0; i < nr; i++)
+            assert_int_equal(rt_medea_add(bytime, &recs[i], &err), RT_OK);
+        for (int which = RT_MEDEA_P_EXEC; which <= RT_MEDEA_P_IO; which++) {
+            const double *t1, *t2;
+            const int *c1, *c2;
+            size_t n1, n2;
+            assert_int_equal(rt_medea_profile(byproc, which, &t1, &c1, &n1, &err), RT_OK);
+            double *tc = malloc((n1 ? n1 : 1) * sizeof *tc);
+            int *cc = malloc((n1 ? n1 : 1) * sizeof *cc);
+            assert_non_null(tc);
+            assert_non_null(cc);
+            memcpy(tc, t1, n1 * sizeof *tc); /* the next call frees the outputs */
+            memcpy(cc, c1, n1 * sizeof *cc);
+            assert_int_equal(rt_medea_profile(bytime, which, &t2, &c2, &n2, &err), RT_OK);
+            assert_int_equal(n1, n2);
+            for (size_t i = 0; i < n1; i++) {
+                assert_true(tc[i] == t2[i]);
+                assert_int_equal(cc[i], c2[i]);
+                if (i > 0)
+                    assert_true(t2[i] > t2[i - 1]);
+            }
+            free(tc);
+            free(cc);
+        }
+        rt_medea_free(byproc);
+        rt_medea_free(bytime);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_table5),
+        cmocka_unit_test(test_profiles_sorted_feed),
         cmocka_unit_test(test_categories),
         cmocka_unit_test(test_nesting_and_volumes),
         cmocka_unit_test(test_bad_record),

@@ -451,6 +451,74 @@ static void test_load_reports_progress(void **st)
     rt_test_remove(path);
 }
 
+/* The strongest local maxima, strongest first, against a direct search. */
+static void test_spectrum_peaks(void **state)
+{
+    (void)state;
+    /* bin 0 (the mean) is never a peak; 9 is the last bin, compared to the left only */
+    const double p[] = {100, 1, 5, 2, 7, 7, 3, 9, 1, 4};
+    size_t idx[8];
+    assert_int_equal(rt_spectrum_peaks(p, 10, 3, idx), 3);
+    assert_int_equal(idx[0], 7); /* 9 */
+    assert_int_equal(idx[1], 4); /* 7 (the first of the plateau 7, 7) */
+    assert_int_equal(idx[2], 2); /* 5 */
+    assert_int_equal(rt_spectrum_peaks(p, 10, 8, idx), 4);
+    assert_int_equal(idx[3], 9); /* 4 at the end */
+    assert_int_equal(rt_spectrum_peaks(p, 10, 0, idx), 0);
+    /* random spectra: the k strongest candidates of a direct search */
+    srand(5);
+    double q[500];
+    for (int round = 0; round < 20; round++) {
+        for (size_t i = 0; i < 500; i++)
+            q[i] = (double)(rand() % 1000);
+        size_t got[6];
+        size_t n = rt_spectrum_peaks(q, 500, 6, got);
+        assert_int_equal(n, 6);
+        for (size_t j = 0; j < n; j++) {
+            size_t k = got[j];
+            assert_true(k >= 1 && q[k] > q[k - 1] && (k == 499 || q[k] >= q[k + 1]));
+            /* no candidate left out is stronger than the weakest kept */
+            for (size_t i = 1; i < 500; i++) {
+                int cand = q[i] > q[i - 1] && (i == 499 || q[i] >= q[i + 1]);
+                int kept = 0;
+                for (size_t m = 0; m < n; m++)
+                    kept |= got[m] == i;
+                if (cand && !kept)
+                    assert_true(q[i] <= q[got[n - 1]]);
+            }
+            if (j > 0)
+                assert_true(q[got[j - 1]] >= q[k]);
+        }
+    }
+}
+
+/* The sequence as CSV: header, whole numbers plain, decimals exact, errors named. */
+static void test_write_csv(void **state)
+{
+    (void)state;
+    rt_ses *s = rt_ses_new();
+    const char *names[] = {"A", "B", "A", "C"};
+    const double times[] = {0, 1.5, 4, 10};
+    rt_err e;
+    assert_int_equal(rt_ses_add(s, "m", 4, names, times, &e), RT_OK);
+    char path[] = "/tmp/rt_test_csv_XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    assert_int_equal(rt_ses_write_csv(s, 0, path, &e), RT_OK);
+    FILE *f = fopen(path, "rb");
+    char buf[256] = "";
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    assert_string_equal(buf, "event,entry,occupancy,symbol\n1,0,1.5,A\n2,1.5,2.5,B\n3,4,6,A\n");
+    remove(path);
+    assert_int_equal(rt_ses_write_csv(s, 0, "/nonexistent/dir/x.csv", &e), RT_EIO);
+    assert_string_equal(e.msg, "/nonexistent/dir/x.csv: No such file or directory");
+    assert_int_equal(rt_ses_write_csv(s, 3, path, &e), RT_EINVAL);
+    rt_ses_free(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -464,6 +532,8 @@ int main(void)
         cmocka_unit_test(test_simulation_matches_chain),
         cmocka_unit_test(test_view_columns_match_reference),
         cmocka_unit_test(test_load_reports_progress),
+        cmocka_unit_test(test_spectrum_peaks),
+        cmocka_unit_test(test_write_csv),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -88,13 +88,50 @@ describe("Lua policies", function()
     assert.are.same({ 2, 5, 3, 4 }, ways(c, 4))
   end)
 
-  it("the C side resolves shipped policy names too (for other bindings)", function()
+  it("names are looked up once: built-ins by the core, Lua policies by retrace.cache", function()
     local core = require "retrace.core"
-    local c = core.cache.new{ size = 4, line = 1, policy = "mru" }
-    assert.are.equal("mmmmhhmhmhhh", run_loads(c, BELADY))
-    local ok, err = pcall(core.cache.new, { size = 4, line = 1, policy = "nope" })
+    -- the C side takes built-in names and policy tables only; its message lists the built-ins
+    assert.are.equal("lfu", core.cache.lookup("lfu"))
+    local none, why = core.cache.lookup("mru")
+    assert.is_nil(none)
+    assert.are.equal("policy: unknown 'mru' (built-ins: lru lfu fifo lifo clock random)", why)
+    local ok, err = pcall(core.cache.new, { size = 4, line = 1, policy = "mru" })
     assert.is_false(ok)
-    assert.truthy(err:find("policy: unknown 'nope'", 1, true))
+    assert.truthy(err:find("policy: unknown 'mru' (built-ins: lru lfu fifo lifo clock random)", 1, true), err)
+    -- retrace.cache turns a shipped name into its table, which the C side takes
+    local c = core.cache.new{ size = 4, line = 1, policy = assert(cache.resolve_policy("mru")) }
+    assert.are.equal("mmmmhhmhmhhh", run_loads(c, BELADY))
+    local p, msg = cache.resolve_policy("nope")
+    assert.is_nil(p)
+    assert.are.equal("policy: unknown 'nope' (built-ins: lru lfu fifo lifo clock random); " ..
+      "shipped Lua policies: lua_lru mru plru; or FILE.lua", msg)
+  end)
+
+  it("one geometry check and one hit ratio, the core's, for every front end", function()
+    assert.is_true(cache.check_geometry(64, 4, 16))
+    assert.is_true(cache.check_geometry(64, 4))
+    local cases = {
+      { { 48, 4, 0 }, "cache size: 48 is not a power of two" },
+      { { 64, 3, 0 }, "line size: 3 is not a power of two" },
+      { { 64, 128, 0 }, "line size: 128 is larger than the cache size 64" },
+      { { 64, 4, 3 }, "ways: 3 does not divide the 16 lines of the cache" },
+      { { 64, 4, 32 }, "ways: 32 does not divide the 16 lines of the cache" },
+      { { 64, 4, -1 }, "ways: -1 is negative" },
+      { { 12, 4, 0, "words" }, "cache size: 12 words is not a power of two" },
+      { { 8, 16, 0, "bytes" }, "line size: 16 bytes is larger than the cache size 8 bytes" },
+    }
+    for _, c in ipairs(cases) do
+      local ok, err = cache.check_geometry(table.unpack(c[1]))
+      assert.is_nil(ok)
+      assert.are.equal(c[2], err)
+    end
+    assert.are.equal(0, cache.hit_ratio(0, 0))
+    assert.are.equal(0.75, cache.hit_ratio(3, 1))
+    -- the statistics of a cache and of a sweep use the same definition
+    local c = cache.new{ size = 4, line = 1 }
+    for _, a in ipairs({ 1, 2, 1, 1, 3 }) do c:access(a, false) end
+    local st = c:stats()
+    assert.are.same({ 2, 3, 0.4 }, { st.hits, st.misses, st.hit_ratio })
   end)
 
   it("tree pseudo-LRU by hand", function()

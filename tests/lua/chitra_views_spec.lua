@@ -10,8 +10,17 @@ local eventv = require "retrace.displays.chitra.event"
 local freqv = require "retrace.displays.chitra.frequency"
 local hist = require "retrace.displays.chitra.histogram"
 local chainv = require "retrace.displays.chitra.chain"
-local views = require "retrace.chitra.views"
+local views = require "retrace.displays.chitra.views"
 local cjson = require "cjson"
+
+-- Where a sequence view drew its marks: the box {x, y, w, h} and row -> pixel y.
+local function marks(disp)
+  local dd = disp:data()
+  local m = dd.marks
+  local n = #dd.labels
+  local yb = math.max(n - 0.5, 0.5)
+  return { m.x, m.y, m.w, m.h }, function(r) return m.y + m.h - (r + 0.5) / (yb + 0.5) * m.h end
+end
 
 local PES = h.fixtures .. "/chitra/philosophers2.pes"
 
@@ -66,14 +75,19 @@ describe("chitra time and event views", function()
     local ses = assert(chitra.load(PES))
     local d = assert(timev.data(ses, { shade = { { pattern = "R2A1", color = "#ff0000" } } }))
     local cv = canvas.image(800, 300, "white")
-    local p = seqv.draw(cv, d, { 0, 0, 800, 300 })
+    local disp = seqv.draw(cv, d, { 0, 0, 800, 300 })
+    local box, sy = marks(disp)
+    local function sx(v) return box[1] + (v - d.range[1]) / (d.range[2] - d.range[1]) * box[3] end
     -- R2A1 occupies 1597..1601: the middle of that span is shaded red at mid height
-    local x = math.floor(p.sx(1599))
-    local y = math.floor(p.sy(#d.labels - 1) - 3)
+    local x = math.floor(sx(1599))
+    local y = math.floor(sy(#d.labels - 1) - 3)
     local r, g, b = cv:get_pixel(x, y)
     assert.same({ 255, 0, 0 }, { r, g, b })
+    -- the legend names the shaded pattern with its count and share of the time
+    local legend = disp:data().legend
+    assert.equal("R2A1: 1, 1.9% of time", legend.items[1].label) -- 4 of 210 time units
     -- the step line at A2T (row 0) between 1550 and 1560 is drawn in navy
-    r, g, b = cv:get_pixel(math.floor(p.sx(1555)), math.floor(p.sy(0)))
+    r, g, b = cv:get_pixel(math.floor(sx(1555)), math.floor(sy(0)))
     assert.same({ 0, 0, 128 }, { r, g, b })
   end)
 end)
@@ -162,14 +176,14 @@ describe("chitra views of long sequences", function()
     assert.equal(199999, d.count) -- the SES: more elements than the data lists
     assert.is_nil(d.y)
     local cv = canvas.image(700, 320, "white")
-    local p = seqv.draw(cv, d, { 0, 0, 700, 320 }, { width = 1 })
-    local ix, iy, iw = table.unpack(p.box)
+    local box, sy = marks(seqv.draw(cv, d, { 0, 0, 700, 320 }, { width = 1 }))
+    local ix, iy, iw = table.unpack(box)
     local lo, hi, nrows = reference(ses, "time", d.range[1], d.range[2], iw)
     assert.equal(9, nrows)
     local wrong = {}
     for c = 1, iw do
       for r = 0, nrows - 1 do
-        local pr, _, pb = cv:get_pixel(ix + c - 1, math.floor(p.sy(r)))
+        local pr, _, pb = cv:get_pixel(ix + c - 1, math.floor(sy(r)))
         local inked, blank = pb - pr > 40, pb - pr < 20
         local shown = r >= lo[c] and r <= hi[c]
         if (shown and not inked) or (not shown and not blank) then
@@ -216,8 +230,8 @@ describe("chitra views of long sequences", function()
     assert.truthy(d.columns)
     assert.is_nil(d.y)
     local cv = canvas.image(900, 400, "white")
-    local p = seqv.draw(cv, d, { 0, 0, 900, 400 })
-    assert.equal(814, p.box[3])
+    local box = marks(seqv.draw(cv, d, { 0, 0, 900, 400 }))
+    assert.truthy(box[3] > 700 and box[3] < 900)
     local plain = cjson.decode(cjson.encode(d)) -- columns as data draw too
     seqv.draw(canvas.image(900, 400, "white"), plain, { 0, 0, 900, 400 })
   end)
@@ -256,7 +270,9 @@ describe("chitra frequency view and histograms", function()
       assert.equal(0, (c.freq[best] * period) % 1) -- a multiple of the fundamental 1 / period
     end
     local cv = canvas.image(600, 300, "white")
-    freqv.draw_ensemble(cv, d, { 0, 0, 600, 300 })
+    local disp = require("retrace.displays.chitra.view").display(d, freqv.plot_ensemble)
+    disp:draw(cv, { 0, 0, 600, 300 })
+    assert.equal(2, #disp:data().legend.items)
   end)
 
   it("bins occupancy times, h(s)/T and occurrence counts", function()
@@ -280,8 +296,11 @@ describe("chitra pictures", function()
     local chain = ses:chain()
     local base = tmpdir()
     for _, ext in ipairs { "png", "pdf", "svg" } do
-      local pos = assert(chainv.render(chain, base .. "." .. ext))
-      assert.equal(6, (function() local n = 0 for _ in pairs(pos) do n = n + 1 end return n end)())
+      local d = assert(chainv.render(chain, base .. "." .. ext))
+      assert.equal(#chain.states, #d.states)
+      local placed = 0
+      for _ in pairs(d.placed.states) do placed = placed + 1 end
+      assert.equal(#chain.states, placed)
       local text = h.slurp(base .. "." .. ext)
       assert.truthy(#text > 500)
       os.remove(base .. "." .. ext)
@@ -304,7 +323,10 @@ describe("chitra pictures", function()
     local data = cjson.decode(h.slurp(dir .. "/views.json"))
     assert.same({ 1560, 1700 }, data.time.range)
     assert.same({ 1570, 1695 }, data.time.shades[1].x0)
-    assert.same({ "T1", "EA1", "T2", "A1E", "T3", "EA1", "T2", "A1E" }, data.event.symbols)
+    -- the zoom reaches the event view: events 1..6 touch 1560..1700 (T2 is entered
+    -- at 1711), so the event axis shows 0..6
+    assert.same({ 0, 6 }, data.event.range)
+    assert.same({ "T1", "EA1", "T2", "A1E", "T3", "EA1" }, { table.unpack(data.event.symbols, 1, 6) })
     local csv = h.slurp(dir .. "/sequence.csv")
     assert.equal(1, csv:find("event,entry,occupancy,symbol\n1,1550,20,T1\n2,1570,15,EA1\n", 1, true))
     local _, nl = csv:gsub("\n", "")

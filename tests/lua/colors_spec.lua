@@ -34,30 +34,37 @@ describe("retrace.colors", function()
       assert.are.equal(n * 6, #pal)
       local seen = {}
       for p = 0, n - 1 do
-        local key = table.concat({ pal:get(colors.shade_index(p, 0, 5)) }, ",")
+        local key = table.concat({ pal:get(pal:pe(p, 0)) }, ",")
         assert.is_nil(seen[key], "colour repeated: " .. key)
         seen[key] = true
         local prev = math.huge
         for s = 0, 5 do
-          local r, g, b = pal:get(colors.shade_index(p, s, 5))
+          local r, g, b = pal:get(pal:pe(p, s))
           assert.is_true(r + g + b < prev)
           prev = r + g + b
         end
-        local r, g, b = pal:get(colors.shade_index(p, 5, 5))
+        local r, g, b = pal:get(pal:pe(p, 5))
         assert.is_true(math.max(r, g, b) <= 255 // 6 + 1)
       end
     end
     local pal = colors.processors(7, { shades = 2 })
     assert.are.same({ { "PE 0", "#0000ff" }, { "PE 1", "#ff00ff" }, { "PE 2", "#ff0000" } },
-      { table.unpack(colors.processor_legend(pal, 7, 2), 1, 3) })
-    assert.are.equal("#ffffff", pal:hex(colors.shade_index(6, 0, 2)))
+      { table.unpack(colors.processor_legend(pal), 1, 3) })
+    assert.are.equal(7, #colors.processor_legend(pal))
+    assert.are.equal("#ffffff", pal:hex(pal:pe(6)))
+    -- block layout: processor p, shade s is entry p * (shades + 1) + s
+    assert.are.same({ 0, 2, 3, 20 }, { pal:pe(0), pal:pe(0, 2), pal:pe(1), pal:pe(6, 2) })
+    assert.has_error(function() pal:pe(7) end, "pal:pe: processor 7 outside 0..6")
+    assert.has_error(function() pal:pe(0, 3) end, "pal:pe: shade 3 outside 0..2")
+    assert.has_error(function() colors.palette({ "red" }):pe(0) end,
+      "pal:pe: not a processor palette (make it with colors.processors)")
     assert.has_error(function() colors.processors(300) end,
       "processor palette: 300 processors, must be 1 to 256")
   end)
 
   it("gives traffic-light states, six recycled task colours and message-size classes", function()
     assert.are.equal("#00c000", colors.state("busy"))
-    assert.are.equal("#ffd700", colors.state("overhead"))
+    assert.are.equal("#e0b000", colors.state("overhead"))
     assert.are.equal("#e00000", colors.state("idle"))
     assert.has_error(function() colors.state("asleep") end, "unknown utilization state 'asleep'")
     local six = {}
@@ -121,6 +128,41 @@ describe("retrace.colors", function()
     assert.are.equal("black", colors.contrast("yellow"))
     assert.are.equal("white", colors.contrast("navy"))
   end)
+
+  it("computes WCAG contrast ratios", function()
+    assert.are.equal(21, colors.contrast_ratio("black", "white"))
+    assert.are.equal(1, colors.contrast_ratio("#808080", "gray"))
+    -- pure blue: luminance 0.0722, so (0.0722 + 0.05) / 0.05 against black
+    assert.is_true(math.abs(colors.contrast_ratio("#0000ff", "black") - 2.444) < 1e-3)
+    assert.are.equal(colors.contrast_ratio("red", "white"), colors.contrast_ratio("white", "red"))
+    assert.are.equal("#000000", colors.background("processors"))
+    assert.are.equal("#ffffff", colors.background("messages"))
+    assert.has_error(function() colors.background("bananas") end,
+      "unknown palette family 'bananas' (processors, states, tasks, messages)")
+  end)
+
+  for _, mode in ipairs({ "color", "gray" }) do
+    it("keeps every mark visible on its family's background in " .. mode .. " mode (ratio >= 1.5)", function()
+      colors.set_mode(mode)
+      local low = {}
+      local function check(family, what, c)
+        local r = colors.contrast_ratio(c, colors.background(family))
+        if r < 1.5 then low[#low + 1] = string.format("%s %s %s: %.2f", family, what, c, r) end
+      end
+      for _, n in ipairs({ 4, 16, 64 }) do
+        local pal = colors.processors(n, { shades = 4 })
+        for p = 0, n - 1 do check("processors", n .. "/" .. p, pal:hex(pal:pe(p))) end
+      end
+      for _, s in ipairs(colors.state_names) do check("states", s, colors.state(s)) end
+      for t = 0, 5 do check("tasks", t, colors.task(t)) end
+      for _, item in ipairs(colors.message_size_legend()) do check("messages", item[1], item[2]) end
+      assert.are.same({}, low)
+      -- and the colours a family shows side by side stay apart from each other
+      for _, t in ipairs({ 0, 1, 2, 3, 4 }) do
+        assert.is_true(colors.contrast_ratio(colors.task(t), colors.task(t + 1)) > 1.1)
+      end
+    end)
+  end
 
   it("makes ramps through colour stops", function()
     local pal = colors.ramp(3, { "black", "white" })

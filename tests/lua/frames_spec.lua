@@ -72,6 +72,22 @@ describe("retrace.frames", function()
     h.remove_tree(d)
   end)
 
+  it("reports progress through the caller's object, one update per frame, then finish", function()
+    local d = h.temp_dir()
+    local seen, finished = {}, 0
+    local progress = { update = function(_, i) seen[#seen + 1] = i end,
+                       finish = function() finished = finished + 1 end }
+    local fw = assert(frames.writer(d, { width = 10, height = 10, progress = progress }))
+    for _ = 1, 3 do fw:frame(draw) end
+    assert.are.same({ 1, 2, 3 }, seen)
+    assert.are.equal(0, finished)
+    fw:finish()
+    assert.are.equal(1, finished)
+    h.remove_tree(d)
+    assert.has_error(function() frames.writer(d, { width = 10, height = 10, progress = 5 }) end,
+      "frames.writer: progress must be an object with an update method")
+  end)
+
   it("refuses an output folder it cannot write, in one line", function()
     local f = h.temp_file("not a folder")
     local fw, err = frames.writer(f .. "/frames", { width = 10, height = 10 })

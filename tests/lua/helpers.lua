@@ -61,6 +61,17 @@ function M.temp_dir()
   return d
 end
 
+--- The colour of canvas pixel (x, y) (coordinates floored) as "#rrggbb".
+function M.pixel_hex(cv, x, y)
+  local r, g, b = cv:get_pixel(math.floor(x), math.floor(y))
+  return string.format("#%02x%02x%02x", r, g, b)
+end
+
+--- Do two boxes {x, y, w, h} overlap (share more than an edge)?
+function M.boxes_overlap(a, b)
+  return a.x < b.x + b.w and b.x < a.x + a.w and a.y < b.y + b.h and b.y < a.y + a.h
+end
+
 --- Remove a folder and everything in it.
 function M.remove_tree(d)
   os.execute("rm -rf " .. shell_quote(d))

@@ -271,7 +271,7 @@ describe("retrace medea parallel metrics and fits", function()
     near(j.fits[2].coef[3], 100, 1e-6)
     near(j.fits[2].r2, 1, 1e-9)
     local lfs = require "lfs"
-    for _, base in ipairs({ "speedup_app", "signature_app", "fit_extime_prnum", "fit_trdata_prnum" }) do
+    for _, base in ipairs({ "speedup_app", "signature_app", "fit_extime_prnum_inverse", "fit_trdata_prnum_polynomial2" }) do
       assert.equals("file", lfs.attributes(plots .. "/" .. base .. ".png", "mode"), base)
       local d = cjson.decode(h.slurp(plots .. "/" .. base .. ".json"))
       assert.is_table(d)

@@ -11,6 +11,9 @@ local core = require("retrace.core").seq
 local M = {}
 local Chain = {}
 Chain.__index = Chain
+Chain.__tostring = function(self)
+  return string.format("retrace.chitra chain (%d states, %d arcs)", #self.states, #self.arcs)
+end
 
 local function index(self)
   self.by_name = {}
@@ -113,11 +116,52 @@ function Chain:out(name)
   return r
 end
 
+-- v printed with `digits` decimals, trailing zeros (and a bare point) dropped
+local function fixed(v, digits)
+  local s = string.format("%." .. digits .. "f", v)
+  if s:find("%.") then s = s:gsub("0+$", ""):gsub("%.$", "") end
+  return s
+end
+
+--- A probability as a percentage: one decimal from 0.5% up ("12.5%", "100%"); below
+-- 0.5%, two significant digits ("0.3%", "0.04%", "0.0012%"). A probability that is
+-- neither 0 nor 1 never prints as "0%" or "100%" (more decimals until it does not).
 local function pct(p)
-  local s = string.format("%.1f", 100 * p):gsub("%.0$", "")
+  local v = 100 * p
+  if v == 0 or v ~= v then return fixed(v, 0) .. "%" end
+  local digits = 1
+  if v < 0.5 then digits = math.max(1, 1 - math.floor(math.log(v, 10))) end
+  local s = fixed(v, digits)
+  while p < 1 and s == "100" and digits < 12 do
+    digits = digits + 1
+    s = fixed(v, digits)
+  end
   return s .. "%"
 end
 M.percent = pct
+
+-- Names compared with their digit runs as numbers: T2 < T10, then as text.
+local function natural_key(s)
+  return (s:gsub("%d+", function(d) return string.rep("0", 20 - #d) .. d end))
+end
+
+--- Sort a list of names in natural order (T1, T2, ..., T10), in place; returns it.
+function M.natural_sort(list)
+  local keys = {}
+  for _, n in ipairs(list) do keys[n] = natural_key(n) end
+  table.sort(list, function(a, b)
+    if keys[a] ~= keys[b] then return keys[a] < keys[b] end
+    return a < b
+  end)
+  return list
+end
+
+--- The names of the composites present, in natural order (T1, T2, ..., T10).
+function Chain:composite_names()
+  local names = {}
+  for n in pairs(self:definitions()) do names[#names + 1] = n end
+  return M.natural_sort(names)
+end
 
 local function num(v)
   if v == math.floor(v) and math.abs(v) < 1e15 then return string.format("%d", v) end

@@ -15,12 +15,19 @@
 -- (so they chain), or nil and a message when the parameters make no sense.
 local core = require("retrace.core").seq
 local chain_mod = require "retrace.chitra.chain"
-local cli = require "retrace.cli"
 
 local M = {}
 
 local Ses = {}
 Ses.__index = Ses
+Ses.__tostring = function(self)
+  local ok, n = pcall(self.core.members, self.core)
+  if not ok then return "retrace.chitra session (closed)" end
+  local len = 0
+  for k = 1, n do len = len + self.core:length(k) end
+  return string.format("retrace.chitra session (%d member%s, %d symbols, %d transforms)", n,
+    n == 1 and "" or "s", len, self.core:depth())
+end
 
 --- Load one PES file or a list of them (an ensemble). Returns a session or nil, message.
 -- opts.components: Lua pattern of one state component (default "%u%d*": "A2T" = A2, T);
@@ -188,6 +195,19 @@ function Ses:times(k) return self.core:times(k) end
 function Ses:entries(k) return self.core:entries(k) end
 function Ses:close() self.core:close() end
 
+-- What the views read, answered by the core (retrace.core.seq, bindings/lseq.c)
+-- without copying the sequence into Lua: rows, view_span, view_slice, view_columns,
+-- view_segments, view_shade (time and event views, decimated to pixel columns),
+-- spectrum (a periodogram reduced to pixel columns), write_csv (the sequence as
+-- CSV), depth (transforms applied), totals (per-symbol count and time, and T).
+for _, name in ipairs { "rows", "view_span", "view_slice", "view_columns", "view_segments",
+                        "view_shade", "spectrum", "write_csv", "depth", "totals" } do
+  Ses[name] = function(self, ...)
+    local core = self.core
+    return core[name](core, ...)
+  end
+end
+
 --- Per-symbol statistics pooled over the ensemble: {name = {count=, h=, share=}}, T.
 function Ses:stats()
   local totals, T = self.core:totals()
@@ -278,11 +298,12 @@ function M.recipe(path)
 end
 
 --- The JSON document of the session: symbols, times, chain, composites (and their
--- acyclic chains), history. Encode it with M.json (empty arrays stay arrays). chain:
--- the session's self:chain() when the caller has it already (it is not built again).
-function Ses:to_table(chain)
+-- acyclic chains), history. chain: the session's self:chain() when the caller has it
+-- already (it is not built again). array: a function marking the lists that must stay
+-- JSON arrays when empty (a JSON writer's, e.g. retrace.cli's array; default: none).
+function Ses:to_table(chain, array)
   local c = chain or assert(self:chain())
-  local array = cli.array -- lists that may be empty: M.json writes them as []
+  array = array or function(t) return t end
   local doc = { files = self.files, history = array(self:history()), chain = c:to_table(),
                 composites = c:definitions(), composite_chains = array(c.composites) }
   if self.core:members() == 1 then
@@ -295,9 +316,6 @@ function Ses:to_table(chain)
   end
   return doc
 end
-
---- Encode a document made by ses:to_table as JSON text (empty lists as []).
-M.json = cli.json
 
 M.Ses = Ses
 M.chain = chain_mod

@@ -159,22 +159,37 @@ function M.fit(xs, ys, model, degree)
     return nil, "fit: unknown model '" .. tostring(model) .. "' (" .. table.concat(M.models, ", ") .. ")"
   end
   res.r2 = r_squared(xs, ys, res.predict)
+  local xmax, ymax = 0, 0
+  for i = 1, #xs do xmax, ymax = math.max(xmax, math.abs(xs[i])), math.max(ymax, math.abs(ys[i])) end
+  res.xmax, res.ymax = xmax, ymax -- the scale formula() judges rounding noise by
   return res
 end
 
---- A readable formula of a fit result.
-function M.formula(res)
+--- A readable formula of a fit result, coefficients to `digits` significant
+-- digits (6) and signs folded into the operators: "y = 3.2 - 1.054 x".
+function M.formula(res, digits)
+  local numbers = require "retrace.numbers"
   local c = res.coef
-  if res.model == "exponential" then return string.format("y = %.6g * exp(%.6g x)", c[1], c[2]) end
-  if res.model == "power" then return string.format("y = %.6g * x^%.6g", c[1], c[2]) end
-  if res.model == "log" then return string.format("y = %.6g + %.6g ln x", c[1], c[2]) end
-  if res.model == "inverse" then return string.format("y = %.6g + %.6g / x", c[1], c[2]) end
+  local function num(v) return numbers.format_number(v, digits or 6) end
+  local function term(v, t) return numbers.format_signed_term(v, t, false, digits or 6) end
+  if res.model == "exponential" then return "y = " .. num(c[1]) .. " exp(" .. num(c[2]) .. " x)" end
+  if res.model == "power" then return "y = " .. num(c[1]) .. " x^" .. num(c[2]) end
+  if res.model == "log" then return "y = " .. num(c[1]) .. " " .. term(c[2], "ln x") end
+  if res.model == "inverse" then return "y = " .. num(c[1]) .. " " .. term(c[2], "/ x") end
+  -- a polynomial term whose whole contribution over the data is below 1e-9 of
+  -- the largest |y| is rounding noise of the solve: left out
+  local function noise(k)
+    return res.ymax and res.ymax > 0 and math.abs(c[k]) * (res.xmax or 1) ^ (k - 1) < 1e-9 * res.ymax
+  end
   local terms = {}
   for k = 1, #c do
-    terms[#terms + 1] = k == 1 and string.format("%.6g", c[k])
-      or string.format("%.6g x%s", c[k], k > 2 and ("^" .. (k - 1)) or "")
+    if c[k] ~= 0 and not noise(k) then
+      local t = k == 1 and "" or k == 2 and "x" or ("x^" .. (k - 1))
+      terms[#terms + 1] = #terms == 0 and numbers.format_signed_term(c[k], t, true, digits or 6) or term(c[k], t)
+    end
   end
-  return "y = " .. table.concat(terms, " + ")
+  if #terms == 0 then terms[1] = "0" end
+  return "y = " .. table.concat(terms, " ")
 end
 
 return M

@@ -112,6 +112,17 @@ static inline rt_rgba rt_rgba_unpremultiply(uint32_t px)
     return RT_RGBA(r, g, b, a);
 }
 
+/* The premultiplied pixel (0xAARRGGBB, Cairo's ARGB32) of colour c, rounding. */
+static inline uint32_t rt_rgba_premultiply(rt_rgba c)
+{
+    uint32_t a = RT_RGBA_A(c);
+    if (a == 255)
+        return c;
+    uint32_t r = (RT_RGBA_R(c) * a + 127) / 255, g = (RT_RGBA_G(c) * a + 127) / 255,
+             b = (RT_RGBA_B(c) * a + 127) / 255;
+    return (a << 24) | (r << 16) | (g << 8) | b;
+}
+
 /* A palette: index -> colour. */
 typedef struct rt_palette {
     int n;              /* entries, >= 1 */

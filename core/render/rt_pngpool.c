@@ -1,5 +1,5 @@
-/* pngpool.c - PNG encoding of frames on worker threads (see pngpool.h). */
-#include "pngpool.h"
+/* rt_pngpool.c - PNG encoding of frames on worker threads (see rt_pngpool.h). */
+#include "rt_pngpool.h"
 
 #include <errno.h>
 #include <png.h>

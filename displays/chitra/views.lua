@@ -1,10 +1,10 @@
---- retrace.chitra.views: write every Chitra view of a session into a folder, each
--- picture next to its data (JSON for all, CSV for the tables), and the chain picture.
+--- Every Chitra view of a session written into a folder, each picture next to its
+-- data (JSON for all, CSV for the tables), and the chain picture. The orchestration
+-- of the displays for `retrace chitra --views` and `--chain FILE.png`.
 --
---   local views = require "retrace.chitra.views"
---   views.write_all(ses, "out", {format = "png", range = {a, b}, shade = {"A,B"}})
---   views.chain_picture(chain, "chain.pdf")
-require "retrace" -- installs the searcher for retrace.displays.*
+--   local views = require "retrace.displays.chitra.views"
+--   views.write_all(ses, "out", {format = "png", range = {t0, t1}, shade = {"A,B"}, min_prob = 0.01})
+--   views.chain_picture(chain, "chain.pdf", {min_prob = 0.01})
 local fs = require "retrace.fs"
 local cjson = require "cjson"
 
@@ -12,10 +12,20 @@ local M = {}
 
 local function display(name) return require("retrace.displays.chitra." .. name) end
 
+--- The event range showing the elements that touch the time range {t0, t1} of
+-- member k (element i spans [i - 1, i] on the event axis); nil when none does.
+function M.event_range(ses, k, range)
+  local core = ses -- the library session (retrace.chitra)
+  local first, count = core:view_span(k, "time", range[1], range[2])
+  if count == 0 then return nil end
+  return { first - 1, first - 1 + count }
+end
+
 --- Write rows as CSV under a header (retrace.fs.write_csv); nil, message on failure.
 M.write_csv = fs.write_csv
 
---- Render the chain picture (.png, .pdf, .svg).
+--- Render the chain picture (.png, .pdf, .svg); opts.min_prob hides rarer arcs.
+-- Returns the picture's data (retrace.displays.chitra.chain) or nil, message.
 function M.chain_picture(chain, path, opts)
   return display("chain").render(chain, path, opts)
 end
@@ -25,10 +35,11 @@ end
 -- histogram of the symbol holding most time, the chain, and for an ensemble every
 -- member's periodogram in one frequency view; views.json holds all their
 -- data, sequence.csv / periodogram.csv / symbols.csv the tables. opts.format: png
--- (default), pdf or svg; opts.range (zoom) and opts.shade (patterns) go to the time and
--- event views (the event view takes opts.event_range when given); opts.chain: the
--- session's ses:chain() when the caller has it (it is not built again). Returns the list
--- of files written, or nil, message.
+-- (default), pdf or svg; opts.range (zoom, a time range) and opts.shade (patterns) go to
+-- the time and event views: the event view shows the events the time range touches
+-- (or opts.event_range when given); opts.min_prob hides the chain's rarer arcs;
+-- opts.chain: the session's ses:chain() when the caller has it (it is not built
+-- again). Returns the list of files written, or nil, message.
 function M.write_all(ses, dir, opts)
   opts = opts or {}
   local fmt = opts.format or "png"
@@ -45,8 +56,10 @@ function M.write_all(ses, dir, opts)
     range = opts.range, shade = opts.shade })
   if not d then return nil, why end
   data.time = d
+  local erange = opts.event_range or (opts.range and M.event_range(ses, member, opts.range))
+  if opts.range and not erange then return nil, "views: no event in the zoom range" end
   d, why = seq.render(ses, out("event." .. fmt), { domain = "event", member = member,
-    range = opts.event_range, shade = opts.shade })
+    range = erange, shade = opts.shade })
   if not d then return nil, why end
   data.event = d
   local freq = display("frequency")
@@ -59,11 +72,11 @@ function M.write_all(ses, dir, opts)
     if not d then files[#files] = nil end
   end
   if ses:members() > 1 then
-    d, why = freq.ensemble(ses, { domain = "event" })
+    local disp
+    disp, why = freq.new_ensemble(ses, { domain = "event" })
+    if not disp then return nil, why end
+    d, why = display("view").render(disp, out("frequency_members." .. fmt), 1000, 400)
     if not d then return nil, why end
-    ok, why = display("plot").to_file(out("frequency_members." .. fmt), 1000, 400,
-      function(cv, box) freq.draw_ensemble(cv, d, box) end)
-    if not ok then return nil, why end
     data.frequency_members = d
   end
   local hist = display("histogram")
@@ -74,21 +87,36 @@ function M.write_all(ses, dir, opts)
     data.occupancy = assert(hist.render(assert(hist.occupancy(ses, top[1])), out("occupancy." .. fmt)))
   end
   local chain = opts.chain or assert(ses:chain())
-  local pos
-  pos, why = M.chain_picture(chain, out("chain." .. fmt))
-  if not pos then return nil, why end
+  local pic
+  pic, why = M.chain_picture(chain, out("chain." .. fmt), { min_prob = opts.min_prob })
+  if not pic then return nil, why end
   data.chain = chain:to_table()
   data.chain.composites = chain:definitions()
-  data.chain.layout = pos
+  data.chain.picture = pic
   ok, why = fs.write_file(out("views.json"), cjson.encode(data) .. "\n")
   if not ok then return nil, why end
-  local rows, syms, times, entries = {}, ses:symbols(member), ses:times(member), ses:entries(member)
-  for i = 1, #syms do rows[i] = { i, entries[i], times[i], syms[i] } end
-  assert(M.write_csv(out("sequence.csv"), { "event", "entry", "occupancy", "symbol" }, rows))
+  -- the whole sequence, streamed by C (a 10^7-element member is never a Lua list)
+  ok, why = ses:write_csv(member, out("sequence.csv"))
+  if not ok then return nil, why end
+  local rows
   if data.frequency then
     rows = {}
-    for i = 1, #data.frequency.freq do rows[i] = { data.frequency.freq[i], data.frequency.power[i] } end
-    assert(M.write_csv(out("periodogram.csv"), { "frequency", "power" }, rows))
+    local f = data.frequency
+    if not f.freq then
+      -- a long periodogram: one row per pixel column (its frequency range and powers)
+      local c = f.columns
+      local w = #c.count
+      for j = 1, w do
+        local empty = c.count[j] == 0
+        rows[j] = { c.x0 + (j - 1) / w * (c.x1 - c.x0), c.x0 + j / w * (c.x1 - c.x0), c.count[j],
+                    empty and "" or c.min[j], empty and "" or c.mean[j], empty and "" or c.max[j] }
+      end
+      assert(M.write_csv(out("periodogram.csv"), { "frequency_from", "frequency_to", "bins", "min_power",
+        "mean_power", "max_power" }, rows))
+    else
+      for i = 1, #f.freq do rows[i] = { f.freq[i], f.power[i] } end
+      assert(M.write_csv(out("periodogram.csv"), { "frequency", "power" }, rows))
+    end
   end
   local stats, T = ses:stats()
   rows = {}

@@ -1,5 +1,5 @@
 /*
- * pngpool.h - PNG encoding of animation frames on a pool of threads.
+ * rt_pngpool.h - PNG encoding of animation frames on a pool of threads.
  *
  * Shaped for batch rendering: the drawing thread finishes a frame on its
  * Cairo image surface, submits it (the pixels are copied, so the same surface

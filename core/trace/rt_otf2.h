@@ -1,0 +1,65 @@
+/*
+ * rt_otf2.h - OTF2 archives (Score-P and other tools) as a source of the
+ * format-neutral event stream (rt_tevent.h), read through the OTF2 library.
+ *
+ * An archive is an anchor file NAME.otf2 next to NAME.def (global
+ * definitions) and a folder NAME/ holding one event file per location
+ * (LOCATION.evt) and, usually, local definitions (LOCATION.def: id mappings
+ * and clock offsets, which the library applies while reading). The reader
+ * takes the anchor or the folder that holds exactly one anchor.
+ *
+ * Definitions become rt_tdefs: locations are processors 0..P-1 in location
+ * id order, named "GROUP / LOCATION" ("MPI Rank 3 / Master thread") with the
+ * system tree as path; regions get a class from their role and paradigm
+ * (MPI calls by name through rt_tclass_guess where the role says little);
+ * communicators get their members as processor indices in rank order; the
+ * clock properties give the resolution and the global offset (time 0).
+ *
+ * Events come from the library's time-merged global reader, a bounded chunk
+ * of records at a time: Enter / Leave, MpiSend / MpiIsend (SEND), MpiRecv /
+ * MpiIrecv (RECV, at completion), MpiCollectiveBegin / End. Every other
+ * record type is counted (rt_otf2_skipped) and skipped, never an error.
+ * Peers and roots are ranks in a communicator in the file and processor
+ * indices in the events. Timestamps stay integer ticks in ev->ticks.
+ */
+#ifndef RT_OTF2_H
+#define RT_OTF2_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rt_tevent.h"
+
+/*
+ * Open an archive: path is the anchor (.otf2) or a directory with exactly one
+ * anchor. Reads all global and local definitions, checks that every location
+ * with events has its event file, and positions the source before the first
+ * event. NULL on failure with err = one line naming the archive and the part
+ * ("run/traces.otf2: traces/0.evt: event file of location 0 ... is missing").
+ * Free with rt_tsource_free. The source can be rewound.
+ */
+rt_tsource *rt_otf2_open(const char *path, rt_err *err);
+
+/*
+ * 1 when path is an OTF2 archive: an anchor file (head = its first n bytes
+ * start with the anchor's magic), or a directory (n == 0, head NULL) holding
+ * exactly one anchor. 0 otherwise. Reads the directory, never the events.
+ */
+int rt_otf2_sniff(const char *path, const unsigned char *head, size_t n);
+
+/*
+ * 1 when head is the start of a file that belongs to an OTF2 archive but is
+ * not its anchor (a .def or .evt file), so a caller can say "open the .otf2
+ * anchor" instead of "unknown format". 0 otherwise.
+ */
+int rt_otf2_sniff_part(const char *path, const unsigned char *head, size_t n);
+
+/*
+ * The records counted and skipped so far, by OTF2 record type: for i = 0, 1,
+ * ... gives the type's name as otf2-print spells it ("MPI_ISEND_COMPLETE",
+ * "METRIC", "PROGRAM_BEGIN"...) and its count, returning 1, and 0 past the
+ * last type. s must come from rt_otf2_open. Their sum is s->skipped.
+ */
+int rt_otf2_skipped(const rt_tsource *s, int i, const char **name, uint64_t *count);
+
+#endif

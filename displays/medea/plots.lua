@@ -1,0 +1,146 @@
+--- displays/medea/plots: the pictures of `retrace medea --plots DIR`, each PNG
+-- written with a JSON file of what it shows and where (the display's data()):
+--   scatter_X_Y.png        components on parameters X and Y, by cluster (every pair
+--                          of the chosen parameters, at most 10 pairs; none for a
+--                          single component)
+--   profiles_TRACE.png     activity profiles of each trace (--plot-profiles)
+--   signature_PROGRAM.png  execution time against processors with T(p) = a + b/p
+--   speedup_PROGRAM.png    speedup (and the ideal S = p), efficiency, efficacy
+--   fit_Y_X_MODEL.png      each --fit (a second fit of the same pair and model gets _2)
+-- DIR and its parents are made when missing.
+--
+--   plots.write_all(dir, comps, res, profiles, scaling, fits [, opts]) -> true | nil, message
+--     profiles: {{trace =, nprocs =, columns = {exec = reduced columns, ...}}, ...}
+--     opts: log ("auto" default, true, false: log axes for parameters), width, height
+--   plots.profile_columns(acc [, width]) -> the reduced profiles of an accumulator
+--   plots.safe(name) -> a file-name-safe version of name
+local display = require "retrace.display"
+local fs = require "retrace.fs"
+
+local M = {}
+
+local function safe(name)
+  return (tostring(name):gsub("[^%w%._%-]", "_"))
+end
+M.safe = safe
+
+M.profile_width = 900
+
+--- The six activity profiles of an accumulator, reduced to the pixel columns of a
+-- profile picture (in C: no per-change-point Lua value). Returns {nprocs =, tmin =,
+-- tmax =, columns = {exec = cols, ...}}.
+function M.profile_columns(acc, width)
+  local profile = require "retrace.displays.medea.profile"
+  local w = profile.columns_for(width or M.profile_width)
+  local t0, t1 = acc:profile_span("exec")
+  t0 = t0 or 0
+  if not t1 or not (t1 > t0) then t1 = t0 + 1 end
+  local out = { tmin = t0, tmax = t1, columns = {} }
+  local nprocs = 0
+  for _, pn in ipairs(profile.names) do
+    local cols = acc:profile_columns(pn[1], w, t0, t1)
+    out.columns[pn[1]] = cols
+    if pn[1] == "exec" then
+      for i = 1, cols.w do nprocs = math.max(nprocs, cols.max[i]) end
+    end
+  end
+  out.nprocs = math.tointeger(nprocs) or nprocs
+  return out
+end
+
+-- Render display d to DIR/BASE.png and its data to DIR/BASE.json.
+local function picture(dir, base, w, h, d)
+  local data, err = display.render(d, dir .. "/" .. base .. ".png", w, h)
+  if not data then return nil, err end
+  return fs.write_file(dir .. "/" .. base .. ".json", require("cjson").encode(data) .. "\n")
+end
+
+function M.write_all(dir, comps, res, profiles, scaling, fits, opts)
+  opts = opts or {}
+  local ok, err = fs.mkdir_p(dir)
+  if not ok then return nil, err end
+  local W, H = opts.width or 800, opts.height or 600
+  local scatter = require "retrace.displays.medea.scatter"
+  local names = res.params
+  local npairs = 0
+  local function scatter_of(xname, yname, xs, ys, labels)
+    local title = string.format("%s against %s", yname, xname)
+    if #comps > 1 then
+      title = title .. string.format(" (%d components, %d cluster%s)", #comps, res.k, res.k == 1 and "" or "s")
+    end
+    return scatter.new(nil, { xs = xs, ys = ys, clusters = res.assign, names = labels, xlabel = xname,
+                              ylabel = yname, title = title, log = opts.log })
+  end
+  -- one component: no scatter at all (the command says so on stderr)
+  for i = 1, #comps > 1 and #names or 0 do
+    for j = i + 1, #names do
+      if npairs < 10 then
+        npairs = npairs + 1
+        local xs, ys, labels = {}, {}, {}
+        for c, comp in ipairs(comps) do
+          xs[c], ys[c], labels[c] = comp.params[names[i]], comp.params[names[j]], comp.name
+        end
+        ok, err = picture(dir, "scatter_" .. names[i] .. "_" .. names[j], W, H,
+          scatter_of(names[i], names[j], xs, ys, labels))
+        if not ok then return nil, err end
+      end
+    end
+  end
+  if #names == 1 and #comps > 1 then
+    local xs, ys, labels = {}, {}, {}
+    for c, comp in ipairs(comps) do xs[c], ys[c], labels[c] = c, comp.params[names[1]], comp.name end
+    local d = scatter_of("component", names[1], xs, ys, labels)
+    d.o.log = false
+    ok, err = picture(dir, "scatter_" .. names[1], W, H, d)
+    if not ok then return nil, err end
+  end
+  local profile = require "retrace.displays.medea.profile"
+  for _, p in ipairs(profiles or {}) do
+    local name = require("retrace.medea").basename(p.trace)
+    local o = { trace = name, profiles = p.columns, nprocs = p.nprocs, tmin = p.tmin, tmax = p.tmax }
+    local n = profile.panels(o)
+    ok, err = picture(dir, "profiles_" .. safe(name), M.profile_width, 60 + n * 170,
+      profile.new(nil, o))
+    if not ok then return nil, err end
+  end
+  local fitdisp = require "retrace.displays.medea.fit"
+  local fitmod = require "retrace.medea.fit"
+  local speedup = require "retrace.displays.medea.speedup"
+  for _, s in ipairs(scaling or {}) do
+    local xs, ys = {}, {}
+    for i, r in ipairs(s.rows) do xs[i], ys[i] = r.p, r.time end
+    local f = fitmod.fit(xs, ys, "inverse")
+    if f then
+      local d = fitdisp.new(nil, { xs = xs, ys = ys, fit = f, xlabel = "processors", ylabel = "extime",
+        title = s.program .. ": execution signature T(p) = a + b / p", log = false })
+      local data_of = d.data
+      function d.data(self)
+        local out = data_of(self)
+        out.rows = s.rows
+        return out
+      end
+      ok, err = picture(dir, "signature_" .. safe(s.program), W, H, d)
+      if not ok then return nil, err end
+    end
+    ok, err = picture(dir, "speedup_" .. safe(s.program), 1000, 500,
+      speedup.new(nil, { rows = s.rows, title = s.program .. ": parallel metrics", base_p = s.base_p }))
+    if not ok then return nil, err end
+  end
+  local used = {}
+  for _, fr in ipairs(fits or {}) do
+    local base = "fit_" .. fr.y .. "_" .. fr.x .. "_" .. fr.fit.model
+    if fr.fit.model == "polynomial" then base = base .. (#fr.fit.coef - 1) end
+    if used[base] then
+      used[base] = used[base] + 1
+      base = base .. "_" .. used[base]
+    else
+      used[base] = 1
+    end
+    ok, err = picture(dir, base, W, H, fitdisp.new(nil, { xs = fr.xs, ys = fr.ys, fit = fr.fit, xlabel = fr.x,
+      ylabel = fr.y, title = fr.y .. " against " .. fr.x .. " (" .. fr.fit.model .. " fit)", log = opts.log }))
+    if not ok then return nil, err end
+  end
+  return true
+end
+
+return M

@@ -1,0 +1,332 @@
+-- Chitra chain pictures laid out by Graphviz (retrace.graph, displays/chitra/chain):
+-- labels on their arcs, arcs from box to box, --min-prob, composites in natural order,
+-- probabilities printed with enough digits; the frequency view's reduced columns,
+-- peaks and labels; the library's dependency direction.
+local h = require "helpers"
+require "retrace"
+local chitra = require "retrace.chitra"
+local chain_mod = require "retrace.chitra.chain"
+local graph = require "retrace.graph"
+local canvas = require "retrace.canvas"
+local chainv = require "retrace.displays.chitra.chain"
+local freqv = require "retrace.displays.chitra.frequency"
+local views = require "retrace.displays.chitra.views"
+local cjson = require "cjson"
+
+local PHIL4 = h.source .. "/examples/chitra/phil4_x100.pes"
+
+local function phil4_chain()
+  local ses = assert(chitra.load(PHIL4))
+  assert(ses:apply(assert(chitra.recipe("philosophers"))))
+  return assert(ses:chain()), ses
+end
+
+describe("probabilities and composite names", function()
+  it("prints probabilities with enough digits, never 0% or 100% for 0 < p < 1", function()
+    local cases = { { 1, "100%" }, { 0.5, "50%" }, { 0.125, "12.5%" }, { 0.005, "0.5%" },
+                    { 0.0049, "0.49%" }, { 0.003, "0.3%" }, { 0.0004, "0.04%" }, { 0.000012, "0.0012%" },
+                    { 0.99996, "99.996%" }, { 0.1234, "12.3%" }, { 0, "0%" } }
+    for _, c in ipairs(cases) do assert.equal(c[2], chain_mod.percent(c[1]), tostring(c[1])) end
+    math.randomseed(4)
+    for _ = 1, 2000 do
+      local p = math.random() ^ 8 -- many tiny ones
+      local s = chain_mod.percent(p)
+      assert.are_not.equal("0%", s)
+      assert.are_not.equal("100%", s)
+      assert.near(100 * p, tonumber(s:sub(1, -2)), 100 * p * 0.06 + 0.05) -- within the digits shown
+    end
+  end)
+
+  it("sorts composites T1, T2, ..., T10 in natural order", function()
+    assert.same({ "A", "T1", "T2", "T3", "T10", "T21" }, chain_mod.natural_sort { "T10", "T2", "T1", "T21", "T3", "A" })
+    local ses = assert(chitra.load(PHIL4))
+    assert(ses:filter_event(2))
+    local names = ses:chain():composite_names()
+    assert.truthy(#names >= 10)
+    for i, n in ipairs(names) do assert.equal("T" .. i, n) end
+    local code, out = h.retrace("chitra", PHIL4, "--filter-event", "2")
+    assert.equal(0, code)
+    local listed = {}
+    for n in out:gmatch("\n  (T%d+) = ") do listed[#listed + 1] = n end
+    assert.same(names, listed)
+  end)
+end)
+
+describe("graph layout (Graphviz)", function()
+  -- a hand-made 3-state chain: A -> B -> C -> A, a back arc B -> A and a self-loop on B
+  local nodes = { { w = 60, h = 30 }, { w = 80, h = 40 }, { w = 50, h = 30 } }
+  local edges = { { from = 1, to = 2, weight = 5, label_w = 30, label_h = 12 }, { from = 2, to = 3 },
+                  { from = 3, to = 1, label_w = 30, label_h = 12 }, { from = 2, to = 1, label_w = 24, label_h = 12 },
+                  { from = 2, to = 2, label_w = 24, label_h = 12 } }
+
+  for _, engine in ipairs { "dot", "neato" } do
+    it("puts every edge's ends on its nodes' boxes (" .. engine .. ")", function()
+      local l = assert(graph.layout { nodes = nodes, edges = edges, engine = engine })
+      assert.equal(3, #l.nodes)
+      for j, e in ipairs(edges) do
+        local le = l.edges[j]
+        local a, b = l.nodes[e.from], l.nodes[e.to]
+        assert.equal(0, (#le.points // 2 - 1) % 3) -- 1 + 3k Bezier points
+        local d0 = graph.box_distance(le.points[1], le.points[2], a[1], a[2], nodes[e.from].w, nodes[e.from].h)
+        local d1 = graph.box_distance(le.head[1], le.head[2], b[1], b[2], nodes[e.to].w, nodes[e.to].h)
+        assert.truthy(math.abs(d0) < 2, "edge " .. j .. " starts " .. d0 .. " from its tail")
+        assert.truthy(math.abs(d1) < 2, "edge " .. j .. " ends " .. d1 .. " from its head")
+        assert.equal(e.label_w ~= nil, le.label ~= nil)
+        if le.label then
+          assert.truthy(graph.distance(le.label[1], le.label[2], graph.flatten(le.points)) < 30)
+        end
+      end
+    end)
+  end
+
+  it("refuses edges to missing nodes and bad sizes", function()
+    local ok, err = pcall(graph.layout, { nodes = nodes, edges = { { from = 1, to = 4 } } })
+    assert.is_false(ok)
+    assert.truthy(err:find("layout: edge 1: from and to must be node numbers 1..3", 1, true))
+    local l, why = graph.layout { nodes = { { w = 0, h = 3 } }, edges = {} }
+    assert.is_nil(l)
+    assert.equal("layout: node 1: width and height must be positive", why)
+    assert.equal(0, #assert(graph.layout { nodes = {}, edges = {} }).nodes)
+  end)
+
+  it("measures distances to polylines and boxes", function()
+    assert.equal(5, graph.distance(3, 4, { 0, 0 }))
+    assert.equal(2, graph.distance(5, 2, { 0, 0, 10, 0 }))
+    assert.equal(5, graph.distance(13, 4, { 0, 0, 10, 0 }))
+    assert.equal(0, graph.box_distance(10, 0, 0, 0, 20, 10))
+    assert.equal(3, graph.box_distance(13, 0, 0, 0, 20, 10))
+    local line = graph.flatten { 0, 0, 10, 0, 20, 0, 30, 0 }
+    assert.equal(18, #line)
+    assert.equal(30, line[17])
+  end)
+end)
+
+describe("chain picture", function()
+  it("lays out the philosophers' chain by Graphviz with every label by its arc", function()
+    local chain = phil4_chain()
+    assert.equal(60, #chain.states)
+    local path = os.tmpname() .. ".png"
+    local d = assert(chainv.render(chain, path, { min_prob = 0 }))
+    os.remove(path)
+    assert.equal("dot", d.engine)
+    assert.equal(#chain.arcs, #d.arcs)
+    assert.equal(0, d.hidden)
+    local labelled = 0
+    for j, arc in ipairs(d.arcs) do
+      local pl = d.placed.arcs[j]
+      assert.truthy(#pl.poly >= 8)
+      if arc.p < 1 then
+        labelled = labelled + 1
+        assert.equal(chain_mod.percent(arc.p), arc.label)
+        local dist = graph.distance(pl.label[1], pl.label[2], pl.poly)
+        assert.truthy(dist <= 20, string.format("label %s of %s -> %s is %.1f px from its arc",
+          arc.label, arc.from, arc.to, dist))
+      else
+        assert.is_nil(arc.label)
+      end
+      -- the arc leaves its tail's box and its arrow reaches its head's box
+      local a, b = d.placed.states[arc.from], d.placed.states[arc.to]
+      assert.truthy(math.abs(graph.box_distance(pl.poly[1], pl.poly[2], a[1], a[2], a[3], a[4])) < 3)
+      assert.truthy(math.abs(graph.box_distance(pl.poly[#pl.poly - 1], pl.poly[#pl.poly], b[1], b[2],
+        b[3], b[4])) < 3)
+    end
+    assert.truthy(labelled > 50)
+    -- wider arcs for more frequent transitions
+    table.sort(d.arcs, function(x, y) return x.count < y.count end)
+    for j = 2, #d.arcs do assert.truthy(d.arcs[j].width >= d.arcs[j - 1].width) end
+  end)
+
+  it("draws a hand-made 3-state chain with every arc from box to box", function()
+    local chain = assert(chain_mod.from_table {
+      states = { A = { n = 10, mean = 2, var = 1 }, B = { n = 10, mean = 3, var = 0 }, C = { n = 4, mean = 1, var = 0 } },
+      transitions = { A = { B = 1 }, B = { C = 0.4, A = 0.6 }, C = { A = 1 } }, initial = "A" })
+    local disp = assert(chainv.new(chain))
+    disp:draw(canvas.image(500, 500, "white"), { x = 0, y = 0, w = 500, h = 500 })
+    local d = disp:data()
+    assert.equal(3, #d.states)
+    assert.equal(4, #d.arcs)
+    local by = {}
+    for _, st in ipairs(d.states) do by[st.name] = st end
+    for j, arc in ipairs(d.arcs) do
+      -- in the layout (points) and where it was drawn (pixels)
+      local a, b = by[arc.from], by[arc.to]
+      assert.truthy(math.abs(graph.box_distance(arc.points[1], arc.points[2], a.x, a.y, a.w, a.h)) < 2)
+      assert.truthy(math.abs(graph.box_distance(arc.head[1], arc.head[2], b.x, b.y, b.w, b.h)) < 2)
+      local pl, pa, pb = d.placed.arcs[j], d.placed.states[arc.from], d.placed.states[arc.to]
+      assert.truthy(math.abs(graph.box_distance(pl.poly[1], pl.poly[2], pa[1], pa[2], pa[3], pa[4])) < 2)
+      assert.truthy(math.abs(graph.box_distance(pl.poly[#pl.poly - 1], pl.poly[#pl.poly], pb[1], pb[2],
+        pb[3], pb[4])) < 2)
+      assert.equal(arc.p < 1, pl.label ~= nil)
+    end
+    -- the boxes sit inside the picture and apart
+    local names = { "A", "B", "C" }
+    for i, n in ipairs(names) do
+      local p = d.placed.states[n]
+      assert.truthy(p[1] - p[3] / 2 >= 0 and p[1] + p[3] / 2 <= 500 and p[2] - p[4] / 2 >= 0)
+      for k = 1, i - 1 do
+        local q = d.placed.states[names[k]]
+        assert.truthy(math.abs(p[1] - q[1]) >= (p[3] + q[3]) / 2 or math.abs(p[2] - q[2]) >= (p[4] + q[4]) / 2)
+      end
+    end
+    assert.same({ "B", "A", "60%" }, { d.arcs[2].from, d.arcs[2].to, d.arcs[2].label })
+    assert.same({ "B", "C", "40%" }, { d.arcs[3].from, d.arcs[3].to, d.arcs[3].label })
+  end)
+
+  it("hides arcs below --min-prob and says how many", function()
+    local chain = phil4_chain()
+    local rare = 0
+    for _, a in ipairs(chain.arcs) do if a.p < 0.1 then rare = rare + 1 end end
+    assert.truthy(rare > 5)
+    local disp = assert(chainv.new(chain, { min_prob = 0.1 }))
+    disp:draw(canvas.image(1600, 2600, "white"), { x = 0, y = 0, w = 1600, h = 2600 })
+    local d = disp:data()
+    assert.equal(rare, d.hidden)
+    assert.equal(#chain.arcs - rare, #d.arcs)
+    for _, a in ipairs(d.arcs) do assert.truthy(a.p >= 0.1) end
+    assert.truthy(d.notes[#d.notes]:find(rare .. " arcs below 10% hidden.", 1, true))
+    assert.is_nil(chainv.data(chain, { min_prob = 1 }))
+    -- without min_prob a dense chain keeps its max_arcs most probable arcs
+    local p = chainv.auto_min_prob(chain, 40)
+    local kept, below, kept_below = 0, 0, 0
+    for _, a in ipairs(chain.arcs) do
+      if a.p >= p then kept = kept + 1 elseif a.p > below then below = a.p end
+    end
+    for _, a in ipairs(chain.arcs) do if a.p >= below then kept_below = kept_below + 1 end end
+    assert.truthy(kept <= 40 and kept > 0)
+    assert.truthy(kept_below > 40) -- the next lower threshold would keep too many
+    assert.equal(0, chainv.auto_min_prob(chain, #chain.arcs))
+  end)
+
+  it("takes --min-prob on the command line", function()
+    local out = os.tmpname() .. ".svg"
+    local code, _, err = h.retrace("chitra", PHIL4, "--recipe", "philosophers", "--chain", out, "--min-prob", "0.25")
+    assert.equal(0, code, err)
+    assert.truthy(h.slurp(out):find("<svg", 1, true))
+    os.remove(out)
+    code, _, err = h.retrace("chitra", PHIL4, "--chain", out, "--min-prob", "2")
+    assert.equal(2, code)
+    assert.equal("retrace: --min-prob expects a probability 0 <= P < 1, got '2'\n", err)
+  end)
+end)
+
+describe("frequency view of long sequences", function()
+  local function random_ses(n, nsym, seed)
+    math.randomseed(seed)
+    local states, times, t = {}, {}, 0
+    for i = 1, n do
+      states[i] = "S" .. math.random(nsym)
+      times[i] = t
+      t = t + math.random(1, 9)
+    end
+    return assert(chitra.from_states { { states = states, times = times } })
+  end
+
+  it("reduces the periodogram to pixel columns in C, as a direct computation does", function()
+    local ses = random_ses(3001, 7, 2)
+    local sp = assert(ses:periodogram { domain = "event" })
+    -- column counts sharing no factor with the 1500 bins: no bin on a column edge
+    for _, w in ipairs { 1, 53, 331 } do
+      local d = assert(freqv.data(ses, { columns = w, peaks = 6 }))
+      assert.is_nil(d.freq) -- 1500 bins, more than the columns: no per-bin lists
+      assert.equal(1500, d.bins)
+      local c = d.columns
+      assert.equal(w, #c.count)
+      local fmax = sp.freq[#sp.freq]
+      local count, lo, hi, sum = {}, {}, {}, {}
+      for i = 1, w do count[i], sum[i] = 0, 0 end
+      for k = 2, #sp.freq do
+        local i = math.min(w, math.floor(sp.freq[k] / fmax * w) + 1)
+        local p = sp.power[k]
+        count[i] = count[i] + 1
+        sum[i] = sum[i] + p
+        lo[i] = math.min(lo[i] or p, p)
+        hi[i] = math.max(hi[i] or p, p)
+      end
+      assert.same(count, c.count)
+      for i = 1, w do
+        if count[i] > 0 then
+          assert.near(lo[i], c.min[i], 1e-9 * (1 + hi[i]))
+          assert.near(hi[i], c.max[i], 1e-9 * (1 + hi[i]))
+          assert.near(sum[i] / count[i], c.mean[i], 1e-9 * (1 + hi[i]))
+        end
+      end
+      -- the peaks: the strongest local maxima of the bins, strongest first
+      local cand = {}
+      for k = 2, #sp.power do
+        local p = sp.power[k]
+        if (k == 2 or p > sp.power[k - 1]) and (k == #sp.power or p >= sp.power[k + 1]) then cand[#cand + 1] = p end
+      end
+      table.sort(cand, function(a, b) return a > b end)
+      for j = 1, 6 do assert.near(cand[j], d.peaks[j].power, 1e-9 * cand[1]) end
+    end
+  end)
+
+  it("labels peaks without overlapping text", function()
+    local ses = random_ses(4000, 12, 9)
+    local disp = assert(freqv.new(ses, { peaks = 40, columns = 500 }))
+    local cv = canvas.image(600, 300, "white")
+    disp:draw(cv, { x = 0, y = 0, w = 600, h = 300 })
+    local d = disp:data()
+    local drawn = d.placed_labels.drawn
+    assert.truthy(#drawn >= 5)
+    assert.truthy(#d.placed_labels.dropped > 0) -- 40 peaks do not all fit
+    for i = 1, #drawn do
+      for j = 1, i - 1 do
+        local a, b = drawn[i].box, drawn[j].box
+        local overlap = a.x < b.x + b.w and b.x < a.x + a.w and a.y < b.y + b.h and b.y < a.y + a.h
+        assert.is_false(overlap, drawn[i].text .. " overlaps " .. drawn[j].text)
+      end
+    end
+    -- the strongest peak is at its pixel: the plot's mapping finds the marker
+    local px, py = require("retrace.plot").to_pixel(d, d.peaks[1].freq, d.peaks[1].power)
+    local r, g, b = cv:get_pixel(math.floor(px), math.floor(py))
+    assert.truthy(r > 150 and g < 80 and b < 100, string.format("%d,%d,%d", r, g, b)) -- crimson
+  end)
+
+  it("keeps views.json bounded whatever the length", function()
+    local sizes = {}
+    for i, n in ipairs { 20000, 200000 } do
+      local dir = h.temp_dir()
+      assert(views.write_all(random_ses(n, 9, i), dir, { shade = { "S1,S2" } }))
+      local text = h.slurp(dir .. "/views.json")
+      sizes[i] = #text
+      local data = cjson.decode(text)
+      assert.is_nil(data.frequency.freq)
+      assert.is_nil(data.time.x0)
+      assert.truthy(data.time.columns)
+      h.remove_tree(dir)
+    end
+    assert.truthy(sizes[2] < 1.25 * sizes[1], sizes[1] .. " -> " .. sizes[2])
+    assert.truthy(sizes[2] < 1000000)
+  end)
+end)
+
+describe("objects", function()
+  it("print what they are", function()
+    local chain, ses = phil4_chain()
+    assert.equal("retrace.chitra session (1 member, 2000 symbols, 1 transforms)", tostring(ses))
+    assert.equal(string.format("retrace.chitra chain (60 states, %d arcs)", #chain.arcs), tostring(chain))
+    local disp = assert(chainv.new(chain, { min_prob = 0.5 }))
+    assert.truthy(tostring(disp):find("^retrace.Display%(chitra chain, 60 states, %d+ arcs%)$"))
+    assert.equal("retrace.Display(chitra frequency)", tostring(assert(freqv.new(ses))))
+    ses:close()
+    assert.equal("retrace.chitra session (closed)", tostring(ses))
+  end)
+end)
+
+describe("dependency direction", function()
+  it("the Chitra library requires neither displays nor the CLI helpers", function()
+    local files = { h.source .. "/lua/retrace/graph.lua" }
+    local p = io.popen("ls " .. h.quote(h.source .. "/lua/retrace/chitra") .. "/*.lua "
+      .. h.quote(h.source .. "/lua/retrace/chitra/recipes") .. "/*.lua")
+    for f in p:lines() do files[#files + 1] = f end
+    p:close()
+    assert.truthy(#files >= 4)
+    for _, f in ipairs(files) do
+      local text = h.slurp(f)
+      for _, bad in ipairs { "retrace%.cli", "retrace%.displays", "displays%." } do
+        assert.is_nil(text:find("require[%s%(]*[\"']" .. bad), f .. " requires " .. bad)
+      end
+    end
+  end)
+end)
