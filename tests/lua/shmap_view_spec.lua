@@ -194,18 +194,18 @@ describe("the SHMAP frame", function()
       local pal = colors.processors(3, { shades = 4, gray = gray })
       local function probe(which, r, c) return hex_at(cv, memory.element_center(d, 1, r, c, which)) end
       -- loads: rows 1-16 of column 1 last by PE 2 (step 2); rows 17-32 of column c by PE c-1 (step 3)
-      assert.are.equal(pal:hex(colors.shade_index(2, 0, 4)), probe("loads", 1, 1))
-      assert.are.equal(pal:hex(colors.shade_index(2, 0, 4)), probe("loads", 16, 1))
-      assert.are.equal(pal:hex(colors.shade_index(0, 0, 4)), probe("loads", 17, 1))
-      assert.are.equal(pal:hex(colors.shade_index(1, 0, 4)), probe("stores", 32, 2))
-      assert.are.equal(pal:hex(colors.shade_index(2, 0, 4)), probe("stores", 20, 3))
+      assert.are.equal(pal:hex(pal:pe(2, 0)), probe("loads", 1, 1))
+      assert.are.equal(pal:hex(pal:pe(2, 0)), probe("loads", 16, 1))
+      assert.are.equal(pal:hex(pal:pe(0, 0)), probe("loads", 17, 1))
+      assert.are.equal(pal:hex(pal:pe(1, 0)), probe("stores", 32, 2))
+      assert.are.equal(pal:hex(pal:pe(2, 0)), probe("stores", 20, 3))
       assert.are.equal("#000000", probe("loads", 50, 50))
       assert.are.equal("#000000", probe("stores", 1, 1))
       -- the legend's swatches hold the same colours
       local lg = f:data().panels.legend
       for p = 0, 2 do
         local it = lg.items[p + 1]
-        assert.are.equal(pal:hex(colors.shade_index(p, 0, 4)), hex_at(cv, it.x + it.w / 2, it.y + it.h / 2))
+        assert.are.equal(pal:hex(pal:pe(p, 0)), hex_at(cv, it.x + it.w / 2, it.y + it.h / 2))
       end
       sim:close()
     end
@@ -218,7 +218,7 @@ describe("the SHMAP frame", function()
     local cv, f, sim = frame_after(3, { panels = { "memory" }, fade = 0.01 })
     local d = f:data().panels.memory
     local pal = colors.processors(3, { shades = 4 })
-    assert.are.equal(pal:hex(colors.shade_index(2, 0, 4)), hex_at(cv, memory.element_center(d, 1, 1, 1, "loads")))
+    assert.are.equal(pal:hex(pal:pe(2, 0)), hex_at(cv, memory.element_center(d, 1, 1, 1, "loads")))
     sim:close()
   end)
 
