@@ -216,15 +216,15 @@ struct rt_shmap_view {
     uint64_t *gbase;        /* first cell id of each slot */
     uint64_t ncells;
     rt_shmap_cache_layout clay;
-    /* per cell, together so that lighting or fading one touches one cache line */
+    /* per cell, together in 32 bytes so that lighting or fading one touches one
+     * cache line */
     struct node {
         double last;        /* trace time of the last fade */
         int32_t *cell;      /* the grid cell */
         int32_t prev, next; /* fading queue links */
         uint32_t estamp;    /* load / store event that last lit the cell */
-        uint32_t fstamp;    /* frame + 1 in which it flashed */
-        int32_t slot;       /* its grid */
-        int32_t shade;      /* its shade, -1 when empty */
+        uint16_t fstamp;    /* frame + 1 (mod 2^16, see new_frame) in which it flashed */
+        int16_t shade;      /* its shade, -1 when empty */
     } *node;
     uint32_t event_no;
     int32_t head, tail;
@@ -325,8 +325,8 @@ static void light(rt_shmap_view *v, int s, uint64_t idx, int pe)
         if (x->shade == 0 && x->estamp != v->event_no) {
             v->flashes++;
             v->frame_flashes++;
-            if (x->fstamp != v->frame + 1) {
-                x->fstamp = v->frame + 1;
+            if (x->fstamp != (uint16_t)(v->frame + 1)) {
+                x->fstamp = (uint16_t)(v->frame + 1);
                 if (v->nflist == v->capflist
                     && rt_grow((void **)&v->flist, &v->capflist, v->nflist + 1, sizeof *v->flist) != RT_OK)
                     v->status = RT_ENOMEM;
@@ -427,11 +427,21 @@ static void on_access(void *ud, const rt_shmap_access *a)
         } else if (a->outcome == RT_SHM_HIT) {
             light_cache(v, a->cache, a->set, a->way, a->addr % v->line, pe);
         } else {
+            int mi = -1, r = 0, c = 0; /* the element of the word, stepped down the columns */
             for (uint64_t w = 0; w < v->line; w++) {
                 light_cache(v, a->cache, a->set, a->way, w, pe);
-                int mi, r, c;
-                if (v->cfg.memory && rt_shmap_sim_locate(v->sim, a->line_first + w, &mi, &r, &c))
-                    light_element(v, mi, 0, r, c, pe);
+                if (!v->cfg.memory)
+                    continue;
+                if (mi >= 0 && ++r > v->mrows[mi]) {
+                    r = 1;
+                    if (++c > v->mcols[mi])
+                        mi = -1; /* past the matrix: padding or the next one */
+                }
+                if (mi < 0 && !rt_shmap_sim_locate(v->sim, a->line_first + w, &mi, &r, &c)) {
+                    mi = -1;
+                    continue;
+                }
+                light_element(v, mi, 0, r, c, pe);
             }
         }
     }
@@ -689,7 +699,6 @@ rt_shmap_view *rt_shmap_view_new(rt_shmap_sim *sim, const rt_shmap_view_config *
         for (uint64_t id = v->gbase[s]; id < v->gbase[s + 1]; id++) {
             uint64_t j = id - v->gbase[s];
             const rt_grid *g = v->grid[s];
-            v->node[id].slot = s;
             v->node[id].shade = -1;
             if (s < 2 * v->nmat) /* memory: node j is cell (j / h, j % h), column by column */
                 j = (j % (uint64_t)g->h) * (uint64_t)g->w + j / (uint64_t)g->h;
@@ -858,7 +867,18 @@ int rt_shmap_view_flash_rects(const rt_shmap_view *v, int which, double inset, r
         return RT_EINVAL;
     for (size_t i = 0; i < v->nflist; i++) {
         int32_t id = v->flist[i];
-        int s = v->node[id].slot;
+        int lo = 0, hi = v->nslots - 1, s = 0; /* the slot: last with gbase <= id */
+        while (lo <= hi) {
+            int mid = (lo + hi) / 2;
+            if (v->gbase[mid] <= (uint64_t)id) {
+                s = mid;
+                lo = mid + 1;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        while (s + 1 < v->nslots && v->gbase[s + 1] <= (uint64_t)id) /* skip empty slots */
+            s++;
         const rt_grid *g = v->grid[s];
         uint64_t idx = (uint64_t)(v->node[id].cell - g->cells);
         double x, y, sz;
@@ -886,6 +906,9 @@ int rt_shmap_view_flash_rects(const rt_shmap_view *v, int which, double inset, r
 void rt_shmap_view_new_frame(rt_shmap_view *v)
 {
     v->frame++;
+    if ((uint16_t)(v->frame + 1) == 0) /* the stamps wrap: forget them all once */
+        for (uint64_t id = 0; id < v->ncells; id++)
+            v->node[id].fstamp = 0;
     v->nflist = 0;
     v->frame_flashes = 0;
 }
