@@ -55,8 +55,10 @@ function D:draw(cv, rect)
   cv:text(a.x, by, common.time(lo), { valign = "top", size = common.text_size, color = common.ink })
   cv:text(a.x + a.w, by, common.time(hi), { align = "right", valign = "top", size = common.text_size,
     color = common.ink })
-  cv:text(a.x + a.w / 2, by, "trace time", { align = "center", valign = "top", size = common.text_size,
-    color = common.muted })
+  if a.w >= 200 then
+    cv:text(a.x + a.w / 2, by, "trace time", { align = "center", valign = "top", size = common.text_size,
+      color = common.muted })
+  end
   self.out = { plot = a, lo = lo, hi = hi, bars = n, active = info.active, pes = ctx.pes,
                axes = { x = { lo = lo, hi = hi }, y = { lo = 0, hi = ctx.pes } } }
   return self

@@ -59,10 +59,16 @@ function D:draw(cv, rect)
     local x = ox + lay.x0 + (c - 1) * (lay.region_w + lay.gap)
     local y = oy + lay.gap
     cv:grid(grid, ctx.palette, x, y, lay.region_w, lay.region_h)
+    -- the longest label that fits under the region: "cache 0: PE 0-3", "PE 0-3", "0"
     local lo, hi = pes_of(c - 1, #g, ctx.pes)
-    local label = string.format("cache %d: PE %s", c - 1, lo == hi and tostring(lo) or (lo .. "-" .. hi))
-    cv:text(x + lay.region_w / 2, oy + lay.h + 2, label,
-      { align = "center", valign = "top", size = common.text_size, color = common.ink })
+    local pes = lo == hi and tostring(lo) or (lo .. "-" .. hi)
+    for _, label in ipairs({ string.format("cache %d: PE %s", c - 1, pes), "PE " .. pes, tostring(c - 1) }) do
+      if common.width(cv, label, common.text_size) <= lay.region_w + lay.gap - 2 then
+        cv:text(x + lay.region_w / 2, oy + lay.h + 2, label,
+          { align = "center", valign = "top", size = common.text_size, color = common.ink })
+        break
+      end
+    end
     out.regions[c] = { x = x, y = y, w = lay.region_w, h = lay.region_h }
   end
   local fill = ctx.per_event

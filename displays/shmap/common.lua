@@ -17,12 +17,26 @@ function M.inner(r)
   return { x = r.x, y = r.y + M.title_h, w = r.w, h = math.max(1, r.h - M.title_h) }
 end
 
---- Draw a panel's title (and an optional note after it in plain text).
+-- Width of s in the given size (bold or not).
+local function width(cv, s, size, bold)
+  cv:save()
+  cv:font(nil, size, bold)
+  local w = cv:text_size(s)
+  cv:restore()
+  return w
+end
+M.width = width
+
+--- Draw a panel's title, and a note after it in plain text when the note fits in
+-- the panel's width (the title is cut at the panel's edge).
 function M.title(cv, r, text, note)
+  cv:save()
+  cv:clip_rect(r.x, r.y, r.w, M.title_h)
   local w = cv:text(r.x, r.y + 2, text, { valign = "top", size = M.title_size, bold = true, color = M.ink })
-  if note and note ~= "" then
+  if note and note ~= "" and r.x + w + 8 + width(cv, note, M.text_size) <= r.x + r.w then
     cv:text(r.x + w + 8, r.y + 3, note, { valign = "top", size = M.text_size, color = M.muted })
   end
+  cv:restore()
 end
 
 --- Palette index of PE p at shade s for K shades.

@@ -155,10 +155,15 @@ function F:update(state, t)
   end
 end
 
---- Draw every panel at its planned rectangle (moved by rect.x, rect.y when given
--- relative to the planned frame's origin).
+--- Draw every panel at its planned rectangle, each clipped to it.
 function F:draw(cv)
-  for _, n in ipairs(self.list) do self.displays[n]:draw(cv, self.rects[n]) end
+  for _, n in ipairs(self.list) do
+    local r = self.rects[n]
+    cv:save()
+    cv:clip_rect(r.x, r.y, r.w, r.h) -- a panel never draws over another
+    self.displays[n]:draw(cv, r)
+    cv:restore()
+  end
   return self
 end
 

@@ -14,11 +14,13 @@ function M.new(ctx) return setmetatable({ ctx = ctx }, D) end
 
 function D:update() end
 
--- Columns as fractions of the width: text left-aligned at x, numbers right-aligned at x.
-local PE_COLS = { { "PE", 0.10, "right" }, { "loads", 0.32, "right" }, { "stores", 0.50, "right" },
-                  { "flops", 0.68, "right" }, { "subroutine", 0.71, "left" } }
-local CACHE_COLS = { { "cache", 0.10, "right" }, { "hits", 0.32, "right" }, { "misses", 0.50, "right" },
-                     { "hit ratio", 0.68, "right" } }
+-- Columns: {header, x in pixels from the panel's left, alignment at x}; numbers are at
+-- most 7 characters (retrace.displays.shmap.common.short). Columns past the panel's
+-- right edge are left out.
+local PE_COLS = { { "PE", 42, "right" }, { "loads", 112, "right" }, { "stores", 182, "right" },
+                  { "flops", 252, "right" }, { "subroutine", 264, "left", 60 } }
+local CACHE_COLS = { { "cache", 42, "right" }, { "hits", 112, "right" }, { "misses", 182, "right" },
+                     { "hit ratio", 252, "right" } }
 
 function D:draw(cv, rect)
   local ctx = self.ctx
@@ -30,11 +32,11 @@ function D:draw(cv, rect)
   local y = inner.y
   local rows_left = math.floor(inner.h / lh)
   local out = { pes = {}, caches = {}, rows = {} }
-  local cw = math.min(inner.w, 480) -- columns keep together in a wide panel
   local function line(cols, values, bold, swatch)
     if rows_left <= 0 then return false end
     for i, c in ipairs(cols) do
-      local x = inner.x + c[2] * cw
+      if c[2] + (c[4] or 0) > inner.w then break end
+      local x = inner.x + c[2]
       cv:text(x, y, values[i], { align = c[3], valign = "top", size = size, bold = bold, color = common.ink })
     end
     if swatch then
@@ -76,8 +78,7 @@ function D:draw(cv, rect)
   if msg then
     y = y + 4
     local text = string.format("PE %d: %s", pe, msg)
-    local maxc = math.max(8, math.floor(inner.w / (size * 0.62)))
-    if #text > maxc then text = text:sub(1, maxc - 3) .. "..." end
+    while #text > 4 and common.width(cv, text, size) > inner.w do text = text:sub(1, -5) .. "..." end
     line({ { "", 0, "left" } }, { text })
     out.message = msg
   end

@@ -40,8 +40,10 @@ function D:draw(cv, rect)
   cv:text(a.x, by, common.time(t0), { valign = "top", size = common.text_size, color = common.ink })
   cv:text(a.x + a.w, by, common.time(t1), { align = "right", valign = "top", size = common.text_size,
     color = common.ink })
-  cv:text(a.x + a.w / 2, by, "trace time", { align = "center", valign = "top", size = common.text_size,
-    color = common.muted })
+  if a.w >= 200 then
+    cv:text(a.x + a.w / 2, by, "trace time", { align = "center", valign = "top", size = common.text_size,
+      color = common.muted })
+  end
   self.out = { plot = a, axes = { x = { lo = t0, hi = t1 } }, now = now }
   return self
 end
