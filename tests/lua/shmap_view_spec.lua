@@ -91,6 +91,22 @@ describe("retrace.shmap.view on the strsv example (three groups of flops, 2 load
     end
   end)
 
+  it("collects nothing for a panel that is off", function()
+    local _, sim, v = run(3, { memory = true })
+    local g = v:grids()
+    assert.is_false(g.refs)
+    assert.is_false(g.timeline)
+    assert.are.same({}, g.caches)
+    sim:run()
+    assert.are.same({}, v:active_steps())
+    local _, sim2, all = run(3, { memory = true, refs = true, timeline = true, active = true })
+    sim2:run()
+    assert.is_true(all:info().bytes > v:info().bytes)
+    assert.are.equal(v:info().flashes, all:info().flashes)
+    sim:close()
+    sim2:close()
+  end)
+
   it("refuses a fade period of 0 and a closed simulation", function()
     local t = assert(shmap.open(STRSV))
     local sim = assert(shmap.sim { trace = t, cache = false })
@@ -239,6 +255,25 @@ describe("the SHMAP frame", function()
     assert.are.equal(pal:hex(0), hex_at(cv, memory.element_center(d, 1, 1048576, 1048576, "stores")))
     sim:close()
     os.remove(p)
+  end)
+end)
+
+describe("the SHMAP displays", function()
+  it("follow the display protocol, and examples/shmap/animate.lua lays them out its own way", function()
+    local display = require "retrace.display"
+    for _, name in ipairs({ "memory", "cache", "active", "refs", "timeline", "stats", "legend" }) do
+      local m = require("retrace.displays.shmap." .. name)
+      local d = m.new({ info = { time_first = 0, time_last = 1 } })
+      assert.are.equal(d, display.check(d))
+      assert.is_function(m.view_opts)
+    end
+    local dir = h.temp_dir()
+    local code, out, err = h.retrace(h.source .. "/examples/shmap/animate.lua", STRSV, dir, "3", "2")
+    assert.are.equal(0, code, err)
+    assert.matches("^2 frames", out)
+    local img = assert(canvas.load_png(dir .. "/frame_000002.png"))
+    assert.are.same({ 1280, 720 }, { img:size() })
+    h.remove_tree(dir)
   end)
 end)
 
