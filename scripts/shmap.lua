@@ -249,7 +249,7 @@ local function animate(paths, m, args, a)
       local t = r.frame.view:info().time
       while r.next_time <= t do r.next_time = r.next_time + a.every_time end
     else
-      done, finished = advance(r.sim, "steps", n > 1 and 1 or (a.every or 1))
+      done, finished = advance(r.sim, "steps", a.every or 1)
       moved = done > 0
     end
     r.finished = finished
