@@ -370,6 +370,7 @@ static int access_block(rt_shmap_sim *s, int p, const rt_shmap_event *ev, rt_err
             a.row = row;
             a.col = col;
             a.addr = addr;
+            a.refs = pg->load[e & (EPAGE - 1)] + pg->store[e & (EPAGE - 1)];
             a.outcome = outcome;
             if (outcome == RT_SHM_MISS) {
                 a.line_first = res.line * s->line;

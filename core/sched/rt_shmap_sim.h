@@ -46,6 +46,7 @@ typedef struct rt_shmap_access {
     int evicted;            /* on a miss: a valid line was replaced ... */
     uint64_t evicted_first; /* ... starting at this word */
     uint32_t set, way;      /* on a hit or miss: where the line is */
+    uint64_t refs;          /* the element's loads + stores, this access included */
 } rt_shmap_access;
 
 typedef void (*rt_shmap_access_fn)(void *ud, const rt_shmap_access *a);

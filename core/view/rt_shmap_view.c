@@ -452,16 +452,7 @@ static void on_access(void *ud, const rt_shmap_access *a)
                      : elem_index(v, a->matrix, a->row, a->col);
     if (v->refs) {
         int row = hist_row_of(v, e, v->rrows, v->rscale);
-        uint64_t n;
-        if ((uint64_t)v->rrows == v->elements64) { /* a row per element: its count is the row's */
-            n = v->rcount[row] + 1;
-        } else {
-            uint64_t ld, st;
-            rt_shmap_sim_counts(v->sim, a->matrix,
-                                (uint64_t)(a->col - 1) * (uint64_t)v->mrows[a->matrix] + (uint64_t)(a->row - 1),
-                                &ld, &st);
-            n = ld + st;
-        }
+        uint64_t n = a->refs; /* the element's references so far */
         if (n > v->rcount[row]) {
             v->rcount[row] = n;
             if (n <= (uint64_t)v->refs->w) {
