@@ -4,7 +4,7 @@
 --   1. element accesses/s of the bare simulation and of the simulation with the
 --      view observing it (target: the view costs at most 2x)
 --   2. frames/s drawn, and drawn + encoded to PNG on the encoder pool (target >= 30)
---   3. memory: the view's bytes and the process RSS along the run (target: flat)
+--   3. memory: the view's bytes and the process's anonymous RSS along the run (target: flat)
 -- Usage: retrace bench/shmap_animate.lua [TRACE [STEPS_PER_FRAME]]
 -- (without TRACE the trace is written with examples/shmap/lu.lua kji 256 into /tmp)
 require "retrace"
@@ -29,7 +29,7 @@ local machine = { pes = 4, caches = 2, cache_size = 1024, line = 4 }
 local function rss_kib()
   local f = io.open("/proc/self/status")
   if not f then return 0 end
-  local v = f:read("a"):match("VmRSS:%s*(%d+)")
+  local v = f:read("a"):match("RssAnon:%s*(%d+)")
   f:close()
   return tonumber(v) or 0
 end
@@ -127,7 +127,7 @@ local count, dt, rss = animate(false)
 io.write(string.format("drawn:             %d frames (every %d steps) in %.2f s = %.1f frames/s, " ..
   "simulation included\n", count, every, dt, count / dt))
 io.write("                   last frame: /tmp/retrace-bench-shmap.png\n")
-io.write("memory along the run (steps: RSS KiB, view bytes):")
+io.write("memory along the run (steps: anonymous RSS KiB, view bytes):")
 for _, m in ipairs(rss) do io.write(string.format(" %d: %d, %d;", m[1], m[2], m[3])) end
 io.write("\n")
 local c2, dt2, _, r, dir = animate(true)

@@ -697,13 +697,14 @@ rt_shmap_view *rt_shmap_view_new(rt_shmap_sim *sim, const rt_shmap_view_config *
         }
     if (cfg->active) {
         v->akeep = cfg->active_keep;
-        /* written through now, so the memory is taken at the start and stays flat */
+        /* written through now (with values never read: entries past `an` are unused),
+         * so the memory is taken at the start and stays flat */
         v->atime = malloc((size_t)v->akeep * sizeof *v->atime);
         v->amask = malloc((size_t)v->akeep * sizeof *v->amask);
         if (!v->atime || !v->amask)
             return fail(v, err, RT_ENOMEM, "out of memory");
-        memset(v->atime, 0, (size_t)v->akeep * sizeof *v->atime);
-        memset(v->amask, 0, (size_t)v->akeep * sizeof *v->amask);
+        memset(v->atime, 0xff, (size_t)v->akeep * sizeof *v->atime);
+        memset(v->amask, 0xff, (size_t)v->akeep * sizeof *v->amask);
     }
     u128 cap_rows = 65536;
     if (cfg->refs && v->elements > 0) {
