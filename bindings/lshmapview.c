@@ -6,6 +6,7 @@
  *                 cache={w=, h=, gap=, aspect=, per_row=} | true, active={keep=} | true,
  *                 refs={rows=, len=} | true, timeline={w=, h=} | true}) -> view | nil, message
  *   view:grids() -> {loads={[i]=grid|false}, stores=..., caches=..., refs=, refs_overflow=, timeline=}
+ *                   (brought up to date first; view:sync() updates grids kept from an earlier call)
  *   view:layout() -> {f=, k=, rows=, hidden=, regions={{id=, rows=, cols=, x=, y=, w=, h=, cw=, ch=, shown=}},
  *                     cache={per_row=, rows=, cell=, w=, h=, region_w=, region_h=, x0=, gap=} | nil}
  *   view:info() -> {step=, time=, clock=, flashes=, frame_flashes=, lit=, bytes=, active={PE...},
@@ -180,6 +181,7 @@ static int view_grids(lua_State *L)
     nmat = rt_shmap_matrix_count(rt_shmap_sim_trace(sim));
     nc = rt_shmap_sim_caches(sim);
     lua_pop(L, 1);
+    rt_shmap_view_sync(b->v);
     lua_createtable(L, 0, 6);
     for (int store = 0; store < 2; store++) {
         lua_createtable(L, nmat, 0);
@@ -318,6 +320,12 @@ static int view_refs_rows(lua_State *L)
     return 1;
 }
 
+static int view_sync(lua_State *L)
+{
+    rt_shmap_view_sync(check_view(L, 1)->v);
+    return 0;
+}
+
 static int view_new_frame(lua_State *L)
 {
     rt_shmap_view_new_frame(check_view(L, 1)->v);
@@ -431,7 +439,8 @@ static const luaL_Reg view_methods[] = {
     {"info", view_info},             {"refs_rows", view_refs_rows},
     {"new_frame", view_new_frame},   {"flash_rects", view_flash_rects},
     {"active_rects", view_active_rects}, {"active_steps", view_active_steps},
-    {"close", view_close},           {NULL, NULL},
+    {"sync", view_sync},             {"close", view_close},
+    {NULL, NULL},
 };
 
 static const luaL_Reg funcs[] = {

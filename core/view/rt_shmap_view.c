@@ -213,6 +213,10 @@ struct rt_shmap_view {
     /* grid slots: 0..nmat-1 load, nmat..2nmat-1 store, then caches; NULL when absent */
     int nslots;
     rt_grid **grid;
+    /* the memory grids' cells are kept column by column (the order loads and stores
+     * run, so lighting and fading walk memory in order) in colcells[slot], and
+     * copied into the row-major grids by sync() when the grids are read */
+    int32_t **colcells;
     uint64_t *gbase;        /* first cell id of each slot */
     uint64_t ncells;
     rt_shmap_cache_layout clay;
@@ -254,6 +258,7 @@ struct rt_shmap_view {
     uint64_t *first64, elements64; /* elements64: elements, or UINT64_MAX past it */
     int tcol;               /* time-line column of the current event */
     rt_grid *refs, *refs_over, *tl;
+    int32_t *tlcol;         /* the time line column by column, see colcells */
     uint64_t *rcount;
     int rrows, trows;
     double rscale, tscale;  /* rows / elements */
@@ -465,7 +470,7 @@ static void on_access(void *ud, const rt_shmap_access *a)
     }
     if (v->tl) {
         int row = hist_row_of(v, e, v->trows, v->tscale);
-        v->tl->cells[(uint64_t)row * (uint64_t)v->tl->w + (uint64_t)v->tcol] = pe * v->k1;
+        v->tlcol[(uint64_t)v->tcol * (uint64_t)v->trows + (uint64_t)row] = pe * v->k1;
     }
 }
 
@@ -507,8 +512,13 @@ void rt_shmap_view_free(rt_shmap_view *v)
     if (!v)
         return;
     rt_shmap_view_detach(v);
-    for (int s = 0; v->grid && s < v->nslots; s++)
+    for (int s = 0; v->grid && s < v->nslots; s++) {
         rt_grid_free(v->grid[s]);
+        if (v->colcells)
+            free(v->colcells[s]);
+    }
+    free(v->colcells);
+    free(v->tlcol);
     free(v->grid);
     free(v->gbase);
     free(v->reg);
@@ -597,6 +607,7 @@ rt_shmap_view *rt_shmap_view_new(rt_shmap_sim *sim, const rt_shmap_view_config *
     v->ev_pe = -1;
     v->nslots = 2 * v->nmat + v->ncaches;
     v->grid = calloc((size_t)v->nslots + 1, sizeof *v->grid);
+    v->colcells = calloc((size_t)v->nslots + 1, sizeof *v->colcells);
     v->gbase = calloc((size_t)v->nslots + 1, sizeof *v->gbase);
     v->reg = calloc((size_t)v->nmat + 1, sizeof *v->reg);
     v->mat_first = calloc((size_t)v->nmat + 1, sizeof *v->mat_first);
@@ -604,7 +615,7 @@ rt_shmap_view *rt_shmap_view_new(rt_shmap_sim *sim, const rt_shmap_view_config *
     v->mrows = calloc((size_t)v->nmat + 1, sizeof *v->mrows);
     v->first64 = calloc((size_t)v->nmat + 1, sizeof *v->first64);
     int *rows = calloc((size_t)v->nmat + 1, sizeof *rows), *cols = calloc((size_t)v->nmat + 1, sizeof *cols);
-    if (!v->grid || !v->gbase || !v->reg || !v->mat_first || !v->mcols || !v->mrows || !v->first64 || !rows || !cols) {
+    if (!v->grid || !v->colcells || !v->gbase || !v->reg || !v->mat_first || !v->mcols || !v->mrows || !v->first64 || !rows || !cols) {
         free(rows);
         free(cols);
         return fail(v, err, RT_ENOMEM, "out of memory");
@@ -686,15 +697,22 @@ rt_shmap_view *rt_shmap_view_new(rt_shmap_sim *sim, const rt_shmap_view_config *
     v->node = calloc(n, sizeof *v->node);
     if (!v->node)
         return fail(v, err, RT_ENOMEM, "out of memory");
-    for (int s = 0; s < v->nslots; s++)
+    for (int s = 0; s < v->nslots; s++) {
+        const rt_grid *g = v->grid[s];
+        if (g && s < 2 * v->nmat) { /* memory: node j is cell (j / h, j % h), column by column */
+            size_t cells = (size_t)g->w * (size_t)g->h;
+            v->colcells[s] = malloc(cells * sizeof *v->colcells[s]);
+            if (!v->colcells[s])
+                return fail(v, err, RT_ENOMEM, "out of memory");
+            for (size_t j = 0; j < cells; j++)
+                v->colcells[s][j] = -1;
+        }
         for (uint64_t id = v->gbase[s]; id < v->gbase[s + 1]; id++) {
             uint64_t j = id - v->gbase[s];
-            const rt_grid *g = v->grid[s];
             v->node[id].shade = -1;
-            if (s < 2 * v->nmat) /* memory: node j is cell (j / h, j % h), column by column */
-                j = (j % (uint64_t)g->h) * (uint64_t)g->w + j / (uint64_t)g->h;
-            v->node[id].cell = &g->cells[j];
+            v->node[id].cell = v->colcells[s] ? &v->colcells[s][j] : &g->cells[j];
         }
+    }
     if (cfg->active) {
         v->akeep = cfg->active_keep;
         /* written through now (with values never read: entries past `an` are unused),
@@ -728,6 +746,12 @@ rt_shmap_view *rt_shmap_view_new(rt_shmap_sim *sim, const rt_shmap_view_config *
             rt_shmap_view_free(v);
             return NULL;
         }
+        size_t cells = (size_t)cfg->time_w * (size_t)v->trows;
+        v->tlcol = malloc(cells * sizeof *v->tlcol);
+        if (!v->tlcol)
+            return fail(v, err, RT_ENOMEM, "out of memory");
+        for (size_t j = 0; j < cells; j++)
+            v->tlcol[j] = -1;
         const rt_shmap_info *in = rt_shmap_get_info(tr);
         v->t0 = in->time_first < in->time_last ? in->time_first : 0;
         v->t1 = in->time_last;
@@ -742,6 +766,28 @@ rt_shmap_view *rt_shmap_view_new(rt_shmap_sim *sim, const rt_shmap_view_config *
 const rt_shmap_view_config *rt_shmap_view_config_get(const rt_shmap_view *v) { return &v->cfg; }
 const rt_shmap_layout_info *rt_shmap_view_layout(const rt_shmap_view *v) { return &v->lay; }
 const rt_shmap_region *rt_shmap_view_region(const rt_shmap_view *v, int i) { return &v->reg[i]; }
+/* Copy the column-by-column cells into the row-major grids. */
+static void sync(rt_shmap_view *v)
+{
+    for (int s = 0; s < 2 * v->nmat; s++) {
+        rt_grid *g = v->grid[s];
+        const int32_t *src = v->colcells[s];
+        if (!g)
+            continue;
+        for (int x = 0; x < g->w; x++, src += g->h)
+            for (int y = 0; y < g->h; y++)
+                g->cells[(size_t)y * (size_t)g->w + (size_t)x] = src[y];
+    }
+    if (v->tl) {
+        const int32_t *src = v->tlcol;
+        for (int x = 0; x < v->tl->w; x++, src += v->trows)
+            for (int y = 0; y < v->trows; y++)
+                v->tl->cells[(size_t)y * (size_t)v->tl->w + (size_t)x] = src[y];
+    }
+}
+
+void rt_shmap_view_sync(rt_shmap_view *v) { sync(v); }
+
 rt_grid *rt_shmap_view_grid(const rt_shmap_view *v, int i, int store)
 {
     return v->grid[store ? v->nmat + i : i];
@@ -875,16 +921,16 @@ int rt_shmap_view_flash_rects(const rt_shmap_view *v, int which, double inset, r
         while (s + 1 < v->nslots && v->gbase[s + 1] <= (uint64_t)id) /* skip empty slots */
             s++;
         const rt_grid *g = v->grid[s];
-        uint64_t idx = (uint64_t)(v->node[id].cell - g->cells);
+        uint64_t idx = (uint64_t)id - v->gbase[s];
         double x, y, sz;
         int kind = s < v->nmat ? 0 : s < 2 * v->nmat ? 1 : 2;
         if (kind != which)
             continue;
-        if (kind < 2) {
+        if (kind < 2) { /* memory nodes go column by column */
             const rt_shmap_region *r = &v->reg[kind ? s - v->nmat : s];
             sz = v->lay.f;
-            x = r->x + (double)(idx % (uint64_t)g->w) * sz;
-            y = r->y + (double)(idx / (uint64_t)g->w) * sz;
+            x = r->x + (double)(idx / (uint64_t)g->h) * sz;
+            y = r->y + (double)(idx % (uint64_t)g->h) * sz;
         } else {
             int c = s - 2 * v->nmat;
             sz = v->clay.cell;
@@ -912,10 +958,13 @@ uint64_t rt_shmap_view_bytes(const rt_shmap_view *v)
 {
     uint64_t b = sizeof *v + v->ncells * sizeof(struct node) + v->capflist * 4;
     b += v->ncells * 4; /* the grids' cells */
+    for (int s2 = 0; s2 < 2 * v->nmat; s2++)
+        if (v->grid[s2])
+            b += (uint64_t)v->grid[s2]->w * (uint64_t)v->grid[s2]->h * 4; /* and their columns */
     if (v->refs)
         b += (uint64_t)v->refs->w * (uint64_t)v->refs->h * 4 + (uint64_t)v->rrows * 12;
     if (v->tl)
-        b += (uint64_t)v->tl->w * (uint64_t)v->tl->h * 4;
+        b += (uint64_t)v->tl->w * (uint64_t)v->tl->h * 8;
     b += (uint64_t)v->akeep * (sizeof(double) + 32);
     return b;
 }

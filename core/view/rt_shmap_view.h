@@ -144,6 +144,14 @@ void rt_shmap_view_detach(rt_shmap_view *v);
 
 const rt_shmap_view_config *rt_shmap_view_config_get(const rt_shmap_view *v);
 
+/*
+ * Bring the memory and time-line grids up to date: the view keeps their cells
+ * column by column while it runs (the order loads and stores walk a matrix) and
+ * copies them into the row-major grids here. Call it before reading or drawing
+ * those grids (the other grids are always up to date).
+ */
+void rt_shmap_view_sync(rt_shmap_view *v);
+
 /* Memory: the layout, and the load / store grid of matrix i (NULL when off or hidden). */
 const rt_shmap_layout_info *rt_shmap_view_layout(const rt_shmap_view *v);
 const rt_shmap_region *rt_shmap_view_region(const rt_shmap_view *v, int i);

@@ -359,6 +359,7 @@ static void test_fading_random(void **state)
                 }
             }
             /* compare every grid with the model */
+            rt_shmap_view_sync(v);
             for (int i = 0; i < 2 * nmat; i++) {
                 rt_grid *g = rt_shmap_view_grid(v, i % nmat, i >= nmat);
                 assert_int_equal(g->w, cols[i % nmat]);
@@ -494,6 +495,7 @@ static void test_cache_cells(void **state)
     rt_err e;
     assert_int_equal(rt_shmap_sim_step(s, 1, NULL, &e), RT_OK);
     /* element 6 is word 5: line 1, set 1 -> cells 4..7 lit, and rows 5..8 of the load grid */
+    rt_shmap_view_sync(v);
     rt_grid *cg = rt_shmap_view_cache_grid(v, 0), *lg = rt_shmap_view_grid(v, 0, 0);
     for (int w = 0; w < 8; w++) {
         assert_int_equal(cg->cells[w], w >= 4 ? 0 : -1);
@@ -543,6 +545,7 @@ static void test_huge_bounded(void **state)
     assert_true(in->k >= 1048576 / 476);
     assert_true(rt_shmap_view_bytes(v) < 64u << 20);
     assert_int_equal(rt_shmap_sim_step(s, 0, NULL, &e), RT_EEOF);
+    rt_shmap_view_sync(v);
     rt_grid *lg = rt_shmap_view_grid(v, 0, 0), *sg = rt_shmap_view_grid(v, 0, 1);
     assert_int_equal(lg->cells[0], 0);
     assert_int_equal(sg->cells[(uint64_t)sg->w * (uint64_t)sg->h - 1], 0);
