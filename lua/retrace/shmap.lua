@@ -147,9 +147,20 @@ function M.view(sim, opts)
                         opts = opts }, View)
 end
 
-for _, k in ipairs({ "grids", "layout", "info", "refs_rows", "new_frame", "flash_rects",
-                     "active_rects", "active_steps" }) do
+for _, k in ipairs({ "layout", "info", "refs_rows", "new_frame", "flash_rects",
+                     "active_rects", "active_steps", "sync" }) do
   View[k] = function(self, ...) return self.c[k](self.c, ...) end
+end
+
+--- The view's grids, up to date (the same grid objects on every call: they are
+-- made once; later calls only bring them up to date).
+function View:grids()
+  if self.grid_set then
+    self.c:sync()
+  else
+    self.grid_set = self.c:grids()
+  end
+  return self.grid_set
 end
 
 function View:close() self.c:close() end
