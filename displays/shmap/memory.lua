@@ -3,7 +3,7 @@
 -- accessing PE's colour and fading (the view's grids; see retrace.shmap.view).
 --   local memory = require "retrace.displays.shmap.memory"
 --   local d = memory.new(ctx)      -- ctx from retrace.displays.shmap.frame
---   d:draw(cv, rect); d:data()     -- data: canvases, regions, f, k, flashes
+--   d:draw(cv, rect); d:data()     -- data: canvases, regions, f, k, cells flashed this frame
 local common = require "retrace.displays.shmap.common"
 local canvas = require "retrace.canvas"
 
@@ -33,7 +33,7 @@ local D = {}
 D.__index = D
 
 function M.new(ctx)
-  return setmetatable({ ctx = ctx, flash = canvas.pack(4) }, D)
+  return setmetatable({ ctx = ctx, flash = canvas.pack(4), flash2 = canvas.pack(4) }, D)
 end
 
 function D:update() end
@@ -49,7 +49,7 @@ local function region_note(lay, nmat, flashes)
   if lay.hidden and lay.hidden > 0 then
     parts[#parts + 1] = string.format("%d of %d matrices do not fit", lay.hidden, nmat)
   end
-  parts[#parts + 1] = common.count(flashes) .. " flashes"
+  parts[#parts + 1] = common.count(flashes) .. (flashes == 1 and " cell flashed" or " cells flashed")
   return table.concat(parts, "; ")
 end
 
@@ -58,10 +58,16 @@ function D:draw(cv, rect)
   local lay, g = view:layout(), view:grids()
   local inner = common.inner(rect)
   local lc, sc = M.canvases(inner)
-  local note = region_note(lay, #ctx.matrices, ctx.view:info().frame_flashes)
+  -- flashed cells of this frame on the two canvases: filled black when frames are per
+  -- event, else outlined on cells of 5 pixels or more (a smaller cell would be all outline)
+  local fill = ctx.per_event
+  local inset = fill and 0 or 0.5
+  local nl = view:flash_rects(0, self.flash, inset)
+  local ns = view:flash_rects(1, self.flash2, inset)
+  local note = region_note(lay, #ctx.matrices, nl + ns)
   common.title(cv, rect, M.title, note)
   local out = { loads = lc, stores = sc, f = lay.f, k = lay.k, note = note, regions = {},
-                flashes = ctx.view:info().frame_flashes }
+                flashed = { loads = nl, stores = ns } }
   for which, c in ipairs({ lc, sc }) do
     local grids = which == 1 and g.loads or g.stores
     cv:text(c.x, c.y - common.label_h + 1, which == 1 and "loads" or "stores",
@@ -76,14 +82,11 @@ function D:draw(cv, rect)
         cv:grid(grids[i], ctx.palette, x, y, r.w, r.h)
       end
     end
-    -- flashes: filled black when frames are per event, else outlined on cells of 5
-    -- pixels or more (a smaller cell would be all outline)
-    local fill = ctx.per_event
-    local n = (fill or lay.f >= 5) and view:flash_rects(which - 1, self.flash, fill and 0 or 0.5) or 0
-    if n > 0 then
+    local n = which == 1 and nl or ns
+    if n > 0 and (fill or lay.f >= 5) then
       cv:save()
       cv:translate(c.x, c.y)
-      cv:rects(self.flash, { color = "#000000", stroke = not fill, width = 1 })
+      cv:rects(which == 1 and self.flash or self.flash2, { color = "#000000", stroke = not fill, width = 1 })
       cv:restore()
     end
   end

@@ -227,6 +227,29 @@ describe("the SHMAP frame", function()
     end
   end)
 
+  it("draws a flashed cell black for one frame when frames are per event", function()
+    local t = assert(shmap.open(STRSV))
+    local sim = assert(shmap.sim { trace = t, pes = 3, cache = false })
+    local f = assert(frame.new(sim, t, { panels = { "memory" }, width = 1000, height = 500, fade = 10,
+                                         per_event = true }))
+    -- step 1: three flops events; step 2: PEs 0, 1, 2 load rows 1-16 of column 1 in turn
+    sim:step_events(6)
+    local cv = canvas.image(1000, 500)
+    f:update()
+    f:draw(cv)
+    local d = f:data().panels.memory
+    assert.are.same({ loads = 16, stores = 0 }, d.flashed)
+    assert.are.equal("#000000", hex_at(cv, memory.element_center(d, 1, 1, 1, "loads")))
+    -- the next frame: the flash is over, the cell shows PE 2
+    f.view:new_frame()
+    sim:step_events(1)
+    f:draw(cv)
+    local pal = colors.processors(3, { shades = 4 })
+    assert.are.same({ loads = 0, stores = 0 }, f:data().panels.memory.flashed)
+    assert.are.equal(pal:hex(pal:pe(2, 0)), hex_at(cv, memory.element_center(d, 1, 1, 1, "loads")))
+    sim:close()
+  end)
+
   it("fades a cell one shade per period of trace time", function()
     -- F = 0.01: PE 0's load at 0.93333 is faded by PE 1's at 0.95; after step 2, rows 1-16 are PE 2's
     -- (full), after step 3 the new loads of rows 17-32 of column 1 (0.93333, PE 0) stay full since
