@@ -259,6 +259,7 @@ struct rt_shmap_view {
     int tcol;               /* time-line column of the current event */
     rt_grid *refs, *refs_over, *tl;
     int32_t *tlcol;         /* the time line column by column, see colcells */
+    int dirty;              /* colcells or tlcol changed since the last sync */
     uint64_t *rcount;
     int rrows, trows;
     double rscale, tscale;  /* rows / elements */
@@ -406,6 +407,7 @@ static void on_access(void *ud, const rt_shmap_access *a)
         v->ev_step = a->step;
         v->ev_pe = a->pe;
         v->event_no++;
+        v->dirty = 1;
         if (!v->have_clock || a->time > v->clock)
             v->clock = a->time;
         v->have_clock = 1;
@@ -769,6 +771,9 @@ const rt_shmap_region *rt_shmap_view_region(const rt_shmap_view *v, int i) { ret
 /* Copy the column-by-column cells into the row-major grids. */
 static void sync(rt_shmap_view *v)
 {
+    if (!v->dirty)
+        return;
+    v->dirty = 0;
     for (int s = 0; s < 2 * v->nmat; s++) {
         rt_grid *g = v->grid[s];
         const int32_t *src = v->colcells[s];
