@@ -16,12 +16,17 @@ static int msghandler(lua_State *L)
 {
     const char *msg = lua_tostring(L, 1);
     if (msg == NULL) {
-        /* a table error (e.g. {exit=1, message=...}) travels unchanged */
-        if (lua_type(L, 1) == LUA_TTABLE)
+        /* retrace.cli's {exit=N, message=S} travels unchanged to the host */
+        if (lua_type(L, 1) == LUA_TTABLE && lua_getfield(L, 1, "exit") != LUA_TNIL) {
+            lua_pop(L, 1);
             return 1;
-        if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING)
-            return 1;
-        msg = lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
+        }
+        /* any other error object: where it was raised (level 2: the function that
+         * called error) and what it is, so the message names a file and line */
+        luaL_where(L, 2);
+        const char *where = lua_tostring(L, -1);
+        const char *what = luaL_tolstring(L, 1, NULL);
+        msg = lua_pushfstring(L, "%s%s (an error object, not a message)", where, what);
     }
     luaL_traceback(L, L, msg, 1);
     return 1;
@@ -88,14 +93,35 @@ int rt_opt_bool(lua_State *L, int t, const char *k, int def)
     return v;
 }
 
-void rt_on_progress(void *ud, uint64_t done, uint64_t total)
+int rt_on_progress(void *ud, uint64_t done, uint64_t total)
 {
     rt_progress_ud *p = ud;
+    if (p->failed)
+        return 1;
     lua_pushvalue(p->L, p->fn);
     lua_pushinteger(p->L, (lua_Integer)done);
     lua_pushinteger(p->L, (lua_Integer)total);
-    if (rt_docall(p->L, 2, 0) != LUA_OK)
-        lua_pop(p->L, 1);
+    if (rt_docall(p->L, 2, 0) != LUA_OK) {
+        p->ref = luaL_ref(p->L, LUA_REGISTRYINDEX); /* pops the error object */
+        p->failed = 1;
+        return 1;
+    }
+    return 0;
+}
+
+void rt_on_progress_void(void *ud, uint64_t done, uint64_t total)
+{
+    (void)rt_on_progress(ud, done, total);
+}
+
+void rt_progress_check(rt_progress_ud *p)
+{
+    if (!p->failed)
+        return;
+    lua_rawgeti(p->L, LUA_REGISTRYINDEX, p->ref);
+    luaL_unref(p->L, LUA_REGISTRYINDEX, p->ref);
+    p->failed = 0;
+    lua_error(p->L);
 }
 
 #define RT_X_DECL(name) int rt_lopen_##name(lua_State *L);
