@@ -242,8 +242,7 @@ struct rt_shmap_view {
     uint64_t ev_step;
     int ev_pe;
     int have_clock;
-    double clock, step_time, step_max;
-    int step_has;
+    double clock, step_time;
     uint64_t steps;
     int active[RT_SCHED_MAX_PES], nactive;
     /* active ring */
@@ -411,9 +410,6 @@ static void on_access(void *ud, const rt_shmap_access *a)
         if (!v->have_clock || a->time > v->clock)
             v->clock = a->time;
         v->have_clock = 1;
-        if (!v->step_has || a->time > v->step_max)
-            v->step_max = a->time;
-        v->step_has = 1;
         if (v->head != NONE)
             fade(v);
         if (v->tl) {
@@ -481,13 +477,21 @@ static void on_step(void *ud, const rt_shmap_sim *s)
     rt_shmap_view *v = ud;
     const rt_sched *sc = rt_shmap_sim_sched(s);
     v->steps++;
-    if (v->step_has)
-        v->step_time = v->step_max;
-    v->step_has = 0;
     v->nactive = 0;
-    for (int p = 0; p < v->npes; p++)
-        if (rt_sched_event(sc, p))
-            v->active[v->nactive++] = p;
+    int has = 0;
+    double t = 0;
+    for (int p = 0; p < v->npes; p++) {
+        const rt_shmap_event *ev = rt_sched_event(sc, p);
+        if (!ev)
+            continue;
+        v->active[v->nactive++] = p;
+        if ((ev->op == RT_SHM_LOAD || ev->op == RT_SHM_STORE) && (!has || ev->time > t)) {
+            t = ev->time;
+            has = 1;
+        }
+    }
+    if (has) /* a step without loads or stores keeps the previous time */
+        v->step_time = t;
     if (v->akeep) {
         int at = v->an < v->akeep ? (v->astart + v->an) % v->akeep : v->astart;
         if (v->an < v->akeep)
@@ -758,7 +762,10 @@ rt_shmap_view *rt_shmap_view_new(rt_shmap_sim *sim, const rt_shmap_view_config *
         v->t0 = in->time_first < in->time_last ? in->time_first : 0;
         v->t1 = in->time_last;
     }
-    if (rt_shmap_sim_observe(sim, on_access, on_step, v) != RT_OK) {
+    /* with only the active graph (or nothing per cell) no access need be seen:
+     * the simulation keeps its fast path */
+    int per_access = (cfg->memory && v->nmat > 0) || (cfg->cache && v->ncaches) || v->refs || v->tl;
+    if (rt_shmap_sim_observe(sim, per_access ? on_access : NULL, on_step, v) != RT_OK) {
         v->sim = NULL;
         return fail(v, err, RT_ERANGE, "view: the simulation has too many observers");
     }
