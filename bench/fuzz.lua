@@ -266,6 +266,9 @@ for f in io.popen("ls " .. FX .. "shmap/*.shm examples/hello/*.shm 2>/dev/null")
 target("shmap", { "shmap", "FILE" }, shm)
 target("shmap wb", { "shmap", "FILE", "--write-back", "--pes", "4", "--caches", "2", "--ways", "2", "--policy", "clock", "--json" }, shm)
 target("shmap lua", { "shmap", "FILE", "--policy", "mru" }, shm)
+target("shmap --frames", { "shmap", "FILE", "--frames", TMP .. "/frames", "--panels", "all", "--size", "320x200",
+                           "--every", "50", "--pes", "2" }, shm, { quiet = true })
+target("shmap --state", { "shmap", "FILE", "--state", "3", TMP .. "/state.json", "--pes", "3" }, shm, { quiet = true })
 
 local trf = {}
 for f in io.popen("ls " .. FX .. "picl/*.trf " .. FX .. "medea/*.trf examples/picl/*.trf 2>/dev/null"):lines() do trf[#trf + 1] = f end

@@ -10,6 +10,7 @@
  *   shmap.new_sim(trace, {pes=, caches=, cache_size=, line=, ways=, policy=,
  *                 seed=, write_back=, cache=}) -> sim | nil, message
  *   sim:step(n) -> steps run, finished      sim:run() -> steps run
+ *   sim:step_events(n) -> events run, finished   sim:last_info() -> text, pe, matrix id
  *   sim:stats() sim:active() sim:elements(id) sim:on_access(fn|nil) sim:close()
  *
  * PE and cache numbers are 0-based (PE p uses cache floor(p*C/P)); arrays are
@@ -20,6 +21,7 @@
 
 #include "bind.h"
 #include "lcache.h"
+#include "lshmap.h"
 #include "rt_mem.h"
 #include "rt_shmap_sim.h"
 
@@ -201,6 +203,11 @@ typedef struct {
     int subscribed;         /* a Lua function is in user value 2 */
     int in_call;            /* inside a Lua callback (subscriber or cache policy): closing and stepping are refused */
     int finished;
+    struct {
+        void (*fn)(void *);
+        void *ud;
+    } closers[RT_SHMAP_SIM_MAX_OBSERVERS]; /* told before the simulation is freed (views) */
+    int nclosers;
 } sim_box;
 
 static sim_box *check_sim(lua_State *L, int i)
@@ -216,6 +223,9 @@ static int sim_close(lua_State *L)
     sim_box *b = luaL_checkudata(L, 1, SIM_T);
     if (b->in_call)
         return luaL_error(L, "cannot close a SHMAP simulation from its own callback");
+    for (int i = 0; i < b->nclosers; i++)
+        b->closers[i].fn(b->closers[i].ud);
+    b->nclosers = 0;
     rt_shmap_sim_free(b->s);
     b->s = NULL;
     free(b->buf.a);
@@ -413,6 +423,82 @@ static uint64_t advance(lua_State *L, sim_box *b, uint64_t n)
     return total;
 }
 
+/* Run up to n events; returns the events run and whether the trace ended. */
+static uint64_t advance_events(lua_State *L, sim_box *b, uint64_t n)
+{
+    rt_err err;
+    if (b->in_call)
+        luaL_error(L, "cannot step a SHMAP simulation from its own callback");
+    uint64_t total = 0;
+    while (!b->finished && total < n) {
+        uint64_t done;
+        b->in_call = 1;
+        int st = rt_shmap_sim_step_events(b->s, b->subscribed ? 1 : n - total, &done, &err);
+        b->in_call = 0;
+        total += done;
+        if (st == RT_EEOF)
+            b->finished = 1;
+        else if (st != RT_OK) {
+            lua_pushstring(L, err.msg);
+            lua_error(L);
+        }
+        if (b->subscribed)
+            deliver(L, b, 1);
+    }
+    return total;
+}
+
+/* step_events(n) -> events run, finished: one PE's event at a time */
+static int sim_step_events(lua_State *L)
+{
+    sim_box *b = check_sim(L, 1);
+    lua_Integer n = luaL_optinteger(L, 2, 1);
+    luaL_argcheck(L, n >= 1, 2, "at least one event");
+    lua_pushinteger(L, (lua_Integer)advance_events(L, b, (uint64_t)n));
+    lua_pushboolean(L, b->finished);
+    return 2;
+}
+
+/* last_info() -> text, pe, matrix id (nil before any message) */
+static int sim_last_info(lua_State *L)
+{
+    sim_box *b = check_sim(L, 1);
+    int pe, mi;
+    const char *t = rt_shmap_sim_last_info(b->s, &pe, &mi);
+    if (pe < 0)
+        return 0;
+    lua_pushstring(L, t);
+    lua_pushinteger(L, pe);
+    lua_pushinteger(L, rt_shmap_matrix_at(rt_shmap_sim_trace(b->s), mi)->id);
+    return 3;
+}
+
+rt_shmap_sim *rt_lshmap_check_sim(lua_State *L, int i)
+{
+    return check_sim(L, i)->s;
+}
+
+int rt_lshmap_on_close(lua_State *L, int i, void (*fn)(void *), void *ud)
+{
+    sim_box *b = check_sim(L, i);
+    if (b->nclosers == RT_SHMAP_SIM_MAX_OBSERVERS)
+        return RT_ERANGE;
+    b->closers[b->nclosers].fn = fn;
+    b->closers[b->nclosers].ud = ud;
+    b->nclosers++;
+    return RT_OK;
+}
+
+void rt_lshmap_forget(lua_State *L, int i, void *ud)
+{
+    sim_box *b = luaL_checkudata(L, i, SIM_T);
+    int k = 0;
+    for (int j = 0; j < b->nclosers; j++)
+        if (b->closers[j].ud != ud)
+            b->closers[k++] = b->closers[j];
+    b->nclosers = k;
+}
+
 static int sim_step(lua_State *L)
 {
     sim_box *b = check_sim(L, 1);
@@ -435,7 +521,7 @@ static int sim_on_access(lua_State *L)
     sim_box *b = check_sim(L, 1);
     if (lua_isnoneornil(L, 2)) {
         b->subscribed = 0;
-        rt_shmap_sim_subscribe(b->s, NULL, NULL);
+        rt_shmap_sim_subscribe(b->s, NULL, &b->buf);
         lua_pushnil(L);
         lua_setiuservalue(L, 1, 2);
         return 0;
@@ -613,7 +699,8 @@ static const luaL_Reg sim_methods[] = {
     {"__tostring", sim_tostring},
     {"step", sim_step},         {"run", sim_run},         {"stats", sim_stats},
     {"active", sim_active},     {"elements", sim_elements}, {"on_access", sim_on_access},
-    {"locate", sim_locate},     {"close", sim_close},     {NULL, NULL},
+    {"locate", sim_locate},     {"close", sim_close},     {"step_events", sim_step_events},
+    {"last_info", sim_last_info}, {NULL, NULL},
 };
 
 static const luaL_Reg funcs[] = {

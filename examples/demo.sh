@@ -17,6 +17,13 @@ mkdir -p "$tmp"
 echo "== SHMAP: blocked LU, its matrix multiply in parallel groups, 8 PEs, JSON"
 "$RETRACE" "$here"/shmap/lu.lua blocked 24 "$tmp"/lu-blocked.shm 8
 "$RETRACE" shmap "$tmp"/lu-blocked.shm --pes 8 --caches 4 --cache-size 128 --line 4 --ways 4 --policy clock --json
+echo "== SHMAP: the LU animation (memory, cache, active PEs, histograms, statistics) as an HTML player"
+anim=${TMPDIR:-/tmp}/retrace-demo/shmap
+rm -rf "$anim"
+"$RETRACE" "$here"/shmap/lu.lua kji 48 "$tmp"/lu-kji48.shm
+"$RETRACE" shmap "$tmp"/lu-kji48.shm --pes 4 --caches 2 --cache-size 256 --line 4 --frames "$anim" \
+  --panels all --every 10 --html
+echo "   open $anim/index.html in a browser"
 rm -rf "$tmp"
 echo "== PICL: replay a message-passing trace"
 "$RETRACE" picl stats "$here"/picl/ring4.trf

@@ -92,6 +92,27 @@ local entries = {
     run = { "medea", "{data}/picl/mpicl-10.trf", "--approach", "processor", "--plots", "{out}/real/mpicl10",
             "--plot-profiles" },
     image = "real/mpicl10/profiles_mpicl-10.trf.png" },
+  -- SHMAP: LU decomposition animated (memory, cache, active PEs, histograms, statistics)
+  { run = { "{ex}/shmap/lu.lua", "kji", "48", "{out}/shmap/lu-kji.shm" } },
+  { family = "SHMAP", caption = "LU decomposition (kji, right-looking) of a 48 x 48 matrix on 4 PEs sharing 2 " ..
+      "caches, frame 60 of the animation (its folder has an HTML player): loads and stores fading in the PEs' " ..
+      "colours, the cache window, active PEs, the references and time-line histograms, the statistics",
+    run = { "shmap", "{out}/shmap/lu-kji.shm", "--pes", "4", "--caches", "2", "--cache-size", "256", "--line", "4",
+            "--frames", "{out}/shmap/lu", "--panels", "all", "--every", "10", "--html" },
+    image = "shmap/lu/frame_000060.png" },
+  { family = "SHMAP", caption = "The same frame in gray mode",
+    run = { "shmap", "{out}/shmap/lu-kji.shm", "--pes", "4", "--caches", "2", "--cache-size", "256", "--line", "4",
+            "--frames", "{out}/shmap/lu-gray", "--panels", "all", "--every", "10", "--gray", "--from", "600",
+            "--to", "600" },
+    image = "shmap/lu-gray/frame_000001.png" },
+  { run = { "{ex}/shmap/lu.lua", "jki", "48", "{out}/shmap/lu-jki.shm" } },
+  { run = { "{ex}/shmap/lu.lua", "blocked", "48", "{out}/shmap/lu-blocked.shm", "8" } },
+  { family = "SHMAP", caption = "Three LU orderings side by side (kji, jki, blocked), one step of each per frame, " ..
+      "as in the SHMAP paper's Figure 2 (step 400)",
+    run = { "shmap", "{out}/shmap/lu-kji.shm", "{out}/shmap/lu-jki.shm", "{out}/shmap/lu-blocked.shm", "--compare",
+            "--pes", "4", "--caches", "2", "--cache-size", "256", "--line", "4", "--frames", "{out}/shmap/compare",
+            "--panels", "memory,active", "--size", "1500x560", "--from", "400", "--to", "400" },
+    image = "shmap/compare/frame_000001.png" },
   -- other display families: append their entries here
 }
 

@@ -37,8 +37,16 @@ struct rt_shmap_sim {
     uint64_t max_elements;  /* budget of elements in pages; past it the trace is refused */
     rt_shmap_pe *pe;
     text *sub, *info;       /* storage behind pe[p].subroutine / info */
-    rt_shmap_access_fn fn;
-    void *fn_ud;
+    struct observer {
+        rt_shmap_access_fn fn;
+        rt_shmap_step_fn step;
+        void *ud;
+    } obs[RT_SHMAP_SIM_MAX_OBSERVERS];
+    int nobs;
+    int nfn;                /* observers with an access function */
+    int cursor;             /* next PE to run in the current step; npes when no step is under way */
+    int last_info_pe, last_info_matrix;
+    text last_info;
     double time;
 };
 
@@ -66,6 +74,7 @@ void rt_shmap_sim_free(rt_shmap_sim *s)
         }
     free(s->sub);
     free(s->info);
+    free(s->last_info.p);
     free(s->pe);
     free(s->cache_of);
     free(s->base);
@@ -133,6 +142,8 @@ rt_shmap_sim *rt_shmap_sim_new(rt_shmap *trace, int pes, rt_cache **caches, int 
     s->cache_of = calloc((size_t)pes, sizeof *s->cache_of);
     s->base = calloc((size_t)s->nmat + 1, sizeof *s->base);
     s->max_elements = RT_SHMAP_SIM_MAX_ELEMENTS;
+    s->cursor = pes;
+    s->last_info_pe = s->last_info_matrix = -1;
     if (!s->pe || !s->sub || !s->info || !s->cache_of || !s->base)
         goto nomem;
     rt_shmap_layout(trace, line, s->base);
@@ -153,10 +164,48 @@ nomem:
     return NULL;
 }
 
+static void count_observers(rt_shmap_sim *s)
+{
+    s->nfn = 0;
+    for (int i = 0; i < s->nobs; i++)
+        s->nfn += s->obs[i].fn != NULL;
+}
+
+int rt_shmap_sim_observe(rt_shmap_sim *s, rt_shmap_access_fn fn, rt_shmap_step_fn step, void *ud)
+{
+    if (s->nobs == RT_SHMAP_SIM_MAX_OBSERVERS)
+        return RT_ERANGE;
+    s->obs[s->nobs].fn = fn;
+    s->obs[s->nobs].step = step;
+    s->obs[s->nobs].ud = ud;
+    s->nobs++;
+    count_observers(s);
+    return RT_OK;
+}
+
+void rt_shmap_sim_unobserve(rt_shmap_sim *s, void *ud)
+{
+    int k = 0;
+    for (int i = 0; i < s->nobs; i++)
+        if (s->obs[i].ud != ud)
+            s->obs[k++] = s->obs[i];
+    s->nobs = k;
+    count_observers(s);
+}
+
 void rt_shmap_sim_subscribe(rt_shmap_sim *s, rt_shmap_access_fn fn, void *ud)
 {
-    s->fn = fn;
-    s->fn_ud = ud;
+    rt_shmap_sim_unobserve(s, ud);
+    if (fn)
+        rt_shmap_sim_observe(s, fn, NULL, ud);
+}
+
+/* Deliver one access to every access observer. */
+static void notify(const rt_shmap_sim *s, const rt_shmap_access *a)
+{
+    for (int i = 0; i < s->nobs; i++)
+        if (s->obs[i].fn)
+            s->obs[i].fn(s->obs[i].ud, a);
 }
 
 void rt_shmap_sim_set_max_elements(rt_shmap_sim *s, uint64_t n) { s->max_elements = n; }
@@ -274,7 +323,7 @@ static int access_block(rt_shmap_sim *s, int p, const rt_shmap_event *ev, rt_err
     s->time = ev->time;
     if (n > s->max_elements) /* refused before any work: no page could hold it */
         return over_budget(s, ev, m, err);
-    if (!c && !s->fn) { /* fast path: counts only */
+    if (!c && !s->nfn) { /* fast path: counts only */
         for (int col = ev->c1; col <= ev->c2; col++) {
             uint64_t e = (uint64_t)(col - 1) * rows + (uint64_t)(ev->r1 - 1);
             for (uint64_t k = 0; k < nrow; k++) {
@@ -290,7 +339,7 @@ static int access_block(rt_shmap_sim *s, int p, const rt_shmap_event *ev, rt_err
     rt_cache_result res;
     rt_shmap_access a;
     memset(&res, 0, sizeof res);
-    if (s->fn) {
+    if (s->nfn) {
         memset(&a, 0, sizeof a);
         a.step = rt_sched_steps(s->sched);
         a.pe = p;
@@ -311,16 +360,17 @@ static int access_block(rt_shmap_sim *s, int p, const rt_shmap_event *ev, rt_err
                 return rt_err_at(err, cst, rt_shmap_name(s->trace), ev->line, "out of memory");
             int outcome = RT_SHM_NOLOOKUP;
             if (c) {
-                int st = rt_cache_access(c, addr, store, s->fn ? &res : NULL);
+                int st = rt_cache_access(c, addr, store, s->nfn ? &res : NULL);
                 if (st != RT_OK)
                     return rt_err_set(err, st, "%s", rt_cache_error(c));
-                if (!s->fn)
+                if (!s->nfn)
                     continue;
                 outcome = res.hit ? RT_SHM_HIT : RT_SHM_MISS;
             }
             a.row = row;
             a.col = col;
             a.addr = addr;
+            a.refs = pg->load[e & (EPAGE - 1)] + pg->store[e & (EPAGE - 1)];
             a.outcome = outcome;
             if (outcome == RT_SHM_MISS) {
                 a.line_first = res.line * s->line;
@@ -336,7 +386,7 @@ static int access_block(rt_shmap_sim *s, int p, const rt_shmap_event *ev, rt_err
                 a.set = res.set;
                 a.way = res.way;
             }
-            s->fn(s->fn_ud, &a);
+            notify(s, &a);
         }
     }
     return RT_OK;
@@ -362,10 +412,50 @@ static int execute(rt_shmap_sim *s, int p, const rt_shmap_event *ev, rt_err *err
             return rt_err_set(err, RT_ENOMEM, "out of memory");
         pe->info = s->info[p].p;
         pe->info_matrix = ev->matrix;
+        if (text_set(&s->last_info, ev->text) != RT_OK)
+            return rt_err_set(err, RT_ENOMEM, "out of memory");
+        s->last_info_pe = p;
+        s->last_info_matrix = ev->matrix;
         return RT_OK;
     default: /* unreachable: definitions and markers are not events */
         return RT_OK;
     }
+}
+
+/* End of a step: its observers run. */
+static void end_step(rt_shmap_sim *s)
+{
+    s->cursor = s->npes;
+    for (int i = 0; i < s->nobs; i++)
+        if (s->obs[i].step)
+            s->obs[i].step(s->obs[i].ud, s);
+}
+
+/* The next PE at or after p with an event in the current step, or npes. */
+static int next_busy(const rt_shmap_sim *s, int p)
+{
+    while (p < s->npes && !rt_sched_event(s->sched, p))
+        p++;
+    return p;
+}
+
+/* Run the rest of the current step, or a whole new one. RT_OK, RT_EEOF, an error. */
+static int run_step(rt_shmap_sim *s, rt_err *err)
+{
+    if (s->cursor >= s->npes) {
+        int st = rt_sched_step(s->sched, err);
+        if (st != RT_OK)
+            return st;
+        s->cursor = 0;
+    }
+    for (int p = next_busy(s, s->cursor); p < s->npes; p = next_busy(s, p + 1)) {
+        s->cursor = p + 1;
+        int st = execute(s, p, rt_sched_event(s->sched, p), err);
+        if (st != RT_OK)
+            return st;
+    }
+    end_step(s);
+    return RT_OK;
 }
 
 int rt_shmap_sim_step(rt_shmap_sim *s, uint64_t n, uint64_t *done, rt_err *err)
@@ -373,20 +463,52 @@ int rt_shmap_sim_step(rt_shmap_sim *s, uint64_t n, uint64_t *done, rt_err *err)
     uint64_t k = 0;
     int st = RT_OK;
     while (n == 0 || k < n) {
-        st = rt_sched_step(s->sched, err);
+        st = run_step(s, err);
         if (st != RT_OK)
             break;
         k++;
-        for (int p = 0; p < s->npes; p++) {
-            const rt_shmap_event *ev = rt_sched_event(s->sched, p);
-            if (ev && (st = execute(s, p, ev, err)) != RT_OK)
-                goto out;
-        }
     }
-out:
     if (done)
         *done = k;
     return st;
+}
+
+int rt_shmap_sim_step_events(rt_shmap_sim *s, uint64_t n, uint64_t *done, rt_err *err)
+{
+    uint64_t k = 0;
+    int st = RT_OK;
+    while (k < n) {
+        if (s->cursor >= s->npes) {
+            st = rt_sched_step(s->sched, err);
+            if (st != RT_OK)
+                break;
+            s->cursor = 0;
+        }
+        int p = next_busy(s, s->cursor);
+        if (p < s->npes) {
+            s->cursor = p + 1;
+            st = execute(s, p, rt_sched_event(s->sched, p), err);
+            if (st != RT_OK)
+                break;
+            k++;
+        }
+        if (next_busy(s, s->cursor) >= s->npes)
+            end_step(s);
+    }
+    if (done)
+        *done = k;
+    return st;
+}
+
+int rt_shmap_sim_mid_step(const rt_shmap_sim *s) { return s->cursor < s->npes; }
+
+const char *rt_shmap_sim_last_info(const rt_shmap_sim *s, int *pe, int *matrix)
+{
+    if (pe)
+        *pe = s->last_info_pe;
+    if (matrix)
+        *matrix = s->last_info_matrix;
+    return s->last_info.p ? s->last_info.p : "";
 }
 
 const rt_sched *rt_shmap_sim_sched(const rt_shmap_sim *s) { return s->sched; }

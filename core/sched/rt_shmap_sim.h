@@ -46,6 +46,7 @@ typedef struct rt_shmap_access {
     int evicted;            /* on a miss: a valid line was replaced ... */
     uint64_t evicted_first; /* ... starting at this word */
     uint32_t set, way;      /* on a hit or miss: where the line is */
+    uint64_t refs;          /* the element's loads + stores, this access included */
 } rt_shmap_access;
 
 typedef void (*rt_shmap_access_fn)(void *ud, const rt_shmap_access *a);
@@ -75,7 +76,23 @@ rt_shmap_sim *rt_shmap_sim_new(rt_shmap *trace, int pes, rt_cache **caches, int 
 /* Free the simulation and its caches; NULL is allowed. */
 void rt_shmap_sim_free(rt_shmap_sim *s);
 
-/* Receive every element access from now on (fn NULL: stop). */
+/* Called after each step (a view's per-step bookkeeping). */
+typedef void (*rt_shmap_step_fn)(void *ud, const rt_shmap_sim *s);
+
+/* Observers at most (a Lua subscriber, a view, a test's recorder). */
+#define RT_SHMAP_SIM_MAX_OBSERVERS 8
+
+/*
+ * Observe the run from now on: fn (may be NULL) receives every element access,
+ * step (may be NULL) is called after each step, both with ud, in the order the
+ * observers were added. ud identifies the observer. RT_OK, or RT_ERANGE when
+ * RT_SHMAP_SIM_MAX_OBSERVERS are already observing.
+ */
+int rt_shmap_sim_observe(rt_shmap_sim *s, rt_shmap_access_fn fn, rt_shmap_step_fn step, void *ud);
+/* Stop every observer added with ud. */
+void rt_shmap_sim_unobserve(rt_shmap_sim *s, void *ud);
+
+/* Receive every element access from now on as observer ud (fn NULL: stop observer ud). */
 void rt_shmap_sim_subscribe(rt_shmap_sim *s, rt_shmap_access_fn fn, void *ud);
 
 /*
@@ -84,6 +101,21 @@ void rt_shmap_sim_subscribe(rt_shmap_sim *s, rt_shmap_access_fn fn, void *ud);
  * an error (a failing policy hook, an I/O error) with err filled.
  */
 int rt_shmap_sim_step(rt_shmap_sim *s, uint64_t n, uint64_t *done, rt_err *err);
+
+/*
+ * Run up to n events (n >= 1), one PE's event at a time in the order the steps
+ * run them (lowest PE first within a step); a step ends, and the step observers
+ * run, after its last event. *done gets the events run. rt_shmap_sim_step after
+ * a partial step first completes it (counted as one step). Returns as
+ * rt_shmap_sim_step.
+ */
+int rt_shmap_sim_step_events(rt_shmap_sim *s, uint64_t n, uint64_t *done, rt_err *err);
+
+/* 1 when a step is under way (rt_shmap_sim_step_events stopped inside it). */
+int rt_shmap_sim_mid_step(const rt_shmap_sim *s);
+
+/* The last information message of the run ("" before any), its PE (-1 before any) and matrix index. */
+const char *rt_shmap_sim_last_info(const rt_shmap_sim *s, int *pe, int *matrix);
 
 /* The scheduler (active PEs and events of the last step, step count). */
 const rt_sched *rt_shmap_sim_sched(const rt_shmap_sim *s);

@@ -12,6 +12,7 @@
 -- PE and cache numbers are 0-based, as in the machine model (PE p uses cache
 -- floor(p*C/P)); arrays are Lua arrays, so stats().pes[1] is PE 0.
 local core = require("retrace.core").shmap
+local vcore = require("retrace.core").shmapview
 
 local M = {}
 
@@ -106,6 +107,107 @@ function M.report(stats, machine, info)
   end
   add("steps: %d", stats.steps)
   return table.concat(out, "\n") .. "\n"
+end
+
+-- ---- the animation's view --------------------------------------------------------
+
+--- The layout of the memory canvases (a pure function): matrices {{rows=, cols=}...}
+-- in ID order on a w x h canvas with `gap` pixels (2) between regions. Returns
+-- {f =, k =, rows =, hidden =, w =, h =, gap =, regions = {{x, y, w, h, cw, ch, row, shown, rows, cols}}}:
+-- f pixels per cell, k x k elements per cell (1 unless even f = 1 does not fit).
+function M.regions(matrices, w, h, gap)
+  return vcore.regions(matrices, w, h, gap)
+end
+
+--- The cache window's layout (pure): ncaches caches of `words` words in lines of
+-- `line` words within w x h, gap pixels around regions, closest to `aspect` (w/h).
+function M.cache_layout(ncaches, words, line, w, h, gap, aspect)
+  return vcore.cache_layout(ncaches, words, line, w, h, gap, aspect)
+end
+
+local View = {}
+View.__index = View
+
+--- The view of a simulation: the state SHMAP's animation shows, kept in C as the
+-- simulation runs (best made before its first step). opts:
+--   shades (K, 4), fade (F, trace time, 1);
+--   memory = true | {w =, h =, gap =, max_cells =}  load and store grids (w x h: a canvas)
+--   cache = true | {w =, h =, gap =, aspect =, per_row =}
+--   active = true | {keep =}     refs = true | {rows =, len =}   timeline = true | {w =, h =}
+-- A panel left out collects nothing. Returns the view, or nil and a message.
+-- view:grids() -> {loads = {grid|false ...}, stores, caches, refs, refs_overflow, timeline}
+-- (canvas grids, drawn with cv:grid; cells PE*(K+1)+shade, -1 empty), view:layout(),
+-- view:info() -> {step, time, clock, flashes, frame_flashes, lit, bytes, active, ...},
+-- view:state() (the --state document), view:new_frame(), view:close().
+function M.view(sim, opts)
+  opts = opts or {}
+  local c, err = vcore.new(sim, opts)
+  if not c then return nil, err end
+  return setmetatable({ c = c, sim = sim, shades = opts.shades or 4, fade = opts.fade or 1,
+                        opts = opts }, View)
+end
+
+for _, k in ipairs({ "layout", "info", "refs_rows", "new_frame", "flash_rects",
+                     "active_rects", "active_steps", "sync" }) do
+  View[k] = function(self, ...) return self.c[k](self.c, ...) end
+end
+
+--- The view's grids, up to date (the same grid objects on every call: they are
+-- made once; later calls only bring them up to date).
+function View:grids()
+  if self.grid_set then
+    self.c:sync()
+  else
+    self.grid_set = self.c:grids()
+  end
+  return self.grid_set
+end
+
+function View:close() self.c:close() end
+
+-- rows x cols list of lists of a grid's cells (row r, column c -> [r+1][c+1]).
+local function grid_rows(g, w, h)
+  local out = {}
+  for y = 0, h - 1 do
+    local row = {}
+    for x = 0, w - 1 do row[x + 1] = g:get(x, y) end
+    out[y + 1] = row
+  end
+  return out
+end
+
+--- The view's state as the --state document: {step, time, active = {PE...},
+-- flashes (counted since the start), matrices = {{id, rows, cols, loads = [r][c],
+-- stores}}, caches = {{cell per word}}, refs = {{PE...} per histogram row}, layout}.
+-- Cells are PE*(K+1)+shade or -1; loads[r][c] is cell row r, column c (elements when
+-- layout.k is 1). matrices: the trace's matrix list (trace:matrices()); cache_words:
+-- the words of a cache (the grid may have a part-empty last row).
+function View:state(matrices, cache_words)
+  local info, lay, g = self:info(), self:layout(), self:grids()
+  local st = { step = info.step, time = info.time, active = info.active, flashes = info.flashes,
+               frame_flashes = info.frame_flashes, shades = self.shades, fade = self.fade,
+               matrices = {}, caches = {}, refs = {}, layout = lay }
+  for i, m in ipairs(matrices or {}) do
+    local e = { id = m.id, rows = m.rows, cols = m.cols }
+    local lg, sg = g.loads[i], g.stores[i]
+    if lg then
+      local w, h = lg:size()
+      e.loads, e.stores = grid_rows(lg, w, h), grid_rows(sg, w, h)
+    end
+    st.matrices[i] = e
+  end
+  local words = cache_words
+  for i, cg in ipairs(g.caches) do
+    if cg then
+      local w, h = cg:size()
+      local n = words or w * h
+      local list = {}
+      for k = 0, n - 1 do list[k + 1] = cg:get(k % w, k // w) end
+      st.caches[i] = list
+    end
+  end
+  st.refs = self:refs_rows() or {}
+  return st
 end
 
 return M
