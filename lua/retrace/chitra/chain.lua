@@ -10,14 +10,21 @@ local core = require("retrace.core").seq
 
 local M = {}
 local Chain = {}
-Chain.__index = Chain
+-- by_name (state name -> index) is built on first use: a chain of a million
+-- distinct symbols is often only printed, and the index cost most of a second
+Chain.__index = function(self, key)
+  if key ~= "by_name" then return Chain[key] end
+  local by = {}
+  for i, s in ipairs(rawget(self, "states")) do by[s.name] = i end
+  rawset(self, "by_name", by)
+  return by
+end
 Chain.__tostring = function(self)
   return string.format("retrace.chitra chain (%d states, %d arcs)", #self.states, #self.arcs)
 end
 
 local function index(self)
-  self.by_name = {}
-  for i, s in ipairs(self.states) do self.by_name[s.name] = i end
+  self.by_name = nil -- rebuilt on first use (see Chain.__index)
   return self
 end
 
@@ -96,11 +103,15 @@ function Chain:definitions()
     local defs = {}
     for i, nd in ipairs(c.nodes) do
       if nd.ends > 0 then
-        local path, j = {}, i
+        -- walk up to the root, then reverse: linear in the run's length (inserting
+        -- at the front made a 10^5-symbol composite take minutes)
+        local up, j = {}, i
         while j > 0 do
-          table.insert(path, 1, c.nodes[j].state)
+          up[#up + 1] = c.nodes[j].state
           j = c.nodes[j].parent
         end
+        local path, m = {}, #up
+        for q = 1, m do path[q] = up[m + 1 - q] end
         defs[#defs + 1] = path
       end
     end
