@@ -36,7 +36,16 @@ local function parse_step(kind, v)
   elseif kind == "filter_time" or kind == "filter_event" then
     local p = tonumber(v)
     if not p then cli.usage_error("--" .. kind:gsub("_", "-") .. " expects a number, got '" .. v .. "'") end
+    -- a parameter impossible for any sequence is a usage error here; what a
+    -- particular sequence refuses later is an input error
+    if kind == "filter_time" and not (p > 0 and p < 1) then
+      cli.usage_error(string.format("filter_time: p = %g is outside (0, 1)", p))
+    elseif kind == "filter_event" and not (p > 0 and p < math.huge) then
+      cli.usage_error(string.format("filter_event: p = %g must be a positive count", p))
+    end
     return { kind, p }
+  elseif kind == "undo" then
+    return { "undo" }
   elseif kind == "recipe" then
     local r, err = chitra.recipe(v)
     if not r then cli.usage_error(err) end
@@ -47,6 +56,26 @@ end
 local function write_file(path, text)
   local ok, err = require("retrace.fs").write_file(path, text)
   if not ok then cli.usage_error("cannot write " .. err) end
+end
+
+-- Text reports show at most DEF_RUNS runs of a composite, each cut to DEF_WIDTH
+-- characters: a filter over a long run makes composites of thousands of symbols.
+local DEF_RUNS, DEF_WIDTH = 4, 100
+
+--- A composite's run as one short line: "A,B,C" or "A,B,...,Y,Z (N symbols)".
+local function elide(run)
+  local text = table.concat(run, ",")
+  if #text <= DEF_WIDTH then return text end
+  local head, tail, used = {}, {}, 0
+  local budget = DEF_WIDTH - 20
+  local i, j = 1, #run
+  while i <= j do -- alternate from both ends while the budget lasts
+    if used + #run[i] + 1 > budget then break end
+    head[#head + 1] = run[i]; used = used + #run[i] + 1; i = i + 1
+    if i > j or used + #run[j] + 1 > budget then break end
+    table.insert(tail, 1, run[j]); used = used + #run[j] + 1; j = j - 1
+  end
+  return string.format("%s,...,%s (%d symbols)", table.concat(head, ","), table.concat(tail, ","), #run)
 end
 
 local function print_text(ses, chain, out)
@@ -69,12 +98,12 @@ local function print_text(ses, chain, out)
   local names = chain:composite_names()
   if #names > 0 then w("composites:\n") end
   for _, n in ipairs(names) do
-    local parts = {}
-    for i, d in ipairs(defs[n]) do
-      if i > 4 then parts[#parts + 1] = "..." break end
-      parts[#parts + 1] = table.concat(d, ",")
+    local runs = defs[n]
+    w("  %s = %s\n", n, elide(runs[1]))
+    for i = 2, math.min(#runs, DEF_RUNS) do w("  %s | %s\n", string.rep(" ", #n), elide(runs[i])) end
+    if #runs > DEF_RUNS then
+      w("  %s   (and %d more runs; --chain FILE.json lists them all)\n", string.rep(" ", #n), #runs - DEF_RUNS)
     end
-    w("  %s = %s\n", n, table.concat(parts, " | "))
   end
 end
 
@@ -100,6 +129,8 @@ return {
       :argname("N"):count("*"):action(ordered("filter_event"))
     p:option("--recipe", "apply a recipe (a Lua file, or a name in retrace/chitra/recipes)")
       :argname("FILE.lua"):count("*"):action(ordered("recipe"))
+    p:flag("--undo", "undo the transform before it (a step like the others, in command-line order)")
+      :count("*"):action(ordered("undo"))
     p:option("--component-pattern", "Lua pattern of one state component", "%u%d*")
     p:option("--component-separator", "state components are separated by this text instead")
       :argname("SEP")
@@ -123,6 +154,8 @@ return {
       :argname("X1,X2,...")
     p:option("--predict", "with --params: predict each state's mean occupancy at X")
       :argname("X")
+    p:option("--predict-min-r2", "--predict marks predictions from fits with r^2 below R "
+      .. "(or from fewer than 3 parameter values) as unreliable", "0.9"):argname("R")
   end,
   run = function(args)
     local steps = {}
@@ -140,6 +173,7 @@ return {
       end })
     if bar then bar:finish() end
     if not ses then cli.input_error(err) end
+    local noted = 0
     for _, s in ipairs(steps) do
       local ok, why
       if s[1] == "recipe" then
@@ -148,11 +182,14 @@ return {
       else
         ok, why = ses[s[1]](ses, table.unpack(s, 2))
       end
-      if not ok then cli.usage_error(why) end
+      for i = noted + 1, #ses.notes do io.stderr:write("retrace: note: ", ses.notes[i], "\n") end
+      noted = #ses.notes
+      if not ok then cli.input_error(why) end -- the parameters were checked: the data refused
     end
     local chain = assert(ses:chain())
     -- the whole document (with every symbol and time) only when it is printed
     local doc = args.json and ses:to_table(chain, cli.array) or {}
+    if args.json then doc.notes = cli.array(ses.notes) end
     if ses:members() > 1 then
       doc.member_chains = {}
       for k = 1, ses:members() do
@@ -201,10 +238,11 @@ return {
       if args.predict then
         local x = tonumber(args.predict)
         if not x then cli.usage_error("--predict expects a number") end
-        doc.merge.prediction = { param = x, mean = {} }
-        for name, e in pairs(doc.merge.states) do
-          if e.fit then doc.merge.prediction.mean[name] = chain_mod.predict(e.fit, x) end
+        local min_r2 = tonumber(args.predict_min_r2)
+        if not min_r2 or min_r2 < 0 or min_r2 > 1 then
+          cli.usage_error("--predict-min-r2 expects a number from 0 to 1, got '" .. args.predict_min_r2 .. "'")
         end
+        doc.merge.prediction = chain_mod.prediction(doc.merge, x, min_r2)
       end
     end
 
@@ -275,12 +313,16 @@ return {
         end
         local pr = doc.merge.prediction
         if pr then
-          local parts = {}
+          io.stdout:write(string.format("predicted mean occupancy at %s (unreliable: r^2 < %s or fewer "
+            .. "than 3 values):\n", chain_mod.number(pr.param), chain_mod.number(pr.min_r2)))
           for _, n in ipairs(names) do
-            if pr.mean[n] then parts[#parts + 1] = n .. " " .. chain_mod.number(pr.mean[n]) end
+            local f = pr.fits[n]
+            if f then
+              io.stdout:write(string.format("  %-12s %12s  %s fit, r^2 %.3f, %d points%s\n", n,
+                chain_mod.number(pr.mean[n]), f.model, f.r2, f.points,
+                f.reliable and "" or ("  UNRELIABLE: " .. f.why)))
+            end
           end
-          io.stdout:write(string.format("predicted mean occupancy at %s: %s\n", chain_mod.number(pr.param),
-            table.concat(parts, ", ")))
         end
       end
     end

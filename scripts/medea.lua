@@ -71,9 +71,11 @@ local function write_csv(path, comps, names, assign)
   if not ok then cli.input_error("--csv: " .. err) end
 end
 
-local function print_text(comps, res, names, scaling)
+local function print_text(comps, res, names, scaling, what)
   local out = io.stdout
-  out:write(string.format("%d components, parameters: %s\n", #comps, table.concat(names, ", ")))
+  -- what decides K comes first: a K chosen by the second rule is not Hartigan's
+  for _, n in ipairs(res.notes) do out:write(n, "\n") end
+  out:write(string.format("%d components%s, parameters: %s\n", #comps, what, table.concat(names, ", ")))
   out:write("\n   K           W_K        H(K)   Calinski-H  silhouette\n")
   for k = 1, res.kmax do
     local function f(v, fmt) return v and string.format(fmt, v) or "-" end
@@ -84,6 +86,9 @@ local function print_text(comps, res, names, scaling)
     out:write(string.format("\noptimal partition: K = %d (smallest K with H(K) <= 10)\n", res.best_k))
   else
     out:write(string.format("\nno K up to %d has H(K) <= 10\n", res.kmax))
+  end
+  if res.rule == "silhouette" or res.rule == "calinski_harabasz" then
+    out:write(string.format("K = %d by the second rule (best mean silhouette, then Calinski-Harabasz)\n", res.k))
   end
   out:write(string.format("workload model for K = %d:\n", res.k))
   local head = { string.format("%-8s %7s", "cluster", "share") }
@@ -112,7 +117,9 @@ local function print_text(comps, res, names, scaling)
     end
   end
   for _, s in ipairs(scaling or {}) do
-    out:write("\nprogram ", s.program, "\n   p        time     speedup  efficiency    efficacy\n")
+    out:write("\nprogram ", s.program, string.format(": speedup relative to the run on p = %d, taken as "
+      .. "perfectly efficient (speedup %d there)\n", s.base_p, s.base_p))
+    out:write("   p        time     speedup  efficiency    efficacy\n")
     for _, r in ipairs(s.rows) do
       out:write(string.format("%4d %11.6g %11.4g %11.4g %11.4g\n", r.p, r.time, r.speedup, r.efficiency,
         r.efficacy))
@@ -120,6 +127,7 @@ local function print_text(comps, res, names, scaling)
     if s.signature then
       out:write(string.format("execution signature: T(p) = %.6g + %.6g / p (R^2 %.4f)\n",
         s.signature.a, s.signature.b, s.signature.r2))
+      if s.signature.note then out:write("  ", s.signature.note, "\n") end
     end
   end
 end
@@ -134,6 +142,9 @@ return {
   parser = function(p)
     p:argument("paths", "trace files or directories"):args("*")
     p:option("--approach", "workload component: program, processor or event")
+    p:option("--components", "event approach: cluster the per-processor components or the summed "
+      .. "ones (one per event, over all processors); never both together", "per-processor")
+      :choices({ "per-processor", "summed" })
     p:option("--params", "comma-separated parameters to cluster on")
     p:option("--format", "a named parameter set from the format library")
     p:option("--save-format", "save the chosen parameters (and approach) as this format")
@@ -247,8 +258,11 @@ return {
       end
       local name = medea.basename(path)
       for _, c in ipairs(medea.parameters(acc, approach, name)) do
-        c.trace = path
-        comps[#comps + 1] = c
+        -- summed rows are sums over P processors: clustered with their own kind only
+        if approach ~= "event" or (c.processor == "all") == (args.components == "summed") then
+          c.trace = path
+          comps[#comps + 1] = c
+        end
       end
       if args.profiles then profiles[#profiles + 1] = { trace = path, profiles = medea.profiles(acc) } end
       if args.plot_profiles then
@@ -333,6 +347,9 @@ return {
       out.clusters = {
         k = res.k, best_k = res.best_k or cjson.null, kmax = res.kmax, params = names,
         approach = approach, scale = args.scale, log = args.log or false, seed = args.seed,
+        components = approach == "event" and args.components or cjson.null,
+        rule = res.rule, notes = cli.array(res.notes),
+        constant = cli.array(res.constant),
         w = dense(res.w, math.min(res.kmax + 1, #comps), cjson.null),
         h = dense(res.h, res.kmax, cjson.null),
         calinski_harabasz = dense(res.ch, res.kmax, cjson.null),
@@ -349,7 +366,9 @@ return {
       end
       cli.print_json(out)
     else
-      print_text(comps, res, names, scaling)
+      print_text(comps, res, names, scaling, approach == "event" and (args.components == "summed"
+        and " (event approach: summed over the processors, one per event and trace)"
+        or " (event approach: one per processor and event; the summed ones: --components summed)") or "")
       for _, fr in ipairs(fits) do
         io.stdout:write(string.format("fit %s against %s (%s): %s, R^2 = %.6f\n", fr.y, fr.x, fr.fit.model,
           medea.fit_module.formula(fr.fit), fr.fit.r2))

@@ -337,6 +337,31 @@ function M.predict(fit, x, model)
   return models[model].f(f.a, f.b, x)
 end
 
+--- Predictions of every state's mean occupancy at x from a merge (M.merge), each
+-- with what it rests on: {param=, min_r2=, mean = {S = value}, fits = {S = {model=,
+-- r2=, points=, reliable=, why=}}}. A prediction is unreliable when its best fit has
+-- r^2 below min_r2 or rests on fewer than 3 parameter values (two points fit any
+-- two-parameter law exactly).
+function M.prediction(merge, x, min_r2)
+  local out = { param = x, min_r2 = min_r2, mean = {}, fits = {} }
+  for name, e in pairs(merge.states) do
+    if e.fit and e.fit.best then
+      local f = e.fit[e.fit.best]
+      local points = 0
+      for i = 1, #merge.params do if e.mean[i] then points = points + 1 end end
+      local why
+      if points < 3 then
+        why = string.format("%d points only", points)
+      elseif f.r2 < min_r2 then
+        why = string.format("r^2 %.3f < %s", f.r2, num(min_r2))
+      end
+      out.mean[name] = M.predict(e.fit, x)
+      out.fits[name] = { model = e.fit.best, r2 = f.r2, points = points, reliable = why == nil, why = why }
+    end
+  end
+  return out
+end
+
 --- Merge chains of one program at several parameter values (Chitra92): runs is a
 -- list of {param = x, chain = chain}. Returns {params = {...}, states = {S = {mean = {...},
 -- var = {...}, fit = {...}}}, transitions = {S = {T = {p...}}}}; a state missing at some
