@@ -3,6 +3,7 @@
 local cli = require "retrace.cli"
 local chitra = require "retrace.chitra"
 local chain_mod = require "retrace.chitra.chain"
+local validate = require "retrace.chitra.validate"
 
 -- options that are transforms, kept in command-line order
 local function ordered(kind)
@@ -78,6 +79,26 @@ local function elide(run)
   return string.format("%s,...,%s (%d symbols)", table.concat(head, ","), table.concat(tail, ","), #run)
 end
 
+-- The validation of every step: does the chain reproduce its input sequence?
+local function print_validation(validation, out)
+  out:write(string.format("validation: a simulated trajectory against the input sequence, per step "
+    .. "(KS at %g%% on the dominant states; n-gram and periodogram distances 0 = same, 1 = disjoint)\n",
+    100 * validation[1].alpha))
+  out:write(string.format("  %-34s %-6s %8s %8s %8s %8s  %s\n", "step", "KS", "1-gram", "2-gram", "3-gram",
+    "spectrum", "dominant states: D (p)"))
+  for _, v in ipairs(validation) do
+    local parts = {}
+    for _, name in ipairs(v.dominant) do
+      local r = v.states[name]
+      parts[#parts + 1] = string.format("%s %.3f (%s)", name, r.ks_d or 1,
+        r.ks_p and string.format("%.3g", r.ks_p) or "-")
+    end
+    local label = #v.step > 34 and (v.step:sub(1, 31) .. "...") or v.step
+    out:write(string.format("  %-34s %-6s %8.4f %8.4f %8.4f %8.4f  %s\n", label, v.passes and "pass" or "FAIL",
+      v.ngrams[1], v.ngrams[2], v.ngrams[3], v.periodogram, table.concat(parts, ", ")))
+  end
+end
+
 local function print_text(ses, chain, out)
   local w = function(...) out:write(string.format(...)) end
   for k = 1, ses:members() do
@@ -148,8 +169,11 @@ return {
       .. "default: the rarest arcs past 150)"):argname("P")
     p:option("--shade", "shade every occurrence of a pattern in the time and event views")
       :argname("A,B,C"):count("*")
-    p:option("--simulate", "judge the model on a simulated trajectory of N states"):argname("N")
+    p:option("--simulate", "simulate N states of the chain of every step and compare them with "
+      .. "that step's sequence (KS per state, n-grams, periodogram)"):argname("N")
     p:option("--seed", "random seed of --simulate", "1"):argname("S")
+    p:option("--out", "with --simulate: write the simulated trajectory (of the last step) as a PES")
+      :argname("FILE.pes")
     p:option("--params", "parameter value of each file: chains per value, merged with fits")
       :argname("X1,X2,...")
     p:option("--predict", "with --params: predict each state's mean occupancy at X")
@@ -173,6 +197,26 @@ return {
       end })
     if bar then bar:finish() end
     if not ses then cli.input_error(err) end
+    -- --simulate: the model of every step checked against its input sequence
+    local sim_n, sim_seed
+    if args.simulate then
+      sim_n, sim_seed = math.tointeger(tonumber(args.simulate)), math.tointeger(tonumber(args.seed))
+      if not sim_n or sim_n < 1 then cli.usage_error("--simulate expects a positive count") end
+      local most = require("retrace.core").seq.simulate_max
+      if sim_n > most then cli.usage_error(("--simulate: at most %d states"):format(most)) end
+      if not sim_seed then cli.usage_error("--seed expects an integer") end
+    elseif args.out then
+      cli.usage_error("--out needs --simulate N (it writes the simulated trajectory)")
+    end
+    local validation, last_check = {}, nil
+    local function check(label)
+      if not sim_n then return end
+      local v = assert(validate.compare(ses, assert(ses:chain()), { steps = sim_n, seed = sim_seed }))
+      last_check = v
+      v.step = label
+      validation[#validation + 1] = v
+    end
+    check("input")
     local noted = 0
     for _, s in ipairs(steps) do
       local ok, why
@@ -185,6 +229,8 @@ return {
       for i = noted + 1, #ses.notes do io.stderr:write("retrace: note: ", ses.notes[i], "\n") end
       noted = #ses.notes
       if not ok then cli.input_error(why) end -- the parameters were checked: the data refused
+      local hist = ses:history()
+      check(s[1] == "undo" and "undo" or (s[1] == "recipe" and ("recipe " .. s[3]) or hist[#hist] or s[1]))
     end
     local chain = assert(ses:chain())
     -- the whole document (with every symbol and time) only when it is printed
@@ -206,13 +252,19 @@ return {
     end
     if #finds > 0 then doc.find = finds end
 
-    if args.simulate then
-      local n, seed = math.tointeger(tonumber(args.simulate)), math.tointeger(tonumber(args.seed))
-      if not n or n < 1 then cli.usage_error("--simulate expects a positive count") end
-      local most = require("retrace.core").seq.simulate_max
-      if n > most then cli.usage_error(("--simulate: at most %d states"):format(most)) end
-      if not seed then cli.usage_error("--seed expects an integer") end
-      doc.simulation = assert(chain:judge(n, seed))
+    if sim_n then
+      doc.simulation = assert(chain:judge(sim_n, sim_seed))
+      doc.validation = {}
+      for i, v in ipairs(validation) do
+        doc.validation[i] = { step = v.step, passes = v.passes, alpha = v.alpha, dominant = v.dominant,
+                              states = v.states, ngrams = v.ngrams, periodogram = v.periodogram,
+                              bands = v.bands, steps = v.steps, seed = v.seed }
+      end
+      if args.out then
+        write_file(args.out, validate.pes_text(last_check.trajectory, string.format(
+          "retrace chitra: %d states simulated from the chain of %s (seed %d)", sim_n,
+          table.concat(args.pes, " "), sim_seed)))
+      end
     end
 
     if args.params then
@@ -295,6 +347,7 @@ return {
         io.stdout:write(string.format("simulation of %d states (seed %d): time-share distance %.4f, "
           .. "largest transition probability difference %.4f\n", doc.simulation.steps,
           doc.simulation.seed, doc.simulation.share_distance, doc.simulation.max_p_diff))
+        print_validation(validation, io.stdout)
       end
       if doc.merge then
         local names = {}
