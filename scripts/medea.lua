@@ -322,12 +322,14 @@ return {
       f:write(require("cjson").encode(profiles), "\n")
       f:close()
     end
+    local diag = (args.json or args.plots) and medea.diagnose(res) or nil
     if args.plots then
       local plots = require "retrace.displays.medea.plots"
       if #comps < 2 then
         io.stderr:write("retrace: --plots: one component only: no scatter plot (nothing to compare it with)\n")
       end
       local ok, perr = plots.write_all(args.plots, comps, res, plot_profiles, scaling, fits, { log = plot_log })
+      if ok and #comps >= 2 then ok, perr = plots.write_diagnostics(args.plots, comps, res, diag) end
       if not ok then cli.input_error("--plots: " .. perr) end
     end
 
@@ -357,6 +359,14 @@ return {
         members = res.members, table = tbl, breakdown = breakdown,
       }
       if scaling then out.metrics = scaling end
+      local d = { pca = { values = diag.pca.values, explained = diag.pca.explained, vectors = diag.pca.vectors,
+                          scores = diag.pca.scores },
+                  silhouettes = diag.silhouettes, note = diag.note }
+      if diag.ward then
+        d.ward = { merges = diag.ward.merges, order = diag.ward.order, assign = diag.ward.assign,
+                   agreement = diag.ward.agreement }
+      end
+      out.diagnostics = d
       if #fits > 0 then
         out.fits = {}
         for i, fr in ipairs(fits) do

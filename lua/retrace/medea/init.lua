@@ -160,6 +160,28 @@ function M.matrix(components, names)
   return m
 end
 
+-- Ward's tree needs n^2 distances: past this many components it is left out
+M.ward_max = 2000
+
+--- Diagnostics of a characterize() result (retrace.medea.diagnostics), computed on
+-- the scaled matrix: {pca = {values, explained, vectors, scores, mean}, silhouettes =
+-- {per component}, ward = {merges, order, n, assign (cut into res.k clusters),
+-- agreement (adjusted Rand index with the k-means partition)} or nil with a note
+-- when there are more than M.ward_max components}.
+function M.diagnose(res)
+  local diag = require "retrace.medea.diagnostics"
+  local out = { pca = diag.pca(res.scaled), silhouettes = diag.silhouettes(res.scaled, res.assign, res.k) }
+  if res.n >= 2 and res.n <= M.ward_max then
+    local tree = diag.ward(res.scaled)
+    tree.assign = diag.cut(tree, res.n, res.k)
+    tree.agreement = diag.rand_index(tree.assign, res.assign)
+    out.ward = tree
+  elseif res.n > M.ward_max then
+    out.note = string.format("Ward's clustering left out: %d components (at most %d)", res.n, M.ward_max)
+  end
+  return out
+end
+
 --- Cluster components on the named parameters.
 -- opts: log, scale ("minmax"), kmax (10), k (force this K), seed (1), restarts (10).
 -- opts.tolerance: relative spread under which a parameter counts as constant (1e-9).
