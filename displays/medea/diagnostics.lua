@@ -217,12 +217,13 @@ function M.dendrogram(tree, res, k, names)
   return wrap(function()
     local top = n > 1 and tree.merges[#tree.merges][3] or 1
     local labels = {}
-    if n <= 40 and names then
-      for r, i in ipairs(tree.order) do labels[r] = tostring(names[i]):match("([^/]+/?[^/]*)$") end
+    if n <= 40 then -- the component's number (its place in --json's list), names are too long
+      for r, i in ipairs(tree.order) do labels[r] = tostring(i) end
     end
     local p = plot.new{ title = string.format("Ward's hierarchical clustering of %d components", n),
       legend = "outside",
-      x = { label = n <= 40 and "" or "components (leaves coloured by k-means cluster)", lo = 0, hi = n + 1,
+      x = { label = n <= 40 and "component number (leaves marked by k-means cluster)"
+              or "components (leaves marked by k-means cluster)", lo = 0, hi = n + 1,
             pad = 0, labels = labels },
       y = { label = "Ward distance (scaled parameters)", lo = 0, hi = top * 1.05 + 1e-12, pad = 0 } }
     for _, sgm in ipairs(segs) do
