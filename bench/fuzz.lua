@@ -277,6 +277,13 @@ target("picl stats", { "picl", "stats", "FILE", "--json" }, trf)
 target("picl stats strict", { "picl", "stats", "FILE", "--strict" }, trf)
 target("picl dump", { "picl", "dump", "FILE" }, trf)
 target("picl convert", { "picl", "convert", "FILE", TMP .. "/out.trf" }, trf, { quiet = true })
+-- the format-neutral name: PICL seeds plus the other message-passing samples (their heads)
+local mp = { table.unpack(trf) }
+for _, f in ipairs({ "paraver/qsort_beo3.prv", "paraver/qsort_beo3.pcf", "paje/ms.trace" }) do
+  local s = head(SH .. "/" .. f, 300)
+  if s then mp[#mp + 1] = { f:gsub("/", "-"), s } end
+end
+target("stats", { "stats", "FILE", "--json" }, mp)
 target("medea", { "medea", "FILE", "--kmax", "3" }, trf)
 target("medea strict", { "medea", "FILE", "--strict", "--approach", "processor", "--kmax", "3" }, trf)
 

@@ -1,6 +1,8 @@
 /*
  * picl_replay.c - records per second for reading + fully replaying a new-format
- * PICL trace, and the peak memory at two trace lengths (it must stay flat).
+ * PICL trace through the format-neutral path (rt_tsource_open -> PICL source ->
+ * neutral events -> rt_replay), and the peak memory at two trace lengths (it
+ * must stay flat).
  *
  *   build/bench/picl_replay [RECORDS]    (default 10^7; a tenth of it is run first)
  *
@@ -20,6 +22,7 @@
 
 #include "bench_util.h"
 #include "rt_replay.h"
+#include "rt_tsource_open.h"
 
 #define NPROC 16
 
@@ -58,25 +61,25 @@ static long generate(const char *path, long n)
 static void run(const char *path)
 {
     rt_err err;
-    rt_picl *r = rt_picl_open(path, NULL, &err);
-    if (!r)
+    rt_tsource *src = rt_tsource_open(path, NULL, &err);
+    if (!src)
         bench_die("picl_replay", &err);
     rt_replay_opts o;
     memset(&o, 0, sizeof o);
-    rt_replay *rp = rt_replay_new(r, &o, &err);
+    rt_replay *rp = rt_replay_new(src, &o, &err);
     double t0 = bench_now(), c0 = bench_clock(CLOCK_PROCESS_CPUTIME_ID);
     if (!rp || rt_replay_run(rp, &err) != RT_OK)
         bench_die("picl_replay", &err);
     double dt = bench_now() - t0, dc = bench_clock(CLOCK_PROCESS_CPUTIME_ID) - c0;
     rt_replay_totals tot;
     rt_replay_totals_get(rp, &tot);
-    long long recs = (long long)rt_replay_records(rp);
-    printf("records %lld, messages %lld, pending %lld: %.2f s wall, %.2f s CPU; "
-           "%.2f M records/s (wall), %.2f M records/s (CPU); max RSS %ld KiB\n",
-           recs, (long long)tot.messages, (long long)tot.pending, dt, dc, (double)recs / dt / 1e6,
-           (double)recs / dc / 1e6, bench_max_rss_kib());
+    long long recs = (long long)rt_replay_records(rp), evs = (long long)rt_replay_events(rp);
+    printf("records %lld (%lld events), messages %lld, pending %lld: %.2f s wall, %.2f s CPU; "
+           "%.2f M records/s (wall), %.2f M records/s (CPU), %.2f M events/s (CPU); max RSS %ld KiB\n",
+           recs, evs, (long long)tot.messages, (long long)tot.pending, dt, dc, (double)recs / dt / 1e6,
+           (double)recs / dc / 1e6, (double)evs / dc / 1e6, bench_max_rss_kib());
     rt_replay_free(rp);
-    rt_picl_free(r);
+    rt_tsource_free(src);
 }
 
 int main(int argc, char **argv)

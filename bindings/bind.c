@@ -88,14 +88,35 @@ int rt_opt_bool(lua_State *L, int t, const char *k, int def)
     return v;
 }
 
-void rt_on_progress(void *ud, uint64_t done, uint64_t total)
+int rt_on_progress(void *ud, uint64_t done, uint64_t total)
 {
     rt_progress_ud *p = ud;
+    if (p->failed)
+        return 1;
     lua_pushvalue(p->L, p->fn);
     lua_pushinteger(p->L, (lua_Integer)done);
     lua_pushinteger(p->L, (lua_Integer)total);
-    if (rt_docall(p->L, 2, 0) != LUA_OK)
-        lua_pop(p->L, 1);
+    if (rt_docall(p->L, 2, 0) != LUA_OK) {
+        p->ref = luaL_ref(p->L, LUA_REGISTRYINDEX); /* pops the error object */
+        p->failed = 1;
+        return 1;
+    }
+    return 0;
+}
+
+void rt_on_progress_void(void *ud, uint64_t done, uint64_t total)
+{
+    (void)rt_on_progress(ud, done, total);
+}
+
+void rt_progress_check(rt_progress_ud *p)
+{
+    if (!p->failed)
+        return;
+    lua_rawgeti(p->L, LUA_REGISTRYINDEX, p->ref);
+    luaL_unref(p->L, LUA_REGISTRYINDEX, p->ref);
+    p->failed = 0;
+    lua_error(p->L);
 }
 
 #define RT_X_DECL(name) int rt_lopen_##name(lua_State *L);

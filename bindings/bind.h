@@ -76,13 +76,23 @@ static inline void rt_set_str(lua_State *L, const char *k, const char *v)
 /*
  * A progress callback for core functions that report (done, total) as they go:
  * calls the Lua function at stack index fn with the two numbers. An error in it
- * is dropped: a failing progress display does not stop the work.
+ * (Ctrl-C's "interrupted!" above all) is kept, not dropped: rt_on_progress
+ * returns 1 from then on so a core loop that can stop does, and the binding
+ * raises it with rt_progress_check once the core call has returned and its
+ * C state is freed. Initialise with RT_PROGRESS_UD(L, fn).
  */
 typedef struct rt_progress_ud {
     lua_State *L;
-    int fn; /* absolute stack index of the progress function */
+    int fn;     /* absolute stack index of the progress function */
+    int failed; /* the callback raised; the error object is in the registry at ref */
+    int ref;
 } rt_progress_ud;
-void rt_on_progress(void *ud, uint64_t done, uint64_t total);
+#define RT_PROGRESS_UD(L, fn) {(L), (fn), 0, LUA_NOREF}
+int rt_on_progress(void *ud, uint64_t done, uint64_t total);
+/* The same for core functions whose callback returns nothing (they run to the end). */
+void rt_on_progress_void(void *ud, uint64_t done, uint64_t total);
+/* Raise the error a progress callback raised (no return then); nothing otherwise. */
+void rt_progress_check(rt_progress_ud *p);
 
 /* Open every binding (generated list) into a fresh table; pushes it. */
 int luaopen_retrace_core(lua_State *L);

@@ -461,7 +461,7 @@ static int l_run(lua_State *L)
     cache_box *main = push_cache(L, 2, pidx, 1, 0);
     cache_box *shadow = classify ? push_cache(L, 2, pidx, 1, 1) : NULL;
     lua_getfield(L, 2, "progress");
-    rt_progress_ud pu = {L, lua_gettop(L)};
+    rt_progress_ud pu = RT_PROGRESS_UD(L, lua_gettop(L));
     rt_memsim_opts o = {.unified = unified, .shadow = shadow ? shadow->c : NULL, .sweep = sweep};
     if (lua_isfunction(L, pu.fn)) {
         o.progress = rt_on_progress;
@@ -474,6 +474,7 @@ static int l_run(lua_State *L)
     rt_memsim_result res;
     int st = rt_memsim_run(main->c, t, &o, &res, &err);
     rt_memtrace_free(t);
+    rt_progress_check(&pu); /* the progress callback's error (Ctrl-C) wins */
     if (st != RT_OK)
         return rt_push_fail(L, &err);
     const rt_cache_stats *s = rt_cache_stats_get(main->c);

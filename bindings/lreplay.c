@@ -1,16 +1,23 @@
 /*
  * lreplay.c - Lua face of the replay engine (core/msg/rt_replay.h).
  *
- *   local rp = replay.new(trace [, opts])
- *     opts: start, stop (window), critical_path (bool), and callbacks
- *     on_state(proc, time, old, new), on_interval(iv), on_message(m),
- *     on_warning(msg), on_record(rec)  -- called during step / run
+ *   local rp = replay.new(trace [, opts])     -- a PICL trace from retrace.picl
+ *   local rp = replay.open(path [, opts])     -- any trace rt_tsource_open reads
+ *     opts: start, stop (window), critical_path (bool), format (open: a format
+ *     name, detected by default), and callbacks on_state(proc, time, old, new),
+ *     on_interval(iv), on_message(m), on_warning(msg), on_record(rec) (PICL
+ *     traces only)  -- called during step / run
+ *   replay.detect(path) -> name, why | nil, message ; replay.formats() -> {names}
  *   rp:step([n]) -> replayed, ended ; rp:run_until(t) -> ended ; rp:run()
  *   rp:now(), rp:records(), rp:finished(), rp:span() -> t0, t1, rp:nprocs()
  *   rp:proc(id) -> table ; rp:events(id) -> {[type] = {count, time, bytes, ...}}
  *   rp:stack(id) -> {types} ; rp:tasks() ; rp:totals() ; rp:pending() ; rp:warnings()
  *   rp:critical_path() -> {length, start, stop, segments, messages}
- * The replay keeps its trace alive (user value 1) and callbacks (user value 2).
+ *   rp:defs() -> {format, procs = {{name, path}}, regions = {[id] = {name, class, group}},
+ *                 comms = {{id, name, size}}, resolution}
+ *   rp:nevents() ; rp:progress() -> bytes read, total ; rp:skipped()
+ * The replay keeps its PICL trace alive (user value 1; nil for replay.open, whose
+ * source the box owns) and callbacks (user value 2).
  */
 #include <math.h>
 #include <string.h>
@@ -18,6 +25,7 @@
 #include "bind.h"
 #include "lpicl.h"
 #include "rt_replay.h"
+#include "rt_tsource_open.h"
 
 #define REPLAY_T "retrace.Replay"
 
@@ -27,6 +35,7 @@ static const char *const cb_names[CB_COUNT] = {"on_state", "on_interval", "on_me
 
 typedef struct {
     rt_replay *rp;       /* NULL once closed */
+    rt_tsource *src;     /* owned source (replay.open), NULL for a PICL trace's replay */
     lua_State *L;        /* set while the engine runs, for callbacks (stepping and closing are refused then) */
     int has_cb[CB_COUNT];
     int failed;          /* a callback raised: its message is in the registry slot below */
@@ -48,7 +57,19 @@ static int replay_close(lua_State *L)
         return luaL_error(L, "cannot close a replay from its own callback");
     rt_replay_free(b->rp);
     b->rp = NULL;
+    rt_tsource_free(b->src);
+    b->src = NULL;
     return 0;
+}
+
+/* Mark the PICL trace a replay reads (user value 1) busy or not; nothing for owned sources. */
+static void set_trace_busy(lua_State *L, int busy)
+{
+    if (lua_getiuservalue(L, 1, 1) != LUA_TNIL) {
+        rt_lpicl_check(L, -1); /* the trace must still be open */
+        rt_lpicl_set_busy(L, -1, busy);
+    }
+    lua_pop(L, 1);
 }
 
 /* Push the callback table's function k; returns 0 (nothing pushed) if absent. */
@@ -83,6 +104,8 @@ static void push_message(lua_State *L, const rt_message *m)
     if (!isnan(m->recv_time))
         rt_set_num(L, "recv_time", m->recv_time);
     rt_set_bool(L, "tachyon", m->tachyon);
+    if (m->comm >= 0)
+        rt_set_int(L, "comm", m->comm);
 }
 
 static void cb_state(void *ud, int proc, double t, int old, int new)
@@ -179,25 +202,18 @@ static double optnum_field(lua_State *L, int idx, const char *k, double dflt, in
     return v;
 }
 
-static int l_new(lua_State *L)
+/* The box at the top of the stack for options table 2 and trace value 1 (nil: none);
+ * fills *o (callbacks pointing at the box). */
+static replay_box *new_box(lua_State *L, rt_replay_opts *o)
 {
-    rt_picl *reader = rt_lpicl_check(L, 1);
-    int hasopts = !lua_isnoneornil(L, 2);
-    if (hasopts)
-        luaL_checktype(L, 2, LUA_TTABLE);
-    else {
-        lua_settop(L, 1);
-        lua_newtable(L);
-    }
-    rt_replay_opts o;
-    memset(&o, 0, sizeof o);
+    memset(o, 0, sizeof *o);
     int w = 0;
-    o.start = optnum_field(L, 2, "start", -INFINITY, &w);
-    o.stop = optnum_field(L, 2, "stop", INFINITY, &w);
-    o.window = w;
-    if (o.start > o.stop)
-        return luaL_error(L, "replay window: start %f is after stop %f", o.start, o.stop);
-    o.critical_path = rt_opt_bool(L, 2, "critical_path", 0);
+    o->start = optnum_field(L, 2, "start", -INFINITY, &w);
+    o->stop = optnum_field(L, 2, "stop", INFINITY, &w);
+    o->window = w;
+    if (o->start > o->stop)
+        luaL_error(L, "replay window: start %f is after stop %f", o->start, o->stop);
+    o->critical_path = rt_opt_bool(L, 2, "critical_path", 0);
 
     replay_box *b = lua_newuserdatauv(L, sizeof *b, 2);
     memset(b, 0, sizeof *b);
@@ -209,20 +225,92 @@ static int l_new(lua_State *L)
     for (int k = 0; k < CB_COUNT; k++) {
         lua_getfield(L, 2, cb_names[k]);
         if (!lua_isnil(L, -1) && !lua_isfunction(L, -1))
-            return luaL_error(L, "replay option %s: a function expected", cb_names[k]);
+            luaL_error(L, "replay option %s: a function expected", cb_names[k]);
         b->has_cb[k] = lua_isfunction(L, -1);
         lua_pop(L, 1);
     }
-    o.ud = b;
-    o.on_state = b->has_cb[CB_STATE] ? cb_state : NULL;
-    o.on_interval = b->has_cb[CB_INTERVAL] ? cb_interval : NULL;
-    o.on_message = b->has_cb[CB_MESSAGE] ? cb_message : NULL;
-    o.on_warning = b->has_cb[CB_WARNING] ? cb_warning : NULL;
-    o.on_record = b->has_cb[CB_RECORD] ? cb_record : NULL;
+    o->ud = b;
+    o->on_state = b->has_cb[CB_STATE] ? cb_state : NULL;
+    o->on_interval = b->has_cb[CB_INTERVAL] ? cb_interval : NULL;
+    o->on_message = b->has_cb[CB_MESSAGE] ? cb_message : NULL;
+    o->on_warning = b->has_cb[CB_WARNING] ? cb_warning : NULL;
+    o->on_record = b->has_cb[CB_RECORD] ? cb_record : NULL;
+    return b;
+}
+
+/* Options at index 2: a table, or an empty one put there. */
+static void opts_at_2(lua_State *L)
+{
+    if (!lua_isnoneornil(L, 2))
+        luaL_checktype(L, 2, LUA_TTABLE);
+    else {
+        lua_settop(L, 1);
+        lua_newtable(L);
+    }
+    lua_settop(L, 2);
+}
+
+static int l_new(lua_State *L)
+{
+    rt_picl *reader = rt_lpicl_check(L, 1);
+    opts_at_2(L);
+    rt_replay_opts o;
+    replay_box *b = new_box(L, &o);
     rt_err err;
-    b->rp = rt_replay_new(reader, &o, &err);
+    b->rp = rt_replay_new_picl(reader, &o, &err);
     if (!b->rp)
         return rt_push_fail(L, &err);
+    return 1;
+}
+
+/* replay.open(path [, opts]) -> replay | nil, message: any trace the dispatcher reads. */
+static int l_open(lua_State *L)
+{
+    const char *path = luaL_checkstring(L, 1);
+    opts_at_2(L);
+    lua_getfield(L, 2, "format");
+    const char *format = luaL_optstring(L, -1, NULL);
+    lua_pop(L, 1);
+    rt_err err;
+    rt_tsource *src = rt_tsource_open(path, format, &err);
+    if (!src)
+        return rt_push_fail(L, &err);
+    lua_pushnil(L);
+    lua_replace(L, 1); /* no PICL trace to keep alive */
+    rt_replay_opts o;
+    replay_box *b = new_box(L, &o);
+    b->src = src;
+    b->rp = rt_replay_new(src, &o, &err);
+    if (!b->rp)
+        return rt_push_fail(L, &err); /* the box frees the source when collected */
+    return 1;
+}
+
+/* replay.detect(path) -> name, why | nil, message (unreadable). */
+static int l_detect(lua_State *L)
+{
+    const char *path = luaL_checkstring(L, 1), *name;
+    char why[RT_ERR_MSG_MAX];
+    if (rt_tsource_detect(path, &name, why, sizeof why) != RT_OK) {
+        lua_pushnil(L);
+        lua_pushstring(L, why);
+        return 2;
+    }
+    if (name)
+        lua_pushstring(L, name);
+    else
+        lua_pushboolean(L, 0);
+    lua_pushstring(L, why);
+    return 2;
+}
+
+static int l_formats(lua_State *L)
+{
+    lua_newtable(L);
+    for (int i = 0; rt_tsource_format_name(i); i++) {
+        lua_pushstring(L, rt_tsource_format_name(i));
+        lua_rawseti(L, -2, i + 1);
+    }
     return 1;
 }
 
@@ -243,17 +331,12 @@ static int drive(lua_State *L, replay_box *b, drive_fn fn, void *arg)
     rt_err_clear(&err);
     if (b->L)
         return luaL_error(L, "cannot step a replay from its own callback");
-    lua_getiuservalue(L, 1, 1); /* the trace must still be open; busy while the engine reads it */
-    rt_lpicl_check(L, -1);
-    rt_lpicl_set_busy(L, -1, 1);
-    lua_pop(L, 1);
+    set_trace_busy(L, 1); /* the trace must still be open; busy while the engine reads it */
     b->L = L; /* the box is at index 1, where push_cb finds its callbacks */
     b->failed = 0;
     int st = fn(b, L, &err, arg);
     b->L = NULL;
-    lua_getiuservalue(L, 1, 1);
-    rt_lpicl_set_busy(L, -1, 0);
-    lua_pop(L, 1);
+    set_trace_busy(L, 0);
     if (b->failed) {
         lua_getfield(L, LUA_REGISTRYINDEX, "retrace.replay.error");
         return lua_error(L);
@@ -348,13 +431,11 @@ static int replay_finish(lua_State *L)
     rt_err err;
     if (b->L)
         return luaL_error(L, "cannot finish a replay from its own callback");
-    lua_getiuservalue(L, 1, 1);
-    rt_lpicl_set_busy(L, -1, 1);
+    set_trace_busy(L, 1);
     b->L = L;
     rt_replay_finish(b->rp, &err);
     b->L = NULL;
-    rt_lpicl_set_busy(L, -1, 0);
-    lua_pop(L, 1);
+    set_trace_busy(L, 0);
     return 0;
 }
 
@@ -362,8 +443,8 @@ static int replay_finish(lua_State *L)
 static int replay_next_time(lua_State *L)
 {
     replay_box *b = check_replay(L, 1);
-    lua_getiuservalue(L, 1, 1);
-    rt_lpicl_check(L, -1);
+    if (lua_getiuservalue(L, 1, 1) != LUA_TNIL)
+        rt_lpicl_check(L, -1);
     lua_pop(L, 1);
     double t;
     rt_err err;
@@ -514,6 +595,11 @@ static int replay_totals(lua_State *L)
     rt_set_int(L, "warnings", t.warnings);
     rt_set_int(L, "unmatched_exits", t.unmatched_exits);
     rt_set_int(L, "left_open", t.left_open);
+    rt_set_int(L, "collectives", t.collectives);
+    lua_createtable(L, 0, RT_TE_KIND_COUNT);
+    for (int k = 1; k < RT_TE_KIND_COUNT; k++)
+        rt_set_int(L, rt_te_kind_name(k), t.kinds[k]);
+    lua_setfield(L, -2, "kinds");
     return 1;
 }
 
@@ -574,6 +660,79 @@ static int replay_critical_path(lua_State *L)
     return 1;
 }
 
+static int replay_nevents(lua_State *L)
+{
+    replay_box *b = check_replay(L, 1);
+    lua_pushinteger(L, rt_replay_events(b->rp));
+    return 1;
+}
+
+/* progress() -> bytes read, total bytes (0 when unknown) of the source */
+static int replay_progress(lua_State *L)
+{
+    replay_box *b = check_replay(L, 1);
+    const rt_tsource *s = rt_replay_source(b->rp);
+    lua_pushinteger(L, s ? (lua_Integer)rt_tsource_offset(s) : 0);
+    lua_pushinteger(L, s ? (lua_Integer)rt_tsource_size(s) : 0);
+    return 2;
+}
+
+/* skipped() -> records of kinds the model does not cover, and warnings, of the source */
+static int replay_skipped(lua_State *L)
+{
+    replay_box *b = check_replay(L, 1);
+    const rt_tsource *s = rt_replay_source(b->rp);
+    lua_pushinteger(L, s ? (lua_Integer)s->skipped : 0);
+    lua_pushinteger(L, s ? (lua_Integer)s->warnings : 0);
+    return 2;
+}
+
+/* defs() -> the definitions: format, procs, regions by id, communicators, clock resolution */
+static int replay_defs(lua_State *L)
+{
+    replay_box *b = check_replay(L, 1);
+    const rt_tdefs *d = rt_replay_defs(b->rp);
+    const rt_tsource *s = rt_replay_source(b->rp);
+    lua_createtable(L, 0, 5);
+    rt_set_str(L, "format", s ? s->ops->format : "events");
+    int np = rt_tdefs_nprocs(d);
+    lua_createtable(L, np, 0);
+    for (int i = 0; i < np; i++) {
+        const rt_tproc *p = rt_tdefs_proc(d, i);
+        lua_createtable(L, 0, 3);
+        rt_set_int(L, "id", i);
+        rt_set_str(L, "name", p->name);
+        rt_set_str(L, "path", p->path);
+        lua_rawseti(L, -2, i + 1);
+    }
+    lua_setfield(L, -2, "procs");
+    int nr = rt_tdefs_nregions(d);
+    lua_createtable(L, 0, nr);
+    for (int i = 0; i < nr; i++) {
+        const rt_tregion *r = rt_tdefs_region_at(d, i);
+        lua_createtable(L, 0, 4);
+        rt_set_int(L, "id", r->id);
+        rt_set_str(L, "name", r->name);
+        rt_set_str(L, "class", rt_tclass_name(r->cls));
+        rt_set_str(L, "group", r->group);
+        lua_rawseti(L, -2, r->id);
+    }
+    lua_setfield(L, -2, "regions");
+    int nc = rt_tdefs_ncomms(d);
+    lua_createtable(L, nc, 0);
+    for (int i = 0; i < nc; i++) {
+        const rt_tcomm *c = rt_tdefs_comm_at(d, i);
+        lua_createtable(L, 0, 3);
+        rt_set_int(L, "id", c->id);
+        rt_set_str(L, "name", c->name);
+        rt_set_int(L, "size", c->size);
+        lua_rawseti(L, -2, i + 1);
+    }
+    lua_setfield(L, -2, "comms");
+    rt_set_int(L, "resolution", (lua_Integer)rt_tdefs_resolution(d));
+    return 1;
+}
+
 /* "retrace.Replay: 16 processors, 624 records replayed" */
 static int replay_tostring(lua_State *L)
 {
@@ -607,12 +766,19 @@ static const luaL_Reg methods[] = {
     {"pending", replay_pending},
     {"warnings", replay_warnings},
     {"critical_path", replay_critical_path},
+    {"defs", replay_defs},
+    {"nevents", replay_nevents},
+    {"progress", replay_progress},
+    {"skipped", replay_skipped},
     {"close", replay_close},
     {NULL, NULL},
 };
 
 static const luaL_Reg funcs[] = {
     {"new", l_new},
+    {"open", l_open},
+    {"detect", l_detect},
+    {"formats", l_formats},
     {NULL, NULL},
 };
 

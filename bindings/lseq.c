@@ -86,12 +86,13 @@ static int ses_load(lua_State *L)
         luaL_checktype(L, 3, LUA_TFUNCTION);
     lua_Integer step = luaL_optinteger(L, 4, 1 << 20);
     luaL_argcheck(L, step > 0, 4, "the step must be positive");
-    rt_progress_ud pu = {L, 3};
+    rt_progress_ud pu = RT_PROGRESS_UD(L, 3);
     rt_err err;
     ses_box *b = lua_touserdata(L, 1);
     b->loading = 1;
-    int st = rt_ses_load_progress(s, path, (uint64_t)step, with ? rt_on_progress : NULL, &pu, &err);
+    int st = rt_ses_load_progress(s, path, (uint64_t)step, with ? rt_on_progress_void : NULL, &pu, &err);
     b->loading = 0;
+    rt_progress_check(&pu); /* the progress callback's error (Ctrl-C) is raised, not dropped */
     return rt_lseq_status(L, st, &err);
 }
 

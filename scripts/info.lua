@@ -3,6 +3,7 @@
 local cli = require "retrace.cli"
 local formats = require "retrace.formats"
 local core = require "retrace.core"
+local lfs = require "lfs"
 
 local function plural(n, one, many)
   return ("%d %s"):format(n, n == 1 and one or (many or one .. "s"))
@@ -36,6 +37,33 @@ local function picl_text(s)
 end
 text["picl-old"], text["picl-new"] = picl_text, picl_text
 
+-- OTF2, Paraver, Paje: the replay through the format-neutral source.
+local function mp_text(s)
+  local kinds = {}
+  for _, k in ipairs { "enter", "leave", "send", "receive", "collective begin", "collective end", "marker" } do
+    local n = s.event_kinds[k] or 0
+    if n > 0 then kinds[#kinds + 1] = ("%s %d"):format(k, n) end
+  end
+  local classes = {}
+  for c, n in pairs(s.entries_by_class) do classes[#classes + 1] = ("%s %d"):format(c, n) end
+  table.sort(classes)
+  local regions = {}
+  for i, r in ipairs(s.regions) do
+    if i > 8 then regions[#regions + 1] = ("... %d more"):format(#s.regions - 8) break end
+    regions[i] = ("%s %d"):format(r.name, r.count)
+  end
+  return {
+    ("%s, %s, %s, time %g .. %g"):format(plural(s.processors, "processor"), plural(s.records, "record"),
+      plural(s.events, "event"), s.span[1], s.span[2]),
+    ("events by kind: %s"):format(table.concat(kinds, ", ")),
+    #s.regions == 0 and "no region entered" or ("%s (%s), entries by class: %s"):format(plural(#s.regions, "region"),
+      table.concat(regions, ", "), table.concat(classes, ", ")),
+    ("%s, %s; %s, %d records not modelled"):format(plural(s.messages, "message"), plural(s.tachyons, "tachyon"),
+      plural(s.warnings, "warning"), s.skipped or 0),
+  }
+end
+for f in pairs(formats.message_passing) do text[f] = mp_text end
+
 local function memory_text(s)
   return {
     ("%s: %s, %s (one per line an access spans), %s, %s, %d other"):format(
@@ -59,6 +87,11 @@ local function check_line(v)
   return n
 end
 
+-- The advice in a dispatcher's explanation ("...; open X instead"), or all of it.
+local function evidence_tail(why)
+  return why:match("; (open .*)$") or why
+end
+
 -- The record of one file, or nil and the message when it cannot be read.
 local function inspect(path, args)
   local fmt, why = args.format, "given with --format"
@@ -66,8 +99,11 @@ local function inspect(path, args)
     fmt, why = formats.detect(path)
     if not fmt then return nil, why end
   end
-  local lines, bytes = core.util.count_lines(path)
-  if not lines then return nil, bytes end
+  local lines, bytes
+  if lfs.attributes(path, "mode") ~= "directory" then -- (an OTF2 archive's directory has no lines)
+    lines, bytes = core.util.count_lines(path)
+    if not lines then return nil, bytes end
+  end
   local r = { file = path, format = fmt, description = formats.descriptions[fmt],
               lines = lines, bytes = bytes, evidence = why }
   local s, err = formats.summary(path, fmt, { line = args.line })
@@ -76,7 +112,10 @@ local function inspect(path, args)
   elseif s then
     r.summary = s
   else
-    r.note = fmt == "unknown" and "no reader for an unrecognised file" or "recognised; no reader for this format yet"
+    r.note = fmt == "unknown" and "no reader for an unrecognised file"
+      or formats.descriptions[fmt] and fmt:match("%-") and fmt ~= "picl-new" and fmt ~= "picl-old"
+        and ("not a trace: " .. evidence_tail(why))
+      or "recognised; no reader for this format yet"
   end
   return r
 end
@@ -109,8 +148,8 @@ return {
       end
       out[#out + 1] = r
       if not args.json and r.format then
-        io.stdout:write(string.format("%s: %s (%s)\n  %d lines, %d bytes; %s\n",
-          r.file, r.format, r.description, r.lines, r.bytes, r.evidence))
+        io.stdout:write(string.format("%s: %s (%s)\n  %s; %s\n", r.file, r.format, r.description,
+          r.lines and string.format("%d lines, %d bytes", r.lines, r.bytes) or "a directory", r.evidence))
         if r.summary then
           for _, l in ipairs(text[r.format](r.summary)) do io.stdout:write("  ", l, "\n") end
         elseif r.note then

@@ -1,13 +1,23 @@
--- retrace medea PATH...: workload characterization of PICL traces (parameters,
--- k-means workload models, functional description, parallel metrics).
+-- retrace medea PATH...: workload characterization of message-passing traces
+-- (PICL, and OTF2, Paraver, Paje when their readers are built in): parameters,
+-- k-means workload models, functional description, parallel metrics.
 local cli = require "retrace.cli"
 local medea = require "retrace.medea"
 local formats = require "retrace.formats"
 
 local APPROACHES = { program = true, processor = true, event = true }
 
--- Trace files named by the arguments: a directory means every PICL trace under it.
+-- Formats whose traces a directory contributes: PICL, and the message-passing
+-- readers this build has (OTF2 anchors, Paraver .prv, Paje); never companion files.
+local function readable_formats()
+  local r = { ["picl-new"] = true, ["picl-old"] = true }
+  for _, f in ipairs(require("retrace.core").replay.formats()) do r[f] = true end
+  return r
+end
+
+-- Trace files named by the arguments: a directory means every trace under it.
 local function collect(paths)
+  local readable = readable_formats()
   local lfs = require "lfs"
   local out = {}
   local function walk(dir)
@@ -23,7 +33,7 @@ local function collect(paths)
         walk(p)
       elseif mode == "file" then
         local fmt = formats.detect(p)
-        if fmt == "picl-new" or fmt == "picl-old" then out[#out + 1] = p end
+        if readable[fmt] then out[#out + 1] = p end
       end
     end
   end
@@ -32,7 +42,7 @@ local function collect(paths)
     if mode == "directory" then
       local before = #out
       walk((p:gsub("/+$", "")))
-      if #out == before then cli.input_error(p .. ": no PICL trace files in this directory") end
+      if #out == before then cli.input_error(p .. ": no message-passing trace files in this directory") end
     elseif mode then
       out[#out + 1] = p
     else
@@ -133,9 +143,11 @@ local function print_text(comps, res, names, scaling, what)
 end
 
 return {
-  summary = "characterize a workload of PICL traces: parameters, k-means clusters, models",
+  summary = "characterize a workload of message-passing traces: parameters, k-means clusters, models",
   description = "Computes per-component parameters (program, processor or user-event approach) of every " ..
-    "trace given (a directory means every PICL trace under it), clusters them with k-means for K = 1..Kmax " ..
+    "trace given - PICL, or OTF2, Paraver and Paje when their readers are built in; regions of those count " ..
+    "by class (user regions as user events, MPI calls as sends, receives, waits, collectives) - " ..
+    "(a directory means every such trace under it), clusters them with k-means for K = 1..Kmax " ..
     "and reports W_K, Hartigan's H(K), Calinski-Harabasz, silhouette, the workload model table and the " ..
     "functional description. Formats (named parameter sets) live in $RETRACE_FORMATS or " ..
     "~/.config/retrace/medea-formats.",
@@ -253,7 +265,7 @@ return {
         io.stderr:write(string.format("retrace: %s: %d malformed lines skipped\n", path, skipped))
       end
       if warnings > 0 and not args.json then
-        io.stderr:write(string.format("retrace: %s: %d replay warnings (retrace picl stats %s lists them)\n",
+        io.stderr:write(string.format("retrace: %s: %d replay warnings (retrace stats %s lists them)\n",
           path, warnings, path))
       end
       local name = medea.basename(path)

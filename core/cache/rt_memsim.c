@@ -263,8 +263,11 @@ int rt_memsim_run(rt_cache *c, rt_memtrace *t, const rt_memsim_opts *o, rt_memsi
             if (na) {
                 uint64_t before = res->records;
                 res->records += na;
-                if (o->progress && (before >> 20) != (res->records >> 20))
-                    o->progress(o->progress_ud, rt_memtrace_offset(t), total);
+                if (o->progress && (before >> 20) != (res->records >> 20) &&
+                    o->progress(o->progress_ud, rt_memtrace_offset(t), total)) {
+                    st = rt_err_set(err, RT_ESTATE, "stopped by the progress callback");
+                    goto done;
+                }
                 if ((st = run_gathered(&r, addrs, writes, na)) != RT_OK)
                     goto done;
                 na = 0;
@@ -276,8 +279,11 @@ int rt_memsim_run(rt_cache *c, rt_memtrace *t, const rt_memsim_opts *o, rt_memsi
             break;
         uint64_t before = res->records;
         res->records += nb;
-        if (o->progress && (before >> 20) != (res->records >> 20))
-            o->progress(o->progress_ud, rt_memtrace_offset(t), total);
+        if (o->progress && (before >> 20) != (res->records >> 20) &&
+            o->progress(o->progress_ud, rt_memtrace_offset(t), total)) {
+            st = rt_err_set(err, RT_ESTATE, "stopped by the progress callback");
+            goto done;
+        }
         for (size_t i = 0; i < nb; i++) {
             const rt_memref *ref = &batch[i];
             int is_write;
@@ -338,8 +344,8 @@ int rt_memsim_run(rt_cache *c, rt_memtrace *t, const rt_memsim_opts *o, rt_memsi
     }
     if (st == RT_EEOF)
         st = RT_OK;
-    if (o->progress)
-        o->progress(o->progress_ud, rt_memtrace_offset(t), total);
+    if (st == RT_OK && o->progress && o->progress(o->progress_ud, rt_memtrace_offset(t), total))
+        st = rt_err_set(err, RT_ESTATE, "stopped by the progress callback");
     if (st == RT_OK && o->shadow)
         res->classified = 1;
     if (r.sweep && feed_finish(&r.feed) != RT_OK && st == RT_OK)

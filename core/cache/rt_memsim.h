@@ -28,7 +28,8 @@ typedef struct rt_memsim_opts {
     rt_cache *shadow;    /* fully associative cache, same size and policy: classify misses; or NULL */
     int sweep;           /* run the stack-distance sweep */
     /* called about every 2^20 records and at the end with bytes read / file size */
-    void (*progress)(void *ud, uint64_t done, uint64_t total);
+    /* called every 2^20 records; a non-zero return stops the run (RT_ESTATE, "stopped") */
+    int (*progress)(void *ud, uint64_t done, uint64_t total);
     void *progress_ud;
 } rt_memsim_opts;
 

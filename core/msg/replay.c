@@ -1,4 +1,8 @@
-/* replay.c - the message-passing replay engine (see rt_replay.h). */
+/*
+ * replay.c - the message-passing replay engine over the neutral event stream
+ * (see rt_replay.h): processor states from region classes, messages, queues,
+ * tasks, per-region tables. The critical path is in rt_critpath.c.
+ */
 #include "rt_replay.h"
 
 #include <math.h>
@@ -8,79 +12,20 @@
 #include <string.h>
 
 #include "rt_mem.h"
+#include "rt_picl_source.h"
+#include "rt_replay_int.h"
 
-/* An open event on a processor's stack. */
-typedef struct open_ev {
-    int event;
-    int task;
-    int tracing;          /* tracing events do not decide states or nest others */
-    double entry;
-    double bytes_out;
-    int64_t id, parent;
-    int parent_event, depth, user_depth, sys_depth;
-    int entry_ndata;
-    double entry_data[RT_INTERVAL_DATA];
-} open_ev;
-
-/* A wait ended by a message (critical path). */
-typedef struct cp_wait {
-    double recv_time, send_time, bytes;
-    long tag;
-    int src;
-} cp_wait;
-
-typedef struct proc_state {
-    rt_replay_proc pub;
-    open_ev *stack;
-    int nstack;
-    size_t capstack;
-    int n_user, n_sys;    /* open user / non-tracing system events */
-    rt_event_stat *ev;    /* sorted by event */
-    size_t capev;
-    int last_ev;
-    double since;         /* state accounted up to this time */
-    cp_wait *waits;
-    int nwaits;
-    size_t capwaits;
-    int *stack_events;    /* scratch for rt_replay_proc_stack */
-} proc_state;
-
-/* A FIFO of (time, bytes) per channel (src, dst, tag). */
-typedef struct fifo {
-    double *t, *b;
-    int head, n, cap;
-} fifo;
-
-typedef struct chan {
-    uint64_t key;         /* 0 = empty slot */
-    int src, dst;
-    long tag;
-    fifo sends;           /* sent, not yet received */
-    fifo recvs;           /* received before their send (tachyons in waiting) */
-    fifo recv_wait;       /* per early receive: 1 if it ended a wait (t), wait entry (b) */
-} chan;
-
-struct rt_replay {
-    rt_replay_opts o;
-    rt_picl *reader;
-    rt_picl_xlate *xlate;
-    rt_picl_record la[2];  /* translated records not yet replayed */
-    int nla, ila, eof;
-    proc_state *procs;
-    int nprocs;
-    chan *chans;
-    size_t nchan, capchan;
-    rt_task_stat *tasks;
-    int ntasks;
-    size_t captasks;
-    int64_t next_id, records;
-    double now, t0, t1;
-    int finished;
-    int unordered;         /* warned once that the file is not sorted by time */
-    rt_replay_totals tot;
-    char *warn[RT_REPLAY_KEEP_WARNINGS];
-    int nwarn;
-};
+/*
+ * Processors an event may name: 0 .. RT_TE_MAXPROC - 1 (a source defines them).
+ * Message peers, which come from data values: below RT_PICL_MAXPROC, or below the
+ * processors the definitions name when there are more (a bogus peer must not
+ * grow the processor table without bound).
+ */
+static int peer_ok(const rt_replay *rp, int peer)
+{
+    int n = rt_tdefs_nprocs(rp->defs);
+    return peer >= 0 && peer < (n > RT_PICL_MAXPROC ? n : RT_PICL_MAXPROC);
+}
 
 const char *rt_state_name(int s)
 {
@@ -162,16 +107,17 @@ static void fifo_free(fifo *f)
     free(f->b);
 }
 
-static uint64_t chan_key(int src, int dst, long tag)
+static uint64_t chan_key(int src, int dst, int comm, long tag)
 {
     uint64_t k = ((uint64_t)(uint32_t)src * 0x9E3779B97F4A7C15ull) ^
                  ((uint64_t)(uint32_t)dst * 0xC2B2AE3D27D4EB4Full) ^
+                 ((uint64_t)(uint32_t)comm * 0x27D4EB2F165667C5ull) ^
                  ((uint64_t)tag * 0x165667B19E3779F9ull);
     k ^= k >> 29;
     return k ? k : 1;
 }
 
-static chan *chan_find(rt_replay *rp, int src, int dst, long tag, int create)
+static chan *chan_find(rt_replay *rp, int src, int dst, int comm, long tag, int create)
 {
     if (rp->nchan * 2 + 2 > rp->capchan) {
         if (!create && rp->capchan)
@@ -194,11 +140,11 @@ static chan *chan_find(rt_replay *rp, int src, int dst, long tag, int create)
         rp->capchan = nc;
     }
 look:;
-    uint64_t k = chan_key(src, dst, tag);
+    uint64_t k = chan_key(src, dst, comm, tag);
     size_t j = k & (rp->capchan - 1);
     while (rp->chans[j].key) {
         chan *c = &rp->chans[j];
-        if (c->key == k && c->src == src && c->dst == dst && c->tag == tag)
+        if (c->key == k && c->src == src && c->dst == dst && c->comm == comm && c->tag == tag)
             return c;
         j = (j + 1) & (rp->capchan - 1);
     }
@@ -209,6 +155,7 @@ look:;
     c->key = k;
     c->src = src;
     c->dst = dst;
+    c->comm = comm;
     c->tag = tag;
     rp->nchan++;
     return c;
@@ -260,26 +207,20 @@ static int in_window(const rt_replay *rp, double t)
     return !rp->o.window || (t >= rp->o.start && t <= rp->o.stop);
 }
 
-/* State from the innermost non-tracing open event. */
+/* State from the innermost non-tracing open region's class (rt_tclass_state). */
 static int compute_state(const proc_state *p)
 {
-    for (int i = p->nstack - 1; i >= 0; i--) {
-        const open_ev *e = &p->stack[i];
-        if (e->tracing)
-            continue;
-        if (rt_picl_event_waits(e->event))
-            return RT_STATE_IDLE;
-        if (rt_picl_event_is_system(e->event))
-            return RT_STATE_OVERHEAD;
-        return RT_STATE_BUSY;
-    }
+    for (int i = p->nstack - 1; i >= 0; i--)
+        if (!p->stack[i].tracing)
+            return rt_tclass_state(p->stack[i].cls);
     return RT_STATE_BUSY;
 }
 
+/* The task: the innermost open user-class region. */
 static int compute_task(const proc_state *p)
 {
     for (int i = p->nstack - 1; i >= 0; i--)
-        if (p->stack[i].event >= 0)
+        if (p->stack[i].cls == RT_TC_USER)
             return p->stack[i].event;
     return -1;
 }
@@ -350,7 +291,7 @@ static rt_task_stat *task_row(rt_replay *rp, int task)
 
 /* ---- new / free ---- */
 
-rt_replay *rt_replay_new(rt_picl *reader, const rt_replay_opts *opts, rt_err *err)
+static rt_replay *replay_alloc(const rt_replay_opts *opts, rt_err *err)
 {
     rt_replay *rp = calloc(1, sizeof *rp);
     if (!rp) {
@@ -359,18 +300,58 @@ rt_replay *rt_replay_new(rt_picl *reader, const rt_replay_opts *opts, rt_err *er
     }
     if (opts)
         rp->o = *opts;
-    rp->reader = reader;
-    if (reader && rt_picl_format(reader) == RT_PICL_OLD) {
-        rp->xlate = rt_picl_xlate_new();
-        if (!rp->xlate) {
+    rp->t0 = INFINITY;
+    rp->t1 = -INFINITY;
+    rp->now = -INFINITY;
+    rp->last_proc = -1;
+    return rp;
+}
+
+/* A source's warnings join the replay's (when the source has no listener of its own). */
+static void source_warning(void *ud, const char *msg)
+{
+    warn(ud, "%s", msg);
+}
+
+rt_replay *rt_replay_new(rt_tsource *src, const rt_replay_opts *opts, rt_err *err)
+{
+    rt_replay *rp = replay_alloc(opts, err);
+    if (!rp)
+        return NULL;
+    rp->src = src;
+    if (src) {
+        rp->defs = src->defs;
+        rp->picl_raw = rt_tsource_is_picl(src);
+        if (!src->on_warning) {
+            src->on_warning = source_warning;
+            src->ud = rp;
+        }
+    } else {
+        rp->own_defs = rt_tdefs_new();
+        if (!rp->own_defs) {
             free(rp);
             rt_err_set(err, RT_ENOMEM, "replay: out of memory");
             return NULL;
         }
+        rp->defs = rp->own_defs;
+        rp->picl_raw = 1; /* records fed with rt_replay_feed */
     }
-    rp->t0 = INFINITY;
-    rp->t1 = -INFINITY;
-    rp->now = -INFINITY;
+    return rp;
+}
+
+rt_replay *rt_replay_new_picl(rt_picl *reader, const rt_replay_opts *opts, rt_err *err)
+{
+    if (!reader)
+        return rt_replay_new(NULL, opts, err);
+    rt_tsource *src = rt_picl_source(reader, 0, err);
+    if (!src)
+        return NULL;
+    rt_replay *rp = rt_replay_new(src, opts, err);
+    if (!rp) {
+        rt_tsource_free(src);
+        return NULL;
+    }
+    rp->owned = src;
     return rp;
 }
 
@@ -382,6 +363,7 @@ void rt_replay_free(rt_replay *rp)
         free(rp->procs[i].stack);
         free(rp->procs[i].ev);
         free(rp->procs[i].waits);
+        free(rp->procs[i].held);
         free(rp->procs[i].stack_events);
     }
     free(rp->procs);
@@ -389,22 +371,39 @@ void rt_replay_free(rt_replay *rp)
         if (rp->chans[i].key) {
             fifo_free(&rp->chans[i].sends);
             fifo_free(&rp->chans[i].recvs);
-            fifo_free(&rp->chans[i].recv_wait);
         }
     }
     free(rp->chans);
     free(rp->tasks);
     for (int i = 0; i < rp->nwarn; i++)
         free(rp->warn[i]);
-    rt_picl_xlate_free(rp->xlate);
+    if (rp->src && rp->src->on_warning == source_warning && rp->src->ud == rp) {
+        rp->src->on_warning = NULL;
+        rp->src->ud = NULL;
+    }
+    rt_tsource_free(rp->owned);
+    rt_tdefs_free(rp->own_defs);
     free(rp);
+}
+
+rt_tdefs *rt_replay_defs(const rt_replay *rp) { return rp->defs; }
+rt_tsource *rt_replay_source(const rt_replay *rp) { return rp->src; }
+
+/* A region's name for warnings ("region N" when never defined). */
+static const char *region_name(const rt_replay *rp, int id, char *buf, size_t cap)
+{
+    const rt_tregion *r = rt_tdefs_region(rp->defs, id);
+    if (r && r->name[0])
+        return r->name;
+    snprintf(buf, cap, "region %d", id);
+    return buf;
 }
 
 /* ---- messages ---- */
 
-static void emit_message(rt_replay *rp, int src, int dst, long tag, double bytes, double ts, double tr)
+static void emit_message(rt_replay *rp, int src, int dst, int comm, long tag, double bytes, double ts, double tr)
 {
-    rt_message m = {src, dst, tag, bytes, ts, tr, tr < ts};
+    rt_message m = {src, dst, tag, bytes, ts, tr, tr < ts, comm};
     if (in_window(rp, ts) || in_window(rp, tr))
         rp->tot.messages++;
     if (m.tachyon) {
@@ -416,17 +415,17 @@ static void emit_message(rt_replay *rp, int src, int dst, long tag, double bytes
         rp->o.on_message(rp->o.ud, &m);
 }
 
-static int add_wait(proc_state *p, double tr, double ts, double bytes, long tag, int src)
+static int add_wait(proc_state *p, double tr, double ts, double bytes, long tag, int src, int comm)
 {
     if (rt_grow((void **)&p->waits, &p->capwaits, p->nwaits + 1, sizeof *p->waits) != RT_OK)
         return 0;
-    p->waits[p->nwaits++] = (cp_wait){tr, ts, bytes, tag, src};
+    p->waits[p->nwaits++] = (cp_wait){tr, ts, bytes, tag, src, comm};
     return 1;
 }
 
-static int do_send(rt_replay *rp, int self, int dst, long tag, double bytes, double t)
+static int do_send(rt_replay *rp, int self, int dst, int comm, long tag, double bytes, double t)
 {
-    chan *c = chan_find(rp, self, dst, tag, 1);
+    chan *c = chan_find(rp, self, dst, comm, tag, 1);
     proc_state *q = proc_at(rp, dst); /* may move rp->procs */
     if (!c || !q)
         return RT_ENOMEM;
@@ -436,11 +435,10 @@ static int do_send(rt_replay *rp, int self, int dst, long tag, double bytes, dou
         p->pub.sent_bytes += bytes;
     }
     if (c->recvs.n > 0) { /* a receive already happened: tachyon */
-        double tr, b, waited, wentry;
+        double tr, b;
         fifo_pop(&c->recvs, &tr, &b);
-        fifo_pop(&c->recv_wait, &waited, &wentry);
         rp->tot.unmatched_recv--;
-        emit_message(rp, p->pub.id, dst, tag, bytes, t, tr);
+        emit_message(rp, p->pub.id, dst, comm, tag, bytes, t, tr);
         return RT_OK;
     }
     if (!fifo_push(&c->sends, t, bytes))
@@ -456,20 +454,21 @@ static int do_send(rt_replay *rp, int self, int dst, long tag, double bytes, dou
     return RT_OK;
 }
 
-/* A receive on p from src at time t; waited: it ended a wait that began at wentry. */
-static int do_recv(rt_replay *rp, proc_state *p, int src, long tag, double bytes, double t,
-                   int waited, double wentry)
+/* A receive on p; waited: it ended a wait that began at wentry. */
+static int do_recv(rt_replay *rp, proc_state *p, const held_recv *h, int waited, double wentry)
 {
-    if (src < 0 || src >= RT_PICL_MAXPROC) {
+    int src = h->src;
+    double t = h->time;
+    if (!peer_ok(rp, src)) {
         warn(rp, "processor %d: receive at %.6f names no source processor (%d); not paired", p->pub.id, t, src);
         return RT_OK;
     }
-    chan *c = chan_find(rp, src, p->pub.id, tag, 1);
+    chan *c = chan_find(rp, src, p->pub.id, h->comm, h->tag, 1);
     if (!c)
         return RT_ENOMEM;
     if (in_window(rp, t)) {
         p->pub.received++;
-        p->pub.received_bytes += bytes;
+        p->pub.received_bytes += h->bytes;
     }
     if (c->sends.n > 0) {
         double ts, sb;
@@ -478,23 +477,21 @@ static int do_recv(rt_replay *rp, proc_state *p, int src, long tag, double bytes
         p->pub.queue_bytes -= sb;
         rp->tot.pending--;
         rp->tot.pending_bytes -= sb;
-        emit_message(rp, src, p->pub.id, tag, sb, ts, t);
+        emit_message(rp, src, p->pub.id, h->comm, h->tag, sb, ts, t);
         if (waited && rp->o.critical_path && ts <= t && ts > wentry)
-            if (!add_wait(p, t, ts, sb, tag, src))
+            if (!add_wait(p, t, ts, sb, h->tag, src, h->comm))
                 return RT_ENOMEM;
         return RT_OK;
     }
-    if (!fifo_push(&c->recvs, t, bytes) || !fifo_push(&c->recv_wait, waited, wentry))
+    if (!fifo_push(&c->recvs, t, h->bytes))
         return RT_ENOMEM;
     rp->tot.unmatched_recv++;
     return RT_OK;
 }
 
-/* ---- events ---- */
+/* ---- regions ---- */
 
-/* xrec: the exit record, NULL when the end of the trace closes the event. */
-static void emit_interval(rt_replay *rp, proc_state *p, const open_ev *e, double exit, double bytes_in,
-                          const rt_picl_record *xrec)
+static void emit_interval(rt_replay *rp, proc_state *p, const open_ev *e, double exit, const rt_tevent *xev)
 {
     if (!rp->o.on_interval)
         return;
@@ -502,29 +499,73 @@ static void emit_interval(rt_replay *rp, proc_state *p, const open_ev *e, double
                       .exit = exit, .depth = e->tracing ? -1 : e->depth, .id = e->id,
                       .parent = e->parent, .parent_event = e->parent_event,
                       .user_depth = e->user_depth, .sys_depth = e->sys_depth,
-                      .bytes_out = e->bytes_out, .bytes_in = bytes_in, .closed = xrec != NULL,
+                      .bytes_out = e->bytes_out, .bytes_in = e->bytes_in, .closed = xev != NULL,
                       .entry_ndata = e->entry_ndata};
     memcpy(iv.entry_data, e->entry_data, sizeof iv.entry_data);
-    if (xrec) {
-        iv.exit_ndata = xrec->ndata < RT_INTERVAL_DATA ? xrec->ndata : RT_INTERVAL_DATA;
-        memcpy(iv.exit_data, xrec->data, (size_t)iv.exit_ndata * sizeof iv.exit_data[0]);
+    if (xev) {
+        iv.exit_ndata = xev->ndata < RT_INTERVAL_DATA ? xev->ndata : RT_INTERVAL_DATA;
+        memcpy(iv.exit_data, xev->data, (size_t)iv.exit_ndata * sizeof iv.exit_data[0]);
     }
     rp->o.on_interval(rp->o.ud, &iv);
 }
 
-static int do_entry(rt_replay *rp, proc_state *p, const rt_picl_record *rec)
+/* Bytes sent by the innermost open region at time t (interval and table). */
+static void credit_out(rt_replay *rp, proc_state *p, double bytes, double t)
+{
+    if (!(bytes > 0) || p->nstack == 0)
+        return;
+    open_ev *e = &p->stack[p->nstack - 1];
+    e->bytes_out += bytes;
+    rt_event_stat *row = event_row(p, e->event);
+    if (row && in_window(rp, t)) {
+        row->bytes_out += bytes;
+        row->bytes += bytes;
+    }
+}
+
+/* Bytes received into open region i at time t. */
+static void credit_in(rt_replay *rp, proc_state *p, int i, double bytes, double t)
+{
+    if (!(bytes > 0) || i < 0)
+        return;
+    open_ev *e = &p->stack[i];
+    e->bytes_in += bytes;
+    rt_event_stat *row = event_row(p, e->event);
+    if (row && in_window(rp, t)) {
+        row->bytes_in += bytes;
+        row->bytes += bytes;
+    }
+}
+
+/* A region's class (user when never defined), through a small direct-mapped
+ * cache of region pointers (they stay valid and see redefinitions). */
+static int region_class(rt_replay *rp, int id)
+{
+    region_slot *c = &rp->rcache[(unsigned)id & (RT_REPLAY_RCACHE - 1)];
+    if (c->r && c->id == id)
+        return c->r->cls;
+    const rt_tregion *r = rt_tdefs_region(rp->defs, id);
+    if (!r)
+        return RT_TC_USER;
+    c->id = id;
+    c->r = r;
+    return r->cls;
+}
+
+static int do_enter(rt_replay *rp, proc_state *p, const rt_tevent *ev)
 {
     if (rt_grow((void **)&p->stack, &p->capstack, p->nstack + 1, sizeof *p->stack) != RT_OK)
         return RT_ENOMEM;
     open_ev *e = &p->stack[p->nstack];
     memset(e, 0, sizeof *e);
-    e->event = rec->event;
-    e->task = rec->task;
-    e->entry = rec->time;
-    e->tracing = rt_picl_event_family(rec->event) == RT_EV_TRACING;
+    e->event = ev->region;
+    e->cls = region_class(rp, ev->region);
+    e->task = ev->task;
+    e->entry = ev->time;
+    e->tracing = e->cls == RT_TC_TRACING;
     e->id = rp->next_id++;
-    e->entry_ndata = rec->ndata < RT_INTERVAL_DATA ? rec->ndata : RT_INTERVAL_DATA;
-    memcpy(e->entry_data, rec->data, (size_t)e->entry_ndata * sizeof e->entry_data[0]);
+    e->entry_ndata = ev->ndata < RT_INTERVAL_DATA ? ev->ndata : RT_INTERVAL_DATA;
+    memcpy(e->entry_data, ev->data, (size_t)e->entry_ndata * sizeof e->entry_data[0]);
     e->parent = -1;
     e->parent_event = 0;
     for (int i = p->nstack - 1; i >= 0; i--) {
@@ -537,41 +578,27 @@ static int do_entry(rt_replay *rp, proc_state *p, const rt_picl_record *rec)
     e->depth = p->n_user + p->n_sys;
     e->user_depth = p->n_user;
     e->sys_depth = p->n_sys;
-    rt_event_family f = rt_picl_event_family(rec->event);
-    if ((f == RT_EV_SEND || f == RT_EV_COLLECTIVE) && rec->ndata >= 1 && rec->data[0] > 0)
-        e->bytes_out = rec->data[0];
     p->nstack++;
     if (!e->tracing) {
-        if (rec->event >= 0)
+        if (e->cls == RT_TC_USER)
             p->n_user++;
         else
             p->n_sys++;
     }
-    rt_event_stat *row = event_row(p, rec->event);
+    rt_event_stat *row = event_row(p, ev->region);
     if (!row)
         return RT_ENOMEM;
-    if (in_window(rp, rec->time)) {
+    if (in_window(rp, ev->time))
         row->count++;
-        row->bytes_out += e->bytes_out;
-        row->bytes += e->bytes_out;
-    }
-    if (rec->event >= 0) {
-        rt_task_stat *t = task_row(rp, rec->event);
+    credit_out(rp, p, ev->bytes, ev->time);
+    if (e->cls == RT_TC_USER) {
+        rt_task_stat *t = task_row(rp, ev->region);
         if (!t)
             return RT_ENOMEM;
-        if (rec->time < t->first_start)
-            t->first_start = rec->time;
+        if (ev->time < t->first_start)
+            t->first_start = ev->time;
         t->count++;
         t->active++;
-    }
-    double bytes;
-    long tag, peer;
-    if (rt_picl_message_fields(rec, &bytes, &tag, &peer) == 1) {
-        if (peer < 0 || peer >= RT_PICL_MAXPROC)
-            warn(rp, "processor %d: send at %.6f (line %lu) names no destination processor (%ld); not paired",
-                 p->pub.id, rec->time, rec->line, peer);
-        else
-            return do_send(rp, p->pub.id, (int)peer, tag, bytes, rec->time);
     }
     return RT_OK;
 }
@@ -580,7 +607,7 @@ static void pop_at(proc_state *p, int i)
 {
     open_ev *e = &p->stack[i];
     if (!e->tracing) {
-        if (e->event >= 0)
+        if (e->cls == RT_TC_USER)
             p->n_user--;
         else
             p->n_sys--;
@@ -589,19 +616,14 @@ static void pop_at(proc_state *p, int i)
     p->nstack--;
 }
 
-static void close_event(rt_replay *rp, proc_state *p, int i, double t, double bytes_in,
-                        const rt_picl_record *xrec)
+/* xev: the LEAVE event, NULL when the end of the trace closes the region. */
+static void close_event(rt_replay *rp, proc_state *p, int i, double t, const rt_tevent *xev)
 {
     open_ev e = p->stack[i];
     rt_event_stat *row = event_row(p, e.event);
-    if (row) {
+    if (row)
         row->time += clipped(rp, e.entry, t);
-        if (in_window(rp, t)) {
-            row->bytes_in += bytes_in;
-            row->bytes += bytes_in;
-        }
-    }
-    if (e.event >= 0) {
+    if (e.cls == RT_TC_USER) {
         rt_task_stat *ts = task_row(rp, e.event);
         if (ts) {
             if (t > ts->last_end)
@@ -610,97 +632,184 @@ static void close_event(rt_replay *rp, proc_state *p, int i, double t, double by
         }
     }
     pop_at(p, i);
-    emit_interval(rp, p, &e, t, bytes_in, xrec);
+    emit_interval(rp, p, &e, t, xev);
 }
 
-static int do_exit(rt_replay *rp, proc_state *p, const rt_picl_record *rec)
+/*
+ * Replay the receives held on p: they end open region i (-1 none; waited when
+ * its class is idle), or, with i == -2, the innermost open region (no LEAVE came).
+ */
+static int flush_held(rt_replay *rp, proc_state *p, int i, int waited, double wentry)
+{
+    if (i == -2) {
+        i = p->nstack - 1;
+        waited = i >= 0 && !p->stack[i].tracing && rt_tclass_state(p->stack[i].cls) == RT_STATE_IDLE;
+        wentry = i >= 0 ? p->stack[i].entry : 0;
+    }
+    int n = p->nheld;
+    p->nheld = 0;
+    for (int k = 0; k < n; k++) {
+        held_recv h = p->held[k];
+        if (i >= 0)
+            credit_in(rp, p, i, h.bytes, h.time);
+        int id = p->pub.id;
+        int st = do_recv(rp, p, &h, waited, wentry);
+        p = &rp->procs[id];
+        if (st != RT_OK)
+            return st;
+    }
+    return RT_OK;
+}
+
+static int do_leave(rt_replay *rp, proc_state *p, const rt_tevent *ev)
 {
     int i = p->nstack - 1;
-    while (i >= 0 && p->stack[i].event != rec->event)
+    while (i >= 0 && p->stack[i].event != ev->region)
         i--;
     char w[64];
-    double bytes;
-    long tag, peer;
-    int is_recv = rt_picl_message_fields(rec, &bytes, &tag, &peer) == 2;
     if (i < 0) {
         rp->tot.unmatched_exits++;
         warn(rp, "processor %d: exit of %s at %.6f (line %lu) closes no open event", p->pub.id,
-             rt_picl_event_words(rec->event, w, sizeof w), rec->time, rec->line);
-        /* the message it carries was still received */
-        return is_recv ? do_recv(rp, p, (int)peer, tag, bytes, rec->time, 0, 0) : RT_OK;
+             region_name(rp, ev->region, w, sizeof w), ev->time, ev->line);
+        /* the messages it carries were still received */
+        return p->nheld ? flush_held(rp, p, -1, 0, 0) : RT_OK;
     }
     if (i != p->nstack - 1 && !p->stack[i].tracing) {
         char w2[64];
         warn(rp, "processor %d: exit of %s at %.6f (line %lu) closes it out of order (%s still open inside it)",
-             p->pub.id, rt_picl_event_words(rec->event, w, sizeof w), rec->time, rec->line,
-             rt_picl_event_words(p->stack[p->nstack - 1].event, w2, sizeof w2));
+             p->pub.id, region_name(rp, ev->region, w, sizeof w), ev->time, ev->line,
+             region_name(rp, p->stack[p->nstack - 1].event, w2, sizeof w2));
     }
     double open_entry = p->stack[i].entry;
-    int waited = rt_picl_event_waits(rec->event);
-    double bytes_in = 0;
-    rt_event_family f = rt_picl_event_family(rec->event);
-    if ((f == RT_EV_RECV || f == RT_EV_COLLECTIVE) && rec->ndata >= 1 && rec->data[0] > 0)
-        bytes_in = rec->data[0];
-    close_event(rp, p, i, rec->time, bytes_in, rec);
-    if (is_recv)
-        return do_recv(rp, p, (int)peer, tag, bytes, rec->time, waited, open_entry);
+    int waited = !p->stack[i].tracing && rt_tclass_state(p->stack[i].cls) == RT_STATE_IDLE;
+    credit_in(rp, p, i, ev->bytes_in, ev->time);
+    for (int k = 0; k < p->nheld; k++)
+        credit_in(rp, p, i, p->held[k].bytes, p->held[k].time);
+    close_event(rp, p, i, ev->time, ev);
+    return p->nheld ? flush_held(rp, p, -1, waited, open_entry) : RT_OK;
+}
+
+static int hold_recv(proc_state *p, const rt_tevent *ev)
+{
+    if (rt_grow((void **)&p->held, &p->capheld, p->nheld + 1, sizeof *p->held) != RT_OK)
+        return RT_ENOMEM;
+    p->held[p->nheld++] = (held_recv){ev->time, ev->bytes > 0 ? ev->bytes : 0, (long)ev->tag, ev->peer, ev->comm};
     return RT_OK;
 }
 
-int rt_replay_feed(rt_replay *rp, const rt_picl_record *rec, rt_err *err)
+/* The replay proper of one event; first: it starts a record of the file. */
+static int feed(rt_replay *rp, const rt_tevent *ev, int first, rt_err *err)
 {
-    if (rec->proc < 0)
-        return rt_err_set(err, RT_EINVAL, "replay: negative processor %d", rec->proc);
-    proc_state *p = proc_at(rp, rec->proc);
+    if (ev->proc < 0 || ev->proc >= RT_TE_MAXPROC)
+        return rt_err_set(err, RT_EINVAL, "replay: processor %d out of range", ev->proc);
+    proc_state *p = proc_at(rp, ev->proc);
     if (!p)
         return rt_err_set(err, RT_ENOMEM, "replay: out of memory");
-    rp->records++;
-    double t = rec->time;
+    rp->events++;
+    if (ev->kind > 0 && ev->kind < RT_TE_KIND_COUNT)
+        rp->tot.kinds[ev->kind]++;
+    double t = ev->time;
     if (!p->pub.seen) {
         p->pub.seen = 1;
         p->pub.first = t;
         p->since = t;
-        p->pub.state = RT_STATE_BUSY; /* live from its first record */
+        p->pub.state = RT_STATE_BUSY; /* live from its first event */
         if (rp->o.on_state)
             rp->o.on_state(rp->o.ud, p->pub.id, t, RT_STATE_IDLE, RT_STATE_BUSY);
     }
     if (t < rp->now && !rp->unordered) {
         rp->unordered = 1;
         warn(rp, "records are not in time order (line %lu: %.6f after %.6f); the replay follows the file's order",
-             rec->line, t, rp->now);
+             ev->line, t, rp->now);
     }
     if (t < p->since) { /* time went backwards on this processor: hold it */
         warn(rp, "processor %d: record at %.6f (line %lu) is earlier than its previous one at %.6f; held there",
-             p->pub.id, t, rec->line, p->since);
+             p->pub.id, t, ev->line, p->since);
         t = p->since;
     }
     add_time(rp, p, p->pub.state, p->since, t);
     p->since = t;
     p->pub.last = t;
-    p->pub.records++;
+    if (first) {
+        p->pub.records++;
+        rp->records++;
+    }
     if (t < rp->t0)
         rp->t0 = t;
     if (t > rp->t1)
         rp->t1 = t;
     if (t > rp->now)
         rp->now = t;
-    if (rp->o.on_record)
-        rp->o.on_record(rp->o.ud, rec);
-    int st = RT_OK;
-    if (rec->format == RT_PICL_NEW) {
-        if (rec->rectype == RT_PICL_ENTRY)
-            st = do_entry(rp, p, rec);
-        else if (rec->rectype == RT_PICL_EXIT)
-            st = do_exit(rp, p, rec);
-        p = &rp->procs[rec->proc]; /* a send may have grown the processor array */
-        if (rec->rectype == RT_PICL_ENTRY || rec->rectype == RT_PICL_EXIT)
-            restate(rp, p, t);
+    if (first && rp->o.on_record && rp->picl_raw && ev->raw)
+        rp->o.on_record(rp->o.ud, ev->raw);
+    if (rp->o.on_event)
+        rp->o.on_event(rp->o.ud, ev);
+    int id = ev->proc, st = RT_OK;
+    if (p->nheld > 0 && ev->kind != RT_TE_LEAVE && ev->kind != RT_TE_RECV) {
+        st = flush_held(rp, p, -2, 0, 0);
+        p = &rp->procs[id];
     }
+    if (st == RT_OK) {
+        switch (ev->kind) {
+        case RT_TE_ENTER:
+            st = do_enter(rp, p, ev);
+            restate(rp, &rp->procs[id], t);
+            break;
+        case RT_TE_LEAVE:
+            st = do_leave(rp, p, ev);
+            restate(rp, &rp->procs[id], t);
+            break;
+        case RT_TE_SEND:
+            credit_out(rp, p, ev->bytes, t);
+            if (!peer_ok(rp, ev->peer))
+                warn(rp, "processor %d: send at %.6f (line %lu) names no destination processor (%d); not paired",
+                     id, t, ev->line, ev->peer);
+            else
+                st = do_send(rp, id, ev->peer, ev->comm, (long)ev->tag, ev->bytes > 0 ? ev->bytes : 0, t);
+            break;
+        case RT_TE_RECV:
+            st = hold_recv(p, ev);
+            break;
+        case RT_TE_COLL_BEGIN:
+            credit_out(rp, p, ev->bytes, t);
+            break;
+        case RT_TE_COLL_END:
+            rp->tot.collectives++;
+            credit_out(rp, p, ev->bytes, t);
+            credit_in(rp, p, p->nstack - 1, ev->bytes_in, t);
+            break;
+        default: /* markers: time only */
+            break;
+        }
+    }
+    rp->last_raw = ev->raw;
+    rp->last_proc = id;
     if (st != RT_OK)
         return rt_err_set(err, st, "replay: out of memory");
     return RT_OK;
 }
 
+/* ev continues the record of the previous event (same processor, same raw record). */
+static int continues(const rt_replay *rp, const rt_tevent *ev)
+{
+    return ev->raw && ev->raw == rp->last_raw && ev->proc == rp->last_proc;
+}
+
+int rt_replay_feed_event(rt_replay *rp, const rt_tevent *ev, rt_err *err)
+{
+    return feed(rp, ev, !continues(rp, ev), err);
+}
+
+int rt_replay_feed(rt_replay *rp, const rt_picl_record *rec, rt_err *err)
+{
+    if (rec->proc < 0)
+        return rt_err_set(err, RT_EINVAL, "replay: negative processor %d", rec->proc);
+    rt_tevent evs[2];
+    int n, st = rt_picl_record_events(rp->defs, rec, evs, &n, err);
+    for (int i = 0; st == RT_OK && i < n; i++)
+        st = feed(rp, &evs[i], i == 0, err);
+    return st;
+}
 
 int rt_replay_finish(rt_replay *rp, rt_err *err)
 {
@@ -713,14 +822,17 @@ int rt_replay_finish(rt_replay *rp, rt_err *err)
         proc_state *p = &rp->procs[i];
         if (!p->pub.seen)
             continue;
+        if (p->nheld > 0 && flush_held(rp, p, -2, 0, 0) != RT_OK)
+            warn(rp, "replay: out of memory pairing the last receives of processor %d", i);
+        p = &rp->procs[i];
         while (p->nstack > 0) {
             open_ev *e = &p->stack[p->nstack - 1];
             if (!e->tracing) {
                 rp->tot.left_open++;
                 warn(rp, "processor %d: %s opened at %.6f is still open at the end (closed at %.6f)", i,
-                     rt_picl_event_words(e->event, w, sizeof w), e->entry, p->pub.last);
+                     region_name(rp, e->event, w, sizeof w), e->entry, p->pub.last);
             }
-            close_event(rp, p, p->nstack - 1, p->pub.last, 0, NULL);
+            close_event(rp, p, p->nstack - 1, p->pub.last, NULL);
         }
         int old = p->pub.state;
         p->pub.state = RT_STATE_IDLE;
@@ -738,39 +850,59 @@ int rt_replay_finish(rt_replay *rp, rt_err *err)
     return RT_OK;
 }
 
-/* ---- pulling from the reader ---- */
+/* ---- pulling from the source ---- */
 
-/* Make la[ila] the next record; 0 at the end, 1 ready, <0 error status negated. */
+/* Make la the next event; 0 at the end, 1 ready, <0 error status negated. */
 static int peek(rt_replay *rp, rt_err *err)
 {
-    if (rp->ila < rp->nla)
+    if (rp->has_la)
         return 1;
-    if (rp->eof || !rp->reader)
+    if (rp->la_status != RT_OK) { /* met while looking for a record's continuation */
+        int st = rp->la_status;
+        rp->la_status = RT_OK;
+        if (err)
+            *err = rp->la_err;
+        return -st;
+    }
+    if (rp->eof || !rp->src)
         return 0;
-    rt_picl_record raw;
-    int st = rt_picl_next(rp->reader, rp->xlate ? &raw : &rp->la[0], err);
+    int st = rt_tsource_next(rp->src, &rp->la, err);
     if (st == RT_EEOF) {
         rp->eof = 1;
         return 0;
     }
     if (st != RT_OK)
         return -st;
-    rp->ila = 0;
-    if (rp->xlate) {
-        st = rt_picl_xlate_record(rp->xlate, &raw, rp->la, &rp->nla);
-        if (st != RT_OK)
-            return -rt_err_set(err, st, "replay: out of memory");
-    } else {
-        rp->nla = 1;
-    }
+    rp->has_la = 1;
     return 1;
+}
+
+/* Replay the look-ahead event and the rest of its record. */
+static int feed_record(rt_replay *rp, rt_err *err)
+{
+    rp->has_la = 0;
+    int st = feed(rp, &rp->la, 1, err);
+    while (st == RT_OK) {
+        rt_err e2;
+        int r = peek(rp, &e2);
+        if (r < 0) { /* keep the error for the next pull: this record is complete */
+            rp->la_status = -r;
+            rp->la_err = e2;
+            break;
+        }
+        if (r == 0 || !continues(rp, &rp->la))
+            break;
+        rp->has_la = 0;
+        st = feed(rp, &rp->la, 0, err);
+    }
+    return st;
 }
 
 int rt_replay_next_time(rt_replay *rp, double *t, rt_err *err)
 {
     int r = peek(rp, err);
     if (r == 1)
-        *t = rp->la[rp->ila].time;
+        *t = rp->la.time;
     return r;
 }
 
@@ -789,7 +921,7 @@ int rt_replay_step(rt_replay *rp, int64_t n, int64_t *done, rt_err *err)
             st = RT_EEOF;
             break;
         }
-        st = rt_replay_feed(rp, &rp->la[rp->ila++], err);
+        st = feed_record(rp, err);
         if (st != RT_OK)
             break;
         k++;
@@ -809,9 +941,9 @@ int rt_replay_run_until(rt_replay *rp, double t, rt_err *err)
             rt_replay_finish(rp, err);
             return RT_EEOF;
         }
-        if (rp->la[rp->ila].time > t)
+        if (rp->la.time > t)
             return RT_OK;
-        int st = rt_replay_feed(rp, &rp->la[rp->ila++], err);
+        int st = feed_record(rp, err);
         if (st != RT_OK)
             return st;
     }
@@ -822,7 +954,7 @@ int rt_replay_run(rt_replay *rp, rt_err *err)
     int st = rt_replay_run_until(rp, INFINITY, err);
     if (st == RT_EEOF)
         return RT_OK;
-    if (st == RT_OK && !rp->reader)
+    if (st == RT_OK && !rp->src)
         return rt_replay_finish(rp, err);
     return st;
 }
@@ -832,6 +964,7 @@ int rt_replay_run(rt_replay *rp, rt_err *err)
 double rt_replay_now(const rt_replay *rp) { return rp->now; }
 int rt_replay_finished(const rt_replay *rp) { return rp->finished; }
 int64_t rt_replay_records(const rt_replay *rp) { return rp->records; }
+int64_t rt_replay_events(const rt_replay *rp) { return rp->events; }
 
 void rt_replay_span(const rt_replay *rp, double *t0, double *t1)
 {
@@ -892,80 +1025,8 @@ void rt_replay_pending(const rt_replay *rp, void (*fn)(void *ud, const rt_messag
             continue;
         for (int k = 0; k < c->sends.n; k++) {
             int j = (c->sends.head + k) % c->sends.cap;
-            rt_message m = {c->src, c->dst, c->tag, c->sends.b[j], c->sends.t[j], NAN, 0};
+            rt_message m = {c->src, c->dst, c->tag, c->sends.b[j], c->sends.t[j], NAN, 0, c->comm};
             fn(ud, &m);
         }
     }
-}
-
-/* ---- critical path ---- */
-
-void rt_critical_path_clear(rt_critical_path *cp)
-{
-    if (!cp)
-        return;
-    free(cp->segments);
-    free(cp->messages);
-    memset(cp, 0, sizeof *cp);
-}
-
-int rt_replay_critical_path(const rt_replay *rp, rt_critical_path *cp, rt_err *err)
-{
-    memset(cp, 0, sizeof *cp);
-    if (!rp->finished || !rp->o.critical_path)
-        return rt_err_set(err, RT_ESTATE, "critical path: needs a finished replay with critical_path set");
-    int p = -1;
-    for (int i = 0; i < rp->nprocs; i++)
-        if (rp->procs[i].pub.seen && (p < 0 || rp->procs[i].pub.last > rp->procs[p].pub.last))
-            p = i;
-    if (p < 0)
-        return RT_OK;
-    int *upto = malloc((size_t)rp->nprocs * sizeof *upto); /* waits of each proc still usable: [0, upto) */
-    if (!upto)
-        return rt_err_set(err, RT_ENOMEM, "critical path: out of memory");
-    for (int i = 0; i < rp->nprocs; i++)
-        upto[i] = rp->procs[i].nwaits;
-    size_t capseg = 0, capmsg = 0;
-    double t = rp->procs[p].pub.last;
-    cp->end = t;
-    for (;;) {
-        const proc_state *ps = &rp->procs[p];
-        int k = upto[p] - 1;
-        while (k >= 0 && ps->waits[k].recv_time > t)
-            k--;
-        if (rt_grow((void **)&cp->segments, &capseg, cp->nsegments + 1, sizeof *cp->segments) != RT_OK)
-            goto nomem;
-        if (k < 0) {
-            cp->segments[cp->nsegments++] = (rt_cp_segment){p, ps->pub.first, t};
-            cp->start = ps->pub.first;
-            break;
-        }
-        const cp_wait *w = &ps->waits[k];
-        upto[p] = k;
-        cp->segments[cp->nsegments++] = (rt_cp_segment){p, w->recv_time, t};
-        if (rt_grow((void **)&cp->messages, &capmsg, cp->nmessages + 1, sizeof *cp->messages) != RT_OK)
-            goto nomem;
-        cp->messages[cp->nmessages++] =
-            (rt_message){w->src, p, w->tag, w->bytes, w->send_time, w->recv_time, 0};
-        t = w->send_time;
-        p = w->src;
-    }
-    free(upto);
-    /* reverse into time order */
-    for (int i = 0, j = cp->nsegments - 1; i < j; i++, j--) {
-        rt_cp_segment s = cp->segments[i];
-        cp->segments[i] = cp->segments[j];
-        cp->segments[j] = s;
-    }
-    for (int i = 0, j = cp->nmessages - 1; i < j; i++, j--) {
-        rt_message m = cp->messages[i];
-        cp->messages[i] = cp->messages[j];
-        cp->messages[j] = m;
-    }
-    cp->length = cp->end - cp->start;
-    return RT_OK;
-nomem:
-    free(upto);
-    rt_critical_path_clear(cp);
-    return rt_err_set(err, RT_ENOMEM, "critical path: out of memory");
 }

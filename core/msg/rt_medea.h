@@ -147,7 +147,11 @@ void rt_medea_from_picl(const struct rt_picl_record *rec, rt_medea_rec *out);
 
 /*
  * Replay the PICL trace at path with the message-passing engine and feed every
- * replayed record (old format translated to the new vocabulary) into m.
+ * replayed record (old format translated to the new vocabulary) into m. Any
+ * other message-passing format the dispatcher reads (rt_tsource_open) is fed
+ * from its neutral events, regions mapped to event types by class (see
+ * rt_medea_picl.c); *skipped is then 0 (such readers refuse malformed input)
+ * and *warnings counts the problems the reader worked around.
  * Malformed lines are skipped and counted (*skipped) unless strict; the
  * engine's warnings (unmatched exits, events left open, tachyons) are counted
  * (*warnings); both may be NULL. Returns RT_OK or the reader's error, with err
@@ -155,5 +159,15 @@ void rt_medea_from_picl(const struct rt_picl_record *rec, rt_medea_rec *out);
  */
 int rt_medea_feed_file(rt_medea *m, const char *path, int strict, unsigned long *skipped,
                        unsigned long *warnings, rt_err *err);
+
+/*
+ * Feed every event of a neutral source (rt_tevent.h; read to its end) into m:
+ * regions become event types by class (user regions keep their id, others take
+ * their PICL family's number), bytes from SEND / RECV / COLL_* events.
+ * *skipped = 0, *warnings = the source's warnings. RT_OK or the source's error.
+ */
+struct rt_tsource;
+int rt_medea_feed_source(rt_medea *m, struct rt_tsource *src, unsigned long *skipped, unsigned long *warnings,
+                         rt_err *err);
 
 #endif

@@ -1,14 +1,25 @@
 /*
- * rt_medea_picl.c - feed a PICL trace into the MEDEA parameter accumulator.
+ * rt_medea_picl.c - feed a message-passing trace into the MEDEA parameter accumulator.
  *
- * The trace is replayed by the message-passing engine (rt_replay.h), which
- * reads it with the PICL reader and translates old-format records to the new
- * vocabulary; its record callback hands every replayed record to the
+ * A PICL trace is replayed by the message-passing engine (rt_replay.h), which
+ * reads it through the PICL source (old-format records translated to the new
+ * vocabulary); its record callback hands every replayed record to the
  * accumulator, so MEDEA sees exactly what every other consumer of the engine sees.
+ *
+ * Any other format the dispatcher reads (OTF2, Paraver, Pajé) is fed from its
+ * neutral events: regions become MEDEA event types by class (user regions keep
+ * their id; the others take their PICL family's first number: send -21,
+ * receive -51, wait -52, collective -750, sync -402, I/O -201, idle -601,
+ * system -602, tracing -901), message bytes from the SEND after an ENTER and
+ * the RECVs before a LEAVE, collective bytes from COLL_BEGIN / COLL_END.
  */
+#include <stdlib.h>
+#include <string.h>
+
 #include "rt_medea.h"
 #include "rt_picl.h"
 #include "rt_replay.h"
+#include "rt_tsource_open.h"
 
 void rt_medea_from_picl(const rt_picl_record *rec, rt_medea_rec *out)
 {
@@ -53,9 +64,137 @@ static void on_warning(void *ud, const char *msg)
     ((feed_ctx *)ud)->warnings++;
 }
 
+/* ---- any other format, from its neutral events ---- */
+
+/* The MEDEA event type of a region of class cls. */
+static int medea_event(int region, int cls)
+{
+    static const int family[RT_TC_COUNT] = {
+        [RT_TC_SEND] = -21, [RT_TC_RECV] = -51, [RT_TC_WAIT] = -52, [RT_TC_COLLECTIVE] = -750,
+        [RT_TC_SYNC] = -402, [RT_TC_IO] = -201, [RT_TC_IDLE] = -601, [RT_TC_SYSTEM] = -602,
+        [RT_TC_TRACING] = -901};
+    if (cls >= 0 && cls < RT_TC_COUNT && cls != RT_TC_USER)
+        return family[cls];
+    if (region >= 0)
+        return region;
+    long long r = -(long long)region; /* MEDEA's user types are >= 0: negative ids move above 2^30 */
+    return (int)(r % (1LL << 30)) + (1 << 30);
+}
+
+/* Per processor: an entry held until its next event (a SEND or COLL_BEGIN gives its
+ * bytes), and the bytes of the receives held for the LEAVE that follows them. */
+typedef struct held {
+    rt_medea_rec enter;
+    int has_enter;
+    double recv_bytes;
+    int has_recv;
+} held;
+
+typedef struct neutral_ctx {
+    rt_medea *m;
+    const rt_tdefs *defs;
+    held *h;
+    int nh;
+} neutral_ctx;
+
+static int add_rec(neutral_ctx *c, const rt_medea_rec *r, const char *path, unsigned long line, rt_err *err)
+{
+    rt_err e;
+    int st = rt_medea_add(c->m, r, &e);
+    if (st != RT_OK)
+        rt_err_at(err, st, path, line, "%.400s", e.msg);
+    return st;
+}
+
+static int feed_event(neutral_ctx *c, const rt_tevent *ev, const char *path, rt_err *err)
+{
+    if (ev->proc >= c->nh) {
+        int nn = c->nh ? c->nh : 16;
+        while (nn <= ev->proc)
+            nn *= 2;
+        held *h = realloc(c->h, (size_t)nn * sizeof *h);
+        if (!h)
+            return rt_err_set(err, RT_ENOMEM, "MEDEA: out of memory");
+        memset(h + c->nh, 0, (size_t)(nn - c->nh) * sizeof *h);
+        c->h = h;
+        c->nh = nn;
+    }
+    held *h = &c->h[ev->proc];
+    int st = RT_OK;
+    if (h->has_enter) {
+        if (ev->kind == RT_TE_SEND || ev->kind == RT_TE_COLL_BEGIN)
+            h->enter.bytes = ev->bytes > 0 ? ev->bytes : 0;
+        h->has_enter = 0;
+        if ((st = add_rec(c, &h->enter, path, ev->line, err)) != RT_OK)
+            return st;
+    }
+    rt_medea_rec r = {-2, 0, ev->time, ev->proc, -1};
+    const rt_tregion *reg = NULL;
+    switch (ev->kind) {
+    case RT_TE_ENTER:
+        reg = rt_tdefs_region(c->defs, ev->region);
+        h->enter = (rt_medea_rec){-3, medea_event(ev->region, reg ? reg->cls : RT_TC_USER), ev->time, ev->proc,
+                                  ev->bytes > 0 ? ev->bytes : -1};
+        h->has_enter = 1;
+        return RT_OK;
+    case RT_TE_RECV:
+        h->recv_bytes += ev->bytes > 0 ? ev->bytes : 0;
+        h->has_recv = 1;
+        r.rectype = -7; /* timed only */
+        break;
+    case RT_TE_COLL_END:
+        h->recv_bytes += ev->bytes_in > 0 ? ev->bytes_in : 0;
+        h->has_recv = 1;
+        r.rectype = -7;
+        break;
+    case RT_TE_LEAVE:
+        reg = rt_tdefs_region(c->defs, ev->region);
+        r.rectype = -4;
+        r.event = medea_event(ev->region, reg ? reg->cls : RT_TC_USER);
+        r.bytes = h->has_recv ? h->recv_bytes : ev->bytes_in > 0 ? ev->bytes_in : -1;
+        h->recv_bytes = 0;
+        h->has_recv = 0;
+        break;
+    default:
+        r.rectype = ev->kind == RT_TE_MARKER ? -2 : -7;
+        break;
+    }
+    return add_rec(c, &r, path, ev->line, err);
+}
+
+int rt_medea_feed_source(rt_medea *m, rt_tsource *src, unsigned long *skipped, unsigned long *warnings,
+                         rt_err *err)
+{
+    const char *path = src->path;
+    neutral_ctx c = {m, src->defs, NULL, 0};
+    rt_tevent ev;
+    int st;
+    while ((st = rt_tsource_next(src, &ev, err)) == RT_OK)
+        if ((st = feed_event(&c, &ev, path, err)) != RT_OK)
+            break;
+    for (int p = 0; st == RT_EEOF && p < c.nh; p++) /* entries still held at the end */
+        if (c.h[p].has_enter && (st = add_rec(&c, &c.h[p].enter, path, 0, err)) == RT_OK)
+            st = RT_EEOF;
+    free(c.h);
+    if (skipped) /* records of kinds the model does not cover are no malformed lines */
+        *skipped = 0;
+    if (warnings)
+        *warnings = (unsigned long)src->warnings;
+    return st == RT_EEOF ? RT_OK : st;
+}
+
 int rt_medea_feed_file(rt_medea *m, const char *path, int strict, unsigned long *skipped,
                        unsigned long *warnings, rt_err *err)
 {
+    const char *name = NULL;
+    if (rt_tsource_detect(path, &name, NULL, 0) == RT_OK && name && strncmp(name, "picl", 4) != 0) {
+        rt_tsource *src = rt_tsource_open(path, NULL, err); /* a companion file or no reader: its error */
+        if (!src)
+            return err ? err->status : RT_EFORMAT;
+        int st = rt_medea_feed_source(m, src, skipped, warnings, err);
+        rt_tsource_free(src);
+        return st;
+    }
     rt_picl_opts opts = {0};
     opts.strict = strict;
     rt_picl *r = rt_picl_open(path, &opts, err);
@@ -66,7 +205,7 @@ int rt_medea_feed_file(rt_medea *m, const char *path, int strict, unsigned long 
     ro.ud = &c;
     ro.on_record = on_record;
     ro.on_warning = on_warning;
-    rt_replay *rp = rt_replay_new(r, &ro, err);
+    rt_replay *rp = rt_replay_new_picl(r, &ro, err);
     int st = rp ? rt_replay_run(rp, err) : RT_ENOMEM;
     if (st == RT_OK && c.status != RT_OK) {
         st = c.status;

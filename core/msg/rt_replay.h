@@ -1,32 +1,44 @@
 /*
- * rt_replay.h - message-passing replay of PICL traces: processor states,
- * messages, queues, tasks, per-event-type tables and the critical path.
+ * rt_replay.h - message-passing replay of any trace the neutral event stream
+ * (core/trace/rt_tevent.h) carries - PICL old and new, OTF2, Paraver, Pajé:
+ * processor states, messages, queues, tasks, per-region tables and the
+ * critical path.
  *
- * The engine consumes new-format records (old ones are translated on the way
- * in) in file order, which PICL writes sorted by time, and keeps:
+ * The engine consumes rt_tevent events in stream order (a source merges them
+ * by time) and keeps:
  *   - per processor: state (busy / overhead / idle) and the time spent in
- *     each over [first record, last record] (idle outside it), the open event
+ *     each over [first event, last event] (idle outside it), the open region
  *     stack, the current task, sent / received counts and bytes, the incoming
  *     queue (messages sent to it and not yet received) with its high-water mark,
- *     and a table per event type (count, summed exit - entry, bytes);
- *   - messages paired first-in first-out per (source, destination, tag); a
- *     receive met before its send is a tachyon (counted and warned);
- *   - tasks (user events): first start and last end over all processors;
+ *     and a table per region (count, summed leave - enter, bytes);
+ *   - messages paired first-in first-out per (source, destination,
+ *     communicator, tag); a receive met before its send is a tachyon (counted
+ *     and warned);
+ *   - tasks (user-class regions): first start and last end over all processors;
  *   - for the critical path, per processor the list of waits ended by a
- *     message (receive time, sender, send time: 24 bytes per such wait).
- * State grows with processors, event types, tasks and pending messages, not
- * with the trace length, apart from the critical path's wait list, which is
- * kept only when rt_replay_opts.critical_path is set.
+ *     message (receive time, sender, send time: 32 bytes per such wait).
+ * State grows with processors, regions, tasks and pending messages, not with
+ * the trace length, apart from the critical path's wait list, which is kept
+ * only when rt_replay_opts.critical_path is set.
  *
- * State rules: a processor is idle inside a waiting event (rt_picl_event_waits:
- * -52, -55, -56, -61, -31, -402, -601), overhead inside any other system event
- * except tracing (-901..-914), busy otherwise; nested events: the innermost
- * non-tracing event decides. Before its first and after its last record it is
- * idle.
+ * State rule, once, on region classes (rt_tclass_state): the innermost open
+ * region whose class is not tracing decides - wait, sync, idle: idle; user:
+ * busy; any other: overhead; no open region: busy. Before its first and after
+ * its last event a processor is idle. For PICL the event numbers map to classes
+ * in rt_picl_source.h (so -52, -55, -56, -61, -31, -401, -402, -601 idle).
+ *
+ * A RECV is held until the LEAVE that follows it on its processor: bytes go to
+ * the region that LEAVE closes, and the receive "ended a wait" (critical path)
+ * when that region's class is idle; without such a LEAVE (another event comes
+ * first) the innermost open region stands in.
+ *
+ * Records: events of one processor that follow each other with the same
+ * non-NULL ev.raw are one record of the file (a PICL send entry gives ENTER +
+ * SEND); step / run_until / records count records, events() counts events.
  *
  * Consumers that want every interval (MEDEA) set on_interval: it is called once
- * per event occurrence when it closes (post-order: children before parents),
- * with its depth and parent, and at the end for events left open.
+ * per region occurrence when it closes (post-order: children before parents),
+ * with its depth and parent, and at the end for regions left open.
  */
 #ifndef RT_REPLAY_H
 #define RT_REPLAY_H
@@ -35,6 +47,7 @@
 
 #include "rt_error.h"
 #include "rt_picl.h"
+#include "rt_tevent.h"
 
 typedef enum { RT_STATE_IDLE = 0, RT_STATE_OVERHEAD = 1, RT_STATE_BUSY = 2, RT_NSTATES = 3 } rt_pstate;
 
@@ -47,8 +60,8 @@ const char *rt_state_name(int state);
 /* One event occurrence on one processor, reported when it closes. */
 typedef struct rt_interval {
     int proc;
-    int task;             /* the record's TASK field */
-    int event;            /* event type */
+    int task;             /* the ENTER's task field (PICL: the record's TASK) */
+    int event;            /* region id (PICL: the event type) */
     double entry, exit;   /* times */
     int depth;            /* open non-tracing events enclosing it (0 = outermost); tracing events: -1 */
     int64_t id;           /* unique, in order of entry */
@@ -71,6 +84,7 @@ typedef struct rt_message {
     double bytes;
     double send_time, recv_time;
     int tachyon;          /* received before it was sent */
+    int comm;             /* communicator, -1 none (PICL) */
 } rt_message;
 
 /* One row of the per-processor per-event-type table. */
@@ -119,32 +133,48 @@ typedef struct rt_replay_opts {
     void (*on_interval)(void *ud, const rt_interval *iv);
     void (*on_message)(void *ud, const rt_message *m);  /* when a message pairs */
     void (*on_state)(void *ud, int proc, double time, int old_state, int new_state);
-    void (*on_record)(void *ud, const rt_picl_record *rec); /* each replayed (new-format) record */
+    /* each replayed PICL record (translated to the new format); PICL sources only */
+    void (*on_record)(void *ud, const rt_picl_record *rec);
+    void (*on_event)(void *ud, const rt_tevent *ev);  /* every event, before it is replayed */
 } rt_replay_opts;
 
 typedef struct rt_replay rt_replay;
 
 /*
- * New engine. reader may be NULL (then feed records with rt_replay_feed);
- * otherwise step / run pull from it (the engine does not own it and translates
- * old-format records). opts may be NULL. NULL on allocation failure.
+ * New engine over a source (not owned; free it after the replay). The source's
+ * warnings join the replay's when it has no on_warning of its own. src may be
+ * NULL: then feed events (rt_replay_feed_event) or PICL records
+ * (rt_replay_feed) and define regions in rt_replay_defs. opts may be NULL.
+ * NULL on allocation failure.
  */
-rt_replay *rt_replay_new(rt_picl *reader, const rt_replay_opts *opts, rt_err *err);
+rt_replay *rt_replay_new(rt_tsource *src, const rt_replay_opts *opts, rt_err *err);
+/*
+ * Compatibility: a replay pulling from a PICL reader (not owned; old-format
+ * records are translated) through a PICL source the replay owns. reader may be NULL.
+ */
+rt_replay *rt_replay_new_picl(rt_picl *reader, const rt_replay_opts *opts, rt_err *err);
 void rt_replay_free(rt_replay *rp);
 
-/* Replay one new-format record (old ones: translate first). RT_OK or RT_ENOMEM. */
+/* Replay one event. RT_OK, RT_ENOMEM, or RT_EINVAL for a processor out of range. */
+int rt_replay_feed_event(rt_replay *rp, const rt_tevent *ev, rt_err *err);
+/* Replay one new-format PICL record (old ones: translate first) as its events. */
 int rt_replay_feed(rt_replay *rp, const rt_picl_record *rec, rt_err *err);
+
+/* The definitions in use: the source's, or the replay's own when it has no source. */
+rt_tdefs *rt_replay_defs(const rt_replay *rp);
+/* The source (NULL when events are fed). */
+rt_tsource *rt_replay_source(const rt_replay *rp);
 
 /*
  * Close the replay: account states up to each processor's last record and the
  * global end, close events left open (warnings), warn about unpaired messages.
- * Idempotent; called by step / run at the end of the reader.
+ * Idempotent; called by step / run at the end of the source.
  */
 int rt_replay_finish(rt_replay *rp, rt_err *err);
 
 /*
- * Replay up to n records from the reader (*done gets how many). Returns RT_OK,
- * RT_EEOF when the trace ended (finish done), or an error from the reader.
+ * Replay up to n records from the source (*done gets how many). Returns RT_OK,
+ * RT_EEOF when the trace ended (finish done), or an error from the source.
  */
 int rt_replay_step(rt_replay *rp, int64_t n, int64_t *done, rt_err *err);
 /* Replay every record with time <= t; RT_EEOF when the trace ended. */
@@ -153,8 +183,8 @@ int rt_replay_run_until(rt_replay *rp, double t, rt_err *err);
 int rt_replay_run(rt_replay *rp, rt_err *err);
 
 /*
- * Time of the next record the reader will give, without replaying it: returns
- * 1 and sets *t, 0 at the end (or without a reader), or -status on a read error.
+ * Time of the next record the source will give, without replaying it: returns
+ * 1 and sets *t, 0 at the end (or without a source), or -status on a read error.
  */
 int rt_replay_next_time(rt_replay *rp, double *t, rt_err *err);
 
@@ -162,14 +192,15 @@ int rt_replay_next_time(rt_replay *rp, double *t, rt_err *err);
 double rt_replay_now(const rt_replay *rp);        /* time of the last replayed record */
 int rt_replay_finished(const rt_replay *rp);
 int64_t rt_replay_records(const rt_replay *rp);   /* records replayed */
+int64_t rt_replay_events(const rt_replay *rp);    /* events replayed */
 /* Global first / last record time (+inf / -inf before any record). */
 void rt_replay_span(const rt_replay *rp, double *t0, double *t1);
 /* Processors: ids 0 .. nprocs-1 (slots never seen have seen == 0). */
 int rt_replay_nprocs(const rt_replay *rp);
 const rt_replay_proc *rt_replay_proc_get(const rt_replay *rp, int id);
-/* Event table of a processor, nevents rows sorted by event type (NULL if none). */
+/* Region table of a processor, nevents rows sorted by region id (NULL if none). */
 const rt_event_stat *rt_replay_proc_events(const rt_replay *rp, int id);
-/* Open events of a processor, outermost first; *n gets the count. */
+/* Open regions of a processor (ids), outermost first; *n gets the count. */
 const int *rt_replay_proc_stack(const rt_replay *rp, int id, int *n);
 /* Tasks sorted by task number. */
 int rt_replay_ntasks(const rt_replay *rp);
@@ -184,6 +215,8 @@ typedef struct rt_replay_totals {
     int64_t unmatched_recv; /* receives with no send yet (tachyons in waiting) */
     int64_t warnings;
     int64_t unmatched_exits, left_open;
+    int64_t collectives;  /* COLL_END events */
+    int64_t kinds[RT_TE_KIND_COUNT]; /* events replayed by kind (rt_te_kind) */
 } rt_replay_totals;
 void rt_replay_totals_get(const rt_replay *rp, rt_replay_totals *t);
 

@@ -1,6 +1,7 @@
 /* picl.c - PICL trace readers (old and new formats), event vocabulary, old -> new
  * translation (see rt_picl.h). */
 #include "rt_picl.h"
+#include "rt_picl_source.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -518,10 +519,8 @@ const char *rt_picl_family_name(rt_event_family f)
     return (unsigned)f < RT_EV_FAMILY_COUNT ? names[f] : "other";
 }
 
-int rt_picl_event_waits(int e)
-{
-    return e == -52 || e == -55 || e == -56 || e == -61 || e == -31 || e == -402 || e == -601;
-}
+/* through the region classes, the one state rule (rt_picl_source.h) */
+int rt_picl_event_waits(int e) { return rt_tclass_state(rt_picl_event_class(e)) == 0; }
 
 int rt_picl_event_is_system(int e) { return e < -10; }
 

@@ -178,7 +178,8 @@ typedef enum {
 rt_event_family rt_picl_event_family(int event);
 /* Short name of a family: "user", "send", "receive", "collective", ... */
 const char *rt_picl_family_name(rt_event_family f);
-/* 1 when a processor inside this event waits (idle): -52, -55, -56, -61, -31, -402, -601. */
+/* 1 when a processor inside this event waits (idle): its class (rt_picl_event_class) is
+ * wait, sync or idle: -52, -55, -56, -61, -31, -401, -402, -601. */
 int rt_picl_event_waits(int event);
 /* 1 for system events (< -10). */
 int rt_picl_event_is_system(int event);

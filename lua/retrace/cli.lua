@@ -67,9 +67,17 @@ function M.parser(name, cmd)
   return p
 end
 
+M.EXIT_INTERRUPTED = 130 -- as a shell reports a command ended by Ctrl-C, so loops over files stop too
+
 local function report(err)
   if type(err) == "table" and err.exit then
     return err
+  end
+  -- Ctrl-C (the host's "interrupted!", possibly raised inside a progress callback
+  -- and carrying its traceback) is no bug: one line, no traceback
+  local first = tostring(err):match("^[^\n]*")
+  if first:match("interrupted!$") then
+    return { exit = M.EXIT_INTERRUPTED, message = "interrupted" }
   end
   return { exit = M.EXIT_INPUT, message = debug.traceback(tostring(err), 2) }
 end

@@ -1,6 +1,10 @@
---- retrace.formats: recognise a trace file's format from its first lines.
+--- retrace.formats: recognise a trace file's format from its first 4096 bytes
+-- (never more: a trace may be one endless line).
 -- formats.detect(path) -> name, why   (or nil, message when unreadable)
--- Names: shmap, picl-new, picl-old, din, xdin, lackey, bin, pes, paje, paraver, otf2, unknown.
+-- Names: shmap, picl-new, picl-old, din, xdin, lackey, bin, pes, paje, paraver, otf2,
+-- and for files that belong to a trace without being one: paraver-pcf, paraver-row,
+-- otf2-part; unknown. Message-passing formats are recognised by the trace
+-- dispatcher (core/trace/rt_tsource_open.c), which also accepts an OTF2 archive's directory.
 -- formats.summary(path, name [, opts]) -> table | nil, message: what the format's
 -- own reader says of the file (see M.summary); nil summary for formats without one.
 local M = {}
@@ -16,9 +20,33 @@ M.descriptions = {
   pes = "program execution sequence (STATE TIME per line)",
   paje = "Paje trace",
   paraver = "Paraver trace",
-  otf2 = "OTF2 anchor file",
+  otf2 = "OTF2 archive",
+  ["paraver-pcf"] = "Paraver companion file (state and event names), not a trace",
+  ["paraver-row"] = "Paraver companion file (processor names), not a trace",
+  ["otf2-part"] = "part of an OTF2 archive, not a trace by itself",
   unknown = "not recognised",
 }
+
+local core = require "retrace.core"
+
+-- What the dispatcher says that only it knows: OTF2 (files and directories),
+-- Paraver and its companions, Paje; a reader missing from this build still names
+-- the format. nil for everything else (memory traces, PICL, PES: the votes below).
+local dispatcher_names = {
+  otf2 = "otf2", ["otf2-noreader"] = "otf2", ["otf2-part"] = "otf2-part",
+  paraver = "paraver", ["paraver-noreader"] = "paraver", ["paraver-pcf"] = "paraver-pcf",
+  ["paraver-row"] = "paraver-row", paje = "paje", ["paje-noreader"] = "paje",
+}
+
+local function dispatcher(path)
+  local name, why = core.replay.detect(path)
+  if name == nil then return nil, why end
+  if name == "directory" then -- an OTF2 archive's folder is a trace; any other is not
+    return false, why:find("without an OTF2 anchor", 1, true) and (path .. ": Is a directory") or why
+  end
+  local mine = name and dispatcher_names[name]
+  if mine then return mine, (why:gsub("^.-: ", "", 1)) end
+end
 
 local function classify(line)
   if line:match("^%%EventDef") then return "paje" end
@@ -53,27 +81,39 @@ local function classify(line)
   return nil
 end
 
+-- The complete lines of a head of at most 4096 bytes (the last one only when
+-- the head ends the file or it is the only line).
+local function head_lines(head, whole)
+  local lines = {}
+  for line, nl in head:gmatch("([^\n]*)(\n?)") do
+    if nl == "" and line == "" then break end
+    if nl == "" and not whole and #lines > 0 then break end
+    lines[#lines + 1] = line:gsub("\r$", "")
+  end
+  return lines
+end
+
 function M.detect(path)
   if path:match("%.otf2$") then return "otf2", "file name" end
+  local d, dwhy = dispatcher(path)
+  if d then return d, dwhy end
+  if d == false then return nil, dwhy end
   local f, err = io.open(path, "rb")
   if not f then return nil, err end
   local head, rerr = f:read(4096)
+  f:close()
   if not head and rerr then
-    f:close()
     return nil, path .. ": " .. rerr:gsub("^.-: ", "")
   end
   head = head or ""
   if head:sub(1, 8) == "RTMB\r\n\26\n" then
-    f:close()
     return "bin", "magic RTMB"
   end
   if head:find("\0", 1, true) then
-    f:close()
     return "unknown", "binary data (NUL bytes) and no known magic number"
   end
-  f:seek("set", 0)
   local votes, n = {}, 0
-  for line in f:lines() do
+  for _, line in ipairs(head_lines(head, #head < 4096)) do
     if not line:match("^%s*#") or line:match("^#Paraver") then
       n = n + 1
       local kind, weight = classify(line)
@@ -84,7 +124,6 @@ function M.detect(path)
       if n >= 50 then break end
     end
   end
-  f:close()
   local best, count = "unknown", 0
   for k, c in pairs(votes) do
     if c > count or (c == count and k < best) then best, count = k, c end
@@ -93,6 +132,7 @@ function M.detect(path)
 end
 
 local summaries = {}
+M.message_passing = { otf2 = true, paraver = true, paje = true }
 
 -- SHMAP: the reader's first pass (rt_shmap_open) already counted everything.
 function summaries.shmap(path)
@@ -113,30 +153,40 @@ function summaries.shmap(path)
   }
 end
 
--- PICL (either format): the replay summary, kept to its totals.
-local function picl_summary(path, fmt)
-  local picl = require "retrace.picl"
-  local s, err = picl.summary(path, { format = fmt == "picl-old" and "old" or "new" })
-  if not s then return nil, err end
+-- Entries per event type (PICL) or region over all processors of a replay summary,
+-- sorted by count then id: {id, name, count} plus what describe(id) adds; and the total.
+local function count_entries(s, describe)
   local events, nevents = {}, 0
   for _, p in ipairs(s.processors) do
     for ev, row in pairs(p.events) do
       local e = events[ev]
       if not e then
-        local code = math.tointeger(tonumber(ev))
-        e = { event = code, name = picl.event_words(code), count = 0 }
+        e = describe(math.tointeger(tonumber(ev)))
+        e.count = 0
         events[ev] = e
       end
       e.count = e.count + row.count
       nevents = nevents + row.count
     end
   end
-  local kinds = {}
-  for _, e in pairs(events) do kinds[#kinds + 1] = e end
-  table.sort(kinds, function(a, b)
+  local list = {}
+  for _, e in pairs(events) do list[#list + 1] = e end
+  table.sort(list, function(a, b)
     if a.count ~= b.count then return a.count > b.count end
-    return a.event < b.event
+    return a.id < b.id
   end)
+  return list, nevents
+end
+
+-- PICL (either format): the replay summary, kept to its totals.
+local function picl_summary(path, fmt)
+  local picl = require "retrace.picl"
+  local s, err = picl.summary(path, { format = fmt == "picl-old" and "old" or "new" })
+  if not s then return nil, err end
+  local kinds, nevents = count_entries(s, function(code)
+    return { event = code, id = code, name = picl.event_words(code) }
+  end)
+  for _, e in ipairs(kinds) do e.id = nil end
   return {
     picl_format = s.trace.format, processors = #s.processors, records = s.trace.records,
     span = { s.span[1], s.span[2] }, messages = s.messages, events = nevents,
@@ -145,6 +195,31 @@ local function picl_summary(path, fmt)
 end
 summaries["picl-old"] = picl_summary
 summaries["picl-new"] = picl_summary
+
+-- OTF2, Paraver, Paje (when this build has their readers): the replay's summary
+-- through the format-neutral source, with the regions by class.
+local function mp_summary(path, fmt)
+  local s, err = require("retrace.picl").summary(path, { format = fmt })
+  if not s then return nil, err end
+  local regions, nevents = count_entries(s, function(id)
+    local r = s.regions[tostring(id)] or {}
+    return { id = id, region = id, name = r.name or ("region " .. id), class = r.class or "?" }
+  end)
+  local classes = {}
+  for _, e in ipairs(regions) do
+    e.id = nil
+    classes[e.class] = (classes[e.class] or 0) + e.count
+  end
+  return {
+    processors = #s.processors, records = s.trace.records, events = s.trace.events,
+    event_kinds = s.totals.kinds or {}, span = { s.span[1], s.span[2] }, messages = s.messages,
+    tachyons = s.tachyons, regions = regions, entries_by_class = classes, entries = nevents,
+    skipped = s.trace.records_skipped, warnings = #s.warnings,
+  }
+end
+for _, f in ipairs(core.replay.formats()) do
+  if f ~= "picl" then summaries[f] = mp_summary end
+end
 
 -- Memory traces: one pass in C through a one-line cache with classification,
 -- whose compulsory misses are the distinct data lines.

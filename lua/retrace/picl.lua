@@ -3,7 +3,8 @@
 --   local t = picl.open(path [, {format = "old"|"new", strict = true}])  -- or nil, message
 --   for rec in t:records() do print(rec.time, rec.proc, rec.kind, rec.name) end
 --   picl.convert(old, new)              -- old-format trace rewritten in the new format
---   picl.summary(path [, opts])         -- the statistics `retrace picl stats --json` prints
+--   picl.summary(path [, opts])         -- the statistics `retrace stats --json` prints
+--                                          (any message-passing format, see M.summary)
 --   picl.describe(rec)                  -- a record in words (the Trace view)
 --
 -- Record fields: format, line, time (seconds), proc, task, data (array), kind;
@@ -96,27 +97,16 @@ function M.describe(rec)
   return string.format("%12.6f  proc %-3d %s", rec.time, rec.proc, what)
 end
 
---- Replay a whole trace and return the statistics table
--- {span, processors = {{id, busy, overhead, idle, sent, ..., events}}, messages,
---  tachyons, critical_path = {length, ...}, warnings}, plus the trace's format,
--- record count and skipped lines under `trace`. nil, message on bad input.
--- opts: format, strict, start, stop, progress (function(done, total)).
-function M.summary(path, opts)
-  opts = opts or {}
-  local trace, err = M.open(path, { format = opts.format, strict = opts.strict })
-  if not trace then return nil, err end
-  local replay = require "retrace.replay"
-  local rp = replay.new(trace, { critical_path = true, start = opts.start, stop = opts.stop })
+-- The statistics of a replay run to its end: the table M.summary returns,
+-- without its `trace` part.
+local function replay_stats(rp, opts, step)
   local ok, perr = pcall(function()
     repeat
       local _, ended = rp:step(200000)
-      if opts.progress then opts.progress(trace:progress()) end
+      if opts.progress then step() end
     until ended
   end)
-  if not ok then
-    trace:close()
-    return nil, tostring(perr)
-  end
+  if not ok then return nil, tostring(perr) end
   local t0, t1 = rp:span()
   local out = {
     span = { t0 or 0, t1 or 0 },
@@ -146,10 +136,59 @@ function M.summary(path, opts)
   out.tasks = rp:tasks()
   local tot = rp:totals()
   out.messages, out.tachyons = tot.messages, tot.tachyons
+  out.totals = tot
   local cp = rp:critical_path()
   if cp then
     out.critical_path = { length = cp.length, start = cp.start, stop = cp.stop,
       segments = cp.segments, messages = cp.messages }
+  end
+  return out
+end
+
+-- Any other format through the format-neutral source: regions named by its definitions.
+local function neutral_summary(path, opts)
+  local replay = require "retrace.replay"
+  local rp, err = replay.open(path, { critical_path = true, start = opts.start, stop = opts.stop,
+    format = opts.format })
+  if not rp then return nil, err end
+  local out, serr = replay_stats(rp, opts, function() opts.progress(rp:progress()) end)
+  if not out then
+    rp:close()
+    return nil, serr
+  end
+  local defs = rp:defs()
+  out.regions = {}
+  for id, r in pairs(defs.regions) do out.regions[tostring(id)] = { name = r.name, class = r.class } end
+  out.procs = defs.procs
+  local skipped = rp:skipped()
+  out.trace = { file = path, format = defs.format, records = rp:records(), events = rp:nevents(),
+    skipped = 0, skipped_lines = {}, records_skipped = skipped, pending = out.totals.pending,
+    unmatched_receives = out.totals.unmatched_receives }
+  rp:close()
+  return out
+end
+
+--- Replay a whole trace and return the statistics table
+-- {span, processors = {{id, busy, overhead, idle, sent, ..., events}}, messages,
+--  tachyons, critical_path = {length, ...}, warnings}, plus the trace's format,
+-- record count and skipped lines under `trace`. nil, message on bad input.
+-- opts: format, strict, start, stop, progress (function(done, total)).
+-- PICL traces go through the PICL reader (strict, skipped lines); any other
+-- format the dispatcher reads (OTF2, Paraver, Pajé) through its source, with
+-- `regions` (id -> {name, class}) and `procs` (names) added.
+function M.summary(path, opts)
+  opts = opts or {}
+  local replay = require "retrace.replay"
+  if not replay.is_picl(path, opts.format) then return neutral_summary(path, opts) end
+  local fmt = opts.format and opts.format:gsub("^picl%-", "")
+  if fmt == "picl" then fmt = nil end
+  local trace, err = M.open(path, { format = fmt, strict = opts.strict })
+  if not trace then return nil, err end
+  local rp = replay.new(trace, { critical_path = true, start = opts.start, stop = opts.stop })
+  local out, serr = replay_stats(rp, opts, function() opts.progress(trace:progress()) end)
+  if not out then
+    trace:close()
+    return nil, serr
   end
   local nskip, skips = trace:skipped()
   if nskip > 0 then
@@ -160,7 +199,7 @@ function M.summary(path, opts)
     out.warnings = w
   end
   out.trace = { file = path, format = trace:format(), records = trace:count(), skipped = nskip,
-    skipped_lines = skips, pending = tot.pending, unmatched_receives = tot.unmatched_receives }
+    skipped_lines = skips, pending = out.totals.pending, unmatched_receives = out.totals.unmatched_receives }
   rp:close()
   trace:close()
   return out

@@ -1,11 +1,15 @@
---- retrace.replay: replay a PICL trace (processor states, messages, queues, tasks,
--- per-event tables, critical path).
+--- retrace.replay: replay a message-passing trace - PICL, or any format the
+-- dispatcher reads (OTF2, Paraver, Pajé when built in): processor states,
+-- messages, queues, tasks, per-region tables, critical path.
 --
 --   local rp = replay.new(trace_or_path [, opts])
 --     opts: start, stop (window over which times and counts accumulate),
 --           critical_path = true, format / strict (when given a path), and
 --           callbacks on_state(proc, t, old, new), on_interval(iv),
---           on_message(m), on_warning(msg), on_record(rec)
+--           on_message(m), on_warning(msg), on_record(rec) (PICL only)
+--   replay.open(path [, opts]) -- any trace, through the format-neutral source
+--   replay.detect(path) -> format name (false when not a trace), why
+--   rp:defs() -> {format, procs, regions = {[id] = {name, class, group}}, comms}
 --   rp:step(n) -> replayed, ended      rp:run_until(t) -> ended      rp:run()
 --   rp:play{every_records = N | every_time = T, from = t, to = t, unit = u}, fn
 --       calls fn(rp, t) every N records or every T units of trace time
@@ -28,9 +32,29 @@ function M.time_unit(span)
   return 10.0 ^ e
 end
 
+M.open = core.replay.open
+M.detect = core.replay.detect
+M.formats = core.replay.formats
+
+local picl_formats = { old = true, new = true, picl = true, ["picl-old"] = true, ["picl-new"] = true }
+
+--- True when path is to be read by the PICL reader: format names it, or
+-- (format absent) the content says PICL or no format at all (the PICL reader
+-- then gives its own message; "-" is standard input).
+function M.is_picl(path, format)
+  if format then return picl_formats[format] or false end
+  if path == "-" then return true end
+  local name = core.replay.detect(path)
+  return not name or name == "picl-old" or name == "picl-new"
+end
+
 function M.new(trace, opts)
   if type(trace) == "string" then
-    local t, err = core.picl.open(trace, opts and { format = opts.format, strict = opts.strict })
+    local fmt = opts and opts.format
+    if not M.is_picl(trace, fmt) then return core.replay.open(trace, opts) end
+    fmt = fmt and fmt:gsub("^picl%-", "")
+    if fmt == "picl" then fmt = nil end
+    local t, err = core.picl.open(trace, opts and { format = fmt, strict = opts.strict })
     if not t then return nil, err end
     trace = t
   end

@@ -339,6 +339,71 @@ static void test_second_ctrl_c(void **state)
     assert_int_equal(WTERMSIG(st), SIGINT);
 }
 
+/*
+ * Ctrl-C during `retrace cache` with its progress bar (stderr a terminal):
+ * the interrupt raised inside the progress callback stops the C loop and
+ * ends the command with one line and exit 130 (what a shell reports for
+ * Ctrl-C, so a loop over files stops too), instead of being swallowed by the
+ * callback and the run going on to the end.
+ */
+static void test_ctrl_c_in_progress(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/retrace-big-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    for (long i = 0; i < 4000000; i++)
+        fprintf(f, "0 %lx\n", (unsigned long)i * 64);
+    fclose(f);
+    pty_proc p;
+    memset(&p, 0, sizeof p);
+    struct winsize ws = {.ws_row = 40, .ws_col = 200};
+    p.pid = forkpty(&p.fd, NULL, NULL, &ws);
+    assert_true(p.pid >= 0);
+    if (p.pid == 0) {
+        unsetenv("RETRACE_NO_PROGRESS");
+        setenv("TERM", "dumb", 1);
+        execl(rt_test_bin(), rt_test_bin(), "cache", "--size", "1024", "--sweep", path, (char *)NULL);
+        _exit(127);
+    }
+    size_t at = 0;
+    EXPECT(&p, &at, "%"); /* the progress bar is up: the run is inside the C loop */
+    pty_send(&p, "\003");
+    int st = 0, ended = 0;
+    for (int i = 0; i < 600 && !ended; i++) {
+        if (waitpid(p.pid, &st, WNOHANG) == p.pid)
+            ended = 1;
+        else {
+            struct pollfd pf = {.fd = p.fd, .events = POLLIN};
+            ssize_t n = poll(&pf, 1, 50) > 0 ? read(p.fd, p.buf + p.len, sizeof p.buf - 1 - p.len) : 0;
+            if (n > 0)
+                p.len += (size_t)n;
+            else
+                usleep(50000); /* the terminal closed (EIO) before the exit is reaped: wait, do not spin */
+        }
+    }
+    if (!ended) {
+        kill(p.pid, SIGKILL);
+        waitpid(p.pid, &st, 0);
+    }
+    for (;;) { /* what it wrote before it exited */
+        struct pollfd pf = {.fd = p.fd, .events = POLLIN};
+        ssize_t n = poll(&pf, 1, 200) > 0 ? read(p.fd, p.buf + p.len, sizeof p.buf - 1 - p.len) : 0;
+        if (n <= 0)
+            break;
+        p.len += (size_t)n;
+    }
+    close(p.fd);
+    unlink(path);
+    p.buf[p.len] = '\0';
+    assert_true(ended);
+    assert_true(WIFEXITED(st));
+    assert_int_equal(WEXITSTATUS(st), 130);
+    assert_non_null(strstr(p.buf, "retrace: interrupted\r\n"));
+    assert_null(strstr(p.buf, "stack traceback"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -348,6 +413,7 @@ int main(void)
         cmocka_unit_test(test_scripts_and_args),
         cmocka_unit_test(test_repl),
         cmocka_unit_test(test_second_ctrl_c),
+        cmocka_unit_test(test_ctrl_c_in_progress),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

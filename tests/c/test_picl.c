@@ -438,7 +438,7 @@ static void test_intervals_table5(void **state)
     rt_err err;
     rt_picl *r = rt_picl_open(path, NULL, &err);
     rt_replay_opts o = {.on_interval = log_iv, .ud = &log};
-    rt_replay *rp = rt_replay_new(r, &o, &err);
+    rt_replay *rp = rt_replay_new_picl(r, &o, &err);
     assert_int_equal(rt_replay_run(rp, &err), RT_OK);
     assert_int_equal(log.n, 6);
     /* closing order: -52, -52, -21, 2, 1, 0 */

@@ -35,6 +35,10 @@ local function event_counts(kinds)
   return t
 end
 
+-- formats whose readers this build has (issue 17: OTF2, Paraver, Paje join when merged)
+local has_reader = {}
+for _, f in ipairs(require("retrace.core").replay.formats()) do has_reader[f] = true end
+
 describe("retrace info on a SHMAP trace", function()
   it("counts matrices, events by kind, time, sections and groups", function()
     -- two.shm: matrices 1 (3x2) and 2 (4x4); loads 1..3 x 1..2 (6 elements) at 1.0 and
@@ -212,6 +216,7 @@ describe("retrace info on other formats", function()
   end)
 
   it("Paje is recognised, with no reader yet", function()
+    if has_reader.paje then return pending("this build has a Paje reader: see its own tests") end
     local code, out = h.retrace("info", fixture("head.paje"))
     assert.are.equal(0, code)
     assert.truthy(out:find("head.paje: paje (Paje trace)", 1, true))
@@ -226,6 +231,10 @@ describe("retrace info on other formats", function()
     local code, v = info_json(path)
     assert.are.equal(0, code)
     assert.are.equal(c[2], v[1].format)
+    if has_reader[c[2]] then -- the reader's summary through the replay
+      assert.truthy(v[1].summary.processors > 0 and v[1].summary.events > 0)
+      return
+    end
     assert.is_nil(v[1].summary)
     assert.truthy(v[1].note:find("no reader", 1, true))
   end)
@@ -303,6 +312,10 @@ describe("retrace info with several files and errors", function()
     assert.are.equal(1, code)
     assert.truthy(err:match("^retrace: [^\n]*refs%.din:1: [^\n]*\n$"), err)
     local pcode, v = info_json("--format", "paje", fixture("refs.din"))
+    if has_reader.paje then -- the Paje reader refuses a din file: one line naming it
+      assert.are.equal(1, pcode)
+      return
+    end
     assert.are.equal(0, pcode)
     assert.are.equal("paje", v[1].format)
     assert.are.equal("given with --format", v[1].evidence)
@@ -319,7 +332,10 @@ end)
 
 describe("retrace.formats.summary", function()
   it("is false for a format without a reader and nil, message on a bad file", function()
-    assert.is_false(formats.summary(fixture("head.paje"), "paje"))
+    assert.is_false(formats.summary(fixture("run.pes"), "vcd"))
+    if not has_reader.paje then
+      assert.is_false(formats.summary(fixture("head.paje"), "paje"))
+    end
     local s, err = formats.summary(fixture("bad.din"), "din")
     assert.is_nil(s)
     assert.truthy(err:find("bad.din:2: address", 1, true))

@@ -1,0 +1,110 @@
+/*
+ * rt_replay_int.h - the replay engine's state, shared by its own files
+ * (replay.c: events, states, messages; rt_critpath.c: the critical path).
+ * Not a public header.
+ */
+#ifndef RT_REPLAY_INT_H
+#define RT_REPLAY_INT_H
+
+#include "rt_replay.h"
+
+/* An open region on a processor's stack. */
+typedef struct open_ev {
+    int event;            /* region id */
+    int cls;              /* its rt_tclass */
+    int task;
+    int tracing;          /* tracing regions do not decide states or nest others */
+    double entry;
+    double bytes_out, bytes_in;
+    int64_t id, parent;
+    int parent_event, depth, user_depth, sys_depth;
+    int entry_ndata;
+    double entry_data[RT_INTERVAL_DATA];
+} open_ev;
+
+/* A wait ended by a message (critical path). */
+typedef struct cp_wait {
+    double recv_time, send_time, bytes;
+    long tag;
+    int src, comm;
+} cp_wait;
+
+/* A receive waiting for the LEAVE that follows it (it knows which region it ends). */
+typedef struct held_recv {
+    double time, bytes;
+    long tag;
+    int src, comm;
+} held_recv;
+
+typedef struct proc_state {
+    rt_replay_proc pub;
+    open_ev *stack;
+    int nstack;
+    size_t capstack;
+    int n_user, n_sys;    /* open user / non-tracing other regions */
+    rt_event_stat *ev;    /* sorted by region id */
+    size_t capev;
+    int last_ev;
+    double since;         /* state accounted up to this time */
+    cp_wait *waits;
+    int nwaits;
+    size_t capwaits;
+    held_recv *held;
+    int nheld;
+    size_t capheld;
+    int *stack_events;    /* scratch for rt_replay_proc_stack */
+} proc_state;
+
+/* A FIFO of (time, bytes) per channel (src, dst, comm, tag). */
+typedef struct fifo {
+    double *t, *b;
+    int head, n, cap;
+} fifo;
+
+typedef struct chan {
+    uint64_t key;         /* 0 = empty slot */
+    int src, dst, comm;
+    long tag;
+    fifo sends;           /* sent, not yet received */
+    fifo recvs;           /* received before their send (tachyons in waiting) */
+} chan;
+
+/* A slot of the region-class cache. */
+typedef struct region_slot {
+    int id;
+    const rt_tregion *r;  /* NULL: empty */
+} region_slot;
+#define RT_REPLAY_RCACHE 256
+
+struct rt_replay {
+    rt_replay_opts o;
+    rt_tsource *src;       /* may be NULL (events fed by the caller) */
+    rt_tsource *owned;     /* a source the replay made and frees (rt_replay_new_picl) */
+    rt_tdefs *defs;        /* src's definitions, or own_defs */
+    rt_tdefs *own_defs;
+    int picl_raw;          /* ev.raw is an rt_picl_record (on_record applies) */
+    /* look-ahead of one event from the source */
+    rt_tevent la;
+    int has_la, eof;
+    int la_status;         /* a read error met while looking ahead, returned by the next pull */
+    rt_err la_err;
+    const void *last_raw;  /* raw of the previous event fed (record boundaries) */
+    int last_proc;
+    proc_state *procs;
+    int nprocs;
+    chan *chans;
+    size_t nchan, capchan;
+    rt_task_stat *tasks;
+    int ntasks;
+    size_t captasks;
+    int64_t next_id, records, events;
+    double now, t0, t1;
+    int finished;
+    int unordered;         /* warned once that the file is not sorted by time */
+    rt_replay_totals tot;
+    region_slot rcache[RT_REPLAY_RCACHE];
+    char *warn[RT_REPLAY_KEEP_WARNINGS];
+    int nwarn;
+};
+
+#endif

@@ -1,0 +1,285 @@
+/* rt_picl_source.c - PICL records as neutral events (see rt_picl_source.h). */
+#include "rt_picl_source.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int rt_picl_event_class(int e)
+{
+    if (e >= 0)
+        return RT_TC_USER;
+    switch (e) {
+    case -52: case -55: case -56: case -61: case -31: return RT_TC_WAIT;
+    case -401: case -402: return RT_TC_SYNC;
+    case -601: return RT_TC_IDLE;
+    default: break;
+    }
+    switch (rt_picl_event_family(e)) {
+    case RT_EV_SEND: return RT_TC_SEND;
+    case RT_EV_RECV: return RT_TC_RECV;
+    case RT_EV_COLLECTIVE: return RT_TC_COLLECTIVE;
+    case RT_EV_IO: return RT_TC_IO;
+    case RT_EV_TRACING: return RT_TC_TRACING;
+    default: return RT_TC_SYSTEM;
+    }
+}
+
+int rt_picl_define_region(rt_tdefs *d, int event)
+{
+    const rt_tregion *r = rt_tdefs_region(d, event);
+    if (r)
+        return r->cls;
+    char w[64];
+    int cls = rt_picl_event_class(event);
+    if (rt_tdefs_add_region(d, event, rt_picl_event_words(event, w, sizeof w),
+                            rt_picl_family_name(rt_picl_event_family(event)), cls) != RT_OK)
+        return -RT_ENOMEM;
+    return cls;
+}
+
+/* Every field set (no memset: this runs per event). */
+static void fill_common(rt_tevent *ev, int kind, const rt_picl_record *rec)
+{
+    ev->kind = kind;
+    ev->ticks = 0;
+    ev->peer = -1;
+    ev->tag = 0;
+    ev->comm = -1;
+    ev->bytes = ev->bytes_in = 0;
+    ev->proc = rec->proc;
+    ev->time = rec->time;
+    ev->region = rec->event;
+    ev->task = rec->task;
+    ev->line = rec->line;
+    ev->raw = rec;
+    ev->ndata = rec->ndata < RT_TE_MAXDATA ? rec->ndata : RT_TE_MAXDATA;
+    memcpy(ev->data, rec->data, (size_t)ev->ndata * sizeof ev->data[0]);
+}
+
+static void fill_message(rt_tevent *ev, int kind, const rt_picl_record *rec, double bytes, long tag, long peer)
+{
+    fill_common(ev, kind, rec);
+    ev->bytes = bytes;
+    ev->tag = tag;
+    /* out-of-range peers stay visible to the consumer, which warns about them */
+    ev->peer = peer < -1000000000L ? -1000000000 : peer > 1000000000L ? 1000000000 : (int)peer;
+}
+
+/* Regions a source has defined, for event numbers -KNOWN_SPAN .. KNOWN_SPAN - 1 (a hash lookup saved per event). */
+#define KNOWN_SPAN 1024
+
+/* The events of rec into *a and, when it gives two, *b. */
+static int record_events(rt_tdefs *d, unsigned char *known, const rt_picl_record *rec, rt_tevent *a, rt_tevent *b,
+                         int *n, rt_err *err)
+{
+    *n = 1;
+    if (rec->format != RT_PICL_NEW)
+        return rt_err_set(err, RT_EINVAL, "PICL source: old-format record (translate it first)");
+    if (rec->rectype != RT_PICL_ENTRY && rec->rectype != RT_PICL_EXIT) {
+        fill_common(a, RT_TE_MARKER, rec);
+        return RT_OK;
+    }
+    int e = rec->event;
+    int cached = known && e >= -KNOWN_SPAN && e < KNOWN_SPAN;
+    if (!cached || !known[e + KNOWN_SPAN]) {
+        if (rt_picl_define_region(d, e) < 0)
+            return rt_err_set(err, RT_ENOMEM, "PICL source: out of memory");
+        if (cached)
+            known[e + KNOWN_SPAN] = 1;
+    }
+    double bytes = 0;
+    long tag = 0, peer = 0;
+    rt_event_family f = rt_picl_event_family(rec->event);
+    int msg = (f == RT_EV_SEND || f == RT_EV_RECV) ? rt_picl_message_fields(rec, &bytes, &tag, &peer) : 0;
+    double d0 = rec->ndata >= 1 && rec->data[0] > 0 ? rec->data[0] : 0;
+    if (rec->rectype == RT_PICL_ENTRY) {
+        fill_common(a, RT_TE_ENTER, rec);
+        if (msg == 1) {
+            fill_message(b, RT_TE_SEND, rec, bytes, tag, peer);
+            *n = 2;
+        } else if (f == RT_EV_SEND || f == RT_EV_COLLECTIVE) {
+            a->bytes = d0;
+        }
+        return RT_OK;
+    }
+    if (msg == 2) {
+        fill_message(a, RT_TE_RECV, rec, bytes, tag, peer);
+        fill_common(b, RT_TE_LEAVE, rec);
+        *n = 2;
+        return RT_OK;
+    }
+    fill_common(a, RT_TE_LEAVE, rec);
+    if (f == RT_EV_RECV || f == RT_EV_COLLECTIVE)
+        a->bytes_in = d0;
+    return RT_OK;
+}
+
+int rt_picl_record_events(rt_tdefs *d, const rt_picl_record *rec, rt_tevent out[2], int *n, rt_err *err)
+{
+    return record_events(d, NULL, rec, &out[0], &out[1], n, err);
+}
+
+/* ---- the source ---- */
+
+typedef struct picl_src {
+    rt_tsource base;
+    rt_picl *r;
+    int own;
+    rt_picl_xlate *x;           /* old format only */
+    rt_picl_record rec[2][2];   /* two buffer sets, alternating per read, so raw pointers of
+                                 * consecutive records differ */
+    int set, nrec, irec;        /* translated records of the current set and the next to convert */
+    rt_tevent second;           /* the second event of the last record converted */
+    int has_second;
+    int maxproc;                /* processors named so far: 0 .. maxproc - 1 */
+    unsigned char known[2 * KNOWN_SPAN];
+} picl_src;
+
+static int name_procs(picl_src *s, int p, rt_err *err)
+{
+    if (p < s->maxproc)
+        return RT_OK;
+    if (p >= RT_PICL_MAXPROC)
+        return rt_err_at(err, RT_ERANGE, s->base.path, 0, "processor %d out of range", p);
+    for (int i = s->maxproc; i <= p; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "processor %d", i);
+        if (rt_tdefs_set_proc(s->base.defs, i, name, NULL) != RT_OK)
+            return rt_err_set(err, RT_ENOMEM, "PICL source: out of memory");
+    }
+    s->maxproc = p + 1;
+    return RT_OK;
+}
+
+static int src_next(rt_tsource *base, rt_tevent *ev, rt_err *err)
+{
+    picl_src *s = (picl_src *)base;
+    if (s->has_second) {
+        *ev = s->second;
+        s->has_second = 0;
+        return RT_OK;
+    }
+    if (s->irec >= s->nrec) {
+        s->set ^= 1;
+        rt_picl_record *out = s->rec[s->set];
+        int st;
+        if (s->x) {
+            rt_picl_record old;
+            st = rt_picl_next(s->r, &old, err);
+            if (st == RT_OK && (st = rt_picl_xlate_record(s->x, &old, out, &s->nrec)) != RT_OK)
+                rt_err_set(err, st, "PICL source: out of memory");
+        } else {
+            st = rt_picl_next(s->r, out, err);
+            s->nrec = 1;
+        }
+        base->skipped = rt_picl_skipped(s->r);
+        if (st != RT_OK) {
+            s->nrec = 0;
+            return st;
+        }
+        s->irec = 0;
+    }
+    const rt_picl_record *rec = &s->rec[s->set][s->irec++];
+    if (rec->proc >= s->maxproc) {
+        int st = name_procs(s, rec->proc, err);
+        if (st != RT_OK)
+            return st;
+    }
+    int n, st = record_events(base->defs, s->known, rec, ev, &s->second, &n, err);
+    s->has_second = st == RT_OK && n == 2;
+    return st;
+}
+
+static int src_rewind(rt_tsource *base, rt_err *err)
+{
+    picl_src *s = (picl_src *)base;
+    int st = rt_picl_rewind(s->r, err);
+    if (st != RT_OK)
+        return st;
+    if (s->x) {
+        rt_picl_xlate_free(s->x);
+        if (!(s->x = rt_picl_xlate_new()))
+            return rt_err_set(err, RT_ENOMEM, "PICL source: out of memory");
+    }
+    s->nrec = s->irec = s->has_second = 0;
+    return RT_OK;
+}
+
+static uint64_t src_offset(const rt_tsource *base) { return rt_picl_offset(((const picl_src *)base)->r); }
+static uint64_t src_size(const rt_tsource *base) { return rt_picl_size(((const picl_src *)base)->r); }
+
+static void src_free(rt_tsource *base)
+{
+    picl_src *s = (picl_src *)base;
+    if (s->own)
+        rt_picl_free(s->r);
+    rt_picl_xlate_free(s->x);
+    free(s);
+}
+
+static const rt_tsource_ops ops_new = {"picl-new", src_next, src_rewind, src_offset, src_size, src_free};
+static const rt_tsource_ops ops_old = {"picl-old", src_next, src_rewind, src_offset, src_size, src_free};
+
+rt_tsource *rt_picl_source(rt_picl *reader, int own, rt_err *err)
+{
+    picl_src *s = calloc(1, sizeof *s);
+    int old = rt_picl_format(reader) == RT_PICL_OLD;
+    if (!s || (old && !(s->x = rt_picl_xlate_new()))) {
+        free(s);
+        if (own)
+            rt_picl_free(reader);
+        rt_err_set(err, RT_ENOMEM, "PICL source: out of memory");
+        return NULL;
+    }
+    s->r = reader;
+    s->own = own;
+    if (rt_tsource_init(&s->base, old ? &ops_old : &ops_new, rt_picl_name(reader), err) != RT_OK) {
+        src_free(&s->base);
+        return NULL;
+    }
+    return &s->base;
+}
+
+rt_tsource *rt_picl_source_open(const char *path, const rt_picl_opts *opts, rt_err *err)
+{
+    rt_picl *r = rt_picl_open(path, opts, err);
+    return r ? rt_picl_source(r, 1, err) : NULL;
+}
+
+int rt_tsource_is_picl(const rt_tsource *s)
+{
+    return s && (s->ops == &ops_new || s->ops == &ops_old);
+}
+
+rt_picl *rt_picl_source_reader(const rt_tsource *s)
+{
+    return rt_tsource_is_picl(s) ? ((const picl_src *)s)->r : NULL;
+}
+
+int rt_picl_sniff(const char *path, const unsigned char *head, size_t n)
+{
+    (void)path;
+    const char *p = (const char *)head, *end = p + n;
+    if (!head || (n >= 8 && memcmp(head, "#Paraver", 8) == 0))
+        return 0;
+    while (p < end) {
+        const char *e = memchr(p, '\n', (size_t)(end - p));
+        if (!e)
+            e = end; /* the prefix ends inside this line: judge what we have */
+        const char *q = p;
+        while (q < e && (*q == ' ' || *q == '\t' || *q == '\r'))
+            q++;
+        if (q < e && *q != '#') {
+            size_t len = (size_t)(e - p);
+            int fmt = rt_picl_guess_format(p, len);
+            if (!fmt || e == end) /* a cut line is only judged by its first fields */
+                return fmt;
+            rt_picl_record rec;
+            char why[128];
+            return rt_picl_parse_line(fmt, p, len, &rec, why, sizeof why) == 1 ? fmt : 0;
+        }
+        p = e + 1;
+    }
+    return 0;
+}

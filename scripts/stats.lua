@@ -1,0 +1,157 @@
+-- retrace stats TRACE: replay a message-passing trace of any format retrace
+-- reads (PICL old and new, and OTF2, Paraver, Paje when their readers are
+-- built in) and print its statistical summary: per-processor states, messages,
+-- queues, the critical path, tasks and the per-region table.
+-- `retrace picl stats` is this command under its historical name.
+local cli = require "retrace.cli"
+local picl = require "retrace.picl"
+local replay = require "retrace.replay"
+
+-- Report skipped lines on stderr: each (up to 10) then a count.
+local function report_skips(path, n, lines)
+  if not n or n == 0 then return end
+  for i = 1, math.min(#lines, 10) do io.stderr:write("retrace: warning: ", lines[i], "\n") end
+  io.stderr:write(string.format("retrace: %s: %d malformed line%s skipped\n", path, n, n == 1 and "" or "s"))
+end
+
+-- The format names --format accepts.
+local function format_names()
+  local names = { "picl", "old", "new", "picl-old", "picl-new" }
+  for _, f in ipairs(replay.formats()) do
+    if f ~= "picl" then names[#names + 1] = f end
+  end
+  return names
+end
+
+local function check_format(f)
+  if not f then return end
+  for _, n in ipairs(format_names()) do
+    if n == f then return end
+  end
+  cli.usage_error("--format: unknown format '" .. f .. "' (" .. table.concat(format_names(), ", ") .. ")")
+end
+
+local function pct(x, span)
+  if span <= 0 then return 0 end
+  return 100 * x / span
+end
+
+local function stats_text(s)
+  local out = {}
+  local function w(...) out[#out + 1] = string.format(...) end
+  local t0, t1 = s.span[1], s.span[2]
+  local span = t1 - t0
+  if s.window then span = math.min(t1, s.window[2]) - math.max(t0, s.window[1]) end
+  w("trace %s: %s format, %d records, %d processors", s.trace.file, s.trace.format, s.trace.records,
+    #s.processors)
+  if s.trace.records_skipped and s.trace.records_skipped > 0 then
+    w("%d records of kinds the replay does not model counted and skipped", s.trace.records_skipped)
+  end
+  w("span %.6f .. %.6f s (%.6f s)%s", t0, t1, t1 - t0,
+    s.window and string.format("; window %.6f .. %.6f s", s.window[1], s.window[2]) or "")
+  w("")
+  w("%5s %8s %9s %8s %8s %12s %8s %12s %6s", "proc", "busy%", "overhead%", "idle%", "sent", "sent bytes",
+    "received", "recv bytes", "maxq")
+  local all = { busy = 0, overhead = 0, idle = 0, sent = 0, sent_bytes = 0, received = 0, received_bytes = 0,
+    max_queue = 0 }
+  local events = {}
+  for _, p in ipairs(s.processors) do
+    w("%5d %8.2f %9.2f %8.2f %8d %12.0f %8d %12.0f %6d", p.id, pct(p.busy, span), pct(p.overhead, span),
+      pct(p.idle, span), p.sent, p.sent_bytes, p.received, p.received_bytes, p.max_queue)
+    for k in pairs(all) do
+      if k == "max_queue" then all[k] = math.max(all[k], p[k]) else all[k] = all[k] + p[k] end
+    end
+    for ev, row in pairs(p.events) do
+      local e = events[ev] or { count = 0, time = 0, bytes = 0 }
+      e.count, e.time, e.bytes = e.count + row.count, e.time + row.time, e.bytes + row.bytes
+      events[ev] = e
+    end
+  end
+  local n = math.max(#s.processors, 1)
+  w("%5s %8.2f %9.2f %8.2f %8d %12.0f %8d %12.0f %6d", "all", pct(all.busy / n, span),
+    pct(all.overhead / n, span), pct(all.idle / n, span), all.sent, all.sent_bytes, all.received,
+    all.received_bytes, all.max_queue)
+  w("")
+  w("messages %d, tachyons %d, critical path %.6f s (%d segments, %d messages on it)", s.messages,
+    s.tachyons, s.critical_path.length, type(s.critical_path.segments) == "table" and #s.critical_path.segments or 0,
+    type(s.critical_path.messages) == "table" and #s.critical_path.messages or 0)
+  local cp = s.critical_path
+  if type(cp.segments) == "table" then
+    for i, seg in ipairs(cp.segments) do
+      if i > 12 then w("  ... %d more segments", #cp.segments - 12) break end
+      local m = cp.messages[i]
+      w("  processor %-3d %.6f .. %.6f%s", seg.proc, seg.from, seg.to,
+        m and string.format("  -> message to %d sent %.6f, received %.6f", m.dst, m.send_time, m.recv_time) or "")
+    end
+  end
+  if #s.tasks > 0 then
+    w("")
+    w("%-6s %12s %12s %10s %8s", "task", "first start", "last end", "% of span", "count")
+    for i, k in ipairs(s.tasks) do
+      if i > 40 then w("  ... %d more tasks", #s.tasks - 40) break end
+      local stop = k.last_end or t1
+      w("%-6d %12.6f %12.6f %10.2f %8d", k.task, k.first_start, stop, pct(stop - k.first_start, t1 - t0), k.count)
+    end
+  end
+  w("")
+  w("%-28s %10s %14s %14s", s.regions and "region (all processors)" or "event type (all processors)", "count",
+    "time (s)", "bytes")
+  local keys = {}
+  for ev in pairs(events) do keys[#keys + 1] = tonumber(ev) end
+  table.sort(keys)
+  for _, ev in ipairs(keys) do
+    local e = events[tostring(ev)]
+    local r = s.regions and s.regions[tostring(ev)]
+    w("%-28s %10d %14.6f %14.0f", string.format("%d %s", ev, r and r.name or picl.event_words(ev)), e.count, e.time,
+      e.bytes)
+  end
+  if #s.warnings > 0 then
+    w("")
+    w("%d warning%s:", #s.warnings, #s.warnings == 1 and "" or "s")
+    for i = 1, math.min(#s.warnings, 20) do w("  %s", s.warnings[i]) end
+    if #s.warnings > 20 then w("  ...") end
+  end
+  return table.concat(out, "\n") .. "\n"
+end
+
+local function run(args)
+  if args.from and args.to and args.from > args.to then
+    cli.usage_error("--from " .. args.from .. " is after --to " .. args.to)
+  end
+  check_format(args.format)
+  local bar = cli.progress("replay", 1)
+  local s, err = picl.summary(args.trace, { format = args.format, strict = args.strict, start = args.from,
+    stop = args.to, progress = function(done, total) bar.total = total; bar:update(done) end })
+  bar:finish()
+  if not s then cli.input_error(err) end
+  report_skips(args.trace, s.trace.skipped, s.trace.skipped_lines)
+  if args.json then
+    cli.print_json {
+      span = s.span, processors = cli.array(s.processors), messages = s.messages, tachyons = s.tachyons,
+      critical_path = { length = s.critical_path.length }, warnings = cli.array(s.warnings),
+      regions = s.regions, format = s.regions and s.trace.format or nil,
+    }
+  else
+    io.stdout:write(stats_text(s))
+  end
+  return 0
+end
+
+return {
+  summary = "replay a message-passing trace (PICL, OTF2, Paraver, Paje) and print its statistics",
+  description = "Replay a message-passing trace of any format retrace reads - PICL (old and new), and\n"
+    .. "OTF2, Paraver and Paje when their readers are built in; the format is recognised by content -\n"
+    .. "and print per-processor busy / overhead / idle time, messages, queues, the critical path,\n"
+    .. "tasks and the per-region table. `retrace picl stats` is the same command under its PICL name.",
+  report_skips = report_skips,
+  parser = function(p)
+    p:argument("trace", "trace file (an OTF2 archive: its .otf2 anchor or its directory)")
+    p:option("--format", "trace format: picl, old, new, or a reader's name (otf2, paraver, paje); "
+      .. "recognised by content by default")
+    p:flag("--strict", "PICL: a malformed line is an error (exit 1) instead of skipped")
+    p:flag("--json", "print JSON on stdout")
+    p:option("--from", "start of the time window (seconds)"):convert(tonumber)
+    p:option("--to", "end of the time window (seconds)"):convert(tonumber)
+  end,
+  run = run,
+}

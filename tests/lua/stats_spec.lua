@@ -1,0 +1,139 @@
+-- retrace stats (the format-neutral name of retrace picl stats), the replay
+-- over the trace dispatcher, and retrace info on message-passing files.
+local h = require "helpers"
+local cjson = require "cjson"
+
+local function fixture(name) return h.fixtures .. "/picl/" .. name end
+
+local function write(path, text)
+  local f = assert(io.open(path, "w"))
+  f:write(text)
+  f:close()
+  return path
+end
+
+describe("retrace stats", function()
+  it("prints what retrace picl stats prints, text and JSON", function()
+    for _, f in ipairs { "critical.trf", "fifo.trf" } do
+      local c1, o1 = h.retrace("stats", fixture(f))
+      local c2, o2 = h.retrace("picl", "stats", fixture(f))
+      assert.are.equal(0, c1)
+      assert.are.equal(0, c2)
+      assert.are.equal(o2, o1)
+      local _, j1 = h.retrace("stats", "--json", fixture(f))
+      local _, j2 = h.retrace("picl", "stats", "--json", fixture(f))
+      assert.are.same(cjson.decode(j2), cjson.decode(j1))
+    end
+  end)
+
+  it("both names say so in --help", function()
+    local _, out = h.retrace("stats", "--help")
+    assert.truthy(out:find("`retrace picl stats` is the same command", 1, true))
+    assert.truthy(out:find("OTF2", 1, true))
+    _, out = h.retrace("picl", "--help")
+    assert.truthy(out:find("`retrace stats`", 1, true))
+  end)
+
+  it("refuses companion files and unknown formats with one line", function()
+    local d = h.temp_dir()
+    local pcf = write(d .. "/run.pcf", "DEFAULT_OPTIONS\n\nSTATES\n0    Idle\n1    Running\n")
+    local prv = write(d .. "/run.prv", "#Paraver (01/01/2000 at 00:00):100:1(1):1:1(1:1)\n")
+    for _, cmd in ipairs { "stats", "picl" } do
+      local argv = cmd == "picl" and { "picl", "stats", pcf } or { "stats", pcf }
+      local code, out, err = h.retrace(table.unpack(argv))
+      assert.are.equal(1, code)
+      assert.are.equal("", out)
+      assert.are.equal("retrace: " .. pcf .. ": a Paraver companion file (state and event names), not a trace; "
+        .. "open " .. prv .. " instead\n", err)
+    end
+    local code, _, err = h.retrace("stats", "--format", "vampir", prv)
+    assert.are.equal(2, code)
+    assert.truthy(err:find("--format: unknown format 'vampir' (picl, old, new, picl-old, picl-new", 1, true))
+    code, _, err = h.retrace("stats", d)
+    assert.are.equal(1, code)
+    assert.are.equal("retrace: " .. d .. ": a directory without an OTF2 anchor (.otf2 file), not a trace\n", err)
+    h.remove_tree(d)
+  end)
+end)
+
+describe("retrace.replay over the dispatcher", function()
+  local replay = require "retrace.replay"
+
+  it("opens a PICL trace through the neutral source, with its definitions", function()
+    local rp = assert(replay.open(fixture("fifo.trf")))
+    rp:run()
+    local old = assert(replay.new(fixture("fifo.trf")))
+    old:run()
+    assert.are.equal(old:records(), rp:records())
+    assert.are.same(old:totals(), rp:totals())
+    for id = 0, rp:nprocs() - 1 do assert.are.same(old:proc(id), rp:proc(id)) end
+    local defs = rp:defs()
+    assert.are.equal("picl-new", defs.format)
+    assert.are.equal("processor 0", defs.procs[1].name)
+    assert.are.same({ id = -21, name = "send", class = "send", group = "send" }, defs.regions[-21])
+    -- events: a send entry is an enter and a send, counted by kind
+    local k = rp:totals().kinds
+    assert.are.equal(rp:nevents(), k.enter + k.leave + k.send + k.receive + k.marker)
+    assert.are.equal(k.send, rp:totals().messages + rp:totals().pending)
+    rp:close()
+    old:close()
+  end)
+
+  it("keeps on_record for PICL traces opened through the dispatcher", function()
+    local seen, sends = 0, 0
+    local rp = assert(replay.open(fixture("fifo.trf"), { on_record = function(rec)
+      seen = seen + 1
+      if rec.kind == "entry" and rec.dest then sends = sends + 1 end
+    end }))
+    rp:run()
+    assert.are.equal(rp:records(), seen)
+    assert.are.equal(rp:totals().kinds.send, sends)
+    rp:close()
+  end)
+
+  it("detect names formats and companions", function()
+    local d = h.temp_dir()
+    local row = write(d .. "/x.row", "LEVEL CPU SIZE 1\n1.cpu\n")
+    local name, why = replay.detect(row)
+    assert.are.equal("paraver-row", name)
+    assert.truthy(why:find("processor names", 1, true))
+    assert.are.equal("picl-new", (replay.detect(fixture("fifo.trf"))))
+    assert.are.equal("directory", (replay.detect(d)))
+    assert.is_nil((replay.detect(d .. "/missing")))
+    h.remove_tree(d)
+  end)
+end)
+
+describe("retrace info on message-passing files", function()
+  it("a .pcf is a companion, never a trace", function()
+    local d = h.temp_dir()
+    local pcf = write(d .. "/qs.pcf", "STATES\n0    Idle\n1    Running\n")
+    local code, out = h.retrace("info", "--json", pcf)
+    assert.are.equal(0, code)
+    local v = cjson.decode(out)[1]
+    assert.are.equal("paraver-pcf", v.format)
+    assert.are.equal("not a trace: open its .prv trace instead", v.note)
+    h.remove_tree(d)
+  end)
+
+  it("detection reads a bounded prefix: a 2 MiB line is judged by its first 4096 bytes", function()
+    local p = h.temp_file("-3 1 0.5 0 0 1 2 " .. string.rep("7", 2 * 1024 * 1024) .. "\n")
+    local formats = require "retrace.formats"
+    assert.are.equal("picl-new", (formats.detect(p)))
+    os.remove(p)
+  end)
+
+  local dir = h.shared_file("otf2/pingpong")
+  if dir then
+    it("an OTF2 archive's directory and its parts", function()
+      local code, out = h.retrace("info", "--json", dir, dir .. "/traces/0.evt")
+      assert.are.equal(0, code)
+      local v = cjson.decode(out)
+      assert.are.equal("otf2", v[1].format)
+      assert.are.equal("otf2-part", v[2].format)
+      assert.are.equal("not a trace: open " .. dir .. "/traces.otf2 instead", v[2].note)
+    end)
+  else
+    pending("../shared/data is absent: the OTF2 sample is skipped")
+  end
+end)
