@@ -257,6 +257,7 @@ return {
 
     local files = collect(args.paths)
     local comps, profiles, runs, plot_profiles = {}, {}, {}, {}
+    local stats_only = {}
     local bar = cli.progress("medea", #files)
     for i, path in ipairs(files) do
       local acc, skipped, warnings = medea.accumulate(path, args.strict, args.profiles or args.plot_profiles)
@@ -267,6 +268,12 @@ return {
       if warnings > 0 and not args.json then
         io.stderr:write(string.format("retrace: %s: %d replay warnings (retrace stats %s lists them)\n",
           path, warnings, path))
+      end
+      if acc:from_stats() then
+        -- no event records: what PICL's statistics records say is all there is
+        stats_only[#stats_only + 1] = path
+        io.stderr:write(string.format("retrace: %s: statistics records only (-101..-105): processor "
+          .. "parameters read from them%s\n", path, approach == "event" and "; it has no user events" or ""))
       end
       local name = medea.basename(path)
       for _, c in ipairs(medea.parameters(acc, approach, name)) do
@@ -288,7 +295,10 @@ return {
       bar:update(i)
     end
     bar:finish()
-    if #comps == 0 then cli.input_error("no workload components in the traces given") end
+    if #comps == 0 then
+      cli.input_error("no workload components in the traces given" .. (#stats_only > 0
+        and " (statistics records only: no user events for the event approach)" or ""))
+    end
     if args.k and args.k > #comps then
       cli.usage_error(string.format("--k %d: only %d components", args.k, #comps))
     end
@@ -371,6 +381,7 @@ return {
         members = res.members, table = tbl, breakdown = breakdown,
       }
       if scaling then out.metrics = scaling end
+      out.statistics_only = cli.array(stats_only)
       local d = { pca = { values = diag.pca.values, explained = diag.pca.explained, vectors = diag.pca.vectors,
                           scores = diag.pca.scores },
                   silhouettes = diag.silhouettes, note = diag.note }
