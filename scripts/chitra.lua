@@ -135,7 +135,9 @@ return {
     .. "file, and model the result as a semi-Markov chain.",
   epilog = "Example: retrace chitra run.pes --components A1=A,A2=A,R1=R,R2=R --filter-event 2 --json",
   parser = function(p)
-    p:argument("pes", "PES files (several form an ensemble)"):args("+")
+    p:argument("pes", "PES files (several form an ensemble); traces with --states"):args("+")
+    p:option("--states", "read message-passing traces instead: processor P's innermost open event "
+      .. "is the state (busy, overhead or idle outside every event)"):argname("processor:P")
     p:option("--clip", "delete the first NI and last NF symbols"):argname("NI:NF")
       :count("*"):action(ordered("clip"))
     p:option("--aggregate", "replace each occurrence of A,B,C by the composite Z")
@@ -186,7 +188,22 @@ return {
     for i, s in ipairs(args.steps or {}) do steps[i] = parse_step(s[1], s[2]) end
     if args.component_separator == "" then cli.usage_error("--component-separator is empty") end
     local bar -- one progress bar per long file, on stderr when it is a terminal
-    local ses, err = chitra.load(args.pes, { components = args.component_pattern,
+    local ses, err
+    if args.states then
+      -- message-passing traces: one processor's event nesting as the sequence
+      local proc = args.states:match("^processor:(%d+)$")
+      if not proc then cli.usage_error("--states expects processor:P, got '" .. args.states .. "'") end
+      local members = {}
+      for i, path in ipairs(args.pes) do
+        local m, why = require("retrace.chitra.states").from_trace(path, math.tointeger(tonumber(proc)))
+        if not m then cli.input_error(why) end
+        members[i] = m
+      end
+      ses, err = chitra.from_states(members, { components = args.component_pattern,
+        separator = args.component_separator })
+      if ses then ses.files = args.pes end
+    else
+      ses, err = chitra.load(args.pes, { components = args.component_pattern,
       separator = args.component_separator, progress = function(path, done, total)
         if not bar or bar.path ~= path then
           if bar then bar:finish() end
@@ -195,6 +212,7 @@ return {
         end
         bar:update(done)
       end })
+    end
     if bar then bar:finish() end
     if not ses then cli.input_error(err) end
     -- --simulate: the model of every step checked against its input sequence
