@@ -384,13 +384,14 @@ return {
         end
         local pr = doc.merge.prediction
         if pr then
-          io.stdout:write(string.format("predicted mean occupancy at %s (unreliable: r^2 < %s or fewer "
-            .. "than 3 values):\n", chain_mod.number(pr.param), chain_mod.number(pr.min_r2)))
+          io.stdout:write(string.format("predicted mean occupancy at %s [95%% interval] (unreliable: r^2 < %s "
+            .. "or fewer than 3 values):\n", chain_mod.number(pr.param), chain_mod.number(pr.min_r2)))
           for _, n in ipairs(names) do
             local f = pr.fits[n]
             if f then
-              io.stdout:write(string.format("  %-12s %12s  %s fit, r^2 %.3f, %d points%s\n", n,
-                chain_mod.number(pr.mean[n]), f.model, f.r2, f.points,
+              local ci = f.lo and string.format(" [%s, %s]", chain_mod.number(f.lo), chain_mod.number(f.hi)) or ""
+              io.stdout:write(string.format("  %-12s %12s%s  %s fit, r^2 %.3f, %d points%s\n", n,
+                chain_mod.number(pr.mean[n]), ci, f.model, f.r2, f.points,
                 f.reliable and "" or ("  UNRELIABLE: " .. f.why)))
             end
           end

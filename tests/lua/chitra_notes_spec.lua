@@ -77,9 +77,13 @@ describe("chitra --predict", function()
     assert.is_true(a.r2 < 0.1) -- 1, 5, 1 follows no law
     assert.is_false(a.reliable)
     assert.equals(0.9, pr.min_r2)
-    -- B lasts 1 at every value: an exact fit on three points is reliable
+    -- B lasts 1 at every value: an exact fit on three points is reliable, its interval a point
     assert.is_true(pr.fits.B.reliable)
     assert.near(1, pr.mean.B, 1e-9)
+    assert.near(1, pr.fits.B.lo, 1e-9)
+    assert.near(1, pr.fits.B.hi, 1e-9)
+    -- A: the best of the three laws, with a 95% interval around the prediction
+    assert.is_true(a.lo < pr.mean.A and pr.mean.A < a.hi)
     code, out = h.retrace("chitra", f1, f2, f3, "--params", "1,2,3", "--predict", "10")
     assert.truthy(out:find("\n  A .- fit, r%^2 0%.%d+, 3 points  UNRELIABLE: r%^2 0%.%d+ < 0%.9\n"), out)
     -- two values: any two-parameter law passes through both points

@@ -337,9 +337,35 @@ function M.predict(fit, x, model)
   return models[model].f(f.a, f.b, x)
 end
 
+--- The 95% confidence interval of a state's fitted mean occupancy at x (least
+-- squares through GSL, core/util/rt_linalg.c, on the model's straight line: x, y for
+-- linear; ln x, y for log; ln x, ln y for power, the ends taken back by exp).
+-- Returns lo, hi, or nothing with fewer than 3 points or a transform that fails.
+function M.interval(merge, e, x, model)
+  local linalg = require("retrace.core").linalg
+  local fx = (model == "log" or model == "power") and math.log or function(v) return v end
+  local fy = model == "power" and math.log or function(v) return v end
+  local xs, ys = {}, {}
+  for i = 1, #merge.params do
+    if e.mean[i] then
+      local a, b = fx(merge.params[i]), fy(e.mean[i])
+      if a ~= a or b ~= b or math.abs(a) == math.huge or math.abs(b) == math.huge then return end
+      xs[#xs + 1], ys[#ys + 1] = a, b
+    end
+  end
+  if #xs < 3 then return end
+  local f = linalg.fit_linear(xs, ys)
+  local px = fx(x)
+  if not f or px ~= px or math.abs(px) == math.huge then return end
+  local y, se = linalg.fit_at(f, px)
+  local half = linalg.t_quantile(0.975, #xs - 2) * se
+  if model == "power" then return math.exp(y - half), math.exp(y + half) end
+  return y - half, y + half
+end
+
 --- Predictions of every state's mean occupancy at x from a merge (M.merge), each
 -- with what it rests on: {param=, min_r2=, mean = {S = value}, fits = {S = {model=,
--- r2=, points=, reliable=, why=}}}. A prediction is unreliable when its best fit has
+-- r2=, points=, reliable=, why=, lo=, hi= (95% interval, from 3 points up)}}}. A prediction is unreliable when its best fit has
 -- r^2 below min_r2 or rests on fewer than 3 parameter values (two points fit any
 -- two-parameter law exactly).
 function M.prediction(merge, x, min_r2)
@@ -357,6 +383,8 @@ function M.prediction(merge, x, min_r2)
       end
       out.mean[name] = M.predict(e.fit, x)
       out.fits[name] = { model = e.fit.best, r2 = f.r2, points = points, reliable = why == nil, why = why }
+      local lo, hi = M.interval(merge, e, x, e.fit.best)
+      out.fits[name].lo, out.fits[name].hi = lo, hi
     end
   end
   return out

@@ -19,45 +19,9 @@ local cluster = require "retrace.medea.cluster"
 
 local M = {}
 
--- Symmetric eigen decomposition by cyclic Jacobi rotations: fine for the few
--- (at most 19) parameters MEDEA clusters on. Returns values, vectors (columns).
-local function jacobi(a, d)
-  local v = {}
-  for i = 1, d do
-    v[i] = {}
-    for j = 1, d do v[i][j] = i == j and 1 or 0 end
-  end
-  for _ = 1, 100 do
-    local off = 0
-    for p = 1, d - 1 do for q = p + 1, d do off = off + a[p][q] ^ 2 end end
-    if off < 1e-30 then break end
-    for p = 1, d - 1 do
-      for q = p + 1, d do
-        if math.abs(a[p][q]) > 1e-300 then
-          local theta = (a[q][q] - a[p][p]) / (2 * a[p][q])
-          local t = (theta >= 0 and 1 or -1) / (math.abs(theta) + math.sqrt(theta * theta + 1))
-          local c = 1 / math.sqrt(t * t + 1)
-          local s = t * c
-          for r = 1, d do -- A <- A J (columns p, q)
-            local arp, arq = a[r][p], a[r][q]
-            a[r][p], a[r][q] = c * arp - s * arq, s * arp + c * arq
-          end
-          for r = 1, d do -- A <- J^T A (rows p, q)
-            local apr, aqr = a[p][r], a[q][r]
-            a[p][r], a[q][r] = c * apr - s * aqr, s * apr + c * aqr
-          end
-          for r = 1, d do
-            local vrp, vrq = v[r][p], v[r][q]
-            v[r][p], v[r][q] = c * vrp - s * vrq, s * vrp + c * vrq
-          end
-        end
-      end
-    end
-  end
-  local vals = {}
-  for i = 1, d do vals[i] = a[i][i] end
-  return vals, v
-end
+-- Eigenvectors from GSL (core/util/rt_linalg.c): the covariance matrix is small
+-- (one row per parameter), GSL's symmetric solver exact to rounding.
+local linalg = require("retrace.core").linalg
 
 function M.pca(matrix)
   local n = #matrix
@@ -77,20 +41,18 @@ function M.pca(matrix)
       cov[p][q] = n > 1 and s / (n - 1) or 0
     end
   end
-  local vals, vecs = jacobi(cov, d)
-  local idx = {}
-  for c = 1, d do idx[c] = c end
-  table.sort(idx, function(x, y) return vals[x] > vals[y] end)
+  local out = { values = {}, explained = {}, vectors = {}, scores = {}, mean = mean }
+  if d == 0 then return out end
+  local vals, vecs = assert(linalg.eigen_sym(cov)) -- largest first
   local total = 0
   for c = 1, d do total = total + math.max(0, vals[c]) end
-  local out = { values = {}, explained = {}, vectors = {}, scores = {}, mean = mean }
-  for r, c in ipairs(idx) do
-    out.values[r] = math.max(0, vals[c])
-    out.explained[r] = total > 0 and out.values[r] / total or 0
-    local vec, big = {}, 0
-    for j = 1, d do vec[j] = vecs[j][c]; if math.abs(vec[j]) > math.abs(big) then big = vec[j] end end
+  for c = 1, d do
+    out.values[c] = math.max(0, vals[c])
+    out.explained[c] = total > 0 and out.values[c] / total or 0
+    local vec, big = vecs[c], 0
+    for j = 1, d do if math.abs(vec[j]) > math.abs(big) then big = vec[j] end end
     if big < 0 then for j = 1, d do vec[j] = -vec[j] end end -- sign: largest loading positive
-    out.vectors[r] = vec
+    out.vectors[c] = vec
   end
   for i = 1, n do
     local row = {}
