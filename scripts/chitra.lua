@@ -358,8 +358,9 @@ return {
     else
       print_text(ses, chain, io.stdout)
       for _, r in ipairs(finds) do
-        io.stdout:write(string.format("pattern %s: %d occurrences, %.1f%% of the events, %.1f%% of the time\n",
-          table.concat(r.pattern, ","), r.count, 100 * r.events_share, 100 * r.time_share))
+        -- chain_mod.percent: a share that is not 0 never prints as 0%
+        io.stdout:write(string.format("pattern %s: %d occurrences, %s of the events, %s of the time\n",
+          table.concat(r.pattern, ","), r.count, chain_mod.percent(r.events_share), chain_mod.percent(r.time_share)))
       end
       if doc.simulation then
         io.stdout:write(string.format("simulation of %d states (seed %d): time-share distance %.4f, "

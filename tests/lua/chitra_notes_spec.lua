@@ -97,6 +97,18 @@ describe("chitra --predict", function()
 end)
 
 describe("chitra text report", function()
+  it("never prints a share that is not 0 as 0%", function()
+    -- one X among 2000 states: 0.05% of the events and 1/20001 of the time
+    local lines = {}
+    for i = 1, 2000 do lines[i] = (i == 1000 and "X" or (i % 2 == 0 and "A" or "B")) .. " " .. (10 * (i - 1)) end
+    lines[#lines + 1] = "A 20000"
+    local f = h.temp_file(table.concat(lines, "\n") .. "\n", ".pes")
+    local code, out, err = h.retrace("chitra", f, "--find", "X")
+    assert.equals(0, code, err)
+    assert.truthy(out:find("pattern X: 1 occurrences, 0.05% of the events, 0.05% of the time", 1, true), out)
+    os.remove(f)
+  end)
+
   it("elides long composites and says when everything became one symbol", function()
     local lines = {}
     for i = 1, 400 do lines[i] = "LONGSYMBOL" .. i .. " " .. i end
