@@ -225,7 +225,7 @@ function M.dendrogram(tree, res, k, names)
       x = { label = n <= 40 and "component number (leaves marked by k-means cluster)"
               or "components (leaves marked by k-means cluster)", lo = 0, hi = n + 1,
             pad = 0, labels = labels },
-      y = { label = "Ward distance (scaled parameters)", lo = 0, hi = top * 1.05 + 1e-12, pad = 0 } }
+      y = { label = "Ward distance (scaled parameters)", lo = -0.03 * top, hi = top * 1.05 + 1e-12, pad = 0 } }
     for _, sgm in ipairs(segs) do
       p:line({ sgm[1], sgm[3], sgm[5], sgm[7] }, { sgm[2], sgm[4], sgm[6], sgm[8] },
         { color = "#404040", width = 1 })
