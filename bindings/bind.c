@@ -16,12 +16,17 @@ static int msghandler(lua_State *L)
 {
     const char *msg = lua_tostring(L, 1);
     if (msg == NULL) {
-        /* a table error (e.g. {exit=1, message=...}) travels unchanged */
-        if (lua_type(L, 1) == LUA_TTABLE)
+        /* retrace.cli's {exit=N, message=S} travels unchanged to the host */
+        if (lua_type(L, 1) == LUA_TTABLE && lua_getfield(L, 1, "exit") != LUA_TNIL) {
+            lua_pop(L, 1);
             return 1;
-        if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING)
-            return 1;
-        msg = lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
+        }
+        /* any other error object: where it was raised (level 2: the function that
+         * called error) and what it is, so the message names a file and line */
+        luaL_where(L, 2);
+        const char *where = lua_tostring(L, -1);
+        const char *what = luaL_tolstring(L, 1, NULL);
+        msg = lua_pushfstring(L, "%s%s (an error object, not a message)", where, what);
     }
     luaL_traceback(L, L, msg, 1);
     return 1;

@@ -54,9 +54,9 @@ static void push_hook(lpolicy *p, int h, const rt_policy_set *s)
 
 static int hook_fail(lpolicy *p, int h, rt_policy_set *s)
 {
-    const char *msg = lua_tostring(p->L, -1);
+    const char *msg = lua_tostring(p->L, -1); /* rt_docall's handler made every error a string */
     if (!msg)
-        msg = "error object is not a string";
+        msg = "error without a message";
     /* the first line: the message, without the traceback the handler appended */
     rt_err_set(s->err, RT_EINVAL, "policy %s: %s: %.*s", p->name, hook_names[h],
                (int)strcspn(msg, "\n"), msg);

@@ -49,6 +49,7 @@ typedef struct {
     int kind;           /* K_IMAGE, K_PDF, K_SVG */
     int w, h;           /* size in pixels (image) or points (PDF, SVG) */
     int write_error;    /* errno of a failed write to fp, 0 if none */
+    uint64_t primitives; /* marks drawn so far: fills, strokes, texts, pixels, grid and pack items */
 } canvas_box;
 
 /* ---- helpers ---------------------------------------------------------------- */
@@ -98,7 +99,8 @@ static cairo_status_t write_fp(void *closure, const unsigned char *data, unsigne
 
 static canvas_box *new_canvas_box(lua_State *L)
 {
-    canvas_box *b = lua_newuserdatauv(L, sizeof *b, 0);
+    /* user value 1: the output path of a PDF / SVG canvas, for messages */
+    canvas_box *b = lua_newuserdatauv(L, sizeof *b, 1);
     memset(b, 0, sizeof *b); /* safe empty state */
     luaL_setmetatable(L, CANVAS_T);
     return b;
@@ -146,6 +148,8 @@ static int open_vector(lua_State *L, int kind)
         lua_pushfstring(L, "%s: %s", path, strerror(errno));
         return 2;
     }
+    lua_pushvalue(L, 1);
+    lua_setiuservalue(L, -2, 1);
     if (kind == K_PDF)
         b->s = cairo_pdf_surface_create_for_stream(write_fp, b, w, h);
     else
@@ -257,8 +261,10 @@ static int c_finish(lua_State *L)
     canvas_box *b = luaL_checkudata(L, 1, CANVAS_T);
     int e = canvas_finish(b);
     if (e) {
+        lua_getiuservalue(L, 1, 1);
+        const char *path = lua_tostring(L, -1);
         lua_pushnil(L);
-        lua_pushfstring(L, "canvas output: %s", strerror(e));
+        lua_pushfstring(L, "%s: %s", path ? path : "canvas output", strerror(e));
         return 2;
     }
     lua_pushboolean(L, 1);
@@ -368,7 +374,6 @@ CR0(c_restore, cairo_restore(cr))
 CR0(c_new_path, cairo_new_path(cr))
 CR0(c_new_sub_path, cairo_new_sub_path(cr))
 CR0(c_close_path, cairo_close_path(cr))
-CR0(c_paint, cairo_paint(cr))
 CR0(c_reset_clip, cairo_reset_clip(cr))
 CR0(c_identity, cairo_identity_matrix(cr))
 CR0(c_translate, cairo_translate(cr, num(L, 2), num(L, 3)))
@@ -382,10 +387,28 @@ CR0(c_arc, cairo_arc(cr, num(L, 2), num(L, 3), num(L, 4), num(L, 5), num(L, 6)))
 CR0(c_arc_negative, cairo_arc_negative(cr, num(L, 2), num(L, 3), num(L, 4), num(L, 5), num(L, 6)))
 CR0(c_line_width, cairo_set_line_width(cr, num(L, 2)))
 
+/* cv:paint() */
+static int c_paint(lua_State *L)
+{
+    canvas_box *b = check_canvas(L, 1);
+    b->primitives++;
+    cairo_paint(b->cr);
+    return 0;
+}
+
+/* cv:primitives() -> marks drawn on this canvas so far (a frame's cost: compare with its pixels) */
+static int c_primitives(lua_State *L)
+{
+    lua_pushinteger(L, (lua_Integer)check_canvas(L, 1)->primitives);
+    return 1;
+}
+
 /* cv:fill([preserve]) / cv:stroke([preserve]) / cv:clip([preserve]) */
 static int c_fill(lua_State *L)
 {
-    cairo_t *cr = check_canvas(L, 1)->cr;
+    canvas_box *b = check_canvas(L, 1);
+    cairo_t *cr = b->cr;
+    b->primitives++;
     if (lua_toboolean(L, 2))
         cairo_fill_preserve(cr);
     else
@@ -395,7 +418,9 @@ static int c_fill(lua_State *L)
 
 static int c_stroke(lua_State *L)
 {
-    cairo_t *cr = check_canvas(L, 1)->cr;
+    canvas_box *b = check_canvas(L, 1);
+    cairo_t *cr = b->cr;
+    b->primitives++;
     if (lua_toboolean(L, 2))
         cairo_stroke_preserve(cr);
     else
@@ -515,7 +540,9 @@ static int c_text_size(lua_State *L)
  */
 static int c_show_text(lua_State *L)
 {
-    cairo_t *cr = check_canvas(L, 1)->cr;
+    canvas_box *cb = check_canvas(L, 1);
+    cairo_t *cr = cb->cr;
+    cb->primitives++;
     double x = num(L, 2), y = num(L, 3);
     const char *s = luaL_checkstring(L, 4);
     double ax = luaL_optnumber(L, 5, 0), ay = luaL_optnumber(L, 6, -1);
@@ -569,6 +596,7 @@ static int c_get_pixel(lua_State *L)
 static int c_set_pixel(lua_State *L)
 {
     canvas_box *b = check_image(L, 1);
+    b->primitives++;
     uint32_t *px;
     int x = (int)luaL_checkinteger(L, 2), y = (int)luaL_checkinteger(L, 3);
     pixel_addr(L, b, x, y, &px);
@@ -731,6 +759,7 @@ static int grid_general(canvas_box *b, const rt_grid *g, const rt_cellmap *m, rt
 static int c_draw_grid(lua_State *L)
 {
     canvas_box *b = check_canvas(L, 1);
+    b->primitives++;
     rt_grid *g = rt_lcanvas_check_grid(L, 2);
     rt_palette *pal = rt_lcanvas_check_palette(L, 3);
     double x = num(L, 4), y = num(L, 5), w = num(L, 6), h = num(L, 7);
@@ -805,6 +834,7 @@ static int draw_bulk(lua_State *L, int what)
     cairo_new_path(cr);
     long cur = -1;
     size_t pending = 0;
+    b->primitives += p->n;
     for (size_t k = 0; k < p->n; k++) {
         const double *v = p->v + k * (size_t)p->stride;
         if (pal) {
@@ -855,7 +885,9 @@ static int draw_bulk(lua_State *L, int what)
  */
 static int c_draw_path(lua_State *L)
 {
-    cairo_t *cr = check_canvas(L, 1)->cr;
+    canvas_box *cb = check_canvas(L, 1);
+    cairo_t *cr = cb->cr;
+    cb->primitives++;
     rt_pack *p = rt_lcanvas_check_pack(L, 2);
     if (p->stride < 2)
         return luaL_error(L, "packed array of stride %d: need 2 values per item", p->stride);
@@ -890,7 +922,9 @@ static int c_draw_points(lua_State *L) { return draw_bulk(L, B_POINTS); }
  */
 static int c_draw_image(lua_State *L)
 {
-    cairo_t *cr = check_canvas(L, 1)->cr;
+    canvas_box *cb = check_canvas(L, 1);
+    cairo_t *cr = cb->cr;
+    cb->primitives++;
     canvas_box *src = check_image(L, 2);
     double x = num(L, 3), y = num(L, 4);
     double w = luaL_optnumber(L, 5, src->w), h = luaL_optnumber(L, 6, src->h);
@@ -936,6 +970,7 @@ static const luaL_Reg canvas_methods[] = {
     {"new_sub_path", c_new_sub_path},
     {"close_path", c_close_path},
     {"paint", c_paint},
+    {"primitives", c_primitives},
     {"reset_clip", c_reset_clip},
     {"identity", c_identity},
     {"translate", c_translate},

@@ -104,10 +104,20 @@ return {
       if not okw then cli.input_error(args.svg .. ": " .. werr) end
       result.svg = args.svg
     end
+    -- a frame drawing more marks than it has pixels is slow for nothing: say so, and how to batch
+    local most, at = 0, 0
+    for i, k in ipairs(result.primitives) do
+      if k > most then most, at = k, i end
+    end
+    if most > w * h then
+      io.stderr:write(("retrace: %s: frame %d drew %d marks on %d pixels; draw many lines or boxes in one "
+        .. "call (cv:segments, cv:rects, cv:path with a pack) to make it faster\n"):format(args.script, at, most, w * h))
+    end
     if args.json then
       cli.print_json({ frames = result.frames, dir = result.dir, pdf = result.pdf,
         html = result.html, mp4 = result.mp4, svg = result.svg, errors = result.errors,
-        width = w, height = h, fps = fps, files = result.files })
+        width = w, height = h, fps = fps, files = result.files,
+        primitives = cli.array(result.primitives), max_primitives = most })
     else
       io.stdout:write(string.format("%d frames (%d x %d) in %s/", result.frames, w, h, result.dir))
       if result.pdf then io.stdout:write(", PDF ", result.pdf) end

@@ -399,6 +399,18 @@ static const char *region_name(const rt_replay *rp, int id, char *buf, size_t ca
     return buf;
 }
 
+/*
+ * Whether closing region a while region b is still open inside it is worth a
+ * warning: only when both belong to the same group. Regions of different
+ * groups nest independently (a Pajé container's several state types, each
+ * pushed and popped on its own), so interleaving them is how such traces are.
+ */
+static int same_group(const rt_replay *rp, int a, int b)
+{
+    const rt_tregion *ra = rt_tdefs_region(rp->defs, a), *rb = rt_tdefs_region(rp->defs, b);
+    return !ra || !rb || strcmp(ra->group, rb->group) == 0;
+}
+
 /* ---- messages ---- */
 
 static void emit_message(rt_replay *rp, int src, int dst, int comm, long tag, double bytes, double ts, double tr)
@@ -674,7 +686,7 @@ static int do_leave(rt_replay *rp, proc_state *p, const rt_tevent *ev)
         /* the messages it carries were still received */
         return p->nheld ? flush_held(rp, p, -1, 0, 0) : RT_OK;
     }
-    if (i != p->nstack - 1 && !p->stack[i].tracing) {
+    if (i != p->nstack - 1 && !p->stack[i].tracing && same_group(rp, ev->region, p->stack[p->nstack - 1].event)) {
         char w2[64];
         warn(rp, "processor %d: exit of %s at %.6f (line %lu) closes it out of order (%s still open inside it)",
              p->pub.id, region_name(rp, ev->region, w, sizeof w), ev->time, ev->line,

@@ -3,6 +3,7 @@
 #include "rt_picl.h"
 #include "rt_picl_source.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -89,6 +90,18 @@ static inline int scan_num(const char **cur, const char *end, double *out, long 
     return 1;
 }
 
+/* Integer fields are kept in ints: a wider value would wrap (event 4294967275
+ * replaying as -21, a send), so it is an error, not a silent cut. */
+static int int_range(long v) { return v >= INT_MIN && v <= INT_MAX; }
+
+/* A send entry or receive exit whose message length (first value) is negative. */
+static int negative_length(const rt_picl_record *rec)
+{
+    rt_event_family f = rt_picl_event_family(rec->event);
+    return rec->ndata >= 1 && rec->data[0] < 0 &&
+           ((rec->rectype == RT_PICL_ENTRY && f == RT_EV_SEND) || (rec->rectype == RT_PICL_EXIT && f == RT_EV_RECV));
+}
+
 /* 1 when the line was parsed completely; 0 sends it to the careful parser. */
 static int parse_new_fast(const char *line, size_t len, rt_picl_record *rec)
 {
@@ -103,7 +116,8 @@ static int parse_new_fast(const char *line, size_t len, rt_picl_record *rec)
         if (k == 2)
             time = d;
     }
-    if (v[0] > -2 || v[3] < 0 || v[3] >= RT_PICL_MAXPROC || v[5] < 0 || v[5] > RT_PICL_MAXDATA)
+    if (v[0] > -2 || v[3] < 0 || v[3] >= RT_PICL_MAXPROC || v[5] < 0 || v[5] > RT_PICL_MAXDATA ||
+        !int_range(v[0]) || !int_range(v[1]) || !int_range(v[4]))
         return 0;
     rec->format = RT_PICL_NEW;
     rec->rectype = (int)v[0];
@@ -139,7 +153,7 @@ static int parse_new_fast(const char *line, size_t len, rt_picl_record *rec)
     while (rec->text < end && is_blank(*rec->text))
         rec->text++;
     rec->textlen = (size_t)(end - rec->text);
-    return rec->ndata == v[5];
+    return rec->ndata == v[5] && !negative_length(rec);
 }
 
 /* ---- line parsers ---- */
@@ -219,6 +233,9 @@ static int parse_new(const char *line, size_t len, rt_picl_record *rec, char *wh
         return WHY("processor: %ld out of range (0..%d)", head[3], RT_PICL_MAXPROC - 1);
     if (head[5] < 0)
         return WHY("data count: %ld is negative", head[5]);
+    for (int k = 0; k < 5; k++)
+        if (k != 2 && !int_range(head[k]))
+            return WHY("%s: %ld out of range (%d..%d)", names[k], head[k], INT_MIN, INT_MAX);
     rec->rectype = (int)head[0];
     rec->event = (int)head[1];
     rec->time = time;
@@ -274,6 +291,8 @@ static int parse_new(const char *line, size_t len, rt_picl_record *rec, char *wh
     }
     if (got != expect)
         return WHY("data: %ld values expected, found %d", expect, got);
+    if (negative_length(rec))
+        return WHY("data: message length %g is negative", rec->data[0]);
     return 1;
 }
 
@@ -292,6 +311,8 @@ static int parse_old(const char *line, size_t len, rt_picl_record *rec, char *wh
     }
     if (head[0] < 1)
         return WHY("code: %ld is not an old-format record code (>= 1)", head[0]);
+    if (head[0] > INT_MAX)
+        return WHY("code: %ld out of range (1..%d)", head[0], INT_MAX);
     if (head[3] < 0 || head[3] >= RT_PICL_MAXPROC)
         return WHY("node: %ld out of range (0..%d)", head[3], RT_PICL_MAXPROC - 1);
     rec->rectype = (int)head[0];
@@ -317,6 +338,10 @@ static int parse_old(const char *line, size_t len, rt_picl_record *rec, char *wh
     }
     if (got < need)
         return WHY("fields: %d found, %s", got, what);
+    if (need == 3 && rec->data[2] < 0)
+        return WHY("length: %g is negative", rec->data[2]);
+    if (need == 1 && !(rec->data[0] >= INT_MIN && rec->data[0] <= INT_MAX && rec->data[0] == floor(rec->data[0])))
+        return WHY("block type: %g is not an integer in %d..%d", rec->data[0], INT_MIN, INT_MAX);
     return 1;
 }
 

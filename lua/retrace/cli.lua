@@ -82,6 +82,24 @@ local function report(err)
   return { exit = M.EXIT_INPUT, message = debug.traceback(tostring(err), 2) }
 end
 
+--- A message that says memory ran out names no file by itself: put the command's
+-- input files (its arguments that name existing files or folders) in front.
+-- Other messages are returned as they are (they name their place already).
+function M.name_inputs(message, argv)
+  local first = message:match("^[^\n]*")
+  if not (first:find("out of memory", 1, true) or first:find("not enough memory", 1, true)) then
+    return message
+  end
+  local files = {}
+  for _, a in ipairs(argv) do
+    if a:sub(1, 1) ~= "-" and not message:find(a, 1, true) and require("lfs").attributes(a, "mode") then
+      files[#files + 1] = a
+    end
+  end
+  if #files == 0 then return message end
+  return table.concat(files, ", ") .. ": " .. message
+end
+
 --- Run `retrace NAME args...`; returns the exit code.
 function M.main(argv)
   local name = argv[1]
@@ -107,7 +125,7 @@ function M.main(argv)
     if type(res) ~= "table" then -- the handler itself failed (out of memory)
       res = { exit = M.EXIT_INPUT, message = tostring(res) }
     end
-    io.stderr:write("retrace: ", res.message, "\n")
+    io.stderr:write("retrace: ", M.name_inputs(res.message, rest), "\n")
     return res.exit
   end
   return math.tointeger(res) or 0

@@ -55,7 +55,7 @@ function M.writer(dir, opts)
   local self = setmetatable({
     dir = dir, width = w, height = h, fps = opts.fps or 10,
     background = opts.background or "white", title = opts.title or dir,
-    count = 0, files = {},
+    count = 0, files = {}, primitives = {}, -- per frame drawn by frame(): marks on the canvas
   }, Writer)
   colors.parse(self.background, 2)
   self.cv = canvas.image(w, h)
@@ -88,12 +88,16 @@ local function submit(self, cv)
   return i
 end
 
+-- Draw frame i on cv; returns the marks it drew (fills, strokes, texts, grid and pack items).
 local function draw_on(cv, draw, i, background)
   cv:save()
   if background then cv:background(background) end
+  local before = cv:primitives()
   local ok, err = pcall(draw, cv, i)
+  local drawn = cv:primitives() - before
   cv:restore()
   if not ok then error(err, 0) end
+  return drawn
 end
 
 --- Draw frame number count+1 with draw(cv, i) on a canvas cleared to the
@@ -103,11 +107,11 @@ end
 function Writer:frame(draw)
   local i = self.count + 1
   if not self.pdf then
-    draw_on(self.cv, draw, i, self.background)
+    self.primitives[i] = draw_on(self.cv, draw, i, self.background)
     return submit(self, self.cv)
   end
   local rec = canvas.recording(self.width, self.height)
-  draw_on(rec, draw, i, self.background)
+  self.primitives[i] = draw_on(rec, draw, i, self.background)
   self.cv:save()
   self.cv:clear(0, 0, 0, 0)
   self.cv:replay(rec)
@@ -186,6 +190,7 @@ function Writer:finish(opts)
   if self.progress and self.progress.finish then self.progress:finish() end
   if not ok then error(err, 0) end
   local result = { frames = self.count, dir = self.dir, files = self.files, errors = {},
+    primitives = self.primitives,
                    encoder = stats }
   if self.pdf then
     local pok, perr = self.pdf:finish()

@@ -963,6 +963,34 @@ static void test_dispatcher_bad_input(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+/*
+ * Regions of different groups nest independently (a Pajé container with two
+ * state types): closing the outer one of another group is no warning; closing
+ * out of order within one group still is.
+ */
+static void test_out_of_order_by_group(void **state)
+{
+    (void)state;
+    rt_replay *rp = rt_replay_new(NULL, NULL, NULL);
+    assert_non_null(rp);
+    rt_tdefs *d = rt_replay_defs(rp);
+    assert_int_equal(rt_tdefs_add_region(d, 1, "booked", "PM state", RT_TC_USER), RT_OK);
+    assert_int_equal(rt_tdefs_add_region(d, 2, "normal", "SERVICE state", RT_TC_USER), RT_OK);
+    assert_int_equal(rt_tdefs_add_region(d, 3, "free", "PM state", RT_TC_USER), RT_OK);
+    const rt_tevent evs[] = {
+        mk(RT_TE_ENTER, 0, 0, 1), mk(RT_TE_ENTER, 0, 1, 2), mk(RT_TE_LEAVE, 0, 2, 1), /* other group: quiet */
+        mk(RT_TE_ENTER, 0, 3, 1), mk(RT_TE_ENTER, 0, 4, 3), mk(RT_TE_LEAVE, 0, 5, 1), /* same group: warned */
+        mk(RT_TE_LEAVE, 0, 6, 3), mk(RT_TE_LEAVE, 0, 7, 2),
+    };
+    for (size_t i = 0; i < sizeof evs / sizeof evs[0]; i++)
+        assert_int_equal(rt_replay_feed_event(rp, &evs[i], NULL), RT_OK);
+    assert_int_equal(rt_replay_finish(rp, NULL), RT_OK);
+    assert_int_equal(rt_replay_nwarnings(rp), 1);
+    assert_non_null(strstr(rt_replay_warning(rp, 0), "exit of booked at 5.000000"));
+    assert_non_null(strstr(rt_replay_warning(rp, 0), "(free still open inside it)"));
+    rt_replay_free(rp);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -970,6 +998,7 @@ int main(void)
         cmocka_unit_test(test_picl_old_events),
         cmocka_unit_test(test_picl_classes),
         cmocka_unit_test(test_replay_neutral_events),
+        cmocka_unit_test(test_out_of_order_by_group),
         cmocka_unit_test(test_replay_collective),
         cmocka_unit_test(test_replay_pulls_any_source),
         cmocka_unit_test(test_medea_neutral_equals_picl),
