@@ -63,6 +63,11 @@ describe("medea choice of K", function()
     local first = out:match("^[^\n]*")
     assert.equals("no K up to 3 has H(K) <= 10: K = 2 chosen by the best mean silhouette "
       .. "(ties: Calinski-Harabasz)", first)
+    -- with constant parameters noted too, the choice of K stays on the first line
+    code, out = h.retrace("medea", f, "--approach", "event", "--params", "ctime,stime", "--kmax", "3")
+    assert.equals(0, code)
+    assert.truthy(out:find("^no K up to 3 has H%(K%) <= 10"), out)
+    assert.truthy(out:find("\nconstant parameters %(no part in the distance%): stime = 0\n"), out)
     code, out = h.retrace("medea", f, "--approach", "event", "--params", "ctime", "--kmax", "3", "--json")
     local j = cjson.decode(out).clusters
     assert.equals("silhouette", j.rule)

@@ -229,7 +229,8 @@ function M.characterize(components, names, opts)
     local how = ({ silhouette = "the best mean silhouette (ties: Calinski-Harabasz)",
                    calinski_harabasz = "the best Calinski-Harabasz (no silhouette defined)",
                    kmax = "Kmax (neither silhouette nor Calinski-Harabasz defined)" })[rule]
-    notes[#notes + 1] = string.format("no K up to %d has H(K) <= 10: K = %d chosen by %s", kmax, k, how)
+    -- first: what decides K matters more than which parameters were dropped
+    table.insert(notes, 1, string.format("no K up to %d has H(K) <= 10: K = %d chosen by %s", kmax, k, how))
   end
   local part = a.partitions[k]
   local names_list = {}
