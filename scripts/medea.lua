@@ -81,7 +81,7 @@ local function write_csv(path, comps, names, assign)
   if not ok then cli.input_error("--csv: " .. err) end
 end
 
-local function print_text(comps, res, names, scaling, what)
+local function print_text(comps, res, names, scaling, diag, what)
   local out = io.stdout
   -- what decides K comes first: a K chosen by the second rule is not Hartigan's
   for _, n in ipairs(res.notes) do out:write(n, "\n") end
@@ -113,6 +113,18 @@ local function print_text(comps, res, names, scaling, what)
   end
   for h, m in ipairs(res.members) do
     out:write(string.format("cluster %d: %s\n", h, table.concat(m, " ")))
+  end
+  -- are the clusters real? (pictures: --plots; numbers: --json diagnostics)
+  local ex = diag.pca.explained
+  if #ex >= 2 and ex[1] > 0 then
+    out:write(string.format("principal components: PC1 %.1f%%, PC2 %.1f%% of the variance\n", 100 * ex[1],
+      100 * ex[2]))
+  end
+  if diag.ward then
+    out:write(string.format("Ward's clustering into %d clusters against k-means: adjusted Rand index %.3f "
+      .. "(1 = the same partition)\n", res.k, diag.ward.agreement))
+  elseif diag.note then
+    out:write(diag.note, "\n")
   end
   for _, b in ipairs(res.breakdown) do
     local vals = {}
@@ -344,7 +356,7 @@ return {
       f:write(require("cjson").encode(profiles), "\n")
       f:close()
     end
-    local diag = (args.json or args.plots) and medea.diagnose(res) or nil
+    local diag = medea.diagnose(res)
     if args.plots then
       local plots = require "retrace.displays.medea.plots"
       if #comps < 2 then
@@ -399,7 +411,7 @@ return {
       end
       cli.print_json(out)
     else
-      print_text(comps, res, names, scaling, approach == "event" and (args.components == "summed"
+      print_text(comps, res, names, scaling, diag, approach == "event" and (args.components == "summed"
         and " (event approach: summed over the processors, one per event and trace)"
         or " (event approach: one per processor and event; the summed ones: --components summed)") or "")
       for _, fr in ipairs(fits) do

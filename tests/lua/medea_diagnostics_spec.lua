@@ -128,6 +128,13 @@ describe("medea diagnostics pictures", function()
     local kj = cjson.decode(h.slurp(dir .. "/plots/k_indices.json"))
     assert.equals(j.clusters.k, kj.k)
     assert.same(j.clusters.silhouette[3], kj.silhouette[3])
+    -- the text report says it in words
+    code, out = h.retrace("medea", dir .. "/traces", "--kmax", "8")
+    assert.equals(0, code)
+    assert.truthy(out:find(string.format("\nprincipal components: PC1 %.1f%%%%, PC2 %.1f%%%% of the variance\n",
+      100 * d.pca.explained[1], 100 * d.pca.explained[2])), out)
+    assert.truthy(out:find(string.format("Ward's clustering into %d clusters against k-means: adjusted Rand "
+      .. "index %.3f", j.clusters.k, d.ward.agreement), 1, true), out)
     h.remove_tree(dir)
   end)
 end)
