@@ -80,6 +80,25 @@ static int acc_add(lua_State *L)
     return 1;
 }
 
+/* acc:finish() -> true: close every open event at its processor's last record
+ * (acc:feed does it; for records given with acc:add) */
+static int acc_finish(lua_State *L)
+{
+    acc_box *b = check_acc(L, 1);
+    rt_err err;
+    if (rt_medea_finish(b->m, &err) != RT_OK)
+        return rt_push_fail(L, &err);
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
+/* acc:from_stats() -> true when the parameters came from statistics records */
+static int acc_from_stats(lua_State *L)
+{
+    lua_pushboolean(L, rt_medea_from_stats(check_acc(L, 1)->m));
+    return 1;
+}
+
 /* acc:feed(path [, strict]) -> malformed lines skipped, engine warnings | nil, message */
 static int acc_feed(lua_State *L)
 {
@@ -242,6 +261,8 @@ static const luaL_Reg acc_methods[] = {
     {"__tostring", acc_tostring},
     {"add", acc_add},
     {"feed", acc_feed},
+    {"finish", acc_finish},
+    {"from_stats", acc_from_stats},
     {"processors", acc_processors},
     {"events", acc_events},
     {"profile", acc_profile},

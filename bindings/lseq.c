@@ -393,6 +393,20 @@ static int ses_totals(lua_State *L)
     return 2;
 }
 
+/* distinct() -> the number of distinct symbols in the current sequences (all members) */
+static int ses_distinct(lua_State *L)
+{
+    rt_ses *s = rt_lseq_check(L);
+    size_t n = rt_ses_symbol_count(s), d = 0;
+    uint64_t *count = rt_lseq_scratch(L, n * sizeof *count);
+    double *h = rt_lseq_scratch(L, n * sizeof *h), T;
+    rt_ses_totals(s, count, h, &T);
+    for (size_t i = 0; i < n; i++)
+        d += count[i] != 0;
+    lua_pushinteger(L, (lua_Integer)d);
+    return 1;
+}
+
 typedef struct {
     lua_State *L;
     lua_Integer n;
@@ -588,6 +602,7 @@ static const luaL_Reg ses_methods[] = {
     {"depth", ses_depth},
     {"history", ses_history},
     {"totals", ses_totals},
+    {"distinct", ses_distinct},
     {"find", ses_find},
     {"chain", ses_chain},
     {"close", ses_close},

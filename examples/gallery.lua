@@ -22,6 +22,7 @@ local lfs = require "lfs"
 -- commands that make several pictures (each runs once)
 local CHITRA = { "chitra", "{ex}/chitra/phil4_x100.pes", "--recipe", "{ex}/chitra/steady.lua",
                  "--simulate", "5000", "--seed", "1", "--views", "{out}/chitra" }
+local MEDEA_PST = { "medea", "{out}/medea/pstswm", "--kmax", "8", "--plots", "{out}/medea/plots" }
 local MEDEA_RUNS = { "medea", "{out}/medea/pstswm/pstswm.02.4.x", "{out}/medea/pstswm/pstswm.12.4.0",
                      "--approach", "processor", "--plots", "{out}/medea/runs", "--plot-profiles" }
 local FFT16 = { "medea", "{data}/picl/fft-16.trf", "--approach", "processor", "--plots", "{out}/real/fft16",
@@ -70,7 +71,19 @@ local entries = {
   { run = { "{ex}/medea/pstswm.lua", "{out}/medea/pstswm" } },
   { family = "MEDEA", glob = "medea/plots/scatter_*.png",
     caption = "Program runs of the pstswm workload, clustered with k-means (scatter %s: x_y)",
-    run = { "medea", "{out}/medea/pstswm", "--kmax", "8", "--plots", "{out}/medea/plots" } },
+    run = MEDEA_PST },
+  { family = "MEDEA", caption = "Are the clusters real? W_K, Hartigan's H(K), Calinski-Harabasz and the mean "
+      .. "silhouette against K, the K taken marked (numbers in k_indices.json)",
+    run = MEDEA_PST, image = "medea/plots/k_indices.png" },
+  { family = "MEDEA", caption = "The pstswm runs on their first two principal axes, by k-means cluster, "
+      .. "centroids as crosses (numbers in pca.json)",
+    run = MEDEA_PST, image = "medea/plots/pca.png" },
+  { family = "MEDEA", caption = "Silhouette width of every run, grouped by cluster (below 0: nearer "
+      .. "another cluster)",
+    run = MEDEA_PST, image = "medea/plots/silhouette.png" },
+  { family = "MEDEA", caption = "Ward's hierarchical clustering of the same runs, a second method beside "
+      .. "k-means: leaves by k-means cluster, the cut into K Ward clusters dashed",
+    run = MEDEA_PST, image = "medea/plots/dendrogram.png" },
   { family = "MEDEA", glob = "medea/runs/profiles_*.png",
     caption = "Activity profiles of one run, %s",
     run = MEDEA_RUNS },

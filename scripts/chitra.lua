@@ -3,6 +3,7 @@
 local cli = require "retrace.cli"
 local chitra = require "retrace.chitra"
 local chain_mod = require "retrace.chitra.chain"
+local validate = require "retrace.chitra.validate"
 
 -- options that are transforms, kept in command-line order
 local function ordered(kind)
@@ -36,7 +37,16 @@ local function parse_step(kind, v)
   elseif kind == "filter_time" or kind == "filter_event" then
     local p = tonumber(v)
     if not p then cli.usage_error("--" .. kind:gsub("_", "-") .. " expects a number, got '" .. v .. "'") end
+    -- a parameter impossible for any sequence is a usage error here; what a
+    -- particular sequence refuses later is an input error
+    if kind == "filter_time" and not (p > 0 and p < 1) then
+      cli.usage_error(string.format("filter_time: p = %g is outside (0, 1)", p))
+    elseif kind == "filter_event" and not (p > 0 and p < math.huge) then
+      cli.usage_error(string.format("filter_event: p = %g must be a positive count", p))
+    end
     return { kind, p }
+  elseif kind == "undo" then
+    return { "undo" }
   elseif kind == "recipe" then
     local r, err = chitra.recipe(v)
     if not r then cli.usage_error(err) end
@@ -47,6 +57,46 @@ end
 local function write_file(path, text)
   local ok, err = require("retrace.fs").write_file(path, text)
   if not ok then cli.usage_error("cannot write " .. err) end
+end
+
+-- Text reports show at most DEF_RUNS runs of a composite, each cut to DEF_WIDTH
+-- characters: a filter over a long run makes composites of thousands of symbols.
+local DEF_RUNS, DEF_WIDTH = 4, 100
+
+--- A composite's run as one short line: "A,B,C" or "A,B,...,Y,Z (N symbols)".
+local function elide(run)
+  local text = table.concat(run, ",")
+  if #text <= DEF_WIDTH then return text end
+  local head, tail, used = {}, {}, 0
+  local budget = DEF_WIDTH - 20
+  local i, j = 1, #run
+  while i <= j do -- alternate from both ends while the budget lasts
+    if used + #run[i] + 1 > budget then break end
+    head[#head + 1] = run[i]; used = used + #run[i] + 1; i = i + 1
+    if i > j or used + #run[j] + 1 > budget then break end
+    table.insert(tail, 1, run[j]); used = used + #run[j] + 1; j = j - 1
+  end
+  return string.format("%s,...,%s (%d symbols)", table.concat(head, ","), table.concat(tail, ","), #run)
+end
+
+-- The validation of every step: does the chain reproduce its input sequence?
+local function print_validation(validation, out)
+  out:write(string.format("validation: a simulated trajectory against the input sequence, per step "
+    .. "(KS at %g%% on the dominant states; n-gram and periodogram distances 0 = same, 1 = disjoint)\n",
+    100 * validation[1].alpha))
+  out:write(string.format("  %-34s %-6s %8s %8s %8s %8s  %s\n", "step", "KS", "1-gram", "2-gram", "3-gram",
+    "spectrum", "dominant states: D (p)"))
+  for _, v in ipairs(validation) do
+    local parts = {}
+    for _, name in ipairs(v.dominant) do
+      local r = v.states[name]
+      parts[#parts + 1] = string.format("%s %.3f (%s)", name, r.ks_d or 1,
+        r.ks_p and string.format("%.3g", r.ks_p) or "-")
+    end
+    local label = #v.step > 34 and (v.step:sub(1, 31) .. "...") or v.step
+    out:write(string.format("  %-34s %-6s %8.4f %8.4f %8.4f %8.4f  %s\n", label, v.passes and "pass" or "FAIL",
+      v.ngrams[1], v.ngrams[2], v.ngrams[3], v.periodogram, table.concat(parts, ", ")))
+  end
 end
 
 local function print_text(ses, chain, out)
@@ -69,12 +119,12 @@ local function print_text(ses, chain, out)
   local names = chain:composite_names()
   if #names > 0 then w("composites:\n") end
   for _, n in ipairs(names) do
-    local parts = {}
-    for i, d in ipairs(defs[n]) do
-      if i > 4 then parts[#parts + 1] = "..." break end
-      parts[#parts + 1] = table.concat(d, ",")
+    local runs = defs[n]
+    w("  %s = %s\n", n, elide(runs[1]))
+    for i = 2, math.min(#runs, DEF_RUNS) do w("  %s | %s\n", string.rep(" ", #n), elide(runs[i])) end
+    if #runs > DEF_RUNS then
+      w("  %s   (and %d more runs; --chain FILE.json lists them all)\n", string.rep(" ", #n), #runs - DEF_RUNS)
     end
-    w("  %s = %s\n", n, table.concat(parts, " | "))
   end
 end
 
@@ -85,7 +135,9 @@ return {
     .. "file, and model the result as a semi-Markov chain.",
   epilog = "Example: retrace chitra run.pes --components A1=A,A2=A,R1=R,R2=R --filter-event 2 --json",
   parser = function(p)
-    p:argument("pes", "PES files (several form an ensemble)"):args("+")
+    p:argument("pes", "PES files (several form an ensemble); traces with --states"):args("+")
+    p:option("--states", "read message-passing traces instead: processor P's innermost open event "
+      .. "is the state (busy, overhead or idle outside every event)"):argname("processor:P")
     p:option("--clip", "delete the first NI and last NF symbols"):argname("NI:NF")
       :count("*"):action(ordered("clip"))
     p:option("--aggregate", "replace each occurrence of A,B,C by the composite Z")
@@ -100,6 +152,8 @@ return {
       :argname("N"):count("*"):action(ordered("filter_event"))
     p:option("--recipe", "apply a recipe (a Lua file, or a name in retrace/chitra/recipes)")
       :argname("FILE.lua"):count("*"):action(ordered("recipe"))
+    p:flag("--undo", "undo the transform before it (a step like the others, in command-line order)")
+      :count("*"):action(ordered("undo"))
     p:option("--component-pattern", "Lua pattern of one state component", "%u%d*")
     p:option("--component-separator", "state components are separated by this text instead")
       :argname("SEP")
@@ -117,19 +171,39 @@ return {
       .. "default: the rarest arcs past 150)"):argname("P")
     p:option("--shade", "shade every occurrence of a pattern in the time and event views")
       :argname("A,B,C"):count("*")
-    p:option("--simulate", "judge the model on a simulated trajectory of N states"):argname("N")
+    p:option("--simulate", "simulate N states of the chain of every step and compare them with "
+      .. "that step's sequence (KS per state, n-grams, periodogram)"):argname("N")
     p:option("--seed", "random seed of --simulate", "1"):argname("S")
+    p:option("--out", "with --simulate: write the simulated trajectory (of the last step) as a PES")
+      :argname("FILE.pes")
     p:option("--params", "parameter value of each file: chains per value, merged with fits")
       :argname("X1,X2,...")
     p:option("--predict", "with --params: predict each state's mean occupancy at X")
       :argname("X")
+    p:option("--predict-min-r2", "--predict marks predictions from fits with r^2 below R "
+      .. "(or from fewer than 3 parameter values) as unreliable", "0.9"):argname("R")
   end,
   run = function(args)
     local steps = {}
     for i, s in ipairs(args.steps or {}) do steps[i] = parse_step(s[1], s[2]) end
     if args.component_separator == "" then cli.usage_error("--component-separator is empty") end
     local bar -- one progress bar per long file, on stderr when it is a terminal
-    local ses, err = chitra.load(args.pes, { components = args.component_pattern,
+    local ses, err
+    if args.states then
+      -- message-passing traces: one processor's event nesting as the sequence
+      local proc = args.states:match("^processor:(%d+)$")
+      if not proc then cli.usage_error("--states expects processor:P, got '" .. args.states .. "'") end
+      local members = {}
+      for i, path in ipairs(args.pes) do
+        local m, why = require("retrace.chitra.states").from_trace(path, math.tointeger(tonumber(proc)))
+        if not m then cli.input_error(why) end
+        members[i] = m
+      end
+      ses, err = chitra.from_states(members, { components = args.component_pattern,
+        separator = args.component_separator })
+      if ses then ses.files = args.pes end
+    else
+      ses, err = chitra.load(args.pes, { components = args.component_pattern,
       separator = args.component_separator, progress = function(path, done, total)
         if not bar or bar.path ~= path then
           if bar then bar:finish() end
@@ -138,8 +212,30 @@ return {
         end
         bar:update(done)
       end })
+    end
     if bar then bar:finish() end
     if not ses then cli.input_error(err) end
+    -- --simulate: the model of every step checked against its input sequence
+    local sim_n, sim_seed
+    if args.simulate then
+      sim_n, sim_seed = math.tointeger(tonumber(args.simulate)), math.tointeger(tonumber(args.seed))
+      if not sim_n or sim_n < 1 then cli.usage_error("--simulate expects a positive count") end
+      local most = require("retrace.core").seq.simulate_max
+      if sim_n > most then cli.usage_error(("--simulate: at most %d states"):format(most)) end
+      if not sim_seed then cli.usage_error("--seed expects an integer") end
+    elseif args.out then
+      cli.usage_error("--out needs --simulate N (it writes the simulated trajectory)")
+    end
+    local validation, last_check = {}, nil
+    local function check(label)
+      if not sim_n then return end
+      local v = assert(validate.compare(ses, assert(ses:chain()), { steps = sim_n, seed = sim_seed }))
+      last_check = v
+      v.step = label
+      validation[#validation + 1] = v
+    end
+    check("input")
+    local noted = 0
     for _, s in ipairs(steps) do
       local ok, why
       if s[1] == "recipe" then
@@ -148,11 +244,16 @@ return {
       else
         ok, why = ses[s[1]](ses, table.unpack(s, 2))
       end
-      if not ok then cli.usage_error(why) end
+      for i = noted + 1, #ses.notes do io.stderr:write("retrace: note: ", ses.notes[i], "\n") end
+      noted = #ses.notes
+      if not ok then cli.input_error(why) end -- the parameters were checked: the data refused
+      local hist = ses:history()
+      check(s[1] == "undo" and "undo" or (s[1] == "recipe" and ("recipe " .. s[3]) or hist[#hist] or s[1]))
     end
     local chain = assert(ses:chain())
     -- the whole document (with every symbol and time) only when it is printed
     local doc = args.json and ses:to_table(chain, cli.array) or {}
+    if args.json then doc.notes = cli.array(ses.notes) end
     if ses:members() > 1 then
       doc.member_chains = {}
       for k = 1, ses:members() do
@@ -169,13 +270,19 @@ return {
     end
     if #finds > 0 then doc.find = finds end
 
-    if args.simulate then
-      local n, seed = math.tointeger(tonumber(args.simulate)), math.tointeger(tonumber(args.seed))
-      if not n or n < 1 then cli.usage_error("--simulate expects a positive count") end
-      local most = require("retrace.core").seq.simulate_max
-      if n > most then cli.usage_error(("--simulate: at most %d states"):format(most)) end
-      if not seed then cli.usage_error("--seed expects an integer") end
-      doc.simulation = assert(chain:judge(n, seed))
+    if sim_n then
+      doc.simulation = assert(chain:judge(sim_n, sim_seed))
+      doc.validation = {}
+      for i, v in ipairs(validation) do
+        doc.validation[i] = { step = v.step, passes = v.passes, alpha = v.alpha, dominant = v.dominant,
+                              states = v.states, ngrams = v.ngrams, periodogram = v.periodogram,
+                              bands = v.bands, steps = v.steps, seed = v.seed }
+      end
+      if args.out then
+        write_file(args.out, validate.pes_text(last_check.trajectory, string.format(
+          "retrace chitra: %d states simulated from the chain of %s (seed %d)", sim_n,
+          table.concat(args.pes, " "), sim_seed)))
+      end
     end
 
     if args.params then
@@ -201,10 +308,11 @@ return {
       if args.predict then
         local x = tonumber(args.predict)
         if not x then cli.usage_error("--predict expects a number") end
-        doc.merge.prediction = { param = x, mean = {} }
-        for name, e in pairs(doc.merge.states) do
-          if e.fit then doc.merge.prediction.mean[name] = chain_mod.predict(e.fit, x) end
+        local min_r2 = tonumber(args.predict_min_r2)
+        if not min_r2 or min_r2 < 0 or min_r2 > 1 then
+          cli.usage_error("--predict-min-r2 expects a number from 0 to 1, got '" .. args.predict_min_r2 .. "'")
         end
+        doc.merge.prediction = chain_mod.prediction(doc.merge, x, min_r2)
       end
     end
 
@@ -250,13 +358,15 @@ return {
     else
       print_text(ses, chain, io.stdout)
       for _, r in ipairs(finds) do
-        io.stdout:write(string.format("pattern %s: %d occurrences, %.1f%% of the events, %.1f%% of the time\n",
-          table.concat(r.pattern, ","), r.count, 100 * r.events_share, 100 * r.time_share))
+        -- chain_mod.percent: a share that is not 0 never prints as 0%
+        io.stdout:write(string.format("pattern %s: %d occurrences, %s of the events, %s of the time\n",
+          table.concat(r.pattern, ","), r.count, chain_mod.percent(r.events_share), chain_mod.percent(r.time_share)))
       end
       if doc.simulation then
         io.stdout:write(string.format("simulation of %d states (seed %d): time-share distance %.4f, "
           .. "largest transition probability difference %.4f\n", doc.simulation.steps,
           doc.simulation.seed, doc.simulation.share_distance, doc.simulation.max_p_diff))
+        print_validation(validation, io.stdout)
       end
       if doc.merge then
         local names = {}
@@ -275,12 +385,17 @@ return {
         end
         local pr = doc.merge.prediction
         if pr then
-          local parts = {}
+          io.stdout:write(string.format("predicted mean occupancy at %s [95%% interval] (unreliable: r^2 < %s "
+            .. "or fewer than 3 values):\n", chain_mod.number(pr.param), chain_mod.number(pr.min_r2)))
           for _, n in ipairs(names) do
-            if pr.mean[n] then parts[#parts + 1] = n .. " " .. chain_mod.number(pr.mean[n]) end
+            local f = pr.fits[n]
+            if f then
+              local ci = f.lo and string.format(" [%s, %s]", chain_mod.number(f.lo), chain_mod.number(f.hi)) or ""
+              io.stdout:write(string.format("  %-12s %12s%s  %s fit, r^2 %.3f, %d points%s\n", n,
+                chain_mod.number(pr.mean[n]), ci, f.model, f.r2, f.points,
+                f.reliable and "" or ("  UNRELIABLE: " .. f.why)))
+            end
           end
-          io.stdout:write(string.format("predicted mean occupancy at %s: %s\n", chain_mod.number(pr.param),
-            table.concat(parts, ", ")))
         end
       end
     end

@@ -81,9 +81,11 @@ local function write_csv(path, comps, names, assign)
   if not ok then cli.input_error("--csv: " .. err) end
 end
 
-local function print_text(comps, res, names, scaling)
+local function print_text(comps, res, names, scaling, diag, what)
   local out = io.stdout
-  out:write(string.format("%d components, parameters: %s\n", #comps, table.concat(names, ", ")))
+  -- what decides K comes first: a K chosen by the second rule is not Hartigan's
+  for _, n in ipairs(res.notes) do out:write(n, "\n") end
+  out:write(string.format("%d components%s, parameters: %s\n", #comps, what, table.concat(names, ", ")))
   out:write("\n   K           W_K        H(K)   Calinski-H  silhouette\n")
   for k = 1, res.kmax do
     local function f(v, fmt) return v and string.format(fmt, v) or "-" end
@@ -94,6 +96,9 @@ local function print_text(comps, res, names, scaling)
     out:write(string.format("\noptimal partition: K = %d (smallest K with H(K) <= 10)\n", res.best_k))
   else
     out:write(string.format("\nno K up to %d has H(K) <= 10\n", res.kmax))
+  end
+  if res.rule == "silhouette" or res.rule == "calinski_harabasz" then
+    out:write(string.format("K = %d by the second rule (best mean silhouette, then Calinski-Harabasz)\n", res.k))
   end
   out:write(string.format("workload model for K = %d:\n", res.k))
   local head = { string.format("%-8s %7s", "cluster", "share") }
@@ -109,6 +114,18 @@ local function print_text(comps, res, names, scaling)
   for h, m in ipairs(res.members) do
     out:write(string.format("cluster %d: %s\n", h, table.concat(m, " ")))
   end
+  -- are the clusters real? (pictures: --plots; numbers: --json diagnostics)
+  local ex = diag.pca.explained
+  if #ex >= 2 and ex[1] > 0 then
+    out:write(string.format("principal components: PC1 %.1f%%, PC2 %.1f%% of the variance\n", 100 * ex[1],
+      100 * ex[2]))
+  end
+  if diag.ward then
+    out:write(string.format("Ward's clustering into %d clusters against k-means: adjusted Rand index %.3f "
+      .. "(1 = the same partition)\n", res.k, diag.ward.agreement))
+  elseif diag.note then
+    out:write(diag.note, "\n")
+  end
   for _, b in ipairs(res.breakdown) do
     local vals = {}
     for v in pairs(b.values) do vals[#vals + 1] = v end
@@ -122,7 +139,9 @@ local function print_text(comps, res, names, scaling)
     end
   end
   for _, s in ipairs(scaling or {}) do
-    out:write("\nprogram ", s.program, "\n   p        time     speedup  efficiency    efficacy\n")
+    out:write("\nprogram ", s.program, string.format(": speedup relative to the run on p = %d, taken as "
+      .. "perfectly efficient (speedup %d there)\n", s.base_p, s.base_p))
+    out:write("   p        time     speedup  efficiency    efficacy\n")
     for _, r in ipairs(s.rows) do
       out:write(string.format("%4d %11.6g %11.4g %11.4g %11.4g\n", r.p, r.time, r.speedup, r.efficiency,
         r.efficacy))
@@ -130,6 +149,7 @@ local function print_text(comps, res, names, scaling)
     if s.signature then
       out:write(string.format("execution signature: T(p) = %.6g + %.6g / p (R^2 %.4f)\n",
         s.signature.a, s.signature.b, s.signature.r2))
+      if s.signature.note then out:write("  ", s.signature.note, "\n") end
     end
   end
 end
@@ -146,6 +166,9 @@ return {
   parser = function(p)
     p:argument("paths", "trace files or directories"):args("*")
     p:option("--approach", "workload component: program, processor or event")
+    p:option("--components", "event approach: cluster the per-processor components or the summed "
+      .. "ones (one per event, over all processors); never both together", "per-processor")
+      :choices({ "per-processor", "summed" })
     p:option("--params", "comma-separated parameters to cluster on")
     p:option("--format", "a named parameter set from the format library")
     p:option("--save-format", "save the chosen parameters (and approach) as this format")
@@ -246,6 +269,7 @@ return {
 
     local files = collect(args.paths)
     local comps, profiles, runs, plot_profiles = {}, {}, {}, {}
+    local stats_only = {}
     local bar = cli.progress("medea", #files)
     for i, path in ipairs(files) do
       local acc, skipped, warnings = medea.accumulate(path, args.strict, args.profiles or args.plot_profiles)
@@ -257,10 +281,19 @@ return {
         io.stderr:write(string.format("retrace: %s: %d replay warnings (retrace stats %s lists them)\n",
           path, warnings, path))
       end
+      if acc:from_stats() then
+        -- no event records: what PICL's statistics records say is all there is
+        stats_only[#stats_only + 1] = path
+        io.stderr:write(string.format("retrace: %s: statistics records only (-101..-105): processor "
+          .. "parameters read from them%s\n", path, approach == "event" and "; it has no user events" or ""))
+      end
       local name = medea.basename(path)
       for _, c in ipairs(medea.parameters(acc, approach, name)) do
-        c.trace = path
-        comps[#comps + 1] = c
+        -- summed rows are sums over P processors: clustered with their own kind only
+        if approach ~= "event" or (c.processor == "all") == (args.components == "summed") then
+          c.trace = path
+          comps[#comps + 1] = c
+        end
       end
       if args.profiles then profiles[#profiles + 1] = { trace = path, profiles = medea.profiles(acc) } end
       if args.plot_profiles then
@@ -274,7 +307,10 @@ return {
       bar:update(i)
     end
     bar:finish()
-    if #comps == 0 then cli.input_error("no workload components in the traces given") end
+    if #comps == 0 then
+      cli.input_error("no workload components in the traces given" .. (#stats_only > 0
+        and " (statistics records only: no user events for the event approach)" or ""))
+    end
     if args.k and args.k > #comps then
       cli.usage_error(string.format("--k %d: only %d components", args.k, #comps))
     end
@@ -320,12 +356,14 @@ return {
       f:write(require("cjson").encode(profiles), "\n")
       f:close()
     end
+    local diag = medea.diagnose(res)
     if args.plots then
       local plots = require "retrace.displays.medea.plots"
       if #comps < 2 then
         io.stderr:write("retrace: --plots: one component only: no scatter plot (nothing to compare it with)\n")
       end
       local ok, perr = plots.write_all(args.plots, comps, res, plot_profiles, scaling, fits, { log = plot_log })
+      if ok and #comps >= 2 then ok, perr = plots.write_diagnostics(args.plots, comps, res, diag) end
       if not ok then cli.input_error("--plots: " .. perr) end
     end
 
@@ -345,6 +383,9 @@ return {
       out.clusters = {
         k = res.k, best_k = res.best_k or cjson.null, kmax = res.kmax, params = names,
         approach = approach, scale = args.scale, log = args.log or false, seed = args.seed,
+        components = approach == "event" and args.components or cjson.null,
+        rule = res.rule, notes = cli.array(res.notes),
+        constant = cli.array(res.constant),
         w = dense(res.w, math.min(res.kmax + 1, #comps), cjson.null),
         h = dense(res.h, res.kmax, cjson.null),
         calinski_harabasz = dense(res.ch, res.kmax, cjson.null),
@@ -352,6 +393,15 @@ return {
         members = res.members, table = tbl, breakdown = breakdown,
       }
       if scaling then out.metrics = scaling end
+      out.statistics_only = cli.array(stats_only)
+      local d = { pca = { values = diag.pca.values, explained = diag.pca.explained, vectors = diag.pca.vectors,
+                          scores = diag.pca.scores },
+                  silhouettes = diag.silhouettes, note = diag.note }
+      if diag.ward then
+        d.ward = { merges = diag.ward.merges, order = diag.ward.order, assign = diag.ward.assign,
+                   agreement = diag.ward.agreement }
+      end
+      out.diagnostics = d
       if #fits > 0 then
         out.fits = {}
         for i, fr in ipairs(fits) do
@@ -361,7 +411,9 @@ return {
       end
       cli.print_json(out)
     else
-      print_text(comps, res, names, scaling)
+      print_text(comps, res, names, scaling, diag, approach == "event" and (args.components == "summed"
+        and " (event approach: summed over the processors, one per event and trace)"
+        or " (event approach: one per processor and event; the summed ones: --components summed)") or "")
       for _, fr in ipairs(fits) do
         io.stdout:write(string.format("fit %s against %s (%s): %s, R^2 = %.6f\n", fr.y, fr.x, fr.fit.model,
           medea.fit_module.formula(fr.fit), fr.fit.r2))

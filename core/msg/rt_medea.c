@@ -41,6 +41,8 @@ typedef struct change {
 } change;
 
 struct rt_medea {
+    long events_fed;      /* entry and exit records fed (0: a statistics-only trace) */
+    int from_stats;       /* parameters taken from statistics records (rt_medea_add_stats) */
     proc_st *procs;       /* indexed by processor id */
     size_t nprocs_cap;    /* length of procs */
     int *order;           /* ids seen, ascending */
@@ -318,12 +320,88 @@ int rt_medea_add(rt_medea *m, const rt_medea_rec *r, rt_err *err)
     }
     free_outputs(m);
     int st = RT_OK;
+    if (r->rectype == -3 || r->rectype == -4)
+        m->events_fed++;
     if (r->rectype == -3 && !is_tracing(r->event))
         st = push_entry(m, ps, r);
     else if (r->rectype == -4 && !is_tracing(r->event))
         st = close_exit(m, ps, r);
     if (st != RT_OK)
         return rt_err_set(err, st, "out of memory");
+    return RT_OK;
+}
+
+/*
+ * Close what is still open the way the replay does at the end of a trace: every
+ * open event of a processor, innermost first, at the processor's last record.
+ * Counting these occurrences keeps ctime >= stime + utime and cnum >= 1 for an
+ * event whose children were charged to it (issue 18: an unclosed user event).
+ */
+int rt_medea_finish(rt_medea *m, rt_err *err)
+{
+    for (size_t k = 0; k < m->nseen; k++) {
+        proc_st *ps = &m->procs[m->order[k]];
+        while (ps->depth > 0) {
+            const open_ev *top = &ps->stack[ps->depth - 1];
+            rt_medea_rec r = {-4, top->event, ps->p.last, m->order[k], -1};
+            if (close_exit(m, ps, &r) != RT_OK)
+                return rt_err_set(err, RT_ENOMEM, "out of memory");
+            ps->p.unclosed++;
+        }
+    }
+    return RT_OK;
+}
+
+long rt_medea_events_fed(const rt_medea *m) { return m->events_fed; }
+
+int rt_medea_from_stats(const rt_medea *m) { return m->from_stats; }
+
+int rt_medea_add_stats(rt_medea *m, int proc, int kind, int event, double value, double time, rt_err *err)
+{
+    if (proc < 0 || proc >= MAX_PROC)
+        return rt_err_set(err, RT_EINVAL, "processor: id %d outside 0..%d", proc, MAX_PROC - 1);
+    if (!isfinite(value) || !isfinite(time))
+        return rt_err_set(err, RT_EINVAL, "statistics: not a finite number");
+    proc_st *ps = get_proc(m, proc, err);
+    if (!ps)
+        return RT_ENOMEM;
+    if (ps->seen == 1) {
+        ps->p.first = ps->p.last = time;
+        ps->seen = 2;
+    } else {
+        if (time < ps->p.first) ps->p.first = time;
+        if (time > ps->p.last) ps->p.last = time;
+    }
+    m->from_stats = 1;
+    int cat = rt_medea_category(event);
+    if (cat < 0)
+        return RT_OK; /* user and tracing events: no processor parameter */
+    switch (kind) {
+    case -101: /* seconds spent */
+        ps->p.time[cat] += value;
+        break;
+    case -102: /* occurrences */
+        if (cat == RT_MEDEA_TR) ps->p.trnum += (long)value;
+        if (cat == RT_MEDEA_RC) ps->p.rcnum += (long)value;
+        if (cat == RT_MEDEA_IO) ps->p.ionum += (long)value;
+        break;
+    case -103: /* bytes sent */
+        ps->p.trdata += value;
+        ps->p.ttdata += value;
+        break;
+    case -104: /* bytes received */
+        ps->p.rcdata += value;
+        ps->p.ttdata += value;
+        break;
+    case -105: /* size volume (I/O) */
+        if (cat == RT_MEDEA_IO) {
+            ps->p.iodata += value;
+            ps->p.ttdata += value;
+        }
+        break;
+    default:
+        return rt_err_set(err, RT_EINVAL, "statistics: record type %d is not -101..-105", kind);
+    }
     return RT_OK;
 }
 
@@ -342,7 +420,7 @@ void rt_medea_proc_get(const rt_medea *m, size_t i, rt_medea_proc *out)
         sys += out->time[c];
     out->cptime = out->extime - sys;
     out->cmtime = out->time[RT_MEDEA_TR] + out->time[RT_MEDEA_RC] + out->time[RT_MEDEA_CO];
-    out->unclosed = (long)ps->depth;
+    out->unclosed = ps->p.unclosed + (long)ps->depth;
 }
 
 size_t rt_medea_nevents(const rt_medea *m)

@@ -59,7 +59,7 @@ typedef struct rt_medea_proc {
     double trdata, rcdata, ttdata, iodata; /* bytes */
     long trnum, rcnum, ionum;
     long unmatched;            /* exits with no open entry of that type */
-    long unclosed;             /* entries still open at the end */
+    long unclosed;             /* entries open at the end (closed there by rt_medea_finish) */
 } rt_medea_proc;
 
 /* User-event-oriented parameters of one (processor, event type) (Table 4). */
@@ -108,6 +108,31 @@ void rt_medea_keep_profiles(rt_medea *m, int on);
  * that matches an entry below the top of the stack closes that entry only.
  */
 int rt_medea_add(rt_medea *m, const rt_medea_rec *r, rt_err *err);
+
+/*
+ * Close every event still open, innermost first, at its processor's last record
+ * time (what the replay does at the end of a trace) and count those occurrences
+ * as closed there (rt_medea_proc.unclosed counts them). rt_medea_feed_file and
+ * rt_medea_feed_source call it; call it after the last rt_medea_add of a trace
+ * fed by hand. RT_OK or RT_ENOMEM.
+ */
+int rt_medea_finish(rt_medea *m, rt_err *err);
+
+/* Entry and exit records fed so far (0 for a trace of statistics records only). */
+long rt_medea_events_fed(const rt_medea *m);
+
+/*
+ * One value of a PICL statistics record (kind -101 seconds, -102 occurrences,
+ * -103 bytes sent, -104 bytes received, -105 size volume) of event type `event`
+ * on processor proc, recorded at `time`: charged to the processor parameters of
+ * the event's category (user and tracing events are ignored). For traces that
+ * hold nothing else; rt_medea_from_stats then answers 1. RT_OK, RT_EINVAL (a bad
+ * processor, kind or value), RT_ENOMEM.
+ */
+int rt_medea_add_stats(rt_medea *m, int proc, int kind, int event, double value, double time, rt_err *err);
+
+/* 1 when some parameters came from statistics records (rt_medea_add_stats). */
+int rt_medea_from_stats(const rt_medea *m);
 
 /* Number of processors seen (ids 0..n-1 may have gaps; see rt_medea_proc_get). */
 size_t rt_medea_nprocs(const rt_medea *m);

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "rt_medea.h"
+#include "rt_mem.h"
 #include "rt_picl.h"
 #include "rt_replay.h"
 #include "rt_tsource_open.h"
@@ -37,6 +38,20 @@ void rt_medea_from_picl(const rt_picl_record *rec, rt_medea_rec *out)
         out->bytes = rec->data[0];
 }
 
+/* One value of a statistics record (-101..-105), kept until the trace is read. */
+typedef struct stat_val {
+    int proc, kind, event;
+    double value, time;
+    unsigned long line;
+} stat_val;
+
+/* Old format, per processor: what the compstats records say about the last call. */
+typedef struct comp_st {
+    double t0;           /* time of the last compstats record, < 0 none */
+    double counter;      /* its communication-time counter (microseconds) */
+    int call;            /* -21 or -51: the last send / receive since then, 0 none */
+} comp_st;
+
 /* The replay's record callback: every replayed record into the accumulator. */
 typedef struct feed_ctx {
     rt_medea *m;
@@ -44,18 +59,113 @@ typedef struct feed_ctx {
     int status;          /* first failure of rt_medea_add */
     rt_err err;
     unsigned long warnings;
+    int old;             /* an old-format trace (compstats rule below) */
+    comp_st *comp;
+    int ncomp;
+    stat_val *stats;
+    size_t nstats, capstats;
 } feed_ctx;
+
+static void fail(feed_ctx *c, int st, unsigned long line, const char *msg)
+{
+    c->status = st;
+    rt_err_at(&c->err, st, c->path, line, "%.400s", msg);
+}
+
+/*
+ * Old-format traces write a send or receive as one point record; the time spent in
+ * the call shows only in the communication-time counter of the compstats records
+ * (code 11, second value, microseconds) around it: fft-16 processor 0 goes from
+ * 0 to 421 across a send from 480 to 901 us. A counter that grows between two
+ * compstats records after a send (receive) is charged as one send (receive)
+ * interval over them, with no bytes (the point records counted those).
+ */
+static void compstats(feed_ctx *c, const rt_picl_record *rec)
+{
+    if (rec->proc >= c->ncomp) {
+        int nn = c->ncomp ? c->ncomp : 16;
+        while (nn <= rec->proc)
+            nn *= 2;
+        comp_st *q = realloc(c->comp, (size_t)nn * sizeof *q);
+        if (!q) {
+            fail(c, RT_ENOMEM, rec->line, "out of memory");
+            return;
+        }
+        for (int i = c->ncomp; i < nn; i++)
+            q[i] = (comp_st){-1, 0, 0};
+        c->comp = q;
+        c->ncomp = nn;
+    }
+    comp_st *cs = &c->comp[rec->proc];
+    if (rec->rectype == RT_PICL_ENTRY && (rec->event == -21 || rec->event == -51)) {
+        cs->call = rec->event;
+        return;
+    }
+    if (!(rec->rectype == RT_PICL_MARK && rec->event == -RT_PICL_OLD_COMPSTATS && rec->ndata >= 2))
+        return;
+    double counter = rec->data[1];
+    if (cs->t0 >= 0 && cs->call && counter > cs->counter && rec->time > cs->t0) {
+        rt_medea_rec in = {-3, cs->call, cs->t0, rec->proc, -1}, out = {-4, cs->call, rec->time, rec->proc, -1};
+        rt_err e;
+        int st = rt_medea_add(c->m, &in, &e);
+        if (st == RT_OK)
+            st = rt_medea_add(c->m, &out, &e);
+        if (st != RT_OK) {
+            fail(c, st, rec->line, e.msg);
+            return;
+        }
+        cs->call = 0;
+    }
+    cs->t0 = rec->time;
+    cs->counter = counter;
+}
+
+static void keep_stats(feed_ctx *c, const rt_picl_record *rec)
+{
+    for (int i = 0; i + 1 < rec->ndata; i += 2) {
+        if (rt_grow((void **)&c->stats, &c->capstats, c->nstats + 1, sizeof *c->stats) != RT_OK) {
+            fail(c, RT_ENOMEM, rec->line, "out of memory");
+            return;
+        }
+        c->stats[c->nstats++] = (stat_val){rec->proc, rec->rectype, (int)rec->data[i], rec->data[i + 1],
+                                           rec->time, rec->line};
+    }
+}
 
 static void on_record(void *ud, const rt_picl_record *rec)
 {
     feed_ctx *c = ud;
     if (c->status != RT_OK)
         return;
+    if (rec->rectype <= RT_PICL_STAT_TIME && rec->rectype >= RT_PICL_STAT_SIZE) {
+        keep_stats(c, rec);
+        return;
+    }
     rt_medea_rec mr;
     rt_medea_from_picl(rec, &mr);
     rt_err e;
-    if ((c->status = rt_medea_add(c->m, &mr, &e)) != RT_OK)
+    if ((c->status = rt_medea_add(c->m, &mr, &e)) != RT_OK) {
         rt_err_at(&c->err, c->status, c->path, rec->line, "%.400s", e.msg);
+        return;
+    }
+    if (c->old)
+        compstats(c, rec);
+}
+
+/* A trace of statistics records only: its parameters come from them (said by
+ * rt_medea_from_stats); with any entry or exit record they are left aside. */
+static int apply_stats(feed_ctx *c, rt_err *err)
+{
+    if (c->nstats == 0 || rt_medea_events_fed(c->m) > 0)
+        return RT_OK;
+    for (size_t i = 0; i < c->nstats; i++) {
+        const stat_val *v = &c->stats[i];
+        rt_err e;
+        int st = rt_medea_add_stats(c->m, v->proc, v->kind, v->event, v->value, v->time, &e);
+        if (st != RT_OK)
+            return rt_err_at(err, st, c->path, v->line, "%.400s", e.msg);
+    }
+    return RT_OK;
 }
 
 static void on_warning(void *ud, const char *msg)
@@ -176,6 +286,8 @@ int rt_medea_feed_source(rt_medea *m, rt_tsource *src, unsigned long *skipped, u
         if (c.h[p].has_enter && (st = add_rec(&c, &c.h[p].enter, path, 0, err)) == RT_OK)
             st = RT_EEOF;
     free(c.h);
+    if (st == RT_EEOF && (st = rt_medea_finish(m, err)) == RT_OK)
+        st = RT_EEOF;
     if (skipped) /* records of kinds the model does not cover are no malformed lines */
         *skipped = 0;
     if (warnings)
@@ -200,7 +312,11 @@ int rt_medea_feed_file(rt_medea *m, const char *path, int strict, unsigned long 
     rt_picl *r = rt_picl_open(path, &opts, err);
     if (!r)
         return err ? err->status : RT_EIO;
-    feed_ctx c = {m, path, RT_OK, {0}, 0};
+    feed_ctx c = {0};
+    c.m = m;
+    c.path = path;
+    c.status = RT_OK;
+    c.old = rt_picl_format(r) == RT_PICL_OLD;
     rt_replay_opts ro = {0};
     ro.ud = &c;
     ro.on_record = on_record;
@@ -212,6 +328,12 @@ int rt_medea_feed_file(rt_medea *m, const char *path, int strict, unsigned long 
         if (err)
             *err = c.err;
     }
+    if (st == RT_OK)
+        st = apply_stats(&c, err);
+    if (st == RT_OK)
+        st = rt_medea_finish(m, err);
+    free(c.comp);
+    free(c.stats);
     if (skipped)
         *skipped = rt_picl_skipped(r);
     if (warnings)

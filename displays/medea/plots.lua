@@ -7,6 +7,8 @@
 --   signature_PROGRAM.png  execution time against processors with T(p) = a + b/p
 --   speedup_PROGRAM.png    speedup (and the ideal S = p), efficiency, efficacy
 --   fit_Y_X_MODEL.png      each --fit (a second fit of the same pair and model gets _2)
+--   k_indices.png, pca.png, silhouette.png, dendrogram.png: the diagnostics
+--                          (write_diagnostics; two components or more)
 -- DIR and its parents are made when missing.
 --
 --   plots.write_all(dir, comps, res, profiles, scaling, fits [, opts]) -> true | nil, message
@@ -138,6 +140,27 @@ function M.write_all(dir, comps, res, profiles, scaling, fits, opts)
     end
     ok, err = picture(dir, base, W, H, fitdisp.new(nil, { xs = fr.xs, ys = fr.ys, fit = fr.fit, xlabel = fr.x,
       ylabel = fr.y, title = fr.y .. " against " .. fr.x .. " (" .. fr.fit.model .. " fit)", log = opts.log }))
+    if not ok then return nil, err end
+  end
+  return true
+end
+
+--- The diagnostic pictures (displays/medea/diagnostics) of a clustering: k_indices.png
+-- (W_K, H(K), Calinski-Harabasz, silhouette against K), pca.png, silhouette.png and
+-- dendrogram.png (when diag.ward is there), each with its JSON.
+function M.write_diagnostics(dir, comps, res, diag, opts)
+  opts = opts or {}
+  local dg = require "retrace.displays.medea.diagnostics"
+  local names = {}
+  for i, c in ipairs(comps) do names[i] = c.name end
+  local ok, err = picture(dir, "k_indices", 1000, 700, dg.kplot(res))
+  if not ok then return nil, err end
+  ok, err = picture(dir, "pca", opts.width or 900, opts.height or 600, dg.pca(res, diag.pca, names))
+  if not ok then return nil, err end
+  ok, err = picture(dir, "silhouette", 1000, 500, dg.silhouette(res, diag.silhouettes, names))
+  if not ok then return nil, err end
+  if diag.ward then
+    ok, err = picture(dir, "dendrogram", 1100, 600, dg.dendrogram(diag.ward, res, res.k, names))
     if not ok then return nil, err end
   end
   return true

@@ -17,6 +17,10 @@ for _, f in ipairs(names) do
 end
 
 local model = assert(medea.characterize(comps, { "extime", "cmtime" }, { kmax = 6, k = 4, seed = 1 }))
+-- not the clustering `retrace medea DIR` prints: two parameters only, and K given
+print(string.format("workload model of %d program runs on extime and cmtime only, K = 4 given "
+  .. "(the Lua API; `retrace medea` clusters on its default parameters):", #comps))
+for _, n in ipairs(model.notes) do print("  note: " .. n) end
 for h, row in ipairs(model.table) do
   print(string.format("cluster %d: %4.1f%%  extime %.5f +- %.5f  cmtime %.5f +- %.5f", h, 100 * row.share,
     row.mean.extime, row.std.extime, row.mean.cmtime, row.std.cmtime))

@@ -10,14 +10,21 @@ local core = require("retrace.core").seq
 
 local M = {}
 local Chain = {}
-Chain.__index = Chain
+-- by_name (state name -> index) is built on first use: a chain of a million
+-- distinct symbols is often only printed, and the index cost most of a second
+Chain.__index = function(self, key)
+  if key ~= "by_name" then return Chain[key] end
+  local by = {}
+  for i, s in ipairs(rawget(self, "states")) do by[s.name] = i end
+  rawset(self, "by_name", by)
+  return by
+end
 Chain.__tostring = function(self)
   return string.format("retrace.chitra chain (%d states, %d arcs)", #self.states, #self.arcs)
 end
 
 local function index(self)
-  self.by_name = {}
-  for i, s in ipairs(self.states) do self.by_name[s.name] = i end
+  self.by_name = nil -- rebuilt on first use (see Chain.__index)
   return self
 end
 
@@ -96,11 +103,15 @@ function Chain:definitions()
     local defs = {}
     for i, nd in ipairs(c.nodes) do
       if nd.ends > 0 then
-        local path, j = {}, i
+        -- walk up to the root, then reverse: linear in the run's length (inserting
+        -- at the front made a 10^5-symbol composite take minutes)
+        local up, j = {}, i
         while j > 0 do
-          table.insert(path, 1, c.nodes[j].state)
+          up[#up + 1] = c.nodes[j].state
           j = c.nodes[j].parent
         end
+        local path, m = {}, #up
+        for q = 1, m do path[q] = up[m + 1 - q] end
         defs[#defs + 1] = path
       end
     end
@@ -324,6 +335,59 @@ function M.predict(fit, x, model)
   local f = fit[model]
   if not f then return nil end
   return models[model].f(f.a, f.b, x)
+end
+
+--- The 95% confidence interval of a state's fitted mean occupancy at x (least
+-- squares through GSL, core/util/rt_linalg.c, on the model's straight line: x, y for
+-- linear; ln x, y for log; ln x, ln y for power, the ends taken back by exp).
+-- Returns lo, hi, or nothing with fewer than 3 points or a transform that fails.
+function M.interval(merge, e, x, model)
+  local linalg = require("retrace.core").linalg
+  local fx = (model == "log" or model == "power") and math.log or function(v) return v end
+  local fy = model == "power" and math.log or function(v) return v end
+  local xs, ys = {}, {}
+  for i = 1, #merge.params do
+    if e.mean[i] then
+      local a, b = fx(merge.params[i]), fy(e.mean[i])
+      if a ~= a or b ~= b or math.abs(a) == math.huge or math.abs(b) == math.huge then return end
+      xs[#xs + 1], ys[#ys + 1] = a, b
+    end
+  end
+  if #xs < 3 then return end
+  local f = linalg.fit_linear(xs, ys)
+  local px = fx(x)
+  if not f or px ~= px or math.abs(px) == math.huge then return end
+  local y, se = linalg.fit_at(f, px)
+  local half = linalg.t_quantile(0.975, #xs - 2) * se
+  if model == "power" then return math.exp(y - half), math.exp(y + half) end
+  return y - half, y + half
+end
+
+--- Predictions of every state's mean occupancy at x from a merge (M.merge), each
+-- with what it rests on: {param=, min_r2=, mean = {S = value}, fits = {S = {model=,
+-- r2=, points=, reliable=, why=, lo=, hi= (95% interval, from 3 points up)}}}. A prediction is unreliable when its best fit has
+-- r^2 below min_r2 or rests on fewer than 3 parameter values (two points fit any
+-- two-parameter law exactly).
+function M.prediction(merge, x, min_r2)
+  local out = { param = x, min_r2 = min_r2, mean = {}, fits = {} }
+  for name, e in pairs(merge.states) do
+    if e.fit and e.fit.best then
+      local f = e.fit[e.fit.best]
+      local points = 0
+      for i = 1, #merge.params do if e.mean[i] then points = points + 1 end end
+      local why
+      if points < 3 then
+        why = string.format("%d points only", points)
+      elseif f.r2 < min_r2 then
+        why = string.format("r^2 %.3f < %s", f.r2, num(min_r2))
+      end
+      out.mean[name] = M.predict(e.fit, x)
+      out.fits[name] = { model = e.fit.best, r2 = f.r2, points = points, reliable = why == nil, why = why }
+      local lo, hi = M.interval(merge, e, x, e.fit.best)
+      out.fits[name].lo, out.fits[name].hi = lo, hi
+    end
+  end
+  return out
 end
 
 --- Merge chains of one program at several parameter values (Chitra92): runs is a

@@ -65,7 +65,7 @@ end
 function M.wrap(s, files, opts)
   opts = opts or {}
   return setmetatable({ core = s, files = files or {}, components = opts.components or "%u%d*",
-                        separator = opts.separator, steps = {} }, Ses)
+                        separator = opts.separator, steps = {}, notes = {} }, Ses)
 end
 
 local function split_list(v)
@@ -76,11 +76,30 @@ local function split_list(v)
 end
 M.split_list = split_list
 
--- Every transform goes through here: call the core, record the step for replay.
+--- Remarks the transforms made on the way (a symbol absent, a sequence collapsed
+-- into one symbol), oldest first; each is also what a command prints as a note.
+function Ses:note(text) self.notes[#self.notes + 1] = text end
+
+-- Every transform goes through here: call the core, record the step for replay,
+-- and say so when the step leaves a single symbol (the chain has one state then).
 local function step(self, record, ok, err)
   if not ok then return nil, err end
   self.steps[#self.steps + 1] = record
+  if self.core:distinct() == 1 then
+    local hist = self.core:history()
+    self:note(string.format("%s: the whole sequence is now one symbol (%s); its chain has one state",
+      hist[#hist], self.core:symbols(1)[1] or "?"))
+  end
   return self
+end
+
+-- The names of list that are no symbol of the session (in list order).
+local function absent(self, list)
+  local out = {}
+  for _, name in ipairs(list) do
+    if not self.core:lookup(name) then out[#out + 1] = name end
+  end
+  return out
 end
 
 function Ses:clip(ni, nf)
@@ -93,6 +112,14 @@ end
 function Ses:aggregate(pattern, name)
   pattern = split_list(pattern)
   if #pattern == 0 then return nil, "aggregate: the pattern is empty" end
+  -- a pattern with a symbol the sequence never had cannot occur: nothing to do (a
+  -- recipe written for another run stays replayable)
+  local missing = absent(self, pattern)
+  if #missing > 0 then
+    self:note(string.format("aggregate %s=%s: no symbol %s in the sequence; nothing aggregated",
+      table.concat(pattern, ","), tostring(name), table.concat(missing, ", ")))
+    return self
+  end
   return step(self, { "aggregate", pattern, name }, self.core:aggregate(pattern, name))
 end
 
@@ -107,6 +134,20 @@ function Ses:project(set, name)
   else
     map = set
     if next(map) == nil then return nil, "project: the set of symbols is empty" end
+  end
+  -- symbols the sequence never had are left out of the map, with a note
+  local froms = {}
+  for from in pairs(map) do froms[#froms + 1] = from end
+  table.sort(froms)
+  local missing = absent(self, froms)
+  if #missing > 0 then
+    local kept = {}
+    for from, to in pairs(map) do kept[from] = to end
+    for _, m in ipairs(missing) do kept[m] = nil end
+    self:note(string.format("project: no symbol %s in the sequence; %s", table.concat(missing, ", "),
+      next(kept) and "projected the others" or "nothing projected"))
+    if next(kept) == nil then return self end
+    map = kept
   end
   return step(self, { "project", map }, self.core:project(map))
 end
@@ -157,7 +198,10 @@ function Ses:project_components(cmap)
     return nil, "project_components: the component map is empty"
   end
   local map, n = self:component_map(cmap)
-  if n == 0 then return nil, "project_components: no state has a component in the map" end
+  if n == 0 then
+    self:note("project_components: no state has a component in the map; nothing projected")
+    return self
+  end
   return step(self, { "project_components", cmap }, self.core:project(map))
 end
 
@@ -201,7 +245,7 @@ function Ses:close() self.core:close() end
 -- spectrum (a periodogram reduced to pixel columns), write_csv (the sequence as
 -- CSV), depth (transforms applied), totals (per-symbol count and time, and T).
 for _, name in ipairs { "rows", "view_span", "view_slice", "view_columns", "view_segments",
-                        "view_shade", "spectrum", "write_csv", "depth", "totals" } do
+                        "view_shade", "spectrum", "write_csv", "depth", "totals", "distinct" } do
   Ses[name] = function(self, ...)
     local core = self.core
     return core[name](core, ...)

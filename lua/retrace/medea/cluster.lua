@@ -329,6 +329,47 @@ function M.analyse(matrix, opts)
   return res
 end
 
+--- Columns of a matrix that are constant up to rounding: spread (max - min) at most
+-- tol (default 1e-9) times the largest magnitude (an all-zero column included).
+-- Returns {{column = j, spread = max - min, value = mean}, ...}.
+function M.constant_columns(matrix, tol)
+  tol = tol or 1e-9
+  local out = {}
+  local d = #matrix > 0 and #matrix[1] or 0
+  for j = 1, d do
+    local lo, hi, sum = math.huge, -math.huge, 0
+    for i = 1, #matrix do
+      local v = matrix[i][j]
+      lo, hi, sum = math.min(lo, v), math.max(hi, v), sum + v
+    end
+    local mag = math.max(math.abs(lo), math.abs(hi))
+    if hi - lo <= tol * mag then
+      out[#out + 1] = { column = j, spread = hi - lo, value = sum / #matrix }
+    end
+  end
+  return out
+end
+
+--- The second rule for K when no K passes Hartigan's: the best mean silhouette,
+-- ties (within 1e-12) broken by the larger Calinski-Harabasz index; without any
+-- silhouette, the best Calinski-Harabasz; without either, Kmax.
+-- Returns K and the rule used ("silhouette", "calinski_harabasz" or "kmax").
+function M.second_choice(a)
+  local best, bs, bc
+  for k = 2, a.kmax do
+    local s, c = a.silhouette[k], a.ch[k] or -math.huge
+    if s and (not best or s > bs + 1e-12 or (math.abs(s - bs) <= 1e-12 and c > bc)) then
+      best, bs, bc = k, s, c
+    end
+  end
+  if best then return best, "silhouette" end
+  for k = 2, a.kmax do
+    if a.ch[k] and (not best or a.ch[k] > bc) then best, bc = k, a.ch[k] end
+  end
+  if best then return best, "calinski_harabasz" end
+  return a.kmax, "kmax"
+end
+
 --- The workload model table: per cluster the share of components (0..1) and
 -- the mean and (population) standard deviation of each parameter in the
 -- original units of raw. names: parameter names (keys of mean/std).

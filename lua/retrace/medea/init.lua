@@ -160,10 +160,35 @@ function M.matrix(components, names)
   return m
 end
 
+-- Ward's tree needs n^2 distances: past this many components it is left out
+M.ward_max = 2000
+
+--- Diagnostics of a characterize() result (retrace.medea.diagnostics), computed on
+-- the scaled matrix: {pca = {values, explained, vectors, scores, mean}, silhouettes =
+-- {per component}, ward = {merges, order, n, assign (cut into res.k clusters),
+-- agreement (adjusted Rand index with the k-means partition)} or nil with a note
+-- when there are more than M.ward_max components}.
+function M.diagnose(res)
+  local diag = require "retrace.medea.diagnostics"
+  local out = { pca = diag.pca(res.scaled), silhouettes = diag.silhouettes(res.scaled, res.assign, res.k) }
+  if res.n >= 2 and res.n <= M.ward_max then
+    local tree = diag.ward(res.scaled)
+    tree.assign = diag.cut(tree, res.n, res.k)
+    tree.agreement = diag.rand_index(tree.assign, res.assign)
+    out.ward = tree
+  elseif res.n > M.ward_max then
+    out.note = string.format("Ward's clustering left out: %d components (at most %d)", res.n, M.ward_max)
+  end
+  return out
+end
+
 --- Cluster components on the named parameters.
 -- opts: log, scale ("minmax"), kmax (10), k (force this K), seed (1), restarts (10).
--- Returns { k=, best_k=, w=, h=, ch=, silhouette=, assign=, members=, table=,
---           breakdown=, params= } or nil, message.
+-- opts.tolerance: relative spread under which a parameter counts as constant (1e-9).
+-- Returns { k=, best_k=, rule = "given" | "hartigan" | "silhouette" | "calinski_harabasz" |
+--           "kmax" (how K was chosen), notes = {...}, constant = {{column=, spread=, value=}},
+--           w=, h=, ch=, silhouette=, assign=, members=, table=, breakdown=, params= }
+-- or nil, message.
 function M.characterize(components, names, opts)
   opts = opts or {}
   if #components == 0 then return nil, "no components to cluster" end
@@ -171,6 +196,24 @@ function M.characterize(components, names, opts)
   if not raw then return nil, err end
   local scaled, terr = cluster.transform(raw, { log = opts.log, scale = opts.scale or "minmax" })
   if not scaled then return nil, terr end
+  local notes = {}
+  -- a parameter constant up to rounding would be blown up to the full range by
+  -- scaling and split clusters on floating-point noise: it leaves the distance
+  local constant = cluster.constant_columns(raw, opts.tolerance)
+  local exact = {}
+  for _, c in ipairs(constant) do
+    for i = 1, #scaled do scaled[i][c.column] = 0 end
+    c.param = names[c.column]
+    if c.spread > 0 then
+      notes[#notes + 1] = string.format("parameter %s is constant up to rounding (spread %.3g around %.6g): "
+        .. "left out of the distance", c.param, c.spread, c.value)
+    else
+      exact[#exact + 1] = string.format("%s = %.6g", c.param, c.value)
+    end
+  end
+  if #exact > 0 then
+    notes[#notes + 1] = "constant parameters (no part in the distance): " .. table.concat(exact, ", ")
+  end
   local n = #raw
   local kmax = math.min(opts.kmax or 10, n)
   if opts.k and opts.k > n then
@@ -178,14 +221,25 @@ function M.characterize(components, names, opts)
   end
   kmax = math.max(kmax, opts.k or 0)
   local a = cluster.analyse(scaled, { kmax = kmax, seed = opts.seed or 1, restarts = opts.restarts })
-  local k = opts.k or a.best_k or kmax
+  local k, rule = opts.k, "given"
+  if not k and a.best_k then
+    k, rule = a.best_k, "hartigan"
+  elseif not k then
+    k, rule = cluster.second_choice(a)
+    local how = ({ silhouette = "the best mean silhouette (ties: Calinski-Harabasz)",
+                   calinski_harabasz = "the best Calinski-Harabasz (no silhouette defined)",
+                   kmax = "Kmax (neither silhouette nor Calinski-Harabasz defined)" })[rule]
+    -- first: what decides K matters more than which parameters were dropped
+    table.insert(notes, 1, string.format("no K up to %d has H(K) <= 10: K = %d chosen by %s", kmax, k, how))
+  end
   local part = a.partitions[k]
   local names_list = {}
   for i, c in ipairs(components) do names_list[i] = c.name end
   local tracenames = {}
   for i, c in ipairs(components) do tracenames[i] = basename(c.trace or c.name) end
   return {
-    k = k, best_k = a.best_k, kmax = kmax, n = n, params = names,
+    k = k, best_k = a.best_k, kmax = kmax, n = n, params = names, rule = rule, notes = notes,
+    constant = constant,
     w = a.w, h = a.h, ch = a.ch, silhouette = a.silhouette,
     assign = part.assign, centroids = part.centroids, scaled = scaled, raw = raw,
     members = M.functional.members(names_list, part.assign, k),

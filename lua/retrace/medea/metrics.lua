@@ -2,7 +2,8 @@
 --
 --   scaling(runs) with runs = { {p = processors, time = execution time}, ... }
 --   -> { rows = { {p=, time=, speedup=, efficiency=, efficacy=, rate=}, ... },
---        signature = fit of T(p) = a + b/p (retrace.medea.fit "inverse"), base_p = }
+--        signature = fit of T(p) = a + b/p (retrace.medea.fit "inverse"; its note says
+--        what b < 0 means), base_p = the baseline processor count }
 -- Speedup is T(p0) * p0 / T(p) relative to the smallest processor count p0
 -- (T(1) / T(p) when a one-processor run is present); efficiency = speedup / p;
 -- efficacy = speedup * efficiency; rate = 1 / T(p) (executions per second).
@@ -35,7 +36,14 @@ function M.scaling(runs)
   local res = { rows = rows, base_p = p0 }
   if #ps >= 2 then
     local f = fit.fit(xs, ys, "inverse")
-    if f then res.signature = { a = f.coef[1], b = f.coef[2], r2 = f.r2 } end
+    if f then
+      res.signature = { a = f.coef[1], b = f.coef[2], r2 = f.r2 }
+      if f.coef[2] < 0 then
+        -- T(p) = a + b/p with b < 0 grows with p: no parallel part to speak of
+        res.signature.note = "b < 0: the time grows with p, so a + b/p does not split it into a serial " ..
+          "and a parallel part (more processors cost more than they save)"
+      end
+    end
   end
   return res
 end

@@ -1,0 +1,81 @@
+-- retrace chitra: a chain's simulated trajectory against its INPUT sequence (issue 18
+-- validation): the KS statistic and p-value against hand-computed values, n-gram
+-- distances, the philosophers acceptance (the recipe's chain passes on the dominant
+-- states, a projection of every state to two fails), --out as a PES.
+local h = require "helpers"
+local chitra = require "retrace.chitra"
+local validate = require "retrace.chitra.validate"
+local cjson = require "cjson"
+
+local X1000 = h.source .. "/examples/chitra/phil2_x1000.pes"
+
+describe("chitra validation statistics", function()
+  it("computes the two-sample KS statistic and its p-value", function()
+    -- F_a jumps 1/3 at 1, 2, 3; F_b 1/4 at 1.5, 2.5, 3.5, 4.5: largest gap 1 - 1/2 at x = 3
+    assert.near(0.5, validate.ks_d({ 3, 1, 2 }, { 4.5, 1.5, 3.5, 2.5 }), 1e-12)
+    assert.near(1, validate.ks_d({ 1, 2 }, { 3, 4 }), 1e-12)
+    assert.near(0, validate.ks_d({ 1, 2 }, { 1, 2 }), 1e-12)
+    -- Kolmogorov's Q(1.36) = 2 (e^-3.6992 - e^-14.797 + ...) = 2 (0.0247432 - 3.75e-7) = 0.0494859
+    local n = 1000000
+    local ne = n / 2
+    local d = 1.36 / (math.sqrt(ne) + 0.12 + 0.11 / math.sqrt(ne))
+    assert.near(0.0494859, validate.ks_p(d, n, n), 1e-7)
+    assert.near(1, validate.ks_p(0, 10, 10), 1e-12)
+  end)
+
+  it("measures n-gram distances as half the L1 distance of the frequencies", function()
+    assert.near(0.5, validate.tv_distance({ a = 0.5, b = 0.5 }, { a = 1 }), 1e-12)
+    assert.near(1, validate.tv_distance({ a = 1 }, { b = 1 }), 1e-12)
+    -- an alternating input and a chain of it: 1- and 2-grams agree, and so do 3-grams
+    local syms, entry, t = {}, {}, 0
+    for i = 1, 401 do
+      syms[i], entry[i] = i % 2 == 0 and "A" or "B", t
+      t = t + 1 + i % 3
+    end
+    local ses = assert(chitra.from_states { { states = syms, times = entry } })
+    local v = assert(validate.compare(ses, assert(ses:chain()), { steps = 4000, seed = 3 }))
+    assert.is_true(v.ngrams[1] < 0.01)
+    assert.is_true(v.ngrams[3] < 0.01)
+  end)
+end)
+
+describe("chitra validation acceptance", function()
+  it("passes the philosophers recipe's chain and fails a projection to two states", function()
+    local code, out, err = h.retrace("chitra", X1000, "--recipe", "philosophers", "--clip", "20:20",
+      "--simulate", "20000", "--json")
+    assert.equals(0, code, err)
+    local v = cjson.decode(out).validation
+    assert.same({ "input", "recipe philosophers", "clip 20 20" }, { v[1].step, v[2].step, v[3].step })
+    local last = v[3]
+    assert.is_true(last.passes)
+    assert.same({ "ET", "TE" }, last.dominant)
+    for _, name in ipairs(last.dominant) do assert.is_true(last.states[name].ks_p >= 0.05) end
+    -- the start-up (a 19-unit TE) is not like the steady state: the unclipped chain fails
+    assert.is_false(v[2].passes)
+    code, out = h.retrace("chitra", X1000, "--recipe", "philosophers", "--clip", "20:20",
+      "--project", "TT,TA,TE,AE,AR,AT=X", "--project", "ET,RT,EA,RA,TR=Y", "--simulate", "20000", "--json")
+    assert.equals(0, code)
+    v = cjson.decode(out).validation
+    assert.is_false(v[#v].passes)
+    assert.is_true(v[#v].states.X.ks_p < 0.05)
+    assert.is_true(v[#v].states.Y.ks_p < 0.05)
+  end)
+
+  it("writes the simulated trajectory as a PES", function()
+    local out = os.tmpname() .. ".pes"
+    local code, _, err = h.retrace("chitra", X1000, "--recipe", "philosophers", "--simulate", "500",
+      "--out", out)
+    assert.equals(0, code, err)
+    local ses = assert(chitra.load(out))
+    local n = ses:length(1)
+    assert.is_true(n >= 495 and n <= 500) -- the chain's end marker OTHER left out
+    local names = {}
+    for _, s in ipairs(ses:symbols(1)) do names[s] = true end
+    assert.is_nil(names.OTHER)
+    assert.is_true(names.TE and names.ET)
+    os.remove(out)
+    code, _, err = h.retrace("chitra", X1000, "--out", out)
+    assert.equals(2, code)
+    assert.equals("retrace: --out needs --simulate N (it writes the simulated trajectory)\n", err)
+  end)
+end)
