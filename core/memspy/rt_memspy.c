@@ -653,7 +653,7 @@ static int invalidate_others(rt_memspy *m, int proc, uint32_t li, uint64_t line)
     }
     if (m->dirty[li] >= 0 && m->dirty[li] != proc)
         m->tot.writebacks++; /* the old owner's data goes to memory before the new write */
-    m->present[li] &= UINT64_C(1) << proc;
+    m->present[li] = UINT64_C(1) << proc;
     m->dirty[li] = (int8_t)proc;
     return RT_OK;
 }
