@@ -35,9 +35,15 @@ typedef struct ms_proc {
     /* memo of the last data range */
     uint64_t memo_lo, memo_hi, memo_gen;
     uint32_t memo_data;
-    /* memo of the last statistical bin */
-    uint32_t memo_code, memo_dbin, memo_bin;
+    /* data bin of the line in each cache slot (set * ways + way), valid while
+     * the ranges' generation (low 32 bits) is unchanged: a hit then needs no
+     * range lookup. Only lines lying wholly inside one range are remembered. */
+    struct ms_slot { uint32_t data, gen; } *slot;
+    uint32_t ways;
+    /* recent statistical bins by data bin (data & MEMO_MASK) */
+    struct ms_binmemo { uint32_t code, data, bin; } binmemo[64];
 } ms_proc;
+#define MEMO_MASK 63u
 
 typedef struct ms_data {
     char *name;  /* short, unique */
@@ -246,19 +252,33 @@ static int data_intern(rt_memspy *m, const char *full, const char *shortname, ui
     return RT_OK;
 }
 
-static uint32_t data_of(rt_memspy *m, ms_proc *p, uint64_t addr)
+/* the data bin of addr, whose line sits in cache slot `slot` of processor p */
+static uint32_t data_of(rt_memspy *m, ms_proc *p, uint64_t addr, uint32_t slot)
 {
-    if (p->memo_gen == m->ranges.gen && addr >= p->memo_lo && addr < p->memo_hi)
-        return p->memo_data;
-    rt_range r;
-    uint32_t d = rt_rangemap_find(&m->ranges, addr, &r);
-    if (d == RT_RANGEMAP_NONE)
-        return DATA_UNMAPPED;
-    p->memo_lo = r.lo;
-    p->memo_hi = r.hi;
-    p->memo_gen = m->ranges.gen;
-    p->memo_data = d;
-    return d;
+    struct ms_slot *sm = &p->slot[slot];
+    uint32_t gen = (uint32_t)m->ranges.gen;
+    if (sm->gen == gen && sm->data != RT_RANGEMAP_NONE)
+        return sm->data;
+    if (p->memo_gen == m->ranges.gen && addr >= p->memo_lo && addr < p->memo_hi) {
+        /* the last range found */
+    } else {
+        rt_range r;
+        uint32_t d = rt_rangemap_find(&m->ranges, addr, &r);
+        if (d == RT_RANGEMAP_NONE)
+            return DATA_UNMAPPED;
+        p->memo_lo = r.lo;
+        p->memo_hi = r.hi;
+        p->memo_gen = m->ranges.gen;
+        p->memo_data = d;
+    }
+    uint64_t lstart = addr & ~(m->line - 1);
+    if (p->memo_lo <= lstart && lstart + m->line <= p->memo_hi) {
+        sm->data = p->memo_data;
+        sm->gen = gen;
+    } else {
+        sm->data = RT_RANGEMAP_NONE;
+    }
+    return p->memo_data;
 }
 
 uint32_t rt_memspy_data_of(rt_memspy *m, uint64_t addr)
@@ -271,8 +291,9 @@ uint32_t rt_memspy_data_of(rt_memspy *m, uint64_t addr)
 
 static int bin_of(rt_memspy *m, ms_proc *p, uint32_t code, uint32_t data, uint32_t *out)
 {
-    if (p->memo_bin != UINT32_MAX && p->memo_code == code && p->memo_dbin == data) {
-        *out = p->memo_bin;
+    struct ms_binmemo *bm = &p->binmemo[data & MEMO_MASK];
+    if (bm->bin != UINT32_MAX && bm->code == code && bm->data == data) {
+        *out = bm->bin;
         return RT_OK;
     }
     uint64_t key = (uint64_t)code << 32 | data;
@@ -290,9 +311,9 @@ static int bin_of(rt_memspy *m, ms_proc *p, uint32_t code, uint32_t data, uint32
         m->bins[m->nbins].data = data;
         *slot = (uint32_t)m->nbins++;
     }
-    p->memo_code = code;
-    p->memo_dbin = data;
-    p->memo_bin = *slot;
+    bm->code = code;
+    bm->data = data;
+    bm->bin = *slot;
     *out = *slot;
     return RT_OK;
 }
@@ -390,7 +411,8 @@ rt_memspy *rt_memspy_new(const rt_memspy_config *cfg, rt_cache **caches, rt_err 
     m->P = P;
     for (int i = 0; i < P; i++) {
         m->proc[i].cache = caches[i];
-        m->proc[i].memo_bin = UINT32_MAX;
+        for (int k = 0; k <= (int)MEMO_MASK; k++)
+            m->proc[i].binmemo[k].bin = UINT32_MAX;
         m->proc[i].memo_gen = UINT64_MAX;
     }
     rt_rangemap_init(&m->ranges);
@@ -404,6 +426,16 @@ rt_memspy *rt_memspy_new(const rt_memspy_config *cfg, rt_cache **caches, rt_err 
             return NULL;
         }
         c0 = c;
+        size_t slots = (size_t)rt_cache_sets(caches[i]) * c->ways;
+        m->proc[i].ways = (uint32_t)c->ways;
+        m->proc[i].slot = malloc(slots * sizeof *m->proc[i].slot);
+        if (!m->proc[i].slot) {
+            nomem(err);
+            rt_memspy_free(m);
+            return NULL;
+        }
+        for (size_t k = 0; k < slots; k++)
+            m->proc[i].slot[k] = (struct ms_slot){RT_RANGEMAP_NONE, 0};
     }
     m->line = c0->line;
     while ((UINT64_C(1) << m->shift) < m->line)
@@ -431,6 +463,7 @@ void rt_memspy_free(rt_memspy *m)
         for (size_t k = 0; k < p->depth; k++)
             free(p->sites[k]);
         free(p->stack);
+        free(p->slot);
         free(p->stack_raw);
         free(p->sites);
     }
@@ -690,7 +723,7 @@ static int ref_line(rt_memspy *m, int proc, ms_proc *p, uint64_t addr, int is_wr
         if (m->cfg.misses_only)
             return RT_OK;
         uint32_t b;
-        if (bin_of(m, p, code, data_of(m, p, addr), &b) != RT_OK)
+        if (bin_of(m, p, code, data_of(m, p, addr, res.set * p->ways + res.way), &b) != RT_OK)
             return nomem(err);
         rt_memspy_counts *c = &m->bins[b].c;
         c->refs++;
@@ -700,8 +733,9 @@ static int ref_line(rt_memspy *m, int proc, ms_proc *p, uint64_t addr, int is_wr
             c->reads++;
         return RT_OK;
     }
-    /* a miss */
-    uint32_t d = data_of(m, p, addr);
+    /* a miss: the slot now holds another line, so its remembered bin is stale */
+    p->slot[res.set * p->ways + res.way].data = RT_RANGEMAP_NONE;
+    uint32_t d = data_of(m, p, addr, res.set * p->ways + res.way);
     if (res.evicted && evicted(m, proc, res.evicted_line, d) != RT_OK)
         return nomem(err);
     uint32_t li;

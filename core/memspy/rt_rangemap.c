@@ -19,21 +19,24 @@ void rt_rangemap_destroy(rt_rangemap *m)
     if (!m)
         return;
     free(m->a);
+    free(m->keys);
     memset(m, 0, sizeof *m);
 }
 
-/* index of the last array entry with lo <= addr, or -1 */
+/* index of the last array entry with lo <= addr, or -1: a branch-free binary
+ * search over the packed keys (the hot path of every data-bin lookup) */
 static ptrdiff_t last_at_or_before(const rt_rangemap *m, uint64_t addr)
 {
-    size_t lo = 0, hi = m->n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (m->a[mid].lo <= addr)
-            lo = mid + 1;
-        else
-            hi = mid;
+    size_t n = m->n;
+    if (n == 0)
+        return -1;
+    const uint64_t *base = m->keys;
+    while (n > 1) {
+        size_t half = n / 2;
+        base = base[half] <= addr ? base + half : base;
+        n -= half;
     }
-    return (ptrdiff_t)lo - 1;
+    return *base <= addr ? base - m->keys : -1;
 }
 
 uint32_t rt_rangemap_find(const rt_rangemap *m, uint64_t addr, rt_range *out)
@@ -68,8 +71,12 @@ static int merge(rt_rangemap *m)
 {
     size_t live = m->n - m->dead + m->np;
     rt_range *na = malloc((live ? live : 1) * sizeof *na);
-    if (!na)
+    uint64_t *nk = malloc((live ? live : 1) * sizeof *nk);
+    if (!na || !nk) {
+        free(na);
+        free(nk);
         return RT_ENOMEM;
+    }
     qsort(m->pend, m->np, sizeof m->pend[0], cmp_lo);
     size_t i = 0, k = 0, o = 0;
     while (i < m->n || k < m->np) {
@@ -82,8 +89,12 @@ static int merge(rt_rangemap *m)
         else
             na[o++] = m->pend[k++];
     }
+    for (size_t j = 0; j < o; j++)
+        nk[j] = na[j].lo;
     free(m->a);
+    free(m->keys);
     m->a = na;
+    m->keys = nk;
     m->n = o;
     m->cap = live;
     m->dead = 0;

@@ -27,6 +27,7 @@ typedef struct rt_range {
 
 typedef struct rt_rangemap {
     rt_range *a;                          /* sorted by lo, disjoint among live entries */
+    uint64_t *keys;                       /* a[i].lo, packed: the binary search stays in cache */
     size_t n, cap, dead;                  /* entries, capacity, dead entries among them */
     rt_range pend[RT_RANGEMAP_PENDING];   /* newest inserts, unsorted */
     size_t np;
