@@ -108,13 +108,14 @@ local function write_plots(dir, run, args)
   end
   require "retrace"
   local display = require "retrace.display"
+  if args.gray then require("retrace.colors").set_mode("gray") end
   local views = {
     { "matrix", require "retrace.displays.memspy.matrix" },
     { "causes", require "retrace.displays.memspy.causes" },
     { "replacements", require "retrace.displays.memspy.flow" },
   }
   for _, v in ipairs(views) do
-    local d = v[2].new(nil, { run = run, top = args.top, gray = args.gray })
+    local d = v[2].new(nil, { run = run, top = args.top })
     local path = dir .. "/" .. v[1] .. ".png"
     local data, err = display.render(d, path, 900, 600)
     if not data then cli.input_error(err) end

@@ -61,7 +61,7 @@ function D:draw(cv, rect)
       { align = "center", valign = "bottom", bold = j == 1 })
   end
   cv:text(gx + cw * (ncol + 1) / 2, gy - 26, "data bins", { align = "center", valign = "bottom", color = "#404040" })
-  cv:text(gx - lw, gy + ch / 2 - 22, "code segments", { align = "left", valign = "bottom", color = "#404040" })
+  cv:text(gx - 6, gy - 6, "code segments", { align = "right", valign = "bottom", color = "#404040" })
   local rows = { "total" }
   for _, r in ipairs(m.rows) do rows[#rows + 1] = r end
   for i, r in ipairs(rows) do
