@@ -42,7 +42,7 @@ function D:draw(cv, rect)
     require("retrace.memspy").short(m.stall, 1))
   cv:text(rect.x + rect.w / 2, rect.y + 28, sub, { align = "center", valign = "top", color = "#404040" })
   -- layout: row labels on the left, column labels above, colour bar at the bottom
-  local lw = 0
+  local lw = cv:text_size("code segments")
   for _, r in ipairs(m.rows) do lw = math.max(lw, cv:text_size(r)) end
   lw = math.min(lw + 12, rect.w * 0.3)
   local top, bottom = rect.y + 92, rect.y + rect.h - 60
