@@ -334,6 +334,42 @@ describe("memspy: P = 1 against retrace cache --classify", function()
   end)
 end)
 
+describe("memspy: SHMAP traces as input", function()
+  it("bins matrices by name and PEs' subroutines as code, hand-computed", function()
+    -- two 8 x 1 matrices (64 bytes each, back to back) and a one-line cache
+    local p = H.temp_file(table.concat({
+      "0 1 8 1", "0 2 8 1",
+      "5 1 10 init", "1 1 1 8 1 1 1.0", "1 2 1 8 1 1 2.0",
+      "5 1 10 work", "1 1 1 8 1 1 3.0", "2 2 1 1 1 1 4.0" }, "\n") .. "\n", ".shm")
+    local run = assert(memspy.run{ trace = p, format = "shmap", size = 64, line = 64 })
+    os.remove(p)
+    local by = {}
+    for _, b in ipairs(run.bins) do by[b.code .. "|" .. b.data] = b end
+    local i1, i2, w1, w2 = by["init|matrix 1"], by["init|matrix 2"], by["work|matrix 1"], by["work|matrix 2"]
+    assert.same({ 8, 1, 1, 0 }, { i1.refs, i1.misses, i1.first, i1.replacement })
+    assert.same({ 8, 1, 1, 0 }, { i2.refs, i2.misses, i2.first, i2.replacement })
+    -- matrix 1 again: evicted by matrix 2's load; then the store to matrix 2 misses, evicted by matrix 1
+    assert.same({ 8, 1, 0, 1 }, { w1.refs, w1.misses, w1.first, w1.replacement })
+    assert.same({ ["matrix 2"] = 1 }, w1.causes)
+    assert.same({ 1, 1, 1, 1 }, { w2.refs, w2.writes, w2.misses, w2.replacement })
+    assert.same({ ["matrix 1"] = 1 }, w2.causes)
+  end)
+
+  it("runs a SHMAP example on 4 PEs (retrace memspy TRACE --pes 4)", function()
+    local p = os.tmpname() .. ".shm"
+    local code = H.retrace(H.source .. "/examples/shmap/matmul.lua", "8", p, "par")
+    assert.equal(0, code)
+    local c2, out = H.retrace("memspy", p, "--pes", "4", "--size", "256", "--json")
+    os.remove(p)
+    assert.equal(0, c2)
+    local j = cjson.decode(out)
+    -- 8 columns of C = A * B(:,j): A (64), B(:,j) (8), C(:,j) (8) loaded, C(:,j) stored
+    assert.equal(8 * (64 + 8 + 8 + 8), j.totals.refs)
+    assert.equal(8 * 8, j.totals.writes)
+    assert.same({ "sgemv" }, j.code)
+  end)
+end)
+
 describe("retrace memspy (command)", function()
   local path
   setup(function() path = figure2_trace() end)
