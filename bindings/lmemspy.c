@@ -2,7 +2,7 @@
  * lmemspy.c - Lua face of core/memspy: one call that runs a trace through the
  * MemSpy engine and converts its statistics into plain tables.
  *
- *   memspy.run{trace=, format="msp"|"shmap", procs=, size=, line=, ways=,
+ *   memspy.run{trace=, format="msp"|"shmap"|"din"|"xdin"|"lackey"|"bin", alloc=LOG, procs=, size=, line=, ways=,
  *              policy=, seed=, latency=, ref_cycles=, misses_only=,
  *              monitor={names}, progress=fn(done, total)} -> result | nil, msg
  *
@@ -22,6 +22,7 @@
 #include "lcache.h"
 #include "rt_memspy.h"
 #include "rt_memspy_feed.h"
+#include "rt_memtrace.h"
 
 #define MEMSPY_T "retrace.MemSpyRun"
 
@@ -169,8 +170,11 @@ static int l_run(lua_State *L)
     lua_getfield(L, 1, "format");
     const char *fmt = luaL_optstring(L, -1, "msp");
     int shmap = strcmp(fmt, "shmap") == 0;
-    if (!shmap && strcmp(fmt, "msp") != 0)
-        return luaL_error(L, "format: expected msp or shmap, got '%s'", fmt);
+    int memfmt = rt_memfmt_from_name(fmt);
+    if (!shmap && memfmt < 0 && strcmp(fmt, "msp") != 0)
+        return luaL_error(L, "format: expected msp, shmap, din, xdin, lackey or bin, got '%s'", fmt);
+    lua_getfield(L, 1, "alloc");
+    const char *alloc = luaL_optstring(L, -1, NULL);
     uint64_t P = opt_u64(L, 1, "procs", 1);
     if (P < 1 || P > RT_MEMSPY_MAX_PROCS)
         return luaL_error(L, "procs: %d is not in 1..%d", (int)P, RT_MEMSPY_MAX_PROCS);
@@ -235,8 +239,10 @@ static int l_run(lua_State *L)
     lua_getfield(L, 1, "progress");
     int has_progress = lua_isfunction(L, -1);
     pud.fn = lua_gettop(L);
-    int st = shmap ? rt_memspy_feed_shmap(box->m, path, has_progress ? rt_on_progress : NULL, &pud, &err)
-                   : rt_memspy_feed_msp(box->m, path, has_progress ? rt_on_progress : NULL, &pud, &err);
+    rt_memspy_progress_fn pf = has_progress ? rt_on_progress : NULL;
+    int st = shmap         ? rt_memspy_feed_shmap(box->m, path, pf, &pud, &err)
+             : memfmt >= 0 ? rt_memspy_feed_memtrace(box->m, path, memfmt, alloc, pf, &pud, &err)
+                           : rt_memspy_feed_msp(box->m, path, pf, &pud, &err);
     if (st != RT_OK) {
         rt_memspy_free(box->m);
         box->m = NULL;

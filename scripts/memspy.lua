@@ -127,14 +127,16 @@ end
 
 return {
   summary = "MemSpy: memory stall time by code segment and data bin on simulated caches",
-  description = "TRACE is a .msp trace (see the README) or a SHMAP trace. Defaults: one " ..
+  description = "TRACE is a .msp trace (see the README), a SHMAP trace, or a memory trace " ..
+    "(din, xdin, lackey, bin) with its allocation log (--alloc). Defaults: one " ..
     "processor, 64 KiB direct-mapped private caches of 64-byte lines, LRU, write-back " ..
     "write-allocate, write-invalidate coherence, 50 cycles a miss, 1 busy cycle a reference. " ..
     "`retrace memspy compare A.json B.json ...` puts runs saved with --save side by side.",
   parser = function(p)
     p:argument("trace", "trace file (.msp or SHMAP), or 'compare'")
     p:argument("runs", "with compare: runs saved with --save"):args("*")
-    p:option("--format", "msp or shmap (detected when absent)")
+    p:option("--format", "msp, shmap, din, xdin, lackey or bin (detected when absent)")
+    p:option("--alloc", "allocation log of a memory trace (din, xdin, lackey, bin): .msp records stamped @SEQ")
     p:option("--procs --pes", "processors", "1")
     p:option("--size", "cache size in bytes (per processor)", "65536")
     p:option("--line", "line size in bytes", "64")
@@ -159,8 +161,9 @@ return {
   run = function(args)
     if args.trace == "compare" then return compare(args.runs, args) end
     if #args.runs > 0 then cli.usage_error("one trace at a time (extra argument '" .. args.runs[1] .. "')") end
-    if args.format and args.format ~= "msp" and args.format ~= "shmap" then
-      cli.usage_error("--format: expected msp or shmap, got '" .. args.format .. "'")
+    local FORMATS = { msp = true, shmap = true, din = true, xdin = true, lackey = true, bin = true }
+    if args.format and not FORMATS[args.format] then
+      cli.usage_error("--format: expected msp, shmap, din, xdin, lackey or bin, got '" .. args.format .. "'")
     end
     local size = parse_bytes(args.size) or cli.usage_error("--size: '" .. args.size .. "' is not a byte count")
     local line = parse_bytes(args.line) or cli.usage_error("--line: '" .. args.line .. "' is not a byte count")
@@ -180,7 +183,7 @@ return {
       top = { tonumber(r), tonumber(c) }
       args.top = top
     end
-    local opts = { trace = args.trace, format = args.format, procs = procs, size = size, line = line,
+    local opts = { trace = args.trace, format = args.format, alloc = args.alloc, procs = procs, size = size, line = line,
                    ways = ways, policy = policy, seed = count_opt("--seed", args.seed, 0),
                    latency = count_opt("--latency", args.latency, 0),
                    ref_cycles = count_opt("--ref-cycles", args.ref_cycles, 0),

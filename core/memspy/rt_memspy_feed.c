@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rt_memtrace.h"
 #include "rt_msp.h"
 #include "rt_shmap.h"
 #include "rt_shmap_sim.h"
@@ -20,6 +21,35 @@ static int placed(rt_err *err, int st, const char *file, unsigned long line)
     char msg[RT_ERR_MSG_MAX];
     snprintf(msg, sizeof msg, "%s", err->msg);
     return rt_err_at(err, st, file, line, "%s", msg);
+}
+
+/* one non-reference record of a .msp file (also of an allocation log) */
+static int apply(rt_memspy *m, const rt_msp_rec *rec, rt_err *err)
+{
+    switch (rec->kind) {
+    case 'E':
+        return rt_memspy_enter(m, rec->proc, rec->name, rec->site, err);
+    case 'X':
+        return rt_memspy_exit(m, rec->proc, rec->name, err);
+    case 'A':
+        return rt_memspy_alloc(m, rec->proc, rec->addr, rec->size, rec->name, rec->site, err);
+    case 'F': {
+        int st = rt_memspy_release(m, rec->addr, err);
+        if (st == RT_OK && rec->proc >= rt_memspy_procs(m))
+            st = rt_err_set(err, RT_EINVAL, "processor: %d is not in 0..%d", rec->proc,
+                            rt_memspy_procs(m) - 1);
+        return st;
+    }
+    case 'N':
+        return rt_memspy_named(m, rec->addr, rec->size, rec->name, err);
+    case 'C':
+        return rt_memspy_function(m, rec->addr, rec->size, rec->name, err);
+    case 'B':
+        return rt_memspy_busy(m, rec->proc, rec->size, err);
+    default: /* R, W */
+        return rt_memspy_ref(m, rec->proc, rec->addr, rec->size, rec->kind == 'W', rec->has_pc,
+                             rec->pc, err);
+    }
 }
 
 int rt_memspy_feed_msp(rt_memspy *m, const char *path, rt_memspy_progress_fn progress, void *ud,
@@ -34,36 +64,7 @@ int rt_memspy_feed_msp(rt_memspy *m, const char *path, rt_memspy_progress_fn pro
     while ((st = rt_msp_next(r, &rec, err)) == RT_OK) {
         unsigned long line = rt_msp_lineno(r);
         rt_memspy_set_place(m, path, line);
-        switch (rec.kind) {
-        case 'E':
-            st = rt_memspy_enter(m, rec.proc, rec.name, rec.site, err);
-            break;
-        case 'X':
-            st = rt_memspy_exit(m, rec.proc, rec.name, err);
-            break;
-        case 'A':
-            st = rt_memspy_alloc(m, rec.proc, rec.addr, rec.size, rec.name, rec.site, err);
-            break;
-        case 'F':
-            st = rt_memspy_release(m, rec.addr, err);
-            if (st == RT_OK && rec.proc >= rt_memspy_procs(m))
-                st = rt_err_set(err, RT_EINVAL, "processor: %d is not in 0..%d", rec.proc,
-                                rt_memspy_procs(m) - 1);
-            break;
-        case 'N':
-            st = rt_memspy_named(m, rec.addr, rec.size, rec.name, err);
-            break;
-        case 'C':
-            st = rt_memspy_function(m, rec.addr, rec.size, rec.name, err);
-            break;
-        case 'B':
-            st = rt_memspy_busy(m, rec.proc, rec.size, err);
-            break;
-        default: /* R, W */
-            st = rt_memspy_ref(m, rec.proc, rec.addr, rec.size, rec.kind == 'W', rec.has_pc, rec.pc,
-                               err);
-            break;
-        }
+        st = apply(m, &rec, err);
         if (st != RT_OK) {
             st = placed(err, st, path, line);
             break;
@@ -78,6 +79,110 @@ int rt_memspy_feed_msp(rt_memspy *m, const char *path, rt_memspy_progress_fn pro
             progress(ud, rt_msp_offset(r), rt_msp_size(r));
     }
     rt_msp_free(r);
+    return st;
+}
+
+/* ---- memory traces with an allocation log ---- */
+
+typedef struct logreader {
+    rt_msp *r;
+    const char *path;
+    rt_msp_rec rec;
+    int have;          /* rec holds the next record to apply */
+    uint64_t seq;      /* its stamp (the previous one when it had none) */
+} logreader;
+
+static int log_next(logreader *l, rt_err *err)
+{
+    int st = rt_msp_next(l->r, &l->rec, err);
+    if (st == RT_EEOF) {
+        l->have = 0;
+        return RT_OK;
+    }
+    if (st != RT_OK)
+        return st;
+    if (l->rec.kind == 'R' || l->rec.kind == 'W')
+        return rt_err_at(err, RT_EFORMAT, l->path, rt_msp_lineno(l->r),
+                         "record: %c is a reference; an allocation log holds E X A F N C B only",
+                         l->rec.kind);
+    if (l->rec.has_seq) {
+        if (l->rec.seq < l->seq)
+            return rt_err_at(err, RT_EFORMAT, l->path, rt_msp_lineno(l->r),
+                             "stamp: @%llu comes after @%llu", (unsigned long long)l->rec.seq,
+                             (unsigned long long)l->seq);
+        l->seq = l->rec.seq;
+    }
+    l->have = 1;
+    return RT_OK;
+}
+
+/* apply every log record stamped at or before reference k */
+static int log_until(rt_memspy *m, logreader *l, uint64_t k, rt_err *err)
+{
+    while (l->have && l->seq <= k) {
+        unsigned long line = rt_msp_lineno(l->r);
+        rt_memspy_set_place(m, l->path, line);
+        int st = apply(m, &l->rec, err);
+        if (st != RT_OK)
+            return placed(err, st, l->path, line);
+        if ((st = log_next(l, err)) != RT_OK)
+            return st;
+    }
+    return RT_OK;
+}
+
+int rt_memspy_feed_memtrace(rt_memspy *m, const char *path, int fmt, const char *log,
+                            rt_memspy_progress_fn progress, void *ud, rt_err *err)
+{
+    logreader l = {NULL, log, {0}, 0, 0};
+    rt_memtrace *t = NULL;
+    int st = RT_OK;
+    if (log) {
+        l.r = rt_msp_open(log, err);
+        if (!l.r)
+            return err && err->status ? err->status : RT_EIO;
+        if ((st = log_next(&l, err)) != RT_OK)
+            goto done;
+    }
+    t = rt_memtrace_open(path, fmt, err);
+    if (!t) {
+        st = err && err->status ? err->status : RT_EIO;
+        goto done;
+    }
+    rt_memref buf[1024];
+    uint64_t k = 0;
+    for (;;) {
+        size_t n = 0;
+        st = rt_memtrace_read(t, buf, 1024, &n, err);
+        if (st == RT_EEOF) {
+            st = RT_OK;
+            break;
+        }
+        if (st != RT_OK)
+            break;
+        for (size_t i = 0; i < n && st == RT_OK; i++) {
+            if (buf[i].kind != RT_REF_READ && buf[i].kind != RT_REF_WRITE)
+                continue;
+            if (l.have && (st = log_until(m, &l, k, err)) != RT_OK)
+                break;
+            rt_memspy_set_place(m, NULL, 0);
+            st = rt_memspy_ref(m, 0, buf[i].addr, buf[i].size ? buf[i].size : 1,
+                               buf[i].kind == RT_REF_WRITE, 0, 0, err);
+            if (st != RT_OK)
+                st = placed(err, st, path, 0);
+            k++;
+        }
+        if (st != RT_OK)
+            break;
+        if (progress)
+            progress(ud, rt_memtrace_offset(t), rt_memtrace_size(t));
+    }
+    if (st == RT_OK && l.have)
+        st = log_until(m, &l, UINT64_MAX, err);
+done:
+    rt_memspy_set_place(m, NULL, 0);
+    rt_memtrace_free(t);
+    rt_msp_free(l.r);
     return st;
 }
 

@@ -6,6 +6,7 @@
 #define RT_MEMSPY_FEED_H
 
 #include "rt_memspy.h"
+#include "rt_msp.h"
 
 typedef void (*rt_memspy_progress_fn)(void *ud, uint64_t done, uint64_t total);
 
@@ -29,5 +30,17 @@ int rt_memspy_feed_msp(rt_memspy *m, const char *path, rt_memspy_progress_fn pro
  */
 int rt_memspy_feed_shmap(rt_memspy *m, const char *path, rt_memspy_progress_fn progress, void *ud,
                          rt_err *err);
+
+/*
+ * A memory trace of one program (fmt: an rt_memfmt, din, xdin, lackey or RTMB)
+ * with its allocation log (a .msp file of E X A F N C B records, stamped
+ * "@SEQ": see rt_msp.h), on processor 0. Loads and stores are references;
+ * instruction fetches, flushes and the other kinds are skipped. Log records
+ * with a stamp past the end of the trace are applied after it. Errors name
+ * the trace's record or the log's line; a reference record (R, W) or a
+ * decreasing stamp in the log is an error.
+ */
+int rt_memspy_feed_memtrace(rt_memspy *m, const char *path, int fmt, const char *log,
+                            rt_memspy_progress_fn progress, void *ud, rt_err *err);
 
 #endif

@@ -148,6 +148,16 @@ int rt_msp_next(rt_msp *r, rt_msp_rec *rec, rt_err *err)
     rt_tok_next(&cur, end, &k);
     memset(rec, 0, sizeof *rec);
     rec->proc = -1;
+    if (k.n >= 1 && k.p[0] == '@') {
+        rt_span num = {k.p + 1, k.n - 1};
+        long v;
+        if (!rt_span_long(num, &v) || v < 0)
+            return bad(r, err, "stamp", k, "is not @ and a reference number");
+        rec->has_seq = 1;
+        rec->seq = (uint64_t)v;
+        if (!rt_tok_next(&cur, end, &k))
+            return missing(r, err, "record", '@');
+    }
     if (k.n != 1 || !strchr("EXAFNCRWB", k.p[0]))
         return bad(r, err, "record", k, "is not one of E X A F N C R W B");
     char kind = rec->kind = k.p[0];

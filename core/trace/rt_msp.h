@@ -14,6 +14,10 @@
  *   B P CYCLES                     processor P computes for CYCLES cycles
  *
  * P, SIZE and CYCLES are decimal; ADDR and PC hexadecimal (0x optional).
+ * Any record may start with a stamp "@SEQ" (decimal): in an allocation log
+ * that goes with a memory trace (din, xdin, lackey, RTMB), the record takes
+ * effect just before the trace's data reference number SEQ (0-based, counting
+ * loads and stores only); a record without a stamp keeps the previous one.
  * Blank lines and lines starting with '#' are skipped. Names run without
  * blanks. Shaped for traces of 10^8 lines: streamed in bounded memory.
  */
@@ -34,6 +38,8 @@ typedef struct rt_msp_rec {
     uint64_t pc;
     const char *name;       /* E, X (NULL when absent), A (TYPE.VAR), N, C; valid until the next call */
     const char *site;       /* E, A; NULL when absent */
+    int has_seq;            /* the record carried "@SEQ" */
+    uint64_t seq;           /* that stamp */
 } rt_msp_rec;
 
 typedef struct rt_msp rt_msp;

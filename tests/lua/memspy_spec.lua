@@ -370,6 +370,30 @@ describe("memspy: SHMAP traces as input", function()
   end)
 end)
 
+describe("memspy: memory traces with an allocation log", function()
+  it("applies each log record before the reference its stamp names", function()
+    local tr = H.temp_file("r 1000 8\nr 2000 8\nw 1008 8\ni 400 4\nr 1000 8\nr 2000 4\nr 1000 8\n", ".xdin")
+    local log = H.temp_file("msp 1\n@0 E 0 main\n@0 A 0 1000 64 double*.a m.c:3\n@1 N 2000 64 table\n" ..
+                            "@4 F 0 1000\n@9 X 0\n", ".log")
+    local run = assert(memspy.run{ trace = tr, alloc = log })
+    local by = {}
+    for _, b in ipairs(run.bins) do by[b.data] = b end
+    -- references 0, 2, 3 in a (the fetch is not counted); 1 and 4 in table; 5 after the free
+    assert.same({ 3, 2, 1 }, { by["double*.a"].refs, by["double*.a"].reads, by["double*.a"].writes })
+    assert.equal(2, by.table.refs)
+    assert.equal(1, by["(unmapped)"].refs)
+    assert.equal(0, run.totals.warnings)
+    local bad = H.temp_file("msp 1\n@5 E 0 main\n@2 X 0\n", ".log")
+    local r2, err = memspy.run{ trace = tr, alloc = bad }
+    assert.is_nil(r2)
+    assert.equal(bad .. ":3: stamp: @2 comes after @5", err)
+    local bad2 = H.temp_file("msp 1\n@1 R 0 10\n", ".log")
+    r2, err = memspy.run{ trace = tr, alloc = bad2 }
+    assert.equal(bad2 .. ":2: record: R is a reference; an allocation log holds E X A F N C B only", err)
+    for _, f in ipairs({ tr, log, bad, bad2 }) do os.remove(f) end
+  end)
+end)
+
 describe("retrace memspy (command)", function()
   local path
   setup(function() path = figure2_trace() end)

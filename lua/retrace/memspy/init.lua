@@ -30,17 +30,21 @@ local function new_run(r)
   return setmetatable(r, Run)
 end
 
---- Run a trace through the engine. opts: trace (path), format ("msp" or "shmap";
--- detected from the file when absent), procs, size, line, ways, policy, seed,
--- latency, ref_cycles, misses_only, monitor (list of names), progress.
+--- Run a trace through the engine. opts: trace (path), format ("msp", "shmap",
+-- or a memory trace's "din", "xdin", "lackey", "bin"; detected from the file when
+-- absent), alloc (a memory trace's allocation log, .msp records stamped @SEQ),
+-- procs, size, line, ways, policy, seed, latency, ref_cycles, misses_only,
+-- monitor (list of names), progress.
 -- Returns a run, or nil and a message (bad input).
 function M.run(opts)
   assert(type(opts) == "table" and type(opts.trace) == "string", "memspy.run: trace is required")
   local o = {}
   for k, v in pairs(opts) do o[k] = v end
   if not o.format then
-    local fmt = require("retrace.formats").detect(o.trace)
-    o.format = fmt == "shmap" and "shmap" or "msp"
+    local fmt, why = require("retrace.formats").detect(o.trace)
+    if not fmt then return nil, why end
+    local known = { shmap = true, din = true, xdin = true, lackey = true, bin = true }
+    o.format = known[fmt] and fmt or "msp"
   end
   local r, err = core.memspy.run(o)
   if not r then return nil, err end
