@@ -38,21 +38,6 @@ static int box_close(lua_State *L)
     return 0;
 }
 
-static uint64_t opt_u64(lua_State *L, int t, const char *k, uint64_t def)
-{
-    lua_getfield(L, t, k);
-    uint64_t v = def;
-    if (!lua_isnil(L, -1)) {
-        int ok;
-        lua_Integer i = lua_tointegerx(L, -1, &ok);
-        if (!ok || i < 0)
-            luaL_error(L, "%s: expected a non-negative integer", k);
-        v = (uint64_t)i;
-    }
-    lua_pop(L, 1);
-    return v;
-}
-
 static void set_counts(lua_State *L, const rt_memspy_counts *c)
 {
     rt_set_int(L, "refs", (lua_Integer)c->refs);
@@ -175,18 +160,18 @@ static int l_run(lua_State *L)
         return luaL_error(L, "format: expected msp, shmap, din, xdin, lackey or bin, got '%s'", fmt);
     lua_getfield(L, 1, "alloc");
     const char *alloc = luaL_optstring(L, -1, NULL);
-    uint64_t P = opt_u64(L, 1, "procs", 1);
+    uint64_t P = rt_opt_u64(L, 1, "procs", 1);
     if (P < 1 || P > RT_MEMSPY_MAX_PROCS)
         return luaL_error(L, "procs: %d is not in 1..%d", (int)P, RT_MEMSPY_MAX_PROCS);
-    uint64_t size = opt_u64(L, 1, "size", 65536), line = opt_u64(L, 1, "line", 64);
-    uint64_t ways = opt_u64(L, 1, "ways", 1), seed = opt_u64(L, 1, "seed", 1);
+    uint64_t size = rt_opt_u64(L, 1, "size", 65536), line = rt_opt_u64(L, 1, "line", 64);
+    uint64_t ways = rt_opt_u64(L, 1, "ways", 1), seed = rt_opt_u64(L, 1, "seed", 1);
     rt_err err;
     rt_err_clear(&err);
     if (rt_cache_check_geometry(size, line, ways, "bytes", &err) != RT_OK)
         return luaL_error(L, "%s", err.msg);
     rt_memspy_config mc = {.procs = (int)P,
-                           .latency = opt_u64(L, 1, "latency", 50),
-                           .ref_cycles = opt_u64(L, 1, "ref_cycles", 1),
+                           .latency = rt_opt_u64(L, 1, "latency", 50),
+                           .ref_cycles = rt_opt_u64(L, 1, "ref_cycles", 1),
                            .misses_only = rt_opt_bool(L, 1, "misses_only", 0)};
     /* the --monitor names: pointers into strings the options table keeps alive */
     lua_getfield(L, 1, "monitor");

@@ -70,12 +70,13 @@ local function compare(files, args)
   return 0
 end
 
+local function ensure_dir(dir)
+  local ok, err = require("retrace.fs").mkdir_p(dir)
+  if not ok then cli.input_error(dir .. ": " .. tostring(err)) end
+end
+
 local function write_csv(dir, run, m)
-  local lfs = require "lfs"
-  if lfs.attributes(dir, "mode") ~= "directory" then
-    local ok, err = lfs.mkdir(dir)
-    if not ok then cli.input_error(dir .. ": " .. tostring(err)) end
-  end
+  ensure_dir(dir)
   local function q(s)
     s = tostring(s)
     if s:find('[,"\n]') then return '"' .. s:gsub('"', '""') .. '"' end
@@ -101,11 +102,7 @@ local function write_csv(dir, run, m)
 end
 
 local function write_plots(dir, run, args)
-  local lfs = require "lfs"
-  if lfs.attributes(dir, "mode") ~= "directory" then
-    local ok, err = lfs.mkdir(dir)
-    if not ok then cli.input_error(dir .. ": " .. tostring(err)) end
-  end
+  ensure_dir(dir)
   require "retrace"
   local display = require "retrace.display"
   if args.gray then require("retrace.colors").set_mode("gray") end
