@@ -267,6 +267,11 @@ target("shmap", { "shmap", "FILE" }, shm)
 target("shmap wb", { "shmap", "FILE", "--write-back", "--pes", "4", "--caches", "2", "--ways", "2", "--policy", "clock", "--json" }, shm)
 target("shmap lua", { "shmap", "FILE", "--policy", "mru" }, shm)
 
+target("memspy", { "memspy", "FILE", "--procs", "2", "--detail", "solve:" }, { FX .. "memspy/two.msp" })
+target("memspy json", { "memspy", "FILE", "--procs", "4", "--size", "256", "--ways", "2", "--json" },
+  { FX .. "memspy/two.msp" })
+target("memspy shmap", { "memspy", "FILE", "--format", "shmap", "--pes", "3", "--size", "512" }, shm)
+
 local trf = {}
 for f in io.popen("ls " .. FX .. "picl/*.trf " .. FX .. "medea/*.trf examples/picl/*.trf 2>/dev/null"):lines() do trf[#trf + 1] = f end
 for _, f in ipairs({ "picl/fft-16.trf", "picl/mpicl-10.trf", "picl/mpicl-8a.trf" }) do

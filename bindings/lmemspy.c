@@ -3,7 +3,7 @@
  * MemSpy engine and converts its statistics into plain tables.
  *
  *   memspy.run{trace=, format="msp"|"shmap"|"din"|"xdin"|"lackey"|"bin", alloc=LOG, procs=, size=, line=, ways=,
- *              policy=, seed=, latency=, ref_cycles=, misses_only=,
+ *              policy=, seed=, latency=, remote_latency=, ref_cycles=, misses_only=,
  *              monitor={names}, progress=fn(done, total)} -> result | nil, msg
  *
  * result = {totals = {refs, reads, writes, misses, read_misses, write_misses,
@@ -52,6 +52,7 @@ static void set_counts(lua_State *L, const rt_memspy_counts *c)
     rt_set_int(L, "stall", (lua_Integer)c->stall);
     rt_set_int(L, "read_stall", (lua_Integer)c->read_stall);
     rt_set_int(L, "write_stall", (lua_Integer)c->write_stall);
+    rt_set_int(L, "remote", (lua_Integer)c->remote);
 }
 
 static void push_result(lua_State *L, const rt_memspy *m)
@@ -172,6 +173,7 @@ static int l_run(lua_State *L)
     rt_memspy_config mc = {.procs = (int)P,
                            .latency = rt_opt_u64(L, 1, "latency", 50),
                            .ref_cycles = rt_opt_u64(L, 1, "ref_cycles", 1),
+                           .remote_latency = rt_opt_u64(L, 1, "remote_latency", 0),
                            .misses_only = rt_opt_bool(L, 1, "misses_only", 0)};
     /* the --monitor names: pointers into strings the options table keeps alive */
     lua_getfield(L, 1, "monitor");

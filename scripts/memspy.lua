@@ -141,6 +141,7 @@ return {
     p:option("--policy", "lru, lfu, fifo, lifo, clock, random, a shipped Lua policy or FILE.lua", "lru")
     p:option("--seed", "seed of the random policy", "1")
     p:option("--latency", "stall cycles of a miss", "50")
+    p:option("--remote-latency", "stall cycles of a miss on a line homed at another processor (line mod P)", "0")
     p:option("--ref-cycles", "busy cycles of every reference", "1")
     p:flag("--misses-only", "do not bin hits (faster; no per-bin references or miss rates)")
     p:option("--monitor", "only these procedures (F,G,...); the others are (other)")
@@ -183,6 +184,7 @@ return {
     local opts = { trace = args.trace, format = args.format, alloc = args.alloc, procs = procs, size = size, line = line,
                    ways = ways, policy = policy, seed = count_opt("--seed", args.seed, 0),
                    latency = count_opt("--latency", args.latency, 0),
+                   remote_latency = count_opt("--remote-latency", args.remote_latency, 0),
                    ref_cycles = count_opt("--ref-cycles", args.ref_cycles, 0),
                    misses_only = args.misses_only,
                    monitor = args.monitor and split(args.monitor, ",") or nil }

@@ -747,6 +747,11 @@ static int ref_line(rt_memspy *m, int proc, ms_proc *p, uint64_t addr, int is_wr
         return nomem(err);
     rt_memspy_counts *c = &m->bins[b].c;
     uint64_t lat = m->cfg.latency;
+    if (m->cfg.remote_latency && res.line % (uint64_t)m->P != (uint64_t)proc) {
+        lat = m->cfg.remote_latency;
+        c->remote++;
+        tc->remote++;
+    }
     switch (LS_STATE(*w)) {
     case LS_REPLACED:
         c->replacement++;

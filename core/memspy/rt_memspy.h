@@ -21,7 +21,8 @@
  * and write-invalidate coherence: a write invalidates every other copy of its
  * line; a read miss on a line dirty in another cache makes that cache write it
  * back, the copy staying there shared. A write hit on a shared line counts as a
- * hit (no upgrade miss). Every miss costs `latency` stall cycles; every
+ * hit (no upgrade miss). Every miss costs `latency` stall cycles (or, with a
+ * remote latency, that when the line's home, line mod P, is another processor); every
  * reference `ref_cycles` busy cycles; busy records add cycles. A processor's
  * time is its busy plus stall cycles; the execution time is the largest.
  *
@@ -57,6 +58,8 @@ typedef struct rt_memspy_config {
     int procs;             /* P, 1..RT_MEMSPY_MAX_PROCS */
     uint64_t latency;      /* stall cycles of a miss (MemSpy's 50) */
     uint64_t ref_cycles;   /* busy cycles of every reference (0: only busy records count) */
+    uint64_t remote_latency; /* 0: every miss costs latency; else a miss on a line whose home
+                                processor (line number mod P) is another costs this */
     int misses_only;       /* hits are not binned: per-bin refs / reads / writes stay 0 */
     const char *const *monitor; /* NULL, or NULL-terminated procedure names: the others fold into (other) */
 } rt_memspy_config;
@@ -67,6 +70,7 @@ typedef struct rt_memspy_counts {
     uint64_t read_misses, write_misses;
     uint64_t first, replacement, invalidation; /* misses by cause */
     uint64_t stall, read_stall, write_stall;   /* cycles */
+    uint64_t remote;                           /* misses served by another home (remote_latency) */
 } rt_memspy_counts;
 
 /* One statistical bin. */

@@ -215,6 +215,34 @@ static void test_monitor_and_pc(void **state)
     rt_memspy_free(m);
 }
 
+/* remote latency: a miss on a line homed at another processor (line mod P) costs more */
+static void test_remote_latency(void **state)
+{
+    (void)state;
+    rt_cache *c[2];
+    rt_err err;
+    for (int i = 0; i < 2; i++) {
+        rt_cache_config cfg = rt_cache_defaults(4096, 64);
+        cfg.ways = 1;
+        cfg.write_back = 1;
+        assert_int_equal(rt_cache_new(&cfg, &c[i], &err), RT_OK);
+    }
+    rt_memspy_config mc = {.procs = 2, .latency = 50, .remote_latency = 120, .ref_cycles = 0};
+    rt_memspy *m = rt_memspy_new(&mc, c, &err);
+    assert_non_null(m);
+    assert_int_equal(rt_memspy_ref(m, 0, 0x00, 8, 0, 0, 0, &err), RT_OK);   /* line 0, home 0: local */
+    assert_int_equal(rt_memspy_ref(m, 0, 0x40, 8, 0, 0, 0, &err), RT_OK);   /* line 1, home 1: remote */
+    assert_int_equal(rt_memspy_ref(m, 1, 0x40, 8, 0, 0, 0, &err), RT_OK);   /* line 1, home 1: local */
+    assert_int_equal(rt_memspy_ref(m, 1, 0x80, 8, 1, 0, 0, &err), RT_OK);   /* line 2, home 0: remote */
+    rt_memspy_totals t;
+    rt_memspy_get_totals(m, &t);
+    assert_int_equal(t.c.remote, 2);
+    assert_int_equal(t.c.stall, 50 + 120 + 50 + 120);
+    assert_int_equal(t.c.write_stall, 120);
+    assert_int_equal(t.time, 170);
+    rt_memspy_free(m);
+}
+
 static void test_warnings(void **state)
 {
     (void)state;
@@ -332,6 +360,7 @@ int main(void)
         cmocka_unit_test(test_invalidations_by_hand),
         cmocka_unit_test(test_call_paths),
         cmocka_unit_test(test_monitor_and_pc),
+        cmocka_unit_test(test_remote_latency),
         cmocka_unit_test(test_warnings),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_rangemap_model),

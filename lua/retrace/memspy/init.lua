@@ -17,9 +17,13 @@ local M = {}
 
 local Run = {}
 Run.__index = Run
+Run.__tostring = function(r)
+  return string.format("retrace.memspy.Run: %d code segments x %d data bins, %d references, %d misses",
+    #r.code, #r.data, r.totals.refs or 0, r.totals.misses or 0)
+end
 
 local COUNT_KEYS = { "refs", "reads", "writes", "misses", "read_misses", "write_misses", "first",
-  "replacement", "invalidation", "stall", "read_stall", "write_stall" }
+  "replacement", "invalidation", "stall", "read_stall", "write_stall", "remote" }
 M.count_keys = COUNT_KEYS
 
 local function new_run(r)
@@ -33,7 +37,8 @@ end
 --- Run a trace through the engine. opts: trace (path), format ("msp", "shmap",
 -- or a memory trace's "din", "xdin", "lackey", "bin"; detected from the file when
 -- absent), alloc (a memory trace's allocation log, .msp records stamped @SEQ),
--- procs, size, line, ways, policy, seed, latency, ref_cycles, misses_only,
+-- procs, size, line, ways, policy, seed, latency, remote_latency (0: off; a miss
+-- on a line whose home, line mod procs, is another processor costs it), ref_cycles, misses_only,
 -- monitor (list of names), progress.
 -- Returns a run, or nil and a message (bad input).
 function M.run(opts)
@@ -50,6 +55,7 @@ function M.run(opts)
   if not r then return nil, err end
   r.config = { procs = o.procs or 1, size = o.size or 65536, line = o.line or 64, ways = o.ways or 1,
                latency = o.latency or 50, ref_cycles = o.ref_cycles or 1,
+               remote_latency = o.remote_latency or 0,
                policy = type(o.policy) == "table" and (o.policy.name or "lua") or (o.policy or "lru"),
                misses_only = o.misses_only and true or false, trace = o.trace, format = o.format }
   return new_run(r)
@@ -408,6 +414,10 @@ function M.format_detail(d, run)
   add("1st Ref Miss: %s (%.1f%%)", short(d.first), pct(d.first, d.misses))
   add("Inval Miss: %s (%.1f%%)", short(d.invalidation), pct(d.invalidation, d.misses))
   add("Repl Miss: %s (%.1f%%)", short(d.replacement), pct(d.replacement, d.misses))
+  if run and run.config and (run.config.remote_latency or 0) > 0 then
+    add("Local Miss: %s (%.1f%%)  Remote Miss: %s (%.1f%%)", short(d.misses - d.remote),
+      pct(d.misses - d.remote, d.misses), short(d.remote), pct(d.remote, d.misses))
+  end
   add("Memory Stall Time (Cycles):")
   add("  Total = %s, Avg per reference = %.1f", short(d.stall, 1), d.avg_stall)
   add("  Memory Read Stall Time = %s, Memory Write Stall Time = %s", short(d.read_stall, 1),
@@ -425,7 +435,6 @@ function M.format_detail(d, run)
     add("Invalidations by writer:")
     for _, e in ipairs(inv) do add("  processor %d: %.1f%%", e.p, pct(e.n, d.invalidation)) end
   end
-  local _ = run
   return table.concat(L, "\n")
 end
 
