@@ -247,6 +247,8 @@ static int data_intern(rt_memspy *m, const char *full, const char *shortname, ui
     size_t i = m->ndata++;
     m->data[i].name = name;
     m->data[i].full = f;
+    /* the second put may have grown the table: find the full name's slot again */
+    v = rt_strmap_get(m->names, NS_DATA, full, strlen(full));
     *v = (int64_t)i;
     *out = (uint32_t)i;
     return RT_OK;
