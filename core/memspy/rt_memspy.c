@@ -1,258 +1,17 @@
 /*
- * rt_memspy.c - the MemSpy engine: bins, the coherent multiprocessor cache
- * model, miss causes and the time model. See rt_memspy.h.
+ * rt_memspy.c - the MemSpy machine: each reference's bins, the coherent
+ * private caches, miss causes and the time model (see rt_memspy.h). The name
+ * tables and the results' accessors are in rt_memspy_names.c.
  */
 #include "rt_memspy.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "rt_linemap.h"
-#include "rt_rangemap.h"
-#include "rt_strmap.h"
+#include "rt_memspy_int.h"
 
-/* Line state of one processor, in 32 bits: the cause of its next miss. */
-enum { LS_NEVER = 0, LS_HELD = 1, LS_REPLACED = 2, LS_INVALIDATED = 3 };
-#define LS_STATE(w) ((w) >> 30)
-#define LS_WHO(w) ((w) & 0x3FFFFFFFu)
-#define LS_MAKE(s, who) (((uint32_t)(s) << 30) | ((uint32_t)(who) & 0x3FFFFFFFu))
-
-/* Scopes of the name table. */
-enum { NS_CODE = 0, NS_DATA = 1, NS_SHORT = 2 };
-
-enum { CODE_UNKNOWN = 0, CODE_OTHER = 1 };
-enum { DATA_UNMAPPED = 0 };
-
-typedef struct ms_proc {
-    rt_cache *cache;
-    uint32_t *stack;       /* code bins of the procedure stack, innermost last */
-    uint32_t *stack_raw;   /* the procedure names' own code bins (before --monitor folding) */
-    char **sites;          /* call site of each frame (NULL when none), owned */
-    size_t depth, cap;
-    uint64_t busy, stall;
-    /* memo of the last data range */
-    uint64_t memo_lo, memo_hi, memo_gen;
-    uint32_t memo_data;
-    /* data bin of the line in each cache slot (set * ways + way), valid while
-     * the ranges' generation (low 32 bits) is unchanged: a hit then needs no
-     * range lookup. Only lines lying wholly inside one range are remembered. */
-    struct ms_slot { uint32_t data, gen; } *slot;
-    uint32_t ways;
-    /* recent statistical bins by data bin (data & MEMO_MASK) */
-    struct ms_binmemo { uint32_t code, data, bin; } binmemo[64];
-} ms_proc;
-#define MEMO_MASK 63u
-
-typedef struct ms_data {
-    char *name;  /* short, unique */
-    char *full;
-} ms_data;
-
-typedef struct ms_cause {
-    uint32_t bin, who;
-    int kind;
-    uint64_t count;
-} ms_cause;
-
-struct rt_memspy {
-    rt_memspy_config cfg;
-    int P;
-    unsigned shift;           /* log2 of the line size */
-    uint64_t line;
-    ms_proc proc[RT_MEMSPY_MAX_PROCS];
-
-    rt_strmap *names;         /* (scope, name) -> index */
-    char **code;              /* code bin names */
-    uint8_t *monitored;       /* per code bin: kept under --monitor */
-    size_t ncode, capcode;
-    uint64_t *code_time;      /* [code * P + p] */
-    ms_data *data;
-    size_t ndata, capdata;
-
-    rt_rangemap ranges;       /* data ranges -> data bin */
-    rt_rangemap funcs;        /* function ranges -> code bin */
-
-    rt_memspy_bin *bins;
-    size_t nbins, capbins;
-    rt_linemap binmap;        /* (code << 32 | data) -> bin index */
-
-    ms_cause *causes;
-    size_t ncauses, capcauses;
-    rt_linemap causemap;      /* (bin << 32 | kind << 31 | who) -> cause index */
-
-    rt_linemap lines;         /* line number -> line index */
-    uint64_t *present;        /* [line index]: bit p when held by processor p */
-    int8_t *dirty;            /* [line index]: processor holding it dirty, -1 none */
-    uint32_t *why;            /* [line index * P + p]: LS_* state and who */
-    size_t nlines, caplines;
-
-    rt_memspy_totals tot;
-    const char *place_file;
-    unsigned long place_line;
-    char *warn[RT_MEMSPY_WARN_KEEP];
-    size_t nwarn;
-};
-
-/* ---- small helpers ---- */
-
-static int grow(void **p, size_t *cap, size_t need, size_t elem)
-{
-    if (need <= *cap)
-        return RT_OK;
-    size_t n = *cap ? *cap : 16;
-    while (n < need)
-        n *= 2;
-    void *q = realloc(*p, n * elem);
-    if (!q)
-        return RT_ENOMEM;
-    *p = q;
-    *cap = n;
-    return RT_OK;
-}
-
-static char *dupstr(const char *s)
-{
-    size_t n = strlen(s) + 1;
-    char *d = malloc(n);
-    if (d)
-        memcpy(d, s, n);
-    return d;
-}
-
-static int nomem(rt_err *err)
-{
-    return rt_err_set(err, RT_ENOMEM, "memspy: out of memory");
-}
-
-static void warnf(rt_memspy *m, const char *fmt, ...)
-{
-    m->tot.warnings++;
-    if (m->nwarn >= RT_MEMSPY_WARN_KEEP)
-        return;
-    char body[400], full[RT_ERR_MSG_MAX];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(body, sizeof body, fmt, ap);
-    va_end(ap);
-    if (m->place_file && m->place_line)
-        snprintf(full, sizeof full, "%s:%lu: warning: %s", m->place_file, m->place_line, body);
-    else
-        snprintf(full, sizeof full, "warning: %s", body);
-    m->warn[m->nwarn] = dupstr(full);
-    if (m->warn[m->nwarn])
-        m->nwarn++;
-}
-
-/* ---- code bins ---- */
-
-static int code_intern(rt_memspy *m, const char *name, uint32_t *out)
-{
-    int created;
-    int64_t *v = rt_strmap_put(m->names, NS_CODE, name, strlen(name), &created);
-    if (!v)
-        return RT_ENOMEM;
-    if (!created) {
-        *out = (uint32_t)*v;
-        return RT_OK;
-    }
-    size_t old = m->capcode;
-    if (grow((void **)&m->code, &m->capcode, m->ncode + 1, sizeof *m->code) != RT_OK) {
-        rt_strmap_remove(m->names, NS_CODE, name, strlen(name));
-        return RT_ENOMEM;
-    }
-    if (m->capcode != old) {
-        uint8_t *mon = realloc(m->monitored, m->capcode);
-        uint64_t *t = realloc(m->code_time, m->capcode * (size_t)m->P * sizeof *t);
-        if (mon)
-            m->monitored = mon;
-        if (t)
-            m->code_time = t;
-        if (!mon || !t) {
-            m->capcode = old;
-            rt_strmap_remove(m->names, NS_CODE, name, strlen(name));
-            return RT_ENOMEM;
-        }
-    }
-    char *d = dupstr(name);
-    if (!d) {
-        rt_strmap_remove(m->names, NS_CODE, name, strlen(name));
-        return RT_ENOMEM;
-    }
-    size_t i = m->ncode++;
-    m->code[i] = d;
-    m->monitored[i] = 1;
-    if (m->cfg.monitor && i > CODE_OTHER) {
-        m->monitored[i] = 0;
-        for (const char *const *q = m->cfg.monitor; *q; q++)
-            if (strcmp(*q, name) == 0)
-                m->monitored[i] = 1;
-    }
-    memset(m->code_time + i * (size_t)m->P, 0, (size_t)m->P * sizeof *m->code_time);
-    *v = (int64_t)i;
-    *out = (uint32_t)i;
-    return RT_OK;
-}
-
-static uint32_t fold(const rt_memspy *m, uint32_t code)
-{
-    return m->monitored[code] ? code : CODE_OTHER;
-}
-
-static uint32_t current_code(const ms_proc *p)
-{
-    return p->depth ? p->stack[p->depth - 1] : CODE_UNKNOWN;
-}
-
-/* ---- data bins ---- */
-
-static int data_intern(rt_memspy *m, const char *full, const char *shortname, uint32_t *out)
-{
-    int created;
-    int64_t *v = rt_strmap_put(m->names, NS_DATA, full, strlen(full), &created);
-    if (!v)
-        return RT_ENOMEM;
-    if (!created) {
-        *out = (uint32_t)*v;
-        return RT_OK;
-    }
-    if (grow((void **)&m->data, &m->capdata, m->ndata + 1, sizeof *m->data) != RT_OK) {
-        rt_strmap_remove(m->names, NS_DATA, full, strlen(full));
-        return RT_ENOMEM;
-    }
-    int64_t *seen = rt_strmap_put(m->names, NS_SHORT, shortname, strlen(shortname), NULL);
-    if (!seen) {
-        rt_strmap_remove(m->names, NS_DATA, full, strlen(full));
-        return RT_ENOMEM;
-    }
-    char *name;
-    if (*seen == 0) {
-        name = dupstr(shortname);
-    } else {
-        /* the same short name from another site or call path: number it */
-        size_t n = strlen(shortname) + 24;
-        name = malloc(n);
-        if (name)
-            snprintf(name, n, "%s#%lld", shortname, (long long)*seen + 1);
-    }
-    char *f = dupstr(full);
-    if (!name || !f) {
-        free(name);
-        free(f);
-        rt_strmap_remove(m->names, NS_DATA, full, strlen(full));
-        return RT_ENOMEM;
-    }
-    (*seen)++;
-    size_t i = m->ndata++;
-    m->data[i].name = name;
-    m->data[i].full = f;
-    /* the second put may have grown the table: find the full name's slot again */
-    v = rt_strmap_get(m->names, NS_DATA, full, strlen(full));
-    *v = (int64_t)i;
-    *out = (uint32_t)i;
-    return RT_OK;
-}
+/* ---- data bins of references ---- */
 
 /* the data bin of addr, whose line sits in cache slot `slot` of processor p */
 static uint32_t data_of(rt_memspy *m, ms_proc *p, uint64_t addr, uint32_t slot)
@@ -304,7 +63,7 @@ static int bin_of(rt_memspy *m, ms_proc *p, uint32_t code, uint32_t data, uint32
     if (!slot)
         return RT_ENOMEM;
     if (added) {
-        if (grow((void **)&m->bins, &m->capbins, m->nbins + 1, sizeof *m->bins) != RT_OK) {
+        if (rt_ms_grow((void **)&m->bins, &m->capbins, m->nbins + 1, sizeof *m->bins) != RT_OK) {
             rt_linemap_del(&m->binmap, key);
             return RT_ENOMEM;
         }
@@ -328,7 +87,7 @@ static int cause_add(rt_memspy *m, uint32_t bin, int kind, uint32_t who)
     if (!slot)
         return RT_ENOMEM;
     if (added) {
-        if (grow((void **)&m->causes, &m->capcauses, m->ncauses + 1, sizeof *m->causes) != RT_OK) {
+        if (rt_ms_grow((void **)&m->causes, &m->capcauses, m->ncauses + 1, sizeof *m->causes) != RT_OK) {
             rt_linemap_del(&m->causemap, key);
             return RT_ENOMEM;
         }
@@ -406,7 +165,7 @@ rt_memspy *rt_memspy_new(const rt_memspy_config *cfg, rt_cache **caches, rt_err 
     if (!m) {
         for (int i = 0; i < P; i++)
             rt_cache_free(caches[i]);
-        nomem(err);
+        rt_ms_nomem(err);
         return NULL;
     }
     m->cfg = *cfg;
@@ -432,7 +191,7 @@ rt_memspy *rt_memspy_new(const rt_memspy_config *cfg, rt_cache **caches, rt_err 
         m->proc[i].ways = (uint32_t)c->ways;
         m->proc[i].slot = malloc(slots * sizeof *m->proc[i].slot);
         if (!m->proc[i].slot) {
-            nomem(err);
+            rt_ms_nomem(err);
             rt_memspy_free(m);
             return NULL;
         }
@@ -446,9 +205,9 @@ rt_memspy *rt_memspy_new(const rt_memspy_config *cfg, rt_cache **caches, rt_err 
     uint32_t id;
     if (!m->names || rt_linemap_init(&m->binmap, 64) != RT_OK ||
         rt_linemap_init(&m->causemap, 64) != RT_OK || rt_linemap_init(&m->lines, 4096) != RT_OK ||
-        code_intern(m, "(unknown)", &id) != RT_OK || code_intern(m, "(other)", &id) != RT_OK ||
-        data_intern(m, "(unmapped)", "(unmapped)", &id) != RT_OK) {
-        nomem(err);
+        rt_ms_code_intern(m, "(unknown)", &id) != RT_OK || rt_ms_code_intern(m, "(other)", &id) != RT_OK ||
+        rt_ms_data_intern(m, "(unmapped)", "(unmapped)", &id) != RT_OK) {
+        rt_ms_nomem(err);
         rt_memspy_free(m);
         return NULL;
     }
@@ -515,8 +274,8 @@ int rt_memspy_enter(rt_memspy *m, int proc, const char *name, const char *site, 
         return st;
     ms_proc *p = &m->proc[proc];
     uint32_t code;
-    if (code_intern(m, name, &code) != RT_OK)
-        return nomem(err);
+    if (rt_ms_code_intern(m, name, &code) != RT_OK)
+        return rt_ms_nomem(err);
     if (p->depth == p->cap) {
         size_t cap = p->cap ? p->cap * 2 : 16;
         uint32_t *s = realloc(p->stack, cap * sizeof *s);
@@ -527,14 +286,14 @@ int rt_memspy_enter(rt_memspy *m, int proc, const char *name, const char *site, 
             p->stack_raw = r;
         char **si = r ? realloc(p->sites, cap * sizeof *si) : NULL;
         if (!si)
-            return nomem(err);
+            return rt_ms_nomem(err);
         p->sites = si;
         p->cap = cap;
     }
     char *s = NULL;
-    if (site && *site && !(s = dupstr(site)))
-        return nomem(err);
-    p->stack[p->depth] = fold(m, code);
+    if (site && *site && !(s = rt_ms_dupstr(site)))
+        return rt_ms_nomem(err);
+    p->stack[p->depth] = rt_ms_fold(m, code);
     p->stack_raw[p->depth] = code;
     p->sites[p->depth] = s;
     p->depth++;
@@ -548,13 +307,13 @@ int rt_memspy_exit(rt_memspy *m, int proc, const char *name, rt_err *err)
         return st;
     ms_proc *p = &m->proc[proc];
     if (p->depth == 0) {
-        warnf(m, "exit%s%s on processor %d without an entry", name ? " of " : "", name ? name : "",
+        rt_ms_warnf(m, "exit%s%s on processor %d without an entry", name ? " of " : "", name ? name : "",
               proc);
         return RT_OK;
     }
     const char *inner = m->code[p->stack_raw[p->depth - 1]];
     if (name && strcmp(name, inner) != 0)
-        warnf(m, "exit of %s on processor %d while in %s", name, proc, inner);
+        rt_ms_warnf(m, "exit of %s on processor %d while in %s", name, proc, inner);
     p->depth--;
     free(p->sites[p->depth]);
     return RT_OK;
@@ -569,9 +328,9 @@ int rt_memspy_set_code(rt_memspy *m, int proc, const char *name, rt_err *err)
     if (p->depth == 0)
         return rt_memspy_enter(m, proc, name, NULL, err);
     uint32_t code;
-    if (code_intern(m, name, &code) != RT_OK)
-        return nomem(err);
-    p->stack[p->depth - 1] = fold(m, code);
+    if (rt_ms_code_intern(m, name, &code) != RT_OK)
+        return rt_ms_nomem(err);
+    p->stack[p->depth - 1] = rt_ms_fold(m, code);
     p->stack_raw[p->depth - 1] = code;
     return RT_OK;
 }
@@ -590,9 +349,9 @@ static int add_range(rt_memspy *m, uint64_t addr, uint64_t size, uint32_t d, con
 {
     size_t dropped;
     if (rt_rangemap_insert(&m->ranges, addr, addr + size, d, &dropped) != RT_OK)
-        return nomem(err);
+        return rt_ms_nomem(err);
     if (dropped)
-        warnf(m, "%s 0x%llx..0x%llx overlaps %zu live range%s (dropped)", what,
+        rt_ms_warnf(m, "%s 0x%llx..0x%llx overlaps %zu live range%s (dropped)", what,
               (unsigned long long)addr, (unsigned long long)(addr + size - 1), dropped,
               dropped == 1 ? "" : "s");
     return RT_OK;
@@ -613,7 +372,7 @@ int rt_memspy_alloc(rt_memspy *m, int proc, uint64_t addr, uint64_t size, const 
         n += strlen(m->code[p->stack_raw[k]]) + (p->sites[k] ? strlen(p->sites[k]) + 1 : 0) + 1;
     char *full = malloc(n);
     if (!full)
-        return nomem(err);
+        return rt_ms_nomem(err);
     size_t o = 0;
     for (size_t k = 0; k < p->depth; k++) {
         o += (size_t)snprintf(full + o, n - o, "%s%s%s%s", k ? ">" : "", m->code[p->stack_raw[k]],
@@ -621,10 +380,10 @@ int rt_memspy_alloc(rt_memspy *m, int proc, uint64_t addr, uint64_t size, const 
     }
     snprintf(full + o, n - o, "/%s/%s", site ? site : "", typevar);
     uint32_t d;
-    st = data_intern(m, full, typevar, &d);
+    st = rt_ms_data_intern(m, full, typevar, &d);
     free(full);
     if (st != RT_OK)
-        return nomem(err);
+        return rt_ms_nomem(err);
     return add_range(m, addr, size, d, "allocation", err);
 }
 
@@ -632,7 +391,7 @@ int rt_memspy_release(rt_memspy *m, uint64_t addr, rt_err *err)
 {
     (void)err;
     if (rt_rangemap_remove(&m->ranges, addr) == RT_RANGEMAP_NONE)
-        warnf(m, "free of 0x%llx, which is not the start of a live allocation",
+        rt_ms_warnf(m, "free of 0x%llx, which is not the start of a live allocation",
               (unsigned long long)addr);
     return RT_OK;
 }
@@ -643,8 +402,8 @@ int rt_memspy_named(rt_memspy *m, uint64_t addr, uint64_t size, const char *name
     if (st != RT_OK)
         return st;
     uint32_t d;
-    if (data_intern(m, name, name, &d) != RT_OK)
-        return nomem(err);
+    if (rt_ms_data_intern(m, name, name, &d) != RT_OK)
+        return rt_ms_nomem(err);
     return add_range(m, addr, size, d, "range", err);
 }
 
@@ -654,10 +413,10 @@ int rt_memspy_function(rt_memspy *m, uint64_t addr, uint64_t size, const char *n
     if (st != RT_OK)
         return st;
     uint32_t c;
-    if (code_intern(m, name, &c) != RT_OK)
-        return nomem(err);
+    if (rt_ms_code_intern(m, name, &c) != RT_OK)
+        return rt_ms_nomem(err);
     if (rt_rangemap_insert(&m->funcs, addr, addr + size, c, NULL) != RT_OK)
-        return nomem(err);
+        return rt_ms_nomem(err);
     return RT_OK;
 }
 
@@ -669,7 +428,7 @@ int rt_memspy_busy(rt_memspy *m, int proc, uint64_t cycles, rt_err *err)
     ms_proc *p = &m->proc[proc];
     p->busy += cycles;
     m->tot.busy += cycles;
-    m->code_time[(size_t)current_code(p) * (size_t)m->P + (size_t)proc] += cycles;
+    m->code_time[(size_t)rt_ms_current_code(p) * (size_t)m->P + (size_t)proc] += cycles;
     return RT_OK;
 }
 
@@ -714,7 +473,7 @@ static int ref_line(rt_memspy *m, int proc, ms_proc *p, uint64_t addr, int is_wr
         if (is_write && m->P > 1) {
             uint32_t li;
             if (line_index(m, res.line, &li) != RT_OK)
-                return nomem(err);
+                return rt_ms_nomem(err);
             if (m->present[li] != (UINT64_C(1) << proc) || m->dirty[li] != proc) {
                 st = invalidate_others(m, proc, li, res.line);
                 if (st != RT_OK)
@@ -726,7 +485,7 @@ static int ref_line(rt_memspy *m, int proc, ms_proc *p, uint64_t addr, int is_wr
             return RT_OK;
         uint32_t b;
         if (bin_of(m, p, code, data_of(m, p, addr, res.set * p->ways + res.way), &b) != RT_OK)
-            return nomem(err);
+            return rt_ms_nomem(err);
         rt_memspy_counts *c = &m->bins[b].c;
         c->refs++;
         if (is_write)
@@ -739,14 +498,14 @@ static int ref_line(rt_memspy *m, int proc, ms_proc *p, uint64_t addr, int is_wr
     p->slot[res.set * p->ways + res.way].data = RT_RANGEMAP_NONE;
     uint32_t d = data_of(m, p, addr, res.set * p->ways + res.way);
     if (res.evicted && evicted(m, proc, res.evicted_line, d) != RT_OK)
-        return nomem(err);
+        return rt_ms_nomem(err);
     uint32_t li;
     if (line_index(m, res.line, &li) != RT_OK)
-        return nomem(err);
+        return rt_ms_nomem(err);
     uint32_t *w = &m->why[li * (size_t)m->P + (size_t)proc];
     uint32_t b;
     if (bin_of(m, p, code, d, &b) != RT_OK)
-        return nomem(err);
+        return rt_ms_nomem(err);
     rt_memspy_counts *c = &m->bins[b].c;
     uint64_t lat = m->cfg.latency;
     if (m->cfg.remote_latency && res.line % (uint64_t)m->P != (uint64_t)proc) {
@@ -772,7 +531,7 @@ static int ref_line(rt_memspy *m, int proc, ms_proc *p, uint64_t addr, int is_wr
         break;
     }
     if (st != RT_OK)
-        return nomem(err);
+        return rt_ms_nomem(err);
     *w = LS_MAKE(LS_HELD, 0);
     if (is_write) {
         c->write_misses++;
@@ -814,10 +573,10 @@ int rt_memspy_ref(rt_memspy *m, int proc, uint64_t addr, uint64_t size, int is_w
     if ((unsigned)proc >= (unsigned)m->P)
         return check_proc(m, proc, err);
     ms_proc *p = &m->proc[proc];
-    uint32_t code = current_code(p);
+    uint32_t code = rt_ms_current_code(p);
     if (has_pc) {
         uint32_t f = rt_rangemap_find(&m->funcs, pc, NULL);
-        code = f == RT_RANGEMAP_NONE ? CODE_UNKNOWN : fold(m, f);
+        code = f == RT_RANGEMAP_NONE ? CODE_UNKNOWN : rt_ms_fold(m, f);
     }
     if (size == 0)
         size = 1;
@@ -835,53 +594,3 @@ int rt_memspy_ref(rt_memspy *m, int proc, uint64_t addr, uint64_t size, int is_w
     return RT_OK;
 }
 
-/* ---- results ---- */
-
-void rt_memspy_get_totals(const rt_memspy *m, rt_memspy_totals *t)
-{
-    *t = m->tot;
-    /* one processor: no coherence, so the cache's own dirty bits are exact */
-    if (m->P == 1)
-        t->writebacks = rt_cache_stats_get(m->proc[0].cache)->writebacks;
-    t->time = 0;
-    for (int i = 0; i < m->P; i++) {
-        uint64_t pt = m->proc[i].busy + m->proc[i].stall;
-        if (pt > t->time)
-            t->time = pt;
-    }
-}
-
-size_t rt_memspy_bins(const rt_memspy *m) { return m->nbins; }
-const rt_memspy_bin *rt_memspy_bin_at(const rt_memspy *m, size_t i) { return &m->bins[i]; }
-size_t rt_memspy_code_count(const rt_memspy *m) { return m->ncode; }
-const char *rt_memspy_code_name(const rt_memspy *m, size_t i) { return m->code[i]; }
-size_t rt_memspy_data_count(const rt_memspy *m) { return m->ndata; }
-const char *rt_memspy_data_name(const rt_memspy *m, size_t i) { return m->data[i].name; }
-const char *rt_memspy_data_full(const rt_memspy *m, size_t i) { return m->data[i].full; }
-int rt_memspy_procs(const rt_memspy *m) { return m->P; }
-
-void rt_memspy_proc_time(const rt_memspy *m, int p, uint64_t *busy, uint64_t *stall)
-{
-    *busy = m->proc[p].busy;
-    *stall = m->proc[p].stall;
-}
-
-uint64_t rt_memspy_code_time(const rt_memspy *m, size_t code, int p)
-{
-    return m->code_time[code * (size_t)m->P + (size_t)p];
-}
-
-size_t rt_memspy_causes(const rt_memspy *m) { return m->ncauses; }
-
-void rt_memspy_cause_at(const rt_memspy *m, size_t i, uint32_t *bin, int *kind, uint32_t *who,
-                        uint64_t *count)
-{
-    *bin = m->causes[i].bin;
-    *kind = m->causes[i].kind;
-    *who = m->causes[i].who;
-    *count = m->causes[i].count;
-}
-
-size_t rt_memspy_warnings_kept(const rt_memspy *m) { return m->nwarn; }
-const char *rt_memspy_warning(const rt_memspy *m, size_t i) { return m->warn[i]; }
-size_t rt_memspy_live_ranges(const rt_memspy *m) { return rt_rangemap_count(&m->ranges); }
