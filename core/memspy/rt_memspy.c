@@ -196,7 +196,7 @@ rt_memspy *rt_memspy_new(const rt_memspy_config *cfg, rt_cache **caches, rt_err 
             return NULL;
         }
         for (size_t k = 0; k < slots; k++)
-            m->proc[i].slot[k] = (struct ms_slot){RT_RANGEMAP_NONE, 0};
+            m->proc[i].slot[k] = (struct ms_slot){RT_RANGEMAP_NONE, 0, UINT32_MAX};
     }
     m->line = c0->line;
     while ((UINT64_C(1) << m->shift) < m->line)
@@ -471,9 +471,14 @@ static int ref_line(rt_memspy *m, int proc, ms_proc *p, uint64_t addr, int is_wr
     uint64_t cycles = m->cfg.ref_cycles;
     if (res.hit) {
         if (is_write && m->P > 1) {
-            uint32_t li;
-            if (line_index(m, res.line, &li) != RT_OK)
-                return rt_ms_nomem(err);
+            /* the slot remembers its line's state index since the miss that filled it */
+            struct ms_slot *sl = &p->slot[res.set * p->ways + res.way];
+            uint32_t li = sl->li;
+            if (li == UINT32_MAX) {
+                if (line_index(m, res.line, &li) != RT_OK)
+                    return rt_ms_nomem(err);
+                sl->li = li;
+            }
             if (m->present[li] != (UINT64_C(1) << proc) || m->dirty[li] != proc) {
                 st = invalidate_others(m, proc, li, res.line);
                 if (st != RT_OK)
@@ -494,14 +499,16 @@ static int ref_line(rt_memspy *m, int proc, ms_proc *p, uint64_t addr, int is_wr
             c->reads++;
         return RT_OK;
     }
-    /* a miss: the slot now holds another line, so its remembered bin is stale */
+    /* a miss: the slot now holds another line, so what it remembered is stale */
     p->slot[res.set * p->ways + res.way].data = RT_RANGEMAP_NONE;
+    p->slot[res.set * p->ways + res.way].li = UINT32_MAX;
     uint32_t d = data_of(m, p, addr, res.set * p->ways + res.way);
     if (res.evicted && evicted(m, proc, res.evicted_line, d) != RT_OK)
         return rt_ms_nomem(err);
     uint32_t li;
     if (line_index(m, res.line, &li) != RT_OK)
         return rt_ms_nomem(err);
+    p->slot[res.set * p->ways + res.way].li = li;
     uint32_t *w = &m->why[li * (size_t)m->P + (size_t)proc];
     uint32_t b;
     if (bin_of(m, p, code, d, &b) != RT_OK)

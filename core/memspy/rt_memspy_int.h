@@ -40,7 +40,10 @@ typedef struct ms_proc {
     /* data bin of the line in each cache slot (set * ways + way), valid while
      * the ranges' generation (low 32 bits) is unchanged: a hit then needs no
      * range lookup. Only lines lying wholly inside one range are remembered. */
-    struct ms_slot { uint32_t data, gen; } *slot;
+    struct ms_slot {
+        uint32_t data, gen;
+        uint32_t li;       /* line-state index of the line in the slot, UINT32_MAX unknown */
+    } *slot;
     uint32_t ways;
     /* recent statistical bins by data bin (data & MEMO_MASK) */
     struct ms_binmemo { uint32_t code, data, bin; } binmemo[64];
