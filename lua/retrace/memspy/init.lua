@@ -403,8 +403,12 @@ function M.format_detail(d, run)
   add("Memory Stall Time in bin: %s cycles", short(d.stall, 1))
   add("Percentage of Total Memory Stall Time: %.1f%%", d.stall_pct)
   add("Percentage of Total Misses: %.1f%%", d.misses_pct)
-  add("Miss Rate: %.1f%%", d.miss_rate)
-  add("Percentage of Total Refs: %.1f%%", d.refs_pct)
+  if run and run.config and run.config.misses_only then
+    add("Miss Rate: n/a (hits were not binned: --misses-only)")
+  else
+    add("Miss Rate: %.1f%%", d.miss_rate)
+    add("Percentage of Total Refs: %.1f%%", d.refs_pct)
+  end
   add("REFERENCES: %s --", short(d.refs))
   add("  Reads: %s (%.1f%%) Writes: %s (%.1f%%)", short(d.reads), pct(d.reads, d.refs), short(d.writes),
     pct(d.writes, d.refs))
