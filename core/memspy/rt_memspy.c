@@ -267,12 +267,17 @@ static int check_proc(const rt_memspy *m, int proc, rt_err *err)
     return RT_OK;
 }
 
+/* processor proc, or NULL with err "processor: N is not in 0..P-1" */
+static ms_proc *proc_at(rt_memspy *m, int proc, rt_err *err)
+{
+    return check_proc(m, proc, err) == RT_OK ? &m->proc[proc] : NULL;
+}
+
 int rt_memspy_enter(rt_memspy *m, int proc, const char *name, const char *site, rt_err *err)
 {
-    int st = check_proc(m, proc, err);
-    if (st != RT_OK)
-        return st;
-    ms_proc *p = &m->proc[proc];
+    ms_proc *p = proc_at(m, proc, err);
+    if (!p)
+        return RT_EINVAL;
     uint32_t code;
     if (rt_ms_code_intern(m, name, &code) != RT_OK)
         return rt_ms_nomem(err);
@@ -302,13 +307,12 @@ int rt_memspy_enter(rt_memspy *m, int proc, const char *name, const char *site, 
 
 int rt_memspy_exit(rt_memspy *m, int proc, const char *name, rt_err *err)
 {
-    int st = check_proc(m, proc, err);
-    if (st != RT_OK)
-        return st;
-    ms_proc *p = &m->proc[proc];
+    ms_proc *p = proc_at(m, proc, err);
+    if (!p)
+        return RT_EINVAL;
     if (p->depth == 0) {
-        rt_ms_warnf(m, "exit%s%s on processor %d without an entry", name ? " of " : "", name ? name : "",
-              proc);
+        rt_ms_warnf(m, "exit%s%s on processor %d without an entry", name ? " of " : "",
+                    name ? name : "", proc);
         return RT_OK;
     }
     const char *inner = m->code[p->stack_raw[p->depth - 1]];
@@ -321,10 +325,9 @@ int rt_memspy_exit(rt_memspy *m, int proc, const char *name, rt_err *err)
 
 int rt_memspy_set_code(rt_memspy *m, int proc, const char *name, rt_err *err)
 {
-    int st = check_proc(m, proc, err);
-    if (st != RT_OK)
-        return st;
-    ms_proc *p = &m->proc[proc];
+    ms_proc *p = proc_at(m, proc, err);
+    if (!p)
+        return RT_EINVAL;
     if (p->depth == 0)
         return rt_memspy_enter(m, proc, name, NULL, err);
     uint32_t code;
@@ -422,10 +425,9 @@ int rt_memspy_function(rt_memspy *m, uint64_t addr, uint64_t size, const char *n
 
 int rt_memspy_busy(rt_memspy *m, int proc, uint64_t cycles, rt_err *err)
 {
-    int st = check_proc(m, proc, err);
-    if (st != RT_OK)
-        return st;
-    ms_proc *p = &m->proc[proc];
+    ms_proc *p = proc_at(m, proc, err);
+    if (!p)
+        return RT_EINVAL;
     p->busy += cycles;
     m->tot.busy += cycles;
     m->code_time[(size_t)rt_ms_current_code(p) * (size_t)m->P + (size_t)proc] += cycles;
