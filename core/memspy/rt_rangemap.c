@@ -20,23 +20,34 @@ void rt_rangemap_destroy(rt_rangemap *m)
         return;
     free(m->a);
     free(m->keys);
+    free(m->fence);
     memset(m, 0, sizeof *m);
 }
 
-/* index of the last array entry with lo <= addr, or -1: a branch-free binary
- * search over the packed keys (the hot path of every data-bin lookup) */
-static ptrdiff_t last_at_or_before(const rt_rangemap *m, uint64_t addr)
+/* the last of keys[0..n) that is <= addr, as an index, or -1 (branch-free) */
+static ptrdiff_t search(const uint64_t *keys, size_t n, uint64_t addr)
 {
-    size_t n = m->n;
     if (n == 0)
         return -1;
-    const uint64_t *base = m->keys;
+    const uint64_t *base = keys;
     while (n > 1) {
         size_t half = n / 2;
         base = base[half] <= addr ? base + half : base;
         n -= half;
     }
-    return *base <= addr ? base - m->keys : -1;
+    return *base <= addr ? base - keys : -1;
+}
+
+/* index of the last array entry with lo <= addr, or -1: the block through the
+ * fences, then the entry inside it (the hot path of every data-bin lookup) */
+static ptrdiff_t last_at_or_before(const rt_rangemap *m, uint64_t addr)
+{
+    ptrdiff_t b = search(m->fence, m->nfence, addr);
+    if (b < 0)
+        return -1;
+    size_t lo = (size_t)b * RT_RANGEMAP_BLOCK;
+    size_t n = m->n - lo < RT_RANGEMAP_BLOCK ? m->n - lo : RT_RANGEMAP_BLOCK;
+    return (ptrdiff_t)lo + search(m->keys + lo, n, addr);
 }
 
 uint32_t rt_rangemap_find(const rt_rangemap *m, uint64_t addr, rt_range *out)
@@ -72,9 +83,11 @@ static int merge(rt_rangemap *m)
     size_t live = m->n - m->dead + m->np;
     rt_range *na = malloc((live ? live : 1) * sizeof *na);
     uint64_t *nk = malloc((live ? live : 1) * sizeof *nk);
-    if (!na || !nk) {
+    uint64_t *nf = malloc((live / RT_RANGEMAP_BLOCK + 1) * sizeof *nf);
+    if (!na || !nk || !nf) {
         free(na);
         free(nk);
+        free(nf);
         return RT_ENOMEM;
     }
     qsort(m->pend, m->np, sizeof m->pend[0], cmp_lo);
@@ -91,10 +104,16 @@ static int merge(rt_rangemap *m)
     }
     for (size_t j = 0; j < o; j++)
         nk[j] = na[j].lo;
+    size_t f = 0;
+    for (size_t j = 0; j < o; j += RT_RANGEMAP_BLOCK)
+        nf[f++] = nk[j];
     free(m->a);
     free(m->keys);
+    free(m->fence);
     m->a = na;
     m->keys = nk;
+    m->fence = nf;
+    m->nfence = f;
     m->n = o;
     m->cap = live;
     m->dead = 0;

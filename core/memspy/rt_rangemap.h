@@ -6,7 +6,9 @@
  * A sorted array plus a small unsorted pending buffer: an insert goes to the
  * buffer (searched linearly on lookup) and the buffer is merged into the array
  * in one O(n) pass when it fills, so an allocation costs O(n / 32) moves
- * amortised while lookups stay a binary search and a short scan. A removal
+ * amortised while lookups stay a binary search and a short scan. The search
+ * runs in two levels, over every 64th key (a few KiB, cache-resident) and then
+ * inside one block of 64 keys (512 bytes), so a lookup touches few lines. A removal
  * marks its array entry dead (a tombstone) or drops it from the buffer; dead
  * entries go at the next merge. Inserting over live ranges removes them (the
  * caller decides whether that deserves a warning).
@@ -19,6 +21,7 @@
 
 #define RT_RANGEMAP_PENDING 32
 #define RT_RANGEMAP_NONE UINT32_MAX
+#define RT_RANGEMAP_BLOCK 64
 
 typedef struct rt_range {
     uint64_t lo, hi;  /* [lo, hi), lo < hi */
@@ -28,6 +31,8 @@ typedef struct rt_range {
 typedef struct rt_rangemap {
     rt_range *a;                          /* sorted by lo, disjoint among live entries */
     uint64_t *keys;                       /* a[i].lo, packed: the binary search stays in cache */
+    uint64_t *fence;                      /* keys[k * RT_RANGEMAP_BLOCK]: a small first level */
+    size_t nfence;
     size_t n, cap, dead;                  /* entries, capacity, dead entries among them */
     rt_range pend[RT_RANGEMAP_PENDING];   /* newest inserts, unsorted */
     size_t np;
