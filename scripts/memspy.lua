@@ -111,10 +111,13 @@ local function write_plots(dir, run, args)
     { "causes", require "retrace.displays.memspy.causes" },
     { "replacements", require "retrace.displays.memspy.flow" },
   }
+  -- the matrix picture as tall as its rows need (rows of at most 56 pixels)
+  local rows = #run:matrix{ top = args.top }.rows
+  local heights = { matrix = math.min(1400, math.max(320, 190 + 56 * (rows + 1))) }
   for _, v in ipairs(views) do
     local d = v[2].new(nil, { run = run, top = args.top })
     local path = dir .. "/" .. v[1] .. ".png"
-    local data, err = display.render(d, path, 900, 600)
+    local data, err = display.render(d, path, 900, heights[v[1]] or 600)
     if not data then cli.input_error(err) end
     local f = assert(io.open(dir .. "/" .. v[1] .. ".json", "w"))
     f:write(cli.json(data), "\n")
@@ -130,7 +133,7 @@ return {
     "write-allocate, write-invalidate coherence, 50 cycles a miss, 1 busy cycle a reference. " ..
     "`retrace memspy compare A.json B.json ...` puts runs saved with --save side by side.",
   parser = function(p)
-    p:argument("trace", "trace file (.msp or SHMAP), or 'compare'")
+    p:argument("trace", "trace file (.msp, SHMAP, or a memory trace with --alloc), or 'compare'")
     p:argument("runs", "with compare: runs saved with --save"):args("*")
     p:option("--format", "msp, shmap, din, xdin, lackey or bin (detected when absent)")
     p:option("--alloc", "allocation log of a memory trace (din, xdin, lackey, bin): .msp records stamped @SEQ")
