@@ -161,6 +161,10 @@ int rt_memspy_feed_memtrace(rt_memspy *m, const char *path, int fmt, const char 
         if (st != RT_OK)
             break;
         for (size_t i = 0; i < n && st == RT_OK; i++) {
+            if (buf[i].kind == RT_REF_IFETCH) {
+                st = rt_memspy_busy(m, 0, 1, err); /* one busy cycle per instruction */
+                continue;
+            }
             if (buf[i].kind != RT_REF_READ && buf[i].kind != RT_REF_WRITE)
                 continue;
             if (l.have && (st = log_until(m, &l, k, err)) != RT_OK)

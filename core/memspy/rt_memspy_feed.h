@@ -35,7 +35,7 @@ int rt_memspy_feed_shmap(rt_memspy *m, const char *path, rt_memspy_progress_fn p
  * A memory trace of one program (fmt: an rt_memfmt, din, xdin, lackey or RTMB)
  * with its allocation log (a .msp file of E X A F N C B records, stamped
  * "@SEQ": see rt_msp.h), on processor 0. Loads and stores are references;
- * instruction fetches, flushes and the other kinds are skipped. Log records
+ * an instruction fetch is one busy cycle; flushes and the other kinds are skipped. Log records
  * with a stamp past the end of the trace are applied after it. Errors name
  * the trace's record or the log's line; a reference record (R, W) or a
  * decreasing stamp in the log is an error.

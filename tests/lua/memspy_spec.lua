@@ -383,6 +383,10 @@ describe("memspy: memory traces with an allocation log", function()
     assert.equal(2, by.table.refs)
     assert.equal(1, by["(unmapped)"].refs)
     assert.equal(0, run.totals.warnings)
+    -- time: 6 references and 1 instruction fetch, one busy cycle each, and 50 for each
+    -- of the 2 misses (the first touches of lines 0x1000 and 0x2000; the rest hit)
+    assert.equal(2, run.totals.misses)
+    assert.equal(6 + 1 + 2 * 50, run.totals.time)
     local bad = H.temp_file("msp 1\n@5 E 0 main\n@2 X 0\n", ".log")
     local r2, err = memspy.run{ trace = tr, alloc = bad }
     assert.is_nil(r2)
