@@ -270,6 +270,11 @@ target("shmap --frames", { "shmap", "FILE", "--frames", TMP .. "/frames", "--pan
                            "--every", "50", "--pes", "2" }, shm, { quiet = true })
 target("shmap --state", { "shmap", "FILE", "--state", "3", TMP .. "/state.json", "--pes", "3" }, shm, { quiet = true })
 
+target("memspy", { "memspy", "FILE", "--procs", "2", "--detail", "solve:" }, { FX .. "memspy/two.msp" })
+target("memspy json", { "memspy", "FILE", "--procs", "4", "--size", "256", "--ways", "2", "--json" },
+  { FX .. "memspy/two.msp" })
+target("memspy shmap", { "memspy", "FILE", "--format", "shmap", "--pes", "3", "--size", "512" }, shm)
+
 local trf = {}
 for f in io.popen("ls " .. FX .. "picl/*.trf " .. FX .. "medea/*.trf examples/picl/*.trf 2>/dev/null"):lines() do trf[#trf + 1] = f end
 for _, f in ipairs({ "picl/fft-16.trf", "picl/mpicl-10.trf", "picl/mpicl-8a.trf" }) do

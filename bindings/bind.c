@@ -93,6 +93,21 @@ int rt_opt_bool(lua_State *L, int t, const char *k, int def)
     return v;
 }
 
+uint64_t rt_opt_u64(lua_State *L, int t, const char *k, uint64_t def)
+{
+    lua_getfield(L, t, k);
+    uint64_t v = def;
+    if (!lua_isnil(L, -1)) {
+        int ok;
+        lua_Integer i = lua_tointegerx(L, -1, &ok);
+        if (!ok || i < 0)
+            luaL_error(L, "%s: expected a non-negative integer", k);
+        v = (uint64_t)i;
+    }
+    lua_pop(L, 1);
+    return v;
+}
+
 int rt_on_progress(void *ud, uint64_t done, uint64_t total)
 {
     rt_progress_ud *p = ud;

@@ -48,6 +48,10 @@ void rt_new_class(lua_State *L, const char *tname, const luaL_Reg *methods,
 /* Field k of the table at index t as a boolean; def when the field is nil. */
 int rt_opt_bool(lua_State *L, int t, const char *k, int def);
 
+/* Field k of the table at index t as a non-negative integer; def when nil.
+ * Raises "k: expected a non-negative integer" otherwise. */
+uint64_t rt_opt_u64(lua_State *L, int t, const char *k, uint64_t def);
+
 /* t[k] = v for the table on top of the stack (building result tables). */
 static inline void rt_set_int(lua_State *L, const char *k, lua_Integer v)
 {

@@ -255,27 +255,12 @@ static int cache_close(lua_State *L)
     return 0;
 }
 
-static uint64_t opt_u64(lua_State *L, int t, const char *k, uint64_t def)
-{
-    lua_getfield(L, t, k);
-    uint64_t v = def;
-    if (!lua_isnil(L, -1)) {
-        int ok;
-        lua_Integer i = lua_tointegerx(L, -1, &ok);
-        if (!ok || i < 0)
-            luaL_error(L, "%s: expected a non-negative integer", k);
-        v = (uint64_t)i;
-    }
-    lua_pop(L, 1);
-    return v;
-}
-
 /* read the geometry fields of table t into cfg (policy left to the caller) */
 static void read_config(lua_State *L, int t, rt_cache_config *cfg, int write_back_default)
 {
-    *cfg = rt_cache_defaults(opt_u64(L, t, "size", 32768), opt_u64(L, t, "line", 64));
-    cfg->ways = opt_u64(L, t, "ways", 0);
-    cfg->seed = opt_u64(L, t, "seed", 1);
+    *cfg = rt_cache_defaults(rt_opt_u64(L, t, "size", 32768), rt_opt_u64(L, t, "line", 64));
+    cfg->ways = rt_opt_u64(L, t, "ways", 0);
+    cfg->seed = rt_opt_u64(L, t, "seed", 1);
     cfg->write_back = rt_opt_bool(L, t, "write_back", write_back_default);
 }
 

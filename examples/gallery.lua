@@ -28,6 +28,8 @@ local MEDEA_RUNS = { "medea", "{out}/medea/pstswm/pstswm.02.4.x", "{out}/medea/p
 local FFT16 = { "medea", "{data}/picl/fft-16.trf", "--approach", "processor", "--plots", "{out}/real/fft16",
                 "--plot-profiles" }
 
+local MEMSPY_MM = { "memspy", "{out}/memspy/mm.msp", "--size", "8K", "--plots", "{out}/memspy/mm" }
+
 local entries = {
   -- the canvas
   { family = "Canvas", caption = "The canvas tour, last of 6 frames: memory accesses fading in processor colours, " ..
@@ -126,6 +128,30 @@ local entries = {
             "--pes", "4", "--caches", "2", "--cache-size", "256", "--line", "4", "--frames", "{out}/shmap/compare",
             "--panels", "memory,active", "--size", "1500x560", "--from", "400", "--to", "400" },
     image = "shmap/compare/frame_000001.png" },
+
+  -- MemSpy: the seed's blocked matrix multiply (block just fits the cache) and the tri case study
+  { run = { "{ex}/memspy/matmul.lua", "64", "32", "{out}/memspy/mm.msp" } },
+  { family = "MemSpy", caption = "Blocked matrix multiply (N = 64, B = 32, 8 KiB direct-mapped cache): " ..
+      "percent of total memory stall time by code segment and data bin, with the row and column totals",
+    run = MEMSPY_MM, image = "memspy/mm/matrix.png" },
+  { family = "MemSpy", caption = "The same run: misses of each data bin by cause",
+    run = MEMSPY_MM, image = "memspy/mm/causes.png" },
+  { family = "MemSpy", caption = "The same run: causes of replacements, from the evicting data bin to the evicted one " ..
+      "(Matrix.Y interferes with itself)",
+    run = MEMSPY_MM, image = "memspy/mm/replacements.png" },
+  { family = "MemSpy", caption = "The matrix in gray mode (for printing)",
+    run = { "memspy", "{out}/memspy/mm.msp", "--size", "8K", "--plots", "{out}/memspy/mm-gray", "--gray" },
+    image = "memspy/mm-gray/matrix.png" },
+  { run = { "{ex}/memspy/tri.lua", "orig", "4", "64", "{out}/memspy/tri_orig.msp" } },
+  { run = { "{ex}/memspy/tri.lua", "tuned", "4", "64", "{out}/memspy/tri_tuned.msp" } },
+  { family = "MemSpy", caption = "Sparse triangular solve on 4 processors, rows dealt round-robin: misses by cause " ..
+      "(invalidations of x and Ready, first references of M.nz shared between processors)",
+    run = { "memspy", "{out}/memspy/tri_orig.msp", "--procs", "4", "--plots", "{out}/memspy/tri_orig" },
+    image = "memspy/tri_orig/causes.png" },
+  { family = "MemSpy", caption = "The same solve with each processor's rows contiguous and Ready gone: " ..
+      "misses by cause (compare with the picture before)",
+    run = { "memspy", "{out}/memspy/tri_tuned.msp", "--procs", "4", "--plots", "{out}/memspy/tri_tuned" },
+    image = "memspy/tri_tuned/causes.png" },
   -- other display families: append their entries here
 }
 

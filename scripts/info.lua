@@ -74,6 +74,13 @@ local function memory_text(s)
 end
 for _, f in ipairs { "din", "xdin", "lackey", "bin" } do text[f] = memory_text end
 
+function text.msp(s)
+  return { string.format("%d references (%d reads, %d writes), %d busy cycles", s.references, s.reads,
+             s.writes, s.busy),
+           string.format("%d code segments, %d data bins, %d processors busy, %d warnings", s.code_segments,
+             s.data_bins, s.processors_busy, s.warnings) }
+end
+
 function text.pes(s)
   return { ("%s, %s, time %g .. %g"):format(plural(s.states, "state"), plural(s.symbols, "distinct symbol"),
     s.span[1], s.span[2]) }

@@ -1,7 +1,7 @@
 --- retrace.formats: recognise a trace file's format from its first 4096 bytes
 -- (never more: a trace may be one endless line).
 -- formats.detect(path) -> name, why   (or nil, message when unreadable)
--- Names: shmap, picl-new, picl-old, din, xdin, lackey, bin, pes, paje, paraver, otf2,
+-- Names: shmap, picl-new, picl-old, din, xdin, lackey, bin, msp, pes, paje, paraver, otf2,
 -- and for files that belong to a trace without being one: paraver-pcf, paraver-row,
 -- otf2-part; unknown. Message-passing formats are recognised by the trace
 -- dispatcher (core/trace/rt_tsource_open.c), which also accepts an OTF2 archive's directory.
@@ -17,6 +17,7 @@ M.descriptions = {
   xdin = "Dinero IV extended din trace (r|w|i|m|c|v HEXADDR HEXSIZE)",
   lackey = "Valgrind lackey --trace-mem=yes log",
   bin = "retrace binary memory-reference trace (RTMB)",
+  msp = "MemSpy trace (msp 1: procedures, allocations, references per processor)",
   pes = "program execution sequence (STATE TIME per line)",
   paje = "Paje trace",
   paraver = "Paraver trace",
@@ -111,6 +112,13 @@ function M.detect(path)
   end
   if head:find("\0", 1, true) then
     return "unknown", "binary data (NUL bytes) and no known magic number"
+  end
+  -- .msp: the first record (after comments) is the magic "msp VERSION"
+  local rest = head
+  while rest:match("^%s*#") do rest = rest:gsub("^%s*#[^\n]*\n?", "", 1) end
+  local first = rest:match("^%s*(%S+[ \t]+%S+)")
+  if first and first:match("^msp%s+%d+$") then
+    return "msp", "magic msp"
   end
   local votes, n = {}, 0
   for _, line in ipairs(head_lines(head, #head < 4096)) do
@@ -234,6 +242,19 @@ local function memory_summary(path, fmt, opts)
   }
 end
 for _, f in ipairs { "din", "xdin", "lackey", "bin" } do summaries[f] = memory_summary end
+
+-- MemSpy traces: one pass of the engine on 64 processors with one-line caches.
+function summaries.msp(path)
+  local core = require "retrace.core"
+  local r, err = core.memspy.run{ trace = path, format = "msp", procs = core.memspy.max_procs,
+                                  size = 64, line = 64, ways = 1 }
+  if not r then return nil, err end
+  local used = 0
+  for _, p in ipairs(r.procs) do if p.time > 0 then used = used + 1 end end
+  return { references = r.totals.refs, reads = r.totals.reads, writes = r.totals.writes,
+           busy = r.totals.busy, code_segments = #r.code - 2, data_bins = #r.data - 1,
+           processors_busy = used, warnings = r.totals.warnings }
+end
 
 -- PES: the Chitra session over the one file.
 function summaries.pes(path)
