@@ -222,17 +222,17 @@ static int l_run(lua_State *L)
     box->m = rt_memspy_new(&mc, caches, &err);
     if (!box->m)
         return luaL_error(L, "%s", err.msg);
-    rt_progress_ud pud = {L, 0};
     lua_getfield(L, 1, "progress");
     int has_progress = lua_isfunction(L, -1);
-    pud.fn = lua_gettop(L);
-    rt_memspy_progress_fn pf = has_progress ? rt_on_progress : NULL;
+    rt_progress_ud pud = RT_PROGRESS_UD(L, lua_gettop(L));
+    rt_memspy_progress_fn pf = has_progress ? rt_on_progress_void : NULL;
     int st = shmap         ? rt_memspy_feed_shmap(box->m, path, pf, &pud, &err)
              : memfmt >= 0 ? rt_memspy_feed_memtrace(box->m, path, memfmt, alloc, pf, &pud, &err)
                            : rt_memspy_feed_msp(box->m, path, pf, &pud, &err);
-    if (st != RT_OK) {
+    if (st != RT_OK || pud.failed) {
         rt_memspy_free(box->m);
         box->m = NULL;
+        rt_progress_check(&pud); /* the progress callback's error (Ctrl-C) is raised, not dropped */
         return rt_push_fail(L, &err);
     }
     push_result(L, box->m);
