@@ -619,6 +619,12 @@ static void test_random_vs_models(void **state)
             assert_int_equal(log.st[last].b, RT_STATE_IDLE);
             assert_true(log.st[last].t == ps.procs[p].last);
             assert_true(a->ended);
+            /* the prescan's own pass agrees with the replay */
+            assert_int_equal(ps.procs[p].records, a->records);
+            assert_int_equal(ps.procs[p].events, a->events);
+            assert_true(ps.procs[p].first == a->first && ps.procs[p].last == a->last);
+            assert_int_equal(ps.procs[p].max_queue, a->max_queue);
+            assert_true(fabs(ps.procs[p].max_queue_bytes - a->max_queue_bytes) < 1e-9);
             /* the on_state stream integrates to the same totals */
             for (int s = 0; s < RT_NSTATES; s++)
                 assert_true(fabs(logged_time(&log, p, s, ps.t0, ps.t1) - a->time_in[s]) < 1e-9);
@@ -634,6 +640,8 @@ static void test_random_vs_models(void **state)
         assert_int_equal(tot.max_pending, mm.max_n);
         assert_true(fabs(tot.max_pending_bytes - mm.max_b) < 1e-9);
         assert_int_equal(ps.max_pending, mm.max_n);
+        assert_true(fabs(ps.max_pending_bytes - mm.max_b) < 1e-9);
+        assert_int_equal(ps.messages, tot.messages);
         for (int s = 0; s < RNP && s < ps.nprocs; s++) {
             int64_t out_n = 0;
             for (int d = 0; d < RNP && d < ps.nprocs; d++) {
