@@ -161,3 +161,27 @@ describe("old-format compstats", function()
     end
   end)
 end)
+
+describe("retrace stats on fft-16", function()
+  it("shows the compstats overhead; --no-compstats gives the counters-blind split back", function()
+    local path = h.shared_file("picl/fft-16.trf")
+    if not path then
+      pending("picl/fft-16.trf: ../shared/data absent, skipped")
+      return
+    end
+    local cjson = require "cjson"
+    local code, out = h.retrace("stats", "--json", path)
+    assert.are.equal(0, code)
+    local s = cjson.decode(out)
+    assert.are.equal(16, #s.processors)
+    for _, p in ipairs(s.processors) do
+      assert.is_true(p.overhead > 0.0015, "processor " .. p.id)
+      assert.is_near(s.span[2] - s.span[1], p.busy + p.overhead + p.idle, 1e-12)
+    end
+    code, out = h.retrace("picl", "stats", "--json", "--no-compstats", path)
+    assert.are.equal(0, code)
+    s = cjson.decode(out)
+    for _, p in ipairs(s.processors) do assert.are.equal(0, p.overhead) end
+    assert.are.equal(s.span[2] - s.span[1], s.processors[1].busy) -- processor 0 never waits
+  end)
+end)
