@@ -390,6 +390,51 @@ static void test_raster_hand4(void **state)
     rt_timeline_free(tl);
 }
 
+/* Smooth scrolling: a 4 s window of 8 columns follows the replay in 0.25 s frames, scrolled by
+ * whole columns before each step; at the end it holds 8 .. 12 s exactly. */
+static void test_raster_scroll(void **state)
+{
+    (void)state;
+    static hooks_log log;
+    rt_tsource *src;
+    rt_replay *rp = hand4_replay(&src, &log, 1);
+    static const int tasks[2] = {1, 2};
+    for (int R = 4; R >= 2; R -= 2) {
+        rt_timeline_opts o = {.cols = 8, .rows = R, .nprocs = 4, .t0 = 0, .t1 = 4, .ntasks = 2, .tasks = tasks};
+        rt_timeline *tl;
+        rt_err err;
+        assert_int_equal(rt_timeline_new(&o, &tl, &err), RT_OK);
+        assert_int_equal(rt_tsource_rewind(src, &err), RT_OK);
+        rt_replay_free(rp);
+        memset(&log, 0, sizeof log);
+        rt_replay_opts ro = {.ud = &log, .on_state = log_state};
+        rp = rt_replay_new(src, &ro, &err);
+        assert_int_equal(rt_timeline_attach(tl, rp), RT_OK);
+        for (double T = 0.25; T <= 12; T += 0.25) {
+            double t0, t1;
+            rt_timeline_window(tl, &t0, &t1);
+            if (T > t1)
+                rt_timeline_scroll(tl, (int)ceil((T - t1) / 0.5 - 1e-9));
+            rt_replay_run_until(rp, T, &err);
+            rt_timeline_advance(tl, T);
+        }
+        double t0, t1;
+        rt_timeline_window(tl, &t0, &t1);
+        assert_true(fabs(t0 - 8) < 1e-12 && fabs(t1 - 12) < 1e-12);
+        check_raster(tl, 8, R, 8, 12);
+        /* back by two columns: the two new ones are empty, the rest shifted */
+        double before = rt_timeline_state_time(tl, 0, 0, RT_STATE_IDLE);
+        rt_timeline_scroll(tl, -2);
+        assert_true(rt_timeline_state_time(tl, 2, 0, RT_STATE_IDLE) == before);
+        for (int s = 0; s < RT_NSTATES; s++)
+            assert_true(rt_timeline_state_time(tl, 1, 0, s) == 0);
+        rt_timeline_detach(tl, rp);
+        rt_timeline_free(tl);
+    }
+    rt_replay_free(rp);
+    rt_tsource_free(src);
+}
+
 static void test_raster_bad_options(void **state)
 {
     (void)state;
@@ -881,6 +926,7 @@ int main(void)
         cmocka_unit_test(test_hand4_prescan),
         cmocka_unit_test(test_hand4_replay),
         cmocka_unit_test(test_raster_hand4),
+        cmocka_unit_test(test_raster_scroll),
         cmocka_unit_test(test_raster_bad_options),
         cmocka_unit_test(test_random_vs_models),
         cmocka_unit_test(test_fft16_compstats),
