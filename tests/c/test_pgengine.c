@@ -133,6 +133,29 @@ static void test_hand4_prescan(void **state)
     assert_true(rt_prescan_scale_width(4e-3, 1e-6) == 1000);     /* exactly 1000 */
 }
 
+/* A processor whose time goes back is held at its previous time, by the prescan as by the replay. */
+static void test_prescan_time_back(void **state)
+{
+    (void)state;
+    char *path = rt_test_write_text("-3 1 2.0 0 0 0\n-4 1 1.0 0 0 0\n-3 1 3.0 1 0 0\n-4 1 4.0 1 0 0\n");
+    rt_err err;
+    rt_tsource *src = rt_tsource_open(path, NULL, &err);
+    assert_non_null(src);
+    rt_prescan ps;
+    assert_int_equal(rt_prescan_run(src, &ps, &err), RT_OK);
+    rt_replay *rp = rt_replay_new(src, NULL, &err);
+    assert_int_equal(rt_replay_run(rp, &err), RT_OK);
+    double t0, t1;
+    rt_replay_span(rp, &t0, &t1);
+    assert_true(ps.t0 == 2 && t0 == 2 && ps.t1 == 4 && t1 == 4);
+    assert_true(ps.procs[0].first == 2 && ps.procs[0].last == 2);
+    assert_true(rt_replay_proc_get(rp, 0)->last == 2);
+    rt_replay_free(rp);
+    rt_prescan_clear(&ps);
+    rt_tsource_free(src);
+    rt_test_remove(path);
+}
+
 /* A replay of hand4 with the prescan's counts, the hooks and the matrix. */
 static rt_replay *hand4_replay(rt_tsource **src, hooks_log *log, int with_ends)
 {
@@ -925,6 +948,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_hand4_prescan),
         cmocka_unit_test(test_hand4_replay),
+        cmocka_unit_test(test_prescan_time_back),
         cmocka_unit_test(test_raster_hand4),
         cmocka_unit_test(test_raster_scroll),
         cmocka_unit_test(test_raster_bad_options),
