@@ -102,8 +102,8 @@ local function stats_text(s)
   for _, ev in ipairs(keys) do
     local e = events[tostring(ev)]
     local r = s.regions and s.regions[tostring(ev)]
-    w("%-28s %10d %14.6f %14.0f", string.format("%d %s", ev, r and r.name or picl.event_words(ev)), e.count, e.time,
-      e.bytes)
+    local name = r and r.name or (s.region_names and s.region_names[ev]) or picl.event_words(ev)
+    w("%-28s %10d %14.6f %14.0f", string.format("%d %s", ev, name), e.count, e.time, e.bytes)
   end
   if #s.warnings > 0 then
     w("")
@@ -121,7 +121,7 @@ local function run(args)
   check_format(args.format)
   local bar = cli.progress("replay", 1)
   local s, err = picl.summary(args.trace, { format = args.format, strict = args.strict, start = args.from,
-    stop = args.to, progress = function(done, total) bar.total = total; bar:update(done) end })
+    stop = args.to, compstats = not args.no_compstats, progress = function(done, total) bar.total = total; bar:update(done) end })
   bar:finish()
   if not s then cli.input_error(err) end
   report_skips(args.trace, s.trace.skipped, s.trace.skipped_lines)
@@ -149,6 +149,8 @@ return {
     p:option("--format", "trace format: picl, old, new, or a reader's name (otf2, paraver, paje); "
       .. "recognised by content by default")
     p:flag("--strict", "PICL: a malformed line is an error (exit 1) instead of skipped")
+    p:flag("--no-compstats", "old-format PICL: leave compstats records as marks (no communication-call "
+      .. "overhead; the numbers of ParaGraph, which ignores them)")
     p:flag("--json", "print JSON on stdout")
     p:option("--from", "start of the time window (seconds)"):convert(tonumber)
     p:option("--to", "end of the time window (seconds)"):convert(tonumber)
