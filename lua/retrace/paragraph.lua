@@ -1,0 +1,448 @@
+--- retrace.paragraph: the live state of a ParaGraph replay, shared by the
+-- displays of `retrace paragraph` (displays/paragraph/).
+--
+--   local pg = require "retrace.paragraph"
+--   local info = pg.prescan(path [, opts])       -- one pass before the replay (below)
+--   local m = pg.model(info [, {from =, to =}])  -- the live state
+--   local rp = replay.new(path, m:callbacks())   -- feeds m as the replay runs
+--   rp:run_until(t); m:sync(rp, t)               -- every frame: bring m to time t
+--   m:finish(rp)                                 -- at the end of the run
+--   pg.gray_order(P) -> {0, 1, 3, 2, ...}        -- axis position i (1-based) -> processor
+--
+-- info = {P, span = {t0, t1}, procs = {[id + 1] = {id, first, last}}, max_pending,
+-- max_pending_bytes, max_queue, max_queue_bytes, messages, records, unit, scale_width,
+-- tasks = {...}}. Times are trace seconds.
+--
+-- The model keeps, per processor, its state now and its state changes since the
+-- oldest time a display still shows (m:keep(t) lets older ones go), the time in
+-- each state, how long exactly k processors were in each state (the concurrency
+-- profile), the messages received (for lines drawn over time), the messages
+-- pending now (from the replay), changes of the pending count and volume (deltas,
+-- for traffic over time), the cumulative sender x receiver matrix and the
+-- collective instances (the k-th occurrence of a collective region on each
+-- participant is one instance).
+--
+-- States: 1 busy, 2 overhead, 3 idle (pg.BUSY, pg.OVERHEAD, pg.IDLE; pg.state_names).
+-- A processor is idle before its first and after its last record (info.procs[].last).
+local replay = require "retrace.replay"
+
+local M = {}
+
+M.BUSY, M.OVERHEAD, M.IDLE = 1, 2, 3
+M.state_names = { "busy", "overhead", "idle" }
+local code = { busy = 1, overhead = 2, idle = 3 }
+
+--- Gray-code order of P processors: position i (1-based) holds (i-1) XOR ((i-1) >> 1),
+-- values >= P skipped (P = 8: 0 1 3 2 6 7 5 4).
+function M.gray_order(P)
+  local out, i = {}, 0
+  while #out < P do
+    local g = i ~ (i >> 1)
+    if g < P then out[#out + 1] = g end
+    i = i + 1
+  end
+  return out
+end
+
+--- Natural order 0..P-1 (1-based list).
+function M.natural_order(P)
+  local out = {}
+  for i = 1, P do out[i] = i - 1 end
+  return out
+end
+
+--- A number rounded up to 1, 2 or 5 times a power of ten.
+function M.nice_ceil(v)
+  if v <= 0 then return 1 end
+  local e = 10.0 ^ math.floor(math.log(v, 10))
+  for _, k in ipairs({ 1, 2, 5, 10 }) do
+    if k * e >= v * (1 - 1e-12) then return k * e end
+  end
+  return 10 * e
+end
+
+-- Largest pending count / volume from a list of messages (send, recv).
+local function max_pending(msgs)
+  local ev = {}
+  for _, m in ipairs(msgs) do
+    ev[#ev + 1] = { m[1], 1, m[3] }
+    if m[2] then ev[#ev + 1] = { m[2], -1, -m[3] } end
+  end
+  -- at equal times receives first (a message received when another is sent is not both pending)
+  table.sort(ev, function(a, b) if a[1] ~= b[1] then return a[1] < b[1] end return a[2] < b[2] end)
+  local c, b, mc, mb = 0, 0, 0, 0
+  for _, e in ipairs(ev) do
+    c, b = c + e[2], b + e[3]
+    if c > mc then mc = c end
+    if b > mb then mb = b end
+  end
+  return mc, mb
+end
+
+--- The pre-pass: one replay of the whole trace (no frames). opts: format, strict.
+-- Uses replay.prescan when the engine has it; otherwise replays once, keeping
+-- only per-message send and receive times (to find the largest pending set).
+function M.prescan(path, opts)
+  opts = opts or {}
+  local msgs = {}
+  local rp, err = replay.new(path, { format = opts.format, strict = opts.strict,
+    on_message = function(m) msgs[#msgs + 1] = { m.send_time, m.recv_time, m.bytes } end })
+  if not rp then return nil, err end
+  local ok, rerr = pcall(rp.run, rp)
+  if not ok then return nil, tostring(rerr) end
+  for _, m in ipairs(rp:pending()) do msgs[#msgs + 1] = { m.send_time, nil, m.bytes } end
+  local t0, t1 = rp:span()
+  if not t0 then return nil, path .. ": no records" end
+  local P = rp:nprocs()
+  local info = { P = P, span = { t0, t1 }, procs = {}, max_queue = 0, max_queue_bytes = 0,
+                 messages = rp:totals().messages, records = rp:records(), format = rp:defs().format,
+                 tasks = {} }
+  for i = 0, P - 1 do
+    local p = rp:proc(i)
+    info.procs[i + 1] = { id = i, first = p and p.first or t1, last = p and p.last or t0 }
+    if p then
+      info.max_queue = math.max(info.max_queue, p.max_queue)
+      info.max_queue_bytes = math.max(info.max_queue_bytes, p.max_queue_bytes)
+    end
+  end
+  for _, k in ipairs(rp:tasks()) do info.tasks[#info.tasks + 1] = k.task end
+  info.max_pending, info.max_pending_bytes = max_pending(msgs)
+  info.unit = replay.time_unit(t1 - t0)
+  info.scale_width = M.nice_ceil((t1 - t0) / info.unit) -- in units: the whole run in one window
+  info.regions = rp:defs().regions
+  return info
+end
+
+-- Is region / PICL event `ev` a collective?
+local function collective_test(regions)
+  return function(ev)
+    local r = regions and regions[ev]
+    if r then return r.class == "collective" end
+    return ev <= -750 and ev >= -799
+  end
+end
+
+local Model = {}
+Model.__index = Model
+
+--- The live model for a trace described by `info` (from prescan). opts.from / opts.to:
+-- the window over which times, profiles and matrices accumulate.
+function M.model(info, opts)
+  opts = opts or {}
+  local P = info.P
+  local self = setmetatable({
+    info = info, P = P, from = opts.from or -math.huge, to = opts.to or math.huge,
+    now = info.span[1], cur = {}, ht = {}, hs = {}, acc = {}, finished = {},
+    count = { 0, 0, P }, prof = { {}, {}, {} }, prof_t = info.span[1],
+    done = {}, pending = {}, announced = {}, deltas = {}, base = { 0, 0 },
+    cum_count = {}, cum_bytes = {}, coll = {}, coll_seen = {}, coll_n = 0, coll_list = {},
+    is_coll = collective_test(info.regions), received_from = {}, sent_to = {},
+    used = {}, finishes = {}, fin_i = 1, ended = false,
+  }, Model)
+  for k = 1, 3 do for c = 0, P do self.prof[k][c] = 0 end end
+  for i = 0, P - 1 do
+    self.cur[i] = M.IDLE
+    self.ht[i], self.hs[i] = { -math.huge }, { M.IDLE }
+    self.acc[i] = { 0, 0, 0, t = info.span[1] }
+    self.cum_count[i], self.cum_bytes[i] = {}, {}
+    for j = 0, P - 1 do self.cum_count[i][j], self.cum_bytes[i][j] = 0, 0 end
+    self.finishes[#self.finishes + 1] = { info.procs[i + 1].last, i }
+    self.received_from[i], self.sent_to[i] = {}, {}
+  end
+  table.sort(self.finishes, function(a, b) return a[1] < b[1] end)
+  return self
+end
+
+-- overlap of [a, b] with the accumulation window
+local function clip(self, a, b)
+  if a < self.from then a = self.from end
+  if b > self.to then b = self.to end
+  return b > a and b - a or 0
+end
+
+-- Profile time up to t at the current counts.
+local function profile_to(self, t)
+  local dt = clip(self, self.prof_t, t)
+  if dt > 0 then
+    local c, pr = self.count, self.prof
+    pr[1][c[1]] = pr[1][c[1]] + dt
+    pr[2][c[2]] = pr[2][c[2]] + dt
+    pr[3][c[3]] = pr[3][c[3]] + dt
+  end
+  if t > self.prof_t then self.prof_t = t end
+end
+
+-- Processor p enters state s at time t.
+local function set_state(self, p, t, s)
+  local old = self.cur[p]
+  local a = self.acc[p]
+  if t > a.t then
+    a[old] = a[old] + clip(self, a.t, t)
+    a.t = t
+  end
+  if old == s then return end
+  profile_to(self, t)
+  self.count[old] = self.count[old] - 1
+  self.count[s] = self.count[s] + 1
+  self.cur[p] = s
+  local ht, hs = self.ht[p], self.hs[p]
+  if ht[#ht] == t then
+    hs[#hs] = s -- a zero-length state: the later one wins
+    if #hs > 1 and hs[#hs - 1] == s then ht[#ht], hs[#hs] = nil, nil end
+  else
+    ht[#ht + 1], hs[#hs + 1] = t, s
+  end
+end
+
+-- Processors whose last record lies before t (at or before when `upto`) turn idle.
+local function run_finishes(self, t, upto)
+  local f = self.finishes
+  while self.fin_i <= #f do
+    local e = f[self.fin_i]
+    if e[1] < t or (upto and e[1] <= t) then
+      self.finished[e[2]] = true
+      set_state(self, e[2], e[1], M.IDLE)
+      self.fin_i = self.fin_i + 1
+    else
+      break
+    end
+  end
+end
+
+-- A change of the pending set: count dc and bytes db at time t, to processor dst.
+local function delta(self, t, dc, db, dst)
+  local d = self.deltas
+  d[#d + 1] = { t, dc, db, dst }
+end
+
+--- The replay callbacks that feed the model (merged into `opts` when given).
+function Model:callbacks(opts)
+  opts = opts or {}
+  opts.on_state = function(p, t, _, new)
+    if p < 0 or p >= self.P then return end
+    run_finishes(self, t, false)
+    if self.finished[p] then return end
+    set_state(self, p, t, code[new])
+    if t > self.now then self.now = t end
+  end
+  opts.on_message = function(m)
+    self:message(m)
+  end
+  opts.on_interval = function(iv)
+    if self.is_coll(iv.event) then self:collective(iv) end
+  end
+  return opts
+end
+
+local function key(m)
+  return string.format("%d>%d:%d:%.17g:%.17g", m.src, m.dst, m.tag or 0, m.send_time, m.bytes)
+end
+
+--- A message received (send_time, recv_time, src, dst, bytes, tag).
+function Model:message(m)
+  local k = key(m)
+  if self.announced[k] then
+    self.announced[k] = self.announced[k] - 1
+    if self.announced[k] == 0 then self.announced[k] = nil end
+  else
+    delta(self, m.send_time, 1, m.bytes, m.dst)
+  end
+  delta(self, m.recv_time, -1, -m.bytes, m.dst)
+  local d = { src = m.src, dst = m.dst, bytes = m.bytes, tag = m.tag, send = m.send_time, recv = m.recv_time }
+  self.done[#self.done + 1] = d
+  if m.src >= 0 and m.src < self.P and m.dst >= 0 and m.dst < self.P and m.send_time >= self.from
+    and m.send_time <= self.to then
+    self.cum_count[m.src][m.dst] = self.cum_count[m.src][m.dst] + 1
+    self.cum_bytes[m.src][m.dst] = self.cum_bytes[m.src][m.dst] + m.bytes
+    self.used[m.src * self.P + m.dst] = true
+    local rf, st = self.received_from[m.dst], self.sent_to[m.src]
+    rf[#rf + 1] = d
+    st[#st + 1] = d
+  end
+end
+
+--- A collective region closed on one participant.
+function Model:collective(iv)
+  local pk = iv.proc .. ":" .. iv.event
+  local k = (self.coll_seen[pk] or 0) + 1
+  self.coll_seen[pk] = k
+  local ik = iv.event .. ":" .. k
+  local inst = self.coll[ik]
+  if not inst then
+    inst = { event = iv.event, k = k, t0 = iv.entry, t1 = iv.exit, lo = iv.proc, hi = iv.proc, n = 0, bytes = 0 }
+    self.coll[ik] = inst
+    self.coll_list[#self.coll_list + 1] = inst
+    self.coll_n = self.coll_n + 1
+  end
+  inst.n = inst.n + 1
+  inst.bytes = inst.bytes + math.max(iv.bytes_in or 0, iv.bytes_out or 0)
+  if iv.entry < inst.t0 then inst.t0 = iv.entry end
+  if iv.exit > inst.t1 then inst.t1 = iv.exit end
+  if iv.proc < inst.lo then inst.lo = iv.proc end
+  if iv.proc > inst.hi then inst.hi = iv.proc end
+end
+
+--- Bring the model to time t after the replay has run up to t: processors past
+-- their last record turn idle, the pending messages are read from the replay.
+function Model:sync(rp, t)
+  run_finishes(self, t, true)
+  if t > self.now then self.now = t end
+  for p = 0, self.P - 1 do
+    local a = self.acc[p]
+    if t > a.t then
+      a[self.cur[p]] = a[self.cur[p]] + clip(self, a.t, t)
+      a.t = t
+    end
+  end
+  profile_to(self, t)
+  local pend = rp:pending()
+  self.pending = pend
+  local q, qb = {}, {}
+  for i = 0, self.P - 1 do q[i], qb[i] = 0, 0 end
+  local pc, pb = 0, 0
+  for _, m in ipairs(pend) do
+    local k = key(m)
+    local seen = self.pending_keys and self.pending_keys[k]
+    if not seen then
+      -- sent since the last frame: announce its send once
+      self.announced[k] = (self.announced[k] or 0) + 1
+      delta(self, m.send_time, 1, m.bytes, m.dst)
+    end
+    if m.dst >= 0 and m.dst < self.P then
+      q[m.dst], qb[m.dst] = q[m.dst] + 1, qb[m.dst] + m.bytes
+    end
+    pc, pb = pc + 1, pb + m.bytes
+  end
+  local keys = {}
+  for _, m in ipairs(pend) do keys[key(m)] = true end
+  self.pending_keys = keys
+  self.queue, self.queue_bytes = q, qb
+  self.pending_count, self.pending_bytes = pc, pb
+  self.high = self.high or {}
+  self.high_bytes = self.high_bytes or {}
+  for i = 0, self.P - 1 do
+    local pr = rp:proc(i)
+    self.high[i] = pr and pr.max_queue or 0
+    self.high_bytes[i] = pr and pr.max_queue_bytes or 0
+  end
+end
+
+--- End of the run: every processor idle from its last record, accumulations closed at the end.
+function Model:finish(rp, t)
+  t = t or self.info.span[2]
+  self:sync(rp, t)
+  self.ended = true
+end
+
+--- Forget state changes, messages, deltas and collectives that end before t
+-- (every display that draws over time shows nothing older).
+function Model:keep(t)
+  if t == -math.huge then return end
+  for p = 0, self.P - 1 do
+    local ht, hs = self.ht[p], self.hs[p]
+    -- keep the last change at or before t
+    local k = 1
+    while k + 1 <= #ht and ht[k + 1] <= t do k = k + 1 end
+    if k > 1 then
+      table.move(ht, k, #ht, 1)
+      table.move(hs, k, #hs, 1)
+      for i = #ht - k + 2, #ht do ht[i], hs[i] = nil, nil end
+    end
+  end
+  local function prune(list, alive)
+    local j = 0
+    for i = 1, #list do
+      if alive(list[i]) then j = j + 1; list[j] = list[i] end
+    end
+    for i = j + 1, #list do list[i] = nil end
+  end
+  prune(self.done, function(d) return d.recv >= t end)
+  local b = self.base
+  prune(self.deltas, function(d)
+    if d[1] < t then b[1], b[2] = b[1] + d[2], b[2] + d[3]; return false end
+    return true
+  end)
+  prune(self.coll_list, function(c) return c.t1 >= t end)
+end
+
+--- The state of processor p at time t (from the changes kept).
+function Model:state_at(p, t)
+  local ht, hs = self.ht[p], self.hs[p]
+  local s = M.IDLE
+  for i = 1, #ht do
+    if ht[i] <= t then s = hs[i] else break end
+  end
+  return s
+end
+
+--- Time per state per column: for processor p over [lo, hi] in W columns, up to
+-- the model's time. Calls add(col, state, seconds) for every piece (col 1-based).
+function Model:raster(p, lo, hi, W, add)
+  local ht, hs = self.ht[p], self.hs[p]
+  local now = math.min(self.now, hi)
+  local dt = (hi - lo) / W
+  for i = 1, #ht do
+    local a, b = ht[i], ht[i + 1] or now
+    if b > now then b = now end
+    if a < lo then a = lo end
+    if b > a then
+      local s = hs[i]
+      local c0 = math.floor((a - lo) / dt)
+      local c1 = math.min(math.floor((b - lo) / dt), W - 1)
+      if c0 == c1 then
+        add(c0 + 1, s, b - a)
+      else
+        add(c0 + 1, s, lo + (c0 + 1) * dt - a)
+        for c = c0 + 1, c1 - 1 do add(c + 1, s, dt) end
+        add(c1 + 1, s, b - (lo + c1 * dt))
+      end
+    end
+    if ht[i + 1] and ht[i + 1] >= now then break end
+  end
+end
+
+--- Busy fraction of p over [a, b] (the changes kept must reach back to a).
+function Model:busy_fraction(p, a, b)
+  if b <= a then return self.cur[p] == M.BUSY and 1 or 0 end
+  local ht, hs = self.ht[p], self.hs[p]
+  local busy = 0
+  for i = 1, #ht do
+    local x, y = math.max(ht[i], a), math.min(ht[i + 1] or b, b)
+    if y > x and hs[i] == M.BUSY then busy = busy + (y - x) end
+  end
+  return busy / (b - a)
+end
+
+--- Percent of the window each processor spent in each state:
+-- {{id, busy, overhead, idle}, ...} (the window: [max(from, t0), min(to, t1)]).
+function Model:summary()
+  local t0, t1 = math.max(self.from, self.info.span[1]), math.min(self.to, self.info.span[2])
+  local span = t1 - t0
+  local out = {}
+  for p = 0, self.P - 1 do
+    local a = self.acc[p]
+    local f = span > 0 and 100 / span or 0
+    out[p + 1] = { id = p, busy = a[1] * f, overhead = a[2] * f, idle = a[3] * f }
+  end
+  return out
+end
+
+--- Concurrency profile: {busy = {[k + 1] = percent of the window with exactly k busy}, overhead, idle}.
+function Model:profile()
+  local t0, t1 = math.max(self.from, self.info.span[1]), math.min(self.to, self.info.span[2])
+  local span = t1 - t0
+  local out = {}
+  for s = 1, 3 do
+    local l = {}
+    for k = 0, self.P do l[k + 1] = span > 0 and 100 * self.prof[s][k] / span or 0 end
+    out[M.state_names[s]] = l
+  end
+  return out
+end
+
+--- Number of processors in each state now.
+function Model:counts()
+  return { busy = self.count[1], overhead = self.count[2], idle = self.count[3] }
+end
+
+return M
