@@ -20,18 +20,21 @@
  * source the box owns) and callbacks (user value 2).
  */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "bind.h"
 #include "lpicl.h"
+#include "rt_picl_source.h"
+#include "rt_prescan.h"
 #include "rt_replay.h"
 #include "rt_tsource_open.h"
 
 #define REPLAY_T "retrace.Replay"
 
-enum { CB_STATE, CB_INTERVAL, CB_MESSAGE, CB_WARNING, CB_RECORD, CB_COUNT };
+enum { CB_STATE, CB_INTERVAL, CB_MESSAGE, CB_WARNING, CB_RECORD, CB_SEND, CB_TASK, CB_COLLECTIVE, CB_COUNT };
 static const char *const cb_names[CB_COUNT] = {"on_state", "on_interval", "on_message", "on_warning",
-                                               "on_record"};
+                                               "on_record", "on_send", "on_task", "on_collective"};
 
 typedef struct {
     rt_replay *rp;       /* NULL once closed */
@@ -187,6 +190,61 @@ static void cb_record(void *ud, const rt_picl_record *rec)
     call_cb(b, 1);
 }
 
+static void cb_send(void *ud, const rt_message *m)
+{
+    replay_box *b = ud;
+    if (!push_cb(b, CB_SEND))
+        return;
+    push_message(b->L, m);
+    call_cb(b, 1);
+}
+
+static void cb_task(void *ud, int proc, double t, int old, int new)
+{
+    replay_box *b = ud;
+    if (!push_cb(b, CB_TASK))
+        return;
+    lua_pushinteger(b->L, proc);
+    lua_pushnumber(b->L, t);
+    if (old >= 0)
+        lua_pushinteger(b->L, old);
+    else
+        lua_pushnil(b->L);
+    if (new >= 0)
+        lua_pushinteger(b->L, new);
+    else
+        lua_pushnil(b->L);
+    call_cb(b, 4);
+}
+
+static void cb_collective(void *ud, const rt_collective *c)
+{
+    replay_box *b = ud;
+    if (!push_cb(b, CB_COLLECTIVE))
+        return;
+    lua_State *L = b->L;
+    lua_createtable(L, 0, 9);
+    rt_set_int(L, "region", c->region);
+    if (c->comm >= 0)
+        rt_set_int(L, "comm", c->comm);
+    rt_set_int(L, "index", c->index);
+    rt_set_num(L, "first_begin", c->first_begin);
+    rt_set_num(L, "last_end", c->last_end);
+    rt_set_num(L, "bytes", c->total_bytes);
+    rt_set_bool(L, "complete", c->complete);
+    lua_createtable(L, c->nparts, 0);
+    for (int i = 0; i < c->nparts; i++) {
+        lua_createtable(L, 0, 4);
+        rt_set_int(L, "proc", c->procs[i]);
+        rt_set_num(L, "begin", c->begin[i]);
+        rt_set_num(L, "end", c->end[i]);
+        rt_set_num(L, "bytes", c->bytes[i]);
+        lua_rawseti(L, -2, i + 1);
+    }
+    lua_setfield(L, -2, "parts");
+    call_cb(b, 1);
+}
+
 static double optnum_field(lua_State *L, int idx, const char *k, double dflt, int *given)
 {
     lua_getfield(L, idx, k);
@@ -235,7 +293,122 @@ static replay_box *new_box(lua_State *L, rt_replay_opts *o)
     o->on_message = b->has_cb[CB_MESSAGE] ? cb_message : NULL;
     o->on_warning = b->has_cb[CB_WARNING] ? cb_warning : NULL;
     o->on_record = b->has_cb[CB_RECORD] ? cb_record : NULL;
+    o->on_send = b->has_cb[CB_SEND] ? cb_send : NULL;
+    o->on_task = b->has_cb[CB_TASK] ? cb_task : NULL;
+    o->on_collective = b->has_cb[CB_COLLECTIVE] ? cb_collective : NULL;
+    o->matrix = rt_opt_bool(L, 2, "matrix", 0);
+    o->no_compstats = !rt_opt_bool(L, 2, "compstats", 1);
     return b;
+}
+
+/*
+ * opts.prescan at index 2 given as a table (replay.prescan's result): its
+ * procs[i].events into a malloc'ed array in o (the caller frees it after
+ * rt_replay_new). Raises on a malformed table (before anything is allocated).
+ */
+static void prescan_events(lua_State *L, rt_replay_opts *o)
+{
+    if (lua_getfield(L, 2, "prescan") != LUA_TTABLE) {
+        lua_pop(L, 1);
+        return;
+    }
+    if (lua_getfield(L, -1, "procs") != LUA_TTABLE)
+        luaL_error(L, "replay option prescan: a table from replay.prescan expected");
+    int n = (int)lua_rawlen(L, -1);
+    for (int i = 1; i <= n; i++) {
+        lua_rawgeti(L, -1, i);
+        lua_getfield(L, -1, "events");
+        if (!lua_isinteger(L, -1))
+            luaL_error(L, "replay option prescan: procs[%d].events: an integer expected", i);
+        lua_pop(L, 2);
+    }
+    int64_t *ev = n > 0 ? malloc((size_t)n * sizeof *ev) : NULL;
+    for (int i = 1; ev && i <= n; i++) {
+        lua_rawgeti(L, -1, i);
+        lua_getfield(L, -1, "events");
+        ev[i - 1] = lua_tointeger(L, -1);
+        lua_pop(L, 2);
+    }
+    lua_pop(L, 2);
+    o->proc_events = ev;
+    o->nproc_events = ev ? n : 0;
+}
+
+/* Push the prescan as a table (see replay.prescan in the header comment). */
+static void push_prescan(lua_State *L, const rt_prescan *ps)
+{
+    lua_createtable(L, 0, 20);
+    rt_set_str(L, "format", ps->format ? ps->format : "");
+    rt_set_int(L, "processors", ps->nprocs);
+    if (ps->t1 >= ps->t0) {
+        rt_set_num(L, "t0", ps->t0);
+        rt_set_num(L, "t1", ps->t1);
+    }
+    rt_set_int(L, "records", ps->records);
+    rt_set_int(L, "events", ps->events);
+    rt_set_int(L, "messages", ps->messages);
+    rt_set_int(L, "collectives", ps->collectives);
+    rt_set_int(L, "max_pending", ps->max_pending);
+    rt_set_num(L, "max_pending_bytes", ps->max_pending_bytes);
+    rt_set_int(L, "max_queue", ps->max_queue);
+    rt_set_num(L, "max_queue_bytes", ps->max_queue_bytes);
+    if (ps->max_queue_proc >= 0)
+        rt_set_int(L, "max_queue_proc", ps->max_queue_proc);
+    rt_set_num(L, "unit", ps->unit);
+    rt_set_num(L, "scale_width", ps->scale_width);
+    lua_createtable(L, ps->ntasks, 0);
+    for (int i = 0; i < ps->ntasks; i++) {
+        lua_pushinteger(L, ps->tasks[i]);
+        lua_rawseti(L, -2, i + 1);
+    }
+    lua_setfield(L, -2, "tasks");
+    lua_createtable(L, ps->nprocs, 0);
+    for (int i = 0; i < ps->nprocs; i++) {
+        const rt_prescan_proc *p = &ps->procs[i];
+        lua_createtable(L, 0, 7);
+        rt_set_int(L, "id", p->id);
+        if (p->seen) {
+            rt_set_num(L, "first", p->first);
+            rt_set_num(L, "last", p->last);
+        }
+        rt_set_int(L, "records", p->records);
+        rt_set_int(L, "events", p->events);
+        rt_set_int(L, "max_queue", p->max_queue);
+        rt_set_num(L, "max_queue_bytes", p->max_queue_bytes);
+        lua_rawseti(L, -2, i + 1);
+    }
+    lua_setfield(L, -2, "procs");
+}
+
+/* Run the prescan over src and push it (or nil, message). */
+static int prescan_push(lua_State *L, rt_tsource *src)
+{
+    rt_prescan ps;
+    rt_err err;
+    if (rt_prescan_run(src, &ps, &err) != RT_OK)
+        return rt_push_fail(L, &err);
+    push_prescan(L, &ps);
+    rt_prescan_clear(&ps);
+    return 1;
+}
+
+/* opts.prescan == true at index 2: run the prescan over src into o (array freed by the caller). */
+static int prescan_auto(lua_State *L, rt_tsource *src, rt_replay_opts *o, rt_err *err)
+{
+    lua_getfield(L, 2, "prescan");
+    int on = lua_toboolean(L, -1) && !lua_istable(L, -1);
+    lua_pop(L, 1);
+    if (!on)
+        return RT_OK;
+    rt_prescan ps;
+    int st = rt_prescan_run(src, &ps, err);
+    if (st != RT_OK)
+        return st;
+    o->proc_events = ps.proc_events;
+    o->nproc_events = ps.nprocs;
+    ps.proc_events = NULL;
+    rt_prescan_clear(&ps);
+    return RT_OK;
 }
 
 /* Options at index 2: a table, or an empty one put there. */
@@ -256,8 +429,24 @@ static int l_new(lua_State *L)
     opts_at_2(L);
     rt_replay_opts o;
     replay_box *b = new_box(L, &o);
+    prescan_events(L, &o);
     rt_err err;
+    int auto_pre = 0;
+    lua_getfield(L, 2, "prescan");
+    auto_pre = lua_toboolean(L, -1) && !lua_istable(L, -1);
+    lua_pop(L, 1);
+    if (auto_pre) { /* a pass over the reader first, through a source of its own */
+        rt_tsource *pre = rt_picl_source(reader, 0, &err);
+        if (pre && o.no_compstats)
+            rt_picl_source_set_compstats(pre, 0);
+        if (!pre || prescan_auto(L, pre, &o, &err) != RT_OK) {
+            rt_tsource_free(pre);
+            return rt_push_fail(L, &err);
+        }
+        rt_tsource_free(pre);
+    }
     b->rp = rt_replay_new_picl(reader, &o, &err);
+    free((void *)o.proc_events);
     if (!b->rp)
         return rt_push_fail(L, &err);
     return 1;
@@ -280,9 +469,54 @@ static int l_open(lua_State *L)
     rt_replay_opts o;
     replay_box *b = new_box(L, &o);
     b->src = src;
+    if (o.no_compstats)
+        rt_picl_source_set_compstats(src, 0);
+    prescan_events(L, &o);
+    if (prescan_auto(L, src, &o, &err) != RT_OK)
+        return rt_push_fail(L, &err);
     b->rp = rt_replay_new(src, &o, &err);
+    free((void *)o.proc_events);
     if (!b->rp)
         return rt_push_fail(L, &err); /* the box frees the source when collected */
+    return 1;
+}
+
+/*
+ * replay.prescan(path | picl trace [, opts]) -> table | nil, message.
+ * opts: format (a path's format, detected by default), compstats (default true).
+ */
+static int l_prescan(lua_State *L)
+{
+    opts_at_2(L);
+    lua_getfield(L, 2, "format");
+    const char *format = luaL_optstring(L, -1, NULL);
+    lua_pop(L, 1);
+    int cs = rt_opt_bool(L, 2, "compstats", 1);
+    rt_err err;
+    rt_tsource *src;
+    if (lua_type(L, 1) == LUA_TSTRING)
+        src = rt_tsource_open(lua_tostring(L, 1), format, &err);
+    else
+        src = rt_picl_source(rt_lpicl_check(L, 1), 0, &err);
+    if (!src)
+        return rt_push_fail(L, &err);
+    if (!cs)
+        rt_picl_source_set_compstats(src, 0);
+    int n = prescan_push(L, src);
+    rt_tsource_free(src);
+    return n;
+}
+
+static int l_time_unit(lua_State *L)
+{
+    lua_pushnumber(L, rt_prescan_unit(luaL_optnumber(L, 1, 0)));
+    return 1;
+}
+
+static int l_scale_width(lua_State *L)
+{
+    double span = luaL_checknumber(L, 1);
+    lua_pushnumber(L, rt_prescan_scale_width(span, luaL_optnumber(L, 2, rt_prescan_unit(span))));
     return 1;
 }
 
@@ -525,6 +759,10 @@ static int replay_proc(lua_State *L)
     rt_set_int(L, "max_queue", p->max_queue);
     rt_set_num(L, "max_queue_bytes", p->max_queue_bytes);
     rt_set_int(L, "records", p->records);
+    rt_set_int(L, "events", p->events);
+    rt_set_bool(L, "ended", p->ended);
+    rt_set_int(L, "pending_out", p->pending_out);
+    rt_set_num(L, "pending_out_bytes", p->pending_out_bytes);
     return 1;
 }
 
@@ -596,6 +834,10 @@ static int replay_totals(lua_State *L)
     rt_set_int(L, "unmatched_exits", t.unmatched_exits);
     rt_set_int(L, "left_open", t.left_open);
     rt_set_int(L, "collectives", t.collectives);
+    rt_set_int(L, "collective_instances", t.coll_instances);
+    rt_set_num(L, "collective_bytes", t.coll_bytes);
+    rt_set_int(L, "max_pending", t.max_pending);
+    rt_set_num(L, "max_pending_bytes", t.max_pending_bytes);
     lua_createtable(L, 0, RT_TE_KIND_COUNT);
     for (int k = 1; k < RT_TE_KIND_COUNT; k++)
         rt_set_int(L, rt_te_kind_name(k), t.kinds[k]);
@@ -615,6 +857,43 @@ static int replay_pending(lua_State *L)
     replay_box *b = check_replay(L, 1);
     lua_newtable(L);
     rt_replay_pending(b->rp, pending_cb, L);
+    return 1;
+}
+
+/* rp:matrix(["pending" | "cumulative"]) -> {count = {{..}}, bytes = {{..}}}: P x P, row s+1 = sender s. */
+static int replay_matrix(lua_State *L)
+{
+    replay_box *b = check_replay(L, 1);
+    static const char *const which[] = {"pending", "cumulative", NULL};
+    int cum = luaL_checkoption(L, 2, "pending", which);
+    lua_getiuservalue(L, 1, 2);
+    int on = rt_opt_bool(L, -1, "matrix", 0);
+    lua_pop(L, 1);
+    if (!on)
+        return luaL_error(L, "rp:matrix(): the replay keeps no matrix (open it with matrix = true)");
+    rt_replay_matrix_view m;
+    rt_replay_matrix(b->rp, &m);
+    int P = rt_replay_nprocs(b->rp);
+    const int64_t *cnt = cum ? m.total_count : m.pending_count;
+    const double *by = cum ? m.total_bytes : m.pending_bytes;
+    lua_createtable(L, 0, 2);
+    for (int k = 0; k < 2; k++) {
+        lua_createtable(L, P, 0);
+        for (int s = 0; s < P; s++) {
+            lua_createtable(L, P, 0);
+            for (int d = 0; d < P; d++) {
+                int in = s < m.n && d < m.n;
+                size_t i = (size_t)s * (size_t)m.n + (size_t)d;
+                if (k == 0)
+                    lua_pushinteger(L, in ? cnt[i] : 0);
+                else
+                    lua_pushnumber(L, in ? by[i] : 0);
+                lua_rawseti(L, -2, d + 1);
+            }
+            lua_rawseti(L, -2, s + 1);
+        }
+        lua_setfield(L, -2, k == 0 ? "count" : "bytes");
+    }
     return 1;
 }
 
@@ -764,6 +1043,7 @@ static const luaL_Reg methods[] = {
     {"tasks", replay_tasks},
     {"totals", replay_totals},
     {"pending", replay_pending},
+    {"matrix", replay_matrix},
     {"warnings", replay_warnings},
     {"critical_path", replay_critical_path},
     {"defs", replay_defs},
@@ -779,6 +1059,9 @@ static const luaL_Reg funcs[] = {
     {"open", l_open},
     {"detect", l_detect},
     {"formats", l_formats},
+    {"prescan", l_prescan},
+    {"time_unit", l_time_unit},
+    {"scale_width", l_scale_width},
     {NULL, NULL},
 };
 

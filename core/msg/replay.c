@@ -235,7 +235,13 @@ static void restate(rt_replay *rp, proc_state *p, double t)
         if (rp->o.on_state)
             rp->o.on_state(rp->o.ud, p->pub.id, t, old, s);
     }
-    p->pub.task = compute_task(p);
+    int task = compute_task(p);
+    if (task != p->pub.task) {
+        int old = p->pub.task;
+        p->pub.task = task;
+        if (rp->o.on_task)
+            rp->o.on_task(rp->o.ud, p->pub.id, t, old, task);
+    }
     p->pub.depth = p->n_user + p->n_sys;
 }
 
@@ -300,6 +306,18 @@ static rt_replay *replay_alloc(const rt_replay_opts *opts, rt_err *err)
     }
     if (opts)
         rp->o = *opts;
+    if (rp->o.proc_events && rp->o.nproc_events > 0) {
+        rp->ends = malloc((size_t)rp->o.nproc_events * sizeof *rp->ends);
+        if (!rp->ends) {
+            free(rp);
+            rt_err_set(err, RT_ENOMEM, "replay: out of memory");
+            return NULL;
+        }
+        memcpy(rp->ends, rp->o.proc_events, (size_t)rp->o.nproc_events * sizeof *rp->ends);
+        rp->nends = rp->o.nproc_events;
+    }
+    rp->o.proc_events = NULL;
+    rp->o.nproc_events = 0;
     rp->t0 = INFINITY;
     rp->t1 = -INFINITY;
     rp->now = -INFINITY;
@@ -329,6 +347,7 @@ rt_replay *rt_replay_new(rt_tsource *src, const rt_replay_opts *opts, rt_err *er
     } else {
         rp->own_defs = rt_tdefs_new();
         if (!rp->own_defs) {
+            free(rp->ends);
             free(rp);
             rt_err_set(err, RT_ENOMEM, "replay: out of memory");
             return NULL;
@@ -346,6 +365,8 @@ rt_replay *rt_replay_new_picl(rt_picl *reader, const rt_replay_opts *opts, rt_er
     rt_tsource *src = rt_picl_source(reader, 0, err);
     if (!src)
         return NULL;
+    if (opts && opts->no_compstats)
+        rt_picl_source_set_compstats(src, 0);
     rt_replay *rp = rt_replay_new(src, opts, err);
     if (!rp) {
         rt_tsource_free(src);
@@ -375,6 +396,23 @@ void rt_replay_free(rt_replay *rp)
     }
     free(rp->chans);
     free(rp->tasks);
+    free(rp->ends);
+    for (int i = 0; i < rp->ncolls; i++) {
+        coll_series *c = &rp->colls[i];
+        for (int k = 0; k < c->capinst; k++) {
+            free(c->inst[k].procs);
+            free(c->inst[k].begin);
+            free(c->inst[k].end);
+            free(c->inst[k].bytes);
+        }
+        free(c->inst);
+        free(c->next_k);
+    }
+    free(rp->colls);
+    free(rp->mat_pc);
+    free(rp->mat_tc);
+    free(rp->mat_pb);
+    free(rp->mat_tb);
     for (int i = 0; i < rp->nwarn; i++)
         free(rp->warn[i]);
     if (rp->src && rp->src->on_warning == source_warning && rp->src->ud == rp) {
@@ -413,6 +451,52 @@ static int same_group(const rt_replay *rp, int a, int b)
 
 /* ---- messages ---- */
 
+/* Grow the matrix so processor id has a row and a column. 0 on allocation failure. */
+static int matrix_fit(rt_replay *rp, int id)
+{
+    if (id < rp->mat_n)
+        return 1;
+    int n = rp->mat_n ? rp->mat_n : 8;
+    while (n <= id)
+        n *= 2;
+    size_t nn = (size_t)n * (size_t)n;
+    int64_t *pc = calloc(nn, sizeof *pc), *tc = calloc(nn, sizeof *tc);
+    double *pb = calloc(nn, sizeof *pb), *tb = calloc(nn, sizeof *tb);
+    if (!pc || !tc || !pb || !tb) {
+        free(pc);
+        free(tc);
+        free(pb);
+        free(tb);
+        return 0;
+    }
+    for (int i = 0; i < rp->mat_n; i++) {
+        size_t from = (size_t)i * (size_t)rp->mat_n, to = (size_t)i * (size_t)n, k = (size_t)rp->mat_n;
+        memcpy(pc + to, rp->mat_pc + from, k * sizeof *pc);
+        memcpy(tc + to, rp->mat_tc + from, k * sizeof *tc);
+        memcpy(pb + to, rp->mat_pb + from, k * sizeof *pb);
+        memcpy(tb + to, rp->mat_tb + from, k * sizeof *tb);
+    }
+    free(rp->mat_pc);
+    free(rp->mat_tc);
+    free(rp->mat_pb);
+    free(rp->mat_tb);
+    rp->mat_pc = pc;
+    rp->mat_tc = tc;
+    rp->mat_pb = pb;
+    rp->mat_tb = tb;
+    rp->mat_n = n;
+    return 1;
+}
+
+void rt_replay_matrix(const rt_replay *rp, rt_replay_matrix_view *m)
+{
+    m->n = rp->mat_n;
+    m->pending_count = rp->mat_pc;
+    m->total_count = rp->mat_tc;
+    m->pending_bytes = rp->mat_pb;
+    m->total_bytes = rp->mat_tb;
+}
+
 static void emit_message(rt_replay *rp, int src, int dst, int comm, long tag, double bytes, double ts, double tr)
 {
     rt_message m = {src, dst, tag, bytes, ts, tr, tr < ts, comm};
@@ -446,15 +530,37 @@ static int do_send(rt_replay *rp, int self, int dst, int comm, long tag, double 
         p->pub.sent++;
         p->pub.sent_bytes += bytes;
     }
+    int mi = -1;
+    if (rp->o.matrix) {
+        if (!matrix_fit(rp, self > dst ? self : dst))
+            return RT_ENOMEM;
+        mi = self * rp->mat_n + dst;
+        rp->mat_tc[mi]++;
+        rp->mat_tb[mi] += bytes;
+    }
     if (c->recvs.n > 0) { /* a receive already happened: tachyon */
         double tr, b;
         fifo_pop(&c->recvs, &tr, &b);
         rp->tot.unmatched_recv--;
+        if (rp->o.on_send) {
+            rt_message m = {self, dst, tag, bytes, t, NAN, 1, comm};
+            rp->o.on_send(rp->o.ud, &m);
+        }
         emit_message(rp, p->pub.id, dst, comm, tag, bytes, t, tr);
         return RT_OK;
     }
     if (!fifo_push(&c->sends, t, bytes))
         return RT_ENOMEM;
+    if (mi >= 0) {
+        rp->mat_pc[mi]++;
+        rp->mat_pb[mi] += bytes;
+    }
+    p->pub.pending_out++;
+    p->pub.pending_out_bytes += bytes;
+    if (rp->o.on_send) {
+        rt_message m = {self, dst, tag, bytes, t, NAN, 0, comm};
+        rp->o.on_send(rp->o.ud, &m);
+    }
     q->pub.queue++;
     q->pub.queue_bytes += bytes;
     if (q->pub.queue > q->pub.max_queue)
@@ -463,6 +569,10 @@ static int do_send(rt_replay *rp, int self, int dst, int comm, long tag, double 
         q->pub.max_queue_bytes = q->pub.queue_bytes;
     rp->tot.pending++;
     rp->tot.pending_bytes += bytes;
+    if (rp->tot.pending > rp->tot.max_pending)
+        rp->tot.max_pending = rp->tot.pending;
+    if (rp->tot.pending_bytes > rp->tot.max_pending_bytes)
+        rp->tot.max_pending_bytes = rp->tot.pending_bytes;
     return RT_OK;
 }
 
@@ -489,6 +599,14 @@ static int do_recv(rt_replay *rp, proc_state *p, const held_recv *h, int waited,
         p->pub.queue_bytes -= sb;
         rp->tot.pending--;
         rp->tot.pending_bytes -= sb;
+        proc_state *sp = &rp->procs[src]; /* it sent, so it exists */
+        sp->pub.pending_out--;
+        sp->pub.pending_out_bytes -= sb;
+        if (rp->o.matrix && src < rp->mat_n && p->pub.id < rp->mat_n) {
+            int mi = src * rp->mat_n + p->pub.id;
+            rp->mat_pc[mi]--;
+            rp->mat_pb[mi] -= sb;
+        }
         emit_message(rp, src, p->pub.id, h->comm, h->tag, sb, ts, t);
         if (waited && rp->o.critical_path && ts <= t && ts > wentry)
             if (!add_wait(p, t, ts, sb, h->tag, src, h->comm))
@@ -499,6 +617,141 @@ static int do_recv(rt_replay *rp, proc_state *p, const held_recv *h, int waited,
         return RT_ENOMEM;
     rp->tot.unmatched_recv++;
     return RT_OK;
+}
+
+/* ---- collective instances ---- */
+
+static coll_series *coll_find(rt_replay *rp, int region, int comm)
+{
+    for (int i = rp->ncolls - 1; i >= 0; i--)
+        if (rp->colls[i].region == region && rp->colls[i].comm == comm)
+            return &rp->colls[i];
+    if (rt_grow((void **)&rp->colls, &rp->capcolls, rp->ncolls + 1, sizeof *rp->colls) != RT_OK)
+        return NULL;
+    coll_series *c = &rp->colls[rp->ncolls++];
+    memset(c, 0, sizeof *c);
+    c->region = region;
+    c->comm = comm;
+    return c;
+}
+
+/* Participants a complete instance of c has. */
+static int coll_expected(const rt_replay *rp, const coll_series *c)
+{
+    const rt_tcomm *cm = c->comm >= 0 ? rt_tdefs_comm(rp->defs, c->comm) : NULL;
+    if (cm && cm->size > 0)
+        return cm->size;
+    int n = rt_tdefs_nprocs(rp->defs), m = rt_replay_nprocs(rp);
+    if (rp->nends > n)
+        n = rp->nends;
+    return m > n ? m : n;
+}
+
+static void coll_emit(rt_replay *rp, const coll_series *c, int64_t k, const coll_inst *in, int complete)
+{
+    rt_collective v = {c->region, c->comm, k, in->n, in->procs, in->begin, in->end, in->bytes,
+                       INFINITY, -INFINITY, 0, complete};
+    for (int i = 0; i < in->n; i++) {
+        if (in->begin[i] < v.first_begin)
+            v.first_begin = in->begin[i];
+        if (in->end[i] > v.last_end)
+            v.last_end = in->end[i];
+        v.total_bytes += in->bytes[i];
+    }
+    rp->tot.coll_instances++;
+    rp->tot.coll_bytes += v.total_bytes;
+    if (rp->o.on_collective)
+        rp->o.on_collective(rp->o.ud, &v);
+}
+
+/* Drop instance slot 0 of c (its buffers move to the end for reuse). */
+static void coll_pop(coll_series *c)
+{
+    coll_inst first = c->inst[0];
+    memmove(c->inst, c->inst + 1, (size_t)(c->capinst - 1) * sizeof *c->inst);
+    first.n = 0;
+    c->inst[c->capinst - 1] = first;
+    c->ninst--;
+    c->base++;
+}
+
+/* One processor's occurrence of a collective, from begin to end. */
+static int coll_occurrence(rt_replay *rp, int proc, int region, int comm, double begin, double end, double bytes)
+{
+    coll_series *c = coll_find(rp, region, comm);
+    if (!c)
+        return RT_ENOMEM;
+    if (proc >= c->nk) {
+        int nk = c->nk ? c->nk : 8;
+        while (nk <= proc)
+            nk *= 2;
+        int64_t *k = realloc(c->next_k, (size_t)nk * sizeof *k);
+        if (!k)
+            return RT_ENOMEM;
+        memset(k + c->nk, 0, (size_t)(nk - c->nk) * sizeof *k);
+        c->next_k = k;
+        c->nk = nk;
+    }
+    int64_t k = c->next_k[proc]++;
+    if (k < c->base)
+        return RT_OK; /* its instance was already reported */
+    int64_t slot = k - c->base;
+    while (c->ninst <= slot) {
+        if (c->ninst == c->capinst) {
+            int nc = c->capinst ? c->capinst * 2 : 4;
+            coll_inst *ni = realloc(c->inst, (size_t)nc * sizeof *ni);
+            if (!ni)
+                return RT_ENOMEM;
+            memset(ni + c->capinst, 0, (size_t)(nc - c->capinst) * sizeof *ni);
+            c->inst = ni;
+            c->capinst = nc;
+        }
+        c->inst[c->ninst++].n = 0;
+    }
+    coll_inst *in = &c->inst[slot];
+    if (in->n == in->cap) {
+        int nc = in->cap ? in->cap * 2 : 8;
+        int *pr = realloc(in->procs, (size_t)nc * sizeof *pr);
+        if (pr)
+            in->procs = pr;
+        double *b = realloc(in->begin, (size_t)nc * sizeof *b);
+        if (b)
+            in->begin = b;
+        double *e = realloc(in->end, (size_t)nc * sizeof *e);
+        if (e)
+            in->end = e;
+        double *y = realloc(in->bytes, (size_t)nc * sizeof *y);
+        if (y)
+            in->bytes = y;
+        if (!pr || !b || !e || !y)
+            return RT_ENOMEM;
+        in->cap = nc;
+    }
+    in->procs[in->n] = proc;
+    in->begin[in->n] = begin;
+    in->end[in->n] = end;
+    in->bytes[in->n] = bytes;
+    in->n++;
+    if (in->n >= coll_expected(rp, c)) {
+        coll_emit(rp, c, k, in, 1);
+        in->n = -1; /* reported; popped once the older ones are */
+    }
+    while (c->ninst > 0 && c->inst[0].n < 0)
+        coll_pop(c);
+    return RT_OK;
+}
+
+/* At the end: report the instances still gathering as incomplete. */
+static void coll_flush(rt_replay *rp)
+{
+    for (int i = 0; i < rp->ncolls; i++) {
+        coll_series *c = &rp->colls[i];
+        while (c->ninst > 0) {
+            if (c->inst[0].n > 0)
+                coll_emit(rp, c, c->base, &c->inst[0], 0);
+            coll_pop(c);
+        }
+    }
 }
 
 /* ---- regions ---- */
@@ -635,6 +888,9 @@ static void close_event(rt_replay *rp, proc_state *p, int i, double t, const rt_
     rt_event_stat *row = event_row(p, e.event);
     if (row)
         row->time += clipped(rp, e.entry, t);
+    if (e.cls == RT_TC_COLLECTIVE && !e.had_coll &&
+        coll_occurrence(rp, p->pub.id, e.event, -1, e.entry, t, e.bytes_out + e.bytes_in) != RT_OK)
+        warn(rp, "replay: out of memory gathering collective instances");
     if (e.cls == RT_TC_USER) {
         rt_task_stat *ts = task_row(rp, e.event);
         if (ts) {
@@ -709,6 +965,8 @@ static int hold_recv(proc_state *p, const rt_tevent *ev)
     return RT_OK;
 }
 
+static void proc_end(rt_replay *rp, int i);
+
 /* The replay proper of one event; first: it starts a record of the file. */
 static int feed(rt_replay *rp, const rt_tevent *ev, int first, rt_err *err)
 {
@@ -718,9 +976,16 @@ static int feed(rt_replay *rp, const rt_tevent *ev, int first, rt_err *err)
     if (!p)
         return rt_err_set(err, RT_ENOMEM, "replay: out of memory");
     rp->events++;
+    p->pub.events++;
     if (ev->kind > 0 && ev->kind < RT_TE_KIND_COUNT)
         rp->tot.kinds[ev->kind]++;
     double t = ev->time;
+    if (p->pub.ended) { /* more events than the prescan counted: live again */
+        p->pub.ended = 0;
+        p->pub.state = RT_STATE_BUSY;
+        if (rp->o.on_state)
+            rp->o.on_state(rp->o.ud, p->pub.id, t < p->since ? p->since : t, RT_STATE_IDLE, RT_STATE_BUSY);
+    }
     if (!p->pub.seen) {
         p->pub.seen = 1;
         p->pub.first = t;
@@ -784,12 +1049,20 @@ static int feed(rt_replay *rp, const rt_tevent *ev, int first, rt_err *err)
             break;
         case RT_TE_COLL_BEGIN:
             credit_out(rp, p, ev->bytes, t);
+            p->coll_begin = t;
+            if (p->nstack > 0)
+                p->stack[p->nstack - 1].had_coll = 1;
             break;
-        case RT_TE_COLL_END:
+        case RT_TE_COLL_END: {
             rp->tot.collectives++;
             credit_out(rp, p, ev->bytes, t);
             credit_in(rp, p, p->nstack - 1, ev->bytes_in, t);
+            int reg = p->nstack > 0 ? p->stack[p->nstack - 1].event : -1;
+            double b0 = (ev->bytes > 0 ? ev->bytes : 0) + (ev->bytes_in > 0 ? ev->bytes_in : 0);
+            st = coll_occurrence(rp, id, reg, ev->comm, p->coll_begin <= t ? p->coll_begin : t, t, b0);
+            p = &rp->procs[id];
             break;
+        }
         default: /* markers: time only */
             break;
         }
@@ -798,6 +1071,8 @@ static int feed(rt_replay *rp, const rt_tevent *ev, int first, rt_err *err)
     rp->last_proc = id;
     if (st != RT_OK)
         return rt_err_set(err, st, "replay: out of memory");
+    if (id < rp->nends && rp->procs[id].pub.events == rp->ends[id])
+        proc_end(rp, id);
     return RT_OK;
 }
 
@@ -823,38 +1098,78 @@ int rt_replay_feed(rt_replay *rp, const rt_picl_record *rec, rt_err *err)
     return st;
 }
 
+/* Processor i had its last event: pair its held receives, close what is open, turn it idle. */
+static void proc_end(rt_replay *rp, int i)
+{
+    char w[64];
+    proc_state *p = &rp->procs[i];
+    if (p->nheld > 0 && flush_held(rp, p, -2, 0, 0) != RT_OK)
+        warn(rp, "replay: out of memory pairing the last receives of processor %d", i);
+    p = &rp->procs[i];
+    while (p->nstack > 0) {
+        open_ev *e = &p->stack[p->nstack - 1];
+        if (!e->tracing) {
+            rp->tot.left_open++;
+            warn(rp, "processor %d: %s opened at %.6f is still open at the end (closed at %.6f)", i,
+                 region_name(rp, e->event, w, sizeof w), e->entry, p->pub.last);
+        }
+        close_event(rp, p, p->nstack - 1, p->pub.last, NULL);
+        p = &rp->procs[i];
+    }
+    int old = p->pub.state, oldtask = p->pub.task;
+    p->pub.state = RT_STATE_IDLE;
+    p->pub.task = -1;
+    p->pub.depth = 0;
+    p->pub.ended = 1;
+    if (rp->o.on_state && old != RT_STATE_IDLE)
+        rp->o.on_state(rp->o.ud, i, p->pub.last, old, RT_STATE_IDLE);
+    if (rp->o.on_task && oldtask != -1)
+        rp->o.on_task(rp->o.ud, i, p->pub.last, oldtask, -1);
+}
+
+typedef struct last_key {
+    double last;
+    int id;
+} last_key;
+
+static int by_last(const void *a, const void *b)
+{
+    const last_key *x = a, *y = b;
+    if (x->last != y->last)
+        return x->last < y->last ? -1 : 1;
+    return x->id - y->id;
+}
+
 int rt_replay_finish(rt_replay *rp, rt_err *err)
 {
     (void)err;
     if (rp->finished)
         return RT_OK;
     rp->finished = 1;
-    char w[64];
+    /* processors still live turn idle in order of their last event, so on_state times do not go back */
+    last_key *order = malloc((size_t)(rp->nprocs > 0 ? rp->nprocs : 1) * sizeof *order);
+    int n = 0;
+    for (int i = 0; i < rp->nprocs; i++)
+        if (rp->procs[i].pub.seen && !rp->procs[i].pub.ended) {
+            if (order)
+                order[n++] = (last_key){rp->procs[i].pub.last, i};
+            else
+                proc_end(rp, i);
+        }
+    if (order) {
+        qsort(order, (size_t)n, sizeof *order, by_last);
+        for (int k = 0; k < n; k++)
+            proc_end(rp, order[k].id);
+        free(order);
+    }
     for (int i = 0; i < rp->nprocs; i++) {
         proc_state *p = &rp->procs[i];
         if (!p->pub.seen)
             continue;
-        if (p->nheld > 0 && flush_held(rp, p, -2, 0, 0) != RT_OK)
-            warn(rp, "replay: out of memory pairing the last receives of processor %d", i);
-        p = &rp->procs[i];
-        while (p->nstack > 0) {
-            open_ev *e = &p->stack[p->nstack - 1];
-            if (!e->tracing) {
-                rp->tot.left_open++;
-                warn(rp, "processor %d: %s opened at %.6f is still open at the end (closed at %.6f)", i,
-                     region_name(rp, e->event, w, sizeof w), e->entry, p->pub.last);
-            }
-            close_event(rp, p, p->nstack - 1, p->pub.last, NULL);
-        }
-        int old = p->pub.state;
-        p->pub.state = RT_STATE_IDLE;
-        p->pub.task = -1;
-        p->pub.depth = 0;
-        if (rp->o.on_state && old != RT_STATE_IDLE)
-            rp->o.on_state(rp->o.ud, i, p->pub.last, old, RT_STATE_IDLE);
         add_time(rp, p, RT_STATE_IDLE, rp->t0, p->pub.first);
         add_time(rp, p, RT_STATE_IDLE, p->pub.last, rp->t1);
     }
+    coll_flush(rp);
     if (rp->tot.pending > 0)
         warn(rp, "%lld message(s) sent and never received", (long long)rp->tot.pending);
     if (rp->tot.unmatched_recv > 0)

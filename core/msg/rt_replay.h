@@ -113,7 +113,35 @@ typedef struct rt_replay_proc {
     double max_queue_bytes;
     int64_t records;      /* records of this processor replayed */
     int nevents;          /* rows in the event table */
+    int64_t events;       /* events of this processor replayed */
+    int ended;            /* 1 once its last event (rt_replay_opts.proc_events) was replayed: idle from then */
+    int64_t pending_out;  /* messages it sent that are not yet received */
+    double pending_out_bytes;
 } rt_replay_proc;
+
+/*
+ * One collective instance: the k-th occurrence (index) of one collective on
+ * each participant. An occurrence is a COLL_BEGIN .. COLL_END pair (keyed by the
+ * innermost open region and the communicator), or, where the source gives no
+ * COLL events inside it, a region of class RT_TC_COLLECTIVE (PICL -750..-799),
+ * keyed by the region and communicator -1. It is complete when as many
+ * processors took part as the communicator has members (without one: the
+ * processors of the trace - the prescan's count when rt_replay_opts.proc_events
+ * is given, else the processors defined so far); rt_replay_finish reports the
+ * incomplete ones with complete = 0. Pointers are valid during the callback only.
+ */
+typedef struct rt_collective {
+    int region;           /* region id (-1 none) */
+    int comm;             /* communicator, -1 none */
+    int64_t index;        /* k: 0 for the first occurrence on each participant */
+    int nparts;           /* participants */
+    const int *procs;     /* their processors, in the order they finished */
+    const double *begin, *end; /* per participant */
+    const double *bytes;  /* per participant: bytes sent + received in its occurrence */
+    double first_begin, last_end;
+    double total_bytes;
+    int complete;
+} rt_collective;
 
 /* A task (user event type) over all processors. */
 typedef struct rt_task_stat {
@@ -136,6 +164,23 @@ typedef struct rt_replay_opts {
     /* each replayed PICL record (translated to the new format); PICL sources only */
     void (*on_record)(void *ud, const rt_picl_record *rec);
     void (*on_event)(void *ud, const rt_tevent *ev);  /* every event, before it is replayed */
+    /* a message leaves (recv_time NAN; tachyon 1 when its receive was already seen) */
+    void (*on_send)(void *ud, const rt_message *m);
+    /* the current task (innermost open user region, -1 none) of proc changes at time t */
+    void (*on_task)(void *ud, int proc, double t, int old_task, int new_task);
+    /* a collective instance completes (or, at the end, is left incomplete) */
+    void (*on_collective)(void *ud, const rt_collective *c);
+    /*
+     * Per processor the number of events the source gives it (rt_prescan's
+     * procs[i].events); copied by rt_replay_new. With it a processor turns idle
+     * at its own last event, when the replay reaches it (open regions closed,
+     * on_state / on_task called at that time); without it every processor
+     * turns idle in rt_replay_finish, in order of its last event time.
+     */
+    const int64_t *proc_events;
+    int nproc_events;
+    int matrix;           /* 1: keep the sender x receiver matrix (rt_replay_matrix) */
+    int no_compstats;     /* rt_replay_new_picl on an old-format trace: leave compstats records as markers */
 } rt_replay_opts;
 
 typedef struct rt_replay rt_replay;
@@ -216,6 +261,10 @@ typedef struct rt_replay_totals {
     int64_t warnings;
     int64_t unmatched_exits, left_open;
     int64_t collectives;  /* COLL_END events */
+    int64_t coll_instances;  /* collective instances reported (complete or not) */
+    double coll_bytes;       /* their bytes (participants' sent + received) */
+    int64_t max_pending;     /* high-water marks of pending / pending_bytes */
+    double max_pending_bytes;
     int64_t kinds[RT_TE_KIND_COUNT]; /* events replayed by kind (rt_te_kind) */
 } rt_replay_totals;
 void rt_replay_totals_get(const rt_replay *rp, rt_replay_totals *t);
@@ -227,6 +276,20 @@ const char *rt_replay_warning(const rt_replay *rp, int i);
 
 /* Call fn for every pending message (sent, not received), oldest first per key. */
 void rt_replay_pending(const rt_replay *rp, void (*fn)(void *ud, const rt_message *m), void *ud);
+
+/*
+ * The sender x receiver matrix (opts.matrix): n x n row-major arrays, row =
+ * sender, column = receiver, n >= the processors seen (rows beyond are zero).
+ * Pending: sent, not yet received; cumulative: every send so far (a tachyon's
+ * send included). Pointers valid until the next replayed event. *n = 0 and
+ * NULLs when the matrix is off.
+ */
+typedef struct rt_replay_matrix_view {
+    int n;
+    const int64_t *pending_count, *total_count;
+    const double *pending_bytes, *total_bytes;
+} rt_replay_matrix_view;
+void rt_replay_matrix(const rt_replay *rp, rt_replay_matrix_view *m);
 
 /* ---- critical path ---- */
 

@@ -20,7 +20,25 @@ typedef struct open_ev {
     int parent_event, depth, user_depth, sys_depth;
     int entry_ndata;
     double entry_data[RT_INTERVAL_DATA];
+    int had_coll;         /* a COLL_BEGIN came inside it (the COLL events make the instance) */
 } open_ev;
+
+/* A collective instance being gathered. */
+typedef struct coll_inst {
+    int n, cap;
+    int *procs;
+    double *begin, *end, *bytes;
+} coll_inst;
+
+/* The occurrences of one collective (region, communicator). */
+typedef struct coll_series {
+    int region, comm;
+    int64_t *next_k;      /* per processor: its next occurrence index */
+    int nk;
+    int64_t base;         /* index of inst[0] */
+    coll_inst *inst;      /* instances base .. base + ninst - 1 in flight */
+    int ninst, capinst;
+} coll_series;
 
 /* A wait ended by a message (critical path). */
 typedef struct cp_wait {
@@ -53,6 +71,7 @@ typedef struct proc_state {
     int nheld;
     size_t capheld;
     int *stack_events;    /* scratch for rt_replay_proc_stack */
+    double coll_begin;    /* time of the open COLL_BEGIN */
 } proc_state;
 
 /* A FIFO of (time, bytes) per channel (src, dst, comm, tag). */
@@ -103,6 +122,14 @@ struct rt_replay {
     int unordered;         /* warned once that the file is not sorted by time */
     rt_replay_totals tot;
     region_slot rcache[RT_REPLAY_RCACHE];
+    int64_t *ends;         /* opts.proc_events copied */
+    int nends;
+    coll_series *colls;
+    int ncolls;
+    size_t capcolls;
+    int mat_n;             /* matrix side (0: none yet) */
+    int64_t *mat_pc, *mat_tc;
+    double *mat_pb, *mat_tb;
     char *warn[RT_REPLAY_KEEP_WARNINGS];
     int nwarn;
 };

@@ -122,6 +122,14 @@ int rt_picl_record_events(rt_tdefs *d, const rt_picl_record *rec, rt_tevent out[
 
 /* ---- the source ---- */
 
+/* A node's compstats bracketing state (old format). */
+typedef struct cs_node {
+    double call_time;  /* time of its last communication call record */
+    int call_open;     /* that call may still be bracketed */
+    int blocked;       /* inside recv_blocking .. recv_waking */
+    int in_bracket;
+} cs_node;
+
 typedef struct picl_src {
     rt_tsource base;
     rt_picl *r;
@@ -134,6 +142,9 @@ typedef struct picl_src {
     int has_second;
     int maxproc;                /* processors named so far: 0 .. maxproc - 1 */
     unsigned char known[2 * KNOWN_SPAN];
+    int compstats;              /* old format: bracket communication calls (rt_picl_source_set_compstats) */
+    cs_node *cs;                /* per node, for the brackets */
+    int ncs;
 } picl_src;
 
 static int name_procs(picl_src *s, int p, rt_err *err)
@@ -150,6 +161,50 @@ static int name_procs(picl_src *s, int p, rt_err *err)
     }
     s->maxproc = p + 1;
     return RT_OK;
+}
+
+/*
+ * Compstats bracketing of one translated old-format record: returns 1 when
+ * *ev was filled (a bracket's ENTER or LEAVE), 0 to convert rec as usual, or
+ * -status on an error.
+ */
+static int compstats_event(picl_src *s, const rt_picl_record *rec, rt_tevent *ev, rt_err *err)
+{
+    int p = rec->proc;
+    if (p >= s->ncs) {
+        int n = s->ncs ? s->ncs : 16;
+        while (n <= p)
+            n *= 2;
+        cs_node *c = realloc(s->cs, (size_t)n * sizeof *c);
+        if (!c)
+            return -rt_err_set(err, RT_ENOMEM, "PICL source: out of memory");
+        memset(c + s->ncs, 0, (size_t)(n - s->ncs) * sizeof *c);
+        s->cs = c;
+        s->ncs = n;
+    }
+    cs_node *c = &s->cs[p];
+    if (rec->rectype == RT_PICL_MARK && rec->event == -RT_PICL_OLD_COMPSTATS) {
+        int open = !c->in_bracket && c->call_open && rec->time == c->call_time && !c->blocked;
+        c->call_open = 0;
+        if (!c->in_bracket && !open)
+            return 0;
+        fill_common(ev, c->in_bracket ? RT_TE_LEAVE : RT_TE_ENTER, rec);
+        ev->region = RT_PICL_COMPSTATS_REGION;
+        c->in_bracket = !c->in_bracket;
+        return 1;
+    }
+    rt_event_family f = rt_picl_event_family(rec->event);
+    if (rec->rectype == RT_PICL_ENTRY && (f == RT_EV_SEND || f == RT_EV_RECV)) {
+        c->call_time = rec->time;
+        c->call_open = 1;
+        if (rec->event == -52)
+            c->blocked = 1;
+    } else if (rec->rectype == RT_PICL_EXIT && rec->event == -52) {
+        c->blocked = 0;
+    } else if (rec->rectype != RT_PICL_EXIT || rec->time != c->call_time) {
+        c->call_open = 0; /* something else came between the call and a compstats record */
+    }
+    return 0;
 }
 
 static int src_next(rt_tsource *base, rt_tevent *ev, rt_err *err)
@@ -186,6 +241,11 @@ static int src_next(rt_tsource *base, rt_tevent *ev, rt_err *err)
         if (st != RT_OK)
             return st;
     }
+    if (s->x && s->compstats) {
+        int r = compstats_event(s, rec, ev, err);
+        if (r != 0)
+            return r < 0 ? -r : RT_OK;
+    }
     int n, st = record_events(base->defs, s->known, rec, ev, &s->second, &n, err);
     s->has_second = st == RT_OK && n == 2;
     return st;
@@ -203,6 +263,8 @@ static int src_rewind(rt_tsource *base, rt_err *err)
             return rt_err_set(err, RT_ENOMEM, "PICL source: out of memory");
     }
     s->nrec = s->irec = s->has_second = 0;
+    if (s->cs)
+        memset(s->cs, 0, (size_t)s->ncs * sizeof *s->cs);
     return RT_OK;
 }
 
@@ -215,6 +277,7 @@ static void src_free(rt_tsource *base)
     if (s->own)
         rt_picl_free(s->r);
     rt_picl_xlate_free(s->x);
+    free(s->cs);
     free(s);
 }
 
@@ -238,6 +301,13 @@ rt_tsource *rt_picl_source(rt_picl *reader, int own, rt_err *err)
         src_free(&s->base);
         return NULL;
     }
+    s->compstats = 1;
+    if (old && rt_tdefs_add_region(s->base.defs, RT_PICL_COMPSTATS_REGION, "communication call", "compstats",
+                                   RT_TC_SYSTEM) != RT_OK) {
+        src_free(&s->base);
+        rt_err_set(err, RT_ENOMEM, "PICL source: out of memory");
+        return NULL;
+    }
     return &s->base;
 }
 
@@ -245,6 +315,12 @@ rt_tsource *rt_picl_source_open(const char *path, const rt_picl_opts *opts, rt_e
 {
     rt_picl *r = rt_picl_open(path, opts, err);
     return r ? rt_picl_source(r, 1, err) : NULL;
+}
+
+void rt_picl_source_set_compstats(rt_tsource *s, int on)
+{
+    if (rt_tsource_is_picl(s))
+        ((picl_src *)s)->compstats = on != 0;
 }
 
 int rt_tsource_is_picl(const rt_tsource *s)

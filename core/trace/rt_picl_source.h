@@ -66,6 +66,22 @@ int rt_picl_record_events(rt_tdefs *d, const rt_picl_record *rec, rt_tevent out[
 rt_tsource *rt_picl_source(rt_picl *reader, int own, rt_err *err);
 /* Open path with rt_picl_open (opts may be NULL) and wrap it (owned). */
 rt_tsource *rt_picl_source_open(const char *path, const rt_picl_opts *opts, rt_err *err);
+/*
+ * Old-format traces: communication calls bracketed by compstats records.
+ * PICL 1.x writes a compstats record (code 11: computation and communication
+ * time counters) at the start and at the end of each communication call, so
+ * a compstats record that comes right after a send, receive or probe record of
+ * its node at the same time opens a call, and the node's next compstats record
+ * closes it. The source turns such a pair into ENTER / LEAVE of region
+ * RT_PICL_COMPSTATS_REGION ("communication call", class system: overhead)
+ * carrying the records' data; a bracket that would open while the node is
+ * blocked in a receive (recv_blocking .. recv_waking, idle) is not made, so
+ * that wait stays idle. Every other compstats record stays a MARKER. On by
+ * default; on = 0 leaves all of them markers (call before the first event).
+ * No effect on new-format sources.
+ */
+#define RT_PICL_COMPSTATS_REGION (-11)
+void rt_picl_source_set_compstats(rt_tsource *s, int on);
 /* The reader under a PICL source; NULL when s is not one. */
 rt_picl *rt_picl_source_reader(const rt_tsource *s);
 /* 1 when s is a PICL source (its events' raw fields are rt_picl_record pointers). */

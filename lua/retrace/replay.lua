@@ -14,7 +14,8 @@
 --   rp:play{every_records = N | every_time = T, from = t, to = t, unit = u}, fn
 --       calls fn(rp, t) every N records or every T units of trace time
 --   views: rp:proc(id), rp:events(id), rp:stack(id), rp:tasks(), rp:totals(),
---          rp:pending(), rp:warnings(), rp:span(), rp:now(), rp:critical_path()
+--          rp:pending(), rp:warnings(), rp:span(), rp:now(), rp:critical_path(),
+--          rp:matrix("pending" | "cumulative")
 --
 -- Intervals (on_interval) come once per event occurrence when it closes,
 -- children before parents: {proc, event, entry, exit, depth, id, parent,
@@ -24,13 +25,18 @@ local core = require "retrace.core"
 local M = {}
 
 --- A time unit for a span of trace time: the power of ten (in seconds) that
--- makes the span between 100 and 100000 units (ParaGraph's heuristic choice).
-function M.time_unit(span)
-  if not span or span <= 0 then return 1e-6 end
-  local e = math.floor(math.log(span, 10)) - 3
-  if e > 0 then e = 0 end
-  return 10.0 ^ e
-end
+-- makes the span between 1000 and 10000 units, at most 1 s (rt_prescan_unit).
+M.time_unit = core.replay.time_unit
+--- The default scale width (units across a scrolling display) for a span:
+-- a quarter of it rounded up to 1, 2 or 5 times a power of ten.
+M.scale_width = core.replay.scale_width
+--- The pre-pass: replay.prescan(path | picl trace [, {format, compstats}]) ->
+-- {format, processors, t0, t1, records, events, messages, collectives,
+--  max_pending, max_pending_bytes, max_queue, max_queue_bytes, max_queue_proc,
+--  tasks = {ids}, unit, scale_width, procs = {{id, first, last, records, events,
+--  max_queue, max_queue_bytes}}} (procs[i + 1] is processor i). Give it to
+-- replay.new / replay.open as opts.prescan (or pass prescan = true).
+M.prescan = core.replay.prescan
 
 M.open = core.replay.open
 M.detect = core.replay.detect

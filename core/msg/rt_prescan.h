@@ -1,0 +1,72 @@
+/*
+ * rt_prescan.h - the pre-pass a live replay needs before it starts: one
+ * streaming pass over a source (any format the neutral event stream carries)
+ * that reports what displays must know up front - the processors, the span,
+ * each processor's first and last event, how many messages and bytes are ever
+ * pending at once, the largest incoming queue, the tasks, and a default time
+ * unit and scale width.
+ *
+ * The pass is a replay without callbacks (rt_replay.h), so its numbers are the
+ * replay's own; memory grows with processors, regions, tasks and the messages
+ * pending at one time, never with the trace length. The source is rewound
+ * afterwards, ready for the real replay; give that replay the per-processor
+ * event counts (rt_replay_opts.proc_events = procs' events, see
+ * rt_prescan_events) so processors turn idle at their own last event.
+ *
+ * Time unit: the power of ten, in seconds, that makes the span between 1000
+ * and 10000 units (at most 1 s; 1 us for an empty span) - the same rule as
+ * retrace.replay.time_unit. Scale width (units shown across a scrolling
+ * display): a quarter of the span in units rounded up to 1, 2 or 5 times a
+ * power of ten, so a scrolling display pages about four times over a run. The
+ * seed leaves ParaGraph's heuristic unstated; these are retrace's choices.
+ */
+#ifndef RT_PRESCAN_H
+#define RT_PRESCAN_H
+
+#include <stdint.h>
+
+#include "rt_error.h"
+#include "rt_tevent.h"
+
+typedef struct rt_prescan_proc {
+    int id;
+    int seen;             /* 0: a processor slot with no event (first / last meaningless) */
+    double first, last;   /* times of its first and last event */
+    int64_t records, events;
+    int64_t max_queue;    /* its incoming queue's high-water mark, messages and bytes */
+    double max_queue_bytes;
+} rt_prescan_proc;
+
+typedef struct rt_prescan {
+    const char *format;   /* the source's format name (static) */
+    int nprocs;           /* processors 0 .. nprocs - 1 */
+    rt_prescan_proc *procs;
+    double t0, t1;        /* span: first and last event (t0 > t1 when the trace is empty) */
+    int64_t records, events;
+    int64_t messages;     /* paired point-to-point messages */
+    int64_t collectives;  /* collective instances */
+    int64_t max_pending;  /* most messages sent and not yet received at one time */
+    double max_pending_bytes; /* most bytes in such messages at one time */
+    int64_t max_queue;    /* largest incoming queue (messages) of any processor */
+    double max_queue_bytes;
+    int max_queue_proc;   /* the processor where max_queue was reached first (-1 none) */
+    int ntasks;
+    int *tasks;           /* task ids, ascending */
+    double unit;          /* default time unit, seconds */
+    double scale_width;   /* default scale width, in units */
+    int64_t *proc_events; /* procs[i].events as one array, for rt_replay_opts.proc_events */
+} rt_prescan;
+
+/*
+ * Read src from its current position to the end, fill *ps, rewind src.
+ * RT_OK, or the source's error (err names file, place, field), RT_ENOMEM, or
+ * the rewind's error. *ps is zeroed first; free it with rt_prescan_clear.
+ */
+int rt_prescan_run(rt_tsource *src, rt_prescan *ps, rt_err *err);
+void rt_prescan_clear(rt_prescan *ps);
+
+/* The default time unit and scale width for a span (seconds) - the rules above. */
+double rt_prescan_unit(double span);
+double rt_prescan_scale_width(double span, double unit);
+
+#endif
