@@ -84,6 +84,23 @@ end
 -- only per-message send and receive times (to find the largest pending set).
 function M.prescan(path, opts)
   opts = opts or {}
+  if replay.prescan then
+    local ps, err = replay.prescan(path, { format = opts.format })
+    if not ps then return nil, err end
+    if ps.t0 == nil or ps.t0 > ps.t1 then return nil, path .. ": no records" end
+    local info = { P = ps.processors, span = { ps.t0, ps.t1 }, procs = {}, max_queue = ps.max_queue,
+                   max_queue_bytes = ps.max_queue_bytes, messages = ps.messages, records = ps.records,
+                   format = ps.format, tasks = ps.tasks or {}, max_pending = ps.max_pending,
+                   max_pending_bytes = ps.max_pending_bytes, unit = ps.unit, scale_width = ps.scale_width }
+    for i = 0, ps.processors - 1 do
+      local p = ps.procs[i + 1]
+      info.procs[i + 1] = { id = i, first = p and p.first or ps.t1, last = p and p.last or ps.t0 }
+    end
+    -- region classes (collectives) come from the definitions, read on a replay that runs no record
+    local rp = replay.new(path, { format = opts.format })
+    info.regions = rp and rp:defs().regions
+    return info
+  end
   local msgs = {}
   local rp, err = replay.new(path, { format = opts.format, strict = opts.strict,
     on_message = function(m) msgs[#msgs + 1] = { m.send_time, m.recv_time, m.bytes } end })

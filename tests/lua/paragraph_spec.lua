@@ -238,3 +238,26 @@ describe("retrace paragraph on real traces", function()
     assert.is_true(s.displays.spacetime.bands > 1000, "bands: " .. tostring(s.displays.spacetime.bands))
   end)
 end)
+
+describe("retrace paragraph on hand4.trf (the engine's fixture)", function()
+  -- hand4.trf: 12 s span; states by hand (seconds): P0 busy 6 ovh 2 idle 4, P1 7 1 4,
+  -- P2 6 2 4, P3 9 0 3; messages 0->1 100 B, 0->2 200 B, 1->3 300 B, 2->3 400 + 50 B
+  local f = h.fixtures .. "/paragraph/hand4.trf"
+  it("gives its summary, matrix and queue high-water marks", function()
+    local data = h.temp_dir()
+    local code, _, err = h.retrace("paragraph", f, "-o", h.temp_dir(), "--display",
+      "utilization_summary,comm_matrix,queues", "--data", data)
+    assert.are.equal(0, code, err)
+    local s = read_json(data .. "/summary.json")
+    local want = { { 6, 2, 4 }, { 7, 1, 4 }, { 6, 2, 4 }, { 9, 0, 3 } }
+    for i, w in ipairs(want) do
+      local r = s.displays.utilization_summary.processors[i]
+      same_list({ w[1] / 12 * 100, w[2] / 12 * 100, w[3] / 12 * 100 }, { r.busy, r.overhead, r.idle }, 1e-9)
+    end
+    local b = s.displays.comm_matrix.bytes
+    same_list({ 0, 100, 200, 0 }, b[1])
+    same_list({ 0, 0, 0, 300 }, b[2])
+    same_list({ 0, 0, 0, 450 }, b[3])
+    same_list({ 0, 1, 1, 3 }, s.displays.queues.high)
+  end)
+end)
