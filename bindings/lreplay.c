@@ -25,6 +25,7 @@
 
 #include "bind.h"
 #include "lpicl.h"
+#include "lreplay.h"
 #include "rt_picl_source.h"
 #include "rt_prescan.h"
 #include "rt_replay.h"
@@ -273,7 +274,7 @@ static replay_box *new_box(lua_State *L, rt_replay_opts *o)
         luaL_error(L, "replay window: start %f is after stop %f", o->start, o->stop);
     o->critical_path = rt_opt_bool(L, 2, "critical_path", 0);
 
-    replay_box *b = lua_newuserdatauv(L, sizeof *b, 2);
+    replay_box *b = lua_newuserdatauv(L, sizeof *b, 3);
     memset(b, 0, sizeof *b);
     luaL_setmetatable(L, REPLAY_T);
     lua_pushvalue(L, 1);
@@ -505,6 +506,25 @@ static int l_prescan(lua_State *L)
     int n = prescan_push(L, src);
     rt_tsource_free(src);
     return n;
+}
+
+/*
+ * replay.check_window(ps, from, to [, path]) -> true | nil, message: the window
+ * (nil = open end) against a prescan's span (rt_prescan_check_window).
+ */
+static int l_check_window(lua_State *L)
+{
+    luaL_checktype(L, 1, LUA_TTABLE);
+    rt_prescan ps;
+    memset(&ps, 0, sizeof ps);
+    ps.t0 = optnum_field(L, 1, "t0", INFINITY, NULL);
+    ps.t1 = optnum_field(L, 1, "t1", -INFINITY, NULL);
+    double from = luaL_optnumber(L, 2, -INFINITY), to = luaL_optnumber(L, 3, INFINITY);
+    rt_err err;
+    if (rt_prescan_check_window(&ps, luaL_optstring(L, 4, NULL), from, to, &err) != RT_OK)
+        return rt_push_fail(L, &err);
+    lua_pushboolean(L, 1);
+    return 1;
 }
 
 static int l_time_unit(lua_State *L)
@@ -1061,9 +1081,54 @@ static const luaL_Reg funcs[] = {
     {"formats", l_formats},
     {"prescan", l_prescan},
     {"time_unit", l_time_unit},
+    {"check_window", l_check_window},
     {"scale_width", l_scale_width},
     {NULL, NULL},
 };
+
+rt_replay *rt_lreplay_check(lua_State *L, int i)
+{
+    return check_replay(L, i)->rp;
+}
+
+rt_replay *rt_lreplay_get(lua_State *L, int i)
+{
+    replay_box *b = luaL_testudata(L, i, REPLAY_T);
+    return b ? b->rp : NULL;
+}
+
+/* The replay's table of kept values (user value 3), created on first use, pushed. */
+static void kept_table(lua_State *L, int r)
+{
+    if (lua_getiuservalue(L, r, 3) != LUA_TTABLE) {
+        lua_pop(L, 1);
+        lua_newtable(L);
+        lua_pushvalue(L, -1);
+        lua_setiuservalue(L, r, 3);
+    }
+}
+
+void rt_lreplay_keep(lua_State *L, int r, int v)
+{
+    r = lua_absindex(L, r);
+    v = lua_absindex(L, v);
+    kept_table(L, r);
+    lua_pushvalue(L, v);
+    lua_pushboolean(L, 1);
+    lua_rawset(L, -3);
+    lua_pop(L, 1);
+}
+
+void rt_lreplay_release(lua_State *L, int r, int v)
+{
+    r = lua_absindex(L, r);
+    v = lua_absindex(L, v);
+    kept_table(L, r);
+    lua_pushvalue(L, v);
+    lua_pushnil(L);
+    lua_rawset(L, -3);
+    lua_pop(L, 1);
+}
 
 int rt_lopen_replay(lua_State *L)
 {

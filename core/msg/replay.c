@@ -225,6 +225,42 @@ static int compute_task(const proc_state *p)
     return -1;
 }
 
+static void notify_state(rt_replay *rp, int proc, double t, int old, int new)
+{
+    if (rp->o.on_state)
+        rp->o.on_state(rp->o.ud, proc, t, old, new);
+    for (int i = 0; i < rp->ntaps; i++)
+        if (rp->taps[i].on_state)
+            rp->taps[i].on_state(rp->taps[i].ud, proc, t, old, new);
+}
+
+static void notify_task(rt_replay *rp, int proc, double t, int old, int new)
+{
+    if (rp->o.on_task)
+        rp->o.on_task(rp->o.ud, proc, t, old, new);
+    for (int i = 0; i < rp->ntaps; i++)
+        if (rp->taps[i].on_task)
+            rp->taps[i].on_task(rp->taps[i].ud, proc, t, old, new);
+}
+
+int rt_replay_add_tap(rt_replay *rp, const rt_replay_tap *tap)
+{
+    if (rp->ntaps >= RT_REPLAY_MAXTAPS)
+        return RT_ERANGE;
+    rp->taps[rp->ntaps++] = *tap;
+    return RT_OK;
+}
+
+void rt_replay_remove_tap(rt_replay *rp, void *ud)
+{
+    for (int i = 0; i < rp->ntaps; i++)
+        if (rp->taps[i].ud == ud) {
+            memmove(rp->taps + i, rp->taps + i + 1, (size_t)(rp->ntaps - i - 1) * sizeof *rp->taps);
+            rp->ntaps--;
+            i--;
+        }
+}
+
 /* After the stack changed at time t (already accounted): new state and task. */
 static void restate(rt_replay *rp, proc_state *p, double t)
 {
@@ -232,15 +268,13 @@ static void restate(rt_replay *rp, proc_state *p, double t)
     if (s != p->pub.state) {
         int old = p->pub.state;
         p->pub.state = s;
-        if (rp->o.on_state)
-            rp->o.on_state(rp->o.ud, p->pub.id, t, old, s);
+        notify_state(rp, p->pub.id, t, old, s);
     }
     int task = compute_task(p);
     if (task != p->pub.task) {
         int old = p->pub.task;
         p->pub.task = task;
-        if (rp->o.on_task)
-            rp->o.on_task(rp->o.ud, p->pub.id, t, old, task);
+        notify_task(rp, p->pub.id, t, old, task);
     }
     p->pub.depth = p->n_user + p->n_sys;
 }
@@ -983,16 +1017,14 @@ static int feed(rt_replay *rp, const rt_tevent *ev, int first, rt_err *err)
     if (p->pub.ended) { /* more events than the prescan counted: live again */
         p->pub.ended = 0;
         p->pub.state = RT_STATE_BUSY;
-        if (rp->o.on_state)
-            rp->o.on_state(rp->o.ud, p->pub.id, t < p->since ? p->since : t, RT_STATE_IDLE, RT_STATE_BUSY);
+        notify_state(rp, p->pub.id, t < p->since ? p->since : t, RT_STATE_IDLE, RT_STATE_BUSY);
     }
     if (!p->pub.seen) {
         p->pub.seen = 1;
         p->pub.first = t;
         p->since = t;
         p->pub.state = RT_STATE_BUSY; /* live from its first event */
-        if (rp->o.on_state)
-            rp->o.on_state(rp->o.ud, p->pub.id, t, RT_STATE_IDLE, RT_STATE_BUSY);
+        notify_state(rp, p->pub.id, t, RT_STATE_IDLE, RT_STATE_BUSY);
     }
     if (t < rp->now && !rp->unordered) {
         rp->unordered = 1;
@@ -1121,10 +1153,10 @@ static void proc_end(rt_replay *rp, int i)
     p->pub.task = -1;
     p->pub.depth = 0;
     p->pub.ended = 1;
-    if (rp->o.on_state && old != RT_STATE_IDLE)
-        rp->o.on_state(rp->o.ud, i, p->pub.last, old, RT_STATE_IDLE);
-    if (rp->o.on_task && oldtask != -1)
-        rp->o.on_task(rp->o.ud, i, p->pub.last, oldtask, -1);
+    if (old != RT_STATE_IDLE)
+        notify_state(rp, i, p->pub.last, old, RT_STATE_IDLE);
+    if (oldtask != -1)
+        notify_task(rp, i, p->pub.last, oldtask, -1);
 }
 
 typedef struct last_key {

@@ -100,3 +100,16 @@ int rt_prescan_run(rt_tsource *src, rt_prescan *ps, rt_err *err)
         rt_prescan_clear(ps);
     return st;
 }
+
+int rt_prescan_check_window(const rt_prescan *ps, const char *path, double from, double to, rt_err *err)
+{
+    if (from > to)
+        return rt_err_set(err, RT_EINVAL, "window: %.9g is after %.9g", from, to);
+    if (!(ps->t1 >= ps->t0))
+        return rt_err_set(err, RT_EINVAL, "%s: the trace has no event, so no window lies inside it",
+                          path ? path : "trace");
+    if (to < ps->t0 || from > ps->t1)
+        return rt_err_set(err, RT_EINVAL, "%s: window %.9g .. %.9g s lies outside the trace's span %.9g .. %.9g s",
+                          path ? path : "trace", from, to, ps->t0, ps->t1);
+    return RT_OK;
+}

@@ -65,6 +65,14 @@ typedef struct rt_prescan {
 int rt_prescan_run(rt_tsource *src, rt_prescan *ps, rt_err *err);
 void rt_prescan_clear(rt_prescan *ps);
 
+/*
+ * Check a window [from, to] (either may be +-inf: open) against the span of ps:
+ * RT_OK when it overlaps [t0, t1]; RT_EINVAL with "window FROM .. TO s lies
+ * outside the trace's span T0 .. T1 s (PATH)" when it does not (or the trace
+ * has no event), or "window: FROM is after TO" when from > to.
+ */
+int rt_prescan_check_window(const rt_prescan *ps, const char *path, double from, double to, rt_err *err);
+
 /* The default time unit and scale width for a span (seconds) - the rules above. */
 double rt_prescan_unit(double span);
 double rt_prescan_scale_width(double span, double unit);

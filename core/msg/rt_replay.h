@@ -186,6 +186,21 @@ typedef struct rt_replay_opts {
 typedef struct rt_replay rt_replay;
 
 /*
+ * Extra listeners of states and tasks, called after the opts' callbacks, for
+ * consumers that feed on the replay in C (rt_timeline): up to
+ * RT_REPLAY_MAXTAPS per replay. add: RT_OK or RT_ERANGE when full; remove
+ * drops every tap with that ud.
+ */
+#define RT_REPLAY_MAXTAPS 8
+typedef struct rt_replay_tap {
+    void *ud;
+    void (*on_state)(void *ud, int proc, double time, int old_state, int new_state);
+    void (*on_task)(void *ud, int proc, double t, int old_task, int new_task);
+} rt_replay_tap;
+int rt_replay_add_tap(rt_replay *rp, const rt_replay_tap *tap);
+void rt_replay_remove_tap(rt_replay *rp, void *ud);
+
+/*
  * New engine over a source (not owned; free it after the replay). The source's
  * warnings join the replay's when it has no on_warning of its own. src may be
  * NULL: then feed events (rt_replay_feed_event) or PICL records

@@ -122,6 +122,8 @@ struct rt_replay {
     int unordered;         /* warned once that the file is not sorted by time */
     rt_replay_totals tot;
     region_slot rcache[RT_REPLAY_RCACHE];
+    rt_replay_tap taps[RT_REPLAY_MAXTAPS];
+    int ntaps;
     int64_t *ends;         /* opts.proc_events copied */
     int nends;
     coll_series *colls;

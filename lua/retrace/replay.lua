@@ -37,6 +37,9 @@ M.scale_width = core.replay.scale_width
 --  max_queue, max_queue_bytes}}} (procs[i + 1] is processor i). Give it to
 -- replay.new / replay.open as opts.prescan (or pass prescan = true).
 M.prescan = core.replay.prescan
+--- replay.check_window(ps, from, to [, path]) -> true | nil, message: a window
+-- (nil ends are open) must overlap the prescan's span; the message names the span.
+M.check_window = core.replay.check_window
 
 M.open = core.replay.open
 M.detect = core.replay.detect
