@@ -177,8 +177,11 @@ local function run(args)
     layout = args.layout, unit = unit,
   }
   local model = pg.model(info, { from = from, to = to })
-  local rp, rerr = replay.new(args.trace, model:callbacks({ format = args.format }))
+  -- with the pre-pass, the engine turns a processor idle at its own last record
+  local rp, rerr = replay.new(args.trace, model:callbacks({ format = args.format, prescan = info.ps }))
   if not rp then cli.input_error(rerr) end
+  ctx.rp = rp
+  ctx.no_timeline = (args.scroll or "jump"):match("^smooth") ~= nil
   local list, panels = {}, {}
   for i, id in ipairs(ids) do
     local mod = require("retrace.displays.paragraph." .. id)
@@ -212,6 +215,22 @@ local function run(args)
     bar:update(math.floor(100 * (t - lo_t) / math.max(hi_t - lo_t, 1e-300)))
     return i
   end
+  -- lay the frame out once before the replay runs: displays that draw over time
+  -- get their C rasters (attached to the replay) at their plots' sizes
+  ctx.lo, ctx.hi = scroll:update(lo_t)
+  frame:draw(require("retrace.canvas").image(W, H), { x = 0, y = 0, w = W, h = H })
+  ctx.started = true
+  local function to_time(t)
+    local lo, hi = ctx.lo, ctx.hi
+    ctx.lo, ctx.hi = scroll:update(t)
+    for _, tl in pairs(ctx.timelines or {}) do
+      if ctx.lo ~= lo or ctx.hi ~= hi then tl:set_window(ctx.lo, ctx.hi) end
+    end
+    local ended = rp:run_until(t)
+    model:sync(rp, t)
+    for _, tl in pairs(ctx.timelines or {}) do tl:advance(math.min(t, ctx.hi)) end
+    return ended
+  end
   local nframes = 0
   -- records before the window replay without frames
   if from and from > t0 then rp:run_until(from) end
@@ -223,9 +242,8 @@ local function run(args)
     if dt <= 0 then dt = unit end
     while not ended do
       t = math.min(t + dt, hi_t)
-      ended = rp:run_until(t)
+      ended = to_time(t)
       if t >= hi_t then ended = true end
-      model:sync(rp, t)
       display.update_all(list, model, t)
       if not ended then draw_frame(t); nframes = nframes + 1 end
     end
@@ -239,12 +257,13 @@ local function run(args)
         done = done + rp:step(1)
       end
       t = ended and hi_t or math.max(t, rp:now())
-      model:sync(rp, t)
+      to_time(t)
       display.update_all(list, model, t)
       if not ended then draw_frame(t); nframes = nframes + 1 end
     end
   end
   -- the last frame: the end of the window, end-of-run displays
+  to_time(hi_t)
   if hi_t >= t1 then rp:run() end
   model:finish(rp, hi_t)
   display.update_all(list, model, hi_t)

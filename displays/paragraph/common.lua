@@ -78,6 +78,31 @@ function M.grid(self, W, R)
   return self.g
 end
 
+--- The C raster (retrace.timeline) of W columns x R rows over the shared window,
+-- attached to the replay; nil when there can be none (smooth scrolling, no
+-- replay in ctx, or asked for only after the replay started: the first frame is
+-- laid out before the replay runs, so every display gets its raster then). The
+-- command moves every raster's window when the shared one jumps and advances it
+-- to the frame time.
+function M.timeline(ctx, W, R)
+  if not ctx.rp or ctx.no_timeline then return nil end
+  ctx.timelines = ctx.timelines or {}
+  local key = W .. "x" .. R
+  local tl = ctx.timelines[key]
+  if tl or ctx.started then return tl end
+  local ok, timeline = pcall(require, "retrace.timeline")
+  if not ok or not (ctx.hi > ctx.lo) then return nil end
+  tl = timeline.new{ cols = W, rows = R, procs = ctx.P, t0 = ctx.lo, t1 = ctx.hi }
+  tl:attach(ctx.rp)
+  ctx.timelines[key] = tl
+  return tl
+end
+
+--- Palette of the timeline's state grid (0 idle, 1 overhead, 2 busy).
+function M.timeline_palette()
+  return colors.palette({ colors.state("idle"), colors.state("overhead"), colors.state("busy") })
+end
+
 --- Window [lo, hi] of a display from the shared context.
 function M.window(ctx)
   return ctx.lo, ctx.hi

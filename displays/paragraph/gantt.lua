@@ -37,7 +37,17 @@ function D:draw(cv, rect)
   local d = common.time_frame(cv, rect, lo, hi, common.proc_axis(P), common.state_items())
   local pr = d.plot
   local W = math.max(1, math.floor(pr.w))
-  if m then
+  local tl = common.timeline(ctx, W, math.max(1, math.min(P, math.floor(pr.h))))
+  if tl then
+    -- the C raster: a row per processor (several when they outnumber the pixel rows), row 0 at the bottom
+    local g = tl:grid("state")
+    local _, R = tl:size()
+    local rowh = pr.h / R
+    local pal = common.timeline_palette()
+    for r = 0, R - 1 do
+      cv:grid(g, pal, pr.x, pr.y + (R - 1 - r) * rowh, W, rowh, { region = { 0, r, W, 1 } })
+    end
+  elseif m then
     local g = common.grid(self, W, P)
     for p = 0, P - 1 do
       local row = M.columns(m, p, lo, hi, W)

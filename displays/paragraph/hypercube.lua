@@ -110,7 +110,7 @@ end
 
 function D:draw(cv, rect)
   local P = self.ctx.P
-  local inner = { x = rect.x + 82, y = rect.y + 14, w = rect.w - 96, h = rect.h - 34 }
+  local inner = { x = rect.x + 82, y = rect.y + 14, w = rect.w - 96, h = rect.h - 44 }
   local unit = M.positions(self.layout, P)
   local pos = {}
   for p = 0, P - 1 do

@@ -24,6 +24,7 @@ function D:draw(cv, rect)
   local function px(t) return pr.x + (t - lo) / (hi - lo) * pr.w end
   local function py(p) return pr.y + (P - 1 - p + 0.5) * pr.h / P end
   d.messages, d.bands = {}, 0
+  local tl = common.timeline(ctx, W, P)
   if not m then self.d = d; return end
   cv:save()
   cv:clip_rect(pr.x, pr.y, pr.w, pr.h)
@@ -62,12 +63,21 @@ function D:draw(cv, rect)
   end
   -- processor lines: runs of columns where the processor is not idle most of the time
   local seg = canvas.pack(4)
+  local dt = (hi - lo) / W
+  local busy, over
+  if tl then
+    busy, over = tl:times("busy"), tl:times("overhead")
+  end
   for p = 0, P - 1 do
     local act = {}
-    m:raster(p, lo, hi, W, function(c, s, x)
-      if s ~= 3 then act[c] = (act[c] or 0) + x end
-    end)
-    local dt = (hi - lo) / W
+    if tl then
+      local base = tl:row_of(p) * W
+      for c = 1, W do act[c] = (busy[base + c] or 0) + (over[base + c] or 0) end
+    else
+      m:raster(p, lo, hi, W, function(c, s, x)
+        if s ~= 3 then act[c] = (act[c] or 0) + x end
+      end)
+    end
     local c = 1
     while c <= W do
       if (act[c] or 0) > dt / 2 then

@@ -22,7 +22,20 @@ function D:draw(cv, rect)
   local W = math.max(1, math.floor(pr.w))
   local dt = (hi - lo) / W
   local sum = { {}, {}, {} }
-  if m then
+  local tl = common.timeline(ctx, W, math.max(1, math.min(P, math.floor(pr.h))))
+  if tl then
+    local _, R = tl:size()
+    for s, name in ipairs({ "busy", "overhead", "idle" }) do
+      local cells, col = tl:times(name), sum[s]
+      for r = 0, R - 1 do
+        local base = r * W
+        for c = 1, W do
+          local v = cells[base + c]
+          if v and v > 0 then col[c] = (col[c] or 0) + v end
+        end
+      end
+    end
+  elseif m then
     local add = function(c, s, x) sum[s][c] = (sum[s][c] or 0) + x end
     for p = 0, P - 1 do m:raster(p, lo, hi, W, add) end
   end

@@ -88,7 +88,7 @@ function M.prescan(path, opts)
     local ps, err = replay.prescan(path, { format = opts.format })
     if not ps then return nil, err end
     if ps.t0 == nil or ps.t0 > ps.t1 then return nil, path .. ": no records" end
-    local info = { P = ps.processors, span = { ps.t0, ps.t1 }, procs = {}, max_queue = ps.max_queue,
+    local info = { ps = ps, P = ps.processors, span = { ps.t0, ps.t1 }, procs = {}, max_queue = ps.max_queue,
                    max_queue_bytes = ps.max_queue_bytes, messages = ps.messages, records = ps.records,
                    format = ps.format, tasks = ps.tasks or {}, max_pending = ps.max_pending,
                    max_pending_bytes = ps.max_pending_bytes, unit = ps.unit, scale_width = ps.scale_width }
@@ -422,10 +422,17 @@ end
 function Model:busy_fraction(p, a, b)
   if b <= a then return self.cur[p] == M.BUSY and 1 or 0 end
   local ht, hs = self.ht[p], self.hs[p]
+  -- the last change at or before a (binary search), then forward to b
+  local i, j = 1, #ht
+  while i < j do
+    local k = (i + j + 1) // 2
+    if ht[k] <= a then i = k else j = k - 1 end
+  end
   local busy = 0
-  for i = 1, #ht do
+  while i <= #ht and ht[i] < b do
     local x, y = math.max(ht[i], a), math.min(ht[i + 1] or b, b)
     if y > x and hs[i] == M.BUSY then busy = busy + (y - x) end
+    i = i + 1
   end
   return busy / (b - a)
 end
