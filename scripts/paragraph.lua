@@ -191,8 +191,12 @@ local function run(args)
   local frame = display.compose(panels, { cols = cols, rows = rows, gap = 4, size = 11 })
   local scroll = scroller(args.scroll or "jump", width, lo_t)
   local bar = cli.progress("paragraph", 100)
-  local fw, ferr = frames.writer(args.output, { width = W, height = H, pdf = args.pdf, fps = 12,
-                                                title = "retrace paragraph " .. args.trace })
+  -- args.writer (from Lua, e.g. bench/paragraph_frames.lua): frames drawn but not encoded
+  local fw, ferr = args.writer, nil
+  if not fw then
+    fw, ferr = frames.writer(args.output, { width = W, height = H, pdf = args.pdf, fps = 12,
+                                            title = "retrace paragraph " .. args.trace })
+  end
   if not fw then cli.input_error(ferr) end
   if args.data then
     local ok, derr = fs.mkdir_p(args.data)
