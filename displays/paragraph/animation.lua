@@ -11,6 +11,13 @@ D.__index = D
 
 M.sending, M.receiving = "#1f4e9c", "#c000c0"
 
+-- Ring colours of sending and receiving processors (in gray mode black and a
+-- light grey: their own greys would be too close).
+local function rings()
+  if colors.mode == "gray" then return "#000000", "#9a9a9a" end
+  return M.sending, M.receiving
+end
+
 function M.new(ctx, opts) return setmetatable({ ctx = ctx, opts = opts or {} }, D) end
 
 function D:update(state, t)
@@ -74,8 +81,9 @@ function M.draw_graph(self, cv, rect, pos, r, link_style)
     local fill = colors.state(s)
     cv:circle(xy[1], xy[2], r, { fill = fill })
     local ring
-    if not self.final and self.snd and self.snd[p] then ring = colors.ink(M.sending)
-    elseif not self.final and self.rcv and self.rcv[p] then ring = colors.ink(M.receiving) end
+    local snd_c, rcv_c = rings()
+    if not self.final and self.snd and self.snd[p] then ring = snd_c
+    elseif not self.final and self.rcv and self.rcv[p] then ring = rcv_c end
     cv:circle(xy[1], xy[2], r, { stroke = ring or "black", width = ring and 2.5 or 0.8 })
     if r >= 6 then
       cv:text(xy[1], xy[2], tostring(p), { align = "center", valign = "middle", size = math.min(10, r),
@@ -86,8 +94,9 @@ function M.draw_graph(self, cv, rect, pos, r, link_style)
   local items = { { "busy", colors.state("busy") }, { "overhead", colors.state("overhead") },
     { "idle", colors.state("idle") } }
   if not self.final then
-    items[4] = { "sending", colors.ink(M.sending) }
-    items[5] = { "receiving", colors.ink(M.receiving) }
+    local snd_c, rcv_c = rings()
+    items[4] = { "sending", snd_c }
+    items[5] = { "receiving", rcv_c }
   end
   local y = rect.y + 2
   for _, it in ipairs(items) do

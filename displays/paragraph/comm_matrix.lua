@@ -68,7 +68,9 @@ function D:draw(cv, rect)
       end
     end
   end
-  local step = math.max(1, math.ceil(P * 11 / side))
+  -- a label every `step` positions: room for the widest number along the bottom
+  local step = require("retrace.paragraph").nice_ceil(math.max(1, P * (#tostring(P - 1) * 6 + 6) / side))
+  if step < 1.5 then step = 1 end
   for k, p in ipairs(order) do
     if (k - 1) % step == 0 then
       cv:text(x0 + (k - 0.5) * cell, y0 + side + 3, tostring(p), { align = "center", valign = "top", size = 9, color = "black" })

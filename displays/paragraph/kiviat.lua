@@ -43,10 +43,11 @@ function D:draw(cv, rect)
     cv:polygon(poly(self.high), { fill = light })
     cv:polygon(poly(self.radii), { fill = dark })
   end
-  local step = math.max(1, math.ceil(P / 32))
+  -- labels (and, past 64 processors, spokes) only as many as the rim has room for
+  local step = require("retrace.paragraph").nice_ceil(math.max(1, P * 22 / (2 * math.pi * R)))
   for k = 1, P do
     local x, y = at(k, 1)
-    cv:line(cx, cy, x, y, { color = "gray", width = 0.5 })
+    if P <= 64 or (k - 1) % step == 0 then cv:line(cx, cy, x, y, { color = "gray", width = 0.5 }) end
     if (k - 1) % step == 0 then
       local lx, ly = at(k, 1 + 10 / R)
       cv:text(lx, ly, tostring(k - 1), { align = "center", valign = "middle", size = 9, color = "black" })
