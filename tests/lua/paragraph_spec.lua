@@ -261,3 +261,127 @@ describe("retrace paragraph on hand4.trf (the engine's fixture)", function()
     same_list({ 0, 1, 1, 3 }, s.displays.queues.high)
   end)
 end)
+
+-- A random trace and a slow reference model of its states and messages.
+-- Time is cut in unit slots; in each slot a processor computes, or sends one
+-- message (overhead 0.1 .. 0.4 into the slot), or waits for one in a blocking
+-- receive (idle from 0.2 to the receive, 0.25 .. 0.85 into the slot). Every
+-- message has its own tag, is received in a later slot, and each processor
+-- ends at a slot boundary of its own (idle after it).
+local function random_trace(seed, P, slots)
+  math.randomseed(seed)
+  local recs, iv = {}, {}
+  local function rec(t, line) recs[#recs + 1] = { t, #recs, line } end
+  local busy_slot = {}
+  local stop = {}
+  for p = 0, P - 1 do
+    stop[p] = math.random(slots // 2, slots)
+    busy_slot[p] = {}
+    iv[p] = {}
+  end
+  local msgs = {}
+  local tag = 0
+  for j = 0, slots - 2 do
+    for src = 0, P - 1 do
+      if j < stop[src] and not busy_slot[src][j] and math.random() < 0.35 then
+        local dst = math.random(0, P - 1)
+        local jr = j + math.random(1, 3)
+        if dst ~= src and jr < stop[dst] and not busy_slot[dst][jr] then
+          busy_slot[src][j], busy_slot[dst][jr] = true, true
+          tag = tag + 1
+          local bytes = math.random(1, 5000)
+          local s0, s1 = j + 0.1, j + 0.4
+          local r0 = jr + 0.2
+          local r1 = tonumber(string.format("%.6f", jr + 0.25 + 0.6 * math.random())) -- as written
+          rec(s0, string.format("-3 -21 %.6f %d 0 3 2 %d %d %d", s0, src, bytes, tag, dst))
+          rec(s1, string.format("-4 -21 %.6f %d 0 0", s1, src))
+          rec(r0, string.format("-3 -52 %.6f %d 0 2 2 %d %d", r0, dst, tag, src))
+          rec(r1, string.format("-4 -52 %.6f %d 0 3 2 %d %d %d", r1, dst, bytes, tag, src))
+          iv[src][#iv[src] + 1] = { s0, s1, 2 }
+          iv[dst][#iv[dst] + 1] = { r0, r1, 3 }
+          msgs[#msgs + 1] = { src = src, dst = dst, bytes = bytes, send = s0, recv = r1 }
+        end
+      end
+    end
+  end
+  for p = 0, P - 1 do
+    rec(0, string.format("-3 1 %.6f %d 0 0", 0, p))
+    rec(stop[p], string.format("-4 1 %.6f %d 0 0", stop[p], p))
+  end
+  table.sort(recs, function(a, b) if a[1] ~= b[1] then return a[1] < b[1] end return a[2] < b[2] end)
+  local lines = {}
+  for i, r in ipairs(recs) do lines[i] = r[3] end
+  local T = 0
+  for p = 0, P - 1 do T = math.max(T, stop[p]) end
+  return table.concat(lines, "\n") .. "\n", { P = P, T = T, stop = stop, iv = iv, msgs = msgs }
+end
+
+-- The reference: the state of p at time t, straight from the generated intervals.
+local function ref_state(m, p, t)
+  if t >= m.stop[p] then return 3 end
+  for _, x in ipairs(m.iv[p]) do
+    if t >= x[1] and t < x[2] then return x[3] end
+  end
+  return 1
+end
+
+describe("retrace paragraph against a slow reference model", function()
+  for _, seed in ipairs({ 1, 2, 3 }) do
+    it("agrees on random trace " .. seed, function()
+      local text, m = random_trace(seed, 5, 12)
+      local path = h.temp_file(text, ".trf")
+      local data = h.temp_dir()
+      local code, _, err = h.retrace("paragraph", path, "-o", h.temp_dir(), "--display",
+        "utilization_summary,concurrency_profile,comm_matrix,queues", "--data", data)
+      assert.are.equal(0, code, err)
+      local s = read_json(data .. "/summary.json").displays
+      -- breakpoints of every processor's state
+      local pts = { 0, m.T }
+      for p = 0, m.P - 1 do
+        pts[#pts + 1] = m.stop[p]
+        for _, x in ipairs(m.iv[p]) do pts[#pts + 1], pts[#pts + 2] = x[1], x[2] end
+      end
+      table.sort(pts)
+      local time = {}
+      local prof = { {}, {}, {} }
+      for k = 0, m.P do prof[1][k], prof[2][k], prof[3][k] = 0, 0, 0 end
+      for p = 0, m.P - 1 do time[p] = { 0, 0, 0 } end
+      for i = 1, #pts - 1 do
+        local a, b = pts[i], pts[i + 1]
+        if b > a then
+          local n = { 0, 0, 0 }
+          for p = 0, m.P - 1 do
+            local st = ref_state(m, p, (a + b) / 2)
+            time[p][st] = time[p][st] + (b - a)
+            n[st] = n[st] + 1
+          end
+          for st = 1, 3 do prof[st][n[st]] = prof[st][n[st]] + (b - a) end
+        end
+      end
+      for p = 0, m.P - 1 do
+        local r = s.utilization_summary.processors[p + 1]
+        same_list({ 100 * time[p][1] / m.T, 100 * time[p][2] / m.T, 100 * time[p][3] / m.T },
+          { r.busy, r.overhead, r.idle }, 1e-6)
+      end
+      for st, name in ipairs({ "busy", "overhead", "idle" }) do
+        local want = {}
+        for k = 0, m.P do want[k + 1] = 100 * prof[st][k] / m.T end
+        same_list(want, s.concurrency_profile[name], 1e-6)
+      end
+      -- messages: cumulative matrix and queue high-water marks (pending from send entry to receive)
+      local bytes, high = {}, {}
+      for p = 1, m.P do bytes[p] = {}; for q = 1, m.P do bytes[p][q] = 0 end; high[p] = 0 end
+      for _, x in ipairs(m.msgs) do
+        bytes[x.src + 1][x.dst + 1] = bytes[x.src + 1][x.dst + 1] + x.bytes
+        local n = 0
+        for _, y in ipairs(m.msgs) do
+          if y.dst == x.dst and y.send <= x.send and y.recv > x.send then n = n + 1 end
+        end
+        high[x.dst + 1] = math.max(high[x.dst + 1], n)
+      end
+      for p = 1, m.P do same_list(bytes[p], s.comm_matrix.bytes[p]) end
+      same_list(high, s.queues.high)
+      assert.is_true(#m.msgs > 5)
+    end)
+  end
+end)
