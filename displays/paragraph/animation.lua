@@ -4,10 +4,9 @@
 -- line per pending message in its size colour. At the end of the run: a line
 -- for every pair that ever exchanged a message.
 local colors = require "retrace.colors"
+local common = require "retrace.displays.paragraph.common"
 
-local M = {}
-local D = {}
-D.__index = D
+local M, D = common.display(false)
 
 M.sending, M.receiving = "#1f4e9c", "#c000c0"
 
@@ -17,8 +16,6 @@ local function rings()
   if colors.mode == "gray" then return "#000000", "#9a9a9a" end
   return M.sending, M.receiving
 end
-
-function M.new(ctx, opts) return setmetatable({ ctx = ctx, opts = opts or {} }, D) end
 
 function D:update(state, t)
   self.state = state
@@ -117,7 +114,5 @@ function D:draw(cv, rect)
   self.d = M.draw_graph(self, cv, rect, pos, r)
   self.d.order = self.ctx.order
 end
-
-function D:data() return self.d end
 
 return M

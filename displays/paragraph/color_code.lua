@@ -1,9 +1,8 @@
 --- ParaGraph colour code: the message-size colours every communication display uses.
 local colors = require "retrace.colors"
+local common = require "retrace.displays.paragraph.common"
 
-local M = {}
-local D = {}
-D.__index = D
+local M, D = common.display(false)
 
 function M.new(ctx, opts) return setmetatable({ ctx = ctx }, D) end
 
@@ -22,7 +21,5 @@ function D:draw(cv, rect)
   end
   self.d = { items = boxes }
 end
-
-function D:data() return self.d end
 
 return M

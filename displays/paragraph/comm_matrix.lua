@@ -3,12 +3,9 @@
 -- pending and erased on receipt. At the end of the run: the cumulative volume
 -- of every pair on a colour scale.
 local colors = require "retrace.colors"
+local common = require "retrace.displays.paragraph.common"
 
-local M = {}
-local D = {}
-D.__index = D
-
-function M.new(ctx, opts) return setmetatable({ ctx = ctx, opts = opts or {} }, D) end
+local M, D = common.display(false)
 
 local function matrix(P)
   local m = {}
@@ -87,7 +84,5 @@ function D:draw(cv, rect)
   self.d = { bytes = bytes, count = count, final = self.final or false, order = order,
     grid = { x = x0, y = y0, cell = cell }, cells = cells }
 end
-
-function D:data() return self.d end
 
 return M

@@ -2,12 +2,9 @@
 -- as a percent of the largest the pre-pass found.
 local colors = require "retrace.colors"
 local meter = require "retrace.displays.paragraph.utilization_meter"
+local common = require "retrace.displays.paragraph.common"
 
-local M = {}
-local D = {}
-D.__index = D
-
-function M.new(ctx, opts) return setmetatable({ ctx = ctx, opts = opts or {} }, D) end
+local M, D = common.display(false)
 
 function D:update(state, t)
   local bytes = self.ctx.volume == "bytes"
@@ -23,7 +20,5 @@ function D:draw(cv, rect)
   d.percent, d.value = pct, self.value or 0
   self.d = d
 end
-
-function D:data() return self.d end
 
 return M

@@ -6,6 +6,24 @@ local plot = require "retrace.plot"
 
 local M = {}
 
+--- A display module and its class: mod.new(ctx, opts) makes {ctx, opts} and
+-- calls D.init(self) when there is one; D:data() returns self.d (set by draw);
+-- with `animated`, D:update(state, t) keeps the model and the time.
+function M.display(animated)
+  local mod, D = {}, {}
+  D.__index = D
+  function mod.new(ctx, opts)
+    local self = setmetatable({ ctx = ctx, opts = opts or {} }, D)
+    if D.init then D.init(self) end
+    return self
+  end
+  function D:data() return self.d end
+  if animated then
+    function D:update(state, t) self.model, self.t = state, t end
+  end
+  return mod, D
+end
+
 --- Legend items of the three states.
 function M.state_items()
   return { { "busy", colors.state("busy") }, { "overhead", colors.state("overhead") },

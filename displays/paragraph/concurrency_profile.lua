@@ -4,11 +4,7 @@
 local colors = require "retrace.colors"
 local common = require "retrace.displays.paragraph.common"
 
-local M = {}
-local D = {}
-D.__index = D
-
-function M.new(ctx, opts) return setmetatable({ ctx = ctx, opts = opts or {} }, D) end
+local M, D = common.display(false)
 
 function D:finish(state) self.prof = state:profile() end
 
@@ -28,7 +24,5 @@ function D:draw(cv, rect)
     end)
   self.d.busy, self.d.overhead, self.d.idle = self.prof.busy, self.prof.overhead, self.prof.idle
 end
-
-function D:data() return self.d end
 
 return M

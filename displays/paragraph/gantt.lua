@@ -3,15 +3,7 @@
 -- the processor spent most of that column's time in.
 local common = require "retrace.displays.paragraph.common"
 
-local M = {}
-local D = {}
-D.__index = D
-
-function M.new(ctx, opts)
-  return setmetatable({ ctx = ctx, opts = opts or {} }, D)
-end
-
-function D:update(state, t) self.model, self.t = state, t end
+local M, D = common.display(true)
 
 -- Per processor, per column, the state with the most time (0-based palette index).
 function M.columns(model, p, lo, hi, W)
@@ -62,7 +54,5 @@ function D:draw(cv, rect)
   d.window = { lo, hi }
   self.d = d
 end
-
-function D:data() return self.d end
 
 return M

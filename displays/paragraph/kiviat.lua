@@ -2,10 +2,9 @@
 -- processor's busy fraction over the last S seconds (hub 0, rim 1). The
 -- current polygon is dark, the highest radius seen on each spoke light.
 local colors = require "retrace.colors"
+local common = require "retrace.displays.paragraph.common"
 
-local M = {}
-local D = {}
-D.__index = D
+local M, D = common.display(false)
 
 function M.new(ctx, opts)
   return setmetatable({ ctx = ctx, opts = opts or {}, high = {}, radii = {} }, D)
@@ -58,7 +57,5 @@ function D:draw(cv, rect)
     require("retrace.plot").format_number(S, 3)), { valign = "top", size = 9, color = "dimgray" })
   self.d = { center = { cx, cy }, radius = R, radii = self.radii, high = self.high, smoothing = S }
 end
-
-function D:data() return self.d end
 
 return M

@@ -5,9 +5,7 @@ local colors = require "retrace.colors"
 local plot = require "retrace.plot"
 local common = require "retrace.displays.paragraph.common"
 
-local M = {}
-local D = {}
-D.__index = D
+local M, D = common.display(false)
 
 M.stats = { peer = "peer", tag = "tag", length = "length", distance = "distance" }
 
@@ -63,7 +61,5 @@ function D:draw(cv, rect)
   end
   self.d = out
 end
-
-function D:data() return self.d end
 
 return M

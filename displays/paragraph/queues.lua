@@ -4,9 +4,7 @@
 local colors = require "retrace.colors"
 local common = require "retrace.displays.paragraph.common"
 
-local M = {}
-local D = {}
-D.__index = D
+local M, D = common.display(false)
 
 function M.new(ctx, opts) return setmetatable({ ctx = ctx, opts = opts or {}, cur = {}, hi = {} }, D) end
 
@@ -32,7 +30,5 @@ function D:draw(cv, rect)
     end)
   self.d.current, self.d.high = self.cur, self.hi
 end
-
-function D:data() return self.d end
 
 return M

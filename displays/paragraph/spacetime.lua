@@ -6,13 +6,7 @@ local canvas = require "retrace.canvas"
 local colors = require "retrace.colors"
 local common = require "retrace.displays.paragraph.common"
 
-local M = {}
-local D = {}
-D.__index = D
-
-function M.new(ctx, opts) return setmetatable({ ctx = ctx, opts = opts or {} }, D) end
-
-function D:update(state, t) self.model, self.t = state, t end
+local M, D = common.display(true)
 
 function D:draw(cv, rect)
   local ctx, m = self.ctx, self.model
@@ -108,7 +102,5 @@ function D:draw(cv, rect)
   d.window = { lo, hi }
   self.d = d
 end
-
-function D:data() return self.d end
 
 return M

@@ -6,11 +6,7 @@ local canvas = require "retrace.canvas"
 local colors = require "retrace.colors"
 local common = require "retrace.displays.paragraph.common"
 
-local M = {}
-local D = {}
-D.__index = D
-
-function M.new(ctx, opts) return setmetatable({ ctx = ctx, opts = opts or {} }, D) end
+local M, D = common.display(false)
 
 function D:update(state, t)
   self.model, self.t = state, t
@@ -98,7 +94,5 @@ function D:draw(cv, rect)
   d.proc = only
   self.d = d
 end
-
-function D:data() return self.d end
 
 return M

@@ -4,13 +4,7 @@
 local canvas = require "retrace.canvas"
 local common = require "retrace.displays.paragraph.common"
 
-local M = {}
-local D = {}
-D.__index = D
-
-function M.new(ctx, opts) return setmetatable({ ctx = ctx, opts = opts or {} }, D) end
-
-function D:update(state, t) self.model, self.t = state, t end
+local M, D = common.display(true)
 
 function D:draw(cv, rect)
   local ctx, m = self.ctx, self.model
@@ -60,7 +54,5 @@ function D:draw(cv, rect)
     idle = counts[#counts][4] } or nil
   self.d = d
 end
-
-function D:data() return self.d end
 
 return M

@@ -3,11 +3,7 @@
 local colors = require "retrace.colors"
 local common = require "retrace.displays.paragraph.common"
 
-local M = {}
-local D = {}
-D.__index = D
-
-function M.new(ctx, opts) return setmetatable({ ctx = ctx, opts = opts or {} }, D) end
+local M, D = common.display(false)
 
 function D:update(state, t)
   self.model, self.t = state, t
@@ -39,7 +35,5 @@ function D:draw(cv, rect)
   d.busy, d.overhead, d.idle = n.busy, n.overhead, n.idle
   self.d = d
 end
-
-function D:data() return self.d end
 
 return M

@@ -3,11 +3,7 @@
 local colors = require "retrace.colors"
 local common = require "retrace.displays.paragraph.common"
 
-local M = {}
-local D = {}
-D.__index = D
-
-function M.new(ctx, opts) return setmetatable({ ctx = ctx, opts = opts or {} }, D) end
+local M, D = common.display(false)
 
 function D:finish(state) self.rows = state:summary() end
 
@@ -30,7 +26,5 @@ function D:draw(cv, rect)
     end)
   self.d.processors = self.rows
 end
-
-function D:data() return self.d end
 
 return M
