@@ -181,7 +181,10 @@ local function run(args)
   local rp, rerr = replay.new(args.trace, model:callbacks({ format = args.format, prescan = info.ps }))
   if not rp then cli.input_error(rerr) end
   ctx.rp = rp
-  ctx.no_timeline = (args.scroll or "jump"):match("^smooth") ~= nil
+  -- the C rasters restart empty when their window moves: fine for whole-page jumps,
+  -- not when the new window overlaps the old one (smooth, jump:J with J < 1)
+  local sc = args.scroll or "jump"
+  ctx.no_timeline = not (sc == "jump" or tonumber(sc:match("^jump:(.*)$") or "") == 1)
   local list, panels = {}, {}
   for i, id in ipairs(ids) do
     local mod = require("retrace.displays.paragraph." .. id)

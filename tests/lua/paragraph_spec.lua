@@ -181,6 +181,21 @@ describe("retrace paragraph on the hand-made trace", function()
   end)
 end)
 
+describe("retrace paragraph with smooth scrolling (the Lua raster)", function()
+  it("draws the same Gantt states as the C raster", function()
+    local _, frame, out = run({ "--scroll", "smooth", "--scale-width", "4" })
+    local f = frame(12) -- t = 6: window 2 .. 6
+    local img = assert(canvas.load_png(string.format("%s/frame_%06d.png", out, 12)))
+    local g = f.displays.gantt
+    same_list({ 2, 6 }, g.window)
+    local function probe(p, t) return h.pixel_hex(img, (plot.to_pixel(g, t, 0)), g.rows[p + 1].y) end
+    assert.are.equal(colors.state("overhead"), probe(0, 2.5))
+    assert.are.equal(colors.state("idle"), probe(1, 3))
+    assert.are.equal(colors.state("overhead"), probe(2, 5.5))
+    assert.are.equal(colors.state("busy"), probe(3, 5.5))
+  end)
+end)
+
 describe("retrace paragraph errors", function()
   local out = os.tmpname()
   local cases = {
