@@ -300,7 +300,7 @@ local function run(args)
   if args.json then
     cli.print_json(summary)
   else
-    io.stdout:write(string.format("%s: %d processors, %d frames of %d displays in %s%s%s%s\n", args.trace, info.P,
+    io.write(string.format("%s: %d processors, %d frames of %d displays in %s%s%s%s\n", args.trace, info.P,
       nframes, #ids, args.output, res.html and (", player " .. res.html) or "", res.pdf and (", " .. res.pdf) or "",
       res.mp4 and (", " .. res.mp4) or ""))
   end
