@@ -152,7 +152,8 @@ local function run(args)
   end
   if args.gray then colors.set_mode("gray") end
 
-  local info, err = pg.prescan(args.trace, { format = args.format })
+  local compstats = not args.no_compstats
+  local info, err = pg.prescan(args.trace, { format = args.format, compstats = compstats })
   if not info then cli.input_error(err) end
   local t0, t1 = info.span[1], info.span[2]
   if (from and from > t1) or (to and to < t0) then
@@ -178,7 +179,8 @@ local function run(args)
   }
   local model = pg.model(info, { from = from, to = to })
   -- with the pre-pass, the engine turns a processor idle at its own last record
-  local rp, rerr = replay.new(args.trace, model:callbacks({ format = args.format, prescan = info.ps }))
+  local rp, rerr = replay.new(args.trace, model:callbacks({ format = args.format, prescan = info.ps,
+    compstats = compstats }))
   if not rp then cli.input_error(rerr) end
   ctx.rp = rp
   -- the C rasters restart empty when their window moves: fine for whole-page jumps,
@@ -288,7 +290,7 @@ local function run(args)
     first = {}, last = {},
     options = { displays = ids, grid = { cols, rows }, size = { W, H }, order = order_kind, volume = volume,
                 proc = ctx.proc, smoothing = ctx.smoothing, pace = args.pace, gray = args.gray or false,
-                scroll = args.scroll or "jump" },
+                scroll = args.scroll or "jump", compstats = compstats },
     displays = {}, output = args.output, html = res.html, mp4 = res.mp4, pdf = res.pdf,
   }
   for i, p in ipairs(info.procs) do summary.first[i], summary.last[i] = p.first, p.last end
@@ -353,6 +355,7 @@ return {
     p:flag("--gray", "gray levels instead of colours")
     p:option("--data", "folder for frame_NNNNNN.json (each display's data) and summary.json")
     p:option("--format", "trace format (recognised by content by default)")
+    p:flag("--no-compstats", "old-format PICL: communication calls bracketed by compstats records are not overhead")
     p:flag("--json", "print the summary as JSON on stdout")
   end,
   run = run,

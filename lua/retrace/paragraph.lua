@@ -61,10 +61,11 @@ function M.nice_ceil(v)
   return 10 * e
 end
 
---- The pre-pass (replay.prescan: one streaming pass of the whole trace). opts: format.
+--- The pre-pass (replay.prescan: one streaming pass of the whole trace). opts: format,
+-- compstats (false: old-format PICL compstats brackets are not overhead).
 function M.prescan(path, opts)
   opts = opts or {}
-  local ps, err = replay.prescan(path, { format = opts.format })
+  local ps, err = replay.prescan(path, { format = opts.format, compstats = opts.compstats })
   if not ps then return nil, err end
   if ps.t0 == nil or ps.t0 > ps.t1 then return nil, path .. ": no records" end
   local info = { ps = ps, P = ps.processors, span = { ps.t0, ps.t1 }, procs = {}, max_queue = ps.max_queue,
