@@ -56,6 +56,10 @@ rm -rf "$medea_out"
 echo "(pictures and their data in $medea_out/plots and $medea_out/runs)"
 echo "== retrace cache: a naive and a blocked matrix transpose traced by valgrind's lackey"
 sh "$here"/lackey/run.sh "$RETRACE"   # skips, saying so, without valgrind
+echo "== retrace paragraph: ParaGraph's displays, frame by frame, on a hand-made 4-processor trace"
+pg_out=${TMPDIR:-/tmp}/retrace-demo/paragraph
+rm -rf "$pg_out"
+"$RETRACE" paragraph "$here"/../tests/fixtures/paragraph/pg4.trf -o "$pg_out" --all --pace time:0.25 --unit s --html
 echo "== the gallery: every display picture of every family on one page"
 gallery=${RETRACE_GALLERY:-$(dirname "$RETRACE")/gallery}
 "$RETRACE" "$here"/gallery.lua "$RETRACE" "$gallery"

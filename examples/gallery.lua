@@ -153,6 +153,28 @@ local entries = {
     run = { "memspy", "{out}/memspy/tri_tuned.msp", "--procs", "4", "--plots", "{out}/memspy/tri_tuned" },
     image = "memspy/tri_tuned/causes.png" },
   -- other display families: append their entries here
+  -- ParaGraph: the utilization and communication displays on the real traces
+  { family = "ParaGraph (real traces)", needs = "{data}/picl/mpicl-10.trf",
+    caption = "mpicl-10, every display at the end of the run: utilization, broadcasts as bands and a series, " ..
+      "the cumulative matrix, every pair used",
+    run = { "paragraph", "{data}/picl/mpicl-10.trf", "-o", "{out}/paragraph/mpicl10", "--all", "--pace",
+            "records:4000", "--html" },
+    image = "paragraph/mpicl10/frame_000031.png" },
+  { family = "ParaGraph (real traces)", needs = "{data}/picl/fft-16.trf",
+    caption = "fft-16 mid-run (frame 50 of 100): compstats overhead in yellow, messages in flight, queues, " ..
+      "the tesseract",
+    run = { "paragraph", "{data}/picl/fft-16.trf", "-o", "{out}/paragraph/fft16", "--all" },
+    image = "paragraph/fft16/frame_000050.png" },
+  { family = "ParaGraph (real traces)", needs = "{data}/picl/fft-16.trf",
+    caption = "fft-16 in gray mode, Gray-code order, at the end of the run",
+    run = { "paragraph", "{data}/picl/fft-16.trf", "-o", "{out}/paragraph/fft16-gray", "--all", "--gray",
+            "--order", "gray", "--pace", "time:1000" },
+    image = "paragraph/fft16-gray/frame_000006.png" },
+  { family = "ParaGraph (real traces)", needs = "{data}/paraver/qsort_beo3.prv",
+    caption = "A Paraver trace (qsort) through the same displays: utilization group at the end",
+    run = { "paragraph", "{data}/paraver/qsort_beo3.prv", "-o", "{out}/paragraph/qsort", "--group",
+            "utilization", "--pace", "records:1000000000" },
+    image = "paragraph/qsort/frame_000001.png" },
 }
 
 local M = { entries = entries }

@@ -114,6 +114,7 @@ function M.main(argv)
   end
   local p = M.parser(name, cmd)
   local rest = table.move(argv, 2, #argv, 1, {})
+  if cmd.fix_argv then rest = cmd.fix_argv(rest) end -- e.g. negative numbers as option values
   local ok, args = p:pparse(rest)
   if not ok then
     io.stderr:write(p:get_usage(), "\n", "retrace: ", name, ": ", args, "\n")

@@ -1,0 +1,139 @@
+--- Pieces the ParaGraph displays share: the time-axis frame, the state palette,
+-- the placeholder of end-of-run displays, runs of equal cells.
+local canvas = require "retrace.canvas"
+local colors = require "retrace.colors"
+local plot = require "retrace.plot"
+
+local M = {}
+
+--- A display module and its class: mod.new(ctx, opts) makes {ctx, opts} and
+-- calls D.init(self) when there is one; D:data() returns self.d (set by draw);
+-- with `animated`, D:update(state, t) keeps the model and the time.
+function M.display(animated)
+  local mod, D = {}, {}
+  D.__index = D
+  function mod.new(ctx, opts)
+    local self = setmetatable({ ctx = ctx, opts = opts or {} }, D)
+    if D.init then D.init(self) end
+    return self
+  end
+  function D:data() return self.d end
+  if animated then
+    function D:update(state, t) self.model, self.t = state, t end
+  end
+  return mod, D
+end
+
+--- Legend items of the three states.
+function M.state_items()
+  return { { "busy", colors.state("busy") }, { "overhead", colors.state("overhead") },
+           { "idle", colors.state("idle") } }
+end
+
+--- Palette: entry s - 1 is state s (1 busy, 2 overhead, 3 idle).
+function M.state_palette()
+  return colors.palette({ colors.state("busy"), colors.state("overhead"), colors.state("idle") })
+end
+
+--- A one-line legend across the top of rect (wrapping when needed); returns
+-- the rest of rect and the legend's box.
+function M.strip_legend(cv, rect, items)
+  if not items or #items == 0 then return rect end
+  local x, y, size = rect.x + 4, rect.y + 1, 9
+  local rowh = size + 4
+  for _, it in ipairs(items) do
+    cv:save()
+    cv:font(nil, size)
+    local tw = cv:text_size(it[1])
+    cv:restore()
+    if x + 14 + tw > rect.x + rect.w and x > rect.x + 4 then x, y = rect.x + 4, y + rowh end
+    cv:rect(x, y + 2, 9, 9, it[2])
+    cv:text(x + 12, y + 1, it[1], { valign = "top", size = size, color = "black" })
+    x = x + 14 + tw + 8
+  end
+  local used = y + rowh - rect.y
+  return { x = rect.x, y = rect.y + used, w = rect.w, h = rect.h - used },
+         { x = rect.x, y = rect.y, w = rect.w, h = used }
+end
+
+--- A plot over the scrolling time window [lo, hi] (seconds), drawn into rect;
+-- y: axis options. legend: items {{label, colour}} drawn in a strip on top.
+function M.time_frame(cv, rect, lo, hi, y, legend)
+  local r, box = M.strip_legend(cv, rect, legend)
+  local p = plot.new{ x = { label = "time", unit = "s", time = true, lo = lo, hi = hi }, y = y,
+                      size = 10, legend = false }
+  p:draw(cv, r)
+  local d = p:data()
+  d.legend = box and { x = box.x, y = box.y, w = box.w, h = box.h, where = "strip top", items = legend } or nil
+  return d
+end
+
+--- A plot drawn with its legend in a strip on top (plot.new options, series added by fill(p)).
+function M.plot_with_strip(cv, rect, opts, legend, fill)
+  local r, box = M.strip_legend(cv, rect, legend)
+  opts.legend, opts.size = false, opts.size or 10
+  local p = plot.new(opts)
+  fill(p)
+  p:draw(cv, r)
+  local d = p:data()
+  d.legend = box and { x = box.x, y = box.y, w = box.w, h = box.h, where = "strip top", items = legend } or nil
+  return d
+end
+
+--- Text in the middle of rect (an end-of-run display before the end).
+function M.placeholder(cv, rect, text)
+  cv:text(rect.x + rect.w / 2, rect.y + rect.h / 2, text,
+    { align = "center", valign = "middle", size = 10, color = "dimgray" })
+  return { placeholder = text }
+end
+
+--- A grid of W x R cells (reused between frames).
+function M.grid(self, W, R)
+  if not self.g or self.gw ~= W or self.gr ~= R then
+    self.g, self.gw, self.gr = canvas.grid(W, R), W, R
+  end
+  self.g:fill(-1)
+  return self.g
+end
+
+--- The C raster (retrace.timeline) of W columns x R rows over the shared window,
+-- attached to the replay; nil when there can be none (smooth scrolling, no
+-- replay in ctx, or asked for only after the replay started: the first frame is
+-- laid out before the replay runs, so every display gets its raster then). The
+-- command moves every raster's window when the shared one jumps and advances it
+-- to the frame time.
+function M.timeline(ctx, W, R)
+  if not ctx.rp or ctx.no_timeline then return nil end
+  ctx.timelines = ctx.timelines or {}
+  local key = W .. "x" .. R
+  local tl = ctx.timelines[key]
+  if tl or ctx.started then return tl end
+  local ok, timeline = pcall(require, "retrace.timeline")
+  if not ok or not (ctx.hi > ctx.lo) then return nil end
+  tl = timeline.new{ cols = W, rows = R, procs = ctx.P, t0 = ctx.lo, t1 = ctx.hi }
+  tl:attach(ctx.rp)
+  ctx.timelines[key] = tl
+  return tl
+end
+
+--- Palette of the timeline's state grid (0 idle, 1 overhead, 2 busy).
+function M.timeline_palette()
+  return colors.palette({ colors.state("idle"), colors.state("overhead"), colors.state("busy") })
+end
+
+--- Window [lo, hi] of a display from the shared context.
+function M.window(ctx)
+  return ctx.lo, ctx.hi
+end
+
+--- Processor axis: {lo, hi, label, labels} for P processors (integers 0..P-1).
+function M.proc_axis(P, label)
+  local labels
+  if P <= 16 then
+    labels = {}
+    for i = 0, P - 1 do labels[i] = tostring(i) end
+  end
+  return { label = label or "processor", lo = -0.5, hi = P - 0.5, labels = labels }
+end
+
+return M

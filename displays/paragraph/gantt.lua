@@ -1,0 +1,58 @@
+--- ParaGraph Gantt chart: a row per processor, coloured busy / overhead / idle
+-- (traffic lights) over the scrolling time window; a column shows the state
+-- the processor spent most of that column's time in.
+local common = require "retrace.displays.paragraph.common"
+
+local M, D = common.display(true)
+
+-- Per processor, per column, the state with the most time (0-based palette index).
+function M.columns(model, p, lo, hi, W)
+  local best = {}
+  local tb, to, ti = {}, {}, {}
+  local acc = { tb, to, ti }
+  model:raster(p, lo, hi, W, function(c, s, dt) acc[s][c] = (acc[s][c] or 0) + dt end)
+  for c = 1, W do
+    local b, o, i = tb[c] or 0, to[c] or 0, ti[c] or 0
+    if b + o + i > 0 then
+      if b >= o and b >= i then best[c] = 0 elseif o >= i then best[c] = 1 else best[c] = 2 end
+    else
+      best[c] = -1
+    end
+  end
+  return best
+end
+
+function D:draw(cv, rect)
+  local ctx, m = self.ctx, self.model
+  local lo, hi = common.window(ctx)
+  local P = ctx.P
+  local d = common.time_frame(cv, rect, lo, hi, common.proc_axis(P), common.state_items())
+  local pr = d.plot
+  local W = math.max(1, math.floor(pr.w))
+  local tl = common.timeline(ctx, W, math.max(1, math.min(P, math.floor(pr.h))))
+  if tl then
+    -- the C raster: a row per processor (several when they outnumber the pixel rows), row 0 at the bottom
+    local g = tl:grid("state")
+    local _, R = tl:size()
+    local rowh = pr.h / R
+    local pal = common.timeline_palette()
+    for r = 0, R - 1 do
+      cv:grid(g, pal, pr.x, pr.y + (R - 1 - r) * rowh, W, rowh, { region = { 0, r, W, 1 } })
+    end
+  elseif m then
+    local g = common.grid(self, W, P)
+    for p = 0, P - 1 do
+      local row = M.columns(m, p, lo, hi, W)
+      g:load(string.pack(string.rep("i4", W), table.unpack(row)), (P - 1 - p) * W)
+    end
+    cv:grid(g, self.pal or common.state_palette(), pr.x, pr.y, W, pr.h)
+  end
+  d.rows = {}
+  for p = 0, P - 1 do
+    d.rows[p + 1] = { id = p, y = pr.y + (P - 1 - p + 0.5) * pr.h / P, h = pr.h / P }
+  end
+  d.window = { lo, hi }
+  self.d = d
+end
+
+return M

@@ -1,0 +1,362 @@
+-- retrace paragraph TRACE -o DIR: replay a message-passing trace (PICL, OTF2,
+-- Paraver, Paje) as ParaGraph's animated displays. A pre-pass finds the span,
+-- processors and the largest pending and queued volumes; then every frame
+-- brings the replay and all chosen displays to the same time and composes them
+-- in titled panels (PNG frames; PDF pages, MP4, HTML player on request). The
+-- last frame shows the end-of-run displays.
+local cli = require "retrace.cli"
+local colors = require "retrace.colors"
+local display = require "retrace.display"
+local frames = require "retrace.frames"
+local fs = require "retrace.fs"
+local pg = require "retrace.paragraph"
+local replay = require "retrace.replay"
+
+local GROUPS = {
+  utilization = { "utilization_count", "gantt", "utilization_summary", "utilization_meter",
+                  "concurrency_profile", "kiviat" },
+  communication = { "traffic", "spacetime", "queues", "comm_matrix", "comm_meter", "animation",
+                    "hypercube", "node_stats", "color_code" },
+  task = {}, other = {},
+}
+local TITLES = {
+  utilization_count = "Utilization count", gantt = "Gantt chart", utilization_summary = "Utilization summary",
+  utilization_meter = "Utilization meter", concurrency_profile = "Concurrency profile", kiviat = "Kiviat diagram",
+  traffic = "Communication traffic", spacetime = "Spacetime diagram", queues = "Message queues",
+  comm_matrix = "Communication matrix", comm_meter = "Communication meter", animation = "Animation",
+  hypercube = "Hypercube", node_stats = "Node statistics", color_code = "Color code",
+}
+local ALL = {}
+for _, g in ipairs({ "utilization", "communication" }) do
+  for _, id in ipairs(GROUPS[g]) do ALL[#ALL + 1] = id end
+end
+
+local UNITS = { s = 1, ms = 1e-3, us = 1e-6, ns = 1e-9 }
+
+-- "1280x720" -> 1280, 720 (usage error when malformed)
+local function pair(s, what)
+  local a, b = tostring(s):match("^(%d+)x(%d+)$")
+  a, b = tonumber(a), tonumber(b)
+  if not a or a < 1 or b < 1 then cli.usage_error(what .. " '" .. tostring(s) .. "': use WxH, e.g. 1280x720") end
+  return math.tointeger(a), math.tointeger(b)
+end
+
+local function number(s, what)
+  local v = tonumber(s)
+  if not v then cli.usage_error(what .. " '" .. tostring(s) .. "': a number expected") end
+  return v
+end
+
+--- The chosen display ids from the options (usage errors for unknown names).
+local function chosen(args)
+  local ids = {}
+  if args.all then return ALL end
+  if args.group then
+    for g in args.group:gmatch("[^,]+") do
+      local list = GROUPS[g]
+      if not list then
+        cli.usage_error("--group: unknown group '" .. g .. "' (utilization, communication, task, other)")
+      end
+      if #list == 0 then cli.usage_error("--group " .. g .. ": no displays in this group yet") end
+      for _, id in ipairs(list) do ids[#ids + 1] = id end
+    end
+  end
+  if args.display then
+    for id in args.display:gmatch("[^,]+") do
+      if not TITLES[id] then
+        cli.usage_error("--display: unknown display '" .. id .. "' (" .. table.concat(ALL, ", ") .. ")")
+      end
+      ids[#ids + 1] = id
+    end
+  end
+  if #ids == 0 then ids = GROUPS.utilization end
+  return ids
+end
+
+-- A scrolling window of `width` seconds: smooth, or jumps of J widths.
+local function scroller(mode, width, start)
+  local kind, j = mode:match("^(%a+):?([%d.]*)$")
+  if kind ~= "smooth" and kind ~= "jump" then
+    cli.usage_error("--scroll '" .. mode .. "': use smooth or jump[:J]")
+  end
+  j = tonumber(j) or 1
+  if j <= 0 or j > 1 then cli.usage_error("--scroll jump:J: J must lie in (0, 1]") end
+  local w = { lo = start, hi = start + width }
+  function w.update(self, t)
+    if kind == "smooth" then
+      self.lo = math.max(start, t - width)
+    elseif t > self.hi then
+      local step = j * width
+      self.lo = self.lo + math.ceil((t - self.hi) / step) * step
+    end
+    self.hi = self.lo + width
+    return self.lo, self.hi
+  end
+  return w
+end
+
+-- JSON-ready copy: numbers only finite, sparse tables as they are.
+local function clean(v, depth)
+  depth = depth or 0
+  local t = type(v)
+  if t == "number" then
+    if v ~= v or v == math.huge or v == -math.huge then return nil end
+    return v
+  elseif t == "table" then
+    if depth > 12 then return nil end
+    local out = {}
+    for k, x in pairs(v) do
+      if type(k) == "number" or type(k) == "string" then out[k] = clean(x, depth + 1) end
+    end
+    return out
+  elseif t == "userdata" or t == "function" then
+    return nil
+  end
+  return v
+end
+
+local function run(args)
+  local ids = chosen(args)
+  local W, H = pair(args.size or "1280x720", "--size")
+  local n = #ids
+  local cols, rows
+  if args.grid then
+    cols, rows = pair(args.grid, "--grid")
+    if cols * rows < n then
+      cli.usage_error(string.format("--grid %dx%d has %d cells for %d displays", cols, rows, cols * rows, n))
+    end
+  else
+    cols = math.ceil(math.sqrt(n * W / H / 1.4))
+    cols = math.max(1, math.min(cols, n))
+    rows = math.ceil(n / cols)
+  end
+  local from = args.from and number(args.from, "--from")
+  local to = args.to and number(args.to, "--to")
+  if from and to and from > to then cli.usage_error("--from " .. args.from .. " is after --to " .. args.to) end
+  local order_kind = args.order or "natural"
+  if order_kind ~= "natural" and order_kind ~= "gray" then
+    cli.usage_error("--order '" .. order_kind .. "': use natural or gray")
+  end
+  local volume = args.volume or "count"
+  if volume ~= "count" and volume ~= "bytes" then cli.usage_error("--volume '" .. volume .. "': use count or bytes") end
+  local pace_kind, pace_v = "time", nil
+  if args.pace then
+    pace_kind, pace_v = args.pace:match("^(%a+):(.+)$")
+    pace_v = tonumber(pace_v)
+    if (pace_kind ~= "time" and pace_kind ~= "records") or not pace_v or pace_v <= 0 then
+      cli.usage_error("--pace '" .. args.pace .. "': use time:T or records:N (positive)")
+    end
+  end
+  if args.unit and not UNITS[args.unit] and not tonumber(args.unit) then
+    cli.usage_error("--unit '" .. args.unit .. "': use s, ms, us, ns or seconds as a number")
+  end
+  if args.gray then colors.set_mode("gray") end
+
+  local compstats = not args.no_compstats
+  local info, err = pg.prescan(args.trace, { format = args.format, compstats = compstats })
+  if not info then cli.input_error(err) end
+  local t0, t1 = info.span[1], info.span[2]
+  if (from and from > t1) or (to and to < t0) then
+    cli.input_error(string.format("%s: the window %s .. %s lies outside the trace, which spans %.9g .. %.9g s",
+      args.trace, args.from or "start", args.to or "end", t0, t1))
+  end
+  if args.proc then
+    local p = math.tointeger(tonumber(args.proc))
+    if not p or p < 0 or p >= info.P then
+      cli.usage_error("--proc " .. args.proc .. ": the trace has processors 0.." .. (info.P - 1))
+    end
+  end
+  local unit = args.unit and (UNITS[args.unit] or tonumber(args.unit)) or info.unit
+  local lo_t, hi_t = math.max(from or t0, t0), math.min(to or t1, t1)
+  local width = args.scale_width and number(args.scale_width, "--scale-width") * unit
+    or (hi_t - lo_t)
+  if width <= 0 then width = unit end
+  local ctx = {
+    P = info.P, info = info, volume = volume, proc = args.proc and math.tointeger(tonumber(args.proc)),
+    order = order_kind == "gray" and pg.gray_order(info.P) or pg.natural_order(info.P),
+    smoothing = args.smoothing and number(args.smoothing, "--smoothing") * unit or width / 20,
+    layout = args.layout, unit = unit,
+  }
+  local model = pg.model(info, { from = from, to = to })
+  -- with the pre-pass, the engine turns a processor idle at its own last record
+  local rp, rerr = replay.new(args.trace, model:callbacks({ format = args.format, prescan = info.ps,
+    compstats = compstats }))
+  if not rp then cli.input_error(rerr) end
+  ctx.rp = rp
+  -- the C rasters restart empty when their window moves: fine for whole-page jumps,
+  -- not when the new window overlaps the old one (smooth, jump:J with J < 1)
+  local sc = args.scroll or "jump"
+  ctx.no_timeline = not (sc == "jump" or tonumber(sc:match("^jump:(.*)$") or "") == 1)
+  local list, panels = {}, {}
+  for i, id in ipairs(ids) do
+    local mod = require("retrace.displays.paragraph." .. id)
+    list[i] = mod.new(ctx, {})
+    panels[i] = { title = TITLES[id], display = list[i] }
+  end
+  local frame = display.compose(panels, { cols = cols, rows = rows, gap = 4, size = 11 })
+  local scroll = scroller(args.scroll or "jump", width, lo_t)
+  local bar = cli.progress("paragraph", 100)
+  -- args.writer (from Lua, e.g. bench/paragraph_frames.lua): frames drawn but not encoded
+  local fw, ferr = args.writer, nil
+  if not fw then
+    fw, ferr = frames.writer(args.output, { width = W, height = H, pdf = args.pdf, fps = 12,
+                                            title = "retrace paragraph " .. args.trace })
+  end
+  if not fw then cli.input_error(ferr) end
+  if args.data then
+    local ok, derr = fs.mkdir_p(args.data)
+    if not ok then cli.input_error(derr) end
+  end
+  local cjson = require "cjson"
+  local function write_data(i, t)
+    if not args.data then return end
+    local out = { frame = i, time = t, displays = {} }
+    for k, id in ipairs(ids) do out.displays[id] = clean(list[k]:data()) end
+    local ok, werr = fs.write_file(string.format("%s/frame_%06d.json", args.data, i), cli.json(out))
+    if not ok then cli.input_error(werr) end
+  end
+  local function draw_frame(t)
+    ctx.lo, ctx.hi = scroll:update(t)
+    local keep = math.min(ctx.lo, t - ctx.smoothing)
+    model:keep(keep)
+    local i = fw:frame(function(cv) frame:draw(cv, { x = 0, y = 0, w = W, h = H }) end)
+    write_data(i, t)
+    bar:update(math.floor(100 * (t - lo_t) / math.max(hi_t - lo_t, 1e-300)))
+    return i
+  end
+  -- lay the frame out once before the replay runs: displays that draw over time
+  -- get their C rasters (attached to the replay) at their plots' sizes
+  ctx.lo, ctx.hi = scroll:update(lo_t)
+  frame:draw(require("retrace.canvas").image(W, H), { x = 0, y = 0, w = W, h = H })
+  ctx.started = true
+  local function to_time(t)
+    local lo, hi = ctx.lo, ctx.hi
+    ctx.lo, ctx.hi = scroll:update(t)
+    for _, tl in pairs(ctx.timelines or {}) do
+      if ctx.lo ~= lo or ctx.hi ~= hi then tl:set_window(ctx.lo, ctx.hi) end
+    end
+    local ended = rp:run_until(t)
+    model:sync(rp, t)
+    for _, tl in pairs(ctx.timelines or {}) do tl:advance(math.min(t, ctx.hi)) end
+    return ended
+  end
+  local nframes = 0
+  -- records before the window replay without frames
+  if from and from > t0 then rp:run_until(from) end
+  local ended = false
+  local t = lo_t
+  if pace_kind == "time" then
+    local dt = (pace_v or 0) * unit
+    if dt <= 0 then dt = (hi_t - lo_t) / 100 end
+    if dt <= 0 then dt = unit end
+    while not ended do
+      t = math.min(t + dt, hi_t)
+      ended = to_time(t)
+      if t >= hi_t then ended = true end
+      display.update_all(list, model, t)
+      if not ended then draw_frame(t); nframes = nframes + 1 end
+    end
+  else
+    local nrec = math.tointeger(pace_v) or math.ceil(pace_v)
+    while not ended do
+      local done = 0
+      while done < nrec do
+        local nt = rp:next_time()
+        if not nt or nt > hi_t then ended = true break end
+        done = done + rp:step(1)
+      end
+      t = ended and hi_t or math.max(t, rp:now())
+      to_time(t)
+      display.update_all(list, model, t)
+      if not ended then draw_frame(t); nframes = nframes + 1 end
+    end
+  end
+  -- the last frame: the end of the window, end-of-run displays
+  to_time(hi_t)
+  if hi_t >= t1 then rp:run() end
+  model:finish(rp, hi_t)
+  display.update_all(list, model, hi_t)
+  display.finish_all(list, model)
+  draw_frame(hi_t)
+  nframes = nframes + 1
+  local okf, res = pcall(fw.finish, fw, { html = args.html, mp4 = args.mp4 })
+  if not okf then cli.input_error(tostring(res)) end
+  for _, e in ipairs(res.errors) do io.stderr:write("retrace: ", e, "\n") end
+  local summary = {
+    trace = args.trace, format = info.format, processors = info.P, span = info.span, records = info.records,
+    messages = info.messages, max_pending = info.max_pending, max_pending_bytes = info.max_pending_bytes,
+    max_queue = info.max_queue, max_queue_bytes = info.max_queue_bytes, unit = unit,
+    scale_width = width, frames = nframes, window = { lo_t, hi_t },
+    first = {}, last = {},
+    options = { displays = ids, grid = { cols, rows }, size = { W, H }, order = order_kind, volume = volume,
+                proc = ctx.proc, smoothing = ctx.smoothing, pace = args.pace, gray = args.gray or false,
+                scroll = args.scroll or "jump", compstats = compstats },
+    displays = {}, output = args.output, html = res.html, mp4 = res.mp4, pdf = res.pdf,
+  }
+  for i, p in ipairs(info.procs) do summary.first[i], summary.last[i] = p.first, p.last end
+  for k, id in ipairs(ids) do summary.displays[id] = clean(list[k]:data()) end
+  if args.data then
+    local ok, werr = fs.write_file(args.data .. "/summary.json", cli.json(summary))
+    if not ok then cli.input_error(werr) end
+  end
+  if args.json then
+    cli.print_json(summary)
+  else
+    io.write(string.format("%s: %d processors, %d frames of %d displays in %s%s%s%s\n", args.trace, info.P,
+      nframes, #ids, args.output, res.html and (", player " .. res.html) or "", res.pdf and (", " .. res.pdf) or "",
+      res.mp4 and (", " .. res.mp4) or ""))
+  end
+  return 0
+end
+
+return {
+  summary = "replay a message-passing trace as ParaGraph's animated displays (frames, PDF, MP4, HTML)",
+  description = "Replay a message-passing trace (PICL, OTF2, Paraver, Paje) and draw ParaGraph's\n"
+    .. "utilization and communication displays frame by frame, all at the same trace time, in\n"
+    .. "titled panels. Displays: " .. table.concat(ALL, ", ") .. ".",
+  groups = GROUPS, titles = TITLES, all = ALL,
+  -- "--from -0.000001": a negative number is the option's value, not an option
+  fix_argv = function(argv)
+    local out, i = {}, 1
+    while i <= #argv do
+      local a, b = argv[i], argv[i + 1]
+      if a:match("^%-%-[%w-]+$") and not a:find("=", 1, true) and b and b:match("^%-[%d.]") and tonumber(b) then
+        out[#out + 1] = a .. "=" .. b
+        i = i + 2
+      else
+        out[#out + 1] = a
+        i = i + 1
+      end
+    end
+    return out
+  end,
+  parser = function(p)
+    p:argument("trace", "trace file (an OTF2 archive: its .otf2 anchor or its directory)")
+    p:option("-o --output", "folder of the frames"):count(1)
+    p:option("--display", "displays, comma-separated")
+    p:option("--group", "utilization | communication (task, other: part 2)")
+    p:flag("--all", "every display")
+    p:option("--grid", "panels CxR (default: fitted to the size)")
+    p:option("--size", "frame size WxH (default 1280x720)")
+    p:flag("--html", "also write index.html, a player")
+    p:option("--mp4", "also encode an MP4 (needs ffmpeg)")
+    p:option("--pdf", "also write every frame as a PDF page")
+    p:option("--pace", "a frame every time:T units or records:N records (default: 100 frames)")
+    p:option("--unit", "time unit of --pace, --scale-width, --smoothing: s, ms, us, ns or seconds (default: by the span)")
+    p:option("--scale-width", "width of the scrolling time window, in units (default: the whole run)")
+    p:option("--scroll", "smooth | jump[:J] (jump by J widths, default 1)")
+    p:option("--from", "start of the window (seconds; may be negative)")
+    p:option("--to", "end of the window (seconds)")
+    p:option("--order", "processor order in the matrix and the animation: natural | gray")
+    p:option("--smoothing", "Kiviat: busy fraction over the last S units (default: a twentieth of the width)")
+    p:option("--volume", "count | bytes (traffic, queues, meter)")
+    p:option("--proc", "processor for node statistics and one processor's incoming traffic")
+    p:option("--layout", "hypercube layout: cube, tesseract, polytope, mesh, ring, linear, tree")
+    p:flag("--gray", "gray levels instead of colours")
+    p:option("--data", "folder for frame_NNNNNN.json (each display's data) and summary.json")
+    p:option("--format", "trace format (recognised by content by default)")
+    p:flag("--no-compstats", "old-format PICL: communication calls bracketed by compstats records are not overhead")
+    p:flag("--json", "print the summary as JSON on stdout")
+  end,
+  run = run,
+}
