@@ -1,0 +1,74 @@
+--- ParaGraph statistical summary (end of run): a table per processor and in
+-- total: percent busy / overhead / idle, messages and bytes sent and
+-- received, the largest queue, time in tasks and time on the critical path;
+-- under it each task's mean processors and the critical path's length. The
+-- command also writes it as stats.json and stats.csv with --data.
+local common = require "retrace.displays.paragraph.common"
+local pgapp = require "retrace.paragraph_app"
+
+local M, D = common.display(false)
+
+function D:finish(state)
+  self.stats = pgapp.stats(state, self.ctx.rp, self.ctx.tasks, self.ctx.path)
+end
+
+local HEAD = { "P", "busy%", "ovh%", "idle%", "sent", "sent B", "recv", "recv B", "max q", "task s", "path s" }
+
+function D:draw(cv, rect)
+  local st = self.stats
+  if not st then
+    self.d = common.placeholder(cv, rect, "shown at the end of the run")
+    return
+  end
+  local rows = {}
+  local function fmt(r, id)
+    return { id, string.format("%.1f", r.busy), string.format("%.1f", r.overhead), string.format("%.1f", r.idle),
+             tostring(r.sent), string.format("%g", r.sent_bytes), tostring(r.received),
+             string.format("%g", r.received_bytes), tostring(r.max_queue), string.format("%.4g", r.task_time),
+             string.format("%.4g", r.path_time) }
+  end
+  for _, r in ipairs(st.processors) do rows[#rows + 1] = fmt(r, tostring(r.id)) end
+  rows[#rows + 1] = fmt(st.total, "total")
+  local extra = {}
+  local tl = {}
+  for _, k in ipairs(st.tasks) do tl[#tl + 1] = string.format("%s: %.3g", k.id, k.mean_processors) end
+  if #tl > 0 then extra[#extra + 1] = "mean processors per task  " .. table.concat(tl, ", ") end
+  if st.critical_path then
+    extra[#extra + 1] = string.format("critical path %.6g s: %d segments, %d messages",
+      st.critical_path.length, st.critical_path.segments, st.critical_path.messages)
+  end
+  extra[#extra + 1] = string.format("messages %d, tachyons %d", st.total.messages or 0, st.total.tachyons or 0)
+  local size = math.max(7, math.min(9, (rect.w - 8) / #HEAD / 4))
+  local lh = size + 4
+  local fit = math.floor((rect.h - 4 - (#extra + 1) * lh) / lh)
+  local shown = math.min(#rows, math.max(1, fit))
+  local colw = (rect.w - 8) / #HEAD
+  local d = { stats = st, cells = {}, rows = shown }
+  cv:save()
+  cv:clip_rect(rect.x, rect.y, rect.w, rect.h)
+  local y = rect.y + 2
+  for j, h in ipairs(HEAD) do
+    cv:text(rect.x + 4 + j * colw - 4, y, h, { align = "right", valign = "top", size = size, bold = true,
+      color = "black" })
+  end
+  y = y + lh
+  for i = 1, shown do
+    -- the total row always shows: the last line
+    local r = (i == shown) and rows[#rows] or rows[i]
+    if i % 2 == 0 then cv:rect(rect.x + 2, y - 1, rect.w - 4, lh, "#eeeeee") end
+    for j, v in ipairs(r) do
+      cv:text(rect.x + 4 + j * colw - 4, y, v, { align = "right", valign = "top", size = size, color = "black",
+        bold = r[1] == "total" })
+    end
+    d.cells[#d.cells + 1] = { row = r[1], y = y }
+    y = y + lh
+  end
+  for _, e in ipairs(extra) do
+    cv:text(rect.x + 6, y + 2, e, { valign = "top", size = size, color = "black" })
+    y = y + lh
+  end
+  cv:restore()
+  self.d = d
+end
+
+return M
