@@ -24,7 +24,10 @@ function D:draw(cv, rect)
     local y = rect.y + 3 + (i - first) * lh
     local cur = i == #recs
     local txt = string.format("%6d  %s", r.index or i, pgapp.describe(r))
-    if cur then cv:rect(rect.x + 2, y - 1, rect.w - 4, lh, require("retrace.colors").ink("#ffe680")) end
+    if cur then
+      cv:rect(rect.x + 2, y - 1, rect.w - 4, lh, require("retrace.colors").ink("#ffe680"))
+      d.highlight = { x = rect.x + 2, y = y - 1, w = rect.w - 4, h = lh }
+    end
     cv:text(rect.x + 6, y + 1, (cur and "> " or "  ") .. txt, { valign = "top", size = size, color = "black",
       font = "DejaVu Sans Mono", bold = cur })
     d.lines[#d.lines + 1] = { index = r.index, time = r.time, proc = r.proc, text = txt, y = y, current = cur }
