@@ -200,8 +200,10 @@ local function run(args)
       ctx.path = cp
     end
   end
+  local records = appmod ~= nil
+  for _, id in ipairs(ids) do records = records or id == "trace" end
   local rp, rerr = replay.new(args.trace, tracker:callbacks(model:callbacks({ format = args.format,
-    prescan = info.ps, compstats = compstats })))
+    prescan = info.ps, compstats = compstats }), records))
   if not rp then cli.input_error(rerr) end
   ctx.rp = rp
   -- the C rasters restart empty when their window moves: fine for whole-page jumps,

@@ -77,14 +77,16 @@ function Tracker:listen(fn)
   self.listeners[#self.listeners + 1] = fn
 end
 
---- The replay callbacks (on_task, on_record), chained after those already in opts.
-function Tracker:callbacks(opts)
+--- The replay callbacks (on_task, and on_record when `records`: every record
+-- costs a Lua table then), chained after those already in opts.
+function Tracker:callbacks(opts, records)
   opts = opts or {}
   local prev_task, prev_rec = opts.on_task, opts.on_record
   opts.on_task = function(p, t, old, new)
     if prev_task then prev_task(p, t, old, new) end
     self:switch(p, t, old, new)
   end
+  if not records then return opts end
   opts.on_record = function(rec)
     if prev_rec then prev_rec(rec) end
     self.nrec = self.nrec + 1
