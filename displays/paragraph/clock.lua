@@ -13,7 +13,17 @@ function M.reading(t, t0, unit, lo, hi)
   return units, frac
 end
 
-local names = { [1] = "s", [1e-3] = "ms", [1e-6] = "us", [1e-9] = "ns" }
+--- The reading as text: whole units in the largest of s, ms, us, ns not above the
+-- unit, with the decimals the unit needs ("7 s", "2873 us", "11.58 s").
+function M.text(units, unit)
+  for _, u in ipairs({ { 1, "s" }, { 1e-3, "ms" }, { 1e-6, "us" }, { 1e-9, "ns" } }) do
+    if unit >= u[1] * (1 - 1e-9) then
+      local dec = math.max(0, math.floor(-math.log(unit / u[1], 10) + 0.5))
+      return string.format("%." .. dec .. "f %s", units * unit / u[1], u[2])
+    end
+  end
+  return string.format("%g s", units * unit)
+end
 
 function D:draw(cv, rect)
   local ctx = self.ctx
@@ -22,8 +32,7 @@ function D:draw(cv, rect)
   local t = self.t or lo
   local unit = ctx.unit or ctx.info.unit or 1
   local units, frac = M.reading(t, t0, unit, lo, hi)
-  local uname = names[unit] or string.format("x %g s", unit)
-  local text = string.format("%d %s", units, uname)
+  local text = M.text(units, unit)
   local size = math.max(10, math.min(40, rect.h / 3, rect.w / (#text * 0.7)))
   cv:text(rect.x + rect.w / 2, rect.y + rect.h * 0.35, text, { align = "center", valign = "middle", size = size,
     color = "black" })

@@ -12,7 +12,22 @@ function D:finish(state)
   self.stats = pgapp.stats(state, self.ctx.rp, self.ctx.tasks, self.ctx.path)
 end
 
-local HEAD = { "P", "busy%", "ovh%", "idle%", "sent", "sent B", "recv", "recv B", "max q", "task s", "path s" }
+local HEAD = { "P", "busy%", "ovh%", "idle%", "sent", "sent B", "recv", "recv B", "max q", "task", "path" }
+
+-- A count or byte total in at most 5 characters: 950, 12345 -> 12.3k, 6.5e7 -> 65M.
+local function short(v)
+  if v < 1e4 then return string.format("%g", v) end
+  for _, u in ipairs({ { 1e12, "T" }, { 1e9, "G" }, { 1e6, "M" }, { 1e3, "k" } }) do
+    if v >= u[1] then return string.format("%.3g%s", v / u[1], u[2]) end
+  end
+end
+M.short = short
+
+--- The time unit of the table for a span: {name, seconds}.
+function M.time_unit(span)
+  if span >= 1 then return "s", 1 elseif span >= 1e-3 then return "ms", 1e-3 end
+  return "us", 1e-6
+end
 
 function D:draw(cv, rect)
   local st = self.stats
@@ -21,11 +36,13 @@ function D:draw(cv, rect)
     return
   end
   local rows = {}
+  local uname, us = M.time_unit(st.span)
+  local head = { table.unpack(HEAD) }
+  head[10], head[11] = "task " .. uname, "path " .. uname
   local function fmt(r, id)
     return { id, string.format("%.1f", r.busy), string.format("%.1f", r.overhead), string.format("%.1f", r.idle),
-             tostring(r.sent), string.format("%g", r.sent_bytes), tostring(r.received),
-             string.format("%g", r.received_bytes), tostring(r.max_queue), string.format("%.4g", r.task_time),
-             string.format("%.4g", r.path_time) }
+             short(r.sent), short(r.sent_bytes), short(r.received), short(r.received_bytes), short(r.max_queue), string.format("%.4g", r.task_time / us),
+             string.format("%.4g", r.path_time / us) }
   end
   for _, r in ipairs(st.processors) do rows[#rows + 1] = fmt(r, tostring(r.id)) end
   rows[#rows + 1] = fmt(st.total, "total")
@@ -34,8 +51,8 @@ function D:draw(cv, rect)
   for _, k in ipairs(st.tasks) do tl[#tl + 1] = string.format("%s: %.3g", k.id, k.mean_processors) end
   if #tl > 0 then extra[#extra + 1] = "mean processors per task  " .. table.concat(tl, ", ") end
   if st.critical_path then
-    extra[#extra + 1] = string.format("critical path %.6g s: %d segments, %d messages",
-      st.critical_path.length, st.critical_path.segments, st.critical_path.messages)
+    extra[#extra + 1] = string.format("critical path %.6g %s: %d segments, %d messages",
+      st.critical_path.length / us, uname, st.critical_path.segments, st.critical_path.messages)
   end
   extra[#extra + 1] = string.format("messages %d, tachyons %d", st.total.messages or 0, st.total.tachyons or 0)
   local size = math.max(7, math.min(9, (rect.w - 8) / #HEAD / 4))
@@ -47,7 +64,7 @@ function D:draw(cv, rect)
   cv:save()
   cv:clip_rect(rect.x, rect.y, rect.w, rect.h)
   local y = rect.y + 2
-  for j, h in ipairs(HEAD) do
+  for j, h in ipairs(head) do
     cv:text(rect.x + 4 + j * colw - 4, y, h, { align = "right", valign = "top", size = size, bold = true,
       color = "black" })
   end

@@ -34,7 +34,10 @@ function D:draw(cv, rect)
     cv:rect(xa, yc - bh / 2, math.max(1, xb - xa), bh, tc.color(r.id))
     local txt = string.format("%.1f%%", r.percent)
     local inside = xb - xa > 44
-    cv:text(inside and (xa + xb) / 2 or xb + 3, yc, txt, { align = inside and "center" or "left",
+    -- outside: right of the bar, or left of it when the bar ends near the right edge
+    local right = xb + 48 < pr.x + pr.w
+    cv:text(inside and (xa + xb) / 2 or right and xb + 3 or xa - 3, yc, txt,
+      { align = inside and "center" or right and "left" or "right",
       valign = "middle", size = 9, color = inside and require("retrace.colors").contrast(tc.color(r.id)) or "black" })
     r.x0, r.x1, r.y = xa, xb, yc
   end
