@@ -217,7 +217,11 @@ local function run(args)
     panels[i] = { title = TITLES[id], display = list[i] }
   end
   if appmod then
-    local a = appmod.new(ctx, {})
+    local ok, a = pcall(appmod.new, ctx, {})
+    if not ok or type(a) ~= "table" then
+      cli.input_error(args.app .. ": new(ctx, opts) " .. (ok and "returned no display" or tostring(a):gsub("\n.*", "")))
+    end
+    a = pgapp.guard(a, cli.input_error)
     if a.record then tracker:listen(function(rec) a:record(rec) end) end
     list[#list + 1], panels[#panels + 1] = a, { title = appmod.title or "Application", display = a }
     ids[#ids + 1] = appmod.id or "app"

@@ -294,4 +294,25 @@ function M.load(file)
   return mod
 end
 
+--- A proxy of application display `d` whose methods (record, update, finish,
+-- draw, data; data() defaults to {}) report an error through fail(message) instead of raising it with
+-- a traceback. The message names the method; the error's own text names the file.
+function M.guard(d, fail)
+  if type(d.draw) ~= "function" then return fail("application display: no draw(cv, rect) method") end
+  local g = { data = function() return {} end }
+  for _, name in ipairs({ "record", "update", "finish", "draw", "data" }) do
+    if type(d[name]) == "function" then
+      g[name] = function(_, ...)
+        local res = table.pack(pcall(d[name], d, ...))
+        if not res[1] then
+          local msg = tostring(res[2]):gsub("\n.*", "")
+          return fail(string.format("application display, %s(): %s", name, msg))
+        end
+        return table.unpack(res, 2, res.n)
+      end
+    end
+  end
+  return g
+end
+
 return M

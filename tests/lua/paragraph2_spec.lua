@@ -352,6 +352,13 @@ describe("application displays", function()
     assert.are.equal(1, code)
     assert.is_truthy(err:find("new(ctx, opts)", 1, true))
     assert.are.equal(1, select(2, err:gsub("\n", "")))
+    -- an error inside the display: one line naming the method and the file's line
+    local boom = h.temp_file("local M = {}\nfunction M.new() return { draw = function() error('boom') end } end\n" ..
+      "return M\n", ".lua")
+    code, _, err = h.retrace("paragraph", fixture, "-o", out, "--app", boom)
+    assert.are.equal(1, code)
+    assert.is_truthy(err:find("draw(): " .. boom .. ":2: boom", 1, true), err)
+    assert.are.equal(1, select(2, err:gsub("\n", "")))
     code = h.retrace("paragraph", fixture, "-o", out, "--group", "tasks")
     assert.are.equal(2, code)
   end)
