@@ -268,7 +268,7 @@ local function feed(app, trace, check)
   local k = 0
   for rec in t:records() do
     d:record(rec)
-    if rec.kind == "mark" then
+    if rec.kind == "mark" or rec.code == 22 then
       k = k + 1
       local _, data_ = display.image(d, 400, 300)
       check(data_, rec, k)
@@ -277,30 +277,48 @@ local function feed(app, trace, check)
   return k, d
 end
 
+-- The sort example's state after each mark, written out by hand (odd-even merge-split sort):
+-- want[k][p + 1] = the keys of processor p after the k-th mark.
+local function sort_states()
+  -- odd-even merge-split sort, written out by hand: after the k-th mark, the keys of every processor
+  local s0 = { { 3, 15 }, { 9, 12 }, { 1, 7 }, { 5, 14 } }
+  local s1 = { { 3, 9 }, { 12, 15 }, { 1, 5 }, { 7, 14 } }   -- (0,1) (2,3)
+  local s2 = { { 3, 9 }, { 1, 5 }, { 12, 15 }, { 7, 14 } }   -- (1,2)
+  local s3 = { { 1, 3 }, { 5, 9 }, { 7, 12 }, { 14, 15 } }   -- (0,1) (2,3)
+  local s4 = { { 1, 3 }, { 5, 7 }, { 9, 12 }, { 14, 15 } }   -- (1,2): sorted
+  local function st(base, over)
+    local o = {}
+    for p = 1, 4 do o[p] = over[p] or base[p] end
+    return o
+  end
+  local want = {
+    st({}, { s0[1] }), st({}, { s0[1], s0[2] }), st({}, { s0[1], s0[2], s0[3] }), s0,
+    st(s0, { s1[1] }), st(s0, { s1[1], s1[2] }), st(s0, { s1[1], s1[2], s1[3] }), s1,
+    st(s1, { nil, s2[2] }), s2,
+    st(s2, { s3[1] }), st(s2, { s3[1], s3[2] }), st(s2, { s3[1], s3[2], s3[3] }), s3,
+    st(s3, { nil, s4[2] }), s4,
+  }
+  return want
+end
+
 describe("application displays", function()
   it("sort: the keys each processor holds after each mark", function()
-    -- odd-even merge-split sort, written out by hand: after the k-th mark, the keys of every processor
-    local s0 = { { 3, 15 }, { 9, 12 }, { 1, 7 }, { 5, 14 } }
-    local s1 = { { 3, 9 }, { 12, 15 }, { 1, 5 }, { 7, 14 } }   -- (0,1) (2,3)
-    local s2 = { { 3, 9 }, { 1, 5 }, { 12, 15 }, { 7, 14 } }   -- (1,2)
-    local s3 = { { 1, 3 }, { 5, 9 }, { 7, 12 }, { 14, 15 } }   -- (0,1) (2,3)
-    local s4 = { { 1, 3 }, { 5, 7 }, { 9, 12 }, { 14, 15 } }   -- (1,2): sorted
-    local function st(base, over)
-      local o = {}
-      for p = 1, 4 do o[p] = over[p] or base[p] end
-      return o
-    end
-    local want = {
-      st({}, { s0[1] }), st({}, { s0[1], s0[2] }), st({}, { s0[1], s0[2], s0[3] }), s0,
-      st(s0, { s1[1] }), st(s0, { s1[1], s1[2] }), st(s0, { s1[1], s1[2], s1[3] }), s1,
-      st(s1, { nil, s2[2] }), s2,
-      st(s2, { s3[1] }), st(s2, { s3[1], s3[2] }), st(s2, { s3[1], s3[2], s3[3] }), s3,
-      st(s3, { nil, s4[2] }), s4,
-    }
+    local want = sort_states()
     local n = feed(examples .. "/sort.lua", examples .. "/sort.trf", function(d, _, k)
       for p = 1, 4 do assert.are.same(want[k][p] or {}, d.keys[p], "mark " .. k .. " processor " .. (p - 1)) end
     end)
     assert.are.equal(#want, n)
+  end)
+
+  it("sort: the same states from old-format tracemarks (code 22)", function()
+    local want = sort_states()
+    local n = feed(examples .. "/sort.lua", h.fixtures .. "/paragraph/sort_old.trf", function(d, _, k)
+      for p = 1, 4 do assert.are.same(want[k][p] or {}, d.keys[p], "mark " .. k .. " processor " .. (p - 1)) end
+    end)
+    assert.are.equal(#want, n)
+    local s = run(h.fixtures .. "/paragraph/sort_old.trf", { "--app", examples .. "/sort.lua" })
+    assert.are.equal(16, s.displays.sort.marks)
+    assert.are.same(want[16], s.displays.sort.keys)
   end)
 
   it("transpose: the matrix after each mark", function()
