@@ -186,7 +186,7 @@ local function run(args)
     P = info.P, info = info, volume = volume, proc = args.proc and math.tointeger(tonumber(args.proc)),
     order = order_kind == "gray" and pg.gray_order(info.P) or pg.natural_order(info.P),
     smoothing = args.smoothing and number(args.smoothing, "--smoothing") * unit or width / 20,
-    layout = args.layout, unit = unit, window_lo = lo_t, window_hi = hi_t,
+    layout = args.layout, unit = unit, window_lo = lo_t, window_hi = hi_t, trace = args.trace, format = args.format,
   }
   local model = pg.model(info, { from = from, to = to })
   -- with the pre-pass, the engine turns a processor idle at its own last record

@@ -36,7 +36,7 @@ function D:draw(cv, rect)
   local size = math.max(10, math.min(40, rect.h / 3, rect.w / (#text * 0.7)))
   cv:text(rect.x + rect.w / 2, rect.y + rect.h * 0.35, text, { align = "center", valign = "middle", size = size,
     color = "black" })
-  local bx, bw, by, bh = rect.x + 10, rect.w - 20, rect.y + rect.h * 0.65, math.max(6, rect.h * 0.12)
+  local bx, bw, by, bh = rect.x + 10, rect.w - 20, rect.y + rect.h * 0.65, math.max(6, math.min(28, rect.h * 0.12))
   cv:rect(bx, by, bw, bh, { fill = "#ffffff", stroke = "black", width = 1 })
   cv:rect(bx, by, bw * frac, bh, require("retrace.colors").ink("#4060a0"))
   cv:text(rect.x + rect.w / 2, by + bh + 3, string.format("%.0f%% of %.6g .. %.6g s", 100 * frac, lo, hi),

@@ -217,11 +217,21 @@ describe("retrace paragraph task and other displays on the hand-made trace", fun
   it("lists the records around the current one, the current one marked", function()
     local t = frame(7).displays.trace
     assert.are.equal(15, t.current) -- the 15th record: P1 enters user event 2 at 7
-    local l = t.lines[#t.lines]
-    assert.is_true(l.current)
+    local l
+    for _, x in ipairs(t.lines) do if x.current then l = x end end
+    assert.are.equal(15, l.index)
     assert.is_truthy(l.text:find("P1  entry  user event 2", 1, true))
+    -- the records still to come follow, greyed: the next one is P2's receive at 8
+    local later
+    for _, x in ipairs(t.lines) do if x.later and not later then later = x end end
+    assert.are.equal(16, later.index)
+    assert.are.equal(8, later.time)
+    assert.is_truthy(later.text:find("P2  entry  receive (blocked)", 1, true))
+    assert.is_true(later.y > l.y)
     local l3 = frame(3).displays.trace.lines
-    assert.are.equal(2, l3[#l3].time) -- no record at 3: the last one read is at 2
+    local c3
+    for _, x in ipairs(l3) do if x.current then c3 = x end end
+    assert.are.equal(2, c3.time) -- no record at 3: the last one read is at 2
     local img = png(out, 7)
     assert.are.equal("#ffe680", h.pixel_hex(img, t.highlight.x + 1, t.highlight.y + t.highlight.h / 2))
   end)
