@@ -121,6 +121,11 @@ describe("retrace.timeline", function()
     local g = tl:grid("state")
     assert.are.equal("retrace.Grid: 12 x 4 cells", tostring(g))
     assert.has_error(function() tl:cell(12, 0) end, "timeline:cell(12, 0): outside the 12x4 raster")
+    -- scrolling by two columns keeps the cells still inside: P0's 5..6 s is now column 3
+    tl:scroll(2)
+    assert.are.same({ 2, 14 }, { tl:window() })
+    assert.are.equal(1, tl:cell(3, 0).busy)
+    assert.are.equal(0, tl:cell(10, 0).busy + tl:cell(10, 0).idle)
   end)
 
   it("puts two processors in a row when there are more processors than rows", function()
