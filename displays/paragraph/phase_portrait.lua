@@ -33,7 +33,7 @@ function D:update(state, t)
 end
 
 function D:draw(cv, rect)
-  local p = plot.new{ x = { label = "pending volume (% of the largest)", unit = "%", lo = 0, hi = 100 },
+  local p = plot.new{ x = { label = "pending volume", unit = "% of max", lo = 0, hi = 100 },
                       y = { label = "processors busy", unit = "%", lo = 0, hi = 100 }, size = 10, legend = false }
   p:draw(cv, rect)
   local d = p:data()

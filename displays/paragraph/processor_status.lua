@@ -37,7 +37,8 @@ function D:draw(cv, rect)
   for gi, tt in ipairs(titles) do
     local key = tt[1]
     local ox, oy = rect.x + ((gi - 1) % 2) * gw, rect.y + ((gi - 1) // 2) * gh
-    cv:text(ox + gw / 2, oy + 2, tt[2], { align = "center", valign = "top", size = 10, color = "black" })
+    cv:text(ox + gw / 2, oy + 2, tt[2], { align = "center", valign = "top", color = "black",
+      size = math.max(6, math.min(10, (gw - 4) / (0.62 * #tt[2]))) })
     local side = math.max(2, math.min((gw - 8) / cols, (gh - 18) / rows))
     local x0, y0 = ox + (gw - cols * side) / 2, oy + 16
     local cells = {}

@@ -13,6 +13,8 @@ function D:finish(state)
 end
 
 local HEAD = { "P", "busy%", "ovh%", "idle%", "sent", "sent B", "recv", "recv B", "max q", "task", "path" }
+-- the order in which columns go when the panel is narrow
+local DROP = { 9, 6, 8, 10, 11, 7, 5 }
 
 -- A count or byte total in at most 5 characters: 950, 12345 -> 12.3k, 6.5e7 -> 65M.
 local function short(v)
@@ -55,17 +57,28 @@ function D:draw(cv, rect)
       st.critical_path.length / us, uname, st.critical_path.segments, st.critical_path.messages)
   end
   extra[#extra + 1] = string.format("messages %d, tachyons %d", st.total.messages or 0, st.total.tachyons or 0)
-  local size = math.max(7, math.min(9, (rect.w - 8) / #HEAD / 4))
+  -- columns that do not fit at 7 points are left out, least needed first
+  local keep = { true, true, true, true, true, true, true, true, true, true, true }
+  for _, j in ipairs(DROP) do
+    local n = 0
+    for _, k in ipairs(keep) do if k then n = n + 1 end end
+    if (rect.w - 8) / n >= 7 * 3.6 then break end
+    keep[j] = false
+  end
+  local cols = {}
+  for j = 1, #HEAD do if keep[j] then cols[#cols + 1] = j end end
+  local size = math.max(7, math.min(9, (rect.w - 8) / #cols / 4))
   local lh = size + 4
   local fit = math.floor((rect.h - 4 - (#extra + 1) * lh) / lh)
   local shown = math.min(#rows, math.max(1, fit))
-  local colw = (rect.w - 8) / #HEAD
-  local d = { stats = st, cells = {}, rows = shown }
+  local colw = (rect.w - 8) / #cols
+  local d = { stats = st, cells = {}, rows = shown, columns = {} }
+  for c, j in ipairs(cols) do d.columns[c] = HEAD[j] end
   cv:save()
   cv:clip_rect(rect.x, rect.y, rect.w, rect.h)
   local y = rect.y + 2
-  for j, h in ipairs(head) do
-    cv:text(rect.x + 4 + j * colw - 4, y, h, { align = "right", valign = "top", size = size, bold = true,
+  for c, j in ipairs(cols) do
+    cv:text(rect.x + 4 + c * colw - 4, y, head[j], { align = "right", valign = "top", size = size, bold = true,
       color = "black" })
   end
   y = y + lh
@@ -73,8 +86,8 @@ function D:draw(cv, rect)
     -- the total row always shows: the last line
     local r = (i == shown) and rows[#rows] or rows[i]
     if i % 2 == 0 then cv:rect(rect.x + 2, y - 1, rect.w - 4, lh, "#eeeeee") end
-    for j, v in ipairs(r) do
-      cv:text(rect.x + 4 + j * colw - 4, y, v, { align = "right", valign = "top", size = size, color = "black",
+    for c, j in ipairs(cols) do
+      cv:text(rect.x + 4 + c * colw - 4, y, r[j], { align = "right", valign = "top", size = size, color = "black",
         bold = r[1] == "total" })
     end
     d.cells[#d.cells + 1] = { row = r[1], y = y }
