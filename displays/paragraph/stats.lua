@@ -90,7 +90,8 @@ function D:draw(cv, rect)
       cv:text(rect.x + 4 + c * colw - 4, y, r[j], { align = "right", valign = "top", size = size, color = "black",
         bold = r[1] == "total" })
     end
-    d.cells[#d.cells + 1] = { row = r[1], y = y }
+    d.cells[#d.cells + 1] = { row = r[1], x = rect.x + 2, y = y - 1, w = rect.w - 4, h = lh,
+                              striped = i % 2 == 0 }
     y = y + lh
   end
   for _, e in ipairs(extra) do

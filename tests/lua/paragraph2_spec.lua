@@ -262,6 +262,18 @@ describe("retrace paragraph task and other displays on the hand-made trace", fun
     assert.is_truthy(lines[5]:match("^total,53.7037037,"))
   end)
 
+  it("draws the summary table with a row per processor and the total last", function()
+    local d = summary.displays.stats
+    local rows = {}
+    for i, c in ipairs(d.cells) do rows[i] = c.row end
+    assert.are.same({ "0", "1", "2", "total" }, rows)
+    local img = png(out, last)
+    for _, c in ipairs(d.cells) do
+      -- the left margin of every second row is striped
+      assert.are.equal(c.striped and "#eeeeee" or "#ffffff", h.pixel_hex(img, c.x + 1, c.y + c.h / 2))
+    end
+  end)
+
   it("draws the gray-mode path in black", function()
     local s2, _, out2 = run(fixture, { "--display", "critical_path", "--gray" })
     local d = s2.displays.critical_path
