@@ -175,6 +175,34 @@ local entries = {
     run = { "paragraph", "{data}/paraver/qsort_beo3.prv", "-o", "{out}/paragraph/qsort", "--group",
             "utilization", "--pace", "records:1000000000" },
     image = "paragraph/qsort/frame_000001.png" },
+  -- ParaGraph part 2: task, other and application displays
+  { family = "ParaGraph (real traces)", needs = "{data}/picl/fft-16.trf",
+    caption = "fft-16, the task displays at the end of the run: mean processors per task, the task Gantt chart, " ..
+      "every task done, each task's span as a percent of the run",
+    run = { "paragraph", "{data}/picl/fft-16.trf", "-o", "{out}/paragraph/fft16-tasks", "--group", "task",
+            "--pace", "time:500" },
+    image = "paragraph/fft16-tasks/frame_000012.png" },
+  { family = "ParaGraph (real traces)", needs = "{data}/picl/mpicl-10.trf",
+    caption = "mpicl-10 mid-run (frame 40 of 100), the other displays: phase portrait, the critical path " ..
+      "drawn as the replay reaches it, processor status, clock, the records around the current one",
+    run = { "paragraph", "{data}/picl/mpicl-10.trf", "-o", "{out}/paragraph/mpicl10-other", "--group", "other" },
+    image = "paragraph/mpicl10-other/frame_000040.png" },
+  { family = "ParaGraph (real traces)", needs = "{data}/picl/mpicl-10.trf",
+    caption = "mpicl-10 at the end, the other displays: the whole critical path and the statistical summary",
+    run = { "paragraph", "{data}/picl/mpicl-10.trf", "-o", "{out}/paragraph/mpicl10-other", "--group", "other" },
+    image = "paragraph/mpicl10-other/frame_000100.png" },
+  { family = "ParaGraph (real traces)",
+    caption = "An application display (--app examples/paragraph/transpose.lua): recursive matrix transposition, " ..
+      "mid-way (after the quadrant swap), next to the spacetime diagram",
+    run = { "paragraph", "{ex}/paragraph/transpose.trf", "-o", "{out}/paragraph/transpose", "--app",
+            "{ex}/paragraph/transpose.lua", "--display", "spacetime", "--pace", "time:1", "--unit", "s" },
+    image = "paragraph/transpose/frame_000015.png" },
+  { family = "ParaGraph (real traces)",
+    caption = "An application display (--app examples/paragraph/sort.lua): the keys each processor holds " ..
+      "in an odd-even merge-split sort, after the third exchange (new keys outlined)",
+    run = { "paragraph", "{ex}/paragraph/sort.trf", "-o", "{out}/paragraph/sort", "--app",
+            "{ex}/paragraph/sort.lua", "--display", "spacetime", "--pace", "time:1", "--unit", "s" },
+    image = "paragraph/sort/frame_000035.png" },
 }
 
 local M = { entries = entries }

@@ -10,6 +10,7 @@ local display = require "retrace.display"
 local frames = require "retrace.frames"
 local fs = require "retrace.fs"
 local pg = require "retrace.paragraph"
+local pgapp = require "retrace.paragraph_app"
 local replay = require "retrace.replay"
 
 local GROUPS = {
@@ -17,7 +18,8 @@ local GROUPS = {
                   "concurrency_profile", "kiviat" },
   communication = { "traffic", "spacetime", "queues", "comm_matrix", "comm_meter", "animation",
                     "hypercube", "node_stats", "color_code" },
-  task = {}, other = {},
+  task = { "task_count", "task_gantt", "task_status", "task_summary" },
+  other = { "phase_portrait", "critical_path", "processor_status", "clock", "trace", "stats" },
 }
 local TITLES = {
   utilization_count = "Utilization count", gantt = "Gantt chart", utilization_summary = "Utilization summary",
@@ -25,9 +27,12 @@ local TITLES = {
   traffic = "Communication traffic", spacetime = "Spacetime diagram", queues = "Message queues",
   comm_matrix = "Communication matrix", comm_meter = "Communication meter", animation = "Animation",
   hypercube = "Hypercube", node_stats = "Node statistics", color_code = "Color code",
+  task_count = "Task count", task_gantt = "Task Gantt chart", task_status = "Task status",
+  task_summary = "Task summary", phase_portrait = "Phase portrait", critical_path = "Critical path",
+  processor_status = "Processor status", clock = "Clock", trace = "Trace", stats = "Statistical summary",
 }
 local ALL = {}
-for _, g in ipairs({ "utilization", "communication" }) do
+for _, g in ipairs({ "utilization", "communication", "task", "other" }) do
   for _, id in ipairs(GROUPS[g]) do ALL[#ALL + 1] = id end
 end
 
@@ -69,7 +74,7 @@ local function chosen(args)
       ids[#ids + 1] = id
     end
   end
-  if #ids == 0 then ids = GROUPS.utilization end
+  if #ids == 0 and not args.app then ids = GROUPS.utilization end
   return ids
 end
 
@@ -116,9 +121,15 @@ local function clean(v, depth)
 end
 
 local function run(args)
-  local ids = chosen(args)
+  local ids = { table.unpack(chosen(args)) }
   local W, H = pair(args.size or "1280x720", "--size")
-  local n = #ids
+  local appmod
+  if args.app then
+    local aerr
+    appmod, aerr = pgapp.load(args.app)
+    if not appmod then cli.input_error(aerr) end
+  end
+  local n = #ids + (appmod and 1 or 0)
   local cols, rows
   if args.grid then
     cols, rows = pair(args.grid, "--grid")
@@ -175,12 +186,24 @@ local function run(args)
     P = info.P, info = info, volume = volume, proc = args.proc and math.tointeger(tonumber(args.proc)),
     order = order_kind == "gray" and pg.gray_order(info.P) or pg.natural_order(info.P),
     smoothing = args.smoothing and number(args.smoothing, "--smoothing") * unit or width / 20,
-    layout = args.layout, unit = unit,
+    layout = args.layout, unit = unit, window_lo = lo_t, window_hi = hi_t, trace = args.trace, format = args.format,
   }
   local model = pg.model(info, { from = from, to = to })
   -- with the pre-pass, the engine turns a processor idle at its own last record
-  local rp, rerr = replay.new(args.trace, model:callbacks({ format = args.format, prescan = info.ps,
-    compstats = compstats }))
+  -- tasks and records (task, trace and application displays), the critical path from a first pass
+  local tracker = pgapp.tracker(info)
+  ctx.tasks = tracker
+  for _, id in ipairs(ids) do
+    if (id == "critical_path" or id == "stats") and not ctx.path then
+      local cp, cerr = pgapp.critical_path(args.trace, args.format)
+      if not cp then cli.input_error(cerr) end
+      ctx.path = cp
+    end
+  end
+  local records = appmod ~= nil
+  for _, id in ipairs(ids) do records = records or id == "trace" end
+  local rp, rerr = replay.new(args.trace, tracker:callbacks(model:callbacks({ format = args.format,
+    prescan = info.ps, compstats = compstats }), records))
   if not rp then cli.input_error(rerr) end
   ctx.rp = rp
   -- the C rasters restart empty when their window moves: fine for whole-page jumps,
@@ -192,6 +215,16 @@ local function run(args)
     local mod = require("retrace.displays.paragraph." .. id)
     list[i] = mod.new(ctx, {})
     panels[i] = { title = TITLES[id], display = list[i] }
+  end
+  if appmod then
+    local ok, a = pcall(appmod.new, ctx, {})
+    if not ok or type(a) ~= "table" then
+      cli.input_error(args.app .. ": new(ctx, opts) " .. (ok and "returned no display" or tostring(a):gsub("\n.*", "")))
+    end
+    a = pgapp.guard(a, cli.input_error)
+    if a.record then tracker:listen(function(rec) a:record(rec) end) end
+    list[#list + 1], panels[#panels + 1] = a, { title = appmod.title or "Application", display = a }
+    ids[#ids + 1] = appmod.id or "app"
   end
   local frame = display.compose(panels, { cols = cols, rows = rows, gap = 4, size = 11 })
   local scroll = scroller(args.scroll or "jump", width, lo_t)
@@ -298,6 +331,12 @@ local function run(args)
   if args.data then
     local ok, werr = fs.write_file(args.data .. "/summary.json", cli.json(summary))
     if not ok then cli.input_error(werr) end
+    local st = summary.displays.stats and summary.displays.stats.stats
+    if st then
+      ok, werr = fs.write_file(args.data .. "/stats.json", cli.json(st))
+      if ok then ok, werr = fs.write_file(args.data .. "/stats.csv", pgapp.stats_csv(st)) end
+      if not ok then cli.input_error(werr) end
+    end
   end
   if args.json then
     cli.print_json(summary)
@@ -312,7 +351,7 @@ end
 return {
   summary = "replay a message-passing trace as ParaGraph's animated displays (frames, PDF, MP4, HTML)",
   description = "Replay a message-passing trace (PICL, OTF2, Paraver, Paje) and draw ParaGraph's\n"
-    .. "utilization and communication displays frame by frame, all at the same trace time, in\n"
+    .. "utilization, communication, task and other displays frame by frame, all at the same trace time, in\n"
     .. "titled panels. Displays: " .. table.concat(ALL, ", ") .. ".",
   groups = GROUPS, titles = TITLES, all = ALL,
   -- "--from -0.000001": a negative number is the option's value, not an option
@@ -334,7 +373,8 @@ return {
     p:argument("trace", "trace file (an OTF2 archive: its .otf2 anchor or its directory)")
     p:option("-o --output", "folder of the frames"):count(1)
     p:option("--display", "displays, comma-separated")
-    p:option("--group", "utilization | communication (task, other: part 2)")
+    p:option("--group", "utilization | communication | task | other")
+    p:option("--app", "an application display: a Lua file returning a display module that sees every record")
     p:flag("--all", "every display")
     p:option("--grid", "panels CxR (default: fitted to the size)")
     p:option("--size", "frame size WxH (default 1280x720)")

@@ -217,7 +217,7 @@ describe("retrace paragraph errors", function()
     { { "--display", "nosuch" }, 2, "unknown display 'nosuch'" },
     { { "--group", "nosuch" }, 2, "unknown group 'nosuch'" },
     { { "--from", "5", "--to", "2" }, 2, "--from 5 is after --to 2" },
-    { { "--all", "--grid", "3x3" }, 2, "--grid 3x3 has 9 cells for 15 displays" },
+    { { "--all", "--grid", "3x3" }, 2, "--grid 3x3 has 9 cells for 25 displays" },
     { { "--from", "20", "--to", "30" }, 1, "spans 0 .. 8 s" },
     { { "--from", "-5", "--to", "-1" }, 1, "lies outside the trace" },
   }

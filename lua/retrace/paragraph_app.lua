@@ -1,0 +1,318 @@
+--- retrace.paragraph_app: what ParaGraph's task, other and application displays
+-- need beyond retrace.paragraph's model: tasks per processor, the records as
+-- they are replayed (the trace display and the user's application displays),
+-- the critical path from a first pass, and the statistical summary.
+--
+--   local app = require "retrace.paragraph_app"
+--   local x = app.tracker(info [, {keep = K}])  -- tasks and records
+--   opts = x:callbacks(model:callbacks(opts))   -- chained with the model's
+--   x:listen(fn)                                -- fn(rec) for every record (PICL)
+--   x:task_time(id, t) / x:mean_processors() / x:task_summary(t0, t1)
+--   app.critical_path(path [, format]) -> {length, start, stop, segments, messages, tachyons}
+--   app.stats(model, rp, x, cp) -> {processors = {...}, total = {...}}
+--   app.stats_csv(stats) -> text
+--
+-- Tasks: a processor's task is its innermost open user region (the engine's
+-- on_task); task t is in progress while some processor is in it, done once
+-- none is (and back in progress when it is entered again).
+local replay = require "retrace.replay"
+
+local M = {}
+
+local Tracker = {}
+Tracker.__index = Tracker
+
+--- A task and record tracker for a trace described by `info` (retrace.paragraph's
+-- prescan). opts.keep: records kept for the trace display (default 64).
+function M.tracker(info, opts)
+  opts = opts or {}
+  local self = setmetatable({
+    P = info.P, cur = {}, since = {}, hist = {}, tasks = {}, order = {}, latest = nil,
+    records = {}, keep = opts.keep or 64, nrec = 0, listeners = {}, now = info.span[1],
+  }, Tracker)
+  for p = 0, info.P - 1 do self.hist[p] = { { -math.huge, false } } end
+  for _, id in ipairs(info.tasks or {}) do self:task(id) end
+  return self
+end
+
+--- The record of task `id` (created on first use).
+function Tracker:task(id)
+  local k = self.tasks[id]
+  if not k then
+    k = { id = id, start = nil, stop = nil, ptime = 0, inside = 0, status = "waiting" }
+    self.tasks[id] = k
+    self.order[#self.order + 1] = id
+    table.sort(self.order)
+  end
+  return k
+end
+
+-- Processor p leaves task `old` and enters task `new` at t (nil: none).
+function Tracker:switch(p, t, old, new)
+  if p < 0 or p >= self.P then return end
+  if t > self.now then self.now = t end
+  old = self.cur[p]
+  if old == new then return end
+  if old then
+    local k = self:task(old)
+    k.ptime = k.ptime + (t - self.since[p])
+    k.inside = k.inside - 1
+    if not k.stop or t > k.stop then k.stop = t end
+    if k.inside == 0 then k.status = "done" end
+  end
+  if new then
+    local k = self:task(new)
+    k.inside = k.inside + 1
+    k.status = "progress"
+    if not k.start or t < k.start then k.start = t end
+    self.latest = new
+  end
+  self.cur[p], self.since[p] = new, t
+  local h = self.hist[p]
+  if h[#h][1] == t then h[#h][2] = new or false else h[#h + 1] = { t, new or false } end
+end
+
+--- Add a listener fn(rec) called with every record the replay reads (PICL traces).
+function Tracker:listen(fn)
+  self.listeners[#self.listeners + 1] = fn
+end
+
+--- The replay callbacks (on_task, and on_record when `records`: every record
+-- costs a Lua table then), chained after those already in opts.
+function Tracker:callbacks(opts, records)
+  opts = opts or {}
+  local prev_task, prev_rec = opts.on_task, opts.on_record
+  opts.on_task = function(p, t, old, new)
+    if prev_task then prev_task(p, t, old, new) end
+    self:switch(p, t, old, new)
+  end
+  if not records then return opts end
+  opts.on_record = function(rec)
+    if prev_rec then prev_rec(rec) end
+    self.nrec = self.nrec + 1
+    rec.index = self.nrec
+    local r = self.records
+    r[#r + 1] = rec
+    if #r > 2 * self.keep then table.move(r, #r - self.keep + 1, #r, 1); for i = #r, self.keep + 1, -1 do r[i] = nil end end
+    for _, fn in ipairs(self.listeners) do fn(rec) end
+  end
+  return opts
+end
+
+--- Processor-seconds spent in task id up to time t (open stays counted to t).
+function Tracker:task_time(id, t)
+  local k = self.tasks[id]
+  if not k then return 0 end
+  local s = k.ptime
+  for p = 0, self.P - 1 do
+    if self.cur[p] == id and t > self.since[p] then s = s + (t - self.since[p]) end
+  end
+  return s
+end
+
+--- Processors now in each task: {{id, count}, ...} by task id.
+function Tracker:counts()
+  local out = {}
+  for i, id in ipairs(self.order) do out[i] = { id = id, count = self.tasks[id].inside } end
+  return out
+end
+
+--- Mean number of processors of each task over its lifetime: processor-time in
+-- it / (last end - first start); a task never ended counts to t.
+function Tracker:mean_processors(t)
+  local out = {}
+  for _, id in ipairs(self.order) do
+    local k = self.tasks[id]
+    if k.start then
+      local stop = k.inside > 0 and (t or self.now) or k.stop
+      local span = stop - k.start
+      out[#out + 1] = { id = id, mean_processors = span > 0 and self:task_time(id, stop) / span or 0,
+                        start = k.start, ["end"] = stop }
+    end
+  end
+  return out
+end
+
+--- Each task's span and its percent of the run [t0, t1].
+function Tracker:task_summary(t0, t1)
+  local out = {}
+  for _, id in ipairs(self.order) do
+    local k = self.tasks[id]
+    if k.start then
+      local stop = k.inside > 0 and t1 or k.stop
+      out[#out + 1] = { id = id, start = k.start, ["end"] = stop,
+                        percent = t1 > t0 and 100 * (stop - k.start) / (t1 - t0) or 0 }
+    end
+  end
+  return out
+end
+
+--- The task of processor p at time t (from the history; false = none).
+function Tracker:task_at(p, t)
+  local h, s = self.hist[p], false
+  for i = 1, #h do
+    if h[i][1] <= t then s = h[i][2] else break end
+  end
+  return s
+end
+
+--- Time per task per column for processor p over [lo, hi] (W columns) up to now:
+-- add(col, task, seconds), col 1-based.
+function Tracker:raster(p, lo, hi, W, now, add)
+  local h = self.hist[p]
+  now = math.min(now, hi)
+  local dt = (hi - lo) / W
+  for i = 1, #h do
+    local task = h[i][2]
+    local a, b = math.max(h[i][1], lo), math.min(h[i + 1] and h[i + 1][1] or now, now)
+    if task and b > a then
+      local c0 = math.floor((a - lo) / dt)
+      local c1 = math.min(math.floor((b - lo) / dt), W - 1)
+      for c = c0, c1 do
+        local x0, x1 = math.max(a, lo + c * dt), math.min(b, lo + (c + 1) * dt)
+        if x1 > x0 then add(c + 1, task, x1 - x0) end
+      end
+    end
+  end
+end
+
+--- The critical path of the trace at `path`, from a replay of its own (a first
+-- pass before the animation): {length, start, stop, segments = {{proc, from, to}},
+-- messages = {{src, dst, send, recv, bytes}}, tachyons}.
+function M.critical_path(path, format)
+  local rp, err = replay.new(path, { format = format, critical_path = true })
+  if not rp then return nil, err end
+  local ok, rerr = pcall(rp.run, rp)
+  if not ok then return nil, tostring(rerr) end
+  local cp, cerr = rp:critical_path()
+  if not cp then return nil, cerr end
+  local out = { length = cp.length, start = cp.start, stop = cp.stop, segments = {}, messages = {},
+                tachyons = rp:totals().tachyons }
+  for i, s in ipairs(cp.segments) do out.segments[i] = { proc = s.proc, from = s.from, to = s.to } end
+  for i, m in ipairs(cp.messages) do
+    out.messages[i] = { src = m.src, dst = m.dst, send = m.send_time, recv = m.recv_time, bytes = m.bytes }
+  end
+  return out
+end
+
+--- Per processor time on the critical path (seconds): {[p] = s}.
+function M.path_time(cp, P)
+  local out = {}
+  for p = 0, P - 1 do out[p] = 0 end
+  for _, s in ipairs(cp and cp.segments or {}) do
+    if out[s.proc] then out[s.proc] = out[s.proc] + (s.to - s.from) end
+  end
+  return out
+end
+
+--- The statistical summary per processor and in total at the end of a run.
+function M.stats(model, rp, x, cp)
+  local P = model.P
+  local span = model.info.span[2] - model.info.span[1]
+  local on_path = M.path_time(cp, P)
+  local rows, tot = {}, { busy = 0, overhead = 0, idle = 0, sent = 0, sent_bytes = 0, received = 0,
+                          received_bytes = 0, max_queue = 0, task_time = 0, path_time = 0 }
+  local summ = model:summary()
+  for p = 0, P - 1 do
+    local pr = rp:proc(p) or {}
+    local in_tasks = 0
+    for _, id in ipairs(x.order) do
+      -- processor-time of p in tasks: its history
+      local h = x.hist[p]
+      for i = 1, #h do
+        if h[i][2] == id then
+          local b = h[i + 1] and h[i + 1][1] or model.info.span[2]
+          in_tasks = in_tasks + (b - h[i][1])
+        end
+      end
+    end
+    local s = summ[p + 1]
+    local r = { id = p, busy = s.busy, overhead = s.overhead, idle = s.idle,
+                sent = pr.sent or 0, sent_bytes = pr.sent_bytes or 0, received = pr.received or 0,
+                received_bytes = pr.received_bytes or 0, max_queue = pr.max_queue or 0,
+                task_time = in_tasks, path_time = on_path[p] }
+    rows[p + 1] = r
+    for k in pairs(tot) do
+      if k == "max_queue" then tot[k] = math.max(tot[k], r[k]) else tot[k] = tot[k] + r[k] end
+    end
+  end
+  for _, k in ipairs({ "busy", "overhead", "idle" }) do tot[k] = P > 0 and tot[k] / P or 0 end
+  local t = rp:totals()
+  tot.messages, tot.tachyons = t.messages, cp and cp.tachyons or t.tachyons
+  return { span = span, processors = rows, total = tot,
+           tasks = x:mean_processors(model.info.span[2]),
+           critical_path = cp and { length = cp.length, segments = #cp.segments, messages = #cp.messages } or nil }
+end
+
+M.stats_columns = { "id", "busy", "overhead", "idle", "sent", "sent_bytes", "received", "received_bytes",
+                    "max_queue", "task_time", "path_time" }
+
+--- The per-processor table as CSV (a last row "total").
+function M.stats_csv(st)
+  local lines = { table.concat(M.stats_columns, ",") }
+  local function row(r, id)
+    local v = {}
+    for i, k in ipairs(M.stats_columns) do
+      v[i] = k == "id" and id or string.format("%.10g", r[k] or 0)
+    end
+    lines[#lines + 1] = table.concat(v, ",")
+  end
+  for _, r in ipairs(st.processors) do row(r, tostring(r.id)) end
+  row(st.total, "total")
+  return table.concat(lines, "\n") .. "\n"
+end
+
+--- A record in one line for the trace display: "t proc kind event data".
+function M.describe(rec)
+  local parts = { string.format("%.9g", rec.time), "P" .. tostring(rec.proc), rec.kind or "?" }
+  if rec.name then parts[#parts + 1] = rec.name elseif rec.event then parts[#parts + 1] = "event " .. rec.event end
+  if rec.bytes then parts[#parts + 1] = string.format("%g B", rec.bytes) end
+  if rec.dest then parts[#parts + 1] = "to " .. rec.dest end
+  if rec.src then parts[#parts + 1] = "from " .. rec.src end
+  if rec.to then parts[#parts + 1] = "to " .. rec.to end
+  if rec.from then parts[#parts + 1] = "from " .. rec.from end
+  if rec.tag then parts[#parts + 1] = "tag " .. rec.tag end
+  if (rec.kind == "mark" or rec.code == 22) and rec.data and #rec.data > 0 then
+    local d = {}
+    for i = 1, math.min(#rec.data, 8) do d[i] = tostring(rec.data[i]) end
+    parts[#parts + 1] = "[" .. table.concat(d, " ") .. "]"
+  end
+  return table.concat(parts, "  ")
+end
+
+--- Load an application display: FILE.lua returns a module with new(ctx, opts) (the
+-- display protocol; record(rec) is called for every record). Returns the module
+-- or nil, message.
+function M.load(file)
+  local chunk, err = loadfile(file, "t", setmetatable({}, { __index = _G }))
+  if not chunk then return nil, err end
+  local ok, mod = pcall(chunk)
+  if not ok then return nil, file .. ": " .. tostring(mod) end
+  if type(mod) ~= "table" or type(mod.new) ~= "function" then
+    return nil, file .. ": an application display returns a table with new(ctx, opts)"
+  end
+  return mod
+end
+
+--- A proxy of application display `d` whose methods (record, update, finish,
+-- draw, data; data() defaults to {}) report an error through fail(message) instead of raising it with
+-- a traceback. The message names the method; the error's own text names the file.
+function M.guard(d, fail)
+  if type(d.draw) ~= "function" then return fail("application display: no draw(cv, rect) method") end
+  local g = { data = function() return {} end }
+  for _, name in ipairs({ "record", "update", "finish", "draw", "data" }) do
+    if type(d[name]) == "function" then
+      g[name] = function(_, ...)
+        local res = table.pack(pcall(d[name], d, ...))
+        if not res[1] then
+          local msg = tostring(res[2]):gsub("\n.*", "")
+          return fail(string.format("application display, %s(): %s", name, msg))
+        end
+        return table.unpack(res, 2, res.n)
+      end
+    end
+  end
+  return g
+end
+
+return M
