@@ -611,7 +611,7 @@ static int do_send(rt_replay *rp, int self, int dst, int comm, long tag, double 
 }
 
 /* A receive on p; waited: it ended a wait that began at wentry. */
-static int do_recv(rt_replay *rp, proc_state *p, const held_recv *h, int waited, double wentry)
+static int do_recv(rt_replay *rp, proc_state *p, held_recv *h)
 {
     int src = h->src;
     double t = h->time;
@@ -641,10 +641,10 @@ static int do_recv(rt_replay *rp, proc_state *p, const held_recv *h, int waited,
             rp->mat_pc[mi]--;
             rp->mat_pb[mi] -= sb;
         }
+        h->paired = 1;
+        h->ts = ts;
+        h->sb = sb;
         emit_message(rp, src, p->pub.id, h->comm, h->tag, sb, ts, t);
-        if (waited && rp->o.critical_path && ts <= t && ts > wentry)
-            if (!add_wait(p, t, ts, sb, h->tag, src, h->comm))
-                return RT_ENOMEM;
         return RT_OK;
     }
     if (!fifo_push(&c->recvs, t, h->bytes))
@@ -954,11 +954,9 @@ static int flush_held(rt_replay *rp, proc_state *p, int i, int waited, double we
         held_recv h = p->held[k];
         if (i >= 0)
             credit_in(rp, p, i, h.bytes, h.time);
-        int id = p->pub.id;
-        int st = do_recv(rp, p, &h, waited, wentry);
-        p = &rp->procs[id];
-        if (st != RT_OK)
-            return st;
+        if (h.paired && waited && rp->o.critical_path && h.ts <= h.time && h.ts > wentry &&
+            !add_wait(p, h.time, h.ts, h.sb, h.tag, h.src, h.comm))
+            return RT_ENOMEM;
     }
     return RT_OK;
 }
@@ -991,12 +989,15 @@ static int do_leave(rt_replay *rp, proc_state *p, const rt_tevent *ev)
     return p->nheld ? flush_held(rp, p, -1, waited, open_entry) : RT_OK;
 }
 
-static int hold_recv(proc_state *p, const rt_tevent *ev)
+/* A receive: paired with its send now (queues and pending counts change at the
+ * receive), held for the LEAVE that tells which region it ends. */
+static int hold_recv(rt_replay *rp, proc_state *p, const rt_tevent *ev)
 {
     if (rt_grow((void **)&p->held, &p->capheld, p->nheld + 1, sizeof *p->held) != RT_OK)
         return RT_ENOMEM;
-    p->held[p->nheld++] = (held_recv){ev->time, ev->bytes > 0 ? ev->bytes : 0, (long)ev->tag, ev->peer, ev->comm};
-    return RT_OK;
+    held_recv *h = &p->held[p->nheld++];
+    *h = (held_recv){ev->time, ev->bytes > 0 ? ev->bytes : 0, (long)ev->tag, ev->peer, ev->comm, 0, 0, 0};
+    return do_recv(rp, p, h);
 }
 
 static void proc_end(rt_replay *rp, int i);
@@ -1077,7 +1078,7 @@ static int feed(rt_replay *rp, const rt_tevent *ev, int first, rt_err *err)
                 st = do_send(rp, id, ev->peer, ev->comm, (long)ev->tag, ev->bytes > 0 ? ev->bytes : 0, t);
             break;
         case RT_TE_RECV:
-            st = hold_recv(p, ev);
+            st = hold_recv(rp, p, ev);
             break;
         case RT_TE_COLL_BEGIN:
             credit_out(rp, p, ev->bytes, t);

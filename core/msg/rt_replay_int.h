@@ -47,11 +47,14 @@ typedef struct cp_wait {
     int src, comm;
 } cp_wait;
 
-/* A receive waiting for the LEAVE that follows it (it knows which region it ends). */
+/* A receive waiting for the LEAVE that follows it (it knows which region it ends); its
+ * message was paired when it came. */
 typedef struct held_recv {
     double time, bytes;
     long tag;
     int src, comm;
+    int paired;           /* the receive was paired at once with a send made at ts of sb bytes */
+    double ts, sb;
 } held_recv;
 
 typedef struct proc_state {
