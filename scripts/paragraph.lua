@@ -154,6 +154,16 @@ local function run(args)
 
   local info, err = pg.prescan(args.trace, { format = args.format })
   if not info then cli.input_error(err) end
+  if args.static or args.export or args.timeline_html then
+    local res, msg, kind = require("retrace.displays.paragraph.scale_run").run(args, info)
+    if not res then
+      if kind == "usage" then cli.usage_error(msg) end
+      cli.input_error(msg)
+    end
+    if args.json then cli.print_json(res) else io.stdout:write(res.text, "\n") end
+    return 0
+  end
+  if not args.output then cli.usage_error("-o DIR is needed (or --static, --export, --timeline-html)") end
   local t0, t1 = info.span[1], info.span[2]
   if (from and from > t1) or (to and to < t0) then
     cli.input_error(string.format("%s: the window %s .. %s lies outside the trace, which spans %.9g .. %.9g s",
@@ -327,7 +337,14 @@ return {
   end,
   parser = function(p)
     p:argument("trace", "trace file (an OTF2 archive: its .otf2 anchor or its directory)")
-    p:option("-o --output", "folder of the frames"):count(1)
+    p:option("-o --output", "folder of the frames (with --static: the picture F.png, .pdf or .svg)")
+    p:flag("--static", "one whole-window picture of the --display views gantt, spacetime (default both)")
+    p:option("--zoom", "with --static / --timeline-html: the window T0:T1 in seconds (default the whole run)")
+    p:option("--procs", "with --static / --timeline-html: the processors drawn, e.g. 0-63,128")
+    p:flag("--mix", "with --static: a row's colour mixes the states by their time (default: the state that held most)")
+    p:option("--timeline-html", "write a self-contained zoomable HTML timeline (Gantt and spacetime) to this file")
+    p:option("--export", "export FORMAT FILE: chrome-json (Trace Event Format, for Perfetto / chrome://tracing)")
+      :args(2)
     p:option("--display", "displays, comma-separated")
     p:option("--group", "utilization | communication (task, other: part 2)")
     p:flag("--all", "every display")

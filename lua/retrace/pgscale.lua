@@ -1,0 +1,204 @@
+--- retrace.pgscale: ParaGraph views of whole runs at scale, and exports.
+--
+--   local pgscale = require "retrace.pgscale"
+--   pgscale.parse_procs("0-63,128", P) -> {0, 1, ..., 63, 128} | nil, message
+--   pgscale.parse_zoom("0.5:2") -> 0.5, 2 | nil, message
+--   pgscale.raster(path, info, {cols =, rows =, t0 =, t1 =, sel =, max_lines =, levels =, format =})
+--     -> r | nil, message: a replay run in C into a state raster of rows x cols
+--        (several processors per row when they outnumber the rows) and the
+--        messages between the chosen processors, one by one up to max_lines
+--        (default 10^4), else as per-pixel density levels. r.sel = the processor
+--        ids drawn (position -> id), r:cell(c, r) -> dominant state name or nil,
+--        r:row_procs(row) -> {ids}. Memory does not grow with the trace.
+--
+-- info is retrace.paragraph.prescan's result (its processors' event counts make
+-- a processor idle from its own last record on).
+local core = require "retrace.core"
+
+local M = {}
+
+local STATE = { [0] = "idle", [1] = "overhead", [2] = "busy" }
+
+--- "0-63,128" -> sorted distinct processor ids; nil, message on a bad list or an id >= P.
+function M.parse_procs(s, P)
+  local seen, out = {}, {}
+  for part in tostring(s):gmatch("[^,]+") do
+    local a, b = part:match("^%s*(%d+)%s*%-%s*(%d+)%s*$")
+    if not a then a = part:match("^%s*(%d+)%s*$"); b = a end
+    a, b = tonumber(a), tonumber(b)
+    if not a then return nil, "'" .. part .. "': use ids and ranges, e.g. 0-63,128" end
+    if a > b then return nil, "'" .. part .. "': the range runs backwards" end
+    if b >= P then
+      return nil, string.format("'%s': the trace has processors 0..%d", part, P - 1)
+    end
+    for p = math.tointeger(a), math.tointeger(b) do
+      if not seen[p] then seen[p] = true; out[#out + 1] = p end
+    end
+  end
+  if #out == 0 then return nil, "no processors chosen" end
+  table.sort(out)
+  return out
+end
+
+--- "T0:T1" -> T0, T1 (seconds, T0 < T1).
+function M.parse_zoom(s)
+  local a, b = tostring(s):match("^%s*([^:]+):([^:]+)%s*$")
+  a, b = tonumber(a), tonumber(b)
+  if not a or not b then return nil, "'" .. tostring(s) .. "': use T0:T1 in seconds" end
+  if a >= b then return nil, "'" .. tostring(s) .. "': T0 must be before T1" end
+  return a, b
+end
+
+local R = {}
+R.__index = R
+
+--- The dominant state of cell (c, row) (0-based, row 0 = the first chosen processors), or nil.
+function R:cell(c, row)
+  local v = string.unpack("i4", self.state, 1 + 4 * (row * self.cols + c))
+  return STATE[v]
+end
+
+--- The processor ids of a row (0-based).
+function R:row_procs(row)
+  local out = {}
+  local first, n = self.row_first[row + 1], self.row_count[row + 1]
+  for i = first, first + n - 1 do out[#out + 1] = self.sel[i + 1] end
+  return out
+end
+
+--- Lines kept one by one: {{src =, dst =, send =, recv =}, ...} (src / dst processor ids), or nil.
+function R:line_list()
+  if not self.lines then return nil end
+  local out = {}
+  for i = 0, #self.lines // 32 - 1 do
+    local a, b, s, r = string.unpack("dddd", self.lines, 1 + 32 * i)
+    out[#out + 1] = { src = self.sel[math.tointeger(a) + 1], dst = self.sel[math.tointeger(b) + 1],
+                      src_pos = math.tointeger(a), dst_pos = math.tointeger(b), send = s, recv = r }
+  end
+  return out
+end
+
+function M.raster(path, info, opts)
+  local sel = opts.sel
+  if not sel then
+    sel = {}
+    for p = 0, info.P - 1 do sel[p + 1] = p end
+  end
+  local events
+  if info.ps and info.ps.procs then
+    events = {}
+    for i, p in ipairs(info.ps.procs) do events[i] = p.events end
+  end
+  local r, err = core.paragraph.static_raster(path, {
+    cols = opts.cols, rows = opts.rows, procs = math.max(info.P, 1), t0 = opts.t0, t1 = opts.t1,
+    sel = opts.sel, max_lines = opts.max_lines or 10000, levels = opts.levels or 8,
+    format = opts.format, events = events, times = opts.times })
+  if not r then return nil, err end
+  r.sel = sel
+  r.t0, r.t1 = opts.t0, opts.t1
+  return setmetatable(r, R)
+end
+
+-- A JSON string literal.
+local function jstr(v)
+  return '"' .. tostring(v):gsub('[%c"\\]', function(c)
+    if c == '"' then return '\\"' elseif c == "\\" then return "\\\\" end
+    return string.format("\\u%04x", c:byte())
+  end) .. '"'
+end
+
+local function us(t) return string.format("%.3f", t * 1e6) end
+
+--- Write the trace in the Trace Event Format (Perfetto, chrome://tracing) to
+-- file: processors as threads of process 1 ("M" thread_name events), the
+-- processors' states and the user events (regions of class user) as complete
+-- events "X", each message as a flow from its send ("s", on the sender) to its
+-- receive ("f", on the receiver). Times in microseconds of trace time.
+-- Streams: one state segment per processor and nothing per record is kept.
+-- opts: format, info (the pre-pass: a processor idle from its own last record).
+-- Returns {complete =, states =, user =, flow =, threads =} | nil, message.
+function M.chrome_json(path, file, opts)
+  opts = opts or {}
+  local replay = require "retrace.replay"
+  local f, ferr = io.open(file, "w")
+  if not f then return nil, ferr end
+  local n = { complete = 0, states = 0, user = 0, flow = 0, threads = 0 }
+  local first = true
+  local function put(s)
+    if first then f:write("\n", s) first = false else f:write(",\n", s) end
+  end
+  f:write('{"displayTimeUnit":"ns","traceEvents":[')
+  local cur, buf = {}, {}
+  local function flush(p)
+    local b = buf[p]
+    if b then
+      put(string.format('{"name":%s,"cat":"state","ph":"X","pid":1,"tid":%d,"ts":%s,"dur":%s}', jstr(b[1]), p,
+        us(b[2]), us(b[3] - b[2])))
+      n.complete, n.states = n.complete + 1, n.states + 1
+      buf[p] = nil
+    end
+  end
+  local function close(p, st, from, to)
+    if to <= from then return end
+    local b = buf[p]
+    if b and b[1] == st and b[3] == from then b[3] = to return end
+    flush(p)
+    buf[p] = { st, from, to }
+  end
+  local t0 = opts.info and opts.info.span[1] or nil
+  local function state_of(p)
+    local c = cur[p]
+    if not c then
+      c = { "idle", t0 or 0 }
+      cur[p] = c
+      put(string.format('{"name":"thread_name","ph":"M","pid":1,"tid":%d,"args":{"name":"processor %d"}}', p, p))
+      n.threads = n.threads + 1
+    end
+    return c
+  end
+  local user_class, names = {}, {}
+  local rp
+  local err
+  rp, err = replay.open(path, {
+    format = opts.format, prescan = opts.info and opts.info.ps or nil,
+    on_state = function(p, t, _, new)
+      local c = state_of(p)
+      close(p, c[1], c[2], t)
+      c[1], c[2] = new, t
+    end,
+    on_interval = function(iv)
+      local u = user_class[iv.event]
+      if u == nil then -- definitions come as the records are read: look each region up once
+        local r = rp:defs().regions[iv.event]
+        u = r and r.class == "user" or false
+        user_class[iv.event], names[iv.event] = u, r and r.name
+      end
+      if u and iv.exit then
+        state_of(iv.proc)
+        put(string.format('{"name":%s,"cat":"user","ph":"X","pid":1,"tid":%d,"ts":%s,"dur":%s}',
+          jstr(names[iv.event]), iv.proc, us(iv.entry), us(math.max(0, iv.exit - iv.entry))))
+        n.complete, n.user = n.complete + 1, n.user + 1
+      end
+    end,
+    on_message = function(m)
+      state_of(m.src); state_of(m.dst)
+      n.flow = n.flow + 2
+      local id = n.flow // 2
+      local name = string.format('"message","cat":"message","id":%d,"pid":1', id)
+      put(string.format('{"name":%s,"ph":"s","tid":%d,"ts":%s,"args":{"bytes":%.17g,"tag":%d}}', name,
+        m.src, us(m.send_time), m.bytes, m.tag or 0))
+      put(string.format('{"name":%s,"ph":"f","bp":"e","tid":%d,"ts":%s}', name, m.dst, us(m.recv_time)))
+    end,
+  })
+  if not rp then f:close() return nil, err end
+  local ok, rerr = pcall(rp.run, rp)
+  if not ok then f:close() return nil, tostring(rerr) end
+  local _, t1 = rp:span()
+  for p, c in pairs(cur) do close(p, c[1], c[2], math.max(t1 or c[2], c[2])) end
+  for p in pairs(cur) do flush(p) end
+  f:write("\n]}\n")
+  f:close()
+  return n
+end
+
+return M

@@ -1,0 +1,287 @@
+-- retrace paragraph at scale (part 2): whole-window pictures from the C raster
+-- (--static), the chrome-json export, and the critical path kept in bounded
+-- memory. Values worked out by hand (hand4.trf: see tests/fixtures/paragraph
+-- and the pgengine notes) or in closed form (a generated 4096-processor trace).
+local h = require "helpers"
+require "retrace"
+local cjson = require "cjson"
+local colors = require "retrace.colors"
+local display = require "retrace.display"
+local pg = require "retrace.paragraph"
+local pgscale = require "retrace.pgscale"
+local replay = require "retrace.replay"
+local whole_run = require "retrace.displays.paragraph.whole_run"
+
+local hand4 = h.fixtures .. "/paragraph/hand4.trf"
+
+-- Generated: 4096 processors, processor p busy (user event 1) from s_p = p % 100
+-- to 100 s; those with p % 8 < 5 and s_p < 90 in a send (overhead) from 90 to
+-- 100. Cell c of the raster covers [c, c + 1) s with 100 columns, so each
+-- processor is in one state for the whole cell:
+--   overhead if it sends and c >= 90, busy if s_p <= c, else idle.
+local P = 4096
+local function s_of(p) return p % 100 end
+local function sends(p) return p % 8 < 5 and s_of(p) < 90 end
+local function state_of(p, c)
+  if sends(p) and c >= 90 then return "overhead" end
+  if s_of(p) <= c then return "busy" end
+  return "idle"
+end
+-- the state that holds most of a row's time (ties: busy, overhead, idle)
+local function dominant(procs, c)
+  local n = { busy = 0, overhead = 0, idle = 0 }
+  for _, p in ipairs(procs) do local s = state_of(p, c); n[s] = n[s] + 1 end
+  if n.busy >= n.overhead and n.busy >= n.idle then return "busy" end
+  if n.overhead >= n.idle then return "overhead" end
+  return "idle"
+end
+
+local generated
+local function gen_trace()
+  if generated then return generated end
+  local ev = {}
+  for p = 0, P - 1 do
+    ev[#ev + 1] = { s_of(p), 0, string.format("-3 1 %d %d 0 0", s_of(p), p) }
+    if sends(p) then
+      ev[#ev + 1] = { 90, 1, string.format("-3 -21 90 %d 0 3 2 8 1 %d", p, (p + 1) % P) }
+      ev[#ev + 1] = { 100, 0, string.format("-4 -21 100 %d 0 0", p) }
+    end
+    ev[#ev + 1] = { 100, 1, string.format("-4 1 100 %d 0 0", p) }
+  end
+  table.sort(ev, function(a, b)
+    if a[1] ~= b[1] then return a[1] < b[1] end
+    if a[2] ~= b[2] then return a[2] < b[2] end
+    return a[3] < b[3]
+  end)
+  local lines = {}
+  for i, e in ipairs(ev) do lines[i] = e[3] end
+  generated = h.temp_file(table.concat(lines, "\n") .. "\n", ".trf")
+  return generated
+end
+
+describe("retrace paragraph --static", function()
+  it("the raster of hand4 holds the hand schedule, a row per processor", function()
+    local info = assert(pg.prescan(hand4))
+    local r = assert(pgscale.raster(hand4, info, { cols = 12, rows = 4, t0 = 0, t1 = 12 }))
+    local want = {
+      [0] = "BOBOBBBBIIII", [1] = "BBIBOBBBBIII", [2] = "IBBBBIBOBOII", [3] = "BBBBBBBBIBII" }
+    local letter = { busy = "B", overhead = "O", idle = "I" }
+    for row = 0, 3 do
+      local got = {}
+      for c = 0, 11 do got[#got + 1] = letter[r:cell(c, row)] end
+      assert.are.equal(want[row], table.concat(got), "processor " .. row)
+    end
+    assert.are.equal(5, r.messages)
+    assert.are.equal(0, r.tachyons)
+    local l = r:line_list()
+    assert.are.equal(5, #l)
+    table.sort(l, function(a, b) return a.send < b.send end)
+    assert.are.same({ 0, 1, 1, 3 }, { l[1].src, l[1].dst, l[1].send, l[1].recv })
+    assert.are.same({ 2, 3, 9, 12 }, { l[5].src, l[5].dst, l[5].send, l[5].recv })
+  end)
+
+  it("a subset of processors (--procs 1,3) keeps only their rows and the messages between them", function()
+    local info = assert(pg.prescan(hand4))
+    local sel = assert(pgscale.parse_procs("3,1", info.P))
+    assert.are.same({ 1, 3 }, sel)
+    local r = assert(pgscale.raster(hand4, info, { cols = 12, rows = 4, t0 = 0, t1 = 12, sel = sel }))
+    assert.are.equal(2, r.rows)
+    assert.are.same({ 1 }, r:row_procs(0))
+    assert.are.same({ 3 }, r:row_procs(1))
+    assert.are.equal("idle", r:cell(2, 0))      -- processor 1 waits 2..3
+    assert.are.equal("idle", r:cell(8, 1))      -- processor 3 waits 8..9
+    assert.are.equal(1, r.messages)             -- only 1 -> 3 (sent 4, received 9)
+    local l = r:line_list()[1]
+    assert.are.same({ 1, 3, 4, 9 }, { l.src, l.dst, l.send, l.recv })
+  end)
+
+  it("beyond max_lines the messages become a per-pixel density", function()
+    local info = assert(pg.prescan(hand4))
+    local r = assert(pgscale.raster(hand4, info, { cols = 12, rows = 4, t0 = 0, t1 = 12, max_lines = 2 }))
+    assert.is_nil(r.lines)
+    assert.are.equal(5, r.messages)
+    -- the lines 0->2 (3..6) and 1->3 (4..9) both cross row 1 in column 4: the most crossed cells hold 2
+    assert.are.equal(2, r.max_count)
+    local lv = string.unpack("i4", r.density, 1 + 4 * (1 * 12 + 4))
+    assert.are.equal(7, lv)                     -- the top of 8 levels
+    assert.are.equal(-1, string.unpack("i4", r.density, 1 + 4 * (0 * 12 + 11)))
+  end)
+
+  it("the static Gantt of a generated 4096-processor trace has the closed-form colours", function()
+    local path = gen_trace()
+    local info = assert(pg.prescan(path))
+    assert.are.equal(P, info.P)
+    -- the raster: 100 columns of 1 s, 512 rows of 8 processors
+    local r = assert(pgscale.raster(path, info, { cols = 100, rows = 512, t0 = 0, t1 = 100 }))
+    assert.are.equal(512, r.rows)
+    local bad = 0
+    for row = 0, 511 do
+      local procs = r:row_procs(row)
+      assert.are.equal(8, #procs)
+      for c = 0, 99 do
+        if r:cell(c, row) ~= dominant(procs, c) then bad = bad + 1 end
+      end
+    end
+    assert.are.equal(0, bad)
+    -- the picture: pixel probes through data() (rows of the plot's height, each naming its processors)
+    local sel = {}
+    for p = 0, P - 1 do sel[p + 1] = p end
+    local d, rr = whole_run.picture({ "gantt" }, sel, 0, 100, 900, 600, function(cols, rows)
+      return pgscale.raster(path, info, { cols = cols, rows = rows, t0 = 0, t1 = 100 })
+    end)
+    local cv, data = display.image(d, 900, 600)
+    local g = data.panels[1].data
+    assert.are.equal(rr.rows, #g.rows)
+    assert.is_true(rr.rows < P and rr.rows > 100)
+    local hex = { busy = colors.hex(colors.state("busy")), overhead = colors.hex(colors.state("overhead")),
+                  idle = colors.hex(colors.state("idle")) }
+    local checked = 0
+    for _, row in ipairs({ 0, 37, 200, #g.rows - 1 }) do
+      local info_row = g.rows[row + 1]
+      local procs = {}
+      for p = info_row.first, info_row.last do procs[#procs + 1] = p end
+      assert.are.equal(info_row.count, #procs)
+      for _, t in ipairs({ 2.5, 30.5, 60.5, 95.5 }) do
+        -- a column inside the second [floor(t), floor(t)+1): all its time in one state per processor
+        local x = g.plot.x + t / 100 * g.plot.w
+        local col = math.floor(t / 100 * rr.cols)
+        local c0, c1 = col * 100 / rr.cols, (col + 1) * 100 / rr.cols
+        if math.floor(c0) == math.floor(c1 - 1e-9) then
+          local y = info_row.y + info_row.h / 2
+          assert.are.equal(hex[dominant(procs, math.floor(t))], h.pixel_hex(cv, x, y),
+            string.format("row %d (processors %d..%d) at %.1f s", row, info_row.first, info_row.last, t))
+          checked = checked + 1
+        end
+      end
+    end
+    assert.is_true(checked >= 12)
+  end)
+
+  it("writes PNG, PDF and SVG and says what it drew", function()
+    for _, ext in ipairs({ "png", "pdf", "svg" }) do
+      local out = os.tmpname() .. "." .. ext
+      local code, so, err = h.retrace("paragraph", hand4, "--static", "-o", out, "--size", "800x500", "--json")
+      assert.are.equal(0, code, err)
+      local s = cjson.decode(so)
+      assert.are.equal(4, s.static.rows)
+      assert.are.equal(5, s.static.messages)
+      assert.are.equal("lines", s.static.mode)
+      local f = assert(io.open(out, "rb"))
+      assert.is_true(#f:read("a") > 500)
+      f:close()
+      os.remove(out)
+    end
+  end)
+
+  it("a zoom window and a processor subset", function()
+    local out = os.tmpname() .. ".png"
+    local code, so, err = h.retrace("paragraph", hand4, "--static", "-o", out, "--zoom", "2:10", "--procs", "0-1",
+      "--json")
+    assert.are.equal(0, code, err)
+    local s = cjson.decode(so)
+    assert.are.same({ 2, 10 }, s.window)
+    assert.are.equal(2, s.drawn)
+    assert.are.equal(1, s.static.messages)      -- 0 -> 1 only (received at 3, inside the window)
+    os.remove(out)
+  end)
+
+  it("usage errors: bad --procs, --zoom, output, display", function()
+    local cases = {
+      { { "--static", "-o", "x.png", "--procs", "0-9" }, "processors 0..3" },
+      { { "--static", "-o", "x.png", "--procs", "3-1" }, "backwards" },
+      { { "--static", "-o", "x.png", "--zoom", "5:2" }, "T0 must be before T1" },
+      { { "--static", "-o", "x.png", "--zoom", "50:60" }, "outside the trace" },
+      { { "--static", "-o", "x.txt" }, "F.png" },
+      { { "--static", "-o", "x.png", "--display", "kiviat" }, "not 'kiviat'" },
+      { { "--export", "csv", "x" }, "use chrome-json" },
+      { {}, "-o DIR is needed" },
+    }
+    for _, c in ipairs(cases) do
+      local code, _, err = h.retrace("paragraph", hand4, table.unpack(c[1]))
+      assert.are.equal(2, code, err)
+      assert.truthy(err:find(c[2], 1, true), err)
+    end
+  end)
+end)
+
+describe("retrace paragraph --export chrome-json", function()
+  it("hand4: 24 state and 7 user complete events, 5 flows, 4 threads, valid JSON", function()
+    local out = os.tmpname() .. ".json"
+    local code, so, err = h.retrace("paragraph", hand4, "--export", "chrome-json", out)
+    assert.are.equal(0, code, err)
+    assert.truthy(so:find("31 complete and 10 flow events", 1, true), so)
+    local doc = cjson.decode(h.slurp(out))
+    local n = {}
+    for _, e in ipairs(doc.traceEvents) do
+      local k = e.ph .. ":" .. tostring(e.cat)
+      n[k] = (n[k] or 0) + 1
+    end
+    -- states by hand: P0 6 (B O B O B I), P1 6 (B I B O B I), P2 8 (I B I B O B O I), P3 4 (B I B I;
+    -- the zero-length busy at 11 s leaves one idle 10..12)
+    assert.are.equal(24, n["X:state"])
+    -- user events: P0 1 and 2, P1 1 and 2, P2 2, P3 1 and 2
+    assert.are.equal(7, n["X:user"])
+    assert.are.equal(5, n["s:message"])
+    assert.are.equal(5, n["f:message"])
+    assert.are.equal(4, n["M:nil"])
+    -- processor 3's states in microseconds
+    local p3 = {}
+    for _, e in ipairs(doc.traceEvents) do
+      if e.ph == "X" and e.cat == "state" and e.tid == 3 then p3[#p3 + 1] = { e.name, e.ts, e.dur } end
+    end
+    table.sort(p3, function(a, b) return a[2] < b[2] end)
+    assert.are.same({ { "busy", 0, 8e6 }, { "idle", 8e6, 1e6 }, { "busy", 9e6, 1e6 }, { "idle", 10e6, 2e6 } }, p3)
+    -- every flow start has its end with the same id, on the receiver
+    local starts = {}
+    for _, e in ipairs(doc.traceEvents) do
+      if e.ph == "s" then starts[e.id] = e end
+    end
+    for _, e in ipairs(doc.traceEvents) do
+      if e.ph == "f" then
+        assert.truthy(starts[e.id])
+        assert.are.equal("e", e.bp)
+        assert.is_true(e.ts >= starts[e.id].ts)
+      end
+    end
+    os.remove(out)
+  end)
+
+  it("an unwritable file is an input error", function()
+    local code, _, err = h.retrace("paragraph", hand4, "--export", "chrome-json", "/nonexistent/dir/x.json")
+    assert.are.equal(1, code)
+    assert.truthy(err:find("/nonexistent/dir/x.json", 1, true), err)
+  end)
+end)
+
+describe("the critical path in bounded memory", function()
+  -- a 16-processor ring where every receive is entered before its message is
+  -- sent: 16 waits a step, so 400 steps keep 6400 waits, past the 4096 held in
+  -- memory (the rest go through the temporary file). The path: back from
+  -- processor 15's last receive, one message per step, 400 in all.
+  it("a path through more waits than one memory block", function()
+    local lines, t = {}, 0
+    local function add(s) lines[#lines + 1] = s end
+    for step = 0, 399 do
+      for p = 0, 15 do t = t + 1; add(string.format("-3 -52 %d %d 0 2 2 %d %d", t, p, step % 8, (p + 15) % 16)) end
+      for p = 0, 15 do
+        t = t + 1; add(string.format("-3 -21 %d %d 0 3 2 1024 %d %d", t, p, step % 8, (p + 1) % 16))
+        t = t + 1; add(string.format("-4 -21 %d %d 0 0", t, p))
+      end
+      for p = 0, 15 do t = t + 1; add(string.format("-4 -52 %d %d 0 3 2 1024 %d %d", t, p, step % 8, (p + 15) % 16)) end
+    end
+    local path = h.temp_file(table.concat(lines, "\n") .. "\n", ".trf")
+    local rp = assert(replay.open(path, { critical_path = true }))
+    rp:run()
+    local cp = rp:critical_path()
+    assert.are.equal(400, #cp.messages)
+    assert.are.equal(401, #cp.segments)
+    -- step k (0-based, 64 records of 1 s): the path leaves processor 14 at its send, 16 + 2*14 + 1 s into the step
+    -- (the send's entry), and ends at processor 15's receive at the step's end
+    local last = cp.messages[400]
+    assert.are.equal(14, last.src)
+    assert.are.equal(15, last.dst)
+    assert.are.equal(399 * 64 + 16 + 29, last.send_time)
+    assert.are.equal(400 * 64, cp.segments[401].to)
+    os.remove(path)
+  end)
+end)
