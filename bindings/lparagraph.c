@@ -162,6 +162,10 @@ static int l_static_raster(lua_State *L)
             lua_setfield(L, -2, names[s]);
         }
         free(f);
+        if (!ln) {
+            lua_pushlstring(L, (const char *)rt_density_counts(d), cells * sizeof(uint32_t));
+            lua_setfield(L, -2, "counts");
+        }
     }
     lua_createtable(L, R, 0);
     lua_createtable(L, R, 0);
@@ -179,8 +183,123 @@ static int l_static_raster(lua_State *L)
     return 1;
 }
 
+/* A field of table 1 that must be a string of n bytes. */
+static const void *field_bytes(lua_State *L, const char *k, size_t n)
+{
+    lua_getfield(L, 1, k);
+    size_t len = 0;
+    const char *s = lua_tolstring(L, -1, &len);
+    if (!s || len != n)
+        luaL_error(L, "pyramid: field %s: %d bytes expected", k, (int)n);
+    lua_pop(L, 1);
+    return s;
+}
+
+/*
+ * paragraph.pyramid(r [, min_cols = 16, levels = 8]) -> {{cols =, states = bytes, density = bytes?}, ...}
+ * from a static_raster made with times = true: level 1 the raster, each next one half its columns
+ * (time summed over column pairs), down to min_cols. states: 0 empty, 1 idle, 2 overhead, 3 busy;
+ * density (when the messages were folded): 0 none, 1 .. levels.
+ */
+static int l_pyramid(lua_State *L)
+{
+    luaL_checktype(L, 1, LUA_TTABLE);
+    int min_cols = (int)luaL_optinteger(L, 2, 16), levels = (int)luaL_optinteger(L, 3, 8);
+    lua_getfield(L, 1, "cols");
+    lua_getfield(L, 1, "rows");
+    int W = (int)luaL_checkinteger(L, -2), R = (int)luaL_checkinteger(L, -1);
+    lua_pop(L, 2);
+    size_t cells = (size_t)W * R;
+    const float *src[3] = {field_bytes(L, "idle", cells * 4), field_bytes(L, "overhead", cells * 4),
+                           field_bytes(L, "busy", cells * 4)};
+    lua_getfield(L, 1, "counts");
+    const uint32_t *cnt = lua_isnil(L, -1) ? NULL : field_bytes(L, "counts", cells * 4);
+    lua_pop(L, 1);
+    float *cur[3], *nxt[3];
+    uint32_t *ccur = NULL, *cnxt = NULL;
+    uint8_t *bytes = malloc(cells);
+    int ok = bytes != NULL;
+    for (int k = 0; k < 3; k++) {
+        cur[k] = malloc(cells * sizeof(float));
+        nxt[k] = malloc(cells * sizeof(float));
+        ok = ok && cur[k] && nxt[k];
+        if (cur[k])
+            memcpy(cur[k], src[k], cells * sizeof(float));
+    }
+    if (cnt) {
+        ccur = malloc(cells * sizeof *ccur);
+        cnxt = malloc(cells * sizeof *cnxt);
+        ok = ok && ccur && cnxt;
+        if (ccur)
+            memcpy(ccur, cnt, cells * sizeof *ccur);
+    }
+    if (!ok) {
+        for (int k = 0; k < 3; k++)
+            free(cur[k]), free(nxt[k]);
+        free(ccur), free(cnxt), free(bytes);
+        return luaL_error(L, "pyramid: out of memory");
+    }
+    lua_newtable(L);
+    int n = 0, w = W;
+    for (;;) {
+        size_t nc = (size_t)w * R;
+        lua_createtable(L, 0, 3);
+        rt_set_int(L, "cols", w);
+        rt_density_dominant3(cur[0], cur[1], cur[2], nc, bytes);
+        lua_pushlstring(L, (const char *)bytes, nc);
+        lua_setfield(L, -2, "states");
+        if (ccur) {
+            rt_density_levels(ccur, nc, levels, bytes);
+            lua_pushlstring(L, (const char *)bytes, nc);
+            lua_setfield(L, -2, "density");
+        }
+        lua_rawseti(L, -2, ++n);
+        if (w <= min_cols || w == 1)
+            break;
+        for (int k = 0; k < 3; k++) {
+            rt_density_halve(cur[k], w, R, nxt[k]);
+            float *t = cur[k];
+            cur[k] = nxt[k];
+            nxt[k] = t;
+        }
+        if (ccur) {
+            rt_density_halve_counts(ccur, w, R, cnxt);
+            uint32_t *t = ccur;
+            ccur = cnxt;
+            cnxt = t;
+        }
+        w = (w + 1) / 2;
+    }
+    for (int k = 0; k < 3; k++)
+        free(cur[k]), free(nxt[k]);
+    free(ccur), free(cnxt), free(bytes);
+    return 1;
+}
+
+/* paragraph.base64(s) -> the standard base64 text of s (for data embedded in a page). */
+static int l_base64(lua_State *L)
+{
+    static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    size_t n;
+    const unsigned char *s = (const unsigned char *)luaL_checklstring(L, 1, &n);
+    luaL_Buffer b;
+    char *o = luaL_buffinitsize(L, &b, (n + 2) / 3 * 4 + 1);
+    size_t j = 0;
+    for (size_t i = 0; i < n; i += 3) {
+        unsigned v = (unsigned)s[i] << 16 | (i + 1 < n ? (unsigned)s[i + 1] << 8 : 0) | (i + 2 < n ? s[i + 2] : 0);
+        o[j++] = tab[v >> 18 & 63];
+        o[j++] = tab[v >> 12 & 63];
+        o[j++] = i + 1 < n ? tab[v >> 6 & 63] : '=';
+        o[j++] = i + 2 < n ? tab[v & 63] : '=';
+    }
+    luaL_pushresultsize(&b, j);
+    return 1;
+}
+
 static const luaL_Reg funcs[] = {
     {"static_raster", l_static_raster},
+    {"pyramid", l_pyramid},
+    {"base64", l_base64},
     {NULL, NULL},
 };
 

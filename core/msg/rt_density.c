@@ -207,3 +207,58 @@ void rt_density_fill(const rt_density *d, int which, int levels, int32_t *out)
             out[(size_t)r * W + c] = v;
         }
 }
+
+const uint32_t *rt_density_counts(const rt_density *d) { return d->count; }
+
+void rt_density_halve(const float *in, int cols, int rows, float *out)
+{
+    int c2 = (cols + 1) / 2;
+    for (int r = 0; r < rows; r++)
+        for (int c = 0; c < c2; c++) {
+            const float *p = in + (size_t)r * cols + 2 * c;
+            out[(size_t)r * c2 + c] = 2 * c + 1 < cols ? p[0] + p[1] : p[0];
+        }
+}
+
+void rt_density_halve_counts(const uint32_t *in, int cols, int rows, uint32_t *out)
+{
+    int c2 = (cols + 1) / 2;
+    for (int r = 0; r < rows; r++)
+        for (int c = 0; c < c2; c++) {
+            const uint32_t *p = in + (size_t)r * cols + 2 * c;
+            uint64_t s = 2 * c + 1 < cols ? (uint64_t)p[0] + p[1] : p[0];
+            out[(size_t)r * c2 + c] = s > UINT32_MAX ? UINT32_MAX : (uint32_t)s;
+        }
+}
+
+void rt_density_dominant3(const float *idle, const float *overhead, const float *busy, size_t n, uint8_t *out)
+{
+    for (size_t k = 0; k < n; k++) {
+        float i = idle[k], o = overhead[k], b = busy[k];
+        if (i + o + b <= 0)
+            out[k] = 0;
+        else if (b >= o && b >= i)
+            out[k] = 3;
+        else if (o >= i)
+            out[k] = 2;
+        else
+            out[k] = 1;
+    }
+}
+
+void rt_density_levels(const uint32_t *count, size_t n, int levels, uint8_t *out)
+{
+    uint32_t mx = 0;
+    for (size_t k = 0; k < n; k++)
+        if (count[k] > mx)
+            mx = count[k];
+    double lm = log1p((double)mx);
+    for (size_t k = 0; k < n; k++) {
+        if (count[k] == 0 || levels < 1) {
+            out[k] = 0;
+            continue;
+        }
+        int v = lm > 0 ? 1 + (int)(levels * log1p((double)count[k]) / lm) : 1;
+        out[k] = (uint8_t)(v > levels ? levels : v);
+    }
+}

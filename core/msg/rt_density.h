@@ -60,4 +60,17 @@ uint32_t rt_density_max(const rt_density *d);
  */
 void rt_density_fill(const rt_density *d, int which, int levels, int32_t *out);
 
+
+
+/* ---- level-of-detail pyramids (the HTML timeline) ---- */
+
+/* The density counts, rows x cols row-major (row 0 first). */
+const uint32_t *rt_density_counts(const rt_density *d);
+/* Halve the columns of a rows x cols grid (cols2 = (cols + 1) / 2): each new cell the sum of a pair. */
+void rt_density_halve(const float *in, int cols, int rows, float *out);
+void rt_density_halve_counts(const uint32_t *in, int cols, int rows, uint32_t *out);
+/* Per cell of three time grids: 0 empty, 1 idle, 2 overhead, 3 busy (ties: busy, overhead, idle). */
+void rt_density_dominant3(const float *idle, const float *overhead, const float *busy, size_t n, uint8_t *out);
+/* Per cell: 0 no line, else 1 .. levels on a log scale of the count over the grid's largest. */
+void rt_density_levels(const uint32_t *count, size_t n, int levels, uint8_t *out);
 #endif

@@ -201,4 +201,59 @@ function M.chrome_json(path, file, opts)
   return n
 end
 
+--- Write one self-contained HTML file (no server: it opens from disk) with the
+-- Gantt chart and the spacetime diagram as a level-of-detail pyramid: level 0
+-- has opts.cols (default 8192) columns over [t0, t1], each next level half the
+-- columns of the one before (time summed over pairs, then the state that held
+-- most), down to 16; rows = min(processors, opts.rows or 128). The levels are
+-- embedded as base64 bytes; messages as base64 doubles up to 10^4, else as a
+-- density per level. The page zooms with the wheel, pans by dragging, and
+-- tells the processors, time and state (or message) under the pointer.
+-- opts: info (required), sel, t0, t1, cols, rows, format, title.
+-- Returns {levels =, cols =, rows =, messages =, bytes =} | nil, message.
+function M.timeline_html(path, file, opts)
+  local cjson = require "cjson"
+  local colors = require "retrace.colors"
+  local info = opts.info
+  local sel = opts.sel
+  local n = sel and #sel or info.P
+  local t0, t1 = opts.t0 or info.span[1], opts.t1 or info.span[2]
+  if t1 <= t0 then t1 = t0 + 1 end
+  local r, err = M.raster(path, info, { cols = opts.cols or 8192, rows = math.min(n, opts.rows or 128), t0 = t0,
+                                        t1 = t1, sel = sel, format = opts.format, times = true })
+  if not r then return nil, err end
+  local pyr = core.paragraph.pyramid(r, 16, 8)
+  local b64 = core.paragraph.base64
+  local levels = {}
+  for i, l in ipairs(pyr) do
+    levels[i] = { cols = l.cols, states = b64(l.states), density = l.density and b64(l.density) or nil }
+  end
+  local dens = {}
+  local ramp = colors.ramp(8, { "#c6dbef", "#2171b5", "#08306b" })
+  for i = 0, 7 do dens[i + 1] = ramp:hex(i) end
+  local data = {
+    t0 = t0, t1 = t1, rows = r.rows, nsel = #r.sel, sel = r.sel, row_first = r.row_first, row_count = r.row_count,
+    levels = levels, lines = r.lines and b64(r.lines) or nil, messages = r.messages,
+    states = { colors.hex(colors.state("busy")), colors.hex(colors.state("overhead")), colors.hex(colors.state("idle")) },
+    state_names = { "busy", "overhead", "idle" }, density_colors = dens,
+  }
+  local root = require("retrace").root
+  local tf, terr = io.open(root .. "/lua/retrace/pg_timeline.html", "rb")
+  if not tf then return nil, terr end
+  local template = tf:read("a")
+  tf:close()
+  local title = (opts.title or ("retrace paragraph " .. path)):gsub("[&<>\"]",
+    { ["&"] = "&amp;", ["<"] = "&lt;", [">"] = "&gt;", ['"'] = "&quot;" })
+  -- "</" never appears inside the script: the JSON's slashes are escaped
+  local json = cjson.encode(data):gsub("</", "<\\/")
+  local page = template:gsub("{{(%u+)}}", function(k)
+    if k == "TITLE" then return title elseif k == "DATA" then return json end
+  end)
+  local f, ferr = io.open(file, "wb")
+  if not f then return nil, ferr end
+  f:write(page)
+  f:close()
+  return { levels = #levels, cols = r.cols, rows = r.rows, messages = r.messages, bytes = #page }
+end
+
 return M

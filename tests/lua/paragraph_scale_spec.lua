@@ -306,3 +306,91 @@ describe("the critical path in bounded memory", function()
     assert.is_true(math.abs(j.tasks[2].percent - 800 / 12) < 1e-9)
   end)
 end)
+
+describe("retrace paragraph --timeline-html", function()
+  local function chromium()
+    for _, name in ipairs({ "chromium", "chromium-browser" }) do
+      if os.execute("command -v " .. name .. " >/dev/null 2>&1") then return name end
+    end
+  end
+
+  it("writes one file whose levels halve down to 16 columns", function()
+    local out = os.tmpname() .. ".html"
+    local code, so, err = h.retrace("paragraph", hand4, "--timeline-html", out, "--json")
+    assert.are.equal(0, code, err)
+    local s = cjson.decode(so).timeline_html
+    -- 8192, 4096, ..., 16 columns: 10 levels
+    assert.are.equal(10, s.levels)
+    assert.are.same({ 8192, 4, 5 }, { s.cols, s.rows, s.messages })
+    local page = h.slurp(out)
+    assert.is_nil(page:find("src=\"http", 1, true))   -- nothing fetched: it opens from disk
+    assert.is_nil(page:find("{{", 1, true))
+    os.remove(out)
+  end)
+
+  it("loads, zooms with the wheel and tells what is under the pointer in headless chromium", function()
+    local browser = chromium()
+    if not browser then
+      pending("chromium is not installed (make deps installs it): timeline not tested in a browser")
+      return
+    end
+    local d = h.temp_dir()
+    local out = d .. "/t.html"
+    local code, _, err = h.retrace("paragraph", hand4, "--timeline-html", out)
+    assert.are.equal(0, code, err)
+    -- the real page plus a driver using it as a person would: wheel over the Gantt chart, then hover
+    local driver = [[
+<script>
+window.addEventListener("load", function () {
+  const log = [];
+  const c = document.getElementById("gantt");
+  const seen = function (tag) { log.push(tag + "=" + document.body.getAttribute("data-level") + "|" +
+                                          document.body.getAttribute("data-window")); };
+  seen("loaded");
+  const box = c.getBoundingClientRect();
+  for (let i = 0; i < 12; i++)
+    c.dispatchEvent(new WheelEvent("wheel", { deltaY: -100, clientX: box.left + 60 + (c.width - 60) / 2,
+                                              clientY: box.top + 20, bubbles: true, cancelable: true }));
+  seen("zoomed");
+  // hover over processor 0 (the bottom row) in the middle of the view
+  c.dispatchEvent(new MouseEvent("mousemove", { clientX: box.left + 60 + (c.width - 60) / 2,
+                                               clientY: box.top + c.height - 20 - 5, bubbles: true }));
+  log.push("tip=" + String(window.pgtip).replace(/\n/g, "/"));
+  const pre = document.createElement("pre");
+  pre.id = "testlog";
+  pre.textContent = log.join("\n");
+  document.body.appendChild(pre);
+});
+</script>
+</body>]]
+    local page = h.slurp(out):gsub("</body>", function() return driver end)
+    local f = assert(io.open(d .. "/test.html", "wb"))
+    f:write(page)
+    f:close()
+    local profile = h.temp_dir()
+    local p = io.popen(string.format("%s --headless --no-sandbox --disable-gpu --no-first-run " ..
+      "--user-data-dir=%s --window-size=1300,900 --virtual-time-budget=3000 --dump-dom %s 2>/dev/null",
+      browser, h.quote(profile), h.quote("file://" .. d .. "/test.html")))
+    local dom = p:read("a")
+    p:close()
+    h.remove_tree(profile)
+    local log = dom:match('<pre id="testlog">(.-)</pre>')
+    assert.truthy(log, "no test log in the page:\n" .. dom:sub(1, 2000))
+    local got = {}
+    for tag, level, a, b in log:gmatch("(%w+)=(%d+)|(%S+) (%S+)") do
+      got[tag] = { level = tonumber(level), a = tonumber(a), b = tonumber(b) }
+    end
+    -- whole run first, at a coarser level than the finest
+    assert.are.same({ 0, 12 }, { got.loaded.a, got.loaded.b })
+    assert.is_true(got.loaded.level > 0, log)
+    -- twelve wheel steps of 0.8 around the middle (6 s): 12 * 0.8^12 = 0.824 s wide, centred on 6 s
+    assert.is_true(math.abs((got.zoomed.b - got.zoomed.a) - 12 * 0.8 ^ 12) < 1e-6, log)
+    assert.is_true(math.abs((got.zoomed.a + got.zoomed.b) / 2 - 6) < 0.02, log)
+    assert.is_true(got.zoomed.level < got.loaded.level, log)
+    -- processor 0 is busy 4..8
+    local tip = log:match("tip=([^\n]*)")
+    assert.truthy(tip:find("processor 0/", 1, true), tip)
+    assert.truthy(tip:find("busy", 1, true), tip)
+    h.remove_tree(d)
+  end)
+end)
