@@ -303,6 +303,9 @@ local function run(args)
   if args.data then
     local ok, werr = fs.write_file(args.data .. "/summary.json", cli.json(summary))
     if not ok then cli.input_error(werr) end
+    -- and the whole run as CSV (state intervals, messages, tasks, concurrency, matrix)
+    local csv, cerr = require("retrace.pgscale").write_csv(args.trace, args.data, { info = info, format = args.format })
+    if not csv then cli.input_error(cerr) end
   end
   if args.json then
     cli.print_json(summary)
@@ -365,7 +368,8 @@ return {
     p:option("--proc", "processor for node statistics and one processor's incoming traffic")
     p:option("--layout", "hypercube layout: cube, tesseract, polytope, mesh, ring, linear, tree")
     p:flag("--gray", "gray levels instead of colours")
-    p:option("--data", "folder for frame_NNNNNN.json (each display's data) and summary.json")
+    p:option("--data", "folder for frame_NNNNNN.json (each display's data), summary.json and the CSV files "
+      .. "states, messages, tasks, concurrency, matrix")
     p:option("--format", "trace format (recognised by content by default)")
     p:flag("--json", "print the summary as JSON on stdout")
   end,

@@ -109,6 +109,51 @@ end
 
 local function us(t) return string.format("%.3f", t * 1e6) end
 
+--- Per processor, its state segments from on_state changes: emit(p, state, from, to)
+-- once per maximal segment of one state (zero-length changes in between merged),
+-- first(p) when a processor is first seen. A processor is idle from t0 until its
+-- first change. Returns {touch = fn(p), change = fn(p, t, old, new), finish = fn(t1)}.
+function M.state_tracker(t0, emit, first)
+  local cur, buf = {}, {}
+  local function flush(p)
+    local b = buf[p]
+    if b then emit(p, b[1], b[2], b[3]); buf[p] = nil end
+  end
+  local function close(p, st, from, to)
+    if to <= from then return end
+    local b = buf[p]
+    if b and b[1] == st and b[3] == from then b[3] = to return end
+    flush(p)
+    buf[p] = { st, from, to }
+  end
+  local tr = {}
+  function tr.touch(p)
+    local c = cur[p]
+    if not c then
+      c = { "idle", t0 }
+      cur[p] = c
+      if first then first(p) end
+    end
+    return c
+  end
+  function tr.change(p, t, _, new)
+    local c = tr.touch(p)
+    close(p, c[1], c[2], t)
+    c[1], c[2] = new, t
+  end
+  function tr.finish(t1)
+    local ps = {}
+    for p in pairs(cur) do ps[#ps + 1] = p end
+    table.sort(ps)
+    for _, p in ipairs(ps) do
+      local c = cur[p]
+      close(p, c[1], c[2], math.max(t1 or c[2], c[2]))
+      flush(p)
+    end
+  end
+  return tr
+end
+
 --- Write the trace in the Trace Event Format (Perfetto, chrome://tracing) to
 -- file: processors as threads of process 1 ("M" thread_name events), the
 -- processors' states and the user events (regions of class user) as complete
@@ -128,44 +173,22 @@ function M.chrome_json(path, file, opts)
     if first then f:write("\n", s) first = false else f:write(",\n", s) end
   end
   f:write('{"displayTimeUnit":"ns","traceEvents":[')
-  local cur, buf = {}, {}
-  local function flush(p)
-    local b = buf[p]
-    if b then
-      put(string.format('{"name":%s,"cat":"state","ph":"X","pid":1,"tid":%d,"ts":%s,"dur":%s}', jstr(b[1]), p,
-        us(b[2]), us(b[3] - b[2])))
-      n.complete, n.states = n.complete + 1, n.states + 1
-      buf[p] = nil
-    end
-  end
-  local function close(p, st, from, to)
-    if to <= from then return end
-    local b = buf[p]
-    if b and b[1] == st and b[3] == from then b[3] = to return end
-    flush(p)
-    buf[p] = { st, from, to }
-  end
-  local t0 = opts.info and opts.info.span[1] or nil
-  local function state_of(p)
-    local c = cur[p]
-    if not c then
-      c = { "idle", t0 or 0 }
-      cur[p] = c
-      put(string.format('{"name":"thread_name","ph":"M","pid":1,"tid":%d,"args":{"name":"processor %d"}}', p, p))
-      n.threads = n.threads + 1
-    end
-    return c
-  end
+  local t0 = opts.info and opts.info.span[1] or 0
+  local track = M.state_tracker(t0, function(p, st, from, to)
+    put(string.format('{"name":%s,"cat":"state","ph":"X","pid":1,"tid":%d,"ts":%s,"dur":%s}', jstr(st), p,
+      us(from), us(to - from)))
+    n.complete, n.states = n.complete + 1, n.states + 1
+  end, function(p)
+    put(string.format('{"name":"thread_name","ph":"M","pid":1,"tid":%d,"args":{"name":"processor %d"}}', p, p))
+    n.threads = n.threads + 1
+  end)
+  local state_of = track.touch
   local user_class, names = {}, {}
   local rp
   local err
   rp, err = replay.open(path, {
     format = opts.format, prescan = opts.info and opts.info.ps or nil,
-    on_state = function(p, t, _, new)
-      local c = state_of(p)
-      close(p, c[1], c[2], t)
-      c[1], c[2] = new, t
-    end,
+    on_state = track.change,
     on_interval = function(iv)
       local u = user_class[iv.event]
       if u == nil then -- definitions come as the records are read: look each region up once
@@ -194,11 +217,99 @@ function M.chrome_json(path, file, opts)
   local ok, rerr = pcall(rp.run, rp)
   if not ok then f:close() return nil, tostring(rerr) end
   local _, t1 = rp:span()
-  for p, c in pairs(cur) do close(p, c[1], c[2], math.max(t1 or c[2], c[2])) end
-  for p in pairs(cur) do flush(p) end
+  track.finish(t1)
   f:write("\n]}\n")
   f:close()
   return n
+end
+
+local function num(v) return string.format("%.17g", v) end
+
+--- CSV files of a whole run in folder dir (numbers written so they read back
+-- exactly; times in seconds):
+--   states.csv       proc,state,start,end         every maximal state segment
+--   messages.csv     src,dst,tag,bytes,send,recv  every message, at its receive
+--   tasks.csv        task,start,end,percent,count first start, last end, % of the span
+--   concurrency.csv  processors,busy,overhead,idle  seconds with exactly k processors in each state
+--   matrix.csv       src,dst,count,bytes          the cumulative sender x receiver matrix (non-zero cells)
+-- One replay, streamed (state segments and messages go to disk as they come).
+-- opts: format, info (the pre-pass). Returns {files = {...}, states =, messages =} | nil, message.
+function M.write_csv(path, dir, opts)
+  local replay = require "retrace.replay"
+  local info = opts.info
+  local P = info.P
+  local files, fh = {}, {}
+  local function open(name, header)
+    local f, err = io.open(dir .. "/" .. name, "w")
+    if not f then return nil, err end
+    f:write(header, "\n")
+    fh[name] = f
+    files[#files + 1] = dir .. "/" .. name
+    return f
+  end
+  local function close_all() for _, f in pairs(fh) do f:close() end end
+  local fs_, e1 = open("states.csv", "proc,state,start,end")
+  local fm, e2 = fs_ and open("messages.csv", "src,dst,tag,bytes,send,recv")
+  if not fs_ or not fm then close_all() return nil, e1 or e2 end
+  local t0 = info.span[1]
+  local nstates, nmsg = 0, 0
+  local track = M.state_tracker(t0, function(p, st, from, to)
+    fs_:write(p, ",", st, ",", num(from), ",", num(to), "\n")
+    nstates = nstates + 1
+  end)
+  -- concurrency: how many processors are in each state, and for how long
+  local count = { busy = 0, overhead = 0, idle = P }
+  local prof = { busy = {}, overhead = {}, idle = {} }
+  local last = t0
+  local function account(t)
+    if t > last then
+      for st, k in pairs(count) do prof[st][k] = (prof[st][k] or 0) + (t - last) end
+      last = t
+    end
+  end
+  for p = 0, P - 1 do track.touch(p) end
+  local rp, err = replay.open(path, {
+    format = opts.format, prescan = info.ps, matrix = true,
+    on_state = function(p, t, old, new)
+      track.change(p, t, old, new)
+      account(t)
+      count[old] = count[old] - 1
+      count[new] = count[new] + 1
+    end,
+    on_message = function(m)
+      fm:write(m.src, ",", m.dst, ",", m.tag or 0, ",", num(m.bytes), ",", num(m.send_time), ",",
+        num(m.recv_time), "\n")
+      nmsg = nmsg + 1
+    end,
+  })
+  if not rp then close_all() return nil, err end
+  local ok, rerr = pcall(rp.run, rp)
+  if not ok then close_all() return nil, tostring(rerr) end
+  local t1 = info.span[2]
+  account(t1)
+  track.finish(t1)
+  local ft, e3 = open("tasks.csv", "task,start,end,percent,count")
+  if not ft then close_all() return nil, e3 end
+  for _, k in ipairs(rp:tasks()) do
+    local stop = k.last_end or t1
+    ft:write(k.task, ",", num(k.first_start), ",", num(stop), ",",
+      num(t1 > t0 and 100 * (stop - k.first_start) / (t1 - t0) or 0), ",", k.count, "\n")
+  end
+  local fc, e4 = open("concurrency.csv", "processors,busy,overhead,idle")
+  if not fc then close_all() return nil, e4 end
+  for k = 0, P do
+    fc:write(k, ",", num(prof.busy[k] or 0), ",", num(prof.overhead[k] or 0), ",", num(prof.idle[k] or 0), "\n")
+  end
+  local fx, e5 = open("matrix.csv", "src,dst,count,bytes")
+  if not fx then close_all() return nil, e5 end
+  local m = rp:matrix("cumulative")
+  for a = 1, #m.count do
+    for b = 1, #m.count[a] do
+      if m.count[a][b] ~= 0 then fx:write(a - 1, ",", b - 1, ",", m.count[a][b], ",", num(m.bytes[a][b]), "\n") end
+    end
+  end
+  close_all()
+  return { files = files, states = nstates, messages = nmsg }
 end
 
 --- Write one self-contained HTML file (no server: it opens from disk) with the

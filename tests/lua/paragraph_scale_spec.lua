@@ -394,3 +394,43 @@ window.addEventListener("load", function () {
     h.remove_tree(d)
   end)
 end)
+
+describe("retrace paragraph --data: CSV files", function()
+  local function read_csv(path)
+    local rows, header = {}, nil
+    for line in io.lines(path) do
+      local f = {}
+      for v in line:gmatch("[^,]+") do f[#f + 1] = tonumber(v) or v end
+      if not header then header = f else rows[#rows + 1] = f end
+    end
+    return header, rows
+  end
+
+  it("hold hand4's state intervals, messages, tasks, concurrency profile and matrix, read back exactly", function()
+    local out, data = h.temp_dir(), h.temp_dir()
+    local code, _, err = h.retrace("paragraph", hand4, "-o", out, "--display", "gantt", "--pace", "time:6",
+      "--unit", "s", "--data", data)
+    assert.are.equal(0, code, err)
+    local hd, st = read_csv(data .. "/states.csv")
+    assert.are.same({ "proc", "state", "start", "end" }, hd)
+    local p2 = {}
+    for _, r in ipairs(st) do if r[1] == 2 then p2[#p2 + 1] = { r[2], r[3], r[4] } end end
+    assert.are.same({ { "idle", 0, 1 }, { "busy", 1, 5 }, { "idle", 5, 6 }, { "busy", 6, 7 }, { "overhead", 7, 8 },
+                      { "busy", 8, 9 }, { "overhead", 9, 10 }, { "idle", 10, 12 } }, p2)
+    assert.are.equal(24, #st)
+    local _, ms = read_csv(data .. "/messages.csv")
+    assert.are.same({ { 0, 1, 5, 100, 1, 3 }, { 0, 2, 5, 200, 3, 6 }, { 1, 3, 7, 300, 4, 9 }, { 2, 3, 7, 400, 7, 11 },
+                      { 2, 3, 8, 50, 9, 12 } }, ms)
+    local _, tk = read_csv(data .. "/tasks.csv")
+    assert.are.same({ 1, 0, 12, 100, 3 }, tk[1])
+    assert.are.same({ 2, 1, 9 }, { tk[2][1], tk[2][2], tk[2][3] })
+    assert.are.equal(800 / 12, tk[2][4])              -- %.17g reads back to the same double
+    -- seconds with exactly k processors busy / in overhead / idle (worked out from the schedule)
+    local _, cc = read_csv(data .. "/concurrency.csv")
+    assert.are.same({ { 0, 2, 7, 5 }, { 1, 1, 5, 3 }, { 2, 1, 0, 2 }, { 3, 7, 0, 0 }, { 4, 1, 0, 2 } }, cc)
+    local _, mx = read_csv(data .. "/matrix.csv")
+    assert.are.same({ { 0, 1, 1, 100 }, { 0, 2, 1, 200 }, { 1, 3, 1, 300 }, { 2, 3, 2, 450 } }, mx)
+    h.remove_tree(out)
+    h.remove_tree(data)
+  end)
+end)
