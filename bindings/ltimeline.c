@@ -6,6 +6,7 @@
  *   tl:detach()
  *   tl:advance(t)         -- account current states up to t (call before reading)
  *   tl:set_window(t0, t1) -- clears the cells, keeps states
+ *   tl:scroll(k)          -- move the window by k whole columns, keeping the cells still inside
  *   tl:state(proc, t, old, new), tl:task(proc, t, old, new)  -- feed by hand (tests)
  *   tl:size() -> cols, rows ; tl:window() -> t0, t1 ; tl:row_of(p) -> r (0-based)
  *   tl:row_procs(r) -> first processor, count
@@ -144,6 +145,12 @@ static int tl_set_window(lua_State *L)
     return 0;
 }
 
+static int tl_scroll(lua_State *L)
+{
+    rt_timeline_scroll(check_tl(L, 1)->tl, (int)luaL_checkinteger(L, 2));
+    return 0;
+}
+
 static const char *const state_names[] = {"idle", "overhead", "busy", NULL};
 
 static int tl_state(lua_State *L)
@@ -272,6 +279,7 @@ static const luaL_Reg methods[] = {
     {"detach", tl_detach},
     {"advance", tl_advance},
     {"set_window", tl_set_window},
+    {"scroll", tl_scroll},
     {"state", tl_state},
     {"task", tl_task},
     {"size", tl_size},

@@ -52,6 +52,7 @@ return {
     s:argument("trace", "PICL trace file (or any trace `retrace stats` reads)")
     common(s)
     s:flag("--json", "print JSON on stdout")
+    s:flag("--no-compstats", "old format: leave compstats records as marks (no communication-call overhead)")
     s:option("--from", "start of the time window (seconds)"):convert(tonumber)
     s:option("--to", "end of the time window (seconds)"):convert(tonumber)
     local d = p:command("dump", "print each record annotated in words")

@@ -144,7 +144,7 @@ local function run(args)
   check_format(args.format)
   local bar = cli.progress("replay", 1)
   local s, err = picl.summary(args.trace, { format = args.format, strict = args.strict, start = args.from,
-    stop = args.to, progress = function(done, total) bar.total = total; bar:update(done) end })
+    stop = args.to, compstats = not args.no_compstats, progress = function(done, total) bar.total = total; bar:update(done) end })
   bar:finish()
   if not s then cli.input_error(err) end
   report_skips(args.trace, s.trace.skipped, s.trace.skipped_lines)
@@ -173,6 +173,8 @@ return {
     p:option("--format", "trace format: picl, old, new, or a reader's name (otf2, paraver, paje); "
       .. "recognised by content by default")
     p:flag("--strict", "PICL: a malformed line is an error (exit 1) instead of skipped")
+    p:flag("--no-compstats", "old-format PICL: leave compstats records as marks (no communication-call "
+      .. "overhead; the numbers of ParaGraph, which ignores them)")
     p:flag("--json", "print JSON on stdout")
     p:option("--from", "start of the time window (seconds)"):convert(tonumber)
     p:option("--to", "end of the time window (seconds)"):convert(tonumber)

@@ -741,6 +741,8 @@ static int coll_occurrence(rt_replay *rp, int proc, int region, int comm, double
         c->inst[c->ninst++].n = 0;
     }
     coll_inst *in = &c->inst[slot];
+    if (in->n < 0)
+        return RT_OK; /* reported complete already: a participant beyond the expected count */
     if (in->n == in->cap) {
         int nc = in->cap ? in->cap * 2 : 8;
         int *pr = realloc(in->procs, (size_t)nc * sizeof *pr);

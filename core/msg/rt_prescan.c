@@ -289,8 +289,9 @@ static int scan(rt_tsource *src, pstate *s, rt_prescan *ps, rt_err *err)
             p->first = t;
             p->last = t;
         }
-        if (t > p->last)
-            p->last = t; /* the replay holds a processor's time from going back */
+        if (t < p->last)
+            t = p->last; /* the replay holds a processor's time from going back */
+        p->last = t;
         if (t < ps->t0)
             ps->t0 = t;
         if (t > ps->t1)

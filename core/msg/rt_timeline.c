@@ -95,6 +95,37 @@ int rt_timeline_set_window(rt_timeline *tl, double t0, double t1, rt_err *err)
     return RT_OK;
 }
 
+/* Shift every row of v (stride slots per cell) by k columns, zeroing what comes in. */
+static void shift(const rt_timeline *tl, double *v, int stride, int k)
+{
+    size_t W = (size_t)tl->cols, cs = (size_t)stride * sizeof *v;
+    for (int r = 0; r < tl->rows; r++) {
+        double *row = v + (size_t)r * W * (size_t)stride;
+        if (k >= tl->cols || -k >= tl->cols) {
+            memset(row, 0, W * cs);
+        } else if (k > 0) {
+            memmove(row, row + (size_t)k * (size_t)stride, (W - (size_t)k) * cs);
+            memset(row + (W - (size_t)k) * (size_t)stride, 0, (size_t)k * cs);
+        } else if (k < 0) {
+            size_t m = (size_t)-k;
+            memmove(row + m * (size_t)stride, row, (W - m) * cs);
+            memset(row, 0, m * cs);
+        }
+    }
+}
+
+void rt_timeline_scroll(rt_timeline *tl, int k)
+{
+    if (k == 0)
+        return;
+    shift(tl, tl->st, RT_NSTATES, k);
+    shift(tl, tl->tk, tl->nslots, k);
+    shift(tl, tl->pst, RT_NSTATES, k); /* the copy with the current states stays readable */
+    shift(tl, tl->ptk, tl->nslots, k);
+    tl->t0 += k * tl->dt;
+    tl->t1 = tl->t0 + tl->cols * tl->dt;
+}
+
 int rt_timeline_row_of(const rt_timeline *tl, int p)
 {
     if (p < 0 || p >= tl->nprocs)

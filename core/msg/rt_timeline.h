@@ -58,6 +58,16 @@ void rt_timeline_detach(rt_timeline *tl, rt_replay *rp);
 /* Move the window: cells cleared, processor states kept. RT_EINVAL unless t0 < t1. */
 int rt_timeline_set_window(rt_timeline *tl, double t0, double t1, rt_err *err);
 
+/*
+ * Scroll by k whole columns (k > 0: later, k < 0: earlier): the window moves by
+ * k * dt, the cells still inside it keep their times, the k new ones start
+ * empty and fill from the processors' states as they are fed (going back, the
+ * new cells stay empty: the raster keeps no history). Exact as long as
+ * no state or task change later than the window's right edge was fed before
+ * the scroll - scroll first, then replay up to the new edge (smooth scrolling).
+ */
+void rt_timeline_scroll(rt_timeline *tl, int k);
+
 /* ---- reading ---- */
 int rt_timeline_cols(const rt_timeline *tl);
 int rt_timeline_rows(const rt_timeline *tl);

@@ -45,7 +45,7 @@ static inline int is_blank(char c) { return c == ' ' || c == '\t' || c == '\r'; 
 
 /* Skip blanks; scan "[-]digits[.digits]" ending at a blank or the end. 1 on success
  * (*isint: no fraction part), 0 when there is no token, -1 when it needs the slow path. */
-static inline int scan_num(const char **cur, const char *end, double *out, long *lout, int *isint)
+__attribute__((always_inline)) static inline int scan_num(const char **cur, const char *end, double *out, long *lout, int *isint)
 {
     const char *p = *cur;
     while (p < end && is_blank(*p))

@@ -149,7 +149,7 @@ end
 local function neutral_summary(path, opts)
   local replay = require "retrace.replay"
   local rp, err = replay.open(path, { critical_path = true, start = opts.start, stop = opts.stop,
-    format = opts.format })
+    format = opts.format, compstats = opts.compstats })
   if not rp then return nil, err end
   local out, serr = replay_stats(rp, opts, function() opts.progress(rp:progress()) end)
   if not out then
@@ -172,7 +172,8 @@ end
 -- {span, processors = {{id, busy, overhead, idle, sent, ..., events}}, messages,
 --  tachyons, critical_path = {length, ...}, warnings}, plus the trace's format,
 -- record count and skipped lines under `trace`. nil, message on bad input.
--- opts: format, strict, start, stop, progress (function(done, total)).
+-- opts: format, strict, start, stop, progress (function(done, total)),
+-- compstats = false (old PICL: no communication-call brackets, see rt_picl_source.h).
 -- PICL traces go through the PICL reader (strict, skipped lines); any other
 -- format the dispatcher reads (OTF2, Paraver, Pajé) through its source, with
 -- `regions` (id -> {name, class}) and `procs` (names) added.
@@ -184,7 +185,8 @@ function M.summary(path, opts)
   if fmt == "picl" then fmt = nil end
   local trace, err = M.open(path, { format = fmt, strict = opts.strict })
   if not trace then return nil, err end
-  local rp = replay.new(trace, { critical_path = true, start = opts.start, stop = opts.stop })
+  local rp = replay.new(trace, { critical_path = true, start = opts.start, stop = opts.stop,
+    compstats = opts.compstats })
   local out, serr = replay_stats(rp, opts, function() opts.progress(trace:progress()) end)
   if not out then
     trace:close()

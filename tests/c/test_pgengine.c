@@ -133,6 +133,29 @@ static void test_hand4_prescan(void **state)
     assert_true(rt_prescan_scale_width(4e-3, 1e-6) == 1000);     /* exactly 1000 */
 }
 
+/* A processor whose time goes back is held at its previous time, by the prescan as by the replay. */
+static void test_prescan_time_back(void **state)
+{
+    (void)state;
+    char *path = rt_test_write_text("-3 1 2.0 0 0 0\n-4 1 1.0 0 0 0\n-3 1 3.0 1 0 0\n-4 1 4.0 1 0 0\n");
+    rt_err err;
+    rt_tsource *src = rt_tsource_open(path, NULL, &err);
+    assert_non_null(src);
+    rt_prescan ps;
+    assert_int_equal(rt_prescan_run(src, &ps, &err), RT_OK);
+    rt_replay *rp = rt_replay_new(src, NULL, &err);
+    assert_int_equal(rt_replay_run(rp, &err), RT_OK);
+    double t0, t1;
+    rt_replay_span(rp, &t0, &t1);
+    assert_true(ps.t0 == 2 && t0 == 2 && ps.t1 == 4 && t1 == 4);
+    assert_true(ps.procs[0].first == 2 && ps.procs[0].last == 2);
+    assert_true(rt_replay_proc_get(rp, 0)->last == 2);
+    rt_replay_free(rp);
+    rt_prescan_clear(&ps);
+    rt_tsource_free(src);
+    rt_test_remove(path);
+}
+
 /* A replay of hand4 with the prescan's counts, the hooks and the matrix. */
 static rt_replay *hand4_replay(rt_tsource **src, hooks_log *log, int with_ends)
 {
@@ -388,6 +411,51 @@ static void test_raster_hand4(void **state)
     assert_int_equal(rt_timeline_fill_grid(tl, 0, g, &err), RT_ERANGE);
     rt_grid_free(g);
     rt_timeline_free(tl);
+}
+
+/* Smooth scrolling: a 4 s window of 8 columns follows the replay in 0.25 s frames, scrolled by
+ * whole columns before each step; at the end it holds 8 .. 12 s exactly. */
+static void test_raster_scroll(void **state)
+{
+    (void)state;
+    static hooks_log log;
+    rt_tsource *src;
+    rt_replay *rp = hand4_replay(&src, &log, 1);
+    static const int tasks[2] = {1, 2};
+    for (int R = 4; R >= 2; R -= 2) {
+        rt_timeline_opts o = {.cols = 8, .rows = R, .nprocs = 4, .t0 = 0, .t1 = 4, .ntasks = 2, .tasks = tasks};
+        rt_timeline *tl;
+        rt_err err;
+        assert_int_equal(rt_timeline_new(&o, &tl, &err), RT_OK);
+        assert_int_equal(rt_tsource_rewind(src, &err), RT_OK);
+        rt_replay_free(rp);
+        memset(&log, 0, sizeof log);
+        rt_replay_opts ro = {.ud = &log, .on_state = log_state};
+        rp = rt_replay_new(src, &ro, &err);
+        assert_int_equal(rt_timeline_attach(tl, rp), RT_OK);
+        for (double T = 0.25; T <= 12; T += 0.25) {
+            double t0, t1;
+            rt_timeline_window(tl, &t0, &t1);
+            if (T > t1)
+                rt_timeline_scroll(tl, (int)ceil((T - t1) / 0.5 - 1e-9));
+            rt_replay_run_until(rp, T, &err);
+            rt_timeline_advance(tl, T);
+        }
+        double t0, t1;
+        rt_timeline_window(tl, &t0, &t1);
+        assert_true(fabs(t0 - 8) < 1e-12 && fabs(t1 - 12) < 1e-12);
+        check_raster(tl, 8, R, 8, 12);
+        /* back by two columns: the two new ones are empty, the rest shifted */
+        double before = rt_timeline_state_time(tl, 0, 0, RT_STATE_IDLE);
+        rt_timeline_scroll(tl, -2);
+        assert_true(rt_timeline_state_time(tl, 2, 0, RT_STATE_IDLE) == before);
+        for (int s = 0; s < RT_NSTATES; s++)
+            assert_true(rt_timeline_state_time(tl, 1, 0, s) == 0);
+        rt_timeline_detach(tl, rp);
+        rt_timeline_free(tl);
+    }
+    rt_replay_free(rp);
+    rt_tsource_free(src);
 }
 
 static void test_raster_bad_options(void **state)
@@ -880,7 +948,9 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_hand4_prescan),
         cmocka_unit_test(test_hand4_replay),
+        cmocka_unit_test(test_prescan_time_back),
         cmocka_unit_test(test_raster_hand4),
+        cmocka_unit_test(test_raster_scroll),
         cmocka_unit_test(test_raster_bad_options),
         cmocka_unit_test(test_random_vs_models),
         cmocka_unit_test(test_fft16_compstats),

@@ -121,6 +121,11 @@ describe("retrace.timeline", function()
     local g = tl:grid("state")
     assert.are.equal("retrace.Grid: 12 x 4 cells", tostring(g))
     assert.has_error(function() tl:cell(12, 0) end, "timeline:cell(12, 0): outside the 12x4 raster")
+    -- scrolling by two columns keeps the cells still inside: P0's 5..6 s is now column 3
+    tl:scroll(2)
+    assert.are.same({ 2, 14 }, { tl:window() })
+    assert.are.equal(1, tl:cell(3, 0).busy)
+    assert.are.equal(0, tl:cell(10, 0).busy + tl:cell(10, 0).idle)
   end)
 
   it("puts two processors in a row when there are more processors than rows", function()
@@ -159,5 +164,29 @@ describe("old-format compstats", function()
         if on then assert.is_true(ovh > 0.0015, "processor " .. id) else assert.are.equal(0, ovh) end
       end
     end
+  end)
+end)
+
+describe("retrace stats on fft-16", function()
+  it("shows the compstats overhead; --no-compstats gives the counters-blind split back", function()
+    local path = h.shared_file("picl/fft-16.trf")
+    if not path then
+      pending("picl/fft-16.trf: ../shared/data absent, skipped")
+      return
+    end
+    local cjson = require "cjson"
+    local code, out = h.retrace("stats", "--json", path)
+    assert.are.equal(0, code)
+    local s = cjson.decode(out)
+    assert.are.equal(16, #s.processors)
+    for _, p in ipairs(s.processors) do
+      assert.is_true(p.overhead > 0.0015, "processor " .. p.id)
+      assert.is_near(s.span[2] - s.span[1], p.busy + p.overhead + p.idle, 1e-12)
+    end
+    code, out = h.retrace("picl", "stats", "--json", "--no-compstats", path)
+    assert.are.equal(0, code)
+    s = cjson.decode(out)
+    for _, p in ipairs(s.processors) do assert.are.equal(0, p.overhead) end
+    assert.are.equal(s.span[2] - s.span[1], s.processors[1].busy) -- processor 0 never waits
   end)
 end)
