@@ -152,7 +152,8 @@ local function run(args)
   end
   if args.gray then colors.set_mode("gray") end
 
-  local info, err = pg.prescan(args.trace, { format = args.format })
+  local compstats = not args.no_compstats
+  local info, err = pg.prescan(args.trace, { format = args.format, compstats = compstats })
   if not info then cli.input_error(err) end
   if args.static or args.export or args.timeline_html then
     local res, msg, kind = require("retrace.displays.paragraph.scale_run").run(args, info)
@@ -188,10 +189,14 @@ local function run(args)
   }
   local model = pg.model(info, { from = from, to = to })
   -- with the pre-pass, the engine turns a processor idle at its own last record
-  local rp, rerr = replay.new(args.trace, model:callbacks({ format = args.format, prescan = info.ps }))
+  local rp, rerr = replay.new(args.trace, model:callbacks({ format = args.format, prescan = info.ps,
+    compstats = compstats }))
   if not rp then cli.input_error(rerr) end
   ctx.rp = rp
-  ctx.no_timeline = (args.scroll or "jump"):match("^smooth") ~= nil
+  -- the C rasters restart empty when their window moves: fine for whole-page jumps,
+  -- not when the new window overlaps the old one (smooth, jump:J with J < 1)
+  local sc = args.scroll or "jump"
+  ctx.no_timeline = not (sc == "jump" or tonumber(sc:match("^jump:(.*)$") or "") == 1)
   local list, panels = {}, {}
   for i, id in ipairs(ids) do
     local mod = require("retrace.displays.paragraph." .. id)
@@ -295,7 +300,7 @@ local function run(args)
     first = {}, last = {},
     options = { displays = ids, grid = { cols, rows }, size = { W, H }, order = order_kind, volume = volume,
                 proc = ctx.proc, smoothing = ctx.smoothing, pace = args.pace, gray = args.gray or false,
-                scroll = args.scroll or "jump" },
+                scroll = args.scroll or "jump", compstats = compstats },
     displays = {}, output = args.output, html = res.html, mp4 = res.mp4, pdf = res.pdf,
   }
   for i, p in ipairs(info.procs) do summary.first[i], summary.last[i] = p.first, p.last end
@@ -310,7 +315,7 @@ local function run(args)
   if args.json then
     cli.print_json(summary)
   else
-    io.stdout:write(string.format("%s: %d processors, %d frames of %d displays in %s%s%s%s\n", args.trace, info.P,
+    io.write(string.format("%s: %d processors, %d frames of %d displays in %s%s%s%s\n", args.trace, info.P,
       nframes, #ids, args.output, res.html and (", player " .. res.html) or "", res.pdf and (", " .. res.pdf) or "",
       res.mp4 and (", " .. res.mp4) or ""))
   end
@@ -371,6 +376,7 @@ return {
     p:option("--data", "folder for frame_NNNNNN.json (each display's data), summary.json and the CSV files "
       .. "states, messages, tasks, concurrency, matrix")
     p:option("--format", "trace format (recognised by content by default)")
+    p:flag("--no-compstats", "old-format PICL: communication calls bracketed by compstats records are not overhead")
     p:flag("--json", "print the summary as JSON on stdout")
   end,
   run = run,

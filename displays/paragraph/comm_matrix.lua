@@ -46,7 +46,8 @@ function D:draw(cv, rect)
   cv:rect(x0 + 0.5, y0 + 0.5, cell * P - 1, cell * P - 1, { stroke = "gray", width = 1 })
   local vmax = 0
   for i = 1, P do for j = 1, P do if bytes[i][j] > vmax then vmax = bytes[i][j] end end end
-  local ramp = self.final and colors.ramp(64)
+  -- on white paper: in gray mode small volumes light, large ones dark
+  local ramp = self.final and colors.ramp(64, colors.mode == "gray" and { "#d0d0d0", "#000000" } or nil)
   local function colour(v)
     if not self.final then return (colors.message_size(v)) end
     local f = vmax > 1 and math.log(math.max(v, 1)) / math.log(vmax) or 1
@@ -79,7 +80,7 @@ function D:draw(cv, rect)
   if self.final and vmax > 0 then
     local plot = require "retrace.plot"
     cv:text(x0 + side + 8, y0, "bytes (log)", { valign = "top", size = 9, color = "black" })
-    plot.colorbar(cv, x0 + side + 8, y0 + 14, 60, 10, ramp, 1, vmax, { size = 9, color = "black" })
+    plot.colorbar(cv, x0 + side + 8, y0 + 14, 60, 10, ramp, vmax > 1 and 1 or 0, vmax, { size = 9, color = "black" })
   end
   self.d = { bytes = bytes, count = count, final = self.final or false, order = order,
     grid = { x = x0, y = y0, cell = cell }, cells = cells }

@@ -129,7 +129,13 @@ function D:draw(cv, rect)
   local d = animation.draw_graph(self, cv, rect, pos, r, function(a, b, bytes)
     local col = bytes and colors.message_size(bytes) or colors.ink("#606060")
     if bits(a ~ b) == 1 then return { color = col, width = 2 } end
-    return { color = col, width = 1.5, dash = { 4, 3 }, bend = 0.2 }
+    -- bend toward the middle of the layout, so arcs stay inside the panel
+    local pa, pb = pos[a], pos[b]
+    local dx, dy = pb[1] - pa[1], pb[2] - pa[2]
+    local mx, my = (pa[1] + pb[1]) / 2, (pa[2] + pb[2]) / 2
+    local cx, cy = inner.x + inner.w / 2, inner.y + inner.h / 2
+    local side = dy * (cx - mx) - dx * (cy - my)
+    return { color = col, width = 1.5, dash = { 4, 3 }, bend = side >= 0 and 0.2 or -0.2 }
   end)
   for _, l in ipairs(d.lines) do l.physical = bits(l.src ~ l.dst) == 1 end
   cv:text(rect.x + rect.w - 2, rect.y + rect.h - 2, self.layout .. "; solid: physical link, dashed: virtual",

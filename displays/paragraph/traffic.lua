@@ -28,6 +28,8 @@ function D:draw(cv, rect)
   local sum, csum = {}, {}
   local base = 0
   local top = bytes and ctx.info.max_pending_bytes or ctx.info.max_pending
+  local pp = only and ctx.info.ps and ctx.info.ps.procs[only + 1]
+  if pp then top = bytes and pp.max_queue_bytes or pp.max_queue end -- the most ever queued for it
   local collmax, cbase = 0, 0
   W = math.max(1, math.floor(rect.w)) -- at least the plot's pixel columns
   local dt = (hi - lo) / W
@@ -72,7 +74,7 @@ function D:draw(cv, rect)
   local yhi = math.max(top or 0, vmax, collmax, 1)
   local legend = { { "point-to-point", colors.ink("#1f4e9c") } }
   if collmax > 0 then legend[2] = { "collectives", colors.ink("#c05000") } end
-  local d = common.time_frame(cv, rect, lo, hi, { label = bytes and "pending bytes" or "pending messages",
+  local d = common.time_frame(cv, rect, lo, hi, { label = (bytes and "pending bytes" or "pending messages") .. (only and (" to " .. only) or ""),
     unit = bytes and "B" or nil, lo = 0, hi = yhi }, legend)
   local pr = d.plot
   local pack = canvas.pack(5)

@@ -16,9 +16,10 @@ function D:draw(cv, rect)
   local W = math.max(1, math.floor(pr.w))
   local dt = (hi - lo) / W
   local sum = { {}, {}, {} }
-  local tl = common.timeline(ctx, W, math.max(1, math.min(P, math.floor(pr.h))))
+  -- one raster row holds every processor: only the column sums are drawn
+  local tl = common.timeline(ctx, W, 1)
   if tl then
-    local _, R = tl:size()
+    local R = 1
     for s, name in ipairs({ "busy", "overhead", "idle" }) do
       local cells, col = tl:times(name), sum[s]
       for r = 0, R - 1 do

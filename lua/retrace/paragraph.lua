@@ -61,82 +61,22 @@ function M.nice_ceil(v)
   return 10 * e
 end
 
--- Largest pending count / volume from a list of messages (send, recv).
-local function max_pending(msgs)
-  local ev = {}
-  for _, m in ipairs(msgs) do
-    ev[#ev + 1] = { m[1], 1, m[3] }
-    if m[2] then ev[#ev + 1] = { m[2], -1, -m[3] } end
-  end
-  -- at equal times receives first (a message received when another is sent is not both pending)
-  table.sort(ev, function(a, b) if a[1] ~= b[1] then return a[1] < b[1] end return a[2] < b[2] end)
-  local c, b, mc, mb = 0, 0, 0, 0
-  for _, e in ipairs(ev) do
-    c, b = c + e[2], b + e[3]
-    if c > mc then mc = c end
-    if b > mb then mb = b end
-  end
-  return mc, mb
-end
-
---- The pre-pass: one replay of the whole trace (no frames). opts: format, strict.
--- Uses replay.prescan when the engine has it; otherwise replays once, keeping
--- only per-message send and receive times (to find the largest pending set).
+--- The pre-pass (replay.prescan: one streaming pass of the whole trace). opts: format,
+-- compstats (false: old-format PICL compstats brackets are not overhead).
 function M.prescan(path, opts)
   opts = opts or {}
-  if replay.prescan then
-    local ps, err = replay.prescan(path, { format = opts.format })
-    if not ps then return nil, err end
-    if ps.t0 == nil or ps.t0 > ps.t1 then return nil, path .. ": no records" end
-    local info = { ps = ps, P = ps.processors, span = { ps.t0, ps.t1 }, procs = {}, max_queue = ps.max_queue,
-                   max_queue_bytes = ps.max_queue_bytes, messages = ps.messages, records = ps.records,
-                   format = ps.format, tasks = ps.tasks or {}, max_pending = ps.max_pending,
-                   max_pending_bytes = ps.max_pending_bytes, unit = ps.unit, scale_width = ps.scale_width }
-    for i = 0, ps.processors - 1 do
-      local p = ps.procs[i + 1]
-      info.procs[i + 1] = { id = i, first = p and p.first or ps.t1, last = p and p.last or ps.t0 }
-    end
-    -- region classes (collectives) come from the definitions, read on a replay that runs no record
-    local rp = replay.new(path, { format = opts.format })
-    info.regions = rp and rp:defs().regions
-    return info
+  local ps, err = replay.prescan(path, { format = opts.format, compstats = opts.compstats })
+  if not ps then return nil, err end
+  if ps.t0 == nil or ps.t0 > ps.t1 then return nil, path .. ": no records" end
+  local info = { ps = ps, P = ps.processors, span = { ps.t0, ps.t1 }, procs = {}, max_queue = ps.max_queue,
+                 max_queue_bytes = ps.max_queue_bytes, messages = ps.messages, records = ps.records,
+                 format = ps.format, tasks = ps.tasks or {}, max_pending = ps.max_pending,
+                 max_pending_bytes = ps.max_pending_bytes, unit = ps.unit, scale_width = ps.scale_width }
+  for i = 0, ps.processors - 1 do
+    local p = ps.procs[i + 1]
+    info.procs[i + 1] = { id = i, first = p and p.first or ps.t1, last = p and p.last or ps.t0 }
   end
-  local msgs = {}
-  local rp, err = replay.new(path, { format = opts.format, strict = opts.strict,
-    on_message = function(m) msgs[#msgs + 1] = { m.send_time, m.recv_time, m.bytes } end })
-  if not rp then return nil, err end
-  local ok, rerr = pcall(rp.run, rp)
-  if not ok then return nil, tostring(rerr) end
-  for _, m in ipairs(rp:pending()) do msgs[#msgs + 1] = { m.send_time, nil, m.bytes } end
-  local t0, t1 = rp:span()
-  if not t0 then return nil, path .. ": no records" end
-  local P = rp:nprocs()
-  local info = { P = P, span = { t0, t1 }, procs = {}, max_queue = 0, max_queue_bytes = 0,
-                 messages = rp:totals().messages, records = rp:records(), format = rp:defs().format,
-                 tasks = {} }
-  for i = 0, P - 1 do
-    local p = rp:proc(i)
-    info.procs[i + 1] = { id = i, first = p and p.first or t1, last = p and p.last or t0 }
-    if p then
-      info.max_queue = math.max(info.max_queue, p.max_queue)
-      info.max_queue_bytes = math.max(info.max_queue_bytes, p.max_queue_bytes)
-    end
-  end
-  for _, k in ipairs(rp:tasks()) do info.tasks[#info.tasks + 1] = k.task end
-  info.max_pending, info.max_pending_bytes = max_pending(msgs)
-  info.unit = replay.time_unit(t1 - t0)
-  info.scale_width = M.nice_ceil((t1 - t0) / info.unit) -- in units: the whole run in one window
-  info.regions = rp:defs().regions
   return info
-end
-
--- Is region / PICL event `ev` a collective?
-local function collective_test(regions)
-  return function(ev)
-    local r = regions and regions[ev]
-    if r then return r.class == "collective" end
-    return ev <= -750 and ev >= -799
-  end
 end
 
 local Model = {}
@@ -151,9 +91,8 @@ function M.model(info, opts)
     info = info, P = P, from = opts.from or -math.huge, to = opts.to or math.huge,
     now = info.span[1], cur = {}, ht = {}, hs = {}, acc = {}, finished = {},
     count = { 0, 0, P }, prof = { {}, {}, {} }, prof_t = info.span[1],
-    done = {}, pending = {}, announced = {}, deltas = {}, base = { 0, 0 },
-    cum_count = {}, cum_bytes = {}, coll = {}, coll_seen = {}, coll_n = 0, coll_list = {},
-    is_coll = collective_test(info.regions), received_from = {}, sent_to = {},
+    done = {}, pending = {}, deltas = {}, base = { 0, 0 },
+    cum_count = {}, cum_bytes = {}, coll_n = 0, coll_list = {}, received_from = {}, sent_to = {},
     used = {}, finishes = {}, fin_i = 1, ended = false,
   }, Model)
   for k = 1, 3 do for c = 0, P do self.prof[k][c] = 0 end end
@@ -242,28 +181,20 @@ function Model:callbacks(opts)
     set_state(self, p, t, code[new])
     if t > self.now then self.now = t end
   end
+  opts.on_send = function(m)
+    delta(self, m.send_time, 1, m.bytes, m.dst)
+  end
   opts.on_message = function(m)
     self:message(m)
   end
-  opts.on_interval = function(iv)
-    if self.is_coll(iv.event) then self:collective(iv) end
+  opts.on_collective = function(c)
+    self:collective(c)
   end
   return opts
 end
 
-local function key(m)
-  return string.format("%d>%d:%d:%.17g:%.17g", m.src, m.dst, m.tag or 0, m.send_time, m.bytes)
-end
-
 --- A message received (send_time, recv_time, src, dst, bytes, tag).
 function Model:message(m)
-  local k = key(m)
-  if self.announced[k] then
-    self.announced[k] = self.announced[k] - 1
-    if self.announced[k] == 0 then self.announced[k] = nil end
-  else
-    delta(self, m.send_time, 1, m.bytes, m.dst)
-  end
   delta(self, m.recv_time, -1, -m.bytes, m.dst)
   local d = { src = m.src, dst = m.dst, bytes = m.bytes, tag = m.tag, send = m.send_time, recv = m.recv_time }
   self.done[#self.done + 1] = d
@@ -278,25 +209,17 @@ function Model:message(m)
   end
 end
 
---- A collective region closed on one participant.
-function Model:collective(iv)
-  local pk = iv.proc .. ":" .. iv.event
-  local k = (self.coll_seen[pk] or 0) + 1
-  self.coll_seen[pk] = k
-  local ik = iv.event .. ":" .. k
-  local inst = self.coll[ik]
-  if not inst then
-    inst = { event = iv.event, k = k, t0 = iv.entry, t1 = iv.exit, lo = iv.proc, hi = iv.proc, n = 0, bytes = 0 }
-    self.coll[ik] = inst
-    self.coll_list[#self.coll_list + 1] = inst
-    self.coll_n = self.coll_n + 1
+--- A collective instance completed (the engine's on_collective): kept as
+-- {t0, t1, lo, hi (lowest and highest participant), n (participants), bytes}.
+function Model:collective(c)
+  local lo, hi = math.huge, -math.huge
+  for _, part in ipairs(c.parts) do
+    if part.proc < lo then lo = part.proc end
+    if part.proc > hi then hi = part.proc end
   end
-  inst.n = inst.n + 1
-  inst.bytes = inst.bytes + math.max(iv.bytes_in or 0, iv.bytes_out or 0)
-  if iv.entry < inst.t0 then inst.t0 = iv.entry end
-  if iv.exit > inst.t1 then inst.t1 = iv.exit end
-  if iv.proc < inst.lo then inst.lo = iv.proc end
-  if iv.proc > inst.hi then inst.hi = iv.proc end
+  self.coll_list[#self.coll_list + 1] = { t0 = c.first_begin, t1 = c.last_end, lo = lo, hi = hi,
+    n = #c.parts, bytes = c.bytes, region = c.region }
+  self.coll_n = self.coll_n + 1
 end
 
 --- Bring the model to time t after the replay has run up to t: processors past
@@ -318,21 +241,11 @@ function Model:sync(rp, t)
   for i = 0, self.P - 1 do q[i], qb[i] = 0, 0 end
   local pc, pb = 0, 0
   for _, m in ipairs(pend) do
-    local k = key(m)
-    local seen = self.pending_keys and self.pending_keys[k]
-    if not seen then
-      -- sent since the last frame: announce its send once
-      self.announced[k] = (self.announced[k] or 0) + 1
-      delta(self, m.send_time, 1, m.bytes, m.dst)
-    end
     if m.dst >= 0 and m.dst < self.P then
       q[m.dst], qb[m.dst] = q[m.dst] + 1, qb[m.dst] + m.bytes
     end
     pc, pb = pc + 1, pb + m.bytes
   end
-  local keys = {}
-  for _, m in ipairs(pend) do keys[key(m)] = true end
-  self.pending_keys = keys
   self.queue, self.queue_bytes = q, qb
   self.pending_count, self.pending_bytes = pc, pb
   self.high = self.high or {}
