@@ -5,7 +5,8 @@
  *   paragraph.static_raster(path, opts) -> r | nil, message
  *     opts: cols, rows, procs (processor ids 0 .. procs-1), t0, t1, sel = {ids} (default all),
  *           max_lines (default 10000), levels (density levels, default 8), format,
- *           events = {per processor: its event count from the prescan} (idle at its own last event)
+ *           events = {per processor: its event count from the prescan} (idle at its own last event),
+ *           mix = q (state: the mix of states in q-ths, nb * (q + 1) + no, instead of the dominant one)
  *     r = {cols, rows, nsel, messages, tachyons, max_count, state = int32 string (rows x cols,
  *          row 0 first: 0 idle, 1 overhead, 2 busy, -1 empty), row_first = {..}, row_count = {..}
  *          (positions in sel, 0-based), lines = string of doubles (src, dst, send, recv per line)
@@ -71,6 +72,7 @@ static int l_static_raster(lua_State *L)
     o.max_lines = opt_int(L, "max_lines", 10000);
     int levels = opt_int(L, "levels", 8);
     int times = rt_opt_bool(L, 2, "times", 0);
+    int mix = opt_int(L, "mix", 0);
     lua_getfield(L, 2, "format");
     const char *format = luaL_optstring(L, -1, NULL);
     lua_pop(L, 1);
@@ -129,7 +131,7 @@ static int l_static_raster(lua_State *L)
     rt_set_int(L, "messages", rt_density_messages(d));
     rt_set_int(L, "tachyons", rt_density_tachyons(d));
     rt_set_int(L, "max_count", rt_density_max(d));
-    rt_density_fill(d, 0, 0, buf);
+    rt_density_fill(d, mix > 0 ? 2 : 0, mix, buf);
     lua_pushlstring(L, (const char *)buf, cells * sizeof *buf);
     lua_setfield(L, -2, "state");
     int nl = 0;

@@ -194,6 +194,18 @@ void rt_density_fill(const rt_density *d, int which, int levels, int32_t *out)
             int32_t v;
             if (which == 0) {
                 v = rt_timeline_dominant(d->tl, c, r);
+            } else if (which == 2) {
+                double b = rt_timeline_state_time(d->tl, c, r, RT_STATE_BUSY);
+                double o = rt_timeline_state_time(d->tl, c, r, RT_STATE_OVERHEAD);
+                double tot = b + o + rt_timeline_state_time(d->tl, c, r, RT_STATE_IDLE);
+                if (tot <= 0 || levels < 1) {
+                    v = -1;
+                } else {
+                    int nb = (int)floor(levels * b / tot + 0.5), no = (int)floor(levels * o / tot + 0.5);
+                    if (nb + no > levels)
+                        no = levels - nb;
+                    v = nb * (levels + 1) + no;
+                }
             } else {
                 uint32_t n = d->count[(size_t)r * W + c];
                 if (n == 0 || levels < 1) {

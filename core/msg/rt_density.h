@@ -56,7 +56,9 @@ uint32_t rt_density_max(const rt_density *d);
 /*
  * Write the rows x cols grid row-major into out (int32, row 0 first): which = 0
  * the dominant state (0 idle, 1 overhead, 2 busy, -1 empty); which = 1 the
- * density level 0 .. levels - 1 on a log scale of the count (-1 none).
+ * density level 0 .. levels - 1 on a log scale of the count (-1 none); which =
+ * 2 the mix of states in steps of 1 / levels: nb * (levels + 1) + no, with nb,
+ * no the busy and overhead shares rounded to levels-ths (idle the rest; -1 empty).
  */
 void rt_density_fill(const rt_density *d, int which, int levels, int32_t *out);
 

@@ -56,7 +56,8 @@ function M.run(args, info)
     if not W then return nil, "--size '" .. tostring(args.size) .. "': use WxH", "usage" end
     local d, r = whole_run.picture(kinds, sel, t0, t1, W, H, function(cols, rows)
       return pgscale.raster(args.trace, info, { cols = cols, rows = rows, t0 = t0, t1 = t1,
-                                                sel = args.procs and sel or nil, format = args.format })
+                                                sel = args.procs and sel or nil, format = args.format,
+                                                mix = args.mix and 8 or nil })
     end)
     if not d then return nil, r, "input" end
     local data, err = display.render(d, args.output, W, H)

@@ -37,6 +37,31 @@ local function density_palette()
   return colors.ramp(LEVELS, { "#c6dbef", "#2171b5", "#08306b" })
 end
 
+--- The palette of state mixes in q-ths: entry nb * (q + 1) + no blends busy, overhead and
+-- idle by nb, no and q - nb - no; spacetime: gray by the share not idle.
+function M.mix_palette(q, spacetime)
+  local c = {}
+  for i, s in ipairs({ "busy", "overhead", "idle" }) do c[i] = { colors.parse(colors.state(s)) } end
+  local list = {}
+  for nb = 0, q do
+    for no = 0, q do
+      local ni = q - nb - no
+      local rgb
+      if ni < 0 then
+        rgb = { 1, 1, 1 }
+      elseif spacetime then
+        local g = 1 - 0.45 * (nb + no) / q
+        rgb = { g, g, g }
+      else
+        rgb = {}
+        for k = 1, 3 do rgb[k] = (nb * c[1][k] + no * c[2][k] + ni * c[3][k]) / q end
+      end
+      list[#list + 1] = rgb
+    end
+  end
+  return colors.palette(list)
+end
+
 function D:draw(cv, rect)
   local r = self.opts.raster
   local kind = self.opts.kind or "gantt"
@@ -55,8 +80,13 @@ function D:draw(cv, rect)
   local pr = d.plot
   local g = canvas.grid(r.cols, r.rows)
   g:load(r.state, 0)
-  local pal = kind == "gantt" and common.timeline_palette()
-    or colors.palette({ "#ffffff", "#b0b0b0", "#b0b0b0" })
+  local pal
+  if kind == "gantt" then
+    pal = r.mix and M.mix_palette(r.mix) or common.timeline_palette()
+  else
+    pal = r.mix and M.mix_palette(r.mix, true) or colors.palette({ "#ffffff", "#b0b0b0", "#b0b0b0" })
+  end
+  d.mix = r.mix
   d.rows = {}
   local rowh = pr.h / n
   local function ypos(pos) return pr.y + (n - 1 - pos + 0.5) * rowh end

@@ -3,7 +3,7 @@
 --   local pgscale = require "retrace.pgscale"
 --   pgscale.parse_procs("0-63,128", P) -> {0, 1, ..., 63, 128} | nil, message
 --   pgscale.parse_zoom("0.5:2") -> 0.5, 2 | nil, message
---   pgscale.raster(path, info, {cols =, rows =, t0 =, t1 =, sel =, max_lines =, levels =, format =})
+--   pgscale.raster(path, info, {cols =, rows =, t0 =, t1 =, sel =, max_lines =, levels =, format =, mix =})
 --     -> r | nil, message: a replay run in C into a state raster of rows x cols
 --        (several processors per row when they outnumber the rows) and the
 --        messages between the chosen processors, one by one up to max_lines
@@ -52,9 +52,16 @@ end
 local R = {}
 R.__index = R
 
---- The dominant state of cell (c, row) (0-based, row 0 = the first chosen processors), or nil.
+--- The dominant state of cell (c, row) (0-based, row 0 = the first chosen processors), or nil;
+-- with opts.mix = q: busy, overhead and idle shares in q-ths.
 function R:cell(c, row)
   local v = string.unpack("i4", self.state, 1 + 4 * (row * self.cols + c))
+  if self.mix then
+    if v < 0 then return nil end
+    local q = self.mix
+    local nb, no = v // (q + 1), v % (q + 1)
+    return nb, no, q - nb - no
+  end
   return STATE[v]
 end
 
@@ -92,10 +99,10 @@ function M.raster(path, info, opts)
   local r, err = core.paragraph.static_raster(path, {
     cols = opts.cols, rows = opts.rows, procs = math.max(info.P, 1), t0 = opts.t0, t1 = opts.t1,
     sel = opts.sel, max_lines = opts.max_lines or 10000, levels = opts.levels or 8,
-    format = opts.format, events = events, times = opts.times })
+    format = opts.format, events = events, times = opts.times, mix = opts.mix })
   if not r then return nil, err end
   r.sel = sel
-  r.t0, r.t1 = opts.t0, opts.t1
+  r.t0, r.t1, r.mix = opts.t0, opts.t1, opts.mix
   return setmetatable(r, R)
 end
 

@@ -95,6 +95,29 @@ describe("retrace paragraph --static", function()
     assert.are.same({ 1, 3, 4, 9 }, { l.src, l.dst, l.send, l.recv })
   end)
 
+  it("--mix: a row of two processors tells the share of each state (in quarters)", function()
+    local info = assert(pg.prescan(hand4))
+    local r = assert(pgscale.raster(hand4, info, { cols = 12, rows = 2, t0 = 0, t1 = 12, mix = 4 }))
+    assert.are.same({ 0, 1 }, r:row_procs(0))
+    -- row 0 = processors 0 and 1: 1..2 s overhead + busy, 2..3 busy + idle, 9..10 idle + idle
+    assert.are.same({ 2, 2, 0 }, { r:cell(1, 0) })
+    assert.are.same({ 2, 0, 2 }, { r:cell(2, 0) })
+    assert.are.same({ 0, 0, 4 }, { r:cell(9, 0) })
+    -- row 1 = processors 2 and 3: 7..8 overhead + busy, 0..1 idle + busy
+    assert.are.same({ 2, 2, 0 }, { r:cell(7, 1) })
+    assert.are.same({ 2, 0, 2 }, { r:cell(0, 1) })
+    -- and the picture blends the state colours by those shares
+    local d = whole_run.picture({ "gantt" }, { 0, 1, 2, 3 }, 0, 12, 600, 300, function()
+      return r
+    end)
+    local cv, data = display.image(d, 600, 300)
+    local g = data.panels[1].data
+    local pal = whole_run.mix_palette(4)
+    local row0 = g.rows[1]
+    local x = g.plot.x + 2.5 / 12 * g.plot.w
+    assert.are.equal(pal:hex(2 * 5 + 0), h.pixel_hex(cv, x, row0.y + row0.h / 2))
+  end)
+
   it("beyond max_lines the messages become a per-pixel density", function()
     local info = assert(pg.prescan(hand4))
     local r = assert(pgscale.raster(hand4, info, { cols = 12, rows = 4, t0 = 0, t1 = 12, max_lines = 2 }))
