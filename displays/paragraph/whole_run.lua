@@ -31,6 +31,9 @@ local function axis(r)
   return ax
 end
 
+--- The colour of message lines (black in gray mode).
+function M.line_color() return colors.mode == "gray" and "#000000" or "#08306b" end
+
 -- The density legend: light (few lines) to dark (many).
 local function density_palette()
   if colors.mode == "gray" then return colors.ramp(LEVELS, { "#d0d0d0", "#000000" }) end
@@ -70,7 +73,7 @@ function D:draw(cv, rect)
   if kind == "gantt" then
     legend = common.state_items()
   elseif r.lines then
-    legend = { { "not idle", "#b0b0b0" }, { "message", "#08306b" } }
+    legend = { { "not idle", "#b0b0b0" }, { "message", M.line_color() } }
   else
     local pal = density_palette()
     legend = { { "not idle", "#b0b0b0" }, { "few messages per pixel", pal:hex(0) },
@@ -111,7 +114,7 @@ function D:draw(cv, rect)
       for _, l in ipairs(r:line_list()) do
         cv:line(pr.x + (l.send - r.t0) / span * pr.w, ypos(l.src_pos),
                 pr.x + (l.recv - r.t0) / span * pr.w, ypos(l.dst_pos),
-                { color = "#08306b", width = 1 })
+                { color = M.line_color(), width = 1 })
       end
       d.lines = #r.lines // 32
     else
