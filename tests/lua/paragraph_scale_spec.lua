@@ -370,13 +370,13 @@ window.addEventListener("load", function () {
   const seen = function (tag) { log.push(tag + "=" + document.body.getAttribute("data-level") + "|" +
                                           document.body.getAttribute("data-window")); };
   seen("loaded");
-  const box = c.getBoundingClientRect();
+  const box = c.getBoundingClientRect(), ax = window.pgtimeline.ax;
   for (let i = 0; i < 12; i++)
-    c.dispatchEvent(new WheelEvent("wheel", { deltaY: -100, clientX: box.left + 60 + (c.width - 60) / 2,
+    c.dispatchEvent(new WheelEvent("wheel", { deltaY: -100, clientX: box.left + ax + (c.width - ax) / 2,
                                               clientY: box.top + 20, bubbles: true, cancelable: true }));
   seen("zoomed");
   // hover over processor 0 (the bottom row) in the middle of the view
-  c.dispatchEvent(new MouseEvent("mousemove", { clientX: box.left + 60 + (c.width - 60) / 2,
+  c.dispatchEvent(new MouseEvent("mousemove", { clientX: box.left + ax + (c.width - ax) / 2,
                                                clientY: box.top + c.height - 20 - 5, bubbles: true }));
   log.push("tip=" + String(window.pgtip).replace(/\n/g, "/"));
   const pre = document.createElement("pre");
