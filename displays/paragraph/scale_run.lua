@@ -63,7 +63,13 @@ function M.run(args, info)
     local data, err = display.render(d, args.output, W, H)
     if not data then return nil, err, "input" end
     out.static = { file = args.output, cols = r.cols, rows = r.rows, messages = r.messages,
-                   tachyons = r.tachyons, mode = r.lines and "lines" or "density" }
+                   tachyons = r.tachyons, mode = r.lines and "lines" or "density", panels = {} }
+    -- where each view was drawn and which processors each of its rows holds
+    for i, pnl in ipairs(data.panels or {}) do
+      local pd = pnl.data
+      out.static.panels[i] = { title = pnl.title, plot = pd.plot, rows = pd.rows, window = pd.window,
+                               mode = pd.mode, max_count = pd.max_count }
+    end
     text[#text + 1] = string.format("%s: %d of %d processors in %d rows, %d messages (%s) in %s", args.trace,
       #sel, info.P, r.rows, r.messages, out.static.mode, args.output)
   end

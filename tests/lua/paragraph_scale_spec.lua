@@ -189,6 +189,10 @@ describe("retrace paragraph --static", function()
       assert.are.equal(4, s.static.rows)
       assert.are.equal(5, s.static.messages)
       assert.are.equal("lines", s.static.mode)
+      assert.are.equal(2, #s.static.panels)
+      assert.are.same({ first = 3, last = 3, count = 1 },
+        { first = s.static.panels[1].rows[4].first, last = s.static.panels[1].rows[4].last,
+          count = s.static.panels[1].rows[4].count })
       local f = assert(io.open(out, "rb"))
       assert.is_true(#f:read("a") > 500)
       f:close()
