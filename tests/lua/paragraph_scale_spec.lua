@@ -273,10 +273,19 @@ describe("retrace paragraph --export chrome-json", function()
     os.remove(out)
   end)
 
-  it("an unwritable file is an input error", function()
-    local code, _, err = h.retrace("paragraph", hand4, "--export", "chrome-json", "/nonexistent/dir/x.json")
-    assert.are.equal(1, code)
-    assert.truthy(err:find("/nonexistent/dir/x.json", 1, true), err)
+  it("an unwritable file or a missing trace is an input error (exit 1, one line naming it)", function()
+    local cases = {
+      { { hand4, "--export", "chrome-json", "/nonexistent/dir/x.json" }, "/nonexistent/dir/x.json" },
+      { { hand4, "--timeline-html", "/nonexistent/dir/x.html" }, "/nonexistent/dir/x.html" },
+      { { hand4, "--static", "-o", "/nonexistent/dir/x.png" }, "/nonexistent/dir/x.png" },
+      { { "/nonexistent/trace.trf", "--static", "-o", "x.png" }, "/nonexistent/trace.trf" },
+    }
+    for _, c in ipairs(cases) do
+      local code, _, err = h.retrace("paragraph", table.unpack(c[1]))
+      assert.are.equal(1, code, err)
+      assert.truthy(err:find(c[2], 1, true), err)
+      assert.are.equal(1, select(2, err:gsub("\n", "")), err)
+    end
   end)
 end)
 
