@@ -102,8 +102,8 @@ local function stats_text(s)
   for _, ev in ipairs(keys) do
     local e = events[tostring(ev)]
     local r = s.regions and s.regions[tostring(ev)]
-    w("%-28s %10d %14.6f %14.0f", string.format("%d %s", ev, r and r.name or picl.event_words(ev)), e.count, e.time,
-      e.bytes)
+    local name = r and r.name or (s.region_names and s.region_names[ev]) or picl.event_words(ev)
+    w("%-28s %10d %14.6f %14.0f", string.format("%d %s", ev, name), e.count, e.time, e.bytes)
   end
   if #s.warnings > 0 then
     w("")

@@ -202,6 +202,13 @@ function M.summary(path, opts)
   end
   out.trace = { file = path, format = trace:format(), records = trace:count(), skipped = nskip,
     skipped_lines = skips, pending = out.totals.pending, unmatched_receives = out.totals.unmatched_receives }
+  -- regions the source names itself (old-format compstats brackets), where the event words differ
+  for id, r in pairs(rp:defs().regions) do
+    if r.name ~= M.event_words(id) then
+      out.region_names = out.region_names or {}
+      out.region_names[id] = r.name
+    end
+  end
   rp:close()
   trace:close()
   return out

@@ -175,7 +175,10 @@ describe("retrace stats on fft-16", function()
       return
     end
     local cjson = require "cjson"
-    local code, out = h.retrace("stats", "--json", path)
+    local code, out = h.retrace("stats", path)
+    assert.are.equal(0, code)
+    assert.truthy(out:find("-11 communication call              128       0.042776", 1, true))
+    code, out = h.retrace("stats", "--json", path)
     assert.are.equal(0, code)
     local s = cjson.decode(out)
     assert.are.equal(16, #s.processors)
