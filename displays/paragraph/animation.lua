@@ -7,6 +7,7 @@ local colors = require "retrace.colors"
 local common = require "retrace.displays.paragraph.common"
 
 local M, D = common.display(false)
+M.class = D
 
 M.sending, M.receiving = "#1f4e9c", "#c000c0"
 

@@ -9,7 +9,7 @@ local pg = require "retrace.paragraph"
 local animation = require "retrace.displays.paragraph.animation"
 
 local M = {}
-local D = setmetatable({}, { __index = nil })
+local D = {}
 D.__index = D
 
 M.layouts = { "cube", "tesseract", "polytope", "mesh", "ring", "linear", "tree" }
@@ -20,8 +20,9 @@ function M.new(ctx, opts)
   return setmetatable({ ctx = ctx, opts = opts or {}, layout = layout }, D)
 end
 
-D.update = function(self, state, t) animation.new(self.ctx).update(self, state, t) end
-D.finish = function(self, state) animation.new(self.ctx).finish(self, state) end
+-- the animation's update and finish (node states, pending and used links)
+D.update = animation.class.update
+D.finish = animation.class.finish
 
 local function dims(P)
   local d = 0
@@ -60,9 +61,6 @@ function M.positions(layout, P)
   elseif layout == "mesh" then
     local cb = (d + 1) // 2
     local cols = 1 << cb
-    local gray = pg.gray_order(1 << d)
-    local at = {}
-    for k, g in ipairs(gray) do at[g] = k - 1 end
     -- row and column each in Gray code: neighbours on the mesh are hypercube neighbours
     local g2 = pg.gray_order(cols)
     local inv = {}
@@ -73,7 +71,6 @@ function M.positions(layout, P)
     for p = 0, P - 1 do
       raw[p] = { inv[p & (cols - 1)] or 0, rinv[p >> cb] or 0 }
     end
-    local _ = at
   elseif layout == "ring" or layout == "linear" then
     local order = pg.gray_order(P)
     for k, p in ipairs(order) do

@@ -23,7 +23,7 @@ function D:draw(cv, rect)
   local lo, hi = common.window(ctx)
   local bytes = ctx.volume == "bytes"
   local only = ctx.proc
-  local W = 1
+  local W
   -- per column: value at the column's end (deltas summed in place: out of order is fine)
   local sum, csum = {}, {}
   local base = 0
