@@ -60,6 +60,11 @@ function M.run(args, info)
                                                 mix = args.mix and 8 or nil })
     end)
     if not d then return nil, r, "input" end
+    local dir = args.output:match("^(.*)/[^/]*$")
+    if dir and dir ~= "" then
+      local okd, derr = require("retrace.fs").mkdir_p(dir)
+      if not okd then return nil, derr, "input" end
+    end
     local data, err = display.render(d, args.output, W, H)
     if not data then return nil, err, "input" end
     out.static = { file = args.output, cols = r.cols, rows = r.rows, messages = r.messages,

@@ -274,10 +274,12 @@ describe("retrace paragraph --export chrome-json", function()
   end)
 
   it("an unwritable file or a missing trace is an input error (exit 1, one line naming it)", function()
+    -- a plain file where a folder should be: nothing can be written below it (even as root)
+    local file = h.temp_file("not a folder")
     local cases = {
-      { { hand4, "--export", "chrome-json", "/nonexistent/dir/x.json" }, "/nonexistent/dir/x.json" },
-      { { hand4, "--timeline-html", "/nonexistent/dir/x.html" }, "/nonexistent/dir/x.html" },
-      { { hand4, "--static", "-o", "/nonexistent/dir/x.png" }, "/nonexistent/dir/x.png" },
+      { { hand4, "--export", "chrome-json", file .. "/x.json" }, file .. "/x.json" },
+      { { hand4, "--timeline-html", file .. "/x.html" }, file .. "/x.html" },
+      { { hand4, "--static", "-o", file .. "/x.png" }, file },
       { { "/nonexistent/trace.trf", "--static", "-o", "x.png" }, "/nonexistent/trace.trf" },
     }
     for _, c in ipairs(cases) do
