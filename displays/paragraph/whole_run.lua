@@ -145,8 +145,14 @@ function M.picture(kinds, sel, t0, t1, W, H, make_raster)
   local display = require "retrace.display"
   local function compose(r)
     local panels = {}
+    -- when processors share rows, the title says how many each row holds
+    local lo, hi = math.huge, 0
+    for _, n in ipairs(r.row_count) do lo, hi = math.min(lo, n), math.max(hi, n) end
+    local per = hi <= 1 and "" or lo == hi and string.format(", %d per row", hi)
+      or string.format(", %d or %d per row", lo, hi)
+    if r.rows == 1 and r.cols == 1 then per = "" end -- the first layout, before the raster
     for i, k in ipairs(kinds) do
-      panels[i] = { title = TITLES[k] .. string.format(" (%d processors)", #sel),
+      panels[i] = { title = TITLES[k] .. string.format(" (%d processors%s)", #sel, per),
                     display = M.new(nil, { raster = r, kind = k }) }
     end
     return display.compose(panels, { cols = 1, rows = #kinds, gap = 4, size = 11 })
