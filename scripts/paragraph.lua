@@ -352,7 +352,7 @@ return {
     p:flag("--mix", "with --static: a row's colour mixes the states by their time (default: the state that held most)")
     p:option("--timeline-html", "write a self-contained zoomable HTML timeline (Gantt and spacetime) to this file")
     p:option("--export", "export FORMAT FILE: chrome-json (Trace Event Format, for Perfetto / chrome://tracing)")
-      :args(2)
+      :args(2):argname({ "<format>", "<file>" })
     p:option("--display", "displays, comma-separated")
     p:option("--group", "utilization | communication (task, other: part 2)")
     p:flag("--all", "every display")
