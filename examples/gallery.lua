@@ -153,6 +153,17 @@ local entries = {
     run = { "memspy", "{out}/memspy/tri_tuned.msp", "--procs", "4", "--plots", "{out}/memspy/tri_tuned" },
     image = "memspy/tri_tuned/causes.png" },
   -- other display families: append their entries here
+  -- ParaGraph at scale: whole-window pictures from the C raster (retrace paragraph --static)
+  { family = "ParaGraph whole-run views", needs = "{data}/picl/fft-16.trf",
+    caption = "fft-16, the whole run in one picture: Gantt chart and spacetime diagram (--static)",
+    run = { "paragraph", "{data}/picl/fft-16.trf", "--static", "-o", "{out}/paragraph-static/fft16.png",
+            "--size", "1400x800" },
+    image = "paragraph-static/fft16.png" },
+  { family = "ParaGraph whole-run views", needs = "{data}/picl/mpicl-8a.trf",
+    caption = "mpicl-8a in gray mode, the whole run: 174 messages as lines",
+    run = { "paragraph", "{data}/picl/mpicl-8a.trf", "--static", "--gray", "-o",
+            "{out}/paragraph-static/mpicl8a-gray.png", "--size", "1400x800" },
+    image = "paragraph-static/mpicl8a-gray.png" },
   -- ParaGraph: the utilization and communication displays on the real traces
   { family = "ParaGraph (real traces)", needs = "{data}/picl/mpicl-10.trf",
     caption = "mpicl-10, every display at the end of the run: utilization, broadcasts as bands and a series, " ..

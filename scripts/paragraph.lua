@@ -166,6 +166,16 @@ local function run(args)
   local compstats = not args.no_compstats
   local info, err = pg.prescan(args.trace, { format = args.format, compstats = compstats })
   if not info then cli.input_error(err) end
+  if args.static or args.export or args.timeline_html then
+    local res, msg, kind = require("retrace.displays.paragraph.scale_run").run(args, info)
+    if not res then
+      if kind == "usage" then cli.usage_error(msg) end
+      cli.input_error(msg)
+    end
+    if args.json then cli.print_json(res) else io.stdout:write(res.text, "\n") end
+    return 0
+  end
+  if not args.output then cli.usage_error("-o DIR is needed (or --static, --export, --timeline-html)") end
   local t0, t1 = info.span[1], info.span[2]
   if (from and from > t1) or (to and to < t0) then
     cli.input_error(string.format("%s: the window %s .. %s lies outside the trace, which spans %.9g .. %.9g s",
@@ -337,6 +347,9 @@ local function run(args)
       if ok then ok, werr = fs.write_file(args.data .. "/stats.csv", pgapp.stats_csv(st)) end
       if not ok then cli.input_error(werr) end
     end
+    -- and the whole run as CSV (state intervals, messages, tasks, concurrency, matrix)
+    local csv, cerr = require("retrace.pgscale").write_csv(args.trace, args.data, { info = info, format = args.format })
+    if not csv then cli.input_error(cerr) end
   end
   if args.json then
     cli.print_json(summary)
@@ -371,7 +384,14 @@ return {
   end,
   parser = function(p)
     p:argument("trace", "trace file (an OTF2 archive: its .otf2 anchor or its directory)")
-    p:option("-o --output", "folder of the frames"):count(1)
+    p:option("-o --output", "folder of the frames (with --static: the picture F.png, .pdf or .svg)")
+    p:flag("--static", "one whole-window picture of the --display views gantt, spacetime (default both)")
+    p:option("--zoom", "with --static / --timeline-html: the window T0:T1 in seconds (default the whole run)")
+    p:option("--procs", "with --static / --timeline-html: the processors drawn, e.g. 0-63,128")
+    p:flag("--mix", "with --static: a row's colour mixes the states by their time (default: the state that held most)")
+    p:option("--timeline-html", "write a self-contained zoomable HTML timeline (Gantt and spacetime) to this file")
+    p:option("--export", "export FORMAT FILE: chrome-json (Trace Event Format, for Perfetto / chrome://tracing)")
+      :args(2):argname({ "<format>", "<file>" })
     p:option("--display", "displays, comma-separated")
     p:option("--group", "utilization | communication | task | other")
     p:option("--app", "an application display: a Lua file returning a display module that sees every record")
@@ -393,7 +413,8 @@ return {
     p:option("--proc", "processor for node statistics and one processor's incoming traffic")
     p:option("--layout", "hypercube layout: cube, tesseract, polytope, mesh, ring, linear, tree")
     p:flag("--gray", "gray levels instead of colours")
-    p:option("--data", "folder for frame_NNNNNN.json (each display's data) and summary.json")
+    p:option("--data", "folder for frame_NNNNNN.json (each display's data), summary.json and the CSV files "
+      .. "states, messages, tasks, concurrency, matrix")
     p:option("--format", "trace format (recognised by content by default)")
     p:flag("--no-compstats", "old-format PICL: communication calls bracketed by compstats records are not overhead")
     p:flag("--json", "print the summary as JSON on stdout")

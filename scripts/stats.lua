@@ -114,6 +114,29 @@ local function stats_text(s)
   return table.concat(out, "\n") .. "\n"
 end
 
+-- The critical path with the data keys of the displays: segments {proc, from, to}, messages
+-- {src, dst, send, recv} (seconds).
+local function critical_path_json(cp)
+  local segs, msgs = {}, {}
+  for i, g in ipairs(cp.segments or {}) do segs[i] = { proc = g.proc, from = g.from, to = g.to } end
+  for i, m in ipairs(cp.messages or {}) do
+    msgs[i] = { src = m.src, dst = m.dst, send = m.send_time, recv = m.recv_time, bytes = m.bytes }
+  end
+  return { length = cp.length, segments = cli.array(segs), messages = cli.array(msgs) }
+end
+
+-- Tasks: id, first start, last end (the span's end while open), percent of the span, occurrences.
+local function tasks_json(s)
+  local t0, t1 = s.span[1], s.span[2]
+  local out = {}
+  for i, k in ipairs(s.tasks or {}) do
+    local stop = k.last_end or t1
+    out[i] = { id = k.task, start = k.first_start, ["end"] = stop, count = k.count,
+               percent = t1 > t0 and 100 * (stop - k.first_start) / (t1 - t0) or 0 }
+  end
+  return cli.array(out)
+end
+
 local function run(args)
   if args.from and args.to and args.from > args.to then
     cli.usage_error("--from " .. args.from .. " is after --to " .. args.to)
@@ -128,7 +151,8 @@ local function run(args)
   if args.json then
     cli.print_json {
       span = s.span, processors = cli.array(s.processors), messages = s.messages, tachyons = s.tachyons,
-      critical_path = { length = s.critical_path.length }, warnings = cli.array(s.warnings),
+      critical_path = critical_path_json(s.critical_path), tasks = tasks_json(s),
+      warnings = cli.array(s.warnings),
       regions = s.regions, format = s.regions and s.trace.format or nil,
     }
   else

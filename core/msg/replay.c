@@ -417,11 +417,11 @@ void rt_replay_free(rt_replay *rp)
     for (int i = 0; i < rp->nprocs; i++) {
         free(rp->procs[i].stack);
         free(rp->procs[i].ev);
-        free(rp->procs[i].waits);
         free(rp->procs[i].held);
         free(rp->procs[i].stack_events);
     }
     free(rp->procs);
+    rt_cp_free(rp->cps);
     for (size_t i = 0; i < rp->capchan; i++) {
         if (rp->chans[i].key) {
             fifo_free(&rp->chans[i].sends);
@@ -545,12 +545,10 @@ static void emit_message(rt_replay *rp, int src, int dst, int comm, long tag, do
         rp->o.on_message(rp->o.ud, &m);
 }
 
-static int add_wait(proc_state *p, double tr, double ts, double bytes, long tag, int src, int comm)
+static int add_wait(rt_replay *rp, proc_state *p, double tr, double ts, double bytes, long tag, int src, int comm)
 {
-    if (rt_grow((void **)&p->waits, &p->capwaits, p->nwaits + 1, sizeof *p->waits) != RT_OK)
-        return 0;
-    p->waits[p->nwaits++] = (cp_wait){tr, ts, bytes, tag, src, comm};
-    return 1;
+    cp_wait w = {tr, ts, bytes, tag, src, comm, p->last_wait1};
+    return rt_cp_add(rp, &p->last_wait1, &w);
 }
 
 static int do_send(rt_replay *rp, int self, int dst, int comm, long tag, double bytes, double t)
@@ -956,9 +954,11 @@ static int flush_held(rt_replay *rp, proc_state *p, int i, int waited, double we
         held_recv h = p->held[k];
         if (i >= 0)
             credit_in(rp, p, i, h.bytes, h.time);
-        if (h.paired && waited && rp->o.critical_path && h.ts <= h.time && h.ts > wentry &&
-            !add_wait(p, h.time, h.ts, h.sb, h.tag, h.src, h.comm))
-            return RT_ENOMEM;
+        if (h.paired && waited && rp->o.critical_path && h.ts <= h.time && h.ts > wentry) {
+            int rc = add_wait(rp, p, h.time, h.ts, h.sb, h.tag, h.src, h.comm);
+            if (rc != RT_OK)
+                return rc;
+        }
     }
     return RT_OK;
 }

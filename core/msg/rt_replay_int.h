@@ -45,7 +45,17 @@ typedef struct cp_wait {
     double recv_time, send_time, bytes;
     long tag;
     int src, comm;
+    int64_t prev1;        /* 1 + store index of the same processor's previous wait, 0 none */
 } cp_wait;
+
+/*
+ * The waits of every processor in one append-only store (rt_critpath.c): the
+ * latest block in memory, older blocks in a temporary file, so the replay's
+ * memory stays flat however many waits the trace has.
+ */
+typedef struct cp_store cp_store;
+int rt_cp_add(rt_replay *rp, int64_t *last1, const cp_wait *w); /* RT_OK or RT_ENOMEM / RT_EIO */
+void rt_cp_free(cp_store *st);
 
 /* A receive waiting for the LEAVE that follows it (it knows which region it ends); its
  * message was paired when it came. */
@@ -67,9 +77,7 @@ typedef struct proc_state {
     size_t capev;
     int last_ev;
     double since;         /* state accounted up to this time */
-    cp_wait *waits;
-    int nwaits;
-    size_t capwaits;
+    int64_t last_wait1;   /* 1 + store index of its latest wait (critical path), 0 none */
     held_recv *held;
     int nheld;
     size_t capheld;
@@ -137,6 +145,7 @@ struct rt_replay {
     double *mat_pb, *mat_tb;
     char *warn[RT_REPLAY_KEEP_WARNINGS];
     int nwarn;
+    cp_store *cps;         /* critical-path waits (NULL until the first) */
 };
 
 #endif

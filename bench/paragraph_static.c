@@ -1,0 +1,91 @@
+/*
+ * paragraph_static.c - `retrace paragraph TRACE --static -o F.png` (Gantt +
+ * spacetime at 1920 x 1080) on a generated trace of 4096 processors, at 10^6
+ * and 10^7 records: wall time and peak memory (max RSS) of the command, which
+ * must stay flat (targets: under 10 s and 256 MiB at 10^7 records).
+ *
+ *   build/bench/paragraph_static [RECORDS] [PROCS]   (defaults 10^7, 4096; a tenth is run first)
+ *
+ * The trace: every step each processor sends 1 KiB to its right neighbour in
+ * a ring, then waits in a blocking receive for its left neighbour's message:
+ * 4 records per processor per step, a message per 4 records (2.5 M messages at
+ * 10^7 records, so the spacetime view is a density). Run from the build folder
+ * or the source folder: the command is build/retrace.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "bench_util.h"
+
+static int nproc = 4096;
+
+static long generate(const char *path, long n)
+{
+    FILE *fp = bench_create(path);
+    static char buf[1 << 20];
+    setvbuf(fp, buf, _IOFBF, sizeof buf);
+    long written = 0;
+    double t = 0.0;
+    for (long step = 0; written < n; step++) {
+        int tag = (int)(step % 8);
+        for (int p = 0; p < nproc; p++) {
+            t += 1e-7;
+            fprintf(fp, "-3 -21 %.7f %d 0 3 2 1024 %d %d\n", t, p, tag, (p + 1) % nproc);
+            t += 1e-7;
+            fprintf(fp, "-4 -21 %.7f %d 0 0\n", t, p);
+        }
+        for (int p = 0; p < nproc; p++) {
+            t += 1e-7;
+            fprintf(fp, "-3 -52 %.7f %d 0 2 2 %d %d\n", t, p, tag, (p + nproc - 1) % nproc);
+            t += 1e-7;
+            fprintf(fp, "-4 -52 %.7f %d 0 3 2 1024 %d %d\n", t, p, tag, (p + nproc - 1) % nproc);
+        }
+        written += 4L * nproc;
+    }
+    bench_close(fp, path);
+    return written;
+}
+
+static const char *retrace_path(void)
+{
+    return access("build/retrace", X_OK) == 0 ? "build/retrace" : "./retrace";
+}
+
+static void run(const char *path)
+{
+    char png[96];
+    snprintf(png, sizeof png, "/tmp/retrace_bench_static_%ld.png", (long)getpid());
+    double t0 = bench_now();
+    pid_t pid = fork();
+    if (pid == 0) {
+        execl(retrace_path(), "retrace", "paragraph", path, "--static", "-o", png, "--size", "1920x1080",
+              (char *)NULL);
+        perror("retrace");
+        _exit(127);
+    }
+    int status = 0;
+    struct rusage ru;
+    if (pid < 0 || wait4(pid, &status, 0, &ru) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        fprintf(stderr, "paragraph_static: the command failed\n");
+        exit(1);
+    }
+    double dt = bench_now() - t0;
+    printf("retrace paragraph --static 1920x1080: %.2f s wall, %.2f s CPU, max RSS %ld KiB -> %s\n", dt,
+           (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6,
+           ru.ru_maxrss, png);
+}
+
+int main(int argc, char **argv)
+{
+    long n = argc > 1 ? atol(argv[1]) : 10000000L;
+    if (argc > 2)
+        nproc = atoi(argv[2]);
+    char path[64];
+    bench_tmp_path(path, sizeof path, "static", "trf");
+    printf("paragraph --static, %d processors in a ring\n", nproc);
+    return bench_two_lengths("paragraph_static", path, n, "records", generate, run);
+}

@@ -1,0 +1,101 @@
+--- `retrace paragraph --static / --export / --timeline-html`: whole-run views
+-- and exports (called by scripts/paragraph.lua after the pre-pass).
+-- run(args, info) -> summary {text = one line, ...} | nil, message, "usage" | "input"
+local display = require "retrace.display"
+local pgscale = require "retrace.pgscale"
+local whole_run = require "retrace.displays.paragraph.whole_run"
+
+local M = {}
+
+local function window(args, info)
+  local t0, t1 = info.span[1], info.span[2]
+  if args.zoom then
+    local a, b = pgscale.parse_zoom(args.zoom)
+    if not a then return nil, "--zoom " .. b end
+    if b < t0 or a > t1 then
+      return nil, string.format("--zoom %s lies outside the trace, which spans %.9g .. %.9g s", args.zoom, t0, t1)
+    end
+    return a, b
+  end
+  if t1 <= t0 then t1 = t0 + 1 end
+  return t0, t1
+end
+
+local function size(s, def)
+  local w, h = tostring(s or def):match("^(%d+)x(%d+)$")
+  return math.tointeger(tonumber(w)), math.tointeger(tonumber(h))
+end
+
+function M.run(args, info)
+  local t0, t1 = window(args, info)
+  if not t0 then return nil, t1, "usage" end
+  local sel
+  if args.procs then
+    local e
+    sel, e = pgscale.parse_procs(args.procs, info.P)
+    if not sel then return nil, "--procs " .. e, "usage" end
+  else
+    sel = {}
+    for p = 0, info.P - 1 do sel[p + 1] = p end
+  end
+  local out = { trace = args.trace, processors = info.P, window = { t0, t1 }, drawn = #sel }
+  local text = {}
+  if args.static then
+    if not args.output or not (args.output:match("%.png$") or args.output:match("%.pdf$")
+                                or args.output:match("%.svg$")) then
+      return nil, "--static needs -o F.png, F.pdf or F.svg", "usage"
+    end
+    local kinds = {}
+    for k in (args.display or "gantt,spacetime"):gmatch("[^,]+") do
+      if k ~= "gantt" and k ~= "spacetime" then
+        return nil, "--static draws gantt and spacetime, not '" .. k .. "'", "usage"
+      end
+      kinds[#kinds + 1] = k
+    end
+    local W, H = size(args.size, "1920x1080")
+    if not W then return nil, "--size '" .. tostring(args.size) .. "': use WxH", "usage" end
+    local d, r = whole_run.picture(kinds, sel, t0, t1, W, H, function(cols, rows)
+      return pgscale.raster(args.trace, info, { cols = cols, rows = rows, t0 = t0, t1 = t1,
+                                                sel = args.procs and sel or nil, format = args.format,
+                                                mix = args.mix and 8 or nil })
+    end)
+    if not d then return nil, r, "input" end
+    local dir = args.output:match("^(.*)/[^/]*$")
+    if dir and dir ~= "" then
+      local okd, derr = require("retrace.fs").mkdir_p(dir)
+      if not okd then return nil, derr, "input" end
+    end
+    local data, err = display.render(d, args.output, W, H)
+    if not data then return nil, err, "input" end
+    out.static = { file = args.output, cols = r.cols, rows = r.rows, messages = r.messages,
+                   tachyons = r.tachyons, mode = r.lines and "lines" or "density", panels = {} }
+    -- where each view was drawn and which processors each of its rows holds
+    for i, pnl in ipairs(data.panels or {}) do
+      local pd = pnl.data
+      out.static.panels[i] = { title = pnl.title, plot = pd.plot, rows = pd.rows, window = pd.window,
+                               mode = pd.mode, max_count = pd.max_count }
+    end
+    text[#text + 1] = string.format("%s: %d of %d processors in %d rows, %d messages (%s) in %s", args.trace,
+      #sel, info.P, r.rows, r.messages, out.static.mode, args.output)
+  end
+  if args.export then
+    local fmt, file = args.export[1], args.export[2]
+    if fmt ~= "chrome-json" then return nil, "--export '" .. tostring(fmt) .. "': use chrome-json", "usage" end
+    local res, err = pgscale.chrome_json(args.trace, file, { format = args.format, info = info })
+    if not res then return nil, err, "input" end
+    out.export = res
+    text[#text + 1] = string.format("%s: %d complete and %d flow events in %s", args.trace, res.complete,
+      res.flow, file)
+  end
+  if args.timeline_html then
+    local res, err = pgscale.timeline_html(args.trace, args.timeline_html,
+      { format = args.format, info = info, sel = args.procs and sel or nil, t0 = t0, t1 = t1 })
+    if not res then return nil, err, "input" end
+    out.timeline_html = res
+    text[#text + 1] = string.format("%s: timeline of %d levels in %s", args.trace, res.levels, args.timeline_html)
+  end
+  out.text = table.concat(text, "\n")
+  return out
+end
+
+return M

@@ -1,0 +1,377 @@
+--- retrace.pgscale: ParaGraph views of whole runs at scale, and exports.
+--
+--   local pgscale = require "retrace.pgscale"
+--   pgscale.parse_procs("0-63,128", P) -> {0, 1, ..., 63, 128} | nil, message
+--   pgscale.parse_zoom("0.5:2") -> 0.5, 2 | nil, message
+--   pgscale.raster(path, info, {cols =, rows =, t0 =, t1 =, sel =, max_lines =, levels =, format =, mix =})
+--     -> r | nil, message: a replay run in C into a state raster of rows x cols
+--        (several processors per row when they outnumber the rows) and the
+--        messages between the chosen processors, one by one up to max_lines
+--        (default 10^4), else as per-pixel density levels. r.sel = the processor
+--        ids drawn (position -> id), r:cell(c, r) -> dominant state name or nil,
+--        r:row_procs(row) -> {ids}. Memory does not grow with the trace.
+--
+-- info is retrace.paragraph.prescan's result (its processors' event counts make
+-- a processor idle from its own last record on).
+local core = require "retrace.core"
+
+local M = {}
+
+local STATE = { [0] = "idle", [1] = "overhead", [2] = "busy" }
+
+--- "0-63,128" -> sorted distinct processor ids; nil, message on a bad list or an id >= P.
+function M.parse_procs(s, P)
+  local seen, out = {}, {}
+  for part in tostring(s):gmatch("[^,]+") do
+    local a, b = part:match("^%s*(%d+)%s*%-%s*(%d+)%s*$")
+    if not a then a = part:match("^%s*(%d+)%s*$"); b = a end
+    a, b = tonumber(a), tonumber(b)
+    if not a then return nil, "'" .. part .. "': use ids and ranges, e.g. 0-63,128" end
+    if a > b then return nil, "'" .. part .. "': the range runs backwards" end
+    if b >= P then
+      return nil, string.format("'%s': the trace has processors 0..%d", part, P - 1)
+    end
+    for p = math.tointeger(a), math.tointeger(b) do
+      if not seen[p] then seen[p] = true; out[#out + 1] = p end
+    end
+  end
+  if #out == 0 then return nil, "no processors chosen" end
+  table.sort(out)
+  return out
+end
+
+--- "T0:T1" -> T0, T1 (seconds, T0 < T1).
+function M.parse_zoom(s)
+  local a, b = tostring(s):match("^%s*([^:]+):([^:]+)%s*$")
+  a, b = tonumber(a), tonumber(b)
+  if not a or not b then return nil, "'" .. tostring(s) .. "': use T0:T1 in seconds" end
+  if a >= b then return nil, "'" .. tostring(s) .. "': T0 must be before T1" end
+  return a, b
+end
+
+local R = {}
+R.__index = R
+
+--- The dominant state of cell (c, row) (0-based, row 0 = the first chosen processors), or nil;
+-- with opts.mix = q: busy, overhead and idle shares in q-ths.
+function R:cell(c, row)
+  local v = string.unpack("i4", self.state, 1 + 4 * (row * self.cols + c))
+  if self.mix then
+    if v < 0 then return nil end
+    local q = self.mix
+    local nb, no = v // (q + 1), v % (q + 1)
+    return nb, no, q - nb - no
+  end
+  return STATE[v]
+end
+
+--- The processor ids of a row (0-based).
+function R:row_procs(row)
+  local out = {}
+  local first, n = self.row_first[row + 1], self.row_count[row + 1]
+  for i = first, first + n - 1 do out[#out + 1] = self.sel[i + 1] end
+  return out
+end
+
+--- Lines kept one by one: {{src =, dst =, send =, recv =}, ...} (src / dst processor ids), or nil.
+function R:line_list()
+  if not self.lines then return nil end
+  local out = {}
+  for i = 0, #self.lines // 32 - 1 do
+    local a, b, s, r = string.unpack("dddd", self.lines, 1 + 32 * i)
+    out[#out + 1] = { src = self.sel[math.tointeger(a) + 1], dst = self.sel[math.tointeger(b) + 1],
+                      src_pos = math.tointeger(a), dst_pos = math.tointeger(b), send = s, recv = r }
+  end
+  return out
+end
+
+function M.raster(path, info, opts)
+  local sel = opts.sel
+  if not sel then
+    sel = {}
+    for p = 0, info.P - 1 do sel[p + 1] = p end
+  end
+  local events
+  if info.ps and info.ps.procs then
+    events = {}
+    for i, p in ipairs(info.ps.procs) do events[i] = p.events end
+  end
+  local r, err = core.paragraph.static_raster(path, {
+    cols = opts.cols, rows = opts.rows, procs = math.max(info.P, 1), t0 = opts.t0, t1 = opts.t1,
+    sel = opts.sel, max_lines = opts.max_lines or 10000, levels = opts.levels or 8,
+    format = opts.format, events = events, times = opts.times, mix = opts.mix })
+  if not r then return nil, err end
+  r.sel = sel
+  r.t0, r.t1, r.mix = opts.t0, opts.t1, opts.mix
+  return setmetatable(r, R)
+end
+
+-- A JSON string literal.
+local function jstr(v)
+  return '"' .. tostring(v):gsub('[%c"\\]', function(c)
+    if c == '"' then return '\\"' elseif c == "\\" then return "\\\\" end
+    return string.format("\\u%04x", c:byte())
+  end) .. '"'
+end
+
+local function us(t) return string.format("%.3f", t * 1e6) end
+
+--- Per processor, its state segments from on_state changes: emit(p, state, from, to)
+-- once per maximal segment of one state (zero-length changes in between merged),
+-- first(p) when a processor is first seen. A processor is idle from t0 until its
+-- first change. Returns {touch = fn(p), change = fn(p, t, old, new), finish = fn(t1)}.
+function M.state_tracker(t0, emit, first)
+  local cur, buf = {}, {}
+  local function flush(p)
+    local b = buf[p]
+    if b then emit(p, b[1], b[2], b[3]); buf[p] = nil end
+  end
+  local function close(p, st, from, to)
+    if to <= from then return end
+    local b = buf[p]
+    if b and b[1] == st and b[3] == from then b[3] = to return end
+    flush(p)
+    buf[p] = { st, from, to }
+  end
+  local tr = {}
+  function tr.touch(p)
+    local c = cur[p]
+    if not c then
+      c = { "idle", t0 }
+      cur[p] = c
+      if first then first(p) end
+    end
+    return c
+  end
+  function tr.change(p, t, _, new)
+    local c = tr.touch(p)
+    close(p, c[1], c[2], t)
+    c[1], c[2] = new, t
+  end
+  function tr.finish(t1)
+    local ps = {}
+    for p in pairs(cur) do ps[#ps + 1] = p end
+    table.sort(ps)
+    for _, p in ipairs(ps) do
+      local c = cur[p]
+      close(p, c[1], c[2], math.max(t1 or c[2], c[2]))
+      flush(p)
+    end
+  end
+  return tr
+end
+
+--- Write the trace in the Trace Event Format (Perfetto, chrome://tracing) to
+-- file: processors as threads of process 1 ("M" thread_name events), the
+-- processors' states and the user events (regions of class user) as complete
+-- events "X", each message as a flow from its send ("s", on the sender) to its
+-- receive ("f", on the receiver). Times in microseconds of trace time.
+-- Streams: one state segment per processor and nothing per record is kept.
+-- opts: format, info (the pre-pass: a processor idle from its own last record).
+-- Returns {complete =, states =, user =, flow =, threads =} | nil, message.
+function M.chrome_json(path, file, opts)
+  opts = opts or {}
+  local replay = require "retrace.replay"
+  local f, ferr = io.open(file, "w")
+  if not f then return nil, ferr end
+  local n = { complete = 0, states = 0, user = 0, flow = 0, threads = 0 }
+  local first = true
+  local function put(s)
+    if first then f:write("\n", s) first = false else f:write(",\n", s) end
+  end
+  f:write('{"displayTimeUnit":"ns","traceEvents":[')
+  local t0 = opts.info and opts.info.span[1] or 0
+  local track = M.state_tracker(t0, function(p, st, from, to)
+    put(string.format('{"name":%s,"cat":"state","ph":"X","pid":1,"tid":%d,"ts":%s,"dur":%s}', jstr(st), p,
+      us(from), us(to - from)))
+    n.complete, n.states = n.complete + 1, n.states + 1
+  end, function(p)
+    put(string.format('{"name":"thread_name","ph":"M","pid":1,"tid":%d,"args":{"name":"processor %d"}}', p, p))
+    n.threads = n.threads + 1
+  end)
+  local state_of = track.touch
+  local user_class, names = {}, {}
+  local rp
+  local err
+  rp, err = replay.open(path, {
+    format = opts.format, prescan = opts.info and opts.info.ps or nil,
+    on_state = track.change,
+    on_interval = function(iv)
+      local u = user_class[iv.event]
+      if u == nil then -- definitions come as the records are read: look each region up once
+        local r = rp:defs().regions[iv.event]
+        u = r and r.class == "user" or false
+        user_class[iv.event], names[iv.event] = u, r and r.name
+      end
+      if u and iv.exit then
+        state_of(iv.proc)
+        put(string.format('{"name":%s,"cat":"user","ph":"X","pid":1,"tid":%d,"ts":%s,"dur":%s}',
+          jstr(names[iv.event]), iv.proc, us(iv.entry), us(math.max(0, iv.exit - iv.entry))))
+        n.complete, n.user = n.complete + 1, n.user + 1
+      end
+    end,
+    on_message = function(m)
+      state_of(m.src); state_of(m.dst)
+      n.flow = n.flow + 2
+      local id = n.flow // 2
+      local name = string.format('"message","cat":"message","id":%d,"pid":1', id)
+      put(string.format('{"name":%s,"ph":"s","tid":%d,"ts":%s,"args":{"bytes":%.17g,"tag":%d}}', name,
+        m.src, us(m.send_time), m.bytes, m.tag or 0))
+      put(string.format('{"name":%s,"ph":"f","bp":"e","tid":%d,"ts":%s}', name, m.dst, us(m.recv_time)))
+    end,
+  })
+  if not rp then f:close() return nil, err end
+  local ok, rerr = pcall(rp.run, rp)
+  if not ok then f:close() return nil, tostring(rerr) end
+  local _, t1 = rp:span()
+  track.finish(t1)
+  f:write("\n]}\n")
+  f:close()
+  return n
+end
+
+local function num(v) return string.format("%.17g", v) end
+
+--- CSV files of a whole run in folder dir (numbers written so they read back
+-- exactly; times in seconds):
+--   states.csv       proc,state,start,end         every maximal state segment
+--   messages.csv     src,dst,tag,bytes,send,recv  every message, at its receive
+--   tasks.csv        task,start,end,percent,count first start, last end, % of the span
+--   concurrency.csv  processors,busy,overhead,idle  seconds with exactly k processors in each state
+--   matrix.csv       src,dst,count,bytes          the cumulative sender x receiver matrix (non-zero cells)
+-- One replay, streamed (state segments and messages go to disk as they come).
+-- opts: format, info (the pre-pass). Returns {files = {...}, states =, messages =} | nil, message.
+function M.write_csv(path, dir, opts)
+  local replay = require "retrace.replay"
+  local info = opts.info
+  local P = info.P
+  local files, fh = {}, {}
+  local function open(name, header)
+    local f, err = io.open(dir .. "/" .. name, "w")
+    if not f then return nil, err end
+    f:write(header, "\n")
+    fh[name] = f
+    files[#files + 1] = dir .. "/" .. name
+    return f
+  end
+  local function close_all() for _, f in pairs(fh) do f:close() end end
+  local fs_, e1 = open("states.csv", "proc,state,start,end")
+  local fm, e2 = fs_ and open("messages.csv", "src,dst,tag,bytes,send,recv")
+  if not fs_ or not fm then close_all() return nil, e1 or e2 end
+  local t0 = info.span[1]
+  local nstates, nmsg = 0, 0
+  local track = M.state_tracker(t0, function(p, st, from, to)
+    fs_:write(p, ",", st, ",", num(from), ",", num(to), "\n")
+    nstates = nstates + 1
+  end)
+  -- concurrency: how many processors are in each state, and for how long
+  local count = { busy = 0, overhead = 0, idle = P }
+  local prof = { busy = {}, overhead = {}, idle = {} }
+  local last = t0
+  local function account(t)
+    if t > last then
+      for st, k in pairs(count) do prof[st][k] = (prof[st][k] or 0) + (t - last) end
+      last = t
+    end
+  end
+  for p = 0, P - 1 do track.touch(p) end
+  local rp, err = replay.open(path, {
+    format = opts.format, prescan = info.ps, matrix = true,
+    on_state = function(p, t, old, new)
+      track.change(p, t, old, new)
+      account(t)
+      count[old] = count[old] - 1
+      count[new] = count[new] + 1
+    end,
+    on_message = function(m)
+      fm:write(m.src, ",", m.dst, ",", m.tag or 0, ",", num(m.bytes), ",", num(m.send_time), ",",
+        num(m.recv_time), "\n")
+      nmsg = nmsg + 1
+    end,
+  })
+  if not rp then close_all() return nil, err end
+  local ok, rerr = pcall(rp.run, rp)
+  if not ok then close_all() return nil, tostring(rerr) end
+  local t1 = info.span[2]
+  account(t1)
+  track.finish(t1)
+  local ft, e3 = open("tasks.csv", "task,start,end,percent,count")
+  if not ft then close_all() return nil, e3 end
+  for _, k in ipairs(rp:tasks()) do
+    local stop = k.last_end or t1
+    ft:write(k.task, ",", num(k.first_start), ",", num(stop), ",",
+      num(t1 > t0 and 100 * (stop - k.first_start) / (t1 - t0) or 0), ",", k.count, "\n")
+  end
+  local fc, e4 = open("concurrency.csv", "processors,busy,overhead,idle")
+  if not fc then close_all() return nil, e4 end
+  for k = 0, P do
+    fc:write(k, ",", num(prof.busy[k] or 0), ",", num(prof.overhead[k] or 0), ",", num(prof.idle[k] or 0), "\n")
+  end
+  local fx, e5 = open("matrix.csv", "src,dst,count,bytes")
+  if not fx then close_all() return nil, e5 end
+  local m = rp:matrix("cumulative")
+  for a = 1, #m.count do
+    for b = 1, #m.count[a] do
+      if m.count[a][b] ~= 0 then fx:write(a - 1, ",", b - 1, ",", m.count[a][b], ",", num(m.bytes[a][b]), "\n") end
+    end
+  end
+  close_all()
+  return { files = files, states = nstates, messages = nmsg }
+end
+
+--- Write one self-contained HTML file (no server: it opens from disk) with the
+-- Gantt chart and the spacetime diagram as a level-of-detail pyramid: level 0
+-- has opts.cols (default 8192) columns over [t0, t1], each next level half the
+-- columns of the one before (time summed over pairs, then the state that held
+-- most), down to 16; rows = min(processors, opts.rows or 128). The levels are
+-- embedded as base64 bytes; messages as base64 doubles up to 10^4, else as a
+-- density per level. The page zooms with the wheel, pans by dragging, and
+-- tells the processors, time and state (or message) under the pointer.
+-- opts: info (required), sel, t0, t1, cols, rows, format, title.
+-- Returns {levels =, cols =, rows =, messages =, bytes =} | nil, message.
+function M.timeline_html(path, file, opts)
+  local cjson = require "cjson"
+  local colors = require "retrace.colors"
+  local info = opts.info
+  local sel = opts.sel
+  local n = sel and #sel or info.P
+  local t0, t1 = opts.t0 or info.span[1], opts.t1 or info.span[2]
+  if t1 <= t0 then t1 = t0 + 1 end
+  local r, err = M.raster(path, info, { cols = opts.cols or 8192, rows = math.min(n, opts.rows or 128), t0 = t0,
+                                        t1 = t1, sel = sel, format = opts.format, times = true })
+  if not r then return nil, err end
+  local pyr = core.paragraph.pyramid(r, 16, 8)
+  local b64 = core.paragraph.base64
+  local levels = {}
+  for i, l in ipairs(pyr) do
+    levels[i] = { cols = l.cols, states = b64(l.states), density = l.density and b64(l.density) or nil }
+  end
+  local dens = {}
+  local ramp = colors.ramp(8, { "#c6dbef", "#2171b5", "#08306b" })
+  for i = 0, 7 do dens[i + 1] = ramp:hex(i) end
+  local data = {
+    t0 = t0, t1 = t1, rows = r.rows, nsel = #r.sel, sel = r.sel, row_first = r.row_first, row_count = r.row_count,
+    levels = levels, lines = r.lines and b64(r.lines) or nil, messages = r.messages,
+    states = { colors.hex(colors.state("busy")), colors.hex(colors.state("overhead")), colors.hex(colors.state("idle")) },
+    state_names = { "busy", "overhead", "idle" }, density_colors = dens,
+  }
+  local root = require("retrace").root
+  local tf, terr = io.open(root .. "/lua/retrace/pg_timeline.html", "rb")
+  if not tf then return nil, terr end
+  local template = tf:read("a")
+  tf:close()
+  local title = (opts.title or ("retrace paragraph " .. path)):gsub("[&<>\"]",
+    { ["&"] = "&amp;", ["<"] = "&lt;", [">"] = "&gt;", ['"'] = "&quot;" })
+  -- "</" never appears inside the script: the JSON's slashes are escaped
+  local json = cjson.encode(data):gsub("</", "<\\/")
+  local page = template:gsub("{{(%u+)}}", function(k)
+    if k == "TITLE" then return title elseif k == "DATA" then return json end
+  end)
+  local f, ferr = io.open(file, "wb")
+  if not f then return nil, ferr end
+  f:write(page)
+  f:close()
+  return { levels = #levels, cols = r.cols, rows = r.rows, messages = r.messages, bytes = #page }
+end
+
+return M
