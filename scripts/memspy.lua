@@ -133,7 +133,7 @@ return {
     "write-allocate, write-invalidate coherence, 50 cycles a miss, 1 busy cycle a reference. " ..
     "`retrace memspy compare A.json B.json ...` puts runs saved with --save side by side.",
   parser = function(p)
-    p:argument("trace", "trace file (.msp, SHMAP, or a memory trace with --alloc), or 'compare'")
+    p:argument("trace", "trace file (.msp, SHMAP, or a memory trace with --alloc), a capture folder, or 'compare'")
     p:argument("runs", "with compare: runs saved with --save"):args("*")
     p:option("--format", "msp, shmap, din, xdin, lackey or bin (detected when absent)")
     p:option("--alloc", "allocation log of a memory trace (din, xdin, lackey, bin): .msp records stamped @SEQ")
@@ -158,10 +158,18 @@ return {
     p:option("--plots", "write the pictures (PNG + JSON) into DIR")
     p:flag("--gray", "pictures in gray levels")
     p:option("--save", "save the run as JSON for compare")
+    p:flag("--incomplete", "read a capture folder marked incomplete (interrupted, or the program failed)")
   end,
   run = function(args)
     if args.trace == "compare" then return compare(args.runs, args) end
     if #args.runs > 0 then cli.usage_error("one trace at a time (extra argument '" .. args.runs[1] .. "')") end
+    local capture = require "retrace.capture"
+    if capture.is_folder(args.trace) then -- a capture folder: its trace and allocation log
+      local f, ferr = capture.open(args.trace, { allow_incomplete = args.incomplete })
+      if not f then cli.input_error(ferr) end
+      if not f.complete then io.stderr:write("retrace: memspy: warning: ", f.dir, ": incomplete capture (", tostring(f.why), ")\n") end
+      args.trace, args.format, args.alloc = f.trace, "bin", args.alloc or f.alloc
+    end
     local FORMATS = { msp = true, shmap = true, din = true, xdin = true, lackey = true, bin = true }
     if args.format and not FORMATS[args.format] then
       cli.usage_error("--format: expected msp, shmap, din, xdin, lackey or bin, got '" .. args.format .. "'")

@@ -9,8 +9,11 @@
  *   rt A ADDR SIZE PC1/PC2/...   an allocation and the return addresses of
  *                                its callers, innermost first (hex)
  *   rt F ADDR                    a free
- *   rt L LO HI PATH              one loaded object's address range (written
- *                                once, at the first hook or the constructor)
+ *   rt L LO HI BIAS PATH         one loaded object's address range and load
+ *                                bias (written once, at the first hook or the
+ *                                constructor)
+ *   rt S LO HI                   the main thread's stack: from the stack
+ *                                limit below the current frame to just above it
  *
  * realloc is a free of the old block and an allocation of the new one.
  * The lines go to the file descriptor named by RETRACE_ALLOC_FD with raw
@@ -33,6 +36,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <valgrind/valgrind.h>
@@ -166,6 +170,25 @@ static int one_object(struct dl_phdr_info *info, size_t size, void *data)
     return 0;
 }
 
+/* the main thread's stack, from the frame of the first recording call: up to
+ * 64 KiB above it (arguments, environment) and the stack limit below */
+static void stack_range(void)
+{
+    volatile char here = 0;
+    uintptr_t sp = (uintptr_t)&here;
+    struct rlimit rl;
+    uintptr_t below = 8u << 20;
+    if (getrlimit(RLIMIT_STACK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < (64u << 20))
+        below = (uintptr_t)rl.rlim_cur;
+    uintptr_t hi = (sp + (64u << 10)) & ~(uintptr_t)4095;
+    line l = {.n = 0};
+    put_str(&l, "rt S ");
+    put_hex(&l, sp > below ? hi - below : 0);
+    put_str(&l, " ");
+    put_hex(&l, hi);
+    emit(&l, 1);
+}
+
 /* ---- set-up ---- */
 
 static void resolve(void)
@@ -203,6 +226,7 @@ static int recording(void)
         void *prime[2];
         backtrace(prime, 2); /* loads the unwinder now, under the guard */
         dl_iterate_phdr(one_object, NULL);
+        stack_range();
     }
     in_hook--;
     return active;

@@ -150,7 +150,8 @@ int rt_memspy_feed_memtrace(rt_memspy *m, const char *path, int fmt, const char 
         goto done;
     }
     rt_memref buf[1024];
-    uint64_t k = 0;
+    uint64_t k = 0, pc = 0;
+    int seen_pc = 0; /* the PC of a data reference: the latest instruction fetch (lackey's I) */
     for (;;) {
         size_t n = 0;
         st = rt_memtrace_read(t, buf, 1024, &n, err);
@@ -163,6 +164,8 @@ int rt_memspy_feed_memtrace(rt_memspy *m, const char *path, int fmt, const char 
         for (size_t i = 0; i < n && st == RT_OK; i++) {
             if (buf[i].kind == RT_REF_IFETCH) {
                 st = rt_memspy_busy(m, 0, 1, err); /* one busy cycle per instruction */
+                pc = buf[i].addr;
+                seen_pc = 1;
                 continue;
             }
             if (buf[i].kind != RT_REF_READ && buf[i].kind != RT_REF_WRITE)
@@ -171,7 +174,7 @@ int rt_memspy_feed_memtrace(rt_memspy *m, const char *path, int fmt, const char 
                 break;
             rt_memspy_set_place(m, NULL, 0);
             st = rt_memspy_ref(m, 0, buf[i].addr, buf[i].size ? buf[i].size : 1,
-                               buf[i].kind == RT_REF_WRITE, 0, 0, err);
+                               buf[i].kind == RT_REF_WRITE, seen_pc && rt_memspy_has_functions(m), pc, err);
             if (st != RT_OK)
                 st = placed(err, st, path, 0);
             k++;
