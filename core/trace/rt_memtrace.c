@@ -138,7 +138,8 @@ typedef struct cursor {
 } cursor;
 
 /* The next line with something on it (after leading blanks); lines starting
- * "==" are skipped too when valgrind is set (its own messages in a lackey log). */
+ * "==", "--" or "**" are skipped too when valgrind is set (its own messages,
+ * its scheduler lines and the client's requests in a lackey log). */
 static int next_line(memtext *t, cursor *c, int valgrind, rt_err *err)
 {
     const char *line;
@@ -147,8 +148,8 @@ static int next_line(memtext *t, cursor *c, int valgrind, rt_err *err)
     for (;;) {
         if ((st = rt_lines_next(t->lines, &line, &len, err)) != RT_OK)
             return st;
-        if (valgrind && len >= 2 && line[0] == '=' && line[1] == '=')
-            continue;
+        if (valgrind && len >= 2 && line[0] == line[1] && (line[0] == '=' || line[0] == '-' || line[0] == '*'))
+            continue; /* ==PID== messages, --PID-- debug lines, **PID** client output */
         c->end = line + len;
         c->p = skip_blank(line, c->end);
         if (c->p == c->end)

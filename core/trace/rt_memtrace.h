@@ -6,7 +6,7 @@
  * ignored; no sizes, so, as Dinero IV reads it, each access is 4 bytes at its
  * address rounded down to a multiple of 4), Dinero IV's extended din ("r|w|i|m|c|v HEXADDR HEXSIZE"), Valgrind
  * lackey --trace-mem=yes logs ("I  addr,size", " L", " S", " M" = load then
- * store; "==PID==" lines skipped) and the project's compact binary format
+ * store; "==PID==", "--PID--" and "**PID**" lines skipped) and the project's compact binary format
  * (RTMB, see rt_rtmb_* below and the README). All are streamed in bounded
  * memory; traces of 10^8 references are the expected size.
  *
