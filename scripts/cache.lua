@@ -113,6 +113,9 @@ return {
     p:flag("--incomplete", "read a capture folder marked incomplete")
   end,
   run = function(args)
+    if args.by and args.by ~= "function" and args.by ~= "data" then
+      cli.usage_error("--by: expected function or data, got '" .. args.by .. "'")
+    end
     local capture = require "retrace.capture"
     local folder
     if capture.is_folder(args.trace) then -- a capture folder: its RTMB trace (and allocation log for --by)
@@ -121,9 +124,6 @@ return {
       if not f.complete then io.stderr:write("retrace: cache: warning: ", f.dir, ": incomplete capture (", tostring(f.why), ")\n") end
       folder = f
       args.trace, args.format = f.trace, "bin"
-    end
-    if args.by and args.by ~= "function" and args.by ~= "data" then
-      cli.usage_error("--by: expected function or data, got '" .. args.by .. "'")
     end
     if args.by and not folder then cli.usage_error("--by needs a capture folder (retrace capture)") end
     local fmt = args.format
