@@ -3,7 +3,7 @@
  * lackey with the trace streamed into RTMB.
  *
  *   capture.run{ argv = {...}, env = {"N=V", ...}, rtmb =, alloc =, fdlog =, text = }
- *     -> { refs, ifetches, records, allocs, bytes_in, exit_code, signal, interrupted }
+ *     -> { refs, ifetches, records, allocs, bytes_in, exit_code, signal, interrupted, threads }
  *     or nil, message, status
  *   local s = capture.symbols(path)      -- an ELF object (or nil, message)
  *   s:lookup_many{addr, ...} -> {{func =, file =, line =}, ...}   (link-time addresses;
@@ -83,6 +83,8 @@ static int l_run(lua_State *L)
     lua_setfield(L, -2, "exit_code");
     lua_pushinteger(L, r.signal);
     lua_setfield(L, -2, "signal");
+    lua_pushinteger(L, r.threads);
+    lua_setfield(L, -2, "threads");
     lua_pushboolean(L, r.interrupted);
     lua_setfield(L, -2, "interrupted");
     return 1;

@@ -137,7 +137,7 @@ return {
     p:argument("runs", "with compare: runs saved with --save"):args("*")
     p:option("--format", "msp, shmap, din, xdin, lackey or bin (detected when absent)")
     p:option("--alloc", "allocation log of a memory trace (din, xdin, lackey, bin): .msp records stamped @SEQ")
-    p:option("--procs --pes", "processors", "1")
+    p:option("--procs --pes", "processors (1; a capture folder: its threads)")
     p:option("--size", "cache size in bytes (per processor)", "65536")
     p:option("--line", "line size in bytes", "64")
     p:option("--ways", "associativity (0: fully associative)", "1")
@@ -169,6 +169,7 @@ return {
       if not f then cli.input_error(ferr) end
       if not f.complete then io.stderr:write("retrace: memspy: warning: ", f.dir, ": incomplete capture (", tostring(f.why), ")\n") end
       args.trace, args.format, args.alloc = f.trace, "bin", args.alloc or f.alloc
+      args.procs = args.procs or tostring(f.threads or 1) -- one processor per captured thread
     end
     local FORMATS = { msp = true, shmap = true, din = true, xdin = true, lackey = true, bin = true }
     if args.format and not FORMATS[args.format] then
@@ -179,7 +180,7 @@ return {
     local ways = count_opt("--ways", args.ways, 0)
     local ok, gerr = cache.check_geometry(size, line, ways)
     if not ok then cli.usage_error(gerr) end
-    local procs = count_opt("--procs", args.procs, 1)
+    local procs = count_opt("--procs", args.procs or "1", 1)
     if procs > require("retrace.core").memspy.max_procs then
       cli.usage_error(("--procs: %d is more than %d"):format(procs, require("retrace.core").memspy.max_procs))
     end

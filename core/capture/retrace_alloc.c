@@ -12,7 +12,7 @@
  *   rt L LO HI BIAS PATH         one loaded object's address range and load
  *                                bias (written once, at the first hook or the
  *                                constructor)
- *   rt S LO HI                   the main thread's stack: from the stack
+ *   rt K LO HI                   the main thread's stack: from the stack
  *                                limit below the current frame to just above it
  *
  * realloc is a free of the old block and an allocation of the new one.
@@ -182,7 +182,7 @@ static void stack_range(void)
         below = (uintptr_t)rl.rlim_cur;
     uintptr_t hi = (sp + (64u << 10)) & ~(uintptr_t)4095;
     line l = {.n = 0};
-    put_str(&l, "rt S ");
+    put_str(&l, "rt K ");
     put_hex(&l, sp > below ? hi - below : 0);
     put_str(&l, " ");
     put_hex(&l, hi);

@@ -36,6 +36,7 @@ typedef struct conv {
     rt_rtmb_writer *w;
     FILE *alloc, *text;
     const char *name; /* for messages */
+    int thread;       /* valgrind's number of the running thread (1 first), 0 before any */
     unsigned long lineno;
     rt_capture_result *res;
 } conv;
@@ -46,7 +47,20 @@ static int one_line(conv *c, const char *s, size_t n, rt_err *err)
     c->lineno++;
     if (n == 0)
         return RT_OK;
-    if (s[0] == '=' || s[0] == '-') /* ==PID== and --PID-- : valgrind's messages */
+    if (s[0] == '-') { /* --PID-- debug lines: with --trace-sched, which thread runs */
+        const char *k = n > 24 ? memmem(s, n, "SCHED[", 6) : NULL;
+        if (k && memmem(k, (size_t)(s + n - k), "acquired lock", 13)) {
+            int tid = atoi(k + 6);
+            if (tid >= 1 && tid != c->thread) {
+                c->thread = tid;
+                if (tid > c->res->threads)
+                    c->res->threads = tid;
+                fprintf(c->alloc, "@%llu S %d\n", (unsigned long long)c->res->refs, tid - 1);
+            }
+        }
+        return RT_OK;
+    }
+    if (s[0] == '=') /* ==PID== valgrind's messages */
         return RT_OK;
     if (s[0] == '*') { /* **PID** client output: our allocation records */
         const char *p = memchr(s + 2, '*', n - 2);

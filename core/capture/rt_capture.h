@@ -5,9 +5,10 @@
  * The child is started with execvp (no shell); lackey writes its log to a
  * pipe (--log-fd), which is parsed as it arrives: I, L, S and M lines become
  * RTMB records, and the lines libretrace_alloc.so puts into Valgrind's log
- * ("**PID** rt A|F|L ...") become the allocation log, each stamped "@SEQ"
+ * ("**PID** rt A|F|L|S ...") become the allocation log, each stamped "@SEQ"
  * with the number of data references before it (README: "Memory traces with
- * an allocation log").
+ * an allocation log"). With valgrind's --trace-sched=yes, a thread taking the
+ * scheduler lock writes "@SEQ S P" (P = valgrind's thread number - 1).
  */
 #ifndef RT_CAPTURE_H
 #define RT_CAPTURE_H
@@ -35,6 +36,7 @@ typedef struct rt_capture_result {
     int exit_code;      /* the program's exit status, or -1 */
     int signal;         /* the signal that ended it, or 0 */
     int interrupted;    /* SIGINT or SIGTERM reached the capture */
+    int threads;        /* with --trace-sched=yes: the highest thread number seen */
 } rt_capture_result;
 
 /*

@@ -12,6 +12,7 @@
 --   loadmap      one loaded object a line: LO HI BIAS PATH (hex)
 --   cmdline      the program and its arguments, one a line
 --   status       "complete", or "incomplete" and why (exit status, signal, interrupted)
+--   threads      with --threads: how many threads ran (memspy's default --procs)
 local M = {}
 
 local core = require "retrace.core"
@@ -70,9 +71,11 @@ local function read_raw(path)
     if kind == "L" then
       local lo, hi, bias, file = rest:match("^(%x+) (%x+) (%x+) (.+)$")
       objs[#objs + 1] = { lo = hex(lo), hi = hex(hi), bias = hex(bias), path = file }
-    elseif kind == "S" then
+    elseif kind == "K" then
       local lo, hi = rest:match("^(%x+) (%x+)$")
       stack = { lo = hex(lo), hi = hex(hi) }
+    elseif kind == "S" then -- a thread switch (capture --threads)
+      recs[#recs + 1] = { seq = seq, kind = "S", proc = math.tointeger(tonumber(rest)) }
     elseif kind == "A" then
       local a, size, pcs = rest:match("^(%x+) (%d+) ([%x/]+)$")
       if a then
@@ -232,16 +235,19 @@ function M.make_alloc_log(dir)
       short[k] = word("alloc@" .. (#parts > 0 and table.concat(parts, "<") or site))
     end
   end
-  local nalloc = 0
+  local nalloc, proc = 0, 0
   for _, r in ipairs(recs) do
     if r.kind == "A" then
       local long = {}
       for j = #r.frames, 1, -1 do long[#long + 1] = long_frame(r.frames[j]) end
-      out[#out + 1] = string.format("@%s A 0 %s %s %s %s\n", r.seq, r.addr, r.size, short[r.key],
+      out[#out + 1] = string.format("@%s A %d %s %s %s %s\n", r.seq, proc, r.addr, r.size, short[r.key],
         word(#long > 0 and table.concat(long, ">") or "?"))
       nalloc = nalloc + 1
+    elseif r.kind == "S" then
+      proc = r.proc
+      out[#out + 1] = string.format("@%s S %d\n", r.seq, proc)
     else
-      out[#out + 1] = string.format("@%s F 0 %s\n", r.seq, r.addr)
+      out[#out + 1] = string.format("@%s F %d %s\n", r.seq, proc, r.addr)
     end
   end
   write(dir .. "/alloc.msp", table.concat(out))
@@ -288,6 +294,7 @@ function M.run(opts)
   if not okl then why = why or ("allocation log: " .. tostring(lerr)) end
   res.complete = why == nil
   res.why = why
+  if opts.threads then write(dir .. "/threads", math.max(res.threads, 1) .. "\n") end
   write(dir .. "/status", why and ("incomplete\n" .. why .. "\n") or "complete\n")
   return res
 end
@@ -309,6 +316,11 @@ function M.open(dir, opts)
   f:close()
   local st = { dir = dir, trace = dir .. "/trace.rtmb", alloc = dir .. "/alloc.msp",
     complete = first == "complete", why = why }
+  local tf = io.open(dir .. "/threads")
+  if tf then
+    st.threads = math.tointeger(tonumber(tf:read("l")))
+    tf:close()
+  end
   if first ~= "complete" and first ~= "incomplete" then
     return nil, dir .. "/status:1: status: expected complete or incomplete, got '" .. tostring(first) .. "'"
   end

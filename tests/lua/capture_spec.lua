@@ -132,6 +132,28 @@ describe("capture: the conflict example", function()
   end)
 end)
 
+describe("capture --threads: false sharing", function()
+  it("gives one processor per thread, and invalidation misses written by each", function()
+    if skip_if_missing() then return end
+    local work = H.temp_dir()
+    local prog = work .. "/falseshare"
+    assert(have("cc -g -O1 -pthread -o " .. H.quote(prog) .. " " .. H.quote(H.source .. "/examples/capture/falseshare.c")))
+    local d = work .. "/cap"
+    local code, out, err = H.retrace("capture", "--threads", "-o", d, "--", prog, "300000")
+    assert.equal(0, code, err)
+    assert.truthy(out:find("serialis", 1, true) or out:find("one thread at a time", 1, true))
+    assert.equal("2\n", H.slurp(d .. "/threads"))
+    local c2, o2, e2 = H.retrace("memspy", d, "--detail", "worker:counters")
+    assert.equal(0, c2, e2)
+    assert.truthy(o2:find("Procs: 2", 1, true) or o2:find("processor 1", 1, true), o2)
+    local inval = tonumber(o2:match("Inval Miss: (%d+)"))
+    assert.is_true(inval >= 2, "invalidation misses: " .. tostring(inval))
+    assert.truthy(o2:find("processor 0: %d"), o2)
+    assert.truthy(o2:find("processor 1: %d"), o2)
+    H.remove_tree(work)
+  end)
+end)
+
 describe("capture: bad input", function()
   local work
   setup(function() work = H.temp_dir() end)
