@@ -21,17 +21,6 @@ static void on_stop(int sig)
     stop_signal = sig;
 }
 
-/* hex value of a digit, or 16 */
-static unsigned hexdig(unsigned char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    c |= 0x20;
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10u;
-    return 16;
-}
-
 typedef struct conv {
     rt_rtmb_writer *w;
     FILE *alloc, *text;
@@ -75,39 +64,13 @@ static int one_line(conv *c, const char *s, size_t n, rt_err *err)
         }
         return RT_OK;
     }
-    const char *p = s, *end = s + n;
-    int kind, modify = 0;
-    if (p[0] == 'I') {
-        kind = RT_REF_IFETCH;
-        p++;
-    } else if (p[0] == ' ' && n > 1) {
-        switch (p[1]) {
-        case 'L': kind = RT_REF_READ; break;
-        case 'S': kind = RT_REF_WRITE; break;
-        case 'M': kind = RT_REF_READ; modify = 1; break;
-        default: goto bad;
-        }
-        p += 2;
-    } else {
-        goto bad;
-    }
-    while (p < end && *p == ' ')
-        p++;
-    uint64_t a = 0, size = 0;
-    const char *a0 = p;
-    unsigned d;
-    while (p < end && (d = hexdig((unsigned char)*p)) < 16)
-        a = (a << 4) | d, p++;
-    if (p == a0 || p - a0 > 16 || p == end || *p != ',')
-        goto bad;
-    p++;
-    const char *s0 = p;
-    while (p < end && *p >= '0' && *p <= '9' && size < (1u << 30))
-        size = size * 10 + (uint64_t)(*p++ - '0');
-    if (p == s0 || size == 0 || size > RT_MEMREF_MAX_SIZE)
-        goto bad;
-    rt_memref ref = {a, size, kind};
-    int st = rt_rtmb_write(c->w, &ref, err);
+    rt_memref ref;
+    int modify = 0;
+    int st = rt_lackey_parse_line(s, n, c->name, c->lineno, &ref, &modify, err);
+    if (st != RT_OK)
+        return st;
+    int kind = ref.kind;
+    st = rt_rtmb_write(c->w, &ref, err);
     c->res->records++;
     if (kind == RT_REF_IFETCH) {
         c->res->ifetches++;
@@ -121,9 +84,6 @@ static int one_line(conv *c, const char *s, size_t n, rt_err *err)
         c->res->refs++;
     }
     return st;
-bad:
-    return rt_err_at(err, RT_EFORMAT, c->name, c->lineno, "record: '%.*s' is not a lackey line",
-                     (int)(n > 60 ? 60 : n), s);
 }
 
 /* Read the pipe to its end, converting whole lines. */

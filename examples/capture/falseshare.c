@@ -3,8 +3,11 @@
  * line (false sharing), for `retrace capture --threads`: MemSpy sees one
  * processor per thread and invalidation misses on the counters from both.
  *   falseshare [ITERATIONS]     (each thread; default 300000)
+ * Each thread yields every 10,000 increments: Valgrind runs one thread at a time,
+ * and without the yields one thread may finish before the other starts.
  */
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -14,8 +17,11 @@ static long iterations = 300000;
 static void *worker(void *arg)
 {
     long me = (long)arg;
-    for (long i = 0; i < iterations; i++)
+    for (long i = 0; i < iterations; i++) {
         counters[me]++;
+        if (i % 10000 == 9999)
+            sched_yield(); /* under valgrind: hand the CPU to the other thread now and then */
+    }
     return NULL;
 }
 

@@ -269,7 +269,9 @@ function M.run(opts)
   write(dir .. "/status", "incomplete\nrunning\n")
   write(dir .. "/cmdline", table.concat(opts.argv, "\n") .. "\n")
   local argv = { opts.valgrind or "valgrind", "--tool=lackey", "--trace-mem=yes" }
-  if opts.threads then argv[#argv + 1] = "--trace-sched=yes" end
+  -- --threads: the scheduler's lines say which thread runs; the fair (ticket) lock hands
+  -- the CPU round-robin rather than to whichever thread wakes first
+  if opts.threads then argv[#argv + 1] = "--trace-sched=yes"; argv[#argv + 1] = "--fair-sched=try" end
   argv[#argv + 1] = "--"
   for _, a in ipairs(opts.argv) do argv[#argv + 1] = a end
   local res, rerr = core.capture.run{
