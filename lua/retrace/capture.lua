@@ -263,6 +263,19 @@ function M.run(opts)
   local dir = opts.dir
   local ok, err = fs.mkdir_p(dir)
   if not ok then return nil, err, 1 end
+  local lfs = require "lfs"
+  local prog = opts.argv[1]
+  local found = prog:find("/", 1, true) and lfs.attributes(prog, "mode") == "file"
+  if not prog:find("/", 1, true) then
+    for d in (os.getenv("PATH") or ""):gmatch("[^:]+") do
+      if lfs.attributes(d .. "/" .. prog, "mode") == "file" then found = true; break end
+    end
+  end
+  if not found then
+    write(dir .. "/status", "incomplete\n" .. prog .. ": no such program\n")
+    write(dir .. "/cmdline", table.concat(opts.argv, "\n") .. "\n")
+    return nil, prog .. ": no such program" .. (prog:find("/", 1, true) and "" or " on PATH"), 1
+  end
   local lib = M.alloc_lib()
   if not lib then return nil, "capture: libretrace_alloc.so not found (set RETRACE_ALLOC_LIB)", 1 end
   -- marked incomplete until the end: an interrupted or crashed capture never looks whole

@@ -165,8 +165,11 @@ describe("capture: bad input", function()
     local d = work .. "/missing"
     local code, _, err = H.retrace("capture", "-o", d, "--", work .. "/no-such-program")
     assert.equal(1, code)
-    assert.truthy(err:find("no-such-program", 1, true), err)
-    assert.equal("incomplete", H.slurp(d .. "/status"):match("^(%a+)"))
+    assert.equal("retrace: capture: " .. work .. "/no-such-program: no such program\n", err)
+    assert.equal("incomplete\n" .. work .. "/no-such-program: no such program\n", H.slurp(d .. "/status"))
+    local c2, _, e2 = H.retrace("capture", "-o", d, "--", "no-such-program-on-path")
+    assert.equal(1, c2)
+    assert.equal("retrace: capture: no-such-program-on-path: no such program on PATH\n", e2)
   end)
 
   it("a program exiting non-zero: its status reported, the trace kept and marked incomplete", function()
