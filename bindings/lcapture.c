@@ -9,6 +9,8 @@
  *   s:lookup_many{addr, ...} -> {{func =, file =, line =}, ...}   (link-time addresses;
  *                                  fields left out when unknown)
  *   s:list() -> functions {addr, size, name}, objects {addr, size, name}
+ *   s:result_var(ret) -> name, type (the variable holding a call's result at its
+ *                        return address ret), or nothing
  */
 #include <stdlib.h>
 #include <string.h>
@@ -145,6 +147,19 @@ static void push_place(lua_State *L, rt_symbols *s, lua_Integer addr)
     }
 }
 
+/* s:result_var(ret) -> name, type | nil */
+static int sym_result_var(lua_State *L)
+{
+    rt_symbols *s = check_sym(L);
+    lua_Integer ret = luaL_checkinteger(L, 2);
+    char name[128], type[128];
+    if (!rt_symbols_result_var(s, (uint64_t)ret, name, sizeof name, type, sizeof type))
+        return 0;
+    lua_pushstring(L, name);
+    lua_pushstring(L, type);
+    return 2;
+}
+
 static int sym_lookup_many(lua_State *L)
 {
     rt_symbols *s = check_sym(L);
@@ -202,6 +217,7 @@ static const luaL_Reg sym_methods[] = {
     {"__tostring", sym_tostring},
     {"close", sym_close},
     {"lookup_many", sym_lookup_many},
+    {"result_var", sym_result_var},
     {"list", sym_list},
     {NULL, NULL},
 };

@@ -9,6 +9,7 @@
 #ifndef RT_SYMBOLS_H
 #define RT_SYMBOLS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "rt_error.h"
@@ -22,6 +23,12 @@ rt_symbols *rt_symbols_open(const char *path, rt_err *err);
  * (*file NULL and *line 0 without line information). The strings live as
  * long as s. */
 void rt_symbols_lookup(rt_symbols *s, uint64_t addr, const char **func, const char **file, int *line);
+
+/* The variable that holds a call's result at its return address ret (DWARF
+ * says the variable lives in the return-value register there, as optimised
+ * code often does for p = malloc(...)): 1 with its name and its type ("double*")
+ * written into name and type, 0 when DWARF does not tell. */
+int rt_symbols_result_var(rt_symbols *s, uint64_t ret, char *name, size_t name_cap, char *type, size_t type_cap);
 
 /* Call fn for each function (is_func 1) and data object (0) symbol of
  * nonzero size; fn returning nonzero stops the walk. */

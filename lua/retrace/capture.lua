@@ -125,6 +125,8 @@ local function name_pcs(objs, recs)
       end
       for i, place in ipairs(syms:lookup_many(addrs)) do
         place.object = o
+        -- the variable the call's result goes to, when DWARF says so (optimised code)
+        place.var, place.type = syms:result_var(pcs[i] - o.bias)
         names[pcs[i]] = place
       end
       syms:close()
@@ -141,7 +143,8 @@ local function frames_of(r, objs, names)
     local o = object_of(objs, pc)
     if not (o and skipped(o)) then
       local fn = p and p.func or string.format("0x%x", pc)
-      out[#out + 1] = { func = fn, file = p and p.file and basename(p.file), line = p and p.line }
+      out[#out + 1] = { func = fn, file = p and p.file and basename(p.file), line = p and p.line,
+        var = p and p.var, type = p and p.type }
       if fn == "main" then break end
     end
   end
@@ -232,7 +235,9 @@ function M.make_alloc_log(dir)
       end
       local parts = {}
       for j = 1, math.min(n, #fr) do parts[j] = short_frame(fr[j]) end
-      short[k] = word("alloc@" .. (#parts > 0 and table.concat(parts, "<") or site))
+      local v = fr[1] and fr[1].var
+      local head = v and ((fr[1].type ~= "" and fr[1].type or "?") .. "." .. v) or "alloc"
+      short[k] = word(head .. "@" .. (#parts > 0 and table.concat(parts, "<") or site))
     end
   end
   local nalloc, proc = 0, 0
