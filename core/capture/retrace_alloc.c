@@ -2,7 +2,8 @@
  * retrace_alloc.c - libretrace_alloc.so, the allocation interposer of
  * `retrace capture` (LD_PRELOAD; not part of retrace_core, never links Lua).
  *
- * Hooks malloc, calloc, realloc, free, posix_memalign and aligned_alloc.
+ * Hooks malloc, calloc, realloc, free, posix_memalign and aligned_alloc (and
+ * memalign, valloc, reallocarray, whose blocks free releases too).
  * Each call becomes one text line, built by hand in a stack buffer (no stdio,
  * no allocation in a hook):
  *
@@ -49,6 +50,8 @@ static void *(*real_realloc)(void *, size_t);
 static void (*real_free)(void *);
 static int (*real_posix_memalign)(void **, size_t, size_t);
 static void *(*real_aligned_alloc)(size_t, size_t);
+static void *(*real_memalign)(size_t, size_t);
+static void *(*real_valloc)(size_t);
 
 static int log_fd = -1;
 static int active = -1; /* -1 not decided yet, 0 inert, 1 recording */
@@ -202,6 +205,8 @@ static void resolve(void)
     real_free = (void (*)(void *))dlsym(RTLD_NEXT, "free");
     real_posix_memalign = (int (*)(void **, size_t, size_t))dlsym(RTLD_NEXT, "posix_memalign");
     real_aligned_alloc = (void *(*)(size_t, size_t))dlsym(RTLD_NEXT, "aligned_alloc");
+    real_memalign = (void *(*)(size_t, size_t))dlsym(RTLD_NEXT, "memalign");
+    real_valloc = (void *(*)(size_t))dlsym(RTLD_NEXT, "valloc");
     in_hook--;
 }
 
@@ -351,4 +356,34 @@ void *aligned_alloc(size_t align, size_t n)
     void *p = real_aligned_alloc(align, n);
     record_alloc(p, n);
     return p;
+}
+
+/* the older aligned allocators (their blocks are freed with free: they must be known) */
+void *memalign(size_t align, size_t n)
+{
+    resolve();
+    if (!real_memalign)
+        return NULL;
+    void *p = real_memalign(align, n);
+    record_alloc(p, n);
+    return p;
+}
+
+void *valloc(size_t n)
+{
+    resolve();
+    if (!real_valloc)
+        return NULL;
+    void *p = real_valloc(n);
+    record_alloc(p, n);
+    return p;
+}
+
+void *reallocarray(void *old, size_t k, size_t n)
+{
+    if (n && k > SIZE_MAX / n) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    return realloc(old, k * n);
 }
