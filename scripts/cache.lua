@@ -48,12 +48,55 @@ local function report(path, fmt, r, args)
   io.stdout:write(table.concat(out, "\n"), "\n")
 end
 
+-- Misses per function or per data bin of a capture folder: MemSpy's engine on one
+-- processor with the same cache (its totals are this cache's), folded by one axis.
+local function by_table(folder, axis, opts)
+  if opts.write_back == false or opts.unified then
+    return nil, "--by: not with --write-through or --unified (MemSpy's caches are write-back, data only)"
+  end
+  local memspy = require "retrace.memspy"
+  local run, err = memspy.run{ trace = folder.trace, format = "bin", alloc = folder.alloc, procs = 1,
+    size = opts.size, line = opts.line, ways = opts.ways, policy = opts.policy, seed = opts.seed,
+    latency = 1, ref_cycles = 0 }
+  if not run then return nil, err end
+  local rows, index = {}, {}
+  for _, b in ipairs(run:to_table().bins) do
+    local key = axis == "function" and b.code or b.data
+    local row = index[key]
+    if not row then
+      row = { name = key, refs = 0, misses = 0, first = 0, replacement = 0 }
+      index[key] = row
+      rows[#rows + 1] = row
+    end
+    row.refs = row.refs + b.refs
+    row.misses = row.misses + b.misses
+    row.first = row.first + b.first
+    row.replacement = row.replacement + b.replacement
+  end
+  table.sort(rows, function(a, b)
+    if a.misses ~= b.misses then return a.misses > b.misses end
+    return a.name < b.name
+  end)
+  return rows
+end
+
+local function report_by(rows, axis)
+  local out = { string.format("misses by %s (first reference = compulsory, replacement = capacity + conflict):", axis),
+    string.format("  %-40s %12s %12s %8s %12s %12s", axis == "function" and "function" or "data bin",
+      "references", "misses", "rate", "first", "replacement") }
+  for _, r in ipairs(rows) do
+    out[#out + 1] = string.format("  %-40s %12s %12s %7.2f%% %12s %12s", r.name, count(r.refs), count(r.misses),
+      r.refs > 0 and 100 * r.misses / r.refs or 0, count(r.first), count(r.replacement))
+  end
+  io.stdout:write(table.concat(out, "\n"), "\n")
+end
+
 return {
   summary = "simulate a cache on a real program's memory trace (din, xdin, lackey, bin)",
   description = "Sizes in bytes (suffixes K, KiB, M, MiB accepted). Defaults: 32 KiB, " ..
     "64-byte lines, fully associative, LRU, write-back write-allocate, data references only.",
   parser = function(p)
-    p:argument("trace", "memory trace file")
+    p:argument("trace", "memory trace file, or a capture folder (retrace capture)")
     p:option("--format", "din, xdin, lackey or bin (detected when absent)")
     p:option("--size", "cache size in bytes", "32768")
     p:option("--line", "line size in bytes", "64")
@@ -66,8 +109,23 @@ return {
     p:flag("--sweep", "misses of a fully associative LRU cache at every power-of-two size")
     p:option("--convert", "write the trace in the binary format to this file instead")
     p:flag("--json", "print JSON on stdout")
+    p:option("--by", "with a capture folder: misses per function or per data bin (function|data)")
+    p:flag("--incomplete", "read a capture folder marked incomplete")
   end,
   run = function(args)
+    if args.by and args.by ~= "function" and args.by ~= "data" then
+      cli.usage_error("--by: expected function or data, got '" .. args.by .. "'")
+    end
+    local capture = require "retrace.capture"
+    local folder
+    if capture.is_folder(args.trace) then -- a capture folder: its RTMB trace (and allocation log for --by)
+      local f, ferr = capture.open(args.trace, { allow_incomplete = args.incomplete })
+      if not f then cli.input_error(ferr) end
+      if not f.complete then io.stderr:write("retrace: cache: warning: ", f.dir, ": incomplete capture (", tostring(f.why), ")\n") end
+      folder = f
+      args.trace, args.format = f.trace, "bin"
+    end
+    if args.by and not folder then cli.usage_error("--by needs a capture folder (retrace capture)") end
     local fmt = args.format
     if fmt and not FORMATS[fmt] then
       cli.usage_error("--format: expected din, xdin, lackey or bin, got '" .. fmt .. "'")
@@ -114,6 +172,12 @@ return {
     local r, rerr = cache.run(args.trace, opts)
     bar:finish()
     if not r then cli.input_error(rerr) end
+    local by
+    if args.by then
+      local t, berr = by_table(folder, args.by, opts)
+      if not t then cli.input_error(berr) end
+      by = t
+    end
     if args.json then
       local j = {
         refs = r.refs, reads = r.reads, writes = r.writes, misses = r.misses,
@@ -121,11 +185,12 @@ return {
         ignored = r.ignored, hits = r.hits, evictions = r.evictions, writebacks = r.writebacks,
         records = r.records, bypassed_writes = r.bypassed_writes, format = fmt,
         compulsory = r.compulsory, capacity = r.capacity, conflict = r.conflict, sweep = r.sweep,
-        config = r.config,
+        config = r.config, by = by and cli.array(by) or nil,
       }
       cli.print_json(j)
     else
       report(args.trace, fmt, r, args)
+      if by then report_by(by, args.by) end
     end
     return 0
   end,

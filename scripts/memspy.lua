@@ -133,11 +133,11 @@ return {
     "write-allocate, write-invalidate coherence, 50 cycles a miss, 1 busy cycle a reference. " ..
     "`retrace memspy compare A.json B.json ...` puts runs saved with --save side by side.",
   parser = function(p)
-    p:argument("trace", "trace file (.msp, SHMAP, or a memory trace with --alloc), or 'compare'")
+    p:argument("trace", "trace file (.msp, SHMAP, or a memory trace with --alloc), a capture folder, or 'compare'")
     p:argument("runs", "with compare: runs saved with --save"):args("*")
     p:option("--format", "msp, shmap, din, xdin, lackey or bin (detected when absent)")
     p:option("--alloc", "allocation log of a memory trace (din, xdin, lackey, bin): .msp records stamped @SEQ")
-    p:option("--procs --pes", "processors", "1")
+    p:option("--procs --pes", "processors (1; a capture folder: its threads)")
     p:option("--size", "cache size in bytes (per processor)", "65536")
     p:option("--line", "line size in bytes", "64")
     p:option("--ways", "associativity (0: fully associative)", "1")
@@ -158,10 +158,19 @@ return {
     p:option("--plots", "write the pictures (PNG + JSON) into DIR")
     p:flag("--gray", "pictures in gray levels")
     p:option("--save", "save the run as JSON for compare")
+    p:flag("--incomplete", "read a capture folder marked incomplete (interrupted, or the program failed)")
   end,
   run = function(args)
     if args.trace == "compare" then return compare(args.runs, args) end
     if #args.runs > 0 then cli.usage_error("one trace at a time (extra argument '" .. args.runs[1] .. "')") end
+    local capture = require "retrace.capture"
+    if capture.is_folder(args.trace) then -- a capture folder: its trace and allocation log
+      local f, ferr = capture.open(args.trace, { allow_incomplete = args.incomplete })
+      if not f then cli.input_error(ferr) end
+      if not f.complete then io.stderr:write("retrace: memspy: warning: ", f.dir, ": incomplete capture (", tostring(f.why), ")\n") end
+      args.trace, args.format, args.alloc = f.trace, "bin", args.alloc or f.alloc
+      args.procs = args.procs or tostring(f.threads or 1) -- one processor per captured thread
+    end
     local FORMATS = { msp = true, shmap = true, din = true, xdin = true, lackey = true, bin = true }
     if args.format and not FORMATS[args.format] then
       cli.usage_error("--format: expected msp, shmap, din, xdin, lackey or bin, got '" .. args.format .. "'")
@@ -171,7 +180,7 @@ return {
     local ways = count_opt("--ways", args.ways, 0)
     local ok, gerr = cache.check_geometry(size, line, ways)
     if not ok then cli.usage_error(gerr) end
-    local procs = count_opt("--procs", args.procs, 1)
+    local procs = count_opt("--procs", args.procs or "1", 1)
     if procs > require("retrace.core").memspy.max_procs then
       cli.usage_error(("--procs: %d is more than %d"):format(procs, require("retrace.core").memspy.max_procs))
     end

@@ -410,6 +410,11 @@ int rt_memspy_named(rt_memspy *m, uint64_t addr, uint64_t size, const char *name
     return add_range(m, addr, size, d, "range", err);
 }
 
+int rt_memspy_has_functions(const rt_memspy *m)
+{
+    return rt_rangemap_count(&m->funcs) > 0;
+}
+
 int rt_memspy_function(rt_memspy *m, uint64_t addr, uint64_t size, const char *name, rt_err *err)
 {
     int st = check_range(addr, size, err);

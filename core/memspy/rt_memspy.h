@@ -127,6 +127,8 @@ int rt_memspy_release(rt_memspy *m, uint64_t addr, rt_err *err);
 int rt_memspy_named(rt_memspy *m, uint64_t addr, uint64_t size, const char *name, rt_err *err);
 /* A function's code [addr, addr + size), for references that carry a PC. */
 int rt_memspy_function(rt_memspy *m, uint64_t addr, uint64_t size, const char *name, rt_err *err);
+/* Nonzero once some function range is known (references with a PC are then binned by it). */
+int rt_memspy_has_functions(const rt_memspy *m);
 /* Busy cycles of proc in its current procedure. */
 int rt_memspy_busy(rt_memspy *m, int proc, uint64_t cycles, rt_err *err);
 /* A read or write of size bytes (>= 1) at addr; has_pc selects PC-based code binning. */

@@ -46,6 +46,8 @@ static int apply(rt_memspy *m, const rt_msp_rec *rec, rt_err *err)
         return rt_memspy_function(m, rec->addr, rec->size, rec->name, err);
     case 'B':
         return rt_memspy_busy(m, rec->proc, rec->size, err);
+    case 'S':
+        return rt_err_set(err, RT_EFORMAT, "record: S (switch processor) belongs in an allocation log");
     default: /* R, W */
         return rt_memspy_ref(m, rec->proc, rec->addr, rec->size, rec->kind == 'W', rec->has_pc,
                              rec->pc, err);
@@ -90,6 +92,7 @@ typedef struct logreader {
     rt_msp_rec rec;
     int have;          /* rec holds the next record to apply */
     uint64_t seq;      /* its stamp (the previous one when it had none) */
+    int proc;          /* the processor of the trace's references (S records) */
 } logreader;
 
 static int log_next(logreader *l, rt_err *err)
@@ -103,7 +106,7 @@ static int log_next(logreader *l, rt_err *err)
         return st;
     if (l->rec.kind == 'R' || l->rec.kind == 'W')
         return rt_err_at(err, RT_EFORMAT, l->path, rt_msp_lineno(l->r),
-                         "record: %c is a reference; an allocation log holds E X A F N C B only",
+                         "record: %c is a reference; an allocation log holds E X A F N C B S only",
                          l->rec.kind);
     if (l->rec.has_seq) {
         if (l->rec.seq < l->seq)
@@ -122,7 +125,17 @@ static int log_until(rt_memspy *m, logreader *l, uint64_t k, rt_err *err)
     while (l->have && l->seq <= k) {
         unsigned long line = rt_msp_lineno(l->r);
         rt_memspy_set_place(m, l->path, line);
-        int st = apply(m, &l->rec, err);
+        int st;
+        if (l->rec.kind == 'S') {
+            st = RT_OK;
+            if (l->rec.proc >= rt_memspy_procs(m))
+                st = rt_err_set(err, RT_EINVAL, "processor: %d is not in 0..%d (--procs)", l->rec.proc,
+                                rt_memspy_procs(m) - 1);
+            else
+                l->proc = l->rec.proc;
+        } else {
+            st = apply(m, &l->rec, err);
+        }
         if (st != RT_OK)
             return placed(err, st, l->path, line);
         if ((st = log_next(l, err)) != RT_OK)
@@ -134,7 +147,7 @@ static int log_until(rt_memspy *m, logreader *l, uint64_t k, rt_err *err)
 int rt_memspy_feed_memtrace(rt_memspy *m, const char *path, int fmt, const char *log,
                             rt_memspy_progress_fn progress, void *ud, rt_err *err)
 {
-    logreader l = {NULL, log, {0}, 0, 0};
+    logreader l = {NULL, log, {0}, 0, 0, 0};
     rt_memtrace *t = NULL;
     int st = RT_OK;
     if (log) {
@@ -150,7 +163,8 @@ int rt_memspy_feed_memtrace(rt_memspy *m, const char *path, int fmt, const char 
         goto done;
     }
     rt_memref buf[1024];
-    uint64_t k = 0;
+    uint64_t k = 0, pc = 0;
+    int seen_pc = 0; /* the PC of a data reference: the latest instruction fetch (lackey's I) */
     for (;;) {
         size_t n = 0;
         st = rt_memtrace_read(t, buf, 1024, &n, err);
@@ -162,7 +176,11 @@ int rt_memspy_feed_memtrace(rt_memspy *m, const char *path, int fmt, const char 
             break;
         for (size_t i = 0; i < n && st == RT_OK; i++) {
             if (buf[i].kind == RT_REF_IFETCH) {
-                st = rt_memspy_busy(m, 0, 1, err); /* one busy cycle per instruction */
+                if (l.have && (st = log_until(m, &l, k, err)) != RT_OK) /* an S before it */
+                    break;
+                st = rt_memspy_busy(m, l.proc, 1, err); /* one busy cycle per instruction */
+                pc = buf[i].addr;
+                seen_pc = 1;
                 continue;
             }
             if (buf[i].kind != RT_REF_READ && buf[i].kind != RT_REF_WRITE)
@@ -170,8 +188,8 @@ int rt_memspy_feed_memtrace(rt_memspy *m, const char *path, int fmt, const char 
             if (l.have && (st = log_until(m, &l, k, err)) != RT_OK)
                 break;
             rt_memspy_set_place(m, NULL, 0);
-            st = rt_memspy_ref(m, 0, buf[i].addr, buf[i].size ? buf[i].size : 1,
-                               buf[i].kind == RT_REF_WRITE, 0, 0, err);
+            st = rt_memspy_ref(m, l.proc, buf[i].addr, buf[i].size ? buf[i].size : 1,
+                               buf[i].kind == RT_REF_WRITE, seen_pc && rt_memspy_has_functions(m), pc, err);
             if (st != RT_OK)
                 st = placed(err, st, path, 0);
             k++;

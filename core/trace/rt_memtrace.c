@@ -138,7 +138,8 @@ typedef struct cursor {
 } cursor;
 
 /* The next line with something on it (after leading blanks); lines starting
- * "==" are skipped too when valgrind is set (its own messages in a lackey log). */
+ * "==", "--" or "**" are skipped too when valgrind is set (its own messages,
+ * its scheduler lines and the client's requests in a lackey log). */
 static int next_line(memtext *t, cursor *c, int valgrind, rt_err *err)
 {
     const char *line;
@@ -147,8 +148,8 @@ static int next_line(memtext *t, cursor *c, int valgrind, rt_err *err)
     for (;;) {
         if ((st = rt_lines_next(t->lines, &line, &len, err)) != RT_OK)
             return st;
-        if (valgrind && len >= 2 && line[0] == '=' && line[1] == '=')
-            continue;
+        if (valgrind && len >= 2 && line[0] == line[1] && (line[0] == '=' || line[0] == '-' || line[0] == '*'))
+            continue; /* ==PID== messages, --PID-- debug lines, **PID** client output */
         c->end = line + len;
         c->p = skip_blank(line, c->end);
         if (c->p == c->end)
@@ -379,18 +380,48 @@ int rt_xdin_next(rt_xdin *r, rt_memref *ref, rt_err *err)
 
 /* ---- lackey ---- */
 
+static int lackey_parse(cursor c, rt_memref *ref, int *modify_out, rt_err *err);
+
 int rt_lackey_next(rt_lackey *r, rt_memref *ref, rt_err *err)
 {
-    char tb[RT_EXCERPT_CAP];
     if (r->t.pending_store) {
         *ref = r->t.pending;
         r->t.pending_store = 0;
         return RT_OK;
     }
     cursor c;
-    int st;
+    int st, modify;
     if ((st = next_line(&r->t, &c, 1, err)) != RT_OK)
         return st;
+    if ((st = lackey_parse(c, ref, &modify, err)) != RT_OK)
+        return st;
+    if (modify) {
+        r->t.pending = *ref;
+        r->t.pending.kind = RT_REF_WRITE;
+        r->t.pending_store = 1;
+    }
+    return RT_OK;
+}
+
+int rt_lackey_parse_line(const char *line, size_t len, const char *name, unsigned long no, rt_memref *ref,
+                         int *modify, rt_err *err)
+{
+    hex_init();
+    cursor c;
+    c.end = line + len;
+    c.p = skip_blank(line, c.end);
+    c.name = name;
+    c.no = no;
+    if (c.p == c.end)
+        return rt_err_at(err, RT_EFORMAT, name, no, "access type: missing (a blank line)");
+    return lackey_parse(c, ref, modify, err);
+}
+
+/* One lackey line from its first non-blank character: the reference, and for
+ * an M, *modify_out set (the store half is the caller's to make). */
+static int lackey_parse(cursor c, rt_memref *ref, int *modify_out, rt_err *err)
+{
+    char tb[RT_EXCERPT_CAP];
     const char *tok = c.p;
     int kind, modify = 0;
     switch (type_char(&c)) {
@@ -424,11 +455,7 @@ int rt_lackey_next(rt_lackey *r, rt_memref *ref, rt_err *err)
     const char *why = rt_memref_bad_size(ref);
     if (why)
         return rt_err_at(err, RT_EFORMAT, c.name, c.no, "size: %llu: %s", (unsigned long long)size, why);
-    if (modify) {
-        r->t.pending = *ref;
-        r->t.pending.kind = RT_REF_WRITE;
-        r->t.pending_store = 1;
-    }
+    *modify_out = modify;
     return RT_OK;
 }
 

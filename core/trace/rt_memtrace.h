@@ -6,7 +6,7 @@
  * ignored; no sizes, so, as Dinero IV reads it, each access is 4 bytes at its
  * address rounded down to a multiple of 4), Dinero IV's extended din ("r|w|i|m|c|v HEXADDR HEXSIZE"), Valgrind
  * lackey --trace-mem=yes logs ("I  addr,size", " L", " S", " M" = load then
- * store; "==PID==" lines skipped) and the project's compact binary format
+ * store; "==PID==", "--PID--" and "**PID**" lines skipped) and the project's compact binary format
  * (RTMB, see rt_rtmb_* below and the README). All are streamed in bounded
  * memory; traces of 10^8 references are the expected size.
  *
@@ -74,6 +74,12 @@ typedef struct rt_lackey rt_lackey;
 rt_lackey *rt_lackey_open(const char *path, rt_err *err);
 int rt_lackey_next(rt_lackey *r, rt_memref *ref, rt_err *err);
 void rt_lackey_free(rt_lackey *r);
+/* Parse one lackey line (an I, L, S or M record; valgrind's own lines are the
+ * caller's to skip) as the reader does: RT_OK with the reference and *modify
+ * set for an M (a load, whose store half the caller makes), or an error naming
+ * name, line no and the field. For callers with lines from elsewhere (a pipe). */
+int rt_lackey_parse_line(const char *line, size_t len, const char *name, unsigned long no, rt_memref *ref,
+                         int *modify, rt_err *err);
 
 /*
  * ---- RTMB: the binary format ----

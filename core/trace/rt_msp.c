@@ -158,8 +158,8 @@ int rt_msp_next(rt_msp *r, rt_msp_rec *rec, rt_err *err)
         if (!rt_tok_next(&cur, end, &k))
             return missing(r, err, "record", '@');
     }
-    if (k.n != 1 || !strchr("EXAFNCRWB", k.p[0]))
-        return bad(r, err, "record", k, "is not one of E X A F N C R W B");
+    if (k.n != 1 || !strchr("EXAFNCRWBS", k.p[0]))
+        return bad(r, err, "record", k, "is not one of E X A F N C R W B S");
     char kind = rec->kind = k.p[0];
     switch (kind) {
     case 'E':
@@ -225,6 +225,10 @@ int rt_msp_next(rt_msp *r, rt_msp_rec *rec, rt_err *err)
                 rec->has_pc = 1;
             }
         }
+        break;
+    case 'S':
+        if ((st = get_proc(r, err, &cur, end, kind, &rec->proc)) != RT_OK)
+            return st;
         break;
     case 'B':
         if ((st = get_proc(r, err, &cur, end, kind, &rec->proc)) != RT_OK)

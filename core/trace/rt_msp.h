@@ -31,7 +31,8 @@
 #define RT_MSP_NAME_MAX 1024
 
 typedef struct rt_msp_rec {
-    char kind;              /* 'E', 'X', 'A', 'F', 'N', 'C', 'R', 'W', 'B' */
+    char kind;              /* 'E', 'X', 'A', 'F', 'N', 'C', 'R', 'W', 'B', 'S' (allocation logs:
+                               the trace's next references are processor proc's) */
     int proc;               /* -1 for N and C */
     uint64_t addr, size;    /* size: A, N, C, R, W; cycles for B */
     int has_pc;

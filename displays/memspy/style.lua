@@ -22,12 +22,18 @@ function M.heat(n)
   return colors.ramp(n, stops)
 end
 
---- s cut with "..." to at most w device pixels on canvas cv at the current font.
+--- s cut with "..." in its middle to at most w device pixels on canvas cv at the current
+-- font: the head and the tail stay, so names that differ only at their end (call paths
+-- of captured allocations, `...<main:34` and `...<main:35`) stay apart.
 function M.fit(cv, s, w)
   if cv:text_size(s) <= w then return s end
-  local n = #s
-  while n > 1 and cv:text_size(s:sub(1, n) .. "...") > w do n = n - 1 end
-  return s:sub(1, n) .. "..."
+  local n = #s - 1
+  local function cut(k)
+    local head = (k + 1) // 2
+    return s:sub(1, head) .. "..." .. s:sub(#s - (k - head) + 1)
+  end
+  while n > 1 and cv:text_size(cut(n)) > w do n = n - 1 end
+  return cut(n)
 end
 
 return M

@@ -291,7 +291,7 @@ static void test_errors(void **state)
     expect_error("mspx 1\n", ":1: magic: 'mspx' is not 'msp' (the first record of a .msp trace is 'msp 1')");
     expect_error("msp 2\n", ":1: version: '2' is not 1");
     expect_error("", ": magic: empty file, expected 'msp 1'");
-    expect_error("msp 1\n# c\nQ 0 1\n", ":3: record: 'Q' is not one of E X A F N C R W B");
+    expect_error("msp 1\n# c\nQ 0 1\n", ":3: record: 'Q' is not one of E X A F N C R W B S");
     expect_error("msp 1\nR 0 zz\n", ":2: address: 'zz' is not a hexadecimal number");
     expect_error("msp 1\nR x 10\n", ":2: processor: 'x' is not a processor number");
     expect_error("msp 1\nR 2 10\n", ":2: processor: 2 is not in 0..1");

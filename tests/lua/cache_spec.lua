@@ -318,6 +318,14 @@ describe("retrace cache", function()
     j = cjson.decode(out)
     assert.are.equal("lackey", j.format)
     assert.are.same({ 4, 2, 2, 2, 1 }, { j.refs, j.reads, j.writes, j.misses, j.ignored })
+    -- valgrind's debug lines (--PID--, --trace-sched) and client output (**PID**, what
+    -- libretrace_alloc.so writes) are skipped like its ==PID== messages
+    local l2 = h.temp_file("==1== Lackey\n--1--   SCHED[1]:  acquired lock (x)\nI  0400,3\n M 1ffe0,8\n" ..
+      "**1** rt A 4a000 64 400/500\n L 1ffe0,8\n S 20000,8\n")
+    local _, out2 = h.retrace("cache", l2, "--json")
+    local j2 = cjson.decode(out2)
+    assert.are.same({ 4, 2, 2, 2, 1 }, { j2.refs, j2.reads, j2.writes, j2.misses, j2.ignored })
+    os.remove(l2)
     os.remove(x)
     os.remove(l)
   end)

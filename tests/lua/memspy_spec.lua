@@ -393,7 +393,7 @@ describe("memspy: memory traces with an allocation log", function()
     assert.equal(bad .. ":3: stamp: @2 comes after @5", err)
     local bad2 = H.temp_file("msp 1\n@1 R 0 10\n", ".log")
     r2, err = memspy.run{ trace = tr, alloc = bad2 }
-    assert.equal(bad2 .. ":2: record: R is a reference; an allocation log holds E X A F N C B only", err)
+    assert.equal(bad2 .. ":2: record: R is a reference; an allocation log holds E X A F N C B S only", err)
     for _, f in ipairs({ tr, log, bad, bad2 }) do os.remove(f) end
   end)
 end)

@@ -1,0 +1,275 @@
+/* rt_capture.c - valgrind lackey streamed into RTMB (see rt_capture.h). */
+#define _GNU_SOURCE /* F_SETPIPE_SZ */
+#include "rt_capture.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "rt_memtrace.h"
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_stop(int sig)
+{
+    stop_signal = sig;
+}
+
+typedef struct conv {
+    rt_rtmb_writer *w;
+    FILE *alloc, *text;
+    const char *name; /* for messages */
+    int thread;       /* valgrind's number of the running thread (1 first), 0 before any */
+    unsigned long lineno;
+    rt_capture_result *res;
+} conv;
+
+/* One line of lackey's log (without its newline). */
+static int one_line(conv *c, const char *s, size_t n, rt_err *err)
+{
+    c->lineno++;
+    if (n == 0)
+        return RT_OK;
+    if (s[0] == '-') { /* --PID-- debug lines: with --trace-sched, which thread runs */
+        const char *k = n > 24 ? memmem(s, n, "SCHED[", 6) : NULL;
+        if (k && memmem(k, (size_t)(s + n - k), "acquired lock", 13)) {
+            int tid = atoi(k + 6);
+            if (tid >= 1 && tid != c->thread) {
+                c->thread = tid;
+                if (tid > c->res->threads)
+                    c->res->threads = tid;
+                fprintf(c->alloc, "@%llu S %d\n", (unsigned long long)c->res->refs, tid - 1);
+            }
+        }
+        return RT_OK;
+    }
+    if (s[0] == '=') /* ==PID== valgrind's messages */
+        return RT_OK;
+    if (s[0] == '*') { /* **PID** client output: our allocation records */
+        const char *p = memchr(s + 2, '*', n - 2);
+        if (!p)
+            return RT_OK;
+        p += 2;
+        while (p < s + n && *p == ' ')
+            p++;
+        if (s + n - p > 3 && p[0] == 'r' && p[1] == 't' && p[2] == ' ') {
+            fprintf(c->alloc, "@%llu %.*s\n", (unsigned long long)c->res->refs, (int)(s + n - p - 3), p + 3);
+            c->res->allocs++;
+        }
+        return RT_OK;
+    }
+    rt_memref ref;
+    int modify = 0;
+    int st = rt_lackey_parse_line(s, n, c->name, c->lineno, &ref, &modify, err);
+    if (st != RT_OK)
+        return st;
+    int kind = ref.kind;
+    st = rt_rtmb_write(c->w, &ref, err);
+    c->res->records++;
+    if (kind == RT_REF_IFETCH) {
+        c->res->ifetches++;
+        return st;
+    }
+    c->res->refs++;
+    if (modify && st == RT_OK) {
+        ref.kind = RT_REF_WRITE;
+        st = rt_rtmb_write(c->w, &ref, err);
+        c->res->records++;
+        c->res->refs++;
+    }
+    return st;
+}
+
+/* Read the pipe to its end, converting whole lines. */
+static int pump(conv *c, int fd, pid_t pid, rt_err *err)
+{
+    size_t cap = 1 << 20, have = 0;
+    char *buf = malloc(cap);
+    if (!buf)
+        return rt_err_set(err, RT_ENOMEM, "capture: out of memory");
+    int st = RT_OK, forwarded = 0;
+    for (;;) {
+        if (stop_signal && !forwarded) {
+            kill(pid, SIGINT); /* the child may not share our terminal */
+            forwarded = 1;
+            c->res->interrupted = 1;
+        }
+        ssize_t got = read(fd, buf + have, cap - have);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0) {
+            st = rt_err_set(err, RT_EIO, "capture: reading lackey's log: %s", strerror(errno));
+            break;
+        }
+        if (got == 0)
+            break;
+        if ((size_t)got < (64u << 10) && !stop_signal) {
+            /* little came: let lackey fill the (enlarged) pipe for a moment rather
+             * than waking on each of its small writes */
+            struct timespec nap = {0, 2000000};
+            nanosleep(&nap, NULL);
+        }
+        if (c->text && fwrite(buf + have, 1, (size_t)got, c->text) != (size_t)got) {
+            st = rt_err_set(err, RT_EIO, "capture: writing the text log: %s", strerror(errno));
+            break;
+        }
+        c->res->bytes_in += (uint64_t)got;
+        have += (size_t)got;
+        size_t from = 0;
+        for (;;) {
+            char *nl = memchr(buf + from, '\n', have - from);
+            if (!nl)
+                break;
+            if (st == RT_OK)
+                st = one_line(c, buf + from, (size_t)(nl - (buf + from)), err);
+            from = (size_t)(nl - buf) + 1;
+        }
+        memmove(buf, buf + from, have - from);
+        have -= from;
+        if (have == cap) { /* a line longer than the buffer: not lackey's */
+            if (st == RT_OK)
+                st = rt_err_at(err, RT_EFORMAT, c->name, c->lineno + 1, "record: a line of more than 1 MiB");
+            have = 0;
+        }
+    }
+    if (st == RT_OK && have > 0 && !c->res->interrupted)
+        st = one_line(c, buf, have, err); /* a last line without newline */
+    free(buf);
+    return st;
+}
+
+int rt_capture_run(const rt_capture_opts *o, rt_capture_result *res, rt_err *err)
+{
+    memset(res, 0, sizeof *res);
+    res->exit_code = -1;
+    size_t argc = 0;
+    while (o->argv[argc])
+        argc++;
+    if (argc == 0)
+        return rt_err_set(err, RT_EINVAL, "capture: no command");
+    conv c = {0};
+    c.name = "lackey log";
+    c.res = res;
+    c.w = rt_rtmb_create(o->rtmb, err);
+    if (!c.w)
+        return err && err->status ? err->status : RT_EIO;
+    c.alloc = fopen(o->alloc, "w");
+    int fdlog = o->fdlog ? open(o->fdlog, O_WRONLY | O_CREAT | O_TRUNC, 0644) : -1;
+    if (o->text)
+        c.text = fopen(o->text, "w");
+    if (!c.alloc || (o->fdlog && fdlog < 0) || (o->text && !c.text)) {
+        int e = errno;
+        rt_rtmb_close(c.w, NULL);
+        if (c.alloc)
+            fclose(c.alloc);
+        if (c.text)
+            fclose(c.text);
+        if (fdlog >= 0)
+            close(fdlog);
+        return rt_err_set(err, RT_EIO, "capture: cannot create the capture's files: %s", strerror(e));
+    }
+    int logp[2], errp[2];
+    if (pipe(logp) != 0 || pipe(errp) != 0) {
+        rt_rtmb_close(c.w, NULL);
+        fclose(c.alloc);
+        return rt_err_set(err, RT_EIO, "capture: pipe: %s", strerror(errno));
+    }
+    fcntl(logp[0], F_SETFD, FD_CLOEXEC);
+#ifdef F_SETPIPE_SZ
+    fcntl(logp[0], F_SETPIPE_SZ, 1 << 20); /* fewer wake-ups; the default 64 KiB is kept when refused */
+#endif
+    fcntl(errp[0], F_SETFD, FD_CLOEXEC);
+    fcntl(errp[1], F_SETFD, FD_CLOEXEC);
+    char logarg[32], fdenv[48];
+    snprintf(logarg, sizeof logarg, "--log-fd=%d", logp[1]);
+    snprintf(fdenv, sizeof fdenv, "RETRACE_ALLOC_FD=%d", fdlog);
+    const char **argv = calloc(argc + 2, sizeof *argv);
+    if (!argv) {
+        rt_rtmb_close(c.w, NULL);
+        fclose(c.alloc);
+        return rt_err_set(err, RT_ENOMEM, "capture: out of memory");
+    }
+    argv[0] = o->argv[0];
+    argv[1] = logarg;
+    for (size_t i = 1; i < argc; i++)
+        argv[i + 1] = o->argv[i];
+    struct sigaction sa, old_int, old_term;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_stop;
+    sigemptyset(&sa.sa_mask);
+    stop_signal = 0;
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(logp[0]);
+        close(errp[0]);
+        signal(SIGINT, SIG_DFL);
+        signal(SIGTERM, SIG_DFL);
+        for (const char *const *e = o->env; e && *e; e++)
+            putenv((char *)*e);
+        if (fdlog >= 0)
+            putenv(fdenv);
+        execvp(argv[0], (char *const *)argv);
+        int e = errno;
+        ssize_t w = write(errp[1], &e, sizeof e);
+        (void)w;
+        _exit(127);
+    }
+    int st = RT_OK;
+    close(logp[1]);
+    close(errp[1]);
+    if (fdlog >= 0)
+        close(fdlog);
+    if (pid < 0) {
+        st = rt_err_set(err, RT_EIO, "capture: fork: %s", strerror(errno));
+        close(logp[0]);
+        close(errp[0]);
+    } else {
+        int child_errno = 0;
+        ssize_t got;
+        do
+            got = read(errp[0], &child_errno, sizeof child_errno);
+        while (got < 0 && errno == EINTR);
+        close(errp[0]);
+        if (got == (ssize_t)sizeof child_errno) {
+            if (child_errno == ENOENT)
+                st = rt_err_set(err, RT_EIO, "%s: not found on PATH (install the Debian package valgrind)",
+                                argv[0]);
+            else
+                st = rt_err_set(err, RT_EIO, "%s: %s", argv[0], strerror(child_errno));
+        } else {
+            st = pump(&c, logp[0], pid, err);
+        }
+        close(logp[0]);
+        int status = 0;
+        while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+            ;
+        if (st == RT_OK || got != (ssize_t)sizeof child_errno) {
+            if (WIFEXITED(status))
+                res->exit_code = WEXITSTATUS(status);
+            else if (WIFSIGNALED(status))
+                res->signal = WTERMSIG(status);
+        }
+        if (stop_signal)
+            res->interrupted = 1;
+    }
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    free(argv);
+    int cst = rt_rtmb_close(c.w, st == RT_OK ? err : NULL);
+    if (st == RT_OK)
+        st = cst;
+    if (fclose(c.alloc) != 0 && st == RT_OK)
+        st = rt_err_set(err, RT_EIO, "%s: %s", o->alloc, strerror(errno));
+    if (c.text && fclose(c.text) != 0 && st == RT_OK)
+        st = rt_err_set(err, RT_EIO, "%s: %s", o->text, strerror(errno));
+    return st;
+}

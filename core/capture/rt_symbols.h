@@ -1,0 +1,40 @@
+/*
+ * rt_symbols.h - symbols and source lines of one ELF object (elfutils libdw),
+ * for naming what a capture saw: the function and file:line of a PC, and the
+ * object's function and data symbols with their sizes.
+ *
+ * Addresses are the object's own (link-time) addresses: subtract the load
+ * bias (the load map's third field) from a runtime address first.
+ */
+#ifndef RT_SYMBOLS_H
+#define RT_SYMBOLS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rt_error.h"
+
+typedef struct rt_symbols rt_symbols;
+
+/* Open path; NULL with err when it is not a readable ELF object. */
+rt_symbols *rt_symbols_open(const char *path, rt_err *err);
+
+/* The function holding addr (NULL when none) and its source file and line
+ * (*file NULL and *line 0 without line information). The strings live as
+ * long as s. */
+void rt_symbols_lookup(rt_symbols *s, uint64_t addr, const char **func, const char **file, int *line);
+
+/* The variable that holds a call's result at its return address ret (DWARF
+ * says the variable lives in the return-value register there, as optimised
+ * code often does for p = malloc(...)): 1 with its name and its type ("double*")
+ * written into name and type, 0 when DWARF does not tell. */
+int rt_symbols_result_var(rt_symbols *s, uint64_t ret, char *name, size_t name_cap, char *type, size_t type_cap);
+
+/* Call fn for each function (is_func 1) and data object (0) symbol of
+ * nonzero size; fn returning nonzero stops the walk. */
+typedef int (*rt_symbols_fn)(void *ud, int is_func, uint64_t addr, uint64_t size, const char *name);
+void rt_symbols_each(rt_symbols *s, rt_symbols_fn fn, void *ud);
+
+void rt_symbols_free(rt_symbols *s);
+
+#endif

@@ -1,0 +1,358 @@
+--- retrace.capture: capture folders of real programs run under valgrind lackey.
+--   local capture = require "retrace.capture"
+--   local res = assert(capture.run{ dir = "out", argv = {"./prog", "1"} })
+--   local f = assert(capture.open("out"))     -- f.trace, f.alloc, f.status, f.complete, ...
+--
+-- A capture folder holds
+--   trace.rtmb   the memory trace (RTMB; lackey's I, L, S, M records in order)
+--   alloc.msp    the allocation log (README: "Memory traces with an allocation log"):
+--                C records (functions), N records (static data, the stack), then the
+--                program's A and F records stamped @SEQ; names from the symbols
+--   alloc.raw    the interposer's records as they came, stamped (addresses, return PCs)
+--   loadmap      one loaded object a line: LO HI BIAS PATH (hex)
+--   cmdline      the program and its arguments, one a line
+--   status       "complete", or "incomplete" and why (exit status, signal, interrupted)
+--   threads      with --threads: how many threads ran (memspy's default --procs)
+local M = {}
+
+local core = require "retrace.core"
+
+M.PARTS = { "trace.rtmb", "alloc.msp", "loadmap", "cmdline", "status" }
+
+-- the data root (the folder holding lua/), from package.path
+local function data_root()
+  for entry in package.path:gmatch("[^;]+") do
+    local root = entry:match("^(.*)/lua/%?%.lua$")
+    if root then
+      local f = io.open(root .. "/lua/retrace/init.lua")
+      if f then f:close(); return root end
+    end
+  end
+end
+
+--- Where libretrace_alloc.so is: $RETRACE_ALLOC_LIB, else beside the data root
+-- (ROOT/../../lib/retrace/ in the build tree and an install with lib/, or lib/ARCH/retrace).
+function M.alloc_lib()
+  local env = os.getenv("RETRACE_ALLOC_LIB")
+  if env and env ~= "" then return env end
+  local root = data_root()
+  if not root then return nil end
+  local lfs = require "lfs"
+  local cands = { root .. "/../../lib/retrace/libretrace_alloc.so" }
+  local libdir = root .. "/../../lib"
+  if lfs.attributes(libdir, "mode") == "directory" then
+    for e in lfs.dir(libdir) do
+      if e ~= "." and e ~= ".." then cands[#cands + 1] = libdir .. "/" .. e .. "/retrace/libretrace_alloc.so" end
+    end
+  end
+  for _, c in ipairs(cands) do
+    if lfs.attributes(c, "mode") == "file" then return c end
+  end
+end
+
+local function write(path, text)
+  local f = assert(io.open(path, "wb"))
+  f:write(text)
+  f:close()
+end
+
+local function hex(s) return math.tointeger(tonumber(s, 16)) end
+
+local function basename(p) return (p:gsub("^.*/", "")) end
+
+-- no blanks in an .msp name
+local function word(s) return (s:gsub("%s", "_")) end
+
+--- Read alloc.raw: load map, stack, and the A / F records in order.
+local function read_raw(path)
+  local objs, recs, stack = {}, {}, nil
+  for l in io.lines(path) do
+    local seq, kind, rest = l:match("^@(%d+) (%u) ?(.*)$")
+    if kind == "L" then
+      local lo, hi, bias, file = rest:match("^(%x+) (%x+) (%x+) (.+)$")
+      objs[#objs + 1] = { lo = hex(lo), hi = hex(hi), bias = hex(bias), path = file }
+    elseif kind == "K" then
+      local lo, hi = rest:match("^(%x+) (%x+)$")
+      stack = { lo = hex(lo), hi = hex(hi) }
+    elseif kind == "S" then -- a thread switch (capture --threads)
+      recs[#recs + 1] = { seq = seq, kind = "S", proc = math.tointeger(tonumber(rest)) }
+    elseif kind == "A" then
+      local a, size, pcs = rest:match("^(%x+) (%d+) ([%x/]+)$")
+      if a then
+        local list = {}
+        for pc in pcs:gmatch("%x+") do list[#list + 1] = hex(pc) end
+        recs[#recs + 1] = { seq = seq, kind = "A", addr = a, size = size, pcs = list }
+      end
+    elseif kind == "F" then
+      recs[#recs + 1] = { seq = seq, kind = "F", addr = rest }
+    end
+  end
+  return objs, recs, stack
+end
+
+local function object_of(objs, pc)
+  for _, o in ipairs(objs) do
+    if pc >= o.lo and pc < o.hi then return o end
+  end
+end
+
+-- the interposer and valgrind's preloads are not the program's code
+local function skipped(o)
+  local b = basename(o.path)
+  return b:find("^libretrace_alloc") or b:find("^vgpreload_")
+end
+
+--- Name every return address of the A records: pc -> {func, file, line}.
+local function name_pcs(objs, recs)
+  local by_obj = {}
+  for _, r in ipairs(recs) do
+    for _, pc in ipairs(r.pcs or {}) do
+      local o = object_of(objs, pc)
+      if o then
+        by_obj[o] = by_obj[o] or {}
+        by_obj[o][pc] = true
+      end
+    end
+  end
+  local names = {}
+  for o, set in pairs(by_obj) do
+    local syms = core.capture.symbols(o.path)
+    if syms then
+      local pcs, addrs = {}, {}
+      for pc in pairs(set) do
+        pcs[#pcs + 1] = pc
+        addrs[#addrs + 1] = pc - 1 - o.bias -- a return address: the call is just before it
+      end
+      for i, place in ipairs(syms:lookup_many(addrs)) do
+        place.object = o
+        -- the variable the call's result goes to, when DWARF says so (optimised code)
+        place.var, place.type = syms:result_var(pcs[i] - o.bias)
+        names[pcs[i]] = place
+      end
+      syms:close()
+    end
+  end
+  return names
+end
+
+-- The call path of an allocation, innermost first: its frames up to main.
+local function frames_of(r, objs, names)
+  local out = {}
+  for _, pc in ipairs(r.pcs) do
+    local p = names[pc]
+    local o = object_of(objs, pc)
+    if not (o and skipped(o)) then
+      local fn = p and p.func or string.format("0x%x", pc)
+      out[#out + 1] = { func = fn, file = p and p.file and basename(p.file), line = p and p.line,
+        var = p and p.var, type = p and p.type }
+      if fn == "main" then break end
+    end
+  end
+  return out
+end
+
+local function short_frame(f)
+  return f.line and (f.func .. ":" .. f.line) or f.func
+end
+
+local function long_frame(f)
+  return f.file and string.format("%s@%s:%d", f.func, f.file, f.line) or f.func
+end
+
+--- Write alloc.msp from alloc.raw and the objects' symbols. Returns the number of
+-- A records and of named static ranges.
+function M.make_alloc_log(dir)
+  local objs, recs, stack = read_raw(dir .. "/alloc.raw")
+  local lm = {}
+  for _, o in ipairs(objs) do
+    lm[#lm + 1] = string.format("%x %x %x %s\n", o.lo, o.hi, o.bias, o.path)
+  end
+  write(dir .. "/loadmap", table.concat(lm))
+  local out = { "msp 1\n" }
+  local nstatic = 0
+  local main_obj = objs[1] -- dl_iterate_phdr lists the program first
+  for i, o in ipairs(objs) do
+    local syms = not skipped(o) and core.capture.symbols(o.path)
+    if syms then
+      local funcs, datas = syms:list()
+      local seen = {}
+      for _, f in ipairs(funcs) do
+        local a = f.addr + o.bias
+        if not seen[a] then
+          seen[a] = true
+          out[#out + 1] = string.format("@0 C %x %d %s\n", a, f.size, word(f.name))
+        end
+      end
+      if i == 1 and o == main_obj then -- the program's own static data
+        local dseen = {}
+        for _, d in ipairs(datas) do
+          local a = d.addr + o.bias
+          if not dseen[a] then
+            dseen[a] = true
+            nstatic = nstatic + 1
+            out[#out + 1] = string.format("@0 N %x %d %s\n", a, d.size, word(d.name))
+          end
+        end
+      end
+      syms:close()
+    end
+  end
+  if stack then
+    out[#out + 1] = string.format("@0 N %x %d stack\n", stack.lo, stack.hi - stack.lo)
+  end
+  local names = name_pcs(objs, recs)
+  -- short names: the allocating frame, and its callers while that is shared by several paths
+  local paths, by_site = {}, {}
+  for _, r in ipairs(recs) do
+    if r.kind == "A" then
+      r.frames = frames_of(r, objs, names)
+      local key = {}
+      for k, f in ipairs(r.frames) do key[k] = short_frame(f) end
+      r.key = table.concat(key, "<")
+      local site = key[1] or "?"
+      by_site[site] = by_site[site] or {}
+      by_site[site][r.key] = true
+      paths[r.key] = r.frames
+    end
+  end
+  local short = {}
+  for site, keys in pairs(by_site) do
+    local list = {}
+    for k in pairs(keys) do list[#list + 1] = k end
+    for _, k in ipairs(list) do
+      local fr, n = paths[k], 1
+      if #list > 1 then -- extend until the paths part
+        n = #fr
+        for depth = 1, #fr do
+          local prefix = {}
+          for j = 1, depth do prefix[j] = short_frame(fr[j]) end
+          local p, unique = table.concat(prefix, "<"), true
+          for _, other in ipairs(list) do
+            if other ~= k and (other == p or other:sub(1, #p + 1) == p .. "<") then unique = false end
+          end
+          if unique then n = depth; break end
+        end
+      end
+      local parts = {}
+      for j = 1, math.min(n, #fr) do parts[j] = short_frame(fr[j]) end
+      local v = fr[1] and fr[1].var
+      local head = v and ((fr[1].type ~= "" and fr[1].type or "?") .. "." .. v) or "alloc"
+      short[k] = word(head .. "@" .. (#parts > 0 and table.concat(parts, "<") or site))
+    end
+  end
+  local nalloc, proc = 0, 0
+  for _, r in ipairs(recs) do
+    if r.kind == "A" then
+      local long = {}
+      for j = #r.frames, 1, -1 do long[#long + 1] = long_frame(r.frames[j]) end
+      out[#out + 1] = string.format("@%s A %d %s %s %s %s\n", r.seq, proc, r.addr, r.size, short[r.key],
+        word(#long > 0 and table.concat(long, ">") or "?"))
+      nalloc = nalloc + 1
+    elseif r.kind == "S" then
+      proc = r.proc
+      out[#out + 1] = string.format("@%s S %d\n", r.seq, proc)
+    else
+      out[#out + 1] = string.format("@%s F %d %s\n", r.seq, proc, r.addr)
+    end
+  end
+  write(dir .. "/alloc.msp", table.concat(out))
+  return nalloc, nstatic
+end
+
+--- Run argv under valgrind lackey into the folder opts.dir. opts: dir, argv (program
+-- and arguments), keep_text, threads, valgrind (the program, "valgrind").
+-- Returns a result {refs, ifetches, records, allocs, exit_code, signal, interrupted,
+-- complete, why}, or nil, message, exit code (1 input, 2 usage).
+function M.run(opts)
+  local fs = require "retrace.fs"
+  local dir = opts.dir
+  local ok, err = fs.mkdir_p(dir)
+  if not ok then return nil, err, 1 end
+  local lfs = require "lfs"
+  local prog = opts.argv[1]
+  local found = prog:find("/", 1, true) and lfs.attributes(prog, "mode") == "file"
+  if not prog:find("/", 1, true) then
+    for d in (os.getenv("PATH") or ""):gmatch("[^:]+") do
+      if lfs.attributes(d .. "/" .. prog, "mode") == "file" then found = true; break end
+    end
+  end
+  if not found then
+    write(dir .. "/status", "incomplete\n" .. prog .. ": no such program\n")
+    write(dir .. "/cmdline", table.concat(opts.argv, "\n") .. "\n")
+    return nil, prog .. ": no such program" .. (prog:find("/", 1, true) and "" or " on PATH"), 1
+  end
+  local lib = M.alloc_lib()
+  if not lib then return nil, "capture: libretrace_alloc.so not found (set RETRACE_ALLOC_LIB)", 1 end
+  -- marked incomplete until the end: an interrupted or crashed capture never looks whole
+  write(dir .. "/status", "incomplete\nrunning\n")
+  write(dir .. "/cmdline", table.concat(opts.argv, "\n") .. "\n")
+  local argv = { opts.valgrind or "valgrind", "--tool=lackey", "--trace-mem=yes" }
+  -- --threads: the scheduler's lines say which thread runs; the fair (ticket) lock hands
+  -- the CPU round-robin rather than to whichever thread wakes first
+  if opts.threads then argv[#argv + 1] = "--trace-sched=yes"; argv[#argv + 1] = "--fair-sched=try" end
+  argv[#argv + 1] = "--"
+  for _, a in ipairs(opts.argv) do argv[#argv + 1] = a end
+  local res, rerr = core.capture.run{
+    argv = argv,
+    env = { "LD_PRELOAD=" .. lib, "RETRACE_ALLOC_VALGRIND_ONLY=1" },
+    rtmb = dir .. "/trace.rtmb", alloc = dir .. "/alloc.raw", fdlog = dir .. "/alloc.fdlog",
+    text = opts.keep_text and (dir .. "/trace.lackey") or nil,
+  }
+  if not res then
+    write(dir .. "/status", "incomplete\n" .. rerr .. "\n")
+    return nil, rerr, 1
+  end
+  local why
+  if res.interrupted then
+    why = "interrupted"
+  elseif res.signal ~= 0 then
+    why = "killed by signal " .. res.signal
+  elseif res.exit_code ~= 0 then
+    why = "exit status " .. res.exit_code
+  end
+  local okl, lerr = pcall(M.make_alloc_log, dir)
+  if not okl then why = why or ("allocation log: " .. tostring(lerr)) end
+  res.complete = why == nil
+  res.why = why
+  if opts.threads then write(dir .. "/threads", math.max(res.threads, 1) .. "\n") end
+  write(dir .. "/status", why and ("incomplete\n" .. why .. "\n") or "complete\n")
+  return res
+end
+
+--- Open a capture folder: its parts' paths and status. Returns
+-- {dir, trace, alloc, status, complete, why, cmdline}, or nil and "DIR: missing PART".
+-- opts.allow_incomplete lets an incomplete capture through (its why is kept).
+function M.open(dir, opts)
+  opts = opts or {}
+  local lfs = require "lfs"
+  if lfs.attributes(dir, "mode") ~= "directory" then return nil, dir .. ": not a capture folder" end
+  for _, part in ipairs(M.PARTS) do
+    if lfs.attributes(dir .. "/" .. part, "mode") ~= "file" then
+      return nil, dir .. "/" .. part .. ": missing (not a whole capture folder)"
+    end
+  end
+  local f = assert(io.open(dir .. "/status"))
+  local first, why = f:read("l"), f:read("l")
+  f:close()
+  local st = { dir = dir, trace = dir .. "/trace.rtmb", alloc = dir .. "/alloc.msp",
+    complete = first == "complete", why = why }
+  local tf = io.open(dir .. "/threads")
+  if tf then
+    st.threads = math.tointeger(tonumber(tf:read("l")))
+    tf:close()
+  end
+  if first ~= "complete" and first ~= "incomplete" then
+    return nil, dir .. "/status:1: status: expected complete or incomplete, got '" .. tostring(first) .. "'"
+  end
+  if not st.complete and not opts.allow_incomplete then
+    return nil, dir .. ": incomplete capture (" .. tostring(why) .. ")"
+  end
+  return st
+end
+
+--- Whether path is a folder (a capture folder to open).
+function M.is_folder(path)
+  return require("lfs").attributes(path, "mode") == "directory"
+end
+
+return M

@@ -1,0 +1,42 @@
+-- retrace capture [-o DIR] [--threads] -- PROGRAM ARGS...: run a program under valgrind
+-- lackey with the allocation interposer; write a capture folder for memspy and cache.
+local cli = require "retrace.cli"
+local capture = require "retrace.capture"
+
+local function count(n)
+  return tostring(n):reverse():gsub("(%d%d%d)", "%1,"):reverse():gsub("^,", "")
+end
+
+return {
+  summary = "run a program under valgrind lackey and keep its memory trace and allocations",
+  description = "Writes DIR/trace.rtmb (the memory trace, converted as it streams), " ..
+    "DIR/alloc.msp (allocations and symbols), loadmap, cmdline and status. " ..
+    "Read the folder with 'retrace memspy DIR' or 'retrace cache DIR'. Needs valgrind.",
+  parser = function(p)
+    p:option("-o --output", "capture folder (default: PROGRAM.capture)")
+    p:flag("--threads", "one processor per thread (valgrind's scheduler lines; threads run serialised)")
+    p:flag("--keep-text", "keep lackey's whole text log too (DIR/trace.lackey)")
+    p:argument("command", "the program and its arguments (after --)"):args("+")
+  end,
+  run = function(args)
+    local argv = args.command
+    local dir = args.output or (argv[1]:gsub("^.*/", "") .. ".capture")
+    local res, err, code = capture.run{ dir = dir, argv = argv, threads = args.threads,
+      keep_text = args.keep_text, valgrind = os.getenv("RETRACE_VALGRIND") }
+    if not res then
+      io.stderr:write("retrace: capture: ", err, "\n")
+      return code
+    end
+    io.stdout:write(string.format("%s: %s data references (%s instructions), %s allocation records, %s\n",
+      dir, count(res.refs), count(res.ifetches), count(res.allocs),
+      res.complete and "complete" or ("incomplete: " .. res.why)))
+    if args.threads then
+      io.stdout:write("note: valgrind runs one thread at a time in long slices, so sharing misses are understated\n")
+    end
+    if not res.complete then
+      io.stderr:write("retrace: capture: ", argv[1], ": ", res.why, " (trace kept, marked incomplete)\n")
+      return 1
+    end
+    return 0
+  end,
+}
