@@ -57,28 +57,61 @@ function D:draw(cv, rect)
       st.critical_path.length / us, uname, st.critical_path.segments, st.critical_path.messages)
   end
   extra[#extra + 1] = string.format("messages %d, tachyons %d", st.total.messages or 0, st.total.tachyons or 0)
-  -- columns that do not fit at 7 points are left out, least needed first
+  -- each column as wide as its widest text (header bold, cells), measured at the
+  -- font size tried; columns that do not fit even at 7 points go, least needed first
+  local function widths(size)
+    cv:save()
+    cv:font("DejaVu Sans", size, true)
+    local w = {}
+    for j = 1, #HEAD do
+      w[j] = cv:text_size(head[j])
+      for _, r in ipairs(rows) do w[j] = math.max(w[j], (cv:text_size(r[j]))) end
+      w[j] = w[j] + 6
+    end
+    cv:restore()
+    return w
+  end
+  local function total(w, keep)
+    local t = 0
+    for j = 1, #HEAD do if keep[j] then t = t + w[j] end end
+    return t
+  end
+  local avail = rect.w - 8
   local keep = { true, true, true, true, true, true, true, true, true, true, true }
+  local w7 = widths(7)
   for _, j in ipairs(DROP) do
-    local n = 0
-    for _, k in ipairs(keep) do if k then n = n + 1 end end
-    if (rect.w - 8) / n >= 7 * 3.6 then break end
+    if total(w7, keep) <= avail then break end
     keep[j] = false
+  end
+  local size, w = 7, w7
+  for s = 9, 8, -1 do
+    local ws = widths(s)
+    if total(ws, keep) <= avail then size, w = s, ws break end
   end
   local cols = {}
   for j = 1, #HEAD do if keep[j] then cols[#cols + 1] = j end end
-  local size = math.max(7, math.min(9, (rect.w - 8) / #cols / 4))
+  -- the spare width shared out evenly; x[c]: the right edge of column c
+  local spare = math.max(0, avail - total(w, keep)) / #cols
+  local x, edge = {}, rect.x + 4
+  for c, j in ipairs(cols) do
+    edge = edge + w[j] + spare
+    x[c] = edge - 3
+  end
   local lh = size + 4
   local fit = math.floor((rect.h - 4 - (#extra + 1) * lh) / lh)
   local shown = math.min(#rows, math.max(1, fit))
-  local colw = (rect.w - 8) / #cols
   local d = { stats = st, cells = {}, rows = shown, columns = {} }
-  for c, j in ipairs(cols) do d.columns[c] = HEAD[j] end
+  d.column_right, d.column_text = {}, {} -- right edges in pixels, widest text of each column
+  for c, j in ipairs(cols) do
+    d.columns[c] = HEAD[j]
+    d.column_right[c] = x[c]
+    d.column_text[c] = w[j] - 6
+  end
   cv:save()
   cv:clip_rect(rect.x, rect.y, rect.w, rect.h)
   local y = rect.y + 2
   for c, j in ipairs(cols) do
-    cv:text(rect.x + 4 + c * colw - 4, y, head[j], { align = "right", valign = "top", size = size, bold = true,
+    cv:text(x[c], y, head[j], { align = "right", valign = "top", size = size, bold = true,
       color = "black" })
   end
   y = y + lh
@@ -87,7 +120,7 @@ function D:draw(cv, rect)
     local r = (i == shown) and rows[#rows] or rows[i]
     if i % 2 == 0 then cv:rect(rect.x + 2, y - 1, rect.w - 4, lh, "#eeeeee") end
     for c, j in ipairs(cols) do
-      cv:text(rect.x + 4 + c * colw - 4, y, r[j], { align = "right", valign = "top", size = size, color = "black",
+      cv:text(x[c], y, r[j], { align = "right", valign = "top", size = size, color = "black",
         bold = r[1] == "total" })
     end
     d.cells[#d.cells + 1] = { row = r[1], x = rect.x + 2, y = y - 1, w = rect.w - 4, h = lh,

@@ -262,6 +262,22 @@ describe("retrace paragraph task and other displays on the hand-made trace", fun
     assert.is_truthy(lines[5]:match("^total,53.7037037,"))
   end)
 
+  it("fits the summary table's columns to their measured text, dropping the least needed when narrow", function()
+    for _, size in ipairs({ "1200x400", "330x300", "200x300" }) do
+      local s = run(fixture, { "--display", "stats", "--size", size })
+      local d = s.displays.stats
+      assert.are.equal("P", d.columns[1]) -- the processor column always stays
+      for c = 2, #d.columns do
+        -- the right-aligned text of column c starts after column c-1 ends
+        assert.is_true(d.column_right[c] - d.column_text[c] >= d.column_right[c - 1] + 2,
+          size .. ": column " .. d.columns[c] .. " overlaps " .. d.columns[c - 1])
+      end
+      assert.is_true(d.column_right[#d.columns] <= tonumber(size:match("^(%d+)")), size)
+      if size == "1200x400" then assert.are.equal(11, #d.columns) end
+      if size == "200x300" then assert.is_true(#d.columns < 11) end
+    end
+  end)
+
   it("draws the summary table with a row per processor and the total last", function()
     local d = summary.displays.stats
     local rows = {}
