@@ -107,58 +107,9 @@ static void fifo_free(fifo *f)
     free(f->b);
 }
 
-static uint64_t chan_key(int src, int dst, int comm, long tag)
+static chan *chan_find(rt_replay *rp, int src, int dst, int comm, long tag)
 {
-    uint64_t k = ((uint64_t)(uint32_t)src * 0x9E3779B97F4A7C15ull) ^
-                 ((uint64_t)(uint32_t)dst * 0xC2B2AE3D27D4EB4Full) ^
-                 ((uint64_t)(uint32_t)comm * 0x27D4EB2F165667C5ull) ^
-                 ((uint64_t)tag * 0x165667B19E3779F9ull);
-    k ^= k >> 29;
-    return k ? k : 1;
-}
-
-static chan *chan_find(rt_replay *rp, int src, int dst, int comm, long tag, int create)
-{
-    if (rp->nchan * 2 + 2 > rp->capchan) {
-        if (!create && rp->capchan)
-            goto look;
-        size_t nc = rp->capchan ? rp->capchan * 2 : 64;
-        chan *n = calloc(nc, sizeof *n);
-        if (!n)
-            return NULL;
-        for (size_t i = 0; i < rp->capchan; i++) {
-            chan *c = &rp->chans[i];
-            if (!c->key)
-                continue;
-            size_t j = c->key & (nc - 1);
-            while (n[j].key)
-                j = (j + 1) & (nc - 1);
-            n[j] = *c;
-        }
-        free(rp->chans);
-        rp->chans = n;
-        rp->capchan = nc;
-    }
-look:;
-    uint64_t k = chan_key(src, dst, comm, tag);
-    size_t j = k & (rp->capchan - 1);
-    while (rp->chans[j].key) {
-        chan *c = &rp->chans[j];
-        if (c->key == k && c->src == src && c->dst == dst && c->comm == comm && c->tag == tag)
-            return c;
-        j = (j + 1) & (rp->capchan - 1);
-    }
-    if (!create)
-        return NULL;
-    chan *c = &rp->chans[j];
-    memset(c, 0, sizeof *c);
-    c->key = k;
-    c->src = src;
-    c->dst = dst;
-    c->comm = comm;
-    c->tag = tag;
-    rp->nchan++;
-    return c;
+    return rt_chanmap_get(&rp->chans, src, dst, comm, tag);
 }
 
 /* ---- processors ---- */
@@ -352,6 +303,7 @@ static rt_replay *replay_alloc(const rt_replay_opts *opts, rt_err *err)
     }
     rp->o.proc_events = NULL;
     rp->o.nproc_events = 0;
+    rt_chanmap_init(&rp->chans, sizeof(chan));
     rp->t0 = INFINITY;
     rp->t1 = -INFINITY;
     rp->now = -INFINITY;
@@ -422,13 +374,14 @@ void rt_replay_free(rt_replay *rp)
     }
     free(rp->procs);
     rt_cp_free(rp->cps);
-    for (size_t i = 0; i < rp->capchan; i++) {
-        if (rp->chans[i].key) {
-            fifo_free(&rp->chans[i].sends);
-            fifo_free(&rp->chans[i].recvs);
+    for (size_t i = 0; i < rp->chans.cap; i++) {
+        chan *c = rt_chanmap_slot(&rp->chans, i);
+        if (c) {
+            fifo_free(&c->sends);
+            fifo_free(&c->recvs);
         }
     }
-    free(rp->chans);
+    rt_chanmap_free(&rp->chans);
     free(rp->tasks);
     free(rp->ends);
     for (int i = 0; i < rp->ncolls; i++) {
@@ -553,7 +506,7 @@ static int add_wait(rt_replay *rp, proc_state *p, double tr, double ts, double b
 
 static int do_send(rt_replay *rp, int self, int dst, int comm, long tag, double bytes, double t)
 {
-    chan *c = chan_find(rp, self, dst, comm, tag, 1);
+    chan *c = chan_find(rp, self, dst, comm, tag);
     proc_state *q = proc_at(rp, dst); /* may move rp->procs */
     if (!c || !q)
         return RT_ENOMEM;
@@ -617,7 +570,7 @@ static int do_recv(rt_replay *rp, proc_state *p, held_recv *h)
         warn(rp, "processor %d: receive at %.6f names no source processor (%d); not paired", p->pub.id, t, src);
         return RT_OK;
     }
-    chan *c = chan_find(rp, src, p->pub.id, h->comm, h->tag, 1);
+    chan *c = chan_find(rp, src, p->pub.id, h->comm, h->tag);
     if (!c)
         return RT_ENOMEM;
     if (in_window(rp, t)) {
@@ -1381,13 +1334,13 @@ void rt_replay_totals_get(const rt_replay *rp, rt_replay_totals *t) { *t = rp->t
 
 void rt_replay_pending(const rt_replay *rp, void (*fn)(void *ud, const rt_message *m), void *ud)
 {
-    for (size_t i = 0; i < rp->capchan; i++) {
-        const chan *c = &rp->chans[i];
-        if (!c->key)
+    for (size_t i = 0; i < rp->chans.cap; i++) {
+        const chan *c = rt_chanmap_slot(&rp->chans, i);
+        if (!c)
             continue;
         for (int k = 0; k < c->sends.n; k++) {
             int j = (c->sends.head + k) % c->sends.cap;
-            rt_message m = {c->src, c->dst, c->tag, c->sends.b[j], c->sends.t[j], NAN, 0, c->comm};
+            rt_message m = {c->k.src, c->k.dst, (long)c->k.tag, c->sends.b[j], c->sends.t[j], NAN, 0, c->k.comm};
             fn(ud, &m);
         }
     }

@@ -1,6 +1,8 @@
 /* rt_prescan.c - the pre-pass of a live replay (see rt_prescan.h). */
 #include "rt_prescan.h"
 
+#include "rt_chanmap.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,9 +52,7 @@ void rt_prescan_clear(rt_prescan *ps)
  * replay's own numbers (the tests compare them) at a fraction of its cost.
  */
 typedef struct pchan {
-    uint64_t key;         /* 0 = empty */
-    int src, dst, comm;
-    int64_t tag;
+    rt_chankey k;         /* source, destination, communicator, tag (rt_chanmap's key) */
     double *b;            /* ring of sent bytes */
     int head, n, cap;
     int64_t early;        /* receives met before their send */
@@ -71,8 +71,7 @@ typedef struct pstate {
     int64_t *queue;       /* per processor */
     unsigned char *in_coll; /* per processor: a COLL_BEGIN came since its last collective region closed */
     double *queue_bytes;
-    pchan *chans;
-    size_t nchan, capchan;
+    rt_chanmap chans;     /* pchan items */
     int *tasks;
     size_t captasks;
     pcoll *colls;
@@ -116,50 +115,9 @@ static int grow_procs(pstate *s, int id)
     return 1;
 }
 
-static uint64_t pkey(int src, int dst, int comm, int64_t tag)
-{
-    uint64_t k = ((uint64_t)(uint32_t)src * 0x9E3779B97F4A7C15ull) ^ ((uint64_t)(uint32_t)dst * 0xC2B2AE3D27D4EB4Full) ^
-                 ((uint64_t)(uint32_t)comm * 0x27D4EB2F165667C5ull) ^ ((uint64_t)tag * 0x165667B19E3779F9ull);
-    k ^= k >> 29;
-    return k ? k : 1;
-}
-
 static pchan *pchan_get(pstate *s, int src, int dst, int comm, int64_t tag)
 {
-    if (s->nchan * 2 + 2 > s->capchan) {
-        size_t nc = s->capchan ? s->capchan * 2 : 64;
-        pchan *n = calloc(nc, sizeof *n);
-        if (!n)
-            return NULL;
-        for (size_t i = 0; i < s->capchan; i++) {
-            if (!s->chans[i].key)
-                continue;
-            size_t j = s->chans[i].key & (nc - 1);
-            while (n[j].key)
-                j = (j + 1) & (nc - 1);
-            n[j] = s->chans[i];
-        }
-        free(s->chans);
-        s->chans = n;
-        s->capchan = nc;
-    }
-    uint64_t k = pkey(src, dst, comm, tag);
-    size_t j = k & (s->capchan - 1);
-    while (s->chans[j].key) {
-        pchan *c = &s->chans[j];
-        if (c->key == k && c->src == src && c->dst == dst && c->comm == comm && c->tag == tag)
-            return c;
-        j = (j + 1) & (s->capchan - 1);
-    }
-    pchan *c = &s->chans[j];
-    memset(c, 0, sizeof *c);
-    c->key = k;
-    c->src = src;
-    c->dst = dst;
-    c->comm = comm;
-    c->tag = tag;
-    s->nchan++;
-    return c;
+    return rt_chanmap_get(&s->chans, src, dst, comm, tag);
 }
 
 static int region_cls(pstate *s, const rt_tdefs *d, int id)
@@ -232,9 +190,12 @@ static void pstate_free(pstate *s)
     free(s->queue);
     free(s->queue_bytes);
     free(s->in_coll);
-    for (size_t i = 0; i < s->capchan; i++)
-        free(s->chans[i].b);
-    free(s->chans);
+    for (size_t i = 0; i < s->chans.cap; i++) {
+        pchan *c = rt_chanmap_slot(&s->chans, i);
+        if (c)
+            free(c->b);
+    }
+    rt_chanmap_free(&s->chans);
     free(s->tasks);
     for (int i = 0; i < s->ncolls; i++)
         free(s->colls[i].k);
@@ -389,6 +350,7 @@ int rt_prescan_run(rt_tsource *src, rt_prescan *ps, rt_err *err)
     ps->t1 = -INFINITY;
     pstate s;
     memset(&s, 0, sizeof s);
+    rt_chanmap_init(&s.chans, sizeof(pchan));
     memset(s.rc_cls, -1, sizeof s.rc_cls);
     int st = scan(src, &s, ps, err);
     if (st == RT_ENOMEM)

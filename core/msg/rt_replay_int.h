@@ -6,6 +6,7 @@
 #ifndef RT_REPLAY_INT_H
 #define RT_REPLAY_INT_H
 
+#include "rt_chanmap.h"
 #include "rt_replay.h"
 
 /* An open region on a processor's stack. */
@@ -92,9 +93,7 @@ typedef struct fifo {
 } fifo;
 
 typedef struct chan {
-    uint64_t key;         /* 0 = empty slot */
-    int src, dst, comm;
-    long tag;
+    rt_chankey k;         /* source, destination, communicator, tag (rt_chanmap's key) */
     fifo sends;           /* sent, not yet received */
     fifo recvs;           /* received before their send (tachyons in waiting) */
 } chan;
@@ -122,8 +121,7 @@ struct rt_replay {
     int last_proc;
     proc_state *procs;
     int nprocs;
-    chan *chans;
-    size_t nchan, capchan;
+    rt_chanmap chans;     /* chan items */
     rt_task_stat *tasks;
     int ntasks;
     size_t captasks;
