@@ -38,6 +38,7 @@ static view_box *check_view(lua_State *L, int i)
     view_box *b = luaL_checkudata(L, i, VIEW_T);
     if (!b->v)
         luaL_argerror(L, i, "SHMAP view is closed");
+    rt_shmap_view_flush(b->v); /* every reading method sees every access so far */
     return b;
 }
 
@@ -277,6 +278,7 @@ static int view_layout(lua_State *L)
 static int view_info(lua_State *L)
 {
     view_box *b = check_view(L, 1);
+    rt_shmap_view_sync(b->v); /* the lit count is the folded one */
     lua_createtable(L, 0, 12);
     rt_set_int(L, "step", (lua_Integer)rt_shmap_view_step(b->v));
     rt_set_num(L, "time", rt_shmap_view_time(b->v));

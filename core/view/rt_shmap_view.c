@@ -199,7 +199,7 @@ rt_shmap_view_config rt_shmap_view_defaults(void)
     return c;
 }
 
-#define NONE (-1)
+#define PEND 64
 
 struct rt_shmap_view {
     rt_shmap_sim *sim;      /* NULL once detached */
@@ -213,26 +213,36 @@ struct rt_shmap_view {
     /* grid slots: 0..nmat-1 load, nmat..2nmat-1 store, then caches; NULL when absent */
     int nslots;
     rt_grid **grid;
-    /* the memory grids' cells are kept column by column (the order loads and stores
-     * run, so lighting and fading walk memory in order) in colcells[slot], and
-     * copied into the row-major grids by sync() when the grids are read */
-    int32_t **colcells;
+    /* the grids' cells are written from the nodes by sync(); memory nodes go
+     * column by column (the order loads and stores walk a matrix, so lighting
+     * walks the nodes in order), cache nodes in the grid's order */
     uint64_t *gbase;        /* first cell id of each slot */
     uint64_t ncells;
     rt_shmap_cache_layout clay;
-    /* per cell, together in 32 bytes so that lighting or fading one touches one
-     * cache line */
+    /* per cell, in 8 bytes (so that lighting, which reads and writes one node,
+     * walks little memory). Fading is folded in lazily (see fold()): a node
+     * holds its shade as of the last fold or as lit since (fresh), and its grid
+     * cell (PE * (K + 1) + shade, or -1) is written by sync(). Its last fade is
+     * the clock of event estamp when fresh, lastf[id] otherwise. */
     struct node {
-        double last;        /* trace time of the last fade */
-        int32_t *cell;      /* the grid cell */
-        int32_t prev, next; /* fading queue links */
         uint32_t estamp;    /* load / store event that last lit the cell */
-        uint16_t fstamp;    /* frame + 1 (mod 2^16, see new_frame) in which it flashed */
-        int16_t shade;      /* its shade, -1 when empty */
+        uint8_t fstamp;     /* frame + 1 (mod 2^8, see new_frame) in which it flashed */
+        int8_t shade;       /* its shade (K <= 64), -1 when empty */
+        uint8_t pe;         /* the PE that lit it (< RT_SCHED_MAX_PES = 256) */
+        uint8_t fresh;      /* lit since the last fold */
     } *node;
+    double *lastf;          /* per cell its last fade as of the last fold */
+    /* accesses not yet applied: taken in batches, so that the nodes they light
+     * are fetched from memory together (see on_access) */
+    rt_shmap_access pend[PEND];
+    int npend;
     uint32_t event_no;
-    int32_t head, tail;
-    uint64_t nlit;
+    /* the clocks of the load / store events since the last fold (rising):
+     * evclock[i] is the clock of event base + i */
+    double *evclock;
+    size_t nev, maxev;
+    uint32_t base;
+    uint64_t nlit;          /* lit cells as of the last fold */
     /* flashes */
     uint64_t flashes, frame_flashes;
     uint32_t frame;
@@ -257,8 +267,8 @@ struct rt_shmap_view {
     uint64_t *first64, elements64; /* elements64: elements, or UINT64_MAX past it */
     int tcol;               /* time-line column of the current event */
     rt_grid *refs, *refs_over, *tl;
-    int32_t *tlcol;         /* the time line column by column, see colcells */
-    int dirty;              /* colcells or tlcol changed since the last sync */
+    int32_t *tlcol;         /* the time line column by column, see node */
+    int dirty;              /* nodes or tlcol changed since the last sync */
     uint64_t *rcount;
     int rrows, trows;
     double rscale, tscale;  /* rows / elements */
@@ -267,92 +277,91 @@ struct rt_shmap_view {
     int status;
 };
 
-static void queue_unlink(rt_shmap_view *v, int32_t id)
+/* First i >= from with evclock[i] - last >= F (the clocks rise, so the test
+ * does too), nev if none. */
+static size_t next_fade(const rt_shmap_view *v, size_t from, double last)
 {
-    struct node *nd = v->node;
-    int32_t p = nd[id].prev, n = nd[id].next;
-    if (p != NONE)
-        nd[p].next = n;
-    else
-        v->head = n;
-    if (n != NONE)
-        nd[n].prev = p;
-    else
-        v->tail = p;
-}
-
-static void queue_append(rt_shmap_view *v, int32_t id)
-{
-    struct node *nd = v->node;
-    nd[id].prev = v->tail;
-    nd[id].next = NONE;
-    if (v->tail != NONE)
-        nd[v->tail].next = id;
-    else
-        v->head = id;
-    v->tail = id;
-}
-
-/* Fade every lit cell whose last fade is at least F before the clock. */
-static void fade(rt_shmap_view *v)
-{
-    const double T = v->clock, F = v->cfg.fade;
-    struct node *nd = v->node;
-    while (v->head != NONE && T - nd[v->head].last >= F) {
-        int32_t id = v->head;
-        struct node *x = &nd[id];
-        /* pop the head */
-        v->head = x->next;
-        if (v->head != NONE)
-            nd[v->head].prev = NONE;
+    const double F = v->cfg.fade;
+    size_t lo = from, hi = v->nev;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (v->evclock[mid] - last >= F)
+            hi = mid;
         else
-            v->tail = NONE;
-        if (x->shade < v->cfg.shades) {
-            x->shade++;
-            (*x->cell)++;
-            x->last = T;
-            queue_append(v, id);
-        } else {
-            *x->cell = -1;
-            x->shade = -1;
-            v->nlit--;
-        }
+            lo = mid + 1;
     }
+    return lo;
 }
 
-/* Light node idx of slot s (its cell: see the node's cell) in PE pe's colour. */
+/* A node's last fade (or lighting). */
+static inline double node_last(const rt_shmap_view *v, const struct node *x, int32_t id)
+{
+    return x->fresh ? v->evclock[x->estamp - v->base] : v->lastf[id];
+}
+
+/*
+ * Apply the fades of the events since the last fold to every lit cell. Before
+ * each load / store event with clock T, a lit cell with T - last >= F fades
+ * one shade and takes last = T; so from its last fade a cell fades at the first
+ * event whose clock is at least F later, then at the first at least F after
+ * that, and so on: a few binary searches per cell instead of a queue touched
+ * per event.
+ */
+static void fold(rt_shmap_view *v)
+{
+    if (v->nev == 0)
+        return;
+    const double F = v->cfg.fade, T = v->evclock[v->nev - 1];
+    const int K = v->cfg.shades;
+    uint64_t lit = 0;
+    struct node *nd = v->node;
+    for (int32_t id = 0; id < (int32_t)v->ncells; id++) {
+        struct node *x = &nd[id];
+        if (x->shade < 0)
+            continue;
+        double last = node_last(v, x, id);
+        if (T - last >= F) {
+            for (size_t i = next_fade(v, 0, last); i < v->nev; i = next_fade(v, i + 1, last)) {
+                if (x->shade == K) {
+                    x->shade = -1;
+                    break;
+                }
+                x->shade++;
+                last = v->evclock[i];
+            }
+        }
+        v->lastf[id] = last;
+        x->fresh = 0;
+        lit += x->shade >= 0;
+    }
+    v->nlit = lit;
+    v->nev = 0;
+    v->base = v->event_no + 1;
+}
+
+/* Light node idx of slot s in PE pe's colour (counting a flash when it is one). */
 static void light(rt_shmap_view *v, int s, uint64_t idx, int pe)
 {
     int32_t id = (int32_t)(v->gbase[s] + idx);
     struct node *x = &v->node[id];
-    /* the node alone says whether the cell is lit (shade >= 0): the cell is only written */
-    if (x->shade >= 0) {
-        if (x->shade == 0 && x->estamp != v->event_no) {
-            v->flashes++;
-            v->frame_flashes++;
-            if (x->fstamp != (uint16_t)(v->frame + 1)) {
-                x->fstamp = (uint16_t)(v->frame + 1);
-                if (v->nflist == v->capflist
-                    && rt_grow((void **)&v->flist, &v->capflist, v->nflist + 1, sizeof *v->flist) != RT_OK)
-                    v->status = RT_ENOMEM;
-                else
-                    v->flist[v->nflist++] = id;
-            }
+    /* still at full brightness: lit, not faded since (no event at least F after
+     * its last fade, the clock being the largest stamp), by an earlier event */
+    if (x->shade == 0 && x->estamp != v->event_no && v->clock - node_last(v, x, id) < v->cfg.fade) {
+        v->flashes++;
+        v->frame_flashes++;
+        if (x->fstamp != (uint8_t)(v->frame + 1)) {
+            x->fstamp = (uint8_t)(v->frame + 1);
+            if (v->nflist == v->capflist
+                && rt_grow((void **)&v->flist, &v->capflist, v->nflist + 1, sizeof *v->flist) != RT_OK)
+                v->status = RT_ENOMEM;
+            else
+                v->flist[v->nflist++] = id;
         }
-        /* a cell whose key is already the clock is in the queue's tail run of equal
-         * keys, where it may stay: the queue stays ordered */
-        if (x->last != v->clock) {
-            queue_unlink(v, id);
-            queue_append(v, id);
-        }
-    } else {
-        v->nlit++;
-        queue_append(v, id);
     }
-    *x->cell = pe * v->k1;
-    x->shade = 0;
     x->estamp = v->event_no;
-    x->last = v->clock;
+    x->shade = 0;
+    x->pe = (uint8_t)pe;
+    x->fresh = 1;
 }
 
 /* Light element (row, col) of matrix i on the load (store 0) or store grid. */
@@ -399,19 +408,19 @@ static int hist_row(const rt_shmap_view *v, int i, int r, int c, int nrows)
     return hist_row_of(v, elem_index(v, i, r, c), nrows, (double)nrows / (double)v->elements);
 }
 
-static void on_access(void *ud, const rt_shmap_access *a)
+static void apply(rt_shmap_view *v, const rt_shmap_access *a)
 {
-    rt_shmap_view *v = ud;
     if (a->step != v->ev_step || a->pe != v->ev_pe) { /* a new load or store event */
         v->ev_step = a->step;
         v->ev_pe = a->pe;
+        if (v->nev == v->maxev)
+            fold(v); /* the record of clocks stays bounded: fold it in now */
         v->event_no++;
         v->dirty = 1;
         if (!v->have_clock || a->time > v->clock)
             v->clock = a->time;
         v->have_clock = 1;
-        if (v->head != NONE)
-            fade(v);
+        v->evclock[v->nev++] = v->clock;
         if (v->tl) {
             v->tcol = 0;
             if (v->t1 > v->t0) {
@@ -472,9 +481,57 @@ static void on_access(void *ud, const rt_shmap_access *a)
     }
 }
 
+/* Node of element (row, col) of matrix i on the load (store 0) or store grid, NULL if none. */
+static const void *element_node(const rt_shmap_view *v, int i, int store, int row, int col)
+{
+    int s = store ? v->nmat + i : i;
+    const rt_grid *g = v->grid[s];
+    if (!g)
+        return NULL;
+    int k = v->lay.k;
+    return &v->node[v->gbase[s] + (uint64_t)((col - 1) / k) * (uint64_t)g->h + (uint64_t)((row - 1) / k)];
+}
+
+/* Apply the pending accesses: first ask for the nodes each will light (they
+ * are spread over memory larger than a core's cache, and one at a time the
+ * loads would wait in turn), then apply them in order. */
+static void flush(rt_shmap_view *v)
+{
+    if (v->cfg.memory || v->cfg.cache)
+        for (int j = 0; j < v->npend; j++) {
+            const rt_shmap_access *a = &v->pend[j];
+            if (a->outcome != RT_SHM_NOLOOKUP && v->grid[2 * v->nmat + a->cache])
+                __builtin_prefetch(&v->node[v->gbase[2 * v->nmat + a->cache]
+                                            + ((uint64_t)a->set * v->ways + a->way) * v->line],
+                                   1);
+            if (a->outcome != RT_SHM_HIT || a->store) { /* a miss, a store, or no cache */
+                const void *n = element_node(v, a->matrix, a->store, a->row, a->col);
+                if (n)
+                    __builtin_prefetch(n, 1);
+            }
+        }
+    for (int j = 0; j < v->npend; j++)
+        apply(v, &v->pend[j]);
+    v->npend = 0;
+}
+
+static void on_access(void *ud, const rt_shmap_access *a)
+{
+    rt_shmap_view *v = ud;
+    v->pend[v->npend++] = *a;
+    if (v->npend == PEND)
+        flush(v);
+}
+
+void rt_shmap_view_flush(rt_shmap_view *v)
+{
+    flush(v);
+}
+
 static void on_step(void *ud, const rt_shmap_sim *s)
 {
     rt_shmap_view *v = ud;
+    flush(v);
     const rt_sched *sc = rt_shmap_sim_sched(s);
     v->steps++;
     v->nactive = 0;
@@ -508,6 +565,7 @@ static void on_step(void *ud, const rt_shmap_sim *s)
 void rt_shmap_view_detach(rt_shmap_view *v)
 {
     if (v && v->sim) {
+        flush(v);
         rt_shmap_sim_unobserve(v->sim, v);
         v->sim = NULL;
     }
@@ -520,15 +578,14 @@ void rt_shmap_view_free(rt_shmap_view *v)
     rt_shmap_view_detach(v);
     for (int s = 0; v->grid && s < v->nslots; s++) {
         rt_grid_free(v->grid[s]);
-        if (v->colcells)
-            free(v->colcells[s]);
     }
-    free(v->colcells);
     free(v->tlcol);
     free(v->grid);
     free(v->gbase);
     free(v->reg);
     free(v->node);
+    free(v->evclock);
+    free(v->lastf);
     free(v->flist);
     free(v->atime);
     free(v->amask);
@@ -609,11 +666,9 @@ rt_shmap_view *rt_shmap_view_new(rt_shmap_sim *sim, const rt_shmap_view_config *
     v->nmat = rt_shmap_matrix_count(tr);
     v->npes = rt_shmap_sim_pes(sim);
     v->ncaches = rt_shmap_sim_caches(sim);
-    v->head = v->tail = NONE;
     v->ev_pe = -1;
     v->nslots = 2 * v->nmat + v->ncaches;
     v->grid = calloc((size_t)v->nslots + 1, sizeof *v->grid);
-    v->colcells = calloc((size_t)v->nslots + 1, sizeof *v->colcells);
     v->gbase = calloc((size_t)v->nslots + 1, sizeof *v->gbase);
     v->reg = calloc((size_t)v->nmat + 1, sizeof *v->reg);
     v->mat_first = calloc((size_t)v->nmat + 1, sizeof *v->mat_first);
@@ -621,7 +676,7 @@ rt_shmap_view *rt_shmap_view_new(rt_shmap_sim *sim, const rt_shmap_view_config *
     v->mrows = calloc((size_t)v->nmat + 1, sizeof *v->mrows);
     v->first64 = calloc((size_t)v->nmat + 1, sizeof *v->first64);
     int *rows = calloc((size_t)v->nmat + 1, sizeof *rows), *cols = calloc((size_t)v->nmat + 1, sizeof *cols);
-    if (!v->grid || !v->colcells || !v->gbase || !v->reg || !v->mat_first || !v->mcols || !v->mrows || !v->first64 || !rows || !cols) {
+    if (!v->grid || !v->gbase || !v->reg || !v->mat_first || !v->mcols || !v->mrows || !v->first64 || !rows || !cols) {
         free(rows);
         free(cols);
         return fail(v, err, RT_ENOMEM, "out of memory");
@@ -700,25 +755,17 @@ rt_shmap_view *rt_shmap_view_new(rt_shmap_sim *sim, const rt_shmap_view_config *
     if (v->ncells >= INT32_MAX)
         return fail(v, err, RT_ERANGE, "view: more cells than a view can hold");
     size_t n = (size_t)v->ncells + 1;
+    /* a fold visits every cell: at most one per 65536 events, or one per
+     * ncells / 4 events when there are more cells, a few visits per event */
+    v->maxev = cfg->fold_every ? (size_t)cfg->fold_every : n / 4 > 65536 ? n / 4 : 65536;
     v->node = calloc(n, sizeof *v->node);
-    if (!v->node)
+    v->lastf = malloc(n * sizeof *v->lastf);
+    v->evclock = malloc(v->maxev * sizeof *v->evclock);
+    v->base = 1; /* the first event is number 1 */
+    if (!v->node || !v->lastf || !v->evclock)
         return fail(v, err, RT_ENOMEM, "out of memory");
-    for (int s = 0; s < v->nslots; s++) {
-        const rt_grid *g = v->grid[s];
-        if (g && s < 2 * v->nmat) { /* memory: node j is cell (j / h, j % h), column by column */
-            size_t cells = (size_t)g->w * (size_t)g->h;
-            v->colcells[s] = malloc(cells * sizeof *v->colcells[s]);
-            if (!v->colcells[s])
-                return fail(v, err, RT_ENOMEM, "out of memory");
-            for (size_t j = 0; j < cells; j++)
-                v->colcells[s][j] = -1;
-        }
-        for (uint64_t id = v->gbase[s]; id < v->gbase[s + 1]; id++) {
-            uint64_t j = id - v->gbase[s];
-            v->node[id].shade = -1;
-            v->node[id].cell = v->colcells[s] ? &v->colcells[s][j] : &g->cells[j];
-        }
-    }
+    for (uint64_t id = 0; id < v->ncells; id++)
+        v->node[id].shade = -1;
     if (cfg->active) {
         v->akeep = cfg->active_keep;
         /* written through now (with values never read: entries past `an` are unused),
@@ -775,20 +822,36 @@ rt_shmap_view *rt_shmap_view_new(rt_shmap_sim *sim, const rt_shmap_view_config *
 const rt_shmap_view_config *rt_shmap_view_config_get(const rt_shmap_view *v) { return &v->cfg; }
 const rt_shmap_layout_info *rt_shmap_view_layout(const rt_shmap_view *v) { return &v->lay; }
 const rt_shmap_region *rt_shmap_view_region(const rt_shmap_view *v, int i) { return &v->reg[i]; }
-/* Copy the column-by-column cells into the row-major grids. */
+static inline int32_t cell_of(const rt_shmap_view *v, const struct node *x)
+{
+    return x->shade < 0 ? -1 : (int32_t)x->pe * v->k1 + x->shade;
+}
+
+/* Fold the fades in and write the grids' cells from the nodes (memory nodes go
+ * column by column, the grids row by row). */
 static void sync(rt_shmap_view *v)
 {
+    flush(v);
     if (!v->dirty)
         return;
     v->dirty = 0;
+    fold(v);
     for (int s = 0; s < 2 * v->nmat; s++) {
         rt_grid *g = v->grid[s];
-        const int32_t *src = v->colcells[s];
         if (!g)
             continue;
-        for (int x = 0; x < g->w; x++, src += g->h)
+        const struct node *nd = &v->node[v->gbase[s]];
+        for (int x = 0; x < g->w; x++, nd += g->h)
             for (int y = 0; y < g->h; y++)
-                g->cells[(size_t)y * (size_t)g->w + (size_t)x] = src[y];
+                g->cells[(size_t)y * (size_t)g->w + (size_t)x] = cell_of(v, &nd[y]);
+    }
+    for (int s = 2 * v->nmat; s < v->nslots; s++) {
+        rt_grid *g = v->grid[s];
+        if (!g)
+            continue;
+        const struct node *nd = &v->node[v->gbase[s]];
+        for (size_t j = 0; j < (size_t)g->w * (size_t)g->h; j++)
+            g->cells[j] = cell_of(v, &nd[j]);
     }
     if (v->tl) {
         const int32_t *src = v->tlcol;
@@ -958,8 +1021,9 @@ int rt_shmap_view_flash_rects(const rt_shmap_view *v, int which, double inset, r
 
 void rt_shmap_view_new_frame(rt_shmap_view *v)
 {
+    flush(v);
     v->frame++;
-    if ((uint16_t)(v->frame + 1) == 0) /* the stamps wrap: forget them all once */
+    if ((uint8_t)(v->frame + 1) == 0) /* the stamps wrap: forget them all once */
         for (uint64_t id = 0; id < v->ncells; id++)
             v->node[id].fstamp = 0;
     v->nflist = 0;
@@ -968,11 +1032,9 @@ void rt_shmap_view_new_frame(rt_shmap_view *v)
 
 uint64_t rt_shmap_view_bytes(const rt_shmap_view *v)
 {
-    uint64_t b = sizeof *v + v->ncells * sizeof(struct node) + v->capflist * 4;
+    uint64_t b = sizeof *v + v->ncells * (sizeof(struct node) + sizeof(double)) + v->capflist * 4
+                 + v->maxev * sizeof(double);
     b += v->ncells * 4; /* the grids' cells */
-    for (int s2 = 0; s2 < 2 * v->nmat; s2++)
-        if (v->grid[s2])
-            b += (uint64_t)v->grid[s2]->w * (uint64_t)v->grid[s2]->h * 4; /* and their columns */
     if (v->refs)
         b += (uint64_t)v->refs->w * (uint64_t)v->refs->h * 4 + (uint64_t)v->rrows * 12;
     if (v->tl)

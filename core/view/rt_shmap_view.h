@@ -37,11 +37,13 @@
  *   - A step's time is the largest stamp among its loads and stores; a step
  *     without one keeps the previous step's time (0 before any).
  *
- * Bounds: fading keeps the lit cells in a queue ordered by last-fade time
- * (lighting appends at the tail, since T never decreases), so each fade costs
- * O(1). All state is proportional to the cells drawn: the memory grids to the
- * canvas (or, with no canvas, at most max_cells cells per canvas, k growing to
- * keep within it), the refs grid to rows x len, the timeline to its size.
+ * Bounds: lighting a cell costs O(1); fading is folded in when the grids are
+ * read (and every 65536 load / store events, or ncells / 4 when larger, to
+ * keep the record of event clocks bounded): a cell's fades since it was last folded follow
+ * from those clocks by binary search. All state is proportional to the cells
+ * drawn: the memory grids to the canvas (or, with no canvas, at most max_cells
+ * cells per canvas, k growing to keep within it), the refs grid to rows x len,
+ * the timeline to its size.
  */
 #ifndef RT_SHMAP_VIEW_H
 #define RT_SHMAP_VIEW_H
@@ -123,6 +125,9 @@ typedef struct rt_shmap_view_config {
     int refs, refs_rows, refs_len;
     /* timeline: 0 off; columns and rows (rows 0: as refs would) */
     int timeline, time_w, time_h;
+    /* load / store events recorded before their fades are folded in (0: the
+     * default, the larger of 65536 and cells / 4); small values exercise it */
+    uint64_t fold_every;
 } rt_shmap_view_config;
 
 /* Defaults: K = 4, F = 1, everything off. */
@@ -145,12 +150,23 @@ void rt_shmap_view_detach(rt_shmap_view *v);
 const rt_shmap_view_config *rt_shmap_view_config_get(const rt_shmap_view *v);
 
 /*
- * Bring the memory and time-line grids up to date: the view keeps their cells
- * column by column while it runs (the order loads and stores walk a matrix) and
- * copies them into the row-major grids here. Call it before reading or drawing
- * those grids (the other grids are always up to date).
+ * Bring the memory, cache and time-line grids and the lit count up to date:
+ * the view folds the fades of the events since the last call into the cells,
+ * and copies the memory and time-line cells, kept column by column while it
+ * runs (the order loads and stores walk a matrix), into the row-major grids.
+ * Call it before reading or drawing those grids (the refs grids are always up
+ * to date).
  */
 void rt_shmap_view_sync(rt_shmap_view *v);
+
+/*
+ * Apply the accesses observed but not yet applied. The view takes accesses in
+ * batches of up to 64 (fetching the cells they light together) and applies
+ * them at the end of each step, on rt_shmap_view_sync, rt_shmap_view_new_frame
+ * and detach, and here: call it before reading counts (flashes, refs) after
+ * rt_shmap_sim_step_events, which can stop within a step.
+ */
+void rt_shmap_view_flush(rt_shmap_view *v);
 
 /* Memory: the layout, and the load / store grid of matrix i (NULL when off or hidden). */
 const rt_shmap_layout_info *rt_shmap_view_layout(const rt_shmap_view *v);
@@ -214,7 +230,7 @@ int rt_shmap_view_flash_rects(const rt_shmap_view *v, int which, double inset, r
 /* Start a new frame: the frame's flashes are forgotten. */
 void rt_shmap_view_new_frame(rt_shmap_view *v);
 
-/* Lit cells (in the fading queue) and bytes held. */
+/* Lit cells (as of the last rt_shmap_view_sync) and bytes held. */
 uint64_t rt_shmap_view_lit(const rt_shmap_view *v);
 uint64_t rt_shmap_view_bytes(const rt_shmap_view *v);
 
