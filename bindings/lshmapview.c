@@ -38,7 +38,6 @@ static view_box *check_view(lua_State *L, int i)
     view_box *b = luaL_checkudata(L, i, VIEW_T);
     if (!b->v)
         luaL_argerror(L, i, "SHMAP view is closed");
-    rt_shmap_view_flush(b->v); /* every reading method sees every access so far */
     return b;
 }
 

@@ -39,11 +39,14 @@ struct rt_shmap_sim {
     text *sub, *info;       /* storage behind pe[p].subroutine / info */
     struct observer {
         rt_shmap_access_fn fn;
+        rt_shmap_batch_fn batch;
         rt_shmap_step_fn step;
         void *ud;
     } obs[RT_SHMAP_SIM_MAX_OBSERVERS];
     int nobs;
-    int nfn;                /* observers with an access function */
+    int nfn;                /* observers with an access or batch function */
+    int nbatch;             /* observers with a batch function */
+    rt_shmap_access abuf[RT_SHMAP_SIM_BATCH]; /* the batch being filled */
     int cursor;             /* next PE to run in the current step; npes when no step is under way */
     int last_info_pe, last_info_matrix;
     text last_info;
@@ -166,21 +169,35 @@ nomem:
 
 static void count_observers(rt_shmap_sim *s)
 {
-    s->nfn = 0;
-    for (int i = 0; i < s->nobs; i++)
-        s->nfn += s->obs[i].fn != NULL;
+    s->nfn = s->nbatch = 0;
+    for (int i = 0; i < s->nobs; i++) {
+        s->nfn += s->obs[i].fn != NULL || s->obs[i].batch != NULL;
+        s->nbatch += s->obs[i].batch != NULL;
+    }
 }
 
-int rt_shmap_sim_observe(rt_shmap_sim *s, rt_shmap_access_fn fn, rt_shmap_step_fn step, void *ud)
+static int add_observer(rt_shmap_sim *s, rt_shmap_access_fn fn, rt_shmap_batch_fn batch, rt_shmap_step_fn step,
+                        void *ud)
 {
     if (s->nobs == RT_SHMAP_SIM_MAX_OBSERVERS)
         return RT_ERANGE;
     s->obs[s->nobs].fn = fn;
+    s->obs[s->nobs].batch = batch;
     s->obs[s->nobs].step = step;
     s->obs[s->nobs].ud = ud;
     s->nobs++;
     count_observers(s);
     return RT_OK;
+}
+
+int rt_shmap_sim_observe(rt_shmap_sim *s, rt_shmap_access_fn fn, rt_shmap_step_fn step, void *ud)
+{
+    return add_observer(s, fn, NULL, step, ud);
+}
+
+int rt_shmap_sim_observe_batch(rt_shmap_sim *s, rt_shmap_batch_fn fn, rt_shmap_step_fn step, void *ud)
+{
+    return add_observer(s, NULL, fn, step, ud);
 }
 
 void rt_shmap_sim_unobserve(rt_shmap_sim *s, void *ud)
@@ -206,6 +223,14 @@ static void notify(const rt_shmap_sim *s, const rt_shmap_access *a)
     for (int i = 0; i < s->nobs; i++)
         if (s->obs[i].fn)
             s->obs[i].fn(s->obs[i].ud, a);
+}
+
+/* Deliver the first n accesses of abuf to every batch observer. */
+static void notify_batch(const rt_shmap_sim *s, size_t n)
+{
+    for (int i = 0; n && i < s->nobs; i++)
+        if (s->obs[i].batch)
+            s->obs[i].batch(s->obs[i].ud, s->abuf, n);
 }
 
 void rt_shmap_sim_set_max_elements(rt_shmap_sim *s, uint64_t n) { s->max_elements = n; }
@@ -337,17 +362,16 @@ static int access_block(rt_shmap_sim *s, int p, const rt_shmap_event *ev, rt_err
         return RT_OK;
     }
     rt_cache_result res;
-    rt_shmap_access a;
+    rt_shmap_access proto;
     memset(&res, 0, sizeof res);
-    if (s->nfn) {
-        memset(&a, 0, sizeof a);
-        a.step = rt_sched_steps(s->sched);
-        a.pe = p;
-        a.cache = c ? ci : -1;
-        a.matrix = ev->matrix;
-        a.store = store;
-        a.time = ev->time;
-    }
+    memset(&proto, 0, sizeof proto);
+    proto.step = rt_sched_steps(s->sched);
+    proto.pe = p;
+    proto.cache = c ? ci : -1;
+    proto.matrix = ev->matrix;
+    proto.store = store;
+    proto.time = ev->time;
+    size_t nb = 0; /* accesses in abuf */
     for (int col = ev->c1; col <= ev->c2; col++) {
         uint64_t off = (uint64_t)(col - 1) * rows;
         for (int row = ev->r1; row <= ev->r2; row++) {
@@ -367,28 +391,36 @@ static int access_block(rt_shmap_sim *s, int p, const rt_shmap_event *ev, rt_err
                     continue;
                 outcome = res.hit ? RT_SHM_HIT : RT_SHM_MISS;
             }
-            a.row = row;
-            a.col = col;
-            a.addr = addr;
-            a.refs = pg->load[e & (EPAGE - 1)] + pg->store[e & (EPAGE - 1)];
-            a.outcome = outcome;
+            rt_shmap_access *ap = &s->abuf[nb];
+            *ap = proto;
+            ap->row = row;
+            ap->col = col;
+            ap->addr = addr;
+            ap->refs = pg->load[e & (EPAGE - 1)] + pg->store[e & (EPAGE - 1)];
+            ap->outcome = outcome;
             if (outcome == RT_SHM_MISS) {
-                a.line_first = res.line * s->line;
-                a.line_last = a.line_first + s->line - 1;
-                a.evicted = res.evicted;
-                a.evicted_first = res.evicted ? res.evicted_line * s->line : 0;
+                ap->line_first = res.line * s->line;
+                ap->line_last = ap->line_first + s->line - 1;
+                ap->evicted = res.evicted;
+                ap->evicted_first = res.evicted ? res.evicted_line * s->line : 0;
             } else {
-                a.line_first = a.line_last = 0;
-                a.evicted = 0;
-                a.evicted_first = 0;
+                ap->line_first = ap->line_last = 0;
+                ap->evicted = 0;
+                ap->evicted_first = 0;
             }
             if (outcome != RT_SHM_NOLOOKUP) {
-                a.set = res.set;
-                a.way = res.way;
+                ap->set = res.set;
+                ap->way = res.way;
             }
-            notify(s, &a);
+            if (s->nfn > s->nbatch)
+                notify(s, ap);
+            if (s->nbatch && ++nb == RT_SHMAP_SIM_BATCH) {
+                notify_batch(s, nb);
+                nb = 0;
+            }
         }
     }
+    notify_batch(s, nb);
     return RT_OK;
 }
 

@@ -89,6 +89,18 @@ typedef void (*rt_shmap_step_fn)(void *ud, const rt_shmap_sim *s);
  * RT_SHMAP_SIM_MAX_OBSERVERS are already observing.
  */
 int rt_shmap_sim_observe(rt_shmap_sim *s, rt_shmap_access_fn fn, rt_shmap_step_fn step, void *ud);
+
+/* The accesses of one load or store event, in order (at most RT_SHMAP_SIM_BATCH a call). */
+typedef void (*rt_shmap_batch_fn)(void *ud, const rt_shmap_access *a, size_t n);
+#define RT_SHMAP_SIM_BATCH 64
+
+/*
+ * As rt_shmap_sim_observe, with the accesses handed over in batches: an event's
+ * accesses in runs of up to RT_SHMAP_SIM_BATCH, each run delivered before the
+ * next begins and the last when the event ends (so an observer is up to date
+ * between events), for observers that fetch what a run touches together.
+ */
+int rt_shmap_sim_observe_batch(rt_shmap_sim *s, rt_shmap_batch_fn fn, rt_shmap_step_fn step, void *ud);
 /* Stop every observer added with ud. */
 void rt_shmap_sim_unobserve(rt_shmap_sim *s, void *ud);
 

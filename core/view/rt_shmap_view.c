@@ -199,8 +199,6 @@ rt_shmap_view_config rt_shmap_view_defaults(void)
     return c;
 }
 
-#define PEND 64
-
 struct rt_shmap_view {
     rt_shmap_sim *sim;      /* NULL once detached */
     rt_shmap_view_config cfg;
@@ -232,10 +230,6 @@ struct rt_shmap_view {
         uint8_t fresh;      /* lit since the last fold */
     } *node;
     double *lastf;          /* per cell its last fade as of the last fold */
-    /* accesses not yet applied: taken in batches, so that the nodes they light
-     * are fetched from memory together (see on_access) */
-    rt_shmap_access pend[PEND];
-    int npend;
     uint32_t event_no;
     /* the clocks of the load / store events since the last fold (rising):
      * evclock[i] is the clock of event base + i */
@@ -492,46 +486,40 @@ static const void *element_node(const rt_shmap_view *v, int i, int store, int ro
     return &v->node[v->gbase[s] + (uint64_t)((col - 1) / k) * (uint64_t)g->h + (uint64_t)((row - 1) / k)];
 }
 
-/* Apply the pending accesses: first ask for the nodes each will light (they
- * are spread over memory larger than a core's cache, and one at a time the
- * loads would wait in turn), then apply them in order. */
-static void flush(rt_shmap_view *v)
+/* A run of accesses of one event: first ask for the nodes and histogram rows
+ * each will touch (they are spread over more memory than a core's cache holds,
+ * and taken one at a time the loads would wait in turn), then apply them in
+ * order. */
+static void on_batch(void *ud, const rt_shmap_access *acc, size_t n)
 {
+    rt_shmap_view *v = ud;
+    if (v->refs && v->small)
+        for (size_t j = 0; j < n; j++) {
+            const rt_shmap_access *a = &acc[j];
+            uint64_t e = v->first64[a->matrix] + (uint64_t)(a->row - 1) * (uint64_t)v->mcols[a->matrix]
+                         + (uint64_t)(a->col - 1);
+            __builtin_prefetch(&v->rcount[hist_row_of(v, e, v->rrows, v->rscale)], 1);
+        }
     if (v->cfg.memory || v->cfg.cache)
-        for (int j = 0; j < v->npend; j++) {
-            const rt_shmap_access *a = &v->pend[j];
+        for (size_t j = 0; j < n; j++) {
+            const rt_shmap_access *a = &acc[j];
             if (a->outcome != RT_SHM_NOLOOKUP && v->grid[2 * v->nmat + a->cache])
                 __builtin_prefetch(&v->node[v->gbase[2 * v->nmat + a->cache]
                                             + ((uint64_t)a->set * v->ways + a->way) * v->line],
                                    1);
             if (a->outcome != RT_SHM_HIT || a->store) { /* a miss, a store, or no cache */
-                const void *n = element_node(v, a->matrix, a->store, a->row, a->col);
-                if (n)
-                    __builtin_prefetch(n, 1);
+                const void *nd = element_node(v, a->matrix, a->store, a->row, a->col);
+                if (nd)
+                    __builtin_prefetch(nd, 1);
             }
         }
-    for (int j = 0; j < v->npend; j++)
-        apply(v, &v->pend[j]);
-    v->npend = 0;
-}
-
-static void on_access(void *ud, const rt_shmap_access *a)
-{
-    rt_shmap_view *v = ud;
-    v->pend[v->npend++] = *a;
-    if (v->npend == PEND)
-        flush(v);
-}
-
-void rt_shmap_view_flush(rt_shmap_view *v)
-{
-    flush(v);
+    for (size_t j = 0; j < n; j++)
+        apply(v, &acc[j]);
 }
 
 static void on_step(void *ud, const rt_shmap_sim *s)
 {
     rt_shmap_view *v = ud;
-    flush(v);
     const rt_sched *sc = rt_shmap_sim_sched(s);
     v->steps++;
     v->nactive = 0;
@@ -565,7 +553,6 @@ static void on_step(void *ud, const rt_shmap_sim *s)
 void rt_shmap_view_detach(rt_shmap_view *v)
 {
     if (v && v->sim) {
-        flush(v);
         rt_shmap_sim_unobserve(v->sim, v);
         v->sim = NULL;
     }
@@ -812,7 +799,7 @@ rt_shmap_view *rt_shmap_view_new(rt_shmap_sim *sim, const rt_shmap_view_config *
     /* with only the active graph (or nothing per cell) no access need be seen:
      * the simulation keeps its fast path */
     int per_access = (cfg->memory && v->nmat > 0) || (cfg->cache && v->ncaches) || v->refs || v->tl;
-    if (rt_shmap_sim_observe(sim, per_access ? on_access : NULL, on_step, v) != RT_OK) {
+    if (rt_shmap_sim_observe_batch(sim, per_access ? on_batch : NULL, on_step, v) != RT_OK) {
         v->sim = NULL;
         return fail(v, err, RT_ERANGE, "view: the simulation has too many observers");
     }
@@ -831,7 +818,6 @@ static inline int32_t cell_of(const rt_shmap_view *v, const struct node *x)
  * column by column, the grids row by row). */
 static void sync(rt_shmap_view *v)
 {
-    flush(v);
     if (!v->dirty)
         return;
     v->dirty = 0;
@@ -1021,7 +1007,6 @@ int rt_shmap_view_flash_rects(const rt_shmap_view *v, int which, double inset, r
 
 void rt_shmap_view_new_frame(rt_shmap_view *v)
 {
-    flush(v);
     v->frame++;
     if ((uint8_t)(v->frame + 1) == 0) /* the stamps wrap: forget them all once */
         for (uint64_t id = 0; id < v->ncells; id++)

@@ -159,15 +159,6 @@ const rt_shmap_view_config *rt_shmap_view_config_get(const rt_shmap_view *v);
  */
 void rt_shmap_view_sync(rt_shmap_view *v);
 
-/*
- * Apply the accesses observed but not yet applied. The view takes accesses in
- * batches of up to 64 (fetching the cells they light together) and applies
- * them at the end of each step, on rt_shmap_view_sync, rt_shmap_view_new_frame
- * and detach, and here: call it before reading counts (flashes, refs) after
- * rt_shmap_sim_step_events, which can stop within a step.
- */
-void rt_shmap_view_flush(rt_shmap_view *v);
-
 /* Memory: the layout, and the load / store grid of matrix i (NULL when off or hidden). */
 const rt_shmap_layout_info *rt_shmap_view_layout(const rt_shmap_view *v);
 const rt_shmap_region *rt_shmap_view_region(const rt_shmap_view *v, int i);

@@ -590,6 +590,78 @@ static void test_bad_config(void **state)
     rt_shmap_free(r);
 }
 
+/* ---- batches: the same accesses as one at a time, never across events ---------- */
+
+typedef struct {
+    rt_shmap_access a[8192];
+    int n, calls, max;
+} batches;
+
+static void record_batch(void *ud, const rt_shmap_access *a, size_t n)
+{
+    batches *b = ud;
+    assert_true(n >= 1 && n <= RT_SHMAP_SIM_BATCH);
+    for (size_t k = 1; k < n; k++) { /* one event: one step, one PE */
+        assert_int_equal(a[k].step, a[0].step);
+        assert_int_equal(a[k].pe, a[0].pe);
+    }
+    assert_true(b->n + (int)n <= 8192);
+    memcpy(&b->a[b->n], a, n * sizeof *a);
+    b->n += (int)n;
+    b->calls++;
+    if ((int)n > b->max)
+        b->max = (int)n;
+}
+
+/* After each event the batch observer has had every access of it, in the order
+ * a per-access observer gets them. */
+static void test_batches(void **state)
+{
+    (void)state;
+    unsigned seed = 777;
+    int full = 0;
+    for (int round = 0; round < 20; round++) {
+        int rows[3], cols[3], nmat = 1 + rand_r(&seed) % 3;
+        char *text = random_trace(&seed, rows, cols, nmat);
+        /* round 0: a 12 x 12 block, 144 accesses in one event (64 + 64 + 16) */
+        char *path = rt_test_write_text(round ? text : "0 1 12 12\n1 1 1 12 1 12 1.0\n2 1 3 3 2 2 2.0\n");
+        free(text);
+        int pes = 1 + rand_r(&seed) % 4;
+        int ncaches = round % 4 ? 1 + rand_r(&seed) % pes : 0;
+        rt_shmap *r = open_path(path);
+        rt_shmap_sim *s = make_sim(r, pes, ncaches, 16, 4, 2, round % 3 == 0);
+        recorder *one = calloc(1, sizeof *one);
+        batches *b = calloc(1, sizeof *b);
+        assert_non_null(one);
+        assert_non_null(b);
+        assert_int_equal(rt_shmap_sim_observe_batch(s, record_batch, NULL, b), RT_OK);
+        assert_int_equal(rt_shmap_sim_observe(s, record, NULL, one), RT_OK);
+        rt_err e;
+        for (;;) {
+            one->n = 0;
+            b->n = 0;
+            uint64_t done;
+            int st = rt_shmap_sim_step_events(s, 1, &done, &e);
+            if (st == RT_EEOF)
+                break;
+            assert_int_equal(st, RT_OK);
+            assert_int_equal(b->n, one->n);
+            for (int k = 0; k < one->n; k++)
+                assert_memory_equal(&b->a[k], &one->a[k], sizeof one->a[k]);
+            if (round == 0 && one->n == 144)
+                assert_int_equal(b->calls, 3);
+            b->calls = 0;
+        }
+        full += b->max == RT_SHMAP_SIM_BATCH;
+        free(one);
+        free(b);
+        rt_shmap_sim_free(s);
+        rt_shmap_free(r);
+        rt_test_remove(path);
+    }
+    assert_true(full > 0); /* some events were longer than a batch */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -597,7 +669,7 @@ int main(void)
         cmocka_unit_test(test_strsv_flashes), cmocka_unit_test(test_fading_random),
         cmocka_unit_test(test_regions),       cmocka_unit_test(test_cache_layout),
         cmocka_unit_test(test_cache_cells),   cmocka_unit_test(test_huge_bounded),
-        cmocka_unit_test(test_bad_config),
+        cmocka_unit_test(test_bad_config),    cmocka_unit_test(test_batches),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
