@@ -342,7 +342,7 @@ return {
         local t = chain:to_table()
         t.composites = chain:definitions()
         t.composite_chains = chain.composites
-        write_file(out, require("cjson").encode(t) .. "\n")
+        write_file(out, require("retrace.json").encode(t) .. "\n")
       elseif ext == "dot" then
         write_file(out, chain:dot())
       elseif ext == "png" or ext == "pdf" or ext == "svg" then

@@ -353,7 +353,7 @@ return {
     if args.profiles then
       local f, ferr = io.open(args.profiles, "w")
       if not f then cli.input_error("--profiles: " .. ferr) end
-      f:write(require("cjson").encode(profiles), "\n")
+      f:write(require("retrace.json").encode(profiles), "\n")
       f:close()
     end
     local diag = medea.diagnose(res)

@@ -250,7 +250,6 @@ local function run(args)
     local ok, derr = fs.mkdir_p(args.data)
     if not ok then cli.input_error(derr) end
   end
-  local cjson = require "cjson"
   local function write_data(i, t)
     if not args.data then return end
     local out = { frame = i, time = t, displays = {} }

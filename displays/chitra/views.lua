@@ -6,7 +6,6 @@
 --   views.write_all(ses, "out", {format = "png", range = {t0, t1}, shade = {"A,B"}, min_prob = 0.01})
 --   views.chain_picture(chain, "chain.pdf", {min_prob = 0.01})
 local fs = require "retrace.fs"
-local cjson = require "cjson"
 
 local M = {}
 
@@ -93,7 +92,7 @@ function M.write_all(ses, dir, opts)
   data.chain = chain:to_table()
   data.chain.composites = chain:definitions()
   data.chain.picture = pic
-  ok, why = fs.write_file(out("views.json"), cjson.encode(data) .. "\n")
+  ok, why = fs.write_file(out("views.json"), require("retrace.json").encode(data) .. "\n")
   if not ok then return nil, why end
   -- the whole sequence, streamed by C (a 10^7-element member is never a Lua list)
   ok, why = ses:write_csv(member, out("sequence.csv"))

@@ -54,7 +54,7 @@ end
 local function picture(dir, base, w, h, d)
   local data, err = display.render(d, dir .. "/" .. base .. ".png", w, h)
   if not data then return nil, err end
-  return fs.write_file(dir .. "/" .. base .. ".json", require("cjson").encode(data) .. "\n")
+  return fs.write_file(dir .. "/" .. base .. ".json", require("retrace.json").encode(data) .. "\n")
 end
 
 function M.write_all(dir, comps, res, profiles, scaling, fits, opts)

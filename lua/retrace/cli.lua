@@ -146,9 +146,11 @@ function M.array(t)
   return t
 end
 
---- v as JSON text (lua-cjson), with lists marked by M.array written as arrays.
+--- v as JSON text (retrace.json: lua-cjson's values, objects' keys sorted, so a
+-- run's output is the same bytes every time), with lists marked by M.array
+-- written as arrays.
 function M.json(v)
-  local text = require("cjson").encode(v)
+  local text = require("retrace.json").encode(v)
   -- a plain search for the marks: a pattern gsub over a 100 MB document of a
   -- million-symbol sequence took most of a second
   local mark = EMPTY_ARRAY_JSON:gsub("%%", "")

@@ -330,7 +330,6 @@ end
 -- opts: info (required), sel, t0, t1, cols, rows, format, title.
 -- Returns {levels =, cols =, rows =, messages =, bytes =} | nil, message.
 function M.timeline_html(path, file, opts)
-  local cjson = require "cjson"
   local colors = require "retrace.colors"
   local info = opts.info
   local sel = opts.sel
@@ -363,7 +362,7 @@ function M.timeline_html(path, file, opts)
   local title = (opts.title or ("retrace paragraph " .. path)):gsub("[&<>\"]",
     { ["&"] = "&amp;", ["<"] = "&lt;", [">"] = "&gt;", ['"'] = "&quot;" })
   -- "</" never appears inside the script: the JSON's slashes are escaped
-  local json = cjson.encode(data):gsub("</", "<\\/")
+  local json = require("retrace.json").encode(data):gsub("</", "<\\/")
   local page = template:gsub("{{(%u+)}}", function(k)
     if k == "TITLE" then return title elseif k == "DATA" then return json end
   end)

@@ -20,12 +20,7 @@ local function scalar(v)
   return tostring(v) -- also __tostring, or "retrace.Lines: 0x..." from __name
 end
 
-local function key_order(a, b)
-  local ta, tb = type(a), type(b)
-  if ta ~= tb then return ta < tb end
-  if ta == "number" or ta == "string" then return a < b end
-  return tostring(a) < tostring(b)
-end
+local key_order = require("retrace.json").key_less
 
 local function format(v, opts, indent, seen, depth)
   if type(v) ~= "table" then return scalar(v) end
