@@ -205,6 +205,7 @@ struct rt_shmap_view {
     int k1;                 /* shades + 1 */
     int nmat, npes, ncaches;
     uint64_t line, ways;
+    uint64_t line_mask;     /* line - 1 when a power of two, else 0 (see word_of) */
     /* memory */
     rt_shmap_region *reg;
     rt_shmap_layout_info lay;
@@ -333,10 +334,9 @@ static void fold(rt_shmap_view *v)
     v->base = v->event_no + 1;
 }
 
-/* Light node idx of slot s in PE pe's colour (counting a flash when it is one). */
-static void light(rt_shmap_view *v, int s, uint64_t idx, int pe)
+/* Light node id in PE pe's colour (counting a flash when it is one). */
+static inline void light_id(rt_shmap_view *v, int32_t id, int pe)
 {
-    int32_t id = (int32_t)(v->gbase[s] + idx);
     struct node *x = &v->node[id];
     /* still at full brightness: lit, not faded since (no event at least F after
      * its last fade, the clock being the largest stamp), by an earlier event */
@@ -358,6 +358,12 @@ static void light(rt_shmap_view *v, int s, uint64_t idx, int pe)
     x->fresh = 1;
 }
 
+/* Light node idx of slot s. */
+static void light(rt_shmap_view *v, int s, uint64_t idx, int pe)
+{
+    light_id(v, (int32_t)(v->gbase[s] + idx), pe);
+}
+
 /* Light element (row, col) of matrix i on the load (store 0) or store grid. */
 static void light_element(rt_shmap_view *v, int i, int store, int row, int col, int pe)
 {
@@ -371,6 +377,12 @@ static void light_element(rt_shmap_view *v, int i, int store, int row, int col, 
         light(v, s, (uint64_t)(col - 1) * (uint64_t)g->h + (uint64_t)(row - 1), pe);
     else
         light(v, s, (uint64_t)((col - 1) / k) * (uint64_t)g->h + (uint64_t)((row - 1) / k), pe);
+}
+
+/* The word of its line that address addr is (no division for the usual power-of-two lines). */
+static inline uint64_t word_of(const rt_shmap_view *v, uint64_t addr)
+{
+    return v->line_mask ? addr & v->line_mask : v->line > 1 ? addr % v->line : 0;
 }
 
 static void light_cache(rt_shmap_view *v, int cache, uint32_t set, uint32_t way, uint64_t w, int pe)
@@ -429,25 +441,38 @@ static void apply(rt_shmap_view *v, const rt_shmap_access *a)
             light_element(v, a->matrix, a->store, a->row, a->col, pe);
         } else if (a->store) { /* write-back */
             light_element(v, a->matrix, 1, a->row, a->col, pe);
-            light_cache(v, a->cache, a->set, a->way, a->addr % v->line, pe);
+            light_cache(v, a->cache, a->set, a->way, word_of(v, a->addr), pe);
         } else if (a->outcome == RT_SHM_HIT) {
-            light_cache(v, a->cache, a->set, a->way, a->addr % v->line, pe);
-        } else {
+            light_cache(v, a->cache, a->set, a->way, word_of(v, a->addr), pe);
+        } else { /* a miss: the line's cache cells, and the words of it in a matrix */
+            int cs = 2 * v->nmat + a->cache;
+            if (v->grid[cs]) {
+                int32_t id = (int32_t)(v->gbase[cs] + ((uint64_t)a->set * v->ways + a->way) * v->line);
+                for (uint64_t w = 0; w < v->line; w++)
+                    light_id(v, id + (int32_t)w, pe);
+            }
             int mi = -1, r = 0, c = 0; /* the element of the word, stepped down the columns */
-            for (uint64_t w = 0; w < v->line; w++) {
-                light_cache(v, a->cache, a->set, a->way, w, pe);
-                if (!v->cfg.memory)
-                    continue;
-                if (mi >= 0 && ++r > v->mrows[mi]) {
-                    r = 1;
-                    if (++c > v->mcols[mi])
-                        mi = -1; /* past the matrix: padding or the next one */
+            if (v->cfg.memory && v->lay.k == 1 && rt_shmap_sim_locate(v->sim, a->line_first, &mi, &r, &c)
+                && v->grid[mi] && (uint64_t)r + v->line - 1 <= (uint64_t)v->mrows[mi]) {
+                /* the usual case: the whole line down one column, one node after another */
+                int32_t id = (int32_t)(v->gbase[mi] + (uint64_t)(c - 1) * (uint64_t)v->grid[mi]->h
+                                       + (uint64_t)(r - 1));
+                for (uint64_t w = 0; w < v->line; w++)
+                    light_id(v, id + (int32_t)w, pe);
+            } else if (v->cfg.memory) {
+                mi = -1;
+                for (uint64_t w = 0; w < v->line; w++) {
+                    if (mi >= 0 && ++r > v->mrows[mi]) {
+                        r = 1;
+                        if (++c > v->mcols[mi])
+                            mi = -1; /* past the matrix: padding or the next one */
+                    }
+                    if (mi < 0 && !rt_shmap_sim_locate(v->sim, a->line_first + w, &mi, &r, &c)) {
+                        mi = -1;
+                        continue;
+                    }
+                    light_element(v, mi, 0, r, c, pe);
                 }
-                if (mi < 0 && !rt_shmap_sim_locate(v->sim, a->line_first + w, &mi, &r, &c)) {
-                    mi = -1;
-                    continue;
-                }
-                light_element(v, mi, 0, r, c, pe);
             }
         }
     }
@@ -483,23 +508,17 @@ static const void *element_node(const rt_shmap_view *v, int i, int store, int ro
     if (!g)
         return NULL;
     int k = v->lay.k;
+    if (k == 1)
+        return &v->node[v->gbase[s] + (uint64_t)(col - 1) * (uint64_t)g->h + (uint64_t)(row - 1)];
     return &v->node[v->gbase[s] + (uint64_t)((col - 1) / k) * (uint64_t)g->h + (uint64_t)((row - 1) / k)];
 }
 
-/* A run of accesses of one event: first ask for the nodes and histogram rows
- * each will touch (they are spread over more memory than a core's cache holds,
- * and taken one at a time the loads would wait in turn), then apply them in
- * order. */
+/* A run of accesses of one event: first ask for the nodes each will light
+ * (they are spread over more memory than a core's cache holds, and taken one
+ * at a time the loads would wait in turn), then apply them in order. */
 static void on_batch(void *ud, const rt_shmap_access *acc, size_t n)
 {
     rt_shmap_view *v = ud;
-    if (v->refs && v->small)
-        for (size_t j = 0; j < n; j++) {
-            const rt_shmap_access *a = &acc[j];
-            uint64_t e = v->first64[a->matrix] + (uint64_t)(a->row - 1) * (uint64_t)v->mcols[a->matrix]
-                         + (uint64_t)(a->col - 1);
-            __builtin_prefetch(&v->rcount[hist_row_of(v, e, v->rrows, v->rscale)], 1);
-        }
     if (v->cfg.memory || v->cfg.cache)
         for (size_t j = 0; j < n; j++) {
             const rt_shmap_access *a = &acc[j];
@@ -707,6 +726,7 @@ rt_shmap_view *rt_shmap_view_new(rt_shmap_sim *sim, const rt_shmap_view_config *
         v->line = 1;
         v->ways = 1;
     }
+    v->line_mask = v->line > 1 && (v->line & (v->line - 1)) == 0 ? v->line - 1 : 0;
     if (cfg->cache && v->ncaches) {
         const rt_cache_config *cc = rt_cache_config_get(rt_shmap_sim_cache(sim, 0));
         uint64_t lines = cc->size / cc->line;
