@@ -169,17 +169,12 @@ const char *rt_xdin_block(const char *p, const char *end, rt_memref *out, size_t
     size_t k = *kp;
     unsigned long nl = 0;
     while (k < cap && p < end) {
+        /* kind + 1 by access type, 0 for the others: a load, not a jump table */
+        static const unsigned char kind_of[256] = {
+            ['r'] = RT_REF_READ + 1,  ['w'] = RT_REF_WRITE + 1, ['i'] = RT_REF_IFETCH + 1,
+            ['m'] = RT_REF_MISC + 1,  ['c'] = RT_REF_FLUSH + 1, ['v'] = RT_REF_INVALIDATE + 1};
         const char *q = skip_sp(p);
-        int kind;
-        switch (*q) {
-        case 'r': kind = RT_REF_READ; break;
-        case 'w': kind = RT_REF_WRITE; break;
-        case 'i': kind = RT_REF_IFETCH; break;
-        case 'm': kind = RT_REF_MISC; break;
-        case 'c': kind = RT_REF_FLUSH; break;
-        case 'v': kind = RT_REF_INVALIDATE; break;
-        default: kind = -1;
-        }
+        int kind = kind_of[(unsigned char)*q] - 1;
         if (kind < 0 || !sp(q[1]))
             break;
         uint64_t a, size;
@@ -218,46 +213,54 @@ const char *rt_lackey_block(const char *p, const char *end, int valgrind, rt_mem
             p = after(c ? c : end, end);
             continue;
         }
-        const char *q = skip_sp(p);
-        int kind, modify = 0;
-        switch (*q) {
-        case 'I': kind = RT_REF_IFETCH; break;
-        case 'L': kind = RT_REF_READ; break;
-        case 'S': kind = RT_REF_WRITE; break;
-        case 'M': kind = RT_REF_READ; modify = 1; break;
-        default: kind = -1;
+        /* kind + 1 by record type (M: a load, 8 marks its store), 0 for the others */
+        static const unsigned char kind_of[256] = {['I'] = RT_REF_IFETCH + 1, ['L'] = RT_REF_READ + 1,
+                                                   ['S'] = RT_REF_WRITE + 1, ['M'] = (RT_REF_READ + 1) | 8};
+        /* What valgrind writes, "I  ADDR,N" and " L ADDR,N", has the address
+         * at p + 3 either way: known without walking the blanks, which
+         * would make the rest of the line wait for a guess at their count. */
+        unsigned lead = p[0] == ' ';
+        unsigned kv = kind_of[(unsigned char)p[lead]];
+        const char *q = p + 3;
+        if (!kv || p[lead + 1] != ' ' || p[2] != ' ' || sp(*q)) {
+            q = skip_sp(p); /* any other spacing */
+            kv = kind_of[(unsigned char)*q];
+            if (!kv || !sp(q[1]))
+                break;
+            q = skip_sp(q + 2);
         }
-        if (kind < 0 || !sp(q[1]))
-            break;
+        int kind = (int)(kv & 7) - 1, modify = (int)(kv >> 3);
         uint64_t a;
-        if (!(q = hex_at(skip_sp(q + 2), end, &a, 1)) || *q != ',')
+        if (!(q = hex_at(q, end, &a, 1)) || *q != ',')
             break;
         const char *d = ++q;
-        uint64_t size = 0;
-        while ((unsigned)(*q - '0') <= 9 && q - d < 9)
-            size = size * 10 + (uint64_t)(*q++ - '0');
+        uint64_t size = (unsigned)(*q - '0');
+        if (size <= 9 && (unsigned)(q[1] - '0') > 9) { /* one digit, the usual */
+            q++;
+        } else {
+            size = 0;
+            while ((unsigned)(*q - '0') <= 9 && q - d < 9)
+                size = size * 10 + (uint64_t)(*q++ - '0');
+        }
         if (size == 0 || size > RT_MEMREF_MAX_SIZE)
             break;
         q = skip_sp(q);
         if (!line_ends(q, end))
             break;
-        out[k].addr = a;
-        out[k].size = size;
-        out[k].kind = kind;
-        if (modify) {
-            if (k + 1 < cap) {
-                out[k + 1] = out[k];
-                out[k + 1].kind = RT_REF_WRITE;
-                k++;
-            } else if (pending) {
-                *pending = out[k];
-                pending->kind = RT_REF_WRITE;
-                *has_pending = 1;
-            } else {
-                break; /* the whole M in the next call */
-            }
+        rt_memref ref = {a, size, kind}, store = {a, size, RT_REF_WRITE};
+        if (k + 1 < cap) { /* room for an M's store: written whatever the type, kept for an M */
+            out[k] = ref;
+            out[k + 1] = store;
+            k += 1 + (size_t)modify;
+        } else if (!modify) {
+            out[k++] = ref;
+        } else if (pending) {
+            out[k++] = ref;
+            *pending = store;
+            *has_pending = 1;
+        } else {
+            break; /* the whole M in the next call */
         }
-        k++;
         nl++;
         p = after(q, end);
     }
