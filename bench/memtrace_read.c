@@ -10,8 +10,8 @@
  *
  * The traces go to /tmp/retrace-bench-mem-v1-N.{din,xdin,lackey} once and are
  * reused while present. RETRACE_BENCH_N sets N (default 5*10^7 references).
- * Times are CPU seconds of this process, the best of three runs (the machine
- * is shared).
+ * Times are CPU seconds of this process, the best of three runs taken in
+ * turns (the machine is shared).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -168,23 +168,19 @@ static outcome simulate(int i)
     return o;
 }
 
-static outcome best_of3(outcome (*f)(int), int i)
-{
-    outcome best = f(i);
-    for (int k = 0; k < 2; k++) {
-        outcome o = f(i);
-        if (o.cpu < best.cpu)
-            best = o;
-    }
-    return best;
-}
-
+/* The best of three runs of each format, the formats taking turns, so that
+ * a busy spell of the shared machine falls on all three alike. */
 static void report(const char *what, outcome (*f)(int))
 {
     printf("%s\n", what);
     outcome o[3];
+    for (int round = 0; round < 3; round++)
+        for (int i = 0; i < 3; i++) {
+            outcome r = f(i);
+            if (round == 0 || r.cpu < o[i].cpu)
+                o[i] = r;
+        }
     for (int i = 0; i < 3; i++) {
-        o[i] = best_of3(f, i);
         printf("  %-7s %6.2f s CPU  %6.1f M refs/s  %5.2fx din's time  (%llu references",
                rt_memfmt_name(fmts[i]), o[i].cpu, (double)o[i].refs / o[i].cpu / 1e6, o[i].cpu / o[0].cpu,
                (unsigned long long)o[i].refs);
@@ -192,8 +188,8 @@ static void report(const char *what, outcome (*f)(int))
             printf(", %llu misses)\n", (unsigned long long)o[i].misses);
         else
             printf(", checksum %016llx)\n", (unsigned long long)o[i].sum);
-        fflush(stdout);
     }
+    fflush(stdout);
     for (int i = 1; i < 3; i++)
         if (o[i].refs != o[0].refs || o[i].misses != o[0].misses || o[i].sum != o[0].sum) {
             fprintf(stderr, "memtrace_read: %s and din disagree\n", rt_memfmt_name(fmts[i]));
@@ -211,7 +207,7 @@ int main(void)
     for (int i = 0; i < 3; i++)
         snprintf(paths[i], sizeof paths[i], "/tmp/retrace-bench-mem-v1-%llu.%s", (unsigned long long)n, ext[i]);
     generate(n);
-    printf("the same %llu references as din, xdin and lackey; CPU time, best of 3 runs\n",
+    printf("the same %llu references as din, xdin and lackey; CPU time, best of 3 runs in turns\n",
            (unsigned long long)n);
     report("(a) reading alone (rt_memtrace_read, batches of 4096):", read_only);
     report("(b) through a 32 KiB 8-way cache of 64-byte lines, LRU, write-back (retrace cache):", simulate);

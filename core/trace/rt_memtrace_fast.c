@@ -83,7 +83,9 @@ HOT int hex_swar(const char *q, uint64_t *out)
  * one a step, quicker for the one or two digits of a size. */
 HOT const char *hex_at(const char *q, const char *end, uint64_t *out, int swar)
 {
-    if (q[0] == '0' && (q[1] == 'x' || q[1] == 'X'))
+    /* 0x: tested on the x first, which is all but never there, so the
+     * branch is foreseen (a first digit 0 or not is a coin toss) */
+    if (end - q >= 2 && (q[1] | 0x20) == 'x' && q[0] == '0')
         q += 2;
     const char *h = q;
     uint64_t v = 0;
@@ -97,7 +99,7 @@ HOT const char *hex_at(const char *q, const char *end, uint64_t *out, int swar)
             q++;
         }
     }
-    if (q == h || q - h > 16)
+    if ((size_t)(q - h) - 1 > 15) /* none, or more than 16 */
         return NULL;
     *out = v;
     return q;
@@ -106,7 +108,8 @@ HOT const char *hex_at(const char *q, const char *end, uint64_t *out, int swar)
 /* the blanks of the plain shapes; '\r', '\v' and '\f' are the slow path's */
 HOT int sp(char c)
 {
-    return c == ' ' || c == '\t';
+    static const unsigned char blank[256] = {[' '] = 1, ['\t'] = 1}; /* one test, not two */
+    return blank[(unsigned char)c];
 }
 
 HOT const char *skip_sp(const char *q)
@@ -205,14 +208,6 @@ const char *rt_lackey_block(const char *p, const char *end, int valgrind, rt_mem
     size_t k = *kp;
     unsigned long nl = 0;
     while (k < cap && p < end) {
-        if ((p[0] == '=' || p[0] == '-' || p[0] == '*') && p[1] == p[0]) {
-            if (!valgrind)
-                break;
-            const char *c = memchr(p, '\n', (size_t)(end - p)); /* as next_line: skipped */
-            nl++;
-            p = after(c ? c : end, end);
-            continue;
-        }
         /* kind + 1 by record type (M: a load, 8 marks its store), 0 for the others */
         static const unsigned char kind_of[256] = {['I'] = RT_REF_IFETCH + 1, ['L'] = RT_REF_READ + 1,
                                                    ['S'] = RT_REF_WRITE + 1, ['M'] = (RT_REF_READ + 1) | 8};
@@ -223,6 +218,14 @@ const char *rt_lackey_block(const char *p, const char *end, int valgrind, rt_mem
         unsigned kv = kind_of[(unsigned char)p[lead]];
         const char *q = p + 3;
         if (!kv || p[lead + 1] != ' ' || p[2] != ' ' || sp(*q)) {
+            if ((p[0] == '=' || p[0] == '-' || p[0] == '*') && p[1] == p[0]) {
+                if (!valgrind)
+                    break;
+                const char *c = memchr(p, '\n', (size_t)(end - p)); /* as next_line: skipped */
+                nl++;
+                p = after(c ? c : end, end);
+                continue;
+            }
             q = skip_sp(p); /* any other spacing */
             kv = kind_of[(unsigned char)*q];
             if (!kv || !sp(q[1]))
