@@ -11,7 +11,7 @@
  * The traces go to /tmp/retrace-bench-mem-v1-N.{din,xdin,lackey} once and are
  * reused while present. RETRACE_BENCH_N sets N (default 5*10^7 references).
  * Times are CPU seconds of this process, the best of three runs taken in
- * turns (the machine is shared).
+ * turns (the machine is shared); RETRACE_BENCH_ROUNDS sets the runs.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -86,6 +86,7 @@ static int gen_one(FILE *din, FILE *xdin, FILE *lk)
     return 3;
 }
 
+static int rounds = 3; /* runs of each format; the best counts */
 static const int fmts[3] = {RT_MEMFMT_DIN, RT_MEMFMT_XDIN, RT_MEMFMT_LACKEY};
 static char paths[3][300];
 
@@ -174,7 +175,7 @@ static void report(const char *what, outcome (*f)(int))
 {
     printf("%s\n", what);
     outcome o[3];
-    for (int round = 0; round < 3; round++)
+    for (int round = 0; round < rounds; round++)
         for (int i = 0; i < 3; i++) {
             outcome r = f(i);
             if (round == 0 || r.cpu < o[i].cpu)
@@ -203,12 +204,15 @@ int main(void)
     const char *e = getenv("RETRACE_BENCH_N");
     if (e && atoll(e) > 0)
         n = (uint64_t)atoll(e);
+    const char *r = getenv("RETRACE_BENCH_ROUNDS");
+    if (r && atoi(r) > 0)
+        rounds = atoi(r);
     const char *ext[3] = {"din", "xdin", "lackey"};
     for (int i = 0; i < 3; i++)
         snprintf(paths[i], sizeof paths[i], "/tmp/retrace-bench-mem-v1-%llu.%s", (unsigned long long)n, ext[i]);
     generate(n);
-    printf("the same %llu references as din, xdin and lackey; CPU time, best of 3 runs in turns\n",
-           (unsigned long long)n);
+    printf("the same %llu references as din, xdin and lackey; CPU time, best of %d runs in turns\n",
+           (unsigned long long)n, rounds);
     report("(a) reading alone (rt_memtrace_read, batches of 4096):", read_only);
     report("(b) through a 32 KiB 8-way cache of 64-byte lines, LRU, write-back (retrace cache):", simulate);
     return 0;

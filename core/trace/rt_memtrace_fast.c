@@ -181,8 +181,13 @@ const char *rt_xdin_block(const char *p, const char *end, rt_memref *out, size_t
         if (kind < 0 || !sp(q[1]))
             break;
         uint64_t a, size;
-        if (!(q = hex_at(skip_sp(q + 2), end, &a, 1)) || !sp(*q) ||
-            !(q = hex_at(skip_sp(q), end, &size, 0)))
+        if (!(q = hex_at(skip_sp(q + 2), end, &a, 1)) || !sp(*q))
+            break;
+        q = skip_sp(q + 1);
+        size = rt_hexval[(unsigned char)q[0]];
+        if (size <= 15 && rt_hexval[(unsigned char)q[1]] > 15) /* one digit, the usual */
+            q++;
+        else if (!(q = hex_at(q, end, &size, 0)))
             break;
         q = skip_sp(q);
         if (!line_ends(q, end))
