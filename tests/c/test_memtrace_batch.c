@@ -242,14 +242,14 @@ static size_t compare_readers(const char *path, int fmt, size_t *refs_out)
 
 static void check_format(int fmt, uint64_t s)
 {
-    for (int round = 0; round < 3; round++) {
+    for (int round = 0; round < 2; round++) {
         seed = s + (uint64_t)round;
-        text t = random_trace(fmt, 120000);
+        text t = random_trace(fmt, 100000);
         char *p = rt_test_write(t.s, t.n);
         size_t refs;
         size_t errors = compare_readers(p, fmt, &refs);
         /* the mix must have exercised both paths */
-        assert_true(refs > 100000);
+        assert_true(refs > 80000);
         assert_true(errors > 50);
         rt_test_remove(p);
         free(t.s);
