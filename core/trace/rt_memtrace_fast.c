@@ -189,9 +189,11 @@ const char *rt_xdin_block(const char *p, const char *end, rt_memref *out, size_t
             q++;
         else if (!(q = hex_at(q, end, &size, 0)))
             break;
-        q = skip_sp(q);
-        if (!line_ends(q, end))
-            break;
+        if (*q != '\n') { /* blanks before the newline, or the file's end: rare */
+            q = skip_sp(q);
+            if (!line_ends(q, end))
+                break;
+        }
         if (size == 0 && kind < RT_REF_FLUSH)
             size = 1; /* as rt_xdin_next */
         rt_memref ref = {a, size, kind};
@@ -242,19 +244,23 @@ const char *rt_lackey_block(const char *p, const char *end, int valgrind, rt_mem
         if (!(q = hex_at(q, end, &a, 1)) || *q != ',')
             break;
         const char *d = ++q;
-        uint64_t size = (unsigned)(*q - '0');
-        if (size <= 9 && (unsigned)(q[1] - '0') > 9) { /* one digit, the usual */
+        unsigned d1 = (unsigned)(*q - '1'); /* 0-8 for 1-9 */
+        uint64_t size;
+        if (d1 <= 8 && (unsigned)(q[1] - '0') > 9) { /* one digit 1-9, the usual */
+            size = d1 + 1;
             q++;
         } else {
             size = 0;
             while ((unsigned)(*q - '0') <= 9 && q - d < 9)
                 size = size * 10 + (uint64_t)(*q++ - '0');
+            if (size == 0 || size > RT_MEMREF_MAX_SIZE)
+                break;
         }
-        if (size == 0 || size > RT_MEMREF_MAX_SIZE)
-            break;
-        q = skip_sp(q);
-        if (!line_ends(q, end))
-            break;
+        if (*q != '\n') { /* blanks before the newline, or the file's end: rare */
+            q = skip_sp(q);
+            if (!line_ends(q, end))
+                break;
+        }
         rt_memref ref = {a, size, kind}, store = {a, size, RT_REF_WRITE};
         if (k + 1 < cap) { /* room for an M's store: written whatever the type, kept for an M */
             out[k] = ref;
