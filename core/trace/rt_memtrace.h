@@ -156,7 +156,9 @@ const char *rt_memfmt_name(int fmt);
 typedef struct rt_memtrace rt_memtrace;
 rt_memtrace *rt_memtrace_open(const char *path, int fmt, rt_err *err);
 int rt_memtrace_next(rt_memtrace *t, rt_memref *ref, rt_err *err);
-/* Batch form of rt_memtrace_next, with rt_rtmb_read's contract. */
+/* Batch form of rt_memtrace_next, with rt_rtmb_read's contract: the same
+ * references and errors, much faster (the text formats parse whole buffers,
+ * see rt_memtrace_fast.h). out[*n .. cap) may be written to as scratch. */
 int rt_memtrace_read(rt_memtrace *t, rt_memref *out, size_t cap, size_t *n, rt_err *err);
 /* rt_rtmb_read_lines for the formats that have such a path (RTMB); the
  * others return RT_EINVAL (with *n = 0): rt_memtrace_read does all the work. */
