@@ -88,7 +88,8 @@ int rt_lackey_parse_line(const char *line, size_t len, const char *name, unsigne
  * lines are read: nothing after the last '\n' of buf. Sets *n (references
  * written) and *lines (lines parsed) and returns the bytes of those lines; 0
  * (with cap >= 2) means the first line is the caller's, and
- * rt_lackey_parse_line gives its reference or its error as always. */
+ * rt_lackey_parse_line gives its reference or its error as always.
+ * out[*n .. cap) may be written to as scratch. */
 size_t rt_lackey_parse_block(const char *buf, size_t len, rt_memref *out, size_t cap, size_t *n,
                              unsigned long *lines);
 
