@@ -14,6 +14,9 @@
 
 #include "rt_memtrace.h"
 
+/* references parsed at once from lackey's log before they go to the RTMB writer */
+#define RT_CAPTURE_BATCH 4096
+
 static volatile sig_atomic_t stop_signal;
 
 static void on_stop(int sig)
@@ -29,6 +32,23 @@ typedef struct conv {
     unsigned long lineno;
     rt_capture_result *res;
 } conv;
+
+/* References into the RTMB file, counted: loads and stores (an M's two
+ * halves each) as data references, I records as fetches. */
+static int put_refs(conv *c, const rt_memref *refs, size_t n, rt_err *err)
+{
+    for (size_t i = 0; i < n; i++) {
+        int st = rt_rtmb_write(c->w, &refs[i], err);
+        c->res->records++;
+        if (refs[i].kind == RT_REF_IFETCH)
+            c->res->ifetches++;
+        else
+            c->res->refs++;
+        if (st != RT_OK)
+            return st;
+    }
+    return RT_OK;
+}
 
 /* One line of lackey's log (without its newline). */
 static int one_line(conv *c, const char *s, size_t n, rt_err *err)
@@ -52,7 +72,7 @@ static int one_line(conv *c, const char *s, size_t n, rt_err *err)
     if (s[0] == '=') /* ==PID== valgrind's messages */
         return RT_OK;
     if (s[0] == '*') { /* **PID** client output: our allocation records */
-        const char *p = memchr(s + 2, '*', n - 2);
+        const char *p = n > 2 ? memchr(s + 2, '*', n - 2) : NULL; /* "*" alone: nothing */
         if (!p)
             return RT_OK;
         p += 2;
@@ -64,26 +84,38 @@ static int one_line(conv *c, const char *s, size_t n, rt_err *err)
         }
         return RT_OK;
     }
-    rt_memref ref;
+    rt_memref ref[2];
     int modify = 0;
-    int st = rt_lackey_parse_line(s, n, c->name, c->lineno, &ref, &modify, err);
+    int st = rt_lackey_parse_line(s, n, c->name, c->lineno, &ref[0], &modify, err);
     if (st != RT_OK)
         return st;
-    int kind = ref.kind;
-    st = rt_rtmb_write(c->w, &ref, err);
-    c->res->records++;
-    if (kind == RT_REF_IFETCH) {
-        c->res->ifetches++;
-        return st;
+    ref[1] = ref[0];
+    ref[1].kind = RT_REF_WRITE; /* an M's store half */
+    return put_refs(c, ref, modify ? 2 : 1, err);
+}
+
+/* The whole lines of buf[0, len) (len is 0 or just past a '\n'): runs of
+ * plain records through the block parser, every other line through one_line. */
+static int lines_of(conv *c, const char *buf, size_t len, rt_memref *refs, size_t cap, rt_err *err)
+{
+    size_t from = 0;
+    while (from < len) {
+        size_t n;
+        unsigned long lines;
+        size_t used = rt_lackey_parse_block(buf + from, len - from, refs, cap, &n, &lines);
+        c->lineno += lines;
+        int st = put_refs(c, refs, n, err);
+        if (st != RT_OK)
+            return st;
+        from += used;
+        if (used == 0) { /* valgrind's line, an allocation record, or an odd one */
+            const char *nl = memchr(buf + from, '\n', len - from);
+            if ((st = one_line(c, buf + from, (size_t)(nl - (buf + from)), err)) != RT_OK)
+                return st;
+            from = (size_t)(nl - buf) + 1;
+        }
     }
-    c->res->refs++;
-    if (modify && st == RT_OK) {
-        ref.kind = RT_REF_WRITE;
-        st = rt_rtmb_write(c->w, &ref, err);
-        c->res->records++;
-        c->res->refs++;
-    }
-    return st;
+    return RT_OK;
 }
 
 /* Read the pipe to its end, converting whole lines. */
@@ -91,8 +123,12 @@ static int pump(conv *c, int fd, pid_t pid, rt_err *err)
 {
     size_t cap = 1 << 20, have = 0;
     char *buf = malloc(cap);
-    if (!buf)
+    rt_memref *refs = malloc(RT_CAPTURE_BATCH * sizeof *refs);
+    if (!buf || !refs) {
+        free(buf);
+        free(refs);
         return rt_err_set(err, RT_ENOMEM, "capture: out of memory");
+    }
     int st = RT_OK, forwarded = 0;
     for (;;) {
         if (stop_signal && !forwarded) {
@@ -121,15 +157,11 @@ static int pump(conv *c, int fd, pid_t pid, rt_err *err)
         }
         c->res->bytes_in += (uint64_t)got;
         have += (size_t)got;
-        size_t from = 0;
-        for (;;) {
-            char *nl = memchr(buf + from, '\n', have - from);
-            if (!nl)
-                break;
-            if (st == RT_OK)
-                st = one_line(c, buf + from, (size_t)(nl - (buf + from)), err);
-            from = (size_t)(nl - buf) + 1;
-        }
+        size_t from = have; /* just past the last newline: whole lines before it */
+        while (from > 0 && buf[from - 1] != '\n')
+            from--;
+        if (st == RT_OK)
+            st = lines_of(c, buf, from, refs, RT_CAPTURE_BATCH, err);
         memmove(buf, buf + from, have - from);
         have -= from;
         if (have == cap) { /* a line longer than the buffer: not lackey's */
@@ -141,6 +173,7 @@ static int pump(conv *c, int fd, pid_t pid, rt_err *err)
     if (st == RT_OK && have > 0 && !c->res->interrupted)
         st = one_line(c, buf, have, err); /* a last line without newline */
     free(buf);
+    free(refs);
     return st;
 }
 

@@ -2,9 +2,11 @@
  * rt_memtrace.c - the text readers (din, extended din, lackey) and the
  * dispatcher over every memory-reference format (see rt_memtrace.h).
  *
- * The din reader is on the hot path of `retrace cache` (tens of millions of
- * lines per second): it parses a line with a table lookup per character rather
- * than the general tokenizer.
+ * The readers are on the hot path of `retrace cache` (tens of millions of
+ * lines per second): rt_memtrace_read hands whole buffers to the block
+ * parsers of rt_memtrace_fast.c and comes back here, to rt_X_next, only for
+ * the lines they leave (blank, CRLF, odd or malformed ones), so both paths
+ * give the same references and the same messages.
  */
 #include "rt_memtrace.h"
 
@@ -12,6 +14,7 @@
 #include <string.h>
 
 #include "rt_lines.h"
+#include "rt_memtrace_fast.h"
 
 /* all three text readers are a line reader plus, for lackey, a pending store */
 typedef struct memtext {
@@ -30,27 +33,9 @@ struct rt_lackey {
     memtext t;
 };
 
-/* hex digit value, or 0xff */
-static unsigned char hexval[256];
-static int hexval_ready;
-
-static void hex_init(void)
-{
-    if (hexval_ready)
-        return;
-    memset(hexval, 0xff, sizeof hexval);
-    for (int c = '0'; c <= '9'; c++)
-        hexval[c] = (unsigned char)(c - '0');
-    for (int c = 'a'; c <= 'f'; c++)
-        hexval[c] = (unsigned char)(c - 'a' + 10);
-    for (int c = 'A'; c <= 'F'; c++)
-        hexval[c] = (unsigned char)(c - 'A' + 10);
-    hexval_ready = 1;
-}
-
 static int memtext_open(memtext *t, const char *path, rt_err *err)
 {
-    hex_init();
+    rt_hex_init();
     memset(t, 0, sizeof *t);
     t->lines = rt_lines_open(path, err);
     return t->lines ? RT_OK : RT_EIO;
@@ -71,7 +56,7 @@ static int scan_hex(const char **p, const char *end, uint64_t *out)
     const char *start = s, *sig = NULL; /* sig: first non-zero digit */
     uint64_t v = 0;
     while (s < end) {
-        unsigned d = hexval[(unsigned char)*s];
+        unsigned d = rt_hexval[(unsigned char)*s];
         if (d > 15)
             break;
         if (d && !sig)
@@ -214,132 +199,6 @@ int rt_din_next(rt_din *r, rt_memref *ref, rt_err *err)
     return RT_OK; /* the rest of the line is a comment */
 }
 
-/* ---- SWAR hexadecimal: eight characters per step, no branch per digit ---- */
-
-#define B8(x) (0x0101010101010101ull * (x))
-
-/* high bit of each byte of w (bytes < 0x80) that is a hex digit */
-static inline uint64_t hex_bytes(uint64_t w)
-{
-    uint64_t lc = w | B8(0x20);
-    uint64_t dig = ((w | B8(0x80)) - B8(0x30)) & ((B8(0x39) | B8(0x80)) - w);
-    uint64_t alp = ((lc | B8(0x80)) - B8(0x61)) & ((B8(0x66) | B8(0x80)) - lc);
-    return (dig | alp) & B8(0x80);
-}
-
-/* value of the first n (1..8) hex digits in w (first character lowest) */
-static inline uint64_t hex_value(uint64_t w, unsigned n)
-{
-    uint64_t v = (w & B8(0x0f)) + ((w >> 6) & B8(0x01)) * 9; /* digit values */
-    v <<= 8 * (8 - n);                                        /* leading zeros */
-    v = ((v << 4) | (v >> 8)) & 0x00FF00FF00FF00FFull;
-    v = ((v << 8) | (v >> 16)) & 0x0000FFFF0000FFFFull;
-    return ((v << 16) | (v >> 32)) & 0xFFFFFFFFull;
-}
-
-/* Hex digits at q (at least 17 readable bytes): their count (0..16) and value,
- * or -1 when the careful loop must decide (bytes >= 0x80, more than 16 digits). */
-static inline int hex_swar(const char *q, uint64_t *out)
-{
-    uint64_t w0, w1;
-    memcpy(&w0, q, 8);
-    memcpy(&w1, q + 8, 8);
-    if ((w0 | w1) & B8(0x80))
-        return -1;
-    uint64_t non0 = ~hex_bytes(w0) & B8(0x80);
-    if (non0) {
-        unsigned n = (unsigned)__builtin_ctzll(non0) >> 3;
-        *out = n ? hex_value(w0, n) : 0;
-        return (int)n;
-    }
-    uint64_t non1 = ~hex_bytes(w1) & B8(0x80);
-    unsigned n = non1 ? (unsigned)__builtin_ctzll(non1) >> 3 : 8;
-    if (n == 8 && hexval[(unsigned char)q[16]] <= 15)
-        return -1;
-    uint64_t hi = hex_value(w0, 8);
-    *out = n ? (hi << (4 * n)) | hex_value(w1, n) : hi;
-    return (int)(8 + n);
-}
-
-/*
- * Up to cap din references straight from the line reader's buffer: the hot
- * path of `retrace cache` on text. Lines of the plain shape
- *     [blanks] LABEL blanks [0x]HEX ['\n' | blank comment '\n']
- * are parsed here; any other line (blank, CRLF, malformed) goes through
- * rt_din_next, which gives the same result or the error message.
- */
-static int din_read(rt_din *r, rt_memref *out, size_t cap, size_t *n, rt_err *err)
-{
-    size_t k = 0;
-    int st = RT_OK;
-    while (k < cap) {
-        const char *blk;
-        size_t len;
-        if ((st = rt_lines_block(r->t.lines, &blk, &len, err)) != RT_OK)
-            break;
-        const char *p = blk, *end = blk + len;
-        unsigned long lines = 0;
-        int odd = 0;
-        while (k < cap && p < end) {
-            const char *q = p;
-            while (*q == ' ' || *q == '\t')
-                q++;
-            unsigned label = (unsigned)(*q - '0');
-            if (label > 4 || (q[1] != ' ' && q[1] != '\t')) {
-                odd = 1;
-                break;
-            }
-            q += 2;
-            while (*q == ' ' || *q == '\t')
-                q++;
-            if (q[0] == '0' && (q[1] == 'x' || q[1] == 'X'))
-                q += 2;
-            const char *h = q;
-            uint64_t v = 0;
-            int nd = end - q >= 17 ? hex_swar(q, &v) : -1;
-            if (nd >= 0) {
-                q += nd;
-            } else {
-                unsigned d;
-                while ((d = hexval[(unsigned char)*q]) <= 15) {
-                    v = (v << 4) | d;
-                    q++;
-                }
-            }
-            if (q == h || q - h > 16) {
-                odd = 1;
-                break;
-            }
-            if (*q != '\n') {
-                if (q == end && q[0] == '\0') {
-                    /* the file's last line, without a newline */
-                } else if (*q == ' ' || *q == '\t') {
-                    const char *nl = memchr(q, '\n', (size_t)(end - q)); /* a comment */
-                    q = nl ? nl : end;
-                } else {
-                    odd = 1;
-                    break;
-                }
-            }
-            out[k].addr = v & ~(uint64_t)3; /* as rt_din_next: 4 aligned bytes */
-            out[k].size = label == RT_REF_FLUSH ? 0 : 4;
-            out[k].kind = (int)label;
-            k++;
-            lines++;
-            p = q < end ? q + 1 : end;
-        }
-        rt_lines_consume(r->t.lines, (size_t)(p - blk), lines);
-        if (odd && k < cap) {
-            /* the line at p, the slow and careful way */
-            if ((st = rt_din_next(r, &out[k], err)) != RT_OK)
-                break;
-            k++;
-        }
-    }
-    *n = k;
-    return st; /* RT_OK, RT_EEOF, or the error met after the k references */
-}
-
 /* ---- extended din ---- */
 
 int rt_xdin_next(rt_xdin *r, rt_memref *ref, rt_err *err)
@@ -406,7 +265,7 @@ int rt_lackey_next(rt_lackey *r, rt_memref *ref, rt_err *err)
 int rt_lackey_parse_line(const char *line, size_t len, const char *name, unsigned long no, rt_memref *ref,
                          int *modify, rt_err *err)
 {
-    hex_init();
+    rt_hex_init();
     cursor c;
     c.end = line + len;
     c.p = skip_blank(line, c.end);
@@ -525,6 +384,51 @@ int rt_memtrace_next(rt_memtrace *t, rt_memref *ref, rt_err *err)
     }
 }
 
+/*
+ * Up to cap references of a text trace: whole buffers of lines through the
+ * format's block parser; a line it leaves goes through the format's rt_X_next
+ * (the reader r), which gives the same reference or the error. *n references
+ * come back with RT_OK, RT_EEOF or the error met after them.
+ */
+static int text_read(int fmt, void *r, rt_memref *out, size_t cap, size_t *n, rt_err *err)
+{
+    memtext *t = r; /* the first member of each text reader */
+    size_t k = 0;
+    int st = RT_OK;
+    while (k < cap) {
+        if (t->pending_store) { /* the store half of a lackey M */
+            out[k++] = t->pending;
+            t->pending_store = 0;
+            continue;
+        }
+        const char *blk, *stop;
+        size_t len;
+        if ((st = rt_lines_block(t->lines, &blk, &len, err)) != RT_OK)
+            break;
+        unsigned long lines = 0;
+        switch (fmt) {
+        case RT_MEMFMT_DIN: stop = rt_din_block(blk, blk + len, out, cap, &k, &lines); break;
+        case RT_MEMFMT_XDIN: stop = rt_xdin_block(blk, blk + len, out, cap, &k, &lines); break;
+        default:
+            stop = rt_lackey_block(blk, blk + len, 1, out, cap, &k, &lines, &t->pending, &t->pending_store);
+        }
+        rt_lines_consume(t->lines, (size_t)(stop - blk), lines);
+        if (stop < blk + len && k < cap) {
+            /* the line at stop, the slow and careful way */
+            switch (fmt) {
+            case RT_MEMFMT_DIN: st = rt_din_next(r, &out[k], err); break;
+            case RT_MEMFMT_XDIN: st = rt_xdin_next(r, &out[k], err); break;
+            default: st = rt_lackey_next(r, &out[k], err);
+            }
+            if (st != RT_OK)
+                break;
+            k++;
+        }
+    }
+    *n = k;
+    return st;
+}
+
 int rt_memtrace_read(rt_memtrace *t, rt_memref *out, size_t cap, size_t *n, rt_err *err)
 {
     if (t->fmt == RT_MEMFMT_RTMB)
@@ -533,13 +437,7 @@ int rt_memtrace_read(rt_memtrace *t, rt_memref *out, size_t cap, size_t *n, rt_e
     if (t->pending)
         return rt_memtrace_next(t, out, err);
     size_t k = 0;
-    int st = RT_OK;
-    if (t->fmt == RT_MEMFMT_DIN) {
-        st = din_read(t->r, out, cap, &k, &t->pending_err);
-    } else {
-        while (k < cap && (st = rt_memtrace_next(t, &out[k], &t->pending_err)) == RT_OK)
-            k++;
-    }
+    int st = text_read(t->fmt, t->r, out, cap, &k, &t->pending_err);
     *n = k;
     if (k == 0) {
         if (st != RT_OK && st != RT_EEOF && err)

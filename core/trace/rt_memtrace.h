@@ -80,6 +80,18 @@ void rt_lackey_free(rt_lackey *r);
  * name, line no and the field. For callers with lines from elsewhere (a pipe). */
 int rt_lackey_parse_line(const char *line, size_t len, const char *name, unsigned long no, rt_memref *ref,
                          int *modify, rt_err *err);
+/* The fast form for a buffer of many lines: parse the plain I, L, S and M
+ * records at the start of buf[0, len) into out (at most cap references, an M
+ * giving its load and its store), stopping before the first line of another
+ * shape -- valgrind's "==", "--" and "**" lines, an empty line, a CRLF ending,
+ * anything odd or malformed -- and before an M that does not fit. Only whole
+ * lines are read: nothing after the last '\n' of buf. Sets *n (references
+ * written) and *lines (lines parsed) and returns the bytes of those lines; 0
+ * (with cap >= 2) means the first line is the caller's, and
+ * rt_lackey_parse_line gives its reference or its error as always.
+ * out[*n .. cap) may be written to as scratch. */
+size_t rt_lackey_parse_block(const char *buf, size_t len, rt_memref *out, size_t cap, size_t *n,
+                             unsigned long *lines);
 
 /*
  * ---- RTMB: the binary format ----
@@ -145,7 +157,9 @@ const char *rt_memfmt_name(int fmt);
 typedef struct rt_memtrace rt_memtrace;
 rt_memtrace *rt_memtrace_open(const char *path, int fmt, rt_err *err);
 int rt_memtrace_next(rt_memtrace *t, rt_memref *ref, rt_err *err);
-/* Batch form of rt_memtrace_next, with rt_rtmb_read's contract. */
+/* Batch form of rt_memtrace_next, with rt_rtmb_read's contract: the same
+ * references and errors, much faster (the text formats parse whole buffers,
+ * see rt_memtrace_fast.h). out[*n .. cap) may be written to as scratch. */
 int rt_memtrace_read(rt_memtrace *t, rt_memref *out, size_t cap, size_t *n, rt_err *err);
 /* rt_rtmb_read_lines for the formats that have such a path (RTMB); the
  * others return RT_EINVAL (with *n = 0): rt_memtrace_read does all the work. */

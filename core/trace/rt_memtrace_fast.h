@@ -1,0 +1,46 @@
+/*
+ * rt_memtrace_fast.h - the block parsers behind the batched text readers
+ * (internal to rt_memtrace.c, and rt_lackey_parse_block for the capture).
+ *
+ * Traces of 10^8 lines cannot afford a tokenizer and a call per line: these
+ * parsers walk a whole buffer of lines and accept only each format's plain
+ * shape (spaces or tabs as blanks, at most 16 hex digits, sizes a reference
+ * can have). They stop at the first line of any other shape and leave it to
+ * the line-by-line parser, which gives the same reference or the error
+ * message. So only the common case has to be fast, and every odd case keeps
+ * exactly one implementation.
+ *
+ * Buffer contract of every block parser: [p, end) holds whole lines, each
+ * ending in '\n', except that the last may lack it when *end is '\0' (the
+ * reader's spare byte after a file's last line). Nothing at or past end is
+ * read otherwise.
+ */
+#ifndef RT_MEMTRACE_FAST_H
+#define RT_MEMTRACE_FAST_H
+
+#include <stddef.h>
+
+#include "rt_memtrace.h"
+
+/* hexadecimal digit values by character, 0xff for the others (after rt_hex_init) */
+extern unsigned char rt_hexval[256];
+void rt_hex_init(void);
+
+/*
+ * Parse lines from p (at the start of a line) into out[*k], out[*k + 1] ...
+ * while *k < cap. *lines grows by the lines parsed (skipped ones included).
+ * Returns where parsing stopped: end, the start of the first line the parser
+ * leaves to the slow path, or the start of the next line when out is full.
+ */
+const char *rt_din_block(const char *p, const char *end, rt_memref *out, size_t cap, size_t *k,
+                         unsigned long *lines);
+const char *rt_xdin_block(const char *p, const char *end, rt_memref *out, size_t cap, size_t *k,
+                          unsigned long *lines);
+/* valgrind: skip "==", "--" and "**" lines as rt_lackey_next does (else stop
+ * at them). An M gives a load and a store; when only the load fits, the store
+ * goes to *pending with *has_pending set, or, when pending is NULL, the line
+ * is left for the next call. */
+const char *rt_lackey_block(const char *p, const char *end, int valgrind, rt_memref *out, size_t cap,
+                            size_t *k, unsigned long *lines, rt_memref *pending, int *has_pending);
+
+#endif
