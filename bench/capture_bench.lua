@@ -50,9 +50,42 @@ end
 best_of("lackey_file", ("valgrind --tool=lackey --trace-mem=yes --log-file=%s %s %d"):format(q(tmp .. "/log"), q(prog), rounds))
 local text_bytes = size(tmp .. "/log")
 best_of("lackey_null", ("valgrind --tool=lackey --trace-mem=yes --log-file=/dev/null %s %d"):format(q(prog), rounds))
--- lackey streaming its log to a reader that keeps nothing (the pipe alone, read 64 KiB at a time)
-best_of("lackey_pipe", ("sh -c %s"):format(q(("valgrind --tool=lackey --trace-mem=yes --log-fd=3 %s %d 3>&1 >/dev/null 2>/dev/null | cat >/dev/null")
-  :format(q(prog), rounds))))
+-- lackey streaming its log to a reader that keeps nothing: cat, and a reader that reads
+-- as the capture does (a 1 MiB pipe, 1 MiB reads, a 2 ms nap after a short one) and
+-- converts nothing, the least any consumer of lackey's stream can cost
+local idle = tmp .. "/idle_reader"
+do
+  local f = assert(io.open(idle .. ".c", "w"))
+  f:write([[
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+int main(void)
+{
+    static char b[1 << 20];
+    fcntl(0, F_SETPIPE_SZ, 1 << 20);
+    for (;;) {
+        ssize_t n = read(0, b, sizeof b);
+        if (n <= 0)
+            return 0;
+        if (n < (64 << 10)) {
+            struct timespec t = {0, 2000000};
+            nanosleep(&t, NULL);
+        }
+    }
+}
+]])
+  f:close()
+  assert(os.execute("cc -O2 -o " .. q(idle) .. " " .. q(idle .. ".c")), "cc failed")
+end
+local function piped(reader)
+  return ("sh -c %s"):format(q(("valgrind --tool=lackey --trace-mem=yes --log-fd=3 %s %d 3>&1 >/dev/null 2>/dev/null | %s")
+    :format(q(prog), rounds, reader)))
+end
+best_of("lackey_pipe", piped("cat >/dev/null"))
+best_of("lackey_idle", piped(q(idle)))
 best_of("capture", ("%s capture -o %s -- %s %d"):format(q(exe), q(tmp .. "/cap"), q(prog), rounds))
 
 local refs, instr = 0, 0
@@ -71,8 +104,12 @@ print(("capture_bench: %d rounds, %.2f M data references, %.2f M instructions (b
 print(("  lackey, log to a file   %7.2f s  (%.1f MB of text)"):format(best.lackey_file, text_bytes / 1e6))
 print(("  lackey, log to /dev/null%7.2f s"):format(best.lackey_null))
 print(("  lackey, log piped to cat%7.2f s"):format(best.lackey_pipe))
-print(("  retrace capture         %7.2f s  = %.2f x lackey to a file, %.2f x lackey piped to cat, %.2f x lackey to /dev/null")
-  :format(best.capture, best.capture / best.lackey_file, best.capture / best.lackey_pipe, best.capture / best.lackey_null))
+print(("  lackey, piped to an idle%7.2f s  (a reader that converts nothing: %.2f x lackey to /dev/null)")
+  :format(best.lackey_idle, best.lackey_idle / best.lackey_null))
+print(("  retrace capture         %7.2f s  = %.2f x lackey to a file, %.2f x lackey piped to cat,")
+  :format(best.capture, best.capture / best.lackey_file, best.capture / best.lackey_pipe))
+print(("                                     %.2f x lackey piped to the idle reader, %.2f x lackey to /dev/null")
+  :format(best.capture / best.lackey_idle, best.capture / best.lackey_null))
 print(("  trace.rtmb %.2f bytes per record (data + instruction), %.2f bytes per data reference")
   :format(rtmb / (refs + instr), rtmb / refs))
 print(("  whole folder %.2f MB per million data references"):format(folder / refs))
