@@ -168,6 +168,24 @@ static inline const char *fast_double(const char *p, double *out)
     return p;
 }
 
+/* A data value: most are plain counts ("1024", "3"), exact as doubles up to 15
+ * digits without further checks; anything else goes through fast_double. */
+static inline const char *fast_value(const char *p, double *out)
+{
+    const char *d0 = p;
+    uint64_t m = 0;
+    unsigned d;
+    while ((d = (unsigned)((unsigned char)*p - '0')) <= 9) {
+        m = m * 10 + d;
+        p++;
+    }
+    if (p != d0 && p - d0 <= 15 && ends_number(*p)) {
+        *out = (double)m;
+        return p;
+    }
+    return fast_double(d0, out);
+}
+
 int rt_picl_fast_double(const char *p, size_t len, double *out)
 {
     char buf[64];
@@ -235,7 +253,7 @@ static int parse_new_fast(const char *line, int cut_cr, rt_picl_record *rec, con
     const char *text = p;
     p = skip_blanks(p);
     while (*p != '\n' && *p != '\0') {
-        if (rec->ndata >= RT_PICL_MAXDATA || !(p = fast_double(p, &rec->data[rec->ndata])))
+        if (rec->ndata >= RT_PICL_MAXDATA || !(p = fast_value(p, &rec->data[rec->ndata])))
             return 0;
         rec->ndata++;
         p = skip_blanks(p);

@@ -69,11 +69,27 @@ static void fill_message(rt_tevent *ev, int kind, const rt_picl_record *rec, dou
 /* Regions a source has defined, for event numbers -KNOWN_SPAN .. KNOWN_SPAN - 1 (a hash lookup saved per event). */
 #define KNOWN_SPAN 1024
 
-/* The events of rec into *a and, when it gives two, *b. */
-static int record_events(rt_tdefs *d, unsigned char *known, const rt_picl_record *rec, rt_tevent *a, rt_tevent *b,
-                         int *n, rt_err *err)
+/* A record's second event, made from the record when it is asked for: a send
+ * after its entry, or the exit after a receive (kind 0: none). */
+typedef struct second_ev {
+    int kind;
+    double bytes;
+    long tag, peer;
+} second_ev;
+
+static void make_second(const rt_picl_record *rec, const second_ev *sec, rt_tevent *ev)
 {
-    *n = 1;
+    if (sec->kind == RT_TE_SEND)
+        fill_message(ev, RT_TE_SEND, rec, sec->bytes, sec->tag, sec->peer);
+    else
+        fill_common(ev, RT_TE_LEAVE, rec);
+}
+
+/* The first event of rec into *a; sec says what the second is (kind 0: none). */
+static int record_first(rt_tdefs *d, unsigned char *known, const rt_picl_record *rec, rt_tevent *a, second_ev *sec,
+                        rt_err *err)
+{
+    sec->kind = 0;
     if (rec->format != RT_PICL_NEW)
         return rt_err_set(err, RT_EINVAL, "PICL source: old-format record (translate it first)");
     if (rec->rectype != RT_PICL_ENTRY && rec->rectype != RT_PICL_EXIT) {
@@ -95,18 +111,15 @@ static int record_events(rt_tdefs *d, unsigned char *known, const rt_picl_record
     double d0 = rec->ndata >= 1 && rec->data[0] > 0 ? rec->data[0] : 0;
     if (rec->rectype == RT_PICL_ENTRY) {
         fill_common(a, RT_TE_ENTER, rec);
-        if (msg == 1) {
-            fill_message(b, RT_TE_SEND, rec, bytes, tag, peer);
-            *n = 2;
-        } else if (f == RT_EV_SEND || f == RT_EV_COLLECTIVE) {
+        if (msg == 1)
+            *sec = (second_ev){RT_TE_SEND, bytes, tag, peer};
+        else if (f == RT_EV_SEND || f == RT_EV_COLLECTIVE)
             a->bytes = d0;
-        }
         return RT_OK;
     }
     if (msg == 2) {
         fill_message(a, RT_TE_RECV, rec, bytes, tag, peer);
-        fill_common(b, RT_TE_LEAVE, rec);
-        *n = 2;
+        sec->kind = RT_TE_LEAVE;
         return RT_OK;
     }
     fill_common(a, RT_TE_LEAVE, rec);
@@ -117,7 +130,14 @@ static int record_events(rt_tdefs *d, unsigned char *known, const rt_picl_record
 
 int rt_picl_record_events(rt_tdefs *d, const rt_picl_record *rec, rt_tevent out[2], int *n, rt_err *err)
 {
-    return record_events(d, NULL, rec, &out[0], &out[1], n, err);
+    second_ev sec;
+    int st = record_first(d, NULL, rec, &out[0], &sec, err);
+    *n = 1;
+    if (st == RT_OK && sec.kind) {
+        make_second(rec, &sec, &out[1]);
+        *n = 2;
+    }
+    return st;
 }
 
 /* ---- the source ---- */
@@ -138,8 +158,8 @@ typedef struct picl_src {
     rt_picl_record rec[2][2];   /* two buffer sets, alternating per read, so raw pointers of
                                  * consecutive records differ */
     int set, nrec, irec;        /* translated records of the current set and the next to convert */
-    rt_tevent second;           /* the second event of the last record converted */
-    int has_second;
+    second_ev second;           /* the second event of the last record converted (kind 0: none) */
+    const rt_picl_record *second_rec; /* its record */
     int maxproc;                /* processors named so far: 0 .. maxproc - 1 */
     unsigned char known[2 * KNOWN_SPAN];
     int compstats;              /* old format: bracket communication calls (rt_picl_source_set_compstats) */
@@ -210,9 +230,9 @@ static int compstats_event(picl_src *s, const rt_picl_record *rec, rt_tevent *ev
 static int src_next(rt_tsource *base, rt_tevent *ev, rt_err *err)
 {
     picl_src *s = (picl_src *)base;
-    if (s->has_second) {
-        *ev = s->second;
-        s->has_second = 0;
+    if (s->second.kind) {
+        make_second(s->second_rec, &s->second, ev);
+        s->second.kind = 0;
         return RT_OK;
     }
     if (s->irec >= s->nrec) {
@@ -246,8 +266,10 @@ static int src_next(rt_tsource *base, rt_tevent *ev, rt_err *err)
         if (r != 0)
             return r < 0 ? -r : RT_OK;
     }
-    int n, st = record_events(base->defs, s->known, rec, ev, &s->second, &n, err);
-    s->has_second = st == RT_OK && n == 2;
+    int st = record_first(base->defs, s->known, rec, ev, &s->second, err);
+    if (st != RT_OK)
+        s->second.kind = 0;
+    s->second_rec = rec;
     return st;
 }
 
@@ -262,7 +284,7 @@ static int src_rewind(rt_tsource *base, rt_err *err)
         if (!(s->x = rt_picl_xlate_new()))
             return rt_err_set(err, RT_ENOMEM, "PICL source: out of memory");
     }
-    s->nrec = s->irec = s->has_second = 0;
+    s->nrec = s->irec = s->second.kind = 0;
     if (s->cs)
         memset(s->cs, 0, (size_t)s->ncs * sizeof *s->cs);
     return RT_OK;
