@@ -25,6 +25,7 @@ struct rt_picl {
      * [bstart, bp) parsed but not yet reported to the line reader as consumed */
     const char *bstart, *bp, *bend;
     unsigned long blines;  /* lines in [bstart, bp) */
+    unsigned long bline0;  /* the line number before the block */
 };
 
 /* ---- numbers ---- */
@@ -589,6 +590,7 @@ static int next_in_block(rt_picl *r, rt_picl_record *rec, rt_err *err)
         }
         r->bp = r->bstart;
         r->bend = r->bstart + len;
+        r->bline0 = rt_lines_lineno(r->lines);
     }
     const char *eol;
     /* a NUL inside a line is not its end: the careful path reports it */
@@ -598,7 +600,7 @@ static int next_in_block(rt_picl *r, rt_picl_record *rec, rt_err *err)
     }
     r->bp = eol < r->bend ? eol + 1 : eol;
     r->blines++;
-    rec->line = rt_lines_lineno(r->lines) + r->blines;
+    rec->line = r->bline0 + r->blines;
     r->count++;
     return 1;
 }

@@ -54,7 +54,9 @@ static void fill_common(rt_tevent *ev, int kind, const rt_picl_record *rec)
     ev->line = rec->line;
     ev->raw = rec;
     ev->ndata = rec->ndata < RT_TE_MAXDATA ? rec->ndata : RT_TE_MAXDATA;
-    memcpy(ev->data, rec->data, (size_t)ev->ndata * sizeof ev->data[0]);
+    /* all RT_TE_MAXDATA slots (a record has more), so the copy is a few fixed
+     * moves, not a call; the slots past ndata mean nothing to the consumer */
+    memcpy(ev->data, rec->data, sizeof ev->data);
 }
 
 static void fill_message(rt_tevent *ev, int kind, const rt_picl_record *rec, double bytes, long tag, long peer)
@@ -66,7 +68,8 @@ static void fill_message(rt_tevent *ev, int kind, const rt_picl_record *rec, dou
     ev->peer = peer < -1000000000L ? -1000000000 : peer > 1000000000L ? 1000000000 : (int)peer;
 }
 
-/* Regions a source has defined, for event numbers -KNOWN_SPAN .. KNOWN_SPAN - 1 (a hash lookup saved per event). */
+/* Regions a source has defined, for event numbers -KNOWN_SPAN .. KNOWN_SPAN - 1, with their families
+ * (a hash lookup and the family's range tests saved per event). */
 #define KNOWN_SPAN 1024
 
 /* A record's second event, made from the record when it is asked for: a send
@@ -96,20 +99,24 @@ static int record_first(rt_tdefs *d, unsigned char *known, const rt_picl_record 
         fill_common(a, RT_TE_MARKER, rec);
         return RT_OK;
     }
-    int e = rec->event;
+    int e = rec->event, entry = rec->rectype == RT_PICL_ENTRY;
     int cached = known && e >= -KNOWN_SPAN && e < KNOWN_SPAN;
-    if (!cached || !known[e + KNOWN_SPAN]) {
+    rt_event_family f;
+    if (cached && known[e + KNOWN_SPAN]) {
+        f = (rt_event_family)(known[e + KNOWN_SPAN] - 1);
+    } else {
         if (rt_picl_define_region(d, e) < 0)
             return rt_err_set(err, RT_ENOMEM, "PICL source: out of memory");
+        f = rt_picl_event_family(e);
         if (cached)
-            known[e + KNOWN_SPAN] = 1;
+            known[e + KNOWN_SPAN] = (unsigned char)(f + 1);
     }
     double bytes = 0;
     long tag = 0, peer = 0;
-    rt_event_family f = rt_picl_event_family(rec->event);
-    int msg = (f == RT_EV_SEND || f == RT_EV_RECV) ? rt_picl_message_fields(rec, &bytes, &tag, &peer) : 0;
+    /* only a send entry or a receive exit can carry a message (rt_picl_message_fields says which) */
+    int msg = (entry ? f == RT_EV_SEND : f == RT_EV_RECV) ? rt_picl_message_fields(rec, &bytes, &tag, &peer) : 0;
     double d0 = rec->ndata >= 1 && rec->data[0] > 0 ? rec->data[0] : 0;
-    if (rec->rectype == RT_PICL_ENTRY) {
+    if (entry) {
         fill_common(a, RT_TE_ENTER, rec);
         if (msg == 1)
             *sec = (second_ev){RT_TE_SEND, bytes, tag, peer};
@@ -161,7 +168,7 @@ typedef struct picl_src {
     second_ev second;           /* the second event of the last record converted (kind 0: none) */
     const rt_picl_record *second_rec; /* its record */
     int maxproc;                /* processors named so far: 0 .. maxproc - 1 */
-    unsigned char known[2 * KNOWN_SPAN];
+    unsigned char known[2 * KNOWN_SPAN]; /* event number + KNOWN_SPAN: its family + 1 once its region is defined */
     int compstats;              /* old format: bracket communication calls (rt_picl_source_set_compstats) */
     cs_node *cs;                /* per node, for the brackets */
     int ncs;
