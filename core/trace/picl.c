@@ -94,7 +94,8 @@ static inline const char *fast_long(const char *p, long *out)
         m = m * 10 + d;
         p++;
     }
-    if (p == d0 || p - d0 > 18 || !ends_number(*p))
+    /* 1 to 18 digits: one unsigned comparison */
+    if ((size_t)(p - d0) - 1 > 17 || !ends_number(*p))
         return NULL;
     *out = neg ? -(long)m : (long)m;
     return p;
@@ -169,6 +170,37 @@ static inline const char *fast_double(const char *p, double *out)
     return p;
 }
 
+/* The time stamp: nearly always "[-]digits.digits" (at most 15 digits), inlined
+ * here; anything else goes through fast_double. */
+static inline const char *fast_time(const char *p, double *out)
+{
+    const char *s = p;
+    int neg = *p == '-';
+    p += neg;
+    const char *d0 = p;
+    uint64_t m = 0;
+    unsigned d;
+    while ((d = (unsigned)((unsigned char)*p - '0')) <= 9) {
+        m = m * 10 + d;
+        p++;
+    }
+    if (*p == '.') {
+        const char *f0 = ++p;
+        while ((d = (unsigned)((unsigned char)*p - '0')) <= 9) {
+            m = m * 10 + d;
+            p++;
+        }
+        size_t k = (size_t)(p - f0);
+        /* 1 to 15 digits in all (below 2^53), 1 to 15 of them after the point */
+        if (k - 1 < 15 && (size_t)(p - d0) - 2 < 15 && ends_number(*p)) {
+            double v = (double)m / pow10_exact[k];
+            *out = neg ? -v : v;
+            return p;
+        }
+    }
+    return fast_double(s, out);
+}
+
 /* A data value: most are plain counts ("1024", "3"), exact as doubles up to 15
  * digits without further checks; anything else goes through fast_double. */
 static inline const char *fast_value(const char *p, double *out)
@@ -222,7 +254,7 @@ static int parse_new_fast(const char *line, int cut_cr, rt_picl_record *rec, con
     double time;
     const char *p = skip_blanks(line);
     if (!(p = fast_long(p, &h[0])) || !(p = fast_long(skip_blanks(p), &h[1])) ||
-        !(p = fast_double(skip_blanks(p), &time)) || !(p = fast_long(skip_blanks(p), &h[3])) ||
+        !(p = fast_time(skip_blanks(p), &time)) || !(p = fast_long(skip_blanks(p), &h[3])) ||
         !(p = fast_long(skip_blanks(p), &h[4])) || !(p = fast_long(skip_blanks(p), &h[5])))
         return 0;
     if (h[0] > -2 || h[3] < 0 || h[3] >= RT_PICL_MAXPROC || h[5] < 0 || h[5] > RT_PICL_MAXDATA ||
