@@ -808,16 +808,20 @@ static int do_enter(rt_replay *rp, proc_state *p, const rt_tevent *ev)
 {
     if (rt_grow((void **)&p->stack, &p->capstack, p->nstack + 1, sizeof *p->stack) != RT_OK)
         return RT_ENOMEM;
+    /* every field set one by one (a memset of the whole entry costs more than
+     * the rest of an entry event on the live path) */
     open_ev *e = &p->stack[p->nstack];
-    memset(e, 0, sizeof *e);
     e->event = ev->region;
     e->cls = region_class(rp, ev->region);
     e->task = ev->task;
     e->entry = ev->time;
     e->tracing = e->cls == RT_TC_TRACING;
+    e->bytes_out = e->bytes_in = 0;
+    e->had_coll = 0;
     e->id = rp->next_id++;
     e->entry_ndata = ev->ndata < RT_INTERVAL_DATA ? ev->ndata : RT_INTERVAL_DATA;
-    memcpy(e->entry_data, ev->data, (size_t)e->entry_ndata * sizeof e->entry_data[0]);
+    for (int i = 0; i < RT_INTERVAL_DATA; i++)
+        e->entry_data[i] = i < e->entry_ndata ? ev->data[i] : 0;
     e->parent = -1;
     e->parent_event = 0;
     for (int i = p->nstack - 1; i >= 0; i--) {

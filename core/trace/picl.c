@@ -57,19 +57,15 @@ static int parse_long(rt_span s, long *out)
  * no character it steps over is either, so it stops at the line's end at the latest.
  */
 
-/* Blank: space, tab, carriage return (one bit test for the characters <= ' '). */
-static inline int is_blank(char c)
-{
-    unsigned u = (unsigned char)c;
-    return u <= ' ' && ((0x100002200ull >> u) & 1);
-}
+/* Character classes: blank (space, tab, carriage return) and what may follow a
+ * number (a blank, the newline or the NUL end), one table load per test. */
+enum { CC_BLANK = 1, CC_END = 2 };
+static const unsigned char char_class[256] = {
+    [0] = CC_END, ['\n'] = CC_END, [' '] = CC_BLANK | CC_END, ['\t'] = CC_BLANK | CC_END, ['\r'] = CC_BLANK | CC_END};
 
-/* A character that may follow a number: a blank, the newline or the NUL end. */
-static inline int ends_number(char c)
-{
-    unsigned u = (unsigned char)c;
-    return u <= ' ' && ((0x100002601ull >> u) & 1);
-}
+static inline int is_blank(char c) { return char_class[(unsigned char)c] & CC_BLANK; }
+
+static inline int ends_number(char c) { return char_class[(unsigned char)c] & CC_END; }
 
 static inline const char *skip_blanks(const char *p)
 {
