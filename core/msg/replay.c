@@ -868,7 +868,8 @@ static void pop_at(proc_state *p, int i)
         else
             p->n_sys--;
     }
-    memmove(p->stack + i, p->stack + i + 1, (size_t)(p->nstack - i - 1) * sizeof *p->stack);
+    if (i < p->nstack - 1) /* nearly always the innermost: nothing to move */
+        memmove(p->stack + i, p->stack + i + 1, (size_t)(p->nstack - i - 1) * sizeof *p->stack);
     p->nstack--;
 }
 
