@@ -78,6 +78,22 @@ static inline const char *skip_blanks(const char *p)
 static const double pow10_exact[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
                                      1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
 
+/* "digits" (1 to 18, no sign) at p into *out; the end of the number, or NULL. */
+static inline const char *fast_count(const char *p, long *out)
+{
+    const char *d0 = p;
+    uint64_t m = 0;
+    unsigned d;
+    while ((d = (unsigned)((unsigned char)*p - '0')) <= 9) {
+        m = m * 10 + d;
+        p++;
+    }
+    if ((size_t)(p - d0) - 1 > 17 || !ends_number(*p))
+        return NULL;
+    *out = (long)m;
+    return p;
+}
+
 /* "[-]digits" (at most 18) at p into *out; the end of the number, or NULL for anything else. */
 static inline const char *fast_long(const char *p, long *out)
 {
@@ -249,10 +265,13 @@ static int parse_new_fast(const char *line, int cut_cr, rt_picl_record *rec, con
     long h[6];
     double time;
     const char *p = skip_blanks(line);
-    if (!(p = fast_long(p, &h[0])) || !(p = fast_long(skip_blanks(p), &h[1])) ||
-        !(p = fast_time(skip_blanks(p), &time)) || !(p = fast_long(skip_blanks(p), &h[3])) ||
-        !(p = fast_long(skip_blanks(p), &h[4])) || !(p = fast_long(skip_blanks(p), &h[5])))
+    /* the record type is negative, the processor and the data count are not: a
+     * line where they are otherwise is the careful parser's to report */
+    if (*p != '-' || !(p = fast_count(p + 1, &h[0])) || !(p = fast_long(skip_blanks(p), &h[1])) ||
+        !(p = fast_time(skip_blanks(p), &time)) || !(p = fast_count(skip_blanks(p), &h[3])) ||
+        !(p = fast_long(skip_blanks(p), &h[4])) || !(p = fast_count(skip_blanks(p), &h[5])))
         return 0;
+    h[0] = -h[0];
     if (h[0] > -2 || h[3] < 0 || h[3] >= RT_PICL_MAXPROC || h[5] < 0 || h[5] > RT_PICL_MAXDATA ||
         !int_range(h[0]) || !int_range(h[1]) || !int_range(h[4]))
         return 0;
