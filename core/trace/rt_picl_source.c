@@ -88,8 +88,12 @@ static void make_second(const rt_picl_record *rec, const second_ev *sec, rt_teve
         fill_common(ev, RT_TE_LEAVE, rec);
 }
 
-/* The first event of rec into *a; sec says what the second is (kind 0: none). */
-static int record_first(rt_tdefs *d, unsigned char *known, const rt_picl_record *rec, rt_tevent *a, second_ev *sec,
+/* The first event of rec into *a; sec says what the second is (kind 0: none).
+ * Inlined into the source's next (it runs per record). */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline int record_first(rt_tdefs *d, unsigned char *known, const rt_picl_record *rec, rt_tevent *a, second_ev *sec,
                         rt_err *err)
 {
     sec->kind = 0;
