@@ -88,6 +88,7 @@ static inline const char *fast_count(const char *p, long *out)
         m = m * 10 + d;
         p++;
     }
+    /* 1 to 18 digits: one unsigned comparison */
     if ((size_t)(p - d0) - 1 > 17 || !ends_number(*p))
         return NULL;
     *out = (long)m;
@@ -98,18 +99,10 @@ static inline const char *fast_count(const char *p, long *out)
 static inline const char *fast_long(const char *p, long *out)
 {
     int neg = *p == '-';
-    p += neg;
-    const char *d0 = p;
-    uint64_t m = 0;
-    unsigned d;
-    while ((d = (unsigned)((unsigned char)*p - '0')) <= 9) {
-        m = m * 10 + d;
-        p++;
-    }
-    /* 1 to 18 digits: one unsigned comparison */
-    if ((size_t)(p - d0) - 1 > 17 || !ends_number(*p))
+    long m;
+    if (!(p = fast_count(p + neg, &m)))
         return NULL;
-    *out = neg ? -(long)m : (long)m;
+    *out = neg ? -m : m;
     return p;
 }
 
