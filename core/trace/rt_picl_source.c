@@ -93,8 +93,8 @@ static void make_second(const rt_picl_record *rec, const second_ev *sec, rt_teve
 #if defined(__GNUC__)
 __attribute__((always_inline))
 #endif
-static inline int record_first(rt_tdefs *d, unsigned char *known, const rt_picl_record *rec, rt_tevent *a, second_ev *sec,
-                        rt_err *err)
+static inline int record_first(rt_tdefs *d, unsigned char *known, const rt_picl_record *rec, rt_tevent *a,
+                               second_ev *sec, rt_err *err)
 {
     sec->kind = 0;
     if (rec->format != RT_PICL_NEW)
