@@ -114,25 +114,31 @@ static chan *chan_find(rt_replay *rp, int src, int dst, int comm, long tag)
 
 /* ---- processors ---- */
 
-static proc_state *proc_at(rt_replay *rp, int id)
+static proc_state *proc_grow(rt_replay *rp, int id);
+
+/* Processor id's state, the table grown when id is new (NULL: out of memory). */
+static inline proc_state *proc_at(rt_replay *rp, int id)
 {
-    if (id >= rp->nprocs) {
-        int nn = rp->nprocs ? rp->nprocs : 8;
-        while (nn <= id)
-            nn *= 2;
-        proc_state *p = realloc(rp->procs, (size_t)nn * sizeof *p);
-        if (!p)
-            return NULL;
-        memset(p + rp->nprocs, 0, (size_t)(nn - rp->nprocs) * sizeof *p);
-        for (int i = rp->nprocs; i < nn; i++) {
-            p[i].pub.id = i;
-            p[i].pub.task = -1;
-            p[i].pub.state = RT_STATE_IDLE;
-            p[i].last_ev = -1;
-        }
-        rp->procs = p;
-        rp->nprocs = nn;
+    return id < rp->nprocs ? &rp->procs[id] : proc_grow(rp, id);
+}
+
+static proc_state *proc_grow(rt_replay *rp, int id)
+{
+    int nn = rp->nprocs ? rp->nprocs : 8;
+    while (nn <= id)
+        nn *= 2;
+    proc_state *p = realloc(rp->procs, (size_t)nn * sizeof *p);
+    if (!p)
+        return NULL;
+    memset(p + rp->nprocs, 0, (size_t)(nn - rp->nprocs) * sizeof *p);
+    for (int i = rp->nprocs; i < nn; i++) {
+        p[i].pub.id = i;
+        p[i].pub.task = -1;
+        p[i].pub.state = RT_STATE_IDLE;
+        p[i].last_ev = -1;
     }
+    rp->procs = p;
+    rp->nprocs = nn;
     return &rp->procs[id];
 }
 
@@ -230,10 +236,18 @@ static void restate(rt_replay *rp, proc_state *p, double t)
     p->pub.depth = p->n_user + p->n_sys;
 }
 
-static rt_event_stat *event_row(proc_state *p, int event)
+static rt_event_stat *event_row_find(proc_state *p, int event);
+
+/* p's table row of event (added when new; NULL: out of memory); the last one found is tried first. */
+static inline rt_event_stat *event_row(proc_state *p, int event)
 {
     if (p->last_ev >= 0 && p->ev[p->last_ev].event == event)
         return &p->ev[p->last_ev];
+    return event_row_find(p, event);
+}
+
+static rt_event_stat *event_row_find(proc_state *p, int event)
+{
     int lo = 0, hi = p->pub.nevents;
     while (lo < hi) {
         int mid = (lo + hi) / 2;
@@ -806,18 +820,23 @@ static int region_class(rt_replay *rp, int id)
 
 static int do_enter(rt_replay *rp, proc_state *p, const rt_tevent *ev)
 {
-    if (rt_grow((void **)&p->stack, &p->capstack, p->nstack + 1, sizeof *p->stack) != RT_OK)
+    if ((size_t)p->nstack + 1 > p->capstack && /* the call only when it must grow */
+        rt_grow((void **)&p->stack, &p->capstack, p->nstack + 1, sizeof *p->stack) != RT_OK)
         return RT_ENOMEM;
+    /* every field set one by one (a memset of the whole entry costs more than
+     * the rest of an entry event on the live path) */
     open_ev *e = &p->stack[p->nstack];
-    memset(e, 0, sizeof *e);
     e->event = ev->region;
     e->cls = region_class(rp, ev->region);
     e->task = ev->task;
     e->entry = ev->time;
     e->tracing = e->cls == RT_TC_TRACING;
+    e->bytes_out = e->bytes_in = 0;
+    e->had_coll = 0;
     e->id = rp->next_id++;
     e->entry_ndata = ev->ndata < RT_INTERVAL_DATA ? ev->ndata : RT_INTERVAL_DATA;
-    memcpy(e->entry_data, ev->data, (size_t)e->entry_ndata * sizeof e->entry_data[0]);
+    for (int i = 0; i < RT_INTERVAL_DATA; i++)
+        e->entry_data[i] = i < e->entry_ndata ? ev->data[i] : 0;
     e->parent = -1;
     e->parent_event = 0;
     for (int i = p->nstack - 1; i >= 0; i--) {
@@ -864,7 +883,8 @@ static void pop_at(proc_state *p, int i)
         else
             p->n_sys--;
     }
-    memmove(p->stack + i, p->stack + i + 1, (size_t)(p->nstack - i - 1) * sizeof *p->stack);
+    if (i < p->nstack - 1) /* nearly always the innermost: nothing to move */
+        memmove(p->stack + i, p->stack + i + 1, (size_t)(p->nstack - i - 1) * sizeof *p->stack);
     p->nstack--;
 }
 
@@ -948,7 +968,8 @@ static int do_leave(rt_replay *rp, proc_state *p, const rt_tevent *ev)
  * receive), held for the LEAVE that tells which region it ends. */
 static int hold_recv(rt_replay *rp, proc_state *p, const rt_tevent *ev)
 {
-    if (rt_grow((void **)&p->held, &p->capheld, p->nheld + 1, sizeof *p->held) != RT_OK)
+    if ((size_t)p->nheld + 1 > p->capheld &&
+        rt_grow((void **)&p->held, &p->capheld, p->nheld + 1, sizeof *p->held) != RT_OK)
         return RT_ENOMEM;
     held_recv *h = &p->held[p->nheld++];
     *h = (held_recv){ev->time, ev->bytes > 0 ? ev->bytes : 0, (long)ev->tag, ev->peer, ev->comm, 0, 0, 0};

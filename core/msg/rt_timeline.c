@@ -13,8 +13,10 @@ typedef struct tl_proc {
 struct rt_timeline {
     int cols, rows, nprocs, ntasks, nslots;
     double t0, t1, dt;
+    double inv_dt;        /* 1 / dt: columns found by a product, checked near a boundary */
     int tasks[RT_TIMELINE_MAXTASKS];
     tl_proc *procs;
+    int *row;             /* per processor: its row (rt_timeline_row_of without a division per call) */
     double *st;           /* cols * rows * RT_NSTATES, committed time */
     double *tk;           /* cols * rows * nslots */
     double *pst, *ptk;    /* the same with the pending (current) parts up to `upto` added */
@@ -47,17 +49,19 @@ int rt_timeline_new(const rt_timeline_opts *o, rt_timeline **out, rt_err *err)
         memcpy(tl->tasks, o->tasks, (size_t)o->ntasks * sizeof *tl->tasks);
     size_t cells = (size_t)tl->cols * (size_t)tl->rows;
     tl->procs = calloc((size_t)tl->nprocs, sizeof *tl->procs);
+    tl->row = malloc((size_t)tl->nprocs * sizeof *tl->row);
     tl->st = calloc(cells * RT_NSTATES, sizeof *tl->st);
     tl->pst = calloc(cells * RT_NSTATES, sizeof *tl->pst);
     tl->tk = calloc(cells * (size_t)tl->nslots, sizeof *tl->tk);
     tl->ptk = calloc(cells * (size_t)tl->nslots, sizeof *tl->ptk);
-    if (!tl->procs || !tl->st || !tl->pst || !tl->tk || !tl->ptk) {
+    if (!tl->procs || !tl->row || !tl->st || !tl->pst || !tl->tk || !tl->ptk) {
         rt_timeline_free(tl);
         return rt_err_set(err, RT_ENOMEM, "timeline: out of memory");
     }
     for (int p = 0; p < tl->nprocs; p++) {
         tl->procs[p].state = RT_STATE_IDLE;
         tl->procs[p].task = -1;
+        tl->row[p] = (int)((int64_t)p * tl->rows / tl->nprocs);
     }
     rt_timeline_set_window(tl, o->t0, o->t1, NULL);
     for (int p = 0; p < tl->nprocs; p++)
@@ -71,6 +75,7 @@ void rt_timeline_free(rt_timeline *tl)
     if (!tl)
         return;
     free(tl->procs);
+    free(tl->row);
     free(tl->st);
     free(tl->pst);
     free(tl->tk);
@@ -85,6 +90,7 @@ int rt_timeline_set_window(rt_timeline *tl, double t0, double t1, rt_err *err)
     tl->t0 = t0;
     tl->t1 = t1;
     tl->dt = (t1 - t0) / tl->cols;
+    tl->inv_dt = 1 / tl->dt;
     size_t cells = (size_t)tl->cols * (size_t)tl->rows;
     memset(tl->st, 0, cells * RT_NSTATES * sizeof *tl->st);
     memset(tl->tk, 0, cells * (size_t)tl->nslots * sizeof *tl->tk);
@@ -130,7 +136,7 @@ int rt_timeline_row_of(const rt_timeline *tl, int p)
 {
     if (p < 0 || p >= tl->nprocs)
         return -1;
-    return (int)((int64_t)p * tl->rows / tl->nprocs);
+    return tl->row[p];
 }
 
 int rt_timeline_row_procs(const rt_timeline *tl, int r, int *count)
@@ -143,6 +149,22 @@ int rt_timeline_row_procs(const rt_timeline *tl, int r, int *count)
     return (int)a;
 }
 
+/*
+ * The column of time a (t0 <= a): (a - t0) / dt truncated, as the division
+ * gives it. The product with 1 / dt is within a few units in the last place of
+ * the quotient, so it truncates the same unless it lies within 1e-7 of a whole
+ * number; there the division decides.
+ */
+static inline int col_of(const rt_timeline *tl, double a)
+{
+    double x = a - tl->t0, q = x * tl->inv_dt;
+    int c = (int)q;
+    double f = q - c;
+    if (f > 1e-7 && f < 1 - 1e-7)
+        return c;
+    return (int)(x / tl->dt);
+}
+
 /* Add [a, b] (clipped to the window) to slot k of the row's cells in array v of `stride` slots per cell. */
 static void spread(const rt_timeline *tl, double *v, int stride, int row, int k, double a, double b)
 {
@@ -152,7 +174,7 @@ static void spread(const rt_timeline *tl, double *v, int stride, int row, int k,
         b = tl->t1;
     if (!(b > a))
         return;
-    int c = (int)((a - tl->t0) / tl->dt);
+    int c = col_of(tl, a);
     if (c >= tl->cols)
         c = tl->cols - 1;
     double *base = v + (size_t)row * (size_t)tl->cols * (size_t)stride;
@@ -196,7 +218,7 @@ void rt_timeline_task(rt_timeline *tl, int proc, double t, int old_task, int new
     tl_proc *p = &tl->procs[proc];
     if (t > p->tsince) {
         if (p->task >= 0) {
-            spread(tl, tl->tk, tl->nslots, rt_timeline_row_of(tl, proc), task_slot(tl, p->task), p->tsince, t);
+            spread(tl, tl->tk, tl->nslots, tl->row[proc], task_slot(tl, p->task), p->tsince, t);
             tl->dirty = 1;
         }
         p->tsince = t;

@@ -21,12 +21,14 @@ struct rt_picl {
     uint64_t count;
     int have_pending;      /* the detection line was parsed into pending */
     rt_picl_record pending;
+    /* new format: the block of whole lines being parsed in place (rt_lines_block);
+     * [bstart, bp) parsed but not yet reported to the line reader as consumed */
+    const char *bstart, *bp, *bend;
+    unsigned long blines;  /* lines in [bstart, bp) */
+    unsigned long bline0;  /* the line number before the block */
 };
 
 /* ---- numbers ---- */
-
-static const double pow10_tab[] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
-                                   1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18};
 
 /* The careful path (unusual lines only): strtod. */
 static int parse_double(rt_span s, double *out)
@@ -39,55 +41,198 @@ static int parse_long(rt_span s, long *out)
     return rt_span_long(s, out);
 }
 
+/* ---- fast path: the common new-format line, scanned once, numbers in place ---- */
 
-/* ---- fast path: the common new-format line, numbers scanned in place ---- */
+/*
+ * Nearly every line of a long trace is plain: six head fields (integers and a
+ * decimal time) and a few integer data values. The fast scanner reads such a
+ * line in one pass and gives up (0) on anything unusual; the careful parser
+ * then takes the line and gives the same record or the same error. So a line
+ * the fast path accepts must give exactly what the careful one gives: integers
+ * as strtol, reals as strtod (correctly rounded).
+ *
+ * The scanner needs no end pointer: the text it reads ends with a newline or a
+ * NUL (the line reader's blocks end with '\n', or with the NUL it keeps past
+ * the last line; rt_picl_parse_line copies a line to a terminated buffer), and
+ * no character it steps over is either, so it stops at the line's end at the latest.
+ */
 
-static inline int is_blank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
+/* Character classes: blank (space, tab, carriage return) and what may follow a
+ * number (a blank, the newline or the NUL end), one table load per test. */
+enum { CC_BLANK = 1, CC_END = 2 };
+static const unsigned char char_class[256] = {
+    [0] = CC_END, ['\n'] = CC_END, [' '] = CC_BLANK | CC_END, ['\t'] = CC_BLANK | CC_END, ['\r'] = CC_BLANK | CC_END};
 
-/* Skip blanks; scan "[-]digits[.digits]" ending at a blank or the end. 1 on success
- * (*isint: no fraction part), 0 when there is no token, -1 when it needs the slow path. */
-__attribute__((always_inline)) static inline int scan_num(const char **cur, const char *end, double *out, long *lout, int *isint)
+static inline int is_blank(char c) { return char_class[(unsigned char)c] & CC_BLANK; }
+
+static inline int ends_number(char c) { return char_class[(unsigned char)c] & CC_END; }
+
+static inline const char *skip_blanks(const char *p)
 {
-    const char *p = *cur;
-    while (p < end && is_blank(*p))
+    while (is_blank(*p))
         p++;
-    if (p == end) {
-        *cur = p;
-        return 0;
+    return p;
+}
+
+/* Exact powers of ten: every one up to 10^22 is a double without rounding. */
+static const double pow10_exact[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+                                     1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+
+/* "digits" (1 to 18, no sign) at p into *out; the end of the number, or NULL. */
+static inline const char *fast_count(const char *p, long *out)
+{
+    const char *d0 = p;
+    uint64_t m = 0;
+    unsigned d;
+    while ((d = (unsigned)((unsigned char)*p - '0')) <= 9) {
+        m = m * 10 + d;
+        p++;
     }
+    /* 1 to 18 digits: one unsigned comparison */
+    if ((size_t)(p - d0) - 1 > 17 || !ends_number(*p))
+        return NULL;
+    *out = (long)m;
+    return p;
+}
+
+/* "[-]digits" (at most 18) at p into *out; the end of the number, or NULL for anything else. */
+static inline const char *fast_long(const char *p, long *out)
+{
+    int neg = *p == '-';
+    long m;
+    if (!(p = fast_count(p + neg, &m)))
+        return NULL;
+    *out = neg ? -m : m;
+    return p;
+}
+
+/* The exponent of "e[+-]digits" (at most 4 digits) at p into *e; its end, or NULL. */
+static const char *fast_exponent(const char *p, int *e)
+{
+    p++;
+    int neg = *p == '-';
+    p += *p == '-' || *p == '+';
+    const char *d0 = p;
+    int v = 0;
+    unsigned d;
+    while ((d = (unsigned)((unsigned char)*p - '0')) <= 9 && p - d0 < 4) {
+        v = v * 10 + (int)d;
+        p++;
+    }
+    if (p == d0)
+        return NULL;
+    *e = neg ? -v : v;
+    return p;
+}
+
+/* "[-]digits[.digits][e[+-]digits]" at p (at most 19 digits) into *out, exactly
+ * strtod's value; the end of the number, or NULL (then strtod decides). */
+static inline const char *fast_double(const char *p, double *out)
+{
     int neg = *p == '-';
     p += neg;
     const char *d0 = p;
     uint64_t m = 0;
     unsigned d;
-    while (p < end && (d = (unsigned)(*p - '0')) <= 9) {
+    while ((d = (unsigned)((unsigned char)*p - '0')) <= 9) {
         m = m * 10 + d;
         p++;
     }
-    int digits = (int)(p - d0), frac = 0;
-    *isint = 1;
-    if (p < end && *p == '.') {
+    int digits = (int)(p - d0), scale = 0;
+    if (*p == '.') {
         const char *f0 = ++p;
-        while (p < end && (d = (unsigned)(*p - '0')) <= 9) {
+        while ((d = (unsigned)((unsigned char)*p - '0')) <= 9) {
             m = m * 10 + d;
             p++;
         }
-        frac = (int)(p - f0);
-        if (frac == 0)
-            return -1;
-        digits += frac;
-        *isint = 0;
+        scale = -(int)(p - f0);
+        digits -= scale;
     }
-    /* exact only while the digits fit a double's mantissa; else the careful path */
-    if (digits == 0 || digits > 18 || m > (1ull << 53) || (p < end && !is_blank(*p)))
-        return -1;
-    double v = (double)m;
-    if (frac)
-        v /= pow10_tab[frac];
+    /* 19 digits cannot overflow the 64-bit mantissa (more are refused) */
+    if (digits == 0 || digits > 19)
+        return NULL;
+    if (*p == 'e' || *p == 'E') {
+        int e;
+        if (!(p = fast_exponent(p, &e)))
+            return NULL;
+        scale += e;
+    }
+    if (!ends_number(*p))
+        return NULL;
+    double v = 0;
+    if (m != 0) {
+        /* Clinger's fast case: an exact mantissa and an exact power of ten, so the
+         * one rounding of the division or product is strtod's correct rounding */
+        if (m > (1ull << 53) || scale < -22 || scale > 22)
+            return NULL;
+        v = (double)m;
+        if (scale < 0)
+            v /= pow10_exact[-scale];
+        else if (scale > 0)
+            v *= pow10_exact[scale];
+    }
     *out = neg ? -v : v;
-    *lout = neg ? -(long)m : (long)m;
-    *cur = p;
-    return 1;
+    return p;
+}
+
+/* The time stamp: nearly always "[-]digits.digits" (at most 15 digits), inlined
+ * here; anything else goes through fast_double. */
+static inline const char *fast_time(const char *p, double *out)
+{
+    const char *s = p;
+    int neg = *p == '-';
+    p += neg;
+    const char *d0 = p;
+    uint64_t m = 0;
+    unsigned d;
+    while ((d = (unsigned)((unsigned char)*p - '0')) <= 9) {
+        m = m * 10 + d;
+        p++;
+    }
+    if (*p == '.') {
+        const char *f0 = ++p;
+        while ((d = (unsigned)((unsigned char)*p - '0')) <= 9) {
+            m = m * 10 + d;
+            p++;
+        }
+        size_t k = (size_t)(p - f0);
+        /* 1 to 15 digits in all (below 2^53), 1 to 15 of them after the point */
+        if (k - 1 < 15 && (size_t)(p - d0) - 2 < 15 && ends_number(*p)) {
+            double v = (double)m / pow10_exact[k];
+            *out = neg ? -v : v;
+            return p;
+        }
+    }
+    return fast_double(s, out);
+}
+
+/* A data value: most are plain counts ("1024", "3"), exact as doubles up to 15
+ * digits without further checks; anything else goes through fast_double. */
+static inline const char *fast_value(const char *p, double *out)
+{
+    const char *d0 = p;
+    uint64_t m = 0;
+    unsigned d;
+    while ((d = (unsigned)((unsigned char)*p - '0')) <= 9) {
+        m = m * 10 + d;
+        p++;
+    }
+    if (p != d0 && p - d0 <= 15 && ends_number(*p)) {
+        *out = (double)m;
+        return p;
+    }
+    return fast_double(d0, out);
+}
+
+int rt_picl_fast_double(const char *p, size_t len, double *out)
+{
+    char buf[64];
+    if (len == 0 || len >= sizeof buf)
+        return 0;
+    memcpy(buf, p, len);
+    buf[len] = '\0';
+    const char *e = fast_double(buf, out);
+    return e == buf + len;
 }
 
 /* Integer fields are kept in ints: a wider value would wrap (event 4294967275
@@ -102,30 +247,34 @@ static int negative_length(const rt_picl_record *rec)
            ((rec->rectype == RT_PICL_ENTRY && f == RT_EV_SEND) || (rec->rectype == RT_PICL_EXIT && f == RT_EV_RECV));
 }
 
-/* 1 when the line was parsed completely; 0 sends it to the careful parser. */
-static int parse_new_fast(const char *line, size_t len, rt_picl_record *rec)
+/*
+ * One new-format line at line (ending with '\n' or NUL): 1 when parsed
+ * completely, with *eol at that '\n' or NUL; 0 sends it to the careful parser.
+ * cut_cr: a carriage return before the end is the line reader's to drop (not
+ * part of rec->text), as it is for a line read with rt_lines_next.
+ */
+static int parse_new_fast(const char *line, int cut_cr, rt_picl_record *rec, const char **eol)
 {
-    const char *cur = line, *end = line + len;
-    double d;
-    long v[6];
-    int isint;
-    double time = 0;
-    for (int k = 0; k < 6; k++) {
-        if (scan_num(&cur, end, &d, &v[k], &isint) != 1 || (k != 2 && !isint))
-            return 0;
-        if (k == 2)
-            time = d;
-    }
-    if (v[0] > -2 || v[3] < 0 || v[3] >= RT_PICL_MAXPROC || v[5] < 0 || v[5] > RT_PICL_MAXDATA ||
-        !int_range(v[0]) || !int_range(v[1]) || !int_range(v[4]))
+    long h[6];
+    double time;
+    const char *p = skip_blanks(line);
+    /* the record type is negative, the processor and the data count are not: a
+     * line where they are otherwise is the careful parser's to report */
+    if (*p != '-' || !(p = fast_count(p + 1, &h[0])) || !(p = fast_long(skip_blanks(p), &h[1])) ||
+        !(p = fast_time(skip_blanks(p), &time)) || !(p = fast_count(skip_blanks(p), &h[3])) ||
+        !(p = fast_long(skip_blanks(p), &h[4])) || !(p = fast_count(skip_blanks(p), &h[5])))
+        return 0;
+    h[0] = -h[0];
+    if (h[0] > -2 || h[3] < 0 || h[3] >= RT_PICL_MAXPROC || h[5] < 0 || h[5] > RT_PICL_MAXDATA ||
+        !int_range(h[0]) || !int_range(h[1]) || !int_range(h[4]))
         return 0;
     rec->format = RT_PICL_NEW;
-    rec->rectype = (int)v[0];
-    rec->event = (int)v[1];
+    rec->rectype = (int)h[0];
+    rec->event = (int)h[1];
     rec->time = time;
-    rec->proc = (int)v[3];
-    rec->task = (int)v[4];
-    rec->ndata_field = (int)v[5];
+    rec->proc = (int)h[3];
+    rec->task = (int)h[4];
+    rec->ndata_field = (int)h[5];
     rec->desc = 0;
     rec->fmt[0] = '\0';
     rec->ndata = 0;
@@ -133,27 +282,30 @@ static int parse_new_fast(const char *line, size_t len, rt_picl_record *rec)
     rec->line = 0;
     rec->text = NULL;
     rec->textlen = 0;
+    p = skip_blanks(p);
+    if (*p == '\n' || *p == '\0') {
+        *eol = p;
+        return h[5] == 0;
+    }
     long desc;
-    int r = scan_num(&cur, end, &d, &desc, &isint);
-    if (r == 0)
-        return v[5] == 0;
-    if (r < 0 || !isint)
+    if (!(p = fast_long(p, &desc)))
         return 0;
     rec->desc = (int)desc;
-    rec->text = cur;
-    for (;;) {
-        long lv;
-        r = scan_num(&cur, end, &d, &lv, &isint);
-        if (r == 0)
-            break;
-        if (r < 0 || rec->ndata >= RT_PICL_MAXDATA)
+    const char *text = p;
+    p = skip_blanks(p);
+    while (*p != '\n' && *p != '\0') {
+        if (rec->ndata >= RT_PICL_MAXDATA || !(p = fast_value(p, &rec->data[rec->ndata])))
             return 0;
-        rec->data[rec->ndata++] = d;
+        rec->ndata++;
+        p = skip_blanks(p);
     }
-    while (rec->text < end && is_blank(*rec->text))
-        rec->text++;
-    rec->textlen = (size_t)(end - rec->text);
-    return rec->ndata == v[5] && !negative_length(rec);
+    *eol = p;
+    const char *le = cut_cr && p > line && p[-1] == '\r' ? p - 1 : p;
+    while (text < le && is_blank(*text))
+        text++;
+    rec->text = text;
+    rec->textlen = (size_t)(le - text);
+    return rec->ndata == h[5] && !negative_length(rec);
 }
 
 /* ---- line parsers ---- */
@@ -348,8 +500,18 @@ static int parse_old(const char *line, size_t len, rt_picl_record *rec, char *wh
 int rt_picl_parse_line(int format, const char *line, size_t len, rt_picl_record *rec,
                        char *why, size_t whycap)
 {
-    if (format == RT_PICL_NEW && parse_new_fast(line, len, rec))
-        return 1;
+    /* the fast scanner wants a terminated line: short ones are copied (this is not the bulk path) */
+    char buf[512];
+    const char *eol;
+    if (format == RT_PICL_NEW && len < sizeof buf) {
+        memcpy(buf, line, len);
+        buf[len] = '\0';
+        if (parse_new_fast(buf, 0, rec, &eol) && eol == buf + len) {
+            if (rec->text)
+                rec->text = line + (rec->text - buf);
+            return 1;
+        }
+    }
     if (blank_or_comment(line, len))
         return 0;
     return format == RT_PICL_OLD ? parse_old(line, len, rec, why, whycap)
@@ -442,6 +604,47 @@ rt_picl *rt_picl_open(const char *path, const rt_picl_opts *opts, rt_err *err)
     return r;
 }
 
+/* Tell the line reader what was parsed of the block, and let the block go. */
+static void block_done(rt_picl *r)
+{
+    if (r->bstart)
+        rt_lines_consume(r->lines, (size_t)(r->bp - r->bstart), r->blines);
+    r->bstart = r->bp = r->bend = NULL;
+    r->blines = 0;
+}
+
+/*
+ * New format, the common case: parse lines in place in the reader's buffer,
+ * without a call or a copy per line. 1 with *rec filled, 0 when the next line
+ * needs the careful path (the block is given back first), or -status.
+ */
+static int next_in_block(rt_picl *r, rt_picl_record *rec, rt_err *err)
+{
+    if (r->bp == r->bend) {
+        block_done(r);
+        size_t len;
+        int st = rt_lines_block(r->lines, &r->bstart, &len, err);
+        if (st != RT_OK) {
+            r->bstart = NULL;
+            return -st;
+        }
+        r->bp = r->bstart;
+        r->bend = r->bstart + len;
+        r->bline0 = rt_lines_lineno(r->lines);
+    }
+    const char *eol;
+    /* a NUL inside a line is not its end: the careful path reports it */
+    if (!parse_new_fast(r->bp, 1, rec, &eol) || (*eol == '\0' && eol != r->bend)) {
+        block_done(r);
+        return 0;
+    }
+    r->bp = eol < r->bend ? eol + 1 : eol;
+    r->blines++;
+    rec->line = r->bline0 + r->blines;
+    r->count++;
+    return 1;
+}
+
 int rt_picl_next(rt_picl *r, rt_picl_record *rec, rt_err *err)
 {
     if (r->have_pending) {
@@ -454,6 +657,13 @@ int rt_picl_next(rt_picl *r, rt_picl_record *rec, rt_err *err)
     size_t len;
     char why[256];
     for (;;) {
+        if (r->format == RT_PICL_NEW) {
+            int b = next_in_block(r, rec, err);
+            if (b == 1)
+                return RT_OK;
+            if (b < 0)
+                return -b;
+        }
         int st = rt_lines_next(r->lines, &line, &len, err);
         if (st != RT_OK)
             return st;
@@ -481,13 +691,18 @@ int rt_picl_format(const rt_picl *r) { return r->format; }
 unsigned long rt_picl_skipped(const rt_picl *r) { return r->skipped; }
 uint64_t rt_picl_count(const rt_picl *r) { return r->count; }
 const char *rt_picl_name(const rt_picl *r) { return rt_lines_name(r->lines); }
-uint64_t rt_picl_offset(const rt_picl *r) { return rt_lines_offset(r->lines); }
+uint64_t rt_picl_offset(const rt_picl *r)
+{
+    return rt_lines_offset(r->lines) + (r->bstart ? (uint64_t)(r->bp - r->bstart) : 0);
+}
 uint64_t rt_picl_size(const rt_picl *r) { return rt_lines_size(r->lines); }
 
 int rt_picl_rewind(rt_picl *r, rt_err *err)
 {
     int st = rt_lines_rewind(r->lines, err);
     if (st == RT_OK) {
+        r->bstart = r->bp = r->bend = NULL;
+        r->blines = 0;
         r->count = 0;
         r->skipped = 0;
         r->have_pending = 0;

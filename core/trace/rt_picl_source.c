@@ -54,7 +54,9 @@ static void fill_common(rt_tevent *ev, int kind, const rt_picl_record *rec)
     ev->line = rec->line;
     ev->raw = rec;
     ev->ndata = rec->ndata < RT_TE_MAXDATA ? rec->ndata : RT_TE_MAXDATA;
-    memcpy(ev->data, rec->data, (size_t)ev->ndata * sizeof ev->data[0]);
+    /* all RT_TE_MAXDATA slots (a record has more), so the copy is a few fixed
+     * moves, not a call; the slots past ndata mean nothing to the consumer */
+    memcpy(ev->data, rec->data, sizeof ev->data);
 }
 
 static void fill_message(rt_tevent *ev, int kind, const rt_picl_record *rec, double bytes, long tag, long peer)
@@ -66,47 +68,69 @@ static void fill_message(rt_tevent *ev, int kind, const rt_picl_record *rec, dou
     ev->peer = peer < -1000000000L ? -1000000000 : peer > 1000000000L ? 1000000000 : (int)peer;
 }
 
-/* Regions a source has defined, for event numbers -KNOWN_SPAN .. KNOWN_SPAN - 1 (a hash lookup saved per event). */
+/* Regions a source has defined, for event numbers -KNOWN_SPAN .. KNOWN_SPAN - 1, with their families
+ * (a hash lookup and the family's range tests saved per event). */
 #define KNOWN_SPAN 1024
 
-/* The events of rec into *a and, when it gives two, *b. */
-static int record_events(rt_tdefs *d, unsigned char *known, const rt_picl_record *rec, rt_tevent *a, rt_tevent *b,
-                         int *n, rt_err *err)
+/* A record's second event, made from the record when it is asked for: a send
+ * after its entry, or the exit after a receive (kind 0: none). */
+typedef struct second_ev {
+    int kind;
+    double bytes;
+    long tag, peer;
+} second_ev;
+
+static void make_second(const rt_picl_record *rec, const second_ev *sec, rt_tevent *ev)
 {
-    *n = 1;
+    if (sec->kind == RT_TE_SEND)
+        fill_message(ev, RT_TE_SEND, rec, sec->bytes, sec->tag, sec->peer);
+    else
+        fill_common(ev, RT_TE_LEAVE, rec);
+}
+
+/* The first event of rec into *a; sec says what the second is (kind 0: none).
+ * Inlined into the source's next (it runs per record). */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline int record_first(rt_tdefs *d, unsigned char *known, const rt_picl_record *rec, rt_tevent *a,
+                               second_ev *sec, rt_err *err)
+{
+    sec->kind = 0;
     if (rec->format != RT_PICL_NEW)
         return rt_err_set(err, RT_EINVAL, "PICL source: old-format record (translate it first)");
     if (rec->rectype != RT_PICL_ENTRY && rec->rectype != RT_PICL_EXIT) {
         fill_common(a, RT_TE_MARKER, rec);
         return RT_OK;
     }
-    int e = rec->event;
+    int e = rec->event, entry = rec->rectype == RT_PICL_ENTRY;
     int cached = known && e >= -KNOWN_SPAN && e < KNOWN_SPAN;
-    if (!cached || !known[e + KNOWN_SPAN]) {
+    rt_event_family f;
+    if (cached && known[e + KNOWN_SPAN]) {
+        f = (rt_event_family)(known[e + KNOWN_SPAN] - 1);
+    } else {
         if (rt_picl_define_region(d, e) < 0)
             return rt_err_set(err, RT_ENOMEM, "PICL source: out of memory");
+        f = rt_picl_event_family(e);
         if (cached)
-            known[e + KNOWN_SPAN] = 1;
+            known[e + KNOWN_SPAN] = (unsigned char)(f + 1);
     }
     double bytes = 0;
     long tag = 0, peer = 0;
-    rt_event_family f = rt_picl_event_family(rec->event);
-    int msg = (f == RT_EV_SEND || f == RT_EV_RECV) ? rt_picl_message_fields(rec, &bytes, &tag, &peer) : 0;
+    /* only a send entry or a receive exit can carry a message (rt_picl_message_fields says which) */
+    int msg = (entry ? f == RT_EV_SEND : f == RT_EV_RECV) ? rt_picl_message_fields(rec, &bytes, &tag, &peer) : 0;
     double d0 = rec->ndata >= 1 && rec->data[0] > 0 ? rec->data[0] : 0;
-    if (rec->rectype == RT_PICL_ENTRY) {
+    if (entry) {
         fill_common(a, RT_TE_ENTER, rec);
-        if (msg == 1) {
-            fill_message(b, RT_TE_SEND, rec, bytes, tag, peer);
-            *n = 2;
-        } else if (f == RT_EV_SEND || f == RT_EV_COLLECTIVE) {
+        if (msg == 1)
+            *sec = (second_ev){RT_TE_SEND, bytes, tag, peer};
+        else if (f == RT_EV_SEND || f == RT_EV_COLLECTIVE)
             a->bytes = d0;
-        }
         return RT_OK;
     }
     if (msg == 2) {
         fill_message(a, RT_TE_RECV, rec, bytes, tag, peer);
-        fill_common(b, RT_TE_LEAVE, rec);
-        *n = 2;
+        sec->kind = RT_TE_LEAVE;
         return RT_OK;
     }
     fill_common(a, RT_TE_LEAVE, rec);
@@ -117,7 +141,14 @@ static int record_events(rt_tdefs *d, unsigned char *known, const rt_picl_record
 
 int rt_picl_record_events(rt_tdefs *d, const rt_picl_record *rec, rt_tevent out[2], int *n, rt_err *err)
 {
-    return record_events(d, NULL, rec, &out[0], &out[1], n, err);
+    second_ev sec;
+    int st = record_first(d, NULL, rec, &out[0], &sec, err);
+    *n = 1;
+    if (st == RT_OK && sec.kind) {
+        make_second(rec, &sec, &out[1]);
+        *n = 2;
+    }
+    return st;
 }
 
 /* ---- the source ---- */
@@ -138,10 +169,10 @@ typedef struct picl_src {
     rt_picl_record rec[2][2];   /* two buffer sets, alternating per read, so raw pointers of
                                  * consecutive records differ */
     int set, nrec, irec;        /* translated records of the current set and the next to convert */
-    rt_tevent second;           /* the second event of the last record converted */
-    int has_second;
+    second_ev second;           /* the second event of the last record converted (kind 0: none) */
+    const rt_picl_record *second_rec; /* its record */
     int maxproc;                /* processors named so far: 0 .. maxproc - 1 */
-    unsigned char known[2 * KNOWN_SPAN];
+    unsigned char known[2 * KNOWN_SPAN]; /* event number + KNOWN_SPAN: its family + 1 once its region is defined */
     int compstats;              /* old format: bracket communication calls (rt_picl_source_set_compstats) */
     cs_node *cs;                /* per node, for the brackets */
     int ncs;
@@ -210,9 +241,9 @@ static int compstats_event(picl_src *s, const rt_picl_record *rec, rt_tevent *ev
 static int src_next(rt_tsource *base, rt_tevent *ev, rt_err *err)
 {
     picl_src *s = (picl_src *)base;
-    if (s->has_second) {
-        *ev = s->second;
-        s->has_second = 0;
+    if (s->second.kind) {
+        make_second(s->second_rec, &s->second, ev);
+        s->second.kind = 0;
         return RT_OK;
     }
     if (s->irec >= s->nrec) {
@@ -246,8 +277,10 @@ static int src_next(rt_tsource *base, rt_tevent *ev, rt_err *err)
         if (r != 0)
             return r < 0 ? -r : RT_OK;
     }
-    int n, st = record_events(base->defs, s->known, rec, ev, &s->second, &n, err);
-    s->has_second = st == RT_OK && n == 2;
+    int st = record_first(base->defs, s->known, rec, ev, &s->second, err);
+    if (st != RT_OK)
+        s->second.kind = 0;
+    s->second_rec = rec;
     return st;
 }
 
@@ -262,7 +295,7 @@ static int src_rewind(rt_tsource *base, rt_err *err)
         if (!(s->x = rt_picl_xlate_new()))
             return rt_err_set(err, RT_ENOMEM, "PICL source: out of memory");
     }
-    s->nrec = s->irec = s->has_second = 0;
+    s->nrec = s->irec = s->second.kind = 0;
     if (s->cs)
         memset(s->cs, 0, (size_t)s->ncs * sizeof *s->cs);
     return RT_OK;

@@ -943,6 +943,86 @@ static void test_coll_events(void **state)
     rt_replay_free(rp);
 }
 
+/* The raster as it was first written: a time's column by a division (the slow model of
+ * the product with 1/dt the raster uses now). */
+static void model_spread(double *v, int W, double t0, double t1, double a, double b)
+{
+    double dt = (t1 - t0) / W;
+    if (a < t0)
+        a = t0;
+    if (b > t1)
+        b = t1;
+    if (!(b > a))
+        return;
+    int c = (int)((a - t0) / dt);
+    if (c >= W)
+        c = W - 1;
+    while (c < W && a < b) {
+        double ce = c == W - 1 ? t1 : t0 + (c + 1) * dt;
+        double e = b < ce ? b : ce;
+        if (e > a)
+            v[c] += e - a;
+        a = e;
+        c++;
+    }
+}
+
+static int by_value(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* State changes at column boundaries (t0 + c * dt as computed, and the doubles next to
+ * them), where a product and a division could truncate apart, and at random times: every
+ * cell of the raster equals the division model's, exactly, for awkward windows. */
+static void test_raster_columns_vs_division(void **state)
+{
+    (void)state;
+    static const struct {
+        int W;
+        double t0, t1;
+    } cases[] = {{1280, -0.000001, 0.115075}, {1280, 0, 1}, {7, 0.1, 0.7}, {1000, 3.3, 1e4 / 3}, {65536, -1e-3, 2.9e3}};
+    srand(23);
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        int W = cases[k].W;
+        double t0 = cases[k].t0, t1 = cases[k].t1, dt = (t1 - t0) / W;
+        enum { N = 3000 };
+        double *t = malloc(N * sizeof *t), *model = calloc((size_t)W * RT_NSTATES, sizeof *model);
+        assert_true(t && model);
+        for (int i = 0; i < N; i++) {
+            double b = t0 + (rand() % (W + 1)) * dt;
+            int r = rand() % 4;
+            t[i] = r == 0 ? b : r == 1 ? nextafter(b, INFINITY) : r == 2 ? nextafter(b, -INFINITY)
+                                                                          : t0 + (t1 - t0) * rand() / RAND_MAX;
+        }
+        qsort(t, N, sizeof *t, by_value);
+        rt_timeline_opts o = {.cols = W, .rows = 1, .nprocs = 1, .t0 = t0, .t1 = t1};
+        rt_timeline *tl;
+        rt_err err;
+        assert_int_equal(rt_timeline_new(&o, &tl, &err), RT_OK);
+        int s = RT_STATE_IDLE;
+        double since = t0;
+        for (int i = 0; i < N; i++) {
+            int ns = (s + 1 + rand() % 2) % RT_NSTATES;
+            if (t[i] > since) {
+                model_spread(model + (size_t)s * (size_t)W, W, t0, t1, since, t[i]);
+                since = t[i];
+            }
+            rt_timeline_state(tl, 0, t[i], s, ns);
+            s = ns;
+        }
+        for (int c = 0; c < W; c++)
+            for (int st = 0; st < RT_NSTATES; st++)
+                if (rt_timeline_state_time(tl, c, 0, st) != model[(size_t)st * (size_t)W + (size_t)c])
+                    fail_msg("window %g .. %g, %d columns: cell %d state %d %.17g, model %.17g", t0, t1, W, c, st,
+                             rt_timeline_state_time(tl, c, 0, st), model[(size_t)st * (size_t)W + (size_t)c]);
+        rt_timeline_free(tl);
+        free(t);
+        free(model);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -952,6 +1032,7 @@ int main(void)
         cmocka_unit_test(test_raster_hand4),
         cmocka_unit_test(test_raster_scroll),
         cmocka_unit_test(test_raster_bad_options),
+        cmocka_unit_test(test_raster_columns_vs_division),
         cmocka_unit_test(test_random_vs_models),
         cmocka_unit_test(test_fft16_compstats),
         cmocka_unit_test(test_mpicl10_collectives),

@@ -532,6 +532,183 @@ static void test_random_lines(void **state)
     rt_replay_free(rp);
 }
 
+/* ---- the fast number and line scanners against strtod ---- */
+
+/* A random number in strtod's syntax: sign, integer digits (leading zeros too),
+ * fraction, exponent, in lengths around the fast path's limits (19 digits,
+ * 2^53, 10^22). Returns its length. */
+static size_t random_number(char *buf, size_t cap)
+{
+    size_t n = 0;
+    if (rand() % 3 == 0)
+        buf[n++] = '-';
+    int lead = rand() % 5 == 0 ? rand() % 4 : 0, ni = rand() % 4 ? rand() % 8 : rand() % 22;
+    for (int i = 0; i < lead; i++)
+        buf[n++] = '0';
+    for (int i = 0; i < ni; i++)
+        buf[n++] = (char)('0' + (i == 0 ? 1 + rand() % 9 : rand() % 10));
+    if (rand() % 4 || ni + lead == 0) {
+        buf[n++] = '.';
+        int nf = rand() % 4 ? rand() % 10 : rand() % 24;
+        if (ni + lead == 0 && nf == 0)
+            nf = 1;
+        for (int i = 0; i < nf; i++)
+            buf[n++] = (char)('0' + rand() % 10);
+    }
+    if (rand() % 5 == 0) {
+        buf[n++] = rand() % 2 ? 'e' : 'E';
+        int s = rand() % 3;
+        if (s)
+            buf[n++] = s == 1 ? '-' : '+';
+        int ne = 1 + rand() % 3;
+        for (int i = 0; i < ne; i++)
+            buf[n++] = (char)('0' + rand() % 10);
+    }
+    assert_true(n < cap);
+    buf[n] = '\0';
+    return n;
+}
+
+/* Bitwise equality: -0 and 0 differ, as they do in strtod's results. */
+static int same_double(double a, double b) { return memcmp(&a, &b, sizeof a) == 0; }
+
+static void test_fast_numbers_vs_strtod(void **state)
+{
+    (void)state;
+    /* hand-picked: exact cases, the limits, what must be left to strtod */
+    static const struct { const char *s; int fast; } cases[] = {
+        {"0.000001", 1}, {"-0.000001", 1}, {"-0", 1}, {"-0.0", 1}, {"0e999", 1}, {"1.", 1}, {".5", 1},
+        {"123456.789012", 1}, {"9007199254740992", 1}, {"9007199254740993", 0}, {"1e22", 1}, {"1e23", 0},
+        {"1e-22", 1}, {"1e-23", 0}, {"4.9406564584124654e-324", 0}, {"1234567890123456789", 0},
+        {"0.1234567890123456789", 0}, {"12345678901234567890", 0}, {"1.5E+3", 1}, {"2e0003", 1},
+        {"2e00003", 0}, {"+1", 0}, {"1e", 0}, {"1e+", 0}, {".", 0}, {"-", 0}, {"0x10", 0}, {"inf", 0},
+        {"nan", 0}, {"1..2", 0}, {"1.2.3", 0}, {"12a", 0}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        double v = -1;
+        int got = rt_picl_fast_double(cases[i].s, strlen(cases[i].s), &v);
+        if (got != cases[i].fast)
+            fail_msg("'%s': fast path %s it", cases[i].s, got ? "took" : "refused");
+        if (got && !same_double(v, strtod(cases[i].s, NULL)))
+            fail_msg("'%s': %.17g, strtod %.17g", cases[i].s, v, strtod(cases[i].s, NULL));
+    }
+    /* random: whatever the fast path takes is strtod's double, bit for bit */
+    srand(13);
+    int taken = 0, total = 200000;
+    for (int i = 0; i < total; i++) {
+        char buf[96];
+        size_t n = random_number(buf, sizeof buf);
+        double v;
+        if (!rt_picl_fast_double(buf, n, &v))
+            continue;
+        taken++;
+        double w = strtod(buf, NULL);
+        if (!same_double(v, w))
+            fail_msg("'%s': fast %.17g, strtod %.17g", buf, v, w);
+    }
+    /* most of them are in its reach; a path that refused everything would pass vacuously */
+    assert_true(taken > total / 2 && taken < total);
+}
+
+/* A skipped line, counted for the test below. */
+static void count_skip(void *ud, const char *msg)
+{
+    (void)msg;
+    (*(int *)ud)++;
+}
+
+/*
+ * Random new-format lines through the reader's block path (in place, in the
+ * line buffer) and its fallbacks (blank lines, comments, tabs, CRLF endings,
+ * quoted formats, malformed lines): every record's time and values are
+ * strtod's, its line number is right, and exactly the bad lines are skipped.
+ * 40000 lines span several of the reader's 1 MiB blocks.
+ */
+static void test_fast_lines_vs_strtod(void **state)
+{
+    (void)state;
+    enum { NLINES = 40000 };
+    size_t cap = (size_t)NLINES * 160;
+    char *text = malloc(cap);
+    double *times = malloc(NLINES * sizeof *times), *vals = malloc(NLINES * 3 * sizeof *vals);
+    int *nvals = malloc(NLINES * sizeof *nvals), *kind = malloc(NLINES * sizeof *kind);
+    assert_true(text && times && vals && nvals && kind);
+    size_t n = 0;
+    int bad = 0;
+    srand(17);
+    for (int i = 0; i < NLINES; i++) {
+        char t[96], v[3][96];
+        random_number(t, sizeof t);
+        int k = rand() % 20;
+        /* kind: 0 record, 1 blank or comment (no record), 2 malformed (skipped) */
+        kind[i] = k == 0 ? 1 : k == 1 ? 2 : 0;
+        const char *sep = rand() % 10 == 0 ? " \t " : " ", *eol = rand() % 10 == 0 ? "\r\n" : "\n";
+        if (kind[i] == 1) {
+            n += (size_t)snprintf(text + n, cap - n, "%s%s", rand() % 2 ? "# note" : "  ", eol);
+            continue;
+        }
+        if (kind[i] == 2) {
+            n += (size_t)snprintf(text + n, cap - n, "-3 -21 %s 0 0 2 2 5%s", t, eol); /* one value short */
+            bad++;
+            continue;
+        }
+        nvals[i] = rand() % 2 ? 3 : 0;
+        times[i] = strtod(t, NULL);
+        if (!isfinite(times[i])) { /* 1e999 and the like: not a number, so skipped */
+            kind[i] = 2;
+            bad++;
+        }
+        if (nvals[i] == 0) {
+            n += (size_t)snprintf(text + n, cap - n, "-3%s%d%s%s%s%d 0 0%s", sep, rand() % 8, sep, t, sep,
+                                  rand() % 16, eol);
+            continue;
+        }
+        for (int j = 0; j < 3; j++) {
+            random_number(v[j], sizeof v[j]);
+            if (v[j][0] == '-') /* a negative length is an error of its own */
+                v[j][0] = '0';
+            vals[i * 3 + j] = strtod(v[j], NULL);
+        }
+        if (kind[i] == 0 && !(isfinite(vals[i * 3]) && isfinite(vals[i * 3 + 1]) && isfinite(vals[i * 3 + 2]))) {
+            kind[i] = 2;
+            bad++;
+        }
+        int quoted = rand() % 20 == 0;
+        n += (size_t)snprintf(text + n, cap - n, "-4 -52%s%s 3 0 %s %s %s %s %s%s", sep, t, quoted ? "1" : "3",
+                              quoted ? "\"%lf%lf%lf\"" : "2", v[0], v[1], v[2], eol);
+    }
+    assert_true(n < cap);
+    char *path = rt_test_write(text, n);
+    int skipped = 0;
+    rt_picl_opts o = {.format = RT_PICL_NEW, .on_skip = count_skip, .ud = &skipped};
+    rt_err err;
+    rt_picl *r = rt_picl_open(path, &o, &err);
+    assert_non_null(r);
+    rt_picl_record rec;
+    for (int i = 0; i < NLINES; i++) {
+        if (kind[i] != 0)
+            continue;
+        assert_int_equal(rt_picl_next(r, &rec, &err), RT_OK);
+        assert_int_equal(rec.line, i + 1);
+        if (!same_double(rec.time, times[i]))
+            fail_msg("line %d: time %.17g, strtod %.17g", i + 1, rec.time, times[i]);
+        assert_int_equal(rec.ndata, nvals[i]);
+        for (int j = 0; j < nvals[i]; j++)
+            if (!same_double(rec.data[j], vals[i * 3 + j]))
+                fail_msg("line %d value %d: %.17g, strtod %.17g", i + 1, j + 1, rec.data[j], vals[i * 3 + j]);
+    }
+    assert_int_equal(rt_picl_next(r, &rec, &err), RT_EEOF);
+    assert_int_equal(skipped, bad);
+    assert_int_equal(rt_picl_skipped(r), bad);
+    assert_true(rt_picl_offset(r) == n);
+    rt_picl_free(r);
+    rt_test_remove(path);
+    free(text);
+    free(times);
+    free(vals);
+    free(nvals);
+    free(kind);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -545,6 +722,8 @@ int main(void)
         cmocka_unit_test(test_intervals_table5),
         cmocka_unit_test(test_bad_peers),
         cmocka_unit_test(test_random_lines),
+        cmocka_unit_test(test_fast_numbers_vs_strtod),
+        cmocka_unit_test(test_fast_lines_vs_strtod),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
