@@ -6,12 +6,13 @@
 
 #include "rt_mem.h"
 
-/* EPAGE elements of one matrix: their load and store counts. */
+/* EPAGE elements of one matrix: their load and store counts, side by side (an
+ * observed access reads both). */
 #define EPAGE_BITS 10
 #define EPAGE (1u << EPAGE_BITS)
 typedef struct epage {
     uint64_t key;           /* matrix << 44 | page number, + 1 (0 never used) */
-    uint64_t load[EPAGE], store[EPAGE];
+    struct { uint64_t load, store; } n[EPAGE];
 } epage;
 
 /* A growable copy of a string (a PE's subroutine name or message). */
@@ -303,8 +304,8 @@ static int over_budget(rt_shmap_sim *s, const rt_shmap_event *ev, const rt_shmap
 void rt_shmap_sim_counts(const rt_shmap_sim *s, int i, uint64_t e, uint64_t *loads, uint64_t *stores)
 {
     const epage *pg = page_find(s, i, e);
-    *loads = pg ? pg->load[e & (EPAGE - 1)] : 0;
-    *stores = pg ? pg->store[e & (EPAGE - 1)] : 0;
+    *loads = pg ? pg->n[e & (EPAGE - 1)].load : 0;
+    *stores = pg ? pg->n[e & (EPAGE - 1)].store : 0;
 }
 
 uint64_t rt_shmap_sim_elements_held(const rt_shmap_sim *s) { return (uint64_t)s->npages * EPAGE; }
@@ -321,9 +322,9 @@ static int count_access(rt_shmap_sim *s, int i, uint64_t e, int store, epage **c
         *cache = pg;
     }
     if (store)
-        pg->store[e & (EPAGE - 1)]++;
+        pg->n[e & (EPAGE - 1)].store++;
     else
-        pg->load[e & (EPAGE - 1)]++;
+        pg->n[e & (EPAGE - 1)].load++;
     return RT_OK;
 }
 
@@ -396,7 +397,7 @@ static int access_block(rt_shmap_sim *s, int p, const rt_shmap_event *ev, rt_err
             ap->row = row;
             ap->col = col;
             ap->addr = addr;
-            ap->refs = pg->load[e & (EPAGE - 1)] + pg->store[e & (EPAGE - 1)];
+            ap->refs = pg->n[e & (EPAGE - 1)].load + pg->n[e & (EPAGE - 1)].store;
             ap->outcome = outcome;
             if (outcome == RT_SHM_MISS) {
                 ap->line_first = res.line * s->line;
