@@ -363,16 +363,10 @@ static int access_block(rt_shmap_sim *s, int p, const rt_shmap_event *ev, rt_err
         return RT_OK;
     }
     rt_cache_result res;
-    rt_shmap_access proto;
     memset(&res, 0, sizeof res);
-    memset(&proto, 0, sizeof proto);
-    proto.step = rt_sched_steps(s->sched);
-    proto.pe = p;
-    proto.cache = c ? ci : -1;
-    proto.matrix = ev->matrix;
-    proto.store = store;
-    proto.time = ev->time;
-    size_t nb = 0; /* accesses in abuf */
+    const uint64_t step = rt_sched_steps(s->sched);
+    size_t nb = 0;    /* accesses in abuf */
+    size_t ready = 0; /* abuf[0 .. ready-1] hold this event's fields already */
     for (int col = ev->c1; col <= ev->c2; col++) {
         uint64_t off = (uint64_t)(col - 1) * rows;
         for (int row = ev->r1; row <= ev->r2; row++) {
@@ -393,7 +387,15 @@ static int access_block(rt_shmap_sim *s, int p, const rt_shmap_event *ev, rt_err
                 outcome = res.hit ? RT_SHM_HIT : RT_SHM_MISS;
             }
             rt_shmap_access *ap = &s->abuf[nb];
-            *ap = proto;
+            if (nb >= ready) { /* the event's own fields, once per slot of the batch */
+                ap->step = step;
+                ap->pe = p;
+                ap->cache = c ? ci : -1;
+                ap->matrix = ev->matrix;
+                ap->store = store;
+                ap->time = ev->time;
+                ready = nb + 1;
+            }
             ap->row = row;
             ap->col = col;
             ap->addr = addr;
@@ -409,10 +411,8 @@ static int access_block(rt_shmap_sim *s, int p, const rt_shmap_event *ev, rt_err
                 ap->evicted = 0;
                 ap->evicted_first = 0;
             }
-            if (outcome != RT_SHM_NOLOOKUP) {
-                ap->set = res.set;
-                ap->way = res.way;
-            }
+            ap->set = outcome != RT_SHM_NOLOOKUP ? res.set : 0;
+            ap->way = outcome != RT_SHM_NOLOOKUP ? res.way : 0;
             if (s->nfn > s->nbatch)
                 notify(s, ap);
             if (s->nbatch && ++nb == RT_SHMAP_SIM_BATCH) {

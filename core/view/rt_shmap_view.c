@@ -359,13 +359,13 @@ static inline void light_id(rt_shmap_view *v, int32_t id, int pe)
 }
 
 /* Light node idx of slot s. */
-static void light(rt_shmap_view *v, int s, uint64_t idx, int pe)
+static inline void light(rt_shmap_view *v, int s, uint64_t idx, int pe)
 {
     light_id(v, (int32_t)(v->gbase[s] + idx), pe);
 }
 
 /* Light element (row, col) of matrix i on the load (store 0) or store grid. */
-static void light_element(rt_shmap_view *v, int i, int store, int row, int col, int pe)
+static inline void light_element(rt_shmap_view *v, int i, int store, int row, int col, int pe)
 {
     int s = store ? v->nmat + i : i;
     rt_grid *g = v->grid[s];
@@ -385,7 +385,7 @@ static inline uint64_t word_of(const rt_shmap_view *v, uint64_t addr)
     return v->line_mask ? addr & v->line_mask : v->line > 1 ? addr % v->line : 0;
 }
 
-static void light_cache(rt_shmap_view *v, int cache, uint32_t set, uint32_t way, uint64_t w, int pe)
+static inline void light_cache(rt_shmap_view *v, int cache, uint32_t set, uint32_t way, uint64_t w, int pe)
 {
     int s = 2 * v->nmat + cache;
     if (!v->grid[s])
@@ -481,8 +481,9 @@ static void apply(rt_shmap_view *v, const rt_shmap_access *a)
         e = v->small ? (u128)(v->first64[a->matrix] + (uint64_t)(a->row - 1) * (uint64_t)v->mcols[a->matrix]
                               + (uint64_t)(a->col - 1))
                      : elem_index(v, a->matrix, a->row, a->col);
+    int rrow = 0;
     if (v->refs) {
-        int row = hist_row_of(v, e, v->rrows, v->rscale);
+        int row = rrow = hist_row_of(v, e, v->rrows, v->rscale);
         uint64_t n = a->refs; /* the element's references so far */
         if (n > v->rcount[row]) {
             v->rcount[row] = n;
@@ -494,8 +495,8 @@ static void apply(rt_shmap_view *v, const rt_shmap_access *a)
             }
         }
     }
-    if (v->tl) {
-        int row = hist_row_of(v, e, v->trows, v->tscale);
+    if (v->tl) { /* the same rows as the refs histogram when as many (the same scale) */
+        int row = v->refs && v->trows == v->rrows ? rrow : hist_row_of(v, e, v->trows, v->tscale);
         v->tlcol[(uint64_t)v->tcol * (uint64_t)v->trows + (uint64_t)row] = pe * v->k1;
     }
 }
