@@ -358,25 +358,36 @@ static inline void light_id(rt_shmap_view *v, int32_t id, int pe)
     x->fresh = 1;
 }
 
-/* Light node idx of slot s. */
-static inline void light(rt_shmap_view *v, int s, uint64_t idx, int pe)
+/* Node of element (row, col) of matrix i on the load (store 0) or store grid,
+ * -1 when that grid is not drawn. Memory nodes go down the columns, the order
+ * loads and stores run. */
+static inline int32_t element_id(const rt_shmap_view *v, int i, int store, int row, int col)
 {
-    light_id(v, (int32_t)(v->gbase[s] + idx), pe);
+    int s = store ? v->nmat + i : i;
+    const rt_grid *g = v->grid[s];
+    if (!g)
+        return -1;
+    int k = v->lay.k;
+    if (k == 1) /* no division in the usual case */
+        return (int32_t)(v->gbase[s] + (uint64_t)(col - 1) * (uint64_t)g->h + (uint64_t)(row - 1));
+    return (int32_t)(v->gbase[s] + (uint64_t)((col - 1) / k) * (uint64_t)g->h + (uint64_t)((row - 1) / k));
+}
+
+/* Node of word 0 of the line in (set, way) of cache c (its words follow), -1 when not drawn. */
+static inline int32_t line_id(const rt_shmap_view *v, int c, uint32_t set, uint32_t way)
+{
+    int s = 2 * v->nmat + c;
+    if (!v->grid[s])
+        return -1;
+    return (int32_t)(v->gbase[s] + ((uint64_t)set * v->ways + way) * v->line);
 }
 
 /* Light element (row, col) of matrix i on the load (store 0) or store grid. */
 static inline void light_element(rt_shmap_view *v, int i, int store, int row, int col, int pe)
 {
-    int s = store ? v->nmat + i : i;
-    rt_grid *g = v->grid[s];
-    if (!g)
-        return;
-    int k = v->lay.k;
-    /* memory nodes are numbered down the columns, the order loads and stores run */
-    if (k == 1)
-        light(v, s, (uint64_t)(col - 1) * (uint64_t)g->h + (uint64_t)(row - 1), pe);
-    else
-        light(v, s, (uint64_t)((col - 1) / k) * (uint64_t)g->h + (uint64_t)((row - 1) / k), pe);
+    int32_t id = element_id(v, i, store, row, col);
+    if (id >= 0)
+        light_id(v, id, pe);
 }
 
 /* The word of its line that address addr is (no division for the usual power-of-two lines). */
@@ -385,12 +396,12 @@ static inline uint64_t word_of(const rt_shmap_view *v, uint64_t addr)
     return v->line_mask ? addr & v->line_mask : v->line > 1 ? addr % v->line : 0;
 }
 
-static inline void light_cache(rt_shmap_view *v, int cache, uint32_t set, uint32_t way, uint64_t w, int pe)
+/* Light word w of the line in (set, way) of cache c. */
+static inline void light_cache(rt_shmap_view *v, int c, uint32_t set, uint32_t way, uint64_t w, int pe)
 {
-    int s = 2 * v->nmat + cache;
-    if (!v->grid[s])
-        return;
-    light(v, s, ((uint64_t)set * v->ways + way) * v->line + w, pe);
+    int32_t id = line_id(v, c, set, way);
+    if (id >= 0)
+        light_id(v, id + (int32_t)w, pe);
 }
 
 /* Row-major index of element (r, c) of matrix i over all matrices. */
@@ -414,7 +425,9 @@ static int hist_row(const rt_shmap_view *v, int i, int r, int c, int nrows)
     return hist_row_of(v, elem_index(v, i, r, c), nrows, (double)nrows / (double)v->elements);
 }
 
-static void apply(rt_shmap_view *v, const rt_shmap_access *a)
+/* Before the accesses of a batch (all of one load or store event): when they
+ * begin a new event, record its clock and its time-line column. */
+static void enter_event(rt_shmap_view *v, const rt_shmap_access *a)
 {
     if (a->step != v->ev_step || a->pe != v->ev_pe) { /* a new load or store event */
         v->ev_step = a->step;
@@ -435,6 +448,11 @@ static void apply(rt_shmap_view *v, const rt_shmap_access *a)
             }
         }
     }
+}
+
+/* One access of the current event. */
+static void apply(rt_shmap_view *v, const rt_shmap_access *a)
+{
     const int pe = a->pe;
     if (v->cfg.memory || v->cfg.cache) {
         if (a->outcome == RT_SHM_NOLOOKUP) {
@@ -445,18 +463,13 @@ static void apply(rt_shmap_view *v, const rt_shmap_access *a)
         } else if (a->outcome == RT_SHM_HIT) {
             light_cache(v, a->cache, a->set, a->way, word_of(v, a->addr), pe);
         } else { /* a miss: the line's cache cells, and the words of it in a matrix */
-            int cs = 2 * v->nmat + a->cache;
-            if (v->grid[cs]) {
-                int32_t id = (int32_t)(v->gbase[cs] + ((uint64_t)a->set * v->ways + a->way) * v->line);
-                for (uint64_t w = 0; w < v->line; w++)
-                    light_id(v, id + (int32_t)w, pe);
-            }
+            int32_t id = line_id(v, a->cache, a->set, a->way);
+            for (uint64_t w = 0; id >= 0 && w < v->line; w++)
+                light_id(v, id + (int32_t)w, pe);
             int mi = -1, r = 0, c = 0; /* the element of the word, stepped down the columns */
             if (v->cfg.memory && v->lay.k == 1 && rt_shmap_sim_locate(v->sim, a->line_first, &mi, &r, &c)
-                && v->grid[mi] && (uint64_t)r + v->line - 1 <= (uint64_t)v->mrows[mi]) {
+                && (uint64_t)r + v->line - 1 <= (uint64_t)v->mrows[mi] && (id = element_id(v, mi, 0, r, c)) >= 0) {
                 /* the usual case: the whole line down one column, one node after another */
-                int32_t id = (int32_t)(v->gbase[mi] + (uint64_t)(c - 1) * (uint64_t)v->grid[mi]->h
-                                       + (uint64_t)(r - 1));
                 for (uint64_t w = 0; w < v->line; w++)
                     light_id(v, id + (int32_t)w, pe);
             } else if (v->cfg.memory) {
@@ -501,19 +514,6 @@ static void apply(rt_shmap_view *v, const rt_shmap_access *a)
     }
 }
 
-/* Node of element (row, col) of matrix i on the load (store 0) or store grid, NULL if none. */
-static const void *element_node(const rt_shmap_view *v, int i, int store, int row, int col)
-{
-    int s = store ? v->nmat + i : i;
-    const rt_grid *g = v->grid[s];
-    if (!g)
-        return NULL;
-    int k = v->lay.k;
-    if (k == 1)
-        return &v->node[v->gbase[s] + (uint64_t)(col - 1) * (uint64_t)g->h + (uint64_t)(row - 1)];
-    return &v->node[v->gbase[s] + (uint64_t)((col - 1) / k) * (uint64_t)g->h + (uint64_t)((row - 1) / k)];
-}
-
 /* A run of accesses of one event: first ask for the nodes each will light
  * (they are spread over more memory than a core's cache holds, and taken one
  * at a time the loads would wait in turn), then apply them in order. */
@@ -523,16 +523,15 @@ static void on_batch(void *ud, const rt_shmap_access *acc, size_t n)
     if (v->cfg.memory || v->cfg.cache)
         for (size_t j = 0; j < n; j++) {
             const rt_shmap_access *a = &acc[j];
-            if (a->outcome != RT_SHM_NOLOOKUP && v->grid[2 * v->nmat + a->cache])
-                __builtin_prefetch(&v->node[v->gbase[2 * v->nmat + a->cache]
-                                            + ((uint64_t)a->set * v->ways + a->way) * v->line],
-                                   1);
-            if (a->outcome != RT_SHM_HIT || a->store) { /* a miss, a store, or no cache */
-                const void *nd = element_node(v, a->matrix, a->store, a->row, a->col);
-                if (nd)
-                    __builtin_prefetch(nd, 1);
-            }
+            int32_t id = a->outcome != RT_SHM_NOLOOKUP ? line_id(v, a->cache, a->set, a->way) : -1;
+            if (id >= 0)
+                __builtin_prefetch(&v->node[id], 1);
+            id = a->outcome != RT_SHM_HIT || a->store ? element_id(v, a->matrix, a->store, a->row, a->col) : -1;
+            if (id >= 0) /* a miss, a store, or no cache */
+                __builtin_prefetch(&v->node[id], 1);
         }
+    if (n)
+        enter_event(v, &acc[0]);
     for (size_t j = 0; j < n; j++)
         apply(v, &acc[j]);
 }
