@@ -38,12 +38,12 @@ int rt_docall(lua_State *L, int nargs, int nresults);
  * "retrace.Cache: 32 KiB 8-way LRU"); without one, tostring gives tname.
  * Leaves nothing on the stack.
  */
+void rt_new_class(lua_State *L, const char *tname, const luaL_Reg *methods,
+                  lua_CFunction closefn);
 
 /* Write a size in units as "32 KiB" / "4 MiB" when it divides evenly, else "1000";
  * returns buf. */
 const char *rt_size_text(char *buf, size_t n, uint64_t v);
-void rt_new_class(lua_State *L, const char *tname, const luaL_Reg *methods,
-                  lua_CFunction closefn);
 
 /* Field k of the table at index t as a boolean; def when the field is nil. */
 int rt_opt_bool(lua_State *L, int t, const char *k, int def);

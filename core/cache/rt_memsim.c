@@ -227,6 +227,19 @@ static int run_gathered(run *r, const uint64_t *addrs, const uint8_t *writes, si
     return RT_OK;
 }
 
+/* Count n more records; report progress each 2^20 records (and at the end, when
+ * last), and RT_ESTATE when the callback asks to stop. */
+static int counted(const rt_memsim_opts *o, rt_memtrace *t, rt_memsim_result *res, size_t n, uint64_t total,
+                   int last, rt_err *err)
+{
+    uint64_t before = res->records;
+    res->records += n;
+    if (o->progress && (last || (before >> 20) != (res->records >> 20))
+        && o->progress(o->progress_ud, rt_memtrace_offset(t), total))
+        return rt_err_set(err, RT_ESTATE, "stopped by the progress callback");
+    return RT_OK;
+}
+
 int rt_memsim_run(rt_cache *c, rt_memtrace *t, const rt_memsim_opts *o, rt_memsim_result *res,
                   rt_err *err)
 {
@@ -261,13 +274,8 @@ int rt_memsim_run(rt_cache *c, rt_memtrace *t, const rt_memsim_opts *o, rt_memsi
         if (lines_path) {
             rt_memtrace_read_lines(t, r.shift, addrs, writes, RT_MEMSIM_BATCH, &na);
             if (na) {
-                uint64_t before = res->records;
-                res->records += na;
-                if (o->progress && (before >> 20) != (res->records >> 20) &&
-                    o->progress(o->progress_ud, rt_memtrace_offset(t), total)) {
-                    st = rt_err_set(err, RT_ESTATE, "stopped by the progress callback");
+                if ((st = counted(o, t, res, na, total, 0, err)) != RT_OK)
                     goto done;
-                }
                 if ((st = run_gathered(&r, addrs, writes, na)) != RT_OK)
                     goto done;
                 na = 0;
@@ -277,13 +285,8 @@ int rt_memsim_run(rt_cache *c, rt_memtrace *t, const rt_memsim_opts *o, rt_memsi
         st = rt_memtrace_read(t, batch, general, &nb, err);
         if (st != RT_OK)
             break;
-        uint64_t before = res->records;
-        res->records += nb;
-        if (o->progress && (before >> 20) != (res->records >> 20) &&
-            o->progress(o->progress_ud, rt_memtrace_offset(t), total)) {
-            st = rt_err_set(err, RT_ESTATE, "stopped by the progress callback");
+        if ((st = counted(o, t, res, nb, total, 0, err)) != RT_OK)
             goto done;
-        }
         for (size_t i = 0; i < nb; i++) {
             const rt_memref *ref = &batch[i];
             int is_write;
@@ -344,8 +347,8 @@ int rt_memsim_run(rt_cache *c, rt_memtrace *t, const rt_memsim_opts *o, rt_memsi
     }
     if (st == RT_EEOF)
         st = RT_OK;
-    if (st == RT_OK && o->progress && o->progress(o->progress_ud, rt_memtrace_offset(t), total))
-        st = rt_err_set(err, RT_ESTATE, "stopped by the progress callback");
+    if (st == RT_OK)
+        st = counted(o, t, res, 0, total, 1, err);
     if (st == RT_OK && o->shadow)
         res->classified = 1;
     if (r.sweep && feed_finish(&r.feed) != RT_OK && st == RT_OK)

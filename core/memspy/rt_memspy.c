@@ -63,7 +63,7 @@ static int bin_of(rt_memspy *m, ms_proc *p, uint32_t code, uint32_t data, uint32
     if (!slot)
         return RT_ENOMEM;
     if (added) {
-        if (rt_ms_grow((void **)&m->bins, &m->capbins, m->nbins + 1, sizeof *m->bins) != RT_OK) {
+        if (rt_grow((void **)&m->bins, &m->capbins, m->nbins + 1, sizeof *m->bins) != RT_OK) {
             rt_linemap_del(&m->binmap, key);
             return RT_ENOMEM;
         }
@@ -87,7 +87,7 @@ static int cause_add(rt_memspy *m, uint32_t bin, int kind, uint32_t who)
     if (!slot)
         return RT_ENOMEM;
     if (added) {
-        if (rt_ms_grow((void **)&m->causes, &m->capcauses, m->ncauses + 1, sizeof *m->causes) != RT_OK) {
+        if (rt_grow((void **)&m->causes, &m->capcauses, m->ncauses + 1, sizeof *m->causes) != RT_OK) {
             rt_linemap_del(&m->causemap, key);
             return RT_ENOMEM;
         }
@@ -296,7 +296,7 @@ int rt_memspy_enter(rt_memspy *m, int proc, const char *name, const char *site, 
         p->cap = cap;
     }
     char *s = NULL;
-    if (site && *site && !(s = rt_ms_dupstr(site)))
+    if (site && *site && !(s = strdup(site)))
         return rt_ms_nomem(err);
     p->stack[p->depth] = rt_ms_fold(m, code);
     p->stack_raw[p->depth] = code;

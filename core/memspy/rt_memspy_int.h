@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "rt_linemap.h"
+#include "rt_mem.h"
 #include "rt_memspy.h"
 #include "rt_rangemap.h"
 #include "rt_strmap.h"
@@ -100,10 +101,6 @@ struct rt_memspy {
     size_t nwarn;
 };
 
-/* grow *p (cap elements of elem bytes) to hold need; RT_OK or RT_ENOMEM */
-int rt_ms_grow(void **p, size_t *cap, size_t need, size_t elem);
-/* a malloc'd copy of s, or NULL */
-char *rt_ms_dupstr(const char *s);
 /* "memspy: out of memory" into err; returns RT_ENOMEM */
 int rt_ms_nomem(rt_err *err);
 /* count a warning and keep its message (with the current place) */

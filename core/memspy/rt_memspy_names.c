@@ -11,30 +11,6 @@
 
 /* ---- small helpers ---- */
 
-int rt_ms_grow(void **p, size_t *cap, size_t need, size_t elem)
-{
-    if (need <= *cap)
-        return RT_OK;
-    size_t n = *cap ? *cap : 16;
-    while (n < need)
-        n *= 2;
-    void *q = realloc(*p, n * elem);
-    if (!q)
-        return RT_ENOMEM;
-    *p = q;
-    *cap = n;
-    return RT_OK;
-}
-
-char *rt_ms_dupstr(const char *s)
-{
-    size_t n = strlen(s) + 1;
-    char *d = malloc(n);
-    if (d)
-        memcpy(d, s, n);
-    return d;
-}
-
 int rt_ms_nomem(rt_err *err)
 {
     return rt_err_set(err, RT_ENOMEM, "memspy: out of memory");
@@ -54,7 +30,7 @@ void rt_ms_warnf(rt_memspy *m, const char *fmt, ...)
         snprintf(full, sizeof full, "%s:%lu: warning: %s", m->place_file, m->place_line, body);
     else
         snprintf(full, sizeof full, "warning: %s", body);
-    m->warn[m->nwarn] = rt_ms_dupstr(full);
+    m->warn[m->nwarn] = strdup(full);
     if (m->warn[m->nwarn])
         m->nwarn++;
 }
@@ -72,7 +48,7 @@ int rt_ms_code_intern(rt_memspy *m, const char *name, uint32_t *out)
         return RT_OK;
     }
     size_t old = m->capcode;
-    if (rt_ms_grow((void **)&m->code, &m->capcode, m->ncode + 1, sizeof *m->code) != RT_OK) {
+    if (rt_grow((void **)&m->code, &m->capcode, m->ncode + 1, sizeof *m->code) != RT_OK) {
         rt_strmap_remove(m->names, NS_CODE, name, strlen(name));
         return RT_ENOMEM;
     }
@@ -89,7 +65,7 @@ int rt_ms_code_intern(rt_memspy *m, const char *name, uint32_t *out)
             return RT_ENOMEM;
         }
     }
-    char *d = rt_ms_dupstr(name);
+    char *d = strdup(name);
     if (!d) {
         rt_strmap_remove(m->names, NS_CODE, name, strlen(name));
         return RT_ENOMEM;
@@ -123,7 +99,7 @@ int rt_ms_data_intern(rt_memspy *m, const char *full, const char *shortname, uin
         *out = (uint32_t)*v;
         return RT_OK;
     }
-    if (rt_ms_grow((void **)&m->data, &m->capdata, m->ndata + 1, sizeof *m->data) != RT_OK) {
+    if (rt_grow((void **)&m->data, &m->capdata, m->ndata + 1, sizeof *m->data) != RT_OK) {
         rt_strmap_remove(m->names, NS_DATA, full, strlen(full));
         return RT_ENOMEM;
     }
@@ -134,7 +110,7 @@ int rt_ms_data_intern(rt_memspy *m, const char *full, const char *shortname, uin
     }
     char *name;
     if (*seen == 0) {
-        name = rt_ms_dupstr(shortname);
+        name = strdup(shortname);
     } else {
         /* the same short name from another site or call path: number it */
         size_t n = strlen(shortname) + 24;
@@ -142,7 +118,7 @@ int rt_ms_data_intern(rt_memspy *m, const char *full, const char *shortname, uin
         if (name)
             snprintf(name, n, "%s#%lld", shortname, (long long)*seen + 1);
     }
-    char *f = rt_ms_dupstr(full);
+    char *f = strdup(full);
     if (!name || !f) {
         free(name);
         free(f);
