@@ -35,7 +35,6 @@ struct rt_lackey {
 
 static int memtext_open(memtext *t, const char *path, rt_err *err)
 {
-    rt_hex_init();
     memset(t, 0, sizeof *t);
     t->lines = rt_lines_open(path, err);
     return t->lines ? RT_OK : RT_EIO;
@@ -265,7 +264,6 @@ int rt_lackey_next(rt_lackey *r, rt_memref *ref, rt_err *err)
 int rt_lackey_parse_line(const char *line, size_t len, const char *name, unsigned long no, rt_memref *ref,
                          int *modify, rt_err *err)
 {
-    rt_hex_init();
     cursor c;
     c.end = line + len;
     c.p = skip_blank(line, c.end);

@@ -9,22 +9,28 @@
 
 #include <string.h>
 
-unsigned char rt_hexval[256];
-static int hexval_ready;
-
-void rt_hex_init(void)
-{
-    if (hexval_ready)
-        return;
-    memset(rt_hexval, 0xff, sizeof rt_hexval);
-    for (int c = '0'; c <= '9'; c++)
-        rt_hexval[c] = (unsigned char)(c - '0');
-    for (int c = 'a'; c <= 'f'; c++)
-        rt_hexval[c] = (unsigned char)(c - 'a' + 10);
-    for (int c = 'A'; c <= 'F'; c++)
-        rt_hexval[c] = (unsigned char)(c - 'A' + 10);
-    hexval_ready = 1;
-}
+/* hexadecimal digit values by character, 0xff (X) for the others: constant,
+ * so readers opened on several threads share it with nothing to set up */
+#define X 0xff
+const unsigned char rt_hexval[256] = {
+    X, X, X, X, X, X, X, X, X, X, X, X, X, X, X, X,
+    X, X, X, X, X, X, X, X, X, X, X, X, X, X, X, X,
+    X, X, X, X, X, X, X, X, X, X, X, X, X, X, X, X,
+    0, 1, 2, 3, 4, 5, 6, 7, 8, 9, X, X, X, X, X, X,
+    X, 10, 11, 12, 13, 14, 15, X, X, X, X, X, X, X, X, X,
+    X, X, X, X, X, X, X, X, X, X, X, X, X, X, X, X,
+    X, 10, 11, 12, 13, 14, 15, X, X, X, X, X, X, X, X, X,
+    X, X, X, X, X, X, X, X, X, X, X, X, X, X, X, X,
+    X, X, X, X, X, X, X, X, X, X, X, X, X, X, X, X,
+    X, X, X, X, X, X, X, X, X, X, X, X, X, X, X, X,
+    X, X, X, X, X, X, X, X, X, X, X, X, X, X, X, X,
+    X, X, X, X, X, X, X, X, X, X, X, X, X, X, X, X,
+    X, X, X, X, X, X, X, X, X, X, X, X, X, X, X, X,
+    X, X, X, X, X, X, X, X, X, X, X, X, X, X, X, X,
+    X, X, X, X, X, X, X, X, X, X, X, X, X, X, X, X,
+    X, X, X, X, X, X, X, X, X, X, X, X, X, X, X, X,
+};
+#undef X
 
 /* ---- SWAR hexadecimal: eight characters per step, no branch per digit ---- */
 
@@ -286,7 +292,6 @@ const char *rt_lackey_block(const char *p, const char *end, int valgrind, rt_mem
 size_t rt_lackey_parse_block(const char *buf, size_t len, rt_memref *out, size_t cap, size_t *n,
                              unsigned long *lines)
 {
-    rt_hex_init();
     while (len > 0 && buf[len - 1] != '\n')
         len--; /* whole lines only: nothing past the last newline is read */
     size_t k = 0;

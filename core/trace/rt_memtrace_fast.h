@@ -22,9 +22,8 @@
 
 #include "rt_memtrace.h"
 
-/* hexadecimal digit values by character, 0xff for the others (after rt_hex_init) */
-extern unsigned char rt_hexval[256];
-void rt_hex_init(void);
+/* hexadecimal digit values by character, 0xff for the others */
+extern const unsigned char rt_hexval[256];
 
 /*
  * Parse lines from p (at the start of a line) into out[*k], out[*k + 1] ...
