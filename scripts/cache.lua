@@ -4,20 +4,9 @@ local cache = require "retrace.cache"
 
 local FORMATS = { din = true, xdin = true, lackey = true, bin = true }
 
--- "32768", "32K", "32KiB", "1M", "1MiB" -> bytes; nil when malformed
-local function parse_bytes(s)
-  local n, unit = tostring(s):match("^(%d+)%s*(%a*)$")
-  if not n then return nil end
-  local mult = ({ [""] = 1, k = 1024, K = 1024, KB = 1024, KiB = 1024,
-                  m = 1 << 20, M = 1 << 20, MB = 1 << 20, MiB = 1 << 20,
-                  G = 1 << 30, GiB = 1 << 30 })[unit]
-  if not mult then return nil end
-  return math.tointeger(tonumber(n) * mult)
-end
+local parse_bytes = cli.parse_bytes
 
-local function count(n)
-  return tostring(n):reverse():gsub("(%d%d%d)", "%1,"):reverse():gsub("^,", "")
-end
+local count = cli.count
 
 local function report(path, fmt, r, args)
   local c = r.config

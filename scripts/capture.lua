@@ -3,9 +3,7 @@
 local cli = require "retrace.cli"
 local capture = require "retrace.capture"
 
-local function count(n)
-  return tostring(n):reverse():gsub("(%d%d%d)", "%1,"):reverse():gsub("^,", "")
-end
+local count = cli.count
 
 return {
   summary = "run a program under valgrind lackey and keep its memory trace and allocations",

@@ -4,15 +4,7 @@ local cli = require "retrace.cli"
 local memspy = require "retrace.memspy"
 local cache = require "retrace.cache"
 
--- "32768", "32K", "64KiB", "1M" -> bytes; nil when malformed
-local function parse_bytes(s)
-  local n, unit = tostring(s):match("^(%d+)%s*(%a*)$")
-  if not n then return nil end
-  local mult = ({ [""] = 1, k = 1024, K = 1024, KB = 1024, KiB = 1024,
-                  M = 1 << 20, MB = 1 << 20, MiB = 1 << 20 })[unit]
-  if not mult then return nil end
-  return math.tointeger(tonumber(n) * mult)
-end
+local parse_bytes = cli.parse_bytes
 
 local function count_opt(name, v, min)
   local n = math.tointeger(tonumber(v))

@@ -132,6 +132,23 @@ function M.main(argv)
   return math.tointeger(res) or 0
 end
 
+--- "32768", "32K", "32KiB", "1M", "1MiB", "1G" -> bytes (K, M, G: powers of 1024);
+-- nil when malformed.
+function M.parse_bytes(s)
+  local n, unit = tostring(s):match("^(%d+)%s*(%a*)$")
+  if not n then return nil end
+  local mult = ({ [""] = 1, k = 1024, K = 1024, KB = 1024, KiB = 1024,
+                  m = 1 << 20, M = 1 << 20, MB = 1 << 20, MiB = 1 << 20,
+                  G = 1 << 30, GB = 1 << 30, GiB = 1 << 30 })[unit]
+  if not mult then return nil end
+  return math.tointeger(tonumber(n) * mult)
+end
+
+--- A whole number with commas between thousands: 1234567 -> "1,234,567".
+function M.count(n)
+  return (tostring(n):reverse():gsub("(%d%d%d)", "%1,"):reverse():gsub("^,", ""):gsub("^%-,", "-"))
+end
+
 -- lua-cjson 2.1.0 cannot tell an empty array from an empty object and writes
 -- both as {}. M.array puts this mark in place of an empty list; M.json writes
 -- the mark as [].
