@@ -522,7 +522,7 @@ static int l_convert(lua_State *L)
     }
     rt_memtrace_free(t);
     if (st != RT_EEOF) {
-        rt_rtmb_close(w, NULL);
+        rt_rtmb_abort(w);
         return rt_push_fail(L, &err);
     }
     if (rt_rtmb_close(w, &err) != RT_OK)

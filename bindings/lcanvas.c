@@ -29,6 +29,7 @@
 #include "bind.h"
 #include "canvas_buffers.h"
 #include "lcanvas.h"
+#include "rt_out.h"
 #include "rt_raster.h"
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -45,10 +46,11 @@ static const char *const kind_names[] = {"image", "pdf", "svg", "recording"};
 typedef struct {
     cairo_surface_t *s; /* NULL once closed */
     cairo_t *cr;
-    FILE *fp;           /* the output of a PDF / SVG canvas, closed at finish */
+    rt_out *out;        /* the output of a PDF / SVG canvas: committed at finish, dropped
+                         * when the canvas is collected unfinished (an interrupted run) */
     int kind;           /* K_IMAGE, K_PDF, K_SVG */
     int w, h;           /* size in pixels (image) or points (PDF, SVG) */
-    int write_error;    /* errno of a failed write to fp, 0 if none */
+    int write_error;    /* errno of a failed write to out, 0 if none */
     uint64_t primitives; /* marks drawn so far: fills, strokes, texts, pixels, grid and pack items */
 } canvas_box;
 
@@ -90,7 +92,7 @@ static cairo_status_t write_fp(void *closure, const unsigned char *data, unsigne
     canvas_box *b = closure;
     if (b->write_error)
         return CAIRO_STATUS_WRITE_ERROR;
-    if (fwrite(data, 1, len, b->fp) != len) {
+    if (fwrite(data, 1, len, rt_out_fp(b->out)) != len) {
         b->write_error = errno ? errno : EIO;
         return CAIRO_STATUS_WRITE_ERROR;
     }
@@ -142,12 +144,10 @@ static int open_vector(lua_State *L, int kind)
     b->kind = kind;
     b->w = w;
     b->h = h;
-    b->fp = fopen(path, "wb");
-    if (!b->fp) {
-        lua_pushnil(L);
-        lua_pushfstring(L, "%s: %s", path, strerror(errno));
-        return 2;
-    }
+    rt_err err;
+    b->out = rt_out_open(path, &err);
+    if (!b->out)
+        return rt_push_fail(L, &err);
     lua_pushvalue(L, 1);
     lua_setiuservalue(L, -2, 1);
     if (kind == K_PDF)
@@ -230,28 +230,40 @@ static int l_load_png(lua_State *L)
     return 1;
 }
 
-/* Finish the surface, close the output; returns 0 or the errno of a write failure. */
-static int canvas_finish(canvas_box *b)
+/*
+ * Finish the surface and the output: commit it (keep is 1: RT_OK, or RT_EIO with err
+ * naming the file) or drop it (keep is 0: a canvas collected before cv:finish, so an
+ * interrupted run leaves no complete-looking PDF).
+ */
+static int canvas_finish(canvas_box *b, int keep, rt_err *err)
 {
     if (!b->s)
-        return 0;
+        return RT_OK;
     cairo_destroy(b->cr);
+    if (!keep && b->out) {
+        /* no more bytes: Cairo's closing writes go nowhere */
+        b->write_error = ECANCELED;
+    }
     cairo_surface_finish(b->s);
     cairo_surface_destroy(b->s);
     b->s = NULL;
     b->cr = NULL;
-    int e = b->write_error;
-    if (b->fp) {
-        if (fclose(b->fp) != 0 && !e)
-            e = errno ? errno : EIO;
-        b->fp = NULL;
+    rt_out *out = b->out;
+    b->out = NULL;
+    if (!out)
+        return RT_OK;
+    if (!keep) {
+        rt_out_abort(out);
+        return RT_OK;
     }
-    return e;
+    if (b->write_error)
+        rt_out_fail(out, b->write_error);
+    return rt_out_commit(out, err);
 }
 
 static int canvas_gc(lua_State *L)
 {
-    canvas_finish(luaL_checkudata(L, 1, CANVAS_T));
+    canvas_finish(luaL_checkudata(L, 1, CANVAS_T), 0, NULL);
     return 0;
 }
 
@@ -259,22 +271,21 @@ static int canvas_gc(lua_State *L)
 static int c_finish(lua_State *L)
 {
     canvas_box *b = luaL_checkudata(L, 1, CANVAS_T);
-    int e = canvas_finish(b);
-    if (e) {
-        lua_getiuservalue(L, 1, 1);
-        const char *path = lua_tostring(L, -1);
-        lua_pushnil(L);
-        lua_pushfstring(L, "%s: %s", path ? path : "canvas output", strerror(e));
-        return 2;
-    }
+    rt_err err;
+    if (canvas_finish(b, 1, &err) != RT_OK)
+        return rt_push_fail(L, &err);
     lua_pushboolean(L, 1);
     return 1;
 }
 
-static cairo_status_t write_file(void *closure, const unsigned char *data, unsigned int len)
+static cairo_status_t write_out(void *closure, const unsigned char *data, unsigned int len)
 {
-    return fwrite(data, 1, len, (FILE *)closure) == len ? CAIRO_STATUS_SUCCESS
-                                                         : CAIRO_STATUS_WRITE_ERROR;
+    rt_out *o = closure;
+    if (fwrite(data, 1, len, rt_out_fp(o)) != len) {
+        rt_out_fail(o, errno);
+        return CAIRO_STATUS_WRITE_ERROR;
+    }
+    return CAIRO_STATUS_SUCCESS;
 }
 
 /* cv:write_png(path) -> true, or nil, message */
@@ -282,22 +293,20 @@ static int c_write_png(lua_State *L)
 {
     canvas_box *b = check_image(L, 1);
     const char *path = luaL_checkstring(L, 2);
-    FILE *fp = fopen(path, "wb");
-    if (!fp) {
-        lua_pushnil(L);
-        lua_pushfstring(L, "%s: %s", path, strerror(errno));
-        return 2;
-    }
+    rt_err err;
+    rt_out *o = rt_out_open(path, &err);
+    if (!o)
+        return rt_push_fail(L, &err);
     cairo_surface_flush(b->s);
-    cairo_status_t st = cairo_surface_write_to_png_stream(b->s, write_file, fp);
-    int e = ferror(fp) ? errno : 0;
-    if (fclose(fp) != 0 && !e)
-        e = errno;
-    if (st != CAIRO_STATUS_SUCCESS || e) {
+    cairo_status_t st = cairo_surface_write_to_png_stream(b->s, write_out, o);
+    if (st != CAIRO_STATUS_SUCCESS && st != CAIRO_STATUS_WRITE_ERROR) {
+        rt_out_abort(o);
         lua_pushnil(L);
-        lua_pushfstring(L, "%s: %s", path, e ? strerror(e) : cairo_status_to_string(st));
+        lua_pushfstring(L, "%s: %s", path, cairo_status_to_string(st));
         return 2;
     }
+    if (rt_out_commit(o, &err) != RT_OK)
+        return rt_push_fail(L, &err);
     lua_pushboolean(L, 1);
     return 1;
 }

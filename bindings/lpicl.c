@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "bind.h"
+#include "rt_out.h"
 #include "lpicl.h"
 #include "rt_file.h"
 
@@ -324,9 +325,11 @@ static int l_convert(lua_State *L)
         return rt_push_fail(L, &err);
     }
     rt_picl_xlate *x = rt_picl_xlate_new();
-    FILE *fp = fopen(out, "w");
-    if (!x || !fp) {
-        rt_err_at(&err, RT_EIO, out, 0, "%s", fp ? "out of memory" : strerror(errno));
+    rt_out *dst = x ? rt_out_open(out, &err) : NULL;
+    FILE *fp = dst ? rt_out_fp(dst) : NULL;
+    if (!dst) {
+        if (!x)
+            rt_err_at(&err, RT_ENOMEM, out, 0, "out of memory");
         goto fail;
     }
     rt_picl_record rec, tr[2];
@@ -354,19 +357,17 @@ static int l_convert(lua_State *L)
     }
     if (st != RT_EEOF)
         goto fail;
-    if (fclose(fp) != 0) {
-        fp = NULL;
-        rt_err_at(&err, RT_EIO, out, 0, "write failed: %s", strerror(errno));
+    st = rt_out_commit(dst, &err);
+    dst = NULL;
+    if (st != RT_OK)
         goto fail;
-    }
     rt_picl_xlate_free(x);
     lua_pushinteger(L, written);
     lua_pushinteger(L, (lua_Integer)rt_picl_skipped(r));
     rt_picl_free(r);
     return 2;
 fail:
-    if (fp)
-        fclose(fp);
+    rt_out_abort(dst);
     rt_picl_xlate_free(x);
     rt_picl_free(r);
     return rt_push_fail(L, &err);

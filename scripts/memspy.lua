@@ -74,7 +74,8 @@ local function write_csv(dir, run, m)
     if s:find('[,"\n]') then return '"' .. s:gsub('"', '""') .. '"' end
     return s
   end
-  local f = assert(io.open(dir .. "/matrix.csv", "w"))
+  local fs = require "retrace.fs"
+  local f <close> = cli.check_input(fs.create(dir .. "/matrix.csv"))
   local head = { "code", "total" }
   for _, c in ipairs(m.cols) do head[#head + 1] = q(c) end
   f:write(table.concat(head, ","), "\n")
@@ -83,14 +84,14 @@ local function write_csv(dir, run, m)
     for j = 1, #m.cols do line[#line + 1] = m.cell[i][j] and ("%.4f"):format(m.cell[i][j]) or "" end
     f:write(table.concat(line, ","), "\n")
   end
-  f:close()
-  f = assert(io.open(dir .. "/bins.csv", "w"))
-  f:write("code,data,refs,reads,writes,misses,first,replacement,invalidation,stall\n")
+  cli.check_input(f:commit())
+  local g <close> = cli.check_input(fs.create(dir .. "/bins.csv"))
+  g:write("code,data,refs,reads,writes,misses,first,replacement,invalidation,stall\n")
   for _, b in ipairs(run:to_table().bins) do
-    f:write(table.concat({ q(b.code), q(b.data), b.refs, b.reads, b.writes, b.misses, b.first,
+    g:write(table.concat({ q(b.code), q(b.data), b.refs, b.reads, b.writes, b.misses, b.first,
       b.replacement, b.invalidation, b.stall }, ","), "\n")
   end
-  f:close()
+  cli.check_input(g:commit())
 end
 
 local function write_plots(dir, run, args)
@@ -111,9 +112,7 @@ local function write_plots(dir, run, args)
     local path = dir .. "/" .. v[1] .. ".png"
     local data, err = display.render(d, path, 900, heights[v[1]] or 600)
     if not data then cli.input_error(err) end
-    local f = assert(io.open(dir .. "/" .. v[1] .. ".json", "w"))
-    f:write(cli.json(data), "\n")
-    f:close()
+    cli.check_input(require("retrace.fs").write_file(dir .. "/" .. v[1] .. ".json", cli.json(data) .. "\n"))
   end
 end
 
@@ -219,13 +218,10 @@ return {
     end
     local m = run:matrix{ top = top }
     if args.save then
-      local f, ferr = io.open(args.save, "w")
-      if not f then cli.input_error(ferr) end
       local t = run:to_table()
       t.code, t.data = cli.array(t.code), cli.array(t.data)
       t.bins = cli.array(t.bins)
-      f:write(cli.json(t), "\n")
-      f:close()
+      cli.check_input(require("retrace.fs").write_file(args.save, cli.json(t) .. "\n"))
     end
     if args.csv then write_csv(args.csv, run, m) end
     if args.plots then write_plots(args.plots, run, args) end

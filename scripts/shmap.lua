@@ -190,11 +190,8 @@ local function write_state(path, m, args, a)
     end
   end
   local st = view:state(trace:matrices(), m.cache and m.cache_size or nil)
-  local f, ferr = io.open(a.state_file, "w")
-  if not f then cli.input_error(("--state: cannot write %s: %s"):format(a.state_file, ferr)) end
-  local ok, werr = f:write(cli.json(state_json(st)), "\n")
-  if ok then ok, werr = f:close() else f:close() end
-  if not ok then cli.input_error(("--state: cannot write %s: %s"):format(a.state_file, werr)) end
+  local ok, werr = require("retrace.fs").write_file(a.state_file, cli.json(state_json(st)) .. "\n")
+  if not ok then cli.input_error("--state: cannot write " .. werr) end
   view:close()
   sim:close()
 end

@@ -198,7 +198,7 @@ int rt_capture_run(const rt_capture_opts *o, rt_capture_result *res, rt_err *err
         c.text = fopen(o->text, "w");
     if (!c.alloc || (o->fdlog && fdlog < 0) || (o->text && !c.text)) {
         int e = errno;
-        rt_rtmb_close(c.w, NULL);
+        rt_rtmb_abort(c.w);
         if (c.alloc)
             fclose(c.alloc);
         if (c.text)
@@ -209,7 +209,7 @@ int rt_capture_run(const rt_capture_opts *o, rt_capture_result *res, rt_err *err
     }
     int logp[2], errp[2];
     if (pipe(logp) != 0 || pipe(errp) != 0) {
-        rt_rtmb_close(c.w, NULL);
+        rt_rtmb_abort(c.w);
         fclose(c.alloc);
         return rt_err_set(err, RT_EIO, "capture: pipe: %s", strerror(errno));
     }
@@ -224,7 +224,7 @@ int rt_capture_run(const rt_capture_opts *o, rt_capture_result *res, rt_err *err
     snprintf(fdenv, sizeof fdenv, "RETRACE_ALLOC_FD=%d", fdlog);
     const char **argv = calloc(argc + 2, sizeof *argv);
     if (!argv) {
-        rt_rtmb_close(c.w, NULL);
+        rt_rtmb_abort(c.w);
         fclose(c.alloc);
         return rt_err_set(err, RT_ENOMEM, "capture: out of memory");
     }

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "rt_grid.h"
+#include "rt_out.h"
 
 typedef struct job {
     struct job *next;
@@ -76,9 +77,10 @@ int rt_png_write(const char *path, const unsigned char *data, int w, int h, int 
 {
     /* opaque frames (the usual case) are written as RGB, others as RGBA */
     volatile int opaque_v = all_opaque(data, w, h, stride);
-    FILE *fp = fopen(path, "wb");
-    if (!fp)
-        return rt_err_set(err, RT_EIO, "%s: %s", path, strerror(errno));
+    rt_out *out = rt_out_open(path, err);
+    if (!out)
+        return err ? err->status : RT_EIO;
+    FILE *fp = rt_out_fp(out);
     unsigned char *line = malloc((size_t)w * 4);
     png_jmp j;
     j.msg[0] = '\0';
@@ -88,13 +90,13 @@ int rt_png_write(const char *path, const unsigned char *data, int w, int h, int 
     if (!line || !png || !info) {
         png_destroy_write_struct(&png, &info);
         free(line);
-        fclose(fp);
+        rt_out_abort(out);
         return rt_err_set(err, RT_ENOMEM, "%s: out of memory", path);
     }
     if (setjmp(j.jb)) {
         png_destroy_write_struct(&png, &info);
         free(line);
-        fclose(fp);
+        rt_out_abort(out);
         return rt_err_set(err, RT_EIO, "%s: %s", path, j.msg);
     }
     const int opaque = opaque_v, channels = opaque ? 3 : 4;
@@ -124,9 +126,7 @@ int rt_png_write(const char *path, const unsigned char *data, int w, int h, int 
     png_write_end(png, NULL);
     png_destroy_write_struct(&png, &info);
     free(line);
-    if (fclose(fp) != 0)
-        return rt_err_set(err, RT_EIO, "%s: %s", path, strerror(errno));
-    return RT_OK;
+    return rt_out_commit(out, err);
 }
 
 static void job_free(job *jb)

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "rt_lines.h"
+#include "rt_out.h"
 #include "rt_mem.h"
 #include "rt_seq_int.h"
 
@@ -260,9 +261,10 @@ int rt_ses_write_csv(const rt_ses *s, size_t k, const char *path, rt_err *err)
     rt_err_clear(err);
     if (k >= rt_ses_members(s))
         return rt_err_set(err, RT_EINVAL, "csv: no member %zu", k + 1);
-    FILE *f = fopen(path, "wb");
-    if (!f)
-        return rt_err_set(err, RT_EIO, "%s: %s", path, strerror(errno));
+    rt_out *out = rt_out_open(path, err);
+    if (!out)
+        return err ? err->status : RT_EIO;
+    FILE *f = rt_out_fp(out);
     const int32_t *sym = rt_ses_symbols(s, k);
     size_t n = rt_ses_length(s, k);
     fputs("event,entry,occupancy,symbol\n", f);
@@ -275,8 +277,5 @@ int rt_ses_write_csv(const rt_ses *s, size_t k, const char *path, rt_err *err)
         put_field(f, rt_ses_name(s, sym[i]));
         fputc('\n', f);
     }
-    int bad = ferror(f);
-    if (fclose(f) || bad)
-        return rt_err_set(err, RT_EIO, "%s: write error", path);
-    return RT_OK;
+    return rt_out_commit(out, err);
 }

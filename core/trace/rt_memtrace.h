@@ -133,13 +133,16 @@ uint64_t rt_rtmb_offset(const rt_rtmb *r);
 uint64_t rt_rtmb_size(const rt_rtmb *r);
 
 typedef struct rt_rtmb_writer rt_rtmb_writer;
-/* Create (truncate) path and write the header; NULL with err on failure. */
+/* Start writing path (written whole: a temporary beside it until rt_rtmb_close) and
+ * write the header; NULL with err on failure. */
 rt_rtmb_writer *rt_rtmb_create(const char *path, rt_err *err);
 /* Append one reference. */
 int rt_rtmb_write(rt_rtmb_writer *w, const rt_memref *ref, rt_err *err);
-/* Flush and close; reports a write error (disk full) as RT_EIO. NULL-safe.
- * The writer is freed whatever the result. */
+/* Flush, close and rename onto the target; reports a write error (disk full) as
+ * RT_EIO and then leaves no file. NULL-safe. The writer is freed whatever the result. */
 int rt_rtmb_close(rt_rtmb_writer *w, rt_err *err);
+/* Give up: the temporary is removed, the target untouched, the writer freed. NULL-safe. */
+void rt_rtmb_abort(rt_rtmb_writer *w);
 
 /* ---- any of the above ---- */
 typedef enum rt_memfmt {

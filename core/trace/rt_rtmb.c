@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "rt_memtrace.h"
+#include "rt_out.h"
 
 #define RTMB_BUF (1u << 20)
 #define RTMB_MAX_RECORD 21 /* tag + two 10-byte LEB128 numbers */
@@ -329,7 +330,8 @@ uint64_t rt_rtmb_size(const rt_rtmb *r)
 /* ---- writer ---- */
 
 struct rt_rtmb_writer {
-    FILE *fp;
+    rt_out *out;         /* written whole: renamed onto the target at close */
+    FILE *fp;            /* rt_out_fp(out) */
     char *name;
     uint64_t reg[8];     /* the address registers, as the reader will have them */
     uint64_t used[8];    /* when each register was last used (for replacement) */
@@ -345,13 +347,13 @@ rt_rtmb_writer *rt_rtmb_create(const char *path, rt_err *err)
         rt_err_at(err, RT_ENOMEM, path, 0, "out of memory");
         return NULL;
     }
-    w->fp = fopen(path, "wb");
-    if (!w->fp) {
-        rt_err_at(err, RT_EIO, path, 0, "%s", strerror(errno));
+    w->out = rt_out_open(path, err);
+    if (!w->out) {
         free(w->name);
         free(w);
         return NULL;
     }
+    w->fp = rt_out_fp(w->out);
     setvbuf(w->fp, NULL, _IOFBF, 1 << 20);
     unsigned char h[16] = {0};
     memcpy(h, RT_RTMB_MAGIC, 8);
@@ -414,10 +416,17 @@ int rt_rtmb_close(rt_rtmb_writer *w, rt_err *err)
 {
     if (!w)
         return RT_OK;
-    int st = RT_OK;
-    if (ferror(w->fp) | fclose(w->fp))
-        st = rt_err_at(err, RT_EIO, w->name, 0, "write error: %s", strerror(errno));
+    int st = rt_out_commit(w->out, err);
     free(w->name);
     free(w);
     return st;
+}
+
+void rt_rtmb_abort(rt_rtmb_writer *w)
+{
+    if (!w)
+        return;
+    rt_out_abort(w->out);
+    free(w->name);
+    free(w);
 }

@@ -51,9 +51,7 @@ function M.alloc_lib()
 end
 
 local function write(path, text)
-  local f = assert(io.open(path, "wb"))
-  f:write(text)
-  f:close()
+  assert(require("retrace.fs").write_file(path, text))
 end
 
 local function hex(s) return math.tointeger(tonumber(s, 16)) end

@@ -25,6 +25,14 @@ function M.usage_error(msg)
   error({ exit = M.EXIT_USAGE, message = msg }, 0)
 end
 
+--- The values of a call that returns value(s) or nil, message: passed through when
+-- the first is not nil, a bad-input error (exit 1) with the message otherwise.
+--   local o <close> = cli.check_input(fs.create(path))
+function M.check_input(v, msg, ...)
+  if v == nil or v == false then M.input_error(tostring(msg)) end
+  return v, msg, ...
+end
+
 --- Sorted names of the available commands (scripts/*.lua).
 function M.commands()
   local lfs = require "lfs"

@@ -13,6 +13,13 @@
 -- writes a static HTML player (index.html beside the frames, no server needed)
 -- and an MP4 through ffmpeg (run without a shell; when ffmpeg is missing the
 -- result says so in result.errors).
+--
+-- A run owns its folder: it holds a lock on DIR/.retrace.lock while it writes (a
+-- second run on the same folder stops with "in use by another retrace run"), and
+-- it first removes what an earlier run wrote there (frame_NNNNNN.png, retrace's
+-- index.html player, the hidden temporaries of an interrupted run), so the
+-- folder, the player and the MP4 always show this run's frames. Other files are
+-- left alone. Each PNG is written whole (a temporary renamed when complete).
 local canvas = require "retrace.canvas"
 local colors = require "retrace.colors"
 local fcore = require("retrace.core").frames
@@ -24,6 +31,31 @@ M.pattern = "frame_%06d.png"
 
 local Writer = {}
 Writer.__index = Writer
+
+-- A retrace player page: the marker its template carries.
+local function is_player(path)
+  local f = io.open(path, "rb")
+  if not f then return false end
+  local head = f:read(4096) or ""
+  f:close()
+  return head:find("Written by retrace", 1, true) ~= nil
+end
+
+--- Remove from dir what an earlier frame run left: its frames, its player page and
+-- the temporaries of an interrupted run. Returns true, or nil and "PATH: reason".
+function M.clean(dir)
+  local lfs = require "lfs"
+  for name in lfs.dir(dir) do
+    local path = dir .. "/" .. name
+    local stale = name:match("^frame_%d+%.png$") or name:match("^%..+%.%d+%-%d+%.part$")
+      or (name == "index.html" and is_player(path))
+    if stale then
+      local ok, err = os.remove(path)
+      if not ok then return nil, err end
+    end
+  end
+  return true
+end
 
 --- Open a frame writer on folder `dir` (created when missing).
 -- opts: width, height (required), background (default "white"), fps (10),
@@ -44,18 +76,22 @@ function M.writer(dir, opts)
   end
   local ok, err = fs.mkdir_p(dir)
   if not ok then return nil, err end
-  -- find out now, not after drawing, whether the folder takes files
-  local probe = dir .. "/.retrace-write-test"
-  local f, ferr = io.open(probe, "wb")
-  if not f then
-    return nil, dir .. ": cannot write frames: " .. (ferr:match(": ([^:]+)$") or ferr)
+  -- the lock also finds out now, not after drawing, whether the folder takes files
+  local lock, lerr = require("retrace.core").util.lock(dir .. "/.retrace.lock")
+  if not lock then
+    if lerr:match("in use") then return nil, dir .. ": " .. lerr:match(": (in use.*)$") end
+    return nil, dir .. ": cannot write frames: " .. (lerr:match(": ([^:]+)$") or lerr)
   end
-  f:close()
-  os.remove(probe)
+  local cok, cerr = M.clean(dir)
+  if not cok then
+    lock:unlock()
+    return nil, cerr
+  end
   local self = setmetatable({
     dir = dir, width = w, height = h, fps = opts.fps or 10,
     background = opts.background or "white", title = opts.title or dir,
     count = 0, files = {}, primitives = {}, -- per frame drawn by frame(): marks on the canvas
+    lock = lock,
   }, Writer)
   colors.parse(self.background, 2)
   self.cv = canvas.image(w, h)
@@ -187,6 +223,7 @@ function Writer:finish(opts)
   local ok, err = self.encoder:wait()
   local stats = self.encoder:stats()
   self.encoder:close()
+  self.lock:unlock()
   if self.progress and self.progress.finish then self.progress:finish() end
   if not ok then error(err, 0) end
   local result = { frames = self.count, dir = self.dir, files = self.files, errors = {},

@@ -2,7 +2,36 @@
 --   fs.mkdir_p("out/views")            -- true, or nil, "out: not a folder"
 --   fs.write_file("out/a.json", text)  -- true, or nil, message
 --   fs.write_csv("out/a.csv", {"x", "y"}, {{1, 2.5}, {2, nil}})  -- true, or nil, message
+--   local o = assert(fs.create("out/r.txt")); o:write(...); assert(o:commit())
+--   fs.not_an_input("out.json", {trace})  -- true, or nil, "out.json: is the input ..."
+--
+-- Every output is written whole or not at all: fs.create writes to a hidden
+-- temporary beside the target, checks every write and the close, and renames it
+-- onto the target at o:commit(). An error raised before the commit (a full disk,
+-- Ctrl-C, a bug) removes the temporary when the object is closed or collected, so
+-- the target keeps its old content and nothing complete-looking is left.
+local util = require("retrace.core").util
+
 local M = {}
+
+--- Start an output at path: an object with o:write(s, ...) (strings, numbers),
+-- o:commit() -> true | nil, "PATH: reason", and o:abort(). Use `local o <close> =`
+-- so that an error before the commit leaves nothing behind. Returns nil, message
+-- when the folder cannot take the file.
+function M.create(path)
+  return util.create(path)
+end
+
+--- true, or nil and a message when path names the same file as one of inputs
+-- (writing it would destroy the input before it is read).
+function M.not_an_input(path, inputs)
+  for _, input in ipairs(inputs) do
+    if type(input) == "string" and util.same_file(path, input) then
+      return nil, path .. ": is the input " .. input .. "; refusing to overwrite it"
+    end
+  end
+  return true
+end
 
 --- Make the folder dir and any missing parents (like mkdir -p). Returns true, or nil
 -- and "PATH: not a folder" / "PATH: cannot create folder: reason".
@@ -25,15 +54,13 @@ function M.mkdir_p(dir)
   return true
 end
 
---- Write text to the file at path (replacing it). Returns true, or nil and
--- "PATH: reason" (io.open's message, or the write's when the disk is full).
+--- Write text to the file at path (replacing it, whole or not at all). Returns true,
+-- or nil and "PATH: reason" (the folder's, or the write's when the disk is full).
 function M.write_file(path, text)
-  local f, err = io.open(path, "wb")
-  if not f then return nil, err end
-  local ok, werr = f:write(text)
-  local cok, cerr = f:close()
-  if not ok or not cok then return nil, path .. ": " .. tostring(werr or cerr) end
-  return true
+  local o <close>, err = M.create(path)
+  if not o then return nil, err end
+  o:write(text)
+  return o:commit()
 end
 
 -- One CSV cell: nil is empty, integral floats print as integers, other floats with 15
@@ -56,19 +83,18 @@ local function csv_field(v)
 end
 
 --- Write rows (a list of lists, as wide as header; nil cells are empty) as CSV under a
--- header line. Returns true, or nil and io.open's message.
+-- header line, whole or not at all. Returns true, or nil and "PATH: reason".
 function M.write_csv(path, header, rows)
-  local f, err = io.open(path, "wb")
-  if not f then return nil, err end
+  local o <close>, err = M.create(path)
+  if not o then return nil, err end
   local cells = {}
   for i = 1, #header do cells[i] = csv_field(header[i]) end
-  f:write(table.concat(cells, ","), "\n")
+  o:write(table.concat(cells, ","), "\n")
   for _, r in ipairs(rows) do
     for i = 1, #header do cells[i] = csv_field(r[i]) end
-    f:write(table.concat(cells, ","), "\n")
+    o:write(table.concat(cells, ","), "\n")
   end
-  f:close()
-  return true
+  return o:commit()
 end
 
 return M

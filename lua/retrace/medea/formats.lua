@@ -84,13 +84,12 @@ function M.save(name, params, approach, description)
   local ok, err = require("retrace.fs").mkdir_p(M.folder())
   if not ok then return nil, "format library: " .. err end
   local path = M.folder() .. "/" .. name .. ".fmt"
-  local f, ferr = io.open(path, "w")
-  if not f then return nil, ferr end
-  f:write("# retrace medea format\n")
-  if description then f:write("description ", description, "\n") end
-  f:write("approach ", approach or "program", "\n")
-  f:write("params ", table.concat(params, ","), "\n")
-  f:close()
+  local text = { "# retrace medea format\n" }
+  if description then text[#text + 1] = "description " .. description .. "\n" end
+  text[#text + 1] = "approach " .. (approach or "program") .. "\n"
+  text[#text + 1] = "params " .. table.concat(params, ",") .. "\n"
+  local wok, werr = require("retrace.fs").write_file(path, table.concat(text))
+  if not wok then return nil, werr end
   return path
 end
 

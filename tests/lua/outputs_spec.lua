@@ -1,0 +1,161 @@
+-- Outputs are written whole or not at all, and a run owns its output folder.
+-- A full disk is stood in for by the file-size limit (ulimit -f 0 makes every
+-- write to a regular file fail with EFBIG); messages come through a pipe, which
+-- the limit does not touch.
+local h = require "helpers"
+local fs = require "retrace.fs"
+local lfs = require "lfs"
+local util = require("retrace.core").util
+
+-- Names in folder d (hidden ones too), sorted.
+local function names(d)
+  local out = {}
+  for n in lfs.dir(d) do
+    if n ~= "." and n ~= ".." then out[#out + 1] = n end
+  end
+  table.sort(out)
+  return out
+end
+
+-- Run retrace with args under a file-size limit of 0 blocks; returns exit code, stderr
+-- (bash: PIPESTATUS gives retrace's exit code, not cat's).
+local function run_full(...)
+  local args = {}
+  for i = 1, select("#", ...) do args[i] = h.quote((select(i, ...))) end
+  local err = os.tmpname()
+  local cmd = ("(ulimit -f 0; trap '' XFSZ; exec %s %s) 2>&1 >/dev/null | cat > %s; exit ${PIPESTATUS[0]}")
+    :format(h.quote(h.bin), table.concat(args, " "), h.quote(err))
+  local _, _, code = os.execute("bash -c " .. h.quote(cmd))
+  local e = h.slurp(err)
+  os.remove(err)
+  return code, e
+end
+
+describe("fs.create", function()
+  it("writes the target only at commit, through a hidden temporary", function()
+    local d = h.temp_dir()
+    local o = assert(fs.create(d .. "/r.txt"))
+    o:write("a", 1, "\n")
+    assert.are.same({}, (function()
+      local visible = {}
+      for _, n in ipairs(names(d)) do if n:sub(1, 1) ~= "." then visible[#visible + 1] = n end end
+      return visible
+    end)())
+    assert.is_true(o:commit())
+    assert.are.equal("a1\n", h.slurp(d .. "/r.txt"))
+    assert.are.same({ "r.txt" }, names(d))
+    assert.has_error(function() o:write("x") end)
+    h.remove_tree(d)
+  end)
+
+  it("leaves nothing when an error is raised before the commit (a to-be-closed output)", function()
+    local d = h.temp_dir()
+    local ok = pcall(function()
+      local o <close> = assert(fs.create(d .. "/half.csv"))
+      o:write("x,y\n")
+      error("interrupted!")
+    end)
+    assert.is_false(ok)
+    assert.are.same({}, names(d))
+    h.remove_tree(d)
+  end)
+
+  it("keeps the old file when the write fails, and names the file", function()
+    local d = h.temp_dir()
+    fs.write_file(d .. "/m.csv", "old\n")
+    local code, err = run_full("-e", ("local fs = require 'retrace.fs'; " ..
+      "local ok, e = fs.write_csv(%q, {'a'}, {{1}}); io.stderr:write(tostring(e)); os.exit(ok and 0 or 1)")
+      :format(d .. "/m.csv"))
+    assert.are.equal(1, code)
+    assert.are.equal(d .. "/m.csv: File too large", err)
+    assert.are.equal("old\n", h.slurp(d .. "/m.csv"))
+    assert.are.same({ "m.csv" }, names(d))
+    h.remove_tree(d)
+  end)
+
+  it("refuses an output that is one of the inputs", function()
+    local f = h.temp_file("trace")
+    local ok, err = fs.not_an_input(f, { "other", f })
+    assert.is_nil(ok)
+    assert.are.equal(f .. ": is the input " .. f .. "; refusing to overwrite it", err)
+    assert.is_true(fs.not_an_input(f .. ".json", { f }))
+    os.remove(f)
+  end)
+end)
+
+describe("commands on a full disk", function()
+  local msp = h.fixtures .. "/memspy/two.msp"
+
+  it("memspy --csv and --save exit 1 naming the file, leaving no partial file", function()
+    local d = h.temp_dir()
+    local code, err = run_full("memspy", msp, "--procs", "2", "--csv", d .. "/csv")
+    assert.are.equal(1, code)
+    assert.are.equal("retrace: " .. d .. "/csv/matrix.csv: File too large\n", err)
+    assert.are.same({}, names(d .. "/csv"))
+    code, err = run_full("memspy", msp, "--procs", "2", "--save", d .. "/run.json")
+    assert.are.equal(1, code)
+    assert.are.equal("retrace: " .. d .. "/run.json: File too large\n", err)
+    assert.are.same({ "csv" }, names(d))
+    local c2, _, e2 = h.retrace("memspy", msp, "--procs", "2", "--save", "/dev/full")
+    assert.are.equal(1, c2)
+    assert.are.equal("retrace: /dev/full: No space left on device\n", e2)
+    h.remove_tree(d)
+  end)
+
+  it("a PDF canvas collected before finish leaves no file; finish writes it", function()
+    local d = h.temp_dir()
+    local canvas = require "retrace.canvas"
+    do
+      local cv = assert(canvas.pdf(d .. "/cut.pdf", 100, 100))
+      cv:rect(0, 0, 10, 10)
+      cv:fill()
+    end
+    collectgarbage()
+    collectgarbage()
+    assert.are.same({}, names(d))
+    local cv = assert(canvas.pdf(d .. "/whole.pdf", 100, 100))
+    assert.is_true(cv:finish())
+    assert.are.equal("%PDF", h.slurp(d .. "/whole.pdf"):sub(1, 4))
+    assert.are.same({ "whole.pdf" }, names(d))
+    h.remove_tree(d)
+  end)
+end)
+
+describe("a frames folder", function()
+  local pg4 = h.fixtures .. "/paragraph/pg4.trf"
+
+  it("is cleaned of an earlier run's frames and player; other files stay", function()
+    local d = h.temp_dir()
+    for _, n in ipairs({ "frame_000001.png", "frame_000999.png" }) do fs.write_file(d .. "/" .. n, "stale") end
+    fs.write_file(d .. "/index.html", "<!-- Written by retrace: the frame files -->")
+    fs.write_file(d .. "/.frame_000003.png.123-4.part", "interrupted")
+    fs.write_file(d .. "/notes.txt", "mine")
+    local code, _, err = h.retrace("paragraph", pg4, "-o", d, "--group", "utilization", "--pace", "time:1", "--unit", "s")
+    assert.are.equal(0, code, err)
+    local frames = 0
+    for _, n in ipairs(names(d)) do
+      if n:match("^frame_%d+%.png$") then
+        frames = frames + 1
+        assert.are_not.equal("stale", h.slurp(d .. "/" .. n))
+      end
+    end
+    assert.is_true(frames >= 2)
+    assert.is_nil(lfs.attributes(d .. "/frame_000999.png"))
+    assert.is_nil(lfs.attributes(d .. "/index.html"))
+    assert.is_nil(lfs.attributes(d .. "/.frame_000003.png.123-4.part"))
+    assert.are.equal("mine", h.slurp(d .. "/notes.txt"))
+    h.remove_tree(d)
+  end)
+
+  it("refuses a second run while another holds it", function()
+    local d = h.temp_dir()
+    local lock = assert(util.lock(d .. "/.retrace.lock"))
+    local code, _, err = h.retrace("paragraph", pg4, "-o", d, "--group", "utilization", "--pace", "time:1", "--unit", "s")
+    assert.are.equal(1, code)
+    assert.are.equal("retrace: " .. d .. ": in use by another retrace run (wait for it to end)\n", err)
+    lock:unlock()
+    code = h.retrace("paragraph", pg4, "-o", d, "--group", "utilization", "--pace", "time:1", "--unit", "s")
+    assert.are.equal(0, code)
+    h.remove_tree(d)
+  end)
+end)
