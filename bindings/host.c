@@ -374,16 +374,30 @@ static char **attempt_completion(const char *text, int start, int end)
     return rl_completion_matches(text, completion_gen);
 }
 
-static int signal_event_hook(void)
+/*
+ * readline's own getc goes back to read() after a signal, so the line it was
+ * asked to end (rl_done) ends only when the next key arrives, and that key is
+ * lost with the dropped line. This getc returns at once instead: on Ctrl-C at the
+ * prompt it empties the line and hands readline a newline, which accepts the
+ * empty line; read_line then sees prompt_interrupt and drops the chunk.
+ */
+static int getc_interruptible(FILE *f)
 {
-    if (prompt_interrupt) {
-        /* Ctrl-C at the prompt: drop the line being typed, show a new prompt */
-        rl_replace_line("", 0);
-        rl_done = 1;
-        rl_echo_signal_char(SIGINT);
-        rl_crlf();
+    for (;;) {
+        unsigned char c;
+        ssize_t n = read(fileno(f), &c, 1);
+        if (n == 1)
+            return c;
+        if (n == 0)
+            return EOF;
+        if (errno != EINTR)
+            return EOF;
+        if (prompt_interrupt) {
+            rl_replace_line("", 0);
+            rl_echo_signal_char(SIGINT);
+            return '\n';
+        }
     }
-    return 0;
 }
 
 static int interactive_input = 0;
@@ -511,7 +525,7 @@ static void repl(lua_State *L)
         rl_attempted_completion_function = attempt_completion;
         rl_basic_word_break_characters = " \t\n\"\\'><=;+-*/%^~#{}()[],&|";
         rl_completer_word_break_characters = rl_basic_word_break_characters;
-        rl_signal_event_hook = signal_event_hook;
+        rl_getc_function = getc_interruptible;
         rl_catch_signals = 0; /* keep our SIGINT handler; reads return EINTR */
         history_setup();
         printf("retrace %s (%s) - Ctrl-D quits, help() lists modules\n", RETRACE_VERSION,

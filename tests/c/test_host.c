@@ -262,6 +262,16 @@ static void test_repl(void **state)
     EXPECT(&p, &at, "42");
     EXPECT(&p, &at, "retrace> ");
 
+    /* Ctrl-C at the prompt drops the line being typed, and the next keystroke
+     * belongs to the next line (the "4" of "41 + 1" is not swallowed) */
+    pty_send(&p, "half a line");
+    usleep(200000);
+    pty_send(&p, "\003");
+    usleep(200000);
+    pty_send(&p, "41 + 1\r");
+    EXPECT(&p, &at, "42");
+    EXPECT(&p, &at, "retrace> ");
+
     /* tab completes fields of the retrace module */
     pty_send(&p, "retrace.vers\t\r");
     EXPECT(&p, &at, "retrace.version");
