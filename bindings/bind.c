@@ -7,6 +7,8 @@
 
 int rt_push_fail(lua_State *L, const rt_err *err)
 {
+    if (err && err->status == RT_EINTR)
+        return luaL_error(L, "interrupted!"); /* Ctrl-C in a C pass: the host's own interrupt */
     lua_pushnil(L);
     lua_pushstring(L, err && err->msg[0] ? err->msg : rt_strerror(err ? err->status : RT_EINVAL));
     return 2;

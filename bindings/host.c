@@ -96,6 +96,8 @@ static void on_sigint(int sig)
         signal(sig, SIG_DFL);
         int flag = LUA_MASKCALL | LUA_MASKRET | LUA_MASKLINE | LUA_MASKCOUNT;
         lua_sethook(globalL, lstop, flag, 1);
+        /* and the C passes that poll for it stop too, with "interrupted!" */
+        rt_interrupt_request();
     } else {
         prompt_interrupt = 1;
     }
@@ -117,6 +119,7 @@ static int docall(lua_State *L, int nargs, int nres)
     int st = rt_docall(L, nargs, nres);
     running_call = 0;
     lua_sethook(L, NULL, 0, 0);
+    rt_interrupt_clear();
     install_sigint(); /* the first Ctrl-C may have reset it to the default action */
     return st;
 }

@@ -44,6 +44,8 @@ void rt_rtmb_free(rt_rtmb *r)
 
 static int refill(rt_rtmb *r, rt_err *err)
 {
+    if (rt_interrupt_pending())
+        return rt_interrupt_check(err);
     size_t left = r->fill - r->pos;
     memmove(r->buf, r->buf + r->pos, left);
     r->base += r->pos;

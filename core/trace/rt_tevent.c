@@ -348,6 +348,9 @@ int rt_tsource_init(rt_tsource *s, const rt_tsource_ops *ops, const char *path, 
 
 int rt_tsource_next(rt_tsource *s, rt_tevent *ev, rt_err *err)
 {
+    /* Ctrl-C: a source that is not line-read (OTF2) stops here */
+    if ((s->events & 0xffff) == 0 && rt_interrupt_pending())
+        return rt_interrupt_check(err);
     int st = s->ops->next(s, ev, err);
     if (st == RT_OK)
         s->events++;

@@ -1,6 +1,8 @@
 /* rt_error.c - status texts and error message formatting (see rt_error.h). */
 #include "rt_error.h"
 
+#include <signal.h>
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -16,6 +18,21 @@ const char *rt_strerror(int status)
     if (status < 0 || status >= RT_STATUS_COUNT)
         return "unknown error";
     return status_text[status];
+}
+
+static volatile sig_atomic_t interrupt_flag;
+
+void rt_interrupt_request(void) { interrupt_flag = 1; }
+
+void rt_interrupt_clear(void) { interrupt_flag = 0; }
+
+int rt_interrupt_pending(void) { return interrupt_flag != 0; }
+
+int rt_interrupt_check(rt_err *err)
+{
+    if (!interrupt_flag)
+        return RT_OK;
+    return rt_err_set(err, RT_EINTR, "interrupted!");
 }
 
 void rt_err_clear(rt_err *err)

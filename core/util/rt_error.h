@@ -20,7 +20,8 @@
     X(RT_ERANGE, "value out of range")                      \
     X(RT_EINVAL, "invalid argument")                        \
     X(RT_EEOF, "end of input")                              \
-    X(RT_ESTATE, "operation not valid in this state")
+    X(RT_ESTATE, "operation not valid in this state")       \
+    X(RT_EINTR, "interrupted!")
 
 typedef enum {
 #define RT_X_ENUM(name, text) name,
@@ -70,5 +71,19 @@ int rt_err_at(rt_err *err, int status, const char *file, unsigned long line,
  */
 const char *rt_excerpt(const char *s, size_t n, int stop_at_blank, char *buf, size_t cap);
 #define RT_EXCERPT_CAP 140
+
+/*
+ * Ctrl-C during a long pass in C. The program's SIGINT handler calls
+ * rt_interrupt_request(); the passes that read input (the line reader at each
+ * refill, the trace sources every 65536 events, the memory-trace readers) poll
+ * rt_interrupt_pending() and stop with RT_EINTR and the message "interrupted!",
+ * which the Lua bindings raise as the host's own interrupt. The host clears the
+ * request when its call returns. Async-signal-safe: one sig_atomic_t.
+ */
+void rt_interrupt_request(void);
+void rt_interrupt_clear(void);
+int rt_interrupt_pending(void);
+/* RT_EINTR with err = "interrupted!" when an interrupt is pending, else RT_OK. */
+int rt_interrupt_check(rt_err *err);
 
 #endif

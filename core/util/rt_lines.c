@@ -86,6 +86,8 @@ void rt_lines_free(rt_lines *r)
 /* Move unread data to the front, grow if full, and read more. */
 static int refill(rt_lines *r, rt_err *err)
 {
+    if (rt_interrupt_pending())
+        return rt_interrupt_check(err);
     if (r->start > 0) {
         memmove(r->buf, r->buf + r->start, r->fill - r->start);
         r->fill -= r->start;

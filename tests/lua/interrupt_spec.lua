@@ -1,0 +1,43 @@
+-- Ctrl-C during a long pass in C ends the command at once: the readers poll for the
+-- interrupt (the line reader at each refill, the trace sources, the binary reader),
+-- the command prints "retrace: interrupted" and exits 130, and a half-written output
+-- is removed. The input is large enough (6 M references, seconds of work) that a
+-- command that ignored the signal would finish with exit 0 instead.
+local h = require "helpers"
+local lfs = require "lfs"
+
+describe("Ctrl-C during a C pass", function()
+  local dir = h.temp_dir()
+  local big = dir .. "/big.din"
+  setup(function()
+    assert(os.execute(("awk 'BEGIN { for (i = 0; i < 6000000; i++) printf \"%%d %%x\\n\", i %% 3, (i * 2654435761) %% 4294967296 }' > %s")
+      :format(h.quote(big))))
+  end)
+  teardown(function() h.remove_tree(dir) end)
+
+  -- run retrace with args, SIGINT after 0.3 s; returns exit code, stderr
+  local function interrupt(...)
+    local args = {}
+    for i = 1, select("#", ...) do args[i] = h.quote((select(i, ...))) end
+    local err = dir .. "/err.txt"
+    local script = ("%s %s >/dev/null 2>%s & pid=$!; sleep 0.3; kill -INT $pid; wait $pid")
+      :format(h.quote(h.bin), table.concat(args, " "), h.quote(err))
+    local _, _, code = os.execute("bash -c " .. h.quote(script))
+    return code, h.slurp(err)
+  end
+
+  it("stops retrace info", function()
+    local code, err = interrupt("info", big)
+    assert.are.equal(130, code)
+    assert.are.equal("retrace: interrupted\n", err)
+  end)
+
+  it("stops cache --convert and leaves no converted file", function()
+    local code, err = interrupt("cache", big, "--convert", dir .. "/big.bin")
+    assert.are.equal(130, code)
+    assert.are.equal("retrace: interrupted\n", err)
+    for name in lfs.dir(dir) do
+      assert.is_nil(name:match("big%.bin"), name)
+    end
+  end)
+end)
