@@ -238,13 +238,21 @@ local function animate(paths, m, args, a)
       done, finished = advance(r.sim, "events", 1)
       moved = done > 0
     elseif a.every_time then
-      r.next_time = r.next_time or (math.min(r.trace:info().time_first, 0) + a.every_time)
+      -- frame k at origin + k * every: by multiplication, so a tiny period neither
+      -- drifts nor loops once per period over a long gap (a step can jump far)
+      r.origin = r.origin or math.min(r.trace:info().time_first, 0)
+      r.next_time = r.next_time or (r.origin + a.every_time)
       repeat
         done, finished = advance(r.sim, "steps", 1)
         moved = moved or done > 0
       until finished or r.frame.view:info().time >= r.next_time
       local t = r.frame.view:info().time
-      while r.next_time <= t do r.next_time = r.next_time + a.every_time end
+      if r.next_time <= t then
+        local k = math.floor((t - r.origin) / a.every_time) + 1
+        r.next_time = r.origin + k * a.every_time
+        -- a period below the resolution of t: the next step that moves the time
+        if r.next_time <= t then r.next_time = t + math.max(a.every_time, math.abs(t) * 2 ^ -51) end
+      end
     else
       done, finished = advance(r.sim, "steps", a.every or 1)
       moved = done > 0

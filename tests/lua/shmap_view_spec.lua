@@ -338,6 +338,13 @@ describe("retrace shmap --frames", function()
     assert.are.equal(0, code)
     -- 12 steps at P = 1; time 0 until step 2 (0.93333): one frame there, then none until the end
     assert.matches("^2 frames", out)
+    -- a period far below the times' resolution: a frame per step that moves the time,
+    -- never a loop per period over the gaps between step times
+    code, out = h.retrace("shmap", STRSV, "--pes", "1", "--frames", d .. "/tiny", "--every-time", "1e-300",
+      "--size", "320x200")
+    assert.are.equal(0, code)
+    local tiny = tonumber(out:match("^(%d+) frames"))
+    assert.is_true(tiny >= 2 and tiny <= 13, out)
     code, out = h.retrace("shmap", STRSV, "--pes", "1", "--frames", d .. "/r", "--from", "3", "--to", "5",
       "--size", "320x200")
     assert.are.equal(0, code)
