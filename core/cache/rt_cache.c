@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "rt_linemap.h"
+#include "rt_mem.h"
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -158,6 +159,19 @@ int rt_cache_new(const rt_cache_config *cfg, rt_cache **out, rt_err *err)
         goto fail;
     }
     st = RT_ENOMEM;
+    {
+        /* the tables below, against the machine's memory (see rt_mem_physical) */
+        unsigned long long need = nlines * (sizeof(uint64_t) + 1 + ops->way_words * sizeof(uint64_t)) +
+                                  (nlines / ways) * (sizeof(uint64_t) + ops->set_words * sizeof(uint64_t)) +
+                                  (ways > RT_CACHE_SCAN_WAYS ? nlines * 2 * sizeof(uint64_t) : 0);
+        unsigned long long have = rt_mem_physical();
+        if (have && need > have) {
+            rt_err_set(err, st, "cache: out of memory: %llu lines need %.1f GiB of simulator state, more than the "
+                       "machine's memory (%.1f GiB)", (unsigned long long)nlines,
+                       need / 1073741824.0, have / 1073741824.0);
+            goto fail;
+        }
+    }
     c = calloc(1, sizeof *c);
     if (!c) {
         rt_err_set(err, st, "cache: out of memory");

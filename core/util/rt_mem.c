@@ -3,6 +3,8 @@
  */
 #include "rt_mem.h"
 
+#include <unistd.h>
+
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -32,4 +34,12 @@ int rt_resize(void **p, size_t n, size_t elem)
         return RT_ENOMEM;
     *p = q;
     return RT_OK;
+}
+
+unsigned long long rt_mem_physical(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+    if (pages <= 0 || size <= 0)
+        return 0;
+    return (unsigned long long)pages * (unsigned long long)size;
 }

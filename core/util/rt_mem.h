@@ -27,4 +27,12 @@ int rt_grow(void **p, size_t *cap, size_t need, size_t elem);
  */
 int rt_resize(void **p, size_t n, size_t elem);
 
+/*
+ * Physical memory of the machine in bytes (0 when it cannot be told). Tables
+ * sized by an option (a 64 GiB cache's lines) are checked against it before they
+ * are allocated: Linux hands out more than it has, and touching the pages later
+ * ends the process with SIGKILL instead of an error.
+ */
+unsigned long long rt_mem_physical(void);
+
 #endif

@@ -87,6 +87,11 @@ local function report(err)
   if first:match("interrupted!$") then
     return { exit = M.EXIT_INTERRUPTED, message = "interrupted" }
   end
+  -- memory running out (a cache too large for the machine, a trace too large for
+  -- memory) is the size of the work, no bug: one line, without the Lua position
+  if first:find("out of memory", 1, true) or first:find("not enough memory", 1, true) then
+    return { exit = M.EXIT_INPUT, message = (first:gsub("^[^:\n]*%.lua:%d+: ", "")) }
+  end
   return { exit = M.EXIT_INPUT, message = debug.traceback(tostring(err), 2) }
 end
 

@@ -135,3 +135,44 @@ describe("retrace.cli JSON", function()
     assert.are_not.equal(2, code)
   end)
 end)
+
+describe("a cache larger than memory", function()
+  local din = h.temp_file("0 1000\n1 2000\n")
+  teardown(function() os.remove(din) end)
+
+  local function mem_total_gib()
+    local f = io.open("/proc/meminfo")
+    local kb = f and tonumber(f:read("a"):match("MemTotal:%s*(%d+)"))
+    if f then f:close() end
+    return kb and kb / 1048576
+  end
+
+  it("is refused up front with one line naming the input (cache and memspy)", function()
+    -- 2^31 lines of 32 bytes (64 GiB): about 25 GiB of state for memspy, 33 for cache
+    local gib = mem_total_gib()
+    if not gib or gib > 24 then
+      pending("this machine has " .. tostring(gib) .. " GiB: a 64 GiB cache's state would fit")
+      return
+    end
+    local code, _, err = h.retrace("cache", din, "--size", "64G", "--line", "32")
+    assert.are.equal(1, code)
+    assert.matches("^retrace: " .. din:gsub("%p", "%%%0") ..
+      ": cache: out of memory: 2147483648 lines need [%d.]+ GiB of simulator state, more than the machine's memory %([%d.]+ GiB%)\n$", err)
+    code, _, err = h.retrace("memspy", "--size", "64G", "--line", "32", "--procs", "2", h.fixtures .. "/memspy/two.msp")
+    assert.are.equal(1, code)
+    assert.matches("^retrace: [^\n]*two%.msp: cache: out of memory: 2147483648 lines need [^\n]*\n$", err)
+  end)
+
+  it("that runs out of address space says so in one line, no traceback", function()
+    local path = os.getenv("ASAN_OPTIONS") and nil or din
+    if not path then pending("the sanitizer build reserves more address space than the limit") return end
+    local errf = os.tmpname()
+    local _, _, code = os.execute(("sh -c %s 2>%s"):format(
+      h.quote("ulimit -v 400000; exec " .. h.quote(h.bin) .. " cache --size 1G --ways 64 " .. h.quote(din) .. " >/dev/null"),
+      errf))
+    local err = h.slurp(errf)
+    os.remove(errf)
+    assert.are.equal(1, code)
+    assert.matches("^retrace: [^\n]*: cache: out of memory[^\n]*\n$", err)
+  end)
+end)
