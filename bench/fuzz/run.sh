@@ -22,10 +22,40 @@ seed fuzz_memtrace '\002' "$fx"/info/*.lackey
 seed fuzz_picl '' "$fx"/picl/*.trf "$fx"/medea/*.trf "$src"/examples/picl/*.trf
 seed fuzz_shmap '' "$fx"/shmap/*.shm "$src"/examples/hello/*.shm
 seed fuzz_pes '' "$fx"/chitra/* "$src"/examples/chitra/fragment.pes "$fx"/info/run.pes
-for t in fuzz_memtrace fuzz_picl fuzz_shmap fuzz_pes; do
+# several files in one input, cut at the separator of fuzz_archive.h
+pack() { # pack NAME SEEDNAME FILES...: the files joined by the separator (a missing one is empty)
+    name=$1; seedname=$2; shift 2
+    mkdir -p "$build/corpus/$name"
+    out="$build/corpus/$name/seed-$seedname"
+    : > "$out"
+    first=1
+    for f in "$@"; do
+        [ $first = 1 ] || printf '\n@@RETRACE-FUZZ-FILE@@\n' >> "$out"
+        first=0
+        [ -f "$f" ] && cat "$f" >> "$out"
+    done
+}
+shared=$src/../shared/data
+pack fuzz_paraver small "$fx"/paraver/small.prv "$fx"/paraver/small.pcf "$fx"/paraver/small.row
+pack fuzz_paraver qsort "$shared"/paraver/qsort_beo3.prv "$shared"/paraver/qsort_beo3.pcf
+# OTF2 archives the OTF2 writer wrote (Score-P's ping-pong; the capture tests' archives when built)
+for a in "$shared"/otf2/pingpong "$build"/tests/otf2-seeds/*; do
+    [ -f "$a/traces.otf2" ] || continue
+    pack fuzz_otf2 "$(basename "$a")" "$a"/traces.otf2 "$a"/traces.def "$a"/traces/0.def "$a"/traces/0.evt \
+        "$a"/traces/1.def "$a"/traces/1.evt
+done
+seed fuzz_paje '' "$fx"/paje/*.trace "$shared"/paje/ms.trace
+seed fuzz_picl_replay '' "$fx"/picl/*.trf "$fx"/medea/*.trf "$shared"/picl/mpicl-8a.trf "$shared"/picl/fft-16.trf
+for t in fuzz_memtrace fuzz_picl fuzz_shmap fuzz_pes fuzz_paraver fuzz_otf2 fuzz_paje fuzz_picl_replay; do
     mkdir -p "$build/crashes/$t"
     echo "== $t for $secs s"
-    if ! "$build/fuzz/$t" "$build/corpus/$t" -max_total_time="$secs" -max_len=65536 -timeout=10 \
+    # fuzz_otf2: the OTF2 library sizes its tables by the anchor's counts (a mutated count
+    # asks calloc for gigabytes); a refused allocation must end in a clean error, so large
+    # allocations fail (return NULL) instead of stopping the fuzzer
+    extra=""; asan=""
+    if [ "$t" = fuzz_otf2 ]; then extra="-malloc_limit_mb=1000000"; asan=":allocator_may_return_null=1"; fi
+    if ! ASAN_OPTIONS=fast_unwind_on_malloc=0$asan LSAN_OPTIONS=suppressions=$src/bench/fuzz/lsan.supp \
+        "$build/fuzz/$t" "$build/corpus/$t" -max_total_time="$secs" -max_len=65536 -timeout=10 $extra \
         -rss_limit_mb=2048 -artifact_prefix="$build/crashes/$t/" -print_final_stats=1 2>"$build/$t.log"; then
         echo "$t: FOUND A FAILURE (input in $build/crashes/$t/, log in $build/$t.log)"
         status=1
