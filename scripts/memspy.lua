@@ -6,13 +6,20 @@ local cache = require "retrace.cache"
 
 local parse_bytes = cli.parse_bytes
 
-local function count_opt(name, v, min)
+local function count_opt(name, v, min, max)
   local n = math.tointeger(tonumber(v))
   if not n or n < min then
     cli.usage_error(("%s: '%s' is not an integer >= %d"):format(name, v, min))
   end
+  if max and n > max then
+    cli.usage_error(("%s: %s is more than %s"):format(name, v, cli.count(max)))
+  end
   return n
 end
+
+-- cycles per miss or per reference: at most 2^32, so that cycles summed over 2^31
+-- references still fit the 64-bit counts (2^62 cycles a miss made time negative)
+local MAX_CYCLES = 1 << 32
 
 local function split(s, sep)
   local t = {}
@@ -186,9 +193,9 @@ return {
     end
     local opts = { trace = args.trace, format = args.format, alloc = args.alloc, procs = procs, size = size, line = line,
                    ways = ways, policy = policy, seed = count_opt("--seed", args.seed, 0),
-                   latency = count_opt("--latency", args.latency, 0),
-                   remote_latency = count_opt("--remote-latency", args.remote_latency, 0),
-                   ref_cycles = count_opt("--ref-cycles", args.ref_cycles, 0),
+                   latency = count_opt("--latency", args.latency, 0, MAX_CYCLES),
+                   remote_latency = count_opt("--remote-latency", args.remote_latency, 0, MAX_CYCLES),
+                   ref_cycles = count_opt("--ref-cycles", args.ref_cycles, 0, MAX_CYCLES),
                    misses_only = args.misses_only,
                    monitor = args.monitor and split(args.monitor, ",") or nil }
     local bar = cli.progress("memspy " .. args.trace, 0)

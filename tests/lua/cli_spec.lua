@@ -176,3 +176,17 @@ describe("a cache larger than memory", function()
     assert.matches("^retrace: [^\n]*: cache: out of memory[^\n]*\n$", err)
   end)
 end)
+
+describe("options that would overflow", function()
+  it("memspy refuses more than 2^32 cycles a miss or a reference (exit 2)", function()
+    local msp = h.fixtures .. "/memspy/two.msp"
+    for _, opt in ipairs({ "--latency", "--remote-latency", "--ref-cycles" }) do
+      local code, _, err = h.retrace("memspy", msp, "--procs", "2", opt, "4611686018427387904")
+      assert.are.equal(2, code)
+      assert.are.equal("retrace: " .. opt .. ": 4611686018427387904 is more than 4,294,967,296\n", err)
+    end
+    local code, out = h.retrace("memspy", msp, "--procs", "2", "--latency", "4294967296")
+    assert.are.equal(0, code)
+    assert.matches("Execution Time: [%d.]+G cycles", out)
+  end)
+end)
