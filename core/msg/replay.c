@@ -107,9 +107,33 @@ static void fifo_free(fifo *f)
     free(f->b);
 }
 
+/* A channel with nothing in flight holds no state worth keeping: free it. */
+static int chan_drop_empty(void *item, void *ud)
+{
+    (void)ud;
+    chan *c = item;
+    if (c->sends.n || c->recvs.n)
+        return 0;
+    fifo_free(&c->sends);
+    fifo_free(&c->recvs);
+    return 1;
+}
+
+/*
+ * The channel (src, dst, comm, tag), made when new. Before the table would grow,
+ * empty channels are swept out, so memory follows the channels in flight (a
+ * program that uses a new tag for every message met millions of channels, each
+ * kept to the end). Sweeps happen only when the channels have doubled since the
+ * last one, so a table of busy channels costs no repeated sweeps.
+ */
 static chan *chan_find(rt_replay *rp, int src, int dst, int comm, long tag)
 {
-    return rt_chanmap_get(&rp->chans, src, dst, comm, tag);
+    rt_chanmap *m = &rp->chans;
+    if ((m->n + 1) * 2 > m->cap && m->n >= rp->chan_sweep_at) {
+        rt_chanmap_sweep(m, chan_drop_empty, NULL);
+        rp->chan_sweep_at = m->n * 2 > 1024 ? m->n * 2 : 1024;
+    }
+    return rt_chanmap_get(m, src, dst, comm, tag);
 }
 
 /* ---- processors ---- */
@@ -318,6 +342,7 @@ static rt_replay *replay_alloc(const rt_replay_opts *opts, rt_err *err)
     rp->o.proc_events = NULL;
     rp->o.nproc_events = 0;
     rt_chanmap_init(&rp->chans, sizeof(chan));
+    rp->chan_sweep_at = 1024;
     rp->t0 = INFINITY;
     rp->t1 = -INFINITY;
     rp->now = -INFINITY;

@@ -71,7 +71,8 @@ typedef struct pstate {
     int64_t *queue;       /* per processor */
     unsigned char *in_coll; /* per processor: a COLL_BEGIN came since its last collective region closed */
     double *queue_bytes;
-    rt_chanmap chans;     /* pchan items */
+    rt_chanmap chans;     /* pchan items (empty ones swept out before the table grows) */
+    size_t chan_sweep_at; /* sweep when the table is full and holds this many channels */
     int *tasks;
     size_t captasks;
     pcoll *colls;
@@ -115,9 +116,26 @@ static int grow_procs(pstate *s, int id)
     return 1;
 }
 
+/* A channel with nothing in flight and no early receive: free it. */
+static int pchan_drop_empty(void *item, void *ud)
+{
+    (void)ud;
+    pchan *c = item;
+    if (c->n || c->early)
+        return 0;
+    free(c->b);
+    return 1;
+}
+
+/* As the replay's chan_find: empty channels swept out before the table grows. */
 static pchan *pchan_get(pstate *s, int src, int dst, int comm, int64_t tag)
 {
-    return rt_chanmap_get(&s->chans, src, dst, comm, tag);
+    rt_chanmap *m = &s->chans;
+    if ((m->n + 1) * 2 > m->cap && m->n >= s->chan_sweep_at) {
+        rt_chanmap_sweep(m, pchan_drop_empty, NULL);
+        s->chan_sweep_at = m->n * 2 > 1024 ? m->n * 2 : 1024;
+    }
+    return rt_chanmap_get(m, src, dst, comm, tag);
 }
 
 static int region_cls(pstate *s, const rt_tdefs *d, int id)
@@ -351,6 +369,7 @@ int rt_prescan_run(rt_tsource *src, rt_prescan *ps, rt_err *err)
     pstate s;
     memset(&s, 0, sizeof s);
     rt_chanmap_init(&s.chans, sizeof(pchan));
+    s.chan_sweep_at = 1024;
     memset(s.rc_cls, -1, sizeof s.rc_cls);
     int st = scan(src, &s, ps, err);
     if (st == RT_ENOMEM)

@@ -121,7 +121,8 @@ struct rt_replay {
     int last_proc;
     proc_state *procs;
     int nprocs;
-    rt_chanmap chans;     /* chan items */
+    rt_chanmap chans;     /* chan items (empty ones swept out before the table grows) */
+    size_t chan_sweep_at; /* sweep when the table is full and holds this many channels */
     rt_task_stat *tasks;
     int ntasks;
     size_t captasks;

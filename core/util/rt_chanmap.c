@@ -68,6 +68,33 @@ void *rt_chanmap_get(rt_chanmap *m, int src, int dst, int comm, int64_t tag)
     return k;
 }
 
+size_t rt_chanmap_sweep(rt_chanmap *m, int (*drop)(void *item, void *ud), void *ud)
+{
+    if (!m->cap)
+        return 0;
+    unsigned char *ns = calloc(m->cap, m->elem);
+    if (!ns)
+        return 0;
+    size_t mask = m->cap - 1, dropped = 0;
+    for (size_t i = 0; i < m->cap; i++) {
+        rt_chankey *k = at(m->slots, m->elem, i);
+        if (!k->hash)
+            continue;
+        if (drop(k, ud)) {
+            dropped++;
+            continue;
+        }
+        size_t j = k->hash & mask;
+        while (at(ns, m->elem, j)->hash)
+            j = (j + 1) & mask;
+        memcpy(at(ns, m->elem, j), k, m->elem);
+    }
+    free(m->slots);
+    m->slots = ns;
+    m->n -= dropped;
+    return dropped;
+}
+
 void rt_chanmap_free(rt_chanmap *m)
 {
     free(m->slots);

@@ -43,6 +43,15 @@ static inline void *rt_chanmap_slot(const rt_chanmap *m, size_t i)
     return k->hash ? k : NULL;
 }
 
+/*
+ * Drop every item for which drop(item, ud) returns 1 (drop frees what the item
+ * holds), re-placing the others in a table of the same size. Returns the items
+ * dropped, or 0 with the map unchanged when memory ran out. Items move, as when
+ * the table grows. A replay sweeps its empty channels so that a trace using a new
+ * tag for every message keeps the channels in flight, not every channel it met.
+ */
+size_t rt_chanmap_sweep(rt_chanmap *m, int (*drop)(void *item, void *ud), void *ud);
+
 /* Free the slots (what items point to is the caller's to free first). */
 void rt_chanmap_free(rt_chanmap *m);
 
