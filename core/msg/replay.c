@@ -63,6 +63,25 @@ const char *rt_replay_warning(const rt_replay *rp, int i)
     return i >= 0 && i < rp->nwarn ? rp->warn[i] : NULL;
 }
 
+/*
+ * Where an event is, for warnings: "line N" in a text trace; in a binary one
+ * (no line: OTF2) the processor's name and the event's position among that
+ * processor's events ("event K of LOCATION").
+ */
+static const char *event_place(const rt_replay *rp, const rt_tevent *ev, int64_t k, char *buf, size_t cap)
+{
+    if (ev->line) {
+        snprintf(buf, cap, "line %lu", ev->line);
+        return buf;
+    }
+    const rt_tproc *tp = rt_tdefs_proc(rp->defs, ev->proc);
+    if (tp && tp->name[0])
+        snprintf(buf, cap, "event %lld of %s", (long long)k, tp->name);
+    else
+        snprintf(buf, cap, "event %lld of processor %d", (long long)k, ev->proc);
+    return buf;
+}
+
 /* ---- small containers ---- */
 
 static int fifo_push(fifo *f, double t, double b)
@@ -164,13 +183,14 @@ static int in_window(const rt_replay *rp, double t)
     return !rp->o.window || (t >= rp->o.start && t <= rp->o.stop);
 }
 
-/* State from the innermost non-tracing open region's class (rt_tclass_state). */
-static int compute_state(const proc_state *p)
+/* State from the innermost non-tracing open region's class (rt_tclass_state); outside
+ * every region, from the definitions' outside class (busy unless the format says otherwise). */
+static int compute_state(const rt_replay *rp, const proc_state *p)
 {
     for (int i = p->nstack - 1; i >= 0; i--)
         if (!p->stack[i].tracing)
             return rt_tclass_state(p->stack[i].cls);
-    return RT_STATE_BUSY;
+    return rt_tclass_state(rt_tdefs_outside(rp->defs));
 }
 
 /* The task: the innermost open user-class region. */
@@ -221,7 +241,7 @@ void rt_replay_remove_tap(rt_replay *rp, void *ud)
 /* After the stack changed at time t (already accounted): new state and task. */
 static void restate(rt_replay *rp, proc_state *p, double t)
 {
-    int s = compute_state(p);
+    int s = compute_state(rp, p);
     if (s != p->pub.state) {
         int old = p->pub.state;
         p->pub.state = s;
@@ -941,18 +961,22 @@ static int do_leave(rt_replay *rp, proc_state *p, const rt_tevent *ev)
     int i = p->nstack - 1;
     while (i >= 0 && p->stack[i].event != ev->region)
         i--;
-    char w[64];
+    char w[64], at[160];
     if (i < 0) {
         rp->tot.unmatched_exits++;
-        warn(rp, "processor %d: exit of %s at %.6f (line %lu) closes no open event", p->pub.id,
-             region_name(rp, ev->region, w, sizeof w), ev->time, ev->line);
+        warn(rp, "processor %d: exit of %s at %.6f (%s) closes no open event", p->pub.id,
+             region_name(rp, ev->region, w, sizeof w), ev->time, event_place(rp, ev, p->pub.events, at, sizeof at));
         /* the messages it carries were still received */
         return p->nheld ? flush_held(rp, p, -1, 0, 0) : RT_OK;
     }
     if (i != p->nstack - 1 && !p->stack[i].tracing && same_group(rp, ev->region, p->stack[p->nstack - 1].event)) {
+        /* the rule for pairs that do not nest: the exit closes its own region alone; the
+         * regions opened inside it stay open until their own exits */
         char w2[64];
-        warn(rp, "processor %d: exit of %s at %.6f (line %lu) closes it out of order (%s still open inside it)",
-             p->pub.id, region_name(rp, ev->region, w, sizeof w), ev->time, ev->line,
+        rp->tot.unnested_exits++;
+        warn(rp, "processor %d: exit of %s at %.6f (%s) closes it out of order (%s still open inside it, left open)",
+             p->pub.id, region_name(rp, ev->region, w, sizeof w), ev->time,
+             event_place(rp, ev, p->pub.events, at, sizeof at),
              region_name(rp, p->stack[p->nstack - 1].event, w2, sizeof w2));
     }
     double open_entry = p->stack[i].entry;
@@ -993,24 +1017,28 @@ static int feed(rt_replay *rp, const rt_tevent *ev, int first, rt_err *err)
     double t = ev->time;
     if (p->pub.ended) { /* more events than the prescan counted: live again */
         p->pub.ended = 0;
-        p->pub.state = RT_STATE_BUSY;
-        notify_state(rp, p->pub.id, t < p->since ? p->since : t, RT_STATE_IDLE, RT_STATE_BUSY);
+        p->pub.state = compute_state(rp, p);
+        if (p->pub.state != RT_STATE_IDLE)
+            notify_state(rp, p->pub.id, t < p->since ? p->since : t, RT_STATE_IDLE, p->pub.state);
     }
     if (!p->pub.seen) {
         p->pub.seen = 1;
         p->pub.first = t;
         p->since = t;
-        p->pub.state = RT_STATE_BUSY; /* live from its first event */
-        notify_state(rp, p->pub.id, t, RT_STATE_IDLE, RT_STATE_BUSY);
+        p->pub.state = compute_state(rp, p); /* live from its first event */
+        if (p->pub.state != RT_STATE_IDLE)
+            notify_state(rp, p->pub.id, t, RT_STATE_IDLE, p->pub.state);
     }
     if (t < rp->now && !rp->unordered) {
         rp->unordered = 1;
-        warn(rp, "records are not in time order (line %lu: %.6f after %.6f); the replay follows the file's order",
-             ev->line, t, rp->now);
+        char at[160];
+        warn(rp, "records are not in time order (%s: %.6f after %.6f); the replay follows the file's order",
+             event_place(rp, ev, p->pub.events, at, sizeof at), t, rp->now);
     }
     if (t < p->since) { /* time went backwards on this processor: hold it */
-        warn(rp, "processor %d: record at %.6f (line %lu) is earlier than its previous one at %.6f; held there",
-             p->pub.id, t, ev->line, p->since);
+        char at[160];
+        warn(rp, "processor %d: record at %.6f (%s) is earlier than its previous one at %.6f; held there",
+             p->pub.id, t, event_place(rp, ev, p->pub.events, at, sizeof at), p->since);
         t = p->since;
     }
     add_time(rp, p, p->pub.state, p->since, t);
@@ -1047,10 +1075,11 @@ static int feed(rt_replay *rp, const rt_tevent *ev, int first, rt_err *err)
             break;
         case RT_TE_SEND:
             credit_out(rp, p, ev->bytes, t);
-            if (!peer_ok(rp, ev->peer))
-                warn(rp, "processor %d: send at %.6f (line %lu) names no destination processor (%d); not paired",
-                     id, t, ev->line, ev->peer);
-            else
+            if (!peer_ok(rp, ev->peer)) {
+                char at[160];
+                warn(rp, "processor %d: send at %.6f (%s) names no destination processor (%d); not paired",
+                     id, t, event_place(rp, ev, p->pub.events, at, sizeof at), ev->peer);
+            } else
                 st = do_send(rp, id, ev->peer, ev->comm, (long)ev->tag, ev->bytes > 0 ? ev->bytes : 0, t);
             break;
         case RT_TE_RECV:
