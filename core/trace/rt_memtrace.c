@@ -307,7 +307,7 @@ static int lackey_parse(cursor c, rt_memref *ref, int *modify_out, rt_err *err)
     const char *rest = skip_blank(p, end);
     if (p != a && size > 0 && rest != end && rest != p) /* "L 10,1 00001010": one field too many */
         return rt_err_at(err, RT_EFORMAT, c.name, c.no,
-                         "extra field: '%s' after the size (a lackey line is TYPE ADDRESS,SIZE)",
+                         "unexpected field '%s' after the size (a lackey line is TYPE ADDRESS,SIZE)",
                          TOK(rest, end, tb));
     if (p == a || size == 0 || rest != end)
         return rt_err_at(err, RT_EFORMAT, c.name, c.no, "size: '%s' is not a positive number",

@@ -226,7 +226,7 @@ static void test_xdin_errors(void **state)
     expect_error(RT_MEMFMT_XDIN, "r zz 4\n", "1: address: 'zz' is not hexadecimal");
     expect_error(RT_MEMFMT_XDIN, "r 10\n", "1: size: missing");
     expect_error(RT_MEMFMT_XDIN, "r 10 q\n", "1: size: 'q' is not hexadecimal");
-    expect_error(RT_MEMFMT_XDIN, "r 10 4 9\n", "1: unexpected field '9' after the size (a lackey line is TYPE ADDRESS,SIZE)");
+    expect_error(RT_MEMFMT_XDIN, "r 10 4 9\n", "1: unexpected field '9' after the size");
     /* an access running past the top of the address space */
     expect_status(RT_MEMFMT_XDIN, "r ffffffffffffff00 200\n", RT_ERANGE,
                   "1: size: 0x200 bytes from address 0xffffffffffffff00 run past the top of the address space");
@@ -276,8 +276,8 @@ static void test_lackey_errors(void **state)
     expect_error(RT_MEMFMT_LACKEY, " L 10,0\n", "1: size: '0' is not a positive number");
     expect_error(RT_MEMFMT_LACKEY, " S 10,4x\n", "1: size: '4x' is not a positive number");
     /* a trailing field after the size is named as such, not taken for a bad size */
-    expect_error(RT_MEMFMT_LACKEY, " L 10,1 00001010\n", "1: extra field: '00001010' after the size (a lackey line is TYPE ADDRESS,SIZE)");
-    expect_error(RT_MEMFMT_LACKEY, " I 0400d7d4,8 x y\n", "1: extra field: 'x' after the size (a lackey line is TYPE ADDRESS,SIZE)");
+    expect_error(RT_MEMFMT_LACKEY, " L 10,1 00001010\n", "1: unexpected field '00001010' after the size (a lackey line is TYPE ADDRESS,SIZE)");
+    expect_error(RT_MEMFMT_LACKEY, " I 0400d7d4,8 x y\n", "1: unexpected field 'x' after the size (a lackey line is TYPE ADDRESS,SIZE)");
     expect_error(RT_MEMFMT_LACKEY, " L 7ff000,99999999999\n",
                  "1: size: 99999999999: more than 16 MiB in one reference");
 }
