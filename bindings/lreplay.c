@@ -854,6 +854,7 @@ static int replay_totals(lua_State *L)
     rt_set_int(L, "unmatched_exits", t.unmatched_exits);
     rt_set_int(L, "left_open", t.left_open);
     rt_set_int(L, "unnested_exits", t.unnested_exits);
+    rt_set_int(L, "reordered_exits", t.reordered_exits);
     rt_set_int(L, "collectives", t.collectives);
     rt_set_int(L, "collective_instances", t.coll_instances);
     rt_set_num(L, "collective_bytes", t.coll_bytes);

@@ -1000,6 +1000,53 @@ static int hold_recv(rt_replay *rp, proc_state *p, const rt_tevent *ev)
     return do_recv(rp, p, h);
 }
 
+/* Stack index of the innermost open region with this id, -1 when none. */
+static int open_index(const proc_state *p, int region)
+{
+    int i = p->nstack - 1;
+    while (i >= 0 && p->stack[i].event != region)
+        i--;
+    return i;
+}
+
+/* Apply p's deferred LEAVE (its time is accounted already). */
+static int apply_deferred(rt_replay *rp, proc_state *p)
+{
+    int id = p->pub.id;
+    p->has_deferred = 0;
+    int st = do_leave(rp, p, &p->deferred);
+    restate(rp, &rp->procs[id], p->deferred.time);
+    return st;
+}
+
+/* ev (a LEAVE on p) closes a region opened inside the deferred LEAVE's region, at its time. */
+static int inner_of_deferred(const proc_state *p, const rt_tevent *ev)
+{
+    if (ev->kind != RT_TE_LEAVE || ev->time != p->deferred.time)
+        return 0;
+    int outer = open_index(p, p->deferred.region), inner = open_index(p, ev->region);
+    return outer >= 0 && inner > outer;
+}
+
+/*
+ * A LEAVE closing a region with open regions inside it (the same-time rule in
+ * rt_replay.h): hold it when the source may still give their LEAVEs at this
+ * time. 1 when held. Only one is held per processor; receives held for a
+ * LEAVE keep their order (no hold then).
+ */
+static int defer_leave(proc_state *p, const rt_tevent *ev)
+{
+    if (p->has_deferred || p->nheld > 0)
+        return 0;
+    int i = open_index(p, ev->region);
+    if (i < 0 || i == p->nstack - 1)
+        return 0;
+    p->deferred = *ev;
+    p->deferred.raw = NULL;
+    p->has_deferred = 1;
+    return 1;
+}
+
 static void proc_end(rt_replay *rp, int i);
 
 /* The replay proper of one event; first: it starts a record of the file. */
@@ -1010,6 +1057,12 @@ static int feed(rt_replay *rp, const rt_tevent *ev, int first, rt_err *err)
     proc_state *p = proc_at(rp, ev->proc);
     if (!p)
         return rt_err_set(err, RT_ENOMEM, "replay: out of memory");
+    if (p->has_deferred && !inner_of_deferred(p, ev)) {
+        int dst = apply_deferred(rp, p);
+        p = &rp->procs[ev->proc];
+        if (dst != RT_OK)
+            return rt_err_set(err, dst, "replay: out of memory");
+    }
     rp->events++;
     p->pub.events++;
     if (ev->kind > 0 && ev->kind < RT_TE_KIND_COUNT)
@@ -1070,7 +1123,14 @@ static int feed(rt_replay *rp, const rt_tevent *ev, int first, rt_err *err)
             restate(rp, &rp->procs[id], t);
             break;
         case RT_TE_LEAVE:
+            if (defer_leave(p, ev))
+                break;
             st = do_leave(rp, p, ev);
+            p = &rp->procs[id];
+            if (st == RT_OK && p->has_deferred && open_index(p, p->deferred.region) == p->nstack - 1) {
+                rp->tot.reordered_exits++; /* its inner regions closed at its time: now it nests */
+                st = apply_deferred(rp, p);
+            }
             restate(rp, &rp->procs[id], t);
             break;
         case RT_TE_SEND:
@@ -1141,6 +1201,9 @@ static void proc_end(rt_replay *rp, int i)
 {
     char w[64];
     proc_state *p = &rp->procs[i];
+    if (p->has_deferred && apply_deferred(rp, p) != RT_OK)
+        warn(rp, "replay: out of memory closing a region of processor %d", i);
+    p = &rp->procs[i];
     if (p->nheld > 0 && flush_held(rp, p, -2, 0, 0) != RT_OK)
         warn(rp, "replay: out of memory pairing the last receives of processor %d", i);
     p = &rp->procs[i];

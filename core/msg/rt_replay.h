@@ -30,7 +30,13 @@
  * When regions of the same group were opened inside it and are still open, it
  * closes that region alone and they stay open until their own LEAVEs (no
  * re-nesting, no closing them with it); counted in totals.unnested_exits and
- * warned. A LEAVE with no open region of its id is counted in unmatched_exits. Before its first and after
+ * warned. A LEAVE with no open region of its id is counted in unmatched_exits.
+ *
+ * Same-time order: a LEAVE that would close a region while regions opened
+ * inside it are open waits while the processor's next events are LEAVEs of
+ * those inner regions at the same time stamp; they are applied first, then it
+ * (exits of inner regions before outer ones, whatever the file's order; counted
+ * in totals.reordered_exits). Any other event, or a later time, applies it first. Before its first and after
  * its last event a processor is idle. For PICL the event numbers map to classes
  * in rt_picl_source.h (so -52, -55, -56, -61, -31, -401, -402, -601 idle).
  *
@@ -283,6 +289,7 @@ typedef struct rt_replay_totals {
     int64_t warnings;
     int64_t unmatched_exits, left_open;
     int64_t unnested_exits;  /* exits closing a region of their group that is not the innermost open one */
+    int64_t reordered_exits; /* outer exits applied after the same-time inner exits that followed them */
     int64_t collectives;  /* COLL_END events */
     int64_t coll_instances;  /* collective instances reported (complete or not) */
     double coll_bytes;       /* their bytes (participants' sent + received) */
