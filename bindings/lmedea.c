@@ -63,7 +63,7 @@ static int l_new(lua_State *L)
     return 1;
 }
 
-/* acc:add(rectype, event, time, proc [, bytes]) -> true | nil, message */
+/* acc:add(rectype, event, time, proc [, bytes [, task]]) -> true | nil, message */
 static int acc_add(lua_State *L)
 {
     acc_box *b = check_acc(L, 1);
@@ -73,6 +73,7 @@ static int acc_add(lua_State *L)
     r.time = luaL_checknumber(L, 4);
     r.proc = (int)luaL_checkinteger(L, 5);
     r.bytes = luaL_optnumber(L, 6, -1);
+    r.task = (int)luaL_optinteger(L, 7, 0);
     rt_err err;
     if (rt_medea_add(b->m, &r, &err) != RT_OK)
         return rt_push_fail(L, &err);
