@@ -23,6 +23,7 @@
 #include <cmocka.h>
 #include <otf2/otf2.h>
 
+#include "rt_medea.h"
 #include "rt_otf2.h"
 #include "rt_paraver.h"
 #include "rt_replay.h"
@@ -434,6 +435,138 @@ static void test_warning_total(void **state)
     rt_replay_free(rp);
 }
 
+/* ---- PICL traces into MEDEA ---- */
+
+/* Feed a PICL text to a fresh accumulator. */
+static rt_medea *medea_of(const char *text)
+{
+    char *path = rt_test_write_text(text);
+    rt_medea *m = rt_medea_new();
+    assert_non_null(m);
+    rt_err err = {0};
+    unsigned long skipped = 0, warnings = 0;
+    if (rt_medea_feed_file(m, path, 0, &skipped, &warnings, &err) != RT_OK)
+        fail_msg("%s", err.msg);
+    rt_test_remove(path);
+    return m;
+}
+
+/* Statistics records as MPICL writes them at the end of a run (-101 seconds per
+ * event type, -102 counts, -103 / -104 bytes), for two processors; with
+ * tracing start / stop records before them when start_stop. */
+static const char *stats_trace(int start_stop)
+{
+    static char text[2048];
+    int n = 0;
+    static const double secs[2][4] = {{0.115523, 0.000553, 0.781221, 11.582430},
+                                      {0.841883, 0.090967, 0.981432, 11.582467}};
+    for (int p = 0; p < 2; p++) {
+        if (start_stop)
+            n += snprintf(text + n, sizeof text - (size_t)n, "-3 -901 0.000007 %d 0 0\n", p);
+        n += snprintf(text + n, sizeof text - (size_t)n,
+                      "-101 -1 11.58243%d %d 0 4 \"%%d%%lf\" %d %f -402 %f -785 %f -901 %f\n"
+                      "-102 -1 11.58243%d %d 0 4 \"%%d%%d\" %d 9 -402 2 -785 6009 -901 1\n"
+                      "-103 -1 11.58243%d %d 0 2 \"%%d%%d\" %d 65025792 -785 7240848\n",
+                      p, p, p == 0 ? -21 : -52, secs[p][0], secs[p][1], secs[p][2], secs[p][3], p, p,
+                      p == 0 ? -21 : -52, p, p, p == 0 ? -21 : -52);
+        if (start_stop)
+            n += snprintf(text + n, sizeof text - (size_t)n, "-4 -901 11.58244%d %d 0 0\n", p, p);
+    }
+    return text;
+}
+
+static void check_stats_params(rt_medea *m, int start_stop)
+{
+    static const double secs[2][4] = {{0.115523, 0.000553, 0.781221, 11.582430},
+                                      {0.841883, 0.090967, 0.981432, 11.582467}};
+    assert_int_equal(rt_medea_nprocs(m), 2);
+    assert_true(rt_medea_from_stats(m));
+    for (size_t i = 0; i < 2; i++) {
+        rt_medea_proc p;
+        rt_medea_proc_get(m, i, &p);
+        /* communication: the send or receive, and the collective (-785); the barrier is sync */
+        double comm = secs[i][0] + secs[i][2], sys = secs[i][0] + secs[i][1] + secs[i][2];
+        /* the time traced the statistics give (-101 of -901), with or without start / stop records */
+        double ex = secs[i][3];
+        if (start_stop)
+            assert_float_equal(p.last - p.first, 11.58244 + 0.000001 * (double)i - 0.000007, 1e-9);
+        assert_float_equal(p.extime, ex, 1e-9);
+        assert_true(p.extime > 11);
+        assert_float_equal(p.cmtime, comm, 1e-9);
+        assert_float_equal(p.cptime, ex - sys, 1e-9);
+        assert_true(p.cptime > 0);
+        assert_float_equal(i == 0 ? p.trdata : p.rcdata, i == 0 ? 65025792 + 7240848 : 0, 0);
+    }
+}
+
+static void test_medea_statistics_only(void **state)
+{
+    (void)state;
+    rt_medea *m = medea_of(stats_trace(0));
+    check_stats_params(m, 0);
+    rt_medea_free(m);
+    m = medea_of(stats_trace(1)); /* with the tracer's start and stop records: still the statistics */
+    assert_int_equal(rt_medea_events_fed(m), 0);
+    check_stats_params(m, 1);
+    rt_medea_free(m);
+}
+
+/* mpicl-10's shape: a user event's exit written before the exit of the barrier inside it,
+ * at one time stamp; the barrier is charged to the event. */
+static void test_medea_same_time_exits(void **state)
+{
+    (void)state;
+    rt_medea *m = medea_of("-3 4 1.0 0 0 0\n"
+                           "-3 -402 2.0 0 0 1 2 -1\n"
+                           "-3 4 2.5 1 0 0\n"
+                           "-4 4 3.0 0 0 0 2\n"
+                           "-4 4 3.0 1 0 0 2\n"
+                           "-4 -402 3.0 0 0 0\n");
+    assert_int_equal(rt_medea_nevents(m), 2);
+    rt_medea_event e;
+    rt_medea_event_get(m, 0, &e);
+    assert_int_equal(e.proc, 0);
+    assert_float_equal(e.ctime, 2.0, 1e-12);
+    assert_float_equal(e.stime, 1.0, 1e-12); /* the barrier, 2..3, inside event 4 */
+    assert_int_equal(e.snum, 1);
+    rt_medea_proc p;
+    rt_medea_proc_get(m, 0, &p);
+    assert_int_equal(p.unmatched, 0);
+    assert_int_equal(p.unclosed, 0);
+    assert_float_equal(p.time[RT_MEDEA_CK], 1.0, 1e-12);
+    rt_medea_free(m);
+}
+
+/* Two tasks on one processor: separate components, not nested into each other. */
+static void test_medea_tasks(void **state)
+{
+    (void)state;
+    rt_medea *m = medea_of("-3 1 0.0 0 1 0\n"
+                           "-3 1 1.0 0 2 0\n"
+                           "-3 -21 1.5 0 2 3 2 100 7 0\n"
+                           "-4 -21 1.75 0 2 0\n"
+                           "-4 1 2.0 0 1 0\n"
+                           "-4 1 3.0 0 2 0\n");
+    assert_int_equal(rt_medea_nprocs(m), 2);
+    assert_int_equal(rt_medea_nevents(m), 2);
+    for (size_t i = 0; i < 2; i++) {
+        rt_medea_event e;
+        rt_medea_event_get(m, i, &e);
+        assert_int_equal(e.proc, 0);
+        assert_int_equal(e.task, (int)i + 1);
+        assert_int_equal(e.cnum, 1);
+        assert_float_equal(e.ctime, 2.0, 1e-12); /* each task's own 2 s; nested it would be 3 s */
+        assert_float_equal(e.stime, i == 1 ? 0.25 : 0, 1e-12); /* the send is task 2's */
+        rt_medea_proc p;
+        rt_medea_proc_get(m, i, &p);
+        assert_int_equal(p.proc, 0);
+        assert_int_equal(p.task, (int)i + 1);
+        assert_int_equal(p.trnum, i == 1 ? 1 : 0);
+        assert_float_equal(p.extime, 2.0, 1e-12);
+    }
+    rt_medea_free(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -442,6 +575,9 @@ int main(void)
         cmocka_unit_test(test_paraver_state_gaps),
         cmocka_unit_test(test_otf2_hip_archive),
         cmocka_unit_test(test_warning_total),
+        cmocka_unit_test(test_medea_statistics_only),
+        cmocka_unit_test(test_medea_same_time_exits),
+        cmocka_unit_test(test_medea_tasks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
