@@ -159,6 +159,7 @@ static void cb_interval(void *ud, const rt_interval *iv)
     rt_set_num(L, "bytes_out", iv->bytes_out);
     rt_set_num(L, "bytes_in", iv->bytes_in);
     rt_set_bool(L, "closed", iv->closed);
+    rt_set_bool(L, "unnested", iv->unnested);
     push_data(L, "entry_data", iv->entry_data, iv->entry_ndata);
     push_data(L, "exit_data", iv->exit_data, iv->exit_ndata);
     call_cb(b, 1);

@@ -777,7 +777,8 @@ static void coll_flush(rt_replay *rp)
 
 /* ---- regions ---- */
 
-static void emit_interval(rt_replay *rp, proc_state *p, const open_ev *e, double exit, const rt_tevent *xev)
+static void emit_interval(rt_replay *rp, proc_state *p, const open_ev *e, double exit, const rt_tevent *xev,
+                          int unnested)
 {
     if (!rp->o.on_interval)
         return;
@@ -786,6 +787,7 @@ static void emit_interval(rt_replay *rp, proc_state *p, const open_ev *e, double
                       .parent = e->parent, .parent_event = e->parent_event,
                       .user_depth = e->user_depth, .sys_depth = e->sys_depth,
                       .bytes_out = e->bytes_out, .bytes_in = e->bytes_in, .closed = xev != NULL,
+                      .unnested = unnested,
                       .entry_ndata = e->entry_ndata};
     memcpy(iv.entry_data, e->entry_data, sizeof iv.entry_data);
     if (xev) {
@@ -926,8 +928,9 @@ static void close_event(rt_replay *rp, proc_state *p, int i, double t, const rt_
             ts->active--;
         }
     }
+    int unnested = i < p->nstack - 1;
     pop_at(p, i);
-    emit_interval(rp, p, &e, t, xev);
+    emit_interval(rp, p, &e, t, xev, unnested);
 }
 
 /*

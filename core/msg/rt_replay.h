@@ -85,6 +85,7 @@ typedef struct rt_interval {
     double bytes_out;     /* bytes sent (send / collective entries), 0 if none */
     double bytes_in;      /* bytes received (receive / collective exits), 0 if none */
     int closed;           /* 1 closed by its exit record, 0 closed by the end of the trace */
+    int unnested;         /* 1 when it closed while regions opened inside it were still open */
     /* the entry and exit records' data values (the first RT_INTERVAL_DATA; e.g. I/O sizes) */
     int entry_ndata, exit_ndata;
     double entry_data[RT_INTERVAL_DATA], exit_data[RT_INTERVAL_DATA];
