@@ -108,7 +108,7 @@ describe("chrome-json export", function()
     end
   end)
 
-  it("mpicl-10: states and regions on separate tracks of each processor, 75 overlaps gone", function()
+  it("mpicl-10: states and regions on separate tracks of each processor", function()
     local trace = h.shared_file("picl/mpicl-10.trf")
     if not trace then
       print("../shared/data is absent: mpicl-10 skipped")
