@@ -56,8 +56,9 @@ struct rt_medea {
     int from_stats;       /* parameters taken from statistics records (rt_medea_add_stats) */
     proc_st *procs;       /* components (processor, task), in order of appearance */
     size_t nprocs_cap;    /* length of procs */
-    rt_chanmap comps;     /* (processor, task) -> slot in procs */
-    int last_proc, last_task, last_slot; /* the last lookup (last_slot -1: none) */
+    int *task0;           /* processor id -> 1 + slot of its task-0 component, 0 none */
+    size_t captask0;
+    rt_chanmap comps;     /* (processor, task != 0) -> slot in procs */
     int *order;           /* slots, ascending by (processor, task) */
     size_t nseen, caporder;
     int keep;             /* record profile change points */
@@ -88,10 +89,8 @@ static int is_tracing(int e) { return e <= -901 && e >= -914; }
 rt_medea *rt_medea_new(void)
 {
     rt_medea *m = calloc(1, sizeof(rt_medea));
-    if (m) {
+    if (m)
         rt_chanmap_init(&m->comps, sizeof(comp_item));
-        m->last_slot = -1;
-    }
     return m;
 }
 
@@ -115,6 +114,7 @@ void rt_medea_free(rt_medea *m)
     }
     free(m->procs);
     rt_chanmap_free(&m->comps);
+    free(m->task0);
     free(m->order);
     free(m->ch);
     free_outputs(m);
@@ -132,37 +132,47 @@ static int comp_before(const rt_medea *m, int a, int b)
  * separate components, each with its own stack of open events. */
 static proc_st *get_proc(rt_medea *m, int id, int task, rt_err *err)
 {
-    if (m->last_slot >= 0 && m->last_proc == id && m->last_task == task)
-        return &m->procs[m->last_slot];
-    comp_item *ci = rt_chanmap_get(&m->comps, id, task, 0, 0);
-    if (!ci) {
-        rt_err_set(err, RT_ENOMEM, "out of memory");
-        return NULL;
-    }
-    if (ci->slot == 0) { /* new: slots are stored + 1 */
-        if (rt_grow((void **)&m->procs, &m->nprocs_cap, m->nseen + 1, sizeof *m->procs) != RT_OK ||
-            rt_grow((void **)&m->order, &m->caporder, m->nseen + 1, sizeof *m->order) != RT_OK) {
+    int *where;
+    if (task == 0) { /* the usual case: a direct table by processor id */
+        if ((size_t)id < m->captask0 && m->task0[id])
+            return &m->procs[m->task0[id] - 1];
+        size_t old = m->captask0;
+        if (rt_grow((void **)&m->task0, &m->captask0, (size_t)id + 1, sizeof *m->task0) != RT_OK) {
             rt_err_set(err, RT_ENOMEM, "out of memory");
             return NULL;
         }
-        int slot = (int)m->nseen;
-        ci->slot = slot + 1;
-        proc_st *ps = &m->procs[slot];
-        memset(ps, 0, sizeof *ps);
-        ps->seen = 1;
-        ps->p.proc = id;
-        ps->p.task = task;
-        size_t k = m->nseen++;
-        while (k > 0 && comp_before(m, slot, m->order[k - 1])) {
-            m->order[k] = m->order[k - 1];
-            k--;
+        memset(m->task0 + old, 0, (m->captask0 - old) * sizeof *m->task0);
+        where = &m->task0[id];
+    } else {
+        comp_item *ci = rt_chanmap_get(&m->comps, id, task, 0, 0);
+        if (!ci) {
+            rt_err_set(err, RT_ENOMEM, "out of memory");
+            return NULL;
         }
-        m->order[k] = slot;
+        if (ci->slot)
+            return &m->procs[ci->slot - 1];
+        where = &ci->slot;
     }
-    m->last_proc = id;
-    m->last_task = task;
-    m->last_slot = ci->slot - 1;
-    return &m->procs[m->last_slot];
+    /* a new component */
+    if (rt_grow((void **)&m->procs, &m->nprocs_cap, m->nseen + 1, sizeof *m->procs) != RT_OK ||
+        rt_grow((void **)&m->order, &m->caporder, m->nseen + 1, sizeof *m->order) != RT_OK) {
+        rt_err_set(err, RT_ENOMEM, "out of memory");
+        return NULL;
+    }
+    int slot = (int)m->nseen;
+    *where = slot + 1;
+    proc_st *ps = &m->procs[slot];
+    memset(ps, 0, sizeof *ps);
+    ps->seen = 1;
+    ps->p.proc = id;
+    ps->p.task = task;
+    size_t k = m->nseen++;
+    while (k > 0 && comp_before(m, slot, m->order[k - 1])) {
+        m->order[k] = m->order[k - 1];
+        k--;
+    }
+    m->order[k] = slot;
+    return ps;
 }
 
 /* Statistics slot of user event type e on ps, inserted in type order. */
