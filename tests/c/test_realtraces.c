@@ -220,18 +220,20 @@ static OTF2_TimeStamp post_flush(void *ud, OTF2_FileType type, OTF2_LocationRef 
 
 static OTF2_FlushCallbacks flush_callbacks = {.otf2_pre_flush = pre_flush, .otf2_post_flush = post_flush};
 
-enum { R_MAIN, R_LAUNCH, R_SYNC, R_KERNEL, R_JOIN, R_OMP_BARRIER, R_MEMCPY, R_STRAY };
+enum { R_MAIN, R_LAUNCH, R_SYNC, R_KERNEL, R_JOIN, R_OMP_BARRIER, R_MEMCPY, R_STRAY, R_TASK_A, R_TASK_B };
 #define L_THREAD 0
 #define L_STREAM 1
 #define L_METRIC0 2 /* 2, 3, 4: METRIC locations */
 #define N_METRIC 3
+#define L_WORKER 5  /* a second thread, processor 2: HPX-like tasks that do not nest */
 
 /*
  * Times in ticks of 1 ms. Thread: main 0..100; hipLaunchKernel 10..20
  * (overhead); hipEventSynchronize 20..70 (idle); hipMemcpy 70..75 (overhead);
  * pthread_join 75..80 (idle); OpenMP barrier 80..90 (idle); a leave of a
  * region never entered at 95 (warned). Stream: the kernel 25..65 (busy).
- * METRIC locations: counter values only.
+ * METRIC locations: counter values only. Worker: task A 0..20, task B 10..30
+ * (B starts inside A and outlives it: a pair that does not nest).
  */
 static void write_hip_archive(const char *dir)
 {
@@ -241,7 +243,7 @@ static void write_hip_archive(const char *dir)
     OTF2_Archive_SetFlushCallbacks(ar, &flush_callbacks, NULL);
     OTF2_Archive_SetSerialCollectiveCallbacks(ar);
     OTF2_Archive_OpenEvtFiles(ar);
-    uint64_t nev[2 + N_METRIC];
+    uint64_t nev[3 + N_METRIC];
     OTF2_EvtWriter *w = OTF2_Archive_GetEvtWriter(ar, L_THREAD);
     OTF2_EvtWriter_Enter(w, NULL, 0, R_MAIN);
     OTF2_EvtWriter_Enter(w, NULL, 10, R_LAUNCH);
@@ -273,6 +275,13 @@ static void write_hip_archive(const char *dir)
         OTF2_EvtWriter_GetNumberOfEvents(w, &nev[2 + m]);
         OTF2_Archive_CloseEvtWriter(ar, w);
     }
+    w = OTF2_Archive_GetEvtWriter(ar, L_WORKER);
+    OTF2_EvtWriter_Enter(w, NULL, 0, R_TASK_A);
+    OTF2_EvtWriter_Enter(w, NULL, 10, R_TASK_B);
+    OTF2_EvtWriter_Leave(w, NULL, 20, R_TASK_A);
+    OTF2_EvtWriter_Leave(w, NULL, 30, R_TASK_B);
+    OTF2_EvtWriter_GetNumberOfEvents(w, &nev[2 + N_METRIC]);
+    OTF2_Archive_CloseEvtWriter(ar, w);
     OTF2_Archive_CloseEvtFiles(ar);
 
     OTF2_GlobalDefWriter *g = OTF2_Archive_GetGlobalDefWriter(ar);
@@ -281,7 +290,7 @@ static void write_hip_archive(const char *dir)
     static const char *const strings[] = {"", "node0", "node", "MPI Rank 0", "Master thread", "HIP[0:1]",
                                           "metric location", "main", "hipLaunchKernel", "hipEventSynchronize",
                                           "_Z6vecaddPfS_S_i", "pthread_join", "!$omp barrier", "hipMemcpy",
-                                          "stray", "rocm_smi:::power"};
+                                          "stray", "rocm_smi:::power", "HPX worker", "task A", "task B"};
     for (uint32_t i = 0; i < sizeof strings / sizeof *strings; i++)
         OTF2_GlobalDefWriter_WriteString(g, i, strings[i]);
     static const struct { uint32_t name; OTF2_RegionRole role; OTF2_Paradigm par; } regions[] = {
@@ -293,6 +302,8 @@ static void write_hip_archive(const char *dir)
         [R_OMP_BARRIER] = {12, OTF2_REGION_ROLE_BARRIER, OTF2_PARADIGM_OPENMP},
         [R_MEMCPY] = {13, OTF2_REGION_ROLE_DATA_TRANSFER, OTF2_PARADIGM_HIP},
         [R_STRAY] = {14, OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_USER},
+        [R_TASK_A] = {17, OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_USER},
+        [R_TASK_B] = {18, OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_USER},
     };
     for (uint32_t i = 0; i < sizeof regions / sizeof *regions; i++)
         OTF2_GlobalDefWriter_WriteRegion(g, i, regions[i].name, regions[i].name, 0, regions[i].role, regions[i].par,
@@ -305,6 +316,7 @@ static void write_hip_archive(const char *dir)
     for (int m = 0; m < N_METRIC; m++)
         OTF2_GlobalDefWriter_WriteLocation(g, (OTF2_LocationRef)(L_METRIC0 + m), 6, OTF2_LOCATION_TYPE_METRIC,
                                            nev[2 + m], 0);
+    OTF2_GlobalDefWriter_WriteLocation(g, L_WORKER, 16, OTF2_LOCATION_TYPE_CPU_THREAD, nev[2 + N_METRIC], 0);
     OTF2_GlobalDefWriter_WriteMetricMember(g, 0, 15, 0, OTF2_METRIC_TYPE_OTHER, OTF2_METRIC_ABSOLUTE_POINT,
                                            OTF2_TYPE_UINT64, OTF2_BASE_DECIMAL, 0, 0);
     OTF2_MetricMemberRef member = 0;
@@ -346,11 +358,13 @@ static int otf2_print_processors(const char *anchor, char names[][64], int cap)
     return n;
 }
 
+/* Every warning, one a line, into a 2000-byte buffer. */
 static void collect_warning(void *ud, const char *msg)
 {
     char *buf = ud;
-    if (!buf[0])
-        snprintf(buf, 400, "%s", msg);
+    size_t n = strlen(buf);
+    if (n + 2 < 2000)
+        snprintf(buf + n, 2000 - n, "%s\n", msg);
 }
 
 static void test_otf2_hip_archive(void **state)
@@ -364,8 +378,8 @@ static void test_otf2_hip_archive(void **state)
     rt_tsource *s = rt_otf2_open(anchor, &err);
     if (!s)
         fail_msg("%s", err.msg);
-    /* processors: the thread and the stream, not the METRIC locations - as otf2-print -G types them */
-    assert_int_equal(rt_tdefs_nprocs(s->defs), 2);
+    /* processors: the threads and the stream, not the METRIC locations - as otf2-print -G types them */
+    assert_int_equal(rt_tdefs_nprocs(s->defs), 3);
     if (have_otf2_print()) {
         char names[8][64];
         int n = otf2_print_processors(anchor, names, 8);
@@ -376,6 +390,7 @@ static void test_otf2_hip_archive(void **state)
         printf("otf2-print not found: the processor list is checked against the definitions written only\n");
     }
     assert_string_equal(rt_tdefs_proc(s->defs, 1)->name, "MPI Rank 0 / HIP[0:1]");
+    assert_string_equal(rt_tdefs_proc(s->defs, 2)->name, "MPI Rank 0 / HPX worker");
     /* classes */
     static const struct { int region; int cls; } want[] = {
         {R_MAIN, RT_TC_USER}, {R_LAUNCH, RT_TC_SYSTEM}, {R_SYNC, RT_TC_WAIT}, {R_KERNEL, RT_TC_USER},
@@ -383,8 +398,8 @@ static void test_otf2_hip_archive(void **state)
     };
     for (size_t i = 0; i < sizeof want / sizeof *want; i++)
         assert_int_equal(rt_tdefs_region(s->defs, want[i].region)->cls, want[i].cls);
-    char first_warning[400] = "";
-    rt_replay_opts o = {.on_warning = collect_warning, .ud = first_warning};
+    char warnings[2000] = "";
+    rt_replay_opts o = {.on_warning = collect_warning, .ud = warnings};
     rt_replay *rp = rt_replay_new(s, &o, &err);
     assert_non_null(rp);
     assert_int_equal(rt_replay_run(rp, &err), RT_OK);
@@ -397,10 +412,20 @@ static void test_otf2_hip_archive(void **state)
     assert_float_equal(stream->time_in[RT_STATE_BUSY], 0.040, 1e-12);
     assert_float_equal(stream->time_in[RT_STATE_OVERHEAD], 0, 0);
     assert_float_equal(stream->time_in[RT_STATE_IDLE], 0.060, 1e-12);
-    assert_int_equal(rt_replay_nprocs(rp) <= 2, 1);
-    /* the warning names the location and the event's position, not "(line 0)" */
-    assert_null(strstr(first_warning, "line"));
-    assert_non_null(strstr(first_warning, "exit of stray at 0.095000 (event 12 of MPI Rank 0 / Master thread)"));
+    assert_int_equal(rt_replay_nprocs(rp) <= 3, 1);
+    /* the worker: task A closes alone at 20 (the stated rule), B stays open to 30; busy throughout */
+    const rt_replay_proc *worker = rt_replay_proc_get(rp, 2);
+    assert_float_equal(worker->time_in[RT_STATE_BUSY], 0.030, 1e-12);
+    rt_replay_totals t;
+    rt_replay_totals_get(rp, &t);
+    assert_int_equal(t.unnested_exits, 1);
+    assert_int_equal(t.unmatched_exits, 1); /* the stray leave */
+    assert_int_equal(t.warnings, 2);
+    /* the warnings name the location and the event's position, not "(line 0)" */
+    assert_null(strstr(warnings, "line"));
+    assert_non_null(strstr(warnings, "exit of stray at 0.095000 (event 12 of MPI Rank 0 / Master thread)"));
+    assert_non_null(strstr(warnings, "exit of task A at 0.020000 (event 3 of MPI Rank 0 / HPX worker) closes it out "
+                                     "of order (task B still open inside it, left open)"));
     rt_replay_free(rp);
     rt_tsource_free(s);
     char cmd[700];
