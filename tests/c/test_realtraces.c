@@ -330,7 +330,7 @@ static int have_otf2_print(void)
 }
 
 /* From `otf2-print -G`: the locations that are not METRIC, "GROUP / NAME" each, into names. */
-static int otf2_print_processors(const char *anchor, char names[][64], int cap)
+static int otf2_print_processors(const char *anchor, char names[][80], int cap)
 {
     char cmd[1200], line[1024];
     snprintf(cmd, sizeof cmd, "otf2-print -G '%s'", anchor);
@@ -351,7 +351,7 @@ static int otf2_print_processors(const char *anchor, char names[][64], int cap)
         sscanf(p + 7, "%31[^\"]", name);
         sscanf(q + 8, "%31[^\"]", group);
         assert_true(n < cap);
-        snprintf(names[n++], 64, "%s / %s", group, name);
+        snprintf(names[n++], 80, "%s / %s", group, name);
     }
     assert_int_equal(pclose(f), 0);
     assert_int_equal(metric, N_METRIC);
@@ -381,7 +381,7 @@ static void test_otf2_hip_archive(void **state)
     /* processors: the threads and the stream, not the METRIC locations - as otf2-print -G types them */
     assert_int_equal(rt_tdefs_nprocs(s->defs), 3);
     if (have_otf2_print()) {
-        char names[8][64];
+        char names[8][80];
         int n = otf2_print_processors(anchor, names, 8);
         assert_int_equal(n, rt_tdefs_nprocs(s->defs));
         for (int p = 0; p < n; p++)
