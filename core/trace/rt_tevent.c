@@ -102,15 +102,16 @@ int rt_tclass_guess(const char *name)
     return RT_TC_SYSTEM;
 }
 
-/* haystack contains needle, ASCII case ignored. */
-static int contains_nocase(const char *hay, const char *needle)
+/* haystack contains needle (lower case), ASCII case ignored; whole_end: the match may not
+ * run on into a lower-case letter ("join" in "pthread_join", not in "joint"). */
+static int contains_nocase(const char *hay, const char *needle, int whole_end)
 {
     size_t n = strlen(needle);
     for (; *hay; hay++) {
         size_t i = 0;
         while (i < n && hay[i] && (hay[i] | 0x20) == needle[i])
             i++;
-        if (i == n)
+        if (i == n && !(whole_end && hay[n] >= 'a' && hay[n] <= 'z'))
             return 1;
     }
     return 0;
@@ -120,12 +121,11 @@ int rt_tclass_runtime_wait(const char *name)
 {
     if (!name)
         return -1;
-    if (contains_nocase(name, "barrier"))
+    if (contains_nocase(name, "barrier", 0))
         return RT_TC_SYNC;
-    static const char *const waits[] = {"synchroniz", "wait", "join", "clfinish"};
-    for (size_t i = 0; i < sizeof waits / sizeof *waits; i++)
-        if (contains_nocase(name, waits[i]))
-            return RT_TC_WAIT;
+    if (contains_nocase(name, "synchroniz", 0) || contains_nocase(name, "wait", 0) ||
+        contains_nocase(name, "join", 1) || contains_nocase(name, "clfinish", 0))
+        return RT_TC_WAIT;
     return -1;
 }
 

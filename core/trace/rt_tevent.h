@@ -109,7 +109,8 @@ int rt_tclass_guess(const char *name);
  * than MPI (accelerators, threads, tasking runtimes): a name containing
  * "barrier" is RT_TC_SYNC; one containing "synchroniz" (cudaDeviceSynchronize,
  * hipEventSynchronize), "wait" (omp_taskwait, hpx wait_all, pthread_cond_wait),
- * "join" (pthread_join) or "clFinish" is RT_TC_WAIT; ASCII case ignored.
+ * "join" not followed by a lower-case letter (pthread_join, not joint_matrix) or
+ * "clFinish" is RT_TC_WAIT; ASCII case ignored.
  * -1 when the name is none of these.
  */
 int rt_tclass_runtime_wait(const char *name);
