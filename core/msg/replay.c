@@ -1012,6 +1012,15 @@ static int open_index(const proc_state *p, int region)
     return i;
 }
 
+/* A region other than the tracer's is open inside stack index i. */
+static int open_inside(const proc_state *p, int i)
+{
+    for (int k = i + 1; k < p->nstack; k++)
+        if (!p->stack[k].tracing) /* the tracer's own regions nest nothing */
+            return 1;
+    return 0;
+}
+
 /* Apply p's deferred LEAVE (its time is accounted already). */
 static int apply_deferred(rt_replay *rp, proc_state *p)
 {
@@ -1042,7 +1051,7 @@ static int defer_leave(proc_state *p, const rt_tevent *ev)
     if (p->has_deferred || p->nheld > 0)
         return 0;
     int i = open_index(p, ev->region);
-    if (i < 0 || i == p->nstack - 1)
+    if (i < 0 || !open_inside(p, i))
         return 0;
     p->deferred = *ev;
     p->deferred.raw = NULL;
@@ -1130,7 +1139,7 @@ static int feed(rt_replay *rp, const rt_tevent *ev, int first, rt_err *err)
                 break;
             st = do_leave(rp, p, ev);
             p = &rp->procs[id];
-            if (st == RT_OK && p->has_deferred && open_index(p, p->deferred.region) == p->nstack - 1) {
+            if (st == RT_OK && p->has_deferred && !open_inside(p, open_index(p, p->deferred.region))) {
                 rp->tot.reordered_exits++; /* its inner regions closed at its time: now it nests */
                 st = apply_deferred(rp, p);
             }
