@@ -366,6 +366,9 @@ static int apply(rt_medea *m, proc_st *ps, const rt_medea_rec *r)
  */
 static int add_ordered(rt_medea *m, proc_st *ps, const rt_medea_rec *r)
 {
+    /* the usual case first: nothing held, and no exit, or the exit of the innermost entry */
+    if (!ps->has_held && (r->rectype != -4 || (ps->depth > 0 && ps->stack[ps->depth - 1].event == r->event)))
+        return apply(m, ps, r);
     int st = RT_OK;
     if (ps->has_held) {
         size_t outer = open_depth(ps, ps->held.event), inner = r->rectype == -4 ? open_depth(ps, r->event) : 0;
