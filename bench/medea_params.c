@@ -21,6 +21,7 @@ static void synth(long k, rt_medea_rec *r)
     static const int event[8] = {1, 2, -21, -21, 2, -52, -52, 1};
     long cyc = k / 16;
     r->proc = (int)(k % 16);
+    r->task = 0;
     r->rectype = rectype[cyc % 8];
     r->event = event[cyc % 8];
     r->time = (double)cyc * 1e-5 + r->proc * 1e-7;

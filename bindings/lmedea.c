@@ -63,7 +63,7 @@ static int l_new(lua_State *L)
     return 1;
 }
 
-/* acc:add(rectype, event, time, proc [, bytes]) -> true | nil, message */
+/* acc:add(rectype, event, time, proc [, bytes [, task]]) -> true | nil, message */
 static int acc_add(lua_State *L)
 {
     acc_box *b = check_acc(L, 1);
@@ -73,6 +73,7 @@ static int acc_add(lua_State *L)
     r.time = luaL_checknumber(L, 4);
     r.proc = (int)luaL_checkinteger(L, 5);
     r.bytes = luaL_optnumber(L, 6, -1);
+    r.task = (int)luaL_optinteger(L, 7, 0);
     rt_err err;
     if (rt_medea_add(b->m, &r, &err) != RT_OK)
         return rt_push_fail(L, &err);
@@ -125,6 +126,8 @@ static int acc_processors(lua_State *L)
         rt_medea_proc_get(b->m, i, &p);
         lua_createtable(L, 0, 24);
         rt_set_int(L, "proc", p.proc);
+        if (p.task != 0) /* a PICL task of its own on that processor */
+            rt_set_int(L, "task", p.task);
         rt_set_num(L, "first", p.first);
         rt_set_num(L, "last", p.last);
         rt_set_num(L, "extime", p.extime);
@@ -154,8 +157,10 @@ static int acc_events(lua_State *L)
     for (size_t i = 0; i < n; i++) {
         rt_medea_event e;
         rt_medea_event_get(b->m, i, &e);
-        lua_createtable(L, 0, 11);
+        lua_createtable(L, 0, 12);
         rt_set_int(L, "proc", e.proc);
+        if (e.task != 0)
+            rt_set_int(L, "task", e.task);
         rt_set_int(L, "event", e.event);
         rt_set_num(L, "ctime", e.ctime);
         rt_set_num(L, "stime", e.stime);

@@ -159,6 +159,7 @@ static void cb_interval(void *ud, const rt_interval *iv)
     rt_set_num(L, "bytes_out", iv->bytes_out);
     rt_set_num(L, "bytes_in", iv->bytes_in);
     rt_set_bool(L, "closed", iv->closed);
+    rt_set_bool(L, "unnested", iv->unnested);
     push_data(L, "entry_data", iv->entry_data, iv->entry_ndata);
     push_data(L, "exit_data", iv->exit_data, iv->exit_ndata);
     call_cb(b, 1);
@@ -853,6 +854,8 @@ static int replay_totals(lua_State *L)
     rt_set_int(L, "warnings", t.warnings);
     rt_set_int(L, "unmatched_exits", t.unmatched_exits);
     rt_set_int(L, "left_open", t.left_open);
+    rt_set_int(L, "unnested_exits", t.unnested_exits);
+    rt_set_int(L, "reordered_exits", t.reordered_exits);
     rt_set_int(L, "collectives", t.collectives);
     rt_set_int(L, "collective_instances", t.coll_instances);
     rt_set_num(L, "collective_bytes", t.coll_bytes);

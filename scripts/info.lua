@@ -99,6 +99,9 @@ local function evidence_tail(why)
   return why:match("; (open .*)$") or why
 end
 
+-- Formats whose files are binary: no line count.
+local binary = { otf2 = true, bin = true, unknown = false }
+
 -- The record of one file, or nil and the message when it cannot be read.
 local function inspect(path, args)
   local fmt, why = args.format, "given with --format"
@@ -107,7 +110,9 @@ local function inspect(path, args)
     if not fmt then return nil, why end
   end
   local lines, bytes
-  if lfs.attributes(path, "mode") ~= "directory" then -- (an OTF2 archive's directory has no lines)
+  if binary[fmt] then -- a binary file has bytes, not lines (an OTF2 archive's directory: neither)
+    bytes = lfs.attributes(path, "mode") == "file" and lfs.attributes(path, "size") or nil
+  elseif lfs.attributes(path, "mode") ~= "directory" then
     lines, bytes = core.util.count_lines(path)
     if not lines then return nil, bytes end
   end
@@ -156,7 +161,8 @@ return {
       out[#out + 1] = r
       if not args.json and r.format then
         io.stdout:write(string.format("%s: %s (%s)\n  %s; %s\n", r.file, r.format, r.description,
-          r.lines and string.format("%d lines, %d bytes", r.lines, r.bytes) or "a directory", r.evidence))
+          r.lines and string.format("%d lines, %d bytes", r.lines, r.bytes)
+            or r.bytes and string.format("%d bytes", r.bytes) or "a directory", r.evidence))
         if r.summary then
           for _, l in ipairs(text[r.format](r.summary)) do io.stdout:write("  ", l, "\n") end
         elseif r.note then

@@ -105,9 +105,17 @@ local function stats_text(s)
     local name = r and r.name or (s.region_names and s.region_names[ev]) or picl.event_words(ev)
     w("%-28s %10d %14.6f %14.0f", string.format("%d %s", ev, name), e.count, e.time, e.bytes)
   end
-  if #s.warnings > 0 then
+  local unnested = s.totals and s.totals.unnested_exits or 0
+  if unnested > 0 then
     w("")
-    w("%d warning%s:", #s.warnings, #s.warnings == 1 and "" or "s")
+    w("%d exit%s closed a region while regions of its group opened inside it were open (those stay open "
+      .. "until their own exits)", unnested, unnested == 1 and "" or "s")
+  end
+  local total = math.max(s.warnings_total or 0, #s.warnings)
+  if total > 0 then
+    w("")
+    w("%d warning%s%s:", total, total == 1 and "" or "s",
+      total > #s.warnings and string.format(" (the first %d kept)", #s.warnings) or "")
     for i = 1, math.min(#s.warnings, 20) do w("  %s", s.warnings[i]) end
     if #s.warnings > 20 then w("  ...") end
   end
@@ -152,7 +160,8 @@ local function run(args)
     cli.print_json {
       span = s.span, processors = cli.array(s.processors), messages = s.messages, tachyons = s.tachyons,
       critical_path = critical_path_json(s.critical_path), tasks = tasks_json(s),
-      warnings = cli.array(s.warnings),
+      warnings = cli.array(s.warnings), warnings_total = math.max(s.warnings_total or 0, #s.warnings),
+      unnested_exits = s.totals and s.totals.unnested_exits or 0,
       regions = s.regions, format = s.regions and s.trace.format or nil,
     }
   else

@@ -63,6 +63,25 @@ const char *rt_replay_warning(const rt_replay *rp, int i)
     return i >= 0 && i < rp->nwarn ? rp->warn[i] : NULL;
 }
 
+/*
+ * Where an event is, for warnings: "line N" in a text trace; in a binary one
+ * (no line: OTF2) the processor's name and the event's position among that
+ * processor's events ("event K of LOCATION").
+ */
+static const char *event_place(const rt_replay *rp, const rt_tevent *ev, int64_t k, char *buf, size_t cap)
+{
+    if (ev->line) {
+        snprintf(buf, cap, "line %lu", ev->line);
+        return buf;
+    }
+    const rt_tproc *tp = rt_tdefs_proc(rp->defs, ev->proc);
+    if (tp && tp->name[0])
+        snprintf(buf, cap, "event %lld of %s", (long long)k, tp->name);
+    else
+        snprintf(buf, cap, "event %lld of processor %d", (long long)k, ev->proc);
+    return buf;
+}
+
 /* ---- small containers ---- */
 
 static int fifo_push(fifo *f, double t, double b)
@@ -188,13 +207,14 @@ static int in_window(const rt_replay *rp, double t)
     return !rp->o.window || (t >= rp->o.start && t <= rp->o.stop);
 }
 
-/* State from the innermost non-tracing open region's class (rt_tclass_state). */
-static int compute_state(const proc_state *p)
+/* State from the innermost non-tracing open region's class (rt_tclass_state); outside
+ * every region, from the definitions' outside class (busy unless the format says otherwise). */
+static int compute_state(const rt_replay *rp, const proc_state *p)
 {
     for (int i = p->nstack - 1; i >= 0; i--)
         if (!p->stack[i].tracing)
             return rt_tclass_state(p->stack[i].cls);
-    return RT_STATE_BUSY;
+    return rt_tclass_state(rt_tdefs_outside(rp->defs));
 }
 
 /* The task: the innermost open user-class region. */
@@ -245,7 +265,7 @@ void rt_replay_remove_tap(rt_replay *rp, void *ud)
 /* After the stack changed at time t (already accounted): new state and task. */
 static void restate(rt_replay *rp, proc_state *p, double t)
 {
-    int s = compute_state(p);
+    int s = compute_state(rp, p);
     if (s != p->pub.state) {
         int old = p->pub.state;
         p->pub.state = s;
@@ -782,7 +802,8 @@ static void coll_flush(rt_replay *rp)
 
 /* ---- regions ---- */
 
-static void emit_interval(rt_replay *rp, proc_state *p, const open_ev *e, double exit, const rt_tevent *xev)
+static void emit_interval(rt_replay *rp, proc_state *p, const open_ev *e, double exit, const rt_tevent *xev,
+                          int unnested)
 {
     if (!rp->o.on_interval)
         return;
@@ -791,6 +812,7 @@ static void emit_interval(rt_replay *rp, proc_state *p, const open_ev *e, double
                       .parent = e->parent, .parent_event = e->parent_event,
                       .user_depth = e->user_depth, .sys_depth = e->sys_depth,
                       .bytes_out = e->bytes_out, .bytes_in = e->bytes_in, .closed = xev != NULL,
+                      .unnested = unnested,
                       .entry_ndata = e->entry_ndata};
     memcpy(iv.entry_data, e->entry_data, sizeof iv.entry_data);
     if (xev) {
@@ -931,8 +953,9 @@ static void close_event(rt_replay *rp, proc_state *p, int i, double t, const rt_
             ts->active--;
         }
     }
+    int unnested = i < p->nstack - 1;
     pop_at(p, i);
-    emit_interval(rp, p, &e, t, xev);
+    emit_interval(rp, p, &e, t, xev, unnested);
 }
 
 /*
@@ -966,18 +989,22 @@ static int do_leave(rt_replay *rp, proc_state *p, const rt_tevent *ev)
     int i = p->nstack - 1;
     while (i >= 0 && p->stack[i].event != ev->region)
         i--;
-    char w[64];
+    char w[64], at[160];
     if (i < 0) {
         rp->tot.unmatched_exits++;
-        warn(rp, "processor %d: exit of %s at %.6f (line %lu) closes no open event", p->pub.id,
-             region_name(rp, ev->region, w, sizeof w), ev->time, ev->line);
+        warn(rp, "processor %d: exit of %s at %.6f (%s) closes no open event", p->pub.id,
+             region_name(rp, ev->region, w, sizeof w), ev->time, event_place(rp, ev, p->pub.events, at, sizeof at));
         /* the messages it carries were still received */
         return p->nheld ? flush_held(rp, p, -1, 0, 0) : RT_OK;
     }
     if (i != p->nstack - 1 && !p->stack[i].tracing && same_group(rp, ev->region, p->stack[p->nstack - 1].event)) {
+        /* the rule for pairs that do not nest: the exit closes its own region alone; the
+         * regions opened inside it stay open until their own exits */
         char w2[64];
-        warn(rp, "processor %d: exit of %s at %.6f (line %lu) closes it out of order (%s still open inside it)",
-             p->pub.id, region_name(rp, ev->region, w, sizeof w), ev->time, ev->line,
+        rp->tot.unnested_exits++;
+        warn(rp, "processor %d: exit of %s at %.6f (%s) closes it out of order (%s still open inside it, left open)",
+             p->pub.id, region_name(rp, ev->region, w, sizeof w), ev->time,
+             event_place(rp, ev, p->pub.events, at, sizeof at),
              region_name(rp, p->stack[p->nstack - 1].event, w2, sizeof w2));
     }
     double open_entry = p->stack[i].entry;
@@ -1001,6 +1028,62 @@ static int hold_recv(rt_replay *rp, proc_state *p, const rt_tevent *ev)
     return do_recv(rp, p, h);
 }
 
+/* Stack index of the innermost open region with this id, -1 when none. */
+static int open_index(const proc_state *p, int region)
+{
+    int i = p->nstack - 1;
+    while (i >= 0 && p->stack[i].event != region)
+        i--;
+    return i;
+}
+
+/* A region other than the tracer's is open inside stack index i. */
+static int open_inside(const proc_state *p, int i)
+{
+    for (int k = i + 1; k < p->nstack; k++)
+        if (!p->stack[k].tracing) /* the tracer's own regions nest nothing */
+            return 1;
+    return 0;
+}
+
+/* Apply p's deferred LEAVE (its time is accounted already). */
+static int apply_deferred(rt_replay *rp, proc_state *p)
+{
+    int id = p->pub.id;
+    p->has_deferred = 0;
+    int st = do_leave(rp, p, &p->deferred);
+    restate(rp, &rp->procs[id], p->deferred.time);
+    return st;
+}
+
+/* ev (a LEAVE on p) closes a region opened inside the deferred LEAVE's region, at its time. */
+static int inner_of_deferred(const proc_state *p, const rt_tevent *ev)
+{
+    if (ev->kind != RT_TE_LEAVE || ev->time != p->deferred.time)
+        return 0;
+    int outer = open_index(p, p->deferred.region), inner = open_index(p, ev->region);
+    return outer >= 0 && inner > outer;
+}
+
+/*
+ * A LEAVE closing a region with open regions inside it (the same-time rule in
+ * rt_replay.h): hold it when the source may still give their LEAVEs at this
+ * time. 1 when held. Only one is held per processor; receives held for a
+ * LEAVE keep their order (no hold then).
+ */
+static int defer_leave(proc_state *p, const rt_tevent *ev)
+{
+    if (p->has_deferred || p->nheld > 0)
+        return 0;
+    int i = open_index(p, ev->region);
+    if (i < 0 || !open_inside(p, i))
+        return 0;
+    p->deferred = *ev;
+    p->deferred.raw = NULL;
+    p->has_deferred = 1;
+    return 1;
+}
+
 static void proc_end(rt_replay *rp, int i);
 
 /* The replay proper of one event; first: it starts a record of the file. */
@@ -1011,6 +1094,12 @@ static int feed(rt_replay *rp, const rt_tevent *ev, int first, rt_err *err)
     proc_state *p = proc_at(rp, ev->proc);
     if (!p)
         return rt_err_set(err, RT_ENOMEM, "replay: out of memory");
+    if (p->has_deferred && !inner_of_deferred(p, ev)) {
+        int dst = apply_deferred(rp, p);
+        p = &rp->procs[ev->proc];
+        if (dst != RT_OK)
+            return rt_err_set(err, dst, "replay: out of memory");
+    }
     rp->events++;
     p->pub.events++;
     if (ev->kind > 0 && ev->kind < RT_TE_KIND_COUNT)
@@ -1018,24 +1107,28 @@ static int feed(rt_replay *rp, const rt_tevent *ev, int first, rt_err *err)
     double t = ev->time;
     if (p->pub.ended) { /* more events than the prescan counted: live again */
         p->pub.ended = 0;
-        p->pub.state = RT_STATE_BUSY;
-        notify_state(rp, p->pub.id, t < p->since ? p->since : t, RT_STATE_IDLE, RT_STATE_BUSY);
+        p->pub.state = compute_state(rp, p);
+        if (p->pub.state != RT_STATE_IDLE)
+            notify_state(rp, p->pub.id, t < p->since ? p->since : t, RT_STATE_IDLE, p->pub.state);
     }
     if (!p->pub.seen) {
         p->pub.seen = 1;
         p->pub.first = t;
         p->since = t;
-        p->pub.state = RT_STATE_BUSY; /* live from its first event */
-        notify_state(rp, p->pub.id, t, RT_STATE_IDLE, RT_STATE_BUSY);
+        p->pub.state = compute_state(rp, p); /* live from its first event */
+        if (p->pub.state != RT_STATE_IDLE)
+            notify_state(rp, p->pub.id, t, RT_STATE_IDLE, p->pub.state);
     }
     if (t < rp->now && !rp->unordered) {
         rp->unordered = 1;
-        warn(rp, "records are not in time order (line %lu: %.6f after %.6f); the replay follows the file's order",
-             ev->line, t, rp->now);
+        char at[160];
+        warn(rp, "records are not in time order (%s: %.6f after %.6f); the replay follows the file's order",
+             event_place(rp, ev, p->pub.events, at, sizeof at), t, rp->now);
     }
     if (t < p->since) { /* time went backwards on this processor: hold it */
-        warn(rp, "processor %d: record at %.6f (line %lu) is earlier than its previous one at %.6f; held there",
-             p->pub.id, t, ev->line, p->since);
+        char at[160];
+        warn(rp, "processor %d: record at %.6f (%s) is earlier than its previous one at %.6f; held there",
+             p->pub.id, t, event_place(rp, ev, p->pub.events, at, sizeof at), p->since);
         t = p->since;
     }
     add_time(rp, p, p->pub.state, p->since, t);
@@ -1067,15 +1160,23 @@ static int feed(rt_replay *rp, const rt_tevent *ev, int first, rt_err *err)
             restate(rp, &rp->procs[id], t);
             break;
         case RT_TE_LEAVE:
+            if (defer_leave(p, ev))
+                break;
             st = do_leave(rp, p, ev);
+            p = &rp->procs[id];
+            if (st == RT_OK && p->has_deferred && !open_inside(p, open_index(p, p->deferred.region))) {
+                rp->tot.reordered_exits++; /* its inner regions closed at its time: now it nests */
+                st = apply_deferred(rp, p);
+            }
             restate(rp, &rp->procs[id], t);
             break;
         case RT_TE_SEND:
             credit_out(rp, p, ev->bytes, t);
-            if (!peer_ok(rp, ev->peer))
-                warn(rp, "processor %d: send at %.6f (line %lu) names no destination processor (%d); not paired",
-                     id, t, ev->line, ev->peer);
-            else
+            if (!peer_ok(rp, ev->peer)) {
+                char at[160];
+                warn(rp, "processor %d: send at %.6f (%s) names no destination processor (%d); not paired",
+                     id, t, event_place(rp, ev, p->pub.events, at, sizeof at), ev->peer);
+            } else
                 st = do_send(rp, id, ev->peer, ev->comm, (long)ev->tag, ev->bytes > 0 ? ev->bytes : 0, t);
             break;
         case RT_TE_RECV:
@@ -1137,6 +1238,9 @@ static void proc_end(rt_replay *rp, int i)
 {
     char w[64];
     proc_state *p = &rp->procs[i];
+    if (p->has_deferred && apply_deferred(rp, p) != RT_OK)
+        warn(rp, "replay: out of memory closing a region of processor %d", i);
+    p = &rp->procs[i];
     if (p->nheld > 0 && flush_held(rp, p, -2, 0, 0) != RT_OK)
         warn(rp, "replay: out of memory pairing the last receives of processor %d", i);
     p = &rp->procs[i];

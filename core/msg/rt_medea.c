@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rt_chanmap.h"
 #include "rt_mem.h"
 
 #define MAX_PROC (1 << 20)
@@ -31,7 +32,17 @@ typedef struct proc_st {
     size_t depth, cap;
     rt_medea_event *ev;   /* sorted by event type */
     size_t nev, capev;
+    rt_medea_rec held;    /* an exit waiting for same-time exits of inner events (has_held) */
+    int has_held;
+    double stat_extime;   /* tracing time a -101 statistics record gives (has_stat_extime) */
+    int has_stat_extime;
 } proc_st;
+
+/* A component's slot in procs, by (processor, task). */
+typedef struct comp_item {
+    rt_chankey k;
+    int slot;
+} comp_item;
 
 /* 16 bytes: a long trace keeps one or two of these per record for its profiles */
 typedef struct change {
@@ -43,10 +54,13 @@ typedef struct change {
 struct rt_medea {
     long events_fed;      /* entry and exit records fed (0: a statistics-only trace) */
     int from_stats;       /* parameters taken from statistics records (rt_medea_add_stats) */
-    proc_st *procs;       /* indexed by processor id */
+    proc_st *procs;       /* components (processor, task), in order of appearance */
     size_t nprocs_cap;    /* length of procs */
-    int *order;           /* ids seen, ascending */
-    size_t nseen;
+    int *task0;           /* processor id -> 1 + slot of its task-0 component, 0 none */
+    size_t captask0;
+    rt_chanmap comps;     /* (processor, task != 0) -> slot in procs */
+    int *order;           /* slots, ascending by (processor, task) */
+    size_t nseen, caporder;
     int keep;             /* record profile change points */
     change *ch;           /* profile change points, in feed order */
     size_t nch, capch;
@@ -74,7 +88,10 @@ static int is_tracing(int e) { return e <= -901 && e >= -914; }
 
 rt_medea *rt_medea_new(void)
 {
-    return calloc(1, sizeof(rt_medea));
+    rt_medea *m = calloc(1, sizeof(rt_medea));
+    if (m)
+        rt_chanmap_init(&m->comps, sizeof(comp_item));
+    return m;
 }
 
 static void free_outputs(rt_medea *m)
@@ -91,50 +108,70 @@ void rt_medea_free(rt_medea *m)
 {
     if (!m)
         return;
-    for (size_t i = 0; i < m->nprocs_cap; i++) {
+    for (size_t i = 0; i < m->nseen; i++) {
         free(m->procs[i].stack);
         free(m->procs[i].ev);
     }
     free(m->procs);
+    rt_chanmap_free(&m->comps);
+    free(m->task0);
     free(m->order);
     free(m->ch);
     free_outputs(m);
     free(m);
 }
 
-static proc_st *get_proc(rt_medea *m, int id, rt_err *err)
+/* (proc, task) of slot a comes before that of slot b. */
+static int comp_before(const rt_medea *m, int a, int b)
 {
-    if ((size_t)id >= m->nprocs_cap) {
-        size_t old = m->nprocs_cap, n = old ? old : 16;
-        while (n <= (size_t)id)
-            n *= 2;
-        proc_st *q = realloc(m->procs, n * sizeof *q);
-        if (!q) {
+    const rt_medea_proc *x = &m->procs[a].p, *y = &m->procs[b].p;
+    return x->proc != y->proc ? x->proc < y->proc : x->task < y->task;
+}
+
+/* The component of task `task` on processor id (made when new): tasks on one processor are
+ * separate components, each with its own stack of open events. */
+static proc_st *get_proc(rt_medea *m, int id, int task, rt_err *err)
+{
+    int *where;
+    if (task == 0) { /* the usual case: a direct table by processor id */
+        if ((size_t)id < m->captask0 && m->task0[id])
+            return &m->procs[m->task0[id] - 1];
+        size_t old = m->captask0;
+        if (rt_grow((void **)&m->task0, &m->captask0, (size_t)id + 1, sizeof *m->task0) != RT_OK) {
             rt_err_set(err, RT_ENOMEM, "out of memory");
             return NULL;
         }
-        memset(q + old, 0, (n - old) * sizeof *q);
-        m->procs = q;
-        m->nprocs_cap = n;
-    }
-    proc_st *ps = &m->procs[id];
-    if (!ps->seen) {
-        int *o = realloc(m->order, (m->nseen + 1) * sizeof *o);
-        if (!o) {
+        memset(m->task0 + old, 0, (m->captask0 - old) * sizeof *m->task0);
+        where = &m->task0[id];
+    } else {
+        comp_item *ci = rt_chanmap_get(&m->comps, id, task, 0, 0);
+        if (!ci) {
             rt_err_set(err, RT_ENOMEM, "out of memory");
             return NULL;
         }
-        m->order = o;
-        size_t k = m->nseen;
-        while (k > 0 && o[k - 1] > id) {
-            o[k] = o[k - 1];
-            k--;
-        }
-        o[k] = id;
-        m->nseen++;
-        ps->seen = 1;
-        ps->p.proc = id;
+        if (ci->slot)
+            return &m->procs[ci->slot - 1];
+        where = &ci->slot;
     }
+    /* a new component */
+    if (rt_grow((void **)&m->procs, &m->nprocs_cap, m->nseen + 1, sizeof *m->procs) != RT_OK ||
+        rt_grow((void **)&m->order, &m->caporder, m->nseen + 1, sizeof *m->order) != RT_OK) {
+        rt_err_set(err, RT_ENOMEM, "out of memory");
+        return NULL;
+    }
+    int slot = (int)m->nseen;
+    *where = slot + 1;
+    proc_st *ps = &m->procs[slot];
+    memset(ps, 0, sizeof *ps);
+    ps->seen = 1;
+    ps->p.proc = id;
+    ps->p.task = task;
+    size_t k = m->nseen++;
+    while (k > 0 && comp_before(m, slot, m->order[k - 1])) {
+        m->order[k] = m->order[k - 1];
+        k--;
+    }
+    m->order[k] = slot;
     return ps;
 }
 
@@ -156,6 +193,7 @@ static rt_medea_event *event_slot(proc_st *ps, int proc, int e)
     memmove(&ps->ev[lo + 1], &ps->ev[lo], (ps->nev - lo) * sizeof *ps->ev);
     memset(&ps->ev[lo], 0, sizeof *ps->ev);
     ps->ev[lo].proc = proc;
+    ps->ev[lo].task = ps->p.task;
     ps->ev[lo].event = e;
     ps->nev++;
     return &ps->ev[lo];
@@ -301,13 +339,68 @@ static int close_exit(rt_medea *m, proc_st *ps, const rt_medea_rec *r)
     return RT_OK;
 }
 
+/* Stack index + 1 of the innermost open event of type e on ps, 0 when none. */
+static size_t open_depth(const proc_st *ps, int e)
+{
+    size_t d = ps->depth;
+    while (d > 0 && ps->stack[d - 1].event != e)
+        d--;
+    return d;
+}
+
+/* An entry, an exit, or another (timed only) record, on its component. */
+static int apply(rt_medea *m, proc_st *ps, const rt_medea_rec *r)
+{
+    if (r->rectype == -3 && !is_tracing(r->event))
+        return push_entry(m, ps, r);
+    if (r->rectype == -4 && !is_tracing(r->event))
+        return close_exit(m, ps, r);
+    return RT_OK;
+}
+
+/*
+ * The same-time rule of the replay (rt_replay.h), for the accumulator's own
+ * stacks: an exit that would close an event with events opened inside it
+ * still open waits while the component's next records are exits of those inner
+ * events at the same time; they close first, then it.
+ */
+static int add_ordered(rt_medea *m, proc_st *ps, const rt_medea_rec *r)
+{
+    /* the usual case first: nothing held, and no exit, or the exit of the innermost entry */
+    if (!ps->has_held && (r->rectype != -4 || (ps->depth > 0 && ps->stack[ps->depth - 1].event == r->event)))
+        return apply(m, ps, r);
+    int st = RT_OK;
+    if (ps->has_held) {
+        size_t outer = open_depth(ps, ps->held.event), inner = r->rectype == -4 ? open_depth(ps, r->event) : 0;
+        if (r->time == ps->held.time && inner > outer && outer > 0) {
+            if ((st = apply(m, ps, r)) == RT_OK && open_depth(ps, ps->held.event) == ps->depth) {
+                ps->has_held = 0;
+                st = apply(m, ps, &ps->held);
+            }
+            return st;
+        }
+        ps->has_held = 0;
+        if ((st = apply(m, ps, &ps->held)) != RT_OK)
+            return st;
+    }
+    if (r->rectype == -4 && !is_tracing(r->event)) {
+        size_t d = open_depth(ps, r->event);
+        if (d > 0 && d < ps->depth) {
+            ps->held = *r;
+            ps->has_held = 1;
+            return RT_OK;
+        }
+    }
+    return apply(m, ps, r);
+}
+
 int rt_medea_add(rt_medea *m, const rt_medea_rec *r, rt_err *err)
 {
     if (r->proc < 0 || r->proc >= MAX_PROC)
         return rt_err_set(err, RT_EINVAL, "processor: id %d outside 0..%d", r->proc, MAX_PROC - 1);
     if (!isfinite(r->time))
         return rt_err_set(err, RT_EINVAL, "time: not a finite number");
-    proc_st *ps = get_proc(m, r->proc, err);
+    proc_st *ps = get_proc(m, r->proc, r->task, err);
     if (!ps)
         return RT_ENOMEM;
     /* seen: 1 = registered, 2 = first record taken */
@@ -319,15 +412,11 @@ int rt_medea_add(rt_medea *m, const rt_medea_rec *r, rt_err *err)
         if (r->time > ps->p.last) ps->p.last = r->time;
     }
     free_outputs(m);
-    int st = RT_OK;
-    if (r->rectype == -3 || r->rectype == -4)
+    /* the tracer's own start and stop records do not make a trace of events */
+    if ((r->rectype == -3 || r->rectype == -4) && !is_tracing(r->event))
         m->events_fed++;
-    if (r->rectype == -3 && !is_tracing(r->event))
-        st = push_entry(m, ps, r);
-    else if (r->rectype == -4 && !is_tracing(r->event))
-        st = close_exit(m, ps, r);
-    if (st != RT_OK)
-        return rt_err_set(err, st, "out of memory");
+    if (add_ordered(m, ps, r) != RT_OK)
+        return rt_err_set(err, RT_ENOMEM, "out of memory");
     return RT_OK;
 }
 
@@ -341,9 +430,14 @@ int rt_medea_finish(rt_medea *m, rt_err *err)
 {
     for (size_t k = 0; k < m->nseen; k++) {
         proc_st *ps = &m->procs[m->order[k]];
+        if (ps->has_held) {
+            ps->has_held = 0;
+            if (apply(m, ps, &ps->held) != RT_OK)
+                return rt_err_set(err, RT_ENOMEM, "out of memory");
+        }
         while (ps->depth > 0) {
             const open_ev *top = &ps->stack[ps->depth - 1];
-            rt_medea_rec r = {-4, top->event, ps->p.last, m->order[k], -1};
+            rt_medea_rec r = {-4, top->event, ps->p.last, ps->p.proc, -1, ps->p.task};
             if (close_exit(m, ps, &r) != RT_OK)
                 return rt_err_set(err, RT_ENOMEM, "out of memory");
             ps->p.unclosed++;
@@ -356,13 +450,14 @@ long rt_medea_events_fed(const rt_medea *m) { return m->events_fed; }
 
 int rt_medea_from_stats(const rt_medea *m) { return m->from_stats; }
 
-int rt_medea_add_stats(rt_medea *m, int proc, int kind, int event, double value, double time, rt_err *err)
+int rt_medea_add_stats(rt_medea *m, int proc, int task, int kind, int event, double value, double time,
+                       rt_err *err)
 {
     if (proc < 0 || proc >= MAX_PROC)
         return rt_err_set(err, RT_EINVAL, "processor: id %d outside 0..%d", proc, MAX_PROC - 1);
     if (!isfinite(value) || !isfinite(time))
         return rt_err_set(err, RT_EINVAL, "statistics: not a finite number");
-    proc_st *ps = get_proc(m, proc, err);
+    proc_st *ps = get_proc(m, proc, task, err);
     if (!ps)
         return RT_ENOMEM;
     if (ps->seen == 1) {
@@ -373,6 +468,11 @@ int rt_medea_add_stats(rt_medea *m, int proc, int kind, int event, double value,
         if (time > ps->p.last) ps->p.last = time;
     }
     m->from_stats = 1;
+    if (kind == -101 && is_tracing(event) && value >= 0) { /* time traced: the execution time */
+        if (!ps->has_stat_extime || value > ps->stat_extime)
+            ps->stat_extime = value;
+        ps->has_stat_extime = 1;
+    }
     int cat = rt_medea_category(event);
     if (cat < 0)
         return RT_OK; /* user and tracing events: no processor parameter */
@@ -415,6 +515,10 @@ void rt_medea_proc_get(const rt_medea *m, size_t i, rt_medea_proc *out)
     const proc_st *ps = &m->procs[m->order[i]];
     *out = ps->p;
     out->extime = out->last - out->first;
+    if (ps->has_stat_extime && m->events_fed == 0)
+        out->extime = ps->stat_extime; /* statistics only: the time they say was traced */
+    else if (m->from_stats && out->extime <= 0)
+        out->extime = out->last; /* statistics only, written at one time: that time since the start */
     double sys = 0;
     for (int c = 0; c < RT_MEDEA_NCAT; c++)
         sys += out->time[c];

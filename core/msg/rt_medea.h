@@ -35,6 +35,7 @@ typedef struct rt_medea_rec {
     double time;  /* seconds */
     int proc;     /* processor id, >= 0 */
     double bytes; /* first integer data field (message / I/O bytes), < 0 when absent */
+    int task;     /* PICL TASK field: tasks on one processor are separate components; 0 usually */
 } rt_medea_rec;
 
 /* Categories an outermost system interval is charged to. */
@@ -53,6 +54,7 @@ enum {
 /* Processor-oriented parameters (Table 3 of the MEDEA report). */
 typedef struct rt_medea_proc {
     int proc;
+    int task;                  /* the component's task on that processor (0 usually) */
     double first, last;        /* times of the processor's first and last record */
     double extime, cptime, cmtime;
     double time[RT_MEDEA_NCAT]; /* outermost system-event time per category */
@@ -65,6 +67,7 @@ typedef struct rt_medea_proc {
 /* User-event-oriented parameters of one (processor, event type) (Table 4). */
 typedef struct rt_medea_event {
     int proc, event;
+    int task;
     double ctime;  /* total time of the (outermost) occurrences */
     double stime;  /* system events at the first level */
     double utime;  /* user events at the first level */
@@ -103,9 +106,14 @@ void rt_medea_keep_profiles(rt_medea *m, int on);
 
 /*
  * Feed one record. RT_OK, or RT_EINVAL (err filled) for a negative processor
- * id or a non-finite time, RT_ENOMEM. Exits that match no open entry of their
- * type are counted (rt_medea_proc.unmatched) and otherwise ignored; an exit
- * that matches an entry below the top of the stack closes that entry only.
+ * id or a non-finite time, RT_ENOMEM. A component is a (processor, task)
+ * pair: each task of a processor keeps its own stack and parameters. Exits
+ * that match no open entry of their type are counted (rt_medea_proc.unmatched)
+ * and otherwise ignored. Same-time order as in the replay (rt_replay.h): an
+ * exit that would close an entry with entries opened inside it still open
+ * waits while the component's next records are exits of those inner entries
+ * at the same time, which close first; otherwise (no such exit follows) it
+ * closes that entry only, leaving the inner ones open.
  */
 int rt_medea_add(rt_medea *m, const rt_medea_rec *r, rt_err *err);
 
@@ -118,18 +126,24 @@ int rt_medea_add(rt_medea *m, const rt_medea_rec *r, rt_err *err);
  */
 int rt_medea_finish(rt_medea *m, rt_err *err);
 
-/* Entry and exit records fed so far (0 for a trace of statistics records only). */
+/* Entry and exit records fed so far, the tracer's own (-901..-914) aside (0 for a trace of
+ * statistics records only, with or without tracing start / stop records). */
 long rt_medea_events_fed(const rt_medea *m);
 
 /*
  * One value of a PICL statistics record (kind -101 seconds, -102 occurrences,
  * -103 bytes sent, -104 bytes received, -105 size volume) of event type `event`
- * on processor proc, recorded at `time`: charged to the processor parameters of
- * the event's category (user and tracing events are ignored). For traces that
- * hold nothing else; rt_medea_from_stats then answers 1. RT_OK, RT_EINVAL (a bad
- * processor, kind or value), RT_ENOMEM.
+ * on processor proc (task `task`), recorded at `time`: charged to the processor
+ * parameters of the event's category (user events are ignored). The seconds
+ * of the tracing event (-101 of -901..-914: the time traced) become the
+ * execution time of a trace with no entry or exit records besides the
+ * tracer's; without them the execution time is the processor's span of
+ * records, or, when all its records share one time, that time. For traces
+ * that hold nothing else; rt_medea_from_stats then answers 1. RT_OK,
+ * RT_EINVAL (a bad processor, kind or value), RT_ENOMEM.
  */
-int rt_medea_add_stats(rt_medea *m, int proc, int kind, int event, double value, double time, rt_err *err);
+int rt_medea_add_stats(rt_medea *m, int proc, int task, int kind, int event, double value, double time,
+                       rt_err *err);
 
 /* 1 when some parameters came from statistics records (rt_medea_add_stats). */
 int rt_medea_from_stats(const rt_medea *m);

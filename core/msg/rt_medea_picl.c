@@ -28,6 +28,7 @@ void rt_medea_from_picl(const rt_picl_record *rec, rt_medea_rec *out)
     out->event = rec->event;
     out->time = rec->time;
     out->proc = rec->proc;
+    out->task = rec->task;
     out->bytes = -1;
     double bytes;
     long tag, peer;
@@ -40,7 +41,7 @@ void rt_medea_from_picl(const rt_picl_record *rec, rt_medea_rec *out)
 
 /* One value of a statistics record (-101..-105), kept until the trace is read. */
 typedef struct stat_val {
-    int proc, kind, event;
+    int proc, task, kind, event;
     double value, time;
     unsigned long line;
 } stat_val;
@@ -105,7 +106,8 @@ static void compstats(feed_ctx *c, const rt_picl_record *rec)
         return;
     double counter = rec->data[1];
     if (cs->t0 >= 0 && cs->call && counter > cs->counter && rec->time > cs->t0) {
-        rt_medea_rec in = {-3, cs->call, cs->t0, rec->proc, -1}, out = {-4, cs->call, rec->time, rec->proc, -1};
+        rt_medea_rec in = {-3, cs->call, cs->t0, rec->proc, -1, rec->task},
+                     out = {-4, cs->call, rec->time, rec->proc, -1, rec->task};
         rt_err e;
         int st = rt_medea_add(c->m, &in, &e);
         if (st == RT_OK)
@@ -127,8 +129,8 @@ static void keep_stats(feed_ctx *c, const rt_picl_record *rec)
             fail(c, RT_ENOMEM, rec->line, "out of memory");
             return;
         }
-        c->stats[c->nstats++] = (stat_val){rec->proc, rec->rectype, (int)rec->data[i], rec->data[i + 1],
-                                           rec->time, rec->line};
+        c->stats[c->nstats++] = (stat_val){rec->proc, rec->task, rec->rectype, (int)rec->data[i],
+                                           rec->data[i + 1], rec->time, rec->line};
     }
 }
 
@@ -152,8 +154,9 @@ static void on_record(void *ud, const rt_picl_record *rec)
         compstats(c, rec);
 }
 
-/* A trace of statistics records only: its parameters come from them (said by
- * rt_medea_from_stats); with any entry or exit record they are left aside. */
+/* A trace of statistics records only (the tracer's own start and stop records
+ * aside): its parameters come from them (said by rt_medea_from_stats); with any
+ * other entry or exit record they are left aside. */
 static int apply_stats(feed_ctx *c, rt_err *err)
 {
     if (c->nstats == 0 || rt_medea_events_fed(c->m) > 0)
@@ -161,7 +164,7 @@ static int apply_stats(feed_ctx *c, rt_err *err)
     for (size_t i = 0; i < c->nstats; i++) {
         const stat_val *v = &c->stats[i];
         rt_err e;
-        int st = rt_medea_add_stats(c->m, v->proc, v->kind, v->event, v->value, v->time, &e);
+        int st = rt_medea_add_stats(c->m, v->proc, v->task, v->kind, v->event, v->value, v->time, &e);
         if (st != RT_OK)
             return rt_err_at(err, st, c->path, v->line, "%.400s", e.msg);
     }
@@ -238,13 +241,13 @@ static int feed_event(neutral_ctx *c, const rt_tevent *ev, const char *path, rt_
         if ((st = add_rec(c, &h->enter, path, ev->line, err)) != RT_OK)
             return st;
     }
-    rt_medea_rec r = {-2, 0, ev->time, ev->proc, -1};
+    rt_medea_rec r = {-2, 0, ev->time, ev->proc, -1, ev->task};
     const rt_tregion *reg = NULL;
     switch (ev->kind) {
     case RT_TE_ENTER:
         reg = rt_tdefs_region(c->defs, ev->region);
         h->enter = (rt_medea_rec){-3, medea_event(ev->region, reg ? reg->cls : RT_TC_USER), ev->time, ev->proc,
-                                  ev->bytes > 0 ? ev->bytes : -1};
+                                  ev->bytes > 0 ? ev->bytes : -1, ev->task};
         h->has_enter = 1;
         return RT_OK;
     case RT_TE_RECV:

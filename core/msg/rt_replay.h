@@ -23,7 +23,20 @@
  *
  * State rule, once, on region classes (rt_tclass_state): the innermost open
  * region whose class is not tracing decides - wait, sync, idle: idle; user:
- * busy; any other: overhead; no open region: busy. Before its first and after
+ * busy; any other: overhead; no open region: the definitions' outside class
+ * (rt_tdefs_outside: busy, idle for Paraver).
+ *
+ * Pairs that do not nest: a LEAVE closes the innermost open region with its id.
+ * When regions of the same group were opened inside it and are still open, it
+ * closes that region alone and they stay open until their own LEAVEs (no
+ * re-nesting, no closing them with it); counted in totals.unnested_exits and
+ * warned. A LEAVE with no open region of its id is counted in unmatched_exits.
+ *
+ * Same-time order: a LEAVE that would close a region while regions opened
+ * inside it are open waits while the processor's next events are LEAVEs of
+ * those inner regions at the same time stamp; they are applied first, then it
+ * (exits of inner regions before outer ones, whatever the file's order; counted
+ * in totals.reordered_exits). Any other event, or a later time, applies it first. Before its first and after
  * its last event a processor is idle. For PICL the event numbers map to classes
  * in rt_picl_source.h (so -52, -55, -56, -61, -31, -401, -402, -601 idle).
  *
@@ -72,6 +85,7 @@ typedef struct rt_interval {
     double bytes_out;     /* bytes sent (send / collective entries), 0 if none */
     double bytes_in;      /* bytes received (receive / collective exits), 0 if none */
     int closed;           /* 1 closed by its exit record, 0 closed by the end of the trace */
+    int unnested;         /* 1 when it closed while regions opened inside it were still open */
     /* the entry and exit records' data values (the first RT_INTERVAL_DATA; e.g. I/O sizes) */
     int entry_ndata, exit_ndata;
     double entry_data[RT_INTERVAL_DATA], exit_data[RT_INTERVAL_DATA];
@@ -275,6 +289,8 @@ typedef struct rt_replay_totals {
     int64_t unmatched_recv; /* receives with no send yet (tachyons in waiting) */
     int64_t warnings;
     int64_t unmatched_exits, left_open;
+    int64_t unnested_exits;  /* exits closing a region of their group that is not the innermost open one */
+    int64_t reordered_exits; /* outer exits applied after the same-time inner exits that followed them */
     int64_t collectives;  /* COLL_END events */
     int64_t coll_instances;  /* collective instances reported (complete or not) */
     double coll_bytes;       /* their bytes (participants' sent + received) */
@@ -284,7 +300,9 @@ typedef struct rt_replay_totals {
 } rt_replay_totals;
 void rt_replay_totals_get(const rt_replay *rp, rt_replay_totals *t);
 
-/* Warning messages kept (the first RT_REPLAY_KEEP_WARNINGS; all go to on_warning). */
+/* Warning messages kept (the first RT_REPLAY_KEEP_WARNINGS; all go to on_warning; totals.warnings
+ * counts them all). A warning about an event names its place: the line in a text trace, the
+ * processor and the event's position among its events ("event K of NAME") in a binary one. */
 #define RT_REPLAY_KEEP_WARNINGS 200
 int rt_replay_nwarnings(const rt_replay *rp);
 const char *rt_replay_warning(const rt_replay *rp, int i);

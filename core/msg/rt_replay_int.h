@@ -84,6 +84,8 @@ typedef struct proc_state {
     size_t capheld;
     int *stack_events;    /* scratch for rt_replay_proc_stack */
     double coll_begin;    /* time of the open COLL_BEGIN */
+    rt_tevent deferred;   /* a LEAVE waiting for inner LEAVEs of the same time (has_deferred) */
+    int has_deferred;
 } proc_state;
 
 /* A FIFO of (time, bytes) per channel (src, dst, comm, tag). */

@@ -304,7 +304,12 @@ static int lackey_parse(cursor c, rt_memref *ref, int *modify_out, rt_err *err)
     uint64_t size = 0;
     while (p < end && *p >= '0' && *p <= '9' && size < (1ull << 40))
         size = size * 10 + (uint64_t)(*p++ - '0');
-    if (p == a || size == 0 || skip_blank(p, end) != end)
+    const char *rest = skip_blank(p, end);
+    if (p != a && size > 0 && rest != end && rest != p) /* "L 10,1 00001010": one field too many */
+        return rt_err_at(err, RT_EFORMAT, c.name, c.no,
+                         "unexpected field '%s' after the size (a lackey line is TYPE ADDRESS,SIZE)",
+                         TOK(rest, end, tb));
+    if (p == a || size == 0 || rest != end)
         return rt_err_at(err, RT_EFORMAT, c.name, c.no, "size: '%s' is not a positive number",
                          TOK(a, end, tb));
     ref->kind = kind;

@@ -79,8 +79,9 @@ static int rank_proc(otf2_src *s, uint32_t comm, uint32_t rank, int self, const 
         return self;
     if (c && rank < (uint32_t)c->size && c->procs[rank] >= 0)
         return c->procs[rank];
-    rt_tsource_warn(&s->base, "%s: %s: rank %u is not in communicator %u", s->anchor, what,
-                    (unsigned)rank, (unsigned)comm);
+    const rt_tproc *tp = self >= 0 ? rt_tdefs_proc(s->base.defs, self) : NULL;
+    rt_tsource_warn(&s->base, "%s: %s: %s: rank %u is not in communicator %u", s->anchor,
+                    tp && tp->name[0] ? tp->name : "unknown location", what, (unsigned)rank, (unsigned)comm);
     return -1;
 }
 

@@ -127,6 +127,7 @@ typedef struct def_loc {
     uint64_t id;
     uint32_t name, group;
     uint64_t nevents;
+    OTF2_LocationType type;
 } def_loc;
 
 /* Everything the global definitions say, before it becomes rt_tdefs. */
@@ -231,12 +232,11 @@ static OTF2_CallbackCode on_location(void *ud, OTF2_LocationRef self, OTF2_Strin
                                       OTF2_LocationType type, uint64_t nevents,
                                       OTF2_LocationGroupRef group)
 {
-    (void)type;
     gdefs *g = ud;
     if (rt_grow((void **)&g->locs, &g->caplocs, g->nlocs + 1, sizeof *g->locs) != RT_OK)
         g->failed = RT_ENOMEM;
     else
-        g->locs[g->nlocs++] = (def_loc){self, name, group, nevents};
+        g->locs[g->nlocs++] = (def_loc){self, name, group, nevents, type};
     return def_status(g);
 }
 
@@ -305,12 +305,36 @@ static const char *paradigm_name(OTF2_Paradigm p)
     return p < sizeof names / sizeof *names ? names[p] : "OTHER";
 }
 
+static int is_accelerator(OTF2_Paradigm p)
+{
+    return p == OTF2_PARADIGM_CUDA || p == OTF2_PARADIGM_HIP || p == OTF2_PARADIGM_OPENCL ||
+           p == OTF2_PARADIGM_OPENACC || p == OTF2_PARADIGM_HMPP || p == OTF2_PARADIGM_KOKKOS;
+}
+
+/* A call into an accelerator's runtime (cudaMemcpy, hipMalloc, clEnqueue..., acc_...), as opposed
+ * to a kernel, which runs on its stream and is the stream's work. */
+static int accelerator_api(const char *name)
+{
+    static const char *const prefix[] = {"cuda", "cu", "hip", "hsa", "cl", "acc_", "Kokkos::", "nvtx",
+                                         "roctx", "MEMCPY", "MEMSET", "ALLOC"};
+    for (size_t i = 0; i < sizeof prefix / sizeof *prefix; i++) {
+        size_t n = strlen(prefix[i]);
+        /* "cu" and "cl" only before an upper-case letter (cuLaunchKernel, clFinish), not a kernel "cube" */
+        if (strncmp(name, prefix[i], n) == 0 &&
+            (n > 2 || (name[n] >= 'A' && name[n] <= 'Z')))
+            return 1;
+    }
+    return 0;
+}
+
 /*
  * The class of a region. The role decides where it is specific (collectives,
  * barriers, file I/O, waits); MPI calls of a general role (point-to-point,
  * function: MPI_Recv and MPI_Wait are both) are told apart by name; the tracer's
- * own regions are TRACING; runtime calls of other paradigms are SYSTEM; code of
- * the user or the compiler is USER unless its name is an MPI call.
+ * own regions are TRACING; outside MPI, a region named like a wait (rt_tclass_runtime_wait:
+ * *Synchronize*, barriers, waits, joins, locks) waits; on accelerators a runtime call is SYSTEM
+ * and anything else is a kernel (USER, busy on its stream); runtime calls of other paradigms are
+ * SYSTEM; code of the user or the compiler is USER unless its name is an MPI call.
  */
 static int region_class(OTF2_RegionRole role, OTF2_Paradigm par, const char *name)
 {
@@ -334,6 +358,13 @@ static int region_class(OTF2_RegionRole role, OTF2_Paradigm par, const char *nam
         break;
     }
     int guess = rt_tclass_guess(name);
+    if (par != OTF2_PARADIGM_MPI && guess == RT_TC_USER) {
+        int wait = rt_tclass_runtime_wait(name);
+        if (wait >= 0)
+            return wait;
+    }
+    if (is_accelerator(par))
+        return accelerator_api(name) ? RT_TC_SYSTEM : RT_TC_USER;
     switch (par) {
     case OTF2_PARADIGM_MPI:
         return guess == RT_TC_USER ? RT_TC_SYSTEM : guess;
@@ -463,28 +494,33 @@ static int build_defs(rt_otf2_map *s, gdefs *g, rt_tdefs *d, const char *anchor,
             goto nomem;
     }
     qsort(g->locs, g->nlocs, sizeof *g->locs, cmp_loc);
-    s->nlocs = g->nlocs;
     s->locs = malloc((g->nlocs ? g->nlocs : 1) * sizeof *s->locs);
     s->nevents = malloc((g->nlocs ? g->nlocs : 1) * sizeof *s->nevents);
     if (!s->locs || !s->nevents)
         goto nomem;
     s->dense = 1;
-    for (size_t p = 0; p < g->nlocs; p++) {
-        if (p && g->locs[p].id == g->locs[p - 1].id)
+    s->nlocs = 0;
+    for (size_t i = 0; i < g->nlocs; i++) {
+        if (i && g->locs[i].id == g->locs[i - 1].id)
             return rt_err_set(err, RT_EFORMAT, "%s: definitions: location %llu defined twice",
-                              anchor, (unsigned long long)g->locs[p].id);
-        s->locs[p] = g->locs[p].id;
-        s->nevents[p] = g->locs[p].nevents;
-        s->dense &= g->locs[p].id == p;
+                              anchor, (unsigned long long)g->locs[i].id);
+        if (!rt_otf2_is_processor(g->locs[i].type)) {
+            s->metric_locs++;
+            continue;
+        }
+        size_t p = s->nlocs++;
+        s->locs[p] = g->locs[i].id;
+        s->nevents[p] = g->locs[i].nevents;
+        s->dense &= g->locs[i].id == p;
         char name[512] = "", path[1024] = "";
-        const def_lgroup *lg = idtab_get(&g->lgroups, g->locs[p].group);
+        const def_lgroup *lg = idtab_get(&g->lgroups, g->locs[i].group);
         if (lg && lg->used) {
             append(name, sizeof name, "", gstr(g, lg->name));
             node_path(g, lg->parent, path, sizeof path, 0);
             append(path, sizeof path, "/", gstr(g, lg->name));
         }
-        append(name, sizeof name, " / ", gstr(g, g->locs[p].name));
-        append(path, sizeof path, "/", gstr(g, g->locs[p].name));
+        append(name, sizeof name, " / ", gstr(g, g->locs[i].name));
+        append(path, sizeof path, "/", gstr(g, g->locs[i].name));
         int st = rt_tdefs_set_proc(d, (int)p, name, path);
         if (st == RT_ERANGE)
             return rt_err_set(err, st, "%s: definitions: %zu locations, more than %d", anchor,
@@ -492,6 +528,9 @@ static int build_defs(rt_otf2_map *s, gdefs *g, rt_tdefs *d, const char *anchor,
         if (st != RT_OK)
             goto nomem;
     }
+    if (s->nlocs == 0)
+        return rt_err_set(err, RT_EFORMAT, "%s: global definitions: no thread or stream locations (%zu metric)",
+                          anchor, s->metric_locs);
     s->have_clock = g->have_clock;
     if (g->have_clock)
         rt_tdefs_set_clock(d, g->resolution, (int64_t)g->offset);

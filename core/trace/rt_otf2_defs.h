@@ -31,7 +31,15 @@ typedef struct rt_otf2_map {
     rt_otf2_comm *comms;    /* sorted by id */
     size_t ncomms;
     int have_clock;         /* the definitions had clock properties */
+    size_t metric_locs;     /* METRIC locations left out (not processors) */
 } rt_otf2_map;
+
+/* The one rule for which OTF2 locations are processors: CPU threads, accelerator streams and
+ * locations of unknown type are; METRIC locations (counters only) are not, and get no index. */
+static inline int rt_otf2_is_processor(OTF2_LocationType type)
+{
+    return type != OTF2_LOCATION_TYPE_METRIC;
+}
 
 /*
  * Read the global definitions of the archive open in rd into defs (regions,

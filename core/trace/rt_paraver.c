@@ -529,6 +529,7 @@ rt_tsource *rt_paraver_open(const char *path, rt_err *err)
         goto fail;
     if (prv_read_header(r->in, path, &r->model, r->base.defs, err) != RT_OK)
         goto fail;
+    rt_tdefs_set_outside(r->base.defs, RT_TC_IDLE); /* outside every state record: state 0, Idle */
     r->body_line = rt_lines_lineno(r->in) + 1;
     r->st.nappl = r->model.nappl;
     r->st.ntasks = r->model.ntasks;

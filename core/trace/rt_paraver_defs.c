@@ -144,7 +144,24 @@ static int push_int(int **a, size_t *cap, int n, int v)
     return RT_OK;
 }
 
-/* "NAPPL:NTASKS(NTHREADS:NODE,...)[,NCOMM][:NTASKS(...)...]": the process model. */
+/* At h->p: ',' then digits then '(' - the next application after a ',' separator, as
+ * Paraver's own writer puts it - rather than ',NCOMM'. */
+static int comma_starts_appl(const hcur *h)
+{
+    const char *q = h->p + 1;
+    if (h->p >= h->end || *h->p != ',' || q >= h->end || !isdigit((unsigned char)*q))
+        return 0;
+    while (q < h->end && isdigit((unsigned char)*q))
+        q++;
+    return q < h->end && *q == '(';
+}
+
+/*
+ * "NAPPL:APPL[SEP APPL...][,NCOMM]" with APPL = "NTASKS(NTHREADS:NODE,...)": the
+ * process model. Between applications one separator, ':' or ',' (Paraver's
+ * writer puts ',', Extrae ':'), as the Paraver kernel reads it; a communicator
+ * count ",NCOMM" may follow any application (Extrae) or the last (Paraver).
+ */
 static int header_appls(hcur *h, prv_model *m, long long *ncomm)
 {
     long long nappl, ntasks, nthr, node, nc;
@@ -156,9 +173,16 @@ static int header_appls(hcur *h, prv_model *m, long long *ncomm)
     *ncomm = 0;
     if (push_int(&m->appl_first, &capa, 0, 0) != RT_OK || push_int(&m->task_first, &capt, 0, 0) != RT_OK)
         return RT_ENOMEM;
+    if ((st = hchar(h, ':', "tasks")) != RT_OK)
+        return st;
     for (int a = 0; a < m->nappl; a++) {
-        if ((st = hchar(h, ':', "tasks")) != RT_OK || (st = hnum(h, "tasks", 1, RT_TE_MAXPROC, &ntasks)) != RT_OK ||
-            (st = hchar(h, '(', "threads")) != RT_OK)
+        if (a > 0) { /* the separator before this application */
+            if (h->p < h->end && (*h->p == ':' || *h->p == ','))
+                h->p++;
+            else
+                return hchar(h, ':', "tasks");
+        }
+        if ((st = hnum(h, "tasks", 1, RT_TE_MAXPROC, &ntasks)) != RT_OK || (st = hchar(h, '(', "threads")) != RT_OK)
             return st;
         for (long long t = 0; t < ntasks; t++) {
             if ((t > 0 && (st = hchar(h, ',', "threads")) != RT_OK) ||
@@ -173,7 +197,7 @@ static int header_appls(hcur *h, prv_model *m, long long *ncomm)
         }
         if ((st = hchar(h, ')', "threads")) != RT_OK)
             return st;
-        if (h->p < h->end && *h->p == ',') {
+        if (h->p < h->end && *h->p == ',' && !(a + 1 < m->nappl && comma_starts_appl(h))) {
             h->p++;
             if ((st = hnum(h, "communicators", 0, 1 << 24, &nc)) != RT_OK)
                 return st;

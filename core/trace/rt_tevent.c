@@ -102,6 +102,33 @@ int rt_tclass_guess(const char *name)
     return RT_TC_SYSTEM;
 }
 
+/* haystack contains needle (lower case), ASCII case ignored; whole_end: the match may not
+ * run on into a lower-case letter ("join" in "pthread_join", not in "joint"). */
+static int contains_nocase(const char *hay, const char *needle, int whole_end)
+{
+    size_t n = strlen(needle);
+    for (; *hay; hay++) {
+        size_t i = 0;
+        while (i < n && hay[i] && (hay[i] | 0x20) == needle[i])
+            i++;
+        if (i == n && !(whole_end && hay[n] >= 'a' && hay[n] <= 'z'))
+            return 1;
+    }
+    return 0;
+}
+
+int rt_tclass_runtime_wait(const char *name)
+{
+    if (!name)
+        return -1;
+    if (contains_nocase(name, "barrier", 0))
+        return RT_TC_SYNC;
+    if (contains_nocase(name, "synchroniz", 0) || contains_nocase(name, "wait", 0) ||
+        contains_nocase(name, "join", 1) || contains_nocase(name, "clfinish", 0))
+        return RT_TC_WAIT;
+    return -1;
+}
+
 void rt_tevent_clear(rt_tevent *ev)
 {
     memset(ev, 0, sizeof *ev);
@@ -122,13 +149,16 @@ struct rt_tdefs {
     size_t ncomms, capcomms;
     uint64_t resolution;
     int64_t offset;
+    int outside;            /* class of the time outside every region */
 };
 
 rt_tdefs *rt_tdefs_new(void)
 {
     rt_tdefs *d = calloc(1, sizeof *d);
-    if (d)
+    if (d) {
         d->resolution = 1;
+        d->outside = RT_TC_USER;
+    }
     return d;
 }
 
@@ -309,6 +339,17 @@ int rt_tdefs_ncomms(const rt_tdefs *d) { return (int)d->ncomms; }
 const rt_tcomm *rt_tdefs_comm_at(const rt_tdefs *d, int i)
 {
     return i >= 0 && (size_t)i < d->ncomms ? d->comms[i] : NULL;
+}
+
+void rt_tdefs_set_outside(rt_tdefs *d, int cls)
+{
+    if (cls >= 0 && cls < RT_TC_COUNT && cls != RT_TC_TRACING)
+        d->outside = cls;
+}
+
+int rt_tdefs_outside(const rt_tdefs *d)
+{
+    return d ? d->outside : RT_TC_USER;
 }
 
 void rt_tdefs_set_clock(rt_tdefs *d, uint64_t resolution, int64_t offset)

@@ -28,8 +28,10 @@
  * processor is idle inside a point-to-point or collective wait, a barrier or
  * an explicit idle region; it is in overhead inside any other communication,
  * I/O or system region; it is busy in user code and outside every region.
- * The innermost region whose class is not TRACING decides. Before its first
- * and after its last event a processor is idle.
+ * The innermost region whose class is not TRACING decides; outside every
+ * region the definitions' outside class does (busy unless the format says
+ * otherwise: rt_tdefs_set_outside). Before its first and after its last event
+ * a processor is idle.
  *
  * Time: seconds as a double, plus the raw integer tick count when the format
  * has one (OTF2, Paraver: nanoseconds or ticks), so readers can convert with
@@ -102,6 +104,16 @@ int rt_tclass_state(int cls);
  * "idle" / "Idle" idle, anything else user. Case-sensitive on the MPI prefix.
  */
 int rt_tclass_guess(const char *name);
+/*
+ * The wait class of a runtime region known by its name, for paradigms other
+ * than MPI (accelerators, threads, tasking runtimes): a name containing
+ * "barrier" is RT_TC_SYNC; one containing "synchroniz" (cudaDeviceSynchronize,
+ * hipEventSynchronize), "wait" (omp_taskwait, hpx wait_all, pthread_cond_wait),
+ * "join" not followed by a lower-case letter (pthread_join, not joint_matrix) or
+ * "clFinish" is RT_TC_WAIT; ASCII case ignored.
+ * -1 when the name is none of these.
+ */
+int rt_tclass_runtime_wait(const char *name);
 /* 1 when the class counts as communication (send, recv, wait, collective, sync). */
 int rt_tclass_is_comm(int cls);
 
@@ -189,6 +201,15 @@ int rt_tdefs_add_comm(rt_tdefs *d, int id, const char *name, int size, const int
 const rt_tcomm *rt_tdefs_comm(const rt_tdefs *d, int id);
 int rt_tdefs_ncomms(const rt_tdefs *d);
 const rt_tcomm *rt_tdefs_comm_at(const rt_tdefs *d, int i);
+
+/*
+ * The class of the time a processor spends outside every region, between its
+ * first and last event: RT_TC_USER (busy) by default, as in PICL, OTF2 and
+ * Pajé; RT_TC_IDLE for Paraver, where a thread outside any state record is in
+ * state 0, Idle. Tracing is refused (the default stays).
+ */
+void rt_tdefs_set_outside(rt_tdefs *d, int cls);
+int rt_tdefs_outside(const rt_tdefs *d);
 
 /*
  * Clock: ticks per second and the tick that is time 0 (the first tick of the

@@ -95,7 +95,7 @@ local function head_lines(head, whole)
 end
 
 function M.detect(path)
-  if path:match("%.otf2$") then return "otf2", "file name" end
+  if path:match("%.otf2$") then return "otf2", "an OTF2 anchor (.otf2)" end
   local d, dwhy = dispatcher(path)
   if d then return d, dwhy end
   if d == false then return nil, dwhy end
@@ -136,7 +136,7 @@ function M.detect(path)
   for k, c in pairs(votes) do
     if c > count or (c == count and k < best) then best, count = k, c end
   end
-  return best, count > 0 and ("score " .. count .. " over the first " .. n .. " lines") or "no line recognised"
+  return best, count > 0 and ("its first lines read as " .. best) or "no line recognised"
 end
 
 local summaries = {}

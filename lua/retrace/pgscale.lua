@@ -114,7 +114,6 @@ local function jstr(v)
   end) .. '"'
 end
 
-local function us(t) return string.format("%.3f", t * 1e6) end
 
 --- Per processor, its state segments from on_state changes: emit(p, state, from, to)
 -- once per maximal segment of one state (zero-length changes in between merged),
@@ -161,35 +160,72 @@ function M.state_tracker(t0, emit, first)
   return tr
 end
 
+-- Microseconds with three decimals, from whole nanoseconds (so a slice's end, ts + dur, is
+-- exact in the file and slices that touch do not overlap by a rounding).
+local function ns(t) return math.floor(t * 1e9 + 0.5) end
+local function us_of_ns(v)
+  local a = v < 0 and -v or v
+  return string.format("%s%d.%03d", v < 0 and "-" or "", a // 1000, a % 1000)
+end
+
+-- Tracks (Trace Event Format threads) of processor p's process (pid p + 1).
+local TID_STATES, TID_REGIONS, TID_UNNESTED = 1, 2, 3
+
 --- Write the trace in the Trace Event Format (Perfetto, chrome://tracing) to
--- file: processors as threads of process 1 ("M" thread_name events), the
--- processors' states and the user events (regions of class user) as complete
--- events "X", each message as a flow from its send ("s", on the sender) to its
--- receive ("f", on the receiver). Times in microseconds of trace time.
--- Streams: one state segment per processor and nothing per record is kept.
+-- file: one process per processor (pid = processor + 1, named by the trace's
+-- definitions), with its own tracks (threads): "states" (busy / overhead /
+-- idle as complete events "X", one per maximal segment), "regions" (the user
+-- regions, properly nested: every region that closed after all the regions
+-- opened inside it), and, when the trace has regions that do not nest (a
+-- region closed while regions opened inside it were open, rt_replay.h's rule),
+-- "regions, not nested N" tracks holding those, each track kept nested (a region
+-- goes to the first such track where it nests). Each message is a flow from its
+-- send ("s", on the sender's states track) to its receive ("f"). Times in
+-- microseconds of trace time, from whole nanoseconds.
+-- Streams: one state segment per processor, and the not-nested regions only, are kept.
 -- opts: format, info (the pre-pass: a processor idle from its own last record).
--- Returns {complete =, states =, user =, flow =, threads =} | nil, message.
+-- Returns {complete =, states =, user =, unnested =, flow =, threads =} | nil, message.
 function M.chrome_json(path, file, opts)
   opts = opts or {}
   local replay = require "retrace.replay"
   local f, ferr = io.open(file, "w")
   if not f then return nil, ferr end
-  local n = { complete = 0, states = 0, user = 0, flow = 0, threads = 0 }
+  local n = { complete = 0, states = 0, user = 0, unnested = 0, flow = 0, threads = 0 }
   local first = true
   local function put(s)
     if first then f:write("\n", s) first = false else f:write(",\n", s) end
   end
+  local function slice(name, cat, p, tid, from, to)
+    local a = ns(from)
+    put(string.format('{"name":%s,"cat":"%s","ph":"X","pid":%d,"tid":%d,"ts":%s,"dur":%s}', jstr(name), cat,
+      p + 1, tid, us_of_ns(a), us_of_ns(math.max(0, ns(to) - a))))
+    n.complete = n.complete + 1
+  end
   f:write('{"displayTimeUnit":"ns","traceEvents":[')
   local t0 = opts.info and opts.info.span[1] or 0
+  local seen, lanes_of = {}, {}
   local track = M.state_tracker(t0, function(p, st, from, to)
-    put(string.format('{"name":%s,"cat":"state","ph":"X","pid":1,"tid":%d,"ts":%s,"dur":%s}', jstr(st), p,
-      us(from), us(to - from)))
-    n.complete, n.states = n.complete + 1, n.states + 1
-  end, function(p)
-    put(string.format('{"name":"thread_name","ph":"M","pid":1,"tid":%d,"args":{"name":"processor %d"}}', p, p))
-    n.threads = n.threads + 1
-  end)
+    slice(st, "state", p, TID_STATES, from, to)
+    n.states = n.states + 1
+  end, function(p) seen[#seen + 1] = p end)
   local state_of = track.touch
+  -- a not-nested region [a, b] (b the latest exit so far on p) goes to the first lane where it
+  -- nests: a lane keeps its outermost slices; those starting at or after a are inside it
+  local function lane_for(p, a, b)
+    local lanes = lanes_of[p]
+    if not lanes then lanes = {} lanes_of[p] = lanes end
+    for k = 1, #lanes + 1 do
+      local l = lanes[k]
+      if not l then l = {} lanes[k] = l end
+      local top = #l
+      while top > 0 and l[top][1] >= a do top = top - 1 end
+      if top == 0 or l[top][2] <= a then
+        for i = #l, top + 1, -1 do l[i] = nil end
+        l[top + 1] = { a, b }
+        return k
+      end
+    end
+  end
   local user_class, names = {}, {}
   local rp
   local err
@@ -205,19 +241,25 @@ function M.chrome_json(path, file, opts)
       end
       if u and iv.exit then
         state_of(iv.proc)
-        put(string.format('{"name":%s,"cat":"user","ph":"X","pid":1,"tid":%d,"ts":%s,"dur":%s}',
-          jstr(names[iv.event]), iv.proc, us(iv.entry), us(math.max(0, iv.exit - iv.entry))))
-        n.complete, n.user = n.complete + 1, n.user + 1
+        if iv.unnested then
+          local a, b = ns(iv.entry), ns(iv.exit)
+          slice(names[iv.event], "user", iv.proc, TID_UNNESTED - 1 + lane_for(iv.proc, a, b), iv.entry, iv.exit)
+          n.unnested = n.unnested + 1
+        else
+          slice(names[iv.event], "user", iv.proc, TID_REGIONS, iv.entry, iv.exit)
+        end
+        n.user = n.user + 1
       end
     end,
     on_message = function(m)
       state_of(m.src); state_of(m.dst)
       n.flow = n.flow + 2
       local id = n.flow // 2
-      local name = string.format('"message","cat":"message","id":%d,"pid":1', id)
-      put(string.format('{"name":%s,"ph":"s","tid":%d,"ts":%s,"args":{"bytes":%.17g,"tag":%d}}', name,
-        m.src, us(m.send_time), m.bytes, m.tag or 0))
-      put(string.format('{"name":%s,"ph":"f","bp":"e","tid":%d,"ts":%s}', name, m.dst, us(m.recv_time)))
+      local name = '"message","cat":"message","id":' .. id
+      put(string.format('{"name":%s,"ph":"s","pid":%d,"tid":%d,"ts":%s,"args":{"bytes":%.17g,"tag":%d}}', name,
+        m.src + 1, TID_STATES, us_of_ns(ns(m.send_time)), m.bytes, m.tag or 0))
+      put(string.format('{"name":%s,"ph":"f","bp":"e","pid":%d,"tid":%d,"ts":%s}', name, m.dst + 1, TID_STATES,
+        us_of_ns(ns(m.recv_time))))
     end,
   })
   if not rp then f:close() return nil, err end
@@ -225,6 +267,22 @@ function M.chrome_json(path, file, opts)
   if not ok then f:close() return nil, tostring(rerr) end
   local _, t1 = rp:span()
   track.finish(t1)
+  -- names last (the definitions are complete then): processes, then their tracks
+  local procs = rp:defs().procs
+  table.sort(seen)
+  for _, p in ipairs(seen) do
+    local d = procs[p + 1]
+    local pname = d and d.name ~= "" and d.name or ("processor " .. p)
+    put(string.format('{"name":"process_name","ph":"M","pid":%d,"args":{"name":%s}}', p + 1, jstr(pname)))
+    put(string.format('{"name":"process_sort_index","ph":"M","pid":%d,"args":{"sort_index":%d}}', p + 1, p))
+    local tracks = { [TID_STATES] = "states", [TID_REGIONS] = "regions" }
+    for k = 1, #(lanes_of[p] or {}) do tracks[TID_UNNESTED - 1 + k] = "regions, not nested " .. k end
+    for tid = 1, #tracks do
+      put(string.format('{"name":"thread_name","ph":"M","pid":%d,"tid":%d,"args":{"name":"%s"}}', p + 1, tid,
+        tracks[tid]))
+      n.threads = n.threads + 1
+    end
+  end
   f:write("\n]}\n")
   f:close()
   return n

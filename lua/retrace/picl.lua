@@ -137,6 +137,7 @@ local function replay_stats(rp, opts, step)
   local tot = rp:totals()
   out.messages, out.tachyons = tot.messages, tot.tachyons
   out.totals = tot
+  out.warnings_total = tot.warnings -- all of them; out.warnings keeps the first ones
   local cp = rp:critical_path()
   if cp then
     out.critical_path = { length = cp.length, start = cp.start, stop = cp.stop,
@@ -199,6 +200,7 @@ function M.summary(path, opts)
     if nskip > #skips then w[#w + 1] = string.format("%d more malformed lines skipped", nskip - #skips) end
     table.move(out.warnings, 1, #out.warnings, #w + 1, w)
     out.warnings = w
+    out.warnings_total = out.warnings_total + nskip
   end
   out.trace = { file = path, format = trace:format(), records = trace:count(), skipped = nskip,
     skipped_lines = skips, pending = out.totals.pending, unmatched_receives = out.totals.unmatched_receives }

@@ -15,7 +15,7 @@
 
 static void feed(rt_medea *m, int rectype, int event, double t, int proc, double bytes)
 {
-    rt_medea_rec r = {rectype, event, t, proc, bytes};
+    rt_medea_rec r = {rectype, event, t, proc, bytes, 0};
     rt_err err;
     assert_int_equal(rt_medea_add(m, &r, &err), RT_OK);
 }
@@ -168,7 +168,7 @@ static void test_bad_record(void **state)
     assert_int_equal(rt_medea_profile(m, RT_MEDEA_P_COMM, &t, &c, &n, &perr), RT_ESTATE);
     assert_int_equal(rt_medea_profile(m, RT_MEDEA_P_EXEC, &t, &c, &n, &perr), RT_OK);
     assert_int_equal(n, 2);
-    rt_medea_rec r = {-3, 1, 0.5, -2, -1};
+    rt_medea_rec r = {-3, 1, 0.5, -2, -1, 0};
     rt_err err;
     assert_int_equal(rt_medea_add(m, &r, &err), RT_EINVAL);
     assert_string_equal(err.msg, "processor: id -2 outside 0..1048575");
@@ -280,9 +280,9 @@ static void test_profiles_sorted_feed(void **state)
                 if (depth < 16 && (depth == 0 || rand() % 2)) {
                     int ev = rand() % 2 ? rand() % 3 : -(21 + rand() % 40);
                     stack[depth++] = ev;
-                    recs[nr++] = (rt_medea_rec){-3, ev, t, p, 1};
+                    recs[nr++] = (rt_medea_rec){-3, ev, t, p, 1, 0};
                 } else {
-                    recs[nr++] = (rt_medea_rec){-4, stack[--depth], t, p, 1};
+                    recs[nr++] = (rt_medea_rec){-4, stack[--depth], t, p, 1, 0};
                 }
             }
         }

@@ -275,6 +275,9 @@ static void test_lackey_errors(void **state)
     expect_error(RT_MEMFMT_LACKEY, " L 10,\n", "1: size: '' is not a positive number");
     expect_error(RT_MEMFMT_LACKEY, " L 10,0\n", "1: size: '0' is not a positive number");
     expect_error(RT_MEMFMT_LACKEY, " S 10,4x\n", "1: size: '4x' is not a positive number");
+    /* a trailing field after the size is named as such, not taken for a bad size */
+    expect_error(RT_MEMFMT_LACKEY, " L 10,1 00001010\n", "1: unexpected field '00001010' after the size (a lackey line is TYPE ADDRESS,SIZE)");
+    expect_error(RT_MEMFMT_LACKEY, " I 0400d7d4,8 x y\n", "1: unexpected field 'x' after the size (a lackey line is TYPE ADDRESS,SIZE)");
     expect_error(RT_MEMFMT_LACKEY, " L 7ff000,99999999999\n",
                  "1: size: 99999999999: more than 16 MiB in one reference");
 }

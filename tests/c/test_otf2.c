@@ -737,7 +737,7 @@ static void test_written_archive(void **state)
     check_sequence(s);
     assert_int_equal(s->warnings, 1);
     char want_msg[600];
-    snprintf(want_msg, sizeof want_msg, "%s: MPI_SEND receiver: rank 7 is not in communicator 0", anchor);
+    snprintf(want_msg, sizeof want_msg, "%s: Rank 1 / thread: MPI_SEND receiver: rank 7 is not in communicator 0", anchor);
     assert_string_equal(msg, want_msg);
     assert_int_equal(skipped(s, "METRIC"), 1);
     assert_int_equal(skipped(s, "PARAMETER_INT"), 1);

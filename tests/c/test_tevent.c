@@ -55,6 +55,24 @@ static void test_class_guess(void **state)
     assert_int_equal(rt_tclass_guess(NULL), RT_TC_USER);
 }
 
+/* Runtime waits of paradigms other than MPI, by name (GPU synchronisation, barriers, joins). */
+static void test_runtime_wait(void **state)
+{
+    (void)state;
+    static const struct { const char *name; int cls; } cases[] = {
+        {"hipEventSynchronize", RT_TC_WAIT}, {"cudaDeviceSynchronize", RT_TC_WAIT},
+        {"cudaStreamSynchronize", RT_TC_WAIT}, {"!$omp barrier @foo.c:12", RT_TC_SYNC},
+        {"hpx::lcos::local::barrier::wait", RT_TC_SYNC}, {"hpx::wait_all", RT_TC_WAIT},
+        {"omp_taskwait", RT_TC_WAIT}, {"pthread_join", RT_TC_WAIT}, {"pthread_cond_wait", RT_TC_WAIT},
+        {"thread.Join", RT_TC_WAIT}, {"clFinish", RT_TC_WAIT}, {"joint_matrix", -1}, {"compute", -1},
+        {"hipLaunchKernel", -1}, {"_Z6vecaddPfS_S_i", -1}, {"", -1},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+        if (rt_tclass_runtime_wait(cases[i].name) != cases[i].cls)
+            fail_msg("%s: got %d, want %d", cases[i].name, rt_tclass_runtime_wait(cases[i].name), cases[i].cls);
+    assert_int_equal(rt_tclass_runtime_wait(NULL), -1);
+}
+
 /* Random ids (negative ones too), redefinitions, lookups of ids never defined. */
 static void test_regions_random(void **state)
 {
@@ -142,6 +160,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_class_states),
         cmocka_unit_test(test_class_guess),
+        cmocka_unit_test(test_runtime_wait),
         cmocka_unit_test(test_regions_random),
         cmocka_unit_test(test_procs_comms),
         cmocka_unit_test(test_clock_exact),

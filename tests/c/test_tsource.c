@@ -968,10 +968,28 @@ static void test_dispatcher_bad_input(void **state)
  * state types): closing the outer one of another group is no warning; closing
  * out of order within one group still is.
  */
+typedef struct closed_list {
+    int n;
+    int event[8], proc[8];
+    double exit[8];
+} closed_list;
+
+static void note_interval(void *ud, const rt_interval *iv)
+{
+    closed_list *c = ud;
+    if (c->n < 8) {
+        c->event[c->n] = iv->event;
+        c->proc[c->n] = iv->proc;
+        c->exit[c->n++] = iv->exit;
+    }
+}
+
 static void test_out_of_order_by_group(void **state)
 {
     (void)state;
-    rt_replay *rp = rt_replay_new(NULL, NULL, NULL);
+    closed_list closed = {0};
+    rt_replay_opts o = {.on_interval = note_interval, .ud = &closed};
+    rt_replay *rp = rt_replay_new(NULL, &o, NULL);
     assert_non_null(rp);
     rt_tdefs *d = rt_replay_defs(rp);
     assert_int_equal(rt_tdefs_add_region(d, 1, "booked", "PM state", RT_TC_USER), RT_OK);
@@ -987,7 +1005,58 @@ static void test_out_of_order_by_group(void **state)
     assert_int_equal(rt_replay_finish(rp, NULL), RT_OK);
     assert_int_equal(rt_replay_nwarnings(rp), 1);
     assert_non_null(strstr(rt_replay_warning(rp, 0), "exit of booked at 5.000000"));
-    assert_non_null(strstr(rt_replay_warning(rp, 0), "(free still open inside it)"));
+    assert_non_null(strstr(rt_replay_warning(rp, 0), "(free still open inside it, left open)"));
+    /* the rule for pairs that do not nest: booked closed alone at 5, free left open to its own exit at 6 */
+    assert_int_equal(closed.n, 4);
+    assert_int_equal(closed.event[1], 1);
+    assert_float_equal(closed.exit[1], 5, 0);
+    assert_int_equal(closed.event[2], 3);
+    assert_float_equal(closed.exit[2], 6, 0);
+    rt_replay_totals t;
+    rt_replay_totals_get(rp, &t);
+    assert_int_equal(t.unnested_exits, 1); /* counted once: the other group's interleaving is not */
+    assert_int_equal(t.unmatched_exits, 0);
+    assert_int_equal(t.reordered_exits, 0); /* free's exit came later, not at the same time */
+    rt_replay_free(rp);
+}
+
+/*
+ * Same-time exits in the wrong order (mpicl-10: a user event's exit written
+ * before the exit of the barrier inside it, both at one time stamp): the inner
+ * exit is applied first, the intervals nest, no warning; counted.
+ */
+static void test_same_time_exits(void **state)
+{
+    (void)state;
+    closed_list closed = {0};
+    rt_replay_opts o = {.on_interval = note_interval, .ud = &closed};
+    rt_replay *rp = rt_replay_new(NULL, &o, NULL);
+    assert_non_null(rp);
+    rt_tdefs *d = rt_replay_defs(rp);
+    assert_int_equal(rt_tdefs_add_region(d, 4, "user event 4", "user", RT_TC_USER), RT_OK);
+    assert_int_equal(rt_tdefs_add_region(d, -402, "barrier", "sync", RT_TC_SYNC), RT_OK);
+    const rt_tevent evs[] = {
+        mk(RT_TE_ENTER, 0, 1, 4), mk(RT_TE_ENTER, 0, 2, -402),
+        mk(RT_TE_ENTER, 1, 2.5, 4), /* another processor between the two exits */
+        mk(RT_TE_LEAVE, 0, 3, 4), mk(RT_TE_LEAVE, 1, 3, 4), mk(RT_TE_LEAVE, 0, 3, -402),
+    };
+    for (size_t i = 0; i < sizeof evs / sizeof evs[0]; i++)
+        assert_int_equal(rt_replay_feed_event(rp, &evs[i], NULL), RT_OK);
+    assert_int_equal(rt_replay_finish(rp, NULL), RT_OK);
+    assert_int_equal(rt_replay_nwarnings(rp), 0);
+    /* post-order on processor 0: the barrier (inside event 4) closes before event 4 */
+    int k0 = -1, k4 = -1;
+    for (int i = 0; i < closed.n; i++)
+        if (closed.proc[i] == 0)
+            *(closed.event[i] == -402 ? &k0 : &k4) = i;
+    assert_true(k0 >= 0 && k4 > k0);
+    const rt_replay_proc *p = rt_replay_proc_get(rp, 0);
+    assert_float_equal(p->time_in[RT_STATE_IDLE], 1, 0); /* the barrier, 2..3 (the span starts at 1) */
+    assert_float_equal(p->time_in[RT_STATE_BUSY], 1, 0);
+    rt_replay_totals t;
+    rt_replay_totals_get(rp, &t);
+    assert_int_equal(t.reordered_exits, 1);
+    assert_int_equal(t.unnested_exits, 0);
     rt_replay_free(rp);
 }
 
@@ -999,6 +1068,7 @@ int main(void)
         cmocka_unit_test(test_picl_classes),
         cmocka_unit_test(test_replay_neutral_events),
         cmocka_unit_test(test_out_of_order_by_group),
+        cmocka_unit_test(test_same_time_exits),
         cmocka_unit_test(test_replay_collective),
         cmocka_unit_test(test_replay_pulls_any_source),
         cmocka_unit_test(test_medea_neutral_equals_picl),

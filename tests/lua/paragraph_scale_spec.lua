@@ -232,7 +232,7 @@ describe("retrace paragraph --static", function()
 end)
 
 describe("retrace paragraph --export chrome-json", function()
-  it("hand4: 24 state and 7 user complete events, 5 flows, 4 threads, valid JSON", function()
+  it("hand4: 24 state and 7 user complete events, 5 flows, 4 processes of 2 tracks, valid JSON", function()
     local out = os.tmpname() .. ".json"
     local code, so, err = h.retrace("paragraph", hand4, "--export", "chrome-json", out)
     assert.are.equal(0, code, err)
@@ -250,11 +250,15 @@ describe("retrace paragraph --export chrome-json", function()
     assert.are.equal(7, n["X:user"])
     assert.are.equal(5, n["s:message"])
     assert.are.equal(5, n["f:message"])
-    assert.are.equal(4, n["M:nil"])
+    -- per processor: its process name and sort index, and its states and regions tracks
+    assert.are.equal(16, n["M:nil"])
     -- processor 3's states in microseconds
     local p3 = {}
     for _, e in ipairs(doc.traceEvents) do
-      if e.ph == "X" and e.cat == "state" and e.tid == 3 then p3[#p3 + 1] = { e.name, e.ts, e.dur } end
+      if e.ph == "X" and e.cat == "state" and e.pid == 4 then
+        assert.are.equal(1, e.tid) -- the states track
+        p3[#p3 + 1] = { e.name, e.ts, e.dur }
+      end
     end
     table.sort(p3, function(a, b) return a[2] < b[2] end)
     assert.are.same({ { "busy", 0, 8e6 }, { "idle", 8e6, 1e6 }, { "busy", 9e6, 1e6 }, { "idle", 10e6, 2e6 } }, p3)

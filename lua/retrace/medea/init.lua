@@ -74,27 +74,30 @@ function M.parameters(trace, approach, name)
   name = name or "trace"
   local tracename = type(trace) == "string" and trace or name
   local comps = {}
+  -- a component's processor, with its PICL task when it has one ("3.1": task 1 on processor 3)
+  local function where(c) return c.task and (c.proc .. "." .. c.task) or c.proc end
   if approach == "processor" then
     for _, p in ipairs(acc:processors()) do
-      comps[#comps + 1] = { name = name .. "/" .. p.proc, trace = tracename, processor = p.proc,
+      comps[#comps + 1] = { name = name .. "/" .. where(p), trace = tracename, processor = p.proc, task = p.task,
                             params = pick(p, M.params.processor) }
     end
   elseif approach == "program" then
     local procs = acc:processors()
     local params = { prnum = #procs }
-    local first, last = math.huge, -math.huge
+    local first, last, traced = math.huge, -math.huge, 0
     for _, pname in ipairs(M.params.processor) do
       if pname ~= "extime" then params[pname] = 0 end
     end
     for _, p in ipairs(procs) do
-      first, last = math.min(first, p.first), math.max(last, p.last)
+      first, last, traced = math.min(first, p.first), math.max(last, p.last), math.max(traced, p.extime)
       for _, pname in ipairs(M.params.processor) do
         if pname ~= "extime" then params[pname] = params[pname] + p[pname] end
       end
     end
     if #procs > 0 then
       for pname in pairs(TIMES) do params[pname] = params[pname] / #procs end
-      params.extime = last - first
+      -- statistics-only traces: the time they say was traced, where the records span none
+      params.extime = math.max(last - first, traced)
     else
       params.extime = 0
     end
@@ -102,8 +105,8 @@ function M.parameters(trace, approach, name)
   elseif approach == "event" then
     local sums, order = {}, {}
     for _, e in ipairs(acc:events()) do
-      comps[#comps + 1] = { name = name .. "/" .. e.proc .. "/" .. e.event, trace = tracename,
-                            processor = e.proc, event = e.event, params = pick(e, M.params.event) }
+      comps[#comps + 1] = { name = name .. "/" .. where(e) .. "/" .. e.event, trace = tracename,
+                            processor = e.proc, task = e.task, event = e.event, params = pick(e, M.params.event) }
       local s = sums[e.event]
       if not s then
         s = {}
