@@ -156,7 +156,7 @@ static int cp_get(cp_store *st, int64_t i, cp_wait *w)
 /*
  * The latest wait of a processor, among its waits below 1 + index k1, that
  * was received by time t: into *w, returning 1 + its index; 0 when none;
- * -1 on a read error.
+ * -1 on a read error or a link that does not go back.
  */
 static int64_t cp_latest(cp_store *st, int64_t k1, double t, cp_wait *w)
 {
@@ -173,6 +173,8 @@ static int64_t cp_latest(cp_store *st, int64_t k1, double t, cp_wait *w)
             if (f.recv_time > t) /* so is every wait between it and w */
                 next = w->far1;
         }
+        if (next >= k1)
+            return -1; /* links only go back: a damaged file */
         k1 = next;
     }
     return 0;
@@ -210,7 +212,7 @@ int rt_replay_critical_path(const rt_replay *rp, rt_critical_path *cp, rt_err *e
         const proc_state *ps = &rp->procs[p];
         cp_wait w;
         int64_t k1 = rp->cps ? cp_latest(rp->cps, upto[p], t, &w) : 0;
-        if (k1 < 0)
+        if (k1 < 0 || (k1 > 0 && w.prev1 >= k1))
             goto ioerr;
         if (rt_grow((void **)&cp->segments, &capseg, cp->nsegments + 1, sizeof *cp->segments) != RT_OK)
             goto nomem;
@@ -249,5 +251,5 @@ nomem:
 ioerr:
     free(upto);
     rt_critical_path_clear(cp);
-    return rt_err_set(err, RT_EIO, "critical path: cannot read back the waits' temporary file");
+    return rt_err_set(err, RT_EIO, "critical path: cannot read back the waits' temporary file (or it is damaged)");
 }

@@ -228,7 +228,7 @@ end
 describe("critical path against a slow model", function()
   -- Random traces: each step a random processor sends to another, who waits
   -- for it (entering the wait before or after the send, or not waiting: a -51).
-  -- Enough waits (> 4096) that most go through the temporary file.
+  -- About 10 000 waits: more than 4096, so most go through the temporary file.
   for _, P in ipairs({ 3, 40 }) do
     it(string.format("random trace, %d processors", P), function()
       math.randomseed(P * 7919)
@@ -238,7 +238,7 @@ describe("critical path against a slow model", function()
         lines[#lines + 1] = string.format("-3 -901 0 %d 0 0", q)
         busy_until[q], waits[q], first[q], last[q] = 0, {}, 0, 0
       end
-      for step = 1, 6000 do
+      for step = 1, 20000 do
         local s = math.random(0, P - 1)
         local d = (s + math.random(1, P - 1)) % P
         local ts = math.max(busy_until[s], busy_until[d] - math.random(0, 3)) + math.random(1, 3)
@@ -278,4 +278,54 @@ describe("critical path against a slow model", function()
       os.remove(file)
     end)
   end
+
+  -- A ring of 64 processors, 200 steps: each step every processor sends to its
+  -- right neighbour, then waits for its left neighbour's message (entering
+  -- before or after that message was sent). The path goes back one step and
+  -- one processor per message, so it reaches each processor up to 63 steps
+  -- before that processor's last wait and walks its waits back that far
+  -- (anchor skips and windows of the temporary file).
+  it("a ring of 64 processors, the path reaching each one long before its last wait", function()
+    math.randomseed(64)
+    local P, lines, body = 64, {}, {}
+    local waits, first, last = {}, {}, {}
+    for q = 0, P - 1 do
+      lines[#lines + 1] = string.format("-3 -901 0 %d 0 0", q)
+      waits[q], first[q], last[q] = {}, 0, 0
+    end
+    local t0 = 1
+    for _ = 1, 200 do
+      local ts, we, tr = {}, {}, {}
+      for q = 0, P - 1 do
+        ts[q] = t0 + math.random(0, 3)
+        we[q] = ts[q] + math.random(0, 4)
+      end
+      local top = t0
+      for q = 0, P - 1 do
+        local l = (q + P - 1) % P
+        tr[q] = math.max(we[q], ts[l]) + math.random(1, 2)
+        top = math.max(top, tr[q])
+        body[#body + 1] = { ts[q], string.format("-3 -21 %d %d 0 3 2 8 1 %d", ts[q], q, (q + 1) % P) }
+        body[#body + 1] = { ts[q], string.format("-4 -21 %d %d 0 0", ts[q], q) }
+        body[#body + 1] = { we[q], string.format("-3 -52 %d %d 0 0", we[q], q) }
+        body[#body + 1] = { tr[q], string.format("-4 -52 %d %d 0 3 2 8 1 %d", tr[q], q, l) }
+        waits[q][#waits[q] + 1] = { recv = tr[q], send = ts[l], src = l }
+        last[q] = tr[q]
+      end
+      t0 = top + 1
+    end
+    for i, b in ipairs(body) do body[i] = { b[1], i, b[2] } end
+    table.sort(body, function(a, b) if a[1] ~= b[1] then return a[1] < b[1] end return a[2] < b[2] end)
+    for _, b in ipairs(body) do lines[#lines + 1] = b[3] end
+    for q = 0, P - 1 do
+      last[q] = t0 + q
+      lines[#lines + 1] = string.format("-4 -901 %d %d 0 0", last[q], q)
+    end
+    local file = trace(lines)
+    local cp = path_of(file)
+    local want = model_path(P, waits, first, last)
+    assert.is_true(#want > 150)
+    near_list(want, segs(cp))
+    os.remove(file)
+  end)
 end)
