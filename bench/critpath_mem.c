@@ -9,7 +9,7 @@
  * The trace is generated into /tmp: PROCS processors in a ring; each step every
  * processor first enters a blocking receive from its left neighbour, then
  * every processor sends 1 KiB to its right neighbour, then the receives end.
- * So every receive is a wait ended by a message sent after the wait began,
+ * So every receive is a wait its message ended (sent after the wait began),
  * the kind the critical path must remember: one wait per 4 records. The
  * path goes back one step and one processor per message, so with many
  * processors it reaches each one long before that processor's last wait and

@@ -329,3 +329,47 @@ describe("critical path against a slow model", function()
     os.remove(file)
   end)
 end)
+
+describe("critical path on the OTF2 ping-pong sample", function()
+  local dir = h.shared_file("otf2/pingpong")
+  if not dir then
+    pending("../shared/data is absent: the OTF2 ping-pong is skipped")
+    return
+  end
+  it("follows every message whose receive waited in MPI_Recv, the large late ones too", function()
+    -- the model from the replay's own intervals and messages: a receive waited when the
+    -- MPI_Recv around it began before it
+    local recvs, messages = {}, {}
+    local rp = assert(replay.open(dir .. "/traces.otf2", { critical_path = true,
+      on_interval = function(iv) recvs[#recvs + 1] = iv end,
+      on_message = function(m) messages[#messages + 1] = m end }))
+    rp:run()
+    local names = rp:defs().regions
+    local waits, first, last = { [0] = {}, [1] = {} }, {}, {}
+    for _, m in ipairs(messages) do
+      for _, iv in ipairs(recvs) do
+        if names[iv.event].name == "MPI_Recv" and iv.proc == m.dst and iv.entry < m.recv_time
+          and m.recv_time <= iv.exit then
+          local w = waits[m.dst]
+          w[#w + 1] = { recv = m.recv_time, send = m.send_time, src = m.src }
+        end
+      end
+    end
+    for q = 0, 1 do
+      local p = rp:proc(q)
+      first[q], last[q] = p.first, p.last
+      table.sort(waits[q], function(a, b) return a.recv < b.recv end)
+    end
+    assert.are.equal(8, #waits[0])
+    assert.are.equal(8, #waits[1])
+    local cp = rp:critical_path()
+    near_list(model_path(2, waits, first, last), segs(cp))
+    -- 8 rounds: the path ends on P1 after the last 2 MiB message from P0 and runs along the 15
+    -- messages before it; the last segment starts at that message's receive
+    assert.are.equal(15, #cp.messages)
+    local m = cp.messages[15]
+    assert.are.same({ 0, 1, 2097152 }, { m.src, m.dst, m.bytes })
+    assert.are.equal(m.recv_time, cp.segments[16].from)
+    assert.are.equal(1, cp.segments[16].proc)
+  end)
+end)
