@@ -15,6 +15,7 @@ require "retrace"
 local h = require "helpers"
 local cjson = require "cjson"
 local replay = require "retrace.replay"
+local canvas = require "retrace.canvas"
 
 local function trace(lines) return h.temp_file(table.concat(lines, "\n") .. "\n", ".trf") end
 
@@ -188,11 +189,24 @@ describe("critical path on hand-made traces", function()
       local code, _, err = h.retrace("paragraph", file, "-o", out, "--display", "critical_path", "--pace", pace,
         "--unit", "s", "--data", data)
       assert.are.equal(0, code, err)
-      local cp = cjson.decode(h.slurp(data .. "/summary.json")).displays.critical_path.critical_path
+      local d = cjson.decode(h.slurp(data .. "/summary.json")).displays.critical_path
+      local cp = d.critical_path
       local s = {}
       for j, g in ipairs(cp.segments) do s[j] = { g.proc, g.from, g.to } end
       got[i] = s
       assert.are.equal(11, cp.length)
+      -- the last frame draws all of it: the segments, and the late large message in red
+      local drawn = {}
+      for j, g in ipairs(d.drawn.segments) do drawn[j] = { g.proc, g.from, g.to } end
+      assert.are.same(s, drawn)
+      assert.are.equal(3, #d.drawn.messages)
+      local m = d.drawn.messages[3]
+      assert.are.same({ 0, 1, 4, 9 }, { m.src, m.dst, m.send, m.recv })
+      local names = {}
+      for n in io.popen("ls " .. h.quote(out)):lines() do if n:match("%.png$") then names[#names + 1] = n end end
+      table.sort(names)
+      local img = assert(canvas.load_png(out .. "/" .. names[#names]))
+      assert.are.equal("#e00000", h.pixel_hex(img, (m.x0 + m.x1) / 2, (m.y0 + m.y1) / 2))
       h.remove_tree(out)
       h.remove_tree(data)
     end
