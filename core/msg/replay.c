@@ -927,14 +927,14 @@ static int flush_held(rt_replay *rp, proc_state *p, int i, int waited, double we
         held_recv *h = &p->held[k];
         if (i >= 0)
             credit_in(rp, p, i, h->bytes, h->time);
-        /* the message received last (of equal times, sent last) ended the wait */
-        if (h->paired && (last < 0 || h->time > p->held[last].time ||
-                          (h->time == p->held[last].time && h->ts >= p->held[last].ts)))
+        /* the message received last (of equal times, sent last; unpaired: not sent yet) ended the wait */
+        const held_recv *l = last >= 0 ? &p->held[last] : NULL;
+        if (!l || h->time > l->time || (h->time == l->time && (!h->paired || (l->paired && h->ts >= l->ts))))
             last = k;
     }
     /* the wait lasted (its receive came after it began); a tachyon cannot be followed back */
     const held_recv *h = last >= 0 ? &p->held[last] : NULL;
-    if (h && waited && rp->o.critical_path && h->time > wentry && h->ts <= h->time)
+    if (h && h->paired && waited && rp->o.critical_path && h->time > wentry && h->ts <= h->time)
         return add_wait(rp, p, h->time, h->ts, h->sb, h->tag, h->src, h->comm);
     return RT_OK;
 }
