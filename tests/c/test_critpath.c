@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <cmocka.h>
 
+#include "rt_test.h"
+
 #include "rt_replay.h"
 
 enum { WAITALL = 10, COMPUTE = 11, SEND = 12 };
@@ -17,19 +19,9 @@ enum { WAITALL = 10, COMPUTE = 11, SEND = 12 };
 /* An event: kind, processor, time, region (ENTER/LEAVE) or peer (SEND/RECV, 8 bytes, tag 1). */
 static rt_tevent ev(int kind, int proc, double t, int x)
 {
-    rt_tevent e;
-    rt_tevent_clear(&e);
-    e.kind = kind;
-    e.proc = proc;
-    e.time = t;
-    if (kind == RT_TE_SEND || kind == RT_TE_RECV) {
-        e.peer = x;
-        e.tag = 1;
-        e.bytes = 8;
-    } else {
-        e.region = x;
-    }
-    return e;
+    if (kind == RT_TE_SEND || kind == RT_TE_RECV)
+        return rt_test_message(kind, proc, t, x, 0, 1, 8);
+    return rt_test_event(kind, proc, t, x);
 }
 
 /* Replay evs and check the path: segments {proc, from, to} x nseg, messages {src, send, recv} x nmsg. */
