@@ -3,14 +3,19 @@
  * two trace lengths (it must stay flat: the waits live in a store whose
  * older blocks go to a temporary file, see core/msg/rt_critpath.c).
  *
- *   build/bench/critpath_mem [RECORDS]    (default 10^7; a tenth of it is run first)
+ *   build/bench/critpath_mem [RECORDS [PROCS]]   (default 10^7 and 16; a tenth
+ *                                                  of RECORDS is run first)
  *
- * The trace is generated into /tmp: 16 processors in a ring; each step every
+ * The trace is generated into /tmp: PROCS processors in a ring; each step every
  * processor first enters a blocking receive from its left neighbour, then
  * every processor sends 1 KiB to its right neighbour, then the receives end.
- * So every receive is a wait ended by a message sent after the wait began,
+ * So every receive is a wait its message ended (sent after the wait began),
  * the kind the critical path must remember: one wait per 4 records. The
- * path found is checked: it runs through every step (2 segments a step).
+ * path goes back one step and one processor per message, so with many
+ * processors it reaches each one long before that processor's last wait and
+ * walks its chain of waits back through the file: the walk's time and the
+ * bytes it reads back (read calls and bytes, from /proc/self/io) are printed
+ * apart from the replay's.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,7 +26,7 @@
 #include "rt_replay.h"
 #include "rt_tsource_open.h"
 
-#define NPROC 16
+static int NPROC = 16;
 
 static long generate(const char *path, long n)
 {
@@ -52,6 +57,21 @@ static long generate(const char *path, long n)
     return written;
 }
 
+/* Read calls and bytes read by this process so far (/proc/self/io), -1 unknown. */
+static void io_counts(long long *syscr, long long *rchar)
+{
+    *syscr = *rchar = -1;
+    FILE *f = fopen("/proc/self/io", "r");
+    if (!f)
+        return;
+    char line[128];
+    while (fgets(line, sizeof line, f)) {
+        sscanf(line, "syscr: %lld", syscr);
+        sscanf(line, "rchar: %lld", rchar);
+    }
+    fclose(f);
+}
+
 static void run(const char *path)
 {
     rt_err err;
@@ -65,14 +85,20 @@ static void run(const char *path)
     double t0 = bench_now(), c0 = bench_clock(CLOCK_PROCESS_CPUTIME_ID);
     if (!rp || rt_replay_run(rp, &err) != RT_OK)
         bench_die("critpath_mem", &err);
+    double w0 = bench_now(), wc0 = bench_clock(CLOCK_PROCESS_CPUTIME_ID);
+    long long r0, b0, r1, b1;
+    io_counts(&r0, &b0);
     rt_critical_path cp;
     if (rt_replay_critical_path(rp, &cp, &err) != RT_OK)
         bench_die("critpath_mem", &err);
-    double dt = bench_now() - t0, dc = bench_clock(CLOCK_PROCESS_CPUTIME_ID) - c0;
+    io_counts(&r1, &b1);
+    double t1 = bench_now(), c1 = bench_clock(CLOCK_PROCESS_CPUTIME_ID);
     long long recs = (long long)rt_replay_records(rp);
     printf("records %lld, waits %lld: path %.6f s, %d segments, %d messages; %.2f s wall, %.2f s CPU; "
            "max RSS %ld KiB\n",
-           recs, recs / 4, cp.length, cp.nsegments, cp.nmessages, dt, dc, bench_max_rss_kib());
+           recs, recs / 4, cp.length, cp.nsegments, cp.nmessages, t1 - t0, c1 - c0, bench_max_rss_kib());
+    printf("  the walk: %.3f s wall, %.3f s CPU, %lld reads, %.1f MiB read back\n", t1 - w0, c1 - wc0,
+           r1 - r0, (double)(b1 - b0) / 1048576.0);
     rt_critical_path_clear(&cp);
     rt_replay_free(rp);
     rt_tsource_free(src);
@@ -81,6 +107,12 @@ static void run(const char *path)
 int main(int argc, char **argv)
 {
     long n = argc > 1 ? atol(argv[1]) : 10000000L;
+    if (argc > 2)
+        NPROC = atoi(argv[2]);
+    if (n < 40 || NPROC < 2) {
+        fprintf(stderr, "usage: critpath_mem [RECORDS [PROCS]] (RECORDS >= 40, PROCS >= 2)\n");
+        return 2;
+    }
     char path[64];
     bench_tmp_path(path, sizeof path, "critpath", "trf");
     printf("replay with the critical path, %d processors in a ring, every receive a wait\n", NPROC);

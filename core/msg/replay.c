@@ -559,8 +559,8 @@ static void emit_message(rt_replay *rp, int src, int dst, int comm, long tag, do
 
 static int add_wait(rt_replay *rp, proc_state *p, double tr, double ts, double bytes, long tag, int src, int comm)
 {
-    cp_wait w = {tr, ts, bytes, tag, src, comm, p->last_wait1};
-    return rt_cp_add(rp, &p->last_wait1, &w);
+    cp_wait w = {tr, ts, bytes, tag, src, comm, p->last_wait1, 0};
+    return rt_cp_add(rp, (int)(p - rp->procs), &p->last_wait1, &w);
 }
 
 static int do_send(rt_replay *rp, int self, int dst, int comm, long tag, double bytes, double t)
@@ -969,18 +969,21 @@ static int flush_held(rt_replay *rp, proc_state *p, int i, int waited, double we
         waited = i >= 0 && !p->stack[i].tracing && rt_tclass_state(p->stack[i].cls) == RT_STATE_IDLE;
         wentry = i >= 0 ? p->stack[i].entry : 0;
     }
-    int n = p->nheld;
+    int n = p->nheld, last = -1;
     p->nheld = 0;
     for (int k = 0; k < n; k++) {
-        held_recv h = p->held[k];
+        held_recv *h = &p->held[k];
         if (i >= 0)
-            credit_in(rp, p, i, h.bytes, h.time);
-        if (h.paired && waited && rp->o.critical_path && h.ts <= h.time && h.ts > wentry) {
-            int rc = add_wait(rp, p, h.time, h.ts, h.sb, h.tag, h.src, h.comm);
-            if (rc != RT_OK)
-                return rc;
-        }
+            credit_in(rp, p, i, h->bytes, h->time);
+        /* the message received last (of equal times, sent last; unpaired: not sent yet) ended the wait */
+        const held_recv *l = last >= 0 ? &p->held[last] : NULL;
+        if (!l || h->time > l->time || (h->time == l->time && (!h->paired || (l->paired && h->ts >= l->ts))))
+            last = k;
     }
+    /* the wait lasted (its receive came after it began); a tachyon cannot be followed back */
+    const held_recv *h = last >= 0 ? &p->held[last] : NULL;
+    if (h && h->paired && waited && rp->o.critical_path && h->time > wentry && h->ts <= h->time)
+        return add_wait(rp, p, h->time, h->ts, h->sb, h->tag, h->src, h->comm);
     return RT_OK;
 }
 

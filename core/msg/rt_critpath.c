@@ -1,30 +1,66 @@
 /*
  * rt_critpath.c - the critical path of a finished replay (see rt_replay.h):
  * walk back from the processor that ends last, jumping along the messages
- * that ended its waits.
+ * whose arrival ended a wait of their receiver (the rule: rt_replay.h and the
+ * README).
  *
  * The waits are kept in one append-only store: the newest CP_BLOCK waits in
  * memory, every older full block written to a temporary file. Each wait
- * links to the previous wait of its processor, so the walk back reads the
- * file block by block (one block cached) and the replay's memory does not
- * grow with the number of waits (it used to: about 57 bytes per wait).
+ * links to the previous wait of its processor (prev1) and to an earlier one,
+ * its anchor (far1), such that every wait of that processor after the anchor
+ * was received no earlier than the anchor; a new anchor is taken every
+ * CP_FAR waits of a processor (or sooner, when a wait breaks that order). The
+ * walk back, looking on a processor for its latest wait received by a time t,
+ * skips from anchor to anchor while an anchor is still later than t, then
+ * steps back wait by wait: about n / CP_FAR + CP_FAR reads for n waits passed
+ * over, instead of n. It reads the file in windows of records ending at
+ * the one asked for, each read with one pread and reused while the walk stays
+ * inside it (two windows: where the walk steps and where it probes anchors).
+ * A window holds 16 to 1024 records: the size doubles while the walk moves
+ * back just below a window (waits close together, as with few processors)
+ * and halves while windows serve one read each (waits far apart, as with
+ * many). Memory:
+ * the block in memory, two windows and a few bytes per processor.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "rt_mem.h"
 #include "rt_replay_int.h"
 
 #define CP_BLOCK 4096
+#define CP_WINDOW_MIN 16
+#define CP_WINDOW_MAX 1024
+#define CP_FAR 32
+
+/* Waits lo .. lo + n - 1 read back from the file. */
+typedef struct cp_window {
+    cp_wait w[CP_WINDOW_MAX];
+    int64_t lo;
+    int n;
+    int used;                /* reads it served */
+} cp_window;
+
+/* A processor's current anchor. */
+typedef struct cp_anchor {
+    int64_t at1;             /* 1 + store index, 0 none */
+    double recv_time;
+    int n;                   /* waits added since */
+} cp_anchor;
 
 struct cp_store {
     cp_wait tail[CP_BLOCK];  /* waits nfile .. nfile + ntail - 1 */
     int ntail;
     int64_t nfile;           /* waits in the file (whole blocks) */
     FILE *fp;
-    cp_wait cache[CP_BLOCK]; /* one block read back */
-    int64_t cache_block;     /* -1: none */
+    int unflushed;           /* blocks written since the last fflush */
+    cp_window win[2];        /* read back: one where the walk steps, one where it probes anchors */
+    int win_last;            /* the one used last */
+    int win_size;            /* records read at a miss */
+    cp_anchor *anchors;      /* per processor */
+    size_t nanchors;
 };
 
 void rt_cp_free(cp_store *st)
@@ -33,46 +69,115 @@ void rt_cp_free(cp_store *st)
         return;
     if (st->fp)
         fclose(st->fp);
+    free(st->anchors);
     free(st);
 }
 
-int rt_cp_add(rt_replay *rp, int64_t *last1, const cp_wait *w)
+int rt_cp_add(rt_replay *rp, int proc, int64_t *last1, const cp_wait *w)
 {
     cp_store *st = rp->cps;
     if (!st) {
         st = calloc(1, sizeof *st);
         if (!st)
             return RT_ENOMEM;
-        st->cache_block = -1;
         rp->cps = st;
+    }
+    if ((size_t)proc >= st->nanchors) {
+        size_t n = st->nanchors;
+        if (rt_grow((void **)&st->anchors, &st->nanchors, (size_t)proc + 1, sizeof *st->anchors) != RT_OK)
+            return RT_ENOMEM;
+        memset(st->anchors + n, 0, (st->nanchors - n) * sizeof *st->anchors);
     }
     if (st->ntail == CP_BLOCK) {
         if (!st->fp && !(st->fp = tmpfile()))
             return RT_EIO;
-        if (fseek(st->fp, 0, SEEK_END) != 0 || fwrite(st->tail, sizeof st->tail, 1, st->fp) != 1)
+        if (fwrite(st->tail, sizeof st->tail, 1, st->fp) != 1)
             return RT_EIO;
+        st->unflushed = 1;
         st->nfile += CP_BLOCK;
         st->ntail = 0;
     }
-    st->tail[st->ntail++] = *w;
+    cp_anchor *a = &st->anchors[proc];
+    cp_wait *e = &st->tail[st->ntail++];
+    *e = *w;
+    e->far1 = a->at1;
     *last1 = st->nfile + st->ntail;
+    if (!a->at1 || w->recv_time < a->recv_time || ++a->n >= CP_FAR)
+        *a = (cp_anchor){*last1, w->recv_time, 0};
     return RT_OK;
 }
 
-/* The wait at store index i (0-based), or NULL on a read error. */
-static const cp_wait *cp_get(cp_store *st, int64_t i)
+/* The wait at store index i (0-based) copied to *w; RT_OK or RT_EIO. */
+static int cp_get(cp_store *st, int64_t i, cp_wait *w)
 {
-    if (i >= st->nfile)
-        return &st->tail[i - st->nfile];
-    int64_t b = i / CP_BLOCK;
-    if (b != st->cache_block) {
-        st->cache_block = -1;
-        if (fseek(st->fp, (long)(b * (int64_t)sizeof st->cache), SEEK_SET) != 0 ||
-            fread(st->cache, sizeof st->cache, 1, st->fp) != 1)
-            return NULL;
-        st->cache_block = b;
+    if (i >= st->nfile) {
+        *w = st->tail[i - st->nfile];
+        return RT_OK;
     }
-    return &st->cache[i % CP_BLOCK];
+    int k = st->win_last;
+    if (i < st->win[k].lo || i >= st->win[k].lo + st->win[k].n)
+        k ^= 1;
+    cp_window *c = &st->win[k];
+    if (i < c->lo || i >= c->lo + c->n) {
+        /* the size follows the walk: larger while it moves back just below a window (waits close
+         * together, as with few processors), smaller while windows serve one read each (waits
+         * far apart, as with many) */
+        k = st->win_last ^ 1; /* replace the one used less recently */
+        c = &st->win[k];
+        int near = 0;
+        for (int j = 0; j < 2; j++)
+            near |= st->win[j].n && i < st->win[j].lo && i >= st->win[j].lo - st->win_size;
+        if (st->win_size == 0)
+            st->win_size = CP_WINDOW_MIN;
+        else if (near && st->win_size < CP_WINDOW_MAX)
+            st->win_size *= 2;
+        else if (!near && c->n && c->used <= 1 && st->win_size > CP_WINDOW_MIN)
+            st->win_size /= 2;
+        if (st->unflushed) {
+            if (fflush(st->fp) != 0)
+                return RT_EIO;
+            st->unflushed = 0;
+        }
+        /* the walk goes back: the window ends at i */
+        int64_t lo = i >= st->win_size - 1 ? i - (st->win_size - 1) : 0;
+        size_t want = (size_t)(i - lo + 1) * sizeof *c->w;
+        c->n = c->used = 0;
+        if (pread(fileno(st->fp), c->w, want, (off_t)(lo * (int64_t)sizeof *c->w)) != (ssize_t)want)
+            return RT_EIO;
+        c->lo = lo;
+        c->n = (int)(i - lo + 1);
+    }
+    c->used++;
+    st->win_last = k;
+    *w = c->w[i - c->lo];
+    return RT_OK;
+}
+
+/*
+ * The latest wait of a processor, among its waits below 1 + index k1, that
+ * was received by time t: into *w, returning 1 + its index; 0 when none;
+ * -1 on a read error or a link that does not go back.
+ */
+static int64_t cp_latest(cp_store *st, int64_t k1, double t, cp_wait *w)
+{
+    while (k1 > 0) {
+        if (cp_get(st, k1 - 1, w) != RT_OK)
+            return -1;
+        if (w->recv_time <= t)
+            return k1;
+        int64_t next = w->prev1;
+        if (w->far1 > 0 && w->far1 < next) {
+            cp_wait f;
+            if (cp_get(st, w->far1 - 1, &f) != RT_OK)
+                return -1;
+            if (f.recv_time > t) /* so is every wait between it and w */
+                next = w->far1;
+        }
+        if (next >= k1)
+            return -1; /* links only go back: a damaged file */
+        k1 = next;
+    }
+    return 0;
 }
 
 void rt_critical_path_clear(rt_critical_path *cp)
@@ -105,31 +210,25 @@ int rt_replay_critical_path(const rt_replay *rp, rt_critical_path *cp, rt_err *e
     cp->end = t;
     for (;;) {
         const proc_state *ps = &rp->procs[p];
-        int64_t k1 = upto[p];
-        const cp_wait *w = NULL;
-        while (k1 > 0) {
-            if (!(w = cp_get(rp->cps, k1 - 1)))
-                goto ioerr;
-            if (w->recv_time <= t)
-                break;
-            k1 = w->prev1;
-            w = NULL;
-        }
+        cp_wait w;
+        int64_t k1 = rp->cps ? cp_latest(rp->cps, upto[p], t, &w) : 0;
+        if (k1 < 0 || (k1 > 0 && w.prev1 >= k1))
+            goto ioerr;
         if (rt_grow((void **)&cp->segments, &capseg, cp->nsegments + 1, sizeof *cp->segments) != RT_OK)
             goto nomem;
-        if (!w) {
+        if (k1 == 0) {
             cp->segments[cp->nsegments++] = (rt_cp_segment){p, ps->pub.first, t};
             cp->start = ps->pub.first;
             break;
         }
-        upto[p] = w->prev1;
-        cp->segments[cp->nsegments++] = (rt_cp_segment){p, w->recv_time, t};
+        upto[p] = w.prev1;
+        cp->segments[cp->nsegments++] = (rt_cp_segment){p, w.recv_time, t};
         if (rt_grow((void **)&cp->messages, &capmsg, cp->nmessages + 1, sizeof *cp->messages) != RT_OK)
             goto nomem;
         cp->messages[cp->nmessages++] =
-            (rt_message){w->src, p, w->tag, w->bytes, w->send_time, w->recv_time, 0, w->comm};
-        t = w->send_time;
-        p = w->src;
+            (rt_message){w.src, p, w.tag, w.bytes, w.send_time, w.recv_time, 0, w.comm};
+        t = w.send_time;
+        p = w.src;
     }
     free(upto);
     /* reverse into time order */
@@ -152,5 +251,5 @@ nomem:
 ioerr:
     free(upto);
     rt_critical_path_clear(cp);
-    return rt_err_set(err, RT_EIO, "critical path: cannot read back the waits' temporary file");
+    return rt_err_set(err, RT_EIO, "critical path: cannot read back the waits' temporary file (or it is damaged)");
 }

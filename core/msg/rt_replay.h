@@ -15,8 +15,8 @@
  *     communicator, tag); a receive met before its send is a tachyon (counted
  *     and warned);
  *   - tasks (user-class regions): first start and last end over all processors;
- *   - for the critical path, per processor the list of waits ended by a
- *     message (receive time, sender, send time: 32 bytes per such wait).
+ *   - for the critical path, every receive that waited (receive time, sender,
+ *     send time: 56 bytes each, the older ones in a temporary file).
  * State grows with processors, regions, tasks and pending messages, not with
  * the trace length, apart from the critical path's wait list, which is kept
  * only when rt_replay_opts.critical_path is set.
@@ -42,8 +42,10 @@
  *
  * A RECV is held until the LEAVE that follows it on its processor: bytes go to
  * the region that LEAVE closes, and the receive "ended a wait" (critical path)
- * when that region's class is idle; without such a LEAVE (another event comes
- * first) the innermost open region stands in.
+ * when that region's class is idle and the receive came after the region
+ * began (of several receives it completes, the one received last, of equal
+ * times the one sent last; never a tachyon); without such a LEAVE (another
+ * event comes first) the innermost open region stands in.
  *
  * Records: events of one processor that follow each other with the same
  * non-NULL ev.raw are one record of the file (a PICL send entry gives ENTER +
@@ -342,9 +344,10 @@ typedef struct rt_critical_path {
 
 /*
  * Compute the critical path after the replay finished (needs opts.critical_path):
- * from the processor whose last record is latest, walk back in time; where the
- * processor was idle in a wait ended by a message, jump to the sender at the
- * send time; stop at the processor's first record. Fills *cp (free with
+ * from the processor whose last record is latest, walk back in time; at the
+ * latest receive that ended a wait of the processor (above: its arrival ended
+ * it, whenever the message was sent), jump to the sender at the send time;
+ * with none left, stop at the processor's first record. Fills *cp (free with
  * rt_critical_path_clear). RT_ESTATE when not finished or not enabled.
  */
 int rt_replay_critical_path(const rt_replay *rp, rt_critical_path *cp, rt_err *err);

@@ -41,12 +41,13 @@ typedef struct coll_series {
     int ninst, capinst;
 } coll_series;
 
-/* A wait ended by a message (critical path). */
+/* A wait ended by the arrival of a message (critical path). */
 typedef struct cp_wait {
     double recv_time, send_time, bytes;
     long tag;
     int src, comm;
     int64_t prev1;        /* 1 + store index of the same processor's previous wait, 0 none */
+    int64_t far1;         /* 1 + store index of its anchor (rt_critpath.c), 0 none; set by rt_cp_add */
 } cp_wait;
 
 /*
@@ -55,7 +56,8 @@ typedef struct cp_wait {
  * memory stays flat however many waits the trace has.
  */
 typedef struct cp_store cp_store;
-int rt_cp_add(rt_replay *rp, int64_t *last1, const cp_wait *w); /* RT_OK or RT_ENOMEM / RT_EIO */
+/* Add processor proc's wait w; *last1 becomes 1 + its index. RT_OK or RT_ENOMEM / RT_EIO. */
+int rt_cp_add(rt_replay *rp, int proc, int64_t *last1, const cp_wait *w);
 void rt_cp_free(cp_store *st);
 
 /* A receive waiting for the LEAVE that follows it (it knows which region it ends); its

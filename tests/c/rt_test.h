@@ -1,7 +1,7 @@
 /*
  * rt_test.h - helpers shared by the C tests (cmocka): temporary input files,
  * reading a file whole, fixture paths, running the `retrace` program with its
- * output captured. Header only (static inline), so every tests/c/test_*.c stays
+ * output captured, format-neutral events to feed a replay. Header only (static inline), so every tests/c/test_*.c stays
  * one self-contained program; include it after <cmocka.h>, whose assertions a
  * failing helper uses to fail the calling test.
  */
@@ -15,6 +15,8 @@
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include "rt_tevent.h"
 
 /* Write n bytes to a new file /tmp/rt_test_XXXXXX; returns its path (malloc'd:
  * give it back with rt_test_remove). Fails the test when the file cannot be made. */
@@ -118,6 +120,29 @@ static inline int rt_test_run(const char *cmdline, char *out, size_t outcap, cha
     rt_test_remove(outf);
     rt_test_remove(errf);
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* A format-neutral event of the given kind on proc at time t in region (ENTER, LEAVE). */
+static inline rt_tevent rt_test_event(int kind, int proc, double t, int region)
+{
+    rt_tevent ev;
+    rt_tevent_clear(&ev);
+    ev.kind = kind;
+    ev.proc = proc;
+    ev.time = t;
+    ev.region = region;
+    return ev;
+}
+
+/* A SEND or RECV event on proc at time t with its peer, communicator, tag and bytes. */
+static inline rt_tevent rt_test_message(int kind, int proc, double t, int peer, int comm, long tag, double bytes)
+{
+    rt_tevent ev = rt_test_event(kind, proc, t, 0);
+    ev.peer = peer;
+    ev.comm = comm;
+    ev.tag = tag;
+    ev.bytes = bytes;
+    return ev;
 }
 
 #endif

@@ -228,26 +228,8 @@ static void count_event(void *ud, const rt_tevent *ev)
     ((log_t *)ud)->nevents++;
 }
 
-static rt_tevent mk(int kind, int proc, double t, int region)
-{
-    rt_tevent ev;
-    rt_tevent_clear(&ev);
-    ev.kind = kind;
-    ev.proc = proc;
-    ev.time = t;
-    ev.region = region;
-    return ev;
-}
-
-static rt_tevent mkmsg(int kind, int proc, double t, int peer, int comm, long tag, double bytes)
-{
-    rt_tevent ev = mk(kind, proc, t, 0);
-    ev.peer = peer;
-    ev.comm = comm;
-    ev.tag = tag;
-    ev.bytes = bytes;
-    return ev;
-}
+#define mk rt_test_event
+#define mkmsg rt_test_message
 
 static void test_replay_neutral_events(void **state)
 {

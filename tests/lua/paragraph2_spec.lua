@@ -9,7 +9,7 @@
 --   P1 task 1 0-7, task 2 7-11; blocking receive 1-6 (P0's message, sent at 2:
 --      after the wait began), busy 6-9, sends 200 B to P2 9-10, busy 10-11, last 11.
 --   P2 task 2 0-7, task 3 7-18; busy 0-6, blocking receive 6-7 of P0's 50 B sent at
---      5 (BEFORE the wait began: the path must not jump there), busy 7-8, blocking
+--      5 (before the wait began; off the path, which leaves P2 at 12), busy 7-8, blocking
 --      receive 8-12 of P1's message (sent at 9), busy 12-13, receive 13-14 of P0's
 --      10 B, which P0 sends only at 15 (a tachyon), busy 14-18.
 -- Critical path (back from P2, last at 18): P2 12-18 <- P1 9->12; P1 6-9 <- P0 2->6;
@@ -149,7 +149,7 @@ describe("retrace paragraph task and other displays on the hand-made trace", fun
     assert.are.equal(colors.task(2), h.pixel_hex(img, c.px, c.py))
   end)
 
-  it("finds the critical path across three processors, not jumping to a message sent before the wait", function()
+  it("finds the critical path across three processors", function()
     local cp = summary.displays.critical_path.critical_path
     assert.are.equal(18, cp.length)
     local segs = {}

@@ -335,12 +335,16 @@ describe("the critical path in bounded memory", function()
     os.remove(path)
   end)
 
-  it("stats --json of hand4: the path stays on processor 3 (its waits ended by messages sent before they began)",
-    function()
+  it("stats --json of hand4: the path follows messages sent before the waits they ended", function()
+    -- back from P3 (last 12): its wait 11..12 ended by P2's 50 B sent at 9 -> P2 at 9; P2's wait 5..6
+    -- ended by P0's 200 B sent at 3 -> P0 at 3, down to 0. 3 + 3 + 0 on processors, 3 + 3 in transfer: 12
     local code, so, err = h.retrace("stats", "--json", hand4)
     assert.are.equal(0, code, err)
     local j = cjson.decode(so)
-    assert.are.same({ length = 12, segments = { { proc = 3, from = 0, to = 12 } }, messages = {} }, j.critical_path)
+    assert.are.same({ length = 12,
+      segments = { { proc = 0, from = 0, to = 3 }, { proc = 2, from = 6, to = 9 }, { proc = 3, from = 12, to = 12 } },
+      messages = { { src = 0, dst = 2, send = 3, recv = 6, bytes = 200 }, { src = 2, dst = 3, send = 9, recv = 12, bytes = 50 } } },
+      j.critical_path)
     -- tasks: 1 spans 0..12 (100 %), 2 spans 1..9 (8 of 12 s)
     assert.are.equal(2, #j.tasks)
     assert.are.same({ 1, 0, 12, 100 }, { j.tasks[1].id, j.tasks[1].start, j.tasks[1]["end"], j.tasks[1].percent })

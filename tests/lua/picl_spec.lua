@@ -290,10 +290,10 @@ describe("replay: event table, window, stepping, critical path", function()
     assert_near(9.0, cp.length, 1e-12, "length")
     local segs = {}
     for i, s in ipairs(cp.segments) do segs[i] = { s.proc, s.from, s.to } end
-    assert.are.same({ { 0, 0.0, 2.0 }, { 1, 3.0, 4.0 }, { 2, 5.0, 9.0 } }, segs)
+    assert.are.same({ { 0, 0.0, 0.1 }, { 1, 3.6, 4.0 }, { 2, 5.0, 9.0 } }, segs)
     local msgs = {}
     for i, m in ipairs(cp.messages) do msgs[i] = { m.src, m.dst, m.send_time, m.recv_time } end
-    assert.are.same({ { 0, 1, 2.0, 3.0 }, { 1, 2, 4.0, 5.0 } }, msgs)
+    assert.are.same({ { 0, 1, 0.1, 3.6 }, { 1, 2, 4.0, 5.0 } }, msgs)
     -- states of the same trace (worked out in the fixture)
     local want = { [0] = { 5.5, 0.5, 3.0 }, [1] = { 2.7, 0.2, 6.1 }, [2] = { 4.5, 0, 4.5 } }
     assert_states(rp, want)
@@ -424,7 +424,7 @@ describe("retrace picl", function()
     assert.truthy(out:find("-21 send", 1, true))
     code, out = h.retrace("picl", "stats", fixture("critical.trf"))
     assert.are.equal(0, code)
-    assert.truthy(out:find("processor 0   0.000000 .. 2.000000  -> message to 1 sent 2.000000, received 3.000000",
+    assert.truthy(out:find("processor 0   0.000000 .. 0.100000  -> message to 1 sent 0.100000, received 3.600000",
       1, true))
     assert.truthy(out:find("processor 2   5.000000 .. 9.000000\n", 1, true))
   end)
