@@ -58,7 +58,8 @@ test-asan: deps
 
 bench: build
 	@for b in $(BUILD)/bench/*; do [ -x "$$b" ] && { echo "== $$b"; "$$b"; }; done; \
-	for s in bench/*.lua; do [ -f "$$s" ] && { echo "== $$s"; $(BUILD)/retrace "$$s"; }; done; true
+	for s in bench/*.lua; do [ -f "$$s" ] && { echo "== $$s"; $(BUILD)/retrace "$$s"; }; done; \
+	echo "== bench/mpi_overhead.sh"; sh bench/mpi_overhead.sh $(BUILD); true
 
 # libFuzzer on each C reader for FUZZ_SECONDS each (clang; installed when missing)
 FUZZ_SECONDS ?= 60

@@ -525,22 +525,31 @@ static void req_tested(const uint64_t *keys, int n, uint64_t t)
 
 /* ---- the archive ---- */
 
+/* Time spent flushing event chunks to the file ($RETRACE_MPI_STATS prints it at MPI_Finalize). */
+static uint64_t flush_began, flush_ns, flushes;
+
 static OTF2_FlushType pre_flush(void *ud, OTF2_FileType ft, OTF2_LocationRef loc, void *caller, bool final)
 {
     (void)ud;
-    (void)ft;
     (void)loc;
     (void)caller;
     (void)final;
+    if (ft == OTF2_FILETYPE_EVENTS)
+        flush_began = now();
     return OTF2_FLUSH;
 }
 
 static OTF2_TimeStamp post_flush(void *ud, OTF2_FileType ft, OTF2_LocationRef loc)
 {
     (void)ud;
-    (void)ft;
     (void)loc;
-    return now();
+    uint64_t t = now();
+    if (ft == OTF2_FILETYPE_EVENTS && flush_began) {
+        flush_ns += t - flush_began;
+        flushes++;
+        flush_began = 0;
+    }
+    return t;
 }
 
 static OTF2_FlushCallbacks flush_cb = {pre_flush, post_flush};
@@ -905,6 +914,9 @@ static void setup(uint64_t t0)
     }
     OTF2_Archive_SetFlushCallbacks(g.ar, &flush_cb, NULL);
     OTF2_Archive_SetMemoryCallbacks(g.ar, &memory_cb, NULL);
+    for (int i = 0; i < POOL_CHUNKS; i++) /* touched now, not during the program's first calls */
+        if ((g.pool[i] = malloc(OTF2_CHUNK_SIZE_EVENTS_DEFAULT)))
+            memset(g.pool[i], 0, OTF2_CHUNK_SIZE_EVENTS_DEFAULT);
     OTF2_MPI_Archive_SetCollectiveCallbacks(g.ar, MPI_COMM_WORLD, MPI_COMM_NULL);
     OTF2_Archive_SetCreator(g.ar, "retrace libretrace-mpi");
     OTF2_Archive_OpenEvtFiles(g.ar);
@@ -999,8 +1011,15 @@ static void teardown(uint64_t t_end)
     OTF2_EvtWriter_GetNumberOfEvents(g.ew, &nev);
     OTF2_EvtWriter *ew = g.ew;
     g.ew = NULL;
+    uint64_t tc = now();
     OTF2_Archive_CloseEvtWriter(g.ar, ew);
     OTF2_Archive_CloseEvtFiles(g.ar);
+    if (!flush_began) /* the last flush happens at the close, without a post-flush call */
+        flush_ns += now() - tc, flushes++;
+    if (getenv("RETRACE_MPI_STATS"))
+        fprintf(stderr, "retrace-mpi: rank %d: %llu events, %llu flushes in %.6f s (%.3g events/s)\n", g.rank,
+                (unsigned long long)nev, (unsigned long long)flushes, flush_ns * 1e-9,
+                flush_ns ? nev / (flush_ns * 1e-9) : 0.0);
 
     strtab ureg = {0}, ucomm = {0}, upar = {0};
     uint32_t *greg = unify(&g.uregions, &ureg);
