@@ -336,6 +336,7 @@ local function shell_quote(s)
 end
 
 local LAUNCHERS = { mpirun = true, mpiexec = true, orterun = true }
+local SIGKILL_DELAY = "OMPI_MCA_odls_base_sigkill_timeout"
 
 --- Whether argv[1] is an Open MPI launcher (its --version says so): it then gets
 -- -x NAME for each variable the ranks need on other nodes.
@@ -422,8 +423,12 @@ function M.run_mpi(opts)
   local env = { LD_PRELOAD = absolute(lib), RETRACE_MPI_ARCHIVE = dir }
   local pre = os.getenv("LD_PRELOAD")
   if pre and pre ~= "" then env.LD_PRELOAD = env.LD_PRELOAD .. ":" .. pre end
+  -- when one rank fails, Open MPI's launcher sends the others SIGTERM and soon after SIGKILL:
+  -- a few seconds between the two let their handlers write what they hold
+  local names = { "LD_PRELOAD", "RETRACE_MPI_ARCHIVE" }
+  if not os.getenv(SIGKILL_DELAY) then env[SIGKILL_DELAY] = "5"; names[#names + 1] = SIGKILL_DELAY end
   local words = {}
-  for _, k in ipairs({ "LD_PRELOAD", "RETRACE_MPI_ARCHIVE" }) do words[#words + 1] = k .. "=" .. shell_quote(env[k]) end
+  for _, k in ipairs(names) do words[#words + 1] = k .. "=" .. shell_quote(env[k]) end
   words[#words + 1] = shell_quote(opts.argv[1])
   if open_mpi_launcher(opts.argv[1]) then
     for _, k in ipairs({ "-x", "LD_PRELOAD", "-x", "RETRACE_MPI_ARCHIVE" }) do words[#words + 1] = k end

@@ -1663,22 +1663,39 @@ EXPORT int MPI_Barrier(MPI_Comm comm)
     return rc;
 }
 
-static void bcast_bytes(MPI_Comm comm, int count, MPI_Datatype t, int root, uint64_t *s, uint64_t *r)
+/* The ends of the collectives that have a blocking and a non-blocking form. */
+static void bcast_end(int R, MPI_Comm comm, int count, MPI_Datatype t, int root)
 {
     uint64_t b = type_bytes(count, t);
-    *s = comm_rank(comm) == root ? b * (uint64_t)comm_size(comm) : 0;
-    *r = b;
+    coll_end(R, OTF2_COLLECTIVE_OP_BCAST, comm, root, comm_rank(comm) == root ? b * (uint64_t)comm_size(comm) : 0, b);
+}
+
+static void reduce_end(int R, MPI_Comm comm, int count, MPI_Datatype t, int root)
+{
+    uint64_t b = type_bytes(count, t);
+    coll_end(R, OTF2_COLLECTIVE_OP_REDUCE, comm, root, b, comm_rank(comm) == root ? b * (uint64_t)comm_size(comm) : 0);
+}
+
+static void allreduce_end(int R, MPI_Comm comm, int count, MPI_Datatype t)
+{
+    uint64_t b = type_bytes(count, t) * (uint64_t)comm_size(comm);
+    coll_end(R, OTF2_COLLECTIVE_OP_ALLREDUCE, comm, -1, b, b);
+}
+
+static void alltoall_end(int R, MPI_Comm comm, const void *sendbuf, int sendcount, MPI_Datatype sendtype, int recvcount,
+                         MPI_Datatype recvtype)
+{
+    uint64_t P = (uint64_t)comm_size(comm), r = type_bytes(recvcount, recvtype) * P;
+    coll_end(R, OTF2_COLLECTIVE_OP_ALLTOALL, comm, -1, sendbuf == MPI_IN_PLACE ? r : type_bytes(sendcount, sendtype) * P,
+             r);
 }
 
 EXPORT int MPI_Bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm)
 {
     COLL_BEGIN(R_Bcast);
     int rc = PMPI_Bcast(buf, count, type, root, comm);
-    if (on) {
-        uint64_t s, r;
-        bcast_bytes(comm, count, type, root, &s, &r);
-        coll_end(R_Bcast, OTF2_COLLECTIVE_OP_BCAST, comm, root, s, r);
-    }
+    if (on)
+        bcast_end(R_Bcast, comm, count, type, root);
     return rc;
 }
 
@@ -1686,11 +1703,8 @@ EXPORT int MPI_Ibcast(void *buf, int count, MPI_Datatype type, int root, MPI_Com
 {
     COLL_BEGIN(R_Ibcast);
     int rc = PMPI_Ibcast(buf, count, type, root, comm, request);
-    if (on) {
-        uint64_t s, r;
-        bcast_bytes(comm, count, type, root, &s, &r);
-        coll_end(R_Ibcast, OTF2_COLLECTIVE_OP_BCAST, comm, root, s, r);
-    }
+    if (on)
+        bcast_end(R_Ibcast, comm, count, type, root);
     return rc;
 }
 
@@ -1708,11 +1722,8 @@ EXPORT int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatyp
 {
     COLL_BEGIN(R_Reduce);
     int rc = PMPI_Reduce(sendbuf, recvbuf, count, type, op, root, comm);
-    if (on) {
-        uint64_t b = type_bytes(count, type);
-        coll_end(R_Reduce, OTF2_COLLECTIVE_OP_REDUCE, comm, root, b,
-                 comm_rank(comm) == root ? b * (uint64_t)comm_size(comm) : 0);
-    }
+    if (on)
+        reduce_end(R_Reduce, comm, count, type, root);
     return rc;
 }
 
@@ -1721,11 +1732,8 @@ EXPORT int MPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Dataty
 {
     COLL_BEGIN(R_Ireduce);
     int rc = PMPI_Ireduce(sendbuf, recvbuf, count, type, op, root, comm, request);
-    if (on) {
-        uint64_t b = type_bytes(count, type);
-        coll_end(R_Ireduce, OTF2_COLLECTIVE_OP_REDUCE, comm, root, b,
-                 comm_rank(comm) == root ? b * (uint64_t)comm_size(comm) : 0);
-    }
+    if (on)
+        reduce_end(R_Ireduce, comm, count, type, root);
     return rc;
 }
 
@@ -1734,10 +1742,8 @@ EXPORT int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Data
 {
     COLL_BEGIN(R_Allreduce);
     int rc = PMPI_Allreduce(sendbuf, recvbuf, count, type, op, comm);
-    if (on) {
-        uint64_t b = type_bytes(count, type) * (uint64_t)comm_size(comm);
-        coll_end(R_Allreduce, OTF2_COLLECTIVE_OP_ALLREDUCE, comm, -1, b, b);
-    }
+    if (on)
+        allreduce_end(R_Allreduce, comm, count, type);
     return rc;
 }
 
@@ -1746,10 +1752,8 @@ EXPORT int MPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Dat
 {
     COLL_BEGIN(R_Iallreduce);
     int rc = PMPI_Iallreduce(sendbuf, recvbuf, count, type, op, comm, request);
-    if (on) {
-        uint64_t b = type_bytes(count, type) * (uint64_t)comm_size(comm);
-        coll_end(R_Iallreduce, OTF2_COLLECTIVE_OP_ALLREDUCE, comm, -1, b, b);
-    }
+    if (on)
+        allreduce_end(R_Iallreduce, comm, count, type);
     return rc;
 }
 
@@ -1841,11 +1845,8 @@ EXPORT int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtyp
 {
     COLL_BEGIN(R_Alltoall);
     int rc = PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-    if (on) {
-        uint64_t P = (uint64_t)comm_size(comm), r = type_bytes(recvcount, recvtype) * P;
-        coll_end(R_Alltoall, OTF2_COLLECTIVE_OP_ALLTOALL, comm, -1,
-                 sendbuf == MPI_IN_PLACE ? r : type_bytes(sendcount, sendtype) * P, r);
-    }
+    if (on)
+        alltoall_end(R_Alltoall, comm, sendbuf, sendcount, sendtype, recvcount, recvtype);
     return rc;
 }
 
@@ -1854,11 +1855,8 @@ EXPORT int MPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendty
 {
     COLL_BEGIN(R_Ialltoall);
     int rc = PMPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
-    if (on) {
-        uint64_t P = (uint64_t)comm_size(comm), r = type_bytes(recvcount, recvtype) * P;
-        coll_end(R_Ialltoall, OTF2_COLLECTIVE_OP_ALLTOALL, comm, -1,
-                 sendbuf == MPI_IN_PLACE ? r : type_bytes(sendcount, sendtype) * P, r);
-    }
+    if (on)
+        alltoall_end(R_Ialltoall, comm, sendbuf, sendcount, sendtype, recvcount, recvtype);
     return rc;
 }
 
