@@ -21,12 +21,15 @@ end
 
 -- The program's own counts: sorted "send SRC DST TAG BYTES" lines and per-rank collectives.
 local function expected(out, np)
-  local sends, colls = {}, {}
+  local sends, colls, regions = {}, {}, {}
   for r = 0, np - 1 do
     colls[r] = {}
     for l in io.lines(out .. "." .. r) do
       if l:find("^send ") then
         sends[#sends + 1] = l:sub(6)
+      elseif l:find("^region ") then
+        local name, n = l:match("^region (%S+) (%d+)$")
+        regions[name] = (regions[name] or 0) + tonumber(n)
       else
         local name, s, v = l:match("^coll (%S+) (%d+) (%d+)$")
         colls[r][#colls[r] + 1] = s .. " " .. v
@@ -34,7 +37,7 @@ local function expected(out, np)
     end
   end
   table.sort(sends)
-  return sends, colls
+  return sends, colls, regions
 end
 
 -- otf2-print's events: count per record type, and per location the collectives' "sent received".
@@ -87,7 +90,7 @@ describe("retrace capture --mpi: " .. prog, function()
         assert.are.equal(0, code, e)
         assert.truthy(o:find(np .. " ranks, .* events, complete"), o)
       end
-      local sends, colls = expected(out, np)
+      local sends, colls, regions = expected(out, np)
       local got, late, warnings = {}, {}, {}
       local rp = assert(replay.open(anchor, {
         on_message = function(m)
@@ -112,6 +115,17 @@ describe("retrace capture --mpi: " .. prog, function()
       local t = rp:totals()
       if next(lost) == nil then assert.are.equal(0, t.pending) end
       assert.are.equal(0, t.tachyons)
+      -- regions the program counted (its own functions, -finstrument-functions): enters by name
+      if next(regions) then
+        local byname, defs = {}, rp:defs()
+        for p = 0, np - 1 do
+          for id, ev in pairs(rp:events(p)) do
+            local d = defs.regions[id]
+            if d then byname[d.name] = (byname[d.name] or 0) + ev.count end
+          end
+        end
+        for name, n in pairs(regions) do assert.are.equal(n, byname[name] or 0, name) end
+      end
       local nprocs = rp:nprocs()
       assert.are.equal(np, nprocs)
       local t0, t1 = rp:span()
@@ -161,3 +175,27 @@ describe("retrace capture --mpi: " .. prog, function()
     end)
   end
 end)
+
+if prog == "ring" then
+  describe("retrace capture --mpi: bad use", function()
+    it("refuses --threads with --mpi (exit 2)", function()
+      local code, _, e = h.retrace("capture", "--mpi", "--threads", "--", "mpirun", "-np", "1", "true")
+      assert.are.equal(2, code)
+      assert.truthy(e:find("--threads and --keep-text are for memory captures", 1, true), e)
+    end)
+    it("says so when the program never calls MPI_Init (exit 1)", function()
+      local why = missing()
+      if why then
+        pending(why .. ": MPI tests skipped")
+        return
+      end
+      local d = h.temp_dir()
+      local code, o, e = h.retrace("capture", "--mpi", "-o", d .. "/none.otf2", "--", "mpirun",
+        "--allow-run-as-root", "--oversubscribe", "-np", "2", "true")
+      assert.are.equal(1, code)
+      assert.truthy(o:find("incomplete: no archive written", 1, true), o)
+      assert.truthy(e:find("did the program call MPI_Init?", 1, true), e)
+      h.remove_tree(d)
+    end)
+  end)
+end

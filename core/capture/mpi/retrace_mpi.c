@@ -28,7 +28,9 @@
  * Only the thread that called MPI_Init is recorded.
  */
 #define _GNU_SOURCE
+#include <elfutils/libdwfl.h>
 #include <errno.h>
+#include <fnmatch.h>
 #include <limits.h>
 #include <dirent.h>
 #include <fcntl.h>
@@ -263,6 +265,16 @@ static struct {
 } g;
 
 static __thread int g_main_thread; /* set on the thread that called MPI_Init */
+
+/* -finstrument-functions (at the end of the file) */
+#define FN_DEPTH 512
+
+static Dwfl *fn_dwfl;
+static strtab fn_addrs;     /* function addresses seen, as 8-byte records */
+static int *fn_region;      /* per address: its region, or -1 when filtered out */
+static size_t fn_known, fn_cap;
+static __thread unsigned char fn_recorded[FN_DEPTH];
+static __thread int fn_depth;
 
 static inline uint64_t now(void)
 {
@@ -1073,6 +1085,10 @@ static void teardown(uint64_t t_end)
     strtab_free(&ucomm);
     strtab_free(&upar);
     strtab_free(&g.uregions);
+    strtab_free(&fn_addrs);
+    free(fn_region);
+    fn_region = NULL;
+    fn_known = fn_cap = 0;
     strtab_free(&g.comm_defs);
     strtab_free(&g.params);
     free(g.reqs);
@@ -2018,4 +2034,94 @@ EXPORT void retrace_mpi_mark(const char *text, long long value)
     g.busy = 1;
     OTF2_EvtWriter_ParameterInt(g.ew, NULL, now(), (OTF2_ParameterRef)k, (int64_t)value);
     g.busy = 0;
+}
+
+/* ---- -finstrument-functions: the program's own functions as regions ---- */
+/*
+ * A program compiled with -finstrument-functions and linked with -lretrace-mpi calls
+ * these at each function's entry and exit. A function becomes a user region named
+ * from the symbol table (elfutils' libdwfl on the running process) when its name
+ * passes $RETRACE_MPI_FUNCTIONS: comma-separated fnmatch patterns, "!PATTERN" to leave
+ * out (default: every function). The decision is kept per address, so a function is
+ * named once; the calls of functions left out cost a lookup and nothing is written.
+ */
+
+static const char *fn_name(void *fn)
+{
+    static const Dwfl_Callbacks cb = {.find_elf = dwfl_linux_proc_find_elf,
+                                      .find_debuginfo = dwfl_standard_find_debuginfo};
+    if (!fn_dwfl) {
+        fn_dwfl = dwfl_begin(&cb);
+        if (!fn_dwfl)
+            return NULL;
+        dwfl_report_begin(fn_dwfl);
+        dwfl_linux_proc_report(fn_dwfl, getpid());
+        dwfl_report_end(fn_dwfl, NULL, NULL);
+    }
+    Dwfl_Module *m = dwfl_addrmodule(fn_dwfl, (Dwarf_Addr)(uintptr_t)fn);
+    return m ? dwfl_module_addrname(m, (Dwarf_Addr)(uintptr_t)fn) : NULL;
+}
+
+/* Whether $RETRACE_MPI_FUNCTIONS lets function name through. */
+static int fn_wanted(const char *name)
+{
+    const char *list = getenv("RETRACE_MPI_FUNCTIONS");
+    if (!list || !*list)
+        return 1;
+    int included = 0, any_include = 0;
+    char pat[256];
+    for (const char *p = list; *p;) {
+        size_t n = strcspn(p, ",");
+        if (n && n < sizeof pat) {
+            memcpy(pat, p, n);
+            pat[n] = '\0';
+            if (pat[0] == '!') {
+                if (fnmatch(pat + 1, name, 0) == 0)
+                    return 0;
+            } else {
+                any_include = 1;
+                included |= fnmatch(pat, name, 0) == 0;
+            }
+        }
+        p += n + (p[n] == ',');
+    }
+    return included || !any_include;
+}
+
+static int fn_region_of(void *fn)
+{
+    int k = strtab_intern(&fn_addrs, &fn, (int)sizeof fn);
+    if ((size_t)k >= fn_known) {
+        fn_region = grow(fn_region, &fn_cap, (size_t)k + 1, sizeof *fn_region);
+        const char *name = fn_name(fn);
+        fn_region[k] = name && fn_wanted(name) ? NREGIONS + strtab_intern(&g.uregions, name, (int)strlen(name)) : -1;
+        fn_known = (size_t)k + 1;
+    }
+    return fn_region[k];
+}
+
+EXPORT void __cyg_profile_func_enter(void *fn, void *site)
+{
+    (void)site;
+    int d = fn_depth++;
+    if (d >= FN_DEPTH)
+        return;
+    fn_recorded[d] = 0;
+    if (tracing()) {
+        int r = fn_region_of(fn);
+        if (r >= 0) {
+            ev_enter(r, now());
+            fn_recorded[d] = 1;
+        }
+    }
+}
+
+EXPORT void __cyg_profile_func_exit(void *fn, void *site)
+{
+    (void)site;
+    if (fn_depth == 0)
+        return;
+    int d = --fn_depth;
+    if (d < FN_DEPTH && fn_recorded[d] && tracing())
+        ev_leave(fn_region_of(fn), now());
 }
