@@ -13,6 +13,11 @@
 --   cmdline      the program and its arguments, one a line
 --   status       "complete", or "incomplete" and why (exit status, signal, interrupted)
 --   threads      with --threads: how many threads ran (memspy's default --procs)
+--
+-- MPI programs (README: "Tracing your own MPI program"):
+--   local res = capture.run_mpi{ dir = "run.otf2", argv = {"mpirun", "-np", "4", "./prog"} }
+--   -- res.ranks, res.events, res.complete, res.why, res.anchor (libretrace-mpi's OTF2 archive)
+--   capture.mpi_check(dir) checks an archive libretrace-mpi wrote; capture.mpi_lib() finds the library.
 local M = {}
 
 local core = require "retrace.core"

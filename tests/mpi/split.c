@@ -1,5 +1,6 @@
 /* The ranks as a grid (two columns when there are two ranks or more): Comm_split into rows
- * and columns, a shift along each with Sendrecv (tag 1 rows, 2 columns), an Allreduce in each. */
+ * and columns, a shift along each with Sendrecv (tag 1 rows, 2 columns), an Allreduce in each;
+ * then the columns joined by MPI_Intercomm_create and a swap across it (tag 3). */
 #include "mpitest.h"
 
 static void shift(MPI_Comm c, int tag, int n)
@@ -26,6 +27,25 @@ int main(int argc, char **argv)
     MPI_Comm_split(MPI_COMM_WORLD, mt_rank % cols, mt_rank, &col);
     shift(row, 1, 3);
     shift(col, 2, 5);
+    if (cols == 2 && mt_size % 2 == 0) {
+        /* the two columns joined by an intercommunicator: each rank swaps with its partner
+           (the same rank in the other column, a rank of the remote group) */
+        MPI_Comm inter;
+        int me;
+        MPI_Comm_rank(col, &me);
+        MPI_Intercomm_create(col, 0, MPI_COMM_WORLD, mt_rank % 2 == 0 ? 1 : 0, 99, &inter);
+        int out[7] = {0}, in[7];
+        MPI_Sendrecv(out, 7, MPI_INT, me, 3, in, 7, MPI_INT, me, 3, inter, MPI_STATUS_IGNORE);
+        MPI_Group rg, wg;
+        int peer;
+        MPI_Comm_remote_group(inter, &rg);
+        MPI_Comm_group(MPI_COMM_WORLD, &wg);
+        MPI_Group_translate_ranks(rg, 1, &me, wg, &peer);
+        fprintf(mt_out, "send %d %d 3 28\n", mt_rank, peer);
+        MPI_Group_free(&rg);
+        MPI_Group_free(&wg);
+        MPI_Comm_free(&inter);
+    }
     MPI_Comm_free(&row);
     MPI_Comm_free(&col);
     mt_close();

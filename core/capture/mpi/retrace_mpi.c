@@ -387,6 +387,22 @@ static uint32_t comm_id(MPI_Comm c)
     return comm_register(c, CR_OTHER);
 }
 
+/*
+ * The communicator and peer a message record names. A peer on an intercommunicator is a
+ * rank of its remote group, which differs on the two sides: it is written as its rank in
+ * MPI_COMM_WORLD (communicator 0), so both ends of the message name the same communicator.
+ */
+static uint32_t msg_comm(uint32_t id, int *peer)
+{
+    if (id < COMM_FIRST || *peer < 0)
+        return id;
+    const int *rec = (const int *)strtab_at(&g.comm_defs, (int)(id - COMM_FIRST));
+    if (rec[0] != CR_INTER || *peer >= rec[2])
+        return id;
+    *peer = rec[3 + *peer];
+    return 0;
+}
+
 static void comm_forget(MPI_Comm c)
 {
     for (size_t i = g.ncomms; i-- > 0;)
@@ -484,8 +500,9 @@ static void req_start_send(MPI_Request h, int persistent, int peer, int tag, uin
     req *r = req_insert(req_key(h));
     *r = (req){r->key, ++g.next_req, 1, persistent, 1, peer, tag, comm, bytes};
     if (peer != MPI_PROC_NULL) {
+        uint32_t c = msg_comm(comm, &peer);
         g.busy = 1;
-        OTF2_EvtWriter_MpiIsend(g.ew, NULL, t, (uint32_t)peer, comm, (uint32_t)tag, bytes, r->id);
+        OTF2_EvtWriter_MpiIsend(g.ew, NULL, t, (uint32_t)peer, c, (uint32_t)tag, bytes, r->id);
         g.busy = 0;
     }
 }
@@ -513,9 +530,11 @@ static void req_complete(uint64_t key, const MPI_Status *st, uint64_t t)
     else if (r->send) {
         if (r->peer != MPI_PROC_NULL)
             OTF2_EvtWriter_MpiIsendComplete(g.ew, NULL, t, r->id);
-    } else if (st->MPI_SOURCE != MPI_PROC_NULL)
-        OTF2_EvtWriter_MpiIrecv(g.ew, NULL, t, (uint32_t)st->MPI_SOURCE, r->comm, (uint32_t)st->MPI_TAG,
-                                status_bytes(st), r->id);
+    } else if (st->MPI_SOURCE != MPI_PROC_NULL) {
+        int src = st->MPI_SOURCE;
+        uint32_t c = msg_comm(r->comm, &src);
+        OTF2_EvtWriter_MpiIrecv(g.ew, NULL, t, (uint32_t)src, c, (uint32_t)st->MPI_TAG, status_bytes(st), r->id);
+    }
     g.busy = 0;
     if (r->persistent)
         r->active = 0;
@@ -1039,9 +1058,9 @@ static void teardown(uint64_t t_end)
     if (!flush_began) /* the last flush happens at the close, without a post-flush call */
         flush_ns += now() - tc, flushes++;
     if (getenv("RETRACE_MPI_STATS"))
-        fprintf(stderr, "retrace-mpi: rank %d: %llu events, %llu flushes in %.6f s (%.3g events/s)\n", g.rank,
-                (unsigned long long)nev, (unsigned long long)flushes, flush_ns * 1e-9,
-                flush_ns ? nev / (flush_ns * 1e-9) : 0.0);
+        fprintf(stderr, "retrace-mpi: rank %d: %llu events, %d communicators (%d inter), %llu flushes in %.6f s "
+                "(%.3g events/s)\n", g.rank, (unsigned long long)nev, g.comm_defs.n, g.intercomms,
+                (unsigned long long)flushes, flush_ns * 1e-9, flush_ns ? nev / (flush_ns * 1e-9) : 0.0);
 
     strtab ureg = {0}, ucomm = {0}, upar = {0};
     uint32_t *greg = unify(&g.uregions, &ureg);
@@ -1191,16 +1210,21 @@ EXPORT int MPI_Abort(MPI_Comm comm, int errorcode)
 typedef int (*send_fn)(const void *, int, MPI_Datatype, int, int, MPI_Comm);
 typedef int (*isend_fn)(const void *, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request *);
 
+/* A blocking send's record (peer and communicator as msg_comm writes them). */
+static void recorded_send(int dest, MPI_Comm comm, int tag, uint64_t bytes, uint64_t t)
+{
+    uint32_t c = msg_comm(comm_id(comm), &dest);
+    g.busy = 1;
+    OTF2_EvtWriter_MpiSend(g.ew, NULL, t, (uint32_t)dest, c, (uint32_t)tag, bytes);
+    g.busy = 0;
+}
+
 static int blocking_send(int R, send_fn f, const void *buf, int count, MPI_Datatype type, int dest, int tag,
                          MPI_Comm comm)
 {
     BEGIN(R);
-    if (on && dest != MPI_PROC_NULL) {
-        g.busy = 1;
-        OTF2_EvtWriter_MpiSend(g.ew, NULL, t0, (uint32_t)dest, comm_id(comm), (uint32_t)tag,
-                               type_bytes(count, type));
-        g.busy = 0;
-    }
+    if (on && dest != MPI_PROC_NULL)
+        recorded_send(dest, comm, tag, type_bytes(count, type), t0);
     int rc = f(buf, count, type, dest, tag, comm);
     END(R);
     return rc;
@@ -1266,9 +1290,10 @@ static void recorded_recv(const MPI_Status *st, MPI_Comm comm, uint64_t t)
 {
     if (st->MPI_SOURCE == MPI_PROC_NULL)
         return;
+    int src = st->MPI_SOURCE;
+    uint32_t c = msg_comm(comm_id(comm), &src);
     g.busy = 1;
-    OTF2_EvtWriter_MpiRecv(g.ew, NULL, t, (uint32_t)st->MPI_SOURCE, comm_id(comm), (uint32_t)st->MPI_TAG,
-                           status_bytes(st));
+    OTF2_EvtWriter_MpiRecv(g.ew, NULL, t, (uint32_t)src, c, (uint32_t)st->MPI_TAG, status_bytes(st));
     g.busy = 0;
 }
 
@@ -1304,12 +1329,8 @@ EXPORT int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtyp
                         MPI_Comm comm, MPI_Status *status)
 {
     BEGIN(R_Sendrecv);
-    if (on && dest != MPI_PROC_NULL) {
-        g.busy = 1;
-        OTF2_EvtWriter_MpiSend(g.ew, NULL, t0, (uint32_t)dest, comm_id(comm), (uint32_t)sendtag,
-                               type_bytes(sendcount, sendtype));
-        g.busy = 0;
-    }
+    if (on && dest != MPI_PROC_NULL)
+        recorded_send(dest, comm, sendtag, type_bytes(sendcount, sendtype), t0);
     MPI_Status own;
     MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
     int rc = PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source,
@@ -1327,12 +1348,8 @@ EXPORT int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype type, int des
                                 int recvtag, MPI_Comm comm, MPI_Status *status)
 {
     BEGIN(R_Sendrecv_replace);
-    if (on && dest != MPI_PROC_NULL) {
-        g.busy = 1;
-        OTF2_EvtWriter_MpiSend(g.ew, NULL, t0, (uint32_t)dest, comm_id(comm), (uint32_t)sendtag,
-                               type_bytes(count, type));
-        g.busy = 0;
-    }
+    if (on && dest != MPI_PROC_NULL)
+        recorded_send(dest, comm, sendtag, type_bytes(count, type), t0);
     MPI_Status own;
     MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
     int rc = PMPI_Sendrecv_replace(buf, count, type, dest, sendtag, source, recvtag, comm, st);
