@@ -13,6 +13,11 @@ ROLES = {
         File_read_at_all_end File_write_at_all_begin File_write_at_all_end File_read_all_begin
         File_read_all_end File_write_all_begin File_write_all_end File_sync""",
     "BARRIER": "Win_fence",
+    "COLL_ONE2ALL": "Iscatter Iscatterv",
+    "COLL_ALL2ONE": "Igather Igatherv",
+    "COLL_ALL2ALL": """Alltoallw Iallgather Iallgatherv Ialltoallv Ialltoallw Ireduce_scatter
+        Ireduce_scatter_block""",
+    "COLL_OTHER": "Iscan Iexscan",
     "POINT2POINT": "Probe Iprobe Mprobe Improbe Mrecv Imrecv",
     "FUNCTION": """Win_create Win_allocate Win_allocate_shared Win_create_dynamic Win_free Put Get
         Accumulate Get_accumulate Fetch_and_op Compare_and_swap Rput Rget Raccumulate
@@ -22,7 +27,7 @@ ROLES = {
         Group_difference Group_range_incl Group_range_excl Group_free Group_translate_ranks
         Type_commit Type_free Type_contiguous Type_vector Type_create_hvector Type_indexed
         Type_create_hindexed Type_create_struct Type_create_subarray Type_create_resized
-        Op_create Op_free Pack Unpack Buffer_attach Buffer_detach""",
+        Op_create Op_free Pack Unpack Buffer_attach Buffer_detach Comm_idup""",
 }
 
 def main(path):
