@@ -1241,49 +1241,27 @@ static int nonblocking_send(int R, isend_fn f, const void *buf, int count, MPI_D
     return rc;
 }
 
-EXPORT int MPI_Send(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm)
-{
-    return blocking_send(R_Send, PMPI_Send, buf, count, type, dest, tag, comm);
-}
+/* The four send modes share one wrapper each for the blocking, non-blocking and persistent forms. */
+#define RT_BLOCKING_SEND(n)                                                                        \
+    EXPORT int MPI_##n(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) \
+    {                                                                                              \
+        return blocking_send(R_##n, PMPI_##n, buf, count, type, dest, tag, comm);                  \
+    }
+#define RT_REQUEST_SEND(n, helper)                                                                 \
+    EXPORT int MPI_##n(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm, \
+                       MPI_Request *request)                                                       \
+    {                                                                                              \
+        return helper(R_##n, PMPI_##n, buf, count, type, dest, tag, comm, request);                \
+    }
+RT_BLOCKING_SEND(Send)
+RT_BLOCKING_SEND(Bsend)
+RT_BLOCKING_SEND(Ssend)
+RT_BLOCKING_SEND(Rsend)
 
-EXPORT int MPI_Bsend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm)
-{
-    return blocking_send(R_Bsend, PMPI_Bsend, buf, count, type, dest, tag, comm);
-}
-
-EXPORT int MPI_Ssend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm)
-{
-    return blocking_send(R_Ssend, PMPI_Ssend, buf, count, type, dest, tag, comm);
-}
-
-EXPORT int MPI_Rsend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm)
-{
-    return blocking_send(R_Rsend, PMPI_Rsend, buf, count, type, dest, tag, comm);
-}
-
-EXPORT int MPI_Isend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
-                     MPI_Request *request)
-{
-    return nonblocking_send(R_Isend, PMPI_Isend, buf, count, type, dest, tag, comm, request);
-}
-
-EXPORT int MPI_Ibsend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
-                      MPI_Request *request)
-{
-    return nonblocking_send(R_Ibsend, PMPI_Ibsend, buf, count, type, dest, tag, comm, request);
-}
-
-EXPORT int MPI_Issend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
-                      MPI_Request *request)
-{
-    return nonblocking_send(R_Issend, PMPI_Issend, buf, count, type, dest, tag, comm, request);
-}
-
-EXPORT int MPI_Irsend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
-                      MPI_Request *request)
-{
-    return nonblocking_send(R_Irsend, PMPI_Irsend, buf, count, type, dest, tag, comm, request);
-}
+RT_REQUEST_SEND(Isend, nonblocking_send)
+RT_REQUEST_SEND(Ibsend, nonblocking_send)
+RT_REQUEST_SEND(Issend, nonblocking_send)
+RT_REQUEST_SEND(Irsend, nonblocking_send)
 
 /* A blocking receive completed with status st. */
 static void recorded_recv(const MPI_Status *st, MPI_Comm comm, uint64_t t)
@@ -1377,29 +1355,10 @@ static int send_init(int R, isend_fn f, const void *buf, int count, MPI_Datatype
     return rc;
 }
 
-EXPORT int MPI_Send_init(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
-                         MPI_Request *request)
-{
-    return send_init(R_Send_init, PMPI_Send_init, buf, count, type, dest, tag, comm, request);
-}
-
-EXPORT int MPI_Bsend_init(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
-                          MPI_Request *request)
-{
-    return send_init(R_Bsend_init, PMPI_Bsend_init, buf, count, type, dest, tag, comm, request);
-}
-
-EXPORT int MPI_Ssend_init(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
-                          MPI_Request *request)
-{
-    return send_init(R_Ssend_init, PMPI_Ssend_init, buf, count, type, dest, tag, comm, request);
-}
-
-EXPORT int MPI_Rsend_init(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
-                          MPI_Request *request)
-{
-    return send_init(R_Rsend_init, PMPI_Rsend_init, buf, count, type, dest, tag, comm, request);
-}
+RT_REQUEST_SEND(Send_init, send_init)
+RT_REQUEST_SEND(Bsend_init, send_init)
+RT_REQUEST_SEND(Ssend_init, send_init)
+RT_REQUEST_SEND(Rsend_init, send_init)
 
 EXPORT int MPI_Recv_init(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
                          MPI_Request *request)
