@@ -12,7 +12,7 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 DEB_PACKAGES = liblua5.4-dev lua5.4 lua-filesystem libcairo2-dev libpng-dev libfontconfig-dev libfftw3-dev \
   libreadline-dev lua-cjson lua-argparse libcmocka-dev lua-busted cmake pkg-config \
   gcc make poppler-utils fonts-dejavu-core libgraphviz-dev libopen-trace-format2-dev libgsl-dev \
-  valgrind libdw-dev
+  valgrind libdw-dev libopenmpi-dev openmpi-bin
 # packages the tests use when present (a browser for the HTML player and gallery, xmllint
 # for well-formed pages, cmark for the README, the OTF2 and Pajé reference tools)
 DEB_TEST_PACKAGES = chromium libxml2-utils cmark otf2-tools pajeng
@@ -58,7 +58,8 @@ test-asan: deps
 
 bench: build
 	@for b in $(BUILD)/bench/*; do [ -x "$$b" ] && { echo "== $$b"; "$$b"; }; done; \
-	for s in bench/*.lua; do [ -f "$$s" ] && { echo "== $$s"; $(BUILD)/retrace "$$s"; }; done; true
+	for s in bench/*.lua; do [ -f "$$s" ] && { echo "== $$s"; $(BUILD)/retrace "$$s"; }; done; \
+	echo "== bench/mpi_overhead.sh"; sh bench/mpi_overhead.sh $(BUILD); true
 
 # libFuzzer on each C reader for FUZZ_SECONDS each (clang; installed when missing)
 FUZZ_SECONDS ?= 60

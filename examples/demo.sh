@@ -60,6 +60,17 @@ echo "== retrace paragraph: ParaGraph's displays, frame by frame, on a hand-made
 pg_out=${TMPDIR:-/tmp}/retrace-demo/paragraph
 rm -rf "$pg_out"
 "$RETRACE" paragraph "$here"/../tests/fixtures/paragraph/pg4.trf -o "$pg_out" --all --pace time:0.25 --unit s --html
+echo "== retrace capture --mpi: an MPI program of our own (examples/mpi/jacobi.c) traced on 4 ranks"
+jacobi=$(dirname "$RETRACE")/mpi/examples/mpi/jacobi
+if [ -x "$jacobi" ] && command -v mpirun >/dev/null; then
+  mpi_out=${TMPDIR:-/tmp}/retrace-demo/mpi
+  rm -rf "$mpi_out"
+  "$RETRACE" capture --mpi -o "$mpi_out"/jacobi.otf2 -- mpirun --allow-run-as-root --oversubscribe -np 4 "$jacobi" 100
+  "$RETRACE" stats "$mpi_out"/jacobi.otf2 | sed -n '1,10p'
+  "$RETRACE" paragraph "$mpi_out"/jacobi.otf2 --static -o "$mpi_out"/jacobi.png --size 1400x800
+else
+  echo "   skipped: retrace was built without MPI (make deps installs libopenmpi-dev openmpi-bin)"
+fi
 echo "== the gallery: every display picture of every family on one page"
 gallery=${RETRACE_GALLERY:-$(dirname "$RETRACE")/gallery}
 "$RETRACE" "$here"/gallery.lua "$RETRACE" "$gallery"

@@ -6,7 +6,8 @@
 --
 -- To add a picture, append an entry to `entries`:
 --   run      the words after `retrace`, with {ex} (this examples folder),
---            {out} (the gallery folder) and {data} (../shared/data) in them;
+--            {out} (the gallery folder), {data} (../shared/data) and {bin} (the
+--            folder of the retrace program: the build tree) in them;
 --            entries with the same run share one run of it
 --   image    the picture, a path under {out}; or
 --   glob     "folder/prefix_*.png" under {out}: one picture per match, the
@@ -152,6 +153,20 @@ local entries = {
       "misses by cause (compare with the picture before)",
     run = { "memspy", "{out}/memspy/tri_tuned.msp", "--procs", "4", "--plots", "{out}/memspy/tri_tuned" },
     image = "memspy/tri_tuned/causes.png" },
+  -- an MPI program of our own traced by libretrace-mpi (retrace capture --mpi), on 4 ranks
+  { needs = "{bin}/mpi/examples/mpi/jacobi",
+    run = { "capture", "--mpi", "-o", "{out}/mpi/jacobi.otf2", "--", "mpirun", "--allow-run-as-root",
+            "--oversubscribe", "-np", "4", "{bin}/mpi/examples/mpi/jacobi", "300" } },
+  { family = "Tracing your own MPI program", needs = "{bin}/mpi/examples/mpi/jacobi",
+    caption = "examples/mpi/jacobi.c on 4 ranks, traced by retrace capture --mpi: MPI_Init (overhead, the runtime " ..
+      "starting the ranks), then 300 halo exchanges with a residual Allreduce every fourth step; the larger " ..
+      "blocks of the higher ranks keep the lower ones waiting",
+    run = { "paragraph", "{out}/mpi/jacobi.otf2", "--static", "-o", "{out}/mpi/jacobi.png", "--size", "1400x800" },
+    image = "mpi/jacobi.png" },
+  { family = "Tracing your own MPI program", needs = "{bin}/mpi/examples/mpi/jacobi",
+    caption = "The same archive in ParaGraph's displays at the end of the run (the sweep region is task 163)",
+    run = { "paragraph", "{out}/mpi/jacobi.otf2", "-o", "{out}/mpi/jacobi-frames", "--all", "--size", "1920x1200" },
+    image = "mpi/jacobi-frames/frame_000100.png" },
   -- other display families: append their entries here
   -- ParaGraph at scale: whole-window pictures from the C raster (retrace paragraph --static)
   { family = "ParaGraph whole-run views", needs = "{data}/picl/fft-16.trf",
@@ -252,8 +267,9 @@ end
 -- program), out, ex, data, quiet. Returns pictures (for retrace.gallery),
 -- skipped (notes) and failed (notes).
 function M.make(list, opts)
-  local vars = { ex = opts.ex, out = opts.out, data = opts.data }
-  local shown = { ex = opts.ex, out = opts.out, data = opts.data }
+  local bin = opts.retrace:match("^(.*)/[^/]+$") or "."
+  local vars = { ex = opts.ex, out = opts.out, data = opts.data, bin = bin }
+  local shown = { ex = opts.ex, out = opts.out, data = opts.data, bin = bin }
   local done, pictures, skipped, failed = {}, {}, {}, {}
   for i, e in ipairs(list) do
     local argv, words = {}, { "retrace" }

@@ -306,7 +306,10 @@ static int check_event_files(otf2_src *s, rt_err *err)
             s->selected[p] |= HAS_DEF;
         snprintf(file, cap, "%s/%llu.evt", folder, (unsigned long long)s->map.locs[p]);
         int found = stat(file, &sb) == 0;
-        if (found && S_ISREG(sb.st_mode)) {
+        if (found && S_ISREG(sb.st_mode) && sb.st_size == 0) /* a writer killed before its first flush */
+            early_warn(s, "%s: %s/%llu.evt: empty event file; location %llu read as having no events", s->anchor,
+                       base_name(folder), (unsigned long long)s->map.locs[p], (unsigned long long)s->map.locs[p]);
+        else if (found && S_ISREG(sb.st_mode)) {
             s->selected[p] |= HAS_EVT;
             s->evt_bytes += (uint64_t)sb.st_size;
             s->total_records += s->map.nevents[p];
@@ -324,6 +327,43 @@ static int check_event_files(otf2_src *s, rt_err *err)
     return st;
 }
 
+/*
+ * An archive whose writer did not finish: libretrace-mpi leaves FOLDER.incomplete
+ * beside the anchor (its first line says so, the others which rank stopped how)
+ * until every rank has returned from MPI_Finalize. The events are read as far
+ * as each location's file goes.
+ */
+static void warn_incomplete(otf2_src *s)
+{
+    char *folder = archive_folder(s->anchor);
+    size_t cap = folder ? strlen(folder) + 16 : 0;
+    char *marker = folder ? malloc(cap) : NULL;
+    FILE *f = NULL;
+    if (marker) {
+        snprintf(marker, cap, "%s.incomplete", folder);
+        f = fopen(marker, "r");
+    }
+    if (f) {
+        char line[160], notes[200] = "";
+        for (int i = 0; fgets(line, sizeof line, f); i++) {
+            line[strcspn(line, "\n")] = '\0';
+            if (i == 0)
+                continue;
+            size_t n = strlen(notes);
+            if (n + strlen(line) + 3 >= sizeof notes) {
+                snprintf(notes + n, sizeof notes - n, "%s...", n ? "; " : "");
+                break;
+            }
+            snprintf(notes + n, sizeof notes - n, "%s%s", n ? "; " : "", line);
+        }
+        fclose(f);
+        early_warn(s, "%s: incomplete archive (%s): events read as far as each location's file goes%s%s", s->anchor,
+                   base_name(marker), *notes ? "; " : "", notes);
+    }
+    free(marker);
+    free(folder);
+}
+
 /* The definitions, the locations to read and the open's warnings. */
 static int read_defs(otf2_src *s, rt_err *err)
 {
@@ -332,6 +372,7 @@ static int read_defs(otf2_src *s, rt_err *err)
         return st;
     if (!s->map.have_clock)
         early_warn(s, "%s: definitions: no clock properties; times are raw ticks", s->anchor);
+    warn_incomplete(s);
     s->selected = calloc(s->map.nlocs ? s->map.nlocs : 1, 1);
     if (!s->selected)
         return rt_err_set(err, RT_ENOMEM, "%s: out of memory", s->anchor);

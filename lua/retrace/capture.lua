@@ -13,6 +13,11 @@
 --   cmdline      the program and its arguments, one a line
 --   status       "complete", or "incomplete" and why (exit status, signal, interrupted)
 --   threads      with --threads: how many threads ran (memspy's default --procs)
+--
+-- MPI programs (README: "Tracing your own MPI program"):
+--   local res = capture.run_mpi{ dir = "run.otf2", argv = {"mpirun", "-np", "4", "./prog"} }
+--   -- res.ranks, res.events, res.complete, res.why, res.anchor (libretrace-mpi's OTF2 archive)
+--   capture.mpi_check(dir) checks an archive libretrace-mpi wrote; capture.mpi_lib() finds the library.
 local M = {}
 
 local core = require "retrace.core"
@@ -314,6 +319,136 @@ function M.run(opts)
   res.why = why
   if opts.threads then write(dir .. "/threads", math.max(res.threads, 1) .. "\n") end
   write(dir .. "/status", why and ("incomplete\n" .. why .. "\n") or "complete\n")
+  return res
+end
+
+-- ---- MPI programs: libretrace-mpi writes an OTF2 archive ----
+
+--- Where libretrace-mpi.so is: $RETRACE_MPI_LIB, else beside libretrace_alloc.so.
+function M.mpi_lib()
+  local env = os.getenv("RETRACE_MPI_LIB")
+  if env and env ~= "" then return env end
+  local alloc = M.alloc_lib()
+  if not alloc then return nil end
+  local lib = alloc:gsub("libretrace_alloc%.so$", "libretrace-mpi.so")
+  if require("lfs").attributes(lib, "mode") == "file" then return lib end
+end
+
+local function shell_quote(s)
+  return "'" .. s:gsub("'", "'\\''") .. "'"
+end
+
+local LAUNCHERS = { mpirun = true, mpiexec = true, orterun = true }
+local SIGKILL_DELAY = "OMPI_MCA_odls_base_sigkill_timeout"
+
+--- Whether argv[1] is an Open MPI launcher (its --version says so): it then gets
+-- -x NAME for each variable the ranks need on other nodes.
+local function open_mpi_launcher(prog)
+  if not LAUNCHERS[basename(prog)] then return false end
+  local p = io.popen(shell_quote(prog) .. " --version 2>&1")
+  if not p then return false end
+  local text = p:read("a") or ""
+  p:close()
+  return text:find("Open MPI", 1, true) ~= nil or text:find("OpenRTE", 1, true) ~= nil
+end
+
+--- The default archive name for an MPI command: the program the launcher runs.
+function M.mpi_default_output(argv)
+  local lfs = require "lfs"
+  for i = LAUNCHERS[basename(argv[1])] and 2 or 1, #argv do
+    local a = argv[i]
+    if not a:find("^%-") and not a:find("^%d+$") and lfs.attributes(a, "mode") == "file" then
+      return basename(a) .. ".otf2"
+    end
+  end
+  return basename(argv[1]) .. ".otf2"
+end
+
+local function absolute(path)
+  if path:sub(1, 1) == "/" then return path end
+  return require("lfs").currentdir() .. "/" .. path
+end
+
+--- Check an archive libretrace-mpi wrote: every rank's event file, the anchor, the marker.
+-- Returns {ranks, events, complete, why, anchor}.
+function M.mpi_check(dir)
+  local lfs = require "lfs"
+  local res = { anchor = dir .. "/traces.otf2", ranks = 0, events = 0 }
+  local mf = io.open(dir .. "/traces.incomplete")
+  local notes = {}
+  local started
+  if mf then
+    local first = mf:read("l") or ""
+    started = math.tointeger(tonumber(first:match("(%d+) ranks started")))
+    for l in mf:lines() do notes[#notes + 1] = l end
+    mf:close()
+  end
+  if lfs.attributes(res.anchor, "mode") ~= "file" then
+    res.why = "no archive written (" .. res.anchor .. " missing; did the program call MPI_Init?)"
+    return res
+  end
+  local replay = require "retrace.replay"
+  local ps, err = replay.prescan(res.anchor)
+  if not ps then
+    res.why = "archive unreadable: " .. tostring(err)
+    return res
+  end
+  res.ranks, res.events = ps.processors, ps.events
+  local missing = {}
+  for r = 0, (started or ps.processors) - 1 do
+    local evt = string.format("%s/traces/%d.evt", dir, r)
+    local size = lfs.attributes(evt, "size")
+    if not size or size == 0 then missing[#missing + 1] = tostring(r) end
+  end
+  if #missing > 0 then
+    notes[#notes + 1] = "no events from rank" .. (#missing > 1 and "s " or " ") .. table.concat(missing, ", ")
+  end
+  if mf then
+    table.insert(notes, 1, "not every rank reached MPI_Finalize")
+  end
+  res.complete = #notes == 0
+  res.why = #notes > 0 and table.concat(notes, "; ") or nil
+  return res
+end
+
+--- Run an MPI command (argv: the launcher and its arguments) with libretrace-mpi
+-- preloaded into the ranks, writing the OTF2 archive folder opts.dir. Returns
+-- {ranks, events, complete, why, anchor, exit_code, signal}, or nil, message, exit code.
+function M.run_mpi(opts)
+  local lib = M.mpi_lib()
+  if not lib then
+    return nil, "libretrace-mpi.so not found (retrace was built without MPI, or set RETRACE_MPI_LIB)", 1
+  end
+  local fs = require "retrace.fs"
+  local dir = absolute(opts.dir)
+  local ok, err = fs.mkdir_p(dir)
+  if not ok then return nil, err, 1 end
+  local env = { LD_PRELOAD = absolute(lib), RETRACE_MPI_ARCHIVE = dir }
+  local pre = os.getenv("LD_PRELOAD")
+  if pre and pre ~= "" then env.LD_PRELOAD = env.LD_PRELOAD .. ":" .. pre end
+  -- when one rank fails, Open MPI's launcher sends the others SIGTERM and soon after SIGKILL:
+  -- a few seconds between the two let their handlers write what they hold
+  local names = { "LD_PRELOAD", "RETRACE_MPI_ARCHIVE" }
+  if not os.getenv(SIGKILL_DELAY) then env[SIGKILL_DELAY] = "5"; names[#names + 1] = SIGKILL_DELAY end
+  local words = {}
+  for _, k in ipairs(names) do words[#words + 1] = k .. "=" .. shell_quote(env[k]) end
+  words[#words + 1] = shell_quote(opts.argv[1])
+  if open_mpi_launcher(opts.argv[1]) then
+    for _, k in ipairs({ "-x", "LD_PRELOAD", "-x", "RETRACE_MPI_ARCHIVE" }) do words[#words + 1] = k end
+  end
+  for i = 2, #opts.argv do words[#words + 1] = shell_quote(opts.argv[i]) end
+  local okx, how, code = os.execute(table.concat(words, " "))
+  local res = M.mpi_check(dir)
+  res.anchor = opts.dir .. "/traces.otf2"
+  if how == "signal" then
+    res.signal = code
+    res.why = (res.why and res.why .. "; " or "") .. "killed by signal " .. code
+    res.complete = false
+  elseif not okx then
+    res.exit_code = code
+    res.why = (res.why and res.why .. "; " or "") .. "exit status " .. tostring(code)
+    res.complete = false
+  end
   return res
 end
 
