@@ -210,11 +210,17 @@ local function run(args)
       ctx.path = cp
     end
   end
+  -- records for the trace and application displays: PICL's own through the replay's
+  -- record callback, the view's events (any format) otherwise
   local records = appmod ~= nil
   for _, id in ipairs(ids) do records = records or id == "trace" end
-  local rp, rerr = replay.new(args.trace, tracker:callbacks(model:callbacks({ format = args.format,
-    prescan = info.ps, compstats = compstats }), records))
+  local picl_records = records and replay.is_picl(args.trace, args.format)
+  local ropts = { format = args.format, prescan = info.ps, compstats = compstats }
+  local rp, rerr = replay.new(args.trace, tracker:callbacks(ropts, picl_records))
   if not rp then cli.input_error(rerr) end
+  local ok_view, verr = model:attach(rp, { batch = records and not picl_records })
+  if not ok_view then cli.input_error(verr) end
+  tracker:attach(model, { events = records and not picl_records })
   ctx.rp = rp
   -- the C rasters restart empty when their window moves: fine for whole-page jumps,
   -- not when the new window overlaps the old one (smooth, jump:J with J < 1)
@@ -279,6 +285,7 @@ local function run(args)
     end
     local ended = rp:run_until(t)
     model:sync(rp, t)
+    tracker:sync(t)
     for _, tl in pairs(ctx.timelines or {}) do tl:advance(math.min(t, ctx.hi)) end
     return ended
   end
@@ -317,6 +324,7 @@ local function run(args)
   to_time(hi_t)
   if hi_t >= t1 then rp:run() end
   model:finish(rp, hi_t)
+  tracker:sync(hi_t)
   display.update_all(list, model, hi_t)
   display.finish_all(list, model)
   draw_frame(hi_t)
@@ -334,6 +342,8 @@ local function run(args)
                 proc = ctx.proc, smoothing = ctx.smoothing, pace = args.pace, gray = args.gray or false,
                 scroll = args.scroll or "jump", compstats = compstats },
     displays = {}, output = args.output, html = res.html, mp4 = res.mp4, pdf = res.pdf,
+    -- calls into Lua the replay made (none unless records of PICL are asked for) and events replayed
+    lua_calls = rp:totals().lua_calls, events = model.view:info().events,
   }
   for i, p in ipairs(info.procs) do summary.first[i], summary.last[i] = p.first, p.last end
   for k, id in ipairs(ids) do summary.displays[id] = clean(list[k]:data()) end

@@ -23,6 +23,8 @@ typedef struct pg_proc {
     rt_pg_change *ch;     /* state changes kept */
     size_t nch, capch;
     int task;             /* current task, -1 none */
+    rt_pg_change *tch;    /* task changes kept (s = the task, -1 none) */
+    size_t ntch, captch;
     double since;         /* entered it at */
     double task_time;     /* closed time inside tasks */
     msg_ring ring[2];     /* received, sent */
@@ -47,6 +49,7 @@ struct rt_pg_view {
     double keep_t;        /* the last keep time: what ends before it is not kept */
     int status;
     pg_proc *procs;
+    rt_grid *grid;        /* states, P x 1 */
     int count[RT_NSTATES];
     double *prof;         /* RT_NSTATES x (P + 1) */
     double prof_t;
@@ -290,6 +293,13 @@ static void tap_task(void *ud, int proc, double t, int old, int new)
     }
     p->task = new;
     p->since = t;
+    if (p->ntch > 0 && p->tch[p->ntch - 1].t == t) {
+        p->tch[p->ntch - 1].s = new;
+    } else if (rt_grow((void **)&p->tch, &p->captch, p->ntch + 1, sizeof *p->tch) != RT_OK) {
+        fail(v);
+    } else {
+        p->tch[p->ntch++] = (rt_pg_change){t, new};
+    }
 }
 
 static void tap_event(void *ud, const rt_tevent *ev)
@@ -363,6 +373,8 @@ rt_pg_view *rt_pg_view_new(rt_replay *rp, const rt_pg_view_config *cfg, rt_err *
         v->evs = malloc((size_t)v->keep_events * sizeof *v->evs);
     if (!v->procs || !v->prof || (!v->batch && !v->evs))
         goto nomem;
+    if (rt_grid_new(v->P, 1, RT_STATE_IDLE, &v->grid, err) != RT_OK)
+        goto nomem;
     v->count[RT_STATE_IDLE] = v->P;
     for (int i = 0; i < v->P; i++) {
         pg_proc *p = &v->procs[i];
@@ -373,6 +385,10 @@ rt_pg_view *rt_pg_view_new(rt_replay *rp, const rt_pg_view_config *cfg, rt_err *
             goto nomem;
         p->ch[0] = (rt_pg_change){-INFINITY, RT_STATE_IDLE};
         p->nch = 1;
+        if (rt_grow((void **)&p->tch, &p->captch, 1, sizeof *p->tch) != RT_OK)
+            goto nomem;
+        p->tch[0] = (rt_pg_change){-INFINITY, -1};
+        p->ntch = 1;
     }
     if (cfg->last) {
         v->last = malloc((size_t)v->P * sizeof *v->last);
@@ -420,6 +436,12 @@ void rt_pg_view_detach(rt_pg_view *v)
     }
 }
 
+void rt_pg_view_forget_replay(rt_pg_view *v)
+{
+    if (v)
+        v->rp = NULL;
+}
+
 void rt_pg_view_free(rt_pg_view *v)
 {
     if (!v)
@@ -428,10 +450,12 @@ void rt_pg_view_free(rt_pg_view *v)
     if (v->procs)
         for (int i = 0; i < v->P; i++) {
             free(v->procs[i].ch);
+            free(v->procs[i].tch);
             free(v->procs[i].ring[0].m);
             free(v->procs[i].ring[1].m);
         }
     free(v->procs);
+    rt_grid_free(v->grid);
     free(v->prof);
     free(v->fin);
     free(v->last);
@@ -456,6 +480,18 @@ void rt_pg_view_sync(rt_pg_view *v, double t)
     profile_to(v, t);
 }
 
+/* Drop the changes before t but the last one at or before it (the one still holding at t). */
+static void drop_before(rt_pg_change *ch, size_t *n, double t)
+{
+    size_t k = 0;
+    while (k + 1 < *n && ch[k + 1].t <= t)
+        k++;
+    if (k > 0) {
+        memmove(ch, ch + k, (*n - k) * sizeof *ch);
+        *n -= k;
+    }
+}
+
 void rt_pg_view_keep(rt_pg_view *v, double t)
 {
     if (isnan(t) || t == -INFINITY)
@@ -465,13 +501,8 @@ void rt_pg_view_keep(rt_pg_view *v, double t)
     t = v->keep_t;
     for (int i = 0; i < v->P; i++) {
         pg_proc *p = &v->procs[i];
-        size_t k = 0; /* the last change at or before t stays */
-        while (k + 1 < p->nch && p->ch[k + 1].t <= t)
-            k++;
-        if (k > 0) {
-            memmove(p->ch, p->ch + k, (p->nch - k) * sizeof *p->ch);
-            p->nch -= k;
-        }
+        drop_before(p->ch, &p->nch, t);
+        drop_before(p->tch, &p->ntch, t);
     }
     size_t j = 0;
     for (size_t i = 0; i < v->nmsgs; i++)
@@ -500,6 +531,13 @@ void rt_pg_view_keep(rt_pg_view *v, double t)
 int rt_pg_view_nprocs(const rt_pg_view *v) { return v->P; }
 double rt_pg_view_now(const rt_pg_view *v) { return v->now; }
 int rt_pg_view_state(const rt_pg_view *v, int p) { return v->procs[p].state; }
+rt_grid *rt_pg_view_state_grid(rt_pg_view *v)
+{
+    for (int p = 0; p < v->P; p++)
+        v->grid->cells[p] = v->procs[p].state;
+    return v->grid;
+}
+
 int rt_pg_view_count(const rt_pg_view *v, int s) { return v->count[s]; }
 double rt_pg_view_time_in(const rt_pg_view *v, int p, int s) { return v->procs[p].acc[s]; }
 double rt_pg_view_profile(const rt_pg_view *v, int s, int k) { return v->prof[s * (v->P + 1) + k]; }
@@ -508,6 +546,12 @@ const rt_pg_change *rt_pg_view_changes(const rt_pg_view *v, int p, size_t *n)
 {
     *n = v->procs[p].nch;
     return v->procs[p].ch;
+}
+
+const rt_pg_change *rt_pg_view_task_changes(const rt_pg_view *v, int p, size_t *n)
+{
+    *n = v->procs[p].ntch;
+    return v->procs[p].tch;
 }
 
 void rt_pg_view_raster(const rt_pg_view *v, int p, double lo, double hi, int W, double *out)

@@ -41,6 +41,7 @@
 #include <stdint.h>
 
 #include "rt_error.h"
+#include "rt_grid.h"
 #include "rt_replay.h"
 
 typedef struct rt_pg_view_config {
@@ -111,6 +112,8 @@ rt_pg_view *rt_pg_view_new(rt_replay *rp, const rt_pg_view_config *cfg, rt_err *
 void rt_pg_view_free(rt_pg_view *v);
 /* Stop feeding on the replay (it goes away); what the view holds stays readable. */
 void rt_pg_view_detach(rt_pg_view *v);
+/* The replay was freed already: forget it without touching it. */
+void rt_pg_view_forget_replay(rt_pg_view *v);
 
 /* First failure to grow a list while fed (RT_ENOMEM), RT_OK if none. */
 int rt_pg_view_status(const rt_pg_view *v);
@@ -130,6 +133,9 @@ int rt_pg_view_nprocs(const rt_pg_view *v);
 double rt_pg_view_now(const rt_pg_view *v);
 /* The state of processor p now. */
 int rt_pg_view_state(const rt_pg_view *v, int p);
+/* A grid of P x 1 cells, cell p the state of processor p, filled when called
+ * (owned by the view; rt_grid_retain it to keep it past the view). */
+rt_grid *rt_pg_view_state_grid(rt_pg_view *v);
 /* Processors in state s now. */
 int rt_pg_view_count(const rt_pg_view *v, int s);
 /* Seconds processor p spent in state s inside the window up to the sync time. */
@@ -171,6 +177,8 @@ void rt_pg_view_pair(const rt_pg_view *v, int src, int dst, int64_t *count, doub
 /* Tasks sorted by id; a processor's task now (-1 none) and since when. */
 const rt_pg_task *rt_pg_view_tasks(const rt_pg_view *v, int *n);
 int rt_pg_view_task_of(const rt_pg_view *v, int p, double *since);
+/* Task changes of p kept (oldest first, s = the task or -1; the first may be at -inf). */
+const rt_pg_change *rt_pg_view_task_changes(const rt_pg_view *v, int p, size_t *n);
 /* Processor-seconds in task id up to t (open parts counted to t). */
 double rt_pg_view_task_time(const rt_pg_view *v, int id, double t);
 /* Seconds processor p spent inside any task up to t. */

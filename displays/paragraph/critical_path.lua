@@ -5,6 +5,7 @@
 -- the animation draws it as the replay reaches it.
 local colors = require "retrace.colors"
 local common = require "retrace.displays.paragraph.common"
+local pg = require "retrace.paragraph"
 
 local M, D = common.display(true)
 
@@ -38,7 +39,7 @@ function D:draw(cv, rect)
   local dt = (hi - lo) / W
   for p = 0, P - 1 do
     local act = {}
-    m:raster(p, lo, hi, W, function(c, s, x) if s ~= 3 then act[c] = (act[c] or 0) + x end end)
+    m:raster(p, lo, hi, W, function(c, s, x) if s ~= pg.IDLE then act[c] = (act[c] or 0) + x end end)
     local c = 1
     while c <= W do
       if (act[c] or 0) > dt / 2 then

@@ -5,6 +5,7 @@
 local canvas = require "retrace.canvas"
 local colors = require "retrace.colors"
 local common = require "retrace.displays.paragraph.common"
+local pg = require "retrace.paragraph"
 
 local M, D = common.display(true)
 
@@ -82,7 +83,7 @@ function D:draw(cv, rect)
     else
       local act = {}
       m:raster(p, lo, hi, W, function(c, s, x)
-        if s ~= 3 then act[c] = (act[c] or 0) + x end
+        if s ~= pg.IDLE then act[c] = (act[c] or 0) + x end
       end)
       local c = 1
       while c <= W do

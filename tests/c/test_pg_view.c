@@ -363,6 +363,32 @@ static void check(const rt_pg_view *v, const slow *m, double T)
         if (!isnan(stop))
             CLOSE(ts[i].stop, stop);
     }
+    /* task changes kept: the log's, a change at the time of the one before replacing it, from keep on */
+    for (int p = 0; p < NP; p++) {
+        static rt_pg_change want[MAXL];
+        int nw = 0;
+        want[nw++] = (rt_pg_change){-INFINITY, -1};
+        int cur = -1;
+        for (int e = 0; e < l->n_tk; e++) {
+            if (l->tk[e].proc != p || l->tk[e].task == cur)
+                continue;
+            cur = l->tk[e].task;
+            if (want[nw - 1].t == l->tk[e].t)
+                want[nw - 1].s = cur;
+            else
+                want[nw++] = (rt_pg_change){l->tk[e].t, cur};
+        }
+        int first = 0;
+        while (first + 1 < nw && want[first + 1].t <= m->keep)
+            first++;
+        size_t nc;
+        const rt_pg_change *ch = rt_pg_view_task_changes(v, p, &nc);
+        assert_int_equal(nc, nw - first);
+        for (size_t i = 0; i < nc; i++) {
+            CLOSE(ch[i].t, want[first + (int)i].t);
+            assert_int_equal(ch[i].s, want[first + (int)i].s);
+        }
+    }
     /* time inside any task per processor up to T */
     for (int p = 0; p < NP; p++) {
         int cur = -1;
