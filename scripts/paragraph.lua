@@ -162,6 +162,14 @@ local function run(args)
     cli.usage_error("--unit '" .. args.unit .. "': use s, ms, us, ns or seconds as a number")
   end
   if args.gray then colors.set_mode("gray") end
+  if args.layout then
+    local known = require("retrace.displays.paragraph.hypercube").layouts
+    local found = false
+    for _, l in ipairs(known) do found = found or l == args.layout end
+    if not found then
+      cli.usage_error("--layout '" .. args.layout .. "': use " .. table.concat(known, ", "))
+    end
+  end
 
   local compstats = not args.no_compstats
   local info, err = pg.prescan(args.trace, { format = args.format, compstats = compstats })
@@ -277,13 +285,15 @@ local function run(args)
   ctx.lo, ctx.hi = scroll:update(lo_t)
   frame:draw(require("retrace.canvas").image(W, H), { x = 0, y = 0, w = W, h = H })
   ctx.started = true
-  local function to_time(t)
+  -- bring everything to time t (stepped: the replay already stands where it should)
+  local function to_time(t, stepped)
     local lo, hi = ctx.lo, ctx.hi
     ctx.lo, ctx.hi = scroll:update(t)
     for _, tl in pairs(ctx.timelines or {}) do
       if ctx.lo ~= lo or ctx.hi ~= hi then tl:set_window(ctx.lo, ctx.hi) end
     end
-    local ended = rp:run_until(t)
+    local ended = false
+    if not stepped then ended = rp:run_until(t) end
     model:sync(rp, t)
     tracker:sync(t)
     for _, tl in pairs(ctx.timelines or {}) do tl:advance(math.min(t, ctx.hi)) end
@@ -298,8 +308,11 @@ local function run(args)
     local dt = (pace_v or 0) * unit
     if dt <= 0 then dt = (hi_t - lo_t) / 100 end
     if dt <= 0 then dt = unit end
+    -- frame k at lo_t + k * dt (a product: no drift from repeated addition)
+    local k = 0
     while not ended do
-      t = math.min(t + dt, hi_t)
+      k = k + 1
+      t = math.min(lo_t + k * dt, hi_t)
       ended = to_time(t)
       if t >= hi_t then ended = true end
       display.update_all(list, model, t)
@@ -315,7 +328,7 @@ local function run(args)
         done = done + rp:step(1)
       end
       t = ended and hi_t or math.max(t, rp:now())
-      to_time(t)
+      to_time(t, not ended)
       display.update_all(list, model, t)
       if not ended then draw_frame(t); nframes = nframes + 1 end
     end

@@ -4,6 +4,7 @@
 local h = require "helpers"
 local cjson = require "cjson"
 local core = require "retrace.core"
+local canvas = require "retrace.canvas"
 
 local fixture = h.fixtures .. "/paragraph/hand4.trf"
 
@@ -63,6 +64,57 @@ describe("paragraph's view", function()
       assert.is_truthy(cur.text:find("P" .. math.tointeger(cur.proc), 1, true))
     end)
   end
+
+  it("sums the matrix by blocks of processors when they outnumber its pixels", function()
+    -- a ring of 200 processors: each sends 64 B to its right neighbour, 3 rounds
+    local lines, t = {}, 0
+    for _ = 1, 3 do
+      for p = 0, 199 do
+        t = t + 1e-3
+        lines[#lines + 1] = string.format("-3 -21 %.4f %d 0 3 2 64 1 %d", t, p, (p + 1) % 200)
+        lines[#lines + 1] = string.format("-4 -21 %.4f %d 0 0", t + 1e-4, p)
+      end
+      for p = 0, 199 do
+        t = t + 1e-3
+        lines[#lines + 1] = string.format("-3 -52 %.4f %d 0 2 2 1 %d", t, p, (p + 199) % 200)
+        lines[#lines + 1] = string.format("-4 -52 %.4f %d 0 3 2 64 1 %d", t + 1e-4, p, (p + 199) % 200)
+      end
+    end
+    local trace = h.temp_file(table.concat(lines, "\n") .. "\n", ".trf")
+    local out = h.temp_dir()
+    local code, stdout, err = h.retrace("paragraph", trace, "-o", out, "--json", "--display", "comm_matrix",
+      "--size", "200x150")
+    assert.are.equal(0, code, err)
+    local d = cjson.decode(stdout).displays.comm_matrix
+    -- the side is min(200 - 40 - 70, 150 - 40) = 90 pixels: squares of ceil(200 / 90) = 3 processors
+    assert.are.equal(3, d.block)
+    assert.is_nil(d.bytes) -- no dense table past 64 processors
+    local count, bytes = 0, 0
+    for _, c in ipairs(d.cells) do
+      count, bytes = count + c.count, bytes + c.bytes
+      assert.is_true(c.src_pos[2] - c.src_pos[1] <= 2 and c.dst_pos[2] - c.dst_pos[1] <= 2)
+      -- a sender's right neighbour lies in its own block or the next (the last wraps to the first)
+      local bs, bd = c.src_pos[1] // 3, c.dst_pos[1] // 3
+      assert.is_true(bd == bs or bd == bs + 1 or (bs == 66 and bd == 0))
+    end
+    assert.are.equal(600, count)
+    assert.are.equal(600 * 64, bytes)
+    local img = assert(canvas.load_png(string.format("%s/frame_%06d.png", out, cjson.decode(stdout).frames)))
+    local c = d.cells[1]
+    assert.are.equal(c.color, h.pixel_hex(img, c.x + c.w / 2, c.y + c.h / 2))
+    h.remove_tree(out)
+    os.remove(trace)
+  end)
+
+  it("steps one record per frame, and refuses an unknown --layout as a usage error", function()
+    local s = run(fixture, "--display", "gantt", "--pace", "records:1")
+    assert.are.equal(s.records + 1, s.frames) -- one per record, and the end-of-run frame
+    local out = h.temp_dir()
+    local code, _, err = h.retrace("paragraph", fixture, "-o", out, "--display", "hypercube", "--layout", "bogus")
+    assert.are.equal(2, code)
+    assert.are.equal("retrace: --layout 'bogus': use cube, tesseract, polytope, mesh, ring, linear, tree\n", err)
+    h.remove_tree(out)
+  end)
 
   it("is made on a replay and refuses bad options and closed views", function()
     local rp = assert(require("retrace.replay").new(fixture))
