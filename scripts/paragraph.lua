@@ -100,7 +100,8 @@ local function scroller(mode, width, start)
   return w
 end
 
--- JSON-ready copy: numbers only finite, sparse tables as they are.
+-- JSON-ready copy: numbers only finite (a NaN or infinity in a list becomes null, so
+-- the list keeps its length), tables as they are otherwise.
 local function clean(v, depth)
   depth = depth or 0
   local t = type(v)
@@ -111,7 +112,11 @@ local function clean(v, depth)
     if depth > 12 then return nil end
     local out = {}
     for k, x in pairs(v) do
-      if type(k) == "number" or type(k) == "string" then out[k] = clean(x, depth + 1) end
+      if type(k) == "number" or type(k) == "string" then
+        local c = clean(x, depth + 1)
+        if c == nil and type(x) == "number" and math.type(k) == "integer" then c = require("cjson").null end
+        out[k] = c
+      end
     end
     return out
   elseif t == "userdata" or t == "function" then
@@ -370,7 +375,8 @@ local function run(args)
       if not ok then cli.input_error(werr) end
     end
     -- and the whole run as CSV (state intervals, messages, tasks, concurrency, matrix)
-    local csv, cerr = require("retrace.pgscale").write_csv(args.trace, args.data, { info = info, format = args.format })
+    local csv, cerr = require("retrace.pgscale").write_csv(args.trace, args.data, { info = info, format = args.format,
+      view = model.view })
     if not csv then cli.input_error(cerr) end
   end
   if args.json then

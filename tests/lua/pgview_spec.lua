@@ -81,12 +81,19 @@ describe("paragraph's view", function()
       end
     end
     local trace = h.temp_file(table.concat(lines, "\n") .. "\n", ".trf")
-    local out = h.temp_dir()
-    local code, stdout, err = h.retrace("paragraph", trace, "-o", out, "--json", "--display", "comm_matrix",
-      "--size", "200x150")
+    local out, data = h.temp_dir(), h.temp_dir()
+    local code, stdout, err = h.retrace("paragraph", trace, "-o", out, "--json", "--display", "comm_matrix,kiviat",
+      "--size", "400x150", "--grid", "2x1", "--data", data)
     assert.are.equal(0, code, err)
+    -- --data: the Kiviat's highest radii are a list of 200, zeros included (it was a sparse table, refused)
+    local high = cjson.decode(h.slurp(data .. "/summary.json")).displays.kiviat.high
+    assert.are.equal(200, #high)
+    local mx = 0
+    for _ in io.lines(data .. "/matrix.csv") do mx = mx + 1 end
+    assert.are.equal(201, mx) -- the header and one line per pair used
+    h.remove_tree(data)
     local d = cjson.decode(stdout).displays.comm_matrix
-    -- the side is min(200 - 40 - 70, 150 - 40) = 90 pixels: squares of ceil(200 / 90) = 3 processors
+    -- the matrix has under 100 pixels a side (a 198 x 150 panel less axes and legend): squares of 3 processors
     assert.are.equal(3, d.block)
     assert.is_nil(d.bytes) -- no dense table past 64 processors
     local count, bytes = 0, 0
