@@ -14,6 +14,8 @@
  *   view:profile() -> {[s] = {[k + 1] = seconds with exactly k processors in s}} (s = 0, 1, 2)
  *   view:raster(p, lo, hi, W) -> {[c * 3 + s + 1] = seconds} (c 0-based column)
  *   view:busy_fraction(p, a, b) -> fraction
+ *   view:active_row(p, lo, hi, W) -> W bytes, 1 where p was mostly not idle
+ *   view:task_row(p, lo, hi, W, now [, mod]) -> W int32 (string.pack "i4"): a column's main task or -1
  *   view:messages([t0 [, t1]]) -> {{src, dst, tag, bytes, send, recv}} received since the keep
  *                                  time, those with recv >= t0 and send <= t1
  *   view:deltas() -> {{t, dc, db, dst}}, base count, base bytes
@@ -251,6 +253,38 @@ static int pv_raster(lua_State *L)
         lua_pushnumber(L, out[i]);
         lua_rawseti(L, -2, i + 1);
     }
+    return 1;
+}
+
+/* active_row(p, lo, hi, W) -> a string of W bytes, 1 where p was mostly not idle */
+static int pv_active_row(lua_State *L)
+{
+    rt_pg_view *v = check_pv(L, 1)->v;
+    int p = check_proc(L, v, 2);
+    double lo = luaL_checknumber(L, 3), hi = luaL_checknumber(L, 4);
+    lua_Integer W = luaL_checkinteger(L, 5);
+    luaL_argcheck(L, W >= 1 && W <= 1 << 20, 5, "columns out of range");
+    luaL_Buffer b;
+    unsigned char *out = (unsigned char *)luaL_buffinitsize(L, &b, (size_t)W);
+    rt_pg_view_active_columns(v, p, lo, hi, (int)W, out);
+    luaL_pushresultsize(&b, (size_t)W);
+    return 1;
+}
+
+/* task_row(p, lo, hi, W, now [, mod]) -> W native int32 (string.pack "i4"): the column's task or -1 */
+static int pv_task_row(lua_State *L)
+{
+    rt_pg_view *v = check_pv(L, 1)->v;
+    int p = check_proc(L, v, 2);
+    double lo = luaL_checknumber(L, 3), hi = luaL_checknumber(L, 4);
+    lua_Integer W = luaL_checkinteger(L, 5);
+    luaL_argcheck(L, W >= 1 && W <= 1 << 20, 5, "columns out of range");
+    double now = luaL_checknumber(L, 6);
+    int mod = (int)luaL_optinteger(L, 7, 0);
+    luaL_Buffer b;
+    int32_t *out = (int32_t *)(void *)luaL_buffinitsize(L, &b, (size_t)W * sizeof(int32_t));
+    rt_pg_view_task_columns(v, p, lo, hi, (int)W, now, mod, out);
+    luaL_pushresultsize(&b, (size_t)W * sizeof(int32_t));
     return 1;
 }
 
@@ -507,6 +541,8 @@ static const luaL_Reg methods[] = {
     {"profile", pv_profile},
     {"raster", pv_raster},
     {"busy_fraction", pv_busy_fraction},
+    {"active_row", pv_active_row},
+    {"task_row", pv_task_row},
     {"messages", pv_messages},
     {"deltas", pv_deltas},
     {"collectives", pv_collectives},

@@ -588,6 +588,83 @@ void rt_pg_view_raster(const rt_pg_view *v, int p, double lo, double hi, int W, 
     }
 }
 
+void rt_pg_view_active_columns(const rt_pg_view *v, int p, double lo, double hi, int W, unsigned char *out)
+{
+    memset(out, 0, (size_t)(W > 0 ? W : 0));
+    if (W < 1 || !(hi > lo))
+        return;
+    /* a column at a time: the state raster's pieces summed outside idle */
+    double *col = malloc((size_t)W * RT_NSTATES * sizeof *col);
+    if (!col)
+        return;
+    memset(col, 0, (size_t)W * RT_NSTATES * sizeof *col);
+    rt_pg_view_raster(v, p, lo, hi, W, col);
+    double half = (hi - lo) / W / 2;
+    for (int c = 0; c < W; c++)
+        out[c] = col[c * RT_NSTATES + RT_STATE_OVERHEAD] + col[c * RT_NSTATES + RT_STATE_BUSY] > half;
+    free(col);
+}
+
+/* Add x seconds of task to a column's small table of (task, seconds). */
+static void col_add(int *ids, double *secs, int *n, int cap, int task, double x)
+{
+    for (int i = 0; i < *n; i++)
+        if (ids[i] == task) {
+            secs[i] += x;
+            return;
+        }
+    if (*n < cap) {
+        ids[*n] = task;
+        secs[(*n)++] = x;
+    }
+}
+
+void rt_pg_view_task_columns(const rt_pg_view *v, int p, double lo, double hi, int W, double now, int mod,
+                             int32_t *out)
+{
+    for (int c = 0; c < W; c++)
+        out[c] = -1;
+    if (W < 1 || !(hi > lo))
+        return;
+    const pg_proc *pp = &v->procs[p];
+    if (now > hi)
+        now = hi;
+    double dt = (hi - lo) / W;
+    enum { CAP = 16 }; /* distinct tasks met in one column (more are not weighed) */
+    int ids[CAP], n = 0, cur = -1;
+    double secs[CAP];
+    /* pieces are in time order: fill the column of each piece, close a column when passed */
+    for (size_t i = 0; i < pp->ntch; i++) {
+        int task = pp->tch[i].s;
+        double a = pp->tch[i].t > lo ? pp->tch[i].t : lo;
+        double b = i + 1 < pp->ntch && pp->tch[i + 1].t < now ? pp->tch[i + 1].t : now;
+        if (task < 0 || !(b > a))
+            continue;
+        long c0 = (long)floor((a - lo) / dt), c1 = (long)floor((b - lo) / dt);
+        if (c1 > W - 1)
+            c1 = W - 1;
+        for (long c = c0 < 0 ? 0 : c0; c <= c1; c++) {
+            double x0 = a > lo + (double)c * dt ? a : lo + (double)c * dt;
+            double x1 = b < lo + (double)(c + 1) * dt ? b : lo + (double)(c + 1) * dt;
+            if (!(x1 > x0))
+                continue;
+            if (c != cur) {
+                n = 0;
+                cur = (int)c;
+            }
+            col_add(ids, secs, &n, CAP, task, x1 - x0);
+            int best = -1;
+            double bt = 0;
+            for (int k = 0; k < n; k++)
+                if (secs[k] > bt || (secs[k] == bt && ids[k] < best)) {
+                    best = ids[k];
+                    bt = secs[k];
+                }
+            out[c] = best >= 0 && bt * 2 >= dt ? (mod > 0 ? best % mod : best) : -1;
+        }
+    }
+}
+
 double rt_pg_view_busy_fraction(const rt_pg_view *v, int p, double a, double b)
 {
     const pg_proc *pp = &v->procs[p];

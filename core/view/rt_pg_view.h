@@ -149,6 +149,18 @@ const rt_pg_change *rt_pg_view_changes(const rt_pg_view *v, int p, size_t *n);
  * the view's time: out[c * RT_NSTATES + s] += seconds (out has W * 3 doubles).
  */
 void rt_pg_view_raster(const rt_pg_view *v, int p, double lo, double hi, int W, double *out);
+/*
+ * Per column of [lo, hi] in W columns, up to min(now, hi): out[c] = 1 when p spent
+ * more than half the column outside idle, else 0 (the runs a spacetime line draws).
+ */
+void rt_pg_view_active_columns(const rt_pg_view *v, int p, double lo, double hi, int W, unsigned char *out);
+/*
+ * Per column of [lo, hi] in W columns, up to min(now, hi): the task p spent most
+ * of the column in (ties: the smaller id), when that is at least half the
+ * column, else -1; reduced mod `mod` when mod > 0 (a palette's size).
+ */
+void rt_pg_view_task_columns(const rt_pg_view *v, int p, double lo, double hi, int W, double now, int mod,
+                             int32_t *out);
 /* Busy fraction of p over [a, b] (from the changes kept); a >= b: 1 if busy now, else 0. */
 double rt_pg_view_busy_fraction(const rt_pg_view *v, int p, double a, double b);
 

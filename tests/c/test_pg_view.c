@@ -21,6 +21,8 @@
 #include "rt_replay.h"
 
 #define NP 5
+
+enum { R_USER0 = 0, R_SEND = 10, R_WAIT = 11, R_COLL = 12, R_SYS = 13, R_MARK = 20 };
 #define MAXL 8192
 
 /* ---- the log: everything the replay reported, in order ---- */
@@ -176,6 +178,28 @@ static int close_to(double x, double y)
 }
 #define CLOSE(x, y) assert_true(close_to((double)(x), (double)(y)))
 
+/* Seconds of [a, b] processor p spent in task `task`, from the task log. */
+static double s_task_time(const rlog *l, int p, int task, double a, double b)
+{
+    int cur = -1;
+    double since = -INFINITY, sum = 0;
+    for (int e = 0; e <= l->n_tk; e++) {
+        if (e < l->n_tk && (l->tk[e].proc != p || l->tk[e].task == cur))
+            continue;
+        double t = e < l->n_tk ? l->tk[e].t : INFINITY;
+        if (cur == task) {
+            double x = since > a ? since : a, y = t < b ? t : b;
+            if (y > x)
+                sum += y - x;
+        }
+        if (e < l->n_tk) {
+            cur = l->tk[e].task;
+            since = t;
+        }
+    }
+    return sum;
+}
+
 /* Check every snapshot of v (synced to T, kept from m->keep) against the model. */
 static void check(const rt_pg_view *v, const slow *m, double T)
 {
@@ -209,6 +233,28 @@ static void check(const rt_pg_view *v, const slow *m, double T)
             for (int c = 0; c < W; c++)
                 for (int s = 0; s < RT_NSTATES; s++)
                     CLOSE(out[c * RT_NSTATES + s], s_time_in(&whole, p, s, lo + c * dt, c == W - 1 ? T : lo + (c + 1) * dt));
+            /* active columns and task columns (tasks are regions 0, 1, 2) */
+            unsigned char act[W];
+            int32_t tk[W];
+            rt_pg_view_active_columns(v, p, lo, T, W, act);
+            rt_pg_view_task_columns(v, p, lo, T, W, T, 0, tk);
+            for (int c = 0; c < W; c++) {
+                double a0 = lo + c * dt, a1 = c == W - 1 ? T : lo + (c + 1) * dt;
+                double on = s_time_in(&whole, p, RT_STATE_BUSY, a0, a1) + s_time_in(&whole, p, RT_STATE_OVERHEAD, a0, a1);
+                if (fabs(on - dt / 2) > 1e-9) /* not on the edge of the rule */
+                    assert_int_equal(act[c], on > dt / 2);
+                int best = -1;
+                double bt = 0;
+                for (int task = R_USER0; task < R_USER0 + 3; task++) {
+                    double x = s_task_time(l, p, task, a0, a1);
+                    if (x > bt + 1e-12) {
+                        best = task;
+                        bt = x;
+                    }
+                }
+                if (fabs(bt * 2 - dt) > 1e-9)
+                    assert_int_equal(tk[c], best >= 0 && bt * 2 >= dt ? best : -1);
+            }
             double x = lo + (T - lo) / 3, y = T;
             CLOSE(rt_pg_view_busy_fraction(v, p, x, y), s_time_in(&whole, p, RT_STATE_BUSY, x, y) / (y - x));
         }
@@ -423,7 +469,6 @@ static void check(const rt_pg_view *v, const slow *m, double T)
 
 /* ---- a random stream of events ---- */
 
-enum { R_USER0 = 0, R_SEND = 10, R_WAIT = 11, R_COLL = 12, R_SYS = 13, R_MARK = 20 };
 
 typedef struct {
     rt_tevent ev[MAXL / 2];
