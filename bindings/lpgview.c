@@ -238,13 +238,31 @@ static int check_proc(lua_State *L, rt_pg_view *v, int i)
     return (int)p;
 }
 
+/* The arguments (p, lo, hi, W) at 2..5 of the row methods. */
+typedef struct {
+    int p;
+    double lo, hi;
+    lua_Integer W;
+} row_args;
+
+static row_args check_row(lua_State *L, rt_pg_view *v)
+{
+    row_args a;
+    a.p = check_proc(L, v, 2);
+    a.lo = luaL_checknumber(L, 3);
+    a.hi = luaL_checknumber(L, 4);
+    a.W = luaL_checkinteger(L, 5);
+    luaL_argcheck(L, a.W >= 1 && a.W <= 1 << 20, 5, "columns out of range");
+    return a;
+}
+
 static int pv_raster(lua_State *L)
 {
     rt_pg_view *v = check_pv(L, 1)->v;
-    int p = check_proc(L, v, 2);
-    double lo = luaL_checknumber(L, 3), hi = luaL_checknumber(L, 4);
-    lua_Integer W = luaL_checkinteger(L, 5);
-    luaL_argcheck(L, W >= 1 && W <= 1 << 20, 5, "columns out of range");
+    row_args a = check_row(L, v);
+    int p = a.p;
+    double lo = a.lo, hi = a.hi;
+    lua_Integer W = a.W;
     double *out = lua_newuserdatauv(L, (size_t)W * RT_NSTATES * sizeof *out, 0);
     memset(out, 0, (size_t)W * RT_NSTATES * sizeof *out);
     rt_pg_view_raster(v, p, lo, hi, (int)W, out);
@@ -260,14 +278,11 @@ static int pv_raster(lua_State *L)
 static int pv_active_row(lua_State *L)
 {
     rt_pg_view *v = check_pv(L, 1)->v;
-    int p = check_proc(L, v, 2);
-    double lo = luaL_checknumber(L, 3), hi = luaL_checknumber(L, 4);
-    lua_Integer W = luaL_checkinteger(L, 5);
-    luaL_argcheck(L, W >= 1 && W <= 1 << 20, 5, "columns out of range");
+    row_args a = check_row(L, v);
     luaL_Buffer b;
-    unsigned char *out = (unsigned char *)luaL_buffinitsize(L, &b, (size_t)W);
-    rt_pg_view_active_columns(v, p, lo, hi, (int)W, out);
-    luaL_pushresultsize(&b, (size_t)W);
+    unsigned char *out = (unsigned char *)luaL_buffinitsize(L, &b, (size_t)a.W);
+    rt_pg_view_active_columns(v, a.p, a.lo, a.hi, (int)a.W, out);
+    luaL_pushresultsize(&b, (size_t)a.W);
     return 1;
 }
 
@@ -275,16 +290,13 @@ static int pv_active_row(lua_State *L)
 static int pv_task_row(lua_State *L)
 {
     rt_pg_view *v = check_pv(L, 1)->v;
-    int p = check_proc(L, v, 2);
-    double lo = luaL_checknumber(L, 3), hi = luaL_checknumber(L, 4);
-    lua_Integer W = luaL_checkinteger(L, 5);
-    luaL_argcheck(L, W >= 1 && W <= 1 << 20, 5, "columns out of range");
+    row_args a = check_row(L, v);
     double now = luaL_checknumber(L, 6);
     int mod = (int)luaL_optinteger(L, 7, 0);
     luaL_Buffer b;
-    int32_t *out = (int32_t *)(void *)luaL_buffinitsize(L, &b, (size_t)W * sizeof(int32_t));
-    rt_pg_view_task_columns(v, p, lo, hi, (int)W, now, mod, out);
-    luaL_pushresultsize(&b, (size_t)W * sizeof(int32_t));
+    int32_t *out = (int32_t *)(void *)luaL_buffinitsize(L, &b, (size_t)a.W * sizeof(int32_t));
+    rt_pg_view_task_columns(v, a.p, a.lo, a.hi, (int)a.W, now, mod, out);
+    luaL_pushresultsize(&b, (size_t)a.W * sizeof(int32_t));
     return 1;
 }
 
