@@ -39,6 +39,7 @@ static void run(const char *path)
     char dir[96], json[128];
     snprintf(dir, sizeof dir, "/tmp/retrace_bench_animated_%ld", (long)getpid());
     snprintf(json, sizeof json, "%s.json", dir);
+    fflush(stdout); /* the child must not print what is buffered again */
     double t0 = bench_now();
     pid_t pid = fork();
     if (pid == 0) {
