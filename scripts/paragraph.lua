@@ -189,6 +189,11 @@ local function run(args)
     return 0
   end
   if not args.output then cli.usage_error("-o DIR is needed (or --static, --export, --timeline-html)") end
+  -- the animated displays draw every processor over the scrolling window: no selection there
+  if args.procs or args.zoom then
+    cli.usage_error((args.procs and "--procs" or "--zoom")
+      .. " applies to --static and --timeline-html pictures; animated runs use --from / --to and --proc")
+  end
   local t0, t1 = info.span[1], info.span[2]
   if (from and from > t1) or (to and to < t0) then
     cli.input_error(string.format("%s: the window %s .. %s lies outside the trace, which spans %.9g .. %.9g s",

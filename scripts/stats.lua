@@ -147,6 +147,11 @@ local function run(args)
     stop = args.to, compstats = not args.no_compstats, progress = function(done, total) bar.total = total; bar:update(done) end })
   bar:finish()
   if not s then cli.input_error(err) end
+  if (args.from or args.to) and s.span then -- a window outside the trace is bad input, as for paragraph
+    local ok, werr = require("retrace.replay").check_window({ t0 = s.span[1], t1 = s.span[2] }, args.from, args.to,
+      args.trace)
+    if not ok then cli.input_error(werr) end
+  end
   report_skips(args.trace, s.trace.skipped, s.trace.skipped_lines)
   if args.json then
     cli.print_json {

@@ -123,6 +123,20 @@ describe("paragraph's view", function()
     h.remove_tree(out)
   end)
 
+  it("refuses --procs and --zoom in animated runs (usage), and a stats window outside the trace (input)", function()
+    local out = h.temp_dir()
+    for _, o in ipairs({ { "--procs", "0-1" }, { "--zoom", "1:2" } }) do
+      local code, _, err = h.retrace("paragraph", fixture, "-o", out, o[1], o[2])
+      assert.are.equal(2, code)
+      assert.is_truthy(err:find(o[1] .. " applies to --static and --timeline-html pictures", 1, true))
+    end
+    h.remove_tree(out)
+    local code, _, err = h.retrace("stats", fixture, "--from", "100", "--to", "200")
+    assert.are.equal(1, code)
+    assert.are.equal("retrace: " .. fixture .. ": window 100 .. 200 s lies outside the trace's span 0 .. 12 s\n", err)
+    assert.are.equal(0, (h.retrace("stats", fixture, "--from", "2", "--to", "5")))
+  end)
+
   it("is made on a replay and refuses bad options and closed views", function()
     local rp = assert(require("retrace.replay").new(fixture))
     assert.has_error(function() core.pgview.new(rp, { procs = 0 }) end)
