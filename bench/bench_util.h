@@ -72,6 +72,39 @@ static inline void bench_die(const char *who, const rt_err *e)
 }
 
 /*
+ * A new-format PICL ring of nproc processors with about n records at path: every
+ * step each processor sends 1 KiB to its right neighbour, then waits in a blocking
+ * receive for its left neighbour's message (4 records per processor per step, a
+ * message per 4 records). Returns the records written.
+ */
+static inline long bench_ring_trace(const char *path, long n, int nproc)
+{
+    FILE *fp = bench_create(path);
+    static char buf[1 << 20];
+    setvbuf(fp, buf, _IOFBF, sizeof buf);
+    long written = 0;
+    double t = 0.0;
+    for (long step = 0; written < n; step++) {
+        int tag = (int)(step % 8);
+        for (int p = 0; p < nproc; p++) {
+            t += 1e-7;
+            fprintf(fp, "-3 -21 %.7f %d 0 3 2 1024 %d %d\n", t, p, tag, (p + 1) % nproc);
+            t += 1e-7;
+            fprintf(fp, "-4 -21 %.7f %d 0 0\n", t, p);
+        }
+        for (int p = 0; p < nproc; p++) {
+            t += 1e-7;
+            fprintf(fp, "-3 -52 %.7f %d 0 2 2 %d %d\n", t, p, tag, (p + nproc - 1) % nproc);
+            t += 1e-7;
+            fprintf(fp, "-4 -52 %.7f %d 0 3 2 1024 %d %d\n", t, p, tag, (p + nproc - 1) % nproc);
+        }
+        written += 4L * nproc;
+    }
+    bench_close(fp, path);
+    return written;
+}
+
+/*
  * Generate an input of n / 10 and then of n units at path and run it, each
  * length in a forked process of its own so each peak memory (max RSS) is its
  * own: the two must stay close for a streaming reader. generate returns the

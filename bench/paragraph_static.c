@@ -23,32 +23,7 @@
 
 static int nproc = 4096;
 
-static long generate(const char *path, long n)
-{
-    FILE *fp = bench_create(path);
-    static char buf[1 << 20];
-    setvbuf(fp, buf, _IOFBF, sizeof buf);
-    long written = 0;
-    double t = 0.0;
-    for (long step = 0; written < n; step++) {
-        int tag = (int)(step % 8);
-        for (int p = 0; p < nproc; p++) {
-            t += 1e-7;
-            fprintf(fp, "-3 -21 %.7f %d 0 3 2 1024 %d %d\n", t, p, tag, (p + 1) % nproc);
-            t += 1e-7;
-            fprintf(fp, "-4 -21 %.7f %d 0 0\n", t, p);
-        }
-        for (int p = 0; p < nproc; p++) {
-            t += 1e-7;
-            fprintf(fp, "-3 -52 %.7f %d 0 2 2 %d %d\n", t, p, tag, (p + nproc - 1) % nproc);
-            t += 1e-7;
-            fprintf(fp, "-4 -52 %.7f %d 0 3 2 1024 %d %d\n", t, p, tag, (p + nproc - 1) % nproc);
-        }
-        written += 4L * nproc;
-    }
-    bench_close(fp, path);
-    return written;
-}
+static long generate(const char *path, long n) { return bench_ring_trace(path, n, nproc); }
 
 static const char *retrace_path(void)
 {

@@ -44,6 +44,7 @@ typedef struct {
     int has_cb[CB_COUNT];
     int failed;          /* a callback raised: its message is in the registry slot below */
     int errref;
+    int64_t lua_calls;   /* callbacks called (so a run can show it made none per event) */
 } replay_box;
 
 static replay_box *check_replay(lua_State *L, int i)
@@ -91,6 +92,7 @@ static int push_cb(replay_box *b, int k)
 static void call_cb(replay_box *b, int nargs)
 {
     lua_State *L = b->L;
+    b->lua_calls++;
     if (rt_docall(L, nargs, 0) != LUA_OK) {
         b->failed = 1;
         lua_setfield(L, LUA_REGISTRYINDEX, "retrace.replay.error");
@@ -861,6 +863,7 @@ static int replay_totals(lua_State *L)
     rt_set_num(L, "collective_bytes", t.coll_bytes);
     rt_set_int(L, "max_pending", t.max_pending);
     rt_set_num(L, "max_pending_bytes", t.max_pending_bytes);
+    rt_set_int(L, "lua_calls", b->lua_calls);
     lua_createtable(L, 0, RT_TE_KIND_COUNT);
     for (int k = 1; k < RT_TE_KIND_COUNT; k++)
         rt_set_int(L, rt_te_kind_name(k), t.kinds[k]);

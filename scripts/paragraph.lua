@@ -100,7 +100,8 @@ local function scroller(mode, width, start)
   return w
 end
 
--- JSON-ready copy: numbers only finite, sparse tables as they are.
+-- JSON-ready copy: numbers only finite (a NaN or infinity in a list becomes null, so
+-- the list keeps its length), tables as they are otherwise.
 local function clean(v, depth)
   depth = depth or 0
   local t = type(v)
@@ -111,7 +112,11 @@ local function clean(v, depth)
     if depth > 12 then return nil end
     local out = {}
     for k, x in pairs(v) do
-      if type(k) == "number" or type(k) == "string" then out[k] = clean(x, depth + 1) end
+      if type(k) == "number" or type(k) == "string" then
+        local c = clean(x, depth + 1)
+        if c == nil and type(x) == "number" and math.type(k) == "integer" then c = require("cjson").null end
+        out[k] = c
+      end
     end
     return out
   elseif t == "userdata" or t == "function" then
@@ -162,6 +167,14 @@ local function run(args)
     cli.usage_error("--unit '" .. args.unit .. "': use s, ms, us, ns or seconds as a number")
   end
   if args.gray then colors.set_mode("gray") end
+  if args.layout then
+    local known = require("retrace.displays.paragraph.hypercube").layouts
+    local found = false
+    for _, l in ipairs(known) do found = found or l == args.layout end
+    if not found then
+      cli.usage_error("--layout '" .. args.layout .. "': use " .. table.concat(known, ", "))
+    end
+  end
 
   local compstats = not args.no_compstats
   local info, err = pg.prescan(args.trace, { format = args.format, compstats = compstats })
@@ -176,6 +189,11 @@ local function run(args)
     return 0
   end
   if not args.output then cli.usage_error("-o DIR is needed (or --static, --export, --timeline-html)") end
+  -- the animated displays draw every processor over the scrolling window: no selection there
+  if args.procs or args.zoom then
+    cli.usage_error((args.procs and "--procs" or "--zoom")
+      .. " applies to --static and --timeline-html pictures; animated runs use --from / --to and --proc")
+  end
   local t0, t1 = info.span[1], info.span[2]
   if (from and from > t1) or (to and to < t0) then
     cli.input_error(string.format("%s: the window %s .. %s lies outside the trace, which spans %.9g .. %.9g s",
@@ -210,11 +228,17 @@ local function run(args)
       ctx.path = cp
     end
   end
+  -- records for the trace and application displays: PICL's own through the replay's
+  -- record callback, the view's events (any format) otherwise
   local records = appmod ~= nil
   for _, id in ipairs(ids) do records = records or id == "trace" end
-  local rp, rerr = replay.new(args.trace, tracker:callbacks(model:callbacks({ format = args.format,
-    prescan = info.ps, compstats = compstats }), records))
+  local picl_records = records and replay.is_picl(args.trace, args.format)
+  local ropts = { format = args.format, prescan = info.ps, compstats = compstats }
+  local rp, rerr = replay.new(args.trace, tracker:callbacks(ropts, picl_records))
   if not rp then cli.input_error(rerr) end
+  local ok_view, verr = model:attach(rp, { batch = records and not picl_records })
+  if not ok_view then cli.input_error(verr) end
+  tracker:attach(model, { events = records and not picl_records })
   ctx.rp = rp
   -- the C rasters restart empty when their window moves: fine for whole-page jumps,
   -- not when the new window overlaps the old one (smooth, jump:J with J < 1)
@@ -271,14 +295,17 @@ local function run(args)
   ctx.lo, ctx.hi = scroll:update(lo_t)
   frame:draw(require("retrace.canvas").image(W, H), { x = 0, y = 0, w = W, h = H })
   ctx.started = true
-  local function to_time(t)
+  -- bring everything to time t (stepped: the replay already stands where it should)
+  local function to_time(t, stepped)
     local lo, hi = ctx.lo, ctx.hi
     ctx.lo, ctx.hi = scroll:update(t)
     for _, tl in pairs(ctx.timelines or {}) do
       if ctx.lo ~= lo or ctx.hi ~= hi then tl:set_window(ctx.lo, ctx.hi) end
     end
-    local ended = rp:run_until(t)
+    local ended = false
+    if not stepped then ended = rp:run_until(t) end
     model:sync(rp, t)
+    tracker:sync(t)
     for _, tl in pairs(ctx.timelines or {}) do tl:advance(math.min(t, ctx.hi)) end
     return ended
   end
@@ -291,8 +318,11 @@ local function run(args)
     local dt = (pace_v or 0) * unit
     if dt <= 0 then dt = (hi_t - lo_t) / 100 end
     if dt <= 0 then dt = unit end
+    -- frame k at lo_t + k * dt (a product: no drift from repeated addition)
+    local k = 0
     while not ended do
-      t = math.min(t + dt, hi_t)
+      k = k + 1
+      t = math.min(lo_t + k * dt, hi_t)
       ended = to_time(t)
       if t >= hi_t then ended = true end
       display.update_all(list, model, t)
@@ -308,7 +338,7 @@ local function run(args)
         done = done + rp:step(1)
       end
       t = ended and hi_t or math.max(t, rp:now())
-      to_time(t)
+      to_time(t, not ended)
       display.update_all(list, model, t)
       if not ended then draw_frame(t); nframes = nframes + 1 end
     end
@@ -317,6 +347,7 @@ local function run(args)
   to_time(hi_t)
   if hi_t >= t1 then rp:run() end
   model:finish(rp, hi_t)
+  tracker:sync(hi_t)
   display.update_all(list, model, hi_t)
   display.finish_all(list, model)
   draw_frame(hi_t)
@@ -334,6 +365,8 @@ local function run(args)
                 proc = ctx.proc, smoothing = ctx.smoothing, pace = args.pace, gray = args.gray or false,
                 scroll = args.scroll or "jump", compstats = compstats },
     displays = {}, output = args.output, html = res.html, mp4 = res.mp4, pdf = res.pdf,
+    -- calls into Lua the replay made (none unless records of PICL are asked for) and events replayed
+    lua_calls = rp:totals().lua_calls, events = model.view:info().events,
   }
   for i, p in ipairs(info.procs) do summary.first[i], summary.last[i] = p.first, p.last end
   for k, id in ipairs(ids) do summary.displays[id] = clean(list[k]:data()) end
@@ -347,7 +380,8 @@ local function run(args)
       if not ok then cli.input_error(werr) end
     end
     -- and the whole run as CSV (state intervals, messages, tasks, concurrency, matrix)
-    local csv, cerr = require("retrace.pgscale").write_csv(args.trace, args.data, { info = info, format = args.format })
+    local csv, cerr = require("retrace.pgscale").write_csv(args.trace, args.data, { info = info, format = args.format,
+      view = model.view })
     if not csv then cli.input_error(cerr) end
   end
   if args.json then

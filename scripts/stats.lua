@@ -155,13 +155,10 @@ local function run(args)
     stop = args.to, compstats = not args.no_compstats, progress = function(done, total) bar.total = total; bar:update(done) end })
   bar:finish()
   if not s then cli.input_error(err) end
-  -- a window that misses the trace is bad input, named by the option that puts it outside
-  local t0, t1 = s.span[1], s.span[2]
-  local outside = (args.from and args.from > t1 and "--from " .. args.from)
-    or (args.to and args.to < t0 and "--to " .. args.to)
-  if outside then
-    cli.input_error(string.format("%s: %s lies outside the trace, which spans %.9g .. %.9g s", args.trace, outside,
-      t0, t1))
+  if (args.from or args.to) and s.span then -- a window outside the trace is bad input, as for paragraph
+    local ok, werr = require("retrace.replay").check_window({ t0 = s.span[1], t1 = s.span[2] }, args.from, args.to,
+      args.trace)
+    if not ok then cli.input_error(werr) end
   end
   report_skips(args.trace, s.trace.skipped, s.trace.skipped_lines)
   if args.json then

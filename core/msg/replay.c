@@ -226,22 +226,24 @@ static int compute_task(const proc_state *p)
     return -1;
 }
 
+/* The opts' callback fn, then every tap's, with the arguments after ud. */
+#define NOTIFY(rp, fn, ...)                                          \
+    do {                                                             \
+        if ((rp)->o.fn)                                              \
+            (rp)->o.fn((rp)->o.ud, __VA_ARGS__);                     \
+        for (int ti_ = 0; ti_ < (rp)->ntaps; ti_++)                  \
+            if ((rp)->taps[ti_].fn)                                  \
+                (rp)->taps[ti_].fn((rp)->taps[ti_].ud, __VA_ARGS__); \
+    } while (0)
+
 static void notify_state(rt_replay *rp, int proc, double t, int old, int new)
 {
-    if (rp->o.on_state)
-        rp->o.on_state(rp->o.ud, proc, t, old, new);
-    for (int i = 0; i < rp->ntaps; i++)
-        if (rp->taps[i].on_state)
-            rp->taps[i].on_state(rp->taps[i].ud, proc, t, old, new);
+    NOTIFY(rp, on_state, proc, t, old, new);
 }
 
 static void notify_task(rt_replay *rp, int proc, double t, int old, int new)
 {
-    if (rp->o.on_task)
-        rp->o.on_task(rp->o.ud, proc, t, old, new);
-    for (int i = 0; i < rp->ntaps; i++)
-        if (rp->taps[i].on_task)
-            rp->taps[i].on_task(rp->taps[i].ud, proc, t, old, new);
+    NOTIFY(rp, on_task, proc, t, old, new);
 }
 
 int rt_replay_add_tap(rt_replay *rp, const rt_replay_tap *tap)
@@ -553,8 +555,7 @@ static void emit_message(rt_replay *rp, int src, int dst, int comm, long tag, do
         warn(rp, "tachyon: message from processor %d to %d (tag %ld) received at %.6f before it was sent at %.6f",
              src, dst, tag, tr, ts);
     }
-    if (rp->o.on_message)
-        rp->o.on_message(rp->o.ud, &m);
+    NOTIFY(rp, on_message, &m);
 }
 
 static int add_wait(rt_replay *rp, proc_state *p, double tr, double ts, double bytes, long tag, int src, int comm)
@@ -586,10 +587,8 @@ static int do_send(rt_replay *rp, int self, int dst, int comm, long tag, double 
         double tr, b;
         fifo_pop(&c->recvs, &tr, &b);
         rp->tot.unmatched_recv--;
-        if (rp->o.on_send) {
-            rt_message m = {self, dst, tag, bytes, t, NAN, 1, comm};
-            rp->o.on_send(rp->o.ud, &m);
-        }
+        rt_message m = {self, dst, tag, bytes, t, NAN, 1, comm};
+        NOTIFY(rp, on_send, &m);
         emit_message(rp, p->pub.id, dst, comm, tag, bytes, t, tr);
         return RT_OK;
     }
@@ -601,10 +600,8 @@ static int do_send(rt_replay *rp, int self, int dst, int comm, long tag, double 
     }
     p->pub.pending_out++;
     p->pub.pending_out_bytes += bytes;
-    if (rp->o.on_send) {
-        rt_message m = {self, dst, tag, bytes, t, NAN, 0, comm};
-        rp->o.on_send(rp->o.ud, &m);
-    }
+    rt_message m = {self, dst, tag, bytes, t, NAN, 0, comm};
+    NOTIFY(rp, on_send, &m);
     q->pub.queue++;
     q->pub.queue_bytes += bytes;
     if (q->pub.queue > q->pub.max_queue)
@@ -704,8 +701,7 @@ static void coll_emit(rt_replay *rp, const coll_series *c, int64_t k, const coll
     }
     rp->tot.coll_instances++;
     rp->tot.coll_bytes += v.total_bytes;
-    if (rp->o.on_collective)
-        rp->o.on_collective(rp->o.ud, &v);
+    NOTIFY(rp, on_collective, &v);
 }
 
 /* Drop instance slot 0 of c (its buffers move to the end for reuse). */
@@ -1149,8 +1145,7 @@ static int feed(rt_replay *rp, const rt_tevent *ev, int first, rt_err *err)
         rp->now = t;
     if (first && rp->o.on_record && rp->picl_raw && ev->raw)
         rp->o.on_record(rp->o.ud, ev->raw);
-    if (rp->o.on_event)
-        rp->o.on_event(rp->o.ud, ev);
+    NOTIFY(rp, on_event, ev);
     int id = ev->proc, st = RT_OK;
     if (p->nheld > 0 && ev->kind != RT_TE_LEAVE && ev->kind != RT_TE_RECV) {
         st = flush_held(rp, p, -2, 0, 0);

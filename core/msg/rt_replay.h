@@ -202,8 +202,9 @@ typedef struct rt_replay_opts {
 typedef struct rt_replay rt_replay;
 
 /*
- * Extra listeners of states and tasks, called after the opts' callbacks, for
- * consumers that feed on the replay in C (rt_timeline): up to
+ * Extra listeners of states, tasks, messages, collectives and events, called
+ * after the opts' callbacks, for consumers that feed on the replay in C
+ * (rt_timeline, rt_pg_view): up to
  * RT_REPLAY_MAXTAPS per replay. add: RT_OK or RT_ERANGE when full; remove
  * drops every tap with that ud.
  */
@@ -212,6 +213,11 @@ typedef struct rt_replay_tap {
     void *ud;
     void (*on_state)(void *ud, int proc, double time, int old_state, int new_state);
     void (*on_task)(void *ud, int proc, double t, int old_task, int new_task);
+    /* as the opts' callbacks of the same names (any may be NULL) */
+    void (*on_send)(void *ud, const rt_message *m);
+    void (*on_message)(void *ud, const rt_message *m);
+    void (*on_collective)(void *ud, const rt_collective *c);
+    void (*on_event)(void *ud, const rt_tevent *ev);
 } rt_replay_tap;
 int rt_replay_add_tap(rt_replay *rp, const rt_replay_tap *tap);
 void rt_replay_remove_tap(rt_replay *rp, void *ud);

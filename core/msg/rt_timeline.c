@@ -248,7 +248,7 @@ static void tap_task(void *ud, int proc, double t, int o, int n) { rt_timeline_t
 
 int rt_timeline_attach(rt_timeline *tl, rt_replay *rp)
 {
-    rt_replay_tap tap = {tl, tap_state, tap_task};
+    rt_replay_tap tap = {.ud = tl, .on_state = tap_state, .on_task = tap_task};
     return rt_replay_add_tap(rp, &tap);
 }
 

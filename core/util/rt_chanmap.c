@@ -47,21 +47,34 @@ static int grow(rt_chanmap *m)
     return 1;
 }
 
+/* The slot of the channel, or of the empty slot where it would go (cap > 0). */
+static size_t probe(const rt_chanmap *m, uint64_t h, int src, int dst, int comm, int64_t tag)
+{
+    size_t mask = m->cap - 1, j = h & mask;
+    for (;;) {
+        rt_chankey *k = at(m->slots, m->elem, j);
+        if (!k->hash || (k->hash == h && k->src == src && k->dst == dst && k->comm == comm && k->tag == tag))
+            return j;
+        j = (j + 1) & mask;
+    }
+}
+
+void *rt_chanmap_find(const rt_chanmap *m, int src, int dst, int comm, int64_t tag)
+{
+    if (m->n == 0)
+        return NULL;
+    rt_chankey *k = at(m->slots, m->elem, probe(m, chan_hash(src, dst, comm, tag), src, dst, comm, tag));
+    return k->hash ? k : NULL;
+}
+
 void *rt_chanmap_get(rt_chanmap *m, int src, int dst, int comm, int64_t tag)
 {
     if ((m->n + 1) * 2 > m->cap && !grow(m))
         return NULL;
     uint64_t h = chan_hash(src, dst, comm, tag);
-    size_t mask = m->cap - 1, j = h & mask;
-    for (;;) {
-        rt_chankey *k = at(m->slots, m->elem, j);
-        if (!k->hash)
-            break;
-        if (k->hash == h && k->src == src && k->dst == dst && k->comm == comm && k->tag == tag)
-            return k;
-        j = (j + 1) & mask;
-    }
-    rt_chankey *k = at(m->slots, m->elem, j);
+    rt_chankey *k = at(m->slots, m->elem, probe(m, h, src, dst, comm, tag));
+    if (k->hash)
+        return k;
     memset(k, 0, m->elem);
     *k = (rt_chankey){h, src, dst, comm, tag};
     m->n++;

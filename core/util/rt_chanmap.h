@@ -36,6 +36,9 @@ void rt_chanmap_init(rt_chanmap *m, size_t elem);
  */
 void *rt_chanmap_get(rt_chanmap *m, int src, int dst, int comm, int64_t tag);
 
+/* The item of channel (src, dst, comm, tag), NULL when absent (nothing added). */
+void *rt_chanmap_find(const rt_chanmap *m, int src, int dst, int comm, int64_t tag);
+
 /* Slot i (0 <= i < cap): its item, or NULL when the slot is empty. */
 static inline void *rt_chanmap_slot(const rt_chanmap *m, size_t i)
 {

@@ -2,50 +2,84 @@
 -- or Gray-code order; a square is coloured by the size of what that pair has
 -- pending and erased on receipt. At the end of the run: the cumulative volume
 -- of every pair on a colour scale.
+--
+-- Only the pairs that communicate are kept (sparse). When the processors
+-- outnumber the pixels of the matrix's side, a square stands for a block of k x k
+-- positions (k consecutive processors in the display's order on each axis) and
+-- sums their volumes; data() gives k (`block`) and, per square, the positions it
+-- holds (`src_pos`, `dst_pos`: first and last, 0-based, in `order`). The dense
+-- `bytes` and `count` tables of data() are given only up to 64 processors.
 local colors = require "retrace.colors"
 local common = require "retrace.displays.paragraph.common"
 
 local M, D = common.display(false)
 
-local function matrix(P)
+local DENSE = 64
+
+-- {[src * P + dst] = {src, dst, bytes, count}} from a list of records with src, dst and bytes (count 1 each)
+local function sparse(P, list, count_field)
   local m = {}
-  for i = 1, P do m[i] = {}; for j = 1, P do m[i][j] = 0 end end
+  for _, x in ipairs(list) do
+    if x.src >= 0 and x.src < P and x.dst >= 0 and x.dst < P then
+      local k = x.src * P + x.dst
+      local e = m[k]
+      if not e then
+        e = { src = x.src, dst = x.dst, bytes = 0, count = 0 }
+        m[k] = e
+      end
+      e.bytes = e.bytes + x.bytes
+      e.count = e.count + (count_field and x[count_field] or 1)
+    end
+  end
   return m
 end
 
 function D:update(state, t)
-  local P = self.ctx.P
-  local b, c = matrix(P), matrix(P)
-  for _, x in ipairs(state.pending) do
-    if x.src >= 0 and x.src < P and x.dst >= 0 and x.dst < P then
-      b[x.src + 1][x.dst + 1] = b[x.src + 1][x.dst + 1] + x.bytes
-      c[x.src + 1][x.dst + 1] = c[x.src + 1][x.dst + 1] + 1
-    end
-  end
-  self.bytes, self.count, self.final = b, c, false
+  self.pairs, self.final = sparse(self.ctx.P, state.pending), false
 end
 
 function D:finish(state)
-  local P = self.ctx.P
-  local b, c = matrix(P), matrix(P)
-  for i = 0, P - 1 do
-    for j = 0, P - 1 do b[i + 1][j + 1], c[i + 1][j + 1] = state.cum_bytes[i][j], state.cum_count[i][j] end
-  end
-  self.bytes, self.count, self.final = b, c, true
+  self.pairs, self.final = sparse(self.ctx.P, state.pairs, "count"), true
+end
+
+-- Dense P x P tables (1-based) of the pairs, for data() of small runs.
+local function dense(P, pairs, field)
+  local m = {}
+  for i = 1, P do m[i] = {}; for j = 1, P do m[i][j] = 0 end end
+  for _, e in next, pairs do m[e.src + 1][e.dst + 1] = e[field] end
+  return m
 end
 
 function D:draw(cv, rect)
   local P, order = self.ctx.P, self.ctx.order
-  local bytes = self.bytes or matrix(P)
-  local count = self.count or matrix(P)
   local legend_w = self.final and 70 or 0
   local side = math.max(1, math.min(rect.w - 40 - legend_w, rect.h - 40))
-  local cell = side / P
+  -- k processors per square when they outnumber the side's pixels
+  local k = math.max(1, math.ceil(P / math.floor(side)))
+  local nb = math.ceil(P / k)
+  local cell = side / nb
   local x0, y0 = rect.x + 34, rect.y + 8
-  cv:rect(x0, y0, cell * P, cell * P, { fill = "white" })
-  cv:rect(x0 + 0.5, y0 + 0.5, cell * P - 1, cell * P - 1, { stroke = "gray", width = 1 })
+  cv:rect(x0, y0, cell * nb, cell * nb, { fill = "white" })
+  cv:rect(x0 + 0.5, y0 + 0.5, cell * nb - 1, cell * nb - 1, { stroke = "gray", width = 1 })
+  local pos = {}
+  for i, p in ipairs(order) do pos[p] = i - 1 end
+  -- squares: the pairs summed by block
+  local squares = {}
+  for _, e in pairs(self.pairs or {}) do
+    local bi, bj = pos[e.src] // k, pos[e.dst] // k
+    local key = bi * nb + bj
+    local s = squares[key]
+    if not s then
+      s = { bi = bi, bj = bj, bytes = 0, count = 0, src = e.src, dst = e.dst }
+      squares[key] = s
+    end
+    s.bytes, s.count = s.bytes + e.bytes, s.count + e.count
+  end
+  local list = {}
+  for _, s in pairs(squares) do list[#list + 1] = s end
+  table.sort(list, function(a, b) return a.bi < b.bi or (a.bi == b.bi and a.bj < b.bj) end)
   local vmax = 0
-  for i = 1, P do for j = 1, P do if bytes[i][j] > vmax then vmax = bytes[i][j] end end end
+  for _, s in ipairs(list) do if s.bytes > vmax then vmax = s.bytes end end
   -- on white paper: in gray mode small volumes light, large ones dark
   local ramp = self.final and colors.ramp(64, colors.mode == "gray" and { "#d0d0d0", "#000000" } or nil)
   local function colour(v)
@@ -54,36 +88,45 @@ function D:draw(cv, rect)
     return ramp:hex(math.max(0, math.min(63, math.floor(f * 63 + 0.5))))
   end
   local cells = {}
-  local pos = {}
-  for k, p in ipairs(order) do pos[p] = k - 1 end
-  for i = 0, P - 1 do
-    for j = 0, P - 1 do
-      if count[i + 1][j + 1] > 0 then
-        local col = colour(bytes[i + 1][j + 1])
-        local x, y = x0 + pos[j] * cell, y0 + pos[i] * cell
-        cv:rect(x, y, cell, cell, col)
-        cells[#cells + 1] = { src = i, dst = j, x = x, y = y, w = cell, h = cell, color = col }
+  for _, s in ipairs(list) do
+    if s.count > 0 then
+      local col = colour(s.bytes)
+      local x, y = x0 + s.bj * cell, y0 + s.bi * cell
+      cv:rect(x, y, cell, cell, col)
+      local c = { x = x, y = y, w = cell, h = cell, color = col, bytes = s.bytes, count = s.count }
+      if k == 1 then
+        c.src, c.dst = s.src, s.dst
+      else
+        c.src_pos = { s.bi * k, math.min(P, (s.bi + 1) * k) - 1 }
+        c.dst_pos = { s.bj * k, math.min(P, (s.bj + 1) * k) - 1 }
       end
+      cells[#cells + 1] = c
     end
   end
-  -- a label every `step` positions: room for the widest number along the bottom
-  local step = require("retrace.paragraph").nice_ceil(math.max(1, P * (#tostring(P - 1) * 6 + 6) / side))
+  -- a label every `step` squares: room for the widest number along the bottom
+  local step = require("retrace.paragraph").nice_ceil(math.max(1, nb * (#tostring(P - 1) * 6 + 6) / side))
   if step < 1.5 then step = 1 end
-  for k, p in ipairs(order) do
-    if (k - 1) % step == 0 then
-      cv:text(x0 + (k - 0.5) * cell, y0 + side + 3, tostring(p), { align = "center", valign = "top", size = 9, color = "black" })
-      cv:text(x0 - 3, y0 + (k - 0.5) * cell, tostring(p), { align = "right", valign = "middle", size = 9, color = "black" })
+  for b = 0, nb - 1 do
+    if b % step == 0 then
+      local p = order[b * k + 1]
+      cv:text(x0 + (b + 0.5) * cell, y0 + side + 3, tostring(p), { align = "center", valign = "top", size = 9, color = "black" })
+      cv:text(x0 - 3, y0 + (b + 0.5) * cell, tostring(p), { align = "right", valign = "middle", size = 9, color = "black" })
     end
   end
-  cv:text(x0 + side / 2, y0 + side + 14, "receiver", { align = "center", valign = "top", size = 9, color = "black" })
+  local note = k > 1 and string.format(" (squares of %d x %d processors)", k, k) or ""
+  cv:text(x0 + side / 2, y0 + side + 14, "receiver" .. note, { align = "center", valign = "top", size = 9, color = "black" })
   cv:text(rect.x + 6, y0 + side / 2, "sender", { align = "center", valign = "middle", size = 9, angle = -90, color = "black" })
   if self.final and vmax > 0 then
     local plot = require "retrace.plot"
     cv:text(x0 + side + 8, y0, "bytes (log)", { valign = "top", size = 9, color = "black" })
     plot.colorbar(cv, x0 + side + 8, y0 + 14, 60, 10, ramp, vmax > 1 and 1 or 0, vmax, { size = 9, color = "black" })
   end
-  self.d = { bytes = bytes, count = count, final = self.final or false, order = order,
-    grid = { x = x0, y = y0, cell = cell }, cells = cells }
+  local d = { final = self.final or false, order = order, block = k, grid = { x = x0, y = y0, cell = cell },
+              cells = cells }
+  if P <= DENSE then
+    d.bytes, d.count = dense(P, self.pairs or {}, "bytes"), dense(P, self.pairs or {}, "count")
+  end
+  self.d = d
 end
 
 return M

@@ -121,6 +121,18 @@ function M.timeline_palette()
   return colors.palette({ colors.state("idle"), colors.state("overhead"), colors.state("busy") })
 end
 
+--- The runs of columns (a, b: 1-based, inclusive) of [lo, hi] in W columns where
+-- processor p spent more than half the column outside idle, from the model's view.
+function M.active_runs(model, p, lo, hi, W)
+  local row = model.view:active_row(p, lo, hi, W)
+  local c = 1
+  return function()
+    local a, b = row:find("\1+", c)
+    if a then c = b + 1 end
+    return a, b
+  end
+end
+
 --- Window [lo, hi] of a display from the shared context.
 function M.window(ctx)
   return ctx.lo, ctx.hi

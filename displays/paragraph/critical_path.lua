@@ -35,20 +35,9 @@ function D:draw(cv, rect)
   cv:save()
   cv:clip_rect(pr.x, pr.y, pr.w, pr.h)
   local lw = math.max(1, math.min(3, pr.h / P / 4))
-  local dt = (hi - lo) / W
   for p = 0, P - 1 do
-    local act = {}
-    m:raster(p, lo, hi, W, function(c, s, x) if s ~= 3 then act[c] = (act[c] or 0) + x end end)
-    local c = 1
-    while c <= W do
-      if (act[c] or 0) > dt / 2 then
-        local j = c
-        while (act[j + 1] or 0) > dt / 2 do j = j + 1 end
-        cv:line(pr.x + c - 1, py(p), pr.x + j, py(p), { color = LIGHT, width = lw })
-        c = j + 1
-      else
-        c = c + 1
-      end
+    for a, b in common.active_runs(m, p, lo, hi, W) do
+      cv:line(pr.x + a - 1, py(p), pr.x + b, py(p), { color = LIGHT, width = lw })
     end
   end
   for _, x in ipairs(m.done) do

@@ -2,6 +2,7 @@
 -- (traffic lights) over the scrolling time window; a column shows the state
 -- the processor spent most of that column's time in.
 local common = require "retrace.displays.paragraph.common"
+local pg = require "retrace.paragraph"
 
 local M, D = common.display(true)
 
@@ -9,7 +10,7 @@ local M, D = common.display(true)
 function M.columns(model, p, lo, hi, W)
   local best = {}
   local tb, to, ti = {}, {}, {}
-  local acc = { tb, to, ti }
+  local acc = { [pg.BUSY] = tb, [pg.OVERHEAD] = to, [pg.IDLE] = ti }
   model:raster(p, lo, hi, W, function(c, s, dt) acc[s][c] = (acc[s][c] or 0) + dt end)
   for c = 1, W do
     local b, o, i = tb[c] or 0, to[c] or 0, ti[c] or 0

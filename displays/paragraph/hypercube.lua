@@ -78,7 +78,7 @@ function M.positions(layout, P)
         local a = -math.pi / 2 + 2 * math.pi * (k - 1) / P
         raw[p] = { math.cos(a), math.sin(a) }
       else
-        raw[p] = { k - 1, (k % 2) * 0.15 }
+        raw[p] = { k - 1, 0 } -- one straight row, in Gray order
       end
     end
   elseif layout == "tree" then

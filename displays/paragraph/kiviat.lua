@@ -15,7 +15,7 @@ function D:update(state, t)
   for p = 0, self.ctx.P - 1 do
     local r = state:busy_fraction(p, t - S, t)
     self.radii[p + 1] = r
-    if r > (self.high[p + 1] or 0) then self.high[p + 1] = r end
+    self.high[p + 1] = math.max(self.high[p + 1] or 0, r) -- every spoke has one (a dense list for data())
   end
 end
 

@@ -8,7 +8,7 @@ local tc = require "retrace.displays.paragraph.task_common"
 
 local M, D = common.display(true)
 
-local STATE = { "busy", "overhead", "idle" }
+local STATE = require("retrace.paragraph").state_names
 
 --- Values of the four grids now: {state = {[p+1] = name}, task = {id|false}, sending = {bytes}, receiving = {bytes}}.
 function M.values(ctx, model)
@@ -16,8 +16,7 @@ function M.values(ctx, model)
   for p = 0, ctx.P - 1 do
     v.state[p + 1] = STATE[model.cur[p]]
     v.task[p + 1] = ctx.tasks and ctx.tasks.cur[p] or false
-    local pr = ctx.rp and ctx.rp:proc(p)
-    v.sending[p + 1] = pr and pr.pending_out_bytes or 0
+    v.sending[p + 1] = model.sending and model.sending[p] or 0
     v.receiving[p + 1] = model.queue_bytes and model.queue_bytes[p] or 0
   end
   return v

@@ -62,7 +62,6 @@ function D:draw(cv, rect)
   end
   -- processor lines: runs of columns where the processor is not idle most of the time
   local seg = canvas.pack(4)
-  local dt = (hi - lo) / W
   local rows -- the raster's dominant state per cell, a byte per cell (0 idle, 1 overhead, 2 busy, 255 empty)
   if tl then
     rows = tl:grid("state"):dump():gsub("(.)...", "%1")
@@ -80,21 +79,7 @@ function D:draw(cv, rect)
         c = b + 1
       end
     else
-      local act = {}
-      m:raster(p, lo, hi, W, function(c, s, x)
-        if s ~= 3 then act[c] = (act[c] or 0) + x end
-      end)
-      local c = 1
-      while c <= W do
-        if (act[c] or 0) > dt / 2 then
-          local j = c
-          while (act[j + 1] or 0) > dt / 2 do j = j + 1 end
-          seg:push(pr.x + c - 1, py(p), pr.x + j, py(p))
-          c = j + 1
-        else
-          c = c + 1
-        end
-      end
+      for a, b in common.active_runs(m, p, lo, hi, W) do seg:push(pr.x + a - 1, py(p), pr.x + b, py(p)) end
     end
   end
   cv:segments(seg, { color = "black", width = math.max(1, math.min(3, pr.h / P / 4)) })

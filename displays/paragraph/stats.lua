@@ -9,7 +9,7 @@ local pgapp = require "retrace.paragraph_app"
 local M, D = common.display(false)
 
 function D:finish(state)
-  self.stats = pgapp.stats(state, self.ctx.rp, self.ctx.tasks, self.ctx.path)
+  self.stats = pgapp.stats(state, state.rp, self.ctx.tasks, self.ctx.path)
 end
 
 local HEAD = { "P", "busy%", "ovh%", "idle%", "sent", "sent B", "recv", "recv B", "max q", "task", "path" }

@@ -16,7 +16,13 @@ function D:draw(cv, rect)
   local W = math.max(1, math.floor(pr.w))
   if x and self.t then
     local g = common.grid(self, W, P)
+    local view = x.model and x.model.view
     for p = 0, P - 1 do
+      if view then
+        -- the view's columns, computed in C: the main task mod 6 (the palette), or -1
+        g:load(view:task_row(p, lo, hi, W, self.t, 6), (P - 1 - p) * W)
+        goto next
+      end
       local acc = {}
       x:raster(p, lo, hi, W, self.t, function(c, task, dt)
         local a = acc[c] or {}
@@ -33,6 +39,7 @@ function D:draw(cv, rect)
         row[c] = (best ~= -1 and bt * 2 >= (hi - lo) / W) and best % 6 or -1
       end
       g:load(string.pack(string.rep("i4", W), table.unpack(row)), (P - 1 - p) * W)
+      ::next::
     end
     cv:grid(g, tc.palette(), pr.x, pr.y, W, pr.h)
   end

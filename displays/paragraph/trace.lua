@@ -49,7 +49,7 @@ function D:draw(cv, rect)
   local first = math.max(1, #recs - before + 1)
   local d = { lines = {}, current = cur and cur.index or nil }
   if not cur then
-    self.d = common.placeholder(cv, rect, "no records read yet (PICL traces)")
+    self.d = common.placeholder(cv, rect, "no records read yet")
     return
   end
   cv:save()

@@ -3,6 +3,7 @@
 -- each pixel column shows the column's average counts.
 local canvas = require "retrace.canvas"
 local common = require "retrace.displays.paragraph.common"
+local pg = require "retrace.paragraph"
 
 local M, D = common.display(true)
 
@@ -31,7 +32,8 @@ function D:draw(cv, rect)
       end
     end
   elseif m then
-    local add = function(c, s, x) sum[s][c] = (sum[s][c] or 0) + x end
+    local slot = { [pg.BUSY] = 1, [pg.OVERHEAD] = 2, [pg.IDLE] = 3 }
+    local add = function(c, s, x) local l = sum[slot[s]]; l[c] = (l[c] or 0) + x end
     for p = 0, P - 1 do m:raster(p, lo, hi, W, add) end
   end
   local pack = canvas.pack(5)

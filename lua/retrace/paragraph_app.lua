@@ -5,8 +5,10 @@
 --
 --   local app = require "retrace.paragraph_app"
 --   local x = app.tracker(info [, {keep = K}])  -- tasks and records
---   opts = x:callbacks(model:callbacks(opts))   -- chained with the model's
---   x:listen(fn)                                -- fn(rec) for every record (PICL)
+--   x:attach(model [, {events = true}])         -- tasks (and events) from the model's view in C
+--   x:sync(t)                                   -- every frame, after model:sync
+--   opts = x:callbacks(opts, true)              -- PICL records through the replay's on_record instead
+--   x:listen(fn)                                -- fn(rec) for every record or event
 --   x:task_time(id, t) / x:mean_processors() / x:task_summary(t0, t1)
 --   app.critical_path(path [, format]) -> {length, start, stop, segments, messages, tachyons}
 --   app.stats(model, rp, x, cp) -> {processors = {...}, total = {...}}
@@ -14,7 +16,8 @@
 --
 -- Tasks: a processor's task is its innermost open user region (the engine's
 -- on_task); task t is in progress while some processor is in it, done once
--- none is (and back in progress when it is entered again).
+-- none is (and back in progress when it is entered again). Attached, the
+-- tracker reads them from the view each frame; unattached, x:switch feeds it.
 local replay = require "retrace.replay"
 
 local M = {}
@@ -77,26 +80,58 @@ function Tracker:listen(fn)
   self.listeners[#self.listeners + 1] = fn
 end
 
---- The replay callbacks (on_task, and on_record when `records`: every record
--- costs a Lua table then), chained after those already in opts.
+-- Keep record rec (index set) for the trace display and hand it to the listeners.
+local function add_record(self, rec)
+  local r = self.records
+  r[#r + 1] = rec
+  if #r > 2 * self.keep then table.move(r, #r - self.keep + 1, #r, 1); for i = #r, self.keep + 1, -1 do r[i] = nil end end
+  for _, fn in ipairs(self.listeners) do fn(rec) end
+end
+
+--- The replay callbacks: on_record when `records` (PICL traces: every record
+-- costs a Lua call and table then), chained after one already in opts.
 function Tracker:callbacks(opts, records)
   opts = opts or {}
-  local prev_task, prev_rec = opts.on_task, opts.on_record
-  opts.on_task = function(p, t, old, new)
-    if prev_task then prev_task(p, t, old, new) end
-    self:switch(p, t, old, new)
-  end
   if not records then return opts end
+  local prev_rec = opts.on_record
   opts.on_record = function(rec)
     if prev_rec then prev_rec(rec) end
     self.nrec = self.nrec + 1
     rec.index = self.nrec
-    local r = self.records
-    r[#r + 1] = rec
-    if #r > 2 * self.keep then table.move(r, #r - self.keep + 1, #r, 1); for i = #r, self.keep + 1, -1 do r[i] = nil end end
-    for _, fn in ipairs(self.listeners) do fn(rec) end
+    add_record(self, rec)
   end
   return opts
+end
+
+--- Read tasks from the view of `model` (retrace.paragraph, attached to a replay)
+-- at every sync. opts.events: the records are the view's events (any format).
+function Tracker:attach(model, opts)
+  self.model = model
+  self.events = opts and opts.events or false
+  return self
+end
+
+--- Bring the tasks (and events) to the view's state at time t.
+function Tracker:sync(t)
+  local view = self.model and self.model.view
+  if not view then return end
+  if t > self.now then self.now = t end
+  for _, k in ipairs(view:tasks()) do
+    local x = self:task(k.id)
+    x.start, x.stop, x.ptime, x.inside = k.start, k.stop, k.ptime, k.inside
+    x.status = not k.start and "waiting" or k.inside > 0 and "progress" or "done"
+  end
+  for p = 0, self.P - 1 do self.cur[p], self.since[p] = view:task_of(p) end
+  local latest = view:info().latest_task
+  self.latest = latest >= 0 and latest or nil
+  if self.events then
+    local evs = view:events()
+    local last = self.records[#self.records]
+    for _, e in ipairs(evs) do
+      if not last or e.index > last.index then add_record(self, e) end
+    end
+    view:take_events()
+  end
 end
 
 --- Processor-seconds spent in task id up to time t (open stays counted to t).
@@ -147,19 +182,10 @@ function Tracker:task_summary(t0, t1)
   return out
 end
 
---- The task of processor p at time t (from the history; false = none).
-function Tracker:task_at(p, t)
-  local h, s = self.hist[p], false
-  for i = 1, #h do
-    if h[i][1] <= t then s = h[i][2] else break end
-  end
-  return s
-end
-
 --- Time per task per column for processor p over [lo, hi] (W columns) up to now:
 -- add(col, task, seconds), col 1-based.
 function Tracker:raster(p, lo, hi, W, now, add)
-  local h = self.hist[p]
+  local h = self.model and self.model.view and self.model.view:task_changes(p) or self.hist[p]
   now = math.min(now, hi)
   local dt = (hi - lo) / W
   for i = 1, #h do
@@ -216,13 +242,17 @@ function M.stats(model, rp, x, cp)
   for p = 0, P - 1 do
     local pr = rp:proc(p) or {}
     local in_tasks = 0
-    for _, id in ipairs(x.order) do
-      -- processor-time of p in tasks: its history
-      local h = x.hist[p]
-      for i = 1, #h do
-        if h[i][2] == id then
-          local b = h[i + 1] and h[i + 1][1] or model.info.span[2]
-          in_tasks = in_tasks + (b - h[i][1])
+    if model.view then
+      in_tasks = model.view:proc_task_time(p, model.info.span[2])
+    else
+      for _, id in ipairs(x.order) do
+        -- processor-time of p in tasks: its history
+        local h = x.hist[p]
+        for i = 1, #h do
+          if h[i][2] == id then
+            local b = h[i + 1] and h[i + 1][1] or model.info.span[2]
+            in_tasks = in_tasks + (b - h[i][1])
+          end
         end
       end
     end
@@ -264,6 +294,7 @@ end
 
 --- A record in one line for the trace display: "t proc kind event data".
 function M.describe(rec)
+  if rec.text then return rec.text end -- an event of the view, described in C
   local parts = { string.format("%.9g", rec.time), "P" .. tostring(rec.proc), rec.kind or "?" }
   if rec.name then parts[#parts + 1] = rec.name elseif rec.event then parts[#parts + 1] = "event " .. rec.event end
   if rec.bytes then parts[#parts + 1] = string.format("%g B", rec.bytes) end

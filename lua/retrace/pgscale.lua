@@ -298,7 +298,9 @@ local function num(v) return string.format("%.17g", v) end
 --   concurrency.csv  processors,busy,overhead,idle  seconds with exactly k processors in each state
 --   matrix.csv       src,dst,count,bytes          the cumulative sender x receiver matrix (non-zero cells)
 -- One replay, streamed (state segments and messages go to disk as they come).
--- opts: format, info (the pre-pass). Returns {files = {...}, states =, messages =} | nil, message.
+-- opts: format, info (the pre-pass), view (retrace.core.pgview of the live pass, synced
+-- to the end: the matrix and the concurrency profile come from it, over its window).
+-- Returns {files = {...}, states =, messages =} | nil, message.
 function M.write_csv(path, dir, opts)
   local replay = require "retrace.replay"
   local info = opts.info
@@ -334,7 +336,7 @@ function M.write_csv(path, dir, opts)
   end
   for p = 0, P - 1 do track.touch(p) end
   local rp, err = replay.open(path, {
-    format = opts.format, prescan = info.ps, matrix = true,
+    format = opts.format, prescan = info.ps, matrix = not opts.view,
     on_state = function(p, t, old, new)
       track.change(p, t, old, new)
       account(t)
@@ -362,11 +364,23 @@ function M.write_csv(path, dir, opts)
   end
   local fc, e4 = open("concurrency.csv", "processors,busy,overhead,idle")
   if not fc then close_all() return nil, e4 end
+  if opts.view then -- states 0 idle, 1 overhead, 2 busy
+    local vp = opts.view:profile()
+    prof = { busy = {}, overhead = {}, idle = {} }
+    for k = 0, P do prof.idle[k], prof.overhead[k], prof.busy[k] = vp[0][k + 1], vp[1][k + 1], vp[2][k + 1] end
+  end
   for k = 0, P do
     fc:write(k, ",", num(prof.busy[k] or 0), ",", num(prof.overhead[k] or 0), ",", num(prof.idle[k] or 0), "\n")
   end
   local fx, e5 = open("matrix.csv", "src,dst,count,bytes")
   if not fx then close_all() return nil, e5 end
+  if opts.view then -- sparse: the pairs used, by sender then receiver
+    for _, q in ipairs(opts.view:matrix()) do
+      fx:write(q.src, ",", q.dst, ",", q.count, ",", num(q.bytes), "\n")
+    end
+    close_all()
+    return { files = files, states = nstates, messages = nmsg }
+  end
   local m = rp:matrix("cumulative")
   for a = 1, #m.count do
     for b = 1, #m.count[a] do

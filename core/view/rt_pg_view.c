@@ -1,0 +1,848 @@
+/* rt_pg_view.c - ParaGraph's view of a replay (see rt_pg_view.h). */
+#include "rt_pg_view.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rt_chanmap.h"
+#include "rt_mem.h"
+
+/* A ring of the last messages of one processor in one direction. */
+typedef struct msg_ring {
+    rt_pg_msg *m;         /* ring slots (cfg.ring), allocated on first use */
+    int64_t n;            /* messages pushed in all */
+} msg_ring;
+
+typedef struct pg_proc {
+    int state;
+    int finished;         /* past its last event (cfg.last): states ignored */
+    double acc[RT_NSTATES];
+    double acc_t;         /* accounted up to here */
+    rt_pg_change *ch;     /* state changes kept */
+    size_t nch, capch;
+    int task;             /* current task, -1 none */
+    rt_pg_change *tch;    /* task changes kept (s = the task, -1 none) */
+    size_t ntch, captch;
+    double since;         /* entered it at */
+    double task_time;     /* closed time inside tasks */
+    msg_ring ring[2];     /* received, sent */
+} pg_proc;
+
+typedef struct pair_item {
+    rt_chankey key;
+    int64_t count;
+    double bytes;
+} pair_item;
+
+/* An event kept, with its index among all events. */
+typedef struct kept_event {
+    rt_tevent ev;
+    int64_t index;
+} kept_event;
+
+struct rt_pg_view {
+    rt_replay *rp;        /* NULL once detached */
+    int P, ringsz, keep_events, batch;
+    double from, to, now;
+    double keep_t;        /* the last keep time: what ends before it is not kept */
+    int status;
+    pg_proc *procs;
+    rt_grid *grid;        /* states, P x 1 */
+    int count[RT_NSTATES];
+    double *prof;         /* RT_NSTATES x (P + 1) */
+    double prof_t;
+    /* finishing order: processors by last event time */
+    int *fin;
+    double *last;
+    int nfin, fin_i;
+    /* lists pruned by keep */
+    rt_pg_msg *msgs;
+    size_t nmsgs, capmsgs;
+    rt_pg_delta *deltas;
+    size_t ndeltas, capdeltas;
+    int64_t base_count;
+    double base_bytes;
+    rt_pg_coll *colls;
+    size_t ncolls, capcolls;
+    int64_t colls_seen;
+    rt_chanmap pairs;     /* pair_item by (src, dst) */
+    rt_pg_task *tasks;    /* sorted by id */
+    size_t ntasks, captasks;
+    int latest;
+    /* events: a ring of keep_events (batch: a growing list) */
+    kept_event *evs;
+    size_t nevs, capevs, ev_head; /* ring: ev_head is the oldest slot */
+    int64_t events_seen;
+};
+
+static double clip(const rt_pg_view *v, double a, double b)
+{
+    if (a < v->from)
+        a = v->from;
+    if (b > v->to)
+        b = v->to;
+    return b > a ? b - a : 0;
+}
+
+static void fail(rt_pg_view *v)
+{
+    if (v->status == RT_OK)
+        v->status = RT_ENOMEM;
+}
+
+static void profile_to(rt_pg_view *v, double t)
+{
+    double dt = clip(v, v->prof_t, t);
+    if (dt > 0)
+        for (int s = 0; s < RT_NSTATES; s++)
+            v->prof[s * (v->P + 1) + v->count[s]] += dt;
+    if (t > v->prof_t)
+        v->prof_t = t;
+}
+
+static void account(rt_pg_view *v, pg_proc *p, double t)
+{
+    if (t > p->acc_t) {
+        p->acc[p->state] += clip(v, p->acc_t, t);
+        p->acc_t = t;
+    }
+}
+
+/* Processor p enters state s at time t. */
+static void set_state(rt_pg_view *v, int id, double t, int s)
+{
+    pg_proc *p = &v->procs[id];
+    account(v, p, t);
+    int old = p->state;
+    if (old == s)
+        return;
+    profile_to(v, t);
+    v->count[old]--;
+    v->count[s]++;
+    p->state = s;
+    if (p->nch > 0 && p->ch[p->nch - 1].t == t) {
+        /* a zero-length state: the later one wins, and two equal states in a row merge */
+        p->ch[p->nch - 1].s = s;
+        if (p->nch > 1 && p->ch[p->nch - 2].s == s)
+            p->nch--;
+        return;
+    }
+    if (rt_grow((void **)&p->ch, &p->capch, p->nch + 1, sizeof *p->ch) != RT_OK) {
+        fail(v);
+        return;
+    }
+    p->ch[p->nch++] = (rt_pg_change){t, s};
+}
+
+/* Processors whose last event lies before t (at or before with upto) turn idle. */
+static void run_finishes(rt_pg_view *v, double t, int upto)
+{
+    while (v->fin_i < v->nfin) {
+        int id = v->fin[v->fin_i];
+        double l = v->last[id];
+        if (!(l < t || (upto && l <= t)))
+            break;
+        v->procs[id].finished = 1;
+        set_state(v, id, l, RT_STATE_IDLE);
+        v->fin_i++;
+    }
+}
+
+static void tap_state(void *ud, int proc, double t, int old, int new)
+{
+    (void)old;
+    rt_pg_view *v = ud;
+    if (proc < 0 || proc >= v->P || new < 0 || new >= RT_NSTATES)
+        return;
+    run_finishes(v, t, 0);
+    if (v->procs[proc].finished)
+        return;
+    set_state(v, proc, t, new);
+    if (t > v->now)
+        v->now = t;
+}
+
+static void add_delta(rt_pg_view *v, double t, int dc, double db, int dst)
+{
+    if (t < v->keep_t) {
+        v->base_count += dc;
+        v->base_bytes += db;
+        return;
+    }
+    if (rt_grow((void **)&v->deltas, &v->capdeltas, v->ndeltas + 1, sizeof *v->deltas) != RT_OK) {
+        fail(v);
+        return;
+    }
+    v->deltas[v->ndeltas++] = (rt_pg_delta){t, dc, dst, db};
+}
+
+static void tap_send(void *ud, const rt_message *m)
+{
+    add_delta(ud, m->send_time, 1, m->bytes, m->dst);
+}
+
+static void ring_push(rt_pg_view *v, msg_ring *r, const rt_pg_msg *m)
+{
+    if (!r->m && !(r->m = malloc((size_t)v->ringsz * sizeof *r->m))) {
+        fail(v);
+        return;
+    }
+    r->m[r->n % v->ringsz] = *m;
+    r->n++;
+}
+
+static void tap_message(void *ud, const rt_message *m)
+{
+    rt_pg_view *v = ud;
+    add_delta(v, m->recv_time, -1, -m->bytes, m->dst);
+    rt_pg_msg d = {m->src, m->dst, m->tag, m->bytes, m->send_time, m->recv_time};
+    if (m->recv_time >= v->keep_t) { /* (a tachyon may arrive received before the keep time) */
+        if (rt_grow((void **)&v->msgs, &v->capmsgs, v->nmsgs + 1, sizeof *v->msgs) != RT_OK)
+            fail(v);
+        else
+            v->msgs[v->nmsgs++] = d;
+    }
+    if (m->src < 0 || m->src >= v->P || m->dst < 0 || m->dst >= v->P || m->send_time < v->from ||
+        m->send_time > v->to)
+        return;
+    pair_item *it = rt_chanmap_get(&v->pairs, m->src, m->dst, 0, 0);
+    if (!it) {
+        fail(v);
+        return;
+    }
+    it->count++;
+    it->bytes += m->bytes;
+    ring_push(v, &v->procs[m->dst].ring[0], &d);
+    ring_push(v, &v->procs[m->src].ring[1], &d);
+}
+
+static void tap_collective(void *ud, const rt_collective *c)
+{
+    rt_pg_view *v = ud;
+    int lo = c->nparts > 0 ? c->procs[0] : -1, hi = lo;
+    for (int i = 1; i < c->nparts; i++) {
+        if (c->procs[i] < lo)
+            lo = c->procs[i];
+        if (c->procs[i] > hi)
+            hi = c->procs[i];
+    }
+    v->colls_seen++;
+    if (c->last_end < v->keep_t)
+        return;
+    if (rt_grow((void **)&v->colls, &v->capcolls, v->ncolls + 1, sizeof *v->colls) != RT_OK) {
+        fail(v);
+        return;
+    }
+    v->colls[v->ncolls++] = (rt_pg_coll){c->first_begin, c->last_end, lo, hi, c->nparts, c->region, c->total_bytes};
+}
+
+/* The task of id (made when absent, kept sorted); NULL when memory ran out. */
+static rt_pg_task *task_get(rt_pg_view *v, int id)
+{
+    size_t lo = 0, hi = v->ntasks;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (v->tasks[mid].id < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo < v->ntasks && v->tasks[lo].id == id)
+        return &v->tasks[lo];
+    if (rt_grow((void **)&v->tasks, &v->captasks, v->ntasks + 1, sizeof *v->tasks) != RT_OK) {
+        fail(v);
+        return NULL;
+    }
+    memmove(v->tasks + lo + 1, v->tasks + lo, (v->ntasks - lo) * sizeof *v->tasks);
+    v->tasks[lo] = (rt_pg_task){id, NAN, NAN, 0, 0};
+    v->ntasks++;
+    return &v->tasks[lo];
+}
+
+static void tap_task(void *ud, int proc, double t, int old, int new)
+{
+    (void)old;
+    rt_pg_view *v = ud;
+    if (proc < 0 || proc >= v->P)
+        return;
+    if (t > v->now)
+        v->now = t;
+    pg_proc *p = &v->procs[proc];
+    if (p->task == new)
+        return;
+    if (p->task >= 0) {
+        rt_pg_task *k = task_get(v, p->task);
+        if (k) {
+            k->ptime += t - p->since;
+            k->inside--;
+            if (isnan(k->stop) || t > k->stop)
+                k->stop = t;
+        }
+        p->task_time += t - p->since;
+    }
+    if (new >= 0) {
+        rt_pg_task *k = task_get(v, new);
+        if (k) {
+            k->inside++;
+            if (isnan(k->start) || t < k->start)
+                k->start = t;
+        }
+        v->latest = new;
+    }
+    p->task = new;
+    p->since = t;
+    if (p->ntch > 0 && p->tch[p->ntch - 1].t == t) {
+        p->tch[p->ntch - 1].s = new;
+    } else if (rt_grow((void **)&p->tch, &p->captch, p->ntch + 1, sizeof *p->tch) != RT_OK) {
+        fail(v);
+    } else {
+        p->tch[p->ntch++] = (rt_pg_change){t, new};
+    }
+}
+
+static void tap_event(void *ud, const rt_tevent *ev)
+{
+    rt_pg_view *v = ud;
+    v->events_seen++;
+    kept_event k = {*ev, v->events_seen};
+    k.ev.raw = NULL;
+    if (v->batch) {
+        if (rt_grow((void **)&v->evs, &v->capevs, v->nevs + 1, sizeof *v->evs) != RT_OK) {
+            fail(v);
+            return;
+        }
+        v->evs[v->nevs++] = k;
+        return;
+    }
+    size_t cap = (size_t)v->keep_events;
+    if (v->nevs < cap) {
+        v->evs[(v->ev_head + v->nevs) % cap] = k;
+        v->nevs++;
+    } else {
+        v->evs[v->ev_head] = k;
+        v->ev_head = (v->ev_head + 1) % cap;
+    }
+}
+
+/* A processor and its last event time, to sort the finishing order. */
+typedef struct fin_key {
+    double last;
+    int id;
+} fin_key;
+
+static int cmp_fin(const void *a, const void *b)
+{
+    const fin_key *x = a, *y = b;
+    if (x->last != y->last)
+        return x->last < y->last ? -1 : 1;
+    return (x->id > y->id) - (x->id < y->id);
+}
+
+rt_pg_view *rt_pg_view_new(rt_replay *rp, const rt_pg_view_config *cfg, rt_err *err)
+{
+    if (!cfg || cfg->nprocs < 1 || cfg->nprocs > RT_TE_MAXPROC) {
+        rt_err_set(err, RT_EINVAL, "ParaGraph view: processors %d (1..%d)", cfg ? cfg->nprocs : 0, RT_TE_MAXPROC);
+        return NULL;
+    }
+    if (cfg->ring < 0 || cfg->ring > 1 << 16 || cfg->records < 0 || cfg->records > 1 << 20) {
+        rt_err_set(err, RT_EINVAL, "ParaGraph view: ring %d or records %d out of range", cfg->ring, cfg->records);
+        return NULL;
+    }
+    if (isnan(cfg->from) || isnan(cfg->to) || cfg->from > cfg->to) {
+        rt_err_set(err, RT_EINVAL, "ParaGraph view: window %g .. %g (start after end)", cfg->from, cfg->to);
+        return NULL;
+    }
+    rt_pg_view *v = calloc(1, sizeof *v);
+    if (!v)
+        goto nomem;
+    v->P = cfg->nprocs;
+    v->ringsz = cfg->ring ? cfg->ring : 16;
+    v->keep_events = cfg->records ? cfg->records : 64;
+    v->batch = cfg->batch;
+    v->from = cfg->from;
+    v->to = cfg->to;
+    v->now = v->prof_t = cfg->t0;
+    v->latest = -1;
+    v->keep_t = -INFINITY;
+    rt_chanmap_init(&v->pairs, sizeof(pair_item));
+    v->procs = calloc((size_t)v->P, sizeof *v->procs);
+    v->prof = calloc((size_t)RT_NSTATES * (size_t)(v->P + 1), sizeof *v->prof);
+    if (!v->batch)
+        v->evs = malloc((size_t)v->keep_events * sizeof *v->evs);
+    if (!v->procs || !v->prof || (!v->batch && !v->evs))
+        goto nomem;
+    if (rt_grid_new(v->P, 1, RT_STATE_IDLE, &v->grid, err) != RT_OK)
+        goto nomem;
+    v->count[RT_STATE_IDLE] = v->P;
+    for (int i = 0; i < v->P; i++) {
+        pg_proc *p = &v->procs[i];
+        p->state = RT_STATE_IDLE;
+        p->acc_t = cfg->t0;
+        p->task = -1;
+        if (rt_grow((void **)&p->ch, &p->capch, 1, sizeof *p->ch) != RT_OK)
+            goto nomem;
+        p->ch[0] = (rt_pg_change){-INFINITY, RT_STATE_IDLE};
+        p->nch = 1;
+        if (rt_grow((void **)&p->tch, &p->captch, 1, sizeof *p->tch) != RT_OK)
+            goto nomem;
+        p->tch[0] = (rt_pg_change){-INFINITY, -1};
+        p->ntch = 1;
+    }
+    if (cfg->last) {
+        v->last = malloc((size_t)v->P * sizeof *v->last);
+        v->fin = malloc((size_t)v->P * sizeof *v->fin);
+        if (!v->last || !v->fin)
+            goto nomem;
+        memcpy(v->last, cfg->last, (size_t)v->P * sizeof *v->last);
+        fin_key *keys = malloc((size_t)v->P * sizeof *keys);
+        if (!keys)
+            goto nomem;
+        for (int i = 0; i < v->P; i++)
+            keys[i] = (fin_key){v->last[i], i};
+        qsort(keys, (size_t)v->P, sizeof *keys, cmp_fin);
+        for (int i = 0; i < v->P; i++)
+            v->fin[i] = keys[i].id;
+        free(keys);
+        v->nfin = v->P;
+    }
+    for (int i = 0; i < cfg->ntasks; i++)
+        if (!task_get(v, cfg->tasks[i]))
+            goto nomem;
+    rt_replay_tap tap = {.ud = v, .on_state = tap_state, .on_task = tap_task, .on_send = tap_send,
+                         .on_message = tap_message, .on_collective = tap_collective, .on_event = tap_event};
+    if (rp) {
+        if (rt_replay_add_tap(rp, &tap) != RT_OK) {
+            rt_pg_view_free(v);
+            rt_err_set(err, RT_ERANGE, "ParaGraph view: the replay has no room for another listener (%d)",
+                       RT_REPLAY_MAXTAPS);
+            return NULL;
+        }
+        v->rp = rp;
+    }
+    return v;
+nomem:
+    rt_pg_view_free(v);
+    rt_err_set(err, RT_ENOMEM, "ParaGraph view: out of memory for %d processors", cfg->nprocs);
+    return NULL;
+}
+
+void rt_pg_view_detach(rt_pg_view *v)
+{
+    if (v && v->rp) {
+        rt_replay_remove_tap(v->rp, v);
+        v->rp = NULL;
+    }
+}
+
+void rt_pg_view_forget_replay(rt_pg_view *v)
+{
+    if (v)
+        v->rp = NULL;
+}
+
+void rt_pg_view_free(rt_pg_view *v)
+{
+    if (!v)
+        return;
+    rt_pg_view_detach(v);
+    if (v->procs)
+        for (int i = 0; i < v->P; i++) {
+            free(v->procs[i].ch);
+            free(v->procs[i].tch);
+            free(v->procs[i].ring[0].m);
+            free(v->procs[i].ring[1].m);
+        }
+    free(v->procs);
+    rt_grid_free(v->grid);
+    free(v->prof);
+    free(v->fin);
+    free(v->last);
+    free(v->msgs);
+    free(v->deltas);
+    free(v->colls);
+    free(v->tasks);
+    free(v->evs);
+    rt_chanmap_free(&v->pairs);
+    free(v);
+}
+
+int rt_pg_view_status(const rt_pg_view *v) { return v->status; }
+
+void rt_pg_view_sync(rt_pg_view *v, double t)
+{
+    run_finishes(v, t, 1);
+    if (t > v->now)
+        v->now = t;
+    for (int i = 0; i < v->P; i++)
+        account(v, &v->procs[i], t);
+    profile_to(v, t);
+}
+
+/* Drop the changes before t but the last one at or before it (the one still holding at t). */
+static void drop_before(rt_pg_change *ch, size_t *n, double t)
+{
+    size_t k = 0;
+    while (k + 1 < *n && ch[k + 1].t <= t)
+        k++;
+    if (k > 0) {
+        memmove(ch, ch + k, (*n - k) * sizeof *ch);
+        *n -= k;
+    }
+}
+
+void rt_pg_view_keep(rt_pg_view *v, double t)
+{
+    if (isnan(t) || t == -INFINITY)
+        return;
+    if (t > v->keep_t)
+        v->keep_t = t;
+    t = v->keep_t;
+    for (int i = 0; i < v->P; i++) {
+        pg_proc *p = &v->procs[i];
+        drop_before(p->ch, &p->nch, t);
+        drop_before(p->tch, &p->ntch, t);
+    }
+    size_t j = 0;
+    for (size_t i = 0; i < v->nmsgs; i++)
+        if (v->msgs[i].recv >= t)
+            v->msgs[j++] = v->msgs[i];
+    v->nmsgs = j;
+    j = 0;
+    for (size_t i = 0; i < v->ndeltas; i++) {
+        if (v->deltas[i].t < t) {
+            v->base_count += v->deltas[i].dc;
+            v->base_bytes += v->deltas[i].db;
+        } else {
+            v->deltas[j++] = v->deltas[i];
+        }
+    }
+    v->ndeltas = j;
+    j = 0;
+    for (size_t i = 0; i < v->ncolls; i++)
+        if (v->colls[i].t1 >= t)
+            v->colls[j++] = v->colls[i];
+    v->ncolls = j;
+}
+
+/* ---- snapshots ---- */
+
+int rt_pg_view_nprocs(const rt_pg_view *v) { return v->P; }
+double rt_pg_view_now(const rt_pg_view *v) { return v->now; }
+int rt_pg_view_state(const rt_pg_view *v, int p) { return v->procs[p].state; }
+rt_grid *rt_pg_view_state_grid(rt_pg_view *v)
+{
+    for (int p = 0; p < v->P; p++)
+        v->grid->cells[p] = v->procs[p].state;
+    return v->grid;
+}
+
+int rt_pg_view_count(const rt_pg_view *v, int s) { return v->count[s]; }
+double rt_pg_view_time_in(const rt_pg_view *v, int p, int s) { return v->procs[p].acc[s]; }
+double rt_pg_view_profile(const rt_pg_view *v, int s, int k) { return v->prof[s * (v->P + 1) + k]; }
+
+const rt_pg_change *rt_pg_view_changes(const rt_pg_view *v, int p, size_t *n)
+{
+    *n = v->procs[p].nch;
+    return v->procs[p].ch;
+}
+
+const rt_pg_change *rt_pg_view_task_changes(const rt_pg_view *v, int p, size_t *n)
+{
+    *n = v->procs[p].ntch;
+    return v->procs[p].tch;
+}
+
+void rt_pg_view_raster(const rt_pg_view *v, int p, double lo, double hi, int W, double *out)
+{
+    if (W < 1 || !(hi > lo))
+        return;
+    const pg_proc *pp = &v->procs[p];
+    double now = v->now < hi ? v->now : hi;
+    double dt = (hi - lo) / W;
+    for (size_t i = 0; i < pp->nch; i++) {
+        double a = pp->ch[i].t, b = i + 1 < pp->nch ? pp->ch[i + 1].t : now;
+        if (b > now)
+            b = now;
+        if (a < lo)
+            a = lo;
+        if (b > a) {
+            int s = pp->ch[i].s;
+            long c0 = (long)floor((a - lo) / dt), c1 = (long)floor((b - lo) / dt);
+            if (c1 > W - 1)
+                c1 = W - 1;
+            if (c0 > W - 1)
+                c0 = W - 1;
+            if (c0 == c1) {
+                out[c0 * RT_NSTATES + s] += b - a;
+            } else {
+                out[c0 * RT_NSTATES + s] += lo + (double)(c0 + 1) * dt - a;
+                for (long c = c0 + 1; c < c1; c++)
+                    out[c * RT_NSTATES + s] += dt;
+                out[c1 * RT_NSTATES + s] += b - (lo + (double)c1 * dt);
+            }
+        }
+        if (i + 1 < pp->nch && pp->ch[i + 1].t >= now)
+            break;
+    }
+}
+
+void rt_pg_view_active_columns(const rt_pg_view *v, int p, double lo, double hi, int W, unsigned char *out)
+{
+    memset(out, 0, (size_t)(W > 0 ? W : 0));
+    if (W < 1 || !(hi > lo))
+        return;
+    /* a column at a time: the state raster's pieces summed outside idle */
+    double *col = malloc((size_t)W * RT_NSTATES * sizeof *col);
+    if (!col)
+        return;
+    memset(col, 0, (size_t)W * RT_NSTATES * sizeof *col);
+    rt_pg_view_raster(v, p, lo, hi, W, col);
+    double half = (hi - lo) / W / 2;
+    for (int c = 0; c < W; c++)
+        out[c] = col[c * RT_NSTATES + RT_STATE_OVERHEAD] + col[c * RT_NSTATES + RT_STATE_BUSY] > half;
+    free(col);
+}
+
+/* Add x seconds of task to a column's small table of (task, seconds). */
+static void col_add(int *ids, double *secs, int *n, int cap, int task, double x)
+{
+    for (int i = 0; i < *n; i++)
+        if (ids[i] == task) {
+            secs[i] += x;
+            return;
+        }
+    if (*n < cap) {
+        ids[*n] = task;
+        secs[(*n)++] = x;
+    }
+}
+
+void rt_pg_view_task_columns(const rt_pg_view *v, int p, double lo, double hi, int W, double now, int mod,
+                             int32_t *out)
+{
+    for (int c = 0; c < W; c++)
+        out[c] = -1;
+    if (W < 1 || !(hi > lo))
+        return;
+    const pg_proc *pp = &v->procs[p];
+    if (now > hi)
+        now = hi;
+    double dt = (hi - lo) / W;
+    enum { CAP = 16 }; /* distinct tasks met in one column (more are not weighed) */
+    int ids[CAP], n = 0, cur = -1;
+    double secs[CAP];
+    /* pieces are in time order: fill the column of each piece, close a column when passed */
+    for (size_t i = 0; i < pp->ntch; i++) {
+        int task = pp->tch[i].s;
+        double a = pp->tch[i].t > lo ? pp->tch[i].t : lo;
+        double b = i + 1 < pp->ntch && pp->tch[i + 1].t < now ? pp->tch[i + 1].t : now;
+        if (task < 0 || !(b > a))
+            continue;
+        long c0 = (long)floor((a - lo) / dt), c1 = (long)floor((b - lo) / dt);
+        if (c1 > W - 1)
+            c1 = W - 1;
+        for (long c = c0 < 0 ? 0 : c0; c <= c1; c++) {
+            double x0 = a > lo + (double)c * dt ? a : lo + (double)c * dt;
+            double x1 = b < lo + (double)(c + 1) * dt ? b : lo + (double)(c + 1) * dt;
+            if (!(x1 > x0))
+                continue;
+            if (c != cur) {
+                n = 0;
+                cur = (int)c;
+            }
+            col_add(ids, secs, &n, CAP, task, x1 - x0);
+            int best = -1;
+            double bt = 0;
+            for (int k = 0; k < n; k++)
+                if (secs[k] > bt || (secs[k] == bt && ids[k] < best)) {
+                    best = ids[k];
+                    bt = secs[k];
+                }
+            out[c] = best >= 0 && bt * 2 >= dt ? (mod > 0 ? best % mod : best) : -1;
+        }
+    }
+}
+
+double rt_pg_view_busy_fraction(const rt_pg_view *v, int p, double a, double b)
+{
+    const pg_proc *pp = &v->procs[p];
+    if (b <= a)
+        return pp->state == RT_STATE_BUSY ? 1 : 0;
+    size_t i = 0, j = pp->nch - 1; /* the last change at or before a */
+    while (i < j) {
+        size_t k = (i + j + 1) / 2;
+        if (pp->ch[k].t <= a)
+            i = k;
+        else
+            j = k - 1;
+    }
+    double busy = 0;
+    for (; i < pp->nch && pp->ch[i].t < b; i++) {
+        double x = pp->ch[i].t > a ? pp->ch[i].t : a;
+        double y = i + 1 < pp->nch && pp->ch[i + 1].t < b ? pp->ch[i + 1].t : b;
+        if (y > x && pp->ch[i].s == RT_STATE_BUSY)
+            busy += y - x;
+    }
+    return busy / (b - a);
+}
+
+const rt_pg_msg *rt_pg_view_messages(const rt_pg_view *v, size_t *n)
+{
+    *n = v->nmsgs;
+    return v->msgs;
+}
+
+const rt_pg_delta *rt_pg_view_deltas(const rt_pg_view *v, size_t *n, int64_t *base_count, double *base_bytes)
+{
+    *n = v->ndeltas;
+    if (base_count)
+        *base_count = v->base_count;
+    if (base_bytes)
+        *base_bytes = v->base_bytes;
+    return v->deltas;
+}
+
+const rt_pg_coll *rt_pg_view_collectives(const rt_pg_view *v, size_t *n)
+{
+    *n = v->ncolls;
+    return v->colls;
+}
+
+int64_t rt_pg_view_ncollectives(const rt_pg_view *v) { return v->colls_seen; }
+
+int rt_pg_view_ring_size(const rt_pg_view *v) { return v->ringsz; }
+
+int rt_pg_view_recent(const rt_pg_view *v, int p, int dir, rt_pg_msg *out, int cap)
+{
+    const msg_ring *r = &v->procs[p].ring[dir ? 1 : 0];
+    int64_t have = r->n < v->ringsz ? r->n : v->ringsz;
+    if (have > cap)
+        have = cap;
+    for (int64_t i = 0; i < have; i++)
+        out[i] = r->m[(r->n - have + i) % v->ringsz];
+    return (int)have;
+}
+
+size_t rt_pg_view_npairs(const rt_pg_view *v) { return v->pairs.n; }
+
+static int cmp_pair(const void *a, const void *b)
+{
+    const rt_pg_pair *x = a, *y = b;
+    if (x->src != y->src)
+        return x->src < y->src ? -1 : 1;
+    return (x->dst > y->dst) - (x->dst < y->dst);
+}
+
+size_t rt_pg_view_pairs(const rt_pg_view *v, rt_pg_pair *out, size_t cap)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < v->pairs.cap && n < cap; i++) {
+        const pair_item *it = rt_chanmap_slot(&v->pairs, i);
+        if (it)
+            out[n++] = (rt_pg_pair){it->key.src, it->key.dst, it->count, it->bytes};
+    }
+    qsort(out, n, sizeof *out, cmp_pair);
+    return n;
+}
+
+void rt_pg_view_pair(const rt_pg_view *v, int src, int dst, int64_t *count, double *bytes)
+{
+    const pair_item *it = rt_chanmap_find(&v->pairs, src, dst, 0, 0);
+    *count = it ? it->count : 0;
+    *bytes = it ? it->bytes : 0;
+}
+
+const rt_pg_task *rt_pg_view_tasks(const rt_pg_view *v, int *n)
+{
+    *n = (int)v->ntasks;
+    return v->tasks;
+}
+
+int rt_pg_view_task_of(const rt_pg_view *v, int p, double *since)
+{
+    if (since)
+        *since = v->procs[p].since;
+    return v->procs[p].task;
+}
+
+double rt_pg_view_task_time(const rt_pg_view *v, int id, double t)
+{
+    double s = 0;
+    for (size_t i = 0; i < v->ntasks; i++)
+        if (v->tasks[i].id == id)
+            s = v->tasks[i].ptime;
+    for (int p = 0; p < v->P; p++)
+        if (v->procs[p].task == id && t > v->procs[p].since)
+            s += t - v->procs[p].since;
+    return s;
+}
+
+double rt_pg_view_proc_task_time(const rt_pg_view *v, int p, double t)
+{
+    const pg_proc *pp = &v->procs[p];
+    double s = pp->task_time;
+    if (pp->task >= 0 && t > pp->since)
+        s += t - pp->since;
+    return s;
+}
+
+int rt_pg_view_latest_task(const rt_pg_view *v) { return v->latest; }
+
+size_t rt_pg_view_nevents(const rt_pg_view *v) { return v->nevs; }
+
+const rt_tevent *rt_pg_view_event(const rt_pg_view *v, size_t i, int64_t *index)
+{
+    const kept_event *k = v->batch ? &v->evs[i] : &v->evs[(v->ev_head + i) % (size_t)v->keep_events];
+    if (index)
+        *index = k->index;
+    return &k->ev;
+}
+
+int64_t rt_pg_view_events_seen(const rt_pg_view *v) { return v->events_seen; }
+
+void rt_pg_view_take_events(rt_pg_view *v)
+{
+    v->nevs = 0;
+    v->ev_head = 0;
+}
+
+int rt_pg_view_describe(const rt_tevent *ev, const rt_tdefs *defs, char *buf, size_t size)
+{
+    size_t n = 0;
+    int w;
+#define PUT(...)                                                                       \
+    do {                                                                               \
+        w = snprintf(buf + (n < size ? n : size), n < size ? size - n : 0, __VA_ARGS__); \
+        if (w > 0)                                                                     \
+            n += (size_t)w;                                                            \
+    } while (0)
+    PUT("%.9g  P%d  %s", ev->time, ev->proc, rt_te_kind_name(ev->kind));
+    if (ev->kind == RT_TE_ENTER || ev->kind == RT_TE_LEAVE || ev->kind == RT_TE_MARKER ||
+        ev->kind == RT_TE_COLL_BEGIN || ev->kind == RT_TE_COLL_END) {
+        const rt_tregion *r = defs ? rt_tdefs_region(defs, ev->region) : NULL;
+        if (r && r->name && *r->name)
+            PUT("  %s", r->name);
+        else if (ev->kind != RT_TE_COLL_BEGIN && ev->kind != RT_TE_COLL_END)
+            PUT("  event %d", ev->region);
+    }
+    if (ev->kind == RT_TE_SEND || ev->kind == RT_TE_RECV || ev->kind == RT_TE_COLL_END) {
+        if (ev->bytes > 0)
+            PUT("  %g B", ev->bytes);
+        if (ev->kind == RT_TE_SEND)
+            PUT("  to %d", ev->peer);
+        else if (ev->kind == RT_TE_RECV)
+            PUT("  from %d", ev->peer);
+        if (ev->kind != RT_TE_COLL_END)
+            PUT("  tag %lld", (long long)ev->tag);
+    }
+    if (ev->kind == RT_TE_MARKER && ev->ndata > 0) {
+        PUT("  [");
+        for (int i = 0; i < ev->ndata && i < RT_TE_MAXDATA; i++)
+            PUT(i ? " %g" : "%g", ev->data[i]);
+        PUT("]");
+    }
+#undef PUT
+    return (int)n;
+}
