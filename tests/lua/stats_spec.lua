@@ -55,18 +55,18 @@ describe("retrace stats", function()
     h.remove_tree(d)
   end)
 
-  it("refuses a --from/--to window outside the trace, naming the option and the span (exit 1)", function()
+  it("refuses a --from/--to window outside the trace, naming the window and the span (exit 1)", function()
     -- critical.trf spans 0 .. 9 s
     local f = fixture("critical.trf")
-    for _, c in ipairs { { { "--from", "100" }, "--from 100" }, { { "--to=-5" }, "--to -5" },
-                          { { "--from", "9.5", "--to", "20", "--json" }, "--from 9.5" } } do
+    for _, c in ipairs { { { "--from", "100" }, "window 100 .. inf s" }, { { "--to=-5" }, "window -inf .. -5 s" },
+                          { { "--from", "9.5", "--to", "20", "--json" }, "window 9.5 .. 20 s" } } do
       local argv = { "stats" }
       for _, a in ipairs(c[1]) do argv[#argv + 1] = a end
       argv[#argv + 1] = f
       local code, out, err = h.retrace(table.unpack(argv))
       assert.are.equal(1, code)
       assert.are.equal("", out)
-      assert.are.equal("retrace: " .. f .. ": " .. c[2] .. " lies outside the trace, which spans 0 .. 9 s\n", err)
+      assert.are.equal("retrace: " .. f .. ": " .. c[2] .. " lies outside the trace's span 0 .. 9 s\n", err)
     end
     -- a window overlapping the trace, also past its ends, or touching its end, is fine
     local code, out = h.retrace("stats", "--from=-1", "--to", "3", "--json", f)
