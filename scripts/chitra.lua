@@ -106,10 +106,14 @@ local function print_text(ses, chain, out)
       #ses:history())
   end
   for i, h in ipairs(ses:history()) do w("  %d. %s\n", i, h) end
-  w("chain: %d states\n", #chain.states)
-  w("  %-16s %8s %12s %12s\n", "state", "n", "mean", "variance")
+  w("chain: %d states (holding times: mean, standard deviation, variance; share: of all time)\n",
+    #chain.states)
+  w("  %-16s %8s %8s %12s %12s %12s\n", "state", "n", "share", "mean", "std dev", "variance")
+  local total = 0
+  for _, s in ipairs(chain.states) do total = total + s.total end
   for _, s in ipairs(chain.states) do
-    w("  %-16s %8d %12s %12s\n", s.name, s.n, chain_mod.number(s.mean), chain_mod.number(s.var))
+    w("  %-16s %8d %8s %12s %12s %12s\n", s.name, s.n, chain_mod.percent(total > 0 and s.total / total or 0),
+      chain_mod.number(s.mean), chain_mod.number(math.sqrt(math.max(s.var, 0))), chain_mod.number(s.var))
   end
   w("transitions:\n")
   for _, a in ipairs(chain.arcs) do

@@ -186,15 +186,50 @@ describe("chain picture", function()
     assert.truthy(d.notes[#d.notes]:find(rare .. " arcs below 10% hidden.", 1, true))
     assert.is_nil(chainv.data(chain, { min_prob = 1 }))
     -- without min_prob a dense chain keeps its max_arcs most probable arcs
-    local p = chainv.auto_min_prob(chain, 40)
-    local kept, below, kept_below = 0, 0, 0
+    local keep, p = chainv.auto_arcs(chain, 40)
+    local kept, top_dropped = 0, 0
     for _, a in ipairs(chain.arcs) do
-      if a.p >= p then kept = kept + 1 elseif a.p > below then below = a.p end
+      if keep[a] then kept = kept + 1; assert.truthy(a.p >= p)
+      elseif a.p > top_dropped then top_dropped = a.p end
     end
-    for _, a in ipairs(chain.arcs) do if a.p >= below then kept_below = kept_below + 1 end end
-    assert.truthy(kept <= 40 and kept > 0)
-    assert.truthy(kept_below > 40) -- the next lower threshold would keep too many
-    assert.equal(0, chainv.auto_min_prob(chain, #chain.arcs))
+    assert.equal(40, kept)
+    assert.truthy(top_dropped <= p) -- no dropped arc is more probable than a kept one
+    local _, none = chainv.auto_arcs(chain, #chain.arcs)
+    assert.equal(0, none)
+  end)
+
+  it("draws a cycle of 160 states, every arc of probability 1 (ranks, not a threshold)", function()
+    local states, times = {}, {}
+    for i = 1, 3 * 160 do states[i] = "C" .. ((i - 1) % 160); times[i] = i end
+    local ses = assert(chitra.from_states { { states = states, times = times } })
+    local chain = assert(ses:chain())
+    assert.truthy(#chain.arcs > 150)
+    local disp = assert(chainv.new(chain))
+    local d = disp:data()
+    assert.equal(150, #d.arcs)
+    assert.equal(#chain.arcs - 150, d.hidden)
+    for _, a in ipairs(d.arcs) do assert.equal(1, a.p) end
+    -- and through the command line, views included (it exited 2 with "min_prob must be ...")
+    local pes = os.tmpname()
+    local f = assert(io.open(pes, "w"))
+    for i = 1, #states do f:write(states[i], " ", times[i], "\n") end
+    f:close()
+    local dir = os.tmpname(); os.remove(dir)
+    local code, _, err = h.retrace("chitra", pes, "--views", dir, "--chain", dir .. "/c.json")
+    assert.equal(0, code, err)
+    local v = cjson.decode(h.slurp(dir .. "/views.json"))
+    assert.equal(150, #v.chain.picture.arcs)
+    os.remove(pes)
+  end)
+
+  it("keeps a huge chain's picture to the states its shown arcs touch", function()
+    local states, times = {}, {}
+    for i = 1, 400 do states[i] = "D" .. i; times[i] = i end
+    local ses = assert(chitra.from_states { { states = states, times = times } })
+    local d = assert(chainv.data(assert(ses:chain())))
+    assert.equal(150, #d.arcs)
+    assert.truthy(#d.states <= 151 + 1)
+    assert.equal(#ses:chain().states - #d.states, d.hidden_states)
   end)
 
   it("takes --min-prob on the command line", function()
