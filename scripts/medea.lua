@@ -290,6 +290,24 @@ return {
       end
       approach, names = fmt.approach, fmt.params
     end
+    local model
+    if args.model then
+      -- a saved workload model fixes the approach and the parameters
+      if args.params or args.format then cli.usage_error("--model fixes the parameters: no --params or --format") end
+      local f, ferr = io.open(args.model, "rb")
+      if not f then cli.input_error("--model: " .. ferr) end
+      local text = f:read("a")
+      f:close()
+      local ok, doc = pcall(require("cjson").decode, text)
+      if not ok then cli.input_error(args.model .. ": not JSON (" .. tostring(doc) .. ")") end
+      local why
+      model, why = medea.check_model(doc)
+      if not model then cli.input_error(args.model .. ": " .. why) end
+      if approach and approach ~= model.approach then
+        cli.usage_error(string.format("--model is a %s-approach model, not %s", model.approach, approach))
+      end
+      approach, names = model.approach, model.params
+    end
     approach = approach or "program"
     if not APPROACHES[approach] then
       cli.usage_error("--approach: '" .. approach .. "' is not program, processor or event")
@@ -397,6 +415,25 @@ return {
       cli.usage_error(string.format("--k %d: only %d components", args.k, #comps))
     end
 
+    if model then
+      local placed, perr = medea.place(model, comps, args.too_far)
+      if not placed then cli.input_error(perr) end
+      if args.json then
+        cli.print_json({ model = args.model, too_far = args.too_far, placed = placed })
+      else
+        io.stdout:write(string.format("%d components placed into the %d clusters of %s (too far: more than "
+          .. "%g x the cluster's radius)\n", #placed, model.k, args.model, args.too_far))
+        io.stdout:write(string.format("  %-24s %7s %10s %10s  %s\n", "component", "cluster", "distance",
+          "radius", "distance to each centroid"))
+        for _, p in ipairs(placed) do
+          local ds = {}
+          for h, dd in ipairs(p.distances) do ds[h] = string.format("%.4g", dd) end
+          io.stdout:write(string.format("  %-24s %7d %10.4g %10.4g  %s%s\n", p.name, p.cluster, p.distance,
+            p.radius, table.concat(ds, " "), p.too_far and "  TOO FAR" or ""))
+        end
+      end
+      return 0
+    end
     local res, err = medea.characterize(comps, names, {
       log = args.log, scale = args.scale, kmax = args.kmax, k = args.k, seed = args.seed,
       restarts = args.restarts, patience = args.patience, tolerance = args.tolerance,
@@ -433,6 +470,11 @@ return {
     end
 
     if args.csv then write_csv(args.csv, comps, medea.params[approach], res.assign) end
+    if args.save_model then
+      local ok, werr = require("retrace.fs").write_file(args.save_model,
+        require("retrace.json").encode(medea.model(res, approach)) .. "\n")
+      if not ok then cli.input_error("--save-model: " .. werr) end
+    end
     if args.profiles then
       local f, ferr = io.open(args.profiles, "w")
       if not f then cli.input_error("--profiles: " .. ferr) end

@@ -60,9 +60,11 @@ function M.transform(matrix, opts)
   local n = #matrix
   local d = n > 0 and #matrix[1] or 0
   local out = {}
+  local spec = { log = opts.log or false, scale = opts.scale or "minmax", columns = {} }
   for i = 1, n do out[i] = table.move(matrix[i], 1, d, 1, {}) end
   for j = 1, d do
     local c = column(out, j)
+    local shift = 0
     if opts.log then
       local minpos
       for i = 1, n do
@@ -72,7 +74,6 @@ function M.transform(matrix, opts)
         end
         if c[i] > 0 and (not minpos or c[i] < minpos) then minpos = c[i] end
       end
-      local shift = 0
       for i = 1, n do if c[i] == 0 then shift = minpos or 1 end end
       for i = 1, n do c[i] = math.log(c[i] + shift) end
     end
@@ -97,6 +98,31 @@ function M.transform(matrix, opts)
       if scale == "percentile" then v = math.max(0, math.min(1, v)) end
       out[i][j] = v
     end
+    spec.columns[j] = { shift = shift, a = a, b = b }
+  end
+  return out, spec
+end
+
+--- Apply a transform saved by M.transform (its second result) to new rows: the same
+-- log shift, offset and divisor per column (a new value may fall outside [0, 1]).
+-- Returns the rows or nil, message (a negative value under a log transform).
+function M.apply_transform(matrix, spec)
+  local out = {}
+  for i, row in ipairs(matrix) do
+    local r = {}
+    for j, c in ipairs(spec.columns) do
+      local v = row[j]
+      if spec.log then
+        if v + c.shift <= 0 then
+          return nil, string.format("log transform: row %d has value %g in column %d", i, v, j)
+        end
+        v = math.log(v + c.shift)
+      end
+      v = c.b > 0 and (v - c.a) / c.b or 0
+      if spec.scale == "percentile" then v = math.max(0, math.min(1, v)) end
+      r[j] = v
+    end
+    out[i] = r
   end
   return out
 end

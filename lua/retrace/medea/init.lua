@@ -248,8 +248,8 @@ function M.characterize(components, names, opts)
   if #components == 0 then return nil, "no components to cluster" end
   local raw, err = M.matrix(components, names)
   if not raw then return nil, err end
-  local scaled, terr = cluster.transform(raw, { log = opts.log, scale = opts.scale or "minmax" })
-  if not scaled then return nil, terr end
+  local scaled, spec = cluster.transform(raw, { log = opts.log, scale = opts.scale or "minmax" })
+  if not scaled then return nil, spec end
   local notes = {}
   -- a parameter constant up to a tolerance would be blown up to the full range by
   -- scaling and split clusters on noise: it leaves the distance
@@ -258,6 +258,7 @@ function M.characterize(components, names, opts)
   local exact, skip = {}, {}
   for _, c in ipairs(constant) do
     for i = 1, #scaled do scaled[i][c.column] = 0 end
+    spec.columns[c.column].b = 0 -- a new component is placed without it too
     skip[c.column] = true
     c.param = names[c.column]
     c.relative = c.value ~= 0 and c.spread / math.abs(c.value) or 0
@@ -307,7 +308,7 @@ function M.characterize(components, names, opts)
   for i, c in ipairs(components) do tracenames[i] = basename(c.trace or c.name) end
   return {
     k = k, best_k = a.best_k, kmax = kmax, n = n, params = names, rule = rule, notes = notes,
-    constant = constant, tolerance = tol, tries = tries, dbscan = dbscan,
+    constant = constant, tolerance = tol, tries = tries, dbscan = dbscan, transform = spec,
     drivers = M.drivers(scaled, part.assign, k, names, skip, kopts),
     w = a.w, h = a.h, ch = a.ch, silhouette = a.silhouette,
     assign = part.assign, centroids = part.centroids, scaled = scaled, raw = raw,
@@ -315,6 +316,77 @@ function M.characterize(components, names, opts)
     table = cluster.model_table(raw, part.assign, k, names),
     breakdown = M.functional.breakdown(tracenames, part.assign, k),
   }
+end
+
+--- The workload model of a characterize() result as a plain table (JSON ready):
+-- {kind = "retrace.medea.model", version = 1, approach, params, transform (log, scale,
+-- per column shift, a, b: scaled = (x - a) / b), k, centroids (scaled units), radius
+-- (per cluster: the largest distance of a member to its centroid), count, table (the
+-- model table in original units)}.
+function M.model(res, approach)
+  local radius, count = {}, {}
+  for h = 1, res.k do radius[h], count[h] = 0, 0 end
+  for i, row in ipairs(res.scaled) do
+    local h = res.assign[i]
+    count[h] = count[h] + 1
+    radius[h] = math.max(radius[h], math.sqrt(cluster.dist2(row, res.centroids[h])))
+  end
+  local tbl = {}
+  for h, row in ipairs(res.table) do tbl[h] = { share = row.share, count = row.count, mean = row.mean, std = row.std } end
+  return { kind = "retrace.medea.model", version = 1, approach = approach, params = res.params,
+           transform = res.transform, k = res.k, centroids = res.centroids, radius = radius, count = count,
+           table = tbl }
+end
+
+--- Check a decoded model (M.model's shape); returns it or nil, message.
+function M.check_model(m)
+  if type(m) ~= "table" or m.kind ~= "retrace.medea.model" then
+    return nil, "not a retrace medea workload model (kind is not \"retrace.medea.model\")"
+  end
+  for _, f in ipairs { "params", "centroids", "radius", "transform" } do
+    if type(m[f]) ~= "table" then return nil, "workload model: field '" .. f .. "' missing" end
+  end
+  local d = #m.params
+  if type(m.transform.columns) ~= "table" or #m.transform.columns ~= d then
+    return nil, "workload model: transform.columns must have one entry per parameter"
+  end
+  if #m.centroids ~= m.k or #m.radius ~= m.k then
+    return nil, "workload model: centroids and radius must have k entries"
+  end
+  for h, c in ipairs(m.centroids) do
+    if type(c) ~= "table" or #c ~= d then
+      return nil, string.format("workload model: centroid %d must have %d values", h, d)
+    end
+  end
+  return m
+end
+
+--- Place components into a saved workload model: each goes to its nearest centroid
+-- (scaled with the model's own transform). too_far (default 1.5): a component
+-- farther than too_far x its cluster's radius is flagged; a cluster of one member
+-- (radius 0) takes the largest radius of the model instead. Returns a list
+-- {name =, cluster =, distance =, radius =, too_far = bool, distances = {to each
+-- centroid}} or nil, message.
+function M.place(model, components, too_far)
+  too_far = too_far or 1.5
+  local raw, err = M.matrix(components, model.params)
+  if not raw then return nil, err end
+  local scaled, terr = cluster.apply_transform(raw, model.transform)
+  if not scaled then return nil, terr end
+  local widest = 0
+  for _, r in ipairs(model.radius) do widest = math.max(widest, r) end
+  local out = {}
+  for i, row in ipairs(scaled) do
+    local best, bd, dists = 1, math.huge, {}
+    for h, c in ipairs(model.centroids) do
+      dists[h] = math.sqrt(cluster.dist2(row, c))
+      if dists[h] < bd then best, bd = h, dists[h] end
+    end
+    local r = model.radius[best] > 0 and model.radius[best] or widest
+    out[i] = { name = components[i].name, cluster = best, distance = bd, radius = r,
+               too_far = bd > too_far * r, distances = dists }
+  end
+  return out
 end
 
 return M
