@@ -81,9 +81,8 @@ end
 
 -- The validation of every step: does the chain reproduce its input sequence?
 local function print_validation(validation, out)
-  out:write(string.format("validation: a simulated trajectory against the input sequence, per step "
-    .. "(KS at %g%% on the dominant states; n-gram and periodogram distances 0 = same, 1 = disjoint)\n",
-    100 * validation[1].alpha))
+  out:write("validation: a simulated trajectory against the input sequence, per step; pass/FAIL: "
+    .. validation[1].test .. "; n-gram and periodogram distances 0 = same, 1 = disjoint\n")
   out:write(string.format("  %-34s %-6s %8s %8s %8s %8s  %s\n", "step", "KS", "1-gram", "2-gram", "3-gram",
     "spectrum", "dominant states: D (p)"))
   for _, v in ipairs(validation) do
@@ -278,7 +277,8 @@ return {
       doc.simulation = assert(chain:judge(sim_n, sim_seed))
       doc.validation = {}
       for i, v in ipairs(validation) do
-        doc.validation[i] = { step = v.step, passes = v.passes, alpha = v.alpha, dominant = v.dominant,
+        doc.validation[i] = { step = v.step, passes = v.passes, alpha = v.alpha, level = v.level,
+                              test = v.test, sample = v.sample, dominant = v.dominant,
                               states = v.states, ngrams = v.ngrams, periodogram = v.periodogram,
                               bands = v.bands, steps = v.steps, seed = v.seed }
       end

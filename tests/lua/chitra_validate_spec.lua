@@ -79,3 +79,45 @@ describe("chitra validation acceptance", function()
     assert.equals("retrace: --out needs --simulate N (it writes the simulated trajectory)\n", err)
   end)
 end)
+
+describe("--simulate's test at large n", function()
+  local chitra = require "retrace.chitra"
+  local validate = require "retrace.chitra.validate"
+  -- A and B alternate; A lasts uniform(lo, hi), B uniform(1, 3)
+  local function alternating(n, a_time)
+    math.randomseed(17)
+    local states, times, t = {}, {}, 0
+    for i = 1, n do
+      states[i] = i % 2 == 1 and "A" or "B"
+      times[i] = t
+      t = t + (i % 2 == 1 and a_time() or 1 + 2 * math.random())
+    end
+    return assert(chitra.from_states { { states = states, times = times } })
+  end
+
+  it("passes a close model on 10^5 states, where KS on every state rejected it", function()
+    -- A: 8 plus three uniforms (Irwin-Hall), within D = 0.02 of its fitted gamma
+    local ses = alternating(100000, function() return 8 + math.random() + math.random() + math.random() end)
+    local chain = assert(ses:chain())
+    local v = assert(validate.compare(ses, chain, { steps = 100000, seed = 3 }))
+    assert.is_true(v.passes)
+    assert.equal(0.05 / #v.dominant, v.level)
+    assert.equal("two-sample Kolmogorov-Smirnov per dominant state on at most 1000 occupancy times a side, "
+      .. "each at 5% (5% Bonferroni-corrected over 1 state)", v.test)
+    assert.equal(1000, v.states.A.ks_n)
+    -- on all 50000 times a side the same gamma model is rejected: the power grew with n
+    local all = assert(validate.compare(ses, chain, { steps = 100000, seed = 3, sample = 10 ^ 9 }))
+    assert.is_false(all.passes)
+    -- the detectable D at the level for 1000 a side: 1.36-ish x sqrt(2 / 1000) region
+    assert.near(validate.ks_critical(0.05, 1000, 1000), v.states.A.detectable, 1e-12)
+    assert.near(0.0608, v.states.A.detectable, 0.002) -- 1.358 x sqrt(2 / 1000)
+    assert.near(0.05, validate.ks_p(v.states.A.detectable, 1000, 1000), 1e-9)
+  end)
+
+  it("still fails a model that is wrong (two-valued holding times fitted by one gamma)", function()
+    local ses = alternating(20000, function() return math.random() < 0.5 and 1 or 19 end)
+    local v = assert(validate.compare(ses, assert(ses:chain()), { steps = 20000, seed = 3 }))
+    assert.is_false(v.passes)
+    assert.is_false(v.states.A.passes)
+  end)
+end)
