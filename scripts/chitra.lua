@@ -168,8 +168,15 @@ return {
     p:option("--views", "write the views (pictures and their data) into DIR"):argname("DIR")
     p:option("--view-format", "picture format of --views: png, pdf or svg", "png")
       :choices({ "png", "pdf", "svg" })
-    p:option("--zoom", "time range of the time view; the event view shows the events in it")
-      :argname("T0:T1")
+    p:option("--zoom", "time range of the time view and the time-domain spectrum; the event view and "
+      .. "the event-domain spectrum show the events in it"):argname("T0:T1")
+    p:option("--member", "ensembles: draw the views of this run only (a number from 1, or a file name); "
+      .. "default: every run, one panel each"):argname("RUN")
+    p:option("--occupancy", "--views: occupancy-time histograms of these symbols, one panel each "
+      .. "(default: the symbol holding most time)"):argname("A,B,...")
+    p:flag("--csv", "--views: also write the whole sequence as CSV (one row per element)")
+    p:flag("--full-spectrum", "--views: one FFT of the whole signal instead of a spectrum sized to the "
+      .. "picture (Welch averaging)")
     p:option("--min-prob", "chain pictures: hide arcs of probability below P (0 <= P < 1; "
       .. "default: the rarest arcs past 150)"):argname("P")
     p:option("--shade", "shade every occurrence of a pattern in the time and event views")
@@ -325,6 +332,11 @@ return {
       cli.usage_error("--min-prob expects a probability 0 <= P < 1, got '" .. args.min_prob .. "'")
     end
     local views = require "retrace.displays.chitra.views"
+    if not args.views then
+      for _, o in ipairs { "member", "occupancy", "csv", "full_spectrum" } do
+        if args[o] then cli.usage_error("--" .. o:gsub("_", "-") .. " goes with --views DIR") end
+      end
+    end
     if args.views then
       local range
       if args.zoom then
@@ -335,8 +347,21 @@ return {
         end
         range = { a, b }
       end
+      local member
+      if args.member then
+        member = math.tointeger(tonumber(args.member))
+        for k, f in ipairs(args.pes) do
+          if not member and (f == args.member or f:match("[^/]*$") == args.member) then member = k end
+        end
+        if not member or member < 1 or member > ses:members() then
+          cli.usage_error(string.format("--member: no run '%s' (give 1 to %d or a file name)", args.member,
+            ses:members()))
+        end
+      end
       local ok, why = views.write_all(ses, args.views,
-        { format = args.view_format, range = range, shade = args.shade, chain = chain, min_prob = min_prob })
+        { format = args.view_format, range = range, shade = args.shade, chain = chain, min_prob = min_prob,
+          member = member, occupancy = args.occupancy and chitra.split_list(args.occupancy) or nil,
+          csv = args.csv, full_spectrum = args.full_spectrum })
       if not ok then cli.usage_error(why) end
     end
 

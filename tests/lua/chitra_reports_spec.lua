@@ -23,3 +23,69 @@ describe("chitra text report", function()
       .. "give the composite another name\n", err)
   end)
 end)
+
+describe("chitra views of an ensemble, a zoom and several symbols", function()
+  local cjson = require "cjson"
+  local A = h.source .. "/examples/chitra/phil2_x100.pes"
+  local B = h.source .. "/examples/chitra/phil2_x10.pes"
+
+  it("shows every run as a panel titled by its file, or the one named", function()
+    local dir = h.temp_dir()
+    local code, _, err = h.retrace("chitra", A, B, "--views", dir)
+    assert.equal(0, code, err)
+    local v = cjson.decode(h.slurp(dir .. "/views.json"))
+    assert.equal("small multiples: one panel per run, top to bottom in file order", v.layout)
+    for _, name in ipairs { "time", "event", "frequency", "frequency_time" } do
+      local p = v[name].panels
+      assert.equal(2, #p, name)
+      assert.equal("phil2_x100.pes", p[1].title)
+      assert.equal("phil2_x10.pes", p[2].title)
+      assert.equal(1, p[1].data.member)
+      assert.equal(2, p[2].data.member)
+      assert.truthy(p[2].rect.y > p[1].rect.y) -- stacked
+    end
+    dir = h.temp_dir()
+    code, _, err = h.retrace("chitra", A, B, "--views", dir, "--member", "phil2_x10.pes")
+    assert.equal(0, code, err)
+    v = cjson.decode(h.slurp(dir .. "/views.json"))
+    assert.equal(2, v.time.member)
+    assert.equal("Time view - phil2_x10.pes", v.time.title)
+    assert.equal("run 2 of 2 (phil2_x10.pes)", v.layout)
+    assert.is_nil(v.frequency_members)
+    code, _, err = h.retrace("chitra", A, B, "--views", dir, "--member", "3")
+    assert.equal(2, code)
+    assert.equal("retrace: --member: no run '3' (give 1 to 2 or a file name)\n", err)
+  end)
+
+  it("zooms the frequency view with --zoom", function()
+    local dir = h.temp_dir()
+    local code, _, err = h.retrace("chitra", A, "--views", dir, "--zoom", "1000:3000")
+    assert.equal(0, code, err)
+    local v = cjson.decode(h.slurp(dir .. "/views.json"))
+    assert.same({ 1000, 3000 }, v.frequency_time.range)
+    assert.same(v.event.range, v.frequency.range)
+    -- the event-domain spectrum covers only the events of the zoom: its segment
+    -- (the whole zoomed signal, shorter than the picture's) has that many samples
+    local n = v.event.range[2] - v.event.range[1]
+    assert.truthy(n < 1999)
+    assert.equal(1, v.frequency.segments)
+    assert.equal(2 * v.frequency.bins, n - n % 2)
+  end)
+
+  it("draws an occupancy histogram for every symbol given", function()
+    local dir = h.temp_dir()
+    local code, _, err = h.retrace("chitra", A, "--views", dir, "--occupancy", "TE,ET,A1E")
+    assert.equal(0, code, err)
+    local v = cjson.decode(h.slurp(dir .. "/views.json"))
+    assert.equal(3, #v.occupancy.panels)
+    for i, sym in ipairs { "TE", "ET", "A1E" } do
+      assert.equal(sym, v.occupancy.panels[i].data.symbol)
+      local total = 0
+      for _, c in ipairs(v.occupancy.panels[i].data.counts) do total = total + c end
+      assert.equal(v.occupancy.panels[i].data.n, total)
+    end
+    code, _, err = h.retrace("chitra", A, "--views", dir, "--occupancy", "TE,NOPE")
+    assert.equal(2, code)
+    assert.truthy(err:find("no symbol 'NOPE'", 1, true), err)
+  end)
+end)
