@@ -173,6 +173,37 @@ static int ses_occupancy(lua_State *L)
     return 1;
 }
 
+/* occupancy_hist(name, bins) -> {edges = {bins + 1}, counts = {bins}, n =} | nil (no such symbol) */
+static int ses_occupancy_hist(lua_State *L)
+{
+    rt_ses *s = rt_lseq_check(L);
+    int32_t id = rt_ses_lookup(s, luaL_checkstring(L, 2));
+    lua_Integer nb = luaL_checkinteger(L, 3);
+    luaL_argcheck(L, nb >= 1 && nb <= 1000000, 3, "bin count out of range");
+    if (id < 0) {
+        lua_pushnil(L);
+        return 1;
+    }
+    uint64_t *counts = rt_lseq_scratch(L, (size_t)nb * sizeof *counts), n;
+    double lo, hi;
+    rt_ses_occupancy_hist(s, id, (size_t)nb, counts, &lo, &hi, &n);
+    lua_createtable(L, 0, 3);
+    lua_createtable(L, (int)nb + 1, 0);
+    for (lua_Integer i = 0; i <= nb; i++) {
+        lua_pushnumber(L, lo + (hi - lo) * (double)i / (double)nb);
+        lua_rawseti(L, -2, i + 1);
+    }
+    lua_setfield(L, -2, "edges");
+    lua_createtable(L, (int)nb, 0);
+    for (lua_Integer i = 0; i < nb; i++) {
+        lua_pushinteger(L, (lua_Integer)counts[i]);
+        lua_rawseti(L, -2, i + 1);
+    }
+    lua_setfield(L, -2, "counts");
+    rt_set_int(L, "n", (lua_Integer)n);
+    return 1;
+}
+
 /* ---- time and event views ---- */
 
 static char check_domain(lua_State *L, int i)
@@ -407,6 +438,7 @@ const luaL_Reg rt_lseq_view_methods[] = {
     {"spectrum", ses_spectrum},
     {"write_csv", ses_write_csv},
     {"occupancy", ses_occupancy},
+    {"occupancy_hist", ses_occupancy_hist},
     {"rows", ses_rows},
     {"view_span", ses_view_span},
     {"view_slice", ses_view_slice},

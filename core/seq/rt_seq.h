@@ -224,6 +224,15 @@ int rt_ses_periodogram(const rt_ses *s, size_t member, char domain, size_t nsamp
 int rt_periodogram(const double *x, size_t n, double dt, double **freq, double **power,
                    size_t *nout, rt_err *err);
 
+/*
+ * Histogram of symbol id's occupancy times over every member: nbins equal bins over
+ * [*lo, *hi] (the smallest and largest time; hi = lo + 1 when they are equal), a
+ * time in bin floor((t - lo) / (hi - lo) * nbins), the largest in the last bin.
+ * counts[nbins] is the caller's; *n gets the occurrences. Two passes, no copy.
+ */
+void rt_ses_occupancy_hist(const rt_ses *s, int32_t id, size_t nbins, uint64_t *counts,
+                           double *lo, double *hi, uint64_t *n);
+
 /* What rt_ses_spectrum computes. */
 typedef struct rt_spec_opts {
     char domain;       /* 'e' (cycles per event) or 't' (cycles per time unit) */

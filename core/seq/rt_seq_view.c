@@ -372,3 +372,35 @@ int rt_ses_spectrum(const rt_ses *s, size_t k, const rt_spec_opts *o, double **f
     *nseg = segs;
     return RT_OK;
 }
+
+void rt_ses_occupancy_hist(const rt_ses *s, int32_t id, size_t nbins, uint64_t *counts,
+                           double *lo, double *hi, uint64_t *n)
+{
+    double a = INFINITY, b = -INFINITY;
+    uint64_t cnt = 0;
+    for (size_t k = 0; k < s->nmem; k++) {
+        const rt_version *v = RT_CUR(s, k);
+        for (size_t i = 0; i < v->n; i++)
+            if (v->sym[i] == id) {
+                double t = rt_ses_time(s, k, i);
+                a = t < a ? t : a;
+                b = t > b ? t : b;
+                cnt++;
+            }
+    }
+    for (size_t c = 0; c < nbins; c++)
+        counts[c] = 0;
+    if (!cnt)
+        a = 0, b = 1;
+    if (!(b > a))
+        b = a + 1;
+    *lo = a, *hi = b, *n = cnt;
+    for (size_t k = 0; k < s->nmem && cnt; k++) {
+        const rt_version *v = RT_CUR(s, k);
+        for (size_t i = 0; i < v->n; i++)
+            if (v->sym[i] == id) {
+                double c = floor((rt_ses_time(s, k, i) - a) / (b - a) * (double)nbins);
+                counts[c >= (double)nbins ? nbins - 1 : (c > 0 ? (size_t)c : 0)]++;
+            }
+    }
+}

@@ -2,6 +2,7 @@
 -- the chain table with time shares and holding-time standard deviations; a
 -- composite named after a state refused by the command.
 local h = require "helpers"
+require "retrace"
 
 describe("chitra text report", function()
   it("prints each state's share of the time and the standard deviation of its holding times", function()
@@ -87,5 +88,23 @@ describe("chitra views of an ensemble, a zoom and several symbols", function()
     code, _, err = h.retrace("chitra", A, "--views", dir, "--occupancy", "TE,NOPE")
     assert.equal(2, code)
     assert.truthy(err:find("no symbol 'NOPE'", 1, true), err)
+  end)
+end)
+
+describe("occupancy histogram in C", function()
+  it("bins as the Lua binning of every occupancy time does", function()
+    local chitra = require "retrace.chitra"
+    local hist = require "retrace.displays.chitra.histogram"
+    local ses = assert(chitra.load(h.source .. "/examples/chitra/phil2_x1000.pes"))
+    for _, sym in ipairs { "TE", "ET", "A1E", "TA1" } do
+      for _, bins in ipairs { 1, 7, 20 } do
+        local c = assert(hist.occupancy(ses, sym, { bins = bins }))
+        local l = hist.bin(ses:occupancy(sym), bins)
+        assert.same(l.counts, c.counts)
+        assert.equal(l.n, c.n)
+        for i = 1, bins + 1 do assert.near(l.edges[i], c.edges[i], 1e-9 * math.abs(l.edges[i]) + 1e-12) end
+      end
+    end
+    assert.is_nil(hist.occupancy(ses, "NOPE"))
   end)
 end)
