@@ -18,6 +18,8 @@
  *   seq.simulate(chain_arrays, n, seed), seq.periodogram(x, dt)
  * Expected failures (bad files, refused parameters) return nil, message.
  */
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,6 +28,7 @@
 #include "lcanvas.h"
 #include "lreduce.h"
 #include "rt_seq.h"
+#include "rt_seq_sim.h"
 
 #define SES_T "retrace.Ses"
 
@@ -578,6 +581,186 @@ static int l_simulate(lua_State *L)
     return 2;
 }
 
+/* The observer of a streamed simulation, owned by a userdata (freed by the GC), so
+ * nothing malloc'd is held across a call that raises. */
+#define OBS_T "retrace.SimObserver"
+
+static int obs_gc(lua_State *L)
+{
+    rt_sim_obs **b = luaL_checkudata(L, 1, OBS_T);
+    rt_sim_obs_free(*b);
+    *b = NULL;
+    return 0;
+}
+
+static void push_u64s(lua_State *L, const uint64_t *v, size_t n, const char *field)
+{
+    lua_createtable(L, (int)n, 0);
+    for (size_t i = 0; i < n; i++) {
+        lua_pushinteger(L, (lua_Integer)v[i]);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    lua_setfield(L, -2, field);
+}
+
+static void push_doubles(lua_State *L, const double *v, size_t n, const char *field)
+{
+    lua_createtable(L, (int)n, 0);
+    for (size_t i = 0; i < n; i++) {
+        lua_pushnumber(L, v[i]);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    if (field)
+        lua_setfield(L, -2, field);
+}
+
+/*
+ * stream(spec, n, seed, opts) -> {visits =, sum =, sumsq = (per state), arcs = (per
+ *   arc), samples = {{input =, sim =}, ...} (per opts.ks state), ngrams = {d1, d2, d3}
+ *   and periodogram = d (with opts.session)} | nil, message
+ * spec as simulate's plus names = {state names} and other = the end marker's index;
+ * opts: ks = {state indices to sample}, sample (1000), bands (32), session (the input:
+ * a retrace.Ses), pes = path (the trajectory written there, through a temporary),
+ * header = its comment line. Memory: the chain and the samples, not n.
+ */
+static int l_stream(lua_State *L)
+{
+    luaL_checktype(L, 1, LUA_TTABLE);
+    lua_Integer n = luaL_checkinteger(L, 2);
+    lua_Integer seed = luaL_optinteger(L, 3, 1);
+    luaL_checktype(L, 4, LUA_TTABLE);
+    luaL_argcheck(L, n >= 0, 2, "negative step count");
+    lua_getfield(L, 1, "mean");
+    size_t ns = lua_istable(L, -1) ? (size_t)luaL_len(L, -1) : 0;
+    lua_getfield(L, 1, "from");
+    size_t na = lua_istable(L, -1) ? (size_t)luaL_len(L, -1) : 0;
+    lua_pop(L, 2);
+    double *mean = num_array(L, 1, "mean", ns), *var = num_array(L, 1, "var", ns);
+    double *fromd = num_array(L, 1, "from", na), *tod = num_array(L, 1, "to", na);
+    double *p = num_array(L, 1, "p", na);
+    int32_t *from = rt_lseq_scratch(L, na * sizeof *from), *to = rt_lseq_scratch(L, na * sizeof *to);
+    for (size_t a = 0; a < na; a++) {
+        from[a] = (int32_t)fromd[a] - 1;
+        to[a] = (int32_t)tod[a] - 1;
+    }
+    rt_sim_chain c = {ns, mean, var, na, from, to, p, 0, -1};
+    lua_getfield(L, 1, "init");
+    c.init = (int32_t)luaL_optinteger(L, -1, 1) - 1;
+    lua_getfield(L, 1, "other");
+    c.other = (int32_t)luaL_optinteger(L, -1, 0) - 1;
+    lua_pop(L, 2);
+    const char **names = rt_lseq_scratch(L, (ns ? ns : 1) * sizeof *names);
+    lua_getfield(L, 1, "names");
+    luaL_argcheck(L, lua_istable(L, -1) && (size_t)luaL_len(L, -1) == ns, 1, "names: one per state");
+    for (size_t i = 0; i < ns; i++) {
+        lua_geti(L, -1, (lua_Integer)i + 1);
+        names[i] = luaL_checkstring(L, -1);
+        lua_pop(L, 1); /* the names table keeps the strings alive */
+    }
+    int names_at = lua_gettop(L);
+    lua_getfield(L, 4, "ks");
+    size_t nks = lua_istable(L, -1) ? (size_t)luaL_len(L, -1) : 0;
+    int32_t *ks = rt_lseq_scratch(L, (nks ? nks : 1) * sizeof *ks);
+    for (size_t j = 0; j < nks; j++) {
+        lua_geti(L, -2, (lua_Integer)j + 1);
+        ks[j] = (int32_t)luaL_checkinteger(L, -1) - 1;
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+    size_t sample = (size_t)rt_opt_u64(L, 4, "sample", 1000), bands = (size_t)rt_opt_u64(L, 4, "bands", 32);
+    luaL_argcheck(L, sample >= 1 && sample <= 10000000 && bands >= 1 && bands <= 4096, 4,
+                  "sample or bands out of range");
+    rt_ses *ses = NULL;
+    if (lua_getfield(L, 4, "session") != LUA_TNIL) {
+        ses_box *b = luaL_checkudata(L, -1, SES_T);
+        luaL_argcheck(L, b->s != NULL, 4, "session is closed");
+        ses = b->s;
+    }
+    int32_t *state_of = NULL;
+    if (ses) {
+        state_of = rt_lseq_scratch(L, (rt_ses_symbol_count(ses) + 1) * sizeof *state_of);
+        for (size_t i = 0; i < rt_ses_symbol_count(ses); i++)
+            state_of[i] = -1;
+        for (size_t i = 0; i < ns; i++) {
+            int32_t id = rt_ses_lookup(ses, names[i]);
+            if (id >= 0 && (int32_t)i != c.other)
+                state_of[id] = (int32_t)i;
+        }
+    }
+    const char *pes = NULL, *header = NULL;
+    if (lua_getfield(L, 4, "pes") != LUA_TNIL)
+        pes = luaL_checkstring(L, -1);
+    if (lua_getfield(L, 4, "header") != LUA_TNIL)
+        header = luaL_checkstring(L, -1);
+    char *tmp = NULL;
+    if (pes) {
+        size_t len = strlen(pes) + 8;
+        tmp = rt_lseq_scratch(L, len);
+        snprintf(tmp, len, "%s.tmp~", pes);
+    }
+    rt_sim_obs **box = lua_newuserdatauv(L, sizeof *box, 0);
+    *box = NULL;
+    if (luaL_newmetatable(L, OBS_T)) {
+        lua_pushcfunction(L, obs_gc);
+        lua_setfield(L, -2, "__gc");
+    }
+    lua_setmetatable(L, -2);
+    *box = rt_sim_obs_new(ns, na, ks, nks, sample, bands);
+    if (!*box)
+        return luaL_error(L, "simulate: out of memory");
+    rt_sim_obs *o = *box;
+    rt_err err;
+    if (ses && rt_sim_obs_input(o, ses, state_of, &err))
+        return rt_push_fail(L, &err);
+    /* from here until the file is closed nothing may raise */
+    FILE *f = NULL;
+    if (pes && !(f = fopen(tmp, "w"))) {
+        lua_pushnil(L);
+        lua_pushfstring(L, "%s: cannot write (%s)", pes, strerror(errno));
+        return 2;
+    }
+    if (f && header)
+        fprintf(f, "# %s\n", header);
+    int st = rt_sim_run(&c, (uint64_t)seed, (size_t)n, o, f, names, &err);
+    if (f) {
+        if (fclose(f) && !st)
+            st = rt_err_set(&err, RT_EIO, "%s: cannot write", pes);
+        if (!st && rename(tmp, pes))
+            st = rt_err_set(&err, RT_EIO, "%s: cannot write (%s)", pes, strerror(errno));
+        if (st)
+            remove(tmp);
+    }
+    if (st)
+        return rt_push_fail(L, &err);
+    (void)names_at;
+    lua_createtable(L, 0, 8);
+    push_u64s(L, rt_sim_obs_visits(o), ns, "visits");
+    push_doubles(L, rt_sim_obs_sum(o), ns, "sum");
+    push_doubles(L, rt_sim_obs_sumsq(o), ns, "sumsq");
+    push_u64s(L, rt_sim_obs_arcs(o), na, "arcs");
+    lua_createtable(L, (int)nks, 0);
+    for (size_t j = 0; j < nks; j++) {
+        lua_createtable(L, 0, 2);
+        size_t m;
+        const double *v = rt_sim_obs_sample(o, j, 0, &m);
+        push_doubles(L, v, m, "input");
+        v = rt_sim_obs_sample(o, j, 1, &m);
+        push_doubles(L, v, m, "sim");
+        lua_rawseti(L, -2, (lua_Integer)j + 1);
+    }
+    lua_setfield(L, -2, "samples");
+    if (ses) {
+        lua_createtable(L, 3, 0);
+        for (int g = 1; g <= 3; g++) {
+            lua_pushnumber(L, rt_sim_obs_ngram_tv(o, g));
+            lua_rawseti(L, -2, g);
+        }
+        lua_setfield(L, -2, "ngrams");
+        rt_set_num(L, "periodogram", rt_sim_obs_band_distance(o));
+    }
+    return 1;
+}
+
 static const luaL_Reg ses_methods[] = {
     {"load", ses_load},
     {"add", ses_add},
@@ -612,6 +795,7 @@ static const luaL_Reg ses_methods[] = {
 static const luaL_Reg funcs[] = {
     {"new", l_new},
     {"simulate", l_simulate},
+    {"stream", l_stream},
     {NULL, NULL},
 };
 

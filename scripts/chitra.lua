@@ -236,17 +236,21 @@ return {
     elseif args.out then
       cli.usage_error("--out needs --simulate N (it writes the simulated trajectory)")
     end
-    local validation, last_check = {}, nil
-    local function check(label)
+    local validation = {}
+    local function check(label, last)
       if not sim_n then return end
-      local v = assert(validate.compare(ses, assert(ses:chain()), { steps = sim_n, seed = sim_seed }))
-      last_check = v
+      -- the last step's trajectory goes to --out as it is drawn (never held)
+      local v, why = validate.compare(ses, assert(ses:chain()), { steps = sim_n, seed = sim_seed,
+        out = last and args.out or nil, header = last and string.format(
+          "retrace chitra: %d states simulated from the chain of %s (seed %d)", sim_n,
+          table.concat(args.pes, " "), sim_seed) or nil })
+      if not v then cli.input_error(why) end
       v.step = label
       validation[#validation + 1] = v
     end
-    check("input")
+    check("input", #steps == 0)
     local noted = 0
-    for _, s in ipairs(steps) do
+    for si, s in ipairs(steps) do
       local ok, why
       if s[1] == "recipe" then
         ok, why = ses:apply(s[2])
@@ -258,7 +262,8 @@ return {
       noted = #ses.notes
       if not ok then cli.input_error(why) end -- the parameters were checked: the data refused
       local hist = ses:history()
-      check(s[1] == "undo" and "undo" or (s[1] == "recipe" and ("recipe " .. s[3]) or hist[#hist] or s[1]))
+      check(s[1] == "undo" and "undo" or (s[1] == "recipe" and ("recipe " .. s[3]) or hist[#hist] or s[1]),
+        si == #steps)
     end
     local chain = assert(ses:chain())
     -- the whole document (with every symbol and time) only when it is printed
@@ -288,11 +293,6 @@ return {
                               test = v.test, sample = v.sample, dominant = v.dominant,
                               states = v.states, ngrams = v.ngrams, periodogram = v.periodogram,
                               bands = v.bands, steps = v.steps, seed = v.seed }
-      end
-      if args.out then
-        write_file(args.out, validate.pes_text(last_check.trajectory, string.format(
-          "retrace chitra: %d states simulated from the chain of %s (seed %d)", sim_n,
-          table.concat(args.pes, " "), sim_seed)))
       end
     end
 
