@@ -19,6 +19,7 @@
  * Expected failures (bad files, refused parameters) return nil, message.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +29,7 @@
 #include "lcanvas.h"
 #include "lreduce.h"
 #include "rt_seq.h"
+#include "rt_seq_fit.h"
 #include "rt_seq_sim.h"
 
 #define SES_T "retrace.Ses"
@@ -761,6 +763,276 @@ static int l_stream(lua_State *L)
     return 1;
 }
 
+/* One fit's families as {exponential = {ll =, aic =, k =, rate =}, gamma = {..., shape
+ * =, scale =}, weibull = {...}, empirical = {ll =, aic =, k =, distinct =}}; a family
+ * that could not fit has why = reason instead of ll and aic. */
+static void push_fit(lua_State *L, const rt_hold_fit *f)
+{
+    lua_createtable(L, 0, RT_HOLD_N);
+    for (int c = 0; c < RT_HOLD_N; c++) {
+        lua_createtable(L, 0, 5);
+        rt_set_int(L, "k", f->k[c]);
+        if (isfinite(f->ll[c])) {
+            rt_set_num(L, "ll", f->ll[c]);
+            rt_set_num(L, "aic", f->aic[c]);
+            if (c == RT_HOLD_EXP)
+                rt_set_num(L, "rate", f->rate);
+            else if (c == RT_HOLD_GAMMA)
+                rt_set_num(L, "shape", f->gshape), rt_set_num(L, "scale", f->gscale);
+            else if (c == RT_HOLD_WEIBULL)
+                rt_set_num(L, "shape", f->wshape), rt_set_num(L, "scale", f->wscale);
+            else
+                rt_set_int(L, "distinct", (lua_Integer)f->distinct);
+        } else if (f->why[c]) {
+            rt_set_str(L, "why", f->why[c]);
+        }
+        lua_setfield(L, -2, rt_hold_names[c]);
+    }
+}
+
+/* The end marker's id in s, or an id no symbol has. */
+static int32_t other_id(rt_ses *s, const char *name)
+{
+    int32_t id = rt_ses_lookup(s, name);
+    return id >= 0 ? id : (int32_t)rt_ses_symbol_count(s);
+}
+
+/*
+ * holding([other]) -> {delta =, arcs = {{from =, to =, n =, best =, fits = (push_fit),
+ *   values =, prob = (the empirical law, when it is the best)}}}
+ * Holding times grouped by transition (the end marker `other`, "OTHER", after each
+ * member's last element) and fitted by maximum likelihood; delta: the resolution of
+ * the recorded times (the smallest positive gap between the values of any group).
+ */
+static int ses_holding(lua_State *L)
+{
+    rt_ses *s = rt_lseq_check(L);
+    const char *oname = luaL_optstring(L, 2, "OTHER");
+    int32_t other = other_id(s, oname);
+    int32_t *from, *to;
+    size_t *off, ng;
+    double *t;
+    rt_err err;
+    if (rt_ses_arc_times(s, other, &from, &to, &off, &t, &ng, &err))
+        return rt_push_fail(L, &err);
+    /* copy into Lua-owned blocks before anything can raise */
+    int32_t *f2 = rt_lseq_scratch(L, (ng ? ng : 1) * sizeof *f2), *t2 = rt_lseq_scratch(L, (ng ? ng : 1) * sizeof *t2);
+    size_t *o2 = rt_lseq_scratch(L, (ng + 1) * sizeof *o2);
+    memcpy(f2, from, ng * sizeof *f2), memcpy(t2, to, ng * sizeof *t2), memcpy(o2, off, (ng + 1) * sizeof *o2);
+    free(from), free(to), free(off);
+    double *times = lua_newuserdatauv(L, (o2[ng] ? o2[ng] : 1) * sizeof *times, 0);
+    memcpy(times, t, o2[ng] * sizeof *times);
+    free(t);
+    double delta = INFINITY;
+    for (size_t g = 0; g < ng; g++) {
+        size_t n = o2[g + 1] - o2[g];
+        double *h = times + o2[g];
+        rt_hold_sort(h, n);
+        double r = rt_hold_resolution(h, n);
+        if (n > 1 && h[0] != h[n - 1] && r < delta)
+            delta = r;
+    }
+    if (!isfinite(delta))
+        delta = 1;
+    lua_createtable(L, 0, 2);
+    rt_set_num(L, "delta", delta);
+    lua_createtable(L, (int)ng, 0);
+    for (size_t g = 0; g < ng; g++) {
+        size_t n = o2[g + 1] - o2[g];
+        double *h = times + o2[g];
+        rt_hold_fit fit;
+        rt_hold_fit_times(h, n, delta, &fit);
+        lua_createtable(L, 0, 7);
+        rt_set_str(L, "from", rt_ses_name(s, f2[g]));
+        rt_set_str(L, "to", t2[g] == other ? oname : rt_ses_name(s, t2[g]));
+        rt_set_int(L, "n", (lua_Integer)n);
+        rt_set_str(L, "best", rt_hold_names[fit.best]);
+        push_fit(L, &fit);
+        lua_setfield(L, -2, "fits");
+        if (fit.best == RT_HOLD_EMPIRICAL) {
+            lua_createtable(L, (int)fit.distinct, 0);
+            lua_createtable(L, (int)fit.distinct, 0);
+            lua_Integer j = 0;
+            for (size_t i = 0; i < n;) {
+                size_t e = i;
+                while (e < n && h[e] == h[i])
+                    e++;
+                j++;
+                lua_pushnumber(L, h[i]);
+                lua_rawseti(L, -3, j);
+                lua_pushnumber(L, (double)(e - i) / (double)n);
+                lua_rawseti(L, -2, j);
+                i = e;
+            }
+            lua_setfield(L, -3, "prob");
+            lua_setfield(L, -2, "values");
+        }
+        lua_rawseti(L, -2, (lua_Integer)g + 1);
+    }
+    lua_setfield(L, -2, "arcs");
+    return 1;
+}
+
+static double field_num(lua_State *L, int t, const char *k, double def)
+{
+    lua_getfield(L, t, k);
+    double v = lua_isnil(L, -1) ? def : luaL_checknumber(L, -1);
+    lua_pop(L, 1);
+    return v;
+}
+
+/*
+ * score(model, windows) -> {ll =, scored =, steps =, states = {name = {ll =, n =}},
+ *   unseen = {{from =, to =, count =, member =, index =}}, unseen_steps =, odd_times =,
+ *   windows = {{ll =, n =}}, first = {member =, index =} | nil}
+ * model: {other =, delta =, arcs = {{from =, to =, p =, family =, fits = (as holding
+ * gives), values =, prob =}}} with names; member and index 1-based.
+ */
+static int ses_score(lua_State *L)
+{
+    rt_ses *s = rt_lseq_check(L);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    lua_Integer windows = luaL_optinteger(L, 3, 20);
+    luaL_argcheck(L, windows >= 1 && windows <= 100000, 3, "window count out of range");
+    lua_getfield(L, 2, "other");
+    const char *oname = luaL_optstring(L, -1, "OTHER");
+    int32_t other = other_id(s, oname);
+    double delta = field_num(L, 2, "delta", 1);
+    luaL_argcheck(L, delta > 0, 2, "delta must be positive");
+    lua_newtable(L); /* the empirical laws' blocks, kept alive while scoring */
+    int keep = lua_gettop(L);
+    lua_getfield(L, 2, "arcs");
+    luaL_argcheck(L, lua_istable(L, -1), 2, "model.arcs: a list of transitions");
+    int at = lua_gettop(L);
+    size_t na = (size_t)luaL_len(L, at);
+    rt_sm_arc *arcs = rt_lseq_scratch(L, (na ? na : 1) * sizeof *arcs);
+    size_t used = 0;
+    for (size_t q = 0; q < na; q++) {
+        lua_geti(L, at, (lua_Integer)q + 1);
+        int a = lua_gettop(L);
+        lua_getfield(L, a, "from");
+        lua_getfield(L, a, "to");
+        const char *fn = luaL_checkstring(L, -2), *tn = luaL_checkstring(L, -1);
+        int32_t fi = rt_ses_lookup(s, fn), ti = strcmp(tn, oname) ? rt_ses_lookup(s, tn) : other;
+        lua_pop(L, 2);
+        if (fi < 0 || ti < 0) { /* a state this run never enters: nothing to score */
+            lua_pop(L, 1);
+            continue;
+        }
+        rt_sm_arc *r = &arcs[used++];
+        memset(r, 0, sizeof *r);
+        r->from = fi, r->to = ti;
+        double p = field_num(L, a, "p", 0);
+        r->logp = p > 0 ? log(p) : -INFINITY;
+        lua_getfield(L, a, "family");
+        const char *fam = luaL_checkstring(L, -1);
+        r->fam = -1;
+        for (int c = 0; c < RT_HOLD_N; c++)
+            if (!strcmp(fam, rt_hold_names[c]))
+                r->fam = c;
+        if (r->fam < 0)
+            luaL_error(L, "model: unknown holding-time family '%s'", fam);
+        lua_pop(L, 1);
+        lua_getfield(L, a, "fits");
+        int ft = lua_gettop(L);
+        r->fallback = -1;
+        double best_aic = INFINITY;
+        for (int c = 0; c < RT_HOLD_N && lua_istable(L, ft); c++) {
+            lua_getfield(L, ft, rt_hold_names[c]);
+            if (lua_istable(L, -1)) {
+                int x = lua_gettop(L);
+                double aic = field_num(L, x, "aic", INFINITY);
+                if (c == RT_HOLD_EXP)
+                    r->fit.rate = field_num(L, x, "rate", 0);
+                else if (c == RT_HOLD_GAMMA)
+                    r->fit.gshape = field_num(L, x, "shape", 0), r->fit.gscale = field_num(L, x, "scale", 0);
+                else if (c == RT_HOLD_WEIBULL)
+                    r->fit.wshape = field_num(L, x, "shape", 0), r->fit.wscale = field_num(L, x, "scale", 0);
+                if (c != RT_HOLD_EMPIRICAL && isfinite(aic) && aic < best_aic)
+                    best_aic = aic, r->fallback = c;
+            }
+            lua_pop(L, 1);
+        }
+        lua_pop(L, 1);
+        if (r->fam == RT_HOLD_EMPIRICAL) {
+            lua_getfield(L, a, "values");
+            lua_getfield(L, a, "prob");
+            int vt = lua_gettop(L) - 1, pt = lua_gettop(L);
+            size_t m = lua_istable(L, vt) ? (size_t)luaL_len(L, vt) : 0;
+            luaL_argcheck(L, lua_istable(L, pt) && (size_t)luaL_len(L, pt) == m, 2,
+                          "model: an empirical law needs values and prob of one length");
+            double *v = lua_newuserdatauv(L, (m ? 2 * m : 1) * sizeof *v, 0), *pr = v + m;
+            lua_seti(L, keep, (lua_Integer)luaL_len(L, keep) + 1); /* kept alive until the end */
+            for (size_t j = 0; j < m; j++) {
+                lua_geti(L, vt, (lua_Integer)j + 1);
+                v[j] = luaL_checknumber(L, -1);
+                lua_geti(L, pt, (lua_Integer)j + 1);
+                pr[j] = luaL_checknumber(L, -1);
+                lua_pop(L, 2);
+            }
+            r->values = v, r->prob = pr, r->m = m;
+        }
+        lua_settop(L, a - 1);
+    }
+    rt_score sc;
+    rt_err err;
+    if (rt_ses_score(s, other, arcs, used, delta, (size_t)windows, &sc, &err))
+        return rt_push_fail(L, &err);
+    /* copy the results out into Lua-owned blocks first: the pushes below may raise */
+    size_t nsym = rt_ses_symbol_count(s);
+    double *sll = rt_lseq_scratch(L, (nsym + 1) * sizeof *sll);
+    uint64_t *sn = rt_lseq_scratch(L, (nsym + 1) * sizeof *sn);
+    rt_unseen *un = rt_lseq_scratch(L, (sc.nunseen ? sc.nunseen : 1) * sizeof *un);
+    double *wl = rt_lseq_scratch(L, sc.windows * sizeof *wl);
+    uint64_t *wn = rt_lseq_scratch(L, sc.windows * sizeof *wn);
+    memcpy(sll, sc.state_ll, (nsym + 1) * sizeof *sll), memcpy(sn, sc.state_n, (nsym + 1) * sizeof *sn);
+    memcpy(un, sc.unseen, sc.nunseen * sizeof *un);
+    memcpy(wl, sc.win_ll, sc.windows * sizeof *wl), memcpy(wn, sc.win_n, sc.windows * sizeof *wn);
+    rt_score res = sc;
+    rt_score_free(&sc);
+    lua_createtable(L, 0, 10);
+    rt_set_num(L, "ll", res.ll);
+    rt_set_int(L, "scored", (lua_Integer)res.scored);
+    rt_set_int(L, "steps", (lua_Integer)res.steps);
+    rt_set_int(L, "unseen_steps", (lua_Integer)res.unseen_steps);
+    rt_set_int(L, "odd_times", (lua_Integer)res.odd_times);
+    lua_newtable(L);
+    for (size_t id = 0; id < nsym; id++)
+        if (sn[id]) {
+            lua_createtable(L, 0, 2);
+            rt_set_num(L, "ll", sll[id]);
+            rt_set_int(L, "n", (lua_Integer)sn[id]);
+            lua_setfield(L, -2, rt_ses_name(s, (int32_t)id));
+        }
+    lua_setfield(L, -2, "states");
+    lua_createtable(L, (int)res.nunseen, 0);
+    for (size_t u = 0; u < res.nunseen; u++) {
+        lua_createtable(L, 0, 5);
+        rt_set_str(L, "from", rt_ses_name(s, un[u].from));
+        rt_set_str(L, "to", un[u].to == other ? oname : rt_ses_name(s, un[u].to));
+        rt_set_int(L, "count", (lua_Integer)un[u].count);
+        rt_set_int(L, "member", (lua_Integer)un[u].member + 1);
+        rt_set_int(L, "index", (lua_Integer)un[u].index + 1);
+        lua_rawseti(L, -2, (lua_Integer)u + 1);
+    }
+    lua_setfield(L, -2, "unseen");
+    lua_createtable(L, (int)res.windows, 0);
+    for (size_t w = 0; w < res.windows; w++) {
+        lua_createtable(L, 0, 2);
+        rt_set_num(L, "ll", wl[w]);
+        rt_set_int(L, "n", (lua_Integer)wn[w]);
+        lua_rawseti(L, -2, (lua_Integer)w + 1);
+    }
+    lua_setfield(L, -2, "windows");
+    if (res.departed) {
+        lua_createtable(L, 0, 2);
+        rt_set_int(L, "member", (lua_Integer)res.first_member + 1);
+        rt_set_int(L, "index", (lua_Integer)res.first_index + 1);
+        lua_setfield(L, -2, "first");
+    }
+    return 1;
+}
+
 static const luaL_Reg ses_methods[] = {
     {"load", ses_load},
     {"add", ses_add},
@@ -788,6 +1060,8 @@ static const luaL_Reg ses_methods[] = {
     {"distinct", ses_distinct},
     {"find", ses_find},
     {"chain", ses_chain},
+    {"holding", ses_holding},
+    {"score", ses_score},
     {"close", ses_close},
     {NULL, NULL},
 };

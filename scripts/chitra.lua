@@ -131,6 +131,70 @@ local function print_text(ses, chain, out)
   end
 end
 
+-- The semi-Markov model: fit, log-likelihood, and the law of each transition.
+local function print_semi_markov(m, out)
+  out:write(string.format("semi-Markov model: log-likelihood %.6g over %d steps, %d parameters, AIC %.6g, "
+    .. "BIC %.6g (times recorded to %g)\n", m.loglik, m.steps, m.params, m.aic, m.bic, m.delta))
+  out:write(string.format("  %-14s %-14s %7s %8s  %-12s %s\n", "from", "to", "n", "p", "law", "AIC of each law "
+    .. "(exponential gamma weibull empirical; - cannot fit)"))
+  for _, a in ipairs(m.arcs) do
+    local aics, params = {}, ""
+    for _, fam in ipairs { "exponential", "gamma", "weibull", "empirical" } do
+      local f = a.fits[fam]
+      aics[#aics + 1] = f.aic and string.format("%.5g", f.aic) or "-"
+    end
+    local f = a.fits[a.family]
+    if a.family == "exponential" then params = string.format(" rate %.4g", f.rate)
+    elseif a.family == "gamma" or a.family == "weibull" then
+      params = string.format(" shape %.4g scale %.4g", f.shape, f.scale)
+    else params = string.format(" %d values", f.distinct) end
+    out:write(string.format("  %-14s %-14s %7d %8s  %-12s %s %s\n", a.from, a.to, a.n, chain_mod.percent(a.p),
+      a.family, table.concat(aics, " "), params))
+  end
+end
+
+-- A run scored against a saved model.
+local function print_score(r, ses, out)
+  local w = function(...) out:write(string.format(...)) end
+  w("scored against %s: %d steps, %d scored, log-likelihood %.6g\n", r.model, r.steps, r.scored, r.ll)
+  w("log-likelihood per step: %s here, %s in the model's own runs\n",
+    r.per_step and string.format("%.4g", r.per_step) or "-",
+    r.model_per_step and string.format("%.4g", r.model_per_step) or "-")
+  local names = {}
+  for n in pairs(r.states) do names[#names + 1] = n end
+  table.sort(names, function(a, b) return r.states[a].per_step < r.states[b].per_step end)
+  w("per state, least likely first:\n  %-16s %8s %12s %10s\n", "state", "steps", "log-lik", "per step")
+  for _, n in ipairs(names) do
+    local st = r.states[n]
+    w("  %-16s %8d %12.6g %10.4g\n", n, st.n, st.ll, st.per_step)
+  end
+  if #r.unseen == 0 then
+    w("transitions the model never saw: none\n")
+  else
+    w("transitions the model never saw (%d steps):\n", r.unseen_steps)
+    for i, u in ipairs(r.unseen) do
+      if i > 20 then w("  ... and %d more (--json lists them all)\n", #r.unseen - 20) break end
+      w("  %s -> %s  %d times, first at element %d (time %s)%s\n", u.from, u.to, u.count, u.index,
+        chain_mod.number(u.time), ses:members() > 1 and (" of run " .. u.member) or "")
+    end
+  end
+  if r.odd_times > 0 then w("holding times no law of their transition gives: %d\n", r.odd_times) end
+  if r.first then
+    w("the run departs from the model at element %d (time %s)%s\n", r.first.index, chain_mod.number(r.first.time),
+      ses:members() > 1 and (" of run " .. r.first.member) or "")
+  end
+  if #r.low > 0 then
+    local parts = {}
+    for j, i in ipairs(r.low) do
+      if j > 8 then parts[#parts + 1] = string.format("and %d more", #r.low - 8) break end
+      local win = r.windows[i]
+      parts[#parts + 1] = string.format("elements %d-%d (%.3g per step)", win.from, win.to, win.per_step)
+    end
+    w("stretches of run 1 much less likely than the model's runs (2 nats per step below): %s\n",
+      table.concat(parts, ", "))
+  end
+end
+
 return {
   summary = "Chitra: transform execution sequences, build semi-Markov chains",
   description = "Load program execution sequences (one 'STATE TIME' pair per line, or "
@@ -163,7 +227,8 @@ return {
     p:option("--find", "report the occurrences of a pattern A,B,C"):argname("A,B,C")
       :count("*")
     p:flag("--json", "print the result as JSON on stdout")
-    p:option("--chain", "write the chain: .json, .dot, or a picture .png/.pdf/.svg")
+    p:option("--chain", "write the chain: .json (the semi-Markov model, loadable by --model), .dot, "
+      .. "or a picture .png/.pdf/.svg")
       :argname("OUT"):count("*")
     p:option("--views", "write the views (pictures and their data) into DIR"):argname("DIR")
     p:option("--view-format", "picture format of --views: png, pdf or svg", "png")
@@ -186,6 +251,10 @@ return {
     p:option("--seed", "random seed of --simulate", "1"):argname("S")
     p:option("--out", "with --simulate: write the simulated trajectory (of the last step) as a PES")
       :argname("FILE.pes")
+    p:flag("--fit-holding", "fit a holding-time law per transition (exponential, gamma, Weibull or "
+      .. "empirical, by AIC) and report the semi-Markov model's log-likelihood, AIC and BIC")
+    p:option("--model", "score the runs against a saved model (--chain FILE.json): log-likelihood per "
+      .. "state, transitions the model never saw, where the runs depart from it"):argname("SAVED.json")
     p:option("--params", "parameter value of each file: chains per value, merged with fits")
       :argname("X1,X2,...")
     p:option("--predict", "with --params: predict each state's mean occupancy at X")
@@ -266,6 +335,18 @@ return {
         si == #steps)
     end
     local chain = assert(ses:chain())
+    local model_mod = require "retrace.chitra.model"
+    local sm = (args.fit_holding or args.chain) and model_mod.build(ses, chain) or nil
+    local score
+    if args.model then
+      local f, ferr = io.open(args.model, "rb")
+      if not f then cli.input_error("--model: " .. ferr) end
+      local saved, why = model_mod.decode(f:read("a"))
+      f:close()
+      if not saved then cli.input_error(args.model .. ": " .. why) end
+      score = model_mod.score(ses, saved)
+      score.model = args.model
+    end
     -- the whole document (with every symbol and time) only when it is printed
     local doc = args.json and ses:to_table(chain, cli.array) or {}
     if args.json then doc.notes = cli.array(ses.notes) end
@@ -368,10 +449,12 @@ return {
     for _, out in ipairs(args.chain or {}) do
       local ext = out:match("%.(%w+)$")
       if ext == "json" then
+        -- the chain and its semi-Markov model in one document (--model reads it back)
         local t = chain:to_table()
+        for k, v in pairs(sm) do t[k] = v end
         t.composites = chain:definitions()
         t.composite_chains = chain.composites
-        write_file(out, require("retrace.json").encode(t) .. "\n")
+        write_file(out, model_mod.encode(t))
       elseif ext == "dot" then
         write_file(out, chain:dot())
       elseif ext == "png" or ext == "pdf" or ext == "svg" then
@@ -382,10 +465,15 @@ return {
       end
     end
 
+    if args.fit_holding then doc.semi_markov = sm end
+    if score then doc.score = score end
     if args.json then
       io.stdout:write(cli.json(doc), "\n")
+    elseif score then
+      print_score(score, ses, io.stdout)
     else
       print_text(ses, chain, io.stdout)
+      if args.fit_holding then print_semi_markov(sm, io.stdout) end
       for _, r in ipairs(finds) do
         -- chain_mod.percent: a share that is not 0 never prints as 0%
         io.stdout:write(string.format("pattern %s: %d occurrences, %s of the events, %s of the time\n",
