@@ -10,7 +10,6 @@
 #include <string.h>
 
 #include <gsl/gsl_errno.h>
-#include <gsl/gsl_randist.h>
 #include <gsl/gsl_sf_gamma.h>
 #include <gsl/gsl_sf_psi.h>
 
@@ -166,10 +165,16 @@ double rt_hold_logp(const rt_hold_fit *f, int fam, double t, double delta, const
     switch (fam) {
     case RT_HOLD_EXP:
         return t >= 0 ? log(f->rate) - f->rate * t + ld : -INFINITY;
+    /* log densities in closed form: far in a tail the density underflows to 0 while
+     * its log is an ordinary (very negative) number */
     case RT_HOLD_GAMMA:
-        return t > 0 ? log(gsl_ran_gamma_pdf(t, f->gshape, f->gscale)) + ld : -INFINITY;
+        return t > 0 ? (f->gshape - 1) * log(t) - t / f->gscale - gsl_sf_lngamma(f->gshape) -
+                           f->gshape * log(f->gscale) + ld
+                     : -INFINITY;
     case RT_HOLD_WEIBULL:
-        return t > 0 ? log(gsl_ran_weibull_pdf(t, f->wscale, f->wshape)) + ld : -INFINITY;
+        return t > 0 ? log(f->wshape / f->wscale) + (f->wshape - 1) * log(t / f->wscale) -
+                           pow(t / f->wscale, f->wshape) + ld
+                     : -INFINITY;
     default: {
         size_t lo = 0, hi = m; /* binary search for t among the values */
         while (lo < hi) {

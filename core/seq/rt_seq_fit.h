@@ -8,8 +8,8 @@
  * Times are recorded to a resolution delta (integer times: 1), so a density f gives a
  * recorded value t the probability f(t) delta and every family's log-likelihood is the
  * log-probability of the same recorded data: a continuous law and the empirical
- * (discrete) one compare fairly. GSL supplies the special functions (gsl_sf) and the
- * densities (gsl_ran_*_pdf).
+ * (discrete) one compare fairly. GSL supplies the special functions (gsl_sf: log
+ * gamma, digamma and trigamma for the gamma law's likelihood equation).
  */
 #ifndef RT_SEQ_FIT_H
 #define RT_SEQ_FIT_H

@@ -252,39 +252,6 @@ function Chain:simulate(n, seed)
   return { symbols = syms, times = ts }
 end
 
---- Statistics of a trajectory as a chain (no OTHER appended; the last state has no arc).
-function M.of_trajectory(tr)
-  local st, order, arcs, aorder = {}, {}, {}, {}
-  for i, x in ipairs(tr.symbols) do
-    local s = st[x]
-    if not s then
-      s = { name = x, n = 0, mean = 0, m2 = 0, total = 0 }
-      st[x] = s
-      order[#order + 1] = s
-    end
-    local t = tr.times[i]
-    s.n = s.n + 1
-    local d = t - s.mean
-    s.mean = s.mean + d / s.n
-    s.m2 = s.m2 + d * (t - s.mean)
-    s.total = s.total + t
-    local y = tr.symbols[i + 1]
-    if y then
-      local key = x .. "\0" .. y
-      if not arcs[key] then
-        arcs[key] = { from = x, to = y, count = 0 }
-        aorder[#aorder + 1] = arcs[key]
-      end
-      arcs[key].count = arcs[key].count + 1
-    end
-  end
-  local outn = {}
-  for _, a in ipairs(aorder) do outn[a.from] = (outn[a.from] or 0) + a.count end
-  for _, a in ipairs(aorder) do a.p = a.count / outn[a.from] end
-  for _, s in ipairs(order) do s.var = s.n > 1 and s.m2 / (s.n - 1) or 0; s.m2 = nil end
-  return index(setmetatable({ states = order, arcs = aorder, composites = {} }, Chain))
-end
-
 --- Judge the model: simulate n states and compare the trajectory's statistics with
 -- the chain's. Returns {states = {S = {mean=, sim_mean=, var=, sim_var=, share=, sim_share=}},
 -- max_p_diff =, share_distance = (half the L1 distance of time shares)}.

@@ -145,17 +145,4 @@ function M.compare(ses, chain, opts)
            periodogram = r.periodogram, bands = nb }
 end
 
---- A trajectory as PES text: one "STATE ENTRY-TIME" line per state, then an END
--- line at the time the last state is left (a PES has one more line than states).
-function M.pes_text(tr, header)
-  local out, t = {}, 0
-  if header then out[1] = "# " .. header end
-  for i, s in ipairs(tr.symbols) do
-    out[#out + 1] = s .. " " .. string.format("%.17g", t)
-    t = t + tr.times[i]
-  end
-  out[#out + 1] = "END " .. string.format("%.17g", t)
-  return table.concat(out, "\n") .. "\n"
-end
-
 return M
