@@ -1033,6 +1033,41 @@ static int ses_score(lua_State *L)
     return 1;
 }
 
+/* steady() -> {{state =, n = {first, second}, arcs =, chi2 =, df =, p =, max_diff =,
+ *   sparse =}, ...} for every state with transitions in both halves (rt_ses_steady) */
+static int ses_steady(lua_State *L)
+{
+    rt_ses *s = rt_lseq_check(L);
+    size_t nsym = rt_ses_symbol_count(s);
+    rt_steady *r = rt_lseq_scratch(L, (nsym ? nsym : 1) * sizeof *r);
+    rt_err err;
+    if (rt_ses_steady(s, r, &err))
+        return rt_push_fail(L, &err);
+    lua_newtable(L);
+    lua_Integer j = 0;
+    for (size_t a = 0; a < nsym; a++) {
+        if (!r[a].n[0] || !r[a].n[1])
+            continue;
+        lua_createtable(L, 0, 8);
+        rt_set_str(L, "state", rt_ses_name(s, r[a].sym));
+        lua_createtable(L, 2, 0);
+        lua_pushinteger(L, (lua_Integer)r[a].n[0]);
+        lua_rawseti(L, -2, 1);
+        lua_pushinteger(L, (lua_Integer)r[a].n[1]);
+        lua_rawseti(L, -2, 2);
+        lua_setfield(L, -2, "n");
+        rt_set_int(L, "arcs", (lua_Integer)r[a].arcs);
+        rt_set_num(L, "chi2", r[a].chi2);
+        rt_set_int(L, "df", r[a].df);
+        rt_set_num(L, "p", r[a].p);
+        rt_set_num(L, "max_diff", r[a].max_diff);
+        lua_pushboolean(L, r[a].sparse);
+        lua_setfield(L, -2, "sparse");
+        lua_rawseti(L, -2, ++j);
+    }
+    return 1;
+}
+
 static const luaL_Reg ses_methods[] = {
     {"load", ses_load},
     {"add", ses_add},
@@ -1062,6 +1097,7 @@ static const luaL_Reg ses_methods[] = {
     {"chain", ses_chain},
     {"holding", ses_holding},
     {"score", ses_score},
+    {"steady", ses_steady},
     {"close", ses_close},
     {NULL, NULL},
 };

@@ -153,6 +153,20 @@ local function print_semi_markov(m, out)
   end
 end
 
+-- The steady-state test.
+local function print_steady(st, out)
+  out:write(string.format("steady state %s (%s)\n", st.reached and "reached" or "NOT reached", st.test))
+  local shown = 0
+  for _, r in ipairs(st.states) do
+    if r.df > 0 and shown < 10 then
+      shown = shown + 1
+      out:write(string.format("  %-16s %7d + %-7d transitions to %d states: chi2 %.4g (df %d), p %.3g, "
+        .. "largest change of a probability %.3f%s%s\n", r.state, r.n[1], r.n[2], r.arcs, r.chi2, r.df, r.p,
+        r.max_diff, r.changed and "  CHANGED" or "", r.sparse and " (expected counts below 5)" or ""))
+    end
+  end
+end
+
 -- A run scored against a saved model.
 local function print_score(r, ses, out)
   local w = function(...) out:write(string.format(...)) end
@@ -253,6 +267,8 @@ return {
       :argname("FILE.pes")
     p:flag("--fit-holding", "fit a holding-time law per transition (exponential, gamma, Weibull or "
       .. "empirical, by AIC) and report the semi-Markov model's log-likelihood, AIC and BIC")
+    p:flag("--steady", "test whether each run reached a steady state: do its transition probabilities "
+      .. "change between its first and second half?")
     p:option("--model", "score the runs against a saved model (--chain FILE.json): log-likelihood per "
       .. "state, transitions the model never saw, where the runs depart from it"):argname("SAVED.json")
     p:option("--params", "parameter value of each file: chains per value, merged with fits")
@@ -465,6 +481,8 @@ return {
       end
     end
 
+    local steady = args.steady and model_mod.steady(ses) or nil
+    if steady then doc.steady = steady end
     if args.fit_holding then doc.semi_markov = sm end
     if score then doc.score = score end
     if args.json then
@@ -474,6 +492,7 @@ return {
     else
       print_text(ses, chain, io.stdout)
       if args.fit_holding then print_semi_markov(sm, io.stdout) end
+      if steady then print_steady(steady, io.stdout) end
       for _, r in ipairs(finds) do
         -- chain_mod.percent: a share that is not 0 never prints as 0%
         io.stdout:write(string.format("pattern %s: %d occurrences, %s of the events, %s of the time\n",

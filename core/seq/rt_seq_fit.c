@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <gsl/gsl_errno.h>
+#include <gsl/gsl_cdf.h>
 #include <gsl/gsl_sf_gamma.h>
 #include <gsl/gsl_sf_psi.h>
 
@@ -375,5 +375,81 @@ int rt_ses_score(const rt_ses *s, int32_t other, const rt_sm_arc *arcs, size_t n
         rt_score_free(out);
         return rt_err_set(err, RT_ENOMEM, "out of memory");
     }
+    return RT_OK;
+}
+
+int rt_ses_steady(const rt_ses *s, rt_steady *out, rt_err *err)
+{
+    rt_err_clear(err);
+    size_t nsym = s->nsym;
+    for (size_t a = 0; a < nsym; a++)
+        memset(&out[a], 0, sizeof out[a]), out[a].sym = (int32_t)a;
+    rt_u64map map;
+    if (rt_u64map_init(&map, 256) != RT_OK)
+        return rt_err_set(err, RT_ENOMEM, "out of memory");
+    uint64_t (*cnt)[2] = NULL;
+    int32_t *from = NULL;
+    size_t cap = 0;
+    int st = RT_OK;
+    for (size_t k = 0; k < s->nmem && !st; k++) {
+        const rt_version *v = RT_CUR(s, k);
+        for (size_t i = 0; i + 1 < v->n && !st; i++) {
+            int32_t a = v->sym[i], b = v->sym[i + 1];
+            int created, half = 2 * i >= v->n - 1;
+            int32_t *slot = rt_u64map_slot(&map, ((uint64_t)(uint32_t)a << 32) | (uint32_t)b, &created);
+            if (!slot) {
+                st = RT_ENOMEM;
+                break;
+            }
+            if (created) {
+                if (map.n > cap) {
+                    cap = cap ? 2 * cap : 256;
+                    void *c2 = realloc(cnt, cap * sizeof *cnt), *f2 = realloc(from, cap * sizeof *from);
+                    if (c2)
+                        cnt = c2;
+                    if (f2)
+                        from = f2;
+                    if (!c2 || !f2) {
+                        st = RT_ENOMEM;
+                        break;
+                    }
+                }
+                *slot = (int32_t)(map.n - 1);
+                cnt[*slot][0] = cnt[*slot][1] = 0;
+                from[*slot] = a;
+                out[a].arcs++;
+            }
+            cnt[*slot][half]++;
+            out[a].n[half]++;
+        }
+    }
+    size_t narcs = map.n;
+    rt_u64map_free(&map);
+    if (st) {
+        free(cnt), free(from);
+        return rt_err_set(err, RT_ENOMEM, "out of memory");
+    }
+    for (size_t q = 0; q < narcs; q++) {
+        rt_steady *r = &out[from[q]];
+        double N = (double)(r->n[0] + r->n[1]);
+        if (!r->n[0] || !r->n[1])
+            continue;
+        double col = (double)(cnt[q][0] + cnt[q][1]);
+        for (int w = 0; w < 2; w++) {
+            double e = (double)r->n[w] * col / N;
+            r->chi2 += ((double)cnt[q][w] - e) * ((double)cnt[q][w] - e) / e;
+            if (e < 5)
+                r->sparse = 1;
+        }
+        double d = fabs((double)cnt[q][0] / (double)r->n[0] - (double)cnt[q][1] / (double)r->n[1]);
+        if (d > r->max_diff)
+            r->max_diff = d;
+    }
+    for (size_t a = 0; a < nsym; a++) {
+        rt_steady *r = &out[a];
+        r->df = r->n[0] && r->n[1] && r->arcs > 1 ? (int)r->arcs - 1 : 0;
+        r->p = r->df ? gsl_cdf_chisq_Q(r->chi2, r->df) : 1;
+    }
+    free(cnt), free(from);
     return RT_OK;
 }

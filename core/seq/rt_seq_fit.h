@@ -116,4 +116,25 @@ int rt_ses_score(const rt_ses *s, int32_t other, const rt_sm_arc *arcs, size_t n
                  size_t windows, rt_score *out, rt_err *err);
 void rt_score_free(rt_score *sc);
 
+/* The steady-state test of one state: its transitions in the first and second half. */
+typedef struct rt_steady {
+    int32_t sym;               /* the state */
+    uint64_t n[2];             /* transitions out of it in each half */
+    size_t arcs;               /* distinct transitions out of it */
+    double chi2, p;            /* chi-square statistic of homogeneity, its p-value */
+    int df;                    /* (arcs - 1) degrees of freedom; 0: nothing to test */
+    double max_diff;           /* largest change of a transition probability */
+    int sparse;                /* 1 when an expected count is below 5 */
+} rt_steady;
+
+/*
+ * Has each run reached a steady state, in the sense that its transition probabilities
+ * converge? The elements of each member are cut in two halves by position, and for each
+ * state the counts of its transitions in the two halves are compared by Pearson's
+ * chi-square test of homogeneity (GSL's chi-square distribution for the p-value).
+ * out[nsym] (the caller's, indexed by symbol id) gets each state's test; states that
+ * do not occur have n = {0, 0}. RT_OK or RT_ENOMEM.
+ */
+int rt_ses_steady(const rt_ses *s, rt_steady *out, rt_err *err);
+
 #endif

@@ -204,3 +204,69 @@ describe("the semi-Markov model", function()
     os.remove(saved)
   end)
 end)
+
+describe("the steady-state test", function()
+  local function run(list)
+    local states, times = {}, {}
+    for i, x in ipairs(list) do states[i], times[i] = x, i end
+    return assert(chitra.from_states { { states = states, times = times } })
+  end
+
+  it("computes Pearson's chi-square of the two halves by hand", function()
+    -- 21 PES states, 20 elements: elements 1-10 first half (transitions out of 1..10),
+    -- 11-19 second. A goes to B, B to A or C, C to A.
+    local seq = { "A", "B", "A", "B", "C", "A", "B", "A", "B", "A", "B", -- first half
+                  "C", "A", "B", "C", "A", "B", "C", "A", "B", "C" }
+    local st = model.steady(run(seq))
+    local b
+    for _, r in ipairs(st.states) do if r.state == "B" then b = r end end
+    -- transitions i -> i+1 for element i = 1..19; first half i <= 9 (2 i < 19)
+    local n = { { A = 0, C = 0 }, { A = 0, C = 0 } }
+    for i = 1, 19 do
+      if seq[i] == "B" then
+        local h = (2 * (i - 1) >= 19) and 2 or 1
+        n[h][seq[i + 1]] = n[h][seq[i + 1]] + 1
+      end
+    end
+    local r1, r2 = n[1].A + n[1].C, n[2].A + n[2].C
+    local chi2 = 0
+    for _, to in ipairs { "A", "C" } do
+      local col = n[1][to] + n[2][to]
+      for hh, r in ipairs { r1, r2 } do
+        local e = r * col / (r1 + r2)
+        chi2 = chi2 + (n[hh][to] - e) ^ 2 / e
+      end
+    end
+    assert.same({ r1, r2 }, b.n)
+    assert.equal(1, b.df)
+    assert.near(chi2, b.chi2, 1e-12)
+    -- chi-square with 1 df: P(X > x) = erfc(sqrt(x / 2))
+    local function erfc(x) -- Abramowitz-Stegun 7.1.26 is too coarse; integrate instead
+      local s, steps = 0, 20000
+      local hstep = 12 / steps
+      for i = 0, steps - 1 do
+        local t = x + (i + 0.5) * hstep
+        s = s + math.exp(-t * t) * hstep
+      end
+      return 2 / math.sqrt(math.pi) * s
+    end
+    assert.near(erfc(math.sqrt(chi2 / 2)), b.p, 1e-6)
+  end)
+
+  it("finds a run whose transitions change halfway, and passes one that does not", function()
+    math.randomseed(5)
+    local steady, changing = {}, {}
+    for i = 1, 2000 do
+      steady[i] = ({ "A", "B", "C" })[math.random(3)]
+      -- A is followed by B in the first half and by C in the second
+      if i > 1 and changing[i - 1] == "A" then changing[i] = i < 1000 and "B" or "C"
+      else changing[i] = ({ "A", "B", "C" })[math.random(3)] end
+    end
+    local ok = model.steady(run(steady))
+    assert.is_true(ok.reached)
+    local bad = model.steady(run(changing))
+    assert.is_false(bad.reached)
+    assert.same({ "A" }, bad.changed)
+    assert.truthy(bad.test:find("Bonferroni", 1, true))
+  end)
+end)

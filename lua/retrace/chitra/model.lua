@@ -119,4 +119,32 @@ function M.score(ses, m, opts)
   return r
 end
 
+--- The steady-state test (Chitra: a run reaches steady state when its transition
+-- rates converge): each run cut in two halves by position, and for every state the
+-- counts of its transitions in the halves compared by Pearson's chi-square test of
+-- homogeneity, each state at alpha / m (Bonferroni over the m states tested; alpha
+-- 0.05). Returns {reached = bool, level, alpha, test = a sentence, states = {{state,
+-- n = {first, second}, arcs, chi2, df, p, max_diff, sparse, changed}} (least p first),
+-- changed = {names}}.
+function M.steady(ses, alpha)
+  alpha = alpha or 0.05
+  local list = ses.core:steady()
+  local tested = 0
+  for _, r in ipairs(list) do if r.df > 0 then tested = tested + 1 end end
+  local level = alpha / math.max(1, tested)
+  table.sort(list, function(a, b)
+    if a.p ~= b.p then return a.p < b.p end
+    return a.state < b.state
+  end)
+  local changed = {}
+  for _, r in ipairs(list) do
+    r.changed = r.df > 0 and r.p < level
+    if r.changed then changed[#changed + 1] = r.state end
+  end
+  return { reached = #changed == 0, level = level, alpha = alpha, states = list, changed = changed,
+           test = string.format("transition counts of the first and second half of each run, per state "
+             .. "(Pearson's chi-square test of homogeneity), each of %d state%s at %.3g%% (%g%% Bonferroni-corrected)",
+             tested, tested == 1 and "" or "s", 100 * level, 100 * alpha) }
+end
+
 return M
