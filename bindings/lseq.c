@@ -595,6 +595,33 @@ static int obs_gc(lua_State *L)
     return 0;
 }
 
+/* Up to six malloc'd blocks owned by a userdata on the stack (freed by its __gc), for
+ * core results that arrive malloc'd: nothing is held across a call that raises. */
+#define BLOCKS_T "retrace.SeqBlocks"
+typedef struct {
+    void *p[6];
+} blocks;
+
+static int blocks_gc(lua_State *L)
+{
+    blocks *b = luaL_checkudata(L, 1, BLOCKS_T);
+    for (int i = 0; i < 6; i++)
+        free(b->p[i]), b->p[i] = NULL;
+    return 0;
+}
+
+static blocks *new_blocks(lua_State *L)
+{
+    blocks *b = lua_newuserdatauv(L, sizeof *b, 0);
+    memset(b, 0, sizeof *b);
+    if (luaL_newmetatable(L, BLOCKS_T)) {
+        lua_pushcfunction(L, blocks_gc);
+        lua_setfield(L, -2, "__gc");
+    }
+    lua_setmetatable(L, -2);
+    return b;
+}
+
 static void push_u64s(lua_State *L, const uint64_t *v, size_t n, const char *field)
 {
     lua_createtable(L, (int)n, 0);
@@ -809,20 +836,14 @@ static int ses_holding(lua_State *L)
     rt_ses *s = rt_lseq_check(L);
     const char *oname = luaL_optstring(L, 2, "OTHER");
     int32_t other = other_id(s, oname);
-    int32_t *from, *to;
-    size_t *off, ng;
-    double *t;
+    int32_t *f2, *t2;
+    size_t *o2, ng;
+    double *times;
     rt_err err;
-    if (rt_ses_arc_times(s, other, &from, &to, &off, &t, &ng, &err))
+    blocks *bk = new_blocks(L);
+    if (rt_ses_arc_times(s, other, &f2, &t2, &o2, &times, &ng, &err))
         return rt_push_fail(L, &err);
-    /* copy into Lua-owned blocks before anything can raise */
-    int32_t *f2 = rt_lseq_scratch(L, (ng ? ng : 1) * sizeof *f2), *t2 = rt_lseq_scratch(L, (ng ? ng : 1) * sizeof *t2);
-    size_t *o2 = rt_lseq_scratch(L, (ng + 1) * sizeof *o2);
-    memcpy(f2, from, ng * sizeof *f2), memcpy(t2, to, ng * sizeof *t2), memcpy(o2, off, (ng + 1) * sizeof *o2);
-    free(from), free(to), free(off);
-    double *times = lua_newuserdatauv(L, (o2[ng] ? o2[ng] : 1) * sizeof *times, 0);
-    memcpy(times, t, o2[ng] * sizeof *times);
-    free(t);
+    bk->p[0] = f2, bk->p[1] = t2, bk->p[2] = o2, bk->p[3] = times;
     double delta = INFINITY;
     for (size_t g = 0; g < ng; g++) {
         size_t n = o2[g + 1] - o2[g];
@@ -974,22 +995,17 @@ static int ses_score(lua_State *L)
         }
         lua_settop(L, a - 1);
     }
-    rt_score sc;
+    rt_score res;
     rt_err err;
-    if (rt_ses_score(s, other, arcs, used, delta, (size_t)windows, &sc, &err))
+    blocks *bk = new_blocks(L);
+    if (rt_ses_score(s, other, arcs, used, delta, (size_t)windows, &res, &err))
         return rt_push_fail(L, &err);
-    /* copy the results out into Lua-owned blocks first: the pushes below may raise */
+    bk->p[0] = res.state_ll, bk->p[1] = res.state_n, bk->p[2] = res.unseen, bk->p[3] = res.win_ll;
+    bk->p[4] = res.win_n;
     size_t nsym = rt_ses_symbol_count(s);
-    double *sll = rt_lseq_scratch(L, (nsym + 1) * sizeof *sll);
-    uint64_t *sn = rt_lseq_scratch(L, (nsym + 1) * sizeof *sn);
-    rt_unseen *un = rt_lseq_scratch(L, (sc.nunseen ? sc.nunseen : 1) * sizeof *un);
-    double *wl = rt_lseq_scratch(L, sc.windows * sizeof *wl);
-    uint64_t *wn = rt_lseq_scratch(L, sc.windows * sizeof *wn);
-    memcpy(sll, sc.state_ll, (nsym + 1) * sizeof *sll), memcpy(sn, sc.state_n, (nsym + 1) * sizeof *sn);
-    memcpy(un, sc.unseen, sc.nunseen * sizeof *un);
-    memcpy(wl, sc.win_ll, sc.windows * sizeof *wl), memcpy(wn, sc.win_n, sc.windows * sizeof *wn);
-    rt_score res = sc;
-    rt_score_free(&sc);
+    const double *sll = res.state_ll, *wl = res.win_ll;
+    const uint64_t *sn = res.state_n, *wn = res.win_n;
+    const rt_unseen *un = res.unseen;
     lua_createtable(L, 0, 10);
     rt_set_num(L, "ll", res.ll);
     rt_set_int(L, "scored", (lua_Integer)res.scored);
