@@ -686,7 +686,6 @@ static int l_stream(lua_State *L)
         names[i] = luaL_checkstring(L, -1);
         lua_pop(L, 1); /* the names table keeps the strings alive */
     }
-    int names_at = lua_gettop(L);
     lua_getfield(L, 4, "ks");
     size_t nks = lua_istable(L, -1) ? (size_t)luaL_len(L, -1) : 0;
     int32_t *ks = rt_lseq_scratch(L, (nks ? nks : 1) * sizeof *ks);
@@ -761,7 +760,6 @@ static int l_stream(lua_State *L)
     }
     if (st)
         return rt_push_fail(L, &err);
-    (void)names_at;
     lua_createtable(L, 0, 8);
     push_u64s(L, rt_sim_obs_visits(o), ns, "visits");
     push_doubles(L, rt_sim_obs_sum(o), ns, "sum");

@@ -64,17 +64,26 @@ function M.auto_arcs(chain, max_arcs)
     for _, a in ipairs(chain.arcs) do keep[a] = true end
     return keep, 0
   end
-  local order = {}
-  for i = 1, #chain.arcs do order[i] = i end
   local arcs = chain.arcs
-  table.sort(order, function(i, j)
+  local function before(i, j)
     local a, b = arcs[i], arcs[j]
     if a.p ~= b.p then return a.p > b.p end
     if (a.count or 0) ~= (b.count or 0) then return (a.count or 0) > (b.count or 0) end
     return i < j
-  end)
-  for r = 1, max_arcs do keep[arcs[order[r]]] = true end
-  return keep, arcs[order[max_arcs]].p
+  end
+  -- the max_arcs first in that order, by insertion into a short sorted list: one pass
+  -- over a chain of 10^6 arcs, not a sort of them all
+  local top = {}
+  for i = 1, #arcs do
+    if #top < max_arcs or before(i, top[#top]) then
+      local at = math.min(#top, max_arcs - 1) + 1
+      while at > 1 and before(i, top[at - 1]) do top[at] = top[at - 1]; at = at - 1 end
+      top[at] = i
+      top[max_arcs + 1] = nil
+    end
+  end
+  for _, i in ipairs(top) do keep[arcs[i]] = true end
+  return keep, arcs[top[#top]].p
 end
 
 --- The chain's picture as data, before drawing: (opts.min_prob: hide arcs less

@@ -30,6 +30,27 @@ function M.chain_picture(chain, path, opts)
   return display("chain").render(chain, path, opts)
 end
 
+--- Lists in views.json longer than this are cut (see M.bounded).
+M.MAX_LIST = 5000
+
+--- A copy of t whose lists longer than max (M.MAX_LIST) are cut to their first max
+-- items followed by a note {cut = true, items = the full length}: what the pictures
+-- draw is bounded by the pixels, but a sequence of 10^6 distinct states names 10^6
+-- rows, and views.json stays bounded too.
+function M.bounded(t, max)
+  max = max or M.MAX_LIST
+  if type(t) ~= "table" then return t end
+  local n = #t
+  local out = {}
+  if n > max then
+    for i = 1, max do out[i] = M.bounded(t[i], max) end
+    out[max + 1] = { cut = true, items = n }
+    return out
+  end
+  for k, v in pairs(t) do out[k] = M.bounded(v, max) end
+  return out
+end
+
 -- A member's name in titles: its file name without the folders, or "run K".
 local function member_label(ses, k)
   local f = ses.files and ses.files[k]
@@ -139,8 +160,9 @@ function M.write_all(ses, dir, opts)
   end
 
   local hist = display("histogram")
-  data.shares = assert(hist.render(hist.shares(ses), out("shares." .. fmt)))
-  data.counts = assert(hist.render(hist.counts(ses), out("counts." .. fmt)))
+  local stats, T = ses:stats() -- once: a sequence of 10^6 distinct symbols has 10^6 entries
+  data.shares = assert(hist.render(hist.shares(ses, { stats = stats }), out("shares." .. fmt)))
+  data.counts = assert(hist.render(hist.counts(ses, { stats = stats }), out("counts." .. fmt)))
   local syms = opts.occupancy
   if not syms or #syms == 0 then syms = { data.shares.values[1] and data.shares.values[1][1] } end
   if #syms > 0 then
@@ -164,10 +186,16 @@ function M.write_all(ses, dir, opts)
   local chain = opts.chain or assert(ses:chain())
   local pic, why = M.chain_picture(chain, out("chain." .. fmt), { min_prob = opts.min_prob })
   if not pic then return nil, why end
-  data.chain = chain:to_table()
-  data.chain.composites = chain:definitions()
+  if #chain.states <= M.MAX_LIST then
+    data.chain = chain:to_table()
+    data.chain.composites = chain:definitions()
+  else
+    -- a chain of 10^6 states is the --chain FILE.json's business, not the pictures'
+    data.chain = { states = #chain.states, arcs = #chain.arcs,
+                   note = "too many states to list here: --chain FILE.json writes the whole chain" }
+  end
   data.chain.picture = pic
-  ok, why = fs.write_file(out("views.json"), require("retrace.json").encode(data) .. "\n")
+  ok, why = fs.write_file(out("views.json"), require("retrace.json").encode(M.bounded(data)) .. "\n")
   if not ok then return nil, why end
   if opts.csv then
     -- the whole sequence of each run shown, streamed by C (never a Lua list)
@@ -195,7 +223,6 @@ function M.write_all(ses, dir, opts)
       assert(M.write_csv(out("periodogram.csv"), { "frequency", "power" }, rows))
     end
   end
-  local stats, T = ses:stats()
   local rows = {}
   for sym, v in pairs(stats) do rows[#rows + 1] = { sym, v.count, v.h, v.share } end
   table.sort(rows, function(a, b) return a[3] > b[3] end)
