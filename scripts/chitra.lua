@@ -352,7 +352,10 @@ return {
     end
     local chain = assert(ses:chain())
     local model_mod = require "retrace.chitra.model"
-    local sm = (args.fit_holding or args.chain) and model_mod.build(ses, chain) or nil
+    -- the holding-time laws cost a fit per transition: only when asked or saved
+    local wants_model = args.fit_holding
+    for _, out in ipairs(args.chain or {}) do wants_model = wants_model or out:match("%.json$") ~= nil end
+    local sm = wants_model and model_mod.build(ses, chain) or nil
     local score
     if args.model then
       local f, ferr = io.open(args.model, "rb")
