@@ -4,7 +4,10 @@
 --      wall time, peak memory (max RSS) and the size of views.json
 --   2. in this process, the seconds each view takes (data + picture), after loading
 -- Target: under 2 s per view, views.json bounded (independent of the length).
--- Usage: retrace bench/chitra_views.lua [STATES]   (files go to /tmp and are removed)
+-- Target (issue 28): --views within 2x the run without them, memory bounded by the
+-- pixels and the chain (views.json and the pictures do not grow with the length).
+-- Usage: retrace bench/chitra_views.lua [STATES [command]]   (files go to /tmp and are
+-- removed; "command": only step 1)
 local chitra = require "retrace.chitra"
 local clock = require("retrace.core").frames.clock
 
@@ -29,19 +32,35 @@ f:write(table.concat(buf, "\n"), "\n")
 f:close()
 print(string.format("chitra views: %d-state PES (%s)", n, pes))
 
--- 1. the command, as a user runs it
+-- 1. the command, as a user runs it: without views, then with them
 local bin = arg[-1] or "retrace"
-local cmd = string.format("/usr/bin/time -v %q chitra %q --views %q --shade TE,A1E > /dev/null 2> %q",
-  bin, pes, dir, dir .. ".time")
-local ok = os.execute(cmd)
-local tv = io.open(dir .. ".time"):read("a")
-local wall = tv:match("Elapsed %(wall clock%) time %(h:mm:ss or m:ss%): ([%d:.]+)")
-local rss = tonumber(tv:match("Maximum resident set size %(kbytes%): (%d+)"))
+local function seconds(w)
+  local h, m, sec = w:match("^(%d+):(%d+):([%d.]+)$")
+  if h then return h * 3600 + m * 60 + sec end
+  m, sec = w:match("^(%d+):([%d.]+)$")
+  return m * 60 + sec
+end
+local function run(extra)
+  local cmd = string.format("/usr/bin/time -v %q chitra %q %s > /dev/null 2> %q", bin, pes, extra, dir .. ".time")
+  local ok = os.execute(cmd)
+  local tv = io.open(dir .. ".time"):read("a")
+  local wall = tv:match("Elapsed %(wall clock%) time %(h:mm:ss or m:ss%): ([%d:.]+)")
+  local user = tonumber(tv:match("User time %(seconds%): ([%d.]+)"))
+  local sys = tonumber(tv:match("System time %(seconds%): ([%d.]+)"))
+  local rss = tonumber(tv:match("Maximum resident set size %(kbytes%): (%d+)"))
+  return ok, seconds(wall), user + sys, (rss or 0) / 1024
+end
+local ok0, wall0, cpu0, rss0 = run("")
+print(string.format("  retrace chitra (no views):  %s, wall %.2f s, CPU %.2f s, max RSS %.0f MB",
+  ok0 and "ok" or "FAILED", wall0, cpu0, rss0))
+local ok, wall, cpu, rss = run(string.format("--views %q --shade TE,A1E", dir))
 local jf = io.open(dir .. "/views.json")
 local json = jf and jf:seek("end") or 0
 if jf then jf:close() end
-print(string.format("  retrace chitra --views: %s, wall %s, max RSS %.0f MB, views.json %.1f kB",
-  ok and "ok" or "FAILED", wall, (rss or 0) / 1024, json / 1024))
+print(string.format("  retrace chitra --views:     %s, wall %.2f s, CPU %.2f s, max RSS %.0f MB, views.json %.1f kB",
+  ok and "ok" or "FAILED", wall, cpu, rss, json / 1024))
+print(string.format("  views / no views: %.2fx wall, %.2fx CPU, %.2fx memory", wall / wall0, cpu / cpu0, rss / rss0))
+if arg[2] == "command" then os.remove(pes) os.exit(0) end
 
 -- 2. each view on its own, in this process
 local t0 = clock()

@@ -12,12 +12,21 @@
  *                                          over [x0, x1] (retrace.reduce's table)
  *   acc:close()
  *   core.medea.category(event) -> "tr" | "rc" | ... | nil
+ *
+ * Clustering (core/util/rt_cluster), on a matrix given as a list of rows:
+ *   core.medea.kmeans(rows, k, {seed=, min_tries=, patience=, max_tries=, max_iter=})
+ *       -> {assign = {1-based}, centroids = {rows}, w =, tries =, best_try =, converged =}
+ *   core.medea.dbscan(rows, eps, min_pts) -> labels (0 noise, else 1..), clusters
+ *   core.medea.kdist(rows, k) -> the sorted k-distance curve, knee index (1-based)
+ *   core.medea.silhouette(rows, assign, k) -> mean width (nil for k < 2), per-row widths
  */
+#include <math.h>
 #include <string.h>
 
 #include "bind.h"
 #include "lmedea.h"
 #include "lreduce.h"
+#include "rt_cluster.h"
 #include "rt_medea.h"
 
 #define ACC_T "retrace.MedeaAcc"
@@ -277,9 +286,177 @@ static const luaL_Reg acc_methods[] = {
     {NULL, NULL},
 };
 
+/* The rows of a matrix (a list of equal-length lists of numbers) into a block owned
+ * by a userdata pushed on the stack: nothing malloc'd is held across a raise. */
+static double *matrix_arg(lua_State *L, int i, size_t *n, size_t *d)
+{
+    luaL_checktype(L, i, LUA_TTABLE);
+    *n = (size_t)luaL_len(L, i);
+    *d = 0;
+    if (*n > 0) {
+        lua_geti(L, i, 1);
+        luaL_argcheck(L, lua_istable(L, -1), i, "a list of rows");
+        *d = (size_t)luaL_len(L, -1);
+        lua_pop(L, 1);
+    }
+    luaL_argcheck(L, *n > 0 && *d > 0, i, "an empty matrix");
+    double *x = lua_newuserdatauv(L, *n * *d * sizeof *x, 0);
+    for (size_t r = 0; r < *n; r++) {
+        lua_geti(L, i, (lua_Integer)r + 1);
+        if (!lua_istable(L, -1) || (size_t)luaL_len(L, -1) != *d)
+            luaL_argerror(L, i, "rows of equal length");
+        for (size_t j = 0; j < *d; j++) {
+            lua_geti(L, -1, (lua_Integer)j + 1);
+            int ok;
+            x[r * *d + j] = lua_tonumberx(L, -1, &ok);
+            if (!ok)
+                luaL_argerror(L, i, "rows of numbers");
+            lua_pop(L, 1);
+        }
+        lua_pop(L, 1);
+    }
+    return x;
+}
+
+static void push_ints(lua_State *L, const int32_t *a, size_t n, int plus)
+{
+    lua_createtable(L, (int)n, 0);
+    for (size_t i = 0; i < n; i++) {
+        lua_pushinteger(L, (lua_Integer)a[i] + plus);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+}
+
+static unsigned opt_unsigned(lua_State *L, int t, const char *key, unsigned def)
+{
+    lua_getfield(L, t, key);
+    lua_Integer v = lua_isnil(L, -1) ? (lua_Integer)def : luaL_checkinteger(L, -1);
+    lua_pop(L, 1);
+    if (v < 0 || v > 1000000000)
+        luaL_error(L, "kmeans: %s out of range", key);
+    return (unsigned)v;
+}
+
+static int l_kmeans(lua_State *L)
+{
+    size_t n, d;
+    double *x = matrix_arg(L, 1, &n, &d);
+    lua_Integer k = luaL_checkinteger(L, 2);
+    luaL_argcheck(L, k >= 1 && (size_t)k <= n, 2, "k must be from 1 to the number of rows");
+    rt_kmeans_opts o = {1, 10, 20, 1000, 100};
+    if (lua_istable(L, 3)) {
+        lua_getfield(L, 3, "seed");
+        o.seed = lua_isnil(L, -1) ? 1 : (unsigned long)luaL_checkinteger(L, -1);
+        lua_pop(L, 1);
+        o.min_tries = opt_unsigned(L, 3, "min_tries", o.min_tries);
+        o.patience = opt_unsigned(L, 3, "patience", o.patience);
+        o.max_tries = opt_unsigned(L, 3, "max_tries", o.max_tries);
+        o.max_iter = opt_unsigned(L, 3, "max_iter", o.max_iter);
+    }
+    int32_t *assign = lua_newuserdatauv(L, n * sizeof *assign, 0);
+    double *c = lua_newuserdatauv(L, (size_t)k * d * sizeof *c, 0);
+    rt_kmeans_info info;
+    rt_err err;
+    if (rt_kmeans(x, n, d, (size_t)k, &o, assign, c, &info, &err) != RT_OK)
+        return luaL_error(L, "%s", err.msg);
+    lua_createtable(L, 0, 6);
+    push_ints(L, assign, n, 1);
+    lua_setfield(L, -2, "assign");
+    lua_createtable(L, (int)k, 0);
+    for (lua_Integer h = 0; h < k; h++) {
+        lua_createtable(L, (int)d, 0);
+        for (size_t j = 0; j < d; j++) {
+            lua_pushnumber(L, c[(size_t)h * d + j]);
+            lua_rawseti(L, -2, (lua_Integer)j + 1);
+        }
+        lua_rawseti(L, -2, h + 1);
+    }
+    lua_setfield(L, -2, "centroids");
+    lua_pushnumber(L, info.w);
+    lua_setfield(L, -2, "w");
+    lua_pushinteger(L, info.tries);
+    lua_setfield(L, -2, "tries");
+    lua_pushinteger(L, info.best_try);
+    lua_setfield(L, -2, "best_try");
+    lua_pushboolean(L, info.converged);
+    lua_setfield(L, -2, "converged");
+    return 1;
+}
+
+static int l_dbscan(lua_State *L)
+{
+    size_t n, d;
+    double *x = matrix_arg(L, 1, &n, &d);
+    double eps = luaL_checknumber(L, 2);
+    lua_Integer m = luaL_checkinteger(L, 3);
+    luaL_argcheck(L, eps >= 0, 2, "eps must be >= 0");
+    luaL_argcheck(L, m >= 1, 3, "min_pts must be >= 1");
+    int32_t *label = lua_newuserdatauv(L, n * sizeof *label, 0);
+    size_t clusters;
+    rt_err err;
+    if (rt_dbscan(x, n, d, eps, (size_t)m, label, &clusters, &err) != RT_OK)
+        return luaL_error(L, "%s", err.msg);
+    push_ints(L, label, n, 1);
+    lua_pushinteger(L, (lua_Integer)clusters);
+    return 2;
+}
+
+static int l_kdist(lua_State *L)
+{
+    size_t n, d;
+    double *x = matrix_arg(L, 1, &n, &d);
+    lua_Integer k = luaL_checkinteger(L, 2);
+    luaL_argcheck(L, k >= 1 && (size_t)k < n, 2, "k must be from 1 to the number of rows - 1");
+    double *out = lua_newuserdatauv(L, n * sizeof *out, 0);
+    rt_err err;
+    if (rt_kdist(x, n, d, (size_t)k, out, &err) != RT_OK)
+        return luaL_error(L, "%s", err.msg);
+    lua_createtable(L, (int)n, 0);
+    for (size_t i = 0; i < n; i++) {
+        lua_pushnumber(L, out[i]);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    lua_pushinteger(L, (lua_Integer)rt_knee(out, n) + 1);
+    return 2;
+}
+
+static int l_silhouette(lua_State *L)
+{
+    size_t n, d;
+    double *x = matrix_arg(L, 1, &n, &d);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    lua_Integer k = luaL_checkinteger(L, 3);
+    luaL_argcheck(L, k >= 1, 3, "k must be >= 1");
+    int32_t *assign = lua_newuserdatauv(L, n * sizeof *assign, 0);
+    for (size_t i = 0; i < n; i++) {
+        lua_geti(L, 2, (lua_Integer)i + 1);
+        lua_Integer a = lua_tointeger(L, -1);
+        lua_pop(L, 1);
+        luaL_argcheck(L, a >= 1 && a <= k, 2, "cluster numbers from 1 to k");
+        assign[i] = (int32_t)(a - 1);
+    }
+    double *per = lua_newuserdatauv(L, n * sizeof *per, 0);
+    double mean = rt_silhouette(x, n, d, assign, (size_t)k, per);
+    if (isnan(mean)) {
+        lua_pushnil(L);
+        return 1;
+    }
+    lua_pushnumber(L, mean);
+    lua_createtable(L, (int)n, 0);
+    for (size_t i = 0; i < n; i++) {
+        lua_pushnumber(L, per[i]);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    return 2;
+}
+
 static const luaL_Reg funcs[] = {
     {"new", l_new},
     {"category", l_category},
+    {"kmeans", l_kmeans},
+    {"dbscan", l_dbscan},
+    {"kdist", l_kdist},
+    {"silhouette", l_silhouette},
     {NULL, NULL},
 };
 

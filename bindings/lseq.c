@@ -18,6 +18,9 @@
  *   seq.simulate(chain_arrays, n, seed), seq.periodogram(x, dt)
  * Expected failures (bad files, refused parameters) return nil, message.
  */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,6 +29,8 @@
 #include "lcanvas.h"
 #include "lreduce.h"
 #include "rt_seq.h"
+#include "rt_seq_fit.h"
+#include "rt_seq_sim.h"
 
 #define SES_T "retrace.Ses"
 
@@ -578,6 +583,505 @@ static int l_simulate(lua_State *L)
     return 2;
 }
 
+/* The observer of a streamed simulation, owned by a userdata (freed by the GC), so
+ * nothing malloc'd is held across a call that raises. */
+#define OBS_T "retrace.SimObserver"
+
+static int obs_gc(lua_State *L)
+{
+    rt_sim_obs **b = luaL_checkudata(L, 1, OBS_T);
+    rt_sim_obs_free(*b);
+    *b = NULL;
+    return 0;
+}
+
+/* Up to six malloc'd blocks owned by a userdata on the stack (freed by its __gc), for
+ * core results that arrive malloc'd: nothing is held across a call that raises. */
+#define BLOCKS_T "retrace.SeqBlocks"
+typedef struct {
+    void *p[6];
+} blocks;
+
+static int blocks_gc(lua_State *L)
+{
+    blocks *b = luaL_checkudata(L, 1, BLOCKS_T);
+    for (int i = 0; i < 6; i++)
+        free(b->p[i]), b->p[i] = NULL;
+    return 0;
+}
+
+static blocks *new_blocks(lua_State *L)
+{
+    blocks *b = lua_newuserdatauv(L, sizeof *b, 0);
+    memset(b, 0, sizeof *b);
+    if (luaL_newmetatable(L, BLOCKS_T)) {
+        lua_pushcfunction(L, blocks_gc);
+        lua_setfield(L, -2, "__gc");
+    }
+    lua_setmetatable(L, -2);
+    return b;
+}
+
+static void push_u64s(lua_State *L, const uint64_t *v, size_t n, const char *field)
+{
+    lua_createtable(L, (int)n, 0);
+    for (size_t i = 0; i < n; i++) {
+        lua_pushinteger(L, (lua_Integer)v[i]);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    lua_setfield(L, -2, field);
+}
+
+static void push_doubles(lua_State *L, const double *v, size_t n, const char *field)
+{
+    lua_createtable(L, (int)n, 0);
+    for (size_t i = 0; i < n; i++) {
+        lua_pushnumber(L, v[i]);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    if (field)
+        lua_setfield(L, -2, field);
+}
+
+/*
+ * stream(spec, n, seed, opts) -> {visits =, sum =, sumsq = (per state), arcs = (per
+ *   arc), samples = {{input =, sim =}, ...} (per opts.ks state), ngrams = {d1, d2, d3}
+ *   and periodogram = d (with opts.session)} | nil, message
+ * spec as simulate's plus names = {state names} and other = the end marker's index;
+ * opts: ks = {state indices to sample}, sample (1000), bands (32), session (the input:
+ * a retrace.Ses), pes = path (the trajectory written there, through a temporary),
+ * header = its comment line. Memory: the chain and the samples, not n.
+ */
+static int l_stream(lua_State *L)
+{
+    luaL_checktype(L, 1, LUA_TTABLE);
+    lua_Integer n = luaL_checkinteger(L, 2);
+    lua_Integer seed = luaL_optinteger(L, 3, 1);
+    luaL_checktype(L, 4, LUA_TTABLE);
+    luaL_argcheck(L, n >= 0, 2, "negative step count");
+    lua_getfield(L, 1, "mean");
+    size_t ns = lua_istable(L, -1) ? (size_t)luaL_len(L, -1) : 0;
+    lua_getfield(L, 1, "from");
+    size_t na = lua_istable(L, -1) ? (size_t)luaL_len(L, -1) : 0;
+    lua_pop(L, 2);
+    double *mean = num_array(L, 1, "mean", ns), *var = num_array(L, 1, "var", ns);
+    double *fromd = num_array(L, 1, "from", na), *tod = num_array(L, 1, "to", na);
+    double *p = num_array(L, 1, "p", na);
+    int32_t *from = rt_lseq_scratch(L, na * sizeof *from), *to = rt_lseq_scratch(L, na * sizeof *to);
+    for (size_t a = 0; a < na; a++) {
+        from[a] = (int32_t)fromd[a] - 1;
+        to[a] = (int32_t)tod[a] - 1;
+    }
+    rt_sim_chain c = {ns, mean, var, na, from, to, p, 0, -1};
+    lua_getfield(L, 1, "init");
+    c.init = (int32_t)luaL_optinteger(L, -1, 1) - 1;
+    lua_getfield(L, 1, "other");
+    c.other = (int32_t)luaL_optinteger(L, -1, 0) - 1;
+    lua_pop(L, 2);
+    const char **names = rt_lseq_scratch(L, (ns ? ns : 1) * sizeof *names);
+    lua_getfield(L, 1, "names");
+    luaL_argcheck(L, lua_istable(L, -1) && (size_t)luaL_len(L, -1) == ns, 1, "names: one per state");
+    for (size_t i = 0; i < ns; i++) {
+        lua_geti(L, -1, (lua_Integer)i + 1);
+        names[i] = luaL_checkstring(L, -1);
+        lua_pop(L, 1); /* the names table keeps the strings alive */
+    }
+    lua_getfield(L, 4, "ks");
+    size_t nks = lua_istable(L, -1) ? (size_t)luaL_len(L, -1) : 0;
+    int32_t *ks = rt_lseq_scratch(L, (nks ? nks : 1) * sizeof *ks);
+    for (size_t j = 0; j < nks; j++) {
+        lua_geti(L, -2, (lua_Integer)j + 1);
+        ks[j] = (int32_t)luaL_checkinteger(L, -1) - 1;
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+    size_t sample = (size_t)rt_opt_u64(L, 4, "sample", 1000), bands = (size_t)rt_opt_u64(L, 4, "bands", 32);
+    luaL_argcheck(L, sample >= 1 && sample <= 10000000 && bands >= 1 && bands <= 4096, 4,
+                  "sample or bands out of range");
+    rt_ses *ses = NULL;
+    if (lua_getfield(L, 4, "session") != LUA_TNIL) {
+        ses_box *b = luaL_checkudata(L, -1, SES_T);
+        luaL_argcheck(L, b->s != NULL, 4, "session is closed");
+        ses = b->s;
+    }
+    int32_t *state_of = NULL;
+    if (ses) {
+        state_of = rt_lseq_scratch(L, (rt_ses_symbol_count(ses) + 1) * sizeof *state_of);
+        for (size_t i = 0; i < rt_ses_symbol_count(ses); i++)
+            state_of[i] = -1;
+        for (size_t i = 0; i < ns; i++) {
+            int32_t id = rt_ses_lookup(ses, names[i]);
+            if (id >= 0 && (int32_t)i != c.other)
+                state_of[id] = (int32_t)i;
+        }
+    }
+    const char *pes = NULL, *header = NULL;
+    if (lua_getfield(L, 4, "pes") != LUA_TNIL)
+        pes = luaL_checkstring(L, -1);
+    if (lua_getfield(L, 4, "header") != LUA_TNIL)
+        header = luaL_checkstring(L, -1);
+    char *tmp = NULL;
+    if (pes) {
+        size_t len = strlen(pes) + 8;
+        tmp = rt_lseq_scratch(L, len);
+        snprintf(tmp, len, "%s.tmp~", pes);
+    }
+    rt_sim_obs **box = lua_newuserdatauv(L, sizeof *box, 0);
+    *box = NULL;
+    if (luaL_newmetatable(L, OBS_T)) {
+        lua_pushcfunction(L, obs_gc);
+        lua_setfield(L, -2, "__gc");
+    }
+    lua_setmetatable(L, -2);
+    *box = rt_sim_obs_new(ns, na, ks, nks, sample, bands);
+    if (!*box)
+        return luaL_error(L, "simulate: out of memory");
+    rt_sim_obs *o = *box;
+    rt_err err;
+    if (ses && rt_sim_obs_input(o, ses, state_of, &err))
+        return rt_push_fail(L, &err);
+    /* from here until the file is closed nothing may raise */
+    FILE *f = NULL;
+    if (pes && !(f = fopen(tmp, "w"))) {
+        lua_pushnil(L);
+        lua_pushfstring(L, "%s: cannot write (%s)", pes, strerror(errno));
+        return 2;
+    }
+    if (f && header)
+        fprintf(f, "# %s\n", header);
+    int st = rt_sim_run(&c, (uint64_t)seed, (size_t)n, o, f, names, &err);
+    if (f) {
+        if (fclose(f) && !st)
+            st = rt_err_set(&err, RT_EIO, "%s: cannot write", pes);
+        if (!st && rename(tmp, pes))
+            st = rt_err_set(&err, RT_EIO, "%s: cannot write (%s)", pes, strerror(errno));
+        if (st)
+            remove(tmp);
+    }
+    if (st)
+        return rt_push_fail(L, &err);
+    lua_createtable(L, 0, 8);
+    push_u64s(L, rt_sim_obs_visits(o), ns, "visits");
+    push_doubles(L, rt_sim_obs_sum(o), ns, "sum");
+    push_doubles(L, rt_sim_obs_sumsq(o), ns, "sumsq");
+    push_u64s(L, rt_sim_obs_arcs(o), na, "arcs");
+    lua_createtable(L, (int)nks, 0);
+    for (size_t j = 0; j < nks; j++) {
+        lua_createtable(L, 0, 2);
+        size_t m;
+        const double *v = rt_sim_obs_sample(o, j, 0, &m);
+        push_doubles(L, v, m, "input");
+        v = rt_sim_obs_sample(o, j, 1, &m);
+        push_doubles(L, v, m, "sim");
+        lua_rawseti(L, -2, (lua_Integer)j + 1);
+    }
+    lua_setfield(L, -2, "samples");
+    if (ses) {
+        lua_createtable(L, 3, 0);
+        for (int g = 1; g <= 3; g++) {
+            lua_pushnumber(L, rt_sim_obs_ngram_tv(o, g));
+            lua_rawseti(L, -2, g);
+        }
+        lua_setfield(L, -2, "ngrams");
+        rt_set_num(L, "periodogram", rt_sim_obs_band_distance(o));
+    }
+    return 1;
+}
+
+/* One fit's families as {exponential = {ll =, aic =, k =, rate =}, gamma = {..., shape
+ * =, scale =}, weibull = {...}, empirical = {ll =, aic =, k =, distinct =}}; a family
+ * that could not fit has why = reason instead of ll and aic. */
+static void push_fit(lua_State *L, const rt_hold_fit *f)
+{
+    lua_createtable(L, 0, RT_HOLD_N);
+    for (int c = 0; c < RT_HOLD_N; c++) {
+        lua_createtable(L, 0, 5);
+        rt_set_int(L, "k", f->k[c]);
+        if (isfinite(f->ll[c])) {
+            rt_set_num(L, "ll", f->ll[c]);
+            rt_set_num(L, "aic", f->aic[c]);
+            if (c == RT_HOLD_EXP)
+                rt_set_num(L, "rate", f->rate);
+            else if (c == RT_HOLD_GAMMA)
+                rt_set_num(L, "shape", f->gshape), rt_set_num(L, "scale", f->gscale);
+            else if (c == RT_HOLD_WEIBULL)
+                rt_set_num(L, "shape", f->wshape), rt_set_num(L, "scale", f->wscale);
+            else
+                rt_set_int(L, "distinct", (lua_Integer)f->distinct);
+        } else if (f->why[c]) {
+            rt_set_str(L, "why", f->why[c]);
+        }
+        lua_setfield(L, -2, rt_hold_names[c]);
+    }
+}
+
+/* The end marker's id in s, or an id no symbol has. */
+static int32_t other_id(rt_ses *s, const char *name)
+{
+    int32_t id = rt_ses_lookup(s, name);
+    return id >= 0 ? id : (int32_t)rt_ses_symbol_count(s);
+}
+
+/*
+ * holding([other]) -> {delta =, arcs = {{from =, to =, n =, best =, fits = (push_fit),
+ *   values =, prob = (the empirical law, when it is the best)}}}
+ * Holding times grouped by transition (the end marker `other`, "OTHER", after each
+ * member's last element) and fitted by maximum likelihood; delta: the resolution of
+ * the recorded times (the smallest positive gap between the values of any group).
+ */
+static int ses_holding(lua_State *L)
+{
+    rt_ses *s = rt_lseq_check(L);
+    const char *oname = luaL_optstring(L, 2, "OTHER");
+    int32_t other = other_id(s, oname);
+    int32_t *f2, *t2;
+    size_t *o2, ng;
+    double *times;
+    rt_err err;
+    blocks *bk = new_blocks(L);
+    if (rt_ses_arc_times(s, other, &f2, &t2, &o2, &times, &ng, &err))
+        return rt_push_fail(L, &err);
+    bk->p[0] = f2, bk->p[1] = t2, bk->p[2] = o2, bk->p[3] = times;
+    double delta = INFINITY;
+    for (size_t g = 0; g < ng; g++) {
+        size_t n = o2[g + 1] - o2[g];
+        double *h = times + o2[g];
+        rt_hold_sort(h, n);
+        double r = rt_hold_resolution(h, n);
+        if (n > 1 && h[0] != h[n - 1] && r < delta)
+            delta = r;
+    }
+    if (!isfinite(delta))
+        delta = 1;
+    lua_createtable(L, 0, 2);
+    rt_set_num(L, "delta", delta);
+    lua_createtable(L, (int)ng, 0);
+    for (size_t g = 0; g < ng; g++) {
+        size_t n = o2[g + 1] - o2[g];
+        double *h = times + o2[g];
+        rt_hold_fit fit;
+        rt_hold_fit_times(h, n, delta, &fit);
+        lua_createtable(L, 0, 7);
+        rt_set_str(L, "from", rt_ses_name(s, f2[g]));
+        rt_set_str(L, "to", t2[g] == other ? oname : rt_ses_name(s, t2[g]));
+        rt_set_int(L, "n", (lua_Integer)n);
+        rt_set_str(L, "best", rt_hold_names[fit.best]);
+        push_fit(L, &fit);
+        lua_setfield(L, -2, "fits");
+        if (fit.best == RT_HOLD_EMPIRICAL) {
+            lua_createtable(L, (int)fit.distinct, 0);
+            lua_createtable(L, (int)fit.distinct, 0);
+            lua_Integer j = 0;
+            for (size_t i = 0; i < n;) {
+                size_t e = i;
+                while (e < n && h[e] == h[i])
+                    e++;
+                j++;
+                lua_pushnumber(L, h[i]);
+                lua_rawseti(L, -3, j);
+                lua_pushnumber(L, (double)(e - i) / (double)n);
+                lua_rawseti(L, -2, j);
+                i = e;
+            }
+            lua_setfield(L, -3, "prob");
+            lua_setfield(L, -2, "values");
+        }
+        lua_rawseti(L, -2, (lua_Integer)g + 1);
+    }
+    lua_setfield(L, -2, "arcs");
+    return 1;
+}
+
+static double field_num(lua_State *L, int t, const char *k, double def)
+{
+    lua_getfield(L, t, k);
+    double v = lua_isnil(L, -1) ? def : luaL_checknumber(L, -1);
+    lua_pop(L, 1);
+    return v;
+}
+
+/*
+ * score(model, windows) -> {ll =, scored =, steps =, states = {name = {ll =, n =}},
+ *   unseen = {{from =, to =, count =, member =, index =}}, unseen_steps =, odd_times =,
+ *   windows = {{ll =, n =}}, first = {member =, index =} | nil}
+ * model: {other =, delta =, arcs = {{from =, to =, p =, family =, fits = (as holding
+ * gives), values =, prob =}}} with names; member and index 1-based.
+ */
+static int ses_score(lua_State *L)
+{
+    rt_ses *s = rt_lseq_check(L);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    lua_Integer windows = luaL_optinteger(L, 3, 20);
+    luaL_argcheck(L, windows >= 1 && windows <= 100000, 3, "window count out of range");
+    lua_getfield(L, 2, "other");
+    const char *oname = luaL_optstring(L, -1, "OTHER");
+    int32_t other = other_id(s, oname);
+    double delta = field_num(L, 2, "delta", 1);
+    luaL_argcheck(L, delta > 0, 2, "delta must be positive");
+    lua_newtable(L); /* the empirical laws' blocks, kept alive while scoring */
+    int keep = lua_gettop(L);
+    lua_getfield(L, 2, "arcs");
+    luaL_argcheck(L, lua_istable(L, -1), 2, "model.arcs: a list of transitions");
+    int at = lua_gettop(L);
+    size_t na = (size_t)luaL_len(L, at);
+    rt_sm_arc *arcs = rt_lseq_scratch(L, (na ? na : 1) * sizeof *arcs);
+    size_t used = 0;
+    for (size_t q = 0; q < na; q++) {
+        lua_geti(L, at, (lua_Integer)q + 1);
+        int a = lua_gettop(L);
+        lua_getfield(L, a, "from");
+        lua_getfield(L, a, "to");
+        const char *fn = luaL_checkstring(L, -2), *tn = luaL_checkstring(L, -1);
+        int32_t fi = rt_ses_lookup(s, fn), ti = strcmp(tn, oname) ? rt_ses_lookup(s, tn) : other;
+        lua_pop(L, 2);
+        if (fi < 0 || ti < 0) { /* a state this run never enters: nothing to score */
+            lua_pop(L, 1);
+            continue;
+        }
+        rt_sm_arc *r = &arcs[used++];
+        memset(r, 0, sizeof *r);
+        r->from = fi, r->to = ti;
+        double p = field_num(L, a, "p", 0);
+        r->logp = p > 0 ? log(p) : -INFINITY;
+        lua_getfield(L, a, "family");
+        const char *fam = luaL_checkstring(L, -1);
+        r->fam = -1;
+        for (int c = 0; c < RT_HOLD_N; c++)
+            if (!strcmp(fam, rt_hold_names[c]))
+                r->fam = c;
+        if (r->fam < 0)
+            luaL_error(L, "model: unknown holding-time family '%s'", fam);
+        lua_pop(L, 1);
+        lua_getfield(L, a, "fits");
+        int ft = lua_gettop(L);
+        r->fallback = -1;
+        double best_aic = INFINITY;
+        for (int c = 0; c < RT_HOLD_N && lua_istable(L, ft); c++) {
+            lua_getfield(L, ft, rt_hold_names[c]);
+            if (lua_istable(L, -1)) {
+                int x = lua_gettop(L);
+                double aic = field_num(L, x, "aic", INFINITY);
+                if (c == RT_HOLD_EXP)
+                    r->fit.rate = field_num(L, x, "rate", 0);
+                else if (c == RT_HOLD_GAMMA)
+                    r->fit.gshape = field_num(L, x, "shape", 0), r->fit.gscale = field_num(L, x, "scale", 0);
+                else if (c == RT_HOLD_WEIBULL)
+                    r->fit.wshape = field_num(L, x, "shape", 0), r->fit.wscale = field_num(L, x, "scale", 0);
+                if (c != RT_HOLD_EMPIRICAL && isfinite(aic) && aic < best_aic)
+                    best_aic = aic, r->fallback = c;
+            }
+            lua_pop(L, 1);
+        }
+        lua_pop(L, 1);
+        if (r->fam == RT_HOLD_EMPIRICAL) {
+            lua_getfield(L, a, "values");
+            lua_getfield(L, a, "prob");
+            int vt = lua_gettop(L) - 1, pt = lua_gettop(L);
+            size_t m = lua_istable(L, vt) ? (size_t)luaL_len(L, vt) : 0;
+            luaL_argcheck(L, lua_istable(L, pt) && (size_t)luaL_len(L, pt) == m, 2,
+                          "model: an empirical law needs values and prob of one length");
+            double *v = lua_newuserdatauv(L, (m ? 2 * m : 1) * sizeof *v, 0), *pr = v + m;
+            lua_seti(L, keep, (lua_Integer)luaL_len(L, keep) + 1); /* kept alive until the end */
+            for (size_t j = 0; j < m; j++) {
+                lua_geti(L, vt, (lua_Integer)j + 1);
+                v[j] = luaL_checknumber(L, -1);
+                lua_geti(L, pt, (lua_Integer)j + 1);
+                pr[j] = luaL_checknumber(L, -1);
+                lua_pop(L, 2);
+            }
+            r->values = v, r->prob = pr, r->m = m;
+        }
+        lua_settop(L, a - 1);
+    }
+    rt_score res;
+    rt_err err;
+    blocks *bk = new_blocks(L);
+    if (rt_ses_score(s, other, arcs, used, delta, (size_t)windows, &res, &err))
+        return rt_push_fail(L, &err);
+    bk->p[0] = res.state_ll, bk->p[1] = res.state_n, bk->p[2] = res.unseen, bk->p[3] = res.win_ll;
+    bk->p[4] = res.win_n;
+    size_t nsym = rt_ses_symbol_count(s);
+    const double *sll = res.state_ll, *wl = res.win_ll;
+    const uint64_t *sn = res.state_n, *wn = res.win_n;
+    const rt_unseen *un = res.unseen;
+    lua_createtable(L, 0, 10);
+    rt_set_num(L, "ll", res.ll);
+    rt_set_int(L, "scored", (lua_Integer)res.scored);
+    rt_set_int(L, "steps", (lua_Integer)res.steps);
+    rt_set_int(L, "unseen_steps", (lua_Integer)res.unseen_steps);
+    rt_set_int(L, "odd_times", (lua_Integer)res.odd_times);
+    lua_newtable(L);
+    for (size_t id = 0; id < nsym; id++)
+        if (sn[id]) {
+            lua_createtable(L, 0, 2);
+            rt_set_num(L, "ll", sll[id]);
+            rt_set_int(L, "n", (lua_Integer)sn[id]);
+            lua_setfield(L, -2, rt_ses_name(s, (int32_t)id));
+        }
+    lua_setfield(L, -2, "states");
+    lua_createtable(L, (int)res.nunseen, 0);
+    for (size_t u = 0; u < res.nunseen; u++) {
+        lua_createtable(L, 0, 5);
+        rt_set_str(L, "from", rt_ses_name(s, un[u].from));
+        rt_set_str(L, "to", un[u].to == other ? oname : rt_ses_name(s, un[u].to));
+        rt_set_int(L, "count", (lua_Integer)un[u].count);
+        rt_set_int(L, "member", (lua_Integer)un[u].member + 1);
+        rt_set_int(L, "index", (lua_Integer)un[u].index + 1);
+        lua_rawseti(L, -2, (lua_Integer)u + 1);
+    }
+    lua_setfield(L, -2, "unseen");
+    lua_createtable(L, (int)res.windows, 0);
+    for (size_t w = 0; w < res.windows; w++) {
+        lua_createtable(L, 0, 2);
+        rt_set_num(L, "ll", wl[w]);
+        rt_set_int(L, "n", (lua_Integer)wn[w]);
+        lua_rawseti(L, -2, (lua_Integer)w + 1);
+    }
+    lua_setfield(L, -2, "windows");
+    if (res.departed) {
+        lua_createtable(L, 0, 2);
+        rt_set_int(L, "member", (lua_Integer)res.first_member + 1);
+        rt_set_int(L, "index", (lua_Integer)res.first_index + 1);
+        lua_setfield(L, -2, "first");
+    }
+    return 1;
+}
+
+/* steady() -> {{state =, n = {first, second}, arcs =, chi2 =, df =, p =, max_diff =,
+ *   sparse =}, ...} for every state with transitions in both halves (rt_ses_steady) */
+static int ses_steady(lua_State *L)
+{
+    rt_ses *s = rt_lseq_check(L);
+    size_t nsym = rt_ses_symbol_count(s);
+    rt_steady *r = rt_lseq_scratch(L, (nsym ? nsym : 1) * sizeof *r);
+    rt_err err;
+    if (rt_ses_steady(s, r, &err))
+        return rt_push_fail(L, &err);
+    lua_newtable(L);
+    lua_Integer j = 0;
+    for (size_t a = 0; a < nsym; a++) {
+        if (!r[a].n[0] || !r[a].n[1])
+            continue;
+        lua_createtable(L, 0, 8);
+        rt_set_str(L, "state", rt_ses_name(s, r[a].sym));
+        lua_createtable(L, 2, 0);
+        lua_pushinteger(L, (lua_Integer)r[a].n[0]);
+        lua_rawseti(L, -2, 1);
+        lua_pushinteger(L, (lua_Integer)r[a].n[1]);
+        lua_rawseti(L, -2, 2);
+        lua_setfield(L, -2, "n");
+        rt_set_int(L, "arcs", (lua_Integer)r[a].arcs);
+        rt_set_num(L, "chi2", r[a].chi2);
+        rt_set_int(L, "df", r[a].df);
+        rt_set_num(L, "p", r[a].p);
+        rt_set_num(L, "max_diff", r[a].max_diff);
+        lua_pushboolean(L, r[a].sparse);
+        lua_setfield(L, -2, "sparse");
+        lua_rawseti(L, -2, ++j);
+    }
+    return 1;
+}
+
 static const luaL_Reg ses_methods[] = {
     {"load", ses_load},
     {"add", ses_add},
@@ -605,6 +1109,9 @@ static const luaL_Reg ses_methods[] = {
     {"distinct", ses_distinct},
     {"find", ses_find},
     {"chain", ses_chain},
+    {"holding", ses_holding},
+    {"score", ses_score},
+    {"steady", ses_steady},
     {"close", ses_close},
     {NULL, NULL},
 };
@@ -612,6 +1119,7 @@ static const luaL_Reg ses_methods[] = {
 static const luaL_Reg funcs[] = {
     {"new", l_new},
     {"simulate", l_simulate},
+    {"stream", l_stream},
     {NULL, NULL},
 };
 

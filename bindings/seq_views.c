@@ -56,11 +56,15 @@ static void push_numbers(lua_State *L, const double *v, size_t n, const char *fi
 }
 
 /*
- * spectrum(k, domain, nsamples, ncols, npeaks, raw_max) -> {bins =, fmax =,
- *   peaks = {freq = {}, power = {}}, columns = (retrace.reduce columns over [0, fmax]),
- *   freq = {}, power = {} (only when bins <= raw_max)}
- * The periodogram without its k = 0 bin, reduced in C to ncols pixel columns
+ * spectrum(k, domain, nsamples, ncols, npeaks, raw_max [, {range = {a, b}, segment = L}])
+ *   -> {bins =, fmax =, segments =, segment =, peaks = {freq = {}, power = {}},
+ *   columns = (retrace.reduce columns over [0, fmax]), freq = {}, power = {} (only when
+ *   bins <= raw_max)}
+ * The spectrum (rt_ses_spectrum: Welch's method, Hann window; segment 0 = one segment
+ * of the whole signal) without its k = 0 bin, reduced in C to ncols pixel columns
  * (core/util rt_reduce), so a long sequence never builds Lua lists of its length.
+ * Peaks: the strongest bins that are the largest within max(2, bins / ncols) bins
+ * either side and reach 1% of the strongest (no side lobes).
  */
 static int ses_spectrum(lua_State *L)
 {
@@ -73,14 +77,32 @@ static int ses_spectrum(lua_State *L)
     luaL_argcheck(L, ns >= 0, 4, "negative sample count");
     luaL_argcheck(L, nc >= 1 && nc <= (1 << 24), 5, "column count out of range");
     luaL_argcheck(L, np >= 0 && np <= 1000, 6, "peak count out of range");
+    rt_spec_opts o = {dom[0] == 't' ? 't' : 'e', 0, 0, 0, (size_t)ns, 0};
+    if (lua_istable(L, 8)) {
+        if (lua_getfield(L, 8, "range") == LUA_TTABLE) {
+            lua_geti(L, -1, 1);
+            lua_geti(L, -2, 2);
+            o.a = luaL_checknumber(L, -2);
+            o.b = luaL_checknumber(L, -1);
+            o.ranged = 1;
+            lua_pop(L, 2);
+        }
+        lua_pop(L, 1);
+        lua_getfield(L, 8, "segment");
+        lua_Integer seg = luaL_optinteger(L, -1, 0);
+        luaL_argcheck(L, seg >= 0 && seg <= (1 << 26), 8, "segment length out of range");
+        o.segment = (size_t)seg;
+        lua_pop(L, 1);
+    }
     /* scratch space first: nothing malloc'd may be held across a call that raises */
     size_t *idx = rt_lseq_scratch(L, ((size_t)np + 1) * sizeof *idx);
     double *f, *p;
-    size_t n;
+    size_t n, segs;
     rt_err err;
-    if (rt_ses_periodogram(s, k, dom[0] == 't' ? 't' : 'e', (size_t)ns, &f, &p, &n, &err))
+    if (rt_ses_spectrum(s, k, &o, &f, &p, &n, &segs, &err))
         return rt_push_fail(L, &err);
-    size_t found = rt_spectrum_peaks(p, n, (size_t)np, idx);
+    size_t guard = (n - 1) / (size_t)nc > 2 ? (n - 1) / (size_t)nc : 2;
+    size_t found = rt_spectrum_labels(p, n, (size_t)np, guard, 0.01, idx);
     rt_reduce *rp = NULL;
     double fmax = f[n - 1];
     int st = rt_reduce_new((size_t)nc, 0, fmax > 0 ? fmax : 1, 0, &rp, &err);
@@ -94,8 +116,10 @@ static int ses_spectrum(lua_State *L)
     }
     /* From here on only the pushes can fail, and only for lack of memory (then f, p
      * and the columns leak once; the arrays pushed are small next to them). */
-    lua_createtable(L, 0, 6);
+    lua_createtable(L, 0, 8);
     rt_set_int(L, "bins", (lua_Integer)(n - 1));
+    rt_set_int(L, "segments", (lua_Integer)segs);
+    rt_set_int(L, "segment", (lua_Integer)(2 * (n - 1)));
     rt_set_num(L, "fmax", fmax);
     lua_createtable(L, 0, 2);
     lua_createtable(L, (int)found, 0);
@@ -146,6 +170,37 @@ static int ses_occupancy(lua_State *L)
                 lua_rawseti(L, -2, ++j);
             }
     }
+    return 1;
+}
+
+/* occupancy_hist(name, bins) -> {edges = {bins + 1}, counts = {bins}, n =} | nil (no such symbol) */
+static int ses_occupancy_hist(lua_State *L)
+{
+    rt_ses *s = rt_lseq_check(L);
+    int32_t id = rt_ses_lookup(s, luaL_checkstring(L, 2));
+    lua_Integer nb = luaL_checkinteger(L, 3);
+    luaL_argcheck(L, nb >= 1 && nb <= 1000000, 3, "bin count out of range");
+    if (id < 0) {
+        lua_pushnil(L);
+        return 1;
+    }
+    uint64_t *counts = rt_lseq_scratch(L, (size_t)nb * sizeof *counts), n;
+    double lo, hi;
+    rt_ses_occupancy_hist(s, id, (size_t)nb, counts, &lo, &hi, &n);
+    lua_createtable(L, 0, 3);
+    lua_createtable(L, (int)nb + 1, 0);
+    for (lua_Integer i = 0; i <= nb; i++) {
+        lua_pushnumber(L, lo + (hi - lo) * (double)i / (double)nb);
+        lua_rawseti(L, -2, i + 1);
+    }
+    lua_setfield(L, -2, "edges");
+    lua_createtable(L, (int)nb, 0);
+    for (lua_Integer i = 0; i < nb; i++) {
+        lua_pushinteger(L, (lua_Integer)counts[i]);
+        lua_rawseti(L, -2, i + 1);
+    }
+    lua_setfield(L, -2, "counts");
+    rt_set_int(L, "n", (lua_Integer)n);
     return 1;
 }
 
@@ -383,6 +438,7 @@ const luaL_Reg rt_lseq_view_methods[] = {
     {"spectrum", ses_spectrum},
     {"write_csv", ses_write_csv},
     {"occupancy", ses_occupancy},
+    {"occupancy_hist", ses_occupancy_hist},
     {"rows", ses_rows},
     {"view_span", ses_view_span},
     {"view_slice", ses_view_slice},

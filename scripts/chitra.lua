@@ -81,9 +81,8 @@ end
 
 -- The validation of every step: does the chain reproduce its input sequence?
 local function print_validation(validation, out)
-  out:write(string.format("validation: a simulated trajectory against the input sequence, per step "
-    .. "(KS at %g%% on the dominant states; n-gram and periodogram distances 0 = same, 1 = disjoint)\n",
-    100 * validation[1].alpha))
+  out:write("validation: a simulated trajectory against the input sequence, per step; pass/FAIL: "
+    .. validation[1].test .. "; n-gram and periodogram distances 0 = same, 1 = disjoint\n")
   out:write(string.format("  %-34s %-6s %8s %8s %8s %8s  %s\n", "step", "KS", "1-gram", "2-gram", "3-gram",
     "spectrum", "dominant states: D (p)"))
   for _, v in ipairs(validation) do
@@ -106,10 +105,14 @@ local function print_text(ses, chain, out)
       #ses:history())
   end
   for i, h in ipairs(ses:history()) do w("  %d. %s\n", i, h) end
-  w("chain: %d states\n", #chain.states)
-  w("  %-16s %8s %12s %12s\n", "state", "n", "mean", "variance")
+  w("chain: %d states (holding times: mean, standard deviation, variance; share: of all time)\n",
+    #chain.states)
+  w("  %-16s %8s %8s %12s %12s %12s\n", "state", "n", "share", "mean", "std dev", "variance")
+  local total = 0
+  for _, s in ipairs(chain.states) do total = total + s.total end
   for _, s in ipairs(chain.states) do
-    w("  %-16s %8d %12s %12s\n", s.name, s.n, chain_mod.number(s.mean), chain_mod.number(s.var))
+    w("  %-16s %8d %8s %12s %12s %12s\n", s.name, s.n, chain_mod.percent(total > 0 and s.total / total or 0),
+      chain_mod.number(s.mean), chain_mod.number(math.sqrt(math.max(s.var, 0))), chain_mod.number(s.var))
   end
   w("transitions:\n")
   for _, a in ipairs(chain.arcs) do
@@ -125,6 +128,84 @@ local function print_text(ses, chain, out)
     if #runs > DEF_RUNS then
       w("  %s   (and %d more runs; --chain FILE.json lists them all)\n", string.rep(" ", #n), #runs - DEF_RUNS)
     end
+  end
+end
+
+-- The semi-Markov model: fit, log-likelihood, and the law of each transition.
+local function print_semi_markov(m, out)
+  out:write(string.format("semi-Markov model: log-likelihood %.6g over %d steps, %d parameters, AIC %.6g, "
+    .. "BIC %.6g (times recorded to %g)\n", m.loglik, m.steps, m.params, m.aic, m.bic, m.delta))
+  out:write(string.format("  %-14s %-14s %7s %8s  %-12s %s\n", "from", "to", "n", "p", "law", "AIC of each law "
+    .. "(exponential gamma weibull empirical; - cannot fit)"))
+  for _, a in ipairs(m.arcs) do
+    local aics, params = {}, ""
+    for _, fam in ipairs { "exponential", "gamma", "weibull", "empirical" } do
+      local f = a.fits[fam]
+      aics[#aics + 1] = f.aic and string.format("%.5g", f.aic) or "-"
+    end
+    local f = a.fits[a.family]
+    if a.family == "exponential" then params = string.format(" rate %.4g", f.rate)
+    elseif a.family == "gamma" or a.family == "weibull" then
+      params = string.format(" shape %.4g scale %.4g", f.shape, f.scale)
+    else params = string.format(" %d values", f.distinct) end
+    out:write(string.format("  %-14s %-14s %7d %8s  %-12s %s %s\n", a.from, a.to, a.n, chain_mod.percent(a.p),
+      a.family, table.concat(aics, " "), params))
+  end
+end
+
+-- The steady-state test.
+local function print_steady(st, out)
+  out:write(string.format("steady state %s (%s)\n", st.reached and "reached" or "NOT reached", st.test))
+  local shown = 0
+  for _, r in ipairs(st.states) do
+    if r.df > 0 and shown < 10 then
+      shown = shown + 1
+      out:write(string.format("  %-16s %7d + %-7d transitions to %d states: chi2 %.4g (df %d), p %.3g, "
+        .. "largest change of a probability %.3f%s%s\n", r.state, r.n[1], r.n[2], r.arcs, r.chi2, r.df, r.p,
+        r.max_diff, r.changed and "  CHANGED" or "", r.sparse and " (expected counts below 5)" or ""))
+    end
+  end
+end
+
+-- A run scored against a saved model.
+local function print_score(r, ses, out)
+  local w = function(...) out:write(string.format(...)) end
+  w("scored against %s: %d steps, %d scored, log-likelihood %.6g\n", r.model, r.steps, r.scored, r.ll)
+  w("log-likelihood per step: %s here, %s in the model's own runs\n",
+    r.per_step and string.format("%.4g", r.per_step) or "-",
+    r.model_per_step and string.format("%.4g", r.model_per_step) or "-")
+  local names = {}
+  for n in pairs(r.states) do names[#names + 1] = n end
+  table.sort(names, function(a, b) return r.states[a].per_step < r.states[b].per_step end)
+  w("per state, least likely first:\n  %-16s %8s %12s %10s\n", "state", "steps", "log-lik", "per step")
+  for _, n in ipairs(names) do
+    local st = r.states[n]
+    w("  %-16s %8d %12.6g %10.4g\n", n, st.n, st.ll, st.per_step)
+  end
+  if #r.unseen == 0 then
+    w("transitions the model never saw: none\n")
+  else
+    w("transitions the model never saw (%d steps):\n", r.unseen_steps)
+    for i, u in ipairs(r.unseen) do
+      if i > 20 then w("  ... and %d more (--json lists them all)\n", #r.unseen - 20) break end
+      w("  %s -> %s  %d times, first at element %d (time %s)%s\n", u.from, u.to, u.count, u.index,
+        chain_mod.number(u.time), ses:members() > 1 and (" of run " .. u.member) or "")
+    end
+  end
+  if r.odd_times > 0 then w("holding times no law of their transition gives: %d\n", r.odd_times) end
+  if r.first then
+    w("the run departs from the model at element %d (time %s)%s\n", r.first.index, chain_mod.number(r.first.time),
+      ses:members() > 1 and (" of run " .. r.first.member) or "")
+  end
+  if #r.low > 0 then
+    local parts = {}
+    for j, i in ipairs(r.low) do
+      if j > 8 then parts[#parts + 1] = string.format("and %d more", #r.low - 8) break end
+      local win = r.windows[i]
+      parts[#parts + 1] = string.format("elements %d-%d (%.3g per step)", win.from, win.to, win.per_step)
+    end
+    w("stretches of run 1 much less likely than the model's runs (2 nats per step below): %s\n",
+      table.concat(parts, ", "))
   end
 end
 
@@ -160,13 +241,21 @@ return {
     p:option("--find", "report the occurrences of a pattern A,B,C"):argname("A,B,C")
       :count("*")
     p:flag("--json", "print the result as JSON on stdout")
-    p:option("--chain", "write the chain: .json, .dot, or a picture .png/.pdf/.svg")
+    p:option("--chain", "write the chain: .json (the semi-Markov model, loadable by --model), .dot, "
+      .. "or a picture .png/.pdf/.svg")
       :argname("OUT"):count("*")
     p:option("--views", "write the views (pictures and their data) into DIR"):argname("DIR")
     p:option("--view-format", "picture format of --views: png, pdf or svg", "png")
       :choices({ "png", "pdf", "svg" })
-    p:option("--zoom", "time range of the time view; the event view shows the events in it")
-      :argname("T0:T1")
+    p:option("--zoom", "time range of the time view and the time-domain spectrum; the event view and "
+      .. "the event-domain spectrum show the events in it"):argname("T0:T1")
+    p:option("--member", "ensembles: draw the views of this run only (a number from 1, or a file name); "
+      .. "default: every run, one panel each"):argname("RUN")
+    p:option("--occupancy", "--views: occupancy-time histograms of these symbols, one panel each "
+      .. "(default: the symbol holding most time)"):argname("A,B,...")
+    p:flag("--csv", "--views: also write the whole sequence as CSV (one row per element)")
+    p:flag("--full-spectrum", "--views: one FFT of the whole signal instead of a spectrum sized to the "
+      .. "picture (Welch averaging)")
     p:option("--min-prob", "chain pictures: hide arcs of probability below P (0 <= P < 1; "
       .. "default: the rarest arcs past 150)"):argname("P")
     p:option("--shade", "shade every occurrence of a pattern in the time and event views")
@@ -176,6 +265,12 @@ return {
     p:option("--seed", "random seed of --simulate", "1"):argname("S")
     p:option("--out", "with --simulate: write the simulated trajectory (of the last step) as a PES")
       :argname("FILE.pes")
+    p:flag("--fit-holding", "fit a holding-time law per transition (exponential, gamma, Weibull or "
+      .. "empirical, by AIC) and report the semi-Markov model's log-likelihood, AIC and BIC")
+    p:flag("--steady", "test whether each run reached a steady state: do its transition probabilities "
+      .. "change between its first and second half?")
+    p:option("--model", "score the runs against a saved model (--chain FILE.json): log-likelihood per "
+      .. "state, transitions the model never saw, where the runs depart from it"):argname("SAVED.json")
     p:option("--params", "parameter value of each file: chains per value, merged with fits")
       :argname("X1,X2,...")
     p:option("--predict", "with --params: predict each state's mean occupancy at X")
@@ -226,17 +321,21 @@ return {
     elseif args.out then
       cli.usage_error("--out needs --simulate N (it writes the simulated trajectory)")
     end
-    local validation, last_check = {}, nil
-    local function check(label)
+    local validation = {}
+    local function check(label, last)
       if not sim_n then return end
-      local v = assert(validate.compare(ses, assert(ses:chain()), { steps = sim_n, seed = sim_seed }))
-      last_check = v
+      -- the last step's trajectory goes to --out as it is drawn (never held)
+      local v, why = validate.compare(ses, assert(ses:chain()), { steps = sim_n, seed = sim_seed,
+        out = last and args.out or nil, header = last and string.format(
+          "retrace chitra: %d states simulated from the chain of %s (seed %d)", sim_n,
+          table.concat(args.pes, " "), sim_seed) or nil })
+      if not v then cli.input_error(why) end
       v.step = label
       validation[#validation + 1] = v
     end
-    check("input")
+    check("input", #steps == 0)
     local noted = 0
-    for _, s in ipairs(steps) do
+    for si, s in ipairs(steps) do
       local ok, why
       if s[1] == "recipe" then
         ok, why = ses:apply(s[2])
@@ -248,9 +347,25 @@ return {
       noted = #ses.notes
       if not ok then cli.input_error(why) end -- the parameters were checked: the data refused
       local hist = ses:history()
-      check(s[1] == "undo" and "undo" or (s[1] == "recipe" and ("recipe " .. s[3]) or hist[#hist] or s[1]))
+      check(s[1] == "undo" and "undo" or (s[1] == "recipe" and ("recipe " .. s[3]) or hist[#hist] or s[1]),
+        si == #steps)
     end
     local chain = assert(ses:chain())
+    local model_mod = require "retrace.chitra.model"
+    -- the holding-time laws cost a fit per transition: only when asked or saved
+    local wants_model = args.fit_holding
+    for _, out in ipairs(args.chain or {}) do wants_model = wants_model or out:match("%.json$") ~= nil end
+    local sm = wants_model and model_mod.build(ses, chain) or nil
+    local score
+    if args.model then
+      local f, ferr = io.open(args.model, "rb")
+      if not f then cli.input_error("--model: " .. ferr) end
+      local saved, why = model_mod.decode(f:read("a"))
+      f:close()
+      if not saved then cli.input_error(args.model .. ": " .. why) end
+      score = model_mod.score(ses, saved)
+      score.model = args.model
+    end
     -- the whole document (with every symbol and time) only when it is printed
     local doc = args.json and ses:to_table(chain, cli.array) or {}
     if args.json then doc.notes = cli.array(ses.notes) end
@@ -274,14 +389,10 @@ return {
       doc.simulation = assert(chain:judge(sim_n, sim_seed))
       doc.validation = {}
       for i, v in ipairs(validation) do
-        doc.validation[i] = { step = v.step, passes = v.passes, alpha = v.alpha, dominant = v.dominant,
+        doc.validation[i] = { step = v.step, passes = v.passes, alpha = v.alpha, level = v.level,
+                              test = v.test, sample = v.sample, dominant = v.dominant,
                               states = v.states, ngrams = v.ngrams, periodogram = v.periodogram,
                               bands = v.bands, steps = v.steps, seed = v.seed }
-      end
-      if args.out then
-        write_file(args.out, validate.pes_text(last_check.trajectory, string.format(
-          "retrace chitra: %d states simulated from the chain of %s (seed %d)", sim_n,
-          table.concat(args.pes, " "), sim_seed)))
       end
     end
 
@@ -321,6 +432,11 @@ return {
       cli.usage_error("--min-prob expects a probability 0 <= P < 1, got '" .. args.min_prob .. "'")
     end
     local views = require "retrace.displays.chitra.views"
+    if not args.views then
+      for _, o in ipairs { "member", "occupancy", "csv", "full_spectrum" } do
+        if args[o] then cli.usage_error("--" .. o:gsub("_", "-") .. " goes with --views DIR") end
+      end
+    end
     if args.views then
       local range
       if args.zoom then
@@ -331,18 +447,33 @@ return {
         end
         range = { a, b }
       end
+      local member
+      if args.member then
+        member = math.tointeger(tonumber(args.member))
+        for k, f in ipairs(args.pes) do
+          if not member and (f == args.member or f:match("[^/]*$") == args.member) then member = k end
+        end
+        if not member or member < 1 or member > ses:members() then
+          cli.usage_error(string.format("--member: no run '%s' (give 1 to %d or a file name)", args.member,
+            ses:members()))
+        end
+      end
       local ok, why = views.write_all(ses, args.views,
-        { format = args.view_format, range = range, shade = args.shade, chain = chain, min_prob = min_prob })
+        { format = args.view_format, range = range, shade = args.shade, chain = chain, min_prob = min_prob,
+          member = member, occupancy = args.occupancy and chitra.split_list(args.occupancy) or nil,
+          csv = args.csv, full_spectrum = args.full_spectrum })
       if not ok then cli.usage_error(why) end
     end
 
     for _, out in ipairs(args.chain or {}) do
       local ext = out:match("%.(%w+)$")
       if ext == "json" then
+        -- the chain and its semi-Markov model in one document (--model reads it back)
         local t = chain:to_table()
+        for k, v in pairs(sm) do t[k] = v end
         t.composites = chain:definitions()
         t.composite_chains = chain.composites
-        write_file(out, require("retrace.json").encode(t) .. "\n")
+        write_file(out, model_mod.encode(t))
       elseif ext == "dot" then
         write_file(out, chain:dot())
       elseif ext == "png" or ext == "pdf" or ext == "svg" then
@@ -353,10 +484,18 @@ return {
       end
     end
 
+    local steady = args.steady and model_mod.steady(ses) or nil
+    if steady then doc.steady = steady end
+    if args.fit_holding then doc.semi_markov = sm end
+    if score then doc.score = score end
     if args.json then
       io.stdout:write(cli.json(doc), "\n")
+    elseif score then
+      print_score(score, ses, io.stdout)
     else
       print_text(ses, chain, io.stdout)
+      if args.fit_holding then print_semi_markov(sm, io.stdout) end
+      if steady then print_steady(steady, io.stdout) end
       for _, r in ipairs(finds) do
         -- chain_mod.percent: a share that is not 0 never prints as 0%
         io.stdout:write(string.format("pattern %s: %d occurrences, %s of the events, %s of the time\n",

@@ -81,11 +81,37 @@ local function write_csv(path, comps, names, assign)
   if not ok then cli.input_error("--csv: " .. err) end
 end
 
-local function print_text(comps, res, names, scaling, diag, what)
+-- Components listed in the text report's parameter table (--json and --csv have all)
+local TABLE_ROWS = 40
+
+-- The parameters of each component, one row per component and one column per
+-- parameter of the approach (MEDEA's Table 5 layout for the user-event approach).
+local function print_parameters(out, comps, all)
+  out:write("parameters per component (", #comps > TABLE_ROWS and
+    string.format("the first %d of %d; --csv or --json for all", TABLE_ROWS, #comps) or #comps, "):\n")
+  local width = 8
+  for i = 1, math.min(#comps, TABLE_ROWS) do width = math.max(width, #comps[i].name) end
+  local head = { string.format("  %-" .. width .. "s", "component") }
+  for _, n in ipairs(all) do head[#head + 1] = string.format("%11s", n) end
+  out:write(table.concat(head, " "), "\n")
+  for i = 1, math.min(#comps, TABLE_ROWS) do
+    local c = comps[i]
+    local row = { string.format("  %-" .. width .. "s", c.name) }
+    for _, n in ipairs(all) do
+      local v = c.params[n]
+      row[#row + 1] = string.format("%11s", v == nil and "-" or (math.type(v) == "integer" and
+        string.format("%d", v) or string.format("%.6g", v)))
+    end
+    out:write(table.concat(row, " "), "\n")
+  end
+end
+
+local function print_text(comps, res, names, scaling, diag, what, all)
   local out = io.stdout
   -- what decides K comes first: a K chosen by the second rule is not Hartigan's
   for _, n in ipairs(res.notes) do out:write(n, "\n") end
-  out:write(string.format("%d components%s, parameters: %s\n", #comps, what, table.concat(names, ", ")))
+  print_parameters(out, comps, all)
+  out:write(string.format("\n%d components%s, parameters: %s\n", #comps, what, table.concat(names, ", ")))
   out:write("\n   K           W_K        H(K)   Calinski-H  silhouette\n")
   for k = 1, res.kmax do
     local function f(v, fmt) return v and string.format(fmt, v) or "-" end
@@ -113,6 +139,37 @@ local function print_text(comps, res, names, scaling, diag, what)
   end
   for h, m in ipairs(res.members) do
     out:write(string.format("cluster %d: %s\n", h, table.concat(m, " ")))
+  end
+  if #res.drivers > 0 then
+    out:write(string.format("what drives the split into %d clusters (share of each parameter's variance "
+      .. "between the clusters; agreement of k-means without it, adjusted Rand index, 1 = same grouping):\n",
+      res.k))
+    for _, d in ipairs(res.drivers) do
+      out:write(string.format("  %-10s between %5.1f%%   without it: %s\n", d.param, 100 * d.between,
+        d.without and string.format("%.3f", d.without) or "-"))
+    end
+  end
+  local stopped = {}
+  for kk = 1, res.kmax do
+    if res.tries[kk] then stopped[#stopped + 1] = string.format("%d", res.tries[kk]) end
+  end
+  out:write(string.format("k-means seedings per K (k-means++, until %d in a row found no better W_K): %s\n",
+    res.patience or 20, table.concat(stopped, " ")))
+  if res.dbscan then
+    local db = res.dbscan
+    out:write(string.format("DBSCAN: %d clusters, %d noise components (%s); adjusted Rand index with "
+      .. "k-means %.3f\n", db.clusters, db.noise, db.how,
+      require("retrace.medea.diagnostics").rand_index(db.assign, res.assign)))
+    local groups = {}
+    for i, c in ipairs(comps) do
+      local h = db.assign[i]
+      groups[h] = groups[h] or {}
+      table.insert(groups[h], c.name)
+    end
+    for h = 1, db.clusters do
+      out:write(string.format("  dbscan %d: %s\n", h, table.concat(groups[h] or {}, " ")))
+    end
+    if groups[0] then out:write("  noise: ", table.concat(groups[0], " "), "\n") end
   end
   -- are the clusters real? (pictures: --plots; numbers: --json diagnostics)
   local ex = diag.pca.explained
@@ -178,7 +235,22 @@ return {
     p:option("--kmax", "largest K tried", "10"):convert(math.tointeger)
     p:option("--k", "report the partition with this K"):convert(math.tointeger)
     p:option("--seed", "seed of the k-means seeding", "1"):convert(math.tointeger)
-    p:option("--restarts", "k-means restarts per K", "10"):convert(math.tointeger)
+    p:option("--restarts", "k-means: fewest seedings per K", "10"):convert(math.tointeger)
+    p:option("--patience", "k-means: seed again until this many seedings in a row found no better W_K",
+      "20"):convert(math.tointeger)
+    p:option("--tolerance", "a parameter whose spread is below this fraction of its largest value counts "
+      .. "as constant (left out of the scaling and distance)", "1e-4"):convert(tonumber)
+    p:flag("--dbscan", "also cluster by density (DBSCAN) beside k-means")
+    p:option("--eps", "DBSCAN radius in scaled units (default: the knee of the k-distance curve)")
+      :convert(tonumber)
+    p:option("--min-pts", "DBSCAN: points within eps that make a core point (default 2 x parameters, "
+      .. "at least 4)"):convert(math.tointeger)
+    p:option("--save-model", "save the workload model (scaling, centroids, cluster radii) as JSON")
+      :argname("FILE.json")
+    p:option("--model", "place the components into a saved workload model instead of clustering")
+      :argname("FILE.json")
+    p:option("--too-far", "with --model: flag a component farther from its nearest centroid than this "
+      .. "many times that cluster's largest training distance", "1.5"):convert(tonumber)
     p:option("--fit", "fit parameter Y against parameter X over the components: Y~X[:MODEL[:DEGREE]] " ..
       "(MODEL linear, polynomial, exponential, power, log, inverse; default linear)"):count("*")
     p:flag("--strict", "a malformed trace line is an error")
@@ -217,6 +289,24 @@ return {
           fmt.approach, approach))
       end
       approach, names = fmt.approach, fmt.params
+    end
+    local model
+    if args.model then
+      -- a saved workload model fixes the approach and the parameters
+      if args.params or args.format then cli.usage_error("--model fixes the parameters: no --params or --format") end
+      local f, ferr = io.open(args.model, "rb")
+      if not f then cli.input_error("--model: " .. ferr) end
+      local text = f:read("a")
+      f:close()
+      local ok, doc = pcall(require("cjson").decode, text)
+      if not ok then cli.input_error(args.model .. ": not JSON (" .. tostring(doc) .. ")") end
+      local why
+      model, why = medea.check_model(doc)
+      if not model then cli.input_error(args.model .. ": " .. why) end
+      if approach and approach ~= model.approach then
+        cli.usage_error(string.format("--model is a %s-approach model, not %s", model.approach, approach))
+      end
+      approach, names = model.approach, model.params
     end
     approach = approach or "program"
     if not APPROACHES[approach] then
@@ -257,6 +347,16 @@ return {
     if args.k ~= nil and args.k < 1 then cli.usage_error("--k: must be an integer >= 1") end
     if not args.seed then cli.usage_error("--seed: must be an integer") end
     if not args.restarts or args.restarts < 1 then cli.usage_error("--restarts: must be an integer >= 1") end
+    if not args.patience or args.patience < 1 then cli.usage_error("--patience: must be an integer >= 1") end
+    if not args.tolerance or args.tolerance < 0 or args.tolerance >= 1 then
+      cli.usage_error("--tolerance: must be a number from 0 to 1")
+    end
+    if (args.eps or args.min_pts) and not args.dbscan then cli.usage_error("--eps and --min-pts need --dbscan") end
+    if args.eps and not (args.eps >= 0) then cli.usage_error("--eps: must be a number >= 0") end
+    if args.min_pts ~= nil and (not args.min_pts or args.min_pts < 1) then
+      cli.usage_error("--min-pts: must be an integer >= 1")
+    end
+    if not args.too_far or args.too_far <= 0 then cli.usage_error("--too-far: must be a positive number") end
     if args.plot_profiles and not args.plots then cli.usage_error("--plot-profiles needs --plots DIR") end
     local plot_log = ({ auto = "auto", on = true, off = false })[args.plot_log]
     if plot_log == nil then cli.usage_error("--plot-log: '" .. args.plot_log .. "' is not auto, on or off") end
@@ -315,9 +415,29 @@ return {
       cli.usage_error(string.format("--k %d: only %d components", args.k, #comps))
     end
 
+    if model then
+      local placed, perr = medea.place(model, comps, args.too_far)
+      if not placed then cli.input_error(perr) end
+      if args.json then
+        cli.print_json({ model = args.model, too_far = args.too_far, placed = placed })
+      else
+        io.stdout:write(string.format("%d components placed into the %d clusters of %s (too far: more than "
+          .. "%g x the cluster's radius)\n", #placed, model.k, args.model, args.too_far))
+        io.stdout:write(string.format("  %-24s %7s %10s %10s  %s\n", "component", "cluster", "distance",
+          "radius", "distance to each centroid"))
+        for _, p in ipairs(placed) do
+          local ds = {}
+          for h, dd in ipairs(p.distances) do ds[h] = string.format("%.4g", dd) end
+          io.stdout:write(string.format("  %-24s %7d %10.4g %10.4g  %s%s\n", p.name, p.cluster, p.distance,
+            p.radius, table.concat(ds, " "), p.too_far and "  TOO FAR" or ""))
+        end
+      end
+      return 0
+    end
     local res, err = medea.characterize(comps, names, {
       log = args.log, scale = args.scale, kmax = args.kmax, k = args.k, seed = args.seed,
-      restarts = args.restarts })
+      restarts = args.restarts, patience = args.patience, tolerance = args.tolerance,
+      dbscan = args.dbscan and { eps = args.eps, min_pts = args.min_pts } or nil })
     if not res then cli.input_error(err) end
 
     -- parallel metrics per program (first dot-separated field of the trace name)
@@ -350,6 +470,11 @@ return {
     end
 
     if args.csv then write_csv(args.csv, comps, medea.params[approach], res.assign) end
+    if args.save_model then
+      local ok, werr = require("retrace.fs").write_file(args.save_model,
+        require("retrace.json").encode(medea.model(res, approach)) .. "\n")
+      if not ok then cli.input_error("--save-model: " .. werr) end
+    end
     if args.profiles then
       local f, ferr = io.open(args.profiles, "w")
       if not f then cli.input_error("--profiles: " .. ferr) end
@@ -391,7 +516,16 @@ return {
         calinski_harabasz = dense(res.ch, res.kmax, cjson.null),
         silhouette = dense(res.silhouette, res.kmax, cjson.null),
         members = res.members, table = tbl, breakdown = breakdown,
+        tolerance = res.tolerance, patience = args.patience, tries = dense(res.tries, res.kmax, cjson.null),
+        drivers = cli.array(res.drivers),
       }
+      if res.dbscan then
+        out.clusters.dbscan = { assign = res.dbscan.assign, clusters = res.dbscan.clusters,
+                                noise = res.dbscan.noise, eps = res.dbscan.eps, min_pts = res.dbscan.min_pts,
+                                how = res.dbscan.how,
+                                agreement = require("retrace.medea.diagnostics").rand_index(res.dbscan.assign,
+                                  res.assign) }
+      end
       if scaling then out.metrics = scaling end
       out.statistics_only = cli.array(stats_only)
       local d = { pca = { values = diag.pca.values, explained = diag.pca.explained, vectors = diag.pca.vectors,
@@ -411,9 +545,11 @@ return {
       end
       cli.print_json(out)
     else
+      res.patience = args.patience
       print_text(comps, res, names, scaling, diag, approach == "event" and (args.components == "summed"
         and " (event approach: summed over the processors, one per event and trace)"
-        or " (event approach: one per processor and event; the summed ones: --components summed)") or "")
+        or " (event approach: one per processor and event; the summed ones: --components summed)") or "",
+        medea.params[approach])
       for _, fr in ipairs(fits) do
         io.stdout:write(string.format("fit %s against %s (%s): %s, R^2 = %.6f\n", fr.y, fr.x, fr.fit.model,
           medea.fit_module.formula(fr.fit), fr.fit.r2))

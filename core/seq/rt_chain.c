@@ -4,6 +4,8 @@
  * FFTW, and seeded simulation of a chain (xoshiro256**, gamma occupancy times).
  */
 #include <fftw3.h>
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -349,62 +351,6 @@ int rt_ses_periodogram(const rt_ses *s, size_t k, char domain, size_t nsamples,
 
 /* ---- simulation ---- */
 
-typedef struct {
-    uint64_t s[4];
-} rng;
-
-static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
-
-static uint64_t rng_next(rng *r)
-{
-    uint64_t *s = r->s;
-    uint64_t result = rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
-    s[2] ^= s[0];
-    s[3] ^= s[1];
-    s[1] ^= s[2];
-    s[0] ^= s[3];
-    s[2] ^= t;
-    s[3] = rotl(s[3], 45);
-    return result;
-}
-
-static void rng_seed(rng *r, uint64_t seed)
-{
-    for (int i = 0; i < 4; i++) {
-        seed += 0x9e3779b97f4a7c15ULL;
-        uint64_t z = seed;
-        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-        z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-        r->s[i] = z ^ (z >> 31);
-    }
-}
-
-/* uniform in (0, 1) */
-static double rng_unif(rng *r) { return ((double)(rng_next(r) >> 11) + 0.5) * 0x1.0p-53; }
-
-static double rng_normal(rng *r)
-{
-    double u = rng_unif(r), v = rng_unif(r);
-    return sqrt(-2.0 * log(u)) * cos(6.283185307179586 * v);
-}
-
-/* Marsaglia-Tsang gamma(shape, 1). */
-static double rng_gamma(rng *r, double shape)
-{
-    if (shape < 1)
-        return rng_gamma(r, shape + 1) * pow(rng_unif(r), 1.0 / shape);
-    double d = shape - 1.0 / 3.0, c = 1.0 / sqrt(9.0 * d);
-    for (;;) {
-        double z = rng_normal(r), v = 1 + c * z;
-        if (v <= 0)
-            continue;
-        v = v * v * v;
-        double u = rng_unif(r);
-        if (log(u) < 0.5 * z * z + d - d * v + d * log(v))
-            return d * v;
-    }
-}
-
 int rt_chain_simulate(size_t nstates, const double *mean, const double *var,
                       size_t narcs, const int32_t *from, const int32_t *to,
                       const double *p, int32_t init, uint64_t seed, size_t nsteps,
@@ -450,25 +396,32 @@ int rt_chain_simulate(size_t nstates, const double *mean, const double *var,
         for (size_t q = pos[i]; q < pos[i + 1]; q++)
             cum[q] /= sum > 0 ? sum : 1;
     }
-    rng r;
-    rng_seed(&r, seed);
+    /* GSL's generator and gamma draws, in the order rt_sim_run makes them: a seed
+     * gives the same trajectory streamed or stored */
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    if (!r) {
+        free(pos), free(idx), free(cum);
+        return rt_err_set(err, RT_ENOMEM, "simulate: out of memory");
+    }
+    gsl_rng_set(r, (unsigned long)seed);
     int32_t x = init;
     for (size_t step = 0; step < nsteps; step++) {
         double m = mean[x], v = var[x], t = m;
         if (v > 0 && m > 0)
-            t = rng_gamma(&r, m * m / v) * (v / m);
+            t = gsl_ran_gamma(r, m * m / v, v / m);
         out_state[step] = x;
         out_time[step] = t;
         if (pos[x] == pos[x + 1]) {
             x = init;
             continue;
         }
-        double u = rng_unif(&r);
+        double u = gsl_rng_uniform_pos(r);
         size_t q = pos[x];
         while (q + 1 < pos[x + 1] && cum[q] < u)
             q++;
         x = to[idx[q]];
     }
+    gsl_rng_free(r);
     free(pos);
     free(idx);
     free(cum);

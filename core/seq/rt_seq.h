@@ -225,6 +225,47 @@ int rt_periodogram(const double *x, size_t n, double dt, double **freq, double *
                    size_t *nout, rt_err *err);
 
 /*
+ * Histogram of symbol id's occupancy times over every member: nbins equal bins over
+ * [*lo, *hi] (the smallest and largest time; hi = lo + 1 when they are equal), a
+ * time in bin floor((t - lo) / (hi - lo) * nbins), the largest in the last bin.
+ * counts[nbins] is the caller's; *n gets the occurrences. Two passes, no copy.
+ */
+void rt_ses_occupancy_hist(const rt_ses *s, int32_t id, size_t nbins, uint64_t *counts,
+                           double *lo, double *hi, uint64_t *n);
+
+/* What rt_ses_spectrum computes. */
+typedef struct rt_spec_opts {
+    char domain;       /* 'e' (cycles per event) or 't' (cycles per time unit) */
+    int ranged;        /* 1: only [a, b] (event positions or times) */
+    double a, b;
+    size_t nsamples;   /* time domain: samples over the range (0: 4 per element, at most 2^22) */
+    size_t segment;    /* Welch segment length (0: one segment, the whole signal) */
+} rt_spec_opts;
+
+/*
+ * The power spectrum of member k's state signal (the rank of each symbol in order of
+ * first appearance, as the views draw it) over the range asked, by Welch's method:
+ * Hann-windowed segments of o->segment samples overlapping by half, each segment's
+ * mean removed, |X_k|^2 / sum(w^2) averaged over the segments (one segment of the
+ * whole signal when o->segment is 0 or not shorter than it). The signal is never
+ * held whole when segmented: memory is O(segment), time O(N log segment).
+ * freq/power are malloc'd (segment / 2 + 1 bins, or N / 2 + 1); *nseg gets the
+ * number of segments averaged. RT_EINVAL when the range holds fewer than two samples.
+ */
+int rt_ses_spectrum(const rt_ses *s, size_t k, const rt_spec_opts *o, double **freq,
+                    double **power, size_t *nout, size_t *nseg, rt_err *err);
+
+/*
+ * Peaks worth a label: the npeaks strongest bins of power[1 .. n-1] that are the
+ * largest within guard bins either side (the main lobe of a windowed peak spans two
+ * bins each way: a side lobe is never the largest of its neighbourhood) and reach
+ * at least floor_share of the strongest bin. Strongest first into idx; returns how
+ * many.
+ */
+size_t rt_spectrum_labels(const double *power, size_t n, size_t npeaks, size_t guard,
+                          double floor_share, size_t *idx);
+
+/*
  * The npeaks strongest local maxima of power[1 .. n-1] (power[k] > power[k-1] and
  * power[k] >= power[k+1], the last bin compared with its left neighbour only),
  * strongest first, as bin indices into idx (npeaks entries, allocated by the

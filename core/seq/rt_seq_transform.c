@@ -151,6 +151,18 @@ static char *describe(const char *head, const rt_ses *s, const int32_t *ids, siz
     return p;
 }
 
+/* 1 when symbol id occurs in some member's current sequence. */
+static int occurs(const rt_ses *s, int32_t id)
+{
+    for (size_t k = 0; k < s->nmem; k++) {
+        const rt_version *v = RT_CUR(s, k);
+        for (size_t i = 0; i < v->n; i++)
+            if (v->sym[i] == id)
+                return 1;
+    }
+    return 0;
+}
+
 /* A composite symbol made by the transform now running (depth nsteps + 1). */
 static void mark_composite(rt_ses *s, int32_t id)
 {
@@ -291,6 +303,18 @@ int rt_ses_aggregate(rt_ses *s, const int32_t *pattern, size_t m, const char *na
     for (size_t i = 0; i < m; i++)
         if (pattern[i] < 0 || (size_t)pattern[i] >= s->nsym)
             return rt_err_set(err, RT_EINVAL, "aggregate: bad symbol id %d", (int)pattern[i]);
+    /* A composite named after a state would merge into it, and its definition
+     * would be lost: a name in use (a state of the original sequences, a live
+     * composite, or a symbol of the current sequence) is refused. */
+    int32_t old = rt_ses_lookup(s, name);
+    if (old >= 0 && (s->orig[old] || s->comp_level[old] > 0 || occurs(s, old))) {
+        char *head = describe("", s, pattern, m, ",", "");
+        int r = rt_err_set(err, RT_EINVAL, "aggregate %s=%s: %s is already a %s of the sequence; "
+                           "give the composite another name", head ? head : "", name, name,
+                           s->comp_level[old] > 0 ? "composite" : "state");
+        free(head);
+        return r;
+    }
     int32_t z = rt_ses_intern(s, name, strlen(name));
     if (z < 0)
         return rt_err_set(err, RT_ENOMEM, "out of memory");

@@ -11,6 +11,8 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include <fftw3.h>
+
 #include "rt_seq_int.h"
 
 int rt_ses_rows(const rt_ses *s, size_t k, int32_t *row, size_t *nrows)
@@ -201,4 +203,204 @@ size_t rt_spectrum_peaks(const double *power, size_t n, size_t npeaks, size_t *i
         idx[j] = k;
     }
     return found;
+}
+
+size_t rt_spectrum_labels(const double *power, size_t n, size_t npeaks, size_t guard,
+                          double floor_share, size_t *idx)
+{
+    double top = 0;
+    for (size_t k = 1; k < n; k++)
+        if (power[k] > top)
+            top = power[k];
+    size_t found = 0;
+    for (size_t k = 1; k < n && npeaks > 0; k++) {
+        double p = power[k];
+        if (!(p > 0) || p < floor_share * top)
+            continue;
+        /* the largest within guard bins; of equal neighbours the leftmost counts */
+        int best = 1;
+        size_t lo = k > guard ? k - guard : 1, hi = k + guard < n ? k + guard : n - 1;
+        for (size_t j = lo; j <= hi && best; j++)
+            if (power[j] > p || (power[j] == p && j < k))
+                best = 0;
+        if (!best)
+            continue;
+        if (found == npeaks && p <= power[idx[found - 1]])
+            continue;
+        size_t j = found < npeaks ? found++ : found - 1;
+        while (j > 0 && power[idx[j - 1]] < p) {
+            idx[j] = idx[j - 1];
+            j--;
+        }
+        idx[j] = k;
+    }
+    return found;
+}
+
+/* The signal of a spectrum, read in order: event domain element ranks, or the step
+ * function sampled every dt from t0 (a cursor that only moves forward). */
+typedef struct {
+    const rt_ses *s;
+    size_t k;
+    const int32_t *rank;
+    char domain;
+    size_t first, count; /* elements in range */
+    double t0, dt;
+    size_t cur;          /* time domain: the element holding the last sample read */
+} signal;
+
+/* Sample j of the signal; j never decreases between calls except to restart a
+ * segment, which rewinds the cursor with set_cursor. */
+static double sample(signal *g, size_t j)
+{
+    const rt_version *v = RT_CUR(g->s, g->k);
+    if (g->domain == 'e')
+        return g->rank[v->sym[g->first + j]];
+    const double *E = g->s->mem[g->k].E;
+    double t = g->t0 + ((double)j + 0.5) * g->dt;
+    size_t end = g->first + g->count;
+    while (g->cur + 1 < end && E[v->start[g->cur + 1]] <= t)
+        g->cur++;
+    return g->rank[v->sym[g->cur]];
+}
+
+/* Position the time-domain cursor at the element holding sample j (binary search). */
+static void set_cursor(signal *g, size_t j)
+{
+    if (g->domain == 'e')
+        return;
+    const rt_version *v = RT_CUR(g->s, g->k);
+    const double *E = g->s->mem[g->k].E;
+    double t = g->t0 + ((double)j + 0.5) * g->dt;
+    size_t lo = g->first, hi = g->first + g->count; /* last element with entry <= t */
+    while (hi - lo > 1) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (E[v->start[mid]] <= t)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    g->cur = lo;
+}
+
+int rt_ses_spectrum(const rt_ses *s, size_t k, const rt_spec_opts *o, double **freq,
+                    double **power, size_t *nout, size_t *nseg, rt_err *err)
+{
+    rt_err_clear(err);
+    *freq = *power = NULL;
+    if (k >= s->nmem)
+        return rt_err_set(err, RT_EINVAL, "spectrum: no member %zu", k + 1);
+    const rt_version *v = RT_CUR(s, k);
+    const double *E = s->mem[k].E;
+    size_t n = v->n;
+    if (n < 2)
+        return rt_err_set(err, RT_EINVAL, "periodogram: the sequence has fewer than two elements");
+    signal g = {s, k, NULL, o->domain, 0, n, 0, 1, 0};
+    size_t N;
+    if (o->ranged)
+        rt_ses_view_span(s, k, o->domain, o->a, o->b, &g.first, &g.count);
+    if (o->domain == 'e') {
+        if (o->ranged) { /* the elements lying wholly in [a, b] */
+            size_t lo = o->a > 0 ? (size_t)ceil(o->a) : 0;
+            size_t hi = o->b < (double)n ? (size_t)floor(o->b) : n;
+            g.first = lo;
+            g.count = hi > lo ? hi - lo : 0;
+        }
+        N = g.count;
+    } else {
+        double t0 = o->ranged ? o->a : E[v->start[0]];
+        double t1 = o->ranged ? o->b : E[v->start[n]];
+        if (!(t1 > t0) || g.count == 0)
+            return rt_err_set(err, RT_EINVAL, "periodogram: the sequence spans no time%s",
+                              o->ranged ? " in the zoom range" : "");
+        N = o->nsamples ? o->nsamples : (4 * g.count < ((size_t)1 << 22) ? 4 * g.count : ((size_t)1 << 22));
+        g.t0 = t0;
+        g.dt = (t1 - t0) / (double)N;
+    }
+    if (N < 2)
+        return rt_err_set(err, RT_EINVAL, "periodogram: fewer than two samples%s",
+                          o->ranged ? " in the zoom range" : "");
+    size_t L = o->segment && o->segment < N ? o->segment : N;
+    size_t hop = L / 2 ? L / 2 : 1;
+    size_t segs = L == N ? 1 : (N - L) / hop + 1;
+    int32_t *rank = malloc(s->nsym * sizeof *rank);
+    double *in = fftw_malloc(L * sizeof *in), *w = malloc(L * sizeof *w);
+    fftw_complex *spec = fftw_malloc((L / 2 + 1) * sizeof *spec);
+    double *f = malloc((L / 2 + 1) * sizeof *f), *p = calloc(L / 2 + 1, sizeof *p);
+    fftw_plan plan = NULL;
+    if (rank && in && w && spec && f && p)
+        plan = fftw_plan_dft_r2c_1d((int)L, in, spec, FFTW_ESTIMATE);
+    if (!plan) {
+        free(rank), fftw_free(in), free(w), fftw_free(spec), free(f), free(p);
+        return rt_err_set(err, RT_ENOMEM, "periodogram: out of memory");
+    }
+    /* ranks over the whole member, so the signal's levels are the views' rows */
+    for (size_t i = 0; i < s->nsym; i++)
+        rank[i] = -1;
+    int32_t next = 0;
+    for (size_t i = 0; i < n; i++)
+        if (rank[v->sym[i]] < 0)
+            rank[v->sym[i]] = next++;
+    g.rank = rank;
+    double wsum = 0;
+    for (size_t j = 0; j < L; j++) {
+        w[j] = L > 1 ? 0.5 - 0.5 * cos(2 * M_PI * (double)j / (double)L) : 1; /* periodic Hann */
+        wsum += w[j] * w[j];
+    }
+    for (size_t sg = 0; sg < segs; sg++) {
+        size_t j0 = sg * hop;
+        set_cursor(&g, j0);
+        double mean = 0;
+        for (size_t j = 0; j < L; j++)
+            mean += (in[j] = sample(&g, j0 + j));
+        mean /= (double)L;
+        for (size_t j = 0; j < L; j++)
+            in[j] = (in[j] - mean) * w[j];
+        fftw_execute(plan);
+        for (size_t q = 0; q <= L / 2; q++)
+            p[q] += (spec[q][0] * spec[q][0] + spec[q][1] * spec[q][1]) / wsum;
+    }
+    for (size_t q = 0; q <= L / 2; q++) {
+        p[q] /= (double)segs;
+        f[q] = (double)q / ((double)L * g.dt);
+    }
+    fftw_destroy_plan(plan);
+    free(rank), fftw_free(in), free(w), fftw_free(spec);
+    *freq = f;
+    *power = p;
+    *nout = L / 2 + 1;
+    *nseg = segs;
+    return RT_OK;
+}
+
+void rt_ses_occupancy_hist(const rt_ses *s, int32_t id, size_t nbins, uint64_t *counts,
+                           double *lo, double *hi, uint64_t *n)
+{
+    double a = INFINITY, b = -INFINITY;
+    uint64_t cnt = 0;
+    for (size_t k = 0; k < s->nmem; k++) {
+        const rt_version *v = RT_CUR(s, k);
+        for (size_t i = 0; i < v->n; i++)
+            if (v->sym[i] == id) {
+                double t = rt_ses_time(s, k, i);
+                a = t < a ? t : a;
+                b = t > b ? t : b;
+                cnt++;
+            }
+    }
+    for (size_t c = 0; c < nbins; c++)
+        counts[c] = 0;
+    if (!cnt)
+        a = 0, b = 1;
+    if (!(b > a))
+        b = a + 1;
+    *lo = a, *hi = b, *n = cnt;
+    for (size_t k = 0; k < s->nmem && cnt; k++) {
+        const rt_version *v = RT_CUR(s, k);
+        for (size_t i = 0; i < v->n; i++)
+            if (v->sym[i] == id) {
+                double c = floor((rt_ses_time(s, k, i) - a) / (b - a) * (double)nbins);
+                counts[c >= (double)nbins ? nbins - 1 : (c > 0 ? (size_t)c : 0)]++;
+            }
+    }
 }

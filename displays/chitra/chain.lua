@@ -48,24 +48,42 @@ end
 
 --- Arcs a picture shows when no min_prob is given: a chain with more arcs than
 -- this (dense chains of 40 states can have 600) is unreadable and takes Graphviz
--- minutes, so the rarest go.
+-- minutes, so the rarest go. A chain of more than MAX_STATES states shows only the
+-- states its shown arcs touch.
 M.MAX_ARCS = 150
+M.MAX_STATES = 200
 
---- The smallest probability threshold that leaves at most max_arcs arcs (0 when
--- the chain has no more than that).
-function M.auto_min_prob(chain, max_arcs)
-  if #chain.arcs <= max_arcs then return 0 end
-  local ps = {}
-  for i, a in ipairs(chain.arcs) do ps[i] = a.p end
-  table.sort(ps, function(a, b) return a > b end)
-  -- keep the max_arcs most probable; ties with the first one left out go too (unless
-  -- every one kept ties with it: then they all stay)
-  local cut = ps[max_arcs + 1]
-  local next_up = cut
-  for i = max_arcs, 1, -1 do
-    if ps[i] > cut then next_up = ps[i] break end
+--- The arcs kept without min_prob: the max_arcs most probable, ties broken by how
+-- often the transition was taken, then by order in the chain (a cycle of 10^6 states
+-- has 10^6 arcs of probability 1: a threshold cannot choose among them, a rank can).
+-- Returns a set {[arc] = true} and the probability of the rarest arc kept (0 when
+-- every arc is kept).
+function M.auto_arcs(chain, max_arcs)
+  local keep = {}
+  if #chain.arcs <= max_arcs then
+    for _, a in ipairs(chain.arcs) do keep[a] = true end
+    return keep, 0
   end
-  return next_up
+  local arcs = chain.arcs
+  local function before(i, j)
+    local a, b = arcs[i], arcs[j]
+    if a.p ~= b.p then return a.p > b.p end
+    if (a.count or 0) ~= (b.count or 0) then return (a.count or 0) > (b.count or 0) end
+    return i < j
+  end
+  -- the max_arcs first in that order, by insertion into a short sorted list: one pass
+  -- over a chain of 10^6 arcs, not a sort of them all
+  local top = {}
+  for i = 1, #arcs do
+    if #top < max_arcs or before(i, top[#top]) then
+      local at = math.min(#top, max_arcs - 1) + 1
+      while at > 1 and before(i, top[at - 1]) do top[at] = top[at - 1]; at = at - 1 end
+      top[at] = i
+      top[max_arcs + 1] = nil
+    end
+  end
+  for _, i in ipairs(top) do keep[arcs[i]] = true end
+  return keep, arcs[top[#top]].p
 end
 
 --- The chain's picture as data, before drawing: (opts.min_prob: hide arcs less
@@ -77,16 +95,31 @@ end
 -- Returns d or nil, message.
 function M.data(chain, opts)
   opts = opts or {}
-  local min_prob = opts.min_prob
-  if min_prob == nil then min_prob = M.auto_min_prob(chain, opts.max_arcs or M.MAX_ARCS) end
-  if type(min_prob) ~= "number" or min_prob < 0 or min_prob >= 1 then
+  local min_prob, keep = opts.min_prob, nil
+  if min_prob == nil then
+    keep, min_prob = M.auto_arcs(chain, opts.max_arcs or M.MAX_ARCS)
+  elseif type(min_prob) ~= "number" or min_prob < 0 or min_prob >= 1 then
     return nil, "chain: min_prob must be a number in [0, 1)"
+  else
+    keep = {}
+    for _, a in ipairs(chain.arcs) do if a.p >= min_prob then keep[a] = true end end
   end
   local defs = chain:definitions()
-  local d = { states = {}, arcs = {}, hidden = 0, min_prob = min_prob,
-              engine = opts.engine or "dot", definitions = {} }
+  local d = { states = {}, arcs = {}, hidden = 0, hidden_states = 0, min_prob = min_prob,
+              auto = opts.min_prob == nil, engine = opts.engine or "dot", definitions = {} }
+  -- a huge chain shows the states its shown arcs touch (the rest are counted)
+  local shown
+  if #chain.states > (opts.max_states or M.MAX_STATES) then
+    shown = {}
+    for a in pairs(keep) do shown[a.from], shown[a.to] = true, true end
+  end
   local nodes, index = {}, {}
-  for i, s in ipairs(chain.states) do
+  for _, s in ipairs(chain.states) do
+    if shown and not shown[s.name] then
+      d.hidden_states = d.hidden_states + 1
+      goto next_state
+    end
+    local i = #d.states + 1
     local mean, var = state_lines(s)
     local w = math.max(text_w(s.name, NAME_SIZE, true), text_w(mean, TEXT_SIZE), text_w(var, TEXT_SIZE))
     local kind = chain.other == s.name and "other" or (defs[s.name] and "composite" or "state")
@@ -94,12 +127,13 @@ function M.data(chain, opts)
                     w = math.ceil(w + 2 * PAD), h = 46 }
     nodes[i] = { w = d.states[i].w, h = d.states[i].h }
     index[s.name] = i
+    ::next_state::
   end
   local top = 0
   for _, a in ipairs(chain.arcs) do top = math.max(top, a.count or 0) end
   local edges = {}
   for _, a in ipairs(chain.arcs) do
-    if a.p < min_prob then
+    if not keep[a] then
       d.hidden = d.hidden + 1
     else
       -- weight by how often the transition is taken (its probability when the chain
@@ -145,9 +179,16 @@ local function notes(d)
   local out = {}
   for _, def in ipairs(d.definitions) do out[#out + 1] = def.text end
   out[#out + 1] = "Unlabelled arcs: 100%. Arc width: how often the transition is taken."
-  if d.hidden > 0 then
+  if d.hidden > 0 and d.auto then
+    out[#out + 1] = string.format("%d arc%s hidden: the %d most probable shown (--min-prob P chooses by "
+      .. "probability).", d.hidden, d.hidden == 1 and "" or "s", #d.arcs)
+  elseif d.hidden > 0 then
     out[#out + 1] = string.format("%d arc%s below %s hidden.", d.hidden, d.hidden == 1 and "" or "s",
       chain_mod.percent(d.min_prob))
+  end
+  if d.hidden_states > 0 then
+    out[#out + 1] = string.format("%d state%s no shown arc touches left out.", d.hidden_states,
+      d.hidden_states == 1 and "" or "s")
   end
   return out
 end
@@ -249,7 +290,7 @@ end
 
 --- The picture size that shows the layout at scale 1 (clamped to 600..2400 wide).
 function M.size(d)
-  local lines = #d.definitions + 1 + (d.hidden > 0 and 1 or 0)
+  local lines = #d.definitions + 1 + (d.hidden > 0 and 1 or 0) + (d.hidden_states > 0 and 1 or 0)
   local w = math.max(600, math.min(2400, math.ceil(d.width) + 24))
   local h = math.max(300, math.min(4000, math.ceil(d.height) + TITLE_H + 26 + lines * LINE + 14))
   return w, h

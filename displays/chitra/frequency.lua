@@ -20,9 +20,21 @@ local M = {}
 
 M.COLUMNS = 900 -- about the plot width of a 1000-pixel picture
 
---- {domain, member, bins, fmax, columns (retrace.reduce columns over [0, fmax]), peaks =
--- {{freq =, power =}, ...} strongest first, and freq = {}, power = {} (one entry per bin)
--- when bins <= columns}. The k = 0 bin is left out: the mean is removed first.
+--- The Welch segment that gives at least `columns` frequency bins: the smallest power
+-- of two of 2 x columns or more.
+function M.segment_for(columns)
+  local L = 2
+  while L < 2 * columns do L = L * 2 end
+  return L
+end
+
+--- {domain, member, bins, fmax, segments, segment, method, range, columns (retrace.reduce
+-- columns over [0, fmax]), peaks = {{freq =, power =}, ...} strongest first, and freq =
+-- {}, power = {} (one entry per bin) when bins <= columns}. The k = 0 bin is left out:
+-- each segment's mean is removed first. The spectrum is sized to the picture: Welch's
+-- method (Hann-windowed segments of M.segment_for(columns) samples, overlapping by half,
+-- averaged) unless opts.full (one Hann-windowed FFT of the whole signal). opts.range
+-- ({a, b} in the domain's units: events or time) limits it to a zoom.
 function M.data(ses, opts)
   opts = opts or {}
   local domain = opts.domain or "event"
@@ -32,10 +44,15 @@ function M.data(ses, opts)
   local core = ses -- the library session (retrace.chitra)
   local member = opts.member or 1
   local ncols = opts.columns or M.COLUMNS
-  local sp, err = core:spectrum(member, domain, opts.samples or 0, ncols, opts.peaks or 5, ncols)
+  local segment = opts.full and 0 or M.segment_for(ncols)
+  local sp, err = core:spectrum(member, domain, opts.samples or 0, ncols, opts.peaks or 5, ncols,
+    { range = opts.range, segment = segment })
   if not sp then return nil, err end
   local d = { domain = domain, member = member, bins = sp.bins, fmax = sp.fmax, peaks = {},
-              freq = sp.freq, power = sp.power, columns = sp.columns }
+              freq = sp.freq, power = sp.power, columns = sp.columns, segments = sp.segments,
+              segment = sp.segment, range = opts.range, label = opts.label,
+              method = sp.segments > 1 and string.format("Welch: %d Hann-windowed segments of %d samples",
+                sp.segments, sp.segment) or "one Hann-windowed FFT of the whole signal" }
   for j = 1, #sp.peaks.freq do d.peaks[j] = { freq = sp.peaks.freq[j], power = sp.peaks.power[j] } end
   return d
 end
@@ -59,7 +76,10 @@ function M.plot(d, opts)
   local top = top_power(d.columns)
   local x = view.frequency_axis(d.domain)
   x.lo, x.hi = 0, d.fmax
-  local p = plot.new { title = opts.title or ("Frequency view (" .. d.domain .. " domain)"), legend = false, x = x,
+  local title = opts.title or ("Frequency view (" .. d.domain .. " domain" .. (d.label and ", " .. d.label or "")
+    .. (d.range and string.format(", %s %s to %s", d.domain == "time" and "time" or "events",
+      plot.format_number(d.range[1], 6), plot.format_number(d.range[2], 6)) or "") .. ")")
+  local p = plot.new { title = title, legend = false, x = x,
                        y = { label = "power", lo = 0, hi = top > 0 and top * 1.15 or 1 } }
   p:columns(stems(d.columns), { color = opts.color or "darkblue", mean_color = false })
   local fx, fy, labels = {}, {}, {}
@@ -89,7 +109,7 @@ function M.ensemble(ses, opts)
   local d = { domain = opts.domain or "event", curves = {} }
   for k = 1, ses:members() do
     local one, err = M.data(ses, { member = k, domain = d.domain, samples = opts.samples, peaks = 0,
-                                   columns = opts.columns })
+                                   columns = opts.columns, full = opts.full, range = opts.range })
     if not one then return nil, err end
     d.curves[k] = { member = k, label = ses.files[k] or ("member " .. k), fmax = one.fmax,
                     columns = one.columns, freq = one.freq, power = one.power }

@@ -29,32 +29,45 @@ function M.bin(values, bins, title, xlabel)
   return d
 end
 
---- Occupancy-time histogram of one symbol.
+--- Occupancy-time histogram of one symbol, binned in C (a symbol of 10^6
+-- occurrences never becomes a Lua list).
 function M.occupancy(ses, sym, opts)
-  local t = ses:occupancy(sym)
-  if #t == 0 then return nil, "histogram: no symbol '" .. tostring(sym) .. "' in the sequence" end
-  local d = M.bin(t, opts and opts.bins, "Occupancy time of " .. sym, "occupancy time")
-  d.symbol = sym
-  return d
+  local h = ses:occupancy_hist(sym, opts and opts.bins or 20)
+  if not h or h.n == 0 then return nil, "histogram: no symbol '" .. tostring(sym) .. "' in the sequence" end
+  return { edges = h.edges, counts = h.counts, n = h.n, symbol = sym, title = "Occupancy time of " .. sym,
+           xlabel = "occupancy time" }
 end
 
--- Histogram of one field of ses:stats() over the symbols; d.values lists
--- {symbol, value}, largest first.
+M.TOP = 20 -- symbols listed in d.values (opts.stats: ses:stats() when the caller has it)
+
+-- Histogram of one field of ses:stats() over the symbols; d.values lists the M.TOP
+-- largest {symbol, value}, largest first (ties by name), chosen without sorting every
+-- symbol: a sequence of 10^6 distinct symbols has 10^6 of them.
 local function over_symbols(ses, opts, field, title, xlabel)
-  local vals, list = {}, {}
-  for s, v in pairs(ses:stats()) do vals[#vals + 1] = v[field]; list[#list + 1] = { s, v[field] } end
-  table.sort(list, function(a, b) return a[2] > b[2] end)
+  local vals, top = {}, {}
+  local function before(a, b) return a[2] > b[2] or (a[2] == b[2] and a[1] < b[1]) end
+  for s, v in pairs(opts and opts.stats or ses:stats()) do
+    local x = v[field]
+    vals[#vals + 1] = x
+    local e = { s, x }
+    if #top < M.TOP or before(e, top[#top]) then
+      local i = math.min(#top, M.TOP - 1) + 1
+      while i > 1 and before(e, top[i - 1]) do top[i] = top[i - 1]; i = i - 1 end
+      top[i] = e
+      top[M.TOP + 1] = nil
+    end
+  end
   local d = M.bin(vals, opts and opts.bins, title, xlabel)
-  d.values = list
+  d.values = top
   return d
 end
 
---- Histogram of h(s)/T over the symbols; d.values lists {symbol, share}.
+--- Histogram of h(s)/T over the symbols; d.values lists the M.TOP largest {symbol, share}.
 function M.shares(ses, opts)
   return over_symbols(ses, opts, "share", "h(s)/T over the symbols", "h(s)/T (share of the time)")
 end
 
---- Histogram of occurrence counts over the symbols; d.values lists {symbol, count}.
+--- Histogram of occurrence counts over the symbols; d.values lists the M.TOP largest {symbol, count}.
 function M.counts(ses, opts)
   return over_symbols(ses, opts, "count", "Occurrences over the symbols", "occurrences of a symbol")
 end

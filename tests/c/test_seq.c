@@ -94,6 +94,15 @@ static void test_example5_aggregate(void **st)
     assert_true(rt_ses_is_composite(s, id(s, "Z")));
     assert_int_equal(rt_ses_aggregate(s, pat, 0, "Z", &e), RT_EINVAL);
     assert_string_equal(e.msg, "aggregate: the pattern is empty");
+    /* a composite named after a state or a composite is refused, nothing changed */
+    int32_t pat2[] = {id(s, "A1E"), id(s, "A1R1")};
+    assert_int_equal(rt_ses_aggregate(s, pat2, 2, "ET", &e), RT_EINVAL);
+    assert_string_equal(e.msg, "aggregate A1E,A1R1=ET: ET is already a state of the sequence; "
+                               "give the composite another name");
+    assert_int_equal(rt_ses_aggregate(s, pat2, 2, "Z", &e), RT_EINVAL);
+    assert_string_equal(e.msg, "aggregate A1E,A1R1=Z: Z is already a composite of the sequence; "
+                               "give the composite another name");
+    expect(s, "A2T,ET,EA1,R1A1,R2A1,Z,A1E,A1R1,A2R1,A2R2,A2T,ET,EA1,R1A1,Z,A1E", t, 16);
     uint64_t count;
     double time;
     assert_int_equal(rt_ses_find(s, pat, 1, NULL, NULL, &count, &time, &e), RT_OK);

@@ -223,7 +223,12 @@ describe("chitra transforms against a direct implementation", function()
         elseif kind == 2 and #xs >= 2 then
           local at = math.random(1, #xs - 1)
           local pat = { xs[at], xs[at + 1] }
-          local z = "Z" .. math.random(1, 3)
+          -- a name in use is refused (it would merge the composite into that state)
+          local ok2, why = ses:aggregate(pat, xs[math.random(1, #xs)])
+          assert.falsy(ok2)
+          assert.truthy(why:find("is already a", 1, true))
+          names.z = (names.z or 0) + 1
+          local z = "Z" .. names.z
           taken[z] = true
           assert.truthy(ses:aggregate(pat, z))
           xs, ts = ref_aggregate(xs, ts, pat, z)

@@ -313,7 +313,7 @@ describe("chitra pictures", function()
   it("writes every view with its data (--views)", function()
     local dir = tmpdir()
     local code, _, err = h.retrace("chitra", PES, "--filter-time", "0.147", "--views", dir,
-      "--shade", "EA1,T2", "--zoom", "1560:1700")
+      "--shade", "EA1,T2", "--zoom", "1560:1700", "--csv")
     assert.equal(0, code, err)
     for _, f in ipairs { "time.png", "event.png", "frequency.png", "frequency_time.png", "shares.png",
                          "counts.png", "occupancy.png", "chain.png", "views.json", "sequence.csv",

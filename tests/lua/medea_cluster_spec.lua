@@ -1,6 +1,12 @@
 -- retrace.medea: clustering, indices, scaling, fitting, formats, functional
 -- description and parallel metrics, on hand-checkable data.
 local cluster = require "retrace.medea.cluster"
+
+-- test data: Lua's own generator (xoshiro256**), seeded per test
+local function test_rng(seed)
+  math.randomseed(seed)
+  return math.random
+end
 local fit = require "retrace.medea.fit"
 local functional = require "retrace.medea.functional"
 local metrics = require "retrace.medea.metrics"
@@ -47,7 +53,7 @@ describe("k-means", function()
   end)
 
   it("finds four jittered groups as the optimal partition by H(K) <= 10", function()
-    local rand = cluster.rng(5)
+    local rand = test_rng(5)
     local m = {}
     for _, c in ipairs({ { 0, 0 }, { 6, 6 }, { 0, 6 }, { 6, 0 } }) do
       for _ = 1, 10 do m[#m + 1] = { c[1] + rand(), c[2] + rand() } end
@@ -63,7 +69,7 @@ describe("k-means", function()
   end)
 
   it("is deterministic for a seed and keeps the best of several restarts", function()
-    local rand = cluster.rng(42)
+    local rand = test_rng(42)
     local m = {}
     for i = 1, 60 do m[i] = { rand(), rand(), rand() } end
     local a = cluster.kmeans(m, 5, { seed = 9 })
@@ -220,5 +226,123 @@ describe("parallel metrics", function()
     near(s.signature.a, 1)
     near(s.signature.b, 8)
     near(s.signature.r2, 1)
+  end)
+end)
+
+describe("k-means restarts and DBSCAN against slow models", function()
+  -- the smallest W over every partition of the rows into k non-empty clusters
+  local function exhaustive_w(m, k)
+    local n, best = #m, math.huge
+    local assign = {}
+    local function rec(i, used)
+      if i > n then
+        if used == k then best = math.min(best, cluster.within(m, assign, k)) end
+        return
+      end
+      -- canonical labelling: row i joins a cluster in use or opens the next one
+      for h = 1, math.min(used + 1, k) do
+        if k - math.max(used, h) <= n - i then
+          assign[i] = h
+          rec(i + 1, math.max(used, h))
+        end
+      end
+    end
+    rec(1, 0)
+    return best
+  end
+
+  it("finds the exhaustive search's W_K on small inputs", function()
+    local rand = test_rng(28)
+    for trial = 1, 40 do
+      local n = 5 + trial % 5
+      local m = {}
+      for i = 1, n do
+        -- clumps of unequal spread, where one seeding often lands in a worse optimum
+        local c = i % 3
+        m[i] = { c * 3 + rand() * (c + 1), rand() * 4 }
+      end
+      for k = 2, 3 do
+        local r = cluster.kmeans(m, k, { seed = trial })
+        local w = exhaustive_w(m, k)
+        assert.near(w, r.w, 1e-9 * math.max(1, w), string.format("trial %d k %d", trial, k))
+        assert.is_true(r.converged)
+        -- at least the restarts, and patience tries after the best one
+        assert.equal(math.max(10, r.best_try + cluster.PATIENCE), r.tries)
+      end
+    end
+  end)
+
+  it("stops after `patience` seedings without a better W, and at max_tries", function()
+    local rand = test_rng(3)
+    local m = {}
+    for i = 1, 200 do m[i] = { rand(), rand(), rand() } end
+    local r = cluster.kmeans(m, 8, { seed = 2, restarts = 1, patience = 5 })
+    assert.equal(r.best_try + 5, r.tries)
+    local capped = cluster.kmeans(m, 8, { seed = 2, restarts = 3, patience = 1000, max_tries = 7 })
+    assert.equal(7, capped.tries)
+    assert.is_false(capped.converged)
+  end)
+
+  -- DBSCAN by its definition, O(n^2): clusters numbered by their first core point
+  local function slow_dbscan(m, eps, min_pts)
+    local n = #m
+    local function nbrs(i)
+      local out = {}
+      for j = 1, n do
+        if math.sqrt(cluster.dist2(m[i], m[j])) <= eps then out[#out + 1] = j end
+      end
+      return out
+    end
+    local core, label, c = {}, {}, 0
+    for i = 1, n do core[i] = #nbrs(i) >= min_pts; label[i] = 0 end
+    for i = 1, n do
+      if core[i] and label[i] == 0 then
+        c = c + 1
+        label[i] = c
+        local queue, head = { i }, 1
+        while head <= #queue do
+          local p = queue[head]; head = head + 1
+          for _, j in ipairs(nbrs(p)) do
+            if label[j] == 0 then
+              label[j] = c
+              if core[j] then queue[#queue + 1] = j end
+            end
+          end
+        end
+      end
+    end
+    return label, c
+  end
+
+  it("agrees with a direct O(n^2) DBSCAN on random points", function()
+    local rand = test_rng(11)
+    for trial = 1, 25 do
+      local n, d = 20 + trial * 8, 1 + trial % 3
+      local m = {}
+      for i = 1, n do
+        local row = {}
+        local centre = (i % 4) * 2.5
+        for j = 1, d do row[j] = centre + (rand() - 0.5) * (1 + trial % 4) end
+        m[i] = row
+      end
+      local eps, min_pts = 0.2 + 0.05 * (trial % 7), 2 + trial % 5
+      local r = assert(cluster.dbscan(m, { eps = eps, min_pts = min_pts }))
+      local want, c = slow_dbscan(m, eps, min_pts)
+      assert.same(want, r.assign)
+      assert.equal(c, r.clusters)
+    end
+  end)
+
+  it("chooses eps at the knee of the k-distance curve and says so", function()
+    -- two tight groups of 10 points and two far outliers
+    local m = {}
+    for i = 1, 10 do m[#m + 1] = { i * 0.01, 0 }; m[#m + 1] = { 5 + i * 0.01, 5 } end
+    m[#m + 1] = { 20, -20 }; m[#m + 1] = { -20, 20 }
+    local r = assert(cluster.dbscan(m))
+    assert.equal(4, r.min_pts)
+    assert.equal(2, r.clusters)
+    assert.equal(2, r.noise)
+    assert.is_true(r.eps >= 0.03 - 1e-12 and r.eps < 5)
+    assert.truthy(r.how:find("knee of the 3-nearest-neighbour distance curve", 1, true))
   end)
 end)

@@ -98,8 +98,8 @@ describe("medea constant parameters", function()
     assert.equals(1, #res.constant)
     assert.equals("b", res.constant[1].param)
     assert.near(5.55e-17, res.constant[1].spread, 1e-18)
-    assert.equals("parameter b is constant up to rounding (spread 5.55e-17 around 0.3): left out of "
-      .. "the distance", res.notes[1])
+    assert.equals("parameter b varies by 1.85e-10 ppm of its value (spread 5.55e-17 around 0.3, under the "
+      .. "tolerance 0.0001): reported as constant, left out of the scaling and the distance", res.notes[1])
     -- a real spread stays in
     local res2 = assert(medea.characterize(comps_of { { 0, 1 }, { 1, 2 }, { 2, 1 } }, { "a", "b" }, { k = 2 }))
     assert.same({}, res2.constant)

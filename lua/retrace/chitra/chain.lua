@@ -222,80 +222,60 @@ end
 --- Draw a trajectory of n states (seeded): gamma occupancy times with each state's
 -- mean and variance; a state with no arc out (OTHER) restarts at the first state.
 -- Returns {symbols = {...}, times = {...}}.
-function Chain:simulate(n, seed)
-  local spec = { mean = {}, var = {}, from = {}, to = {}, p = {}, init = 1 }
-  for i, s in ipairs(self.states) do spec.mean[i], spec.var[i] = s.mean, s.var end
+--- The chain as the arrays the core simulates: {mean, var, from, to, p (per arc),
+-- init = 1, names, other = the end marker's index or nil}.
+function Chain:spec()
+  local spec = { mean = {}, var = {}, from = {}, to = {}, p = {}, init = 1, names = {} }
+  for i, s in ipairs(self.states) do
+    spec.mean[i], spec.var[i], spec.names[i] = s.mean, s.var, s.name
+    if s.name == self.other then spec.other = i end
+  end
   for i, a in ipairs(self.arcs) do
     spec.from[i], spec.to[i], spec.p[i] = self.by_name[a.from], self.by_name[a.to], a.p
   end
-  local xs, ts = core.simulate(spec, n, seed or 1)
+  return spec
+end
+
+--- Simulate n states in C without keeping them (memory bounded by the chain):
+-- opts as core.seq.stream's (ks, sample, bands, session, pes, header). Returns its
+-- table: per-state visits, sum, sumsq; per-arc counts; samples; with a session the
+-- n-gram and spectrum distances to it.
+function Chain:stream(n, seed, opts)
+  return core.stream(self:spec(), n, seed or 1, opts or {})
+end
+
+function Chain:simulate(n, seed)
+  local xs, ts = core.simulate(self:spec(), n, seed or 1)
   if not xs then return nil, ts end
   local syms = {}
   for i, x in ipairs(xs) do syms[i] = self.states[x].name end
   return { symbols = syms, times = ts }
 end
 
---- Statistics of a trajectory as a chain (no OTHER appended; the last state has no arc).
-function M.of_trajectory(tr)
-  local st, order, arcs, aorder = {}, {}, {}, {}
-  for i, x in ipairs(tr.symbols) do
-    local s = st[x]
-    if not s then
-      s = { name = x, n = 0, mean = 0, m2 = 0, total = 0 }
-      st[x] = s
-      order[#order + 1] = s
-    end
-    local t = tr.times[i]
-    s.n = s.n + 1
-    local d = t - s.mean
-    s.mean = s.mean + d / s.n
-    s.m2 = s.m2 + d * (t - s.mean)
-    s.total = s.total + t
-    local y = tr.symbols[i + 1]
-    if y then
-      local key = x .. "\0" .. y
-      if not arcs[key] then
-        arcs[key] = { from = x, to = y, count = 0 }
-        aorder[#aorder + 1] = arcs[key]
-      end
-      arcs[key].count = arcs[key].count + 1
-    end
-  end
-  local outn = {}
-  for _, a in ipairs(aorder) do outn[a.from] = (outn[a.from] or 0) + a.count end
-  for _, a in ipairs(aorder) do a.p = a.count / outn[a.from] end
-  for _, s in ipairs(order) do s.var = s.n > 1 and s.m2 / (s.n - 1) or 0; s.m2 = nil end
-  return index(setmetatable({ states = order, arcs = aorder, composites = {} }, Chain))
-end
-
 --- Judge the model: simulate n states and compare the trajectory's statistics with
 -- the chain's. Returns {states = {S = {mean=, sim_mean=, var=, sim_var=, share=, sim_share=}},
 -- max_p_diff =, share_distance = (half the L1 distance of time shares)}.
 function Chain:judge(n, seed)
-  local tr, err = self:simulate(n, seed)
-  if not tr then return nil, err end
-  local sim = M.of_trajectory(tr)
-  local function shares(c)
-    local tot, r = 0, {}
-    for _, s in ipairs(c.states) do tot = tot + s.total end
-    for _, s in ipairs(c.states) do r[s.name] = tot > 0 and s.total / tot or 0 end
-    return r
-  end
-  local a, b = shares(self), shares(sim)
+  -- streamed: per-state sums and per-arc counts only, whatever n is
+  local r, err = self:stream(n, seed)
+  if not r then return nil, err end
+  local tot, simtot = 0, 0
+  for i, s in ipairs(self.states) do tot = tot + s.total; simtot = simtot + r.sum[i] end
   local out, dist, maxp = {}, 0, 0
-  for _, s in ipairs(self.states) do
-    local t = sim.states[sim.by_name[s.name] or 0]
-    out[s.name] = { n = s.n, mean = s.mean, var = s.var, share = a[s.name],
-                    sim_n = t and t.n or 0, sim_mean = t and t.mean or 0,
-                    sim_var = t and t.var or 0, sim_share = b[s.name] or 0 }
-    dist = dist + math.abs(a[s.name] - (b[s.name] or 0))
+  local out_of = {} -- transitions taken out of each state in the simulation
+  for a, x in ipairs(self.arcs) do out_of[x.from] = (out_of[x.from] or 0) + r.arcs[a] end
+  for i, s in ipairs(self.states) do
+    local k = r.visits[i]
+    local mean = k > 0 and r.sum[i] / k or 0
+    local var = k > 1 and math.max(0, (r.sumsq[i] - k * mean * mean) / (k - 1)) or 0
+    local a, b = tot > 0 and s.total / tot or 0, simtot > 0 and r.sum[i] / simtot or 0
+    out[s.name] = { n = s.n, mean = s.mean, var = s.var, share = a, sim_n = k, sim_mean = mean,
+                    sim_var = var, sim_share = b }
+    dist = dist + math.abs(a - b)
   end
-  local simp = {}
-  for _, x in ipairs(sim.arcs) do simp[x.from .. "\0" .. x.to] = x.p end
-  for _, x in ipairs(self.arcs) do
-    if sim.by_name[x.from] then
-      maxp = math.max(maxp, math.abs(x.p - (simp[x.from .. "\0" .. x.to] or 0)))
-    end
+  for a, x in ipairs(self.arcs) do
+    local m = out_of[x.from]
+    if m > 0 then maxp = math.max(maxp, math.abs(x.p - r.arcs[a] / m)) end
   end
   return { steps = n, seed = seed or 1, states = out, share_distance = dist / 2, max_p_diff = maxp }
 end

@@ -243,9 +243,11 @@ function Ses:close() self.core:close() end
 -- without copying the sequence into Lua: rows, view_span, view_slice, view_columns,
 -- view_segments, view_shade (time and event views, decimated to pixel columns),
 -- spectrum (a periodogram reduced to pixel columns), write_csv (the sequence as
--- CSV), depth (transforms applied), totals (per-symbol count and time, and T).
+-- CSV), depth (transforms applied), totals (per-symbol count and time, and T),
+-- occupancy_hist (a symbol's occupancy times binned in C).
 for _, name in ipairs { "rows", "view_span", "view_slice", "view_columns", "view_segments",
-                        "view_shade", "spectrum", "write_csv", "depth", "totals", "distinct" } do
+                        "view_shade", "spectrum", "write_csv", "depth", "totals", "distinct",
+                        "occupancy_hist" } do
   Ses[name] = function(self, ...)
     local core = self.core
     return core[name](core, ...)

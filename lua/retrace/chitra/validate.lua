@@ -6,19 +6,26 @@
 --   occupancy   per state, the two-sample Kolmogorov-Smirnov statistic D of the
 --               occupancy times (input against simulated) and its asymptotic p-value;
 --               the dominant states (largest time shares, together >= 80% of the time)
---               decide `passes` at the level alpha (default 5%)
+--               decide `passes`: each at the level alpha / m (Bonferroni over the m
+--               dominant states; alpha 5% by default), on at most `sample` (1000)
+--               occupancy times per side taken evenly through each sequence. A fixed
+--               sample size fixes the test's power: on whole sequences of 10^5 states
+--               every model failed, however close (the smallest D detected shrinks as
+--               1 / sqrt(n)); `detectable` is the D the test rejects at its level.
 --   ngrams      for n = 1, 2, 3, half the L1 distance between the relative
 --               frequencies of the n-grams of the input and of the trajectory (0: the
 --               same, 1: disjoint); n = 3 shows what a first-order chain forgets
 --   periodogram half the L1 distance between the power spectra (event domain; the
---               signal is each event's state number in chain order) summed into
---               `bands` equal frequency bands and normalised to total power 1
+--               signal is each event's state number in chain order; Welch averages of
+--               Hann-windowed segments of 4 x bands samples, member 1 of the input)
+--               summed into `bands` equal frequency bands, normalised to total power 1
 --
 --   local v = validate.compare(ses, chain, {steps = 20000, seed = 1})
 --   v.passes, v.states.TE.ks_d, v.states.TE.ks_p, v.ngrams[3], v.periodogram
-local core = require("retrace.core").seq
 
 local M = {}
+
+M.SAMPLE = 1000 -- occupancy times per side in each KS test
 
 --- Asymptotic p-value of the two-sample KS statistic d for sample sizes n1, n2
 -- (Kolmogorov's distribution with the small-sample correction of Stephens:
@@ -38,6 +45,28 @@ function M.ks_p(d, n1, n2)
   return math.max(0, math.min(1, 2 * sum))
 end
 
+--- At most m items of list, taken evenly through it (all of it when it is shorter):
+-- the occupancy times of a state are in sequence order, so an even stride keeps the
+-- start, middle and end of the run alike.
+function M.even_sample(list, m)
+  local n = #list
+  if n <= m then return table.move(list, 1, n, 1, {}) end
+  local out = {}
+  for i = 1, m do out[i] = list[math.floor((i - 0.5) * n / m) + 1] end
+  return out
+end
+
+--- The smallest D the two-sample KS test rejects at level alpha for samples of n1
+-- and n2 (inverting M.ks_p by bisection).
+function M.ks_critical(alpha, n1, n2)
+  local lo, hi = 0, 1
+  for _ = 1, 60 do
+    local mid = (lo + hi) / 2
+    if M.ks_p(mid, n1, n2) >= alpha then lo = mid else hi = mid end
+  end
+  return hi
+end
+
 --- Two-sample Kolmogorov-Smirnov statistic: the largest distance between the two
 -- empirical distribution functions (the lists are sorted in place).
 function M.ks_d(a, b)
@@ -53,138 +82,67 @@ function M.ks_d(a, b)
   return d
 end
 
--- relative frequencies of the n-grams of a list of symbol lists
-local function ngram_freq(seqs, n)
-  local count, total = {}, 0
-  for _, s in ipairs(seqs) do
-    for i = 1, #s - n + 1 do
-      local key = table.concat(s, "\0", i, i + n - 1)
-      count[key] = (count[key] or 0) + 1
-      total = total + 1
-    end
-  end
-  if total > 0 then
-    for k, c in pairs(count) do count[k] = c / total end
-  end
-  return count
-end
-
---- Half the L1 distance between two frequency tables {key = share}.
-function M.tv_distance(p, q)
-  local d = 0
-  for k, v in pairs(p) do d = d + math.abs(v - (q[k] or 0)) end
-  for k, v in pairs(q) do if p[k] == nil then d = d + v end end
-  return d / 2
-end
-
--- band powers of the periodogram of x (mean removed, k = 0 left out), normalised
-local function bands_of(x, nb)
-  local out = {}
-  for b = 1, nb do out[b] = 0 end
-  if #x < 4 then return out end
-  local f, p = core.periodogram(x, 1)
-  if not f then return out end
-  local total = 0
-  for k = 2, #f do -- f runs from 0 to 0.5 cycles per event
-    local b = math.min(nb, 1 + math.floor(f[k] / 0.5 * nb))
-    out[b] = out[b] + p[k]
-    total = total + p[k]
-  end
-  if total > 0 then for b = 1, nb do out[b] = out[b] / total end end
-  return out
-end
-
---- Compare the chain's simulated trajectory with the session's sequence.
+--- Compare the chain's simulated trajectory with the session's sequence, streamed in C
+-- (core.seq.stream): the trajectory is never held, so memory is bounded by the chain
+-- and the samples, whatever opts.steps is.
 -- opts: steps (simulated states, default 10 x the input length, at least 1000),
--- seed (1), alpha (0.05), bands (32), trajectory (a trajectory {symbols=, times=}
--- already simulated: used instead of simulating). Returns the table described in
--- the header plus steps, seed, alpha, dominant = {names}, and trajectory (the
--- simulated states, the chain's end marker OTHER left out).
+-- seed (1), alpha (0.05), bands (32), sample (M.SAMPLE), out (a path: the trajectory
+-- written there as a PES, with header as its comment line). Returns the table described
+-- in the header plus steps, seed, alpha, level, test, dominant = {names}.
 function M.compare(ses, chain, opts)
   opts = opts or {}
-  local alpha, nb = opts.alpha or 0.05, opts.bands or 32
-  local input, len = {}, 0
-  for k = 1, ses:members() do
-    input[k] = ses:symbols(k)
-    len = len + #input[k]
-  end
+  local alpha, nb, sample = opts.alpha or 0.05, opts.bands or 32, opts.sample or M.SAMPLE
+  local len = 0
+  for k = 1, ses:members() do len = len + ses:length(k) end
   local steps = opts.steps or math.max(1000, 10 * len)
-  local tr = opts.trajectory
-  if not tr then
-    local err
-    tr, err = chain:simulate(steps, opts.seed or 1)
-    if not tr then return nil, err end
-  end
-  -- the end marker separates members in the chain; it is no state of the program
-  local other = chain.other
-  local syms, times = {}, {}
-  for i, s in ipairs(tr.symbols) do
-    if s ~= other then syms[#syms + 1], times[#times + 1] = s, tr.times[i] end
-  end
 
+  -- the dominant states (largest time shares, together 80% of the time) are known
+  -- from the input before simulating: only they are sampled for the KS tests
   local totals, T = ses:stats()
-  local simocc = {}
-  for i, s in ipairs(syms) do
-    local o = simocc[s]
-    if not o then o = {}; simocc[s] = o end
-    o[#o + 1] = times[i]
-  end
-  local states, order = {}, {}
-  for name, t in pairs(totals) do
-    local a = ses:occupancy(name)
-    local b = simocc[name] or {}
-    local r = { n = #a, sim_n = #b, share = T > 0 and t.h / T or 0 }
-    if #a > 0 and #b > 0 then
-      r.ks_d = M.ks_d(a, b)
-      r.ks_p = M.ks_p(r.ks_d, #a, #b)
-    end
-    states[name] = r
-    order[#order + 1] = name
-  end
+  local order = {}
+  for name in pairs(totals) do order[#order + 1] = name end
+  local share = function(name) return T > 0 and totals[name].h / T or 0 end
   table.sort(order, function(x, y)
-    if states[x].share ~= states[y].share then return states[x].share > states[y].share end
+    if share(x) ~= share(y) then return share(x) > share(y) end
     return x < y
   end)
-  local dominant, acc, passes = {}, 0, true
+  local dominant, acc = {}, 0
   for _, name in ipairs(order) do
     if acc >= 0.8 then break end
     dominant[#dominant + 1] = name
-    acc = acc + states[name].share
-    local r = states[name]
-    r.dominant = true
-    r.passes = r.ks_p ~= nil and r.ks_p >= alpha
-    passes = passes and r.passes
+    acc = acc + share(name)
   end
+  local ks = {}
+  for j, name in ipairs(dominant) do ks[j] = chain.by_name[name] or 0 end
+  local r, err = chain:stream(steps, opts.seed or 1, { ks = ks, sample = sample, bands = nb,
+    session = ses.core, pes = opts.out, header = opts.header })
+  if not r then return nil, err end
 
-  local ngrams = {}
-  for n = 1, 3 do ngrams[n] = M.tv_distance(ngram_freq(input, n), ngram_freq({ syms }, n)) end
-
-  -- periodogram of member 1 against the trajectory, states numbered in chain order
-  local num = {}
-  for i, s in ipairs(chain.states) do num[s.name] = i end
-  local x1, x2 = {}, {}
-  for i, s in ipairs(input[1] or {}) do x1[i] = num[s] or 0 end
-  for i, s in ipairs(syms) do x2[i] = num[s] or 0 end
-  local b1, b2 = bands_of(x1, nb), bands_of(x2, nb)
-  local pd = 0
-  for b = 1, nb do pd = pd + math.abs(b1[b] - b2[b]) end
-
-  return { steps = #tr.symbols, seed = opts.seed or 1, alpha = alpha, states = states,
-           dominant = dominant, passes = passes, ngrams = ngrams, periodogram = pd / 2,
-           bands = nb, trajectory = { symbols = syms, times = times } }
-end
-
---- A trajectory as PES text: one "STATE ENTRY-TIME" line per state, then an END
--- line at the time the last state is left (a PES has one more line than states).
-function M.pes_text(tr, header)
-  local out, t = {}, 0
-  if header then out[1] = "# " .. header end
-  for i, s in ipairs(tr.symbols) do
-    out[#out + 1] = s .. " " .. string.format("%.17g", t)
-    t = t + tr.times[i]
+  local states = {}
+  for _, name in ipairs(order) do
+    local i = chain.by_name[name]
+    states[name] = { n = totals[name].count, sim_n = i and r.visits[i] or 0, share = share(name) }
   end
-  out[#out + 1] = "END " .. string.format("%.17g", t)
-  return table.concat(out, "\n") .. "\n"
+  local level = alpha / math.max(1, #dominant) -- Bonferroni over the dominant states
+  local passes = true
+  for j, name in ipairs(dominant) do
+    local st, smp = states[name], r.samples[j]
+    st.dominant = true
+    if smp and #smp.input > 0 and #smp.sim > 0 then
+      st.ks_n, st.ks_sim_n = #smp.input, #smp.sim
+      st.ks_d = M.ks_d(smp.input, smp.sim)
+      st.ks_p = M.ks_p(st.ks_d, #smp.input, #smp.sim)
+      st.detectable = M.ks_critical(level, st.ks_n, st.ks_sim_n)
+    end
+    st.passes = st.ks_p ~= nil and st.ks_p >= level
+    passes = passes and st.passes
+  end
+  return { steps = steps, seed = opts.seed or 1, alpha = alpha, level = level, sample = sample,
+           test = string.format("two-sample Kolmogorov-Smirnov per dominant state on at most %d occupancy "
+             .. "times a side, each at %.3g%% (%g%% Bonferroni-corrected over %d state%s)", sample, 100 * level,
+             100 * alpha, #dominant, #dominant == 1 and "" or "s"),
+           states = states, dominant = dominant, passes = passes, ngrams = r.ngrams,
+           periodogram = r.periodogram, bands = nb }
 end
 
 return M

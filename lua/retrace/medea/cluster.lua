@@ -2,29 +2,22 @@
 --
 -- A matrix is an array of rows (components), each an array of numbers (parameters).
 --   transform(matrix, {log=bool, scale="minmax"|"zscore"|"percentile"|"none"})
---   kmeans(matrix, k, {seed=1, restarts=10, max_iter=100}) -> {assign=, centroids=, w=}
+--   kmeans(matrix, k, {seed=1, restarts=10, patience=20, max_tries=1000, max_iter=100})
+--       -> {assign=, centroids=, w=, tries=, converged=}
+--   dbscan(matrix, {eps=, min_pts=}) -> {assign=, clusters=, noise=, eps=, min_pts=, how=}
 --   analyse(matrix, {kmax=, seed=, restarts=}) -> per-K W, H, CH, silhouette and the choice
 --   model_table(raw, assign, k, names) -> per-cluster share, mean and std in original units
 --
--- Seeding is k-means++ driven by a small deterministic generator (SplitMix64
--- on Lua integers), so a given seed gives the same partitions on every machine;
--- each K runs `restarts` seedings and keeps the partition with the smallest W.
+-- k-means, DBSCAN and the silhouette run in C (core/util/rt_cluster, through
+-- retrace.core.medea). Seeding is k-means++ from GSL's mt19937 generator, so a given
+-- seed gives the same partitions on every machine. Each K runs at least `restarts`
+-- seedings, then more until `patience` seedings in a row have not lowered the best
+-- W_K (at most `max_tries`): a fixed number of restarts stopped in worse local optima
+-- on larger workloads, which changed the K chosen.
+local core = require("retrace.core").medea
 local M = {}
 
--- ---- deterministic random numbers -------------------------------------------
-
---- A generator of floats in [0, 1) from an integer seed (SplitMix64).
-function M.rng(seed)
-  local state = math.tointeger(seed) or 1
-  return function()
-    state = state + 0x9E3779B97F4A7C15
-    local z = state
-    z = (z ~ (z >> 30)) * 0xBF58476D1CE4E5B9
-    z = (z ~ (z >> 27)) * 0x94D049BB133111EB
-    z = z ~ (z >> 31)
-    return (z >> 11) / 9007199254740992.0 -- 53 bits
-  end
-end
+M.PATIENCE, M.MAX_TRIES = 20, 1000
 
 -- ---- transforms -------------------------------------------------------------
 
@@ -67,9 +60,11 @@ function M.transform(matrix, opts)
   local n = #matrix
   local d = n > 0 and #matrix[1] or 0
   local out = {}
+  local spec = { log = opts.log or false, scale = opts.scale or "minmax", columns = {} }
   for i = 1, n do out[i] = table.move(matrix[i], 1, d, 1, {}) end
   for j = 1, d do
     local c = column(out, j)
+    local shift = 0
     if opts.log then
       local minpos
       for i = 1, n do
@@ -79,7 +74,6 @@ function M.transform(matrix, opts)
         end
         if c[i] > 0 and (not minpos or c[i] < minpos) then minpos = c[i] end
       end
-      local shift = 0
       for i = 1, n do if c[i] == 0 then shift = minpos or 1 end end
       for i = 1, n do c[i] = math.log(c[i] + shift) end
     end
@@ -104,6 +98,31 @@ function M.transform(matrix, opts)
       if scale == "percentile" then v = math.max(0, math.min(1, v)) end
       out[i][j] = v
     end
+    spec.columns[j] = { shift = shift, a = a, b = b }
+  end
+  return out, spec
+end
+
+--- Apply a transform saved by M.transform (its second result) to new rows: the same
+-- log shift, offset and divisor per column (a new value may fall outside [0, 1]).
+-- Returns the rows or nil, message (a negative value under a log transform).
+function M.apply_transform(matrix, spec)
+  local out = {}
+  for i, row in ipairs(matrix) do
+    local r = {}
+    for j, c in ipairs(spec.columns) do
+      local v = row[j]
+      if spec.log then
+        if v + c.shift <= 0 then
+          return nil, string.format("log transform: row %d has value %g in column %d", i, v, j)
+        end
+        v = math.log(v + c.shift)
+      end
+      v = c.b > 0 and (v - c.a) / c.b or 0
+      if spec.scale == "percentile" then v = math.max(0, math.min(1, v)) end
+      r[j] = v
+    end
+    out[i] = r
   end
   return out
 end
@@ -149,109 +168,69 @@ function M.within(matrix, assign, k)
   return w
 end
 
--- k-means++ seeding: first centre uniformly, then each next one with
--- probability proportional to the squared distance to the nearest centre.
-local function seed_centres(matrix, k, rand)
-  local n = #matrix
-  local centres = { table.move(matrix[1 + math.floor(rand() * n)], 1, #matrix[1], 1, {}) }
-  local near = {}
-  for i = 1, n do near[i] = dist2(matrix[i], centres[1]) end
-  while #centres < k do
-    local total = 0
-    for i = 1, n do total = total + near[i] end
-    local pick
-    if total <= 0 then
-      pick = 1 + math.floor(rand() * n)
-    else
-      local r, acc = rand() * total, 0
-      for i = 1, n do
-        acc = acc + near[i]
-        if acc > r and near[i] > 0 then pick = i break end
-      end
-      if not pick then -- rounding at the end of the sum
-        for i = n, 1, -1 do if near[i] > 0 then pick = i break end end
-      end
-    end
-    local c = table.move(matrix[pick], 1, #matrix[pick], 1, {})
-    centres[#centres + 1] = c
-    for i = 1, n do near[i] = math.min(near[i], dist2(matrix[i], c)) end
-  end
-  return centres
-end
-
--- Lloyd iterations from given centres; empty clusters take the point farthest
--- from its centre. Returns assign, centroids, W.
-local function lloyd(matrix, centres, max_iter)
-  local n, d, k = #matrix, #matrix[1], #centres
-  local assign = {}
-  for iter = 1, max_iter do
-    local changed = false
-    for i = 1, n do
-      local best, bd = 1, math.huge
-      for h = 1, k do
-        local dd = dist2(matrix[i], centres[h])
-        if dd < bd then best, bd = h, dd end
-      end
-      if assign[i] ~= best then assign[i] = best; changed = true end
-    end
-    local cnt
-    centres, cnt = centroids_of(matrix, assign, k, d)
-    for h = 1, k do
-      if cnt[h] == 0 then
-        local far, fd = nil, -1
-        for i = 1, n do
-          local dd = dist2(matrix[i], centres[assign[i]])
-          if cnt[assign[i]] > 1 and dd > fd then far, fd = i, dd end
-        end
-        if far then
-          cnt[assign[far]] = cnt[assign[far]] - 1
-          assign[far] = h
-          cnt[h] = 1
-          changed = true
-          centres = centroids_of(matrix, assign, k, d)
-        end
-      end
-    end
-    if not changed and iter > 1 then break end
-  end
-  local w = 0
-  for i = 1, n do w = w + dist2(matrix[i], centres[assign[i]]) end
-  return assign, centres, w
-end
-
--- Renumber clusters by first appearance in the data, so labels are stable.
-local function canonical(assign, centres)
-  local map, next_id, out, c = {}, 0, {}, {}
-  for i, h in ipairs(assign) do
-    if not map[h] then next_id = next_id + 1; map[h] = next_id; c[next_id] = centres[h] end
-    out[i] = map[h]
-  end
-  for h = 1, #centres do
-    if not map[h] then next_id = next_id + 1; map[h] = next_id; c[next_id] = centres[h] end
-  end
-  return out, c
-end
-
 --- k-means of matrix into k clusters (1 <= k <= #matrix).
--- opts: seed (integer, default 1), restarts (default 10), max_iter (default 100).
--- Returns { assign = {cluster of each row}, centroids = {...}, w = W_K, k = k }.
+-- opts: seed (integer, default 1), restarts (fewest seedings, default 10), patience
+-- (stop after this many seedings in a row without a better W, default 20), max_tries
+-- (default 1000), max_iter (Lloyd iterations, default 100).
+-- Returns { assign = {cluster of each row}, centroids = {...}, w = W_K, k = k,
+-- tries = seedings made, converged = false when max_tries stopped it }.
 function M.kmeans(matrix, k, opts)
   opts = opts or {}
   local n = #matrix
   assert(n > 0, "kmeans: empty matrix")
   assert(math.type(k) == "integer" and k >= 1 and k <= n,
     "kmeans: k must be an integer from 1 to the number of rows")
-  local rand = M.rng(opts.seed or 1)
-  local best
-  for _ = 1, opts.restarts or 10 do
-    local a, c, w = lloyd(matrix, seed_centres(matrix, k, rand), opts.max_iter or 100)
-    if not best or w < best.w - 1e-12 * math.max(1, best.w) then
-      best = { assign = a, centroids = c, w = w }
-    end
+  local restarts = opts.restarts or 10
+  local r = core.kmeans(matrix, k, { seed = opts.seed or 1, min_tries = restarts,
+    patience = opts.patience or M.PATIENCE, max_tries = math.max(restarts, opts.max_tries or M.MAX_TRIES),
+    max_iter = opts.max_iter or 100 })
+  r.k = k
+  return r
+end
+
+--- The distance to each row's min_pts-th nearest other row, sorted: the k-distance
+-- curve, and the index of its knee (where the curve bends up).
+function M.kdist(matrix, min_pts)
+  return core.kdist(matrix, min_pts)
+end
+
+--- DBSCAN of matrix. opts.min_pts: a core point has at least this many points within
+-- eps, itself included (default 2 x columns, at least 4, Sander et al. 1998, at most
+-- a fifth of the rows); opts.eps:
+-- the radius (default: the knee of the (min_pts - 1)-distance curve). Returns {assign
+-- = {0 noise, else 1..}, clusters =, noise = count, eps =, min_pts =, how = a sentence
+-- saying how eps and min_pts were chosen} or nil, message.
+function M.dbscan(matrix, opts)
+  opts = opts or {}
+  local n = #matrix
+  if n < 2 then return nil, "dbscan: needs at least 2 rows" end
+  local d = #matrix[1]
+  -- 2 x d (at least 4), but never past a fifth of the rows: a small workload would
+  -- otherwise have no core point at all
+  local min_pts = opts.min_pts or math.min(math.max(4, 2 * d), math.max(2, n // 5))
+  if math.type(min_pts) ~= "integer" or min_pts < 1 then return nil, "dbscan: min_pts must be a positive integer" end
+  local how = {}
+  how[1] = opts.min_pts and string.format("min_pts %d (given)", min_pts)
+    or string.format("min_pts %d (2 x %d parameters, at least 4, at most a fifth of the %d rows)", min_pts, d, n)
+  local eps = opts.eps
+  if eps then
+    how[2] = string.format("eps %.4g (given)", eps)
+  else
+    local kk = math.min(math.max(min_pts - 1, 1), n - 1)
+    local curve, knee = M.kdist(matrix, kk)
+    eps = curve[knee]
+    how[2] = string.format("eps %.4g: the knee of the %d-nearest-neighbour distance curve (point %d of %d)",
+      eps, kk, knee, n)
   end
-  best.assign, best.centroids = canonical(best.assign, best.centroids)
-  best.k = k
-  return best
+  if not (eps >= 0) then return nil, "dbscan: eps must be >= 0" end
+  local labels, clusters = core.dbscan(matrix, eps, min_pts)
+  local assign, noise = {}, 0
+  for i = 1, n do
+    assign[i] = labels[i]
+    if labels[i] == 0 then noise = noise + 1 end
+  end
+  return { assign = assign, clusters = clusters, noise = noise, eps = eps, min_pts = min_pts,
+           how = table.concat(how, "; ") }
 end
 
 -- ---- quality indices --------------------------------------------------------
@@ -274,32 +253,11 @@ function M.calinski_harabasz(matrix, assign, k)
   return ((t - w) / (k - 1)) / (w / (n - k))
 end
 
---- Mean silhouette width; nil for K = 1. A point alone in its cluster counts 0.
+--- Mean silhouette width (in C); nil for K = 1. A point alone in its cluster counts 0.
+-- The second result: each row's width.
 function M.silhouette(matrix, assign, k)
-  local n = #matrix
-  if k < 2 or n < 2 then return nil end
-  local total = 0
-  for i = 1, n do
-    local sum, cnt = {}, {}
-    for h = 1, k do sum[h], cnt[h] = 0, 0 end
-    for j = 1, n do
-      if j ~= i then
-        local h = assign[j]
-        sum[h] = sum[h] + math.sqrt(dist2(matrix[i], matrix[j]))
-        cnt[h] = cnt[h] + 1
-      end
-    end
-    local own = assign[i]
-    if cnt[own] > 0 then
-      local a = sum[own] / cnt[own]
-      local b = math.huge
-      for h = 1, k do
-        if h ~= own and cnt[h] > 0 then b = math.min(b, sum[h] / cnt[h]) end
-      end
-      if b < math.huge and math.max(a, b) > 0 then total = total + (b - a) / math.max(a, b) end
-    end
-  end
-  return total / n
+  if k < 2 or #matrix < 2 then return nil end
+  return core.silhouette(matrix, assign, k)
 end
 
 --- k-means for K = 1..kmax (and kmax + 1 for H(kmax)) with the indices.

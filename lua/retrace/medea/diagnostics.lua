@@ -67,28 +67,10 @@ function M.pca(matrix)
 end
 
 function M.silhouettes(matrix, assign, k)
-  local n = #matrix
-  local out = {}
-  for i = 1, n do
-    local sum, cnt = {}, {}
-    for h = 1, k do sum[h], cnt[h] = 0, 0 end
-    for j = 1, n do
-      if j ~= i then
-        local h = assign[j]
-        sum[h] = sum[h] + math.sqrt(cluster.dist2(matrix[i], matrix[j]))
-        cnt[h] = cnt[h] + 1
-      end
-    end
-    local own, s = assign[i], 0
-    if cnt[own] > 0 then
-      local a, b = sum[own] / cnt[own], math.huge
-      for h = 1, k do
-        if h ~= own and cnt[h] > 0 then b = math.min(b, sum[h] / cnt[h]) end
-      end
-      if b < math.huge and math.max(a, b) > 0 then s = (b - a) / math.max(a, b) end
-    end
-    out[i] = s
-  end
+  local _, per = cluster.silhouette(matrix, assign, k)
+  if per then return per end
+  local out = {} -- one cluster (or one row): every width 0
+  for i = 1, #matrix do out[i] = 0 end
   return out
 end
 

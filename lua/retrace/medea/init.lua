@@ -185,11 +185,65 @@ function M.diagnose(res)
   return out
 end
 
+--- Relative spread (max - min over the largest magnitude) under which a parameter
+-- counts as constant: execution times equal but for clock jitter differ by parts per
+-- million, and min-max scaling would blow that up to the full range.
+M.TOLERANCE = 1e-4
+
+--- Which parameters drive a partition (scaled matrix, k >= 2): per parameter the
+-- share of its variance between the clusters (1 - within / total; 1 = the clusters
+-- differ only in it, 0 = it plays no part), and the adjusted Rand index between the
+-- partition and k-means at the same K without that parameter (1 = the grouping does
+-- not depend on it). skip: {[column] = true} for constant parameters. Returns a list
+-- {param =, column =, between =, without = ARI or nil} sorted by between, largest first.
+function M.drivers(scaled, assign, k, names, skip, opts)
+  opts = opts or {}
+  local n, d = #scaled, #names
+  local out = {}
+  if k < 2 then return out end
+  local rand = require("retrace.medea.diagnostics").rand_index
+  for j = 1, d do
+    if not skip[j] then
+      local col, sum, cnt, mean = {}, {}, {}, 0
+      for i = 1, n do col[i] = scaled[i][j]; mean = mean + col[i] end
+      mean = mean / n
+      for h = 1, k do sum[h], cnt[h] = 0, 0 end
+      for i = 1, n do sum[assign[i]] = sum[assign[i]] + col[i]; cnt[assign[i]] = cnt[assign[i]] + 1 end
+      local total, within = 0, 0
+      for i = 1, n do
+        local h = assign[i]
+        total = total + (col[i] - mean) ^ 2
+        within = within + (col[i] - sum[h] / cnt[h]) ^ 2
+      end
+      local r = { param = names[j], column = j, between = total > 0 and 1 - within / total or 0 }
+      -- the partition again without parameter j (when some other one remains)
+      local rest = {}
+      for c = 1, d do if c ~= j and not skip[c] then rest[#rest + 1] = c end end
+      if #rest > 0 then
+        local m = {}
+        for i = 1, n do
+          local row = {}
+          for q, c in ipairs(rest) do row[q] = scaled[i][c] end
+          m[i] = row
+        end
+        r.without = rand(cluster.kmeans(m, k, opts).assign, assign)
+      end
+      out[#out + 1] = r
+    end
+  end
+  table.sort(out, function(a, b) return a.between > b.between end)
+  return out
+end
+
 --- Cluster components on the named parameters.
--- opts: log, scale ("minmax"), kmax (10), k (force this K), seed (1), restarts (10).
--- opts.tolerance: relative spread under which a parameter counts as constant (1e-9).
+-- opts: log, scale ("minmax"), kmax (10), k (force this K), seed (1), restarts (10),
+-- patience (20): k-means restarts until this many seedings in a row found no better W.
+-- opts.tolerance: relative spread under which a parameter counts as constant
+-- (M.TOLERANCE); it is reported as such and left out of the scaling and distance.
+-- opts.dbscan: also DBSCAN ({eps =, min_pts =}, either may be nil: chosen and said how).
 -- Returns { k=, best_k=, rule = "given" | "hartigan" | "silhouette" | "calinski_harabasz" |
---           "kmax" (how K was chosen), notes = {...}, constant = {{column=, spread=, value=}},
+--           "kmax" (how K was chosen), notes = {...}, constant = {{column=, spread=, value=,
+--           relative=}}, drivers = (M.drivers), tries = {seedings per K}, dbscan = ...,
 --           w=, h=, ch=, silhouette=, assign=, members=, table=, breakdown=, params= }
 -- or nil, message.
 function M.characterize(components, names, opts)
@@ -197,19 +251,24 @@ function M.characterize(components, names, opts)
   if #components == 0 then return nil, "no components to cluster" end
   local raw, err = M.matrix(components, names)
   if not raw then return nil, err end
-  local scaled, terr = cluster.transform(raw, { log = opts.log, scale = opts.scale or "minmax" })
-  if not scaled then return nil, terr end
+  local scaled, spec = cluster.transform(raw, { log = opts.log, scale = opts.scale or "minmax" })
+  if not scaled then return nil, spec end
   local notes = {}
-  -- a parameter constant up to rounding would be blown up to the full range by
-  -- scaling and split clusters on floating-point noise: it leaves the distance
-  local constant = cluster.constant_columns(raw, opts.tolerance)
-  local exact = {}
+  -- a parameter constant up to a tolerance would be blown up to the full range by
+  -- scaling and split clusters on noise: it leaves the distance
+  local tol = opts.tolerance or M.TOLERANCE
+  local constant = cluster.constant_columns(raw, tol)
+  local exact, skip = {}, {}
   for _, c in ipairs(constant) do
     for i = 1, #scaled do scaled[i][c.column] = 0 end
+    spec.columns[c.column].b = 0 -- a new component is placed without it too
+    skip[c.column] = true
     c.param = names[c.column]
+    c.relative = c.value ~= 0 and c.spread / math.abs(c.value) or 0
     if c.spread > 0 then
-      notes[#notes + 1] = string.format("parameter %s is constant up to rounding (spread %.3g around %.6g): "
-        .. "left out of the distance", c.param, c.spread, c.value)
+      notes[#notes + 1] = string.format("parameter %s varies by %.3g ppm of its value (spread %.3g around "
+        .. "%.6g, under the tolerance %g): reported as constant, left out of the scaling and the distance",
+        c.param, 1e6 * c.relative, c.spread, c.value, tol)
     else
       exact[#exact + 1] = string.format("%s = %.6g", c.param, c.value)
     end
@@ -223,7 +282,9 @@ function M.characterize(components, names, opts)
     return nil, string.format("--k %d: only %d components", opts.k, n)
   end
   kmax = math.max(kmax, opts.k or 0)
-  local a = cluster.analyse(scaled, { kmax = kmax, seed = opts.seed or 1, restarts = opts.restarts })
+  local kopts = { seed = opts.seed or 1, restarts = opts.restarts, patience = opts.patience }
+  local a = cluster.analyse(scaled, { kmax = kmax, seed = kopts.seed, restarts = kopts.restarts,
+                                      patience = kopts.patience })
   local k, rule = opts.k, "given"
   if not k and a.best_k then
     k, rule = a.best_k, "hartigan"
@@ -236,19 +297,99 @@ function M.characterize(components, names, opts)
     table.insert(notes, 1, string.format("no K up to %d has H(K) <= 10: K = %d chosen by %s", kmax, k, how))
   end
   local part = a.partitions[k]
+  local tries = {}
+  for kk = 1, kmax do tries[kk] = a.partitions[kk] and a.partitions[kk].tries end
+  local dbscan
+  if opts.dbscan then
+    local derr
+    dbscan, derr = cluster.dbscan(scaled, opts.dbscan)
+    if not dbscan then return nil, derr end
+  end
   local names_list = {}
   for i, c in ipairs(components) do names_list[i] = c.name end
   local tracenames = {}
   for i, c in ipairs(components) do tracenames[i] = basename(c.trace or c.name) end
   return {
     k = k, best_k = a.best_k, kmax = kmax, n = n, params = names, rule = rule, notes = notes,
-    constant = constant,
+    constant = constant, tolerance = tol, tries = tries, dbscan = dbscan, transform = spec,
+    drivers = M.drivers(scaled, part.assign, k, names, skip, kopts),
     w = a.w, h = a.h, ch = a.ch, silhouette = a.silhouette,
     assign = part.assign, centroids = part.centroids, scaled = scaled, raw = raw,
     members = M.functional.members(names_list, part.assign, k),
     table = cluster.model_table(raw, part.assign, k, names),
     breakdown = M.functional.breakdown(tracenames, part.assign, k),
   }
+end
+
+--- The workload model of a characterize() result as a plain table (JSON ready):
+-- {kind = "retrace.medea.model", version = 1, approach, params, transform (log, scale,
+-- per column shift, a, b: scaled = (x - a) / b), k, centroids (scaled units), radius
+-- (per cluster: the largest distance of a member to its centroid), count, table (the
+-- model table in original units)}.
+function M.model(res, approach)
+  local radius, count = {}, {}
+  for h = 1, res.k do radius[h], count[h] = 0, 0 end
+  for i, row in ipairs(res.scaled) do
+    local h = res.assign[i]
+    count[h] = count[h] + 1
+    radius[h] = math.max(radius[h], math.sqrt(cluster.dist2(row, res.centroids[h])))
+  end
+  local tbl = {}
+  for h, row in ipairs(res.table) do tbl[h] = { share = row.share, count = row.count, mean = row.mean, std = row.std } end
+  return { kind = "retrace.medea.model", version = 1, approach = approach, params = res.params,
+           transform = res.transform, k = res.k, centroids = res.centroids, radius = radius, count = count,
+           table = tbl }
+end
+
+--- Check a decoded model (M.model's shape); returns it or nil, message.
+function M.check_model(m)
+  if type(m) ~= "table" or m.kind ~= "retrace.medea.model" then
+    return nil, "not a retrace medea workload model (kind is not \"retrace.medea.model\")"
+  end
+  for _, f in ipairs { "params", "centroids", "radius", "transform" } do
+    if type(m[f]) ~= "table" then return nil, "workload model: field '" .. f .. "' missing" end
+  end
+  local d = #m.params
+  if type(m.transform.columns) ~= "table" or #m.transform.columns ~= d then
+    return nil, "workload model: transform.columns must have one entry per parameter"
+  end
+  if #m.centroids ~= m.k or #m.radius ~= m.k then
+    return nil, "workload model: centroids and radius must have k entries"
+  end
+  for h, c in ipairs(m.centroids) do
+    if type(c) ~= "table" or #c ~= d then
+      return nil, string.format("workload model: centroid %d must have %d values", h, d)
+    end
+  end
+  return m
+end
+
+--- Place components into a saved workload model: each goes to its nearest centroid
+-- (scaled with the model's own transform). too_far (default 1.5): a component
+-- farther than too_far x its cluster's radius is flagged; a cluster of one member
+-- (radius 0) takes the largest radius of the model instead. Returns a list
+-- {name =, cluster =, distance =, radius =, too_far = bool, distances = {to each
+-- centroid}} or nil, message.
+function M.place(model, components, too_far)
+  too_far = too_far or 1.5
+  local raw, err = M.matrix(components, model.params)
+  if not raw then return nil, err end
+  local scaled, terr = cluster.apply_transform(raw, model.transform)
+  if not scaled then return nil, terr end
+  local widest = 0
+  for _, r in ipairs(model.radius) do widest = math.max(widest, r) end
+  local out = {}
+  for i, row in ipairs(scaled) do
+    local best, bd, dists = 1, math.huge, {}
+    for h, c in ipairs(model.centroids) do
+      dists[h] = math.sqrt(cluster.dist2(row, c))
+      if dists[h] < bd then best, bd = h, dists[h] end
+    end
+    local r = model.radius[best] > 0 and model.radius[best] or widest
+    out[i] = { name = components[i].name, cluster = best, distance = bd, radius = r,
+               too_far = bd > too_far * r, distances = dists }
+  end
+  return out
 end
 
 return M
