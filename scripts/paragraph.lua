@@ -125,6 +125,10 @@ local function clean(v, depth)
   return v
 end
 
+-- The most frames one run draws by --pace time:T (a million frames at 25 per second
+-- is eleven hours of animation)
+local MAX_FRAMES = 1000000
+
 local function run(args)
   local ids = { table.unpack(chosen(args)) }
   local W, H = pair(args.size or "1280x720", "--size")
@@ -318,6 +322,12 @@ local function run(args)
     local dt = (pace_v or 0) * unit
     if dt <= 0 then dt = (hi_t - lo_t) / 100 end
     if dt <= 0 then dt = unit end
+    -- a step that makes more frames than anyone renders is a mistake in the option
+    local want = (hi_t - lo_t) / dt
+    if want > MAX_FRAMES then
+      cli.usage_error(string.format("--pace %s makes %.3g frames over the window %.9g .. %.9g s (at most %s); " ..
+        "give a larger step", args.pace, want, lo_t, hi_t, cli.count(MAX_FRAMES)))
+    end
     -- frame k at lo_t + k * dt (a product: no drift from repeated addition)
     local k = 0
     while not ended do

@@ -189,4 +189,16 @@ describe("options that would overflow", function()
     assert.are.equal(0, code)
     assert.matches("Execution Time: [%d.]+G cycles", out)
   end)
+
+  it("paragraph refuses a --pace that makes more than a million frames (exit 2)", function()
+    local d = h.temp_dir()
+    local code, _, err = h.retrace("paragraph", h.fixtures .. "/paragraph/pg4.trf", "-o", d, "--group", "utilization",
+      "--pace", "time:1e-12", "--unit", "s")
+    assert.are.equal(2, code)
+    assert.matches("^retrace: %-%-pace time:1e%-12 makes 8e%+12 frames over the window 0 %.%. 8 s %(at most 1,000,000%)", err)
+    code = h.retrace("paragraph", h.fixtures .. "/paragraph/pg4.trf", "-o", d, "--group", "utilization",
+      "--pace", "time:1", "--unit", "s")
+    assert.are.equal(0, code)
+    h.remove_tree(d)
+  end)
 end)
