@@ -401,7 +401,9 @@ local function run(args)
       nframes, #ids, args.output, res.html and (", player " .. res.html) or "", res.pdf and (", " .. res.pdf) or "",
       res.mp4 and (", " .. res.mp4) or ""))
   end
-  return 0
+  -- an output asked for and not made (the PDF on a full disk, the MP4 without ffmpeg),
+  -- said above, fails the run as shmap and render do
+  return #res.errors > 0 and cli.EXIT_INPUT or 0
 end
 
 return {

@@ -94,10 +94,12 @@ int rt_png_write(const char *path, const unsigned char *data, int w, int h, int 
         return rt_err_set(err, RT_ENOMEM, "%s: out of memory", path);
     }
     if (setjmp(j.jb)) {
+        /* a failed write: the system's reason (a full disk), not libpng's "Write Error" */
+        int e = ferror(rt_out_fp(out)) ? errno : 0;
         png_destroy_write_struct(&png, &info);
         free(line);
         rt_out_abort(out);
-        return rt_err_set(err, RT_EIO, "%s: %s", path, j.msg);
+        return rt_err_set(err, RT_EIO, "%s: %s", path, e ? strerror(e) : j.msg);
     }
     const int opaque = opaque_v, channels = opaque ? 3 : 4;
     png_init_io(png, fp);

@@ -113,11 +113,19 @@ function Writer:path(i)
   return self.dir .. "/" .. string.format(M.pattern, i)
 end
 
+-- A frame that could not be written (a full disk): an error object with exit 1, the
+-- convention commands use for bad input or output, so the run ends with one line.
+-- (tostring gives the message, for callers that catch it with pcall).
+local failure_mt = { __tostring = function(e) return e.message end }
+local function write_failed(err)
+  error(setmetatable({ exit = 1, message = err }, failure_mt), 0)
+end
+
 -- Queue the pixels of image canvas cv as the next PNG.
 local function submit(self, cv)
   local i = self.count + 1
   local ok, err = self.encoder:submit(cv, self:path(i))
-  if not ok then error(err, 0) end
+  if not ok then write_failed(err) end
   self.count = i
   self.files[i] = string.format(M.pattern, i)
   if self.progress then self.progress:update(i) end
@@ -225,7 +233,7 @@ function Writer:finish(opts)
   self.encoder:close()
   self.lock:unlock()
   if self.progress and self.progress.finish then self.progress:finish() end
-  if not ok then error(err, 0) end
+  if not ok then write_failed(err) end
   local result = { frames = self.count, dir = self.dir, files = self.files, errors = {},
     primitives = self.primitives,
                    encoder = stats }

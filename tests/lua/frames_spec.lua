@@ -107,7 +107,9 @@ describe("retrace.frames", function()
       fw:finish()
     end)
     assert.is_false(ok)
-    assert.truthy(err:match("/gone/frame_00000%d%.png: No such file or directory$"), err)
+    -- an error object with exit 1 (a command ends with that one line); tostring gives the message
+    assert.are.equal(1, err.exit)
+    assert.truthy(tostring(err):match("/gone/frame_00000%d%.png: No such file or directory$"), tostring(err))
   end)
 
   it("says clearly when ffmpeg is not installed", function()
