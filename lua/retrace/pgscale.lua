@@ -15,6 +15,7 @@
 -- a processor idle from its own last record on).
 local core = require "retrace.core"
 
+local fs = require "retrace.fs"
 local M = {}
 
 local STATE = { [0] = "idle", [1] = "overhead", [2] = "busy" }
@@ -188,7 +189,9 @@ local TID_STATES, TID_REGIONS, TID_UNNESTED = 1, 2, 3
 function M.chrome_json(path, file, opts)
   opts = opts or {}
   local replay = require "retrace.replay"
-  local f, ferr = io.open(file, "w")
+  local ok0, inerr = fs.not_an_input(file, { path })
+  if not ok0 then return nil, inerr end
+  local f <close>, ferr = fs.create(file)
   if not f then return nil, ferr end
   local n = { complete = 0, states = 0, user = 0, unnested = 0, flow = 0, threads = 0 }
   local first = true
@@ -262,9 +265,9 @@ function M.chrome_json(path, file, opts)
         us_of_ns(ns(m.recv_time))))
     end,
   })
-  if not rp then f:close() return nil, err end
+  if not rp then return nil, err end
   local ok, rerr = pcall(rp.run, rp)
-  if not ok then f:close() return nil, tostring(rerr) end
+  if not ok then return nil, tostring(rerr) end
   local _, t1 = rp:span()
   track.finish(t1)
   -- names last (the definitions are complete then): processes, then their tracks
@@ -284,7 +287,8 @@ function M.chrome_json(path, file, opts)
     end
   end
   f:write("\n]}\n")
-  f:close()
+  local cok, cerr = f:commit()
+  if not cok then return nil, cerr end
   return n
 end
 
@@ -306,15 +310,23 @@ function M.write_csv(path, dir, opts)
   local info = opts.info
   local P = info.P
   local files, fh = {}, {}
+  -- each CSV written whole (fs.create); all are committed at the end, or none
   local function open(name, header)
-    local f, err = io.open(dir .. "/" .. name, "w")
+    local f, err = fs.create(dir .. "/" .. name)
     if not f then return nil, err end
     f:write(header, "\n")
-    fh[name] = f
+    fh[#fh + 1] = f
     files[#files + 1] = dir .. "/" .. name
     return f
   end
-  local function close_all() for _, f in pairs(fh) do f:close() end end
+  local function close_all() for _, f in ipairs(fh) do f:abort() end end
+  local function commit_all()
+    for _, f in ipairs(fh) do
+      local ok, err = f:commit()
+      if not ok then close_all() return nil, err end
+    end
+    return true
+  end
   local fs_, e1 = open("states.csv", "proc,state,start,end")
   local fm, e2 = fs_ and open("messages.csv", "src,dst,tag,bytes,send,recv")
   if not fs_ or not fm then close_all() return nil, e1 or e2 end
@@ -378,7 +390,8 @@ function M.write_csv(path, dir, opts)
     for _, q in ipairs(opts.view:matrix()) do
       fx:write(q.src, ",", q.dst, ",", q.count, ",", num(q.bytes), "\n")
     end
-    close_all()
+    local cok, cerr = commit_all()
+    if not cok then return nil, cerr end
     return { files = files, states = nstates, messages = nmsg }
   end
   local m = rp:matrix("cumulative")
@@ -387,7 +400,8 @@ function M.write_csv(path, dir, opts)
       if m.count[a][b] ~= 0 then fx:write(a - 1, ",", b - 1, ",", m.count[a][b], ",", num(m.bytes[a][b]), "\n") end
     end
   end
-  close_all()
+  local cok, cerr = commit_all()
+  if not cok then return nil, cerr end
   return { files = files, states = nstates, messages = nmsg }
 end
 
@@ -438,10 +452,10 @@ function M.timeline_html(path, file, opts)
   local page = template:gsub("{{(%u+)}}", function(k)
     if k == "TITLE" then return title elseif k == "DATA" then return json end
   end)
-  local f, ferr = io.open(file, "wb")
-  if not f then return nil, ferr end
-  f:write(page)
-  f:close()
+  local ok0, inerr = fs.not_an_input(file, { path })
+  if not ok0 then return nil, inerr end
+  local wok, werr = fs.write_file(file, page)
+  if not wok then return nil, werr end
   return { levels = #levels, cols = r.cols, rows = r.rows, messages = r.messages, bytes = #page }
 end
 

@@ -174,3 +174,35 @@ describe("animations on a full disk", function()
     h.remove_tree(d)
   end)
 end)
+
+describe("paragraph's exports", function()
+  local pg4 = h.fixtures .. "/paragraph/pg4.trf"
+
+  it("refuse to write over the trace they read", function()
+    local d = h.temp_dir()
+    local copy = d .. "/t.trf"
+    fs.write_file(copy, h.slurp(pg4))
+    local code, _, err = h.retrace("paragraph", copy, "--export", "chrome-json", copy)
+    assert.are.equal(1, code)
+    assert.are.equal("retrace: " .. copy .. ": is the input " .. copy .. "; refusing to overwrite it\n", err)
+    assert.are.equal(h.slurp(pg4), h.slurp(copy))
+    h.remove_tree(d)
+  end)
+
+  it("exit 1 naming the file when it cannot be written whole", function()
+    for _, opt in ipairs({ { "--export", "chrome-json" }, { "--timeline-html" } }) do
+      local args = { "paragraph", pg4 }
+      for _, a in ipairs(opt) do args[#args + 1] = a end
+      args[#args + 1] = "/dev/full"
+      local code, _, err = h.retrace(table.unpack(args))
+      assert.are.equal(1, code, opt[1])
+      assert.are.equal("retrace: /dev/full: No space left on device\n", err)
+    end
+    local d = h.temp_dir()
+    local code, err = run_full("paragraph", pg4, "--export", "chrome-json", d .. "/t.json")
+    assert.are.equal(1, code)
+    assert.are.equal("retrace: " .. d .. "/t.json: File too large\n", err)
+    assert.are.same({}, names(d))
+    h.remove_tree(d)
+  end)
+end)
