@@ -60,6 +60,7 @@ typedef struct otf2_src {
     int eof;                /* the library has no more records */
     rt_err failure;         /* a read error, reported once the events before it are handed out */
     int reopened;           /* rewound at least once: the open's warnings are not repeated */
+    int pending_open;       /* rewound: the reader is opened again at the next read */
     /* warnings found while opening, before the caller could set on_warning: reported by the first next() */
     char early[4][240];
     int nearly, early_lost;
@@ -471,6 +472,18 @@ static int open_events(otf2_src *s, rt_err *err)
 static int otf2_next(rt_tsource *base, rt_tevent *ev, rt_err *err)
 {
     otf2_src *s = (otf2_src *)base;
+    if (s->pending_open) {
+        /* opened here, not at the rewind: a source rewound and then freed unread (a
+         * pre-pass leaves its source at the start) opens no reader for nothing; the
+         * OTF2 library also leaks the records its global reader reads ahead when a
+         * reader is closed before they are consumed */
+        s->pending_open = 0;
+        int st = open_reader(s, err);
+        if (st == RT_OK)
+            st = open_events(s, err);
+        if (st != RT_OK)
+            return st;
+    }
     if (s->nearly || s->early_lost)
         flush_early(s);
     while (s->head == s->n) {
@@ -517,8 +530,11 @@ static int otf2_rewind(rt_tsource *base, rt_err *err)
     s->ger = NULL;
     memset(s->skipped, 0, sizeof s->skipped);
     s->reopened = 1;
-    int st = open_reader(s, err);
-    return st == RT_OK ? open_events(s, err) : st;
+    s->pending_open = 1;
+    s->eof = 0;
+    s->head = s->n = 0;
+    (void)err;
+    return RT_OK;
 }
 
 /* Progress: the event files' bytes, scaled by the share of the records read so far. */

@@ -164,8 +164,10 @@ describe("a cache larger than memory", function()
   end)
 
   it("that runs out of address space says so in one line, no traceback", function()
-    local path = os.getenv("ASAN_OPTIONS") and nil or din
-    if not path then pending("the sanitizer build reserves more address space than the limit") return end
+    if os.getenv("ASAN_OPTIONS") then
+      pending("the sanitizer build reserves more address space than the limit")
+      return
+    end
     local errf = os.tmpname()
     local _, _, code = os.execute(("sh -c %s 2>%s"):format(
       h.quote("ulimit -v 400000; exec " .. h.quote(h.bin) .. " cache --size 1G --ways 64 " .. h.quote(din) .. " >/dev/null"),
