@@ -153,6 +153,28 @@ local function print_semi_markov(m, out)
   end
 end
 
+-- Resource acquisition time per thread (Figure 15 of Chitra).
+local function print_acquisition(a, ses, out)
+  local w = function(...) out:write(string.format(...)) end
+  w("acquisition time per thread (time from entering %s to leaving them):\n", table.concat(a.states, " or "))
+  w("  %-28s %8s %12s %12s %12s %12s %6s\n", "thread", "n", "mean", "std dev", "min", "max", "cut")
+  for _, t in ipairs(a.threads) do
+    w("  %-28s %8d %12s %12s %12s %12s %6d\n", t.label, t.n, t.mean and chain_mod.number(t.mean) or "-",
+      t.sd and chain_mod.number(t.sd) or "-", t.min and chain_mod.number(t.min) or "-",
+      t.max and chain_mod.number(t.max) or "-", t.cut)
+  end
+  if a.per_run == "run" and ses:members() > 1 then
+    w("  mean (n) per run, in the order of the files:\n")
+    for _, t in ipairs(a.threads) do
+      local cells = {}
+      for k, r in ipairs(t.runs) do
+        cells[k] = string.format("%s (%d)", r.mean and chain_mod.number(r.mean) or "-", r.n)
+      end
+      w("  %-28s %s\n", t.label, table.concat(cells, "  "))
+    end
+  end
+end
+
 -- The steady-state test.
 local function print_steady(st, out)
   out:write(string.format("steady state %s (%s)\n", st.reached and "reached" or "NOT reached", st.test))
@@ -256,6 +278,9 @@ return {
     p:flag("--csv", "--views: also write the whole sequence as CSV (one row per element)")
     p:flag("--full-spectrum", "--views: one FFT of the whole signal instead of a spectrum sized to the "
       .. "picture (Welch averaging)")
+    p:option("--acquisition", "resource acquisition time per thread: how long each thread stays in "
+      .. "these local states each time it enters them (a thread is a state component, or a run "
+      .. "when states have one component); --views draws acquisition.png"):argname("A1,A2,...")
     p:option("--min-prob", "chain pictures: hide arcs of probability below P (0 <= P < 1; "
       .. "default: the rarest arcs past 150)"):argname("P")
     p:option("--shade", "shade every occurrence of a pattern in the time and event views")
@@ -432,6 +457,15 @@ return {
       cli.usage_error("--min-prob expects a probability 0 <= P < 1, got '" .. args.min_prob .. "'")
     end
     local views = require "retrace.displays.chitra.views"
+    local acq_states, acquisition
+    if args.acquisition then
+      acq_states = chitra.split_list(args.acquisition)
+      if #acq_states == 0 then cli.usage_error("--acquisition expects states A1,A2,...") end
+      local why
+      acquisition, why = require("retrace.chitra.acquisition").compute(ses, acq_states)
+      if not acquisition then cli.input_error(why) end
+      doc.acquisition = acquisition
+    end
     if not args.views then
       for _, o in ipairs { "member", "occupancy", "csv", "full_spectrum" } do
         if args[o] then cli.usage_error("--" .. o:gsub("_", "-") .. " goes with --views DIR") end
@@ -461,7 +495,7 @@ return {
       local ok, why = views.write_all(ses, args.views,
         { format = args.view_format, range = range, shade = args.shade, chain = chain, min_prob = min_prob,
           member = member, occupancy = args.occupancy and chitra.split_list(args.occupancy) or nil,
-          csv = args.csv, full_spectrum = args.full_spectrum })
+          csv = args.csv, full_spectrum = args.full_spectrum, acquisition = acq_states })
       if not ok then cli.usage_error(why) end
     end
 
@@ -495,6 +529,7 @@ return {
     else
       print_text(ses, chain, io.stdout)
       if args.fit_holding then print_semi_markov(sm, io.stdout) end
+      if acquisition then print_acquisition(acquisition, ses, io.stdout) end
       if steady then print_steady(steady, io.stdout) end
       for _, r in ipairs(finds) do
         -- chain_mod.percent: a share that is not 0 never prints as 0%
