@@ -153,6 +153,19 @@ local function print_semi_markov(m, out)
   end
 end
 
+-- The clocks' offsets and drifts against the first run's.
+local function print_drift(fits, sync, out)
+  out:write(string.format("clock drift against %s (t_k = offset + drift * t_1, least squares on the entries "
+    .. "of %s):\n", fits[1].run, sync))
+  out:write(string.format("  %-24s %14s %16s %12s %6s %12s\n", "run", "offset", "drift", "(ppm)", "points", "rms residual"))
+  for k = 2, #fits do
+    local f = fits[k]
+    out:write(string.format("  %-24s %14.6g %16.10g %12.4g %6d %12.4g%s\n", f.run, f.offset, f.drift,
+      (f.drift - 1) * 1e6, f.n, f.residual, f.unmatched > 0 and string.format("  (%d entries unmatched)",
+      f.unmatched) or ""))
+  end
+end
+
 -- Resource acquisition time per thread (Figure 15 of Chitra).
 local function print_acquisition(a, ses, out)
   local w = function(...) out:write(string.format(...)) end
@@ -241,6 +254,12 @@ return {
     p:argument("pes", "PES files (several form an ensemble); traces with --states"):args("+")
     p:option("--states", "read message-passing traces instead: processor P's innermost open event "
       .. "is the state (busy, overhead or idle outside every event)"):argname("processor:P")
+    p:flag("--merge", "merge the runs (one per processor or thread) into one sequence whose state is the "
+      .. "tuple of every run's state, joined by --component-separator (default: nothing)")
+    p:option("--drift", "correct the runs' clocks against the first run's before anything else: linear "
+      .. "(t_k = offset + drift * t_1, least squares on the entries of --sync)"):choices({ "linear" })
+    p:option("--sync", "--drift: the synchronisation state every run enters at the same moments")
+      :argname("STATE")
     p:option("--clip", "delete the first NI and last NF symbols"):argname("NI:NF")
       :count("*"):action(ordered("clip"))
     p:option("--aggregate", "replace each occurrence of A,B,C by the composite Z")
@@ -335,6 +354,34 @@ return {
     end
     if bar then bar:finish() end
     if not ses then cli.input_error(err) end
+    -- clocks corrected, then runs merged, before any transform
+    local drift
+    if args.drift or args.merge then
+      if args.drift and not args.sync then cli.usage_error("--drift linear needs --sync STATE") end
+      if args.sync and not args.drift then cli.usage_error("--sync goes with --drift linear") end
+      if ses:members() < 2 then cli.usage_error("--" .. (args.drift and "drift" or "merge") .. " needs several runs") end
+      local merge = require "retrace.chitra.merge"
+      local runs = merge.runs(ses)
+      if args.drift then
+        local why
+        drift, why = merge.drift(runs, args.sync)
+        if not drift then cli.input_error(why) end
+        merge.apply(runs, drift)
+        for k, f in ipairs(drift) do f.run = runs[k].label end
+      end
+      local files = ses.files
+      if args.merge then
+        local m, why = merge.merge(runs, args.component_separator)
+        if not m then cli.input_error(why) end
+        runs = { { label = "merged", states = m.states, times = m.times } }
+        files = { "merged " .. table.concat(files, "+") }
+      end
+      ses:close()
+      ses, err = chitra.from_states(runs, { components = args.component_pattern,
+        separator = args.component_separator })
+      if not ses then cli.input_error(err) end
+      ses.files = files
+    end
     -- --simulate: the model of every step checked against its input sequence
     local sim_n, sim_seed
     if args.simulate then
@@ -518,6 +565,7 @@ return {
       end
     end
 
+    if drift then doc.drift = { sync = args.sync, runs = drift } end
     local steady = args.steady and model_mod.steady(ses) or nil
     if steady then doc.steady = steady end
     if args.fit_holding then doc.semi_markov = sm end
@@ -527,6 +575,7 @@ return {
     elseif score then
       print_score(score, ses, io.stdout)
     else
+      if drift then print_drift(drift, args.sync, io.stdout) end
       print_text(ses, chain, io.stdout)
       if args.fit_holding then print_semi_markov(sm, io.stdout) end
       if acquisition then print_acquisition(acquisition, ses, io.stdout) end
