@@ -170,9 +170,12 @@ end
 local function print_acquisition(a, ses, out)
   local w = function(...) out:write(string.format(...)) end
   w("acquisition time per thread (time from entering %s to leaving them):\n", table.concat(a.states, " or "))
-  w("  %-28s %8s %12s %12s %12s %12s %6s\n", "thread", "n", "mean", "std dev", "min", "max", "cut")
+  local lw = 8
+  for _, t in ipairs(a.threads) do lw = math.max(lw, #t.label) end
+  local lf = "  %-" .. lw .. "s"
+  w(lf .. " %8s %12s %12s %12s %12s %6s\n", "thread", "n", "mean", "std dev", "min", "max", "cut")
   for _, t in ipairs(a.threads) do
-    w("  %-28s %8d %12s %12s %12s %12s %6d\n", t.label, t.n, t.mean and chain_mod.number(t.mean) or "-",
+    w(lf .. " %8d %12s %12s %12s %12s %6d\n", t.label, t.n, t.mean and chain_mod.number(t.mean) or "-",
       t.sd and chain_mod.number(t.sd) or "-", t.min and chain_mod.number(t.min) or "-",
       t.max and chain_mod.number(t.max) or "-", t.cut)
   end
@@ -183,7 +186,7 @@ local function print_acquisition(a, ses, out)
       for k, r in ipairs(t.runs) do
         cells[k] = string.format("%s (%d)", r.mean and chain_mod.number(r.mean) or "-", r.n)
       end
-      w("  %-28s %s\n", t.label, table.concat(cells, "  "))
+      w(lf .. " %s\n", t.label, table.concat(cells, "  "))
     end
   end
 end
@@ -253,7 +256,8 @@ return {
   parser = function(p)
     p:argument("pes", "PES files (several form an ensemble); traces with --states"):args("+")
     p:option("--states", "read message-passing traces instead: processor P's innermost open event "
-      .. "is the state (busy, overhead or idle outside every event)"):argname("processor:P")
+      .. "is the state (busy, overhead or idle outside every event); processor:P,Q,... makes one run "
+      .. "per processor"):argname("processor:P")
     p:flag("--merge", "merge the runs (one per processor or thread) into one sequence whose state is the "
       .. "tuple of every run's state, joined by --component-separator (default: nothing)")
     p:option("--drift", "correct the runs' clocks against the first run's before anything else: linear "
@@ -330,17 +334,24 @@ return {
     local ses, err
     if args.states then
       -- message-passing traces: one processor's event nesting as the sequence
-      local proc = args.states:match("^processor:(%d+)$")
-      if not proc then cli.usage_error("--states expects processor:P, got '" .. args.states .. "'") end
-      local members = {}
-      for i, path in ipairs(args.pes) do
-        local m, why = require("retrace.chitra.states").from_trace(path, math.tointeger(tonumber(proc)))
-        if not m then cli.input_error(why) end
-        members[i] = m
+      -- processor:P or processor:P,Q,...: one run per processor of every trace
+      local list = args.states:match("^processor:([%d,]+)$")
+      local procs = {}
+      for p in (list or ""):gmatch("%d+") do procs[#procs + 1] = math.tointeger(tonumber(p)) end
+      if #procs == 0 then cli.usage_error("--states expects processor:P or processor:P,Q,..., got '"
+        .. args.states .. "'") end
+      local members, labels = {}, {}
+      for _, path in ipairs(args.pes) do
+        for _, proc in ipairs(procs) do
+          local m, why = require("retrace.chitra.states").from_trace(path, proc)
+          if not m then cli.input_error(why) end
+          members[#members + 1] = m
+          labels[#labels + 1] = #procs > 1 and string.format("%s:processor %d", path, proc) or path
+        end
       end
       ses, err = chitra.from_states(members, { components = args.component_pattern,
         separator = args.component_separator })
-      if ses then ses.files = args.pes end
+      if ses then ses.files = labels end
     else
       ses, err = chitra.load(args.pes, { components = args.component_pattern,
       separator = args.component_separator, progress = function(path, done, total)

@@ -99,4 +99,21 @@ describe("chitra clock drift and merge", function()
     assert.matches("synchronisation state Q", err)
     os.remove(a); os.remove(b)
   end)
+
+  it("--states processor:0,1 makes one run per processor, and --merge joins them", function()
+    local trf = h.fixtures .. "/picl/states.trf"
+    -- processor 0: busy, receive_blocked, busy; processor 1: busy, probe_blocking, busy
+    -- (one time unit each, at the same moments)
+    local code, out, err = h.retrace("chitra", trf, "--states", "processor:0,1", "--merge",
+      "--component-separator", "|", "--json")
+    assert.equal(0, code, err)
+    local d = require("cjson").decode(out)
+    assert.same({ "busy|busy", "receive_blocked|probe_blocking", "busy|busy" }, d.symbols)
+    assert.same({ 1, 1, 1 }, d.times)
+    code, out, err = h.retrace("chitra", trf, "--states", "processor:0,1", "--acquisition",
+      "receive_blocked,probe_blocking")
+    assert.equal(0, code, err)
+    assert.matches("thread 1 %(states.trf:processor 0%)%s+1%s+1%s", out)
+    assert.matches("thread 2 %(states.trf:processor 1%)%s+1%s+1%s", out)
+  end)
 end)
