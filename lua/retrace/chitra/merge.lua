@@ -79,44 +79,45 @@ end
 -- begins when every run has entered a state and ends when the first run ends.
 function M.merge(runs, sep)
   sep = sep or ""
-  local events = {}
   local begin, finish = -math.huge, math.huge
+  local pos = {} -- run k's next entry (a k-way merge: no list of every event)
   for k, r in ipairs(runs) do
     local n = #r.states
     if n == 0 then return nil, "merge: " .. r.label .. " is empty" end
     if r.times[1] > begin then begin = r.times[1] end
     if r.times[n] < finish then finish = r.times[n] end
-    for i = 1, n - 1 do events[#events + 1] = { r.times[i], k, i } end
+    pos[k] = 1
   end
-  table.sort(events, function(x, y)
-    if x[1] ~= y[1] then return x[1] < y[1] end
-    if x[2] ~= y[2] then return x[2] < y[2] end
-    return x[3] < y[3]
-  end)
   if not (finish > begin) then
     return nil, "merge: the runs do not overlap in time (one ends before another begins)"
   end
-  local cur, states, times = {}, {}, {}
-  local function push(t)
-    local s = table.concat(cur, sep)
-    states[#states + 1], times[#times + 1] = s, t
-  end
-  local started = false
-  for idx, e in ipairs(events) do
-    local t, k, i = e[1], e[2], e[3]
-    if t >= finish then break end
-    cur[k] = runs[k].states[i]
-    if t >= begin then
-      -- several entries at one time make one state: emit after the last of them
-      local nxt = events[idx + 1]
-      if not (nxt and nxt[1] == t) then
-        push(t)
-        started = true
+  local P = #runs
+  -- the earliest next entry (ties: the lowest run), or nil when every run is done
+  local function earliest()
+    local bk, bt
+    for k = 1, P do
+      local r, i = runs[k], pos[k]
+      if i < #r.states then
+        local t = r.times[i]
+        if not bt or t < bt then bk, bt = k, t end
       end
     end
+    return bk, bt
   end
-  if not started then return nil, "merge: no time at which every run is in a state" end
-  push(finish) -- the end: its state only closes the one before
+  local cur, states, times = {}, {}, {}
+  local k, t = earliest()
+  while k and t < finish do
+    -- every entry at time t first, then one state
+    while k and runs[k].times[pos[k]] == t do
+      cur[k] = runs[k].states[pos[k]]
+      pos[k] = pos[k] + 1
+      k = earliest()
+    end
+    if t >= begin then states[#states + 1], times[#times + 1] = table.concat(cur, sep), t end
+    k, t = earliest()
+  end
+  if #states == 0 then return nil, "merge: no time at which every run is in a state" end
+  states[#states + 1], times[#times + 1] = table.concat(cur, sep), finish -- the end: closes the state before
   return { states = states, times = times }
 end
 
