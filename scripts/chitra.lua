@@ -260,7 +260,7 @@ return {
       .. "per processor"):argname("processor:P")
     p:flag("--merge", "merge the runs (one per processor or thread) into one sequence whose state is the "
       .. "tuple of every run's state, joined by --component-separator (default: nothing)")
-    p:option("--drift", "correct the runs' clocks against the first run's before anything else: linear "
+    p:option("--drift", "--merge: first correct the runs' clocks against the first run's: linear "
       .. "(t_k = offset + drift * t_1, least squares on the entries of --sync)"):choices({ "linear" })
     p:option("--sync", "--drift: the synchronisation state every run enters at the same moments")
       :argname("STATE")
@@ -367,31 +367,21 @@ return {
     if not ses then cli.input_error(err) end
     -- clocks corrected, then runs merged, before any transform
     local drift
-    if args.drift or args.merge then
+    if args.drift or args.merge or args.sync then
       if args.drift and not args.sync then cli.usage_error("--drift linear needs --sync STATE") end
       if args.sync and not args.drift then cli.usage_error("--sync goes with --drift linear") end
-      if ses:members() < 2 then cli.usage_error("--" .. (args.drift and "drift" or "merge") .. " needs several runs") end
+      if args.drift and not args.merge then cli.usage_error("--drift corrects the clocks of runs to merge: add --merge") end
+      if ses:members() < 2 then cli.usage_error("--merge needs several runs") end
       local merge = require "retrace.chitra.merge"
-      local runs = merge.runs(ses)
       if args.drift then
         local why
-        drift, why = merge.drift(runs, args.sync)
+        drift, why = merge.drift(ses, args.sync)
         if not drift then cli.input_error(why) end
-        merge.apply(runs, drift)
-        for k, f in ipairs(drift) do f.run = runs[k].label end
       end
-      local files = ses.files
-      if args.merge then
-        local m, why = merge.merge(runs, args.component_separator)
-        if not m then cli.input_error(why) end
-        runs = { { label = "merged", states = m.states, times = m.times } }
-        files = { "merged " .. table.concat(files, "+") }
-      end
+      local one, why = merge.merge(ses, drift, { separator = args.component_separator })
+      if not one then cli.input_error(why) end
       ses:close()
-      ses, err = chitra.from_states(runs, { components = args.component_pattern,
-        separator = args.component_separator })
-      if not ses then cli.input_error(err) end
-      ses.files = files
+      ses = one
     end
     -- --simulate: the model of every step checked against its input sequence
     local sim_n, sim_seed

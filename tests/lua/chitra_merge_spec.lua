@@ -25,17 +25,12 @@ end
 
 describe("chitra clock drift and merge", function()
   it("fits run 2's offset and drift against run 1 on the sync state", function()
-    local runs = merge.runs(session())
-    -- the runs come back with their entry times and the end
-    assert.same(ONE.times, runs[1].times)
-    local fits = assert(merge.drift(runs, "S"))
+    local fits = assert(merge.drift(session(), "S"))
     assert.same({ 0, 1 }, { fits[1].offset, fits[1].drift })
     assert.near(0.5, fits[2].offset, 1e-9)
     assert.near(1.001, fits[2].drift, 1e-12)
-    assert.equal(3, fits[2].n)
+    assert.same({ 3, 0, "p1" }, { fits[2].n, fits[2].unmatched, fits[2].run })
     assert.near(0, fits[2].residual, 1e-9)
-    merge.apply(runs, fits)
-    for i, v in ipairs(TWO_TRUE) do assert.near(v, runs[2].times[i], 1e-9) end
   end)
 
   it("fits by least squares when the sync points are noisy", function()
@@ -49,29 +44,46 @@ describe("chitra clock drift and merge", function()
       s2[#s2 + 1], tt2[#tt2 + 1] = "S", 1.002 * t + 3 + res[i]
       s2[#s2 + 1], tt2[#tt2 + 1] = "W", 1.002 * t + 3 + res[i] + 10
     end
+    -- one more S in run 1: matched entries are the first three, one unmatched
+    s1[#s1 + 1], tt1[#tt1 + 1] = "S", 300
+    s1[#s1 + 1], tt1[#tt1 + 1] = "W", 310
     local ses = assert(chitra.from_states({ { states = s1, times = tt1 }, { states = s2, times = tt2 } }))
-    local fits = assert(merge.drift(merge.runs(ses), "S"))
+    local fits = assert(merge.drift(ses, "S"))
     -- residuals summing to 0 and orthogonal to t leave the line as it is
     assert.near(3, fits[2].offset, 1e-9)
     assert.near(1.002, fits[2].drift, 1e-12)
     assert.near(math.sqrt((0.01 + 0.04 + 0.01) / 3), fits[2].residual, 1e-9)
+    assert.same({ 3, 1 }, { fits[2].n, fits[2].unmatched })
   end)
 
   it("merges in true order only after the correction", function()
-    local runs = merge.runs(session())
-    local plain = assert(merge.merge(runs, ""))
+    local ses = session()
+    local plain = assert(merge.merge(ses))
     -- uncorrected, run 2 lags by 0.5 + 0.001 t: B (20.4) comes before Y (20.2 true)
-    -- (the last entry is the end, repeating the state before it)
-    assert.same({ "SS", "AS", "AX", "BX", "BY", "CY", "CZ", "SZ", "SS", "SX", "AX", "SX", "SS", "SS" }, plain.states)
-    merge.apply(runs, assert(merge.drift(runs, "S")))
-    local m = assert(merge.merge(runs, ""))
-    assert.same({ "SS", "AS", "AX", "AY", "BY", "BZ", "CZ", "SS", "SX", "AX", "SS", "SS" }, m.states)
-    local want = { 0, 10, 10.2, 20.2, 20.4, 29.9, 30, 50, 55, 60, 100, 110 }
-    for i, v in ipairs(want) do assert.near(v, m.times[i], 1e-9) end
+    assert.same({ "SS", "AS", "AX", "BX", "BY", "CY", "CZ", "SZ", "SS", "SX", "AX", "SX", "SS" }, plain:symbols(1))
+    local m = assert(merge.merge(ses, assert(merge.drift(ses, "S"))))
+    assert.same({ "SS", "AS", "AX", "AY", "BY", "BZ", "CZ", "SS", "SX", "AX", "SS" }, m:symbols(1))
+    -- entry times on run 1's clock; the last state ends at 110, when both runs end
+    local want = { 0, 10, 10.2, 20.2, 20.4, 29.9, 30, 50, 55, 60, 100 }
+    local got = m:entries(1)
+    for i, v in ipairs(want) do assert.near(v, got[i], 1e-9) end
+    assert.near(10, m:times(1)[11], 1e-9)
+  end)
+
+  it("joins the states with a separator and starts when every run has a state", function()
+    local ses = assert(chitra.from_states({
+      { states = { "a", "b", "c" }, times = { 0, 5, 9 } },
+      { states = { "x", "y", "z" }, times = { 2, 5, 12 } },
+    }))
+    local m = assert(merge.merge(ses, nil, { separator = "|" }))
+    -- begins at 2 (run 2's first entry); b and y enter together at 5; ends at 9 (run 1's end)
+    assert.same({ "a|x", "b|y" }, m:symbols(1))
+    assert.same({ 2, 5 }, m:entries(1))
+    assert.same({ 3, 4 }, m:times(1))
   end)
 
   it("refuses a sync state a run does not enter twice", function()
-    local f, why = merge.drift(merge.runs(session()), "X")
+    local f, why = merge.drift(session(), "X")
     assert.is_nil(f)
     assert.matches("p0 enters the synchronisation state X 0 times", why)
   end)
@@ -91,12 +103,19 @@ describe("chitra clock drift and merge", function()
     local d = require("cjson").decode(out)
     assert.same({ "SS", "AS", "AX", "AY", "BY", "BZ", "CZ", "SS", "SX", "AX", "SS" }, d.symbols)
     assert.near(1.001, d.drift.runs[2].drift, 1e-9)
-    code, _, err = h.retrace("chitra", a, b, "--drift", "linear")
+    code, _, err = h.retrace("chitra", a, b, "--drift", "linear", "--merge")
     assert.equal(2, code)
     assert.matches("needs %-%-sync", err)
-    code, _, err = h.retrace("chitra", a, b, "--drift", "linear", "--sync", "Q")
+    code, _, err = h.retrace("chitra", a, b, "--drift", "linear", "--sync", "Q", "--merge")
     assert.equal(1, code)
-    assert.matches("synchronisation state Q", err)
+    assert.equal("retrace: drift: no state 'Q' in the runs\n", err)
+    -- X only in run 2: run 1 enters it 0 times
+    code, _, err = h.retrace("chitra", a, b, "--drift", "linear", "--sync", "X", "--merge")
+    assert.equal(1, code)
+    assert.matches("enters the synchronisation state X 0 times", err)
+    code, _, err = h.retrace("chitra", a, b, "--drift", "linear", "--sync", "S")
+    assert.equal(2, code)
+    assert.matches("add %-%-merge", err)
     os.remove(a); os.remove(b)
   end)
 
