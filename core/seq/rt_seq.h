@@ -370,4 +370,28 @@ int rt_ses_sync_fit(const rt_ses *s, size_t k, int32_t id, rt_ses_clockfit *out,
 int rt_ses_merge(const rt_ses *src, const double *offset, const double *drift, const char *sep, rt_ses *dst,
                  const char *label, rt_err *err);
 
+/*
+ * Acquisitions per thread: in[id * T + j] != 0 when thread j's local state in symbol id
+ * is one of the acquire states (in covers every symbol id). An acquisition is a maximal
+ * run of elements with thread j inside; its time is the sum of their occupancy times.
+ * per_member: member k is thread k alone (one-component states); otherwise every
+ * member contributes to every thread. Runs open at a member's first or last element
+ * are counted in cut. At most `shown` acquisitions per thread, evenly spaced, are
+ * listed in starts / durations. Memory: threads x (members + shown); time: two passes.
+ */
+typedef struct rt_ses_acq_thread {
+    size_t n, cut, nshown;
+    double sum, sumsq, min, max;
+    size_t *run_n;   /* per member */
+    double *run_sum; /* per member */
+    double *starts, *durations;
+} rt_ses_acq_thread;
+typedef struct rt_ses_acq {
+    rt_ses_acq_thread *threads;
+    size_t nthreads, shown;
+} rt_ses_acq;
+int rt_ses_acquire(const rt_ses *s, const uint8_t *in, size_t T, int per_member, size_t shown, rt_ses_acq *a,
+                   rt_err *err);
+void rt_ses_acq_free(rt_ses_acq *a);
+
 #endif

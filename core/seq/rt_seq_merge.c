@@ -209,3 +209,120 @@ done:
     free(buf);
     return st;
 }
+
+/* One pass of rt_ses_acquire: record (when pts) or count the acquisitions. */
+static int acquire_pass(const rt_ses *s, const uint8_t *in, size_t T, int per_member, rt_ses_acq *a, int pts,
+                        size_t *seen, double *ostart, double *odur, uint8_t *oflag)
+{
+    size_t M = rt_ses_members(s);
+    for (size_t k = 0; k < M; k++) {
+        size_t L = rt_ses_length(s, k);
+        const int32_t *sym = rt_ses_symbols(s, k);
+        size_t j0 = per_member ? k : 0, j1 = per_member ? k + 1 : T;
+        if (j1 > T)
+            j1 = T;
+        for (size_t j = j0; j < j1; j++)
+            oflag[j] = 0;
+        for (size_t i = 0; i < L; i++) {
+            double e = rt_ses_entry(s, k, i), h = rt_ses_time(s, k, i);
+            const uint8_t *row = in + (size_t)sym[i] * T;
+            for (size_t j = j0; j < j1; j++) {
+                if (row[j]) {
+                    if (oflag[j])
+                        odur[j] += h;
+                    else {
+                        oflag[j] = i == 0 ? 2 : 1; /* 2: open since the start, not measured */
+                        ostart[j] = e;
+                        odur[j] = h;
+                    }
+                    continue;
+                }
+                if (!oflag[j])
+                    continue;
+                rt_ses_acq_thread *t = &a->threads[j];
+                if (oflag[j] == 2) {
+                    if (!pts)
+                        t->cut++;
+                } else if (!pts) {
+                    double d = odur[j];
+                    t->n++;
+                    t->sum += d;
+                    t->sumsq += d * d;
+                    if (t->n == 1 || d < t->min)
+                        t->min = d;
+                    if (t->n == 1 || d > t->max)
+                        t->max = d;
+                    t->run_n[k]++;
+                    t->run_sum[k] += d;
+                } else {
+                    /* evenly spaced: acquisition q is shown when q * shown / n steps on */
+                    size_t q = seen[j]++;
+                    if (t->nshown < a->shown && (q == 0 || (q * a->shown) / t->n != ((q - 1) * a->shown) / t->n)) {
+                        t->starts[t->nshown] = ostart[j];
+                        t->durations[t->nshown] = odur[j];
+                        t->nshown++;
+                    }
+                }
+                oflag[j] = 0;
+            }
+        }
+        if (!pts)
+            for (size_t j = j0; j < j1; j++)
+                if (oflag[j])
+                    a->threads[j].cut++;
+    }
+    return RT_OK;
+}
+
+void rt_ses_acq_free(rt_ses_acq *a)
+{
+    if (!a->threads)
+        return;
+    for (size_t j = 0; j < a->nthreads; j++) {
+        free(a->threads[j].run_n);
+        free(a->threads[j].run_sum);
+        free(a->threads[j].starts);
+        free(a->threads[j].durations);
+    }
+    free(a->threads);
+    a->threads = NULL;
+}
+
+int rt_ses_acquire(const rt_ses *s, const uint8_t *in, size_t T, int per_member, size_t shown, rt_ses_acq *a,
+                   rt_err *err)
+{
+    rt_err_clear(err);
+    size_t M = rt_ses_members(s);
+    memset(a, 0, sizeof *a);
+    a->nthreads = T;
+    a->shown = shown;
+    a->threads = calloc(T ? T : 1, sizeof *a->threads);
+    double *ostart = calloc(T ? T : 1, sizeof *ostart), *odur = calloc(T ? T : 1, sizeof *odur);
+    uint8_t *oflag = calloc(T ? T : 1, 1);
+    size_t *seen = calloc(T ? T : 1, sizeof *seen);
+    int ok = a->threads && ostart && odur && oflag && seen;
+    for (size_t j = 0; ok && j < T; j++) {
+        a->threads[j].run_n = calloc(M ? M : 1, sizeof(size_t));
+        a->threads[j].run_sum = calloc(M ? M : 1, sizeof(double));
+        ok = a->threads[j].run_n && a->threads[j].run_sum;
+    }
+    if (ok)
+        acquire_pass(s, in, T, per_member, a, 0, seen, ostart, odur, oflag);
+    for (size_t j = 0; ok && j < T; j++) {
+        size_t m = a->threads[j].n < shown ? a->threads[j].n : shown;
+        a->threads[j].starts = malloc((m ? m : 1) * sizeof(double));
+        a->threads[j].durations = malloc((m ? m : 1) * sizeof(double));
+        ok = a->threads[j].starts && a->threads[j].durations;
+    }
+    if (ok)
+        acquire_pass(s, in, T, per_member, a, 1, seen, ostart, odur, oflag);
+    free(ostart);
+    free(odur);
+    free(oflag);
+    free(seen);
+    if (!ok) {
+        rt_ses_acq_free(a);
+        return rt_err_set(err, RT_ENOMEM, "acquisition: out of memory");
+    }
+    return RT_OK;
+}

@@ -97,4 +97,26 @@ describe("chitra acquisition time per thread", function()
     assert.truthy(io.open(out .. "/acquisition.png"))
     h.remove_tree(out)
   end)
+
+  it("lists at most SHOWN acquisitions per thread, evenly spaced, and counts them all", function()
+    local acq = require "retrace.chitra.acquisition"
+    local states, times = {}, {}
+    for i = 0, 9 do -- ten acquisitions of 1, 2, ..., 10 time units, one every 100
+      states[#states + 1], times[#times + 1] = "T", 100 * i
+      states[#states + 1], times[#times + 1] = "A", 100 * i + 50
+      states[#states + 1], times[#times + 1] = "E", 100 * i + 50 + i + 1
+    end
+    states[#states + 1], times[#times + 1] = "T", 1000
+    local ses = assert(chitra.from_states({ { states = states, times = times } }))
+    local saved = acq.SHOWN
+    acq.SHOWN = 3
+    local d = assert(acq.compute(ses, "A"))
+    acq.SHOWN = saved
+    local t = d.threads[1]
+    assert.same({ 10, 5.5, 1, 10, 55 }, { t.n, t.mean, t.min, t.max, t.total })
+    -- acquisition q (from 0) is listed when floor(q * 3 / 10) steps on: q = 0, 4, 7
+    assert.same({ 50, 450, 750 }, t.starts)
+    assert.same({ 1, 5, 8 }, t.durations)
+    assert.equal(3, t.shown)
+  end)
 end)
