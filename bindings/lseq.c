@@ -1082,8 +1082,132 @@ static int ses_steady(lua_State *L)
     return 1;
 }
 
+/* s:sync_fit(k, name) -> {offset, drift, residual, n, n_ref, n_member} | nil, message */
+static int ses_sync_fit(lua_State *L)
+{
+    rt_ses *s = rt_lseq_check(L);
+    size_t k = rt_lseq_member(L, s, 2);
+    int32_t id = rt_ses_lookup(s, luaL_checkstring(L, 3));
+    rt_err err;
+    rt_ses_clockfit f;
+    if (id < 0) {
+        lua_pushnil(L);
+        lua_pushfstring(L, "drift: no state '%s' in the runs", lua_tostring(L, 3));
+        return 2;
+    }
+    if (rt_ses_sync_fit(s, k, id, &f, &err) != RT_OK)
+        return rt_push_fail(L, &err);
+    lua_createtable(L, 0, 6);
+    lua_pushnumber(L, f.offset);
+    lua_setfield(L, -2, "offset");
+    lua_pushnumber(L, f.drift);
+    lua_setfield(L, -2, "drift");
+    lua_pushnumber(L, f.residual);
+    lua_setfield(L, -2, "residual");
+    lua_pushinteger(L, (lua_Integer)f.n);
+    lua_setfield(L, -2, "n");
+    lua_pushinteger(L, (lua_Integer)f.n_ref);
+    lua_setfield(L, -2, "n_ref");
+    lua_pushinteger(L, (lua_Integer)f.n_member);
+    lua_setfield(L, -2, "n_member");
+    return 1;
+}
+
+/* dst:merge_from(src, offsets | nil, drifts | nil, sep, label) -> true | nil, message */
+static int ses_merge_from(lua_State *L)
+{
+    rt_ses *dst = rt_lseq_check(L);
+    ses_box *sb = luaL_checkudata(L, 2, SES_T);
+    if (!sb->s)
+        return luaL_argerror(L, 2, "session is closed");
+    rt_ses *src = sb->s;
+    size_t P = rt_ses_members(src);
+    double *off = NULL, *dr = NULL;
+    if (!lua_isnoneornil(L, 3) || !lua_isnoneornil(L, 4)) {
+        luaL_checktype(L, 3, LUA_TTABLE);
+        luaL_checktype(L, 4, LUA_TTABLE);
+        off = rt_lseq_scratch(L, P * sizeof *off);
+        dr = rt_lseq_scratch(L, P * sizeof *dr);
+        for (size_t k = 0; k < P; k++) {
+            lua_geti(L, 3, (lua_Integer)k + 1);
+            lua_geti(L, 4, (lua_Integer)k + 1);
+            off[k] = luaL_checknumber(L, -2);
+            dr[k] = luaL_checknumber(L, -1);
+            lua_pop(L, 2);
+        }
+    }
+    rt_err err;
+    return rt_lseq_status(L, rt_ses_merge(src, off, dr, luaL_optstring(L, 5, ""), dst,
+                                          luaL_optstring(L, 6, "merged"), &err), &err);
+}
+
+/* s:acquire(flags, T, per_member, shown): flags[id] = a string of T bytes ('1': thread j
+ * of symbol id acquires) -> {{n, cut, sum, sumsq, min, max, run_n, run_sum, starts,
+ * durations}, ...} per thread */
+static int ses_acquire(lua_State *L)
+{
+    rt_ses *s = rt_lseq_check(L);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    lua_Integer T = luaL_checkinteger(L, 3);
+    int per_member = lua_toboolean(L, 4);
+    lua_Integer shown = luaL_checkinteger(L, 5);
+    size_t nsym = rt_ses_symbol_count(s);
+    if (T < 1 || shown < 0)
+        return luaL_argerror(L, 3, "thread count must be positive");
+    uint8_t *in = rt_lseq_scratch(L, nsym * (size_t)T + 1);
+    memset(in, 0, nsym * (size_t)T);
+    lua_pushnil(L);
+    while (lua_next(L, 2)) {
+        lua_Integer id = luaL_checkinteger(L, -2);
+        size_t len;
+        const char *f = luaL_checklstring(L, -1, &len);
+        if (id < 0 || (size_t)id >= nsym || len != (size_t)T)
+            return luaL_argerror(L, 2, "flags: bad symbol id or length");
+        for (size_t j = 0; j < len; j++)
+            in[(size_t)id * (size_t)T + j] = f[j] == '1';
+        lua_pop(L, 1);
+    }
+    rt_ses_acq a;
+    rt_err err;
+    if (rt_ses_acquire(s, in, (size_t)T, per_member, (size_t)shown, &a, &err) != RT_OK)
+        return rt_push_fail(L, &err);
+    size_t M = rt_ses_members(s);
+    lua_createtable(L, (int)a.nthreads, 0);
+    for (size_t j = 0; j < a.nthreads; j++) {
+        rt_ses_acq_thread *t = &a.threads[j];
+        lua_createtable(L, 0, 10);
+        lua_pushinteger(L, (lua_Integer)t->n);
+        lua_setfield(L, -2, "n");
+        lua_pushinteger(L, (lua_Integer)t->cut);
+        lua_setfield(L, -2, "cut");
+        lua_pushnumber(L, t->sum);
+        lua_setfield(L, -2, "sum");
+        lua_pushnumber(L, t->sumsq);
+        lua_setfield(L, -2, "sumsq");
+        lua_pushnumber(L, t->min);
+        lua_setfield(L, -2, "min");
+        lua_pushnumber(L, t->max);
+        lua_setfield(L, -2, "max");
+        lua_createtable(L, (int)M, 0);
+        for (size_t k = 0; k < M; k++) {
+            lua_pushinteger(L, (lua_Integer)t->run_n[k]);
+            lua_rawseti(L, -2, (lua_Integer)k + 1);
+        }
+        lua_setfield(L, -2, "run_n");
+        push_doubles(L, t->run_sum, M, "run_sum");
+        push_doubles(L, t->starts, t->nshown, "starts");
+        push_doubles(L, t->durations, t->nshown, "durations");
+        lua_rawseti(L, -2, (lua_Integer)j + 1);
+    }
+    rt_ses_acq_free(&a);
+    return 1;
+}
+
 static const luaL_Reg ses_methods[] = {
     {"load", ses_load},
+    {"sync_fit", ses_sync_fit},
+    {"merge_from", ses_merge_from},
+    {"acquire", ses_acquire},
     {"add", ses_add},
     {"members", ses_members},
     {"label", ses_label},

@@ -153,6 +153,44 @@ local function print_semi_markov(m, out)
   end
 end
 
+-- The clocks' offsets and drifts against the first run's.
+local function print_drift(fits, sync, out)
+  out:write(string.format("clock drift against %s (t_k = offset + drift * t_1, least squares on the entries "
+    .. "of %s):\n", fits[1].run, sync))
+  out:write(string.format("  %-24s %14s %16s %12s %6s %12s\n", "run", "offset", "drift", "(ppm)", "points", "rms residual"))
+  for k = 2, #fits do
+    local f = fits[k]
+    out:write(string.format("  %-24s %14.6g %16.10g %12.4g %6d %12.4g%s\n", f.run, f.offset, f.drift,
+      (f.drift - 1) * 1e6, f.n, f.residual, f.unmatched > 0 and string.format("  (%d entries unmatched)",
+      f.unmatched) or ""))
+  end
+end
+
+-- Resource acquisition time per thread (Figure 15 of Chitra).
+local function print_acquisition(a, ses, out)
+  local w = function(...) out:write(string.format(...)) end
+  w("acquisition time per thread (time from entering %s to leaving them):\n", table.concat(a.states, " or "))
+  local lw = 8
+  for _, t in ipairs(a.threads) do lw = math.max(lw, #t.label) end
+  local lf = "  %-" .. lw .. "s"
+  w(lf .. " %8s %12s %12s %12s %12s %6s\n", "thread", "n", "mean", "std dev", "min", "max", "cut")
+  for _, t in ipairs(a.threads) do
+    w(lf .. " %8d %12s %12s %12s %12s %6d\n", t.label, t.n, t.mean and chain_mod.number(t.mean) or "-",
+      t.sd and chain_mod.number(t.sd) or "-", t.min and chain_mod.number(t.min) or "-",
+      t.max and chain_mod.number(t.max) or "-", t.cut)
+  end
+  if a.per_run == "run" and ses:members() > 1 then
+    w("  mean (n) per run, in the order of the files:\n")
+    for _, t in ipairs(a.threads) do
+      local cells = {}
+      for k, r in ipairs(t.runs) do
+        cells[k] = string.format("%s (%d)", r.mean and chain_mod.number(r.mean) or "-", r.n)
+      end
+      w(lf .. " %s\n", t.label, table.concat(cells, "  "))
+    end
+  end
+end
+
 -- The steady-state test.
 local function print_steady(st, out)
   out:write(string.format("steady state %s (%s)\n", st.reached and "reached" or "NOT reached", st.test))
@@ -218,7 +256,14 @@ return {
   parser = function(p)
     p:argument("pes", "PES files (several form an ensemble); traces with --states"):args("+")
     p:option("--states", "read message-passing traces instead: processor P's innermost open event "
-      .. "is the state (busy, overhead or idle outside every event)"):argname("processor:P")
+      .. "is the state (busy, overhead or idle outside every event); processor:P,Q,... makes one run "
+      .. "per processor"):argname("processor:P")
+    p:flag("--merge", "merge the runs (one per processor or thread) into one sequence whose state is the "
+      .. "tuple of every run's state, joined by --component-separator (default: nothing)")
+    p:option("--drift", "--merge: first correct the runs' clocks against the first run's: linear "
+      .. "(t_k = offset + drift * t_1, least squares on the entries of --sync)"):choices({ "linear" })
+    p:option("--sync", "--drift: the synchronisation state every run enters at the same moments")
+      :argname("STATE")
     p:option("--clip", "delete the first NI and last NF symbols"):argname("NI:NF")
       :count("*"):action(ordered("clip"))
     p:option("--aggregate", "replace each occurrence of A,B,C by the composite Z")
@@ -256,6 +301,9 @@ return {
     p:flag("--csv", "--views: also write the whole sequence as CSV (one row per element)")
     p:flag("--full-spectrum", "--views: one FFT of the whole signal instead of a spectrum sized to the "
       .. "picture (Welch averaging)")
+    p:option("--acquisition", "resource acquisition time per thread: how long each thread stays in "
+      .. "these local states each time it enters them (a thread is a state component, or a run "
+      .. "when states have one component); --views draws acquisition.png"):argname("A1,A2,...")
     p:option("--min-prob", "chain pictures: hide arcs of probability below P (0 <= P < 1; "
       .. "default: the rarest arcs past 150)"):argname("P")
     p:option("--shade", "shade every occurrence of a pattern in the time and event views")
@@ -286,17 +334,24 @@ return {
     local ses, err
     if args.states then
       -- message-passing traces: one processor's event nesting as the sequence
-      local proc = args.states:match("^processor:(%d+)$")
-      if not proc then cli.usage_error("--states expects processor:P, got '" .. args.states .. "'") end
-      local members = {}
-      for i, path in ipairs(args.pes) do
-        local m, why = require("retrace.chitra.states").from_trace(path, math.tointeger(tonumber(proc)))
-        if not m then cli.input_error(why) end
-        members[i] = m
+      -- processor:P or processor:P,Q,...: one run per processor of every trace
+      local list = args.states:match("^processor:([%d,]+)$")
+      local procs = {}
+      for p in (list or ""):gmatch("%d+") do procs[#procs + 1] = math.tointeger(tonumber(p)) end
+      if #procs == 0 then cli.usage_error("--states expects processor:P or processor:P,Q,..., got '"
+        .. args.states .. "'") end
+      local members, labels = {}, {}
+      for _, path in ipairs(args.pes) do
+        for _, proc in ipairs(procs) do
+          local m, why = require("retrace.chitra.states").from_trace(path, proc)
+          if not m then cli.input_error(why) end
+          members[#members + 1] = m
+          labels[#labels + 1] = #procs > 1 and string.format("%s:processor %d", path, proc) or path
+        end
       end
       ses, err = chitra.from_states(members, { components = args.component_pattern,
         separator = args.component_separator })
-      if ses then ses.files = args.pes end
+      if ses then ses.files = labels end
     else
       ses, err = chitra.load(args.pes, { components = args.component_pattern,
       separator = args.component_separator, progress = function(path, done, total)
@@ -310,6 +365,24 @@ return {
     end
     if bar then bar:finish() end
     if not ses then cli.input_error(err) end
+    -- clocks corrected, then runs merged, before any transform
+    local drift
+    if args.drift or args.merge or args.sync then
+      if args.drift and not args.sync then cli.usage_error("--drift linear needs --sync STATE") end
+      if args.sync and not args.drift then cli.usage_error("--sync goes with --drift linear") end
+      if args.drift and not args.merge then cli.usage_error("--drift corrects the clocks of runs to merge: add --merge") end
+      if ses:members() < 2 then cli.usage_error("--merge needs several runs") end
+      local merge = require "retrace.chitra.merge"
+      if args.drift then
+        local why
+        drift, why = merge.drift(ses, args.sync)
+        if not drift then cli.input_error(why) end
+      end
+      local one, why = merge.merge(ses, drift, { separator = args.component_separator })
+      if not one then cli.input_error(why) end
+      ses:close()
+      ses = one
+    end
     -- --simulate: the model of every step checked against its input sequence
     local sim_n, sim_seed
     if args.simulate then
@@ -432,6 +505,15 @@ return {
       cli.usage_error("--min-prob expects a probability 0 <= P < 1, got '" .. args.min_prob .. "'")
     end
     local views = require "retrace.displays.chitra.views"
+    local acq_states, acquisition
+    if args.acquisition then
+      acq_states = chitra.split_list(args.acquisition)
+      if #acq_states == 0 then cli.usage_error("--acquisition expects states A1,A2,...") end
+      local why
+      acquisition, why = require("retrace.chitra.acquisition").compute(ses, acq_states)
+      if not acquisition then cli.input_error(why) end
+      doc.acquisition = acquisition
+    end
     if not args.views then
       for _, o in ipairs { "member", "occupancy", "csv", "full_spectrum" } do
         if args[o] then cli.usage_error("--" .. o:gsub("_", "-") .. " goes with --views DIR") end
@@ -461,7 +543,7 @@ return {
       local ok, why = views.write_all(ses, args.views,
         { format = args.view_format, range = range, shade = args.shade, chain = chain, min_prob = min_prob,
           member = member, occupancy = args.occupancy and chitra.split_list(args.occupancy) or nil,
-          csv = args.csv, full_spectrum = args.full_spectrum })
+          csv = args.csv, full_spectrum = args.full_spectrum, acquisition = acq_states })
       if not ok then cli.usage_error(why) end
     end
 
@@ -484,6 +566,7 @@ return {
       end
     end
 
+    if drift then doc.drift = { sync = args.sync, runs = drift } end
     local steady = args.steady and model_mod.steady(ses) or nil
     if steady then doc.steady = steady end
     if args.fit_holding then doc.semi_markov = sm end
@@ -493,8 +576,10 @@ return {
     elseif score then
       print_score(score, ses, io.stdout)
     else
+      if drift then print_drift(drift, args.sync, io.stdout) end
       print_text(ses, chain, io.stdout)
       if args.fit_holding then print_semi_markov(sm, io.stdout) end
+      if acquisition then print_acquisition(acquisition, ses, io.stdout) end
       if steady then print_steady(steady, io.stdout) end
       for _, r in ipairs(finds) do
         -- chain_mod.percent: a share that is not 0 never prints as 0%

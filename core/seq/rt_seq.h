@@ -345,4 +345,53 @@ int rt_chain_simulate(size_t nstates, const double *mean, const double *var,
                       const double *p, int32_t init, uint64_t seed, size_t nsteps,
                       int32_t *out_state, double *out_time, rt_err *err);
 
+/*
+ * Clock drift of member k against member 0: the i-th entry of symbol id in member k
+ * matched with the i-th in member 0, and t_k = offset + drift * t_0 fitted by least
+ * squares (GSL). residual: the root mean square of the fit's residuals. RT_EFORMAT
+ * when either member enters id fewer than twice or the drift is not positive.
+ */
+typedef struct rt_ses_clockfit {
+    double offset, drift, residual;
+    size_t n;        /* points fitted */
+    size_t n_ref;    /* entries of the symbol in member 0 */
+    size_t n_member; /* and in member k */
+} rt_ses_clockfit;
+int rt_ses_sync_fit(const rt_ses *s, size_t k, int32_t id, rt_ses_clockfit *out, rt_err *err);
+
+/*
+ * Merge the members of src into one member of dst (a fresh session) labelled label:
+ * member k's times mapped onto member 0's clock, (t - offset[k]) / drift[k] (offset,
+ * drift: NULL for 0 and 1); at every entry of any member (ties: all of them first)
+ * the state is the tuple of each member's current symbol names joined by sep. The
+ * sequence begins when every member has entered a state and ends when the first ends.
+ * Memory: the merged sequence; a k-way merge (time O(length x members)).
+ */
+int rt_ses_merge(const rt_ses *src, const double *offset, const double *drift, const char *sep, rt_ses *dst,
+                 const char *label, rt_err *err);
+
+/*
+ * Acquisitions per thread: in[id * T + j] != 0 when thread j's local state in symbol id
+ * is one of the acquire states (in covers every symbol id). An acquisition is a maximal
+ * run of elements with thread j inside; its time is the sum of their occupancy times.
+ * per_member: member k is thread k alone (one-component states); otherwise every
+ * member contributes to every thread. Runs open at a member's first or last element
+ * are counted in cut. At most `shown` acquisitions per thread, evenly spaced, are
+ * listed in starts / durations. Memory: threads x (members + shown); time: two passes.
+ */
+typedef struct rt_ses_acq_thread {
+    size_t n, cut, nshown;
+    double sum, sumsq, min, max;
+    size_t *run_n;   /* per member */
+    double *run_sum; /* per member */
+    double *starts, *durations;
+} rt_ses_acq_thread;
+typedef struct rt_ses_acq {
+    rt_ses_acq_thread *threads;
+    size_t nthreads, shown;
+} rt_ses_acq;
+int rt_ses_acquire(const rt_ses *s, const uint8_t *in, size_t T, int per_member, size_t shown, rt_ses_acq *a,
+                   rt_err *err);
+void rt_ses_acq_free(rt_ses_acq *a);
+
 #endif

@@ -195,6 +195,16 @@ function M.write_all(ses, dir, opts)
                    note = "too many states to list here: --chain FILE.json writes the whole chain" }
   end
   data.chain.picture = pic
+  if opts.acquisition then
+    -- the acquisition-time graph of the states given (Figure 15 of Chitra)
+    local acqv = display("acquisition")
+    local d
+    d, why = acqv.data(ses, opts.acquisition)
+    if not d then return nil, "views: " .. why end
+    d, why = acqv.render(d, out("acquisition." .. fmt))
+    if not d then return nil, why end
+    data.acquisition = d
+  end
   ok, why = fs.write_file(out("views.json"), require("retrace.json").encode(M.bounded(data)) .. "\n")
   if not ok then return nil, why end
   if opts.csv then

@@ -49,7 +49,7 @@ describe("chitra --states", function()
     assert.equals("retrace: " .. TRACE .. ": no processor 99 in the trace (processors 0..11)\n", err)
     code, _, err = h.retrace("chitra", TRACE, "--states", "proc:1")
     assert.equals(2, code)
-    assert.equals("retrace: --states expects processor:P, got 'proc:1'\n", err)
+    assert.equals("retrace: --states expects processor:P or processor:P,Q,..., got 'proc:1'\n", err)
   end)
 
   it("cleans region names into PES symbols", function()
