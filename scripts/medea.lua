@@ -260,6 +260,9 @@ return {
     p:option("--plots", "draw scatter plots, execution signatures, speedups and fits into DIR (made when " ..
       "missing), each as PNG + JSON")
     p:flag("--plot-profiles", "with --plots: also draw the activity profiles of every trace")
+    p:option("--zoom", "with --plots: draw zoom_TRACE.png, one activity's profile over the whole run with "
+      .. "the interval T0:T1 (seconds of trace time) shaded, and that interval in detail"):argname("T0:T1")
+    p:option("--zoom-activity", "the activity --zoom shows: exec, comp, comm, recv, send or io", "recv")
     p:option("--plot-log", "with --plots: log axes for parameters: auto (when values span three " ..
       "decades), on or off", "auto")
     p:flag("--gray", "with --plots: draw in gray levels (clusters stay apart by marker)")
@@ -358,6 +361,15 @@ return {
     end
     if not args.too_far or args.too_far <= 0 then cli.usage_error("--too-far: must be a positive number") end
     if args.plot_profiles and not args.plots then cli.usage_error("--plot-profiles needs --plots DIR") end
+    local zoom0, zoom1
+    if args.zoom then
+      if not args.plots then cli.usage_error("--zoom needs --plots DIR") end
+      zoom0, zoom1 = require("retrace.pgscale").parse_zoom(args.zoom)
+      if not zoom0 then cli.usage_error("--zoom: " .. zoom1) end
+    end
+    if not require("retrace.displays.medea.profile").label(args.zoom_activity) then
+      cli.usage_error("--zoom-activity: '" .. args.zoom_activity .. "' is not exec, comp, comm, recv, send or io")
+    end
     local plot_log = ({ auto = "auto", on = true, off = false })[args.plot_log]
     if plot_log == nil then cli.usage_error("--plot-log: '" .. args.plot_log .. "' is not auto, on or off") end
     if args.gray then require("retrace.colors").set_mode("gray") end
@@ -368,11 +380,12 @@ return {
     end
 
     local files = collect(args.paths)
-    local comps, profiles, runs, plot_profiles = {}, {}, {}, {}
+    local comps, profiles, runs, plot_profiles, zooms = {}, {}, {}, {}, {}
     local stats_only = {}
     local bar = cli.progress("medea", #files)
     for i, path in ipairs(files) do
-      local acc, skipped, warnings = medea.accumulate(path, args.strict, args.profiles or args.plot_profiles)
+      local acc, skipped, warnings = medea.accumulate(path, args.strict,
+        args.profiles or args.plot_profiles or args.zoom)
       if not acc then cli.input_error(skipped) end
       if skipped > 0 then
         io.stderr:write(string.format("retrace: %s: %d malformed lines skipped\n", path, skipped))
@@ -400,6 +413,12 @@ return {
         local pc = require("retrace.displays.medea.plots").profile_columns(acc)
         pc.trace = path
         plot_profiles[#plot_profiles + 1] = pc
+      end
+      if zoom0 then
+        local z, zerr = require("retrace.displays.medea.plots").zoom_columns(acc, args.zoom_activity, zoom0, zoom1)
+        if not z then cli.input_error(path .. ": " .. zerr) end
+        z.trace = path
+        zooms[#zooms + 1] = z
       end
       local prog = medea.parameters(acc, "program", name)[1]
       runs[#runs + 1] = { p = prog.params.prnum, time = prog.params.extime, name = name }
@@ -487,7 +506,8 @@ return {
       if #comps < 2 then
         io.stderr:write("retrace: --plots: one component only: no scatter plot (nothing to compare it with)\n")
       end
-      local ok, perr = plots.write_all(args.plots, comps, res, plot_profiles, scaling, fits, { log = plot_log })
+      local ok, perr = plots.write_all(args.plots, comps, res, plot_profiles, scaling, fits,
+        { log = plot_log, zooms = zooms })
       if ok and #comps >= 2 then ok, perr = plots.write_diagnostics(args.plots, comps, res, diag) end
       if not ok then cli.input_error("--plots: " .. perr) end
     end
