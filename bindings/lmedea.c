@@ -10,6 +10,8 @@
  *   acc:profile_span(name) -> first time, last time, change points (nil when empty)
  *   acc:profile_columns(name, w, x0, x1) -> the profile reduced to w pixel columns
  *                                          over [x0, x1] (retrace.reduce's table)
+ *   acc:profile_slices(name, n, t0, t1) -> {processor-seconds in the activity during each of
+ *                                          n equal slices of [t0, t1]}
  *   acc:close()
  *   core.medea.category(event) -> "tr" | "rc" | ... | nil
  *
@@ -248,6 +250,28 @@ static int acc_profile_columns(lua_State *L)
     return rt_push_reduced(L, r);
 }
 
+/* Integrals of a profile over equal time slices, in C (no table of change points). */
+static int acc_profile_slices(lua_State *L)
+{
+    lua_Integer ns = luaL_checkinteger(L, 3);
+    double t0 = luaL_checknumber(L, 4), t1 = luaL_checknumber(L, 5);
+    luaL_argcheck(L, ns >= 1 && ns <= 100000000, 3, "slices: from 1 to 10^8");
+    const double *t;
+    const int *c;
+    size_t n;
+    get_profile(L, &t, &c, &n);
+    double *out = lua_newuserdatauv(L, (size_t)ns * sizeof *out, 0);
+    rt_err err;
+    if (rt_medea_integrate(t, c, n, t0, t1, (size_t)ns, out, &err) != RT_OK)
+        return luaL_error(L, "%s", err.msg);
+    lua_createtable(L, (int)ns, 0);
+    for (lua_Integer j = 0; j < ns; j++) {
+        lua_pushnumber(L, out[j]);
+        lua_rawseti(L, -2, j + 1);
+    }
+    return 1;
+}
+
 static int l_category(lua_State *L)
 {
     int c = rt_medea_category((int)luaL_checkinteger(L, 1));
@@ -282,6 +306,7 @@ static const luaL_Reg acc_methods[] = {
     {"profile", acc_profile},
     {"profile_span", acc_profile_span},
     {"profile_columns", acc_profile_columns},
+    {"profile_slices", acc_profile_slices},
     {"close", acc_close},
     {NULL, NULL},
 };

@@ -253,6 +253,9 @@ return {
       .. "many times that cluster's largest training distance", "1.5"):convert(tonumber)
     p:option("--fit", "fit parameter Y against parameter X over the components: Y~X[:MODEL[:DEGREE]] " ..
       "(MODEL linear, polynomial, exponential, power, log, inverse; default linear)"):count("*")
+    p:option("--fit-time", "fit a time parameter of each run, taken per time slice, against the time: " ..
+      "PARAM[:MODEL[:DEGREE]] (PARAM cptime, cmtime, rctime, trtime or iotime)"):count("*")
+    p:option("--slices", "with --fit-time: equal time slices per run", "10"):convert(math.tointeger)
     p:flag("--strict", "a malformed trace line is an error")
     p:flag("--json", "print JSON on stdout")
     p:option("--csv", "write one row per component (every parameter and the cluster) to FILE")
@@ -325,6 +328,14 @@ return {
           table.concat(medea.params[approach], ",")))
       end
     end
+    -- the MODEL of a fit specification (linear when empty); a usage error when unknown
+    local function fit_model(opt, model)
+      model = model ~= "" and model or "linear"
+      for _, m in ipairs(medea.fit_module.models) do
+        if m == model then return model end
+      end
+      cli.usage_error(opt .. ": unknown model '" .. model .. "' (" .. table.concat(medea.fit_module.models, ", ") .. ")")
+    end
     local fit_specs = {}
     for _, spec in ipairs(args.fit or {}) do
       local y, x, model, degree = spec:match("^([%w_]+)~([%w_]+):?([%a]*):?(%d*)$")
@@ -334,15 +345,22 @@ return {
           cli.usage_error(string.format("--fit: '%s' is not a %s parameter", n, approach))
         end
       end
-      model = model ~= "" and model or "linear"
-      local okmodel = false
-      for _, m in ipairs(medea.fit_module.models) do okmodel = okmodel or m == model end
-      if not okmodel then
-        cli.usage_error("--fit: unknown model '" .. model .. "' (" .. table.concat(medea.fit_module.models, ", ") .. ")")
-      end
+      model = fit_model("--fit", model)
       fit_specs[#fit_specs + 1] = { y = y, x = x, model = model,
                                     degree = math.tointeger(tonumber(degree)) }
     end
+    local time_specs = {}
+    for _, spec in ipairs(args.fit_time or {}) do
+      local param, model, degree = spec:match("^([%w_]+):?([%a]*):?(%d*)$")
+      if not param then cli.usage_error("--fit-time: '" .. spec .. "' is not PARAM[:MODEL[:DEGREE]]") end
+      if not medea.slices.profile_of[param] then
+        cli.usage_error(string.format("--fit-time: '%s' has no value per time slice (%s do)", param,
+          table.concat(medea.slices.params, ", ")))
+      end
+      model = fit_model("--fit-time", model)
+      time_specs[#time_specs + 1] = { param = param, model = model, degree = math.tointeger(tonumber(degree)) }
+    end
+    if not args.slices or args.slices < 2 then cli.usage_error("--slices: must be an integer >= 2") end
     if args.scale ~= "minmax" and args.scale ~= "zscore" and args.scale ~= "percentile" and args.scale ~= "none" then
       cli.usage_error("--scale: '" .. args.scale .. "' is not minmax, zscore, percentile or none")
     end
@@ -380,12 +398,12 @@ return {
     end
 
     local files = collect(args.paths)
-    local comps, profiles, runs, plot_profiles, zooms = {}, {}, {}, {}, {}
+    local comps, profiles, runs, plot_profiles, zooms, time_fits = {}, {}, {}, {}, {}, {}
     local stats_only = {}
     local bar = cli.progress("medea", #files)
     for i, path in ipairs(files) do
       local acc, skipped, warnings = medea.accumulate(path, args.strict,
-        args.profiles or args.plot_profiles or args.zoom)
+        args.profiles or args.plot_profiles or args.zoom or #time_specs > 0)
       if not acc then cli.input_error(skipped) end
       if skipped > 0 then
         io.stderr:write(string.format("retrace: %s: %d malformed lines skipped\n", path, skipped))
@@ -419,6 +437,12 @@ return {
         if not z then cli.input_error(path .. ": " .. zerr) end
         z.trace = path
         zooms[#zooms + 1] = z
+      end
+      for _, ts in ipairs(time_specs) do
+        local r, terr = medea.slices.fit_time(acc, ts.param, args.slices, ts.model, ts.degree)
+        if not r then cli.input_error(path .. ": --fit-time " .. ts.param .. ": " .. terr) end
+        r.trace = path
+        time_fits[#time_fits + 1] = r
       end
       local prog = medea.parameters(acc, "program", name)[1]
       runs[#runs + 1] = { p = prog.params.prnum, time = prog.params.extime, name = name }
@@ -507,7 +531,7 @@ return {
         io.stderr:write("retrace: --plots: one component only: no scatter plot (nothing to compare it with)\n")
       end
       local ok, perr = plots.write_all(args.plots, comps, res, plot_profiles, scaling, fits,
-        { log = plot_log, zooms = zooms })
+        { log = plot_log, zooms = zooms, time_fits = time_fits })
       if ok and #comps >= 2 then ok, perr = plots.write_diagnostics(args.plots, comps, res, diag) end
       if not ok then cli.input_error("--plots: " .. perr) end
     end
@@ -563,6 +587,14 @@ return {
                           formula = medea.fit_module.formula(fr.fit) }
         end
       end
+      if #time_fits > 0 then
+        out.time_fits = {}
+        for i, tf in ipairs(time_fits) do
+          out.time_fits[i] = { trace = tf.trace, param = tf.param, model = tf.fit.model, coef = tf.fit.coef,
+                               r2 = tf.fit.r2, formula = tf.formula, slices = #tf.t, start = tf.start,
+                               width = tf.width, t = tf.t, values = tf.values, total = tf.total }
+        end
+      end
       cli.print_json(out)
     else
       res.patience = args.patience
@@ -573,6 +605,14 @@ return {
       for _, fr in ipairs(fits) do
         io.stdout:write(string.format("fit %s against %s (%s): %s, R^2 = %.6f\n", fr.y, fr.x, fr.fit.model,
           medea.fit_module.formula(fr.fit), fr.fit.r2))
+      end
+      for _, tf in ipairs(time_fits) do
+        io.stdout:write(string.format("fit of %s against time in %s (%d slices of %.6g s; x = time since the "
+          .. "run's start in s, y = %s in the slice, mean over %d processors, in s): %s, R^2 = %.6f\n", tf.param,
+          tf.trace, #tf.t, tf.width, tf.param, tf.nprocs, tf.formula, tf.fit.r2))
+        local vals = {}
+        for j, v in ipairs(tf.values) do vals[j] = string.format("%.6g", v) end
+        io.stdout:write("  per slice: ", table.concat(vals, " "), string.format("  (total %.6g)\n", tf.total))
       end
     end
     return 0

@@ -658,3 +658,37 @@ int rt_medea_profile(rt_medea *m, int which, const double **times,
     *n = out;
     return RT_OK;
 }
+
+int rt_medea_integrate(const double *times, const int *counts, size_t n, double t0, double t1,
+                       size_t ns, double *out, rt_err *err)
+{
+    if (!(isfinite(t0) && isfinite(t1) && t0 < t1) || ns < 1)
+        return rt_err_set(err, RT_EINVAL, "slices: need t0 < t1 and at least one slice");
+    for (size_t j = 0; j < ns; j++)
+        out[j] = 0;
+    double w = (t1 - t0) / (double)ns;
+    for (size_t k = 0; k < n; k++) {
+        if (counts[k] == 0)
+            continue;
+        double a = times[k] > t0 ? times[k] : t0;
+        double b = k + 1 < n ? times[k + 1] : t1;
+        if (b > t1)
+            b = t1;
+        if (!(a < b))
+            continue;
+        size_t j = (size_t)((a - t0) / w);
+        if (j >= ns)
+            j = ns - 1;
+        while (a < b) {
+            double e = j + 1 < ns ? t0 + (double)(j + 1) * w : t1;
+            double stop = b < e ? b : e;
+            if (stop > a)
+                out[j] += (double)counts[k] * (stop - a);
+            a = stop;
+            if (j + 1 >= ns)
+                break;
+            j++;
+        }
+    }
+    return RT_OK;
+}

@@ -173,6 +173,16 @@ void rt_medea_event_get(const rt_medea *m, size_t i, rt_medea_event *out);
 int rt_medea_profile(rt_medea *m, int which, const double **times,
                      const int **counts, size_t *n, rt_err *err);
 
+/*
+ * The integral of a profile (times, counts as rt_medea_profile gives them:
+ * counts[i] holds from times[i] to times[i + 1], the last count to t1, zero
+ * before times[0]) over each of ns equal consecutive slices of [t0, t1]:
+ * out[j] = processor-seconds in the activity during slice j. O(n + ns).
+ * RT_EINVAL unless t0 < t1 (both finite) and ns >= 1.
+ */
+int rt_medea_integrate(const double *times, const int *counts, size_t n, double t0, double t1,
+                       size_t ns, double *out, rt_err *err);
+
 /* ---- feeding from PICL traces ---- */
 
 struct rt_picl_record;

@@ -16,7 +16,8 @@
 --   plots.write_all(dir, comps, res, profiles, scaling, fits [, opts]) -> true | nil, message
 --     profiles: {{trace =, nprocs =, columns = {exec = reduced columns, ...}}, ...}
 --     opts: log ("auto" default, true, false: log axes for parameters), width, height,
---     zooms ({plots.zoom_columns(...), ...})
+--     zooms ({plots.zoom_columns(...), ...}), time_fits ({slices.fit_time result + trace, ...}:
+--     timefit_PARAM_MODEL_TRACE.png, the slice values against time with the fitted curve)
 --   plots.zoom_columns(acc, activity, t0, t1 [, width]) -> the whole-run and the detailed
 --     columns of one activity (nil, message when [t0, t1] misses the run)
 --   plots.profile_columns(acc [, width]) -> the reduced profiles of an accumulator
@@ -157,6 +158,17 @@ function M.write_all(dir, comps, res, profiles, scaling, fits, opts)
     end
     ok, err = picture(dir, "speedup_" .. safe(s.program), 1000, 500,
       speedup.new(nil, { rows = s.rows, title = s.program .. ": parallel metrics", base_p = s.base_p }))
+    if not ok then return nil, err end
+  end
+  for _, tf in ipairs(opts.time_fits or {}) do
+    local name = require("retrace.medea").basename(tf.trace)
+    local base = "timefit_" .. tf.param .. "_" .. tf.fit.model
+    if tf.fit.model == "polynomial" then base = base .. (#tf.fit.coef - 1) end
+    local d = fitdisp.new(nil, { xs = tf.t, ys = tf.values, fit = tf.fit, xlabel = "time", ylabel = tf.param,
+      log = false, points_label = string.format("%d slices", #tf.t),
+      title = string.format("%s of %s per slice of %s s, against the time since its start (%s fit)", tf.param,
+        name, require("retrace.plot").format_number(tf.width, 4), tf.fit.model) })
+    ok, err = picture(dir, base .. "_" .. safe(name), W, H, d)
     if not ok then return nil, err end
   end
   local used = {}

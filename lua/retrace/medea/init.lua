@@ -20,6 +20,7 @@ local M = {
   formats = require "retrace.medea.formats",
   functional = require "retrace.medea.functional",
   metrics = require "retrace.medea.metrics",
+  slices = require "retrace.medea.slices",
 }
 
 --- Parameter names of each approach, in report order.
