@@ -4,7 +4,8 @@
 --      profiles reduced to pixel columns in C, the profile picture drawn and
 --      written, and the size of its JSON (bounded by the picture's width, not N);
 --      Then the zoomed profile of a hundredth of the run (--zoom) and a time
---      parameter per slice (--fit-time, 10^3 slices), both in C from the profiles;
+--      parameter per slice (--fit-time, 10^3 slices), both in C from the profiles,
+--      and the computation bursts clustered (--bursts 3);
 --   2. the whole command `retrace medea TRACE --plots DIR --plot-profiles` under
 --      /usr/bin/time -v: wall time and peak resident memory; then the same with
 --      --zoom and --fit-time cmtime --slices 100 instead of --plot-profiles.
@@ -51,7 +52,7 @@ f:close()
 print(string.format("generated %d records in %.1f s (%s)", n, wall() - t0, path))
 
 local w0, c0 = clock()
-local acc = assert(medea.accumulate(path, false, true))
+local acc = assert(medea.accumulate(path, false, true, true))
 local w_acc, c_acc = since(w0, c0)
 w0, c0 = clock()
 local pc = plots.profile_columns(acc)
@@ -64,6 +65,9 @@ local w_zoom, c_zoom = since(w0, c0)
 w0, c0 = clock()
 local sl = assert(medea.slices.fit_time(acc, "cmtime", 1000, "linear"))
 local w_slices, c_slices = since(w0, c0)
+w0, c0 = clock()
+local br = assert(medea.bursts.cluster(acc, 3))
+local w_bursts, c_bursts = since(w0, c0)
 acc:close()
 pc.trace = "long.trf"
 w0, c0 = clock()
@@ -79,6 +83,8 @@ print(string.format("profile picture drawn, PNG + JSON written: %.3f s wall (%.3
 print(string.format("zoomed receive profile (a hundredth of the run): %.3f s wall (%.3f s CPU)", w_zoom, c_zoom))
 print(string.format("cmtime in 1000 slices + linear fit: %.3f s wall (%.3f s CPU), R^2 %.4f", w_slices, c_slices,
   sl.fit.r2))
+print(string.format("%d computation bursts in 3 k-means clusters: %.3f s wall (%.3f s CPU)", br.n, w_bursts,
+  c_bursts))
 print(string.format("profile drawing total: %.3f s wall (%.3f s CPU); JSON %d bytes",
   w_reduce + w_draw, c_reduce + c_draw, #json))
 

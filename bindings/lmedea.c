@@ -1,7 +1,7 @@
 /*
  * lmedea.c - Lua face of core/msg/rt_medea: workload parameters of a trace.
  *
- *   local acc = core.medea.new([keep_profiles])
+ *   local acc = core.medea.new([keep_profiles [, keep_bursts]])
  *   acc:add(rectype, event, time, proc [, bytes])   -- one record (tests, generators)
  *   acc:feed(path [, strict]) -> skipped, warnings | nil, message  -- replay a PICL trace, in C
  *   acc:processors()  -> { {proc=, extime=, cptime=, ..., trnum=, ...}, ... }
@@ -12,6 +12,8 @@
  *                                          over [x0, x1] (retrace.reduce's table)
  *   acc:profile_slices(name, n, t0, t1) -> {processor-seconds in the activity during each of
  *                                          n equal slices of [t0, t1]}
+ *   acc:bursts() -> {proc = {..}, task = {..}, t0 = {..}, t1 = {..}, nuser = {..}} columns of the
+ *                   computation bursts (kept when asked for)
  *   acc:close()
  *   core.medea.category(event) -> "tr" | "rc" | ... | nil
  *
@@ -71,6 +73,7 @@ static int l_new(lua_State *L)
     if (!b->m)
         return luaL_error(L, "out of memory");
     rt_medea_keep_profiles(b->m, lua_toboolean(L, 1));
+    rt_medea_keep_bursts(b->m, lua_toboolean(L, 2));
     return 1;
 }
 
@@ -272,6 +275,31 @@ static int acc_profile_slices(lua_State *L)
     return 1;
 }
 
+static int acc_bursts(lua_State *L)
+{
+    acc_box *b = check_acc(L, 1);
+    size_t n;
+    const rt_medea_burst *bs = rt_medea_bursts(b->m, &n);
+    lua_createtable(L, 0, 5);
+    const char *names[] = {"proc", "task", "t0", "t1", "nuser"};
+    for (int f = 0; f < 5; f++) {
+        lua_createtable(L, (int)n, 0);
+        for (size_t i = 0; i < n; i++) {
+            const rt_medea_burst *x = &bs[i];
+            switch (f) {
+            case 0: lua_pushinteger(L, x->proc); break;
+            case 1: lua_pushinteger(L, x->task); break;
+            case 2: lua_pushnumber(L, x->t0); break;
+            case 3: lua_pushnumber(L, x->t1); break;
+            default: lua_pushinteger(L, x->nuser); break;
+            }
+            lua_rawseti(L, -2, (lua_Integer)i + 1);
+        }
+        lua_setfield(L, -2, names[f]);
+    }
+    return 1;
+}
+
 static int l_category(lua_State *L)
 {
     int c = rt_medea_category((int)luaL_checkinteger(L, 1));
@@ -307,6 +335,7 @@ static const luaL_Reg acc_methods[] = {
     {"profile_span", acc_profile_span},
     {"profile_columns", acc_profile_columns},
     {"profile_slices", acc_profile_slices},
+    {"bursts", acc_bursts},
     {"close", acc_close},
     {NULL, NULL},
 };

@@ -256,6 +256,10 @@ return {
     p:option("--fit-time", "fit a time parameter of each run, taken per time slice, against the time: " ..
       "PARAM[:MODEL[:DEGREE]] (PARAM cptime, cmtime, rctime, trtime or iotime)"):count("*")
     p:option("--slices", "with --fit-time: equal time slices per run", "10"):convert(math.tointeger)
+    p:option("--bursts", "cluster the computation bursts between system events of each trace into K "
+      .. "clusters (k-means on ln duration and user-event count)"):argname("K"):convert(math.tointeger)
+    p:option("--bursts-trace", "with --bursts and one trace: write it in the Trace Event Format (Perfetto) "
+      .. "with each burst's cluster as an instant marker"):argname("FILE.json")
     p:flag("--strict", "a malformed trace line is an error")
     p:flag("--json", "print JSON on stdout")
     p:option("--csv", "write one row per component (every parameter and the cluster) to FILE")
@@ -360,6 +364,10 @@ return {
       model = fit_model("--fit-time", model)
       time_specs[#time_specs + 1] = { param = param, model = model, degree = math.tointeger(tonumber(degree)) }
     end
+    if args.bursts_trace and not args.bursts then cli.usage_error("--bursts-trace needs --bursts K") end
+    if args.bursts ~= nil and (not args.bursts or args.bursts < 1) then
+      cli.usage_error("--bursts: must be an integer >= 1")
+    end
     if not args.slices or args.slices < 2 then cli.usage_error("--slices: must be an integer >= 2") end
     if args.scale ~= "minmax" and args.scale ~= "zscore" and args.scale ~= "percentile" and args.scale ~= "none" then
       cli.usage_error("--scale: '" .. args.scale .. "' is not minmax, zscore, percentile or none")
@@ -398,12 +406,12 @@ return {
     end
 
     local files = collect(args.paths)
-    local comps, profiles, runs, plot_profiles, zooms, time_fits = {}, {}, {}, {}, {}, {}
+    local comps, profiles, runs, plot_profiles, zooms, time_fits, burst_runs = {}, {}, {}, {}, {}, {}, {}
     local stats_only = {}
     local bar = cli.progress("medea", #files)
     for i, path in ipairs(files) do
       local acc, skipped, warnings = medea.accumulate(path, args.strict,
-        args.profiles or args.plot_profiles or args.zoom or #time_specs > 0)
+        args.profiles or args.plot_profiles or args.zoom or #time_specs > 0, args.bursts)
       if not acc then cli.input_error(skipped) end
       if skipped > 0 then
         io.stderr:write(string.format("retrace: %s: %d malformed lines skipped\n", path, skipped))
@@ -444,12 +452,24 @@ return {
         r.trace = path
         time_fits[#time_fits + 1] = r
       end
+      if args.bursts then
+        local br, berr = medea.bursts.cluster(acc, args.bursts, { seed = args.seed })
+        if not br then cli.input_error(path .. ": --bursts: " .. berr) end
+        br.trace = path
+        burst_runs[#burst_runs + 1] = br
+      end
       local prog = medea.parameters(acc, "program", name)[1]
       runs[#runs + 1] = { p = prog.params.prnum, time = prog.params.extime, name = name }
       acc:close()
       bar:update(i)
     end
     bar:finish()
+    if args.bursts_trace then
+      if #files ~= 1 then cli.usage_error("--bursts-trace: give exactly one trace") end
+      local n, werr = require("retrace.pgscale").chrome_json(files[1], args.bursts_trace,
+        { markers = medea.bursts.markers(burst_runs[1]) })
+      if not n then cli.input_error("--bursts-trace: " .. werr) end
+    end
     if #comps == 0 then
       cli.input_error("no workload components in the traces given" .. (#stats_only > 0
         and " (statistics records only: no user events for the event approach)" or ""))
@@ -587,6 +607,13 @@ return {
                           formula = medea.fit_module.formula(fr.fit) }
         end
       end
+      if #burst_runs > 0 then
+        out.bursts = {}
+        for i, br in ipairs(burst_runs) do
+          out.bursts[i] = { trace = br.trace, k = br.k, n = br.n, clusters = br.clusters, proc = br.proc,
+                            t0 = br.t0, t1 = br.t1, nuser = br.nuser, cluster = br.assign }
+        end
+      end
       if #time_fits > 0 then
         out.time_fits = {}
         for i, tf in ipairs(time_fits) do
@@ -605,6 +632,15 @@ return {
       for _, fr in ipairs(fits) do
         io.stdout:write(string.format("fit %s against %s (%s): %s, R^2 = %.6f\n", fr.y, fr.x, fr.fit.model,
           medea.fit_module.formula(fr.fit), fr.fit.r2))
+      end
+      for _, br in ipairs(burst_runs) do
+        io.stdout:write(string.format("computation bursts of %s: %d, in %d clusters (k-means on ln duration and "
+          .. "user events; shortest first)\n", br.trace, br.n, br.k))
+        io.stdout:write("  cluster  bursts  mean duration (s)  total (s)  mean user events\n")
+        for h, c in ipairs(br.clusters) do
+          io.stdout:write(string.format("  %7d %7d %18.6g %10.6g %17.3g\n", h, c.count, c.mean_duration, c.total,
+            c.mean_nuser))
+        end
       end
       for _, tf in ipairs(time_fits) do
         io.stdout:write(string.format("fit of %s against time in %s (%d slices of %.6g s; x = time since the "
