@@ -8,7 +8,7 @@
 --      and the computation bursts clustered (--bursts 3);
 --   2. the whole command `retrace medea TRACE --plots DIR --plot-profiles` under
 --      /usr/bin/time -v: wall time and peak resident memory; then the same with
---      --zoom and --fit-time cmtime --slices 100 instead of --plot-profiles.
+--      --zoom and --fit-time cmtime --slices 100 instead of --plot-profiles, and with --bursts 3.
 -- Usage: retrace bench/medea_profiles.lua [RECORDS]   (target: profile drawing < 2 s)
 local medea = require "retrace.medea"
 local plots = require "retrace.displays.medea.plots"
@@ -110,5 +110,8 @@ print(string.format("retrace medea --plot-profiles: %.2f s wall (%s s user + %s 
   "profiles JSON %d bytes", w_cmd, user, sys, rss, jsize))
 w_cmd, user, sys, rss = timed(string.format("--zoom %.9g:%.9g --fit-time cmtime --slices 100", z0, z1))
 print(string.format("retrace medea --zoom --fit-time: %.2f s wall (%s s user + %s s system), peak RSS %s KB",
+  w_cmd, user, sys, rss))
+w_cmd, user, sys, rss = timed("--bursts 3")
+print(string.format("retrace medea --bursts 3: %.2f s wall (%s s user + %s s system), peak RSS %s KB",
   w_cmd, user, sys, rss))
 os.execute("rm -rf '" .. dir .. "'")
