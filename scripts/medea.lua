@@ -254,8 +254,8 @@ return {
     p:option("--fit", "fit parameter Y against parameter X over the components: Y~X[:MODEL[:DEGREE]] " ..
       "(MODEL linear, polynomial, exponential, power, log, inverse; default linear)"):count("*")
     p:option("--fit-time", "fit a time parameter of each run, taken per time slice, against the time: " ..
-      "PARAM[:MODEL[:DEGREE]] (PARAM cptime, cmtime, rctime, trtime or iotime)"):count("*")
-    p:option("--slices", "with --fit-time: equal time slices per run", "10"):convert(math.tointeger)
+      "PARAM[:MODEL[:DEGREE]] (PARAM cptime, cmtime, rctime, trtime or iotime)"):argname("SPEC"):count("*")
+    p:option("--slices", "with --fit-time: equal time slices per run", "10"):argname("N"):convert(math.tointeger)
     p:option("--bursts", "cluster the computation bursts between system events of each trace into K "
       .. "clusters (k-means on ln duration and user-event count)"):argname("K"):convert(math.tointeger)
     p:option("--bursts-trace", "with --bursts and one trace: write it in the Trace Event Format (Perfetto) "
@@ -270,6 +270,7 @@ return {
     p:option("--zoom", "with --plots: draw zoom_TRACE.png, one activity's profile over the whole run with "
       .. "the interval T0:T1 (seconds of trace time) shaded, and that interval in detail"):argname("T0:T1")
     p:option("--zoom-activity", "the activity --zoom shows: exec, comp, comm, recv, send or io", "recv")
+      :argname("ACT")
     p:option("--plot-log", "with --plots: log axes for parameters: auto (when values span three " ..
       "decades), on or off", "auto")
     p:flag("--gray", "with --plots: draw in gray levels (clusters stay apart by marker)")
