@@ -1,7 +1,7 @@
 /*
  * lmedea.c - Lua face of core/msg/rt_medea: workload parameters of a trace.
  *
- *   local acc = core.medea.new([keep_profiles])
+ *   local acc = core.medea.new([keep_profiles [, keep_bursts]])
  *   acc:add(rectype, event, time, proc [, bytes])   -- one record (tests, generators)
  *   acc:feed(path [, strict]) -> skipped, warnings | nil, message  -- replay a PICL trace, in C
  *   acc:processors()  -> { {proc=, extime=, cptime=, ..., trnum=, ...}, ... }
@@ -10,6 +10,10 @@
  *   acc:profile_span(name) -> first time, last time, change points (nil when empty)
  *   acc:profile_columns(name, w, x0, x1) -> the profile reduced to w pixel columns
  *                                          over [x0, x1] (retrace.reduce's table)
+ *   acc:profile_slices(name, n, t0, t1) -> {processor-seconds in the activity during each of
+ *                                          n equal slices of [t0, t1]}
+ *   acc:bursts() -> {proc = {..}, task = {..}, t0 = {..}, t1 = {..}, nuser = {..}} columns of the
+ *                   computation bursts (kept when asked for)
  *   acc:close()
  *   core.medea.category(event) -> "tr" | "rc" | ... | nil
  *
@@ -69,6 +73,7 @@ static int l_new(lua_State *L)
     if (!b->m)
         return luaL_error(L, "out of memory");
     rt_medea_keep_profiles(b->m, lua_toboolean(L, 1));
+    rt_medea_keep_bursts(b->m, lua_toboolean(L, 2));
     return 1;
 }
 
@@ -248,6 +253,53 @@ static int acc_profile_columns(lua_State *L)
     return rt_push_reduced(L, r);
 }
 
+/* Integrals of a profile over equal time slices, in C (no table of change points). */
+static int acc_profile_slices(lua_State *L)
+{
+    lua_Integer ns = luaL_checkinteger(L, 3);
+    double t0 = luaL_checknumber(L, 4), t1 = luaL_checknumber(L, 5);
+    luaL_argcheck(L, ns >= 1 && ns <= 100000000, 3, "slices: from 1 to 10^8");
+    const double *t;
+    const int *c;
+    size_t n;
+    get_profile(L, &t, &c, &n);
+    double *out = lua_newuserdatauv(L, (size_t)ns * sizeof *out, 0);
+    rt_err err;
+    if (rt_medea_integrate(t, c, n, t0, t1, (size_t)ns, out, &err) != RT_OK)
+        return luaL_error(L, "%s", err.msg);
+    lua_createtable(L, (int)ns, 0);
+    for (lua_Integer j = 0; j < ns; j++) {
+        lua_pushnumber(L, out[j]);
+        lua_rawseti(L, -2, j + 1);
+    }
+    return 1;
+}
+
+static int acc_bursts(lua_State *L)
+{
+    acc_box *b = check_acc(L, 1);
+    size_t n;
+    const rt_medea_burst *bs = rt_medea_bursts(b->m, &n);
+    lua_createtable(L, 0, 5);
+    const char *names[] = {"proc", "task", "t0", "t1", "nuser"};
+    for (int f = 0; f < 5; f++) {
+        lua_createtable(L, (int)n, 0);
+        for (size_t i = 0; i < n; i++) {
+            const rt_medea_burst *x = &bs[i];
+            switch (f) {
+            case 0: lua_pushinteger(L, x->proc); break;
+            case 1: lua_pushinteger(L, x->task); break;
+            case 2: lua_pushnumber(L, x->t0); break;
+            case 3: lua_pushnumber(L, x->t1); break;
+            default: lua_pushinteger(L, x->nuser); break;
+            }
+            lua_rawseti(L, -2, (lua_Integer)i + 1);
+        }
+        lua_setfield(L, -2, names[f]);
+    }
+    return 1;
+}
+
 static int l_category(lua_State *L)
 {
     int c = rt_medea_category((int)luaL_checkinteger(L, 1));
@@ -282,6 +334,8 @@ static const luaL_Reg acc_methods[] = {
     {"profile", acc_profile},
     {"profile_span", acc_profile_span},
     {"profile_columns", acc_profile_columns},
+    {"profile_slices", acc_profile_slices},
+    {"bursts", acc_bursts},
     {"close", acc_close},
     {NULL, NULL},
 };

@@ -253,6 +253,13 @@ return {
       .. "many times that cluster's largest training distance", "1.5"):convert(tonumber)
     p:option("--fit", "fit parameter Y against parameter X over the components: Y~X[:MODEL[:DEGREE]] " ..
       "(MODEL linear, polynomial, exponential, power, log, inverse; default linear)"):count("*")
+    p:option("--fit-time", "fit a time parameter of each run, taken per time slice, against the time: " ..
+      "PARAM[:MODEL[:DEGREE]] (PARAM cptime, cmtime, rctime, trtime or iotime)"):argname("SPEC"):count("*")
+    p:option("--slices", "with --fit-time: equal time slices per run", "10"):argname("N"):convert(math.tointeger)
+    p:option("--bursts", "cluster the computation bursts between system events of each trace into K "
+      .. "clusters (k-means on ln duration and user-event count)"):argname("K"):convert(math.tointeger)
+    p:option("--bursts-trace", "with --bursts and one trace: write it in the Trace Event Format (Perfetto) "
+      .. "with each burst's cluster as an instant marker"):argname("FILE.json")
     p:flag("--strict", "a malformed trace line is an error")
     p:flag("--json", "print JSON on stdout")
     p:option("--csv", "write one row per component (every parameter and the cluster) to FILE")
@@ -260,6 +267,10 @@ return {
     p:option("--plots", "draw scatter plots, execution signatures, speedups and fits into DIR (made when " ..
       "missing), each as PNG + JSON")
     p:flag("--plot-profiles", "with --plots: also draw the activity profiles of every trace")
+    p:option("--zoom", "with --plots: draw zoom_TRACE.png, one activity's profile over the whole run with "
+      .. "the interval T0:T1 (seconds of trace time) shaded, and that interval in detail"):argname("T0:T1")
+    p:option("--zoom-activity", "the activity --zoom shows: exec, comp, comm, recv, send or io", "recv")
+      :argname("ACT")
     p:option("--plot-log", "with --plots: log axes for parameters: auto (when values span three " ..
       "decades), on or off", "auto")
     p:flag("--gray", "with --plots: draw in gray levels (clusters stay apart by marker)")
@@ -322,6 +333,14 @@ return {
           table.concat(medea.params[approach], ",")))
       end
     end
+    -- the MODEL of a fit specification (linear when empty); a usage error when unknown
+    local function fit_model(opt, model)
+      model = model ~= "" and model or "linear"
+      for _, m in ipairs(medea.fit_module.models) do
+        if m == model then return model end
+      end
+      cli.usage_error(opt .. ": unknown model '" .. model .. "' (" .. table.concat(medea.fit_module.models, ", ") .. ")")
+    end
     local fit_specs = {}
     for _, spec in ipairs(args.fit or {}) do
       local y, x, model, degree = spec:match("^([%w_]+)~([%w_]+):?([%a]*):?(%d*)$")
@@ -331,15 +350,26 @@ return {
           cli.usage_error(string.format("--fit: '%s' is not a %s parameter", n, approach))
         end
       end
-      model = model ~= "" and model or "linear"
-      local okmodel = false
-      for _, m in ipairs(medea.fit_module.models) do okmodel = okmodel or m == model end
-      if not okmodel then
-        cli.usage_error("--fit: unknown model '" .. model .. "' (" .. table.concat(medea.fit_module.models, ", ") .. ")")
-      end
+      model = fit_model("--fit", model)
       fit_specs[#fit_specs + 1] = { y = y, x = x, model = model,
                                     degree = math.tointeger(tonumber(degree)) }
     end
+    local time_specs = {}
+    for _, spec in ipairs(args.fit_time or {}) do
+      local param, model, degree = spec:match("^([%w_]+):?([%a]*):?(%d*)$")
+      if not param then cli.usage_error("--fit-time: '" .. spec .. "' is not PARAM[:MODEL[:DEGREE]]") end
+      if not medea.slices.profile_of[param] then
+        cli.usage_error(string.format("--fit-time: '%s' has no value per time slice (%s do)", param,
+          table.concat(medea.slices.params, ", ")))
+      end
+      model = fit_model("--fit-time", model)
+      time_specs[#time_specs + 1] = { param = param, model = model, degree = math.tointeger(tonumber(degree)) }
+    end
+    if args.bursts_trace and not args.bursts then cli.usage_error("--bursts-trace needs --bursts K") end
+    if args.bursts ~= nil and (not args.bursts or args.bursts < 1) then
+      cli.usage_error("--bursts: must be an integer >= 1")
+    end
+    if not args.slices or args.slices < 2 then cli.usage_error("--slices: must be an integer >= 2") end
     if args.scale ~= "minmax" and args.scale ~= "zscore" and args.scale ~= "percentile" and args.scale ~= "none" then
       cli.usage_error("--scale: '" .. args.scale .. "' is not minmax, zscore, percentile or none")
     end
@@ -358,6 +388,15 @@ return {
     end
     if not args.too_far or args.too_far <= 0 then cli.usage_error("--too-far: must be a positive number") end
     if args.plot_profiles and not args.plots then cli.usage_error("--plot-profiles needs --plots DIR") end
+    local zoom0, zoom1
+    if args.zoom then
+      if not args.plots then cli.usage_error("--zoom needs --plots DIR") end
+      zoom0, zoom1 = require("retrace.pgscale").parse_zoom(args.zoom)
+      if not zoom0 then cli.usage_error("--zoom: " .. zoom1) end
+    end
+    if not require("retrace.displays.medea.profile").label(args.zoom_activity) then
+      cli.usage_error("--zoom-activity: '" .. args.zoom_activity .. "' is not exec, comp, comm, recv, send or io")
+    end
     local plot_log = ({ auto = "auto", on = true, off = false })[args.plot_log]
     if plot_log == nil then cli.usage_error("--plot-log: '" .. args.plot_log .. "' is not auto, on or off") end
     if args.gray then require("retrace.colors").set_mode("gray") end
@@ -368,11 +407,12 @@ return {
     end
 
     local files = collect(args.paths)
-    local comps, profiles, runs, plot_profiles = {}, {}, {}, {}
+    local comps, profiles, runs, plot_profiles, zooms, time_fits, burst_runs = {}, {}, {}, {}, {}, {}, {}
     local stats_only = {}
     local bar = cli.progress("medea", #files)
     for i, path in ipairs(files) do
-      local acc, skipped, warnings = medea.accumulate(path, args.strict, args.profiles or args.plot_profiles)
+      local acc, skipped, warnings = medea.accumulate(path, args.strict,
+        args.profiles or args.plot_profiles or args.zoom or #time_specs > 0, args.bursts)
       if not acc then cli.input_error(skipped) end
       if skipped > 0 then
         io.stderr:write(string.format("retrace: %s: %d malformed lines skipped\n", path, skipped))
@@ -401,12 +441,36 @@ return {
         pc.trace = path
         plot_profiles[#plot_profiles + 1] = pc
       end
+      if zoom0 then
+        local z, zerr = require("retrace.displays.medea.plots").zoom_columns(acc, args.zoom_activity, zoom0, zoom1)
+        if not z then cli.input_error(path .. ": " .. zerr) end
+        z.trace = path
+        zooms[#zooms + 1] = z
+      end
+      for _, ts in ipairs(time_specs) do
+        local r, terr = medea.slices.fit_time(acc, ts.param, args.slices, ts.model, ts.degree)
+        if not r then cli.input_error(path .. ": --fit-time " .. ts.param .. ": " .. terr) end
+        r.trace = path
+        time_fits[#time_fits + 1] = r
+      end
+      if args.bursts then
+        local br, berr = medea.bursts.cluster(acc, args.bursts, { seed = args.seed })
+        if not br then cli.input_error(path .. ": --bursts: " .. berr) end
+        br.trace = path
+        burst_runs[#burst_runs + 1] = br
+      end
       local prog = medea.parameters(acc, "program", name)[1]
       runs[#runs + 1] = { p = prog.params.prnum, time = prog.params.extime, name = name }
       acc:close()
       bar:update(i)
     end
     bar:finish()
+    if args.bursts_trace then
+      if #files ~= 1 then cli.usage_error("--bursts-trace: give exactly one trace") end
+      local n, werr = require("retrace.pgscale").chrome_json(files[1], args.bursts_trace,
+        { markers = medea.bursts.markers(burst_runs[1]) })
+      if not n then cli.input_error("--bursts-trace: " .. werr) end
+    end
     if #comps == 0 then
       cli.input_error("no workload components in the traces given" .. (#stats_only > 0
         and " (statistics records only: no user events for the event approach)" or ""))
@@ -487,7 +551,8 @@ return {
       if #comps < 2 then
         io.stderr:write("retrace: --plots: one component only: no scatter plot (nothing to compare it with)\n")
       end
-      local ok, perr = plots.write_all(args.plots, comps, res, plot_profiles, scaling, fits, { log = plot_log })
+      local ok, perr = plots.write_all(args.plots, comps, res, plot_profiles, scaling, fits,
+        { log = plot_log, zooms = zooms, time_fits = time_fits })
       if ok and #comps >= 2 then ok, perr = plots.write_diagnostics(args.plots, comps, res, diag) end
       if not ok then cli.input_error("--plots: " .. perr) end
     end
@@ -543,6 +608,21 @@ return {
                           formula = medea.fit_module.formula(fr.fit) }
         end
       end
+      if #burst_runs > 0 then
+        out.bursts = {}
+        for i, br in ipairs(burst_runs) do
+          out.bursts[i] = { trace = br.trace, k = br.k, n = br.n, clusters = br.clusters, proc = br.proc,
+                            t0 = br.t0, t1 = br.t1, nuser = br.nuser, cluster = br.assign }
+        end
+      end
+      if #time_fits > 0 then
+        out.time_fits = {}
+        for i, tf in ipairs(time_fits) do
+          out.time_fits[i] = { trace = tf.trace, param = tf.param, model = tf.fit.model, coef = tf.fit.coef,
+                               r2 = tf.fit.r2, formula = tf.formula, slices = #tf.t, start = tf.start,
+                               width = tf.width, t = tf.t, values = tf.values, total = tf.total }
+        end
+      end
       cli.print_json(out)
     else
       res.patience = args.patience
@@ -553,6 +633,23 @@ return {
       for _, fr in ipairs(fits) do
         io.stdout:write(string.format("fit %s against %s (%s): %s, R^2 = %.6f\n", fr.y, fr.x, fr.fit.model,
           medea.fit_module.formula(fr.fit), fr.fit.r2))
+      end
+      for _, br in ipairs(burst_runs) do
+        io.stdout:write(string.format("computation bursts of %s: %d, in %d clusters (k-means on ln duration and "
+          .. "user events; shortest first)\n", br.trace, br.n, br.k))
+        io.stdout:write("  cluster  bursts  mean duration (s)  total (s)  mean user events\n")
+        for h, c in ipairs(br.clusters) do
+          io.stdout:write(string.format("  %7d %7d %18.6g %10.6g %17.3g\n", h, c.count, c.mean_duration, c.total,
+            c.mean_nuser))
+        end
+      end
+      for _, tf in ipairs(time_fits) do
+        io.stdout:write(string.format("fit of %s against time in %s (%d slices of %.6g s; x = time since the "
+          .. "run's start in s, y = %s in the slice, mean over %d processors, in s): %s, R^2 = %.6f\n", tf.param,
+          tf.trace, #tf.t, tf.width, tf.param, tf.nprocs, tf.formula, tf.fit.r2))
+        local vals = {}
+        for j, v in ipairs(tf.values) do vals[j] = string.format("%.6g", v) end
+        io.stdout:write("  per slice: ", table.concat(vals, " "), string.format("  (total %.6g)\n", tf.total))
       end
     end
     return 0

@@ -36,6 +36,9 @@ typedef struct proc_st {
     int has_held;
     double stat_extime;   /* tracing time a -101 statistics record gives (has_stat_extime) */
     int has_stat_extime;
+    double bstart;        /* start of the computation burst under way (bopen) */
+    long bnuser;          /* user events entered in it */
+    int bopen;
 } proc_st;
 
 /* A component's slot in procs, by (processor, task). */
@@ -64,6 +67,9 @@ struct rt_medea {
     int keep;             /* record profile change points */
     change *ch;           /* profile change points, in feed order */
     size_t nch, capch;
+    int keep_bursts;      /* record computation bursts */
+    rt_medea_burst *bursts; /* computation bursts */
+    size_t nbursts, capbursts;
     /* profile output of the last rt_medea_profile call */
     change *sorted;
     double *ptimes;
@@ -117,6 +123,7 @@ void rt_medea_free(rt_medea *m)
     free(m->task0);
     free(m->order);
     free(m->ch);
+    free(m->bursts);
     free_outputs(m);
     free(m);
 }
@@ -204,6 +211,11 @@ void rt_medea_keep_profiles(rt_medea *m, int on)
     m->keep = on;
 }
 
+void rt_medea_keep_bursts(rt_medea *m, int on)
+{
+    m->keep_bursts = on;
+}
+
 static int add_change(rt_medea *m, double t, int which, int delta)
 {
     if (!m->keep)
@@ -212,6 +224,27 @@ static int add_change(rt_medea *m, double t, int which, int delta)
         return RT_ENOMEM;
     m->ch[m->nch++] = (change){t, (signed char)which, (signed char)delta};
     return RT_OK;
+}
+
+/* End the burst under way on ps at t (kept when it lasts); the next starts at the next system exit. */
+static int close_burst(rt_medea *m, proc_st *ps, double t)
+{
+    if (!ps->bopen)
+        return RT_OK;
+    ps->bopen = 0;
+    if (!m->keep_bursts || !(t > ps->bstart))
+        return RT_OK;
+    if (rt_grow((void **)&m->bursts, &m->capbursts, m->nbursts + 1, sizeof *m->bursts) != RT_OK)
+        return RT_ENOMEM;
+    m->bursts[m->nbursts++] = (rt_medea_burst){ps->p.proc, ps->p.task, ps->bstart, t, ps->bnuser};
+    return RT_OK;
+}
+
+static void open_burst(proc_st *ps, double t)
+{
+    ps->bstart = t;
+    ps->bnuser = 0;
+    ps->bopen = 1;
 }
 
 /* Change points of an outermost system interval of category cat (sign +1 at entry). */
@@ -246,9 +279,11 @@ static int push_entry(rt_medea *m, proc_st *ps, const rt_medea_rec *r)
             ps->p.ttdata += r->bytes;
             ps->p.trnum++;
         }
-        if (o.outer && system_changes(m, cat, r->time, +1) != RT_OK)
+        if (o.outer && (system_changes(m, cat, r->time, +1) != RT_OK || close_burst(m, ps, r->time) != RT_OK))
             return RT_ENOMEM;
     } else {
+        if (ps->bopen)
+            ps->bnuser++;
         o.counted = 1;
         for (size_t i = 0; i < ps->depth; i++)
             if (!ps->stack[i].sys && ps->stack[i].event == r->event)
@@ -324,6 +359,7 @@ static int close_exit(rt_medea *m, proc_st *ps, const rt_medea_rec *r)
             ps->p.time[cat] += dur;
             if (system_changes(m, cat, r->time, -1) != RT_OK)
                 return RT_ENOMEM;
+            open_burst(ps, r->time);
         }
     } else if (x.counted) {
         rt_medea_event *s = event_slot(ps, r->proc, x.event);
@@ -407,6 +443,7 @@ int rt_medea_add(rt_medea *m, const rt_medea_rec *r, rt_err *err)
     if (ps->seen == 1) {
         ps->p.first = ps->p.last = r->time;
         ps->seen = 2;
+        open_burst(ps, r->time);
     } else {
         if (r->time < ps->p.first) ps->p.first = r->time;
         if (r->time > ps->p.last) ps->p.last = r->time;
@@ -442,8 +479,16 @@ int rt_medea_finish(rt_medea *m, rt_err *err)
                 return rt_err_set(err, RT_ENOMEM, "out of memory");
             ps->p.unclosed++;
         }
+        if (close_burst(m, ps, ps->p.last) != RT_OK)
+            return rt_err_set(err, RT_ENOMEM, "out of memory");
     }
     return RT_OK;
+}
+
+const rt_medea_burst *rt_medea_bursts(const rt_medea *m, size_t *n)
+{
+    *n = m->nbursts;
+    return m->bursts;
 }
 
 long rt_medea_events_fed(const rt_medea *m) { return m->events_fed; }
@@ -656,5 +701,39 @@ int rt_medea_profile(rt_medea *m, int which, const double **times,
     *times = m->ptimes;
     *counts = m->pcounts;
     *n = out;
+    return RT_OK;
+}
+
+int rt_medea_integrate(const double *times, const int *counts, size_t n, double t0, double t1,
+                       size_t ns, double *out, rt_err *err)
+{
+    if (!(isfinite(t0) && isfinite(t1) && t0 < t1) || ns < 1)
+        return rt_err_set(err, RT_EINVAL, "slices: need t0 < t1 and at least one slice");
+    for (size_t j = 0; j < ns; j++)
+        out[j] = 0;
+    double w = (t1 - t0) / (double)ns;
+    for (size_t k = 0; k < n; k++) {
+        if (counts[k] == 0)
+            continue;
+        double a = times[k] > t0 ? times[k] : t0;
+        double b = k + 1 < n ? times[k + 1] : t1;
+        if (b > t1)
+            b = t1;
+        if (!(a < b))
+            continue;
+        size_t j = (size_t)((a - t0) / w);
+        if (j >= ns)
+            j = ns - 1;
+        while (a < b) {
+            double e = j + 1 < ns ? t0 + (double)(j + 1) * w : t1;
+            double stop = b < e ? b : e;
+            if (stop > a)
+                out[j] += (double)counts[k] * (stop - a);
+            a = stop;
+            if (j + 1 >= ns)
+                break;
+            j++;
+        }
+    }
     return RT_OK;
 }

@@ -88,6 +88,17 @@ enum {
 
 typedef struct rt_medea rt_medea;
 
+/*
+ * A computation burst: a component busy outside every system event, from its
+ * first record or the end of an outermost system interval to the start of the
+ * next one or its last record (ClusteringSuite's CPU bursts between MPI calls).
+ */
+typedef struct rt_medea_burst {
+    int proc, task;
+    double t0, t1;
+    long nuser;    /* user-event entries within it */
+} rt_medea_burst;
+
 /* Category of an event type (RT_MEDEA_*), or -1 for user and tracing events. */
 int rt_medea_category(int event);
 
@@ -103,6 +114,9 @@ void rt_medea_free(rt_medea *m);
  * accumulator without them cover only the execution span.
  */
 void rt_medea_keep_profiles(rt_medea *m, int on);
+
+/* Keep the computation bursts (rt_medea_bursts; off by default). Call before the first record. */
+void rt_medea_keep_bursts(rt_medea *m, int on);
 
 /*
  * Feed one record. RT_OK, or RT_EINVAL (err filled) for a negative processor
@@ -172,6 +186,23 @@ void rt_medea_event_get(const rt_medea *m, size_t i, rt_medea_event *out);
  */
 int rt_medea_profile(rt_medea *m, int which, const double **times,
                      const int **counts, size_t *n, rt_err *err);
+
+/*
+ * The integral of a profile (times, counts as rt_medea_profile gives them:
+ * counts[i] holds from times[i] to times[i + 1], the last count to t1, zero
+ * before times[0]) over each of ns equal consecutive slices of [t0, t1]:
+ * out[j] = processor-seconds in the activity during slice j. O(n + ns).
+ * RT_EINVAL unless t0 < t1 (both finite) and ns >= 1.
+ */
+int rt_medea_integrate(const double *times, const int *counts, size_t n, double t0, double t1,
+                       size_t ns, double *out, rt_err *err);
+
+/*
+ * The computation bursts, in the order they ended (complete after
+ * rt_medea_finish); kept only with rt_medea_keep_bursts.
+ * Owned by m.
+ */
+const rt_medea_burst *rt_medea_bursts(const rt_medea *m, size_t *n);
 
 /* ---- feeding from PICL traces ---- */
 

@@ -2,7 +2,7 @@
 -- The formula and R^2 go under the title, never over the points.
 --
 --   local d = fit.new(ctx, {xs =, ys =, fit = result, xlabel =, ylabel =, title =,
---                           log = "auto" | true | false})
+--                           log = "auto" | true | false, points_label = "components"})
 --   d:draw(cv, rect); d:data() -> plot data plus the points, the curve sampled at
 --   100 x values (curve_x, curve_y), model, coef, r2, formula
 --   fit.draw(cv, rect, opts) -> data
@@ -46,7 +46,7 @@ function D:draw(cv, rect)
   if #self.cx >= 2 then
     p:line(self.cx, self.cy, { color = "#d62728", width = 2, label = o.fit.model .. " fit" })
   end
-  p:points(o.xs, o.ys, { color = "#1f77b4", label = "components" }) -- over the curve
+  p:points(o.xs, o.ys, { color = "#1f77b4", label = o.points_label or "components" }) -- over the curve
   local xu, yu = style.unit(o.xlabel), style.unit(o.ylabel)
   local units = (xu or yu) and string.format("   (x = %s%s, y = %s%s)", o.xlabel or "x", xu and (" in " .. xu) or "",
     o.ylabel or "y", yu and (" in " .. yu) or "") or ""

@@ -4,6 +4,8 @@
 --                          of the chosen parameters, at most 10 pairs; none for a
 --                          single component)
 --   profiles_TRACE.png     activity profiles of each trace (--plot-profiles)
+--   zoom_TRACE.png         one activity's profile over the run with an interval
+--                          shaded, and that interval in detail (--zoom T0:T1)
 --   signature_PROGRAM.png  execution time against processors with T(p) = a + b/p
 --   speedup_PROGRAM.png    speedup (and the ideal S = p), efficiency, efficacy
 --   fit_Y_X_MODEL.png      each --fit (a second fit of the same pair and model gets _2)
@@ -13,7 +15,11 @@
 --
 --   plots.write_all(dir, comps, res, profiles, scaling, fits [, opts]) -> true | nil, message
 --     profiles: {{trace =, nprocs =, columns = {exec = reduced columns, ...}}, ...}
---     opts: log ("auto" default, true, false: log axes for parameters), width, height
+--     opts: log ("auto" default, true, false: log axes for parameters), width, height,
+--     zooms ({plots.zoom_columns(...), ...}), time_fits ({slices.fit_time result + trace, ...}:
+--     timefit_PARAM_MODEL_TRACE.png, the slice values against time with the fitted curve)
+--   plots.zoom_columns(acc, activity, t0, t1 [, width]) -> the whole-run and the detailed
+--     columns of one activity (nil, message when [t0, t1] misses the run)
 --   plots.profile_columns(acc [, width]) -> the reduced profiles of an accumulator
 --   plots.safe(name) -> a file-name-safe version of name
 local display = require "retrace.display"
@@ -48,6 +54,25 @@ function M.profile_columns(acc, width)
   end
   out.nprocs = math.tointeger(nprocs) or nprocs
   return out
+end
+
+M.zoom_width, M.zoom_height = 900, 620
+
+function M.zoom_columns(acc, activity, t0, t1, width)
+  local profile = require "retrace.displays.medea.profile"
+  local w = profile.columns_for(width or M.zoom_width)
+  local a, b = acc:profile_span("exec")
+  a = a or 0
+  if not b or not (b > a) then b = a + 1 end
+  if t1 <= a or t0 >= b then
+    return nil, string.format("--zoom %.9g:%.9g lies outside the run (%.9g s to %.9g s)", t0, t1, a, b)
+  end
+  local whole = acc:profile_columns(activity, w, a, b)
+  local nprocs = 0
+  local exec = acc:profile_columns("exec", w, a, b)
+  for i = 1, exec.w do nprocs = math.max(nprocs, exec.max[i]) end
+  return { activity = activity, t0 = t0, t1 = t1, tmin = a, tmax = b, nprocs = math.tointeger(nprocs) or nprocs,
+           whole = whole, detail = acc:profile_columns(activity, w, t0, t1) }
 end
 
 -- Render display d to DIR/BASE.png and its data to DIR/BASE.json.
@@ -105,6 +130,13 @@ function M.write_all(dir, comps, res, profiles, scaling, fits, opts)
       profile.new(nil, o))
     if not ok then return nil, err end
   end
+  for _, z in ipairs(opts.zooms or {}) do
+    local name = require("retrace.medea").basename(z.trace)
+    ok, err = picture(dir, "zoom_" .. safe(name), M.zoom_width, M.zoom_height, profile.zoom(nil, {
+      trace = name, activity = z.activity, nprocs = z.nprocs, tmin = z.tmin, tmax = z.tmax, t0 = z.t0, t1 = z.t1,
+      whole = z.whole, detail = z.detail }))
+    if not ok then return nil, err end
+  end
   local fitdisp = require "retrace.displays.medea.fit"
   local fitmod = require "retrace.medea.fit"
   local speedup = require "retrace.displays.medea.speedup"
@@ -126,6 +158,17 @@ function M.write_all(dir, comps, res, profiles, scaling, fits, opts)
     end
     ok, err = picture(dir, "speedup_" .. safe(s.program), 1000, 500,
       speedup.new(nil, { rows = s.rows, title = s.program .. ": parallel metrics", base_p = s.base_p }))
+    if not ok then return nil, err end
+  end
+  for _, tf in ipairs(opts.time_fits or {}) do
+    local name = require("retrace.medea").basename(tf.trace)
+    local base = "timefit_" .. tf.param .. "_" .. tf.fit.model
+    if tf.fit.model == "polynomial" then base = base .. (#tf.fit.coef - 1) end
+    local d = fitdisp.new(nil, { xs = tf.t, ys = tf.values, fit = tf.fit, xlabel = "time", ylabel = tf.param,
+      log = false, points_label = string.format("%d slices", #tf.t),
+      title = string.format("%s of %s per slice of %s s, against the time since its start (%s fit)", tf.param,
+        name, require("retrace.plot").format_number(tf.width, 4), tf.fit.model) })
+    ok, err = picture(dir, base .. "_" .. safe(name), W, H, d)
     if not ok then return nil, err end
   end
   local used = {}

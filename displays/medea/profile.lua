@@ -13,6 +13,16 @@
 --   profile.draw(cv, rect, opts) -> data; profile.columns_for(width) the column count used
 -- An activity that never happens (no I/O in most traces) gets no panel; the
 -- data and a line at the bottom say so.
+--
+-- The zoomed profile (a detailed view of one phase of a run):
+--   local z = profile.zoom(ctx, {trace =, activity = "recv", nprocs =, tmin =, tmax =,
+--                                t0 =, t1 =, whole = cols, detail = cols})
+--     whole: the activity's profile over the run [tmin, tmax]; detail: over [t0, t1]
+--     (reduced columns, or {times =, counts =} reduced here, every pixel column)
+--   z:draw(cv, rect): the whole run on top with [t0, t1] shaded, the window below
+--   z:data() -> {trace, activity, label, t0, t1, tmin, tmax, band = {x, y, w, h} (the
+--     shaded interval in pixels), whole = {plot, axes, columns}, detail = {...}}
+--   profile.draw_zoom(cv, rect, opts) -> data
 local plot = require "retrace.plot"
 local display = require "retrace.display"
 local reduce = require "retrace.reduce"
@@ -111,5 +121,103 @@ function D:data()
 end
 
 function M.draw(cv, rect, o) return M.new(nil, o):draw(cv, rect):data() end
+
+-- The label of an activity ("recv" -> "receiving"), nil for an unknown name.
+function M.label(name)
+  for _, pn in ipairs(M.names) do
+    if pn[1] == name then return pn[2] end
+  end
+  return nil
+end
+
+M.band_color = "#ff7f0e"
+
+local Z = {}
+Z.__index = Z
+Z.__tostring = function(z)
+  return string.format("retrace.medea.ProfileZoom(%s, %s, %.9g:%.9g)", tostring(z.o.trace), z.o.activity,
+    z.o.t0, z.o.t1)
+end
+
+function M.zoom(_, o)
+  assert(o.t0 and o.t1 and o.t1 > o.t0, "profile.zoom: t0 < t1 needed")
+  assert(M.label(o.activity or "recv"), "profile.zoom: unknown activity " .. tostring(o.activity))
+  return setmetatable({ o = o }, Z)
+end
+
+-- Columns of c over [lo, hi] (c reduced already, or {times, counts} reduced here).
+local function over(c, lo, hi, w)
+  if c.count then return c end
+  return reduce.series(c.times, c.counts, w, lo, hi, { step = true, x_end = math.max(hi, c.times[#c.times] or hi) })
+end
+
+local function panel(cols, label, nprocs, title)
+  local p = plot.new{ title = title, legend = false,
+    x = { label = "time", time = true, lo = cols.x0, hi = cols.x1, pad = 0 },
+    y = { label = "processors " .. label, lo = 0, hi = math.max(nprocs or 1, 1) * 1.1 } }
+  p:columns(cols, { color = "#6baed6", mean_color = "#08306b", width = 1 })
+  return p
+end
+
+function Z:draw(cv, rect)
+  local o = self.o
+  local act = o.activity or "recv"
+  local label = M.label(act)
+  local width = M.columns_for(rect.w)
+  local whole = over(o.whole, o.tmin, o.tmax, width)
+  local detail = over(o.detail, o.t0, o.t1, width)
+  local nprocs = o.nprocs
+  if not nprocs then
+    nprocs = 1
+    for i = 1, #whole.count do nprocs = math.max(nprocs, whole.max[i]) end
+  end
+  local top = 30
+  local h = rect.h - top - 8
+  local hw = math.floor(h * 0.36)
+  local wp = panel(whole, label, nprocs, "the whole run (the detailed interval shaded)")
+  wp:draw(cv, { x = rect.x + 4, y = rect.y + top, w = rect.w - 8, h = hw })
+  local wd = wp:data()
+  -- the interval, shaded on the whole run (clipped to the plot area)
+  local pr = wd.plot
+  local x0 = math.max(pr.x, math.min(pr.x + pr.w, (plot.to_pixel(wd, o.t0, 0))))
+  local x1 = math.max(pr.x, math.min(pr.x + pr.w, (plot.to_pixel(wd, o.t1, 0))))
+  local bw = math.max(x1 - x0, 2)
+  cv:rect(x0, pr.y, bw, pr.h, M.band_color .. "40")
+  cv:line(x0, pr.y, x0, pr.y + pr.h, { color = M.band_color, width = 1.5 })
+  cv:line(x0 + bw, pr.y, x0 + bw, pr.y + pr.h, { color = M.band_color, width = 1.5 })
+  -- the interval in the unit of the detail's time axis (ms for a few ms)
+  local probe = panel(detail, label, nprocs)
+  local unit = require("retrace.plot.axis").resolve(probe.opts.x, { detail.x0, detail.x1 })
+  local sc = unit.scale or 1
+  local span = string.format("%s to %s %s", plot.format_number(o.t0 / sc), plot.format_number(o.t1 / sc),
+    unit.unit or "s")
+  local dp = panel(detail, label, nprocs, "in detail: " .. span)
+  if is_empty(detail) then
+    self.note = string.format("no processor is %s in this interval", label)
+    dp:note(self.note)
+  end
+  dp:draw(cv, { x = rect.x + 4, y = rect.y + top + hw + 8, w = rect.w - 8, h = h - hw - 8 })
+  -- the detail's frame in the band's colour: the two belong together
+  local dr = dp:data().plot
+  cv:rect(dr.x - 1.5, dr.y - 1.5, dr.w + 3, dr.h + 3, { stroke = M.band_color, width = 1.5 })
+  cv:text(rect.x + rect.w / 2, rect.y + 6, string.format("%s profile%s, %s", label,
+    o.trace and " of " .. o.trace or "", span), { align = "center", valign = "top", size = 14, bold = true,
+    color = "black" })
+  self.span = span
+  self.whole, self.detail = { plot = wd.plot, axes = wd.axes, columns = whole },
+    { plot = dr, axes = dp:data().axes, columns = detail }
+  self.band = { x = x0, y = pr.y, w = bw, h = pr.h }
+  self.label = label
+  return self
+end
+
+function Z:data()
+  local o = self.o
+  return { trace = o.trace, activity = o.activity or "recv", label = self.label, t0 = o.t0, t1 = o.t1,
+           tmin = self.whole.columns.x0, tmax = self.whole.columns.x1, band = self.band, span = self.span, note = self.note,
+           whole = self.whole, detail = self.detail }
+end
+
+function M.draw_zoom(cv, rect, o) return M.zoom(nil, o):draw(cv, rect):data() end
 
 return M

@@ -184,8 +184,10 @@ local TID_STATES, TID_REGIONS, TID_UNNESTED = 1, 2, 3
 -- send ("s", on the sender's states track) to its receive ("f"). Times in
 -- microseconds of trace time, from whole nanoseconds.
 -- Streams: one state segment per processor, and the not-nested regions only, are kept.
--- opts: format, info (the pre-pass: a processor idle from its own last record).
--- Returns {complete =, states =, user =, unnested =, flow =, threads =} | nil, message.
+-- opts: format, info (the pre-pass: a processor idle from its own last record),
+-- markers ({{proc =, time =, name =, args = {...}}, ...}: instant events "i" on the
+-- processor's states track, e.g. the cluster of each computation burst).
+-- Returns {complete =, states =, user =, unnested =, flow =, threads =, markers =} | nil, message.
 function M.chrome_json(path, file, opts)
   opts = opts or {}
   local replay = require "retrace.replay"
@@ -193,7 +195,7 @@ function M.chrome_json(path, file, opts)
   if not ok0 then return nil, inerr end
   local f <close>, ferr = fs.create(file)
   if not f then return nil, ferr end
-  local n = { complete = 0, states = 0, user = 0, unnested = 0, flow = 0, threads = 0 }
+  local n = { complete = 0, states = 0, user = 0, unnested = 0, flow = 0, threads = 0, markers = 0 }
   local first = true
   local function put(s)
     if first then f:write("\n", s) first = false else f:write(",\n", s) end
@@ -270,6 +272,11 @@ function M.chrome_json(path, file, opts)
   if not ok then return nil, tostring(rerr) end
   local _, t1 = rp:span()
   track.finish(t1)
+  for _, m in ipairs(opts.markers or {}) do
+    put(string.format('{"name":%s,"cat":"marker","ph":"i","s":"t","pid":%d,"tid":%d,"ts":%s,"args":%s}',
+      jstr(m.name), m.proc + 1, TID_STATES, us_of_ns(ns(m.time)), require("retrace.json").encode(m.args or {})))
+    n.markers = n.markers + 1
+  end
   -- names last (the definitions are complete then): processes, then their tracks
   local procs = rp:defs().procs
   table.sort(seen)

@@ -3,7 +3,7 @@
 --   medea.parameters(trace, approach) -> components | nil, message
 --       trace: a path or an accumulator (retrace.core.medea.new()) already fed;
 --       approach: "program" (default), "processor" or "event".
---   medea.accumulate(path [, strict [, profiles]]) -> accumulator | nil, message
+--   medea.accumulate(path [, strict [, profiles [, bursts]]]) -> accumulator | nil, message
 --   medea.kmeans(matrix, k, opts), medea.fit(xs, ys, model [, degree])
 --   medea.characterize(components, opts) -> the clusters table of `retrace medea --json`
 -- Submodules: cluster, fit, formats, functional, metrics.
@@ -20,6 +20,8 @@ local M = {
   formats = require "retrace.medea.formats",
   functional = require "retrace.medea.functional",
   metrics = require "retrace.medea.metrics",
+  slices = require "retrace.medea.slices",
+  bursts = require "retrace.medea.bursts",
 }
 
 --- Parameter names of each approach, in report order.
@@ -47,8 +49,8 @@ M.basename = basename
 -- The trace is replayed by the message-passing engine (core/msg), whose record
 -- stream feeds the accumulator. Returns acc, skipped (malformed lines skipped),
 -- warnings (the engine's: unmatched exits, events left open, tachyons) or nil, message.
-function M.accumulate(path, strict, profiles)
-  local acc = core.medea.new(profiles)
+function M.accumulate(path, strict, profiles, bursts)
+  local acc = core.medea.new(profiles, bursts)
   local skipped, warnings = acc:feed(path, strict)
   if not skipped then acc:close(); return nil, warnings end
   return acc, skipped, warnings
