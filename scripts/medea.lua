@@ -377,6 +377,8 @@ return {
     if args.k ~= nil and args.k < 1 then cli.usage_error("--k: must be an integer >= 1") end
     if not args.seed then cli.usage_error("--seed: must be an integer") end
     if not args.restarts or args.restarts < 1 then cli.usage_error("--restarts: must be an integer >= 1") end
+    -- k-means stops at 1000 seedings per K (cluster.MAX_TRIES): more would never end
+    if args.restarts > 1000 then cli.usage_error("--restarts: " .. args.restarts .. " is more than 1,000") end
     if not args.patience or args.patience < 1 then cli.usage_error("--patience: must be an integer >= 1") end
     if not args.tolerance or args.tolerance < 0 or args.tolerance >= 1 then
       cli.usage_error("--tolerance: must be a number from 0 to 1")
@@ -540,10 +542,9 @@ return {
       if not ok then cli.input_error("--save-model: " .. werr) end
     end
     if args.profiles then
-      local f, ferr = io.open(args.profiles, "w")
-      if not f then cli.input_error("--profiles: " .. ferr) end
-      f:write(require("retrace.json").encode(profiles), "\n")
-      f:close()
+      local ok, werr = require("retrace.fs").write_file(args.profiles,
+        require("retrace.json").encode(profiles) .. "\n")
+      if not ok then cli.input_error("--profiles: " .. werr) end
     end
     local diag = medea.diagnose(res)
     if args.plots then

@@ -206,3 +206,14 @@ describe("paragraph's exports", function()
     h.remove_tree(d)
   end)
 end)
+
+describe("medea's files on a full disk", function()
+  it("--csv and --profiles exit 1 naming the file", function()
+    local trace = h.fixtures .. "/medea/table5.trf"
+    for _, opt in ipairs({ "--csv", "--profiles" }) do
+      local code, _, err = h.retrace("medea", trace, opt, "/dev/full")
+      assert.are.equal(1, code, opt)
+      assert.truthy(err:find("retrace: " .. opt .. ": /dev/full: No space left on device\n", 1, true), err)
+    end
+  end)
+end)
