@@ -39,12 +39,18 @@ end
 local UNITS = { s = 1, ms = 1e-3, us = 1e-6, ns = 1e-9 }
 
 -- "1280x720" -> 1280, 720 (usage error when malformed)
-local function pair(s, what)
+local function pair(s, what, max)
   local a, b = tostring(s):match("^(%d+)x(%d+)$")
   a, b = tonumber(a), tonumber(b)
   if not a or a < 1 or b < 1 then cli.usage_error(what .. " '" .. tostring(s) .. "': use WxH, e.g. 1280x720") end
+  if max and (a > max or b > max) then
+    cli.usage_error(string.format("%s '%s': sides of at most %d pixels", what, s, max))
+  end
   return math.tointeger(a), math.tointeger(b)
 end
+
+-- a picture's sides (a 16384 x 16384 frame is 1 GiB of pixels; Cairo stops at 32767)
+local MAX_SIDE = 16384
 
 local function number(s, what)
   local v = tonumber(s)
@@ -131,7 +137,7 @@ local MAX_FRAMES = 1000000
 
 local function run(args)
   local ids = { table.unpack(chosen(args)) }
-  local W, H = pair(args.size or "1280x720", "--size")
+  local W, H = pair(args.size or "1280x720", "--size", MAX_SIDE)
   local appmod
   if args.app then
     local aerr

@@ -209,4 +209,11 @@ describe("options that would overflow", function()
     assert.are.equal(2, code)
     assert.are.equal("retrace: --restarts: 1000000000 is more than 1,000\n", err)
   end)
+
+  it("paragraph refuses a picture side over 16384 pixels in one line (exit 2)", function()
+    local code, _, err = h.retrace("paragraph", h.fixtures .. "/paragraph/pg4.trf", "--static", "-o", os.tmpname() .. ".png",
+      "--size", "100000x100000")
+    assert.are.equal(2, code)
+    assert.are.equal("retrace: --size '100000x100000': sides of at most 16384 pixels\n", err)
+  end)
 end)
