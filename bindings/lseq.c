@@ -542,6 +542,34 @@ static double *num_array(lua_State *L, int t, const char *field, size_t n)
 /* The longest trajectory simulate makes (two Lua arrays of that length). */
 #define SIMULATE_MAX 100000000
 
+/*
+ * The chain table at idx ({mean, var, from, to, p, init, other}, 1-based states)
+ * as the core's rt_sim_chain, its arrays in scratch owned by the Lua stack.
+ */
+static rt_sim_chain check_chain(lua_State *L, int idx)
+{
+    lua_getfield(L, idx, "mean");
+    size_t ns = lua_istable(L, -1) ? (size_t)luaL_len(L, -1) : 0;
+    lua_getfield(L, idx, "from");
+    size_t na = lua_istable(L, -1) ? (size_t)luaL_len(L, -1) : 0;
+    lua_pop(L, 2);
+    double *mean = num_array(L, idx, "mean", ns), *var = num_array(L, idx, "var", ns);
+    double *fromd = num_array(L, idx, "from", na), *tod = num_array(L, idx, "to", na);
+    double *p = num_array(L, idx, "p", na);
+    int32_t *from = rt_lseq_scratch(L, na * sizeof *from), *to = rt_lseq_scratch(L, na * sizeof *to);
+    for (size_t a = 0; a < na; a++) {
+        from[a] = (int32_t)fromd[a] - 1;
+        to[a] = (int32_t)tod[a] - 1;
+    }
+    rt_sim_chain c = {ns, mean, var, na, from, to, p, 0, -1};
+    lua_getfield(L, idx, "init");
+    c.init = (int32_t)luaL_optinteger(L, -1, 1) - 1;
+    lua_getfield(L, idx, "other");
+    c.other = (int32_t)luaL_optinteger(L, -1, 0) - 1;
+    lua_pop(L, 2);
+    return c;
+}
+
 /* simulate({mean=,var=,from=,to=,p=,init=}, n, seed) -> states (1-based), times */
 static int l_simulate(lua_State *L)
 {
@@ -550,27 +578,12 @@ static int l_simulate(lua_State *L)
     lua_Integer seed = luaL_optinteger(L, 3, 1);
     luaL_argcheck(L, n >= 0, 2, "negative step count");
     luaL_argcheck(L, n <= SIMULATE_MAX, 2, "more steps than simulate_max");
-    lua_getfield(L, 1, "mean");
-    size_t ns = lua_istable(L, -1) ? (size_t)luaL_len(L, -1) : 0;
-    lua_getfield(L, 1, "from");
-    size_t na = lua_istable(L, -1) ? (size_t)luaL_len(L, -1) : 0;
-    lua_pop(L, 2);
-    double *mean = num_array(L, 1, "mean", ns), *var = num_array(L, 1, "var", ns);
-    double *fromd = num_array(L, 1, "from", na), *tod = num_array(L, 1, "to", na);
-    double *p = num_array(L, 1, "p", na);
-    int32_t *from = rt_lseq_scratch(L, na * sizeof *from), *to = rt_lseq_scratch(L, na * sizeof *to);
-    for (size_t a = 0; a < na; a++) {
-        from[a] = (int32_t)fromd[a] - 1;
-        to[a] = (int32_t)tod[a] - 1;
-    }
-    lua_getfield(L, 1, "init");
-    int32_t init = (int32_t)luaL_optinteger(L, -1, 1) - 1;
-    lua_pop(L, 1);
+    rt_sim_chain c = check_chain(L, 1);
     int32_t *xs = rt_lseq_scratch(L, (size_t)n * sizeof *xs);
     double *ts = rt_lseq_scratch(L, (size_t)n * sizeof *ts);
     rt_err err;
-    if (rt_chain_simulate(ns, mean, var, na, from, to, p, init, (uint64_t)seed, (size_t)n, xs,
-                          ts, &err))
+    if (rt_chain_simulate(c.nstates, c.mean, c.var, c.narcs, c.from, c.to, c.p, c.init, (uint64_t)seed,
+                          (size_t)n, xs, ts, &err))
         return rt_push_fail(L, &err);
     lua_createtable(L, (int)n, 0);
     lua_createtable(L, (int)n, 0);
@@ -659,25 +672,8 @@ static int l_stream(lua_State *L)
     lua_Integer seed = luaL_optinteger(L, 3, 1);
     luaL_checktype(L, 4, LUA_TTABLE);
     luaL_argcheck(L, n >= 0, 2, "negative step count");
-    lua_getfield(L, 1, "mean");
-    size_t ns = lua_istable(L, -1) ? (size_t)luaL_len(L, -1) : 0;
-    lua_getfield(L, 1, "from");
-    size_t na = lua_istable(L, -1) ? (size_t)luaL_len(L, -1) : 0;
-    lua_pop(L, 2);
-    double *mean = num_array(L, 1, "mean", ns), *var = num_array(L, 1, "var", ns);
-    double *fromd = num_array(L, 1, "from", na), *tod = num_array(L, 1, "to", na);
-    double *p = num_array(L, 1, "p", na);
-    int32_t *from = rt_lseq_scratch(L, na * sizeof *from), *to = rt_lseq_scratch(L, na * sizeof *to);
-    for (size_t a = 0; a < na; a++) {
-        from[a] = (int32_t)fromd[a] - 1;
-        to[a] = (int32_t)tod[a] - 1;
-    }
-    rt_sim_chain c = {ns, mean, var, na, from, to, p, 0, -1};
-    lua_getfield(L, 1, "init");
-    c.init = (int32_t)luaL_optinteger(L, -1, 1) - 1;
-    lua_getfield(L, 1, "other");
-    c.other = (int32_t)luaL_optinteger(L, -1, 0) - 1;
-    lua_pop(L, 2);
+    rt_sim_chain c = check_chain(L, 1);
+    size_t ns = c.nstates;
     const char **names = rt_lseq_scratch(L, (ns ? ns : 1) * sizeof *names);
     lua_getfield(L, 1, "names");
     luaL_argcheck(L, lua_istable(L, -1) && (size_t)luaL_len(L, -1) == ns, 1, "names: one per state");
@@ -733,7 +729,7 @@ static int l_stream(lua_State *L)
         lua_setfield(L, -2, "__gc");
     }
     lua_setmetatable(L, -2);
-    *box = rt_sim_obs_new(ns, na, ks, nks, sample, bands);
+    *box = rt_sim_obs_new(ns, c.narcs, ks, nks, sample, bands);
     if (!*box)
         return luaL_error(L, "simulate: out of memory");
     rt_sim_obs *o = *box;
@@ -764,7 +760,7 @@ static int l_stream(lua_State *L)
     push_u64s(L, rt_sim_obs_visits(o), ns, "visits");
     push_doubles(L, rt_sim_obs_sum(o), ns, "sum");
     push_doubles(L, rt_sim_obs_sumsq(o), ns, "sumsq");
-    push_u64s(L, rt_sim_obs_arcs(o), na, "arcs");
+    push_u64s(L, rt_sim_obs_arcs(o), c.narcs, "arcs");
     lua_createtable(L, (int)nks, 0);
     for (size_t j = 0; j < nks; j++) {
         lua_createtable(L, 0, 2);
