@@ -131,6 +131,11 @@ function M.label(name)
 end
 
 M.band_color = "#ff7f0e"
+M.band_gray = "#707070" -- in gray mode: a mid gray, apart from the black profile lines
+
+local function band_color()
+  return require("retrace.colors").mode == "gray" and M.band_gray or M.band_color
+end
 
 local Z = {}
 Z.__index = Z
@@ -182,9 +187,10 @@ function Z:draw(cv, rect)
   local x0 = math.max(pr.x, math.min(pr.x + pr.w, (plot.to_pixel(wd, o.t0, 0))))
   local x1 = math.max(pr.x, math.min(pr.x + pr.w, (plot.to_pixel(wd, o.t1, 0))))
   local bw = math.max(x1 - x0, 2)
-  cv:rect(x0, pr.y, bw, pr.h, M.band_color .. "40")
-  cv:line(x0, pr.y, x0, pr.y + pr.h, { color = M.band_color, width = 1.5 })
-  cv:line(x0 + bw, pr.y, x0 + bw, pr.y + pr.h, { color = M.band_color, width = 1.5 })
+  local bc = band_color()
+  cv:rect(x0, pr.y, bw, pr.h, bc .. "40")
+  cv:line(x0, pr.y, x0, pr.y + pr.h, { color = bc, width = 1.5 })
+  cv:line(x0 + bw, pr.y, x0 + bw, pr.y + pr.h, { color = bc, width = 1.5 })
   -- the interval in the unit of the detail's time axis (ms for a few ms)
   local probe = panel(detail, label, nprocs)
   local unit = require("retrace.plot.axis").resolve(probe.opts.x, { detail.x0, detail.x1 })
@@ -199,7 +205,7 @@ function Z:draw(cv, rect)
   dp:draw(cv, { x = rect.x + 4, y = rect.y + top + hw + 8, w = rect.w - 8, h = h - hw - 8 })
   -- the detail's frame in the band's colour: the two belong together
   local dr = dp:data().plot
-  cv:rect(dr.x - 1.5, dr.y - 1.5, dr.w + 3, dr.h + 3, { stroke = M.band_color, width = 1.5 })
+  cv:rect(dr.x - 1.5, dr.y - 1.5, dr.w + 3, dr.h + 3, { stroke = band_color(), width = 1.5 })
   cv:text(rect.x + rect.w / 2, rect.y + 6, string.format("%s profile%s, %s", label,
     o.trace and " of " .. o.trace or "", span), { align = "center", valign = "top", size = 14, bold = true,
     color = "black" })
