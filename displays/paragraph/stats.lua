@@ -3,7 +3,14 @@
 -- received, the largest queue, time in tasks and time on the critical path;
 -- under it each task's mean processors and the critical path's length. The
 -- command also writes it as stats.json and stats.csv with --data.
+--
+-- When the processors outnumber the rows the panel holds, the table shows
+-- groups of processors taken in the display order (--order; each row the mean
+-- per processor of its group) and, over all processors, the least, the mean
+-- and the most of each column with the processor holding each extreme named
+-- ("at" rows), above the total; a note under the table says so.
 local common = require "retrace.displays.paragraph.common"
+local order = require "retrace.displays.paragraph.order"
 local pgapp = require "retrace.paragraph_app"
 
 local M, D = common.display(false)
@@ -16,9 +23,10 @@ local HEAD = { "P", "busy%", "ovh%", "idle%", "sent", "sent B", "recv", "recv B"
 -- the order in which columns go when the panel is narrow
 local DROP = { 9, 6, 8, 10, 11, 7, 5 }
 
--- A count or byte total in at most 5 characters: 950, 12345 -> 12.3k, 6.5e7 -> 65M.
+-- A count or byte total in at most 5 characters: 950, 12345 -> 12.3k, 6.5e7 -> 65M;
+-- a mean in 3 digits: 1.78378 -> 1.78.
 local function short(v)
-  if v < 1e4 then return string.format("%g", v) end
+  if v < 1e4 then return string.format(v == math.floor(v) and "%g" or "%.3g", v) end
   for _, u in ipairs({ { 1e12, "T" }, { 1e9, "G" }, { 1e6, "M" }, { 1e3, "k" } }) do
     if v >= u[1] then return string.format("%.3g%s", v / u[1], u[2]) end
   end
@@ -31,13 +39,70 @@ function M.time_unit(span)
   return "us", 1e-6
 end
 
+-- the rows of summary over all processors, and which go first when rows are scarce
+local SUMMARY = { "min", "min at", "mean", "max", "max at" }
+local KEEP = { "max", "max at", "mean", "min", "min at" }
+-- the numeric fields of a row, in column order after "P"
+local FIELDS = { "busy", "overhead", "idle", "sent", "sent_bytes", "received", "received_bytes", "max_queue",
+                 "task_time", "path_time" }
+
+--- Least, mean and most of every field over rows (in the order given), with the
+-- first processor holding each extreme and how many share it:
+-- {min = {[field] = v}, max = ..., mean = ..., min_at = {[field] = id}, max_at, min_ties, max_ties}.
+function M.summary(rows)
+  local s = { min = {}, max = {}, mean = {}, min_at = {}, max_at = {}, min_ties = {}, max_ties = {} }
+  for _, f in ipairs(FIELDS) do
+    local lo, hi, sum, lo_at, hi_at, nlo, nhi = math.huge, -math.huge, 0, nil, nil, 0, 0
+    for _, r in ipairs(rows) do
+      local v = r[f]
+      sum = sum + v
+      if v < lo then lo, lo_at, nlo = v, r.id, 1 elseif v == lo then nlo = nlo + 1 end
+      if v > hi then hi, hi_at, nhi = v, r.id, 1 elseif v == hi then nhi = nhi + 1 end
+    end
+    s.min[f], s.max[f], s.mean[f] = lo, hi, #rows > 0 and sum / #rows or 0
+    s.min_at[f], s.max_at[f], s.min_ties[f], s.max_ties[f] = lo_at, hi_at, nlo, nhi
+  end
+  return s
+end
+
+--- Groups of the processors' rows in the display order: at most n groups of
+-- equal size (the last may be smaller); each {procs = {ids}, mean = {[field] = v}}.
+function M.groups(rows, list, n)
+  local by_id = {}
+  for _, r in ipairs(rows) do by_id[r.id] = r end
+  local size = math.ceil(#list / math.max(1, n))
+  local out = {}
+  for a = 1, #list, size do
+    local g = { procs = {}, mean = {} }
+    for _, f in ipairs(FIELDS) do g.mean[f] = 0 end
+    for i = a, math.min(#list, a + size - 1) do
+      local r = by_id[list[i]]
+      g.procs[#g.procs + 1] = r.id
+      for _, f in ipairs(FIELDS) do g.mean[f] = g.mean[f] + r[f] end
+    end
+    for _, f in ipairs(FIELDS) do g.mean[f] = g.mean[f] / #g.procs end
+    out[#out + 1] = g
+  end
+  return out, size
+end
+
+--- Text that fits w pixels at the canvas's current font: cut with an ellipsis.
+local function fit_text(cv, text, w)
+  if cv:text_size(text) <= w then return text end
+  local lo, hi = 0, #text
+  while lo < hi do
+    local mid = (lo + hi + 1) // 2
+    if cv:text_size(text:sub(1, mid) .. "...") <= w then lo = mid else hi = mid - 1 end
+  end
+  return text:sub(1, lo) .. "..."
+end
+
 function D:draw(cv, rect)
   local st = self.stats
   if not st then
     self.d = common.placeholder(cv, rect, "shown at the end of the run")
     return
   end
-  local rows = {}
   local uname, us = M.time_unit(st.span)
   local head = { table.unpack(HEAD) }
   head[10], head[11] = "task " .. uname, "path " .. uname
@@ -46,8 +111,18 @@ function D:draw(cv, rect)
              short(r.sent), short(r.sent_bytes), short(r.received), short(r.received_bytes), short(r.max_queue), string.format("%.4g", r.task_time / us),
              string.format("%.4g", r.path_time / us) }
   end
-  for _, r in ipairs(st.processors) do rows[#rows + 1] = fmt(r, tostring(r.id)) end
-  rows[#rows + 1] = fmt(st.total, "total")
+  local P = #st.processors
+  -- "at" rows: the processor holding the extreme of each column
+  -- ("all" when every processor holds it, "P7+" when others share it with P7)
+  local function at(ids, ties, label)
+    local r = { label }
+    for j, f in ipairs(FIELDS) do
+      local n = ties[f]
+      r[j + 1] = ids[f] == nil and "" or n >= P and "all" or ("P" .. ids[f] .. (n > 1 and "+" or ""))
+    end
+    return r
+  end
+  local list = order.of(self.ctx)
   local extra = {}
   local tl = {}
   for _, k in ipairs(st.tasks) do tl[#tl + 1] = string.format("%s: %.3g", k.id, k.mean_processors) end
@@ -57,15 +132,59 @@ function D:draw(cv, rect)
       st.critical_path.length / us, uname, st.critical_path.segments, st.critical_path.messages)
   end
   extra[#extra + 1] = string.format("messages %d, tachyons %d", st.total.messages or 0, st.total.tachyons or 0)
+  local summ
+  -- the rows of the table at a font size: every processor when they fit, else
+  -- groups and the summary rows; each {text = {...}, kind, procs | id}, and the note
+  local function layout(size)
+    local lh = size + 4
+    local note
+    local fit = math.max(1, math.floor((rect.h - 4 - (#extra + 1) * lh) / lh))
+    local rows = {}
+    if P + 1 <= fit then
+      local by_id = {}
+      for _, r in ipairs(st.processors) do by_id[r.id] = r end
+      for _, id in ipairs(list) do
+        if by_id[id] then rows[#rows + 1] = { text = fmt(by_id[id], tostring(id)), kind = "processor", id = id } end
+      end
+      rows[#rows + 1] = { text = fmt(st.total, "total"), kind = "total" }
+      return rows, nil, lh
+    end
+    summ = summ or M.summary(st.processors)
+    -- a line for the note; then the total, the summary rows, groups with what is left
+    fit = math.max(1, fit - 1)
+    local keep = {}
+    for k = 1, math.min(#KEEP, fit - 1) do keep[KEEP[k]] = true end
+    local ngroups = fit - 1 - #SUMMARY
+    if ngroups >= 2 then
+      local groups, gsize = M.groups(st.processors, list, ngroups)
+      for _, g in ipairs(groups) do
+        local label = #g.procs == 1 and tostring(g.procs[1]) or (g.procs[1] .. "-" .. g.procs[#g.procs])
+        rows[#rows + 1] = { text = fmt(g.mean, label), kind = "group", procs = g.procs }
+      end
+      note = string.format("%d processors in %d groups of %d (%s order), each the mean per processor; 'at': who holds the extreme",
+        P, #groups, gsize, order.name(self.ctx))
+    else
+      note = string.format("%d processors: least, mean and most over all of them", P)
+    end
+    for _, k in ipairs(SUMMARY) do
+      if keep[k] then
+        if k == "min at" then rows[#rows + 1] = { text = at(summ.min_at, summ.min_ties, "at"), kind = "min at", at = summ.min_at }
+        elseif k == "max at" then rows[#rows + 1] = { text = at(summ.max_at, summ.max_ties, "at"), kind = "max at", at = summ.max_at }
+        else rows[#rows + 1] = { text = fmt(summ[k], k), kind = k } end
+      end
+    end
+    rows[#rows + 1] = { text = fmt(st.total, "total"), kind = "total" }
+    return rows, note, lh
+  end
   -- each column as wide as its widest text (header bold, cells), measured at the
   -- font size tried; columns that do not fit even at 7 points go, least needed first
-  local function widths(size)
+  local function widths(size, rows)
     cv:save()
     cv:font("DejaVu Sans", size, true)
     local w = {}
     for j = 1, #HEAD do
       w[j] = cv:text_size(head[j])
-      for _, r in ipairs(rows) do w[j] = math.max(w[j], (cv:text_size(r[j]))) end
+      for _, r in ipairs(rows) do w[j] = math.max(w[j], (cv:text_size(r.text[j]))) end
       w[j] = w[j] + 6
     end
     cv:restore()
@@ -78,15 +197,17 @@ function D:draw(cv, rect)
   end
   local avail = rect.w - 8
   local keep = { true, true, true, true, true, true, true, true, true, true, true }
-  local w7 = widths(7)
+  local rows7, note7 = layout(7)
+  local w7 = widths(7, rows7)
   for _, j in ipairs(DROP) do
     if total(w7, keep) <= avail then break end
     keep[j] = false
   end
-  local size, w = 7, w7
+  local size, w, rows, note = 7, w7, rows7, note7
   for s = 9, 8, -1 do
-    local ws = widths(s)
-    if total(ws, keep) <= avail then size, w = s, ws break end
+    local rs, ns = layout(s)
+    local ws = widths(s, rs)
+    if total(ws, keep) <= avail then size, w, rows, note = s, ws, rs, ns break end
   end
   local cols = {}
   for j = 1, #HEAD do if keep[j] then cols[#cols + 1] = j end end
@@ -98,9 +219,12 @@ function D:draw(cv, rect)
     x[c] = edge - 3
   end
   local lh = size + 4
-  local fit = math.floor((rect.h - 4 - (#extra + 1) * lh) / lh)
-  local shown = math.min(#rows, math.max(1, fit))
-  local d = { stats = st, cells = {}, rows = shown, columns = {} }
+  local d = { stats = st, cells = {}, rows = #rows, columns = {}, grouped = note ~= nil, note = note,
+              processors = P }
+  if summ then
+    d.summary = { min = summ.min, max = summ.max, mean = summ.mean, min_at = summ.min_at, max_at = summ.max_at,
+                  min_ties = summ.min_ties, max_ties = summ.max_ties }
+  end
   d.column_right, d.column_text = {}, {} -- right edges in pixels, widest text of each column
   for c, j in ipairs(cols) do
     d.columns[c] = HEAD[j]
@@ -115,22 +239,30 @@ function D:draw(cv, rect)
       color = "black" })
   end
   y = y + lh
-  for i = 1, shown do
-    -- the total row always shows: the last line
-    local r = (i == shown) and rows[#rows] or rows[i]
+  for i, r in ipairs(rows) do
     if i % 2 == 0 then cv:rect(rect.x + 2, y - 1, rect.w - 4, lh, "#eeeeee") end
+    local summary_row = r.kind ~= "processor" and r.kind ~= "group"
     for c, j in ipairs(cols) do
-      cv:text(x[c], y, r[j], { align = "right", valign = "top", size = size, color = "black",
-        bold = r[1] == "total" })
+      cv:text(x[c], y, r.text[j], { align = "right", valign = "top", size = size, color = "black",
+        bold = r.kind == "total", italic = summary_row and r.kind ~= "total" })
     end
-    d.cells[#d.cells + 1] = { row = r[1], x = rect.x + 2, y = y - 1, w = rect.w - 4, h = lh,
-                              striped = i % 2 == 0 }
+    d.cells[#d.cells + 1] = { row = r.text[1], kind = r.kind, id = r.id, procs = r.procs, at = r.at,
+                              x = rect.x + 2, y = y - 1, w = rect.w - 4, h = lh, striped = i % 2 == 0 }
     y = y + lh
   end
-  for _, e in ipairs(extra) do
-    cv:text(rect.x + 6, y + 2, e, { valign = "top", size = size, color = "black" })
+  cv:save()
+  cv:font("DejaVu Sans", size)
+  local lines = {}
+  if note then lines[1] = note end
+  for _, e in ipairs(extra) do lines[#lines + 1] = e end
+  d.notes = {}
+  for _, e in ipairs(lines) do
+    local t = fit_text(cv, e, rect.w - 10)
+    cv:text(rect.x + 6, y + 2, t, { valign = "top", size = size, color = e == note and "dimgray" or "black" })
+    d.notes[#d.notes + 1] = { text = t, x = rect.x + 6, y = y + 2, h = lh }
     y = y + lh
   end
+  cv:restore()
   cv:restore()
   self.d = d
 end
