@@ -458,11 +458,12 @@ return {
     p:option("--scroll", "smooth | jump[:J] (jump by J widths, default 1)")
     p:option("--from", "start of the window (seconds; may be negative)")
     p:option("--to", "end of the window (seconds)")
-    p:option("--order", "processor order in the matrix and the animation: natural | gray")
+    p:option("--order", "processor order of the displays that lay processors out: natural | gray (Gray code)")
     p:option("--smoothing", "Kiviat: busy fraction over the last S units (default: a twentieth of the width)")
     p:option("--volume", "count | bytes (traffic, queues, meter)")
     p:option("--proc", "processor for node statistics and one processor's incoming traffic")
-    p:option("--layout", "hypercube layout: cube, tesseract, polytope, mesh, ring, linear, tree")
+    p:option("--layout", "hypercube layout: cube, tesseract, polytope, mesh, ring, linear, tree, rings (ring of rings), "
+      .. "web, lateral (lateral cubes), nested (nested cubes)")
     p:flag("--gray", "gray levels instead of colours")
     p:option("--data", "folder for frame_NNNNNN.json (each display's data), summary.json and the CSV files "
       .. "states, messages, tasks, concurrency, matrix")

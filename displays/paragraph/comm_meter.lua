@@ -1,5 +1,5 @@
 --- ParaGraph communication meter: one bar, the pending volume (count or bytes)
--- as a percent of the largest the pre-pass found.
+-- as a percent of the largest the pre-pass found (the legend says which).
 local colors = require "retrace.colors"
 local meter = require "retrace.displays.paragraph.utilization_meter"
 local common = require "retrace.displays.paragraph.common"
@@ -15,8 +15,9 @@ end
 
 function D:draw(cv, rect)
   local pct = self.percent or 0
-  local d = meter.stacked_bar(cv, rect, { { pct, colors.ink("#1f4e9c"), "pending" } },
-    self.ctx.volume == "bytes" and "of the most bytes pending" or "of the most messages pending")
+  -- the axis title short enough for a small panel; the legend says what 100% is
+  local what = self.ctx.volume == "bytes" and "bytes" or "messages"
+  local d = meter.stacked_bar(cv, rect, { { pct, colors.ink("#1f4e9c"), what .. ", % of the most" } }, "pending")
   d.percent, d.value = pct, self.value or 0
   self.d = d
 end

@@ -7,8 +7,8 @@
 -- When the processors outnumber the cells of at least MIN_SIDE pixels a grid
 -- has room for, a cell holds a run of consecutive processors (in that order):
 -- the state most of them are in (ties: busy, overhead, idle), the task most of
--- them are in, the bytes all of them are sending or awaiting; each grid's
--- title says how many processors a cell holds.
+-- them are in, the bytes all of them are sending or awaiting; a note under
+-- the grids says how many processors a cell holds.
 local colors = require "retrace.colors"
 local common = require "retrace.displays.paragraph.common"
 local order = require "retrace.displays.paragraph.order"
@@ -93,10 +93,13 @@ function D:draw(cv, rect)
   local v = M.values(ctx, m)
   local list = order.of(ctx)
   local titles = { { "state", "state" }, { "task", "task" }, { "sending", "bytes being sent" },
-                   { "receiving", "bytes awaiting receipt" } }
-  local gw, gh = rect.w / 2, rect.h / 2
+                   { "receiving", "bytes to receive" } }
+  -- a line at the bottom for the note when cells hold several processors
+  local k = M.per_cell(P, rect.w / 2 - 8, rect.h / 2 - 18)
+  local note_h = k > 1 and 12 or 0
+  local gw, gh = rect.w / 2, (rect.h - note_h) / 2
   local aw, ah = gw - 8, gh - 18
-  local k = M.per_cell(P, aw, ah)
+  k = M.per_cell(P, aw, ah)
   local n = math.ceil(P / k)
   local g = M.fit(n, aw, ah)
   local cols, rows, side = g.cols, g.rows, g.side
@@ -105,7 +108,7 @@ function D:draw(cv, rect)
   for gi, tt in ipairs(titles) do
     local key = tt[1]
     local ox, oy = rect.x + ((gi - 1) % 2) * gw, rect.y + ((gi - 1) // 2) * gh
-    local title = k > 1 and string.format("%s, %d processors a cell", tt[2], k) or tt[2]
+    local title = tt[2]
     cv:text(ox + gw / 2, oy + 2, title, { align = "center", valign = "top", color = "black",
       size = math.max(6, math.min(10, (gw - 4) / (0.62 * #title))) })
     local x0, y0 = ox + (gw - cols * side) / 2, oy + 16
@@ -142,6 +145,11 @@ function D:draw(cv, rect)
       cv:rect(x0 - 0.5, y0 - 0.5, cols * side + 1, rows * side + 1, { stroke = "#a0a0a0", width = 0.5 })
     end
     d.grids[key] = cells
+  end
+  if k > 1 then
+    d.note = string.format("%d processors a cell (%s order)", k, d.order)
+    cv:text(rect.x + rect.w / 2, rect.y + rect.h - 1, d.note, { align = "center", valign = "bottom", size = 9,
+      color = "dimgray" })
   end
   self.d = d
 end

@@ -150,8 +150,8 @@ function D:draw(cv, rect)
       return rows, nil, lh
     end
     summ = summ or M.summary(st.processors)
-    -- a line for the note; then the total, the summary rows, groups with what is left
-    fit = math.max(1, fit - 1)
+    -- two lines for the note; then the total, the summary rows, groups with what is left
+    fit = math.max(1, fit - 2)
     local keep = {}
     for k = 1, math.min(#KEEP, fit - 1) do keep[KEEP[k]] = true end
     local ngroups = fit - 1 - #SUMMARY
@@ -161,10 +161,10 @@ function D:draw(cv, rect)
         local label = #g.procs == 1 and tostring(g.procs[1]) or (g.procs[1] .. "-" .. g.procs[#g.procs])
         rows[#rows + 1] = { text = fmt(g.mean, label), kind = "group", procs = g.procs }
       end
-      note = string.format("%d processors in %d groups of %d (%s order), each the mean per processor; 'at': who holds the extreme",
-        P, #groups, gsize, order.name(self.ctx))
+      note = string.format("%d processors in %d groups of %d (%s order), each row the mean per processor; "
+        .. "at: who holds the least or the most (+: others too)", P, #groups, gsize, order.name(self.ctx))
     else
-      note = string.format("%d processors: least, mean and most over all of them", P)
+      note = string.format("%d processors: least, mean and most over all of them; at: who holds it (+: others too)", P)
     end
     for _, k in ipairs(SUMMARY) do
       if keep[k] then
@@ -253,12 +253,22 @@ function D:draw(cv, rect)
   cv:save()
   cv:font("DejaVu Sans", size)
   local lines = {}
-  if note then lines[1] = note end
+  if note then
+    -- the note in up to two lines, cut at a space
+    local first = fit_text(cv, note, rect.w - 10)
+    if first ~= note then
+      local cut = first:sub(1, -4):match("^(.*) ") or first:sub(1, -4)
+      lines[1], lines[2] = cut, note:sub(#cut + 2)
+    else
+      lines[1] = note
+    end
+  end
+  local nnote = #lines
   for _, e in ipairs(extra) do lines[#lines + 1] = e end
   d.notes = {}
-  for _, e in ipairs(lines) do
+  for i, e in ipairs(lines) do
     local t = fit_text(cv, e, rect.w - 10)
-    cv:text(rect.x + 6, y + 2, t, { valign = "top", size = size, color = e == note and "dimgray" or "black" })
+    cv:text(rect.x + 6, y + 2, t, { valign = "top", size = size, color = i <= nnote and "dimgray" or "black" })
     d.notes[#d.notes + 1] = { text = t, x = rect.x + 6, y = y + 2, h = lh }
     y = y + lh
   end

@@ -119,7 +119,7 @@ describe("paragraph's view", function()
     local out = h.temp_dir()
     local code, _, err = h.retrace("paragraph", fixture, "-o", out, "--display", "hypercube", "--layout", "bogus")
     assert.are.equal(2, code)
-    assert.are.equal("retrace: --layout 'bogus': use cube, tesseract, polytope, mesh, ring, linear, tree\n", err)
+    assert.are.equal("retrace: --layout 'bogus': use cube, tesseract, polytope, mesh, ring, linear, tree, rings, web, lateral, nested\n", err)
     h.remove_tree(out)
   end)
 
