@@ -49,8 +49,9 @@ local function bits(x)
   return n
 end
 
---- Unit positions {[p] = {x, y}} in [0, 1]^2 of P processors in a layout.
-function M.positions(layout, P)
+--- Positions {[p] = {x, y}} of P processors in a layout, in the layout's own
+-- units (y down), before they are fitted to the panel.
+function M.raw(layout, P)
   local d = dims(P)
   local raw = {}
   if layout == "cube" or layout == "tesseract" or layout == "polytope" then
@@ -152,6 +153,13 @@ function M.positions(layout, P)
   else
     error("hypercube layout '" .. tostring(layout) .. "': " .. table.concat(M.layouts, ", "), 2)
   end
+  return raw
+end
+
+--- Unit positions {[p] = {x, y}} in [0, 1]^2 of P processors in a layout, and
+-- the drawing's width over height when its shape should be kept (else nil).
+function M.positions(layout, P)
+  local raw = M.raw(layout, P)
   local x0, x1, y0, y1 = math.huge, -math.huge, math.huge, -math.huge
   for p = 0, P - 1 do
     x0, x1 = math.min(x0, raw[p][1]), math.max(x1, raw[p][1])
@@ -286,14 +294,17 @@ function D:draw_groups(cv, rect, inner, s)
     cv:text(rect.x + 13, y + 6, it[1], { valign = "middle", size = 8, color = "black" })
     y = y + 11
   end
-  cv:text(rect.x + 2, y + 2, self.final and "every pair used" or "pending messages", { valign = "top", size = 8,
-    color = "dimgray" })
-  local note = string.format("%d groups of %d processors (same top bits); pie: states", G, 1 << s)
-  local size = math.max(6, math.min(8, (rect.w - 4) / (0.55 * #note)))
-  cv:text(rect.x + rect.w - 2, rect.y + rect.h - 13, note, { align = "right", valign = "bottom", size = size,
-    color = "dimgray" })
-  cv:text(rect.x + rect.w - 2, rect.y + rect.h - 2, self.layout .. "; solid: every message on a hypercube link",
-    { align = "right", valign = "bottom", size = size, color = "dimgray" })
+  -- the note in the legend's column, in short lines
+  local note = { self.final and "every pair used" or "pending messages", string.format("%d groups", G),
+                 string.format("of %d processors", 1 << s), "(same top bits);", "pie: their states" }
+  for _, line in ipairs(note) do
+    cv:text(rect.x + 2, y + 2, line, { valign = "top", size = 8, color = "dimgray" })
+    y = y + 10
+  end
+  local foot = self.layout .. "; solid: hypercube links only"
+  cv:text(rect.x + rect.w - 2, rect.y + rect.h - 2, foot, { align = "right", valign = "bottom",
+    size = math.max(6, math.min(8, (rect.w - 4) / (0.55 * #foot))), color = "dimgray" })
+  note = table.concat(note, " ", 2)
   return { grouped = true, per_group = 1 << s, groups = groups, lines = lines, final = self.final or false,
            note = note }
 end
@@ -305,6 +316,7 @@ function D:draw(cv, rect)
   if s > 0 then
     local d = self:draw_groups(cv, rect, inner, s)
     d.layout = self.layout
+    d.rect = { x = rect.x, y = rect.y, w = rect.w, h = rect.h }
     self.d = d
     return
   end
@@ -336,6 +348,7 @@ function D:draw(cv, rect)
   cv:text(rect.x + rect.w - 2, rect.y + rect.h - 2, note, { align = "right", valign = "bottom",
     size = math.max(6, math.min(8, (rect.w - 4) / (0.55 * #note))), color = "dimgray" })
   d.layout = self.layout
+  d.rect = { x = rect.x, y = rect.y, w = rect.w, h = rect.h }
   self.d = d
 end
 

@@ -104,7 +104,7 @@ function D:draw(cv, rect)
   local g = M.fit(n, aw, ah)
   local cols, rows, side = g.cols, g.rows, g.side
   local d = { grids = {}, per_cell = k, cells = n, cols = cols, rows = rows, side = side,
-              order = order.name(ctx) }
+              order = order.name(ctx), rect = { x = rect.x, y = rect.y, w = rect.w, h = rect.h } }
   for gi, tt in ipairs(titles) do
     local key = tt[1]
     local ox, oy = rect.x + ((gi - 1) % 2) * gw, rect.y + ((gi - 1) // 2) * gh

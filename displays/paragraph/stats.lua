@@ -135,36 +135,42 @@ function D:draw(cv, rect)
   local summ
   -- the rows of the table at a font size: every processor when they fit, else
   -- groups and the summary rows; each {text = {...}, kind, procs | id}, and the note
+  -- the rows of the table at a font size: every processor when they fit, else
+  -- (first) the total and the summary rows, the note, the lines under the table,
+  -- then groups with what is left; returns the rows, the note and how many of
+  -- the lines under the table show
   local function layout(size)
     local lh = size + 4
     local note
-    local fit = math.max(1, math.floor((rect.h - 4 - (#extra + 1) * lh) / lh))
+    local lines = math.max(1, math.floor((rect.h - 4) / lh) - 1) -- under the header
     local rows = {}
-    if P + 1 <= fit then
+    if P + 1 + #extra <= lines then
       local by_id = {}
       for _, r in ipairs(st.processors) do by_id[r.id] = r end
       for _, id in ipairs(list) do
         if by_id[id] then rows[#rows + 1] = { text = fmt(by_id[id], tostring(id)), kind = "processor", id = id } end
       end
       rows[#rows + 1] = { text = fmt(st.total, "total"), kind = "total" }
-      return rows, nil, lh
+      return rows, nil, #extra
     end
     summ = summ or M.summary(st.processors)
-    -- two lines for the note; then the total, the summary rows, groups with what is left
-    fit = math.max(1, fit - 2)
+    local budget = math.max(1, lines - 2) -- two lines for the note
     local keep = {}
-    for k = 1, math.min(#KEEP, fit - 1) do keep[KEEP[k]] = true end
-    local ngroups = fit - 1 - #SUMMARY
+    local nsum = math.min(#KEEP, budget - 1)
+    for k = 1, nsum do keep[KEEP[k]] = true end
+    local rest = budget - 1 - nsum
+    local nextra = math.max(0, math.min(#extra, rest))
+    local ngroups = rest - nextra
     if ngroups >= 2 then
       local groups, gsize = M.groups(st.processors, list, ngroups)
       for _, g in ipairs(groups) do
         local label = #g.procs == 1 and tostring(g.procs[1]) or (g.procs[1] .. "-" .. g.procs[#g.procs])
-        rows[#rows + 1] = { text = fmt(g.mean, label), kind = "group", procs = g.procs }
+        rows[#rows + 1] = { text = fmt(g.mean, label), kind = "group", procs = g.procs, values = g.mean }
       end
       note = string.format("%d processors in %d groups of %d (%s order), each row the mean per processor; "
         .. "at: who holds the least or the most (+: others too)", P, #groups, gsize, order.name(self.ctx))
     else
-      note = string.format("%d processors: least, mean and most over all of them; at: who holds it (+: others too)", P)
+      note = string.format("%d processors: least, mean and most over all; at: who holds it (+: others too)", P)
     end
     for _, k in ipairs(SUMMARY) do
       if keep[k] then
@@ -174,7 +180,7 @@ function D:draw(cv, rect)
       end
     end
     rows[#rows + 1] = { text = fmt(st.total, "total"), kind = "total" }
-    return rows, note, lh
+    return rows, note, nextra
   end
   -- each column as wide as its widest text (header bold, cells), measured at the
   -- font size tried; columns that do not fit even at 7 points go, least needed first
@@ -197,17 +203,17 @@ function D:draw(cv, rect)
   end
   local avail = rect.w - 8
   local keep = { true, true, true, true, true, true, true, true, true, true, true }
-  local rows7, note7 = layout(7)
+  local rows7, note7, nx7 = layout(7)
   local w7 = widths(7, rows7)
   for _, j in ipairs(DROP) do
     if total(w7, keep) <= avail then break end
     keep[j] = false
   end
-  local size, w, rows, note = 7, w7, rows7, note7
+  local size, w, rows, note, nextra = 7, w7, rows7, note7, nx7
   for s = 9, 8, -1 do
-    local rs, ns = layout(s)
+    local rs, ns, nx = layout(s)
     local ws = widths(s, rs)
-    if total(ws, keep) <= avail then size, w, rows, note = s, ws, rs, ns break end
+    if total(ws, keep) <= avail then size, w, rows, note, nextra = s, ws, rs, ns, nx break end
   end
   local cols = {}
   for j = 1, #HEAD do if keep[j] then cols[#cols + 1] = j end end
@@ -220,7 +226,7 @@ function D:draw(cv, rect)
   end
   local lh = size + 4
   local d = { stats = st, cells = {}, rows = #rows, columns = {}, grouped = note ~= nil, note = note,
-              processors = P }
+              processors = P, rect = { x = rect.x, y = rect.y, w = rect.w, h = rect.h } }
   if summ then
     d.summary = { min = summ.min, max = summ.max, mean = summ.mean, min_at = summ.min_at, max_at = summ.max_at,
                   min_ties = summ.min_ties, max_ties = summ.max_ties }
@@ -246,7 +252,7 @@ function D:draw(cv, rect)
       cv:text(x[c], y, r.text[j], { align = "right", valign = "top", size = size, color = "black",
         bold = r.kind == "total", italic = summary_row and r.kind ~= "total" })
     end
-    d.cells[#d.cells + 1] = { row = r.text[1], kind = r.kind, id = r.id, procs = r.procs, at = r.at,
+    d.cells[#d.cells + 1] = { row = r.text[1], kind = r.kind, id = r.id, procs = r.procs, at = r.at, values = r.values,
                               x = rect.x + 2, y = y - 1, w = rect.w - 4, h = lh, striped = i % 2 == 0 }
     y = y + lh
   end
@@ -264,7 +270,7 @@ function D:draw(cv, rect)
     end
   end
   local nnote = #lines
-  for _, e in ipairs(extra) do lines[#lines + 1] = e end
+  for i = 1, nextra do lines[#lines + 1] = extra[i] end
   d.notes = {}
   for i, e in ipairs(lines) do
     local t = fit_text(cv, e, rect.w - 10)
