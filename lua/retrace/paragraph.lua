@@ -39,9 +39,14 @@ M.IDLE, M.OVERHEAD, M.BUSY = 0, 1, 2
 M.state_names = { [0] = "idle", "overhead", "busy" }
 
 --- Gray-code and natural order of P processors (axis position i, 1-based ->
--- processor); the rule lives in displays/paragraph/order.lua.
-function M.gray_order(P) return require("retrace.displays.paragraph.order").gray(P) end
-function M.natural_order(P) return require("retrace.displays.paragraph.order").natural(P) end
+-- processor); the rule lives in displays/paragraph/order.lua (found through
+-- the display searcher that retrace's init installs).
+local function order()
+  require "retrace"
+  return require "retrace.displays.paragraph.order"
+end
+function M.gray_order(P) return order().gray(P) end
+function M.natural_order(P) return order().natural(P) end
 
 --- A number rounded up to 1, 2 or 5 times a power of ten.
 function M.nice_ceil(v)
