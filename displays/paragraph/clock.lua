@@ -34,15 +34,18 @@ function D:draw(cv, rect)
   local units, frac = M.reading(t, t0, unit, lo, hi)
   local text = M.text(units, unit)
   local size = math.max(10, math.min(40, rect.h / 3, rect.w / (#text * 0.7)))
-  cv:text(rect.x + rect.w / 2, rect.y + rect.h * 0.35, text, { align = "center", valign = "middle", size = size,
-    color = "black" })
+  local tw, th = cv:text(rect.x + rect.w / 2, rect.y + rect.h * 0.35, text, { align = "center", valign = "middle",
+    size = size, color = "black" })
   local bx, bw, by, bh = rect.x + 10, rect.w - 20, rect.y + rect.h * 0.65, math.max(6, math.min(28, rect.h * 0.12))
   cv:rect(bx, by, bw, bh, { fill = "#ffffff", stroke = "black", width = 1 })
   cv:rect(bx, by, bw * frac, bh, require("retrace.colors").ink("#4060a0"))
   cv:text(rect.x + rect.w / 2, by + bh + 3, string.format("%.0f%% of %.6g .. %.6g s", 100 * frac, lo, hi),
     { align = "center", valign = "top", size = 9, color = "black" })
   self.d = { time = t, units = units, unit = unit, fraction = frac, window = { lo, hi },
-             bar = { x = bx, y = by, w = bw, h = bh, done = bw * frac } }
+             bar = { x = bx, y = by, w = bw, h = bh, done = bw * frac },
+             reading = { text = text, size = size, w = tw, h = th, x = rect.x + rect.w / 2 - (tw or 0) / 2,
+                         y = rect.y + rect.h * 0.35 - (th or 0) / 2 },
+             rect = { x = rect.x, y = rect.y, w = rect.w, h = rect.h } }
 end
 
 return M

@@ -16,10 +16,11 @@ function D:draw(cv, rect)
   for i, it in ipairs(items) do
     local yy = y + (i - 1) * h
     cv:rect(rect.x + 8, yy + 2, 28, h - 4, it[2])
-    cv:text(rect.x + 44, yy + h / 2, it[1], { valign = "middle", size = math.min(10, h - 2), color = "black" })
-    boxes[i] = { label = it[1], color = it[2], x = rect.x + 8, y = yy + 2, w = 28, h = h - 4 }
+    local size = math.min(10, h - 2)
+    cv:text(rect.x + 44, yy + h / 2, it[1], { valign = "middle", size = size, color = "black" })
+    boxes[i] = { label = it[1], color = it[2], x = rect.x + 8, y = yy + 2, w = 28, h = h - 4, size = size }
   end
-  self.d = { items = boxes }
+  self.d = { items = boxes, rect = { x = rect.x, y = rect.y, w = rect.w, h = rect.h } }
 end
 
 return M

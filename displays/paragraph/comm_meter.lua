@@ -19,6 +19,7 @@ function D:draw(cv, rect)
   local what = self.ctx.volume == "bytes" and "bytes" or "messages"
   local d = meter.stacked_bar(cv, rect, { { pct, colors.ink("#1f4e9c"), what .. ", % of the most" } }, "pending")
   d.percent, d.value = pct, self.value or 0
+  d.rect = { x = rect.x, y = rect.y, w = rect.w, h = rect.h }
   self.d = d
 end
 

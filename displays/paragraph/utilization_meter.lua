@@ -33,6 +33,7 @@ function D:draw(cv, rect)
     { 100 * n.overhead / P, colors.state("overhead"), "overhead" },
     { 100 * n.idle / P, colors.state("idle"), "idle" } }, "processors")
   d.busy, d.overhead, d.idle = n.busy, n.overhead, n.idle
+  d.rect = { x = rect.x, y = rect.y, w = rect.w, h = rect.h }
   self.d = d
 end
 

@@ -378,3 +378,67 @@ describe("paragraph hypercube at scale", function()
     assert.are.equal(P, nextp)
   end)
 end)
+
+describe("paragraph legibility with --all at 1280 x 720", function()
+  -- the width of text at a size, as the canvas measures it
+  local function text_w(text, size)
+    local cv = canvas.image(4, 4)
+    cv:font("DejaVu Sans", size)
+    return (cv:text_size(text))
+  end
+
+  for _, gray in ipairs({ false, true }) do
+    it("keeps the meters' titles, the clock and the colour code whole" .. (gray and " (--gray)" or ""), function()
+      local trace = h.shared_file("picl/fft-16.trf")
+      if not trace then
+        pending("../shared/data/picl/fft-16.trf is absent")
+        return
+      end
+      local extra = { "--all", "--pace", "records:100" }
+      if gray then extra[#extra + 1] = "--gray" end
+      local s, frame, out = run(trace, extra)
+      colors.set_mode(gray and "gray" or "color")
+      local f = frame(3)
+      local img = png(out, 3)
+      for _, id in ipairs({ "comm_meter", "utilization_meter" }) do
+        local d = f.displays[id]
+        -- the y-axis title (10 points, turned, centred on the plot's height) stays
+        -- between the legend strip and the panel's bottom
+        local tw = text_w(d.axes.y.title, 10)
+        local mid = d.plot.y + d.plot.h / 2
+        assert.is_true(mid - tw / 2 >= d.legend.y + d.legend.h and mid + tw / 2 <= d.rect.y + d.rect.h,
+          id .. ": '" .. d.axes.y.title .. "' is cut")
+        assert.is_true(inside(d.plot, d.rect), id .. ": the plot leaves its panel")
+        -- the legend's items fit its strip (9 points, a 14-pixel swatch each)
+        local w = 0
+        for _, it in ipairs(d.legend.items) do w = w + 14 + text_w(it[1], 9) + 8 end
+        assert.is_true(w <= d.rect.w, id .. ": the legend is wider than the panel")
+      end
+      assert.are.equal("pending (%)", f.displays.comm_meter.axes.y.title)
+      assert.are.equal("messages, % of the most", f.displays.comm_meter.legend.items[1][1])
+      -- the utilization meter's bar: busy at the bottom in the state colour of the mode
+      local um = f.displays.utilization_meter
+      if um.busy > 0 then
+        assert.are.equal(colors.state("busy"), h.pixel_hex(img, um.plot.x + um.plot.w / 2, um.plot.y + um.plot.h - 2))
+      end
+      local c = f.displays.clock
+      assert.is_true(c.reading.size >= 10)
+      assert.is_true(inside(c.reading, c.rect), "the clock's reading leaves its panel")
+      assert.is_true(inside(c.bar, c.rect))
+      local cc = f.displays.color_code
+      assert.are.equal(7, #cc.items)
+      for i, it in ipairs(cc.items) do
+        assert.is_true(it.size >= 8, it.label .. " at " .. it.size .. " points")
+        assert.is_true(inside(it, cc.rect))
+        assert.are.equal(it.color, h.pixel_hex(img, it.x + it.w / 2, it.y + it.h / 2))
+        if i > 1 then assert.is_true(it.y >= cc.items[i - 1].y + cc.items[i - 1].h) end
+      end
+      -- stats (end of run) and processor status inside their panels, notes included
+      local st = s.displays.stats
+      for _, n in ipairs(st.notes) do
+        assert.is_true(n.y + n.h <= st.rect.y + st.rect.h + 2 and text_w(n.text, 7) <= st.rect.w + 2, n.text)
+      end
+      colors.set_mode("color")
+    end)
+  end
+end)
