@@ -134,11 +134,9 @@ function D:draw(cv, rect)
   extra[#extra + 1] = string.format("messages %d, tachyons %d", st.total.messages or 0, st.total.tachyons or 0)
   local summ
   -- the rows of the table at a font size: every processor when they fit, else
-  -- groups and the summary rows; each {text = {...}, kind, procs | id}, and the note
-  -- the rows of the table at a font size: every processor when they fit, else
   -- (first) the total and the summary rows, the note, the lines under the table,
-  -- then groups with what is left; returns the rows, the note and how many of
-  -- the lines under the table show
+  -- then groups with what is left; returns the rows ({text = {...}, kind, id |
+  -- procs}), the note and how many of the lines under the table show
   local function layout(size)
     local lh = size + 4
     local note
