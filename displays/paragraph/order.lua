@@ -1,26 +1,27 @@
 --- The order in which ParaGraph displays lay processors out (--order): natural
 -- (0, 1, 2, ...) or Gray code (the binary reflected Gray code, so that
 -- neighbours along an axis differ in one bit of their number: hypercube
--- neighbours). The rule lives here; every display that orders processors asks
--- this module.
+-- neighbours). Every display that orders processors asks this module; the
+-- sequence itself is the library's (retrace.paragraph gray_order, which the
+-- command also uses for ctx.order), so the rule lives once.
 --
 --   local order = require "retrace.displays.paragraph.order"
 --   order.gray(8)              -> {0, 1, 3, 2, 6, 7, 5, 4}  position i (1-based) -> processor
 --   order.list("gray", P)      -> the same, or order.natural(P) for "natural"
+--   order.rank(g)              -> the place of g in the Gray sequence (0-based): rank(6) = 4
 --   order.positions(list)      -> {[processor] = position (1-based)}
 --   order.kinds                -> {"natural", "gray"}
 --   order.of(ctx), order.name(ctx) -> the list a display uses and its name
+local pg = require "retrace.paragraph"
+
 local M = {}
 
 M.kinds = { "natural", "gray" }
 
---- The Gray code of i (i >= 0): i XOR (i >> 1).
-function M.code(i) return i ~ (i >> 1) end
-
---- The inverse of the Gray code: the rank of code g in the sequence.
+--- The inverse of the Gray code: the rank of code g in the sequence (prefix XOR
+-- of g's shifts).
 function M.rank(g)
-  local i = g
-  local s = 1
+  local i, s = g, 1
   while (g >> s) > 0 do
     i = i ~ (g >> s)
     s = s + 1
@@ -28,24 +29,12 @@ function M.rank(g)
   return i
 end
 
---- Gray-code order of P processors: position i holds code(i - 1); codes of P or
--- more (P not a power of two) are left out, keeping the rest in sequence.
-function M.gray(P)
-  local out, i = {}, 0
-  while #out < P do
-    local g = M.code(i)
-    if g < P then out[#out + 1] = g end
-    i = i + 1
-  end
-  return out
-end
+--- Gray-code order of P processors; codes of P or more (P not a power of two)
+-- are left out, keeping the rest in sequence.
+function M.gray(P) return pg.gray_order(P) end
 
 --- Natural order 0 .. P - 1.
-function M.natural(P)
-  local out = {}
-  for i = 1, P do out[i] = i - 1 end
-  return out
-end
+function M.natural(P) return pg.natural_order(P) end
 
 --- The order named kind ("natural" or "gray") of P processors; nil and a message
 -- for an unknown kind.

@@ -38,15 +38,24 @@ local M = {}
 M.IDLE, M.OVERHEAD, M.BUSY = 0, 1, 2
 M.state_names = { [0] = "idle", "overhead", "busy" }
 
---- Gray-code and natural order of P processors (axis position i, 1-based ->
--- processor); the rule lives in displays/paragraph/order.lua (found through
--- the display searcher that retrace's init installs).
-local function order()
-  require "retrace"
-  return require "retrace.displays.paragraph.order"
+--- Gray-code order of P processors: position i (1-based) holds (i-1) XOR ((i-1) >> 1),
+-- values >= P skipped (P = 8: 0 1 3 2 6 7 5 4).
+function M.gray_order(P)
+  local out, i = {}, 0
+  while #out < P do
+    local g = i ~ (i >> 1)
+    if g < P then out[#out + 1] = g end
+    i = i + 1
+  end
+  return out
 end
-function M.gray_order(P) return order().gray(P) end
-function M.natural_order(P) return order().natural(P) end
+
+--- Natural order 0..P-1 (1-based list).
+function M.natural_order(P)
+  local out = {}
+  for i = 1, P do out[i] = i - 1 end
+  return out
+end
 
 --- A number rounded up to 1, 2 or 5 times a power of ten.
 function M.nice_ceil(v)
