@@ -99,6 +99,17 @@ describe("paragraph hypercube layouts of a 16-node cube (positions by hand)", fu
     near({ (1 + s2) / (1.45 + s2), 0 }, u[1], "unit 1")
   end)
 
+  it("tesseract and polytope: two cubes 2.1 apart; bit k along the angle 45 (k - 1) degrees", function()
+    local t = hypercube.raw("tesseract", 16)
+    near({ 2.1, 0 }, t[8], "8")
+    near({ 3.55, 1.3 }, t[15], "15")
+    local p = hypercube.raw("polytope", 16)
+    near({ 1, 0 }, p[1], "1")
+    near({ s2, s2 }, p[2], "2")
+    near({ 0, 1 }, p[4], "4")
+    near({ 1 + s2 + 0 - s2, 0 + s2 + 1 + s2 }, p[15], "15")
+  end)
+
   it("ring and linear: Gray order round a circle and along a line", function()
     local r = hypercube.raw("ring", 16)
     near({ 0, -1 }, r[0], "0 at the top")
