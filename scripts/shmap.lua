@@ -121,8 +121,10 @@ local function anim_of(args)
   a.window = num_opt(args, "window", "--window")
   if a.window and a.window <= 0 then cli.usage_error("--window: must be a positive trace time") end
   if args.state then
-    local st = math.tointeger(tonumber(args.state[1]))
-    if not st or st < 0 then cli.usage_error(("--state: step '%s' is not a whole number"):format(args.state[1])) end
+    local st = args.state[1] == "last" and "last" or math.tointeger(tonumber(args.state[1]))
+    if not st or (st ~= "last" and st < 0) then
+      cli.usage_error(("--state: step '%s' is neither a whole number nor 'last'"):format(args.state[1]))
+    end
     a.state_step, a.state_file = st, args.state[2]
   end
   return a
@@ -172,7 +174,7 @@ local function state_json(st)
   return st
 end
 
--- --state STEP FILE: the view state at that step as JSON.
+-- --state STEP FILE: the view state at that step (or after the last: "last") as JSON.
 local function write_state(path, m, args, a)
   local sim, trace = new_sim(path, m, args)
   local info = trace:info()
@@ -180,11 +182,13 @@ local function write_state(path, m, args, a)
                                        memory = { max_cells = 1 << 20 },
                                        cache = m.cache, active = { keep = 1 }, refs = { len = 256 } })
   if not view then cli.input_error(path .. ": " .. verr) end
-  local done = 0
-  while done < a.state_step do
-    local n, finished = advance(sim, "steps", math.min(100000, a.state_step - done))
+  local done, last = 0, a.state_step == "last"
+  local target = last and math.maxinteger or a.state_step
+  while done < target do
+    local n, finished = advance(sim, "steps", math.min(100000, target - done))
     done = done + n
-    if finished and done < a.state_step then
+    if finished and last then break end
+    if finished and done < target then
       cli.input_error(("%s: --state: step %d is past the end of the trace (the last step is %d)")
         :format(path, a.state_step, done))
     end
@@ -331,7 +335,7 @@ return {
     p:option("--mp4", "also encode the frames into this MP4 (ffmpeg)")
     p:option("--pdf", "also draw every frame as a page of this PDF")
     p:flag("--gray", "gray levels instead of colours")
-    p:option("--state", "write the view state at step STEP to FILE as JSON"):args(2):argname({ "STEP", "FILE" })
+    p:option("--state", "write the view state at step STEP (or 'last': after the last step) to FILE as JSON"):args(2):argname({ "STEP", "FILE" })
     p:flag("--compare", "several traces side by side, one step of each per frame")
   end,
   run = function(args)

@@ -81,7 +81,10 @@ function M.plan(list, rect)
   for i, which in ipairs(rows) do
     local y, h = hs[i][1], hs[i][2]
     if which == "bottom" then
-      local ws = split(r.x, r.w, (function() local t = {} for k = 1, #bottom do t[k] = 1 end return t end)(), gap)
+      -- the statistics take a wider share: their tables keep every number
+      local weights = {}
+      for k, n in ipairs(bottom) do weights[k] = (n == "stats" and #bottom > 1) and 1.7 or 1 end
+      local ws = split(r.x, r.w, weights, gap)
       for k, n in ipairs(bottom) do rects[n] = { x = ws[k][1], y = y, w = ws[k][2], h = h } end
     elseif mem and #side > 0 then
       local ws = split(r.x, r.w, { 0.7, 0.3 }, gap)
@@ -94,6 +97,13 @@ function M.plan(list, rect)
       local ws = split(r.x, r.w, #side == 2 and { 0.6, 0.4 } or { 1 }, gap)
       for k, n in ipairs(side) do rects[n] = { x = ws[k][1], y = y, w = ws[k][2], h = h } end
     end
+  end
+  -- without the legend panel, a key line of PE colours under the memory panel
+  if mem and not has(list, "legend") and rects.memory and rects.memory.h > 120 then
+    local m = rects.memory
+    local kh = common.label_h + 2
+    rects.key = { x = m.x, y = m.y + m.h - kh, w = m.w, h = kh }
+    m.h = m.h - kh - 2
   end
   return rects
 end
@@ -109,7 +119,8 @@ function M.view_opts(rects, opts)
     aspect = (x1 - x0) / (y1 - y0)
   end
   for name, r in pairs(rects) do
-    for k, v in pairs(module(name).view_opts(r, aspect)) do vo[k] = v end
+    local mod = name ~= "key" and module(name)
+    for k, v in pairs(mod and mod.view_opts(r, aspect) or {}) do vo[k] = v end
   end
   return vo
 end
@@ -164,13 +175,14 @@ function F:draw(cv)
     self.displays[n]:draw(cv, r)
     cv:restore()
   end
+  if self.rects.key then self.key = module("legend").key(cv, self.rects.key, self.ctx) end
   return self
 end
 
 function F:data()
   local panels = {}
   for _, n in ipairs(self.list) do panels[n] = self.displays[n]:data() end
-  return { rects = self.rects, panels = panels }
+  return { rects = self.rects, panels = panels, key = self.key }
 end
 
 return M
