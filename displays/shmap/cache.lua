@@ -36,12 +36,12 @@ function M.separators(cv, x, y, lay, L)
   if cell >= 4 and L > 1 then
     drawn.words = true
     for c = 1, cols - 1 do
-      if c % L ~= 0 then cv:rect(x + c * cell - 0.5, y, 1, lay.region_h, M.word_sep) end
+      if c % L ~= 0 then cv:rect(x + c * cell - 1, y, 1, lay.region_h, M.word_sep) end
     end
   end
   drawn.lines = true
   for c = L, cols - 1, L do cv:rect(x + c * cell - 1, y, 2, lay.region_h, M.line_sep) end
-  for r = 1, rows - 1 do cv:rect(x, y + r * cell - 0.5, lay.region_w, 1, M.line_sep) end
+  for r = 1, rows - 1 do cv:rect(x, y + r * cell - 1, lay.region_w, 1, M.line_sep) end
   return drawn
 end
 

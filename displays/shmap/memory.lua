@@ -29,7 +29,8 @@ end
 --- What the view must keep for this panel, for the panel's outer rectangle.
 function M.view_opts(rect)
   local lc = M.canvases(common.inner(rect))
-  return { memory = { w = lc.w, h = lc.h, gap = 3 } }
+  -- regions stand apart by the height of their ID labels, drawn above each one
+  return { memory = { w = lc.w, h = lc.h, gap = M.id_size + 4 } }
 end
 
 local D = {}
@@ -98,16 +99,17 @@ function D:draw(cv, rect)
         { color = small and "#ffffff" or "#000000", stroke = not fill, width = 1 })
       cv:restore()
     end
-    -- each region's matrix ID in its top left corner, where it fits
+    -- each region's matrix ID above its top left corner, in the gap between regions
     for i, r in ipairs(lay.regions or {}) do
       local m = ctx.matrices[i]
       if r.shown and m then
         local label = tostring(m.id)
         local lw = common.width(cv, label, M.id_size) + 4
-        if r.w >= lw + 2 and r.h >= M.id_size + 4 then
-          cv:rect(c.x + r.x, c.y + r.y, lw, M.id_size + 3, M.id_bg)
-          cv:text(c.x + r.x + 2, c.y + r.y + 1, label, { valign = "top", size = M.id_size, color = "#ffffff" })
-          if which == 1 then out.ids = out.ids or {}; out.ids[i] = { id = m.id, x = r.x, y = r.y, w = lw } end
+        local ly = r.y - M.id_size - 3
+        if r.w >= lw and ly >= 0 then
+          cv:rect(c.x + r.x, c.y + ly, lw, M.id_size + 2, M.id_bg)
+          cv:text(c.x + r.x + 2, c.y + ly, label, { valign = "top", size = M.id_size, color = "#ffffff" })
+          if which == 1 then out.ids = out.ids or {}; out.ids[i] = { id = m.id, x = r.x, y = ly, w = lw } end
         end
       end
     end
