@@ -337,8 +337,20 @@ return {
     p:flag("--gray", "gray levels instead of colours")
     p:option("--state", "write the view state at step STEP (or 'last': after the last step) to FILE as JSON"):args(2):argname({ "STEP", "FILE" })
     p:flag("--compare", "several traces side by side, one step of each per frame")
+    p:option("--blas", "run the program given after -- and record its CBLAS calls into this SHMAP trace")
   end,
   run = function(args)
+    if args.blas then
+      local sc = require "retrace.shmap_capture"
+      local res, err, code = sc.run_blas { argv = args.trace, out = args.blas }
+      if not res then
+        io.stderr:write("retrace: shmap --blas: ", err, "\n")
+        return code
+      end
+      io.stdout:write(string.format("%s: the CBLAS calls of %s (exit status %d)\n", args.blas, args.trace[1],
+        res.exit_code))
+      return res.exit_code == 0 and 0 or 1
+    end
     local m = machine_of(args)
     local paths = args.trace
     if #paths > 1 and not args.compare then
