@@ -2,6 +2,8 @@
 -- PE (loads, stores, flops), per cache (hits, misses, hit ratio), totals, steps.
 local cli = require "retrace.cli"
 local shmap = require "retrace.shmap"
+local from_captures -- below
+local shown_name = {} -- a trace made from a capture: the capture's folder, for titles
 
 -- An integer option: nil when absent, usage error when not an integer.
 local function int_opt(args, key, flag)
@@ -229,7 +231,8 @@ local function animate(paths, m, args, a)
   local function draw(cv)
     for _, r in ipairs(runs) do
       if n > 1 then
-        cv:text(r.rect.x + 8, 2, r.path:match("([^/]+)$"), { valign = "top", size = 13, bold = true })
+        cv:text(r.rect.x + 8, 2, (shown_name[r.path] or r.path):match("([^/]+)/?$"),
+          { valign = "top", size = 13, bold = true })
       end
       r.frame:draw(cv)
     end
@@ -299,6 +302,31 @@ local function animate(paths, m, args, a)
   if #result.errors > 0 then cli.input_error(table.concat(result.errors, "; ")) end
 end
 
+-- --from-capture: each capture folder of args.trace becomes a SHMAP trace (a
+-- temporary, or --trace-out); returns the traces and the temporaries to remove.
+from_captures = function(args)
+  local sc = require "retrace.shmap_capture"
+  local shapes, serr = sc.parse_shapes(args.shape)
+  if not shapes then cli.usage_error("--shape: " .. serr) end
+  local minel = math.tointeger(tonumber(args.min_elements))
+  if not minel or minel < 1 then cli.usage_error(("--min-elements: '%s' is not a positive integer"):format(args.min_elements)) end
+  if args.trace_out and #args.trace > 1 then cli.usage_error("--trace-out: one capture only") end
+  local paths, made = {}, {}
+  for i, dir in ipairs(args.trace) do
+    local out = args.trace_out or os.tmpname()
+    if not args.trace_out then made[#made + 1] = out end
+    local res, err = sc.from_capture(dir, { out = out, shapes = shapes, min_elements = minel })
+    if not res then
+      for _, t in ipairs(made) do os.remove(t) end
+      cli.input_error(err)
+    end
+    for _, n in ipairs(res.notes) do io.stderr:write("note: ", n, "\n") end
+    paths[i] = out
+    shown_name[out] = dir
+  end
+  return paths, made
+end
+
 return {
   summary = "simulate a SHMAP trace on P PEs and C caches; statistics, or an animation (--frames)",
   parser = function(p)
@@ -338,6 +366,10 @@ return {
     p:option("--state", "write the view state at step STEP (or 'last': after the last step) to FILE as JSON"):args(2):argname({ "STEP", "FILE" })
     p:flag("--compare", "several traces side by side, one step of each per frame")
     p:option("--blas", "run the program given after -- and record its CBLAS calls into this SHMAP trace")
+    p:flag("--from-capture", "the arguments are `retrace capture` folders: animate their data bins as matrices")
+    p:option("--shape", "with --from-capture: a bin's shape, NAME=ROWSxCOLS[,col]"):count("*")
+    p:option("--trace-out", "with --from-capture: keep the SHMAP trace made from the capture here")
+    p:option("--min-elements", "with --from-capture: smaller bins are left out", "4")
   end,
   run = function(args)
     if args.blas then
@@ -353,6 +385,12 @@ return {
     end
     local m = machine_of(args)
     local paths = args.trace
+    local made = {}
+    if args.from_capture then
+      paths, made = from_captures(args)
+    elseif #args.shape > 0 or args.trace_out then
+      cli.usage_error("--shape and --trace-out: only with --from-capture")
+    end
     if #paths > 1 and not args.compare then
       cli.usage_error("several traces: add --compare (and --frames) to animate them side by side")
     end
@@ -369,6 +407,7 @@ return {
       local a = anim_of(args)
       if a.state_step then write_state(paths[1], m, args, a) end
       if args.frames then animate(paths, m, args, a) end
+      for _, t in ipairs(made) do os.remove(t) end
       return 0
     end
     local trace, err = shmap.open(paths[1])
@@ -400,6 +439,7 @@ return {
     end
     sim:close()
     trace:close()
+    for _, t in ipairs(made) do os.remove(t) end
     return 0
   end,
 }

@@ -46,4 +46,60 @@ function M.run_blas(opts)
   return { exit_code = code, trace = out }
 end
 
+--- Parse shape hints "NAME=RxC[,col|,row]" (a list of such strings): a list of
+-- {name, rows, cols, col}, or nil and a message naming the bad hint.
+function M.parse_shapes(list)
+  local out = {}
+  for _, s in ipairs(list or {}) do
+    local name, r, c, rest = s:match("^(.+)=(%d+)[xX](%d+)(.*)$")
+    local col = false
+    if rest == ",col" then col = true elseif rest ~= "" and rest ~= ",row" then name = nil end
+    r, c = math.tointeger(tonumber(r)), math.tointeger(tonumber(c))
+    if not name or not r or not c or r < 1 or c < 1 or r > (1 << 30) or c > (1 << 30) then
+      return nil, string.format("'%s' is not NAME=ROWSxCOLS[,col|,row] (the bin's name as memspy shows it)", s)
+    end
+    out[#out + 1] = { name = name, rows = r, cols = c, col = col }
+  end
+  return out
+end
+
+-- The program's ELF file: the first object of the capture's load map.
+local function program_of(dir)
+  local f = io.open(dir .. "/loadmap")
+  if not f then return nil end
+  local first = f:read("l")
+  f:close()
+  return first and first:match("^%x+%s+%x+%s+%x+%s+(.+)$")
+end
+
+--- Turn the capture folder dir into the SHMAP trace opts.out: {matrices, left_out,
+-- threads, refs, accesses, notes}, or nil and a message (an incomplete or broken
+-- capture, no bin touched). opts: shapes (from parse_shapes), min_elements,
+-- max_matrices, allow_incomplete.
+function M.from_capture(dir, opts)
+  local cap, err = require("retrace.capture").open(dir, { allow_incomplete = opts.allow_incomplete })
+  if not cap then return nil, err end
+  local res, cerr = require("retrace.core").shmap.from_capture {
+    rtmb = cap.trace, log = cap.alloc, out = opts.out, program = program_of(dir), hints = opts.shapes,
+    min_elements = opts.min_elements, max_matrices = opts.max_matrices }
+  if not res then return nil, cerr end
+  local notes, used = {}, {}
+  for _, m in ipairs(res.matrices) do
+    notes[#notes + 1] = string.format("%s: matrix %d is %s: %d x %d %s (%s)", dir, m.id, m.name, m.rows, m.cols,
+      m.col_major and "column-major" or "row-major", m.how)
+    used[m.name] = true
+  end
+  for _, h in ipairs(opts.shapes or {}) do
+    if not used[h.name] then
+      notes[#notes + 1] = string.format("%s: --shape %s: no such bin was touched (see retrace memspy %s)", dir,
+        h.name, dir)
+    end
+  end
+  if res.left_out > 0 then
+    notes[#notes + 1] = string.format("%s: %d smaller or less used bins left out", dir, res.left_out)
+  end
+  res.notes = notes
+  return res
+end
+
 return M
