@@ -151,6 +151,7 @@ typedef struct bin {
     uint64_t refs;
     uint64_t sizes[5];   /* references of 1, 2, 4, 8, 16+ bytes */
     int matrix;          /* index in the result, or -1 */
+    uint64_t first;      /* the first reference to it (pass 1): IDs follow it */
     int rows, cols, col_major, elem;
 } bin;
 
@@ -388,6 +389,8 @@ static int walk(conv *c, uint64_t *refs)
             if (bi != RT_RANGEMAP_NONE) {
                 bin *b = &c->bins[bi];
                 if (c->pass == 1) {
+                    if (b->refs == 0)
+                        b->first = k;
                     b->refs++;
                     b->sizes[size_slot(ref->size)]++;
                 } else if (b->matrix >= 0) {
@@ -449,6 +452,13 @@ static int cmp_refs(const void *a, const void *b)
     if (x->refs != y->refs)
         return x->refs < y->refs ? 1 : -1;
     return (x->bin > y->bin) - (x->bin < y->bin);
+}
+
+/* earliest first (refs holds the first touch here) */
+static int cmp_first(const void *a, const void *b)
+{
+    const ranked *x = a, *y = b;
+    return (x->refs > y->refs) - (x->refs < y->refs);
 }
 
 /* Choose the bins kept and their shapes. */
@@ -537,17 +547,18 @@ static int shape_bins(conv *c, rt_shmap_from_result *res)
     res->left_out += (int)(n - keep);
     for (size_t i = keep; i < n; i++)
         c->bins[order[i].bin].matrix = -1;
-    /* IDs in the order the bins appeared in the log (statics first, then allocations) */
+    /* IDs in the order of first touch */
     res->matrices = calloc(keep ? keep : 1, sizeof *res->matrices);
     if (!res->matrices) {
         free(order);
         return rt_err_set(c->err, RT_ENOMEM, "out of memory");
     }
+    for (size_t i = 0; i < keep; i++)
+        order[i].refs = c->bins[order[i].bin].first;
+    qsort(order, keep, sizeof *order, cmp_first);
     int id = 0;
-    for (size_t i = 0; i < c->nbins; i++) {
-        bin *b = &c->bins[i];
-        if (b->matrix != -2)
-            continue;
+    for (size_t j = 0; j < keep; j++) {
+        bin *b = &c->bins[order[j].bin];
         rt_shmap_from_matrix *m = &res->matrices[id];
         b->matrix = id++;
         m->id = id;
