@@ -125,6 +125,28 @@ function M.view_opts(rects, opts)
   return vo
 end
 
+--- The gray-mode palette of P PEs and K shades (entry p*(K+1)+s, as
+-- colors.processors): the levels 255 down to 64 are cut into P bands, PE 0's the
+-- lightest; a PE's pure level is the top of its band and its shades step down
+-- inside it, toward the black background. A faded cell keeps its PE's identity:
+-- it never reaches the level of another PE, pure or faded. Returns the palette and
+-- the levels (a list of entries, 0-based index + 1).
+function M.gray_palette(P, K)
+  local top, bottom = 255, 64
+  local band = (top - bottom + 1) / P
+  local levels, list = {}, {}
+  for p = 0, P - 1 do
+    local hi = top - p * band
+    local step = (band - 1) / (K + 1) -- the band's last level stays above the next PE's top
+    for s = 0, K do
+      local v = math.floor(hi - s * step + 0.5)
+      levels[#levels + 1] = v
+      list[#list + 1] = string.format("#%02x%02x%02x", v, v, v)
+    end
+  end
+  return colors.palette(list), levels
+end
+
 local F = {}
 F.__index = F
 
@@ -150,7 +172,8 @@ function M.new(sim, trace, opts)
   local ctx = {
     view = view, sim = sim, trace = trace, matrices = trace:matrices(), info = trace:info(),
     pes = #st.pes, ncaches = #st.caches, shades = shades, gray = opts.gray or false,
-    palette = colors.processors(#st.pes, { shades = shades, gray = opts.gray or false }),
+    palette = opts.gray and M.gray_palette(#st.pes, shades)
+      or colors.processors(#st.pes, { shades = shades, gray = false }),
     per_event = opts.per_event or false, window = opts.window, scroll = opts.scroll,
     line = m.line, cache_lines = m.cache_size and m.line and m.cache_size // m.line,
   }

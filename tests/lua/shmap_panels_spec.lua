@@ -183,3 +183,36 @@ describe("retrace shmap --state last", function()
     assert.matches("neither a whole number nor 'last'", err)
   end)
 end)
+
+describe("the SHMAP gray palette", function()
+  it("keeps every PE's shades inside its own band of lightness, darker as they fade", function()
+    for _, c in ipairs({ { 4, 4 }, { 16, 4 }, { 16, 8 }, { 3, 0 } }) do
+      local P, K = c[1], c[2]
+      local _, levels = frame.gray_palette(P, K)
+      assert.are.equal(P * (K + 1), #levels)
+      for p = 0, P - 1 do
+        for s = 0, K do
+          local v = levels[p * (K + 1) + s + 1]
+          if s > 0 then assert.truthy(v < levels[p * (K + 1) + s], "fades darker") end
+          -- above every level of the next PE, below every level of the previous one
+          if p + 1 < P then assert.truthy(v > levels[(p + 1) * (K + 1) + 1], ("P=%d K=%d p=%d s=%d"):format(P, K, p, s)) end
+          if p > 0 then assert.truthy(v < levels[(p - 1) * (K + 1) + K + 1]) end
+          assert.truthy(v >= 64 and v <= 255)
+        end
+      end
+    end
+  end)
+
+  it("is the palette a --gray frame draws with", function()
+    local path = matmul_trace(8)
+    local t = assert(shmap.open(path))
+    local sim = assert(shmap.sim { trace = t, pes = 4, caches = 1, cache = false })
+    local f = assert(frame.new(sim, t, { panels = "memory,legend", width = 800, height = 400, shades = 4, fade = 1,
+                                         gray = true }))
+    local _, levels = frame.gray_palette(4, 4)
+    local v = levels[1 * 5 + 2 + 1] -- PE 1, shade 2
+    assert.are.equal(string.format("#%02x%02x%02x", v, v, v), f.ctx.palette:hex(1 * 5 + 2))
+    sim:close()
+    os.remove(path)
+  end)
+end)
