@@ -373,6 +373,12 @@ return {
   end,
   run = function(args)
     if args.blas then
+      for _, k in ipairs({ "frames", "state", "compare", "from_capture", "json" }) do
+        if args[k] then
+          cli.usage_error(("--blas records the trace only: run retrace shmap %s again with --%s"):format(args.blas,
+            k:gsub("_", "-")))
+        end
+      end
       local sc = require "retrace.shmap_capture"
       local res, err, code = sc.run_blas { argv = args.trace, out = args.blas }
       if not res then

@@ -92,6 +92,12 @@ describe("retrace shmap --blas", function()
     assert.are.equal(22 + 76 + 64 + 128 + 6 + 28, counts(got).flops)
   end)
 
+  it("records only: --frames with --blas is a usage error (exit 2)", function()
+    local code, _, err = h.retrace("shmap", "--blas", tmp .. "/y.shm", "--frames", tmp .. "/f", "--", MATMUL, "4", "2")
+    assert.are.equal(2, code)
+    assert.matches("records the trace only", err)
+  end)
+
   it("says when the program does not exist (exit 1)", function()
     local code, _, err = h.retrace("shmap", "--blas", tmp .. "/x.shm", "--", tmp .. "/no-such-program")
     assert.are.equal(1, code)
