@@ -40,7 +40,8 @@ function M.run_blas(opts)
   if code == 127 then return nil, opts.argv[1] .. ": no such program", 1 end
   local f = io.open(out, "r")
   if not f then
-    return nil, string.format("%s: no trace written (exit status %d: did the program end normally?)", out, code), 1
+    return nil, string.format("%s: no trace written: %s made no double-precision CBLAS call, or did not end " ..
+      "normally (exit status %d)", out, opts.argv[1], code), 1
   end
   f:close()
   return { exit_code = code, trace = out }

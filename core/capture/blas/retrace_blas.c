@@ -22,7 +22,8 @@
  * Column-major matrices are ld rows high, row-major ones ld columns wide.
  *
  * RETRACE_BLAS_TRACE=PATH names the trace (written to PATH.tmp and renamed, so
- * it is whole or absent). Calls made from inside a recorded call (a BLAS that
+ * it is whole or absent; a process that made no CBLAS call writes nothing, so a
+ * launcher or a child sharing the environment does not clobber it). Calls made from inside a recorded call (a BLAS that
  * calls its own CBLAS entry points) are not recorded twice. Calls from several
  * threads are serialised into one sequence (PE 0).
  */
@@ -356,7 +357,9 @@ static int next_id(long at)
 __attribute__((destructor)) static void finish(void)
 {
     const char *path = getenv("RETRACE_BLAS_TRACE");
-    if (!path || !*path)
+    /* a process that made no CBLAS call (a launcher, a shell, a child) leaves the
+       trace to the one that did */
+    if (!path || !*path || calls == 0)
         return;
     pthread_mutex_lock(&lock);
     depth++;
