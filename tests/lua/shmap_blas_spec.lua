@@ -98,6 +98,13 @@ describe("retrace shmap --blas", function()
     assert.matches("records the trace only", err)
   end)
 
+  it("says when the program made no CBLAS call (exit 1, no trace)", function()
+    local code, _, err = h.retrace("shmap", "--blas", tmp .. "/none.shm", "--", "true")
+    assert.are.equal(1, code)
+    assert.matches("made no double%-precision CBLAS call", err)
+    assert.is_nil(io.open(tmp .. "/none.shm"))
+  end)
+
   it("says when the program does not exist (exit 1)", function()
     local code, _, err = h.retrace("shmap", "--blas", tmp .. "/x.shm", "--", tmp .. "/no-such-program")
     assert.are.equal(1, code)
