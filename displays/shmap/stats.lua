@@ -159,7 +159,10 @@ function D:draw(cv, rect)
   for c = 1, 4 do fixed = fixed + a.pe_w[c] + PAD end
   local avail = a.side and (inner.w - GAP - (function() local t = 0 for _, v in ipairs(a.ca_w) do t = t + v + PAD end return t end)())
     or inner.w
-  local flex_w = math.max(a.pe_w[5], avail - fixed)
+  -- as wide as the longest name when there is room, never narrower than the arrangement's
+  local natural = 0
+  for r = 2, #pe - 1 do natural = math.max(natural, common.width(cv, pe[r][5], a.size)) end
+  local flex_w = math.max(a.pe_w[5], math.min(natural, avail - fixed))
   local pe_drawn, pe_left, y1 = draw_table(cv, pe, a.pe_w, a.pe_rows, inner.x, inner.y, a, swatch, flex_w)
   local ca_drawn, ca_left, y2 = {}, 0, y1
   if ca then
