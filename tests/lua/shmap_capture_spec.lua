@@ -124,6 +124,29 @@ describe("retrace shmap --from-capture", function()
     assert.truthy(h.slurp(d .. "/frame_000001.png"))
   end)
 
+  it("makes each thread of a --threads capture a PE", function()
+    local fs = tmp .. "/falseshare"
+    assert(have("cc -g -O1 -pthread -o " .. h.quote(fs) .. " " .. h.quote(h.source .. "/examples/capture/falseshare.c")))
+    local fcap = tmp .. "/fs.cap"
+    local c, _, e = h.retrace("capture", "--threads", "-o", fcap, "--", fs, "200")
+    assert.are.equal(0, c, e)
+    local out = tmp .. "/fs.shm"
+    local res = assert(sc.from_capture(fcap, { out = out, min_elements = 1 }))
+    assert.are.equal(2, res.threads)
+    local id
+    for _, m in ipairs(res.matrices) do if m.name == "counters" then id = m.id end end
+    assert.truthy(id, "the counters bin")
+    local t = assert(shmap.open(out))
+    local sim = assert(shmap.sim { trace = t, pes = 2, cache = false })
+    sim:run()
+    -- falseshare's worker thread increments counters[1] `200` times: a load and a store each
+    local e2 = sim:elements(id)
+    assert.are.equal(200, e2.stores[2])
+    assert.truthy(sim:stats().pes[2].stores >= 200, "PE 1 ran the worker thread")
+    sim:close()
+    t:close()
+  end)
+
   it("refuses a folder that is no capture (exit 1) and a bad --shape (exit 2)", function()
     local c1, _, e1 = h.retrace("shmap", "--from-capture", tmp)
     assert.are.equal(1, c1)
