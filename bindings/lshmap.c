@@ -12,6 +12,10 @@
  *   sim:step(n) -> steps run, finished      sim:run() -> steps run
  *   sim:step_events(n) -> events run, finished   sim:last_info() -> text, pe, matrix id
  *   sim:stats() sim:active() sim:elements(id) sim:on_access(fn|nil) sim:close()
+ *   shmap.from_capture{rtmb=, log=, out=, program=, hints={{name=, rows=, cols=, col=}...},
+ *                      min_elements=, max_matrices=}
+ *     -> {matrices={{id, name, rows, cols, col_major, elem, how, refs}...}, left_out=, threads=,
+ *         refs=, accesses=} | nil, message, status name
  *
  * PE and cache numbers are 0-based (PE p uses cache floor(p*C/P)); arrays are
  * Lua arrays, so pes[1] is PE 0.
@@ -23,6 +27,7 @@
 #include "lcache.h"
 #include "lshmap.h"
 #include "rt_mem.h"
+#include "rt_shmap_from.h"
 #include "rt_shmap_sim.h"
 
 #define TRACE_T "retrace.ShmapTrace"
@@ -703,9 +708,86 @@ static const luaL_Reg sim_methods[] = {
     {"last_info", sim_last_info}, {NULL, NULL},
 };
 
+/* A string field of the options table, or NULL; raises when of another type. */
+static const char *opt_str(lua_State *L, int t, const char *k)
+{
+    lua_getfield(L, t, k);
+    const char *v = lua_isnil(L, -1) ? NULL : luaL_checkstring(L, -1);
+    lua_pop(L, 1); /* the string stays alive in the table */
+    return v;
+}
+
+static int l_from_capture(lua_State *L)
+{
+    luaL_checktype(L, 1, LUA_TTABLE);
+    rt_shmap_from_opts o = {0};
+    o.rtmb = opt_str(L, 1, "rtmb");
+    o.log = opt_str(L, 1, "log");
+    o.out = opt_str(L, 1, "out");
+    o.program = opt_str(L, 1, "program");
+    if (!o.rtmb || !o.log || !o.out)
+        return luaL_error(L, "from_capture: rtmb, log and out are required");
+    o.min_elements = (uint64_t)opt_int(L, 1, "min_elements", 0);
+    o.max_matrices = (int)opt_int(L, 1, "max_matrices", 0);
+    /* the hints, in a userdata so that a Lua error cannot leak them */
+    lua_getfield(L, 1, "hints");
+    int nh = lua_istable(L, -1) ? (int)luaL_len(L, -1) : 0;
+    rt_shmap_hint *h = lua_newuserdatauv(L, sizeof *h * (size_t)(nh + 1), 0);
+    for (int i = 0; i < nh; i++) {
+        lua_geti(L, -2, i + 1);
+        int t = lua_gettop(L);
+        luaL_checktype(L, t, LUA_TTABLE);
+        h[i].name = opt_str(L, t, "name");
+        if (!h[i].name)
+            return luaL_error(L, "from_capture: hint %d has no name", i + 1);
+        h[i].rows = (int)opt_int(L, t, "rows", 0);
+        h[i].cols = (int)opt_int(L, t, "cols", 0);
+        lua_getfield(L, t, "col");
+        h[i].col_major = lua_toboolean(L, -1);
+        lua_pop(L, 1);
+        if (h[i].rows < 1 || h[i].cols < 1)
+            return luaL_error(L, "from_capture: hint %s: rows and cols must be positive", h[i].name);
+        lua_pop(L, 1); /* the hint table stays alive in the hints table */
+    }
+    o.hints = h;
+    o.nhints = nh;
+    rt_shmap_from_result res;
+    rt_err err;
+    int st = rt_shmap_from_capture(&o, &res, &err);
+    if (st != RT_OK)
+        return rt_push_fail(L, &err);
+    /* copy the result into Lua memory before anything can raise */
+    rt_shmap_from_matrix *m = lua_newuserdatauv(L, sizeof *m * (size_t)(res.nmatrices + 1), 0);
+    memcpy(m, res.matrices, sizeof *m * (size_t)res.nmatrices);
+    int nm = res.nmatrices;
+    rt_shmap_from_result_free(&res);
+    lua_createtable(L, 0, 5);
+    lua_createtable(L, nm, 0);
+    for (int i = 0; i < nm; i++) {
+        lua_createtable(L, 0, 8);
+        rt_set_int(L, "id", m[i].id);
+        rt_set_str(L, "name", m[i].name);
+        rt_set_int(L, "rows", m[i].rows);
+        rt_set_int(L, "cols", m[i].cols);
+        lua_pushboolean(L, m[i].col_major);
+        lua_setfield(L, -2, "col_major");
+        rt_set_int(L, "elem", m[i].elem);
+        rt_set_str(L, "how", m[i].how);
+        rt_set_int(L, "refs", (lua_Integer)m[i].refs);
+        lua_rawseti(L, -2, i + 1);
+    }
+    lua_setfield(L, -2, "matrices");
+    rt_set_int(L, "left_out", res.left_out);
+    rt_set_int(L, "threads", res.threads);
+    rt_set_int(L, "refs", (lua_Integer)res.refs);
+    rt_set_int(L, "accesses", (lua_Integer)res.accesses);
+    return 1;
+}
+
 static const luaL_Reg funcs[] = {
     {"open", l_open},
     {"new_sim", l_new_sim},
+    {"from_capture", l_from_capture},
     {NULL, NULL},
 };
 

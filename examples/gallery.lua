@@ -129,6 +129,22 @@ local entries = {
             "--pes", "4", "--caches", "2", "--cache-size", "256", "--line", "4", "--frames", "{out}/shmap/compare",
             "--panels", "memory,active", "--size", "1500x560", "--from", "400", "--to", "400" },
     image = "shmap/compare/frame_000001.png" },
+  -- SHMAP of ordinary C programs: captured by valgrind (element by element) or by their CBLAS calls
+  { run = { "{ex}/shmap/programs.lua", "{out}/shmap/programs", "32" } },
+  { family = "SHMAP", caption = "Ordinary C programs captured by `retrace capture` and animated with " ..
+      "`retrace shmap --from-capture` side by side: naive and blocked 32 x 32 multiply and LU, their static " ..
+      "arrays shaped by DWARF (reference 60 000 of each; with a cache the load canvas shows the misses)",
+    run = { "shmap", "--from-capture", "{out}/shmap/programs/matmul_naive.cap",
+            "{out}/shmap/programs/matmul_blocked.cap", "{out}/shmap/programs/lu.cap", "--compare", "--pes", "1",
+            "--cache-size", "256", "--line", "4", "--frames", "{out}/shmap/programs/cmp", "--panels",
+            "memory,stats", "--size", "1500x600", "--every", "100", "--from", "60000", "--to", "60000" },
+    image = "shmap/programs/cmp/frame_000001.png" },
+  { family = "SHMAP", caption = "A 512 x 512 multiply in 64 x 64 blocks, its cblas_dgemm calls recorded by " ..
+      "`retrace shmap --blas` (libretrace_blas.so; one thread: one PE): every panel, call 300 of 512",
+    run = { "shmap", "{out}/shmap/programs/blas_matmul.shm", "--pes", "1", "--caches", "1", "--cache-size", "4096",
+            "--line", "8", "--frames", "{out}/shmap/programs/blas", "--panels", "all", "--every", "10",
+            "--from", "1200", "--to", "1200" },
+    image = "shmap/programs/blas/frame_000001.png" },
 
   -- MemSpy: the seed's blocked matrix multiply (block just fits the cache) and the tri case study
   { run = { "{ex}/memspy/matmul.lua", "64", "32", "{out}/memspy/mm.msp" } },

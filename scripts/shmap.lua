@@ -2,6 +2,8 @@
 -- PE (loads, stores, flops), per cache (hits, misses, hit ratio), totals, steps.
 local cli = require "retrace.cli"
 local shmap = require "retrace.shmap"
+local from_captures -- below
+local shown_name = {} -- a trace made from a capture: the capture's folder, for titles
 
 -- An integer option: nil when absent, usage error when not an integer.
 local function int_opt(args, key, flag)
@@ -121,8 +123,10 @@ local function anim_of(args)
   a.window = num_opt(args, "window", "--window")
   if a.window and a.window <= 0 then cli.usage_error("--window: must be a positive trace time") end
   if args.state then
-    local st = math.tointeger(tonumber(args.state[1]))
-    if not st or st < 0 then cli.usage_error(("--state: step '%s' is not a whole number"):format(args.state[1])) end
+    local st = args.state[1] == "last" and "last" or math.tointeger(tonumber(args.state[1]))
+    if not st or (st ~= "last" and st < 0) then
+      cli.usage_error(("--state: step '%s' is neither a whole number nor 'last'"):format(args.state[1]))
+    end
     a.state_step, a.state_file = st, args.state[2]
   end
   return a
@@ -172,7 +176,7 @@ local function state_json(st)
   return st
 end
 
--- --state STEP FILE: the view state at that step as JSON.
+-- --state STEP FILE: the view state at that step (or after the last: "last") as JSON.
 local function write_state(path, m, args, a)
   local sim, trace = new_sim(path, m, args)
   local info = trace:info()
@@ -180,11 +184,13 @@ local function write_state(path, m, args, a)
                                        memory = { max_cells = 1 << 20 },
                                        cache = m.cache, active = { keep = 1 }, refs = { len = 256 } })
   if not view then cli.input_error(path .. ": " .. verr) end
-  local done = 0
-  while done < a.state_step do
-    local n, finished = advance(sim, "steps", math.min(100000, a.state_step - done))
+  local done, last = 0, a.state_step == "last"
+  local target = last and math.maxinteger or a.state_step
+  while done < target do
+    local n, finished = advance(sim, "steps", math.min(100000, target - done))
     done = done + n
-    if finished and done < a.state_step then
+    if finished and last then break end
+    if finished and done < target then
       cli.input_error(("%s: --state: step %d is past the end of the trace (the last step is %d)")
         :format(path, a.state_step, done))
     end
@@ -225,7 +231,8 @@ local function animate(paths, m, args, a)
   local function draw(cv)
     for _, r in ipairs(runs) do
       if n > 1 then
-        cv:text(r.rect.x + 8, 2, r.path:match("([^/]+)$"), { valign = "top", size = 13, bold = true })
+        cv:text(r.rect.x + 8, 2, (shown_name[r.path] or r.path):match("([^/]+)/?$"),
+          { valign = "top", size = 13, bold = true })
       end
       r.frame:draw(cv)
     end
@@ -295,6 +302,31 @@ local function animate(paths, m, args, a)
   if #result.errors > 0 then cli.input_error(table.concat(result.errors, "; ")) end
 end
 
+-- --from-capture: each capture folder of args.trace becomes a SHMAP trace (a
+-- temporary, or --trace-out); returns the traces and the temporaries to remove.
+from_captures = function(args)
+  local sc = require "retrace.shmap_capture"
+  local shapes, serr = sc.parse_shapes(args.shape)
+  if not shapes then cli.usage_error("--shape: " .. serr) end
+  local minel = math.tointeger(tonumber(args.min_elements))
+  if not minel or minel < 1 then cli.usage_error(("--min-elements: '%s' is not a positive integer"):format(args.min_elements)) end
+  if args.trace_out and #args.trace > 1 then cli.usage_error("--trace-out: one capture only") end
+  local paths, made = {}, {}
+  for i, dir in ipairs(args.trace) do
+    local out = args.trace_out or os.tmpname()
+    if not args.trace_out then made[#made + 1] = out end
+    local res, err = sc.from_capture(dir, { out = out, shapes = shapes, min_elements = minel })
+    if not res then
+      for _, t in ipairs(made) do os.remove(t) end
+      cli.input_error(err)
+    end
+    for _, n in ipairs(res.notes) do io.stderr:write("note: ", n, "\n") end
+    paths[i] = out
+    shown_name[out] = dir
+  end
+  return paths, made
+end
+
 return {
   summary = "simulate a SHMAP trace on P PEs and C caches; statistics, or an animation (--frames)",
   parser = function(p)
@@ -331,12 +363,40 @@ return {
     p:option("--mp4", "also encode the frames into this MP4 (ffmpeg)")
     p:option("--pdf", "also draw every frame as a page of this PDF")
     p:flag("--gray", "gray levels instead of colours")
-    p:option("--state", "write the view state at step STEP to FILE as JSON"):args(2):argname({ "STEP", "FILE" })
+    p:option("--state", "write the view state at step STEP (or 'last': after the last step) to FILE as JSON"):args(2):argname({ "STEP", "FILE" })
     p:flag("--compare", "several traces side by side, one step of each per frame")
+    p:option("--blas", "run the program given after -- and record its CBLAS calls into this SHMAP trace")
+    p:flag("--from-capture", "the arguments are `retrace capture` folders: animate their data bins as matrices")
+    p:option("--shape", "with --from-capture: a bin's shape, NAME=ROWSxCOLS[,col]"):count("*")
+    p:option("--trace-out", "with --from-capture: keep the SHMAP trace made from the capture here")
+    p:option("--min-elements", "with --from-capture: smaller bins are left out", "4")
   end,
   run = function(args)
+    if args.blas then
+      for _, k in ipairs({ "frames", "state", "compare", "from_capture", "json" }) do
+        if args[k] then
+          cli.usage_error(("--blas records the trace only: run retrace shmap %s again with --%s"):format(args.blas,
+            k:gsub("_", "-")))
+        end
+      end
+      local sc = require "retrace.shmap_capture"
+      local res, err, code = sc.run_blas { argv = args.trace, out = args.blas }
+      if not res then
+        io.stderr:write("retrace: shmap --blas: ", err, "\n")
+        return code
+      end
+      io.stdout:write(string.format("%s: the CBLAS calls of %s (exit status %d)\n", args.blas, args.trace[1],
+        res.exit_code))
+      return res.exit_code == 0 and 0 or 1
+    end
     local m = machine_of(args)
     local paths = args.trace
+    local made = {}
+    if args.from_capture then
+      paths, made = from_captures(args)
+    elseif #args.shape > 0 or args.trace_out then
+      cli.usage_error("--shape and --trace-out: only with --from-capture")
+    end
     if #paths > 1 and not args.compare then
       cli.usage_error("several traces: add --compare (and --frames) to animate them side by side")
     end
@@ -353,6 +413,7 @@ return {
       local a = anim_of(args)
       if a.state_step then write_state(paths[1], m, args, a) end
       if args.frames then animate(paths, m, args, a) end
+      for _, t in ipairs(made) do os.remove(t) end
       return 0
     end
     local trace, err = shmap.open(paths[1])
@@ -384,6 +445,7 @@ return {
     end
     sim:close()
     trace:close()
+    for _, t in ipairs(made) do os.remove(t) end
     return 0
   end,
 }

@@ -25,17 +25,28 @@ function M.new(ctx) return setmetatable({ ctx = ctx, flash = canvas.pack(4) }, D
 
 function D:update() end
 
--- PEs using cache c: p with floor(p*C/P) == c.
-local function pes_of(c, ncaches, pes)
-  local lo, hi
-  for p = 0, pes - 1 do
-    if (p * ncaches) // pes == c then
-      lo = lo or p
-      hi = p
+--- Separators over a cache region at x, y: a line between the cache lines (side
+-- by side and row under row) when cells are 2 pixels or more, a fainter one
+-- between the words of a line when cells are 4 pixels or more. Returns which
+-- were drawn: {lines = bool, words = bool}.
+function M.separators(cv, x, y, lay, L)
+  local cell, drawn = lay.cell, { lines = false, words = false }
+  if not L or L < 1 or cell < 2 then return drawn end
+  local cols, rows = lay.per_row * L, lay.rows
+  if cell >= 4 and L > 1 then
+    drawn.words = true
+    for c = 1, cols - 1 do
+      if c % L ~= 0 then cv:rect(x + c * cell - 1, y, 1, lay.region_h, M.word_sep) end
     end
   end
-  return lo, hi
+  drawn.lines = true
+  for c = L, cols - 1, L do cv:rect(x + c * cell - 1, y, 2, lay.region_h, M.line_sep) end
+  for r = 1, rows - 1 do cv:rect(x, y + r * cell - 1, lay.region_w, 1, M.line_sep) end
+  return drawn
 end
+
+M.line_sep = "#707070" -- between cache lines
+M.word_sep = "#303030" -- between the words of a line
 
 function D:draw(cv, rect)
   local ctx = self.ctx
@@ -59,8 +70,9 @@ function D:draw(cv, rect)
     local x = ox + lay.x0 + (c - 1) * (lay.region_w + lay.gap)
     local y = oy + lay.gap
     cv:grid(grid, ctx.palette, x, y, lay.region_w, lay.region_h)
+    out.separators = M.separators(cv, x, y, lay, ctx.line)
     -- the longest label that fits under the region: "cache 0: PE 0-3", "PE 0-3", "0"
-    local lo, hi = pes_of(c - 1, #g, ctx.pes)
+    local lo, hi = require("retrace.displays.shmap.legend").pes_of(c - 1, #g, ctx.pes)
     local pes = lo == hi and tostring(lo) or (lo .. "-" .. hi)
     for _, label in ipairs({ string.format("cache %d: PE %s", c - 1, pes), "PE " .. pes, tostring(c - 1) }) do
       if common.width(cv, label, common.text_size) <= lay.region_w + lay.gap - 2 then
@@ -71,11 +83,14 @@ function D:draw(cv, rect)
     end
     out.regions[c] = { x = x, y = y, w = lay.region_w, h = lay.region_h }
   end
+  -- flashes as on the memory canvases: white outlines around cells under 5 pixels
   local fill = ctx.per_event
-  if (fill or lay.cell >= 5) and ctx.view:flash_rects(2, self.flash, fill and 0 or 0.5) > 0 then
+  local small = not fill and lay.cell < 5
+  if ctx.view:flash_rects(2, self.flash, fill and 0 or small and -0.5 or 0.5) > 0 then
     cv:save()
+    cv:clip_rect(ox, oy, lay.w, lay.h)
     cv:translate(ox, oy)
-    cv:rects(self.flash, { color = "#000000", stroke = not fill, width = 1 })
+    cv:rects(self.flash, { color = small and "#ffffff" or "#000000", stroke = not fill, width = 1 })
     cv:restore()
   end
   self.out = out

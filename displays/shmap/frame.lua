@@ -81,7 +81,10 @@ function M.plan(list, rect)
   for i, which in ipairs(rows) do
     local y, h = hs[i][1], hs[i][2]
     if which == "bottom" then
-      local ws = split(r.x, r.w, (function() local t = {} for k = 1, #bottom do t[k] = 1 end return t end)(), gap)
+      -- the statistics take a wider share: their tables keep every number
+      local weights = {}
+      for k, n in ipairs(bottom) do weights[k] = (n == "stats" and #bottom > 1) and 1.7 or 1 end
+      local ws = split(r.x, r.w, weights, gap)
       for k, n in ipairs(bottom) do rects[n] = { x = ws[k][1], y = y, w = ws[k][2], h = h } end
     elseif mem and #side > 0 then
       local ws = split(r.x, r.w, { 0.7, 0.3 }, gap)
@@ -94,6 +97,13 @@ function M.plan(list, rect)
       local ws = split(r.x, r.w, #side == 2 and { 0.6, 0.4 } or { 1 }, gap)
       for k, n in ipairs(side) do rects[n] = { x = ws[k][1], y = y, w = ws[k][2], h = h } end
     end
+  end
+  -- without the legend panel, a key line of PE colours under the memory panel
+  if mem and not has(list, "legend") and rects.memory and rects.memory.h > 120 then
+    local m = rects.memory
+    local kh = common.label_h + 2
+    rects.key = { x = m.x, y = m.y + m.h - kh, w = m.w, h = kh }
+    m.h = m.h - kh - 2
   end
   return rects
 end
@@ -109,9 +119,32 @@ function M.view_opts(rects, opts)
     aspect = (x1 - x0) / (y1 - y0)
   end
   for name, r in pairs(rects) do
-    for k, v in pairs(module(name).view_opts(r, aspect)) do vo[k] = v end
+    local mod = name ~= "key" and module(name)
+    for k, v in pairs(mod and mod.view_opts(r, aspect) or {}) do vo[k] = v end
   end
   return vo
+end
+
+--- The gray-mode palette of P PEs and K shades (entry p*(K+1)+s, as
+-- colors.processors): the levels 255 down to 64 are cut into P bands, PE 0's the
+-- lightest; a PE's pure level is the top of its band and its shades step down
+-- inside it, toward the black background. A faded cell keeps its PE's identity:
+-- it never reaches the level of another PE, pure or faded. Returns the palette and
+-- the levels (a list of entries, 0-based index + 1).
+function M.gray_palette(P, K)
+  local top, bottom = 255, 64
+  local band = (top - bottom + 1) / P
+  local levels, list = {}, {}
+  for p = 0, P - 1 do
+    local hi = top - p * band
+    local step = (band - 1) / (K + 1) -- the band's last level stays above the next PE's top
+    for s = 0, K do
+      local v = math.floor(hi - s * step + 0.5)
+      levels[#levels + 1] = v
+      list[#list + 1] = string.format("#%02x%02x%02x", v, v, v)
+    end
+  end
+  return colors.palette(list), levels
 end
 
 local F = {}
@@ -139,7 +172,8 @@ function M.new(sim, trace, opts)
   local ctx = {
     view = view, sim = sim, trace = trace, matrices = trace:matrices(), info = trace:info(),
     pes = #st.pes, ncaches = #st.caches, shades = shades, gray = opts.gray or false,
-    palette = colors.processors(#st.pes, { shades = shades, gray = opts.gray or false }),
+    palette = opts.gray and M.gray_palette(#st.pes, shades)
+      or colors.processors(#st.pes, { shades = shades, gray = false }),
     per_event = opts.per_event or false, window = opts.window, scroll = opts.scroll,
     line = m.line, cache_lines = m.cache_size and m.line and m.cache_size // m.line,
   }
@@ -164,13 +198,14 @@ function F:draw(cv)
     self.displays[n]:draw(cv, r)
     cv:restore()
   end
+  if self.rects.key then self.key = module("legend").key(cv, self.rects.key, self.ctx) end
   return self
 end
 
 function F:data()
   local panels = {}
   for _, n in ipairs(self.list) do panels[n] = self.displays[n]:data() end
-  return { rects = self.rects, panels = panels }
+  return { rects = self.rects, panels = panels, key = self.key }
 end
 
 return M

@@ -9,6 +9,9 @@ local canvas = require "retrace.canvas"
 
 local M = { name = "memory", title = "Memory" }
 
+M.id_size = 9          -- the matrix IDs in the regions' corners
+M.id_bg = "#404040"
+
 --- The two canvases (loads, stores) inside the panel's inner rectangle, each
 -- below a line of labels: side by side, or one above the other in a tall panel.
 function M.canvases(inner)
@@ -26,7 +29,8 @@ end
 --- What the view must keep for this panel, for the panel's outer rectangle.
 function M.view_opts(rect)
   local lc = M.canvases(common.inner(rect))
-  return { memory = { w = lc.w, h = lc.h, gap = 3 } }
+  -- regions stand apart by the height of their ID labels, drawn above each one
+  return { memory = { w = lc.w, h = lc.h, gap = M.id_size + 4 } }
 end
 
 local D = {}
@@ -60,8 +64,12 @@ function D:draw(cv, rect)
   local lc, sc = M.canvases(inner)
   -- flashed cells of this frame on the two canvases: filled black when frames are per
   -- event, else outlined on cells of 5 pixels or more (a smaller cell would be all outline)
+  -- flashed cells of this frame: filled black per event; outlined in black on cells
+  -- of 5 pixels or more; on smaller cells an outline one pixel outside the cell, in
+  -- white, so that it shows on the black canvas and on lit neighbours alike
   local fill = ctx.per_event
-  local inset = fill and 0 or 0.5
+  local small = not fill and (lay.f or 1) < 5
+  local inset = fill and 0 or small and -0.5 or 0.5
   local nl = view:flash_rects(0, self.flash, inset)
   local ns = view:flash_rects(1, self.flash2, inset)
   local note = region_note(lay, #ctx.matrices, nl + ns)
@@ -83,11 +91,27 @@ function D:draw(cv, rect)
       end
     end
     local n = which == 1 and nl or ns
-    if n > 0 and (fill or lay.f >= 5) then
+    if n > 0 then
       cv:save()
+      cv:clip_rect(c.x, c.y, c.w, c.h)
       cv:translate(c.x, c.y)
-      cv:rects(which == 1 and self.flash or self.flash2, { color = "#000000", stroke = not fill, width = 1 })
+      cv:rects(which == 1 and self.flash or self.flash2,
+        { color = small and "#ffffff" or "#000000", stroke = not fill, width = 1 })
       cv:restore()
+    end
+    -- each region's matrix ID above its top left corner, in the gap between regions
+    for i, r in ipairs(lay.regions or {}) do
+      local m = ctx.matrices[i]
+      if r.shown and m then
+        local label = tostring(m.id)
+        local lw = common.width(cv, label, M.id_size) + 4
+        local ly = r.y - M.id_size - 3
+        if r.w >= lw and ly >= 0 then
+          cv:rect(c.x + r.x, c.y + ly, lw, M.id_size + 2, M.id_bg)
+          cv:text(c.x + r.x + 2, c.y + ly, label, { valign = "top", size = M.id_size, color = "#ffffff" })
+          if which == 1 then out.ids = out.ids or {}; out.ids[i] = { id = m.id, x = r.x, y = ly, w = lw } end
+        end
+      end
     end
   end
   for i, r in ipairs(lay.regions or {}) do
@@ -95,6 +119,7 @@ function D:draw(cv, rect)
     out.regions[i] = { id = m.id, rows = m.rows, cols = m.cols, shown = r.shown, x = r.x, y = r.y,
                        w = r.w, h = r.h, cw = r.cw, ch = r.ch }
   end
+  out.small_flash = small
   self.out = out
   return self
 end

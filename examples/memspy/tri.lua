@@ -4,9 +4,15 @@
 --   orig   rows of each dependency level dealt round-robin to the processors;
 --          a processor spins on Ready[col] before using x[col] and sets
 --          Ready[row] after writing x[row];
---   tuned  rows renumbered so each processor's rows are contiguous in the order
---          it solves them (spatial locality), and Ready gone: x itself is the
---          flag (NaN until written), so waiting reads x[col].
+--   step1  the paper's tuning step 1: rows renumbered so each processor's rows are
+--          contiguous in the order it solves them (spatial locality); Ready kept
+--          (renumbered with x, which is where cross-interference between the two
+--          can appear);
+--   step2  (also `tuned`) step 1 and Ready gone: x itself is the flag (NaN until
+--          written), so waiting reads x[col];
+--   step3  step 2 with the paper's last heuristic: each row goes to the processor
+--          that solved most of the rows it needs (ties: the one with the fewest rows
+--          of the level so far, then the lowest).
 --   retrace examples/memspy/tri.lua VERSION P G OUT.msp
 -- The matrix is the 5-point stencil's lower triangle on a G x G grid: row r
 -- has the unit diagonal and non-zeros at r - 1 and r - G; the dependency level
@@ -15,10 +21,15 @@
 -- are interleaved a row at a time, round-robin (lockstep).
 --   retrace memspy orig.msp --procs 4 --save orig.json   (then tuned, seq; compare)
 local version, P, G, out = arg[1], math.tointeger(tonumber(arg[2] or "")), math.tointeger(tonumber(arg[3] or "")), arg[4]
-if not (version == "seq" or version == "orig" or version == "tuned") or not (P and G and out) or P < 1 or G < 2 then
-  io.stderr:write("usage: retrace examples/memspy/tri.lua seq|orig|tuned P G OUT.msp\n")
+local known = { seq = true, orig = true, step1 = true, step2 = true, tuned = true, step3 = true }
+if not known[version] or not (P and G and out) or P < 1 or G < 2 then
+  io.stderr:write("usage: retrace examples/memspy/tri.lua seq|orig|step1|step2|tuned|step3 P G OUT.msp\n")
   os.exit(2)
 end
+if version == "tuned" then version = "step2" end
+local ready = version == "orig" or version == "step1"   -- the Ready flags are read and written
+local reorder = version == "step1" or version == "step2" or version == "step3"
+
 if version == "seq" then P = 1 end
 local N = G * G
 -- the rows each processor solves, in order
@@ -27,19 +38,36 @@ for p = 1, P do rows[p] = {} end
 if version == "seq" then
   for r = 0, N - 1 do rows[1][#rows[1] + 1] = r end
 else
-  local k = 0
+  local k, owner = 0, {}
   for level = 0, 2 * (G - 1) do
+    local in_level = {}
+    for p = 1, P do in_level[p] = 0 end
     for i = math.max(0, level - (G - 1)), math.min(level, G - 1) do
       local j = level - i
+      local r = i * G + j
       local p = k % P + 1
-      rows[p][#rows[p] + 1] = i * G + j
+      if version == "step3" then
+        -- the processor owning most of the rows r needs (r - 1 and r - G)
+        local votes = {}
+        if j > 0 then votes[owner[r - 1]] = (votes[owner[r - 1]] or 0) + 1 end
+        if i > 0 then votes[owner[r - G]] = (votes[owner[r - G]] or 0) + 1 end
+        local best
+        for q = 1, P do
+          local v, bv = votes[q] or 0, best and (votes[best] or 0) or -1
+          if v > bv or (v == bv and in_level[q] < in_level[best]) then best = q end
+        end
+        p = best
+      end
+      rows[p][#rows[p] + 1] = r
+      owner[r] = p
+      in_level[p] = in_level[p] + 1
       k = k + 1
     end
   end
 end
 -- storage order of the rows: the original numbering, or (tuned) each processor's rows contiguous
 local slot = {}
-if version == "tuned" then
+if reorder then
   local s = 0
   for p = 1, P do
     for _, r in ipairs(rows[p]) do slot[r] = s; s = s + 1 end
@@ -80,7 +108,7 @@ w(("A 0 %x %d int*.col tri.c:21"):format(COL, NNZ * 4))
 w(("A 0 %x %d int*.rowptr tri.c:22"):format(PTR, (N + 1) * 4))
 w(("A 0 %x %d double*.x tri.c:23"):format(X, N * 8))
 w(("A 0 %x %d double*.b tri.c:24"):format(B, N * 8))
-if version == "orig" then w(("A 0 %x %d int*.Ready tri.c:25"):format(READY, N * 4)) end
+if ready then w(("A 0 %x %d int*.Ready tri.c:25"):format(READY, N * 4)) end
 for p = 0, P - 1 do w(("E %d Solve tri.c:40"):format(p)) end
 -- the records of one row solved by processor p (0-based)
 local function row_records(p, r)
@@ -91,14 +119,14 @@ local function row_records(p, r)
   local c = cols(r)
   for q, cc in ipairs(c) do
     local e = start[r] + q - 1
-    if version == "orig" then t[#t + 1] = ("R %d %x 4"):format(p, READY + slot[cc] * 4) end
+    if ready then t[#t + 1] = ("R %d %x 4"):format(p, READY + slot[cc] * 4) end
     t[#t + 1] = ("R %d %x"):format(p, NZ + e * 8)
     t[#t + 1] = ("R %d %x 4"):format(p, COL + e * 4)
     t[#t + 1] = ("R %d %x"):format(p, X + slot[cc] * 8)
     t[#t + 1] = ("B %d 2"):format(p)
   end
   t[#t + 1] = ("W %d %x"):format(p, X + k * 8)
-  if version == "orig" then t[#t + 1] = ("W %d %x 4"):format(p, READY + k * 4) end
+  if ready then t[#t + 1] = ("W %d %x 4"):format(p, READY + k * 4) end
   return t
 end
 local pos, left = {}, P

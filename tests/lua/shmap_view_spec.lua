@@ -207,7 +207,10 @@ describe("the SHMAP frame", function()
       local cv, f, sim = frame_after(4, { panels = { "memory", "legend" }, fade = 10, gray = gray })
       local d = f:data().panels.memory
       assert.is_true(d.f >= 3)
-      local pal = colors.processors(3, { shades = 4, gray = gray })
+      -- gray mode draws with the frame's own banded gray palette (frame.gray_palette)
+      local cp = colors.processors(3, { shades = 4 })
+      local pal = { pe = function(_, p, s) return p * 5 + s end,
+                    hex = function(_, i) return gray and f.ctx.palette:hex(i) or cp:hex(i) end }
       local function probe(which, r, c) return hex_at(cv, memory.element_center(d, 1, r, c, which)) end
       -- loads: rows 1-16 of column 1 last by PE 2 (step 2); rows 17-32 of column c by PE c-1 (step 3)
       assert.are.equal(pal:hex(pal:pe(2, 0)), probe("loads", 1, 1))
