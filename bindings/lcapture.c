@@ -2,7 +2,8 @@
  * lcapture.c - Lua face of core/capture: running a program under valgrind
  * lackey with the trace streamed into RTMB.
  *
- *   capture.run{ argv = {...}, env = {"N=V", ...}, rtmb =, alloc =, fdlog =, text = }
+ *   capture.run{ argv = {...}, env = {"N=V", ...}, rtmb =, alloc =, fdlog =, text =, tool = }
+ *     (tool = true: argv runs the retrace Valgrind tool and its binary stream is read)
  *     -> { refs, ifetches, records, allocs, bytes_in, exit_code, signal, interrupted, threads }
  *     or nil, message, status
  *   local s = capture.symbols(path)      -- an ELF object (or nil, message)
@@ -59,6 +60,9 @@ static int l_run(lua_State *L)
     o.alloc = opt_string(L, 1, "alloc");
     o.fdlog = opt_string(L, 1, "fdlog");
     o.text = opt_string(L, 1, "text");
+    lua_getfield(L, 1, "tool");
+    o.tool = lua_toboolean(L, -1);
+    lua_pop(L, 1);
     luaL_argcheck(L, o.rtmb && o.alloc, 1, "rtmb and alloc are required");
     rt_capture_result r;
     rt_err err;
