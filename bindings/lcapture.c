@@ -7,8 +7,10 @@
  *     -> { refs, ifetches, records, allocs, bytes_in, exit_code, signal, interrupted, threads }
  *     or nil, message, status
  *   local s = capture.symbols(path)      -- an ELF object (or nil, message)
- *   s:lookup_many{addr, ...} -> {{func =, file =, line =}, ...}   (link-time addresses;
- *                                  fields left out when unknown)
+ *   s:lookup_many{addr, ...} -> {{func =, file =, line =, inlined =}, ...}   (link-time
+ *                                  addresses; fields left out when unknown; inlined: in
+ *                                  inlined code, the frames {func, file, line} innermost
+ *                                  first, each caller at the line of the inlined call)
  *   s:list() -> functions {addr, size, name}, objects {addr, size, name}
  *   s:result_var(ret) -> name, type (the variable holding a call's result at its
  *                        return address ret), or nothing
@@ -148,6 +150,26 @@ static void push_place(lua_State *L, rt_symbols *s, lua_Integer addr)
         lua_setfield(L, -2, "file");
         lua_pushinteger(L, line);
         lua_setfield(L, -2, "line");
+    }
+    rt_symframe fr[16];
+    int n = rt_symbols_frames(s, (uint64_t)addr, fr, 16);
+    if (n > 1) { /* inlined code: the frames, innermost first */
+        lua_createtable(L, n, 0);
+        for (int i = 0; i < n; i++) {
+            lua_createtable(L, 0, 3);
+            if (fr[i].func) {
+                lua_pushstring(L, fr[i].func);
+                lua_setfield(L, -2, "func");
+            }
+            if (fr[i].file) {
+                lua_pushstring(L, fr[i].file);
+                lua_setfield(L, -2, "file");
+                lua_pushinteger(L, fr[i].line);
+                lua_setfield(L, -2, "line");
+            }
+            lua_seti(L, -2, i + 1);
+        }
+        lua_setfield(L, -2, "inlined");
     }
 }
 

@@ -69,6 +69,66 @@ void rt_symbols_lookup(rt_symbols *s, uint64_t addr, const char **func, const ch
     }
 }
 
+/* the name of a DIE (its source name, else its linkage name), through its abstract
+ * origin or specification */
+static const char *die_name(Dwarf_Die *die)
+{
+    Dwarf_Attribute at;
+    const char *nm = NULL;
+    if (dwarf_attr_integrate(die, DW_AT_name, &at))
+        nm = dwarf_formstring(&at);
+    if (!nm && dwarf_attr_integrate(die, DW_AT_linkage_name, &at))
+        nm = dwarf_formstring(&at);
+    return nm;
+}
+
+int rt_symbols_frames(rt_symbols *s, uint64_t addr, rt_symframe *out, int cap)
+{
+    if (cap < 1)
+        return 0;
+    const char *fn, *file;
+    int line;
+    rt_symbols_lookup(s, addr, &fn, &file, &line);
+    out[0].func = fn;
+    out[0].file = file;
+    out[0].line = line;
+    Dwarf_Addr bias = 0;
+    Dwarf_Die *cu = dwfl_module_addrdie(s->mod, (Dwarf_Addr)addr, &bias);
+    if (!cu)
+        return fn ? 1 : 0;
+    Dwarf_Die *scopes = NULL;
+    int n = dwarf_getscopes(cu, (Dwarf_Addr)addr - bias, &scopes);
+    Dwarf_Files *files = NULL;
+    size_t nfiles = 0;
+    if (dwarf_getsrcfiles(cu, &files, &nfiles) != 0)
+        files = NULL;
+    int k = 1;
+    for (int i = 0; i < n; i++) {
+        int tag = dwarf_tag(&scopes[i]);
+        if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_subprogram)
+            continue;
+        const char *nm = die_name(&scopes[i]);
+        if (nm)
+            out[k - 1].func = nm; /* the function this frame's code belongs to */
+        if (tag == DW_TAG_subprogram || k == cap)
+            break;
+        /* an inlined call: the next frame is its caller, at the call's place */
+        Dwarf_Attribute at;
+        Dwarf_Word cl = 0, cf = 0;
+        if (dwarf_attr(&scopes[i], DW_AT_call_line, &at))
+            dwarf_formudata(&at, &cl);
+        const char *cfile = NULL;
+        if (files && dwarf_attr(&scopes[i], DW_AT_call_file, &at) && dwarf_formudata(&at, &cf) == 0 && cf < nfiles)
+            cfile = dwarf_filesrc(files, cf, NULL, NULL);
+        out[k].func = fn; /* until its own scope names it */
+        out[k].file = cfile;
+        out[k].line = (int)cl;
+        k++;
+    }
+    free(scopes);
+    return k;
+}
+
 /* the C spelling of a type DIE, shortened: base and named types by name, a
  * pointer as its target and '*', qualifiers and typedef chains left as named */
 static void type_name(Dwarf_Die *die, char *out, size_t cap, int depth)

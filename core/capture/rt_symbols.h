@@ -24,6 +24,18 @@ rt_symbols *rt_symbols_open(const char *path, rt_err *err);
  * long as s. */
 void rt_symbols_lookup(rt_symbols *s, uint64_t addr, const char **func, const char **file, int *line);
 
+/* The frames at addr when inlining put code of one function inside another:
+ * out[0] the innermost (the inlined function, and addr's own file and line),
+ * then each function it was inlined into, with the file and line of the
+ * inlined call, up to the real function. Returns how many were written (at
+ * most cap; 0 without DWARF, 1 when addr is in no inlined code). Strings live
+ * as long as s. */
+typedef struct rt_symframe {
+    const char *func, *file;
+    int line;
+} rt_symframe;
+int rt_symbols_frames(rt_symbols *s, uint64_t addr, rt_symframe *out, int cap);
+
 /* The variable that holds a call's result at its return address ret (DWARF
  * says the variable lives in the return-value register there, as optimised
  * code often does for p = malloc(...)): 1 with its name and its type ("double*")

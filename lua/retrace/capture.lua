@@ -1,10 +1,11 @@
---- retrace.capture: capture folders of real programs run under valgrind lackey.
+--- retrace.capture: capture folders of real programs run under Valgrind: the project's own
+-- tool (core/capture/vg, "--tool=retrace") when it was built, else lackey and an interposer.
 --   local capture = require "retrace.capture"
 --   local res = assert(capture.run{ dir = "out", argv = {"./prog", "1"} })
 --   local f = assert(capture.open("out"))     -- f.trace, f.alloc, f.status, f.complete, ...
 --
 -- A capture folder holds
---   trace.rtmb   the memory trace (RTMB; lackey's I, L, S, M records in order)
+--   trace.rtmb   the memory trace (RTMB; fetches, loads and stores in order)
 --   alloc.msp    the allocation log (README: "Memory traces with an allocation log"):
 --                C records (functions), N records (static data, the stack), then the
 --                program's A and F records stamped @SEQ; names from the symbols
@@ -12,7 +13,8 @@
 --   loadmap      one loaded object a line: LO HI BIAS PATH (hex)
 --   cmdline      the program and its arguments, one a line
 --   status       "complete", or "incomplete" and why (exit status, signal, interrupted)
---   threads      with --threads: how many threads ran (memspy's default --procs)
+--   threads      how many threads ran (memspy's default --procs; lackey: with --threads)
+--   valgrind.log Valgrind's own messages (the tool)
 --
 -- MPI programs (README: "Tracing your own MPI program"):
 --   local res = capture.run_mpi{ dir = "run.otf2", argv = {"mpirun", "-np", "4", "./prog"} }
@@ -55,6 +57,26 @@ function M.alloc_lib()
   end
 end
 
+--- The folder holding the retrace Valgrind tool (retrace-PLATFORM and its preload) beside
+-- links to the stock tools' files, for VALGRIND_LIB: $RETRACE_VALGRIND_LIB, else
+-- lib/retrace/valgrind beside libretrace_alloc.so. nil when the tool was not built.
+function M.vgtool_dir()
+  local lfs = require "lfs"
+  local function has_tool(d)
+    if lfs.attributes(d, "mode") ~= "directory" then return false end
+    for e in lfs.dir(d) do
+      if e:find("^retrace%-[%w_]+%-linux$") then return true end
+    end
+    return false
+  end
+  local env = os.getenv("RETRACE_VALGRIND_LIB")
+  if env and env ~= "" then return has_tool(env) and env or nil end
+  local lib = M.alloc_lib()
+  if not lib then return nil end
+  local d = lib:gsub("libretrace_alloc%.so$", "valgrind")
+  if has_tool(d) then return d end
+end
+
 local function write(path, text)
   assert(require("retrace.fs").write_file(path, text))
 end
@@ -90,6 +112,8 @@ local function read_raw(path)
       recs[#recs + 1] = { seq = seq, kind = "F", addr = rest }
     end
   end
+  -- the program first: under Valgrind it is mapped below the loader and the libraries
+  table.sort(objs, function(a, b) return a.lo < b.lo end)
   return objs, recs, stack
 end
 
@@ -99,10 +123,10 @@ local function object_of(objs, pc)
   end
 end
 
--- the interposer and valgrind's preloads are not the program's code
+-- the interposer, valgrind's preloads and the retrace tool itself are not the program's code
 local function skipped(o)
   local b = basename(o.path)
-  return b:find("^libretrace_alloc") or b:find("^vgpreload_")
+  return b:find("^libretrace_alloc") or b:find("^vgpreload_") or b:find("^retrace%-[%w_]+%-linux$")
 end
 
 --- Name every return address of the A records: pc -> {func, file, line}.
@@ -145,10 +169,16 @@ local function frames_of(r, objs, names)
     local p = names[pc]
     local o = object_of(objs, pc)
     if not (o and skipped(o)) then
-      local fn = p and p.func or string.format("0x%x", pc)
-      out[#out + 1] = { func = fn, file = p and p.file and basename(p.file), line = p and p.line,
-        var = p and p.var, type = p and p.type }
-      if fn == "main" then break end
+      -- inlined code: each function it was inlined into is a frame of its own
+      local chain = p and p.inlined or { p or {} }
+      local done
+      for k, f in ipairs(chain) do
+        local fn = f.func or string.format("0x%x", pc)
+        out[#out + 1] = { func = fn, file = f.file and basename(f.file), line = f.line,
+          var = k == 1 and p and p.var or nil, type = k == 1 and p and p.type or nil }
+        if fn == "main" then done = true; break end
+      end
+      if done then break end
     end
   end
   return out
@@ -262,10 +292,12 @@ function M.make_alloc_log(dir)
   return nalloc, nstatic
 end
 
---- Run argv under valgrind lackey into the folder opts.dir. opts: dir, argv (program
--- and arguments), keep_text, threads, valgrind (the program, "valgrind").
+--- Run argv under Valgrind into the folder opts.dir: the retrace tool when it was built
+-- (M.vgtool_dir), else (or with opts.lackey) lackey with libretrace_alloc.so. opts: dir,
+-- argv (program and arguments), lackey, keep_text and threads (lackey only), valgrind
+-- (the program, "valgrind").
 -- Returns a result {refs, ifetches, records, allocs, exit_code, signal, interrupted,
--- complete, why}, or nil, message, exit code (1 input, 2 usage).
+-- complete, why, tool = "retrace" or "lackey"}, or nil, message, exit code (1 input, 2 usage).
 function M.run(opts)
   local fs = require "retrace.fs"
   local dir = opts.dir
@@ -284,23 +316,34 @@ function M.run(opts)
     write(dir .. "/cmdline", table.concat(opts.argv, "\n") .. "\n")
     return nil, prog .. ": no such program" .. (prog:find("/", 1, true) and "" or " on PATH"), 1
   end
-  local lib = M.alloc_lib()
-  if not lib then return nil, "capture: libretrace_alloc.so not found (set RETRACE_ALLOC_LIB)", 1 end
+  local vgdir = not opts.lackey and M.vgtool_dir()
+  local lib = not vgdir and M.alloc_lib()
+  if not vgdir and not lib then
+    return nil, "capture: neither the retrace Valgrind tool nor libretrace_alloc.so was found " ..
+      "(set RETRACE_VALGRIND_LIB or RETRACE_ALLOC_LIB)", 1
+  end
   -- marked incomplete until the end: an interrupted or crashed capture never looks whole
   write(dir .. "/status", "incomplete\nrunning\n")
   write(dir .. "/cmdline", table.concat(opts.argv, "\n") .. "\n")
-  local argv = { opts.valgrind or "valgrind", "--tool=lackey", "--trace-mem=yes" }
-  -- --threads: the scheduler's lines say which thread runs; the fair (ticket) lock hands
-  -- the CPU round-robin rather than to whichever thread wakes first
-  if opts.threads then argv[#argv + 1] = "--trace-sched=yes"; argv[#argv + 1] = "--fair-sched=try" end
-  argv[#argv + 1] = "--"
+  local argv, spec
+  if vgdir then
+    -- the tool: every thread's references with its thread number, the allocator wrapped by
+    -- the tool's preload; Valgrind's own messages into the folder, the program's output alone.
+    -- The fair (ticket) lock hands the CPU round-robin rather than to whichever thread wakes first.
+    argv = { opts.valgrind or "valgrind", "--tool=retrace", "--fair-sched=try",
+      "--log-file=" .. dir .. "/valgrind.log", "--" }
+    spec = { env = { "VALGRIND_LIB=" .. vgdir }, tool = true }
+  else
+    argv = { opts.valgrind or "valgrind", "--tool=lackey", "--trace-mem=yes" }
+    -- --threads: the scheduler's lines say which thread runs
+    if opts.threads then argv[#argv + 1] = "--trace-sched=yes"; argv[#argv + 1] = "--fair-sched=try" end
+    argv[#argv + 1] = "--"
+    spec = { env = { "LD_PRELOAD=" .. lib, "RETRACE_ALLOC_VALGRIND_ONLY=1" }, fdlog = dir .. "/alloc.fdlog",
+      text = opts.keep_text and (dir .. "/trace.lackey") or nil }
+  end
   for _, a in ipairs(opts.argv) do argv[#argv + 1] = a end
-  local res, rerr = core.capture.run{
-    argv = argv,
-    env = { "LD_PRELOAD=" .. lib, "RETRACE_ALLOC_VALGRIND_ONLY=1" },
-    rtmb = dir .. "/trace.rtmb", alloc = dir .. "/alloc.raw", fdlog = dir .. "/alloc.fdlog",
-    text = opts.keep_text and (dir .. "/trace.lackey") or nil,
-  }
+  spec.argv, spec.rtmb, spec.alloc = argv, dir .. "/trace.rtmb", dir .. "/alloc.raw"
+  local res, rerr = core.capture.run(spec)
   if not res then
     write(dir .. "/status", "incomplete\n" .. rerr .. "\n")
     return nil, rerr, 1
@@ -317,7 +360,8 @@ function M.run(opts)
   if not okl then why = why or ("allocation log: " .. tostring(lerr)) end
   res.complete = why == nil
   res.why = why
-  if opts.threads then write(dir .. "/threads", math.max(res.threads, 1) .. "\n") end
+  res.tool = vgdir and "retrace" or "lackey"
+  if opts.threads or vgdir then write(dir .. "/threads", math.max(res.threads, 1) .. "\n") end
   write(dir .. "/status", why and ("incomplete\n" .. why .. "\n") or "complete\n")
   return res
 end
