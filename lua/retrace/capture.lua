@@ -15,6 +15,8 @@
 --   status       "complete", or "incomplete" and why (exit status, signal, interrupted)
 --   threads      how many threads ran (memspy's default --procs; lackey: with --threads)
 --   valgrind.log Valgrind's own messages (the tool)
+--   startup      the code segments of the dynamic loader and the C library's start-up and
+--                exit, one a line (reports fold them into "(startup)")
 --
 -- MPI programs (README: "Tracing your own MPI program"):
 --   local res = capture.run_mpi{ dir = "run.otf2", argv = {"mpirun", "-np", "4", "./prog"} }
@@ -192,6 +194,22 @@ local function long_frame(f)
   return f.file and string.format("%s@%s:%d", f.func, f.file, f.line) or f.func
 end
 
+-- the C library's start-up and exit code, folded with the dynamic loader's into "(startup)"
+-- by the reports unless asked (memspy --startup)
+local LIBC_STARTUP = { _start = true, __libc_start_main = true, __libc_start_call_main = true,
+  __libc_csu_init = true, __libc_csu_fini = true, _init = true, _fini = true, __libc_early_init = true,
+  __libc_init_first = true, __libc_setup_tls = true, __libc_init_secure = true, _IO_cleanup = true,
+  __run_exit_handlers = true, exit = true, __call_tls_dtors = true, __libc_atexit = true,
+  _IO_flush_all_lockp = true, _IO_unbuffer_all = true, __cxa_finalize = true, __libc_freeres = true,
+  _vgnU_freeres = true, init_cacheinfo = true, __init_misc = true, _dl_relocate_static_pie = true,
+  _dl_non_dynamic_init = true, __libc_global_ctors = true, frame_dummy = true,
+  register_tm_clones = true, deregister_tm_clones = true, __do_global_dtors_aux = true }
+
+local function is_loader(o)
+  local b = basename(o.path)
+  return b:find("^ld%-linux") ~= nil or b:find("^ld%.so") ~= nil or b:find("^ld%d*%-") ~= nil
+end
+
 --- Write alloc.msp from alloc.raw and the objects' symbols. Returns the number of
 -- A records and of named static ranges.
 function M.make_alloc_log(dir)
@@ -202,6 +220,7 @@ function M.make_alloc_log(dir)
   end
   write(dir .. "/loadmap", table.concat(lm))
   local out = { "msp 1\n" }
+  local startup, startup_seen = {}, {}
   local nstatic = 0
   local main_obj = objs[1] -- dl_iterate_phdr lists the program first
   for i, o in ipairs(objs) do
@@ -214,6 +233,11 @@ function M.make_alloc_log(dir)
         if not seen[a] then
           seen[a] = true
           out[#out + 1] = string.format("@0 C %x %d %s\n", a, f.size, word(f.name))
+          local w = word(f.name)
+          if (is_loader(o) or LIBC_STARTUP[w]) and not startup_seen[w] then
+            startup_seen[w] = true
+            startup[#startup + 1] = w .. "\n"
+          end
         end
       end
       if i == 1 and o == main_obj then -- the program's own static data
@@ -289,6 +313,7 @@ function M.make_alloc_log(dir)
     end
   end
   write(dir .. "/alloc.msp", table.concat(out))
+  write(dir .. "/startup", table.concat(startup))
   return nalloc, nstatic
 end
 
@@ -494,6 +519,16 @@ function M.run_mpi(opts)
     res.complete = false
   end
   return res
+end
+
+--- The names of the capture folder's start-up code segments (its startup file; {} when absent).
+function M.startup_names(dir)
+  local list = {}
+  local f = io.open(dir .. "/startup")
+  if not f then return list end
+  for l in f:lines() do if l ~= "" then list[#list + 1] = l end end
+  f:close()
+  return list
 end
 
 --- Open a capture folder: its parts' paths and status. Returns

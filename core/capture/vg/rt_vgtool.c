@@ -12,7 +12,8 @@
  *   a record       0xF << 60 | TYPE << 48 | N, then N payload words:
  *     RT_VG_ALLOC  ADDR SIZE RET1 RET2 ...   return addresses, innermost first
  *     RT_VG_FREE   ADDR
- *     RT_VG_THREAD TID                       Valgrind's thread number (1 first)
+ *     RT_VG_THREAD T                         the thread now running (1 the main thread,
+ *                                            then in order of creation)
  *     RT_VG_REF    ADDR META                 a reference whose address has bits
  *                                            above 47 (META: SIZE << 48 | KIND << 60)
  *     RT_VG_OBJECT LO HI BIAS LEN BYTES...   a loaded object's text and path
@@ -147,9 +148,23 @@ static VG_REGPARM(3) void h_id(UWord wi, UWord addr, UWord meta)
     put_data(addr, meta);
 }
 
-/* ---- threads ---- */
+/* ---- threads ----
+ * Valgrind reuses the slot of a thread that ended: each thread gets its own number
+ * (1 the main thread, then in order of creation), written with each switch. */
 static ThreadId cur_tid;
-static ThreadId max_tid;
+static UInt *thread_no; /* per slot: the number of the thread in it */
+static UInt n_threads = 1;
+
+static void rt_thread_create(ThreadId parent, ThreadId child)
+{
+    if (parent == VG_INVALID_THREADID) { /* the main thread, at start-up */
+        thread_no[child] = 1;
+        return;
+    }
+    thread_no[child] = ++n_threads;
+    if (child == cur_tid)
+        cur_tid = 0; /* the slot's new thread: its first run is a switch */
+}
 static UInt *depth; /* allocator calls under way, per thread */
 static Bool stack_sent;
 
@@ -159,9 +174,7 @@ static void rt_start_client_code(ThreadId tid, ULong blocks)
     if (tid == cur_tid)
         return;
     cur_tid = tid;
-    if (tid > max_tid)
-        max_tid = tid;
-    UWord p = tid;
+    UWord p = thread_no[tid] ? thread_no[tid] : tid;
     put_record(RT_VG_THREAD, &p, 1);
     if (!stack_sent && tid == 1) {
         stack_sent = True;
@@ -437,6 +450,8 @@ static void rt_post_clo_init(void)
     out_fd = VG_(safe_fd)((Int)clo_fd);
     buf = VG_(malloc)("retrace.buf", BUF_WORDS * sizeof(UWord));
     depth = VG_(calloc)("retrace.depth", VG_N_THREADS + 1, sizeof(UInt));
+    thread_no = VG_(calloc)("retrace.threads", VG_N_THREADS + 1, sizeof(UInt));
+    thread_no[1] = 1;
 }
 
 static void send_objects(void)
@@ -485,6 +500,7 @@ static void rt_pre_clo_init(void)
     VG_(needs_command_line_options)(rt_process_cmd_line_option, rt_print_usage, rt_print_debug_usage);
     VG_(needs_client_requests)(rt_handle_client_request);
     VG_(track_start_client_code)(rt_start_client_code);
+    VG_(track_pre_thread_ll_create)(rt_thread_create);
 }
 
 VG_DETERMINE_INTERFACE_VERSION(rt_pre_clo_init)

@@ -1,0 +1,156 @@
+-- `retrace capture` with the retrace Valgrind tool, measured against cachegrind: on a
+-- linked-list walk, a naive and a blocked matrix multiply and a two-thread program
+-- (examples/capture/*.c), the data references and the misses of a 32 KiB 8-way data
+-- cache of 64-byte lines are within 2% of cachegrind's D1 (both count a modify as one
+-- load); the tool's preload (the recorder) leaves no reference; the three matrices of
+-- an inlined allocator are three data bins. Skips, saying so, without valgrind, a C
+-- compiler or the built tool.
+local H = require "helpers"
+local cjson = require "cjson"
+local capture = require "retrace.capture"
+
+local function have(cmd)
+  return os.execute(cmd .. " >/dev/null 2>&1") == true
+end
+
+local WHY
+if not have("valgrind --version") then
+  WHY = "valgrind missing (make deps installs it)"
+elseif not have("cc --version") then
+  WHY = "no C compiler"
+elseif not capture.vgtool_dir() then
+  WHY = "the retrace Valgrind tool was not built (valgrind's tool libraries missing)"
+end
+local function skipped()
+  if WHY then
+    pending("vgcapture skipped: " .. WHY)
+    return true
+  end
+end
+
+local tmp
+local progs = {}
+local function build(name)
+  if not progs[name] then
+    local out = tmp .. "/" .. name
+    assert(have(("cc -g -O1 -pthread -o %s %s"):format(H.quote(out),
+      H.quote(H.source .. "/examples/capture/" .. name .. ".c"))))
+    progs[name] = out
+  end
+  return progs[name]
+end
+
+local GEOM = { "--size", "32K", "--ways", "8", "--line", "64" }
+
+-- cachegrind's D refs, D1 misses and I refs on argv
+local function cachegrind(argv)
+  local words = { "valgrind", "--tool=cachegrind", "--cache-sim=yes", "--cachegrind-out-file=/dev/null",
+    "--D1=32768,8,64", "--I1=32768,8,64", "--LL=8388608,16,64" }
+  for _, a in ipairs(argv) do words[#words + 1] = H.quote(a) end
+  local p = assert(io.popen(table.concat(words, " ") .. " 2>&1 >/dev/null"))
+  local text = p:read("a")
+  p:close()
+  local function num(pat)
+    local s = assert(text:match(pat), "cachegrind: no " .. pat .. " in\n" .. text)
+    return math.tointeger(tonumber((s:gsub(",", ""))))
+  end
+  return { refs = num("D   refs:%s+([%d,]+)"), misses = num("D1  misses:%s+([%d,]+)"), irefs = num("I   refs:%s+([%d,]+)") }
+end
+
+-- capture argv into a fresh folder; the `retrace cache` figures of the same geometry
+local function ours(name, argv)
+  local dir = tmp .. "/" .. name .. ".cap"
+  local args = { "capture", "-o", dir, "--" }
+  for _, a in ipairs(argv) do args[#args + 1] = a end
+  local code, out, err = H.retrace(table.unpack(args))
+  assert.equal(0, code, err)
+  local refs, inst = out:match("([%d,]+) data references %(([%d,]+) instructions%)")
+  local code2, js, err2 = H.retrace("cache", dir, "--json", table.unpack(GEOM))
+  assert.equal(0, code2, err2)
+  local j = cjson.decode(js)
+  return { dir = dir, refs = j.refs, misses = j.misses,
+    captured = math.tointeger(tonumber((refs:gsub(",", "")))),
+    irefs = math.tointeger(tonumber((inst:gsub(",", "")))) }
+end
+
+local function within(pct, got, want, what)
+  local dev = math.abs(got - want) / want * 100
+  assert(dev <= pct, ("%s: %d against cachegrind's %d (%.2f%% apart, more than %g%%)"):format(what, got, want, dev, pct))
+end
+
+local CASES = {
+  { name = "listwalk", argv = function() return { build("listwalk"), "20000", "6" } end },
+  { name = "naive", argv = function() return { build("matmul"), "naive", "96" } end },
+  { name = "blocked", argv = function() return { build("matmul"), "blocked", "96", "24" } end },
+  { name = "threads2", argv = function() return { build("threads2"), "65536", "8" } end },
+}
+
+describe("capture with the retrace tool against cachegrind", function()
+  setup(function() if not WHY then tmp = H.temp_dir() end end)
+  teardown(function() if tmp then H.remove_tree(tmp) end end)
+
+  for _, c in ipairs(CASES) do
+    it(c.name .. ": references, instructions and misses within 2% of cachegrind's", function()
+      if skipped() then return end
+      local argv = c.argv()
+      local cg, rt = cachegrind(argv), ours(c.name, argv)
+      within(2, rt.captured, cg.refs, c.name .. " data references")
+      within(2, rt.refs, cg.refs, c.name .. " references through the cache")
+      within(2, rt.irefs, cg.irefs, c.name .. " instructions")
+      within(2, rt.misses, cg.misses, c.name .. " D1 misses")
+      c.result = rt
+    end)
+  end
+
+  it("listwalk: the recorder adds nothing per allocation (40,000 calls, counts as cachegrind's)", function()
+    if skipped() then return end
+    -- 20,000 mallocs and 20,000 frees: a wrapper traced would add tens of references a call
+    local argv = { build("listwalk"), "20000", "1" }
+    local cg, rt = cachegrind(argv), ours("list1", argv)
+    within(0.5, rt.captured, cg.refs, "data references")
+    within(0.5, rt.irefs, cg.irefs, "instructions")
+    local allocs = 0
+    for l in io.lines(rt.dir .. "/alloc.msp") do
+      if l:find("^@%d+ A ") then allocs = allocs + 1 end
+    end
+    assert(allocs >= 20001, "allocation records: " .. allocs)
+  end)
+
+  it("matmul: the three matrices of the inlined allocator are three data bins", function()
+    if skipped() then return end
+    local src = H.source .. "/examples/capture/matmul.c"
+    local calls, helper, n = {}, nil, 0
+    for l in io.lines(src) do
+      n = n + 1
+      if l:find("= new_matrix%(n") then calls[#calls + 1] = n end
+      if l:find("double %*m = malloc") then helper = n end
+    end
+    assert.equal(3, #calls)
+    local dir = tmp .. "/inl.cap"
+    local code, _, err = H.retrace("capture", "-o", dir, "--", build("matmul"), "naive", "32")
+    assert.equal(0, code, err)
+    local code2, out, err2 = H.retrace("memspy", dir, "--json", "--threshold", "0")
+    assert.equal(0, code2, err2)
+    local j = cjson.decode(out)
+    local bins = {}
+    for _, d in ipairs(j.data) do bins[d] = true end
+    for _, line in ipairs(calls) do
+      local want = ("alloc@new_matrix:%d<main:%d"):format(helper, line)
+      assert.truthy(bins[want], want .. " among " .. table.concat(j.data, ", "))
+    end
+  end)
+
+  it("two threads: thread switches in the log, one processor a thread", function()
+    if skipped() then return end
+    local dir = tmp .. "/thr.cap"
+    local code, _, err = H.retrace("capture", "-o", dir, "--", build("threads2"), "4096", "2")
+    assert.equal(0, code, err)
+    assert.equal("3\n", H.slurp(dir .. "/threads")) -- main and two workers
+    local procs = {}
+    for l in io.lines(dir .. "/alloc.msp") do
+      local p = l:match("^@%d+ S (%d+)$")
+      if p then procs[tonumber(p)] = true end
+    end
+    assert.truthy(procs[0] and procs[1] and procs[2])
+  end)
+end)
