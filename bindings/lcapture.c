@@ -12,6 +12,7 @@
  *                                  inlined code, the frames {func, file, line} innermost
  *                                  first, each caller at the line of the inlined call)
  *   s:list() -> functions {addr, size, name}, objects {addr, size, name}
+ *   s:lines() -> {{addr, size, func, line}, ...}   stretches of code of one source line
  *   s:result_var(ret) -> name, type (the variable holding a call's result at its
  *                        return address ret), or nothing
  */
@@ -207,6 +208,35 @@ typedef struct {
     lua_Integer nf, no;
 } walk;
 
+static int one_line(void *ud, uint64_t addr, uint64_t size, const char *func, int line)
+{
+    walk *w = ud;
+    lua_State *L = w->L;
+    lua_createtable(L, 0, 4);
+    lua_pushinteger(L, (lua_Integer)addr);
+    lua_setfield(L, -2, "addr");
+    lua_pushinteger(L, (lua_Integer)size);
+    lua_setfield(L, -2, "size");
+    if (func) {
+        lua_pushstring(L, func);
+        lua_setfield(L, -2, "func");
+    }
+    lua_pushinteger(L, line);
+    lua_setfield(L, -2, "line");
+    lua_seti(L, -2, ++w->nf);
+    return 0;
+}
+
+/* s:lines() -> {{addr, size, func, line}, ...}: the stretches of code of one source line */
+static int sym_lines(lua_State *L)
+{
+    rt_symbols *s = check_sym(L);
+    walk w = {L, 0, 0};
+    lua_newtable(L);
+    rt_symbols_lines(s, one_line, &w);
+    return 1;
+}
+
 static int one_symbol(void *ud, int is_func, uint64_t addr, uint64_t size, const char *name)
 {
     walk *w = ud;
@@ -243,6 +273,7 @@ static const luaL_Reg sym_methods[] = {
     {"__tostring", sym_tostring},
     {"close", sym_close},
     {"lookup_many", sym_lookup_many},
+    {"lines", sym_lines},
     {"result_var", sym_result_var},
     {"list", sym_list},
     {NULL, NULL},

@@ -150,6 +150,8 @@ return {
     p:option("--detail", "print only the detail of CODE:DATA (either side may be A+B or empty for all)"):count("*")
     p:option("--threshold", "fold code segments and data bins under PCT% of the stall time into 'other' " ..
       "(0: show all)", "0.1")
+    p:flag("--lines", "a capture folder: charge the program's code by source line (FUNCTION:LINE) " ..
+      "rather than by function")
     p:flag("--startup", "a capture folder: keep the dynamic loader's and libc's start-up code apart " ..
       "(folded into '(startup)' by default)")
     p:flag("--fullname", "show data bins' full names (call path, site, type.variable)")
@@ -165,6 +167,9 @@ return {
   run = function(args)
     if args.trace == "compare" then return compare(args.runs, args) end
     if #args.runs > 0 then cli.usage_error("one trace at a time (extra argument '" .. args.runs[1] .. "')") end
+    if args.lines and not require("retrace.capture").is_folder(args.trace) then
+      cli.usage_error("--lines needs a capture folder (retrace capture)")
+    end
     local threshold = tonumber(args.threshold)
     if not threshold or threshold < 0 or threshold > 100 then
       cli.usage_error("--threshold: expected a percentage from 0 to 100, got '" .. args.threshold .. "'")
@@ -176,7 +181,10 @@ return {
       local f, ferr = capture.open(args.trace, { allow_incomplete = args.incomplete })
       if not f then cli.input_error(ferr) end
       if not f.complete then io.stderr:write("retrace: memspy: warning: ", f.dir, ": incomplete capture (", tostring(f.why), ")\n") end
-      args.trace, args.format, args.alloc = f.trace, "bin", args.alloc or f.alloc
+      if args.lines and not f.alloc_lines then
+        cli.input_error(f.dir .. "/alloc.lines.msp: missing (captured before line-level code bins)")
+      end
+      args.trace, args.format, args.alloc = f.trace, "bin", args.alloc or (args.lines and f.alloc_lines or f.alloc)
       args.procs = args.procs or tostring(f.threads or 1) -- one processor per captured thread
     end
     local FORMATS = { msp = true, shmap = true, din = true, xdin = true, lackey = true, bin = true }

@@ -4,6 +4,7 @@
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -213,6 +214,57 @@ void rt_symbols_each(rt_symbols *s, rt_symbols_fn fn, void *ud)
             continue;
         if (fn(ud, t == STT_FUNC, (uint64_t)addr, (uint64_t)sym.st_size, name))
             break;
+    }
+}
+
+void rt_symbols_lines(rt_symbols *s, rt_symbols_line_fn fn, void *ud)
+{
+    Dwarf_Addr bias = 0;
+    Dwarf *dw = dwfl_module_getdwarf(s->mod, &bias);
+    if (!dw)
+        return;
+    Dwarf_Off off = 0, next;
+    size_t hsize;
+    while (dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+        Dwarf_Die cu;
+        Dwarf_Lines *lines;
+        size_t n;
+        if (dwarf_offdie(dw, off + hsize, &cu) && dwarf_getsrclines(&cu, &lines, &n) == 0) {
+            /* runs of rows of one line and one function; a run ends at the next row */
+            uint64_t lo = 0;
+            const char *cur_fn = NULL;
+            int cur_line = -1, open_run = 0;
+            for (size_t i = 0; i < n; i++) {
+                Dwarf_Line *l = dwarf_onesrcline(lines, i);
+                Dwarf_Addr a;
+                int ln = 0;
+                bool end = false;
+                if (!l || dwarf_lineaddr(l, &a) != 0)
+                    continue;
+                dwarf_lineno(l, &ln);
+                dwarf_lineendsequence(l, &end);
+                uint64_t at = (uint64_t)a + bias;
+                const char *f = NULL;
+                if (!end) {
+                    rt_symframe fr[1];
+                    if (rt_symbols_frames(s, at, fr, 1) == 1)
+                        f = fr[0].func;
+                }
+                int same = open_run && !end && ln == cur_line &&
+                           (f == cur_fn || (f && cur_fn && strcmp(f, cur_fn) == 0));
+                if (open_run && !same && at > lo) {
+                    if (fn(ud, lo, at - lo, cur_fn, cur_line))
+                        return;
+                }
+                if (!same) {
+                    open_run = !end;
+                    lo = at;
+                    cur_fn = f;
+                    cur_line = ln;
+                }
+            }
+        }
+        off = next;
     }
 }
 

@@ -47,6 +47,13 @@ int rt_symbols_result_var(rt_symbols *s, uint64_t ret, char *name, size_t name_c
 typedef int (*rt_symbols_fn)(void *ud, int is_func, uint64_t addr, uint64_t size, const char *name);
 void rt_symbols_each(rt_symbols *s, rt_symbols_fn fn, void *ud);
 
+/* Call fn for each stretch of code that the line table gives to one source line
+ * and one function (the innermost, inlined ones included): its address, size,
+ * function (NULL when unknown) and line, in the order of the line table;
+ * fn returning nonzero stops the walk. Nothing without DWARF lines. */
+typedef int (*rt_symbols_line_fn)(void *ud, uint64_t addr, uint64_t size, const char *func, int line);
+void rt_symbols_lines(rt_symbols *s, rt_symbols_line_fn fn, void *ud);
+
 void rt_symbols_free(rt_symbols *s);
 
 #endif

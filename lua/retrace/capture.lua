@@ -9,6 +9,7 @@
 --   alloc.msp    the allocation log (README: "Memory traces with an allocation log"):
 --                C records (functions), N records (static data, the stack), then the
 --                program's A and F records stamped @SEQ; names from the symbols
+--   alloc.lines.msp  the same with the program's code charged by source line (memspy --lines)
 --   alloc.raw    the interposer's records as they came, stamped (addresses, return PCs)
 --   loadmap      one loaded object a line: LO HI BIAS PATH (hex)
 --   cmdline      the program and its arguments, one a line
@@ -90,33 +91,30 @@ local function basename(p) return (p:gsub("^.*/", "")) end
 -- no blanks in an .msp name
 local function word(s) return (s:gsub("%s", "_")) end
 
---- Read alloc.raw: load map, stack, and the A / F records in order.
+--- Read alloc.raw for what naming needs: the load map, the stack, and each distinct call
+-- path of the A records ({[text] = {pc, ...}}); the records themselves are streamed later.
 local function read_raw(path)
-  local objs, recs, stack = {}, {}, nil
+  local objs, paths, stack = {}, {}, nil
   for l in io.lines(path) do
-    local seq, kind, rest = l:match("^@(%d+) (%u) ?(.*)$")
-    if kind == "L" then
+    local kind, rest = l:match("^@%d+ (%u) ?(.*)$")
+    if kind == "A" then
+      local pcs = rest:match("^%x+ %d+ ([%x/]+)$")
+      if pcs and not paths[pcs] then
+        local list = {}
+        for pc in pcs:gmatch("%x+") do list[#list + 1] = hex(pc) end
+        paths[pcs] = list
+      end
+    elseif kind == "L" then
       local lo, hi, bias, file = rest:match("^(%x+) (%x+) (%x+) (.+)$")
       objs[#objs + 1] = { lo = hex(lo), hi = hex(hi), bias = hex(bias), path = file }
     elseif kind == "K" then
       local lo, hi = rest:match("^(%x+) (%x+)$")
       stack = { lo = hex(lo), hi = hex(hi) }
-    elseif kind == "S" then -- a thread switch (capture --threads)
-      recs[#recs + 1] = { seq = seq, kind = "S", proc = math.tointeger(tonumber(rest)) }
-    elseif kind == "A" then
-      local a, size, pcs = rest:match("^(%x+) (%d+) ([%x/]+)$")
-      if a then
-        local list = {}
-        for pc in pcs:gmatch("%x+") do list[#list + 1] = hex(pc) end
-        recs[#recs + 1] = { seq = seq, kind = "A", addr = a, size = size, pcs = list }
-      end
-    elseif kind == "F" then
-      recs[#recs + 1] = { seq = seq, kind = "F", addr = rest }
     end
   end
   -- the program first: under Valgrind it is mapped below the loader and the libraries
-  table.sort(objs, function(a, b) return a.lo < b.lo end)
-  return objs, recs, stack
+  table.sort(objs, function(x, y) return x.lo < y.lo end)
+  return objs, paths, stack
 end
 
 local function object_of(objs, pc)
@@ -132,10 +130,10 @@ local function skipped(o)
 end
 
 --- Name every return address of the A records: pc -> {func, file, line}.
-local function name_pcs(objs, recs)
+local function name_pcs(objs, paths)
   local by_obj = {}
-  for _, r in ipairs(recs) do
-    for _, pc in ipairs(r.pcs or {}) do
+  for _, list in pairs(paths) do
+    for _, pc in ipairs(list) do
       local o = object_of(objs, pc)
       if o then
         by_obj[o] = by_obj[o] or {}
@@ -165,9 +163,9 @@ local function name_pcs(objs, recs)
 end
 
 -- The call path of an allocation, innermost first: its frames up to main.
-local function frames_of(r, objs, names)
+local function frames_of(pcs, objs, names)
   local out = {}
-  for _, pc in ipairs(r.pcs) do
+  for _, pc in ipairs(pcs) do
     local p = names[pc]
     local o = object_of(objs, pc)
     if not (o and skipped(o)) then
@@ -213,13 +211,16 @@ end
 --- Write alloc.msp from alloc.raw and the objects' symbols. Returns the number of
 -- A records and of named static ranges.
 function M.make_alloc_log(dir)
-  local objs, recs, stack = read_raw(dir .. "/alloc.raw")
+  local raw = dir .. "/alloc.raw"
+  local objs, raw_paths, stack = read_raw(raw)
   local lm = {}
   for _, o in ipairs(objs) do
     lm[#lm + 1] = string.format("%x %x %x %s\n", o.lo, o.hi, o.bias, o.path)
   end
   write(dir .. "/loadmap", table.concat(lm))
-  local out = { "msp 1\n" }
+  -- alloc.msp charges code by function; alloc.lines.msp (memspy --lines) by source line in
+  -- the program itself (its line table; other objects by function there too)
+  local head, head_lines, out = { "msp 1\n" }, { "msp 1\n" }, {}
   local startup, startup_seen = {}, {}
   local nstatic = 0
   local main_obj = objs[1] -- dl_iterate_phdr lists the program first
@@ -227,12 +228,19 @@ function M.make_alloc_log(dir)
     local syms = not skipped(o) and core.capture.symbols(o.path)
     if syms then
       local funcs, datas = syms:list()
+      local lines = i == 1 and o == main_obj and syms:lines() or {}
+      for _, l in ipairs(lines) do
+        head_lines[#head_lines + 1] = string.format("@0 C %x %d %s:%d\n", l.addr + o.bias, l.size,
+          word(l.func or "?"), l.line)
+      end
       local seen = {}
       for _, f in ipairs(funcs) do
         local a = f.addr + o.bias
         if not seen[a] then
           seen[a] = true
-          out[#out + 1] = string.format("@0 C %x %d %s\n", a, f.size, word(f.name))
+          local rec = string.format("@0 C %x %d %s\n", a, f.size, word(f.name))
+          head[#head + 1] = rec
+          if #lines == 0 then head_lines[#head_lines + 1] = rec end
           local w = word(f.name)
           if (is_loader(o) or LIBC_STARTUP[w]) and not startup_seen[w] then
             startup_seen[w] = true
@@ -257,20 +265,20 @@ function M.make_alloc_log(dir)
   if stack then
     out[#out + 1] = string.format("@0 N %x %d stack\n", stack.lo, stack.hi - stack.lo)
   end
-  local names = name_pcs(objs, recs)
+  local names = name_pcs(objs, raw_paths)
   -- short names: the allocating frame, and its callers while that is shared by several paths
-  local paths, by_site = {}, {}
-  for _, r in ipairs(recs) do
-    if r.kind == "A" then
-      r.frames = frames_of(r, objs, names)
-      local key = {}
-      for k, f in ipairs(r.frames) do key[k] = short_frame(f) end
-      r.key = table.concat(key, "<")
-      local site = key[1] or "?"
-      by_site[site] = by_site[site] or {}
-      by_site[site][r.key] = true
-      paths[r.key] = r.frames
-    end
+  local paths, by_site, key_of, long_of = {}, {}, {}, {}
+  for text, pcs in pairs(raw_paths) do
+    local frames = frames_of(pcs, objs, names)
+    local key, long = {}, {}
+    for k, f in ipairs(frames) do key[k] = short_frame(f) end
+    for j = #frames, 1, -1 do long[#long + 1] = long_frame(frames[j]) end
+    key = table.concat(key, "<")
+    key_of[text], long_of[text] = key, word(#long > 0 and table.concat(long, ">") or "?")
+    local site = frames[1] and short_frame(frames[1]) or "?"
+    by_site[site] = by_site[site] or {}
+    by_site[site][key] = true
+    paths[key] = frames
   end
   local short = {}
   for site, keys in pairs(by_site) do
@@ -297,22 +305,36 @@ function M.make_alloc_log(dir)
       short[k] = word(head .. "@" .. (#parts > 0 and table.concat(parts, "<") or site))
     end
   end
+  -- the records, streamed from alloc.raw into both logs (written whole or not at all)
+  local fs = require "retrace.fs"
+  local f1 = assert(fs.create(dir .. "/alloc.msp"))
+  local f2 = assert(fs.create(dir .. "/alloc.lines.msp"))
+  local tail = table.concat(out)
+  f1:write(table.concat(head), tail)
+  f2:write(table.concat(head_lines), tail)
   local nalloc, proc = 0, 0
-  for _, r in ipairs(recs) do
-    if r.kind == "A" then
-      local long = {}
-      for j = #r.frames, 1, -1 do long[#long + 1] = long_frame(r.frames[j]) end
-      out[#out + 1] = string.format("@%s A %d %s %s %s %s\n", r.seq, proc, r.addr, r.size, short[r.key],
-        word(#long > 0 and table.concat(long, ">") or "?"))
-      nalloc = nalloc + 1
-    elseif r.kind == "S" then
-      proc = r.proc
-      out[#out + 1] = string.format("@%s S %d\n", r.seq, proc)
-    else
-      out[#out + 1] = string.format("@%s F %d %s\n", r.seq, proc, r.addr)
+  for l in io.lines(raw) do
+    local seq, kind, rest = l:match("^@(%d+) (%u) ?(.*)$")
+    local rec
+    if kind == "A" then
+      local addr, size, pcs = rest:match("^(%x+) (%d+) ([%x/]+)$")
+      if addr then
+        rec = string.format("@%s A %d %s %s %s %s\n", seq, proc, addr, size, short[key_of[pcs]], long_of[pcs])
+        nalloc = nalloc + 1
+      end
+    elseif kind == "S" then
+      proc = math.tointeger(tonumber(rest)) or proc
+      rec = string.format("@%s S %d\n", seq, proc)
+    elseif kind == "F" then
+      rec = string.format("@%s F %d %s\n", seq, proc, rest)
+    end
+    if rec then
+      f1:write(rec)
+      f2:write(rec)
     end
   end
-  write(dir .. "/alloc.msp", table.concat(out))
+  assert(f1:commit())
+  assert(f2:commit())
   write(dir .. "/startup", table.concat(startup))
   return nalloc, nstatic
 end
@@ -547,6 +569,7 @@ function M.open(dir, opts)
   local first, why = f:read("l"), f:read("l")
   f:close()
   local st = { dir = dir, trace = dir .. "/trace.rtmb", alloc = dir .. "/alloc.msp",
+    alloc_lines = lfs.attributes(dir .. "/alloc.lines.msp", "mode") == "file" and (dir .. "/alloc.lines.msp") or nil,
     complete = first == "complete", why = why }
   local tf = io.open(dir .. "/threads")
   if tf then

@@ -153,4 +153,80 @@ describe("capture with the retrace tool against cachegrind", function()
     end
     assert.truthy(procs[0] and procs[1] and procs[2])
   end)
+
+  describe("reports on a capture", function()
+    local dir
+    local function cap()
+      if not dir then
+        dir = tmp .. "/rep.cap"
+        local code, _, err = H.retrace("capture", "-o", dir, "--", build("matmul"), "naive", "48")
+        assert.equal(0, code, err)
+      end
+      return dir
+    end
+    -- matrix.csv of `memspy DIR ARGS... --csv`: {code name = row total}
+    local function rows(...)
+      local out = tmp .. "/csv"
+      local code, _, err = H.retrace("memspy", cap(), "--csv", out, ...)
+      assert.equal(0, code, err)
+      local t, n = {}, 0
+      for l in io.lines(out .. "/matrix.csv") do
+        n = n + 1
+        local name, total = l:match('^"?(.-)"?,([%d.]+),')
+        if n > 1 and name then t[name] = tonumber(total) end
+      end
+      return t
+    end
+    local function count(t)
+      local n = 0
+      for _ in pairs(t) do n = n + 1 end
+      return n
+    end
+
+    it("folds rows under 0.1% into 'other' and the loader's start-up into '(startup)'", function()
+      if skipped() then return end
+      local all = rows("--threshold", "0", "--startup")
+      local folded = rows()
+      assert.truthy(folded["(startup)"])
+      assert.truthy(folded.other)
+      assert.is_nil(all["(startup)"])
+      assert.is_nil(all.other)
+      assert.truthy(all._dl_relocate_object or all._dl_lookup_symbol_x or all._dl_start, "a loader function")
+      assert.is_true(count(all) > count(folded) + 5, count(all) .. " rows, folded " .. count(folded))
+      for name, total in pairs(folded) do
+        if name ~= "other" then assert(total >= 0.1 - 1e-9, name .. ": " .. total) end
+      end
+      -- folding moves stall time, never loses it
+      local sum = 0
+      for _, v in pairs(folded) do sum = sum + v end
+      assert.near(100, sum, 0.01)
+      -- start-up apart but still thresholded: no '(startup)' row, the loader under 'other'
+      assert.is_nil(rows("--startup")["(startup)"])
+    end)
+
+    it("--detail prints only the detail", function()
+      if skipped() then return end
+      local code, out, err = H.retrace("memspy", cap(), "--detail", "main:")
+      assert.equal(0, code, err)
+      assert.truthy(out:find("^DETAILED OUTPUT: %(all%) in main"), out)
+      assert.falsy(out:find("TOTAL APPLICATION STATISTICS", 1, true))
+      assert.falsy(out:find("Percentage of Total Memory Stall Time, broken down", 1, true))
+    end)
+
+    it("--lines charges the program's code by source line", function()
+      if skipped() then return end
+      local inner, n = nil, 0
+      for l in io.lines(H.source .. "/examples/capture/matmul.c") do
+        n = n + 1
+        if l:find("s %+= a%[i %* n %+ k%] %* b%[k %* n %+ j%]") then inner = n end
+      end
+      -- a 4 KiB cache: the column walk of b misses on every step
+      local t = rows("--lines", "--size", "4K")
+      local key = "naive:" .. inner -- naive() is inlined into main: named by its own line
+      assert.truthy(t[key], key)
+      assert.is_true(t[key] > 50, key .. ": " .. tostring(t[key]))
+      -- by function the same stall is main's
+      assert.is_true(rows("--size", "4K").main > 50)
+    end)
+  end)
 end)
