@@ -6,6 +6,8 @@
  *     (tool = true: argv runs the retrace Valgrind tool and its binary stream is read)
  *     -> { refs, ifetches, records, allocs, bytes_in, exit_code, signal, interrupted, threads }
  *     or nil, message, status
+ *   capture.interleave{trace =, alloc =, out_trace =, out_alloc =, quantum =} -> true | nil, message
+ *                                          (threads take turns: rt_interleave.h)
  *   local s = capture.symbols(path)      -- an ELF object (or nil, message)
  *   s:lookup_many{addr, ...} -> {{func =, file =, line =, inlined =}, ...}   (link-time
  *                                  addresses; fields left out when unknown; inlined: in
@@ -21,6 +23,7 @@
 
 #include "bind.h"
 #include "rt_capture.h"
+#include "rt_interleave.h"
 #include "rt_symbols.h"
 
 #define SYMBOLS_T "retrace.Symbols"
@@ -96,6 +99,28 @@ static int l_run(lua_State *L)
     lua_setfield(L, -2, "threads");
     lua_pushboolean(L, r.interrupted);
     lua_setfield(L, -2, "interrupted");
+    return 1;
+}
+
+/* capture.interleave{trace =, alloc =, out_trace =, out_alloc =, quantum =} -> true | nil, message */
+static int l_interleave(lua_State *L)
+{
+    luaL_checktype(L, 1, LUA_TTABLE);
+    const char *ti = opt_string(L, 1, "trace"), *ai = opt_string(L, 1, "alloc");
+    const char *to = opt_string(L, 1, "out_trace"), *ao = opt_string(L, 1, "out_alloc");
+    luaL_argcheck(L, ti && ai && to && ao, 1, "trace, alloc, out_trace and out_alloc are required");
+    lua_getfield(L, 1, "quantum");
+    lua_Integer q = luaL_checkinteger(L, -1);
+    lua_pop(L, 1);
+    luaL_argcheck(L, q >= 1, 1, "quantum: at least 1");
+    rt_err err;
+    rt_err_clear(&err);
+    if (rt_interleave(ti, ai, to, ao, (uint64_t)q, &err) != RT_OK) {
+        lua_pushnil(L);
+        lua_pushstring(L, err.msg);
+        return 2;
+    }
+    lua_pushboolean(L, 1);
     return 1;
 }
 
@@ -208,15 +233,21 @@ typedef struct {
     lua_Integer nf, no;
 } walk;
 
-static int one_line(void *ud, uint64_t addr, uint64_t size, const char *func, int line)
+/* a new table {addr =, size =} on the stack (room for more fields) */
+static void push_range(lua_State *L, uint64_t addr, uint64_t size)
 {
-    walk *w = ud;
-    lua_State *L = w->L;
     lua_createtable(L, 0, 4);
     lua_pushinteger(L, (lua_Integer)addr);
     lua_setfield(L, -2, "addr");
     lua_pushinteger(L, (lua_Integer)size);
     lua_setfield(L, -2, "size");
+}
+
+static int one_line(void *ud, uint64_t addr, uint64_t size, const char *func, int line)
+{
+    walk *w = ud;
+    lua_State *L = w->L;
+    push_range(L, addr, size);
     if (func) {
         lua_pushstring(L, func);
         lua_setfield(L, -2, "func");
@@ -241,11 +272,7 @@ static int one_symbol(void *ud, int is_func, uint64_t addr, uint64_t size, const
 {
     walk *w = ud;
     lua_State *L = w->L;
-    lua_createtable(L, 0, 3);
-    lua_pushinteger(L, (lua_Integer)addr);
-    lua_setfield(L, -2, "addr");
-    lua_pushinteger(L, (lua_Integer)size);
-    lua_setfield(L, -2, "size");
+    push_range(L, addr, size);
     lua_pushstring(L, name);
     lua_setfield(L, -2, "name");
     lua_seti(L, is_func ? -3 : -2, is_func ? ++w->nf : ++w->no);
@@ -282,6 +309,8 @@ static const luaL_Reg sym_methods[] = {
 static const luaL_Reg funcs[] = {
     {"run", l_run},
     {"symbols", l_symbols},
+    {"interleave", l_interleave},
+    {"interleave", l_interleave},
     {NULL, NULL},
 };
 

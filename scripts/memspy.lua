@@ -150,6 +150,8 @@ return {
     p:option("--detail", "print only the detail of CODE:DATA (either side may be A+B or empty for all)"):count("*")
     p:option("--threshold", "fold code segments and data bins under PCT% of the stall time into 'other' " ..
       "(0: show all)", "0.1")
+    p:option("--interleave", "a capture folder of several threads: let them take turns, N data " ..
+      "references each (an approximation of a parallel run; Valgrind ran them one at a time)")
     p:flag("--lines", "a capture folder: charge the program's code by source line (FUNCTION:LINE) " ..
       "rather than by function")
     p:flag("--startup", "a capture folder: keep the dynamic loader's and libc's start-up code apart " ..
@@ -167,15 +169,17 @@ return {
   run = function(args)
     if args.trace == "compare" then return compare(args.runs, args) end
     if #args.runs > 0 then cli.usage_error("one trace at a time (extra argument '" .. args.runs[1] .. "')") end
-    if args.lines and not require("retrace.capture").is_folder(args.trace) then
-      cli.usage_error("--lines needs a capture folder (retrace capture)")
+    for _, k in ipairs({ "lines", "interleave" }) do
+      if args[k] and not require("retrace.capture").is_folder(args.trace) then
+        cli.usage_error("--" .. k .. " needs a capture folder (retrace capture)")
+      end
     end
     local threshold = tonumber(args.threshold)
     if not threshold or threshold < 0 or threshold > 100 then
       cli.usage_error("--threshold: expected a percentage from 0 to 100, got '" .. args.threshold .. "'")
     end
     local capture = require "retrace.capture"
-    local folder
+    local folder, cleanup
     if capture.is_folder(args.trace) then -- a capture folder: its trace and allocation log
       folder = args.trace
       local f, ferr = capture.open(args.trace, { allow_incomplete = args.incomplete })
@@ -185,6 +189,12 @@ return {
         cli.input_error(f.dir .. "/alloc.lines.msp: missing (captured before line-level code bins)")
       end
       args.trace, args.format, args.alloc = f.trace, "bin", args.alloc or (args.lines and f.alloc_lines or f.alloc)
+      if args.interleave then
+        local q = count_opt("--interleave", args.interleave, 1)
+        local t, a, done = capture.interleave(args.trace, args.alloc, q)
+        if not t then cli.input_error(a) end
+        args.trace, args.alloc, cleanup = t, a, done
+      end
       args.procs = args.procs or tostring(f.threads or 1) -- one processor per captured thread
     end
     local FORMATS = { msp = true, shmap = true, din = true, xdin = true, lackey = true, bin = true }
@@ -223,6 +233,7 @@ return {
     end
     local run, err = memspy.run(opts)
     bar:finish()
+    if cleanup then cleanup() end
     if not run then cli.input_error(err) end
     for _, w in ipairs(run.warnings) do io.stderr:write(w, "\n") end
     if run.totals.warnings > 0 then

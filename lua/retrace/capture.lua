@@ -543,6 +543,27 @@ function M.run_mpi(opts)
   return res
 end
 
+--- The capture's threads taking turns, quantum data references each (an approximation of a
+-- parallel run: Valgrind ran them one at a time). trace and alloc: the capture's trace and
+-- allocation log. Returns the interleaved trace's and log's paths (in a temporary folder)
+-- and a function that removes them, or nil and a message.
+function M.interleave(trace, alloc, quantum)
+  local tmp = os.tmpname()
+  os.remove(tmp)
+  local ok, err = require("retrace.fs").mkdir_p(tmp)
+  if not ok then return nil, err end
+  local t, a = tmp .. "/trace.rtmb", tmp .. "/alloc.msp"
+  local function cleanup()
+    os.remove(t)
+    os.remove(a)
+    os.remove(tmp)
+  end
+  local done, ierr = core.capture.interleave{ trace = trace, alloc = alloc, out_trace = t, out_alloc = a,
+    quantum = quantum }
+  if not done then cleanup(); return nil, ierr end
+  return t, a, cleanup
+end
+
 --- The names of the capture folder's start-up code segments (its startup file; {} when absent).
 function M.startup_names(dir)
   local list = {}

@@ -229,4 +229,39 @@ describe("capture with the retrace tool against cachegrind", function()
       assert.is_true(rows("--size", "4K").main > 50)
     end)
   end)
+
+  it("--interleave: threads take turns; the same references, sharing misses by the quantum", function()
+    if skipped() then return end
+    local prog = tmp .. "/falseshare"
+    assert(have(("cc -g -O1 -pthread -o %s %s"):format(H.quote(prog),
+      H.quote(H.source .. "/examples/capture/falseshare.c"))))
+    local dir = tmp .. "/fs.cap"
+    local code, out, err = H.retrace("capture", "-o", dir, "--", prog, "100000")
+    assert.equal(0, code, err)
+    assert.truthy(out:find("valgrind runs one thread at a time", 1, true), out)
+    local function run(...)
+      local c, o, e = H.retrace("memspy", dir, "--json", ...)
+      assert.equal(0, c, e)
+      local j = cjson.decode(o)
+      local inval = 0
+      for _, b in ipairs(j.bins) do inval = inval + b.invalidation end
+      return j.totals, inval
+    end
+    local t0, i0 = run()
+    local t100, i100 = run("--interleave", "100")
+    local t10, i10 = run("--interleave", "10")
+    -- the same references, reordered
+    assert.equal(t0.refs, t100.refs)
+    assert.equal(t0.refs, t10.refs)
+    assert.equal(t0.writes, t10.writes)
+    -- serialised: a few sharing misses at slice ends; in turns of N references each turn of
+    -- the two workers costs each an invalidation miss on the shared line, so ten times
+    -- shorter turns give about ten times the misses
+    assert.is_true(i100 > 20 * math.max(i0, 1), i0 .. " then " .. i100)
+    local ratio = i10 / i100
+    assert(ratio > 8 and ratio < 12, "quantum 10 against 100: " .. i10 .. " / " .. i100)
+    local c, _, e = H.retrace("memspy", dir, "--interleave", "0")
+    assert.equal(2, c)
+    assert.truthy(e:find("--interleave", 1, true), e)
+  end)
 end)
