@@ -86,7 +86,7 @@ local function piped(reader)
 end
 best_of("lackey_pipe", piped("cat >/dev/null"))
 best_of("lackey_idle", piped(q(idle)))
-best_of("capture", ("%s capture -o %s -- %s %d"):format(q(exe), q(tmp .. "/cap"), q(prog), rounds))
+best_of("capture", ("%s capture --lackey -o %s -- %s %d"):format(q(exe), q(tmp .. "/cap"), q(prog), rounds))
 
 local refs, instr = 0, 0
 local out = io.popen(("%s cache %s --json"):format(q(exe), q(tmp .. "/cap")))

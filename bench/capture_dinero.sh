@@ -31,7 +31,7 @@ fi
 WORK=$(mktemp -d /tmp/retrace-dinero.XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
 cc -O1 -g -o "$WORK/conflict" "$SRC/examples/capture/conflict.c"
-"$RETRACE" capture -o "$WORK/cap" --keep-text -- "$WORK/conflict" "$ROUNDS" >/dev/null
+"$RETRACE" capture --lackey -o "$WORK/cap" --keep-text -- "$WORK/conflict" "$ROUNDS" >/dev/null
 awk '/^I /  { split($2, a, ","); printf "i %s %x\n", a[1], a[2]; next }
      /^ L / { split($2, a, ","); printf "r %s %x\n", a[1], a[2]; next }
      /^ S / { split($2, a, ","); printf "w %s %x\n", a[1], a[2]; next }

@@ -2,13 +2,19 @@
  * lcapture.c - Lua face of core/capture: running a program under valgrind
  * lackey with the trace streamed into RTMB.
  *
- *   capture.run{ argv = {...}, env = {"N=V", ...}, rtmb =, alloc =, fdlog =, text = }
+ *   capture.run{ argv = {...}, env = {"N=V", ...}, rtmb =, alloc =, fdlog =, text =, tool = }
+ *     (tool = true: argv runs the retrace Valgrind tool and its binary stream is read)
  *     -> { refs, ifetches, records, allocs, bytes_in, exit_code, signal, interrupted, threads }
  *     or nil, message, status
+ *   capture.interleave{trace =, alloc =, out_trace =, out_alloc =, quantum =} -> true | nil, message
+ *                                          (threads take turns: rt_interleave.h)
  *   local s = capture.symbols(path)      -- an ELF object (or nil, message)
- *   s:lookup_many{addr, ...} -> {{func =, file =, line =}, ...}   (link-time addresses;
- *                                  fields left out when unknown)
+ *   s:lookup_many{addr, ...} -> {{func =, file =, line =, inlined =}, ...}   (link-time
+ *                                  addresses; fields left out when unknown; inlined: in
+ *                                  inlined code, the frames {func, file, line} innermost
+ *                                  first, each caller at the line of the inlined call)
  *   s:list() -> functions {addr, size, name}, objects {addr, size, name}
+ *   s:lines() -> {{addr, size, func, line}, ...}   stretches of code of one source line
  *   s:result_var(ret) -> name, type (the variable holding a call's result at its
  *                        return address ret), or nothing
  */
@@ -17,6 +23,7 @@
 
 #include "bind.h"
 #include "rt_capture.h"
+#include "rt_interleave.h"
 #include "rt_symbols.h"
 
 #define SYMBOLS_T "retrace.Symbols"
@@ -59,6 +66,9 @@ static int l_run(lua_State *L)
     o.alloc = opt_string(L, 1, "alloc");
     o.fdlog = opt_string(L, 1, "fdlog");
     o.text = opt_string(L, 1, "text");
+    lua_getfield(L, 1, "tool");
+    o.tool = lua_toboolean(L, -1);
+    lua_pop(L, 1);
     luaL_argcheck(L, o.rtmb && o.alloc, 1, "rtmb and alloc are required");
     rt_capture_result r;
     rt_err err;
@@ -89,6 +99,28 @@ static int l_run(lua_State *L)
     lua_setfield(L, -2, "threads");
     lua_pushboolean(L, r.interrupted);
     lua_setfield(L, -2, "interrupted");
+    return 1;
+}
+
+/* capture.interleave{trace =, alloc =, out_trace =, out_alloc =, quantum =} -> true | nil, message */
+static int l_interleave(lua_State *L)
+{
+    luaL_checktype(L, 1, LUA_TTABLE);
+    const char *ti = opt_string(L, 1, "trace"), *ai = opt_string(L, 1, "alloc");
+    const char *to = opt_string(L, 1, "out_trace"), *ao = opt_string(L, 1, "out_alloc");
+    luaL_argcheck(L, ti && ai && to && ao, 1, "trace, alloc, out_trace and out_alloc are required");
+    lua_getfield(L, 1, "quantum");
+    lua_Integer q = luaL_checkinteger(L, -1);
+    lua_pop(L, 1);
+    luaL_argcheck(L, q >= 1, 1, "quantum: at least 1");
+    rt_err err;
+    rt_err_clear(&err);
+    if (rt_interleave(ti, ai, to, ao, (uint64_t)q, &err) != RT_OK) {
+        lua_pushnil(L);
+        lua_pushstring(L, err.msg);
+        return 2;
+    }
+    lua_pushboolean(L, 1);
     return 1;
 }
 
@@ -145,6 +177,26 @@ static void push_place(lua_State *L, rt_symbols *s, lua_Integer addr)
         lua_pushinteger(L, line);
         lua_setfield(L, -2, "line");
     }
+    rt_symframe fr[16];
+    int n = rt_symbols_frames(s, (uint64_t)addr, fr, 16);
+    if (n > 1) { /* inlined code: the frames, innermost first */
+        lua_createtable(L, n, 0);
+        for (int i = 0; i < n; i++) {
+            lua_createtable(L, 0, 3);
+            if (fr[i].func) {
+                lua_pushstring(L, fr[i].func);
+                lua_setfield(L, -2, "func");
+            }
+            if (fr[i].file) {
+                lua_pushstring(L, fr[i].file);
+                lua_setfield(L, -2, "file");
+                lua_pushinteger(L, fr[i].line);
+                lua_setfield(L, -2, "line");
+            }
+            lua_seti(L, -2, i + 1);
+        }
+        lua_setfield(L, -2, "inlined");
+    }
 }
 
 /* s:result_var(ret) -> name, type | nil */
@@ -181,15 +233,46 @@ typedef struct {
     lua_Integer nf, no;
 } walk;
 
-static int one_symbol(void *ud, int is_func, uint64_t addr, uint64_t size, const char *name)
+/* a new table {addr =, size =} on the stack (room for more fields) */
+static void push_range(lua_State *L, uint64_t addr, uint64_t size)
 {
-    walk *w = ud;
-    lua_State *L = w->L;
-    lua_createtable(L, 0, 3);
+    lua_createtable(L, 0, 4);
     lua_pushinteger(L, (lua_Integer)addr);
     lua_setfield(L, -2, "addr");
     lua_pushinteger(L, (lua_Integer)size);
     lua_setfield(L, -2, "size");
+}
+
+static int one_line(void *ud, uint64_t addr, uint64_t size, const char *func, int line)
+{
+    walk *w = ud;
+    lua_State *L = w->L;
+    push_range(L, addr, size);
+    if (func) {
+        lua_pushstring(L, func);
+        lua_setfield(L, -2, "func");
+    }
+    lua_pushinteger(L, line);
+    lua_setfield(L, -2, "line");
+    lua_seti(L, -2, ++w->nf);
+    return 0;
+}
+
+/* s:lines() -> {{addr, size, func, line}, ...}: the stretches of code of one source line */
+static int sym_lines(lua_State *L)
+{
+    rt_symbols *s = check_sym(L);
+    walk w = {L, 0, 0};
+    lua_newtable(L);
+    rt_symbols_lines(s, one_line, &w);
+    return 1;
+}
+
+static int one_symbol(void *ud, int is_func, uint64_t addr, uint64_t size, const char *name)
+{
+    walk *w = ud;
+    lua_State *L = w->L;
+    push_range(L, addr, size);
     lua_pushstring(L, name);
     lua_setfield(L, -2, "name");
     lua_seti(L, is_func ? -3 : -2, is_func ? ++w->nf : ++w->no);
@@ -217,6 +300,7 @@ static const luaL_Reg sym_methods[] = {
     {"__tostring", sym_tostring},
     {"close", sym_close},
     {"lookup_many", sym_lookup_many},
+    {"lines", sym_lines},
     {"result_var", sym_result_var},
     {"list", sym_list},
     {NULL, NULL},
@@ -225,6 +309,8 @@ static const luaL_Reg sym_methods[] = {
 static const luaL_Reg funcs[] = {
     {"run", l_run},
     {"symbols", l_symbols},
+    {"interleave", l_interleave},
+    {"interleave", l_interleave},
     {NULL, NULL},
 };
 

@@ -1,5 +1,6 @@
--- retrace capture [-o DIR] [--threads] -- PROGRAM ARGS...: run a program under valgrind
--- lackey with the allocation interposer; write a capture folder for memspy and cache.
+-- retrace capture [-o DIR] [--lackey [--threads] [--keep-text]] -- PROGRAM ARGS...: run a
+-- program under the retrace Valgrind tool (or lackey with the allocation interposer); write a
+-- capture folder for memspy and cache.
 -- retrace capture --mpi [-o ARCHIVE] -- mpirun -np 4 PROGRAM ARGS...: run an MPI program
 -- with libretrace-mpi preloaded into its ranks; write an OTF2 archive folder.
 local cli = require "retrace.cli"
@@ -8,7 +9,7 @@ local capture = require "retrace.capture"
 local count = cli.count
 
 return {
-  summary = "run a program under valgrind lackey and keep its memory trace and allocations " ..
+  summary = "run a program under valgrind and keep its memory trace and allocations " ..
     "(--mpi: trace an MPI program's messages to OTF2)",
   description = "Writes DIR/trace.rtmb (the memory trace, converted as it streams), " ..
     "DIR/alloc.msp (allocations and symbols), loadmap, cmdline and status. " ..
@@ -19,14 +20,18 @@ return {
   parser = function(p)
     p:option("-o --output", "capture folder (default: PROGRAM.capture; with --mpi PROGRAM.otf2)")
     p:flag("--mpi", "trace an MPI program's calls and messages (libretrace-mpi, OTF2)")
-    p:flag("--threads", "one processor per thread (valgrind's scheduler lines; threads run serialised)")
-    p:flag("--keep-text", "keep lackey's whole text log too (DIR/trace.lackey)")
+    p:flag("--lackey", "use valgrind's lackey and the LD_PRELOAD interposer instead of the retrace tool " ..
+      "(the interposer's own references are then in the trace)")
+    p:flag("--threads", "one processor per thread (always so with the retrace tool; lackey: from its scheduler lines)")
+    p:flag("--keep-text", "with --lackey: keep lackey's whole text log too (DIR/trace.lackey)")
     p:argument("command", "the program and its arguments (after --)"):args("+")
   end,
   run = function(args)
     local argv = args.command
     if args.mpi then
-      if args.threads or args.keep_text then cli.usage_error("--mpi: --threads and --keep-text are for memory captures") end
+      if args.threads or args.keep_text or args.lackey then
+        cli.usage_error("--mpi: --lackey, --threads and --keep-text are for memory captures")
+      end
       local dir = args.output or capture.mpi_default_output(argv)
       local res, err, code = capture.run_mpi{ dir = dir, argv = argv }
       if not res then
@@ -42,7 +47,11 @@ return {
       return 0
     end
     local dir = args.output or (argv[1]:gsub("^.*/", "") .. ".capture")
-    local res, err, code = capture.run{ dir = dir, argv = argv, threads = args.threads,
+    local lackey = args.lackey or not capture.vgtool_dir()
+    if args.keep_text and not lackey then
+      cli.usage_error("--keep-text goes with --lackey (the retrace tool writes no text log)")
+    end
+    local res, err, code = capture.run{ dir = dir, argv = argv, threads = args.threads, lackey = args.lackey,
       keep_text = args.keep_text, valgrind = os.getenv("RETRACE_VALGRIND") }
     if not res then
       io.stderr:write("retrace: capture: ", err, "\n")
@@ -51,8 +60,9 @@ return {
     io.stdout:write(string.format("%s: %s data references (%s instructions), %s allocation records, %s\n",
       dir, count(res.refs), count(res.ifetches), count(res.allocs),
       res.complete and "complete" or ("incomplete: " .. res.why)))
-    if args.threads then
-      io.stdout:write("note: valgrind runs one thread at a time in long slices, so sharing misses are understated\n")
+    if (args.threads or res.tool == "retrace") and (res.threads or 0) > 1 then
+      io.stdout:write(("note: %d threads; valgrind runs one thread at a time in long slices, so sharing " ..
+        "(invalidation) misses are understated (memspy --interleave N approximates a parallel run)\n"):format(res.threads))
     end
     if not res.complete then
       io.stderr:write("retrace: capture: ", argv[1], ": ", res.why, " (trace kept, marked incomplete)\n")

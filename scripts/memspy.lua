@@ -147,7 +147,15 @@ return {
     p:flag("--misses-only", "do not bin hits (faster; no per-bin references or miss rates)")
     p:option("--monitor", "only these procedures (F,G,...); the others are (other)")
     p:option("--top", "keep the first R rows and C columns of the matrix (R,C)")
-    p:option("--detail", "detail of CODE:DATA (either side may be A+B or empty for all)"):count("*")
+    p:option("--detail", "print only the detail of CODE:DATA (either side may be A+B or empty for all)"):count("*")
+    p:option("--threshold", "fold code segments and data bins under PCT% of the stall time into 'other' " ..
+      "(0: show all)", "0.1")
+    p:option("--interleave", "a capture folder of several threads: let them take turns, N data " ..
+      "references each (an approximation of a parallel run; Valgrind ran them one at a time)")
+    p:flag("--lines", "a capture folder: charge the program's code by source line (FUNCTION:LINE) " ..
+      "rather than by function")
+    p:flag("--startup", "a capture folder: keep the dynamic loader's and libc's start-up code apart " ..
+      "(folded into '(startup)' by default)")
     p:flag("--fullname", "show data bins' full names (call path, site, type.variable)")
     p:option("--rename", "rename a data bin or code segment (OLD=NEW)"):count("*")
     p:option("--combine", "combine bins (NEW=A+B+...)"):count("*")
@@ -161,12 +169,32 @@ return {
   run = function(args)
     if args.trace == "compare" then return compare(args.runs, args) end
     if #args.runs > 0 then cli.usage_error("one trace at a time (extra argument '" .. args.runs[1] .. "')") end
+    for _, k in ipairs({ "lines", "interleave" }) do
+      if args[k] and not require("retrace.capture").is_folder(args.trace) then
+        cli.usage_error("--" .. k .. " needs a capture folder (retrace capture)")
+      end
+    end
+    local threshold = tonumber(args.threshold)
+    if not threshold or threshold < 0 or threshold > 100 then
+      cli.usage_error("--threshold: expected a percentage from 0 to 100, got '" .. args.threshold .. "'")
+    end
     local capture = require "retrace.capture"
+    local folder, cleanup
     if capture.is_folder(args.trace) then -- a capture folder: its trace and allocation log
+      folder = args.trace
       local f, ferr = capture.open(args.trace, { allow_incomplete = args.incomplete })
       if not f then cli.input_error(ferr) end
       if not f.complete then io.stderr:write("retrace: memspy: warning: ", f.dir, ": incomplete capture (", tostring(f.why), ")\n") end
-      args.trace, args.format, args.alloc = f.trace, "bin", args.alloc or f.alloc
+      if args.lines and not f.alloc_lines then
+        cli.input_error(f.dir .. "/alloc.lines.msp: missing (captured before line-level code bins)")
+      end
+      args.trace, args.format, args.alloc = f.trace, "bin", args.alloc or (args.lines and f.alloc_lines or f.alloc)
+      if args.interleave then
+        local q = count_opt("--interleave", args.interleave, 1)
+        local t, a, done = capture.interleave(args.trace, args.alloc, q)
+        if not t then cli.input_error(a) end
+        args.trace, args.alloc, cleanup = t, a, done
+      end
       args.procs = args.procs or tostring(f.threads or 1) -- one processor per captured thread
     end
     local FORMATS = { msp = true, shmap = true, din = true, xdin = true, lackey = true, bin = true }
@@ -205,11 +233,21 @@ return {
     end
     local run, err = memspy.run(opts)
     bar:finish()
+    if cleanup then cleanup() end
     if not run then cli.input_error(err) end
     for _, w in ipairs(run.warnings) do io.stderr:write(w, "\n") end
     if run.totals.warnings > 0 then
       io.stderr:write(("retrace: memspy: %d warning%s\n"):format(run.totals.warnings,
         run.totals.warnings == 1 and "" or "s"))
+    end
+    if folder and not args.startup then -- the loader's and libc's start-up code as one segment
+      local present = {}
+      for _, n in ipairs(run.code) do present[n] = true end
+      local names = {}
+      for _, n in ipairs(capture.startup_names(folder)) do
+        if present[n] then names[#names + 1] = n end
+      end
+      if #names > 0 then assert(run:combine("(startup)", names)) end
     end
     for _, r in ipairs(args.rename) do
       local old, new = r:match("^(.-)=(.+)$")
@@ -223,7 +261,7 @@ return {
       local okc, cerr = run:combine(new, split(list, "+"))
       if not okc then cli.usage_error("--" .. cerr) end
     end
-    local m = run:matrix{ top = top }
+    local m = run:matrix{ top = top, threshold = threshold }
     if args.save then
       local t = run:to_table()
       t.code, t.data = cli.array(t.code), cli.array(t.data)
@@ -247,9 +285,12 @@ return {
       cli.print_json(t)
       return 0
     end
-    local out = { memspy.format_header(run), "", memspy.format_matrix(m, args.fullname and run.full) }
-    for _, d in ipairs(details) do
-      out[#out + 1] = ""
+    local out = {}
+    if #details == 0 then
+      out = { memspy.format_header(run), "", memspy.format_matrix(m, args.fullname and run.full) }
+    end
+    for i, d in ipairs(details) do
+      if i > 1 then out[#out + 1] = "" end
       out[#out + 1] = memspy.format_detail(d, run)
     end
     io.stdout:write(table.concat(out, "\n"), "\n")

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "rt_memtrace.h"
+#include "vg/rt_vgproto.h"
 
 /* references parsed at once from lackey's log before they go to the RTMB writer */
 #define RT_CAPTURE_BATCH 4096
@@ -177,6 +178,154 @@ static int pump(conv *c, int fd, pid_t pid, rt_err *err)
     return st;
 }
 
+/* ---- the retrace Valgrind tool's binary stream (vg/rt_vgtool.c) ---- */
+
+#define RT_VG_MAX_RECORD 4096 /* payload words of one record: more is not the tool's */
+
+/* One record of the tool (type, n payload words p) into the allocation log. */
+static int tool_record(conv *c, unsigned type, const uint64_t *p, uint64_t n, rt_err *err)
+{
+    unsigned long long seq = (unsigned long long)c->res->refs;
+    switch (type) {
+    case RT_VG_ALLOC:
+        if (n < 2)
+            break;
+        fprintf(c->alloc, "@%llu A %llx %llu ", seq, (unsigned long long)p[0], (unsigned long long)p[1]);
+        for (uint64_t i = 2; i < n; i++)
+            fprintf(c->alloc, i > 2 ? "/%llx" : "%llx", (unsigned long long)p[i]);
+        fputs(n > 2 ? "\n" : "0\n", c->alloc);
+        c->res->allocs++;
+        return RT_OK;
+    case RT_VG_FREE:
+        if (n < 1)
+            break;
+        fprintf(c->alloc, "@%llu F %llx\n", seq, (unsigned long long)p[0]);
+        c->res->allocs++;
+        return RT_OK;
+    case RT_VG_THREAD:
+        if (n < 1 || p[0] < 1 || p[0] > 100000)
+            break;
+        if ((int)p[0] > c->res->threads)
+            c->res->threads = (int)p[0];
+        if ((int)p[0] != c->thread) {
+            c->thread = (int)p[0];
+            fprintf(c->alloc, "@%llu S %d\n", seq, c->thread - 1);
+        }
+        return RT_OK;
+    case RT_VG_REF: {
+        if (n < 2)
+            break;
+        rt_memref ref = {p[0], (p[1] >> 48) & 0xfff, (int)(p[1] >> 60)};
+        if (ref.kind > RT_REF_IFETCH)
+            break;
+        return put_refs(c, &ref, 1, err);
+    }
+    case RT_VG_OBJECT: {
+        if (n < 4 || p[3] > (n - 4) * 8)
+            break;
+        fprintf(c->alloc, "@%llu L %llx %llx %llx %.*s\n", seq, (unsigned long long)p[0],
+                (unsigned long long)p[1], (unsigned long long)p[2], (int)p[3], (const char *)(p + 4));
+        return RT_OK;
+    }
+    case RT_VG_STACK:
+        if (n < 2)
+            break;
+        fprintf(c->alloc, "@%llu K %llx %llx\n", seq, (unsigned long long)p[0], (unsigned long long)p[1]);
+        return RT_OK;
+    default:
+        break;
+    }
+    return rt_err_at(err, RT_EFORMAT, c->name, c->lineno, "record: type %u with %llu words is not the tool's",
+                     type, (unsigned long long)n);
+}
+
+/* The whole records among the words w[0, n): returns how many words were used
+ * (a record cut by the end of the buffer waits for the next read). */
+static size_t tool_words(conv *c, const uint64_t *w, size_t n, rt_memref *refs, size_t cap, int *st, rt_err *err)
+{
+    size_t i = 0, k = 0;
+    while (i < n && *st == RT_OK) {
+        uint64_t x = w[i];
+        unsigned kind = (unsigned)(x >> 60);
+        if (kind <= RT_VG_KIND_IFETCH) {
+            refs[k].addr = x & 0xffffffffffffull;
+            refs[k].size = (x >> 48) & 0xfff;
+            refs[k].kind = (int)kind;
+            if (++k == cap) {
+                *st = put_refs(c, refs, k, err);
+                k = 0;
+            }
+            i++;
+            c->lineno++;
+            continue;
+        }
+        if (k > 0) {
+            *st = put_refs(c, refs, k, err);
+            k = 0;
+            if (*st != RT_OK)
+                break;
+        }
+        uint64_t len = x & 0xffffffffffffull;
+        if (kind != RT_VG_KIND_RECORD || len > RT_VG_MAX_RECORD) {
+            *st = rt_err_at(err, RT_EFORMAT, c->name, c->lineno + 1, "word: %016llx is not the tool's",
+                            (unsigned long long)x);
+            break;
+        }
+        if (i + 1 + len > n)
+            break;
+        *st = tool_record(c, (unsigned)((x >> 48) & 0xfff), w + i + 1, len, err);
+        i += 1 + (size_t)len;
+        c->lineno++;
+    }
+    if (k > 0 && *st == RT_OK)
+        *st = put_refs(c, refs, k, err);
+    return i;
+}
+
+/* Read the tool's stream to its end. */
+static int pump_tool(conv *c, int fd, pid_t pid, rt_err *err)
+{
+    size_t cap = 1 << 20, have = 0; /* bytes */
+    uint64_t *buf = malloc(cap);
+    rt_memref *refs = malloc(RT_CAPTURE_BATCH * sizeof *refs);
+    if (!buf || !refs) {
+        free(buf);
+        free(refs);
+        return rt_err_set(err, RT_ENOMEM, "capture: out of memory");
+    }
+    int st = RT_OK, forwarded = 0;
+    for (;;) {
+        if (stop_signal && !forwarded) {
+            kill(pid, SIGINT);
+            forwarded = 1;
+            c->res->interrupted = 1;
+        }
+        ssize_t got = read(fd, (char *)buf + have, cap - have);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0) {
+            st = rt_err_set(err, RT_EIO, "capture: reading the tool's stream: %s", strerror(errno));
+            break;
+        }
+        if (got == 0)
+            break;
+        c->res->bytes_in += (uint64_t)got;
+        have += (size_t)got;
+        if (st != RT_OK) { /* keep draining so that the program can finish */
+            have = 0;
+            continue;
+        }
+        size_t used = tool_words(c, buf, have / 8, refs, RT_CAPTURE_BATCH, &st, err) * 8;
+        memmove(buf, (char *)buf + used, have - used);
+        have -= used;
+    }
+    if (st == RT_OK && have > 0 && !c->res->interrupted)
+        st = rt_err_at(err, RT_EFORMAT, c->name, c->lineno + 1, "stream: ends inside a record");
+    free(buf);
+    free(refs);
+    return st;
+}
+
 int rt_capture_run(const rt_capture_opts *o, rt_capture_result *res, rt_err *err)
 {
     memset(res, 0, sizeof *res);
@@ -187,7 +336,7 @@ int rt_capture_run(const rt_capture_opts *o, rt_capture_result *res, rt_err *err
     if (argc == 0)
         return rt_err_set(err, RT_EINVAL, "capture: no command");
     conv c = {0};
-    c.name = "lackey log";
+    c.name = o->tool ? "retrace tool stream" : "lackey log";
     c.res = res;
     c.w = rt_rtmb_create(o->rtmb, err);
     if (!c.w)
@@ -220,7 +369,7 @@ int rt_capture_run(const rt_capture_opts *o, rt_capture_result *res, rt_err *err
     fcntl(errp[0], F_SETFD, FD_CLOEXEC);
     fcntl(errp[1], F_SETFD, FD_CLOEXEC);
     char logarg[32], fdenv[48];
-    snprintf(logarg, sizeof logarg, "--log-fd=%d", logp[1]);
+    snprintf(logarg, sizeof logarg, o->tool ? "--retrace-fd=%d" : "--log-fd=%d", logp[1]);
     snprintf(fdenv, sizeof fdenv, "RETRACE_ALLOC_FD=%d", fdlog);
     const char **argv = calloc(argc + 2, sizeof *argv);
     if (!argv) {
@@ -279,7 +428,7 @@ int rt_capture_run(const rt_capture_opts *o, rt_capture_result *res, rt_err *err
             else
                 st = rt_err_set(err, RT_EIO, "%s: %s", argv[0], strerror(child_errno));
         } else {
-            st = pump(&c, logp[0], pid, err);
+            st = o->tool ? pump_tool(&c, logp[0], pid, err) : pump(&c, logp[0], pid, err);
         }
         close(logp[0]);
         int status = 0;

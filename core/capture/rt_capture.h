@@ -25,6 +25,9 @@ typedef struct rt_capture_opts {
     const char *alloc;       /* the stamped allocation records (text) */
     const char *text;        /* when not NULL, a copy of lackey's whole log */
     const char *fdlog;       /* the file libretrace_alloc.so writes to (RETRACE_ALLOC_FD) */
+    int tool;                /* 1: argv runs the retrace Valgrind tool (vg/rt_vgtool.c), whose
+                                binary stream goes to "--retrace-fd=N" (inserted after argv[0])
+                                instead of lackey's log; text is then unused */
 } rt_capture_opts;
 
 typedef struct rt_capture_result {

@@ -4,6 +4,7 @@
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -67,6 +68,66 @@ void rt_symbols_lookup(rt_symbols *s, uint64_t addr, const char **func, const ch
             *line = ln;
         }
     }
+}
+
+/* the name of a DIE (its source name, else its linkage name), through its abstract
+ * origin or specification */
+static const char *die_name(Dwarf_Die *die)
+{
+    Dwarf_Attribute at;
+    const char *nm = NULL;
+    if (dwarf_attr_integrate(die, DW_AT_name, &at))
+        nm = dwarf_formstring(&at);
+    if (!nm && dwarf_attr_integrate(die, DW_AT_linkage_name, &at))
+        nm = dwarf_formstring(&at);
+    return nm;
+}
+
+int rt_symbols_frames(rt_symbols *s, uint64_t addr, rt_symframe *out, int cap)
+{
+    if (cap < 1)
+        return 0;
+    const char *fn, *file;
+    int line;
+    rt_symbols_lookup(s, addr, &fn, &file, &line);
+    out[0].func = fn;
+    out[0].file = file;
+    out[0].line = line;
+    Dwarf_Addr bias = 0;
+    Dwarf_Die *cu = dwfl_module_addrdie(s->mod, (Dwarf_Addr)addr, &bias);
+    if (!cu)
+        return fn ? 1 : 0;
+    Dwarf_Die *scopes = NULL;
+    int n = dwarf_getscopes(cu, (Dwarf_Addr)addr - bias, &scopes);
+    Dwarf_Files *files = NULL;
+    size_t nfiles = 0;
+    if (dwarf_getsrcfiles(cu, &files, &nfiles) != 0)
+        files = NULL;
+    int k = 1;
+    for (int i = 0; i < n; i++) {
+        int tag = dwarf_tag(&scopes[i]);
+        if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_subprogram)
+            continue;
+        const char *nm = die_name(&scopes[i]);
+        if (nm)
+            out[k - 1].func = nm; /* the function this frame's code belongs to */
+        if (tag == DW_TAG_subprogram || k == cap)
+            break;
+        /* an inlined call: the next frame is its caller, at the call's place */
+        Dwarf_Attribute at;
+        Dwarf_Word cl = 0, cf = 0;
+        if (dwarf_attr(&scopes[i], DW_AT_call_line, &at))
+            dwarf_formudata(&at, &cl);
+        const char *cfile = NULL;
+        if (files && dwarf_attr(&scopes[i], DW_AT_call_file, &at) && dwarf_formudata(&at, &cf) == 0 && cf < nfiles)
+            cfile = dwarf_filesrc(files, cf, NULL, NULL);
+        out[k].func = fn; /* until its own scope names it */
+        out[k].file = cfile;
+        out[k].line = (int)cl;
+        k++;
+    }
+    free(scopes);
+    return k;
 }
 
 /* the C spelling of a type DIE, shortened: base and named types by name, a
@@ -153,6 +214,57 @@ void rt_symbols_each(rt_symbols *s, rt_symbols_fn fn, void *ud)
             continue;
         if (fn(ud, t == STT_FUNC, (uint64_t)addr, (uint64_t)sym.st_size, name))
             break;
+    }
+}
+
+void rt_symbols_lines(rt_symbols *s, rt_symbols_line_fn fn, void *ud)
+{
+    Dwarf_Addr bias = 0;
+    Dwarf *dw = dwfl_module_getdwarf(s->mod, &bias);
+    if (!dw)
+        return;
+    Dwarf_Off off = 0, next;
+    size_t hsize;
+    while (dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+        Dwarf_Die cu;
+        Dwarf_Lines *lines;
+        size_t n;
+        if (dwarf_offdie(dw, off + hsize, &cu) && dwarf_getsrclines(&cu, &lines, &n) == 0) {
+            /* runs of rows of one line and one function; a run ends at the next row */
+            uint64_t lo = 0;
+            const char *cur_fn = NULL;
+            int cur_line = -1, open_run = 0;
+            for (size_t i = 0; i < n; i++) {
+                Dwarf_Line *l = dwarf_onesrcline(lines, i);
+                Dwarf_Addr a;
+                int ln = 0;
+                bool end = false;
+                if (!l || dwarf_lineaddr(l, &a) != 0)
+                    continue;
+                dwarf_lineno(l, &ln);
+                dwarf_lineendsequence(l, &end);
+                uint64_t at = (uint64_t)a + bias;
+                const char *f = NULL;
+                if (!end) {
+                    rt_symframe fr[1];
+                    if (rt_symbols_frames(s, at, fr, 1) == 1)
+                        f = fr[0].func;
+                }
+                int same = open_run && !end && ln == cur_line &&
+                           (f == cur_fn || (f && cur_fn && strcmp(f, cur_fn) == 0));
+                if (open_run && !same && at > lo) {
+                    if (fn(ud, lo, at - lo, cur_fn, cur_line))
+                        return;
+                }
+                if (!same) {
+                    open_run = !end;
+                    lo = at;
+                    cur_fn = f;
+                    cur_line = ln;
+                }
+            }
+        }
+        off = next;
     }
 }
 

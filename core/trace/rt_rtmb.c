@@ -339,7 +339,19 @@ struct rt_rtmb_writer {
     uint64_t used[8];    /* when each register was last used (for replacement) */
     uint64_t records;
     uint64_t size;       /* previous record's size */
+    size_t npend;        /* records encoded into pend, not yet handed to fp */
+    unsigned char pend[1 << 16];
 };
+
+/* Hand the encoded records to the stream (one fwrite for many records). */
+static int flush_pending(rt_rtmb_writer *w, rt_err *err)
+{
+    size_t n = w->npend;
+    w->npend = 0;
+    if (n && fwrite(w->pend, 1, n, w->fp) != n)
+        return rt_err_at(err, RT_EIO, w->name, 0, "write error: %s", strerror(errno));
+    return RT_OK;
+}
 
 rt_rtmb_writer *rt_rtmb_create(const char *path, rt_err *err)
 {
@@ -381,7 +393,12 @@ int rt_rtmb_write(rt_rtmb_writer *w, const rt_memref *ref, rt_err *err)
     if (ref->kind < 0 || ref->kind >= RT_REF_KINDS || (ref->size == 0 && ref->kind < RT_REF_FLUSH))
         return rt_err_at(err, RT_EINVAL, w->name, 0, "record: kind %d size %llu cannot be written",
                          ref->kind, (unsigned long long)ref->size);
-    unsigned char rec[RTMB_MAX_RECORD], *p = rec;
+    if (w->npend > sizeof w->pend - RTMB_MAX_RECORD) {
+        int st = flush_pending(w, err);
+        if (st != RT_OK)
+            return st;
+    }
+    unsigned char *rec = w->pend + w->npend, *p = rec;
     /* the register nearest the address; the least recently used when none is near */
     unsigned best = 0, lru = 0;
     uint64_t bestdist = UINT64_MAX;
@@ -409,8 +426,7 @@ int rt_rtmb_write(rt_rtmb_writer *w, const rt_memref *ref, rt_err *err)
     w->reg[best] = ref->addr;
     w->used[best] = ++w->records;
     w->size = ref->size;
-    if (fwrite(rec, 1, (size_t)(p - rec), w->fp) != (size_t)(p - rec))
-        return rt_err_at(err, RT_EIO, w->name, 0, "write error: %s", strerror(errno));
+    w->npend += (size_t)(p - rec);
     return RT_OK;
 }
 
@@ -418,6 +434,12 @@ int rt_rtmb_close(rt_rtmb_writer *w, rt_err *err)
 {
     if (!w)
         return RT_OK;
+    if (flush_pending(w, err) != RT_OK) {
+        rt_out_abort(w->out);
+        free(w->name);
+        free(w);
+        return RT_EIO;
+    }
     int st = rt_out_commit(w->out, err);
     free(w->name);
     free(w);

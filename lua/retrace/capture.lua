@@ -1,18 +1,23 @@
---- retrace.capture: capture folders of real programs run under valgrind lackey.
+--- retrace.capture: capture folders of real programs run under Valgrind: the project's own
+-- tool (core/capture/vg, "--tool=retrace") when it was built, else lackey and an interposer.
 --   local capture = require "retrace.capture"
 --   local res = assert(capture.run{ dir = "out", argv = {"./prog", "1"} })
 --   local f = assert(capture.open("out"))     -- f.trace, f.alloc, f.status, f.complete, ...
 --
 -- A capture folder holds
---   trace.rtmb   the memory trace (RTMB; lackey's I, L, S, M records in order)
+--   trace.rtmb   the memory trace (RTMB; fetches, loads and stores in order)
 --   alloc.msp    the allocation log (README: "Memory traces with an allocation log"):
 --                C records (functions), N records (static data, the stack), then the
 --                program's A and F records stamped @SEQ; names from the symbols
+--   alloc.lines.msp  the same with the program's code charged by source line (memspy --lines)
 --   alloc.raw    the interposer's records as they came, stamped (addresses, return PCs)
 --   loadmap      one loaded object a line: LO HI BIAS PATH (hex)
 --   cmdline      the program and its arguments, one a line
 --   status       "complete", or "incomplete" and why (exit status, signal, interrupted)
---   threads      with --threads: how many threads ran (memspy's default --procs)
+--   threads      how many threads ran (memspy's default --procs; lackey: with --threads)
+--   valgrind.log Valgrind's own messages (the tool)
+--   startup      the code segments of the dynamic loader and the C library's start-up and
+--                exit, one a line (reports fold them into "(startup)")
 --
 -- MPI programs (README: "Tracing your own MPI program"):
 --   local res = capture.run_mpi{ dir = "run.otf2", argv = {"mpirun", "-np", "4", "./prog"} }
@@ -55,6 +60,26 @@ function M.alloc_lib()
   end
 end
 
+--- The folder holding the retrace Valgrind tool (retrace-PLATFORM and its preload) beside
+-- links to the stock tools' files, for VALGRIND_LIB: $RETRACE_VALGRIND_LIB, else
+-- lib/retrace/valgrind beside libretrace_alloc.so. nil when the tool was not built.
+function M.vgtool_dir()
+  local lfs = require "lfs"
+  local function has_tool(d)
+    if lfs.attributes(d, "mode") ~= "directory" then return false end
+    for e in lfs.dir(d) do
+      if e:find("^retrace%-[%w_]+%-linux$") then return true end
+    end
+    return false
+  end
+  local env = os.getenv("RETRACE_VALGRIND_LIB")
+  if env and env ~= "" then return has_tool(env) and env or nil end
+  local lib = M.alloc_lib()
+  if not lib then return nil end
+  local d = lib:gsub("libretrace_alloc%.so$", "valgrind")
+  if has_tool(d) then return d end
+end
+
 local function write(path, text)
   assert(require("retrace.fs").write_file(path, text))
 end
@@ -66,31 +91,30 @@ local function basename(p) return (p:gsub("^.*/", "")) end
 -- no blanks in an .msp name
 local function word(s) return (s:gsub("%s", "_")) end
 
---- Read alloc.raw: load map, stack, and the A / F records in order.
+--- Read alloc.raw for what naming needs: the load map, the stack, and each distinct call
+-- path of the A records ({[text] = {pc, ...}}); the records themselves are streamed later.
 local function read_raw(path)
-  local objs, recs, stack = {}, {}, nil
+  local objs, paths, stack = {}, {}, nil
   for l in io.lines(path) do
-    local seq, kind, rest = l:match("^@(%d+) (%u) ?(.*)$")
-    if kind == "L" then
+    local kind, rest = l:match("^@%d+ (%u) ?(.*)$")
+    if kind == "A" then
+      local pcs = rest:match("^%x+ %d+ ([%x/]+)$")
+      if pcs and not paths[pcs] then
+        local list = {}
+        for pc in pcs:gmatch("%x+") do list[#list + 1] = hex(pc) end
+        paths[pcs] = list
+      end
+    elseif kind == "L" then
       local lo, hi, bias, file = rest:match("^(%x+) (%x+) (%x+) (.+)$")
       objs[#objs + 1] = { lo = hex(lo), hi = hex(hi), bias = hex(bias), path = file }
     elseif kind == "K" then
       local lo, hi = rest:match("^(%x+) (%x+)$")
       stack = { lo = hex(lo), hi = hex(hi) }
-    elseif kind == "S" then -- a thread switch (capture --threads)
-      recs[#recs + 1] = { seq = seq, kind = "S", proc = math.tointeger(tonumber(rest)) }
-    elseif kind == "A" then
-      local a, size, pcs = rest:match("^(%x+) (%d+) ([%x/]+)$")
-      if a then
-        local list = {}
-        for pc in pcs:gmatch("%x+") do list[#list + 1] = hex(pc) end
-        recs[#recs + 1] = { seq = seq, kind = "A", addr = a, size = size, pcs = list }
-      end
-    elseif kind == "F" then
-      recs[#recs + 1] = { seq = seq, kind = "F", addr = rest }
     end
   end
-  return objs, recs, stack
+  -- the program first: under Valgrind it is mapped below the loader and the libraries
+  table.sort(objs, function(x, y) return x.lo < y.lo end)
+  return objs, paths, stack
 end
 
 local function object_of(objs, pc)
@@ -99,17 +123,17 @@ local function object_of(objs, pc)
   end
 end
 
--- the interposer and valgrind's preloads are not the program's code
+-- the interposer, valgrind's preloads and the retrace tool itself are not the program's code
 local function skipped(o)
   local b = basename(o.path)
-  return b:find("^libretrace_alloc") or b:find("^vgpreload_")
+  return b:find("^libretrace_alloc") or b:find("^vgpreload_") or b:find("^retrace%-[%w_]+%-linux$")
 end
 
 --- Name every return address of the A records: pc -> {func, file, line}.
-local function name_pcs(objs, recs)
+local function name_pcs(objs, paths)
   local by_obj = {}
-  for _, r in ipairs(recs) do
-    for _, pc in ipairs(r.pcs or {}) do
+  for _, list in pairs(paths) do
+    for _, pc in ipairs(list) do
       local o = object_of(objs, pc)
       if o then
         by_obj[o] = by_obj[o] or {}
@@ -139,16 +163,22 @@ local function name_pcs(objs, recs)
 end
 
 -- The call path of an allocation, innermost first: its frames up to main.
-local function frames_of(r, objs, names)
+local function frames_of(pcs, objs, names)
   local out = {}
-  for _, pc in ipairs(r.pcs) do
+  for _, pc in ipairs(pcs) do
     local p = names[pc]
     local o = object_of(objs, pc)
     if not (o and skipped(o)) then
-      local fn = p and p.func or string.format("0x%x", pc)
-      out[#out + 1] = { func = fn, file = p and p.file and basename(p.file), line = p and p.line,
-        var = p and p.var, type = p and p.type }
-      if fn == "main" then break end
+      -- inlined code: each function it was inlined into is a frame of its own
+      local chain = p and p.inlined or { p or {} }
+      local done
+      for k, f in ipairs(chain) do
+        local fn = f.func or string.format("0x%x", pc)
+        out[#out + 1] = { func = fn, file = f.file and basename(f.file), line = f.line,
+          var = k == 1 and p and p.var or nil, type = k == 1 and p and p.type or nil }
+        if fn == "main" then done = true; break end
+      end
+      if done then break end
     end
   end
   return out
@@ -162,28 +192,60 @@ local function long_frame(f)
   return f.file and string.format("%s@%s:%d", f.func, f.file, f.line) or f.func
 end
 
+-- the C library's start-up and exit code, folded with the dynamic loader's into "(startup)"
+-- by the reports unless asked (memspy --startup)
+local LIBC_STARTUP = { _start = true, __libc_start_main = true, __libc_start_call_main = true,
+  __libc_csu_init = true, __libc_csu_fini = true, _init = true, _fini = true, __libc_early_init = true,
+  __libc_init_first = true, __libc_setup_tls = true, __libc_init_secure = true, _IO_cleanup = true,
+  __run_exit_handlers = true, exit = true, __call_tls_dtors = true, __libc_atexit = true,
+  _IO_flush_all_lockp = true, _IO_unbuffer_all = true, __cxa_finalize = true, __libc_freeres = true,
+  _vgnU_freeres = true, init_cacheinfo = true, __init_misc = true, _dl_relocate_static_pie = true,
+  _dl_non_dynamic_init = true, __libc_global_ctors = true, frame_dummy = true,
+  register_tm_clones = true, deregister_tm_clones = true, __do_global_dtors_aux = true }
+
+local function is_loader(o)
+  local b = basename(o.path)
+  return b:find("^ld%-linux") ~= nil or b:find("^ld%.so") ~= nil or b:find("^ld%d*%-") ~= nil
+end
+
 --- Write alloc.msp from alloc.raw and the objects' symbols. Returns the number of
 -- A records and of named static ranges.
 function M.make_alloc_log(dir)
-  local objs, recs, stack = read_raw(dir .. "/alloc.raw")
+  local raw = dir .. "/alloc.raw"
+  local objs, raw_paths, stack = read_raw(raw)
   local lm = {}
   for _, o in ipairs(objs) do
     lm[#lm + 1] = string.format("%x %x %x %s\n", o.lo, o.hi, o.bias, o.path)
   end
   write(dir .. "/loadmap", table.concat(lm))
-  local out = { "msp 1\n" }
+  -- alloc.msp charges code by function; alloc.lines.msp (memspy --lines) by source line in
+  -- the program itself (its line table; other objects by function there too)
+  local head, head_lines, out = { "msp 1\n" }, { "msp 1\n" }, {}
+  local startup, startup_seen = {}, {}
   local nstatic = 0
   local main_obj = objs[1] -- dl_iterate_phdr lists the program first
   for i, o in ipairs(objs) do
     local syms = not skipped(o) and core.capture.symbols(o.path)
     if syms then
       local funcs, datas = syms:list()
+      local lines = i == 1 and o == main_obj and syms:lines() or {}
+      for _, l in ipairs(lines) do
+        head_lines[#head_lines + 1] = string.format("@0 C %x %d %s:%d\n", l.addr + o.bias, l.size,
+          word(l.func or "?"), l.line)
+      end
       local seen = {}
       for _, f in ipairs(funcs) do
         local a = f.addr + o.bias
         if not seen[a] then
           seen[a] = true
-          out[#out + 1] = string.format("@0 C %x %d %s\n", a, f.size, word(f.name))
+          local rec = string.format("@0 C %x %d %s\n", a, f.size, word(f.name))
+          head[#head + 1] = rec
+          if #lines == 0 then head_lines[#head_lines + 1] = rec end
+          local w = word(f.name)
+          if (is_loader(o) or LIBC_STARTUP[w]) and not startup_seen[w] then
+            startup_seen[w] = true
+            startup[#startup + 1] = w .. "\n"
+          end
         end
       end
       if i == 1 and o == main_obj then -- the program's own static data
@@ -203,20 +265,20 @@ function M.make_alloc_log(dir)
   if stack then
     out[#out + 1] = string.format("@0 N %x %d stack\n", stack.lo, stack.hi - stack.lo)
   end
-  local names = name_pcs(objs, recs)
+  local names = name_pcs(objs, raw_paths)
   -- short names: the allocating frame, and its callers while that is shared by several paths
-  local paths, by_site = {}, {}
-  for _, r in ipairs(recs) do
-    if r.kind == "A" then
-      r.frames = frames_of(r, objs, names)
-      local key = {}
-      for k, f in ipairs(r.frames) do key[k] = short_frame(f) end
-      r.key = table.concat(key, "<")
-      local site = key[1] or "?"
-      by_site[site] = by_site[site] or {}
-      by_site[site][r.key] = true
-      paths[r.key] = r.frames
-    end
+  local paths, by_site, key_of, long_of = {}, {}, {}, {}
+  for text, pcs in pairs(raw_paths) do
+    local frames = frames_of(pcs, objs, names)
+    local key, long = {}, {}
+    for k, f in ipairs(frames) do key[k] = short_frame(f) end
+    for j = #frames, 1, -1 do long[#long + 1] = long_frame(frames[j]) end
+    key = table.concat(key, "<")
+    key_of[text], long_of[text] = key, word(#long > 0 and table.concat(long, ">") or "?")
+    local site = frames[1] and short_frame(frames[1]) or "?"
+    by_site[site] = by_site[site] or {}
+    by_site[site][key] = true
+    paths[key] = frames
   end
   local short = {}
   for site, keys in pairs(by_site) do
@@ -243,29 +305,46 @@ function M.make_alloc_log(dir)
       short[k] = word(head .. "@" .. (#parts > 0 and table.concat(parts, "<") or site))
     end
   end
+  -- the records, streamed from alloc.raw into both logs (written whole or not at all)
+  local fs = require "retrace.fs"
+  local f1 = assert(fs.create(dir .. "/alloc.msp"))
+  local f2 = assert(fs.create(dir .. "/alloc.lines.msp"))
+  local tail = table.concat(out)
+  f1:write(table.concat(head), tail)
+  f2:write(table.concat(head_lines), tail)
   local nalloc, proc = 0, 0
-  for _, r in ipairs(recs) do
-    if r.kind == "A" then
-      local long = {}
-      for j = #r.frames, 1, -1 do long[#long + 1] = long_frame(r.frames[j]) end
-      out[#out + 1] = string.format("@%s A %d %s %s %s %s\n", r.seq, proc, r.addr, r.size, short[r.key],
-        word(#long > 0 and table.concat(long, ">") or "?"))
-      nalloc = nalloc + 1
-    elseif r.kind == "S" then
-      proc = r.proc
-      out[#out + 1] = string.format("@%s S %d\n", r.seq, proc)
-    else
-      out[#out + 1] = string.format("@%s F %d %s\n", r.seq, proc, r.addr)
+  for l in io.lines(raw) do
+    local seq, kind, rest = l:match("^@(%d+) (%u) ?(.*)$")
+    local rec
+    if kind == "A" then
+      local addr, size, pcs = rest:match("^(%x+) (%d+) ([%x/]+)$")
+      if addr then
+        rec = string.format("@%s A %d %s %s %s %s\n", seq, proc, addr, size, short[key_of[pcs]], long_of[pcs])
+        nalloc = nalloc + 1
+      end
+    elseif kind == "S" then
+      proc = math.tointeger(tonumber(rest)) or proc
+      rec = string.format("@%s S %d\n", seq, proc)
+    elseif kind == "F" then
+      rec = string.format("@%s F %d %s\n", seq, proc, rest)
+    end
+    if rec then
+      f1:write(rec)
+      f2:write(rec)
     end
   end
-  write(dir .. "/alloc.msp", table.concat(out))
+  assert(f1:commit())
+  assert(f2:commit())
+  write(dir .. "/startup", table.concat(startup))
   return nalloc, nstatic
 end
 
---- Run argv under valgrind lackey into the folder opts.dir. opts: dir, argv (program
--- and arguments), keep_text, threads, valgrind (the program, "valgrind").
+--- Run argv under Valgrind into the folder opts.dir: the retrace tool when it was built
+-- (M.vgtool_dir), else (or with opts.lackey) lackey with libretrace_alloc.so. opts: dir,
+-- argv (program and arguments), lackey, keep_text and threads (lackey only), valgrind
+-- (the program, "valgrind").
 -- Returns a result {refs, ifetches, records, allocs, exit_code, signal, interrupted,
--- complete, why}, or nil, message, exit code (1 input, 2 usage).
+-- complete, why, tool = "retrace" or "lackey"}, or nil, message, exit code (1 input, 2 usage).
 function M.run(opts)
   local fs = require "retrace.fs"
   local dir = opts.dir
@@ -284,23 +363,34 @@ function M.run(opts)
     write(dir .. "/cmdline", table.concat(opts.argv, "\n") .. "\n")
     return nil, prog .. ": no such program" .. (prog:find("/", 1, true) and "" or " on PATH"), 1
   end
-  local lib = M.alloc_lib()
-  if not lib then return nil, "capture: libretrace_alloc.so not found (set RETRACE_ALLOC_LIB)", 1 end
+  local vgdir = not opts.lackey and M.vgtool_dir()
+  local lib = not vgdir and M.alloc_lib()
+  if not vgdir and not lib then
+    return nil, "capture: neither the retrace Valgrind tool nor libretrace_alloc.so was found " ..
+      "(set RETRACE_VALGRIND_LIB or RETRACE_ALLOC_LIB)", 1
+  end
   -- marked incomplete until the end: an interrupted or crashed capture never looks whole
   write(dir .. "/status", "incomplete\nrunning\n")
   write(dir .. "/cmdline", table.concat(opts.argv, "\n") .. "\n")
-  local argv = { opts.valgrind or "valgrind", "--tool=lackey", "--trace-mem=yes" }
-  -- --threads: the scheduler's lines say which thread runs; the fair (ticket) lock hands
-  -- the CPU round-robin rather than to whichever thread wakes first
-  if opts.threads then argv[#argv + 1] = "--trace-sched=yes"; argv[#argv + 1] = "--fair-sched=try" end
-  argv[#argv + 1] = "--"
+  local argv, spec
+  if vgdir then
+    -- the tool: every thread's references with its thread number, the allocator wrapped by
+    -- the tool's preload; Valgrind's own messages into the folder, the program's output alone.
+    -- The fair (ticket) lock hands the CPU round-robin rather than to whichever thread wakes first.
+    argv = { opts.valgrind or "valgrind", "--tool=retrace", "--fair-sched=try",
+      "--log-file=" .. dir .. "/valgrind.log", "--" }
+    spec = { env = { "VALGRIND_LIB=" .. vgdir }, tool = true }
+  else
+    argv = { opts.valgrind or "valgrind", "--tool=lackey", "--trace-mem=yes" }
+    -- --threads: the scheduler's lines say which thread runs
+    if opts.threads then argv[#argv + 1] = "--trace-sched=yes"; argv[#argv + 1] = "--fair-sched=try" end
+    argv[#argv + 1] = "--"
+    spec = { env = { "LD_PRELOAD=" .. lib, "RETRACE_ALLOC_VALGRIND_ONLY=1" }, fdlog = dir .. "/alloc.fdlog",
+      text = opts.keep_text and (dir .. "/trace.lackey") or nil }
+  end
   for _, a in ipairs(opts.argv) do argv[#argv + 1] = a end
-  local res, rerr = core.capture.run{
-    argv = argv,
-    env = { "LD_PRELOAD=" .. lib, "RETRACE_ALLOC_VALGRIND_ONLY=1" },
-    rtmb = dir .. "/trace.rtmb", alloc = dir .. "/alloc.raw", fdlog = dir .. "/alloc.fdlog",
-    text = opts.keep_text and (dir .. "/trace.lackey") or nil,
-  }
+  spec.argv, spec.rtmb, spec.alloc = argv, dir .. "/trace.rtmb", dir .. "/alloc.raw"
+  local res, rerr = core.capture.run(spec)
   if not res then
     write(dir .. "/status", "incomplete\n" .. rerr .. "\n")
     return nil, rerr, 1
@@ -317,7 +407,8 @@ function M.run(opts)
   if not okl then why = why or ("allocation log: " .. tostring(lerr)) end
   res.complete = why == nil
   res.why = why
-  if opts.threads then write(dir .. "/threads", math.max(res.threads, 1) .. "\n") end
+  res.tool = vgdir and "retrace" or "lackey"
+  if opts.threads or vgdir then write(dir .. "/threads", math.max(res.threads, 1) .. "\n") end
   write(dir .. "/status", why and ("incomplete\n" .. why .. "\n") or "complete\n")
   return res
 end
@@ -452,6 +543,37 @@ function M.run_mpi(opts)
   return res
 end
 
+--- The capture's threads taking turns, quantum data references each (an approximation of a
+-- parallel run: Valgrind ran them one at a time). trace and alloc: the capture's trace and
+-- allocation log. Returns the interleaved trace's and log's paths (in a temporary folder)
+-- and a function that removes them, or nil and a message.
+function M.interleave(trace, alloc, quantum)
+  local tmp = os.tmpname()
+  os.remove(tmp)
+  local ok, err = require("retrace.fs").mkdir_p(tmp)
+  if not ok then return nil, err end
+  local t, a = tmp .. "/trace.rtmb", tmp .. "/alloc.msp"
+  local function cleanup()
+    os.remove(t)
+    os.remove(a)
+    os.remove(tmp)
+  end
+  local done, ierr = core.capture.interleave{ trace = trace, alloc = alloc, out_trace = t, out_alloc = a,
+    quantum = quantum }
+  if not done then cleanup(); return nil, ierr end
+  return t, a, cleanup
+end
+
+--- The names of the capture folder's start-up code segments (its startup file; {} when absent).
+function M.startup_names(dir)
+  local list = {}
+  local f = io.open(dir .. "/startup")
+  if not f then return list end
+  for l in f:lines() do if l ~= "" then list[#list + 1] = l end end
+  f:close()
+  return list
+end
+
 --- Open a capture folder: its parts' paths and status. Returns
 -- {dir, trace, alloc, status, complete, why, cmdline}, or nil and "DIR: missing PART".
 -- opts.allow_incomplete lets an incomplete capture through (its why is kept).
@@ -468,6 +590,7 @@ function M.open(dir, opts)
   local first, why = f:read("l"), f:read("l")
   f:close()
   local st = { dir = dir, trace = dir .. "/trace.rtmb", alloc = dir .. "/alloc.msp",
+    alloc_lines = lfs.attributes(dir .. "/alloc.lines.msp", "mode") == "file" and (dir .. "/alloc.lines.msp") or nil,
     complete = first == "complete", why = why }
   local tf = io.open(dir .. "/threads")
   if tf then

@@ -1,4 +1,4 @@
--- `retrace capture`: examples/capture/conflict.c run under valgrind lackey with the
+-- `retrace capture --lackey`: examples/capture/conflict.c run under valgrind lackey with the
 -- allocation interposer; MemSpy and `retrace cache` on the capture folder; the errors.
 -- Skips (saying so) where valgrind or a C compiler is missing.
 local H = require "helpers"
@@ -36,7 +36,7 @@ local function setup_capture()
   prog = tmp .. "/conflict"
   assert(have("cc -g -O1 -o " .. H.quote(prog) .. " " .. H.quote(SRC)))
   dir = tmp .. "/cap"
-  local code, out, err = H.retrace("capture", "-o", dir, "--keep-text", "--", prog, tostring(ROUNDS))
+  local code, out, err = H.retrace("capture", "-o", dir, "--lackey", "--keep-text", "--", prog, tostring(ROUNDS))
   assert.equal(0, code, err)
   assert.truthy(out:find("complete", 1, true))
 end

@@ -175,7 +175,9 @@ end
 M.pct = pct
 
 --- The code x data matrix of percent of total stall time. opts.top = {rows, cols}
--- keeps the first rows / columns. Rows and columns sorted by their totals
+-- keeps the first rows / columns; opts.threshold (percent, 0 by default) folds the
+-- code segments and data bins under it into one row and one column called "other"
+-- (as cg_annotate's threshold), when at least two fall under it. Rows and columns sorted by their totals
 -- (descending, ties by name); only segments and bins that were referenced.
 -- Returns {rows = {names}, cols = {names}, cell = {[r][c] = percent or nil},
 --          row_total = {}, col_total = {}, total = percent, stall = cycles}.
@@ -199,6 +201,31 @@ function Run:matrix(opts)
       return a < b
     end)
     return names
+  end
+  -- rows and columns under opts.threshold percent of the stall time fold into "other"
+  local thr = opts.threshold or 0
+  if thr > 0 and total > 0 then
+    local function fold(t)
+      local small = {}
+      for k, v in pairs(t) do
+        if pct(v, total) < thr then small[#small + 1] = k end
+      end
+      if #small < 2 then return {} end -- folding one row would only rename it
+      local set = {}
+      for _, k in ipairs(small) do set[k] = true; t.other = (t.other or 0) + t[k]; t[k] = nil end
+      return set
+    end
+    local rset, cset = fold(rs), fold(cs)
+    local folded = {}
+    for r, row in pairs(cell) do
+      local nr = rset[r] and "other" or r
+      folded[nr] = folded[nr] or {}
+      for c, v in pairs(row) do
+        local nc = cset[c] and "other" or c
+        folded[nr][nc] = (folded[nr][nc] or 0) + v
+      end
+    end
+    cell = folded
   end
   local rows, cols = sorted(rs), sorted(cs)
   local top = opts.top or {}
