@@ -112,8 +112,9 @@ local function inspect(path, args)
   local lines, bytes
   if binary[fmt] then -- a binary file has bytes, not lines (an OTF2 archive's directory: neither)
     bytes = lfs.attributes(path, "mode") == "file" and lfs.attributes(path, "size") or nil
-  elseif lfs.attributes(path, "mode") ~= "directory" and not core.util.read_once(path) then
-    -- (a FIFO or pipe is read once, by the summary: no line count)
+  elseif lfs.attributes(path, "mode") ~= "directory"
+    and not (core.util.read_once(path) and formats.summary_reader(fmt)) then
+    -- (a FIFO or pipe is read once, by the summary when there is one: no line count)
     lines, bytes = core.util.count_lines(path)
     if not lines then return nil, bytes end
   end

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rt_field.h"
 #include "rt_lines.h"
 #include "rt_out.h"
 #include "rt_mem.h"
@@ -25,6 +26,7 @@ typedef struct {
     void *progress_ud;
     uint64_t step;      /* bytes between reports */
     uint64_t next;      /* offset of the next report */
+    rt_timespan span;   /* the times read: their span must fit a double */
 } pes_buf;
 
 /* Report progress when the reader has passed the next mark (called once a line). */
@@ -58,14 +60,14 @@ static int push(pes_buf *b, rt_span name, rt_span time, unsigned long line, rt_e
     double t;
     /* a NUL inside a name would make a second state that prints as the first
      * ("A\0" and "A") and duplicate keys in JSON */
-    if (memchr(name.p, '\0', name.n)) {
-        char ex[RT_EXCERPT_CAP];
-        return rt_err_at(err, RT_EFORMAT, b->path, line, "state: '%s' holds a NUL byte",
-                         rt_excerpt(name.p, name.n, 0, ex, sizeof ex));
-    }
+    int st = rt_field_name(name.p, name.n, b->path, line, "state", err);
+    if (st != RT_OK)
+        return st;
     if (!parse_time(time, &t))
         return rt_err_at(err, RT_EFORMAT, b->path, line, "time: '%.*s' is not a number",
                          (int)(time.n > 40 ? 40 : time.n), time.p);
+    if ((st = rt_timespan_add(&b->span, t, b->path, line, "time", err)) != RT_OK)
+        return st;
     if (b->n && t < b->times[b->n - 1])
         return rt_err_at(err, RT_EFORMAT, b->path, line,
                          "time: %.17g is less than the previous time %.17g", t, b->times[b->n - 1]);
@@ -187,7 +189,7 @@ int rt_ses_load_progress(rt_ses *s, const char *path, uint64_t step,
     rt_lines *r = rt_lines_open(path, err);
     if (!r)
         return err->status;
-    pes_buf b = {s, path, NULL, NULL, 0, 0, progress, ud, step ? step : 1, step ? step : 1};
+    pes_buf b = {s, path, NULL, NULL, 0, 0, progress, ud, step ? step : 1, step ? step : 1, {0, 0, 0}};
     const char *line;
     size_t len;
     int st;

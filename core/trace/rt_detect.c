@@ -50,13 +50,21 @@ static int ends_with(const char *s, const char *suffix)
 /*
  * Does the memory reader m accept line (len bytes, number no)? The reader's
  * own parser runs on it: the line is lent to rt_input under path, so the
- * reader opens "path" and reads just that line. 1 yes, 0 no (objection noted
+ * reader opens "path" and reads just that line (a line cut short by the end
+ * of the head has its last field replaced by "0"). 1 yes, 0 no (objection noted
  * when it is the reader's first), -1 when the line holds nothing for it.
  */
-static int mem_accepts(const char *path, memask *m, const char *line, size_t len, unsigned long no)
+static int mem_accepts(const char *path, memask *m, const char *line, size_t len, unsigned long no, int cut)
 {
-    char buf[RT_INPUT_HEAD + 2];
-    memcpy(buf, line, len);
+    char buf[RT_INPUT_HEAD + 3];
+    if (cut) { /* a line cut by the end of the head: its last field is a stand-in "0" */
+        while (len > 0 && line[len - 1] != ' ' && line[len - 1] != '\t')
+            len--;
+        memcpy(buf, line, len);
+        buf[len++] = '0';
+    } else {
+        memcpy(buf, line, len);
+    }
     buf[len] = '\n';
     rt_input_lend(path, buf, len + 1);
     rt_err e;
@@ -113,15 +121,16 @@ static int positive_int(const char *f)
  * vote (*weight). SHMAP's matrix definitions ("0 ID ROWS COLS") weigh 5 and
  * its named operations 2: they are rare and sure.
  */
-static int classify(const char *path, const char *line, size_t len, unsigned long no, memask mem[3], int *weight)
+static int classify(const char *path, const char *line, size_t len, unsigned long no, int cut, memask mem[3],
+                    int *weight)
 {
     *weight = 1;
     if (len >= 3 && line[0] == '=' && line[1] == '=' && line[2] >= '0' && line[2] <= '9')
         return V_LACKEY; /* valgrind's own "==PID==" lines */
-    int lk = mem_accepts(path, &mem[1], line, len, no);
+    int lk = mem_accepts(path, &mem[1], line, len, no, cut);
     if (lk == 1)
         return V_LACKEY;
-    if (mem_accepts(path, &mem[2], line, len, no) == 1)
+    if (mem_accepts(path, &mem[2], line, len, no, cut) == 1)
         return V_XDIN;
     char copy[RT_INPUT_HEAD + 1], *f[MAX_FIELDS], *save = NULL;
     memcpy(copy, line, len);
@@ -134,7 +143,7 @@ static int classify(const char *path, const char *line, size_t len, unsigned lon
         return -1;
     double first;
     int fint, fnum = number(f[0], &first, &fint);
-    int din = mem_accepts(path, &mem[0], line, len, no) == 1;
+    int din = mem_accepts(path, &mem[0], line, len, no, cut) == 1;
     if (fnum && fint && first <= -2 && total >= 6)
         return V_PICL_NEW;
     if (din && total == 2)
@@ -199,7 +208,7 @@ static const char *vote(const char *path, const unsigned char *head, size_t n, i
         no++;
         if (!is_comment(p, len)) {
             counted++;
-            int w, k = classify(path, p, len, no, mem, &w);
+            int w, k = classify(path, p, len, no, !e && !whole, mem, &w);
             if (k >= 0)
                 votes[k] += w;
         }

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rt_field.h"
 #include "rt_lines.h"
 #include "rt_mem.h"
 #include "rt_paraver_defs.h"
@@ -321,6 +322,8 @@ static int read_comm(prv_reader *r, unsigned long line, const char *cur, const c
         (st = end_of_record(r, line, cur, end, "tag", err)) != RT_OK)
         return st;
     (void)lrecv;
+    if ((st = rt_field_count((double)size, r->base.path, line, "size", err)) != RT_OK)
+        return st;
     r->frontier = lsend;
     r->st.comms++;
     pending send = {.ticks = psend, .kind = RT_TE_SEND, .proc = from, .peer = to, .region = 0,

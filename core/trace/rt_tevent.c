@@ -393,8 +393,10 @@ int rt_tsource_next(rt_tsource *s, rt_tevent *ev, rt_err *err)
     if ((s->events & 0xffff) == 0 && rt_interrupt_pending())
         return rt_interrupt_check(err);
     int st = s->ops->next(s, ev, err);
-    if (st == RT_OK)
+    if (st == RT_OK) {
         s->events++;
+        st = rt_timespan_add(&s->span, ev->time, s->path, ev->line, "time", err);
+    }
     return st;
 }
 
@@ -403,8 +405,10 @@ int rt_tsource_rewind(rt_tsource *s, rt_err *err)
     if (!s->ops->rewind)
         return rt_err_set(err, RT_EINVAL, "%s: cannot be read again", s->path);
     int st = s->ops->rewind(s, err);
-    if (st == RT_OK)
+    if (st == RT_OK) {
         s->events = s->skipped = s->warnings = 0;
+        s->span = (rt_timespan){0};
+    }
     return st;
 }
 
