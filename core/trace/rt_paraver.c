@@ -506,14 +506,6 @@ static void prv_free(rt_tsource *s)
 
 static const rt_tsource_ops prv_ops = {"paraver", prv_next, prv_rewind, prv_offset, prv_size, prv_free};
 
-/* Keep the first warning raised while opening, when no one listens yet. */
-static void keep_warning(void *ud, const char *msg)
-{
-    prv_reader *r = ud;
-    if (!r->st.first_warning[0])
-        snprintf(r->st.first_warning, sizeof r->st.first_warning, "%s", msg);
-}
-
 rt_tsource *rt_paraver_open(const char *path, rt_err *err)
 {
     prv_reader *r = calloc(1, sizeof *r);
@@ -525,8 +517,6 @@ rt_tsource *rt_paraver_open(const char *path, rt_err *err)
         free(r);
         return NULL;
     }
-    r->base.on_warning = keep_warning;
-    r->base.ud = r;
     r->in = rt_lines_open(path, err);
     if (!r->in)
         goto fail;
@@ -546,12 +536,13 @@ rt_tsource *rt_paraver_open(const char *path, rt_err *err)
     }
     if (prv_read_companions(&r->base, &r->model, &r->st.has_pcf, &r->st.has_row, err) != RT_OK)
         goto fail;
+    /* the warnings of the open (a missing .pcf) wait in the source for the first
+     * listener (rt_tsource_next hands them over); the first is also kept here */
+    if (r->base.nearly)
+        snprintf(r->st.first_warning, sizeof r->st.first_warning, "%s", r->base.early);
     reset_body(r);
-    r->base.on_warning = NULL;
-    r->base.ud = NULL;
     return &r->base;
 fail:
-    r->base.on_warning = NULL;
     rt_tsource_free(&r->base);
     return NULL;
 }
