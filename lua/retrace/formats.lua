@@ -155,22 +155,12 @@ function summaries.msp(path)
            processors_busy = used, warnings = r.totals.warnings }
 end
 
--- PES: the Chitra session over the one file.
+-- PES: the Chitra reader's checks, counting only (memory flat in the states).
 function summaries.pes(path)
-  local ses, err = require("retrace.chitra").load(path)
-  if not ses then return nil, err end
-  local totals = ses:stats()
-  local symbols = 0
-  for _ in pairs(totals) do symbols = symbols + 1 end
-  local n, entries, times = ses:length(1), ses:entries(1), ses:times(1)
-  ses:close()
+  local s, err = core.seq.pes_scan(path)
+  if not s then return nil, err end
   -- the span runs from the first entry to the end of the last state
-  return { states = n, symbols = symbols, span = { entries[1] or 0, n > 0 and entries[n] + times[n] or 0 } }
-end
-
---- True when format `name` has a reader that summarises it (formats.summary).
-function M.summary_reader(name)
-  return summaries[name] ~= nil
+  return { states = s.states, symbols = s.symbols, span = { s.first, s.last } }
 end
 
 --- What the reader of format `name` says of the file at path: a table of counts
