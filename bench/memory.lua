@@ -83,7 +83,7 @@ end
 gen.paraver = function(n)
   local big = 100 * n
   return write(dir .. "/paraver-" .. n .. ".prv",
-    ("#Paraver (01/01/20 at 10:00):%d_ns:1(2):1:2(1:1,1:1),1\nc:1:1:2:1:2\n"):format(big + 10), n, function(k)
+    ("#Paraver (01/01/20 at 10:00):%d_ns:1(2):1:2(1:1,1:1),0\n"):format(big + 10), n, function(k)
       if k % 2 == 0 then return ("1:1:1:1:1:%d:%d:%d\n"):format(k, k + 1000, 1 + k % 5) end
       local b = n - k
       return ("1:2:1:2:1:%d:%d:%d\n"):format(b, b + 1, 1 + k % 5)

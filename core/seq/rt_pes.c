@@ -32,7 +32,7 @@ typedef struct {
     double last;        /* the previous time */
     int32_t last_id;    /* the previous state's symbol */
     uint64_t *uses;     /* occurrences per symbol id (as many as distinct names) */
-    size_t nuses;
+    size_t nuses, capuses;
 } pes_buf;
 
 /* Report progress when the reader has passed the next mark (called once a line). */
@@ -80,9 +80,16 @@ static int push(pes_buf *b, rt_span name, rt_span time, unsigned long line, rt_e
                          prev);
     if (b->scan) { /* count only: memory grows with the distinct names, not the states */
         int32_t id = rt_ses_intern(b->s, name.p, name.n);
-        if (id < 0 || ((size_t)id >= b->nuses && rt_grow((void **)&b->uses, &b->nuses, (size_t)id + 1,
-                                                           sizeof *b->uses) != RT_OK))
+        if (id < 0)
             return rt_err_set(err, RT_ENOMEM, "%s: out of memory", b->path);
+        if ((size_t)id >= b->nuses) { /* a new name: ids come in order, one past the last */
+            size_t cap = b->capuses;
+            if (rt_grow((void **)&b->uses, &cap, (size_t)id + 1, sizeof *b->uses) != RT_OK)
+                return rt_err_set(err, RT_ENOMEM, "%s: out of memory", b->path);
+            b->capuses = cap;
+            memset(b->uses + b->nuses, 0, ((size_t)id + 1 - b->nuses) * sizeof *b->uses);
+            b->nuses = (size_t)id + 1;
+        }
         b->uses[id]++;
         b->last = t;
         b->last_id = id;
@@ -206,7 +213,7 @@ int rt_ses_load_progress(rt_ses *s, const char *path, uint64_t step,
     rt_err_clear(err);
     if (s->nsteps)
         return rt_err_at(err, RT_ESTATE, path, 0, "members are added before the first transform");
-    pes_buf b = {s, path, NULL, NULL, 0, 0, progress, ud, step ? step : 1, step ? step : 1, {0, 0, 0}, 0, 0, 0, NULL, 0};
+    pes_buf b = {s, path, NULL, NULL, 0, 0, progress, ud, step ? step : 1, step ? step : 1, {0, 0, 0}, 0, 0, 0, NULL, 0, 0};
     int st = read_pes(&b, err);
     if (st == RT_OK) {
         /* hand the arrays over (times already checked): SES symbols are the first n-1 states */
@@ -225,7 +232,7 @@ int rt_pes_scan(const char *path, rt_pes_summary *out, rt_err *err)
     rt_ses *s = rt_ses_new();
     if (!s)
         return rt_err_set(err, RT_ENOMEM, "%s: out of memory", path);
-    pes_buf b = {s, path, NULL, NULL, 0, 0, NULL, NULL, 1, 1, {0, 0, 0}, 1, 0, 0, NULL, 0};
+    pes_buf b = {s, path, NULL, NULL, 0, 0, NULL, NULL, 1, 1, {0, 0, 0}, 1, 0, 0, NULL, 0, 0};
     int st = read_pes(&b, err);
     if (st == RT_OK) {
         b.uses[b.last_id]--; /* the last entry ends the run: not a state */
