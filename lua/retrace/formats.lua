@@ -163,6 +163,11 @@ function summaries.pes(path)
   return { states = s.states, symbols = s.symbols, span = { s.first, s.last } }
 end
 
+--- True when format `name` has a reader that summarises it (formats.summary).
+function M.summary_reader(name)
+  return summaries[name] ~= nil
+end
+
 --- What the reader of format `name` says of the file at path: a table of counts
 -- (fields by format), or nil, message when the reader refuses the file; false
 -- when the format has no reader here. opts.line: line size in bytes for memory
