@@ -15,7 +15,7 @@ DEB_PACKAGES = liblua5.4-dev lua5.4 lua-filesystem libcairo2-dev libpng-dev libf
   valgrind libdw-dev libopenmpi-dev openmpi-bin libblas-dev
 # packages the tests use when present (a browser for the HTML player and gallery, xmllint
 # for well-formed pages, cmark for the README, the OTF2 and Pajé reference tools)
-DEB_TEST_PACKAGES = chromium libxml2-utils cmark otf2-tools pajeng
+DEB_TEST_PACKAGES = chromium libxml2-utils cmark otf2-tools pajeng time
 
 .PHONY: all deps build demo test test-asan bench fuzz install clean
 

@@ -1236,8 +1236,29 @@ static const luaL_Reg ses_methods[] = {
     {NULL, NULL},
 };
 
+/* seq.pes_scan(path) -> {states, symbols, first, last} | nil, message: counts of a PES
+ * read in bounded memory (rt_pes_scan). */
+static int l_pes_scan(lua_State *L)
+{
+    rt_pes_summary s;
+    rt_err err;
+    if (rt_pes_scan(luaL_checkstring(L, 1), &s, &err) != RT_OK)
+        return rt_push_fail(L, &err);
+    lua_createtable(L, 0, 4);
+    lua_pushinteger(L, (lua_Integer)s.states);
+    lua_setfield(L, -2, "states");
+    lua_pushinteger(L, (lua_Integer)s.symbols);
+    lua_setfield(L, -2, "symbols");
+    lua_pushnumber(L, s.first);
+    lua_setfield(L, -2, "first");
+    lua_pushnumber(L, s.last);
+    lua_setfield(L, -2, "last");
+    return 1;
+}
+
 static const luaL_Reg funcs[] = {
     {"new", l_new},
+    {"pes_scan", l_pes_scan},
     {"simulate", l_simulate},
     {"stream", l_stream},
     {NULL, NULL},

@@ -7,6 +7,8 @@
  *   local o = util.create(path)                   -- an output written whole or not at all
  *   o:write(s, ...); o:commit() -> true | nil, message   (o:abort() gives up)
  *   util.same_file(a, b) -> boolean
+ *   util.detect(path) -> format, why | nil, message   -- the one format detector (rt_detect.h)
+ *   util.read_once(path) -> boolean   -- a FIFO, pipe or terminal: the input can be read once
  *   local l = util.lock(path)      -- an exclusive lock on a file (flock), or nil, message;
  *                                  -- l:unlock(); released when collected or the process ends
  */
@@ -18,7 +20,9 @@
 #include <unistd.h>
 
 #include "bind.h"
+#include "rt_detect.h"
 #include "rt_file.h"
+#include "rt_input.h"
 #include "rt_lines.h"
 #include "rt_out.h"
 
@@ -206,6 +210,31 @@ static const luaL_Reg out_methods[] = {
 };
 
 /* util.same_file(a, b) -> true when both name one existing file */
+/* util.detect(path) -> name, why | nil, message */
+static int l_detect(lua_State *L)
+{
+    const char *path = luaL_checkstring(L, 1);
+    const char *name;
+    char why[1024];
+    int st = rt_detect(path, &name, why, sizeof why);
+    if (st == RT_EINTR)
+        return luaL_error(L, "%s", why);
+    if (st != RT_OK || !name) {
+        luaL_pushfail(L);
+        lua_pushstring(L, why);
+        return 2;
+    }
+    lua_pushstring(L, name);
+    lua_pushstring(L, why);
+    return 2;
+}
+
+static int l_read_once(lua_State *L)
+{
+    lua_pushboolean(L, rt_input_once(luaL_checkstring(L, 1)));
+    return 1;
+}
+
 static int l_same_file(lua_State *L)
 {
     lua_pushboolean(L, rt_same_file(luaL_checkstring(L, 1), luaL_checkstring(L, 2)));
@@ -275,6 +304,8 @@ static const luaL_Reg funcs[] = {
     {"isatty", l_isatty},
     {"create", l_create},
     {"same_file", l_same_file},
+    {"detect", l_detect},
+    {"read_once", l_read_once},
     {"lock", l_lock},
     {NULL, NULL},
 };

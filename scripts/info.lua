@@ -112,7 +112,9 @@ local function inspect(path, args)
   local lines, bytes
   if binary[fmt] then -- a binary file has bytes, not lines (an OTF2 archive's directory: neither)
     bytes = lfs.attributes(path, "mode") == "file" and lfs.attributes(path, "size") or nil
-  elseif lfs.attributes(path, "mode") ~= "directory" then
+  elseif lfs.attributes(path, "mode") ~= "directory"
+    and not (core.util.read_once(path) and formats.summary_reader(fmt)) then
+    -- (a FIFO or pipe is read once, by the summary when there is one: no line count)
     lines, bytes = core.util.count_lines(path)
     if not lines then return nil, bytes end
   end
@@ -162,7 +164,8 @@ return {
       if not args.json and r.format then
         io.stdout:write(string.format("%s: %s (%s)\n  %s; %s\n", r.file, r.format, r.description,
           r.lines and string.format("%d lines, %d bytes", r.lines, r.bytes)
-            or r.bytes and string.format("%d bytes", r.bytes) or "a directory", r.evidence))
+            or r.bytes and string.format("%d bytes", r.bytes)
+            or lfs.attributes(r.file, "mode") == "directory" and "a directory" or "read once (a pipe)", r.evidence))
         if r.summary then
           for _, l in ipairs(text[r.format](r.summary)) do io.stdout:write("  ", l, "\n") end
         elseif r.note then

@@ -16,32 +16,82 @@ local function readable_formats()
 end
 
 -- Trace files named by the arguments: a directory means every trace under it.
+-- Each directory and each file is taken once, by device and inode, so a symbolic
+-- link back up the tree (a loop) or a second name of a trace adds nothing. What
+-- cannot be read (a trace without read permission, a folder that cannot be
+-- listed) is named in a warning; files that are not traces are passed over.
 local function collect(paths)
   local readable = readable_formats()
   local lfs = require "lfs"
-  local out = {}
+  local out, seen, links = {}, {}, {}
+  local visit
+  local function first_time(p)
+    local a = lfs.attributes(p)
+    if not a then return true end -- (a dangling link: the walk below names it)
+    local key = a.dev .. ":" .. a.ino
+    if seen[key] then return false end
+    seen[key] = true
+    return true
+  end
+  local function warn(msg) io.stderr:write("retrace: warning: ", msg, "\n") end
   local function walk(dir)
     local names = {}
-    for e in lfs.dir(dir) do
-      if e ~= "." and e ~= ".." and not e:match("^%.") then names[#names + 1] = e end
+    local ok, err = pcall(function()
+      for e in lfs.dir(dir) do
+        if e ~= "." and e ~= ".." and not e:match("^%.") then names[#names + 1] = e end
+      end
+    end)
+    if not ok then
+      warn(dir .. ": cannot list this folder (" .. tostring(err):gsub("^.-: ", "") .. "); its traces are left out")
+      return
     end
     table.sort(names)
+    -- files before folders, links after every real name: a trace met twice is
+    -- listed under its shallowest real name
+    local dirs = {}
     for _, e in ipairs(names) do
       local p = dir .. "/" .. e
-      local mode = lfs.attributes(p, "mode")
-      if mode == "directory" then
-        walk(p)
-      elseif mode == "file" then
-        local fmt = formats.detect(p)
-        if readable[fmt] then out[#out + 1] = p end
+      if lfs.symlinkattributes(p, "mode") == "link" and lfs.attributes(p, "mode") then
+        links[#links + 1] = p
+      elseif lfs.attributes(p, "mode") == "directory" then
+        dirs[#dirs + 1] = p
+      else
+        visit(p)
       end
     end
+    for _, p in ipairs(dirs) do visit(p) end
+  end
+  function visit(p)
+    local mode = lfs.attributes(p, "mode")
+    if mode == "directory" then
+      if first_time(p) then walk(p) end
+    elseif mode == "file" then
+      local fmt, why = formats.detect(p)
+      if not fmt then
+        warn(why .. " (left out)")
+      elseif readable[fmt] and first_time(p) then
+        out[#out + 1] = p
+      end
+    elseif not mode and lfs.symlinkattributes(p, "mode") == "link" then
+      warn(p .. ": a symbolic link to nothing (left out)")
+    end
+  end
+  local function walk_all(dir)
+    walk(dir)
+    local i = 1
+    while i <= #links do -- (walking a linked folder may add links)
+      visit(links[i])
+      i = i + 1
+    end
+    links = {}
   end
   for _, p in ipairs(paths) do
     local mode = lfs.attributes(p, "mode")
     if mode == "directory" then
       local before = #out
-      walk((p:gsub("/+$", "")))
+      local dir = p:gsub("/+$", "")
+      if dir == "" then dir = "/" end
+      if first_time(dir) then walk_all(dir) end
       if #out == before then cli.input_error(p .. ": no message-passing trace files in this directory") end
     elseif mode then
       out[#out + 1] = p

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rt_field.h"
 #include "rt_lines.h"
 #include "rt_out.h"
 #include "rt_mem.h"
@@ -25,6 +26,13 @@ typedef struct {
     void *progress_ud;
     uint64_t step;      /* bytes between reports */
     uint64_t next;      /* offset of the next report */
+    rt_timespan span;   /* the times read: their span must fit a double */
+    /* rt_pes_scan: count instead of keeping the sequence */
+    int scan;
+    double last;        /* the previous time */
+    int32_t last_id;    /* the previous state's symbol */
+    uint64_t *uses;     /* occurrences per symbol id (as many as distinct names) */
+    size_t nuses, capuses;
 } pes_buf;
 
 /* Report progress when the reader has passed the next mark (called once a line). */
@@ -58,17 +66,36 @@ static int push(pes_buf *b, rt_span name, rt_span time, unsigned long line, rt_e
     double t;
     /* a NUL inside a name would make a second state that prints as the first
      * ("A\0" and "A") and duplicate keys in JSON */
-    if (memchr(name.p, '\0', name.n)) {
-        char ex[RT_EXCERPT_CAP];
-        return rt_err_at(err, RT_EFORMAT, b->path, line, "state: '%s' holds a NUL byte",
-                         rt_excerpt(name.p, name.n, 0, ex, sizeof ex));
-    }
+    int st = rt_field_name(name.p, name.n, b->path, line, "state", err);
+    if (st != RT_OK)
+        return st;
     if (!parse_time(time, &t))
         return rt_err_at(err, RT_EFORMAT, b->path, line, "time: '%.*s' is not a number",
                          (int)(time.n > 40 ? 40 : time.n), time.p);
-    if (b->n && t < b->times[b->n - 1])
-        return rt_err_at(err, RT_EFORMAT, b->path, line,
-                         "time: %.17g is less than the previous time %.17g", t, b->times[b->n - 1]);
+    if ((st = rt_timespan_add(&b->span, t, b->path, line, "time", err)) != RT_OK)
+        return st;
+    double prev = b->n == 0 ? t : b->scan ? b->last : b->times[b->n - 1];
+    if (t < prev)
+        return rt_err_at(err, RT_EFORMAT, b->path, line, "time: %.17g is less than the previous time %.17g", t,
+                         prev);
+    if (b->scan) { /* count only: memory grows with the distinct names, not the states */
+        int32_t id = rt_ses_intern(b->s, name.p, name.n);
+        if (id < 0)
+            return rt_err_set(err, RT_ENOMEM, "%s: out of memory", b->path);
+        if ((size_t)id >= b->nuses) { /* a new name: ids come in order, one past the last */
+            size_t cap = b->capuses;
+            if (rt_grow((void **)&b->uses, &cap, (size_t)id + 1, sizeof *b->uses) != RT_OK)
+                return rt_err_set(err, RT_ENOMEM, "%s: out of memory", b->path);
+            b->capuses = cap;
+            memset(b->uses + b->nuses, 0, ((size_t)id + 1 - b->nuses) * sizeof *b->uses);
+            b->nuses = (size_t)id + 1;
+        }
+        b->uses[id]++;
+        b->last = t;
+        b->last_id = id;
+        b->n++;
+        return RT_OK;
+    }
     if (b->n == b->cap) {
         size_t cap = b->cap ? b->cap * 2 : 4096;
         if (rt_resize((void **)&b->ids, cap, sizeof *b->ids) != RT_OK ||
@@ -177,6 +204,8 @@ int rt_ses_load(rt_ses *s, const char *path, rt_err *err)
     return rt_ses_load_progress(s, path, 0, NULL, NULL, err);
 }
 
+static int read_pes(pes_buf *b, rt_err *err);
+
 int rt_ses_load_progress(rt_ses *s, const char *path, uint64_t step,
                          void (*progress)(void *ud, uint64_t done, uint64_t total), void *ud,
                          rt_err *err)
@@ -184,10 +213,47 @@ int rt_ses_load_progress(rt_ses *s, const char *path, uint64_t step,
     rt_err_clear(err);
     if (s->nsteps)
         return rt_err_at(err, RT_ESTATE, path, 0, "members are added before the first transform");
+    pes_buf b = {s, path, NULL, NULL, 0, 0, progress, ud, step ? step : 1, step ? step : 1, {0, 0, 0}, 0, 0, 0, NULL, 0, 0};
+    int st = read_pes(&b, err);
+    if (st == RT_OK) {
+        /* hand the arrays over (times already checked): SES symbols are the first n-1 states */
+        s->orig[b.ids[b.n - 1]] = 1;
+        return rt_ses_add_owned(s, path, b.ids, b.times, b.n - 1, err);
+    }
+    free(b.ids);
+    free(b.times);
+    return st;
+}
+
+int rt_pes_scan(const char *path, rt_pes_summary *out, rt_err *err)
+{
+    rt_err_clear(err);
+    memset(out, 0, sizeof *out);
+    rt_ses *s = rt_ses_new();
+    if (!s)
+        return rt_err_set(err, RT_ENOMEM, "%s: out of memory", path);
+    pes_buf b = {s, path, NULL, NULL, 0, 0, NULL, NULL, 1, 1, {0, 0, 0}, 1, 0, 0, NULL, 0, 0};
+    int st = read_pes(&b, err);
+    if (st == RT_OK) {
+        b.uses[b.last_id]--; /* the last entry ends the run: not a state */
+        out->states = b.n - 1;
+        for (size_t i = 0; i < b.nuses; i++)
+            out->symbols += b.uses[i] > 0;
+        out->first = b.span.lo;
+        out->last = b.span.hi;
+    }
+    free(b.uses);
+    rt_ses_free(s);
+    return st;
+}
+
+/* Read the PES at b->path into b (either layout). RT_OK with b->n >= 2 states. */
+static int read_pes(pes_buf *b, rt_err *err)
+{
+    const char *path = b->path;
     rt_lines *r = rt_lines_open(path, err);
     if (!r)
         return err->status;
-    pes_buf b = {s, path, NULL, NULL, 0, 0, progress, ud, step ? step : 1, step ? step : 1};
     const char *line;
     size_t len;
     int st;
@@ -205,22 +271,15 @@ int rt_ses_load_progress(rt_ses *s, const char *path, uint64_t step,
         size_t i = 0;
         while (isspace((unsigned char)line[i]))
             i++;
-        st = line[i] == '(' ? read_tuples(r, &b, line, len, err)
-                            : read_pairs(r, &b, line, len, err);
-        if (st == RT_OK && b.n < 2)
+        st = line[i] == '(' ? read_tuples(r, b, line, len, err)
+                            : read_pairs(r, b, line, len, err);
+        if (st == RT_OK && b->n < 2)
             st = rt_err_at(err, RT_EFORMAT, path, rt_lines_lineno(r),
-                           "a PES needs at least two states (found %zu)", b.n);
+                           "a PES needs at least two states (found %zu)", b->n);
     }
-    if (st == RT_OK && progress && b.next > b.step) /* reported before: say it is done */
-        progress(ud, rt_lines_offset(r), rt_lines_size(r));
+    if (st == RT_OK && b->progress && b->next > b->step) /* reported before: say it is done */
+        b->progress(b->progress_ud, rt_lines_offset(r), rt_lines_size(r));
     rt_lines_free(r);
-    if (st == RT_OK) {
-        /* hand the arrays over (times already checked): SES symbols are the first n-1 states */
-        s->orig[b.ids[b.n - 1]] = 1;
-        return rt_ses_add_owned(s, path, b.ids, b.times, b.n - 1, err);
-    }
-    free(b.ids);
-    free(b.times);
     return st;
 }
 

@@ -45,6 +45,19 @@ void rt_ses_free(rt_ses *s);
  */
 int rt_ses_load(rt_ses *s, const char *path, rt_err *err);
 
+/* What rt_pes_scan counts of a PES file. */
+typedef struct rt_pes_summary {
+    size_t states;      /* states of the sequence (the last entry, the end of the run, not one) */
+    size_t symbols;     /* distinct names among them */
+    double first, last; /* the first entry's time and the end of the run */
+} rt_pes_summary;
+
+/*
+ * Read a PES file as rt_ses_load does (the same checks and messages) but keep
+ * only counts: memory grows with the distinct names, not with the states.
+ */
+int rt_pes_scan(const char *path, rt_pes_summary *out, rt_err *err);
+
 /*
  * rt_ses_load reporting its progress for long files: progress(ud, bytes read,
  * file size (0 when unknown)) each time another `step` bytes (0: 1) of input

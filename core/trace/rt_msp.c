@@ -2,6 +2,7 @@
  * rt_msp.c - the `.msp` reader (see rt_msp.h): a line reader, the tokenizer
  * and strict number parsers, every field checked with FILE:LINE: FIELD errors.
  */
+#include "rt_field.h"
 #include "rt_msp.h"
 
 #include <stdlib.h>
@@ -35,6 +36,9 @@ static int copy_name(rt_msp *r, rt_err *err, const char *field, rt_span tok, cha
     if (tok.n >= RT_MSP_NAME_MAX)
         return rt_err_at(err, RT_EFORMAT, rt_lines_name(r->lines), rt_lines_lineno(r->lines),
                          "%s: longer than %d bytes", field, RT_MSP_NAME_MAX - 1);
+    int st = rt_field_name(tok.p, tok.n, rt_lines_name(r->lines), rt_lines_lineno(r->lines), field, err);
+    if (st != RT_OK)
+        return st;
     memcpy(dst, tok.p, tok.n);
     dst[tok.n] = '\0';
     return RT_OK;

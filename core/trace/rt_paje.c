@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rt_field.h"
 #include "rt_lines.h"
 #include "rt_mem.h"
 #include "rt_paje_fmt.h"
@@ -529,8 +530,13 @@ static int event_line(pj *r, const char *p, const char *e, rt_err *err)
         if ((st = value_get(r, ti, FIELD(F_VALUE), FIELD(F_VALUE), &val, err)) != RT_OK)
             return st;
         double bytes = val->bytes, sz;
-        if (bytes == 0 && d->pos[F_SIZE] >= 0 && rt_pj_number(FIELD(F_SIZE), &sz))
+        const char *from = "Value";
+        if (bytes == 0 && d->pos[F_SIZE] >= 0 && rt_pj_number(FIELD(F_SIZE), &sz)) {
             bytes = sz;
+            from = "Size";
+        }
+        if ((st = rt_field_count(bytes, r->file, line, from, err)) != RT_OK)
+            return st;
         return link_end(r, d->kind == K_START ? RT_TE_SEND : RT_TE_RECV, ti, ci, eci, FIELD(F_KEY),
                         t, bytes, err);
     }

@@ -10,8 +10,11 @@
 #include "rt_paje.h"
 
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "rt_field.h"
 
 static const char *const kind_names[K_UNKNOWN] = {
     "PajeDefineContainerType", "PajeDefineStateType", "PajeDefineEventType",
@@ -291,6 +294,12 @@ int rt_pj_decode(const rt_pjfmt *r, const char *file, unsigned long line, const 
                              field_name(d, i), (int)fld[i].n, fld[i].p, i + 1);
         if (i == d->pos[F_TIME])
             *time = x;
+        if (d->type[i] == T_STRING) { /* names: C strings downstream would cut them at a NUL */
+            char what[160];
+            snprintf(what, sizeof what, "%s: %s", d->name, field_name(d, i));
+            if ((st = rt_field_name(fld[i].p, fld[i].n, file, line, what, err)) != RT_OK)
+                return st;
+        }
     }
     return RT_OK;
 }

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rt_field.h"
 #include "rt_lines.h"
 #include "rt_mem.h"
 #include "rt_paraver_defs.h"
@@ -56,6 +57,10 @@ typedef struct prv_reader {
     int last_type_known;    /* a one-entry cache of the event type lookup */
     int64_t last_type;
     unsigned char *used;    /* per thread: named by a record */
+    struct leave_pos {
+        size_t at;          /* 1 + heap index of the thread's latest pending LEAVE, 0 when none */
+        uint64_t seq;       /* that LEAVE's arrival number */
+    } *leave_at;            /* per thread */
 } prv_reader;
 
 static const rt_tsource_ops prv_ops;
@@ -71,26 +76,45 @@ static int before(const pending *a, const pending *b)
     return a->seq < b->seq;
 }
 
+/* Put p at heap index i, noting where a thread's latest LEAVE is. */
+static void place(prv_reader *r, size_t i, pending p)
+{
+    r->heap[i] = p;
+    if (p.kind == RT_TE_LEAVE && p.seq == r->leave_at[p.proc].seq)
+        r->leave_at[p.proc].at = i + 1;
+}
+
+/* Move the entry at i up to its place (its key went down, or it is new). */
+static void sift_up(prv_reader *r, size_t i)
+{
+    pending p = r->heap[i];
+    while (i > 0) {
+        size_t up = (i - 1) / 2;
+        if (!before(&p, &r->heap[up]))
+            break;
+        place(r, i, r->heap[up]);
+        i = up;
+    }
+    place(r, i, p);
+}
+
 static int heap_push(prv_reader *r, pending p)
 {
     if (rt_grow((void **)&r->heap, &r->capheap, r->nheap + 1, sizeof *r->heap) != RT_OK)
         return RT_ENOMEM;
     p.seq = r->seq++;
-    size_t i = r->nheap++;
-    while (i > 0) {
-        size_t up = (i - 1) / 2;
-        if (!before(&p, &r->heap[up]))
-            break;
-        r->heap[i] = r->heap[up];
-        i = up;
-    }
-    r->heap[i] = p;
+    if (p.kind == RT_TE_LEAVE)
+        r->leave_at[p.proc].seq = p.seq;
+    r->heap[r->nheap++] = p;
+    sift_up(r, r->nheap - 1);
     return RT_OK;
 }
 
 static pending heap_pop(prv_reader *r)
 {
     pending top = r->heap[0], last = r->heap[--r->nheap];
+    if (top.kind == RT_TE_LEAVE && top.seq == r->leave_at[top.proc].seq)
+        r->leave_at[top.proc].at = 0;
     size_t i = 0, n = r->nheap;
     for (;;) {
         size_t c = 2 * i + 1;
@@ -100,12 +124,39 @@ static pending heap_pop(prv_reader *r)
             c++;
         if (!before(&r->heap[c], &last))
             break;
-        r->heap[i] = r->heap[c];
+        place(r, i, r->heap[c]);
         i = c;
     }
     if (n > 0)
-        r->heap[i] = last;
+        place(r, i, last);
     return top;
+}
+
+/*
+ * A new state of thread proc begins at begin: its earlier state, when it is
+ * still pending past that time (states that overlap on one thread), ends
+ * there instead. So a thread has one state at a time, as Paraver draws it, and
+ * the heap keeps one LEAVE per thread however the states overlap.
+ */
+static void cut_overlap(prv_reader *r, int proc, int64_t begin, unsigned long line)
+{
+    size_t at = r->leave_at[proc].at;
+    if (!at || r->heap[at - 1].ticks <= begin)
+        return;
+    if (r->st.overlapping++ == 0)
+        rt_tsource_warn(&r->base, "%s:%lu: begin: %lld, before the end (%lld) of the thread's state of line %lu: "
+                        "states overlap on one thread; the earlier one is cut there", r->base.path, line,
+                        (long long)begin, (long long)r->heap[at - 1].ticks, r->heap[at - 1].line);
+    r->heap[at - 1].ticks = begin;
+    sift_up(r, at - 1);
+}
+
+/* The first time stamp of the record read: only grows (a record out of order
+ * is warned about when its events go out), so waiting events keep going out. */
+static void advance(prv_reader *r, int64_t t)
+{
+    if (t > r->frontier)
+        r->frontier = t;
 }
 
 /* ---- fields of a record ---- */
@@ -251,12 +302,13 @@ static int read_state(prv_reader *r, unsigned long line, const char *cur, const 
                          (long long)begin);
     if ((st = state_region(r, line, value, &region, err)) != RT_OK)
         return st;
-    r->frontier = begin;
+    advance(r, begin);
     r->st.states++;
     if (stop == begin) { /* Paraver draws nothing for it either */
         r->st.empty_states++;
         return RT_OK;
     }
+    cut_overlap(r, proc, begin, line);
     rt_tevent *ev = now_add(r, RT_TE_ENTER, proc, begin, line);
     if (!ev)
         return nomem(r, err);
@@ -285,7 +337,7 @@ static int read_event(prv_reader *r, unsigned long line, const char *cur, const 
         return st;
     if (cur >= end)
         return bad_field(r, line, "event type", cur, end, err);
-    r->frontier = t;
+    advance(r, t);
     r->st.event_records++;
     while (cur < end) {
         if ((st = field(r, line, &cur, end, "event type", &type, 1, err)) != RT_OK ||
@@ -321,7 +373,9 @@ static int read_comm(prv_reader *r, unsigned long line, const char *cur, const c
         (st = end_of_record(r, line, cur, end, "tag", err)) != RT_OK)
         return st;
     (void)lrecv;
-    r->frontier = lsend;
+    if ((st = rt_field_count((double)size, r->base.path, line, "size", err)) != RT_OK)
+        return st;
+    advance(r, lsend);
     r->st.comms++;
     pending send = {.ticks = psend, .kind = RT_TE_SEND, .proc = from, .peer = to, .region = 0,
                     .prio = 0, .tag = tag, .bytes = (double)size, .line = line};
@@ -465,6 +519,7 @@ static void reset_body(prv_reader *r)
     r->last_ticks = r->frontier = 0;
     r->last_type_known = -1;
     memset(r->used, 0, (size_t)r->model.nthreads);
+    memset(r->leave_at, 0, (size_t)r->model.nthreads * sizeof *r->leave_at);
     rt_paraver_stats keep = r->st;
     memset(&r->st.states, 0, sizeof r->st - offsetof(rt_paraver_stats, states));
     r->st.has_pcf = keep.has_pcf;
@@ -498,18 +553,11 @@ static void prv_free(rt_tsource *s)
     free(r->heap);
     free(r->now);
     free(r->used);
+    free(r->leave_at);
     free(r);
 }
 
 static const rt_tsource_ops prv_ops = {"paraver", prv_next, prv_rewind, prv_offset, prv_size, prv_free};
-
-/* Keep the first warning raised while opening, when no one listens yet. */
-static void keep_warning(void *ud, const char *msg)
-{
-    prv_reader *r = ud;
-    if (!r->st.first_warning[0])
-        snprintf(r->st.first_warning, sizeof r->st.first_warning, "%s", msg);
-}
 
 rt_tsource *rt_paraver_open(const char *path, rt_err *err)
 {
@@ -522,8 +570,6 @@ rt_tsource *rt_paraver_open(const char *path, rt_err *err)
         free(r);
         return NULL;
     }
-    r->base.on_warning = keep_warning;
-    r->base.ud = r;
     r->in = rt_lines_open(path, err);
     if (!r->in)
         goto fail;
@@ -537,18 +583,20 @@ rt_tsource *rt_paraver_open(const char *path, rt_err *err)
     r->st.ftime = r->model.ftime;
     r->st.resolution = rt_tdefs_resolution(r->base.defs);
     r->used = calloc((size_t)r->model.nthreads, 1);
-    if (!r->used) {
+    r->leave_at = calloc((size_t)r->model.nthreads, sizeof *r->leave_at);
+    if (!r->used || !r->leave_at) {
         nomem(r, err);
         goto fail;
     }
     if (prv_read_companions(&r->base, &r->model, &r->st.has_pcf, &r->st.has_row, err) != RT_OK)
         goto fail;
+    /* the warnings of the open (a missing .pcf) wait in the source for the first
+     * listener (rt_tsource_next hands them over); the first is also kept here */
+    if (r->base.nearly)
+        snprintf(r->st.first_warning, sizeof r->st.first_warning, "%s", r->base.early);
     reset_body(r);
-    r->base.on_warning = NULL;
-    r->base.ud = NULL;
     return &r->base;
 fail:
-    r->base.on_warning = NULL;
     rt_tsource_free(&r->base);
     return NULL;
 }

@@ -96,6 +96,7 @@ typedef struct rt_paraver_stats {
     uint64_t global_ops;       /* record type 4 (global operations): skipped */
     uint64_t other_records;    /* records of any other type, communicator lines in the body: skipped */
     uint64_t out_of_order;     /* events returned earlier in time than one before them */
+    uint64_t overlapping;      /* states begun before the thread's previous state ended (that one cut) */
     int has_pcf, has_row;      /* companions found */
     char first_warning[256];   /* the first warning raised while opening (before on_warning
                                 * could be set), "" when none */

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rt_field.h"
 #include "rt_lines.h"
 #include "rt_mem.h"
 
@@ -124,25 +125,33 @@ static int next_tok(rt_shmap *r, rt_span *tok, rt_err *err)
 }
 
 /* r->text = the n characters at p (NUL-terminated). RT_OK or RT_ENOMEM. */
-static int set_text(rt_shmap *r, const char *p, size_t n)
+static unsigned long lineno(const rt_shmap *r);
+
+/* Copy a text field (a label, a name) into r->text; a NUL byte in it is refused
+ * (field names it), memory failures are RT_ENOMEM with err filled. */
+static int set_text(rt_shmap *r, const char *p, size_t n, const char *field, rt_err *err)
 {
+    int st = rt_field_name(p, n, rt_lines_name(r->in), lineno(r), field, err);
+    if (st != RT_OK)
+        return st;
     if (rt_grow((void **)&r->text, &r->captext, n + 1, 1) != RT_OK)
-        return RT_ENOMEM;
+        return rt_err_at(err, RT_ENOMEM, rt_lines_name(r->in), lineno(r), "out of memory");
     memcpy(r->text, p, n);
     r->text[n] = '\0';
     return RT_OK;
 }
 
 /* The rest of the current line, trimmed, copied into r->text. */
-static int rest_of_line(rt_shmap *r)
+static int rest_of_line(rt_shmap *r, const char *field, rt_err *err)
 {
     const char *p = r->have_line ? r->cur : "", *e = r->have_line ? r->end : p;
     while (p < e && (*p == ' ' || *p == '\t'))
         p++;
     while (e > p && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
         e--;
-    if (set_text(r, p, (size_t)(e - p)) != RT_OK)
-        return RT_ENOMEM;
+    int st = set_text(r, p, (size_t)(e - p), field, err);
+    if (st != RT_OK)
+        return st;
     if (r->have_line)
         r->cur = r->end;
     return RT_OK;
@@ -295,8 +304,8 @@ static int parse_record(rt_shmap *r, int op, rt_shmap_event *ev, rt_err *err)
         FIELD_INT("ID", id);
         if ((st = matrix_ref(r, op, id, &i, err)) != RT_OK)
             return st;
-        if (rest_of_line(r) != RT_OK)
-            return rt_err_at(err, RT_ENOMEM, name, lineno(r), "out of memory");
+        if ((st = rest_of_line(r, "info event: field TEXT", err)) != RT_OK)
+            return st;
         ev->matrix = i;
         ev->text = r->text;
         return RT_OK;
@@ -317,16 +326,16 @@ static int parse_record(rt_shmap *r, int op, rt_shmap_event *ev, rt_err *err)
             return rt_err_at(err, RT_EFORMAT, name, lineno(r), "flops event: missing field NAME");
         if (st != RT_OK)
             return st;
-        if (set_text(r, t.p, t.n) != RT_OK)
-            return rt_err_at(err, RT_ENOMEM, name, lineno(r), "out of memory");
+        if ((st = set_text(r, t.p, t.n, "flops event: field NAME", err)) != RT_OK)
+            return st;
         ev->matrix = i;
         ev->flops = flops;
         ev->text = r->text;
         return RT_OK;
     }
     default: /* markers: a label to the end of the line */
-        if (rest_of_line(r) != RT_OK)
-            return rt_err_at(err, RT_ENOMEM, name, lineno(r), "out of memory");
+        if ((st = rest_of_line(r, "marker: field LABEL", err)) != RT_OK)
+            return st;
         ev->text = r->text;
         return RT_OK;
     }

@@ -392,9 +392,18 @@ int rt_tsource_next(rt_tsource *s, rt_tevent *ev, rt_err *err)
     /* Ctrl-C: a source that is not line-read (OTF2) stops here */
     if ((s->events & 0xffff) == 0 && rt_interrupt_pending())
         return rt_interrupt_check(err);
+    if (s->nearly && s->on_warning) { /* warnings of the open, now that someone listens */
+        for (const char *m = s->early; s->nearly > 0; s->nearly--, m += strlen(m) + 1)
+            s->on_warning(s->ud, m);
+        free(s->early);
+        s->early = NULL;
+        s->early_len = 0;
+    }
     int st = s->ops->next(s, ev, err);
-    if (st == RT_OK)
+    if (st == RT_OK) {
         s->events++;
+        st = rt_timespan_add(&s->span, ev->time, s->path, ev->line, "time", err);
+    }
     return st;
 }
 
@@ -403,8 +412,10 @@ int rt_tsource_rewind(rt_tsource *s, rt_err *err)
     if (!s->ops->rewind)
         return rt_err_set(err, RT_EINVAL, "%s: cannot be read again", s->path);
     int st = s->ops->rewind(s, err);
-    if (st == RT_OK)
+    if (st == RT_OK) {
         s->events = s->skipped = s->warnings = 0;
+        s->span = (rt_timespan){0};
+    }
     return st;
 }
 
@@ -414,14 +425,25 @@ uint64_t rt_tsource_size(const rt_tsource *s) { return s->ops->size ? s->ops->si
 void rt_tsource_warn(rt_tsource *s, const char *fmt, ...)
 {
     s->warnings++;
-    if (!s->on_warning)
-        return;
     char msg[400];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    s->on_warning(s->ud, msg);
+    if (s->on_warning) {
+        s->on_warning(s->ud, msg);
+        return;
+    }
+    if (s->nearly >= RT_TSOURCE_EARLY)
+        return;
+    size_t k = strlen(msg) + 1;
+    char *e = realloc(s->early, s->early_len + k);
+    if (!e)
+        return; /* counted, not shown */
+    memcpy(e + s->early_len, msg, k);
+    s->early = e;
+    s->early_len += k;
+    s->nearly++;
 }
 
 void rt_tsource_free(rt_tsource *s)
@@ -430,6 +452,7 @@ void rt_tsource_free(rt_tsource *s)
         return;
     rt_tdefs *d = s->defs;
     char *p = s->path;
+    free(s->early);
     if (s->ops && s->ops->free)
         s->ops->free(s); /* frees the reader's struct, which contains s */
     else

@@ -49,6 +49,7 @@
 #include <stdint.h>
 
 #include "rt_error.h"
+#include "rt_field.h"
 
 /* ---- event kinds ---- */
 
@@ -255,11 +256,20 @@ struct rt_tsource {
     /* called for each warning: "FILE:PLACE: what" (may be NULL) */
     void (*on_warning)(void *ud, const char *msg);
     void *ud;
+    rt_timespan span;     /* the times returned: a span that overflows a double is refused (rt_field.h) */
+    /* warnings raised before on_warning was set (at open: a Paraver trace without
+     * its .pcf), handed to on_warning by the first rt_tsource_next after it is set */
+    char *early;          /* up to RT_TSOURCE_EARLY messages, each NUL-terminated, back to back */
+    size_t early_len;
+    int nearly;
 };
+/* Warnings kept for a late on_warning (more are counted only). */
+#define RT_TSOURCE_EARLY 8
 
 /* Fill the base: ops, a new empty rt_tdefs and a copy of path. RT_OK or RT_ENOMEM. */
 int rt_tsource_init(rt_tsource *s, const rt_tsource_ops *ops, const char *path, rt_err *err);
-/* Next event (counts it). */
+/* Next event (counts it). An event whose time makes the trace's span overflow is
+ * RT_EFORMAT "FILE:LINE: time: ..." (every format, one rule). */
 int rt_tsource_next(rt_tsource *s, rt_tevent *ev, rt_err *err);
 /* Rewind, RT_EINVAL when the source cannot. */
 int rt_tsource_rewind(rt_tsource *s, rt_err *err);

@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "rt_input.h"
 #include "rt_picl_source.h"
 #include "rt_treaders.h"
 
@@ -196,40 +197,15 @@ static int otf2_anchors(const char *dir, char *out, size_t cap)
     return n;
 }
 
-/* Read the head of path (n = 0, *isdir = 1 for a directory). RT_OK or RT_EIO (why filled). */
+/* Read the head of path (n = 0, *isdir = 1 for a directory) through rt_input, which keeps a
+ * FIFO's or pipe's bytes for the reader. RT_OK, or RT_EIO / RT_EINTR (why filled). */
 static int read_head(const char *path, unsigned char *head, size_t *n, int *isdir, char *why, size_t whycap)
 {
-    *n = 0;
-    *isdir = 0;
-    struct stat st;
-    if (stat(path, &st) != 0) {
-        snprintf(why, whycap, "%s: %s", path, strerror(errno));
-        return RT_EIO;
-    }
-    if (S_ISDIR(st.st_mode)) {
-        *isdir = 1;
-        return RT_OK;
-    }
-    int fd = open(path, O_RDONLY);
-    if (fd < 0) {
-        snprintf(why, whycap, "%s: %s", path, strerror(errno));
-        return RT_EIO;
-    }
-    while (*n < RT_TSOURCE_HEAD) {
-        ssize_t k = read(fd, head + *n, RT_TSOURCE_HEAD - *n);
-        if (k < 0) {
-            if (errno == EINTR)
-                continue;
-            snprintf(why, whycap, "%s: %s", path, strerror(errno));
-            close(fd);
-            return RT_EIO;
-        }
-        if (k == 0)
-            break;
-        *n += (size_t)k;
-    }
-    close(fd);
-    return RT_OK;
+    rt_err e;
+    int st = rt_input_head(path, head, RT_TSOURCE_HEAD, n, isdir, &e);
+    if (st != RT_OK)
+        snprintf(why, whycap, "%s", e.msg);
+    return st;
 }
 
 /*
@@ -291,6 +267,16 @@ static const char *detect(const char *path, const unsigned char *head, size_t n,
     return NULL;
 }
 
+const char *rt_tsource_detect_head(const char *path, const unsigned char *head, size_t n, int isdir, char *why,
+                                   size_t whycap)
+{
+    const reader *rd;
+    const char *name = detect(path, head, n, isdir, &rd, why, whycap);
+    if (rd && strcmp(rd->name, "picl") == 0)
+        snprintf(why, whycap, "%s: PICL %s format (first record)", path, name[5] == 'o' ? "old" : "new");
+    return name;
+}
+
 int rt_tsource_detect(const char *path, const char **name, char *why, size_t whycap)
 {
     unsigned char head[RT_TSOURCE_HEAD];
@@ -302,12 +288,10 @@ int rt_tsource_detect(const char *path, const char **name, char *why, size_t why
         whycap = sizeof w;
     }
     *name = NULL;
-    if (read_head(path, head, &n, &isdir, why, whycap) != RT_OK)
-        return RT_EIO;
-    const reader *rd;
-    *name = detect(path, head, n, isdir, &rd, why, whycap);
-    if (rd && strcmp(rd->name, "picl") == 0)
-        snprintf(why, whycap, "%s: PICL %s format (first record)", path, (*name)[5] == 'o' ? "old" : "new");
+    int st = read_head(path, head, &n, &isdir, why, whycap);
+    if (st != RT_OK)
+        return st;
+    *name = rt_tsource_detect_head(path, head, n, isdir, why, whycap);
     return RT_OK;
 }
 
@@ -346,9 +330,10 @@ rt_tsource *rt_tsource_open(const char *path, const char *format, rt_err *err)
     }
     size_t n;
     int isdir;
-    if (read_head(path, head, &n, &isdir, why, sizeof why) != RT_OK) {
+    int st = read_head(path, head, &n, &isdir, why, sizeof why);
+    if (st != RT_OK) {
         free(head);
-        rt_err_set(err, RT_EIO, "%s", why);
+        rt_err_set(err, st, "%s", why);
         return NULL;
     }
     const reader *rd;

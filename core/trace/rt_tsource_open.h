@@ -15,10 +15,11 @@
 #include <stddef.h>
 
 #include "rt_error.h"
+#include "rt_input.h"
 #include "rt_tevent.h"
 
 /* Bytes of a file the detection looks at. */
-#define RT_TSOURCE_HEAD 4096
+#define RT_TSOURCE_HEAD RT_INPUT_HEAD
 
 /*
  * Open path as format ("picl", "picl-old", "picl-new", "otf2", "paraver",
@@ -35,9 +36,15 @@ rt_tsource *rt_tsource_open(const char *path, const char *format, rt_err *err);
  * "paraver-row", "otf2-noreader", "paraver-noreader", "paje-noreader",
  * "directory", or NULL (not a message-passing trace). why (may be NULL) gets a
  * one-line explanation ("PATH: ...") for the non-trace answers, or the evidence.
- * Returns RT_OK, or RT_EIO when path cannot be read (why = the error).
+ * Returns RT_OK, or RT_EIO when path cannot be read (why = the error). A FIFO or pipe
+ * is read once: its head is kept for the reader that opens it next (rt_input.h).
  */
 int rt_tsource_detect(const char *path, const char **name, char *why, size_t whycap);
+
+/* rt_tsource_detect on a head already read (n bytes of path, or isdir): the name, why filled.
+ * For the detector of every format (rt_detect.h). */
+const char *rt_tsource_detect_head(const char *path, const unsigned char *head, size_t n, int isdir, char *why,
+                                   size_t whycap);
 
 /* Formats this build reads, in detection order: the i-th name, NULL past the end. */
 const char *rt_tsource_format_name(int i);

@@ -1,6 +1,8 @@
 /* rt_lines.c - chunked line reader and token helpers (see rt_lines.h). */
 #include "rt_lines.h"
 
+#include "rt_input.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -19,6 +21,7 @@ struct rt_lines {
     unsigned long lineno;
     uint64_t consumed;      /* bytes handed out as lines, newlines included */
     uint64_t size;          /* file size when known */
+    int once;               /* not a regular file (a pipe, a FIFO): no second pass */
 };
 
 static rt_lines *make(FILE *fp, int owns, const char *name, rt_err *err)
@@ -34,8 +37,10 @@ static rt_lines *make(FILE *fp, int owns, const char *name, rt_err *err)
     r->fp = fp;
     r->owns_fp = owns;
     struct stat st;
-    if (fstat(fileno(fp), &st) == 0 && S_ISREG(st.st_mode))
+    if (fileno(fp) >= 0 && fstat(fileno(fp), &st) == 0 && S_ISREG(st.st_mode))
         r->size = (uint64_t)st.st_size;
+    else
+        r->once = 1;
     return r;
 nomem:
     if (r) {
@@ -51,13 +56,12 @@ nomem:
 
 rt_lines *rt_lines_open(const char *path, rt_err *err)
 {
-    if (strcmp(path, "-") == 0)
-        return make(stdin, 0, "<stdin>", err);
-    FILE *fp = fopen(path, "rb");
-    if (!fp) {
-        rt_err_at(err, RT_EIO, path, 0, "%s", strerror(errno));
+    /* through rt_input: a FIFO or pipe whose first bytes the format detector took gives them again */
+    FILE *fp = rt_input_fopen(path, err);
+    if (!fp)
         return NULL;
-    }
+    if (strcmp(path, "-") == 0)
+        return make(fp, 1, "<stdin>", err);
     struct stat st;
     if (fstat(fileno(fp), &st) == 0 && S_ISDIR(st.st_mode)) {
         fclose(fp);
@@ -188,7 +192,8 @@ uint64_t rt_lines_size(const rt_lines *r) { return r->size; }
 int rt_lines_rewind(rt_lines *r, rt_err *err)
 {
     if (fseek(r->fp, 0, SEEK_SET) != 0)
-        return rt_err_at(err, RT_EINVAL, r->name, 0, "cannot rewind: %s", strerror(errno));
+        return rt_err_at(err, RT_EINVAL, r->name, 0, "%s: this reader needs a second pass; give a regular file",
+                         r->once ? "a pipe or FIFO can be read only once" : strerror(errno));
     clearerr(r->fp);
     r->start = r->fill = 0;
     r->eof = 0;

@@ -3,8 +3,7 @@
 -- formats.detect(path) -> name, why   (or nil, message when unreadable)
 -- Names: shmap, picl-new, picl-old, din, xdin, lackey, bin, msp, pes, paje, paraver, otf2,
 -- and for files that belong to a trace without being one: paraver-pcf, paraver-row,
--- otf2-part; unknown. Message-passing formats are recognised by the trace
--- dispatcher (core/trace/rt_tsource_open.c), which also accepts an OTF2 archive's directory.
+-- otf2-part; unknown (why then says what each line reader objected to).
 -- formats.summary(path, name [, opts]) -> table | nil, message: what the format's
 -- own reader says of the file (see M.summary); nil summary for formats without one.
 local M = {}
@@ -30,113 +29,13 @@ M.descriptions = {
 
 local core = require "retrace.core"
 
--- What the dispatcher says that only it knows: OTF2 (files and directories),
--- Paraver and its companions, Paje; a reader missing from this build still names
--- the format. nil for everything else (memory traces, PICL, PES: the votes below).
-local dispatcher_names = {
-  otf2 = "otf2", ["otf2-noreader"] = "otf2", ["otf2-part"] = "otf2-part",
-  paraver = "paraver", ["paraver-noreader"] = "paraver", ["paraver-pcf"] = "paraver-pcf",
-  ["paraver-row"] = "paraver-row", paje = "paje", ["paje-noreader"] = "paje",
-}
-
-local function dispatcher(path)
-  local name, why = core.replay.detect(path)
-  if name == nil then return nil, why end
-  if name == "directory" then -- an OTF2 archive's folder is a trace; any other is not
-    return false, why:find("without an OTF2 anchor", 1, true) and (path .. ": Is a directory") or why
-  end
-  local mine = name and dispatcher_names[name]
-  if mine then return mine, (why:gsub("^.-: ", "", 1)) end
-end
-
-local function classify(line)
-  if line:match("^%%EventDef") then return "paje" end
-  if line:match("^#Paraver") then return "paraver" end
-  if line:match("^==%d+==") then return "lackey" end
-  if line:match("^ ?[ILSM]%s+%x+,%d+") then return "lackey" end
-  if line:match("^[rwimcv]%s+%x+%s+%x+%s*$") then return "xdin" end
-  local f = {}
-  for w in line:gmatch("%S+") do f[#f + 1] = w end
-  if #f == 0 then return nil end
-  local first = tonumber(f[1])
-  if math.type(first) == "integer" and first <= -2 and #f >= 6 then return "picl-new" end
-  if #f == 2 and math.type(first) == "integer" and f[2]:match("^%x+$") and first >= 0 and first <= 4 then
-    return "din"
-  end
-  if first == 0 and #f == 4 then return "shmap", 5 end
-  if (first == 1 or first == 2) and #f == 7 then
-    local ok = true
-    for i = 3, 6 do
-      local v = math.tointeger(tonumber(f[i]))
-      if not v or v < 1 then ok = false end
-    end
-    if ok then return "shmap" end
-  end
-  if first and first >= 3 and first <= 9 and #f >= 2 and not tonumber(f[2]) then return "shmap", 2 end
-  if math.type(first) == "integer" and first >= 1 and first <= 30 and #f >= 4
-    and tonumber(f[2]) and tonumber(f[3]) and tonumber(f[4]) then
-    return "picl-old"
-  end
-  if #f == 2 and not tonumber(f[1]) and tonumber(f[2]) then return "pes" end
-  if line:match("^%s*%(") and line:match("%)") then return "pes" end
-  return nil
-end
-
--- The complete lines of a head of at most 4096 bytes (the last one only when
--- the head ends the file or it is the only line).
-local function head_lines(head, whole)
-  local lines = {}
-  for line, nl in head:gmatch("([^\n]*)(\n?)") do
-    if nl == "" and line == "" then break end
-    if nl == "" and not whole and #lines > 0 then break end
-    lines[#lines + 1] = line:gsub("\r$", "")
-  end
-  return lines
-end
-
+--- The format of the file (or OTF2 archive folder) at path, by content: one of
+-- the names above and the evidence, or nil, message when it cannot be read. The
+-- detector is core's (core/trace/rt_detect.c): it reads the first 4096 bytes
+-- once, so a named FIFO or a pipe works, the reader opening it next getting
+-- those bytes again.
 function M.detect(path)
-  if path:match("%.otf2$") then return "otf2", "an OTF2 anchor (.otf2)" end
-  local d, dwhy = dispatcher(path)
-  if d then return d, dwhy end
-  if d == false then return nil, dwhy end
-  local f, err = io.open(path, "rb")
-  if not f then return nil, err end
-  local head, rerr = f:read(4096)
-  f:close()
-  if not head and rerr then
-    return nil, path .. ": " .. rerr:gsub("^.-: ", "")
-  end
-  head = head or ""
-  if head:sub(1, 8) == "RTMB\r\n\26\n" then
-    return "bin", "magic RTMB"
-  end
-  if head:find("\0", 1, true) then
-    return "unknown", "binary data (NUL bytes) and no known magic number"
-  end
-  -- .msp: the first record (after comments) is the magic "msp VERSION"
-  local rest = head
-  while rest:match("^%s*#") do rest = rest:gsub("^%s*#[^\n]*\n?", "", 1) end
-  local first = rest:match("^%s*(%S+[ \t]+%S+)")
-  if first and first:match("^msp%s+%d+$") then
-    return "msp", "magic msp"
-  end
-  local votes, n = {}, 0
-  for _, line in ipairs(head_lines(head, #head < 4096)) do
-    if not line:match("^%s*#") or line:match("^#Paraver") then
-      n = n + 1
-      local kind, weight = classify(line)
-      if kind then
-        votes[kind] = (votes[kind] or 0) + (weight or 1)
-        if kind == "paje" or kind == "paraver" then break end
-      end
-      if n >= 50 then break end
-    end
-  end
-  local best, count = "unknown", 0
-  for k, c in pairs(votes) do
-    if c > count or (c == count and k < best) then best, count = k, c end
-  end
-  return best, count > 0 and ("its first lines read as " .. best) or "no line recognised"
+  return core.util.detect(path)
 end
 
 local summaries = {}
@@ -256,17 +155,17 @@ function summaries.msp(path)
            processors_busy = used, warnings = r.totals.warnings }
 end
 
--- PES: the Chitra session over the one file.
+-- PES: the Chitra reader's checks, counting only (memory flat in the states).
 function summaries.pes(path)
-  local ses, err = require("retrace.chitra").load(path)
-  if not ses then return nil, err end
-  local totals = ses:stats()
-  local symbols = 0
-  for _ in pairs(totals) do symbols = symbols + 1 end
-  local n, entries, times = ses:length(1), ses:entries(1), ses:times(1)
-  ses:close()
+  local s, err = core.seq.pes_scan(path)
+  if not s then return nil, err end
   -- the span runs from the first entry to the end of the last state
-  return { states = n, symbols = symbols, span = { entries[1] or 0, n > 0 and entries[n] + times[n] or 0 } }
+  return { states = s.states, symbols = s.symbols, span = { s.first, s.last } }
+end
+
+--- True when format `name` has a reader that summarises it (formats.summary).
+function M.summary_reader(name)
+  return summaries[name] ~= nil
 end
 
 --- What the reader of format `name` says of the file at path: a table of counts

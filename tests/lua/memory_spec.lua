@@ -1,0 +1,131 @@
+-- Memory bounded on the paths that used to grow with the trace: peak memory
+-- (max RSS from /usr/bin/time -v) of a run on a trace ten times longer stays
+-- within a margin of the short run's; and the bounded readers give the numbers
+-- the unbounded ones gave (a PES counted against a Chitra session on random
+-- input; overlapping Paraver states against a hand-worked case).
+-- bench/memory.lua measures every command at 10^6 and 10^7 events.
+local h = require "helpers"
+local json = require "cjson"
+local core = require "retrace.core"
+
+local function write(path, head, n, line)
+  local f = assert(io.open(path, "w"))
+  f:write(head)
+  local buf = {}
+  for k = 0, n - 1 do
+    buf[#buf + 1] = line(k)
+    if #buf == 8192 then f:write(table.concat(buf)); buf = {} end
+  end
+  f:write(table.concat(buf))
+  f:close()
+  return path
+end
+
+-- Peak RSS in KiB of `retrace ARGS FILE`, and its exit code.
+local function peak(args, file)
+  local log = os.tmpname()
+  local q = {}
+  for i, a in ipairs(args) do q[i] = h.quote(a) end
+  local _, _, code = os.execute("/usr/bin/time -v " .. h.quote(h.bin) .. " " .. table.concat(q, " ") .. " " ..
+    h.quote(file) .. " >/dev/null 2>" .. log)
+  local text = h.slurp(log)
+  os.remove(log)
+  return tonumber(text:match("Maximum resident set size %(kbytes%): (%d+)")), code
+end
+
+local inputs = {
+  { "info on a PES", { "info" }, function(p, n)
+    local names = { "a", "b", "c", "d", "e" }
+    return write(p, "", n, function(k) return names[k % 5 + 1] .. " " .. k .. "\n" end)
+  end },
+  { "stats on Paraver states that overlap and come out of order", { "stats" }, function(p, n)
+    return write(p, ("#Paraver (01/01/20 at 10:00):%d_ns:1(2):1:2(1:1,1:1),0\n"):format(100 * n), n, function(k)
+      if k % 2 == 0 then return ("1:1:1:1:1:%d:%d:1\n"):format(k, 50 * n) end -- each ends far ahead
+      return ("1:2:1:2:1:%d:%d:2\n"):format(n - k, n - k + 1)                    -- decreasing begins
+    end)
+  end },
+  { "stats on a Paje trace with a link key per message", { "stats" }, function(p, n)
+    local head = h.slurp(h.fixtures .. "/paje/small.trace"):match("^(.*%%EndEventDef\n)") ..
+      '1 "Machine" 0 M\n1 "Process" M P\n2 S "MPI state" P\n4 "message" P P M L\n' ..
+      '5 "MPI_Recv" S recv "1 0 0"\n5 "user code" S comp "0 1 0"\n6 "node" 0.0 n1 0 M\n' ..
+      '6 "rank 0" 0.0 p0 n1 P\n6 "rank 1" 0.0 p1 n1 P\n'
+    return write(p, head, n, function(k)
+      local step, i = k // 4, k % 4
+      local t = step * 1e-3 + i * 1e-4
+      if i == 0 then return ("10 comp p0 S %.4f\n"):format(t) end
+      if i == 1 then return ("15 k%d p0 1024 n1 L %.4f\n"):format(step, t) end
+      if i == 2 then return ("16 %.4f k%d p1 L 1024 n1\n"):format(t, step) end
+      return ("10 recv p1 S %.4f\n"):format(t)
+    end)
+  end },
+}
+
+describe("peak memory", function()
+  if not io.open("/usr/bin/time") then
+    pending("/usr/bin/time is absent (Debian package time): cannot measure peak memory")
+    return
+  end
+  for _, c in ipairs(inputs) do
+    it(c[1] .. " is flat from 4x10^4 to 4x10^5 records", function()
+      local small, large = c[3](os.tmpname(), 40000), c[3](os.tmpname(), 400000)
+      local a, ca = peak(c[2], small)
+      local b, cb = peak(c[2], large)
+      os.remove(small)
+      os.remove(large)
+      assert.are.equal(0, ca)
+      assert.are.equal(0, cb)
+      -- a reader holding 50 bytes a record would add 18 MB here
+      assert.is_true(b < a * 1.25 + 2048, ("%d KiB then %d KiB"):format(a, b))
+    end)
+  end
+end)
+
+describe("the bounded readers give the same numbers", function()
+  it("a PES counted (info) as a Chitra session sees it, on random input", function()
+    math.randomseed(25)
+    for trial = 1, 20 do
+      local n = math.random(2, 300)
+      local t, lines = 0, {}
+      for i = 1, n do
+        t = t + math.random(0, 3) * (math.random() < 0.5 and 1 or 0.25)
+        lines[i] = ("s%d %s"):format(math.random(1, trial % 6 + 1), t)
+      end
+      local p = h.temp_file(table.concat(lines, "\n") .. "\n", ".pes")
+      local s = assert(core.seq.pes_scan(p))
+      local ses = assert(require("retrace.chitra").load(p))
+      local symbols = 0
+      for _ in pairs(ses:stats()) do symbols = symbols + 1 end
+      local len, entries, times = ses:length(1), ses:entries(1), ses:times(1)
+      assert.are.equal(len, s.states)
+      assert.are.equal(symbols, s.symbols)
+      assert.are.equal(entries[1], s.first)
+      assert.are.equal(entries[len] + times[len], s.last)
+      ses:close()
+      os.remove(p)
+    end
+  end)
+
+  it("overlapping Paraver states: the earlier one ends where the later begins, once warned", function()
+    local dir = h.temp_dir()
+    local p = dir .. "/o.prv"
+    -- thread 1: state 1 over [0, 100), state 2 over [40, 70), state 1 again over [80, 90)
+    write(p, "#Paraver (01/01/20 at 10:00):100_ns:1(1):1:1(1:1),0\n", 3, function(k)
+      return ({ "1:1:1:1:1:0:100:1\n", "1:1:1:1:1:40:70:2\n", "1:1:1:1:1:80:90:1\n" })[k + 1]
+    end)
+    local code, out = h.retrace("stats", "--json", p)
+    assert.are.equal(0, code, out)
+    local s = json.decode(out)
+    -- state 1: [0, 40) and [80, 90) = 50 ns in 2 entries; state 2: [40, 70) = 30 ns
+    local function row(name)
+      for id, r in pairs(s.regions) do
+        if r.name == name then return s.processors[1].events[id] end
+      end
+    end
+    assert.is_near(50e-9, row("state 1").time, 1e-15)
+    assert.are.equal(2, row("state 1").count)
+    assert.is_near(30e-9, row("state 2").time, 1e-15)
+    local w = table.concat(s.warnings, "\n")
+    assert.truthy(w:find(p .. ":3: begin: 40, before the end (100) of the thread's state of line 2", 1, true), w)
+    os.execute("rm -rf " .. h.quote(dir))
+  end)
+end)
