@@ -1188,7 +1188,9 @@ static int walk_proc(ix_walk *w, int p, rt_err *err)
     int past = 0;             /* an event after t1 was met: only messages from here on */
     int64_t prev = -1;
     int state = 0, region = -1;
-    for (; b < bend && ix->dir[b].tfirst <= w->t1msg; b++) {
+    /* the first block is read even when it begins after the window: its stack tells what
+     * runs through a window that holds no event */
+    for (; b < bend && (b == bstart || ix->dir[b].tfirst <= w->t1msg); b++) {
         const ix_dirent *d = &ix->dir[b];
         const unsigned char *q = ix->map + d->off, *end = q + d->len;
         uint64_t depth, x;
@@ -1276,7 +1278,7 @@ static int walk_proc(ix_walk *w, int p, rt_err *err)
                         goto bad;
                     rt_ix_message m = {(int)arg - 1, p, (int)comm - 1, unzz(tag), lat ? t - unzz(lat - 1) : -1, t,
                                        (double)bytes};
-                    if (v->message && t >= w->t0 && t <= w->t1msg && (m.ts <= w->t1 || t <= w->t1) &&
+                    if (v->message && t >= w->t0 && t <= w->t1msg && ((m.ts >= 0 && m.ts <= w->t1) || t <= w->t1) &&
                         v->message(v->ud, &m))
                         return RT_EINTR;
                 }
@@ -1300,9 +1302,18 @@ static int walk_proc(ix_walk *w, int p, rt_err *err)
             break;
     }
     if (!past) {
-        /* the processor's last event is inside the window: what is open closes there */
+        /* either the window ends before the next block begins (what is open runs on to that
+         * block's first event) or the processor's last event is inside the window (what is
+         * open closes there) */
+        int64_t end = prev;
+        if (b < bend && prev >= 0) {
+            end = ix->dir[b].tfirst;
+            int64_t a = prev < w->t0 ? w->t0 : prev;
+            if (w->segment && w->t1 > a && w->segment(v->ud, p, state, region, a, w->t1))
+                return RT_EINTR;
+        }
         for (size_t i = w->stack.depth; i-- > 0;) {
-            rt_ix_interval iv = {p, w->stack.f[i].region, (int)i, w->stack.f[i].t, prev};
+            rt_ix_interval iv = {p, w->stack.f[i].region, (int)i, w->stack.f[i].t, end};
             if (close_cb(w, &iv))
                 return RT_EINTR;
         }

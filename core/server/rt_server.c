@@ -353,7 +353,7 @@ static void answer_view(rt_server *s, const kv *a, reply *r)
             rc = rt_index_walk(s->ix, 0, rt_index_nprocs(s->ix), t0, t1, &vm, &err);
         fputs("]}\n", out.f);
     } else {
-        int rows = n < h ? n : (int)h;
+        int rows = n < h ? n : (int)h; /* a row per processor, or groups of them */
         size_t nc = (size_t)rows * (size_t)w;
         rt_ix_cell *cells = malloc(nc * sizeof *cells);
         unsigned char *bytes = malloc(nc * 6);
