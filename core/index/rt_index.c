@@ -1452,23 +1452,41 @@ int rt_index_raster(const rt_index *ix, int p0, int p1, int nrows, int64_t t0, i
     const rt_ix_cell *lv = ix->sum + (size_t)ix->h->nprocs * (size_t)(n - 1);
     for (int p = p0; p < p1; p++) {
         const rt_ix_cell *row = lv + (size_t)p * (size_t)n;
+        rt_ix_cell *out = &cells[(size_t)row_of(&r, p) * (size_t)ncols];
         for (int64_t c = c0; c <= c1; c++) {
             const rt_ix_cell *s = &row[c];
+            if (s->st[0] + s->st[1] + s->st[2] <= 0 && !s->nmsg)
+                continue;
+            /* a summary column is at most one raster column wide: it falls in one raster
+             * column or is split between two, in proportion (its times taken as even) */
             double a = (double)(ix->h->origin + c * cw), e = a + (double)cw;
-            double full = (double)cw;
-            /* spread the column's times over the raster columns it covers, in proportion */
             double lo = a < (double)t0 ? (double)t0 : a, hi = e > (double)t1 ? (double)t1 : e;
             if (hi <= lo)
                 continue;
-            double f = (hi - lo) / full;
-            /* spread the column's times evenly over the part of it inside the window */
-            for (int k = 0; k < 3; k++)
-                if (s->st[k] > 0)
-                    raster_add(&r, p, k, -1, lo, hi, s->st[k] * f / (hi - lo));
-            if (s->top >= 0)
-                raster_add(&r, p, -1, s->top, lo, hi, s->toptime * f / (hi - lo));
-            int cc = (int)((lo - (double)t0) / r.px);
-            cells[(size_t)row_of(&r, p) * (size_t)ncols + (size_t)(cc < ncols ? cc : ncols - 1)].nmsg += s->nmsg;
+            double f = (hi - lo) / (double)cw;
+            double fa = (lo - (double)t0) / r.px, fe = (hi - (double)t0) / r.px;
+            int k0 = (int)fa;
+            if (k0 >= ncols)
+                k0 = ncols - 1;
+            double split = fe > k0 + 1 && k0 + 1 < ncols ? (k0 + 1 - fa) / (fe - fa) : 1.0;
+            for (int side = 0; side < 2; side++) {
+                double g = f * (side ? 1.0 - split : split);
+                if (g <= 0)
+                    continue;
+                rt_ix_cell *o = &out[k0 + side];
+                for (int k = 0; k < 3; k++)
+                    o->st[k] += (float)(s->st[k] * g);
+                if (s->top >= 0) {
+                    float tt = (float)(s->toptime * g);
+                    if (o->top == s->top)
+                        o->toptime += tt;
+                    else if (tt > o->toptime) {
+                        o->top = s->top;
+                        o->toptime = tt;
+                    }
+                }
+            }
+            out[k0].nmsg += s->nmsg;
         }
     }
     return RT_OK;

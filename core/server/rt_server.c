@@ -355,6 +355,11 @@ static void answer_view(rt_server *s, const kv *a, reply *r)
     } else {
         int rows = n < h ? n : (int)h; /* a row per processor, or groups of them */
         size_t nc = (size_t)rows * (size_t)w;
+        if (nc > RT_SERVER_MAX_CELLS) {
+            fclose(out.f);
+            free(out.buf);
+            return fail(r, 400, "raster of %lld x %d cells: more than %d", (long long)w, rows, RT_SERVER_MAX_CELLS);
+        }
         rt_ix_cell *cells = malloc(nc * sizeof *cells);
         unsigned char *bytes = malloc(nc * 6);
         int from_events = 0;

@@ -25,6 +25,8 @@
 
 /* Events a viewport may hold and still be answered with its intervals. */
 #define RT_SERVER_EXACT_MAX 30000
+/* Cells a raster answer may have (w x rows): a 4K screen's worth. */
+#define RT_SERVER_MAX_CELLS (4096 * 2160)
 
 typedef struct rt_server rt_server;
 

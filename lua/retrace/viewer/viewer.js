@@ -154,6 +154,8 @@
     }
     drawn.messages = [];
     const m = a.messages;
+    ctx.save();
+    ctx.beginPath(); ctx.rect(r.x, r.y, r.w, r.h); ctx.clip();
     ctx.strokeStyle = "rgba(0,0,0,0.75)"; ctx.lineWidth = 1;
     for (let k = 0; k + 5 < m.length; k += 6) {
       const [src, dst, ts, tr, bytes, tag] = m.slice(k, k + 6);
@@ -164,6 +166,7 @@
       drawn.messages.push(msg);
       ctx.beginPath(); ctx.moveTo(msg.x0, ys); ctx.lineTo(msg.x1, yr); ctx.stroke();
     }
+    ctx.restore();
     drawDensity(r, null);
   }
   function decode(b64) {
