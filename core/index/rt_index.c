@@ -61,6 +61,40 @@ typedef struct ix_dirent {
     uint32_t len, pad;
 } ix_dirent;
 
+/* A summary cell as stored: times as shares of the column's width out of 65535. */
+typedef struct ix_dcell {
+    uint16_t st[3];           /* idle, overhead, busy */
+    uint16_t toptime;         /* the top region's time */
+    int32_t top;              /* dense region number, -1 none */
+    uint16_t nmsg;            /* messages sent (saturated) */
+    uint16_t pad;
+} ix_dcell;
+
+static uint16_t share16(double t, double w)
+{
+    double f = w > 0 ? t / w * 65535.0 + 0.5 : 0;
+    return (uint16_t)(f < 0 ? 0 : f > 65535 ? 65535 : f);
+}
+
+static void pack_cell(ix_dcell *d, const rt_ix_cell *c, double w)
+{
+    for (int k = 0; k < 3; k++)
+        d->st[k] = share16(c->st[k], w);
+    d->toptime = share16(c->toptime, w);
+    d->top = c->top;
+    d->nmsg = (uint16_t)(c->nmsg > 65535 ? 65535 : c->nmsg);
+    d->pad = 0;
+}
+
+static void unpack_cell(rt_ix_cell *c, const ix_dcell *d, double w)
+{
+    for (int k = 0; k < 3; k++)
+        c->st[k] = (float)(d->st[k] * w / 65535.0);
+    c->toptime = (float)(d->toptime * w / 65535.0);
+    c->top = d->top;
+    c->nmsg = d->nmsg;
+}
+
 /* ---- hashing ---- */
 
 typedef struct ix_hash {
@@ -308,8 +342,10 @@ static int stack_leave(ix_stack *s, int region, int64_t t, int proc,
 /* Columns of the finest summary level are at most this many cells in all. */
 #define IX_CELL_BUDGET (1u << 22)
 /* The finest level kept has at least this many events per column on average. */
-#define IX_EVENTS_PER_COLUMN 64
+#define IX_EVENTS_PER_COLUMN 128
 #define IX_SCRATCH 8
+/* A raster is drawn from the events when they number at most this many, else from the finest summaries. */
+#define IX_RASTER_EVENTS 2000000
 
 typedef struct ix_pb {
     ix_stack stack;
@@ -672,10 +708,13 @@ static int add_event(ix_build *b, const rt_tevent *ev)
     }
     case RT_TE_SEND:
     case RT_TE_RECV: {
-        n += put_varint(q + n, ((uint64_t)(ev->peer + 1) << 3) | (uint64_t)(kind - 1));
+        /* bit 3 of a message's code: a communicator other than the first (0) follows */
+        int comm0 = ev->comm == 0;
+        n += put_varint(q + n, ((uint64_t)(ev->peer + 1) << 4) | (comm0 ? 0u : 8u) | (uint64_t)(kind - 1));
         n += put_varint(q + n, zz(ev->tag));
         n += put_varint(q + n, ev->bytes > 0 ? (uint64_t)llround(ev->bytes) : 0);
-        n += put_varint(q + n, (uint64_t)(ev->comm + 1));
+        if (!comm0)
+            n += put_varint(q + n, (uint64_t)(ev->comm + 1));
         if (kind == RT_TE_SEND) {
             if (fifo_push(b, (int)p, ev->peer, ev->comm, ev->tag, t) != RT_OK)
                 return RT_ENOMEM;
@@ -774,7 +813,7 @@ static int write_tail(ix_build *b, ix_header *h, rt_err *err)
     h->levels = (uint32_t)lf + 1;
     h->colw0 = b->colw << lc;
     h->off_sum = b->off;
-    rt_ix_cell *tmp = malloc(sizeof *tmp * ((size_t)1 << lf) * (b->npb ? b->npb : 1));
+    ix_dcell *tmp = malloc(sizeof *tmp * ((size_t)1 << lf) * (b->npb ? b->npb : 1));
     if (!tmp && !rc)
         rc = RT_ENOMEM;
     /* level L is written from the one below, coarsest first: compute each by merging from lf */
@@ -785,7 +824,7 @@ static int write_tail(ix_build *b, ix_header *h, rt_err *err)
                 rt_ix_cell c = b->cells[p * b->C + i * k];
                 for (size_t j = 1; j < k; j++)
                     cell_merge(&c, &c, &b->cells[p * b->C + i * k + j]);
-                tmp[p * n + i] = c;
+                pack_cell(&tmp[p * n + i], &c, (double)(h->colw0 >> l));
             }
         rc = put(b, tmp, sizeof *tmp * n * b->npb);
     }
@@ -938,7 +977,7 @@ struct rt_index {
     int *rid;
     unsigned char *rcls;
     char **pname;
-    const rt_ix_cell *sum;
+    const ix_dcell *sum;
     char *path;
 };
 
@@ -1031,7 +1070,7 @@ rt_index *rt_index_open(const char *path, const char *trace_path, rt_err *err)
         h->off_dir > h->off_sum || h->off_sum > h->size || h->off_dir % 8 ||
         h->ndir > (h->off_sum - h->off_dir) / sizeof(ix_dirent) || h->levels > 20 || h->nprocs > RT_TE_MAXPROC ||
         h->levels < 1 || h->colw0 <= 0 ||
-        ((uint64_t)1 << h->levels) * h->nprocs * sizeof(rt_ix_cell) > h->size - h->off_sum + h->nprocs * sizeof(rt_ix_cell)) {
+        ((uint64_t)1 << h->levels) * h->nprocs * sizeof(ix_dcell) > h->size - h->off_sum + h->nprocs * sizeof(ix_dcell)) {
         why = "corrupt (sections out of bounds)";
         goto bad;
     }
@@ -1042,7 +1081,7 @@ rt_index *rt_index_open(const char *path, const char *trace_path, rt_err *err)
         goto bad;
     }
     ix->dir = (const ix_dirent *)(const void *)(ix->map + h->off_dir);
-    ix->sum = (const rt_ix_cell *)(const void *)(ix->map + h->off_sum);
+    ix->sum = (const ix_dcell *)(const void *)(ix->map + h->off_sum);
     ix->first = calloc((size_t)h->nprocs + 1, sizeof *ix->first);
     ix->rname = calloc((size_t)h->nregions + 1, sizeof *ix->rname);
     ix->rid = calloc((size_t)h->nregions + 1, sizeof *ix->rid);
@@ -1270,8 +1309,11 @@ static int walk_proc(ix_walk *w, int p, rt_err *err)
                 break;
             case RT_TE_SEND:
             case RT_TE_RECV: {
-                uint64_t tag, bytes, comm, lat = 0;
-                if (!get_varint(&q, end, &tag) || !get_varint(&q, end, &bytes) || !get_varint(&q, end, &comm))
+                uint64_t tag, bytes, comm = 1, lat = 0;
+                int has_comm = (int)(arg & 1);
+                arg >>= 1;
+                if (!get_varint(&q, end, &tag) || !get_varint(&q, end, &bytes) ||
+                    (has_comm && !get_varint(&q, end, &comm)))
                     goto bad;
                 if (kind == RT_TE_RECV) {
                     if (!get_varint(&q, end, &lat))
@@ -1436,6 +1478,10 @@ int rt_index_raster(const rt_index *ix, int p0, int p1, int nrows, int64_t t0, i
             level = l;
             break;
         }
+    /* below the finest level, the events themselves, unless there are too many of them: then the
+     * finest level, each of its columns spread over the raster columns it covers */
+    if (level < 0 && rt_index_estimate(ix, p0, p1, t0, t1) > IX_RASTER_EVENTS)
+        level = (int)ix->h->levels - 1;
     if (from_events)
         *from_events = level < 0;
     if (level < 0) {
@@ -1449,14 +1495,30 @@ int rt_index_raster(const rt_index *ix, int p0, int p1, int nrows, int64_t t0, i
         c0 = 0;
     if (c1 >= n)
         c1 = n - 1;
-    const rt_ix_cell *lv = ix->sum + (size_t)ix->h->nprocs * (size_t)(n - 1);
+    const ix_dcell *lv = ix->sum + (size_t)ix->h->nprocs * (size_t)(n - 1);
     for (int p = p0; p < p1; p++) {
-        const rt_ix_cell *row = lv + (size_t)p * (size_t)n;
+        const ix_dcell *row = lv + (size_t)p * (size_t)n;
         rt_ix_cell *out = &cells[(size_t)row_of(&r, p) * (size_t)ncols];
         for (int64_t c = c0; c <= c1; c++) {
-            const rt_ix_cell *s = &row[c];
-            if (s->st[0] + s->st[1] + s->st[2] <= 0 && !s->nmsg)
+            if (!row[c].st[0] && !row[c].st[1] && !row[c].st[2] && !row[c].nmsg)
                 continue;
+            rt_ix_cell cell;
+            unpack_cell(&cell, &row[c], (double)cw);
+            const rt_ix_cell *s = &cell;
+            if ((double)cw > r.px) {
+                double a = (double)(ix->h->origin + c * cw), e = a + (double)cw;
+                double lo = a < (double)t0 ? (double)t0 : a, hi = e > (double)t1 ? (double)t1 : e;
+                if (hi <= lo)
+                    continue;
+                for (int k = 0; k < 3; k++)
+                    if (s->st[k] > 0)
+                        raster_add(&r, p, k, -1, lo, hi, s->st[k] / (double)cw);
+                if (s->top >= 0)
+                    raster_add(&r, p, -1, s->top, lo, hi, s->toptime / (double)cw);
+                int cc = (int)((lo - (double)t0) / r.px);
+                out[cc < ncols ? cc : ncols - 1].nmsg += s->nmsg;
+                continue;
+            }
             /* a summary column is at most one raster column wide: it falls in one raster
              * column or is split between two, in proportion (its times taken as even) */
             double a = (double)(ix->h->origin + c * cw), e = a + (double)cw;
