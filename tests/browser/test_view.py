@@ -9,7 +9,8 @@ otf2-print; search a region and land on its first occurrence (otf2-print);
 every interval and message at full detail equals otf2-print's events; the
 server refuses requests without the token and answers malformed queries with
 400 (random queries, then the server still answers). Screenshots of the steps
-go to BUILD/gallery/viewer/.
+go to BUILD/gallery/viewer/view_*.png (or $RETRACE_VIEW_GALLERY), which
+`make demo` puts on the gallery page (tests/browser/gallery_shots.lua).
 
 Exit 77 (ctest: skipped) when the browser, the driver, Selenium or the shared
 data are missing, saying which.
@@ -29,7 +30,8 @@ import urllib.request
 RETRACE = os.environ.get("RETRACE_BIN", "build/retrace")
 SHARED = os.environ.get("RETRACE_SHARED", "../shared/data")
 TRACE = os.path.join(SHARED, "otf2/pingpong/traces.otf2")
-GALLERY = os.path.join(os.path.dirname(os.path.abspath(RETRACE)), "gallery", "viewer")
+GALLERY = os.environ.get("RETRACE_VIEW_GALLERY") or \
+    os.path.join(os.path.dirname(os.path.abspath(RETRACE)), "gallery", "viewer")
 
 
 def skip(why):
@@ -199,7 +201,7 @@ try:
         d.get(url)
         x = wait_ready("load")
         check(x["view"]["t0"] == meta["tmin"] and x["view"]["t1"] == meta["tmax"], "opens on the whole run")
-        d.save_screenshot(os.path.join(GALLERY, "1-whole-run.png"))
+        d.save_screenshot(os.path.join(GALLERY, "view_1-whole-run.png"))
         canvas = d.find_element("id", "plot")
         plot = x["plot"]
         cw, ch = canvas.size["width"], canvas.size["height"]
@@ -215,7 +217,7 @@ try:
         v = x["view"]
         check(v["t0"] <= target <= v["t1"] and v["t1"] - v["t0"] < (meta["tmax"] - meta["tmin"]) / 100,
               "wheel events zoomed in around the target (window %d ticks)" % (v["t1"] - v["t0"]))
-        d.save_screenshot(os.path.join(GALLERY, "2-wheel-zoom.png"))
+        d.save_screenshot(os.path.join(GALLERY, "view_2-wheel-zoom.png"))
 
         # the state drawn at a pixel against `retrace stats` on the pixel's time
         ans = x["answer"]
@@ -251,7 +253,7 @@ try:
             .release().key_up(Keys.SHIFT).perform()
         x = wait_ready("selection")
         v = x["view"]
-        d.save_screenshot(os.path.join(GALLERY, "3-selection.png"))
+        d.save_screenshot(os.path.join(GALLERY, "view_3-selection.png"))
         s = stats_cli(v["t0"] / UNIT, v["t1"] / UNIT)
         page = {f["name"]: f for f in x["stats"]["functions"]}
         ok = True
@@ -301,7 +303,7 @@ try:
         check(sel is not None and (sel["src"], sel["dst"], sel["ts"], sel["tr"], int(sel["bytes"])) in REF_MESSAGES,
               "the clicked message is one of otf2-print's: %s" % (sel and (sel["src"], sel["dst"], sel["bytes"]),))
         check("sender" in detail and str(mm[4]) in detail, "the detail panel shows sender, receiver and bytes")
-        d.save_screenshot(os.path.join(GALLERY, "4-message.png"))
+        d.save_screenshot(os.path.join(GALLERY, "view_4-message.png"))
 
         # search a region: its first occurrence in otf2-print
         first = min((x for x in REF_INTERVALS if x[3] == "MPI_Recv"), key=lambda x: x[1])
@@ -319,14 +321,14 @@ try:
               "search 'mpi_recv' lands on the first MPI_Recv (processor %d at %d)" % (first[0], first[1]))
         check(x["view"]["t0"] <= first[1] and first[2] <= x["view"]["t1"], "the view shows it")
         check("t0=%d" % x["view"]["t0"] in d.current_url, "the URL keeps the view as a bookmark")
-        d.save_screenshot(os.path.join(GALLERY, "5-search.png"))
+        d.save_screenshot(os.path.join(GALLERY, "view_5-search.png"))
 
         # a bookmark opens the same view; colour by function
         d.get(d.current_url.replace("by=state", "by=region"))
         d.refresh()
         y = wait_ready("bookmark")
         check(y["view"] == x["view"] and y["by"] == "region", "the bookmarked URL opens the same view, by function")
-        d.save_screenshot(os.path.join(GALLERY, "6-by-function.png"))
+        d.save_screenshot(os.path.join(GALLERY, "view_6-by-function.png"))
     finally:
         d.quit()
 finally:
