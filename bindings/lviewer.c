@@ -30,6 +30,8 @@ static const char *status_name(int st)
         return "corrupt";
     case RT_EIO:
         return "io";
+    case RT_EINVAL:
+        return "usage";
     default:
         return rt_strerror(st);
     }

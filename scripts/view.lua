@@ -11,8 +11,11 @@ local function run(args)
   if built then
     io.stderr:write(string.format("retrace: indexed %d events into %s\n", info.events, path))
   end
-  local srv, err = viewer.serve(args.trace, path, { bind = args.bind, port = args.port, token = args.token })
-  if not srv then cli.input_error(err) end
+  local srv, err, status = viewer.serve(args.trace, path, { bind = args.bind, port = args.port, token = args.token })
+  if not srv then
+    if status == "usage" then cli.usage_error(err) end
+    cli.input_error(err)
+  end
   local host = args.bind or "127.0.0.1"
   local url = string.format("http://%s:%d/%s/", host, srv:port(), srv:token())
   io.stdout:write(url, "\n")

@@ -350,7 +350,7 @@ static void answer_view(rt_server *s, const kv *a, reply *r)
         fputs("],\"messages\":[", out.f);
         rt_ix_visitor vm = {NULL, exact_message, NULL, &e};
         if (!rc)
-            rc = rt_index_walk(s->ix, 0, rt_index_nprocs(s->ix), t0, t1, &vm, &err);
+            rc = rt_index_walk(s->ix, p0, p1, t0, t1, &vm, &err); /* received by the processors shown */
         fputs("]}\n", out.f);
     } else {
         int rows = n < h ? n : (int)h; /* a row per processor, or groups of them */
