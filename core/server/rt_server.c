@@ -316,15 +316,23 @@ static int exact_message(void *ud, const rt_ix_message *m)
 
 static const char B64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
+/* Write n bytes as base64 (encoded in blocks, one fwrite each: rasters run to megabytes). */
 static void base64(FILE *f, const unsigned char *p, size_t n)
 {
+    char out[4096];
+    size_t o = 0;
     for (size_t i = 0; i < n; i += 3) {
         unsigned v = (unsigned)p[i] << 16 | (i + 1 < n ? (unsigned)p[i + 1] << 8 : 0) | (i + 2 < n ? p[i + 2] : 0);
-        fputc(B64[v >> 18 & 63], f);
-        fputc(B64[v >> 12 & 63], f);
-        fputc(i + 1 < n ? B64[v >> 6 & 63] : '=', f);
-        fputc(i + 2 < n ? B64[v & 63] : '=', f);
+        out[o++] = B64[v >> 18 & 63];
+        out[o++] = B64[v >> 12 & 63];
+        out[o++] = i + 1 < n ? B64[v >> 6 & 63] : '=';
+        out[o++] = i + 2 < n ? B64[v & 63] : '=';
+        if (o + 4 > sizeof out) {
+            fwrite(out, 1, o, f);
+            o = 0;
+        }
     }
+    fwrite(out, 1, o, f);
 }
 
 static void answer_view(rt_server *s, const kv *a, reply *r)
