@@ -12,10 +12,11 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 DEB_PACKAGES = liblua5.4-dev lua5.4 lua-filesystem libcairo2-dev libpng-dev libfontconfig-dev libfftw3-dev \
   libreadline-dev lua-cjson lua-argparse libcmocka-dev lua-busted cmake pkg-config \
   gcc make poppler-utils fonts-dejavu-core libgraphviz-dev libopen-trace-format2-dev libgsl-dev \
-  valgrind libdw-dev libopenmpi-dev openmpi-bin libblas-dev
+  valgrind libdw-dev libopenmpi-dev openmpi-bin libblas-dev libmicrohttpd-dev
 # packages the tests use when present (a browser for the HTML player and gallery, xmllint
-# for well-formed pages, cmark for the README, the OTF2 and Pajé reference tools)
-DEB_TEST_PACKAGES = chromium libxml2-utils cmark otf2-tools pajeng time
+# for well-formed pages, cmark for the README, the OTF2 and Pajé reference tools, chromium-driver
+# and python3-selenium for the viewer's browser tests, time for peak-memory checks)
+DEB_TEST_PACKAGES = chromium libxml2-utils cmark otf2-tools pajeng chromium-driver python3-selenium time
 
 .PHONY: all deps build demo test test-asan bench fuzz install clean
 

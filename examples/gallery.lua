@@ -245,6 +245,10 @@ local entries = {
     run = { "paragraph", "{ex}/paragraph/sort.trf", "-o", "{out}/paragraph/sort", "--app",
             "{ex}/paragraph/sort.lua", "--display", "spacetime", "--pace", "time:1", "--unit", "s" },
     image = "paragraph/sort/frame_000035.png" },
+  -- retrace view: the browser test's screenshots (headless Chromium)
+  { family = "retrace view", needs = "{data}/otf2/pingpong/traces.otf2",
+    run = { "{ex}/../tests/browser/gallery_shots.lua", "{bin}/retrace", "{out}/viewer" },
+    glob = "viewer/view_*.png", caption = "retrace view in headless Chromium, step %s (tests/browser/test_view.py)" },
 }
 
 local M = { entries = entries }

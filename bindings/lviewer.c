@@ -1,0 +1,206 @@
+/*
+ * lviewer.c - the Lua face of core/index and core/server (`retrace index`,
+ * `retrace view`): build or check an index, serve it, answer a query without a
+ * socket (tests). No logic here: arguments in, core calls, results out.
+ */
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bind.h"
+#include "rt_index.h"
+#include "rt_server.h"
+
+#define SERVER_T "retrace.ViewServer"
+
+typedef struct lserver {
+    rt_index *ix;
+    rt_server *srv;
+    sigset_t old;             /* the caller's signal mask, restored at close */
+    int masked;
+} lserver;
+
+static const char *status_name(int st)
+{
+    switch (st) {
+    case RT_ESTATE:
+        return "stale";
+    case RT_EFORMAT:
+        return "corrupt";
+    case RT_EIO:
+        return "io";
+    case RT_EINVAL:
+        return "usage";
+    default:
+        return rt_strerror(st);
+    }
+}
+
+static int push_fail3(lua_State *L, const rt_err *err)
+{
+    lua_pushnil(L);
+    lua_pushstring(L, err->msg);
+    lua_pushstring(L, status_name(err->status));
+    return 3;
+}
+
+/* build(trace, index [, format]) -> {events, bytes, trace_bytes, levels} | nil, message, status */
+static int v_build(lua_State *L)
+{
+    const char *trace = luaL_checkstring(L, 1), *index = luaL_checkstring(L, 2);
+    const char *format = luaL_optstring(L, 3, NULL);
+    rt_err err;
+    rt_err_clear(&err);
+    rt_index_build_info info;
+    memset(&info, 0, sizeof info);
+    if (rt_index_build(trace, format, index, NULL, NULL, &info, &err) != RT_OK)
+        return push_fail3(L, &err);
+    lua_createtable(L, 0, 4);
+    rt_set_int(L, "events", (lua_Integer)info.events);
+    rt_set_int(L, "bytes", (lua_Integer)info.bytes);
+    rt_set_int(L, "trace_bytes", (lua_Integer)info.trace_bytes);
+    rt_set_int(L, "levels", info.levels);
+    return 1;
+}
+
+/* check(index, trace) -> {events, procs, regions, format} | nil, message, "stale"|"corrupt"|"io" */
+static int v_check(lua_State *L)
+{
+    const char *index = luaL_checkstring(L, 1), *trace = luaL_optstring(L, 2, NULL);
+    rt_err err;
+    rt_err_clear(&err);
+    rt_index *ix = rt_index_open(index, trace, &err);
+    if (!ix)
+        return push_fail3(L, &err);
+    lua_createtable(L, 0, 4);
+    rt_set_int(L, "events", (lua_Integer)rt_index_nevents(ix));
+    rt_set_int(L, "procs", rt_index_nprocs(ix));
+    rt_set_int(L, "regions", rt_index_nregions(ix));
+    rt_set_int(L, "levels", rt_index_levels(ix));
+    rt_set_str(L, "format", rt_index_format(ix));
+    rt_index_close(ix);
+    return 1;
+}
+
+static lserver *check_server(lua_State *L)
+{
+    lserver *s = luaL_checkudata(L, 1, SERVER_T);
+    if (!s->srv)
+        luaL_error(L, "attempt to use a closed server");
+    return s;
+}
+
+static int s_close(lua_State *L)
+{
+    lserver *s = luaL_checkudata(L, 1, SERVER_T);
+    rt_server_stop(s->srv);
+    s->srv = NULL;
+    rt_index_close(s->ix);
+    s->ix = NULL;
+    if (s->masked) {
+        pthread_sigmask(SIG_SETMASK, &s->old, NULL);
+        s->masked = 0;
+    }
+    return 0;
+}
+
+/*
+ * serve{index=, trace=, assets=, title=, bind=, port=, token=} -> server | nil, message, status.
+ * SIGINT, SIGTERM and SIGHUP are held from here on (the server's thread inherits
+ * that) until wait() takes one or close() restores the mask.
+ */
+static int v_serve(lua_State *L)
+{
+    luaL_checktype(L, 1, LUA_TTABLE);
+    lua_getfield(L, 1, "index");
+    lua_getfield(L, 1, "trace");
+    lua_getfield(L, 1, "assets");
+    lua_getfield(L, 1, "title");
+    lua_getfield(L, 1, "bind");
+    lua_getfield(L, 1, "token");
+    const char *index = luaL_checkstring(L, -6), *trace = lua_tostring(L, -5);
+    const char *assets = luaL_checkstring(L, -4), *title = lua_tostring(L, -3);
+    const char *bind = lua_tostring(L, -2), *token = lua_tostring(L, -1);
+    int port = (int)rt_opt_u64(L, 1, "port", 0);
+    lserver *s = lua_newuserdatauv(L, sizeof *s, 0);
+    memset(s, 0, sizeof *s);
+    luaL_setmetatable(L, SERVER_T);
+    rt_err err;
+    rt_err_clear(&err);
+    s->ix = rt_index_open(index, trace, &err);
+    if (!s->ix)
+        return push_fail3(L, &err);
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGHUP);
+    pthread_sigmask(SIG_BLOCK, &set, &s->old);
+    s->masked = 1;
+    s->srv = rt_server_start(s->ix, title, assets, bind, port, token, &err);
+    if (!s->srv) {
+        lua_pushcfunction(L, s_close);
+        lua_pushvalue(L, -2);
+        lua_call(L, 1, 0);
+        return push_fail3(L, &err);
+    }
+    return 1;
+}
+
+static int s_port(lua_State *L)
+{
+    lua_pushinteger(L, rt_server_port(check_server(L)->srv));
+    return 1;
+}
+
+static int s_token(lua_State *L)
+{
+    lua_pushstring(L, rt_server_token(check_server(L)->srv));
+    return 1;
+}
+
+/* wait() blocks until SIGINT, SIGTERM or SIGHUP; returns the signal's name. */
+static int s_wait(lua_State *L)
+{
+    check_server(L);
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGHUP);
+    int sig = 0;
+    sigwait(&set, &sig);
+    lua_pushstring(L, sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "SIGHUP");
+    return 1;
+}
+
+/* query(url, args) -> status, body, content type (the server's answer without a socket) */
+static int s_query(lua_State *L)
+{
+    lserver *s = check_server(L);
+    const char *url = luaL_checkstring(L, 2), *args = luaL_optstring(L, 3, "");
+    char *body = NULL;
+    size_t len = 0;
+    const char *type = NULL;
+    int st = rt_server_answer(s->srv, url, args, &body, &len, &type);
+    lua_pushinteger(L, st);
+    lua_pushlstring(L, body ? body : "", body ? len : 0);
+    free(body);
+    lua_pushstring(L, type ? type : "");
+    return 3;
+}
+
+static const luaL_Reg methods[] = {
+    {"port", s_port}, {"token", s_token}, {"wait", s_wait}, {"query", s_query}, {"close", s_close}, {NULL, NULL}};
+
+static const luaL_Reg funcs[] = {{"build", v_build}, {"check", v_check}, {"serve", v_serve}, {NULL, NULL}};
+
+int rt_lopen_viewer(lua_State *L)
+{
+    rt_new_class(L, SERVER_T, methods, s_close);
+    luaL_newlib(L, funcs);
+    lua_pushinteger(L, RT_INDEX_VERSION);
+    lua_setfield(L, -2, "index_version");
+    return 1;
+}

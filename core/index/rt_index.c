@@ -1,0 +1,1555 @@
+/*
+ * rt_index.c - building and reading the viewer's index (see rt_index.h).
+ *
+ * The build streams the trace once. Per processor it keeps the open region
+ * stack, the block being filled and the summary column being accumulated; the
+ * summaries of every processor sit in one table of nprocs x C cells whose
+ * column width doubles (pairs of cells merge) whenever the trace outgrows it,
+ * since the span is only known at the end. Blocks are written as they fill, so
+ * memory holds the summaries, one block per processor and the messages in
+ * flight, never the events.
+ *
+ * Reading maps the file and decodes only the blocks a window touches. One
+ * stack machine (ix_stack_*) serves the build and the reading, so the state
+ * and region a time is drawn in are decided by one rule.
+ */
+#include "rt_index.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "rt_chanmap.h"
+#include "rt_mem.h"
+#include "rt_out.h"
+#include "rt_tevent.h"
+#include "rt_tsource_open.h"
+
+/* ---- file layout ---- */
+
+static const char IX_MAGIC[8] = {'R', 'T', 'I', 'N', 'D', 'E', 'X', '\n'};
+
+typedef struct ix_header {
+    char magic[8];
+    uint32_t version, hsize;  /* RT_INDEX_VERSION, sizeof(ix_header) */
+    uint64_t sig[2];          /* the trace's signature */
+    uint64_t unit;            /* ticks per second */
+    int64_t origin;           /* tick of column 0's start */
+    int64_t tmin, tmax;       /* first and last event */
+    int64_t colw0;            /* width of the one column of level 0 (level L: colw0 >> L) */
+    int64_t maxlat;           /* longest message flight */
+    uint64_t nevents;
+    uint32_t nprocs, nregions, levels, outside;
+    uint64_t ndir;
+    uint64_t off_regions, off_procs, off_dir, off_sum, size;
+    uint64_t hash;            /* of bytes hsize .. size */
+    char format[16];
+} ix_header;
+
+typedef struct ix_dirent {
+    int32_t proc;
+    uint32_t nev;             /* events in the block */
+    int64_t tfirst, tlast;
+    uint64_t off;
+    uint32_t len, pad;
+} ix_dirent;
+
+/* A summary cell as stored: times as shares of the column's width out of 65535. */
+typedef struct ix_dcell {
+    uint16_t st[3];           /* idle, overhead, busy */
+    uint16_t toptime;         /* the top region's time */
+    int32_t top;              /* dense region number, -1 none */
+    uint16_t nmsg;            /* messages sent (saturated) */
+    uint16_t pad;
+} ix_dcell;
+
+static uint16_t share16(double t, double w)
+{
+    double f = w > 0 ? t / w * 65535.0 + 0.5 : 0;
+    return (uint16_t)(f < 0 ? 0 : f > 65535 ? 65535 : f);
+}
+
+static void pack_cell(ix_dcell *d, const rt_ix_cell *c, double w)
+{
+    for (int k = 0; k < 3; k++)
+        d->st[k] = share16(c->st[k], w);
+    d->toptime = share16(c->toptime, w);
+    d->top = c->top;
+    d->nmsg = (uint16_t)(c->nmsg > 65535 ? 65535 : c->nmsg);
+    d->pad = 0;
+}
+
+static void unpack_cell(rt_ix_cell *c, const ix_dcell *d, double w)
+{
+    for (int k = 0; k < 3; k++)
+        c->st[k] = (float)(d->st[k] * w / 65535.0);
+    c->toptime = (float)(d->toptime * w / 65535.0);
+    c->top = d->top;
+    c->nmsg = d->nmsg;
+}
+
+/* ---- hashing ---- */
+
+typedef struct ix_hash {
+    uint64_t h, carry;
+    unsigned ncarry;
+} ix_hash;
+
+static uint64_t mix64(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ULL;
+    x ^= x >> 33;
+    return x;
+}
+
+static void hash_word(ix_hash *s, uint64_t w)
+{
+    s->h = (s->h ^ mix64(w + 0x9e3779b97f4a7c15ULL)) * 0x100000001b3ULL;
+}
+
+static void hash_update(ix_hash *s, const void *buf, size_t n)
+{
+    const unsigned char *b = buf;
+    while (n && s->ncarry) {
+        s->carry |= (uint64_t)*b++ << (8 * s->ncarry);
+        n--;
+        if (++s->ncarry == 8) {
+            hash_word(s, s->carry);
+            s->carry = 0;
+            s->ncarry = 0;
+        }
+    }
+    while (n >= 8) {
+        uint64_t w;
+        memcpy(&w, b, 8);
+        hash_word(s, w);
+        b += 8;
+        n -= 8;
+    }
+    while (n) {
+        s->carry |= (uint64_t)*b++ << (8 * s->ncarry);
+        s->ncarry++;
+        n--;
+    }
+}
+
+static uint64_t hash_final(ix_hash *s)
+{
+    if (s->ncarry)
+        hash_word(s, s->carry ^ ((uint64_t)s->ncarry << 60));
+    return mix64(s->h);
+}
+
+/* ---- signature ---- */
+
+static void sig_file(const char *path, const struct stat *st, uint64_t sig[2], uint64_t *bytes)
+{
+    ix_hash h = {0, 0, 0};
+    hash_update(&h, path + (strrchr(path, '/') ? strrchr(path, '/') - path + 1 : 0),
+                strlen(strrchr(path, '/') ? strrchr(path, '/') + 1 : path));
+    uint64_t v[3] = {(uint64_t)st->st_size, (uint64_t)st->st_mtim.tv_sec, (uint64_t)st->st_mtim.tv_nsec};
+    hash_update(&h, v, sizeof v);
+    /* head and tail */
+    int fd = open(path, O_RDONLY);
+    if (fd >= 0) {
+        static unsigned char buf[65536];
+        ssize_t n = pread(fd, buf, sizeof buf, 0);
+        if (n > 0)
+            hash_update(&h, buf, (size_t)n);
+        if (st->st_size > (off_t)sizeof buf) {
+            n = pread(fd, buf, sizeof buf, st->st_size - (off_t)sizeof buf);
+            if (n > 0)
+                hash_update(&h, buf, (size_t)n);
+        }
+        close(fd);
+    }
+    /* files combine by addition: the order a folder lists them in does not matter */
+    sig[0] += hash_final(&h);
+    sig[1] += mix64((uint64_t)st->st_size ^ ((uint64_t)st->st_mtim.tv_sec << 20));
+    *bytes += (uint64_t)st->st_size;
+}
+
+static void sig_path(const char *path, int depth, uint64_t sig[2], uint64_t *bytes)
+{
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return;
+    if (S_ISREG(st.st_mode)) {
+        sig_file(path, &st, sig, bytes);
+        return;
+    }
+    if (!S_ISDIR(st.st_mode) || depth <= 0)
+        return;
+    DIR *d = opendir(path);
+    if (!d)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.')
+            continue;
+        size_t n = strlen(path) + strlen(e->d_name) + 2;
+        char *sub = malloc(n);
+        if (!sub)
+            break;
+        snprintf(sub, n, "%s/%s", path, e->d_name);
+        sig_path(sub, depth - 1, sig, bytes);
+        free(sub);
+    }
+    closedir(d);
+}
+
+static int signature(const char *trace, uint64_t sig[2], uint64_t *bytes, rt_err *err)
+{
+    struct stat st;
+    sig[0] = sig[1] = 0;
+    *bytes = 0;
+    if (stat(trace, &st) != 0)
+        return rt_err_set(err, RT_EIO, "%s: %s", trace, strerror(errno));
+    sig_path(trace, 3, sig, bytes);
+    size_t n = strlen(trace);
+    if (S_ISREG(st.st_mode) && n > 5 && strcmp(trace + n - 5, ".otf2") == 0) {
+        /* an OTF2 anchor: its definitions file and its folder of location files */
+        char *stem = malloc(n + 1);
+        if (!stem)
+            return rt_err_set(err, RT_ENOMEM, "%s: out of memory", trace);
+        memcpy(stem, trace, n - 5);
+        strcpy(stem + n - 5, ".def");
+        sig_path(stem, 0, sig, bytes);
+        stem[n - 5] = '\0';
+        sig_path(stem, 2, sig, bytes);
+        free(stem);
+    }
+    return RT_OK;
+}
+
+int rt_index_signature(const char *trace_path, uint64_t sig[2], rt_err *err)
+{
+    uint64_t bytes;
+    return signature(trace_path, sig, &bytes, err);
+}
+
+/* ---- varints ---- */
+
+static size_t put_varint(unsigned char *p, uint64_t v)
+{
+    size_t n = 0;
+    while (v >= 0x80) {
+        p[n++] = (unsigned char)(v | 0x80);
+        v >>= 7;
+    }
+    p[n++] = (unsigned char)v;
+    return n;
+}
+
+static uint64_t zz(int64_t v) { return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63); }
+static int64_t unzz(uint64_t v) { return (int64_t)(v >> 1) ^ -(int64_t)(v & 1); }
+
+/* Read a varint from [*p, end); 0 on overrun or a varint longer than 10 bytes. */
+static int get_varint(const unsigned char **p, const unsigned char *end, uint64_t *v)
+{
+    uint64_t r = 0;
+    int shift = 0;
+    const unsigned char *q = *p;
+    while (q < end && shift < 70) {
+        unsigned char c = *q++;
+        r |= (uint64_t)(c & 0x7f) << shift;
+        if (!(c & 0x80)) {
+            *v = r;
+            *p = q;
+            return 1;
+        }
+        shift += 7;
+    }
+    return 0;
+}
+
+/* ---- the stack machine: regions open on one processor ---- */
+
+typedef struct ix_frame {
+    int region;
+    int64_t t;                /* when it was entered */
+} ix_frame;
+
+typedef struct ix_stack {
+    ix_frame *f;
+    size_t depth, cap;
+} ix_stack;
+
+/* The state and region a processor is drawn in under this stack: the innermost non-tracing
+ * region decides (state -1 from a class means look outward); outside every region, the outside class. */
+static void stack_now(const ix_stack *s, const unsigned char *cls, int outside, int *state, int *region)
+{
+    for (size_t i = s->depth; i-- > 0;) {
+        int c = cls[s->f[i].region];
+        int st = rt_tclass_state(c);
+        if (st >= 0) {
+            *state = st;
+            *region = s->f[i].region;
+            return;
+        }
+    }
+    *state = rt_tclass_state(outside);
+    if (*state < 0)
+        *state = 2;
+    *region = -1;
+}
+
+static int stack_push(ix_stack *s, int region, int64_t t)
+{
+    if (rt_grow((void **)&s->f, &s->cap, s->depth + 1, sizeof *s->f) != RT_OK)
+        return RT_ENOMEM;
+    s->f[s->depth].region = region;
+    s->f[s->depth].t = t;
+    s->depth++;
+    return RT_OK;
+}
+
+/* A leave of region: closes it and any region opened inside it and left open (each reported
+ * through close, when not NULL); a leave of a region not open is ignored. */
+static int stack_leave(ix_stack *s, int region, int64_t t, int proc,
+                       int (*close)(void *ud, const rt_ix_interval *iv), void *ud)
+{
+    size_t i = s->depth;
+    while (i > 0 && s->f[i - 1].region != region)
+        i--;
+    if (i == 0)
+        return 0;
+    while (s->depth >= i) {
+        s->depth--;
+        if (close) {
+            rt_ix_interval iv = {proc, s->f[s->depth].region, (int)s->depth, s->f[s->depth].t, t};
+            if (close(ud, &iv))
+                return 1;
+        }
+        if (s->depth == 0)
+            break;
+    }
+    return 0;
+}
+
+/* ---- the build ---- */
+
+/* Columns of the finest summary level are at most this many cells in all. */
+#define IX_CELL_BUDGET (1u << 22)
+/* The finest level kept has at least this many events per column on average. */
+#define IX_EVENTS_PER_COLUMN 128
+#define IX_SCRATCH 8
+/* A raster is drawn from the events when they number at most this many, else from the finest summaries. */
+#define IX_RASTER_EVENTS 2000000
+
+typedef struct ix_pb {
+    ix_stack stack;
+    int64_t last;             /* time of the last event (-1 before the first) */
+    unsigned char *buf;       /* the block being filled */
+    size_t len, cap;
+    int64_t bfirst, bprev;
+    uint32_t bnev;
+    int64_t col;              /* summary column the scratch belongs to (-1 none) */
+    int sr[IX_SCRATCH];       /* regions of that column and their times */
+    double stime[IX_SCRATCH];
+    int ns;
+} ix_pb;
+
+typedef struct ix_fifo {
+    rt_chankey key;
+    int64_t *t;               /* send times in flight on the channel */
+    size_t head, n, cap;
+} ix_fifo;
+
+typedef struct ix_regent {
+    rt_chankey key;
+    int dense;
+} ix_regent;
+
+typedef struct ix_build {
+    rt_tsource *src;
+    rt_out *out;
+    FILE *fp;
+    ix_hash hash;
+    uint64_t off;             /* file offset of the next byte */
+    int use_ticks;
+    int64_t offset;
+    uint64_t unit;
+    ix_pb *pb;
+    size_t npb;
+    rt_chanmap regmap;        /* trace region id -> dense number */
+    int *reg_id;
+    unsigned char *reg_cls;
+    size_t nreg, capreg;
+    rt_chanmap fifos;         /* (src, dst, comm, tag) -> send times */
+    ix_dirent *dir;
+    size_t ndir, capdir;
+    rt_ix_cell *cells;        /* npb x C */
+    size_t C;
+    int64_t origin, colw;     /* first event, finest column width */
+    int64_t tmin, tmax, maxlat;
+    uint64_t nevents;
+    int outside;
+} ix_build;
+
+static int put(ix_build *b, const void *p, size_t n)
+{
+    if (n && fwrite(p, 1, n, b->fp) != n)
+        return RT_EIO;
+    hash_update(&b->hash, p, n);
+    b->off += n;
+    return RT_OK;
+}
+
+static int dense_region(ix_build *b, int id)
+{
+    ix_regent *e = rt_chanmap_get(&b->regmap, id, 0, 0, 0);
+    if (!e)
+        return -1;
+    if (e->dense)
+        return e->dense - 1;
+    if (rt_grow((void **)&b->reg_id, &b->capreg, b->nreg + 1, sizeof *b->reg_id) != RT_OK)
+        return -1;
+    size_t cap = b->capreg;
+    unsigned char *c = realloc(b->reg_cls, cap);
+    if (!c)
+        return -1;
+    b->reg_cls = c;
+    const rt_tregion *r = rt_tdefs_region(b->src->defs, id);
+    b->reg_id[b->nreg] = id;
+    b->reg_cls[b->nreg] = (unsigned char)(r ? r->cls : RT_TC_USER);
+    e->dense = (int)++b->nreg;
+    return e->dense - 1;
+}
+
+static int grow_procs(ix_build *b, size_t n)
+{
+    if (n <= b->npb)
+        return RT_OK;
+    ix_pb *pb = realloc(b->pb, n * sizeof *pb);
+    if (!pb)
+        return RT_ENOMEM;
+    b->pb = pb;
+    rt_ix_cell *cells = realloc(b->cells, n * b->C * sizeof *cells);
+    if (!cells)
+        return RT_ENOMEM;
+    b->cells = cells;
+    for (size_t i = b->npb; i < n; i++) {
+        memset(&pb[i], 0, sizeof pb[i]);
+        pb[i].last = -1;
+        pb[i].col = -1;
+        for (size_t c = 0; c < b->C; c++) {
+            memset(&cells[i * b->C + c], 0, sizeof *cells);
+            cells[i * b->C + c].top = -1;
+        }
+    }
+    b->npb = n;
+    return RT_OK;
+}
+
+/* Settle the scratch of p's current column into its cell. */
+static void scratch_flush(ix_build *b, size_t p)
+{
+    ix_pb *pb = &b->pb[p];
+    if (pb->col < 0)
+        return;
+    rt_ix_cell *c = &b->cells[p * b->C + (size_t)pb->col];
+    int best = -1;
+    for (int i = 0; i < pb->ns; i++)
+        if (best < 0 || pb->stime[i] > pb->stime[best])
+            best = i;
+    if (best >= 0) {
+        c->top = pb->sr[best];
+        c->toptime = (float)pb->stime[best];
+    }
+    pb->col = -1;
+    pb->ns = 0;
+}
+
+static void region_add(ix_build *b, size_t p, int64_t col, int region, double dt)
+{
+    ix_pb *pb = &b->pb[p];
+    if (pb->col != col) {
+        scratch_flush(b, p);
+        pb->col = col;
+        rt_ix_cell *c = &b->cells[p * b->C + (size_t)col];
+        if (c->top >= 0) {
+            pb->sr[0] = c->top;
+            pb->stime[0] = c->toptime;
+            pb->ns = 1;
+        }
+    }
+    for (int i = 0; i < pb->ns; i++)
+        if (pb->sr[i] == region) {
+            pb->stime[i] += dt;
+            return;
+        }
+    if (pb->ns < IX_SCRATCH) {
+        pb->sr[pb->ns] = region;
+        pb->stime[pb->ns++] = dt;
+        return;
+    }
+    /* full: the new region replaces the smallest when it already outweighs it */
+    int lo = 0;
+    for (int i = 1; i < pb->ns; i++)
+        if (pb->stime[i] < pb->stime[lo])
+            lo = i;
+    if (dt > pb->stime[lo]) {
+        pb->sr[lo] = region;
+        pb->stime[lo] = dt;
+    }
+}
+
+static void cell_merge(rt_ix_cell *d, const rt_ix_cell *a, const rt_ix_cell *c)
+{
+    rt_ix_cell r;
+    for (int k = 0; k < 3; k++)
+        r.st[k] = a->st[k] + c->st[k];
+    r.nmsg = a->nmsg + c->nmsg;
+    if (a->top == c->top) {
+        r.top = a->top;
+        r.toptime = a->toptime + c->toptime;
+    } else if (a->toptime >= c->toptime) {
+        r.top = a->top;
+        r.toptime = a->toptime;
+    } else {
+        r.top = c->top;
+        r.toptime = c->toptime;
+    }
+    *d = r;
+}
+
+/* Double the finest column width until time t fits. */
+static void fit_time(ix_build *b, int64_t t)
+{
+    while (t - b->origin >= (int64_t)b->C * b->colw) {
+        for (size_t p = 0; p < b->npb; p++) {
+            scratch_flush(b, p);
+            rt_ix_cell *row = &b->cells[p * b->C];
+            for (size_t i = 0; i < b->C / 2; i++)
+                cell_merge(&row[i], &row[2 * i], &row[2 * i + 1]);
+            for (size_t i = b->C / 2; i < b->C; i++) {
+                memset(&row[i], 0, sizeof row[i]);
+                row[i].top = -1;
+            }
+        }
+        b->colw *= 2;
+    }
+}
+
+static int64_t col_of(const ix_build *b, int64_t t)
+{
+    int64_t c = (t - b->origin) / b->colw;
+    if (c < 0)
+        c = 0;
+    if (c >= (int64_t)b->C)
+        c = (int64_t)b->C - 1;
+    return c;
+}
+
+/* Add [a, e) of state and region to p's summary columns. */
+static void accumulate(ix_build *b, size_t p, int64_t a, int64_t e, int state, int region)
+{
+    if (e <= a)
+        return;
+    int64_t c0 = col_of(b, a), c1 = col_of(b, e - 1);
+    for (int64_t c = c0; c <= c1; c++) {
+        int64_t lo = b->origin + c * b->colw, hi = lo + b->colw;
+        if (lo < a)
+            lo = a;
+        if (hi > e)
+            hi = e;
+        if (hi <= lo)
+            continue;
+        b->cells[p * b->C + (size_t)c].st[state] += (float)(hi - lo);
+        if (region >= 0)
+            region_add(b, p, c, region, (double)(hi - lo));
+    }
+}
+
+static int flush_block(ix_build *b, size_t p)
+{
+    ix_pb *pb = &b->pb[p];
+    if (!pb->len)
+        return RT_OK;
+    if (rt_grow((void **)&b->dir, &b->capdir, b->ndir + 1, sizeof *b->dir) != RT_OK)
+        return RT_ENOMEM;
+    ix_dirent *d = &b->dir[b->ndir++];
+    memset(d, 0, sizeof *d);
+    d->proc = (int32_t)p;
+    d->nev = pb->bnev;
+    d->tfirst = pb->bfirst;
+    d->tlast = pb->bprev;
+    d->off = b->off;
+    d->len = (uint32_t)pb->len;
+    int rc = put(b, pb->buf, pb->len);
+    pb->len = 0;
+    pb->bnev = 0;
+    return rc;
+}
+
+/* Room for n more bytes in p's block. */
+static int room(ix_pb *pb, size_t n)
+{
+    return rt_grow((void **)&pb->buf, &pb->cap, pb->len + n, 1);
+}
+
+static int fifo_push(ix_build *b, int src, int dst, int comm, int64_t tag, int64_t t)
+{
+    ix_fifo *f = rt_chanmap_get(&b->fifos, src, dst, comm, tag);
+    if (!f)
+        return RT_ENOMEM;
+    if (f->n == f->cap) {
+        size_t cap = f->cap ? 2 * f->cap : 4;
+        int64_t *nt = malloc(cap * sizeof *nt);
+        if (!nt)
+            return RT_ENOMEM;
+        for (size_t i = 0; i < f->n; i++)
+            nt[i] = f->t[(f->head + i) % f->cap];
+        free(f->t);
+        f->t = nt;
+        f->cap = cap;
+        f->head = 0;
+    }
+    f->t[(f->head + f->n) % f->cap] = t;
+    f->n++;
+    return RT_OK;
+}
+
+static int64_t fifo_pop(ix_build *b, int src, int dst, int comm, int64_t tag)
+{
+    ix_fifo *f = rt_chanmap_find(&b->fifos, src, dst, comm, tag);
+    if (!f || !f->n)
+        return -1;
+    int64_t t = f->t[f->head];
+    f->head = (f->head + 1) % f->cap;
+    f->n--;
+    return t;
+}
+
+static int64_t event_time(const ix_build *b, const rt_tevent *ev)
+{
+    if (b->use_ticks)
+        return ev->ticks - b->offset;
+    return llround(ev->time * 1e9);
+}
+
+static int add_event(ix_build *b, const rt_tevent *ev)
+{
+    if (ev->proc < 0)
+        return RT_OK;
+    size_t p = (size_t)ev->proc;
+    if (grow_procs(b, p + 1) != RT_OK)
+        return RT_ENOMEM;
+    ix_pb *pb = &b->pb[p];
+    int64_t t = event_time(b, ev);
+    if (b->nevents == 0) {
+        b->origin = t;
+        b->tmin = b->tmax = t;
+    }
+    if (pb->last >= 0 && t < pb->last)
+        t = pb->last; /* a processor's events are in time order; a step back is held at the last time */
+    if (t < b->tmin)
+        t = b->tmin;
+    if (t > b->tmax)
+        b->tmax = t;
+    fit_time(b, t);
+    b->nevents++;
+
+    /* the time since the last event, in the state it was spent in */
+    if (pb->last >= 0) {
+        int st, rg;
+        stack_now(&pb->stack, b->reg_cls, b->outside, &st, &rg);
+        accumulate(b, p, pb->last, t, st, rg);
+    }
+    pb->last = t;
+
+    if (pb->len >= RT_INDEX_BLOCK) {
+        int rc = flush_block(b, p);
+        if (rc)
+            return rc;
+    }
+    if (room(pb, 64 + 20 * pb->stack.depth) != RT_OK)
+        return RT_ENOMEM;
+    if (pb->len == 0) {
+        /* a block begins with the stack open at its first event */
+        pb->bfirst = pb->bprev = t;
+        pb->len += put_varint(pb->buf + pb->len, pb->stack.depth);
+        for (size_t i = 0; i < pb->stack.depth; i++) {
+            pb->len += put_varint(pb->buf + pb->len, (uint64_t)pb->stack.f[i].region);
+            pb->len += put_varint(pb->buf + pb->len, (uint64_t)(t - pb->stack.f[i].t));
+        }
+    }
+    unsigned char *q = pb->buf + pb->len;
+    size_t n = put_varint(q, (uint64_t)(t - pb->bprev));
+    pb->bprev = t;
+    pb->bnev++;
+    int kind = ev->kind;
+    switch (kind) {
+    case RT_TE_ENTER:
+    case RT_TE_LEAVE:
+    case RT_TE_MARKER: {
+        int r = dense_region(b, ev->region);
+        if (r < 0)
+            return RT_ENOMEM;
+        n += put_varint(q + n, ((uint64_t)r << 3) | (uint64_t)(kind - 1));
+        if (kind == RT_TE_ENTER) {
+            if (stack_push(&pb->stack, r, t) != RT_OK)
+                return RT_ENOMEM;
+        } else if (kind == RT_TE_LEAVE) {
+            stack_leave(&pb->stack, r, t, (int)p, NULL, NULL);
+        }
+        break;
+    }
+    case RT_TE_SEND:
+    case RT_TE_RECV: {
+        /* bit 3 of a message's code: a communicator other than the first (0) follows */
+        int comm0 = ev->comm == 0;
+        n += put_varint(q + n, ((uint64_t)(ev->peer + 1) << 4) | (comm0 ? 0u : 8u) | (uint64_t)(kind - 1));
+        n += put_varint(q + n, zz(ev->tag));
+        n += put_varint(q + n, ev->bytes > 0 ? (uint64_t)llround(ev->bytes) : 0);
+        if (!comm0)
+            n += put_varint(q + n, (uint64_t)(ev->comm + 1));
+        if (kind == RT_TE_SEND) {
+            if (fifo_push(b, (int)p, ev->peer, ev->comm, ev->tag, t) != RT_OK)
+                return RT_ENOMEM;
+            b->cells[p * b->C + (size_t)col_of(b, t)].nmsg++;
+        } else {
+            int64_t ts = fifo_pop(b, ev->peer, (int)p, ev->comm, ev->tag);
+            n += put_varint(q + n, ts < 0 ? 0 : zz(t - ts) + 1);
+            if (ts >= 0 && t - ts > b->maxlat)
+                b->maxlat = t - ts;
+        }
+        break;
+    }
+    case RT_TE_COLL_BEGIN:
+    case RT_TE_COLL_END:
+        n += put_varint(q + n, ((uint64_t)(ev->comm + 1) << 3) | (uint64_t)(kind - 1));
+        n += put_varint(q + n, (uint64_t)(ev->peer + 1));
+        n += put_varint(q + n, ev->bytes > 0 ? (uint64_t)llround(ev->bytes) : 0);
+        n += put_varint(q + n, ev->bytes_in > 0 ? (uint64_t)llround(ev->bytes_in) : 0);
+        break;
+    default:
+        pb->bnev--;
+        b->nevents--;
+        return RT_OK;
+    }
+    pb->len += n;
+    return RT_OK;
+}
+
+static int drop_fifo(void *item, void *ud)
+{
+    (void)ud;
+    free(((ix_fifo *)item)->t);
+    return 1;
+}
+
+static int dir_cmp(const void *a, const void *b)
+{
+    const ix_dirent *x = a, *y = b;
+    if (x->proc != y->proc)
+        return x->proc < y->proc ? -1 : 1;
+    if (x->tfirst != y->tfirst)
+        return x->tfirst < y->tfirst ? -1 : 1;
+    return x->off < y->off ? -1 : x->off > y->off;
+}
+
+static int write_tail(ix_build *b, ix_header *h, rt_err *err)
+{
+    const char *path = rt_out_path(b->out);
+    int rc = RT_OK;
+    /* regions */
+    h->off_regions = b->off;
+    for (size_t i = 0; i < b->nreg && !rc; i++) {
+        const rt_tregion *r = rt_tdefs_region(b->src->defs, b->reg_id[i]);
+        char fallback[32];
+        const char *name = r && r->name && r->name[0] ? r->name : fallback;
+        snprintf(fallback, sizeof fallback, "region %d", b->reg_id[i]);
+        int32_t v[3] = {b->reg_id[i], b->reg_cls[i], (int32_t)strlen(name)};
+        rc = put(b, v, sizeof v) || put(b, name, strlen(name));
+    }
+    /* processors */
+    h->off_procs = b->off;
+    for (size_t p = 0; p < b->npb && !rc; p++) {
+        const rt_tproc *pr = rt_tdefs_proc(b->src->defs, (int)p);
+        char fallback[32];
+        snprintf(fallback, sizeof fallback, "%zu", p);
+        const char *name = pr && pr->name && pr->name[0] ? pr->name : fallback;
+        uint32_t n = (uint32_t)strlen(name);
+        rc = put(b, &n, sizeof n) || put(b, name, n);
+    }
+    /* directory, sorted by processor then time */
+    qsort(b->dir, b->ndir, sizeof *b->dir, dir_cmp);
+    while (b->off % 8 && !rc)
+        rc = put(b, "", 1);
+    h->off_dir = b->off;
+    if (!rc)
+        rc = put(b, b->dir, b->ndir * sizeof *b->dir);
+    /* summaries: keep the finest level with enough events per column, merge upward */
+    int lc = 0;
+    while (((size_t)1 << lc) < b->C)
+        lc++;
+    int lf = lc;
+    double per_proc = b->npb ? (double)b->nevents / (double)b->npb : 0;
+    while (lf > 0) {
+        double used = ceil((double)(b->tmax - b->origin + 1) / (double)(b->colw << (lc - lf)));
+        if (per_proc / (used < 1 ? 1 : used) >= IX_EVENTS_PER_COLUMN)
+            break;
+        lf--;
+    }
+    for (int l = lc; l > lf; l--) /* merge down to level lf in place (the row keeps stride C) */
+        for (size_t p = 0; p < b->npb; p++) {
+            rt_ix_cell *row = &b->cells[p * b->C];
+            size_t n = (size_t)1 << l;
+            for (size_t i = 0; i < n / 2; i++)
+                cell_merge(&row[i], &row[2 * i], &row[2 * i + 1]);
+        }
+    h->levels = (uint32_t)lf + 1;
+    h->colw0 = b->colw << lc;
+    h->off_sum = b->off;
+    ix_dcell *tmp = malloc(sizeof *tmp * ((size_t)1 << lf) * (b->npb ? b->npb : 1));
+    if (!tmp && !rc)
+        rc = RT_ENOMEM;
+    /* level L is written from the one below, coarsest first: compute each by merging from lf */
+    for (int l = 0; l <= lf && !rc; l++) {
+        size_t n = (size_t)1 << l, k = (size_t)1 << (lf - l);
+        for (size_t p = 0; p < b->npb; p++)
+            for (size_t i = 0; i < n; i++) {
+                rt_ix_cell c = b->cells[p * b->C + i * k];
+                for (size_t j = 1; j < k; j++)
+                    cell_merge(&c, &c, &b->cells[p * b->C + i * k + j]);
+                pack_cell(&tmp[p * n + i], &c, (double)(h->colw0 >> l));
+            }
+        rc = put(b, tmp, sizeof *tmp * n * b->npb);
+    }
+    free(tmp);
+    h->size = b->off;
+    if (rc == RT_ENOMEM)
+        return rt_err_set(err, RT_ENOMEM, "%s: out of memory", path);
+    if (rc)
+        return rt_err_set(err, RT_EIO, "%s: %s", path, strerror(errno));
+    return RT_OK;
+}
+
+int rt_index_build(const char *trace_path, const char *format, const char *index_path,
+                   void (*progress)(void *ud, uint64_t done, uint64_t total), void *ud,
+                   rt_index_build_info *info, rt_err *err)
+{
+    ix_build b;
+    memset(&b, 0, sizeof b);
+    ix_header h;
+    memset(&h, 0, sizeof h);
+    uint64_t trace_bytes = 0;
+    int rc = signature(trace_path, h.sig, &trace_bytes, err);
+    if (rc)
+        return rc;
+    b.src = rt_tsource_open(trace_path, format, err);
+    if (!b.src)
+        return err ? err->status : RT_EFORMAT;
+    rt_chanmap_init(&b.regmap, sizeof(ix_regent));
+    rt_chanmap_init(&b.fifos, sizeof(ix_fifo));
+    b.out = rt_out_open(index_path, err);
+    if (!b.out) {
+        rc = err ? err->status : RT_EIO;
+        goto done;
+    }
+    b.fp = rt_out_fp(b.out);
+    if (put(&b, &h, sizeof h)) { /* a placeholder, written again at the end */
+        rc = rt_err_set(err, RT_EIO, "%s: %s", index_path, strerror(errno));
+        goto done;
+    }
+    b.hash.h = 0;
+    b.hash.ncarry = 0;
+    b.hash.carry = 0;
+    b.colw = 1;
+    int np0 = rt_tdefs_nprocs(b.src->defs);
+    size_t c = IX_CELL_BUDGET / (size_t)(np0 > 0 ? np0 : 1);
+    b.C = 64;
+    while (b.C * 2 <= c && b.C < 4096)
+        b.C *= 2;
+    b.unit = rt_tdefs_resolution(b.src->defs);
+    b.use_ticks = b.unit > 1;
+    b.offset = rt_tdefs_offset(b.src->defs);
+    if (!b.use_ticks)
+        b.unit = 1000000000u;
+    b.outside = rt_tdefs_outside(b.src->defs);
+    if (grow_procs(&b, (size_t)(np0 > 0 ? np0 : 0)) != RT_OK) {
+        rc = rt_err_set(err, RT_ENOMEM, "%s: out of memory", index_path);
+        goto done;
+    }
+    rt_tevent ev;
+    uint64_t n = 0;
+    for (;;) {
+        rc = rt_tsource_next(b.src, &ev, err);
+        if (rc == RT_EEOF) {
+            rc = RT_OK;
+            break;
+        }
+        if (rc)
+            goto done;
+        rc = add_event(&b, &ev);
+        if (rc) {
+            if (rc == RT_ENOMEM)
+                rt_err_set(err, rc, "%s: out of memory", index_path);
+            else
+                rt_err_set(err, rc, "%s: %s", index_path, strerror(errno));
+            goto done;
+        }
+        if (progress && (++n & 0xfffff) == 0)
+            progress(ud, rt_tsource_offset(b.src), rt_tsource_size(b.src));
+    }
+    /* processors named but silent still get rows */
+    if (grow_procs(&b, (size_t)rt_tdefs_nprocs(b.src->defs)) != RT_OK) {
+        rc = rt_err_set(err, RT_ENOMEM, "%s: out of memory", index_path);
+        goto done;
+    }
+    for (size_t p = 0; p < b.npb && !rc; p++) {
+        scratch_flush(&b, p);
+        rc = flush_block(&b, p);
+    }
+    if (rc) {
+        rc = rt_err_set(err, rc, "%s: %s", index_path, rc == RT_ENOMEM ? "out of memory" : strerror(errno));
+        goto done;
+    }
+    rc = write_tail(&b, &h, err);
+    if (rc)
+        goto done;
+    memcpy(h.magic, IX_MAGIC, sizeof h.magic);
+    h.version = RT_INDEX_VERSION;
+    h.hsize = sizeof h;
+    h.unit = b.unit;
+    h.origin = b.origin;
+    h.tmin = b.tmin;
+    h.tmax = b.tmax;
+    h.maxlat = b.maxlat;
+    h.nevents = b.nevents;
+    h.nprocs = (uint32_t)b.npb;
+    h.nregions = (uint32_t)b.nreg;
+    h.outside = (uint32_t)b.outside;
+    h.ndir = b.ndir;
+    h.hash = hash_final(&b.hash);
+    snprintf(h.format, sizeof h.format, "%s", b.src->ops->format);
+    if (fseek(b.fp, 0, SEEK_SET) != 0 || fwrite(&h, sizeof h, 1, b.fp) != 1) {
+        rc = rt_err_set(err, RT_EIO, "%s: %s", index_path, strerror(errno));
+        goto done;
+    }
+    rc = rt_out_commit(b.out, err);
+    b.out = NULL;
+    if (!rc && info) {
+        info->events = b.nevents;
+        info->bytes = h.size;
+        info->trace_bytes = trace_bytes;
+        info->levels = (int)h.levels;
+    }
+done:
+    rt_out_abort(b.out);
+    for (size_t p = 0; p < b.npb; p++) {
+        free(b.pb[p].buf);
+        free(b.pb[p].stack.f);
+    }
+    free(b.pb);
+    free(b.cells);
+    free(b.dir);
+    free(b.reg_id);
+    free(b.reg_cls);
+    rt_chanmap_sweep(&b.fifos, drop_fifo, NULL);
+    rt_chanmap_free(&b.fifos);
+    rt_chanmap_free(&b.regmap);
+    rt_tsource_free(b.src);
+    return rc;
+}
+
+/* ---- reading ---- */
+
+struct rt_index {
+    unsigned char *map;
+    size_t size;
+    const ix_header *h;
+    const ix_dirent *dir;
+    size_t *first;            /* nprocs + 1: each processor's first directory entry */
+    char **rname;
+    int *rid;
+    unsigned char *rcls;
+    char **pname;
+    const ix_dcell *sum;
+    char *path;
+};
+
+void rt_index_close(rt_index *ix)
+{
+    if (!ix)
+        return;
+    if (ix->rname)
+        for (uint32_t i = 0; i < ix->h->nregions; i++)
+            free(ix->rname[i]);
+    if (ix->pname)
+        for (uint32_t i = 0; i < ix->h->nprocs; i++)
+            free(ix->pname[i]);
+    if (ix->map)
+        munmap(ix->map, ix->size);
+    free(ix->rname);
+    free(ix->pname);
+    free(ix->rid);
+    free(ix->rcls);
+    free(ix->first);
+    free(ix->path);
+    free(ix);
+}
+
+static char *copy_str(const unsigned char *p, size_t n)
+{
+    char *s = malloc(n + 1);
+    if (s) {
+        memcpy(s, p, n);
+        s[n] = '\0';
+    }
+    return s;
+}
+
+rt_index *rt_index_open(const char *path, const char *trace_path, rt_err *err)
+{
+    rt_index *ix = calloc(1, sizeof *ix);
+    if (!ix) {
+        rt_err_set(err, RT_ENOMEM, "%s: out of memory", path);
+        return NULL;
+    }
+    int fd = open(path, O_RDONLY);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0) {
+        rt_err_set(err, RT_EIO, "%s: %s", path, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        free(ix);
+        return NULL;
+    }
+    const char *why = NULL;
+    int status = RT_EFORMAT;
+    if ((size_t)st.st_size < sizeof(ix_header)) {
+        why = "too short for an index";
+        close(fd);
+        goto bad;
+    }
+    ix->size = (size_t)st.st_size;
+    ix->map = mmap(NULL, ix->size, PROT_READ, MAP_PRIVATE, fd, 0);
+    close(fd);
+    if (ix->map == MAP_FAILED) {
+        ix->map = NULL;
+        rt_err_set(err, RT_EIO, "%s: %s", path, strerror(errno));
+        rt_index_close(ix);
+        return NULL;
+    }
+    const ix_header *h = ix->h = (const ix_header *)(const void *)ix->map;
+    if (memcmp(h->magic, IX_MAGIC, sizeof IX_MAGIC) != 0) {
+        why = "not a retrace index (bad magic)";
+        goto bad;
+    }
+    if (h->version != RT_INDEX_VERSION || h->hsize != sizeof *h) {
+        why = "written by another version";
+        status = RT_ESTATE;
+        goto bad;
+    }
+    if (trace_path) {
+        uint64_t sig[2];
+        if (rt_index_signature(trace_path, sig, err) != RT_OK) {
+            rt_index_close(ix);
+            return NULL;
+        }
+        if (sig[0] != h->sig[0] || sig[1] != h->sig[1]) {
+            why = "stale (the trace changed since it was built, or it belongs to another trace)";
+            status = RT_ESTATE;
+            goto bad;
+        }
+    }
+    if (h->size != ix->size || h->off_regions > h->off_procs || h->off_procs > h->off_dir ||
+        h->off_dir > h->off_sum || h->off_sum > h->size || h->off_dir % 8 ||
+        h->ndir > (h->off_sum - h->off_dir) / sizeof(ix_dirent) || h->levels > 20 || h->nprocs > RT_TE_MAXPROC ||
+        h->levels < 1 || h->colw0 <= 0 ||
+        ((uint64_t)1 << h->levels) * h->nprocs * sizeof(ix_dcell) > h->size - h->off_sum + h->nprocs * sizeof(ix_dcell)) {
+        why = "corrupt (sections out of bounds)";
+        goto bad;
+    }
+    ix_hash hs = {0, 0, 0};
+    hash_update(&hs, ix->map + sizeof *h, ix->size - sizeof *h);
+    if (hash_final(&hs) != h->hash) {
+        why = "corrupt (its checksum does not match)";
+        goto bad;
+    }
+    ix->dir = (const ix_dirent *)(const void *)(ix->map + h->off_dir);
+    ix->sum = (const ix_dcell *)(const void *)(ix->map + h->off_sum);
+    ix->first = calloc((size_t)h->nprocs + 1, sizeof *ix->first);
+    ix->rname = calloc((size_t)h->nregions + 1, sizeof *ix->rname);
+    ix->rid = calloc((size_t)h->nregions + 1, sizeof *ix->rid);
+    ix->rcls = calloc((size_t)h->nregions + 1, 1);
+    ix->pname = calloc((size_t)h->nprocs + 1, sizeof *ix->pname);
+    if (!ix->first || !ix->rname || !ix->rid || !ix->rcls || !ix->pname) {
+        rt_err_set(err, RT_ENOMEM, "%s: out of memory", path);
+        rt_index_close(ix);
+        return NULL;
+    }
+    const unsigned char *p = ix->map + h->off_regions, *end = ix->map + h->off_procs;
+    for (uint32_t i = 0; i < h->nregions; i++) {
+        int32_t v[3];
+        if ((size_t)(end - p) < sizeof v)
+            goto short_section;
+        memcpy(v, p, sizeof v);
+        p += sizeof v;
+        if (v[2] < 0 || (size_t)(end - p) < (size_t)v[2] || v[1] < 0 || v[1] >= RT_TC_COUNT)
+            goto short_section;
+        ix->rid[i] = v[0];
+        ix->rcls[i] = (unsigned char)v[1];
+        if (!(ix->rname[i] = copy_str(p, (size_t)v[2])))
+            goto short_section;
+        p += v[2];
+    }
+    p = ix->map + h->off_procs;
+    end = ix->map + h->off_dir;
+    for (uint32_t i = 0; i < h->nprocs; i++) {
+        uint32_t n;
+        if ((size_t)(end - p) < sizeof n)
+            goto short_section;
+        memcpy(&n, p, sizeof n);
+        p += sizeof n;
+        if ((size_t)(end - p) < n || !(ix->pname[i] = copy_str(p, n)))
+            goto short_section;
+        p += n;
+    }
+    /* each processor's run of directory entries; entries must point inside the data */
+    size_t k = 0;
+    for (uint32_t q = 0; q <= h->nprocs; q++) {
+        while (k < h->ndir && ix->dir[k].proc >= 0 && (uint32_t)ix->dir[k].proc < q)
+            k++;
+        ix->first[q] = k;
+    }
+    for (size_t i = 0; i < h->ndir; i++) {
+        const ix_dirent *d = &ix->dir[i];
+        if (d->proc < 0 || (uint32_t)d->proc >= h->nprocs || d->off < sizeof *h || d->off + d->len > h->off_regions ||
+            (i && (d->proc < ix->dir[i - 1].proc)))
+            goto short_section;
+    }
+    if (ix->first[h->nprocs] != h->ndir)
+        goto short_section;
+    ix->path = strdup(path);
+    return ix;
+short_section:
+    why = "corrupt (a section does not parse)";
+bad:
+    rt_err_set(err, status, "%s: index %s", path, why);
+    rt_index_close(ix);
+    return NULL;
+}
+
+int rt_index_nprocs(const rt_index *ix) { return (int)ix->h->nprocs; }
+int rt_index_nregions(const rt_index *ix) { return (int)ix->h->nregions; }
+const char *rt_index_region_name(const rt_index *ix, int i)
+{
+    return i >= 0 && (uint32_t)i < ix->h->nregions ? ix->rname[i] : NULL;
+}
+int rt_index_region_class(const rt_index *ix, int i)
+{
+    return i >= 0 && (uint32_t)i < ix->h->nregions ? ix->rcls[i] : -1;
+}
+int rt_index_region_id(const rt_index *ix, int i)
+{
+    return i >= 0 && (uint32_t)i < ix->h->nregions ? ix->rid[i] : 0;
+}
+int rt_index_region_state(const rt_index *ix, int i)
+{
+    return i >= 0 && (uint32_t)i < ix->h->nregions ? rt_tclass_state(ix->rcls[i]) : -1;
+}
+const char *rt_index_proc_name(const rt_index *ix, int p)
+{
+    return p >= 0 && (uint32_t)p < ix->h->nprocs ? ix->pname[p] : NULL;
+}
+const char *rt_index_format(const rt_index *ix) { return ix->h->format; }
+int64_t rt_index_tmin(const rt_index *ix) { return ix->h->tmin; }
+int64_t rt_index_tmax(const rt_index *ix) { return ix->h->tmax; }
+uint64_t rt_index_unit(const rt_index *ix) { return ix->h->unit; }
+uint64_t rt_index_nevents(const rt_index *ix) { return ix->h->nevents; }
+int rt_index_levels(const rt_index *ix) { return (int)ix->h->levels; }
+
+/* The first of p's blocks whose last event is at or after t. */
+static size_t first_block(const rt_index *ix, int p, int64_t t)
+{
+    size_t lo = ix->first[p], hi = ix->first[p + 1];
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (ix->dir[mid].tlast < t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+uint64_t rt_index_estimate(const rt_index *ix, int p0, int p1, int64_t t0, int64_t t1)
+{
+    uint64_t n = 0;
+    if (p0 < 0)
+        p0 = 0;
+    if (p1 > (int)ix->h->nprocs)
+        p1 = (int)ix->h->nprocs;
+    for (int p = p0; p < p1; p++)
+        for (size_t b = first_block(ix, p, t0); b < ix->first[p + 1] && ix->dir[b].tfirst <= t1; b++)
+            n += ix->dir[b].nev;
+    return n;
+}
+
+/* One processor's walk. */
+typedef struct ix_walk {
+    const rt_index *ix;
+    const rt_ix_visitor *v;
+    int (*segment)(void *ud, int proc, int state, int region, int64_t a, int64_t e);
+    int64_t t0, t1, t1msg;
+    ix_stack stack;
+} ix_walk;
+
+/* Report an interval closing at its leave when it overlaps the window. */
+static int close_cb(void *ud, const rt_ix_interval *iv)
+{
+    ix_walk *w = ud;
+    if (iv->t1 >= w->t0 && iv->t0 <= w->t1 && w->v->interval)
+        return w->v->interval(w->v->ud, iv);
+    return 0;
+}
+
+static int walk_proc(ix_walk *w, int p, rt_err *err)
+{
+    const rt_index *ix = w->ix;
+    const rt_ix_visitor *v = w->v;
+    size_t b = first_block(ix, p, w->t0), bstart = b;
+    size_t bend = ix->first[p + 1];
+    int past = 0;             /* an event after t1 was met: only messages from here on */
+    int64_t prev = -1;
+    int state = 0, region = -1;
+    /* the first block is read even when it begins after the window: its stack tells what
+     * runs through a window that holds no event */
+    for (; b < bend && (b == bstart || ix->dir[b].tfirst <= w->t1msg); b++) {
+        const ix_dirent *d = &ix->dir[b];
+        const unsigned char *q = ix->map + d->off, *end = q + d->len;
+        uint64_t depth, x;
+        if (!get_varint(&q, end, &depth) || depth > d->len)
+            goto bad;
+        if (b == bstart) {
+            /* the stack open at the block's start (later blocks carry it on) */
+            w->stack.depth = 0;
+            for (uint64_t i = 0; i < depth; i++) {
+                uint64_t r, back;
+                if (!get_varint(&q, end, &r) || !get_varint(&q, end, &back) || r >= ix->h->nregions)
+                    goto bad;
+                if (stack_push(&w->stack, (int)r, d->tfirst - (int64_t)back) != RT_OK)
+                    return rt_err_set(err, RT_ENOMEM, "%s: out of memory", ix->path);
+            }
+            if (b > ix->first[p]) {
+                /* the time since the previous block's last event, in the state this stack gives */
+                prev = ix->dir[b - 1].tlast;
+                stack_now(&w->stack, ix->rcls, (int)ix->h->outside, &state, &region);
+            }
+        } else {
+            for (uint64_t i = 0; i < 2 * depth; i++)
+                if (!get_varint(&q, end, &x))
+                    goto bad;
+        }
+        int64_t t = d->tfirst;
+        int first = 1;
+        while (q < end) {
+            uint64_t dt, code;
+            if (!get_varint(&q, end, &dt) || !get_varint(&q, end, &code))
+                goto bad;
+            t = first ? d->tfirst + (int64_t)dt : t + (int64_t)dt;
+            if (first && dt != 0)
+                goto bad;
+            first = 0;
+            int kind = (int)(code & 7) + 1;
+            uint64_t arg = code >> 3;
+            if (!past && t > w->t1) {
+                /* the regions still open run on past the window: report them up to here */
+                if (w->segment && prev >= 0 && prev < w->t1 + 1) {
+                    int64_t a = prev < w->t0 ? w->t0 : prev;
+                    if (w->t1 > a && w->segment(v->ud, p, state, region, a, w->t1))
+                        return RT_EINTR;
+                }
+                for (size_t i = w->stack.depth; i-- > 0;) {
+                    rt_ix_interval iv = {p, w->stack.f[i].region, (int)i, w->stack.f[i].t, t};
+                    if (close_cb(w, &iv))
+                        return RT_EINTR;
+                }
+                past = 1;
+            }
+            if (!past) {
+                if (prev >= 0 && w->segment && t > w->t0 && prev < t) {
+                    int64_t a = prev < w->t0 ? w->t0 : prev;
+                    if (w->segment(v->ud, p, state, region, a, t))
+                        return RT_EINTR;
+                }
+            }
+            prev = t;
+            switch (kind) {
+            case RT_TE_ENTER:
+            case RT_TE_LEAVE:
+            case RT_TE_MARKER:
+                if (arg >= ix->h->nregions)
+                    goto bad;
+                if (past)
+                    break;
+                if (kind == RT_TE_ENTER) {
+                    if (stack_push(&w->stack, (int)arg, t) != RT_OK)
+                        return rt_err_set(err, RT_ENOMEM, "%s: out of memory", ix->path);
+                    if (v->enter && t >= w->t0 && v->enter(v->ud, p, (int)arg, (int)w->stack.depth - 1, t))
+                        return RT_EINTR;
+                } else if (kind == RT_TE_LEAVE) {
+                    if (stack_leave(&w->stack, (int)arg, t, p, close_cb, w))
+                        return RT_EINTR;
+                }
+                break;
+            case RT_TE_SEND:
+            case RT_TE_RECV: {
+                uint64_t tag, bytes, comm = 1, lat = 0;
+                int has_comm = (int)(arg & 1);
+                arg >>= 1;
+                if (!get_varint(&q, end, &tag) || !get_varint(&q, end, &bytes) ||
+                    (has_comm && !get_varint(&q, end, &comm)))
+                    goto bad;
+                if (kind == RT_TE_RECV) {
+                    if (!get_varint(&q, end, &lat))
+                        goto bad;
+                    rt_ix_message m = {(int)arg - 1, p, (int)comm - 1, unzz(tag), lat ? t - unzz(lat - 1) : -1, t,
+                                       (double)bytes};
+                    if (v->message && t >= w->t0 && t <= w->t1msg && ((m.ts >= 0 && m.ts <= w->t1) || t <= w->t1) &&
+                        v->message(v->ud, &m))
+                        return RT_EINTR;
+                }
+                break;
+            }
+            case RT_TE_COLL_BEGIN:
+            case RT_TE_COLL_END:
+                for (int i = 0; i < 3; i++)
+                    if (!get_varint(&q, end, &x))
+                        goto bad;
+                break;
+            default:
+                goto bad;
+            }
+            if (!past)
+                stack_now(&w->stack, ix->rcls, (int)ix->h->outside, &state, &region);
+        }
+        if (t != d->tlast)
+            goto bad;
+        if (past && t > w->t1msg)
+            break;
+    }
+    if (!past) {
+        /* either the window ends before the next block begins (what is open runs on to that
+         * block's first event) or the processor's last event is inside the window (what is
+         * open closes there) */
+        int64_t end = prev;
+        if (b < bend && prev >= 0) {
+            end = ix->dir[b].tfirst;
+            int64_t a = prev < w->t0 ? w->t0 : prev;
+            if (w->segment && w->t1 > a && w->segment(v->ud, p, state, region, a, w->t1))
+                return RT_EINTR;
+        }
+        for (size_t i = w->stack.depth; i-- > 0;) {
+            rt_ix_interval iv = {p, w->stack.f[i].region, (int)i, w->stack.f[i].t, end};
+            if (close_cb(w, &iv))
+                return RT_EINTR;
+        }
+    }
+    return RT_OK;
+bad:
+    return rt_err_set(err, RT_EFORMAT, "%s: index corrupt (block %zu of processor %d)", ix->path, b, p);
+}
+
+static int walk(const rt_index *ix, int p0, int p1, int64_t t0, int64_t t1, const rt_ix_visitor *v,
+                int (*segment)(void *, int, int, int, int64_t, int64_t), rt_err *err)
+{
+    ix_walk w = {ix, v, segment, t0, t1, t1 + ix->h->maxlat, {NULL, 0, 0}};
+    if (!v->message)
+        w.t1msg = t1;
+    if (p0 < 0)
+        p0 = 0;
+    if (p1 > (int)ix->h->nprocs)
+        p1 = (int)ix->h->nprocs;
+    int rc = RT_OK;
+    for (int p = p0; p < p1 && !rc; p++)
+        rc = walk_proc(&w, p, err);
+    free(w.stack.f);
+    return rc;
+}
+
+int rt_index_walk(const rt_index *ix, int p0, int p1, int64_t t0, int64_t t1, const rt_ix_visitor *v, rt_err *err)
+{
+    return walk(ix, p0, p1, t0, t1, v, NULL, err);
+}
+
+int rt_index_walk_segments(const rt_index *ix, int p0, int p1, int64_t t0, int64_t t1, const rt_ix_visitor *v,
+                           int (*segment)(void *ud, int proc, int state, int region, int64_t a, int64_t e),
+                           rt_err *err)
+{
+    return walk(ix, p0, p1, t0, t1, v, segment, err);
+}
+
+/* ---- rasters ---- */
+
+typedef struct ix_raster {
+    const rt_index *ix;
+    int p0, p1, nrows, ncols;
+    int64_t t0, t1;
+    double px;                /* ticks per raster column */
+    rt_ix_cell *cells;
+    double *rt;               /* per cell: scratch times of the top region, for events */
+} ix_raster;
+
+static int row_of(const ix_raster *r, int p)
+{
+    return (int)((int64_t)(p - r->p0) * r->nrows / (r->p1 - r->p0));
+}
+
+/* Add [a, e) of p's time to the raster: overlap x scale ticks of state (and region) per column. */
+static void raster_add(ix_raster *r, int p, int state, int region, double a, double e, double scale)
+{
+    int row = row_of(r, p);
+    double fa = (a - (double)r->t0) / r->px, fe = (e - (double)r->t0) / r->px;
+    if (fa < 0)
+        fa = 0;
+    if (fe > r->ncols)
+        fe = r->ncols;
+    int c0 = (int)fa, c1 = (int)ceil(fe) - 1;
+    if (c1 >= r->ncols)
+        c1 = r->ncols - 1;
+    for (int c = c0; c <= c1; c++) {
+        double lo = fa > c ? fa : c, hi = fe < c + 1 ? fe : c + 1;
+        if (hi <= lo)
+            continue;
+        rt_ix_cell *cell = &r->cells[(size_t)row * (size_t)r->ncols + (size_t)c];
+        float dt = (float)((hi - lo) * r->px * scale);
+        if (state >= 0)
+            cell->st[state] += dt;
+        if (region >= 0) {
+            if (cell->top == region)
+                cell->toptime += dt;
+            else if (dt > cell->toptime) {
+                cell->top = region;
+                cell->toptime = dt;
+            }
+        }
+    }
+}
+
+static int raster_segment(void *ud, int proc, int state, int region, int64_t a, int64_t e)
+{
+    raster_add(ud, proc, state, region, (double)a, (double)e, 1.0);
+    return 0;
+}
+
+static int raster_message(void *ud, const rt_ix_message *m)
+{
+    ix_raster *r = ud;
+    if (m->tr >= r->t0 && m->tr < r->t1) {
+        int c = (int)((double)(m->tr - r->t0) / r->px);
+        r->cells[(size_t)row_of(r, m->dst) * (size_t)r->ncols + (size_t)(c < r->ncols ? c : r->ncols - 1)].nmsg++;
+    }
+    return 0;
+}
+
+int rt_index_raster(const rt_index *ix, int p0, int p1, int nrows, int64_t t0, int64_t t1, int ncols,
+                    rt_ix_cell *cells, int *from_events, rt_err *err)
+{
+    if (p0 < 0)
+        p0 = 0;
+    if (p1 > (int)ix->h->nprocs)
+        p1 = (int)ix->h->nprocs;
+    if (t1 <= t0 || p1 <= p0 || nrows <= 0 || ncols <= 0)
+        return rt_err_set(err, RT_EINVAL, "empty window");
+    ix_raster r = {ix, p0, p1, nrows, ncols, t0, t1, (double)(t1 - t0) / ncols, cells, NULL};
+    for (size_t i = 0; i < (size_t)nrows * (size_t)ncols; i++) {
+        memset(&cells[i], 0, sizeof cells[i]);
+        cells[i].top = -1;
+    }
+    /* the coarsest level whose columns are no wider than a raster column */
+    int level = -1;
+    for (int l = 0; l < (int)ix->h->levels; l++)
+        if ((double)(ix->h->colw0 >> l) <= r.px) {
+            level = l;
+            break;
+        }
+    /* below the finest level, the events themselves, unless there are too many of them: then the
+     * finest level, each of its columns spread over the raster columns it covers */
+    if (level < 0 && rt_index_estimate(ix, p0, p1, t0, t1) > IX_RASTER_EVENTS)
+        level = (int)ix->h->levels - 1;
+    if (from_events)
+        *from_events = level < 0;
+    if (level < 0) {
+        rt_ix_visitor v = {NULL, raster_message, NULL, &r};
+        return walk(ix, p0, p1, t0, t1, &v, raster_segment, err);
+    }
+    int64_t cw = ix->h->colw0 >> level;
+    int64_t n = (int64_t)1 << level;
+    int64_t c0 = (t0 - ix->h->origin) / cw, c1 = (t1 - ix->h->origin) / cw;
+    if (c0 < 0)
+        c0 = 0;
+    if (c1 >= n)
+        c1 = n - 1;
+    const ix_dcell *lv = ix->sum + (size_t)ix->h->nprocs * (size_t)(n - 1);
+    for (int p = p0; p < p1; p++) {
+        const ix_dcell *row = lv + (size_t)p * (size_t)n;
+        rt_ix_cell *out = &cells[(size_t)row_of(&r, p) * (size_t)ncols];
+        for (int64_t c = c0; c <= c1; c++) {
+            if (!row[c].st[0] && !row[c].st[1] && !row[c].st[2] && !row[c].nmsg)
+                continue;
+            rt_ix_cell cell;
+            unpack_cell(&cell, &row[c], (double)cw);
+            const rt_ix_cell *s = &cell;
+            if ((double)cw > r.px) {
+                double a = (double)(ix->h->origin + c * cw), e = a + (double)cw;
+                double lo = a < (double)t0 ? (double)t0 : a, hi = e > (double)t1 ? (double)t1 : e;
+                if (hi <= lo)
+                    continue;
+                for (int k = 0; k < 3; k++)
+                    if (s->st[k] > 0)
+                        raster_add(&r, p, k, -1, lo, hi, s->st[k] / (double)cw);
+                if (s->top >= 0)
+                    raster_add(&r, p, -1, s->top, lo, hi, s->toptime / (double)cw);
+                int cc = (int)((lo - (double)t0) / r.px);
+                out[cc < ncols ? cc : ncols - 1].nmsg += s->nmsg;
+                continue;
+            }
+            /* a summary column is at most one raster column wide: it falls in one raster
+             * column or is split between two, in proportion (its times taken as even) */
+            double a = (double)(ix->h->origin + c * cw), e = a + (double)cw;
+            double lo = a < (double)t0 ? (double)t0 : a, hi = e > (double)t1 ? (double)t1 : e;
+            if (hi <= lo)
+                continue;
+            double f = (hi - lo) / (double)cw;
+            double fa = (lo - (double)t0) / r.px, fe = (hi - (double)t0) / r.px;
+            int k0 = (int)fa;
+            if (k0 >= ncols)
+                k0 = ncols - 1;
+            double split = fe > k0 + 1 && k0 + 1 < ncols ? (k0 + 1 - fa) / (fe - fa) : 1.0;
+            for (int side = 0; side < 2; side++) {
+                double g = f * (side ? 1.0 - split : split);
+                if (g <= 0)
+                    continue;
+                rt_ix_cell *o = &out[k0 + side];
+                for (int k = 0; k < 3; k++)
+                    o->st[k] += (float)(s->st[k] * g);
+                if (s->top >= 0) {
+                    float tt = (float)(s->toptime * g);
+                    if (o->top == s->top)
+                        o->toptime += tt;
+                    else if (tt > o->toptime) {
+                        o->top = s->top;
+                        o->toptime = tt;
+                    }
+                }
+            }
+            out[k0].nmsg += s->nmsg;
+        }
+    }
+    return RT_OK;
+}

@@ -1,0 +1,470 @@
+// retrace view: the page. Plain JavaScript and a canvas; every number comes from the
+// server's api/ queries (served under the same secret path as this file).
+"use strict";
+(function () {
+  const STATE_COLORS = ["#d62728", "#ffbf00", "#2ca02c"]; // idle, overhead, busy (ParaGraph's traffic lights)
+  const STATE_NAMES = ["idle", "overhead", "busy"];
+  const GUTTER = 90, RULER = 26, DENSITY = 10;
+  const cv = document.getElementById("plot");
+  const ctx = cv.getContext("2d");
+  let meta = null, view = null, answer = null, stats = null, history = [], by = "state";
+  let drawn = { plot: null, rows: [], messages: [] }, selected = null, hit = null, pending = 0, lastSearch = null;
+
+  function $(id) { return document.getElementById(id); }
+  function api(path, args) {
+    const q = Object.entries(args || {}).map(([k, v]) => k + "=" + encodeURIComponent(v)).join("&");
+    return fetch("api/" + path + (q ? "?" + q : "")).then(r => r.json().then(j => {
+      if (!r.ok) throw new Error(j.error || r.statusText);
+      return j;
+    }));
+  }
+  function secs(t) { return (t - meta.tmin) / meta.unit; }
+  function fmtTime(s) {
+    const a = Math.abs(s);
+    if (a === 0) return "0 s";
+    if (a >= 1) return s.toFixed(a >= 100 ? 1 : 3) + " s";
+    if (a >= 1e-3) return (s * 1e3).toFixed(3) + " ms";
+    if (a >= 1e-6) return (s * 1e6).toFixed(3) + " µs";
+    return (s * 1e9).toFixed(0) + " ns";
+  }
+  // A stable colour per function name.
+  function regionColor(i) {
+    if (i < 0 || !meta.regions[i]) return "#cccccc";
+    let h = 2166136261;
+    const s = meta.regions[i].name;
+    for (let k = 0; k < s.length; k++) { h ^= s.charCodeAt(k); h = Math.imul(h, 16777619) >>> 0; }
+    return "hsl(" + (h % 360) + "," + (55 + (h >> 9) % 30) + "%," + (45 + (h >> 15) % 20) + "%)";
+  }
+  function hexRgb(c) { return [parseInt(c.slice(1, 3), 16), parseInt(c.slice(3, 5), 16), parseInt(c.slice(5, 7), 16)]; }
+  const STATE_RGB = STATE_COLORS.map(hexRgb);
+  const regionRgbCache = new Map();
+  function regionRgb(i) {
+    if (!regionRgbCache.has(i)) {
+      const c = document.createElement("canvas").getContext("2d");
+      c.fillStyle = regionColor(i);
+      c.fillRect(0, 0, 1, 1);
+      const d = c.getImageData(0, 0, 1, 1).data;
+      regionRgbCache.set(i, [d[0], d[1], d[2]]);
+    }
+    return regionRgbCache.get(i);
+  }
+
+  // ---- the view and the URL ----
+  function clampView(v) {
+    const span = Math.max(meta.tmax - meta.tmin, 1);
+    let w = Math.max(Math.round(v.t1 - v.t0), 2);
+    w = Math.min(w, span * 4);
+    let t0 = Math.round(v.t0);
+    t0 = Math.max(meta.tmin - span, Math.min(t0, meta.tmax + span - w));
+    const n = meta.procs.length;
+    let p0 = Math.max(0, Math.min(Math.floor(v.p0), n - 1));
+    let p1 = Math.max(p0 + 1, Math.min(Math.ceil(v.p1), n));
+    return { t0: t0, t1: t0 + w, p0: p0, p1: p1 };
+  }
+  function writeHash() {
+    const h = "t0=" + view.t0 + "&t1=" + view.t1 + "&p0=" + view.p0 + "&p1=" + view.p1 + "&by=" + by;
+    window.history.replaceState(null, "", "#" + h);
+  }
+  function readHash() {
+    const o = {};
+    location.hash.replace(/^#/, "").split("&").forEach(kv => { const [k, v] = kv.split("="); if (k) o[k] = v; });
+    if (o.by === "region" || o.by === "state") by = o.by;
+    if (["t0", "t1", "p0", "p1"].every(k => o[k] !== undefined && isFinite(Number(o[k]))))
+      return { t0: Number(o.t0), t1: Number(o.t1), p0: Number(o.p0), p1: Number(o.p1) };
+    return null;
+  }
+  function setView(v, remember) {
+    v = clampView(v);
+    if (view && remember) history.push(view);
+    view = v;
+    writeHash();
+    refresh();
+  }
+
+  // ---- geometry ----
+  function plotRect() {
+    const w = cv.clientWidth, h = cv.clientHeight;
+    return { x: GUTTER, y: RULER, w: Math.max(w - GUTTER - 8, 10), h: Math.max(h - RULER - DENSITY - 6, 10) };
+  }
+  function xOf(t) { const r = drawn.plot; return r.x + (t - view.t0) / (view.t1 - view.t0) * r.w; }
+  function tOf(x) { const r = drawn.plot; return view.t0 + (x - r.x) / r.w * (view.t1 - view.t0); }
+  function rowOfProc(p) { return drawn.rows.findIndex(r => p >= r.p0 && p < r.p1); }
+  function procAtY(y) {
+    const r = drawn.plot;
+    const i = Math.floor((y - r.y) / r.h * drawn.rows.length);
+    return i >= 0 && i < drawn.rows.length ? drawn.rows[i] : null;
+  }
+
+  // ---- drawing ----
+  function resize() {
+    const d = window.devicePixelRatio || 1;
+    cv.width = Math.round(cv.clientWidth * d);
+    cv.height = Math.round(cv.clientHeight * d);
+    ctx.setTransform(d, 0, 0, d, 0, 0);
+  }
+  function niceStep(span, n) {
+    const raw = span / n, p = Math.pow(10, Math.floor(Math.log10(raw)));
+    for (const m of [1, 2, 5, 10]) if (m * p >= raw) return m * p;
+    return 10 * p;
+  }
+  function drawRuler(r) {
+    ctx.fillStyle = "#fff";
+    ctx.fillRect(0, 0, cv.clientWidth, RULER);
+    const s0 = secs(view.t0), s1 = secs(view.t1), step = niceStep(s1 - s0, Math.max(2, r.w / 110));
+    ctx.strokeStyle = "#888"; ctx.fillStyle = "#333"; ctx.font = "11px sans-serif"; ctx.textAlign = "center";
+    for (let s = Math.ceil(s0 / step) * step; s <= s1; s += step) {
+      const x = r.x + (s - s0) / (s1 - s0) * r.w;
+      ctx.beginPath(); ctx.moveTo(x, RULER - 6); ctx.lineTo(x, RULER); ctx.stroke();
+      ctx.fillText(fmtTime(Math.abs(s) < step / 1e6 ? 0 : s), x, RULER - 9);
+    }
+    ctx.beginPath(); ctx.moveTo(r.x, RULER - 0.5); ctx.lineTo(r.x + r.w, RULER - 0.5); ctx.stroke();
+  }
+  function drawLabels(r) {
+    ctx.fillStyle = "#fff";
+    ctx.fillRect(0, r.y, GUTTER - 2, r.h);
+    const rh = r.h / drawn.rows.length;
+    ctx.fillStyle = "#333"; ctx.font = "11px sans-serif"; ctx.textAlign = "right";
+    const every = Math.max(1, Math.ceil(12 / rh));
+    drawn.rows.forEach((row, i) => {
+      if (i % every) return;
+      const name = row.p1 - row.p0 === 1 ? meta.procs[row.p0] : row.p0 + "-" + (row.p1 - 1);
+      ctx.fillText(name.length > 13 ? name.slice(0, 12) + "…" : name, GUTTER - 6, r.y + (i + 0.5) * rh + 4);
+    });
+  }
+  function makeRows(p0, p1, n) {
+    const rows = [], total = p1 - p0;
+    for (let i = 0; i < n; i++)
+      rows.push({ p0: p0 + Math.ceil(i * total / n), p1: p0 + Math.ceil((i + 1) * total / n) });
+    return rows.filter(x => x.p1 > x.p0);
+  }
+  function drawExact(r, a) {
+    drawn.rows = makeRows(a.p0, a.p1, a.p1 - a.p0);
+    const rh = r.h / drawn.rows.length, iv = a.intervals, list = [];
+    for (let k = 0; k + 4 < iv.length; k += 5) list.push(iv.slice(k, k + 5));
+    list.sort((x, y) => x[4] - y[4]);
+    // the time outside every region, from each processor's first to last interval, in the outside state
+    for (const [p, t0, t1, reg, depth] of list) {
+      const x0 = Math.max(xOf(t0), r.x), x1 = Math.min(xOf(t1), r.x + r.w);
+      if (x1 < r.x || x0 > r.x + r.w) continue;
+      const st = meta.regions[reg].state;
+      if (by === "state" && st < 0) continue;
+      ctx.fillStyle = by === "state" ? STATE_COLORS[st] : regionColor(reg);
+      const y = r.y + (p - a.p0) * rh, pad = by === "region" ? Math.min(depth * 2, rh / 3) : 0;
+      ctx.fillRect(x0, y + pad, Math.max(x1 - x0, 0.75), Math.max(rh - 1 - pad, 1));
+    }
+    drawn.messages = [];
+    const m = a.messages;
+    ctx.save();
+    ctx.beginPath(); ctx.rect(r.x, r.y, r.w, r.h); ctx.clip();
+    ctx.strokeStyle = "rgba(0,0,0,0.75)"; ctx.lineWidth = 1;
+    for (let k = 0; k + 5 < m.length; k += 6) {
+      const [src, dst, ts, tr, bytes, tag] = m.slice(k, k + 6);
+      if (ts < 0) continue;
+      const ys = r.y + (Math.min(Math.max(src, a.p0 - 0.5), a.p1 - 0.5) - a.p0 + 0.5) * rh;
+      const yr = r.y + (Math.min(Math.max(dst, a.p0 - 0.5), a.p1 - 0.5) - a.p0 + 0.5) * rh;
+      const msg = { src, dst, ts, tr, bytes, tag, x0: xOf(ts), y0: ys, x1: xOf(tr), y1: yr };
+      drawn.messages.push(msg);
+      ctx.beginPath(); ctx.moveTo(msg.x0, ys); ctx.lineTo(msg.x1, yr); ctx.stroke();
+    }
+    ctx.restore();
+    drawDensity(r, null);
+  }
+  function decode(b64) {
+    const s = atob(b64), out = new Uint8Array(s.length);
+    for (let i = 0; i < s.length; i++) out[i] = s.charCodeAt(i);
+    return out;
+  }
+  function drawRaster(r, a) {
+    drawn.rows = makeRows(a.p0, a.p1, a.rows);
+    drawn.messages = [];
+    const cells = decode(a.cells), img = ctx.createImageData(a.cols, a.rows), d = img.data;
+    const dens = new Float64Array(a.cols);
+    for (let i = 0; i < a.rows * a.cols; i++) {
+      const c = cells.subarray(6 * i, 6 * i + 6), tot = c[0] + c[1] + c[2];
+      dens[i % a.cols] += c[5];
+      let rgb = null;
+      if (tot > 0) {
+        if (by === "state") {
+          rgb = [0, 0, 0];
+          for (let k = 0; k < 3; k++) for (let j = 0; j < 3; j++) rgb[j] += STATE_RGB[k][j] * c[k] / tot;
+        } else {
+          const top = c[3] | (c[4] << 8);
+          rgb = top ? regionRgb(top - 1) : [200, 200, 200];
+        }
+      }
+      const o = 4 * i;
+      if (rgb) { d[o] = rgb[0]; d[o + 1] = rgb[1]; d[o + 2] = rgb[2]; d[o + 3] = 255; }
+      else { d[o] = d[o + 1] = d[o + 2] = 255; d[o + 3] = 255; }
+    }
+    const off = document.createElement("canvas");
+    off.width = a.cols; off.height = a.rows;
+    off.getContext("2d").putImageData(img, 0, 0);
+    ctx.imageSmoothingEnabled = false;
+    ctx.drawImage(off, r.x, r.y, r.w, r.h);
+    drawDensity(r, dens);
+  }
+  // Message density under the timeline: darker where more messages are sent.
+  function drawDensity(r, dens) {
+    const y = r.y + r.h + 3;
+    ctx.fillStyle = "#fff"; ctx.fillRect(r.x, y, r.w, DENSITY);
+    if (!dens) return;
+    let max = 0;
+    for (const v of dens) max = Math.max(max, v);
+    if (!max) return;
+    for (let i = 0; i < dens.length; i++) {
+      if (!dens[i]) continue;
+      ctx.fillStyle = "rgba(20,40,140," + (0.15 + 0.85 * dens[i] / max) + ")";
+      ctx.fillRect(r.x + i * r.w / dens.length, y, Math.max(r.w / dens.length, 1), DENSITY);
+    }
+  }
+  function draw() {
+    if (!answer) return;
+    const r = drawn.plot = plotRect();
+    ctx.clearRect(0, 0, cv.clientWidth, cv.clientHeight);
+    ctx.fillStyle = "#f4f4f4"; ctx.fillRect(r.x, r.y, r.w, r.h);
+    if (answer.mode === "exact") drawExact(r, answer); else drawRaster(r, answer);
+    drawRuler(r);
+    drawLabels(r);
+    if (hit) { // the search hit
+      const row = rowOfProc(hit.proc);
+      if (row >= 0) {
+        const rh = r.h / drawn.rows.length;
+        ctx.strokeStyle = "#0050ff"; ctx.lineWidth = 2;
+        ctx.strokeRect(xOf(hit.t0) - 1, r.y + row * rh, Math.max(xOf(hit.t1) - xOf(hit.t0), 1) + 2, rh);
+        ctx.lineWidth = 1;
+      }
+    }
+    if (selected) {
+      ctx.strokeStyle = "#0050ff"; ctx.lineWidth = 3;
+      ctx.beginPath(); ctx.moveTo(selected.x0, selected.y0); ctx.lineTo(selected.x1, selected.y1); ctx.stroke();
+      ctx.lineWidth = 1;
+    }
+    if (drag && drag.select) {
+      ctx.strokeStyle = "#0050ff"; ctx.setLineDash([4, 3]);
+      ctx.strokeRect(Math.min(drag.x0, drag.x), Math.min(drag.y0, drag.y), Math.abs(drag.x - drag.x0), Math.abs(drag.y - drag.y0));
+      ctx.setLineDash([]);
+    }
+    $("status").textContent = fmtTime(secs(view.t0)) + " – " + fmtTime(secs(view.t1)) + " · processors " +
+      view.p0 + "–" + (view.p1 - 1) + " · " + (answer.mode === "exact" ? "every event" :
+      (answer.from_events ? "raster from events" : "summaries")) + (pending ? " · loading" : "");
+  }
+
+  // ---- queries ----
+  let seq = 0, statsTimer = null;
+  function refresh() {
+    const r = plotRect(), my = ++seq;
+    pending++;
+    api("view", { t0: view.t0, t1: view.t1, p0: view.p0, p1: view.p1, w: Math.round(r.w), h: Math.round(r.h) })
+      .then(a => { if (my === seq) { answer = a; selected = null; draw(); } })
+      .catch(e => { $("status").textContent = "error: " + e.message; })
+      .finally(() => { pending--; if (my === seq) draw(); });
+    clearTimeout(statsTimer);
+    statsTimer = setTimeout(loadStats, 120);
+  }
+  let statsSeq = 0;
+  function loadStats() {
+    const my = ++statsSeq, v = view;
+    api("stats", { t0: v.t0, t1: v.t1, p0: v.p0, p1: v.p1 }).then(s => {
+      if (my !== statsSeq) return;
+      stats = s;
+      showStats(s);
+    }).catch(e => { $("functions").textContent = "error: " + e.message; });
+  }
+  function table(head, rows) {
+    return "<table><tr>" + head.map(h => "<th>" + h + "</th>").join("") + "</tr>" +
+      rows.map(r => "<tr>" + r.map(c => "<td>" + c + "</td>").join("") + "</tr>").join("") + "</table>";
+  }
+  function esc(s) { return String(s).replace(/[&<>"]/g, c => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]); }
+  function showStats(s) {
+    const f = s.functions.slice().sort((a, b) => b.exclusive - a.exclusive);
+    $("functions").innerHTML = table(["function", "calls", "exclusive", "inclusive"], f.slice(0, 200).map(x =>
+      ["<span class=sw style='background:" + regionColor(x.region) + "'></span>" + esc(x.name), x.calls,
+        fmtTime(x.exclusive), fmtTime(x.inclusive)]));
+    const m = s.messages;
+    const pairs = m.pairs.slice().sort((a, b) => b.bytes - a.bytes).slice(0, 50);
+    const tags = m.tags.slice().sort((a, b) => b.count - a.count).slice(0, 20);
+    $("messages").innerHTML = "<p>" + m.count + " messages received, " + m.bytes + " bytes</p>" +
+      table(["sender → receiver", "count", "bytes"], pairs.map(p => [p.src + " → " + p.dst, p.count, p.bytes])) +
+      table(["tag", "count", "bytes"], tags.map(t => [t.tag, t.count, t.bytes]));
+    drawSizes(m.sizes);
+    const tot = s.idle + s.overhead + s.busy;
+    $("states").innerHTML = table(["state", "time", "share"], STATE_NAMES.map((n, k) => {
+      const v = s[n];
+      return ["<span class=sw style='background:" + STATE_COLORS[k] + "'></span>" + n, fmtTime(v),
+        tot > 0 ? (100 * v / tot).toFixed(1) + "%" : "-"];
+    }));
+  }
+  // Message sizes: bar k counts messages of 2^(k-1) .. 2^k - 1 bytes (bar 0: empty messages).
+  function drawSizes(h) {
+    const c = $("sizes"), g = c.getContext("2d");
+    g.clearRect(0, 0, c.width, c.height);
+    if (!h.length) return;
+    const max = Math.max(...h), bw = c.width / h.length;
+    g.font = "9px sans-serif"; g.textAlign = "center";
+    h.forEach((v, k) => {
+      const bh = v ? Math.max(2, (c.height - 16) * v / max) : 0;
+      g.fillStyle = "#4a6fa5"; g.fillRect(k * bw + 1, c.height - 12 - bh, bw - 2, bh);
+      g.fillStyle = "#333";
+      if (h.length < 24 || k % 4 === 0) g.fillText(k ? "2^" + (k - 1) : "0", k * bw + bw / 2, c.height - 2);
+    });
+  }
+
+  // ---- search ----
+  function search(q, next) {
+    const from = next && lastSearch && lastSearch.query === q ? lastSearch.t0 + 1 : meta.tmin;
+    api("search", { q: q, t: from }).then(s => {
+      if (!s.found) { $("info").textContent = "“" + q + "”: " + (next ? "no later occurrence" : "not found"); return; }
+      lastSearch = s;
+      hit = s;
+      const w = Math.max(s.t1 - s.t0, 2), pad = w * 0.5;
+      const n = view.p1 - view.p0;
+      let p0 = view.p0, p1 = view.p1;
+      if (s.proc < p0 || s.proc >= p1) { p0 = Math.max(0, s.proc - Math.floor(n / 2)); p1 = p0 + n; }
+      $("info").textContent = "“" + q + "”: " + s.name + " on " + meta.procs[s.proc] + " at " + fmtTime(secs(s.t0)) +
+        " for " + fmtTime(w / meta.unit) + " (Enter again: next)";
+      setView({ t0: s.t0 - pad, t1: s.t1 + pad, p0: p0, p1: p1 }, true);
+    }).catch(e => { $("info").textContent = "search: " + e.message; });
+  }
+
+  // ---- mouse and keys ----
+  let drag = null;
+  function zoomAt(t, f) {
+    const t0 = t - (t - view.t0) * f, t1 = t + (view.t1 - t) * f;
+    setView({ t0: t0, t1: t1, p0: view.p0, p1: view.p1 }, true);
+  }
+  function zoomProcs(p, f) {
+    const n = Math.max(1, (view.p1 - view.p0) * f);
+    const p0 = p - (p - view.p0) * f;
+    setView({ t0: view.t0, t1: view.t1, p0: Math.floor(p0), p1: Math.ceil(p0 + n) }, true);
+  }
+  cv.addEventListener("wheel", e => {
+    e.preventDefault();
+    if (!drawn.plot) return;
+    const f = e.deltaY > 0 ? 1.25 : 0.8;
+    const rect = cv.getBoundingClientRect(), x = e.clientX - rect.left, y = e.clientY - rect.top;
+    if (e.shiftKey) {
+      const row = procAtY(y);
+      zoomProcs(row ? row.p0 : (view.p0 + view.p1) / 2, f);
+    } else zoomAt(tOf(Math.min(Math.max(x, drawn.plot.x), drawn.plot.x + drawn.plot.w)), f);
+  }, { passive: false });
+  cv.addEventListener("mousedown", e => {
+    const rect = cv.getBoundingClientRect();
+    const x = e.clientX - rect.left, y = e.clientY - rect.top;
+    drag = { x0: x, y0: y, x: x, y: y, select: e.shiftKey || y < RULER, v: view, moved: false };
+  });
+  window.addEventListener("mousemove", e => {
+    const rect = cv.getBoundingClientRect(), x = e.clientX - rect.left, y = e.clientY - rect.top;
+    if (!drag) { hover(x, y); return; }
+    drag.x = x; drag.y = y;
+    if (Math.abs(x - drag.x0) + Math.abs(y - drag.y0) > 3) drag.moved = true;
+    if (!drag.moved) return;
+    if (drag.select) { draw(); return; }
+    const r = drawn.plot, dt = (x - drag.x0) / r.w * (drag.v.t1 - drag.v.t0);
+    const dp = (y - drag.y0) / r.h * (drag.v.p1 - drag.v.p0);
+    view = clampView({ t0: drag.v.t0 - dt, t1: drag.v.t1 - dt, p0: drag.v.p0 - dp, p1: drag.v.p1 - dp });
+    draw();
+  });
+  window.addEventListener("mouseup", e => {
+    if (!drag) return;
+    const d = drag;
+    drag = null;
+    if (!d.moved) { click(d.x0, d.y0); return; }
+    if (d.select) {
+      const t0 = tOf(Math.min(d.x0, d.x)), t1 = tOf(Math.max(d.x0, d.x));
+      let p0 = view.p0, p1 = view.p1;
+      if (d.y0 >= RULER) {
+        const a = procAtY(Math.min(d.y0, d.y)), b = procAtY(Math.max(d.y0, d.y));
+        if (a && b) { p0 = a.p0; p1 = b.p1; }
+      }
+      setView({ t0: t0, t1: t1, p0: p0, p1: p1 }, true);
+    } else {
+      history.push(d.v);
+      setView(view, false);
+    }
+  });
+  function nearestMessage(x, y) {
+    let best = null, bd = 6;
+    for (const m of drawn.messages) {
+      const dx = m.x1 - m.x0, dy = m.y1 - m.y0, l2 = dx * dx + dy * dy;
+      const u = l2 ? Math.max(0, Math.min(1, ((x - m.x0) * dx + (y - m.y0) * dy) / l2)) : 0;
+      const d = Math.hypot(x - (m.x0 + u * dx), y - (m.y0 + u * dy));
+      if (d < bd) { bd = d; best = m; }
+    }
+    return best;
+  }
+  function click(x, y) {
+    const m = nearestMessage(x, y);
+    selected = m;
+    if (m) {
+      $("detail").innerHTML = "<h2>Message</h2>" + table(["", ""], [["sender", esc(meta.procs[m.src]) + " (" + m.src + ")"],
+        ["receiver", esc(meta.procs[m.dst]) + " (" + m.dst + ")"], ["bytes", m.bytes], ["tag", m.tag],
+        ["sent", fmtTime(secs(m.ts))], ["received", fmtTime(secs(m.tr))], ["in flight", fmtTime((m.tr - m.ts) / meta.unit)]]);
+    }
+    draw();
+  }
+  function hover(x, y) {
+    if (!drawn.plot || !answer) return;
+    const r = drawn.plot;
+    if (x < r.x || x > r.x + r.w || y < r.y || y > r.y + r.h) return;
+    const row = procAtY(y), t = tOf(x);
+    let what = "";
+    if (answer.mode === "exact" && row) {
+      let best = null;
+      const iv = answer.intervals;
+      for (let k = 0; k + 4 < iv.length; k += 5)
+        if (iv[k] === row.p0 && iv[k + 1] <= t && t < iv[k + 2] && (!best || iv[k + 4] > best[4])) best = iv.slice(k, k + 5);
+      if (best) what = " · " + meta.regions[best[3]].name + " (" + meta.regions[best[3]].class + ", " +
+        fmtTime((best[2] - best[1]) / meta.unit) + ")";
+    }
+    $("info").textContent = (row ? (row.p1 - row.p0 === 1 ? meta.procs[row.p0] : "processors " + row.p0 + "–" + (row.p1 - 1)) : "") +
+      " at " + fmtTime(secs(t)) + what;
+  }
+  window.addEventListener("keydown", e => {
+    if (e.target.tagName === "INPUT") return;
+    const w = view.t1 - view.t0, n = view.p1 - view.p0;
+    const k = e.key;
+    if (k === "ArrowLeft") setView({ ...view, t0: view.t0 - w / 5, t1: view.t1 - w / 5 }, true);
+    else if (k === "ArrowRight") setView({ ...view, t0: view.t0 + w / 5, t1: view.t1 + w / 5 }, true);
+    else if (k === "ArrowUp") setView({ ...view, p0: view.p0 - Math.max(1, n / 5), p1: view.p1 - Math.max(1, n / 5) }, true);
+    else if (k === "ArrowDown") setView({ ...view, p0: view.p0 + Math.max(1, n / 5), p1: view.p1 + Math.max(1, n / 5) }, true);
+    else if (k === "+" || k === "=") zoomAt((view.t0 + view.t1) / 2, 0.5);
+    else if (k === "-") zoomAt((view.t0 + view.t1) / 2, 2);
+    else if (k === "Backspace" || k === "u") undo();
+    else if (k === "Home") home();
+    else if (k === "/") { $("search").focus(); }
+    else return;
+    e.preventDefault();
+  });
+  function undo() { if (history.length) { view = history.pop(); writeHash(); refresh(); } }
+  function home() { setView({ t0: meta.tmin, t1: Math.max(meta.tmax, meta.tmin + 2), p0: 0, p1: meta.procs.length }, true); }
+  $("undo").onclick = undo;
+  $("home").onclick = home;
+  $("colorby").onchange = e => { by = e.target.value; writeHash(); draw(); };
+  $("searchform").onsubmit = e => {
+    e.preventDefault();
+    const q = $("search").value.trim();
+    if (q) search(q, lastSearch && lastSearch.query === q);
+  };
+  window.addEventListener("resize", () => { resize(); refresh(); });
+  window.addEventListener("hashchange", () => { const v = readHash(); if (v) setView(v, true); });
+
+  // What the page shows, for tests and scripts: the view, where it drew, rows, and the panels' numbers.
+  window.viewer = {
+    data: () => ({ view: view, plot: drawn.plot, rows: drawn.rows, mode: answer && answer.mode,
+      answer: answer, stats: stats, selected: selected, hit: hit, by: by, meta: meta, pending: pending,
+      ready: !!answer && !pending && !!stats && stats.t0 === view.t0 && stats.t1 === view.t1 &&
+        stats.p0 === view.p0 && stats.p1 === view.p1 }),
+    xOf: xOf, tOf: tOf, setView: v => setView(v, true), stateColors: STATE_COLORS,
+  };
+
+  api("meta").then(m => {
+    meta = m;
+    $("title").textContent = m.title;
+    document.title = "retrace view – " + m.title;
+    $("colorby").value = by;
+    resize();
+    const v = readHash();
+    $("colorby").value = by;
+    setView(v || { t0: m.tmin, t1: Math.max(m.tmax, m.tmin + 2), p0: 0, p1: m.procs.length }, false);
+  }).catch(e => { $("status").textContent = "error: " + e.message; });
+})();

@@ -1,0 +1,346 @@
+#!/usr/bin/python3
+"""Browser tests of `retrace view` (headless Chromium through Selenium).
+
+On the shared OTF2 ping-pong archive: open the page, zoom by wheel events into
+the ping-pong phase, read the state drawn at a pixel and the function summary
+of a shift-drag selection and compare both with `retrace stats` on the same
+window; click a message line and compare sender, receiver and bytes with
+otf2-print; search a region and land on its first occurrence (otf2-print);
+every interval and message at full detail equals otf2-print's events; the
+server refuses requests without the token and answers malformed queries with
+400 (random queries, then the server still answers). Screenshots of the steps
+go to BUILD/gallery/viewer/view_*.png (or $RETRACE_VIEW_GALLERY), which
+`make demo` puts on the gallery page (tests/browser/gallery_shots.lua).
+
+Exit 77 (ctest: skipped) when the browser, the driver, Selenium or the shared
+data are missing, saying which.
+"""
+import json
+import os
+import random
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+
+RETRACE = os.environ.get("RETRACE_BIN", "build/retrace")
+SHARED = os.environ.get("RETRACE_SHARED", "../shared/data")
+TRACE = os.path.join(SHARED, "otf2/pingpong/traces.otf2")
+GALLERY = os.environ.get("RETRACE_VIEW_GALLERY") or \
+    os.path.join(os.path.dirname(os.path.abspath(RETRACE)), "gallery", "viewer")
+
+
+def skip(why):
+    print("SKIPPED:", why)
+    sys.exit(77)
+
+
+try:
+    from selenium import webdriver
+    from selenium.webdriver.chrome.options import Options
+    from selenium.webdriver.chrome.service import Service
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.actions.wheel_input import ScrollOrigin
+    from selenium.webdriver.common.keys import Keys
+except ImportError:
+    skip("python3-selenium is not installed (make deps installs it)")
+DRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
+if not os.path.exists(DRIVER):
+    skip("chromium-driver is not installed (make deps installs it)")
+if not os.path.exists(TRACE):
+    skip("the shared OTF2 sample %s is absent" % TRACE)
+if not shutil.which("otf2-print"):
+    skip("otf2-print (otf2-tools) is not installed")
+
+failures = []
+
+
+def check(cond, what):
+    print(("ok   " if cond else "FAIL ") + what)
+    if not cond:
+        failures.append(what)
+
+
+def close(a, b, tol):
+    return abs(a - b) <= tol * max(1.0, abs(a), abs(b))
+
+
+# ---- the reference: otf2-print's events ----
+def reference():
+    out = subprocess.run(["otf2-print", TRACE], capture_output=True, text=True, check=True).stdout
+    clock = subprocess.run(["otf2-print", "-G", TRACE], capture_output=True, text=True, check=True).stdout
+    m = re.search(r"Ticks per Seconds: (\d+), Global Offset: (\d+)", clock)
+    unit, offset = int(m.group(1)), int(m.group(2))
+    stacks, intervals, sends, recvs = {}, [], [], []
+    for line in out.splitlines():
+        f = line.split()
+        if len(f) < 3 or not f[1].isdigit():
+            continue
+        kind, loc, t = f[0], int(f[1]), int(f[2]) - offset
+        if kind == "ENTER":
+            name = re.search(r'Region: "(.*)" <', line).group(1)
+            stacks.setdefault(loc, []).append((name, t))
+        elif kind == "LEAVE":
+            name, t0 = stacks[loc].pop()
+            intervals.append((loc, t0, t, name, len(stacks[loc])))
+        elif kind == "MPI_SEND":
+            peer = int(re.search(r"Receiver: (\d+)", line).group(1))
+            size = int(re.search(r"Length: (\d+)", line).group(1))
+            sends.append((loc, peer, t, size))
+        elif kind == "MPI_RECV":
+            peer = int(re.search(r"Sender: (\d+)", line).group(1))
+            size = int(re.search(r"Length: (\d+)", line).group(1))
+            recvs.append((peer, loc, t, size))
+    # pair sends and receives in order per (sender, receiver)
+    msgs = []
+    for (s, r, tr, size) in recvs:
+        k = next(i for i, x in enumerate(sends) if x[0] == s and x[1] == r)
+        ts = sends.pop(k)[2]
+        msgs.append((s, r, ts, tr, size))
+    return unit, sorted(intervals), sorted(msgs)
+
+
+UNIT, REF_INTERVALS, REF_MESSAGES = reference()
+
+tmp = tempfile.mkdtemp(prefix="retrace-view-test-")
+index = os.path.join(tmp, "pingpong.rtidx")
+os.makedirs(GALLERY, exist_ok=True)
+server = subprocess.Popen([RETRACE, "view", TRACE, "--port", "0", "--index", index],
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+url = server.stdout.readline().strip()
+check(re.match(r"^http://127\.0\.0\.1:\d+/[0-9a-f]{32}/$", url) is not None, "prints a 127.0.0.1 URL with a token: " + url)
+base = url.rsplit("/", 2)[0]
+
+
+def get(path):
+    try:
+        with urllib.request.urlopen(path, timeout=20) as r:
+            return r.status, r.read()
+    except urllib.error.HTTPError as e:
+        return e.code, e.read()
+
+
+def api(q):
+    st, body = get(url + q)
+    assert st == 200, (q, st, body)
+    return json.loads(body)
+
+
+def stats_cli(a, b):
+    out = subprocess.run([RETRACE, "stats", "--json", "--from", repr(a), "--to", repr(b), TRACE],
+                         capture_output=True, text=True, check=True).stdout
+    return json.loads(out)
+
+
+try:
+    # ---- exactness: at full detail every interval and message equals otf2-print's ----
+    meta = api("api/meta")
+    names = [r["name"] for r in meta["regions"]]
+    full = api("api/view?t0=%d&t1=%d&w=4000&h=100" % (meta["tmin"], meta["tmax"]))
+    check(full["mode"] == "exact", "the whole ping-pong run is answered with its events")
+    iv = full["intervals"]
+    got = sorted((iv[k], iv[k + 1], iv[k + 2], names[iv[k + 3]], iv[k + 4]) for k in range(0, len(iv), 5))
+    check(got == REF_INTERVALS, "intervals equal otf2-print's ENTER/LEAVE pairs (%d)" % len(REF_INTERVALS))
+    m = full["messages"]
+    gotm = sorted((m[k], m[k + 1], m[k + 2], m[k + 3], int(m[k + 4])) for k in range(0, len(m), 6))
+    check(gotm == REF_MESSAGES, "messages equal otf2-print's MPI_SEND/MPI_RECV pairs (%d)" % len(REF_MESSAGES))
+    # a window: exactly the reference intervals overlapping it
+    a, b = REF_MESSAGES[3][2], REF_MESSAGES[6][3]
+    win = api("api/view?t0=%d&t1=%d&w=2000&h=100" % (a, b))
+    iv = win["intervals"]
+    gotw = sorted((iv[k], iv[k + 1], names[iv[k + 3]]) for k in range(0, len(iv), 5))
+    refw = sorted((x[0], x[1], x[3]) for x in REF_INTERVALS if x[2] >= a and x[1] <= b)
+    check(gotw == refw, "a window's intervals are the reference's overlapping it (%d)" % len(refw))
+
+    # ---- security and malformed queries ----
+    check(get(base + "/api/meta")[0] == 403, "no token: 403")
+    check(get(base + "/" + "0" * 32 + "/api/meta")[0] == 403, "a wrong token: 403")
+    check(get(url + "..%2F..%2Fetc%2Fpasswd")[0] == 404, "a path outside the page's files: 404")
+    check(get(url + "api/view?t0=1&t1=0&w=10&h=10")[0] == 400, "an empty window: 400")
+    st, body = get(url + "api/view?w=abc&h=3")
+    check(st == 400 and b"argument w" in body, "a malformed argument: 400 with a message")
+    rnd = random.Random(31)
+    alphabet = "0123456789-+eE.%&=xyzt01p19hw?q/ "
+    keys = ["t0", "t1", "p0", "p1", "w", "h", "q", "t", "zz"]
+    bad = 0
+    for i in range(400):
+        ep = rnd.choice(["api/view", "api/stats", "api/search", "api/meta", "api/nothing", "viewer.js"])
+        q = "&".join("%s=%s" % (rnd.choice(keys), "".join(rnd.choice(alphabet) for _ in range(rnd.randint(0, 12))))
+                     for _ in range(rnd.randint(0, 20)))
+        st, body = get(url + ep + "?" + q.replace(" ", "%20"))
+        if st not in (200, 400, 404) or (st == 400 and b'"error"' not in body):
+            bad += 1
+            print("  unexpected", st, ep, q, body[:200])
+    check(bad == 0, "400 random queries: each 200, 400 or 404 with a message")
+    check(server.poll() is None and get(url + "api/meta")[0] == 200, "the server still answers after them")
+
+    # ---- the page ----
+    opts = Options()
+    for o in ["--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1280,900",
+              "--force-device-scale-factor=1"]:
+        opts.add_argument(o)
+    d = webdriver.Chrome(service=Service(DRIVER), options=opts)
+    d.set_script_timeout(30)
+
+    def data():
+        return d.execute_script("return viewer.data()")
+
+    def wait_ready(what):
+        for _ in range(200):
+            x = d.execute_script("return window.viewer ? viewer.data() : null")
+            if x and x["ready"]:
+                return x
+            time.sleep(0.05)
+        raise AssertionError("page not ready after " + what)
+
+    try:
+        d.get(url)
+        x = wait_ready("load")
+        check(x["view"]["t0"] == meta["tmin"] and x["view"]["t1"] == meta["tmax"], "opens on the whole run")
+        d.save_screenshot(os.path.join(GALLERY, "view_1-whole-run.png"))
+        canvas = d.find_element("id", "plot")
+        plot = x["plot"]
+        cw, ch = canvas.size["width"], canvas.size["height"]
+
+        # zoom by wheel into the ping-pong phase: at the pixel of the 4th message's send
+        target = REF_MESSAGES[3][2]
+        for i in range(26):
+            px = d.execute_script("return viewer.xOf(arguments[0])", target)
+            origin = ScrollOrigin.from_element(canvas, int(px - cw / 2), int(plot["y"] + 20 - ch / 2))
+            ActionChains(d).scroll_from_origin(origin, 0, -100).perform()
+            time.sleep(0.03)
+        x = wait_ready("wheel zoom")
+        v = x["view"]
+        check(v["t0"] <= target <= v["t1"] and v["t1"] - v["t0"] < (meta["tmax"] - meta["tmin"]) / 100,
+              "wheel events zoomed in around the target (window %d ticks)" % (v["t1"] - v["t0"]))
+        d.save_screenshot(os.path.join(GALLERY, "view_2-wheel-zoom.png"))
+
+        # the state drawn at a pixel against `retrace stats` on the pixel's time
+        ans = x["answer"]
+        check(ans["mode"] == "exact", "zoomed in, the page draws every event")
+        iv = ans["intervals"]
+        best = None
+        for k in range(0, len(iv), 5):
+            p, a, b, r, dep = iv[k:k + 5]
+            a2, b2 = max(a, v["t0"]), min(b, v["t1"])
+            if p == 0 and dep == 1 and (best is None or b2 - a2 > best[1] - best[0]):
+                best = (a2, b2, r)
+        tmid = (best[0] + best[1]) // 2
+        px = int(d.execute_script("return viewer.xOf(arguments[0])", tmid))
+        rows = x["rows"]
+        py = int(plot["y"] + (0.5) * plot["h"] / len(rows))
+        rgb = d.execute_script("var c=document.getElementById('plot').getContext('2d');"
+                               "return Array.from(c.getImageData(arguments[0],arguments[1],1,1).data)", px, py)
+        cols = [tuple(int(c[i:i + 2], 16) for i in (1, 3, 5)) for c in x["by"] and d.execute_script("return viewer.stateColors")]
+        drawn = min(range(3), key=lambda k: sum((rgb[i] - cols[k][i]) ** 2 for i in range(3)))
+        t_a, t_b = d.execute_script("return [viewer.tOf(arguments[0]), viewer.tOf(arguments[0]+1)]", px)
+        s = stats_cli(t_a / UNIT, t_b / UNIT)
+        p0 = s["processors"][0]
+        st = max(range(3), key=lambda k: p0[["idle", "overhead", "busy"][k]])
+        check(drawn == st, "state drawn at pixel (%d,%d) = %s, retrace stats on its time says %s" %
+              (px, py, ["idle", "overhead", "busy"][drawn], ["idle", "overhead", "busy"][st]))
+
+        # a selection by shift-drag: the function summary against `retrace stats` on the same window
+        x0 = int(plot["x"] + plot["w"] * 0.2)
+        x1 = int(plot["x"] + plot["w"] * 0.8)
+        y0, y1 = int(plot["y"] + 5), int(plot["y"] + plot["h"] - 5)
+        ActionChains(d).key_down(Keys.SHIFT).move_to_element_with_offset(canvas, x0 - cw // 2, y0 - ch // 2) \
+            .click_and_hold().move_to_element_with_offset(canvas, x1 - cw // 2, y1 - ch // 2) \
+            .release().key_up(Keys.SHIFT).perform()
+        x = wait_ready("selection")
+        v = x["view"]
+        d.save_screenshot(os.path.join(GALLERY, "view_3-selection.png"))
+        s = stats_cli(v["t0"] / UNIT, v["t1"] / UNIT)
+        page = {f["name"]: f for f in x["stats"]["functions"]}
+        ok = True
+        for rid, row in s["regions"].items():
+            t = sum(p["events"].get(rid, {}).get("time", 0) for p in s["processors"])
+            n = sum(p["events"].get(rid, {}).get("count", 0) for p in s["processors"])
+            if t == 0 and n == 0:
+                continue
+            f = page.get(row["name"])
+            good = f is not None and close(f["inclusive"], t, 1e-6) and f["calls"] == n
+            if not good:
+                print("  region", row["name"], "stats", t, n, "page", f)
+            ok = ok and good
+        check(ok and len(page) > 0, "function summary of the selection (%d functions) = retrace stats --from --to" % len(page))
+        okp = True
+        for i, p in enumerate(s["processors"]):
+            q = x["stats"]["procs"][i]
+            for k in ("idle", "overhead", "busy"):
+                okp = okp and close(p[k], q[k], 1e-6)
+        check(okp, "per-processor busy / overhead / idle of the selection = retrace stats")
+
+        # undo returns to the wheel-zoomed view
+        d.find_element("id", "undo").click()
+        x = wait_ready("undo")
+        check(x["view"]["t1"] - x["view"]["t0"] > v["t1"] - v["t0"], "undo zoom returns to the wider view")
+
+        # click a message line: sender, receiver, bytes as in otf2-print
+        msgs = x["answer"]["messages"]
+        mm = None
+        for k in range(0, len(msgs), 6):
+            src, dst, ts, tr, nb, tag = msgs[k:k + 6]
+            if x["view"]["t0"] < ts and tr < x["view"]["t1"]:
+                mm = (src, dst, ts, tr, int(nb))
+                break
+        check(mm is not None, "a whole message in the view")
+        xa = d.execute_script("return viewer.xOf(arguments[0])", mm[2])
+        xb = d.execute_script("return viewer.xOf(arguments[0])", mm[3])
+        rows = x["rows"]
+        rh = x["plot"]["h"] / len(rows)
+        ya = x["plot"]["y"] + (mm[0] + 0.5) * rh
+        yb = x["plot"]["y"] + (mm[1] + 0.5) * rh
+        cx, cy = (xa + xb) / 2, (ya + yb) / 2
+        ActionChains(d).move_to_element_with_offset(canvas, int(cx - cw / 2), int(cy - ch / 2)).click().perform()
+        time.sleep(0.3)
+        sel = data()["selected"]
+        detail = d.find_element("id", "detail").text
+        check(sel is not None and (sel["src"], sel["dst"], sel["ts"], sel["tr"], int(sel["bytes"])) in REF_MESSAGES,
+              "the clicked message is one of otf2-print's: %s" % (sel and (sel["src"], sel["dst"], sel["bytes"]),))
+        check("sender" in detail and str(mm[4]) in detail, "the detail panel shows sender, receiver and bytes")
+        d.save_screenshot(os.path.join(GALLERY, "view_4-message.png"))
+
+        # search a region: its first occurrence in otf2-print
+        first = min((x for x in REF_INTERVALS if x[3] == "MPI_Recv"), key=lambda x: x[1])
+        box = d.find_element("id", "search")
+        box.clear()
+        box.send_keys("mpi_recv" + Keys.ENTER)
+        for _ in range(100):
+            h = data()["hit"]
+            if h:
+                break
+            time.sleep(0.05)
+        x = wait_ready("search")
+        h = x["hit"]
+        check(h and (h["proc"], h["t0"], h["t1"]) == (first[0], first[1], first[2]),
+              "search 'mpi_recv' lands on the first MPI_Recv (processor %d at %d)" % (first[0], first[1]))
+        check(x["view"]["t0"] <= first[1] and first[2] <= x["view"]["t1"], "the view shows it")
+        check("t0=%d" % x["view"]["t0"] in d.current_url, "the URL keeps the view as a bookmark")
+        d.save_screenshot(os.path.join(GALLERY, "view_5-search.png"))
+
+        # a bookmark opens the same view; colour by function
+        d.get(d.current_url.replace("by=state", "by=region"))
+        d.refresh()
+        y = wait_ready("bookmark")
+        check(y["view"] == x["view"] and y["by"] == "region", "the bookmarked URL opens the same view, by function")
+        d.save_screenshot(os.path.join(GALLERY, "view_6-by-function.png"))
+    finally:
+        d.quit()
+finally:
+    server.terminate()
+    try:
+        server.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        server.kill()
+    shutil.rmtree(tmp, ignore_errors=True)
+
+check(server.returncode == 0, "the server stops cleanly on SIGTERM")
+if failures:
+    print("%d failed" % len(failures))
+    sys.exit(1)
+print("all passed")

@@ -1,0 +1,525 @@
+/* Tests of the viewer's index (core/index) and server answers (core/server):
+ * random nested PICL traces against a plain model that reads the same trace
+ * through rt_tsource (intervals, messages, time per state in random windows,
+ * rasters from summaries and from events); the shared OTF2, Paraver and Pajé
+ * samples walked whole against the same model; stale, damaged, truncated and
+ * foreign indexes refused; malformed queries answered 400. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "rt_index.h"
+#include "rt_server.h"
+#include "rt_tsource_open.h"
+
+/* ---- the model: intervals and messages straight from the source ---- */
+
+typedef struct mint {
+    int proc, rid, depth;     /* rid: the trace's own region id */
+    int64_t t0, t1;
+} mint;
+
+typedef struct mmsg {
+    int src, dst;
+    int64_t ts, tr;
+    double bytes;
+} mmsg;
+
+typedef struct model {
+    mint *iv;
+    size_t niv;
+    mmsg *msg;
+    size_t nmsg;
+    int nprocs;
+} model;
+
+static int64_t ev_time(const rt_tsource *s, const rt_tevent *ev)
+{
+    return rt_tdefs_resolution(s->defs) > 1 ? ev->ticks - rt_tdefs_offset(s->defs) : llround(ev->time * 1e9);
+}
+
+static void build_model(const char *path, model *m)
+{
+    rt_err err;
+    rt_tsource *s = rt_tsource_open(path, NULL, &err);
+    assert_non_null(s);
+    memset(m, 0, sizeof *m);
+    enum { MAXP = 8192, MAXD = 64 };
+    static int stk_r[MAXP][MAXD];
+    static int64_t stk_t[MAXP][MAXD], last[MAXP];
+    static int depth[MAXP];
+    memset(depth, 0, sizeof depth);
+    for (int p = 0; p < MAXP; p++)
+        last[p] = -1;
+    size_t cap = 1024, mcap = 1024;
+    m->iv = malloc(cap * sizeof *m->iv);
+    m->msg = malloc(mcap * sizeof *m->msg);
+    /* pending sends, searched in order (small traces) */
+    mmsg *sent = malloc(mcap * sizeof *sent);
+    int64_t *stag = malloc(mcap * sizeof *stag);
+    size_t nsent = 0, scap = mcap;
+    rt_tevent ev;
+    while (rt_tsource_next(s, &ev, &err) == RT_OK) {
+        int p = ev.proc;
+        assert_true(p >= 0 && p < MAXP);
+        int64_t t = ev_time(s, &ev);
+        if (last[p] >= 0 && t < last[p])
+            t = last[p];
+        last[p] = t;
+        if (ev.kind == RT_TE_ENTER) {
+            assert_true(depth[p] < MAXD);
+            stk_r[p][depth[p]] = ev.region;
+            stk_t[p][depth[p]++] = t;
+        } else if (ev.kind == RT_TE_LEAVE) {
+            int d = depth[p];
+            while (d > 0 && stk_r[p][d - 1] != ev.region)
+                d--;
+            if (d == 0)
+                continue;
+            while (depth[p] >= d) {
+                depth[p]--;
+                if (m->niv == cap)
+                    m->iv = realloc(m->iv, (cap *= 2) * sizeof *m->iv);
+                m->iv[m->niv++] = (mint){p, stk_r[p][depth[p]], depth[p], stk_t[p][depth[p]], t};
+                if (depth[p] == 0)
+                    break;
+            }
+        } else if (ev.kind == RT_TE_SEND) {
+            if (nsent == scap) {
+                scap *= 2;
+                sent = realloc(sent, scap * sizeof *sent);
+                stag = realloc(stag, scap * sizeof *stag);
+            }
+            stag[nsent] = ev.tag;
+            sent[nsent++] = (mmsg){p, ev.peer, t, -1, ev.bytes};
+        } else if (ev.kind == RT_TE_RECV) {
+            int64_t ts = -1;
+            for (size_t i = 0; i < nsent; i++)
+                if (sent[i].src == ev.peer && sent[i].dst == p && stag[i] == ev.tag) {
+                    ts = sent[i].ts;
+                    memmove(&sent[i], &sent[i + 1], (nsent - i - 1) * sizeof *sent);
+                    memmove(&stag[i], &stag[i + 1], (nsent - i - 1) * sizeof *stag);
+                    nsent--;
+                    break;
+                }
+            if (m->nmsg == mcap)
+                m->msg = realloc(m->msg, (mcap *= 2) * sizeof *m->msg);
+            m->msg[m->nmsg++] = (mmsg){ev.peer, p, ts, t, ev.bytes > 0 ? (double)llround(ev.bytes) : 0};
+        }
+    }
+    /* what stays open closes at the processor's last event */
+    for (int p = 0; p < MAXP; p++)
+        while (depth[p] > 0) {
+            depth[p]--;
+            if (m->niv == cap)
+                m->iv = realloc(m->iv, (cap *= 2) * sizeof *m->iv);
+            m->iv[m->niv++] = (mint){p, stk_r[p][depth[p]], depth[p], stk_t[p][depth[p]], last[p]};
+        }
+    m->nprocs = rt_tdefs_nprocs(s->defs);
+    free(sent);
+    free(stag);
+    rt_tsource_free(s);
+}
+
+static void free_model(model *m)
+{
+    free(m->iv);
+    free(m->msg);
+}
+
+/* ---- what the index reports ---- */
+
+typedef struct got {
+    const rt_index *ix;
+    mint *iv;
+    size_t niv, cap;
+    mmsg *msg;
+    size_t nmsg, mcap;
+    double state[3];
+} got;
+
+static int got_interval(void *ud, const rt_ix_interval *v)
+{
+    got *g = ud;
+    if (g->niv == g->cap)
+        g->iv = realloc(g->iv, (g->cap = g->cap ? 2 * g->cap : 256) * sizeof *g->iv);
+    g->iv[g->niv++] = (mint){v->proc, rt_index_region_id(g->ix, v->region), v->depth, v->t0, v->t1};
+    return 0;
+}
+
+static int got_message(void *ud, const rt_ix_message *m)
+{
+    got *g = ud;
+    if (g->nmsg == g->mcap)
+        g->msg = realloc(g->msg, (g->mcap = g->mcap ? 2 * g->mcap : 256) * sizeof *g->msg);
+    g->msg[g->nmsg++] = (mmsg){m->src, m->dst, m->ts, m->tr, m->bytes};
+    return 0;
+}
+
+static int got_segment(void *ud, int proc, int state, int region, int64_t a, int64_t e)
+{
+    got *g = ud;
+    (void)proc;
+    (void)region;
+    assert_true(state >= 0 && state < 3);
+    assert_true(e > a);
+    g->state[state] += (double)(e - a);
+    return 0;
+}
+
+static int cmp_mint(const void *a, const void *b)
+{
+    const mint *x = a, *y = b;
+    if (x->proc != y->proc)
+        return x->proc - y->proc;
+    if (x->t0 != y->t0)
+        return x->t0 < y->t0 ? -1 : 1;
+    if (x->depth != y->depth)
+        return x->depth - y->depth;
+    return x->rid - y->rid;
+}
+
+static int cmp_mmsg(const void *a, const void *b)
+{
+    const mmsg *x = a, *y = b;
+    if (x->tr != y->tr)
+        return x->tr < y->tr ? -1 : 1;
+    if (x->dst != y->dst)
+        return x->dst - y->dst;
+    return x->src - y->src;
+}
+
+/* Longest interval first. */
+static int cmp_length(const void *a, const void *b)
+{
+    const mint *x = a, *y = b;
+    int64_t lx = x->t1 - x->t0, ly = y->t1 - y->t0;
+    return lx > ly ? -1 : lx < ly;
+}
+
+/* Walk [t0, t1] over processors [p0, p1) and compare with the model. */
+static void compare_window(const rt_index *ix, const model *m, int p0, int p1, int64_t t0, int64_t t1)
+{
+    got g;
+    memset(&g, 0, sizeof g);
+    g.ix = ix;
+    rt_ix_visitor v = {got_interval, NULL, NULL, &g};
+    rt_err err;
+    if (rt_index_walk(ix, p0, p1, t0, t1, &v, &err) != RT_OK)
+        fail_msg("walk %d..%d [%lld, %lld]: %s", p0, p1, (long long)t0, (long long)t1, err.msg);
+    /* expected: every model interval of these processors overlapping the window */
+    mint *want = malloc((m->niv + 1) * sizeof *want);
+    size_t nw = 0;
+    for (size_t i = 0; i < m->niv; i++)
+        if (m->iv[i].proc >= p0 && m->iv[i].proc < p1 && m->iv[i].t1 >= t0 && m->iv[i].t0 <= t1)
+            want[nw++] = m->iv[i];
+    qsort(want, nw, sizeof *want, cmp_mint);
+    qsort(g.iv, g.niv, sizeof *g.iv, cmp_mint);
+    assert_int_equal(g.niv, nw);
+    for (size_t i = 0; i < nw; i++) {
+        assert_int_equal(g.iv[i].proc, want[i].proc);
+        assert_int_equal(g.iv[i].rid, want[i].rid);
+        assert_int_equal(g.iv[i].depth, want[i].depth);
+        assert_int_equal(g.iv[i].t0, want[i].t0);
+        /* an interval running on past the window ends at an event after t1 (or its true end) */
+        if (want[i].t1 <= t1)
+            assert_int_equal(g.iv[i].t1, want[i].t1);
+        else
+            assert_true(g.iv[i].t1 > t1 && g.iv[i].t1 <= want[i].t1);
+    }
+    /* messages received in the window (or crossing it) by these processors */
+    rt_ix_visitor vm = {NULL, got_message, NULL, &g};
+    assert_int_equal(rt_index_walk(ix, p0, p1, t0, t1, &vm, &err), RT_OK);
+    mmsg *wm = malloc((m->nmsg + 1) * sizeof *wm);
+    size_t nm = 0;
+    for (size_t i = 0; i < m->nmsg; i++) {
+        const mmsg *x = &m->msg[i];
+        if (x->dst >= p0 && x->dst < p1 && x->tr >= t0 && (x->tr <= t1 || (x->ts >= 0 && x->ts <= t1)))
+            wm[nm++] = *x;
+    }
+    qsort(wm, nm, sizeof *wm, cmp_mmsg);
+    qsort(g.msg, g.nmsg, sizeof *g.msg, cmp_mmsg);
+    assert_int_equal(g.nmsg, nm);
+    for (size_t i = 0; i < nm; i++) {
+        assert_int_equal(g.msg[i].src, wm[i].src);
+        assert_int_equal(g.msg[i].dst, wm[i].dst);
+        assert_int_equal(g.msg[i].ts, wm[i].ts);
+        assert_int_equal(g.msg[i].tr, wm[i].tr);
+        assert_true(g.msg[i].bytes == wm[i].bytes);
+    }
+    free(want);
+    free(wm);
+    free(g.iv);
+    free(g.msg);
+}
+
+static char *tmp_path(const char *name)
+{
+    char *p = malloc(256);
+    snprintf(p, 256, "/tmp/retrace_test_index_%ld_%s", (long)getpid(), name);
+    return p;
+}
+
+/* A random PICL trace (new format): nested user events and paired messages on nproc processors. */
+static void random_picl(const char *path, unsigned seed, int nproc, int nrec)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    srand(seed);
+    int depth[64] = {0}, stack[64][16];
+    long t = 0;
+    for (int i = 0; i < nrec; i++) {
+        t += 1 + rand() % 50;
+        int p = rand() % nproc;
+        int r = rand() % 10;
+        double ts = (double)t * 1e-6;
+        if (r < 4 && depth[p] < 16) {
+            int e = 1 + rand() % 6;
+            stack[p][depth[p]++] = e;
+            fprintf(f, "-3 %d %.6f %d 0 0\n", e, ts, p);
+        } else if (r < 8 && depth[p] > 0) {
+            fprintf(f, "-4 %d %.6f %d 0 0\n", stack[p][--depth[p]], ts, p);
+        } else if (r == 8) {
+            /* a message to q: the send now, the receive a little later */
+            int q = rand() % nproc, tag = rand() % 3, bytes = 8 << (rand() % 8);
+            fprintf(f, "-3 -21 %.6f %d 0 3 2 %d %d %d\n", ts, p, bytes, tag, q);
+            fprintf(f, "-4 -21 %.6f %d 0 0\n", ts + 1e-6, p);
+            t += 2;
+            fprintf(f, "-3 -52 %.6f %d 0 2 2 %d %d\n", (double)t * 1e-6, q, tag, p);
+            t += 3;
+            fprintf(f, "-4 -52 %.6f %d 0 3 2 %d %d %d\n", (double)t * 1e-6, q, bytes, tag, p);
+        }
+    }
+    fclose(f);
+}
+
+static void check_trace(const char *trace, int windows, unsigned seed)
+{
+    char *idx = tmp_path("idx");
+    rt_err err;
+    rt_index_build_info info;
+    assert_int_equal(rt_index_build(trace, NULL, idx, NULL, NULL, &info, &err), RT_OK);
+    rt_index *ix = rt_index_open(idx, trace, &err);
+    if (!ix)
+        fail_msg("%s", err.msg);
+    model m;
+    build_model(trace, &m);
+    assert_int_equal(rt_index_nprocs(ix), m.nprocs);
+    int64_t a = rt_index_tmin(ix), b = rt_index_tmax(ix);
+    /* the whole run, then random windows and processor ranges */
+    compare_window(ix, &m, 0, m.nprocs, a, b);
+    srand(seed);
+    for (int i = 0; i < windows; i++) {
+        int64_t span = b - a + 1;
+        int64_t w = 1 + (int64_t)((double)span * pow((double)rand() / RAND_MAX, 3));
+        int64_t t0 = a - 5 + (int64_t)((double)(span + 10 - w) * rand() / RAND_MAX);
+        int p0 = rand() % m.nprocs, p1 = p0 + 1 + rand() % (m.nprocs - p0);
+        compare_window(ix, &m, p0, p1, t0, t0 + w);
+    }
+    /* windows inside the longest intervals, holding no event of their processor */
+    mint *longest = malloc((m.niv + 1) * sizeof *longest);
+    memcpy(longest, m.iv, m.niv * sizeof *longest);
+    qsort(longest, m.niv, sizeof *longest, cmp_length);
+    for (size_t k = 0; k < 20 && k < m.niv && longest[k].t1 - longest[k].t0 >= 4; k++) {
+        mint x = longest[k];
+        compare_window(ix, &m, x.proc, x.proc + 1, x.t0 + 1, x.t0 + 2);
+        compare_window(ix, &m, 0, m.nprocs, x.t1 - 2, x.t1 - 1);
+    }
+    free(longest);
+    /* time per state: segments of the whole run against a raster from summaries and one from events */
+    got g;
+    memset(&g, 0, sizeof g);
+    rt_ix_visitor v = {NULL, NULL, NULL, &g};
+    assert_int_equal(rt_index_walk_segments(ix, 0, m.nprocs, a, b, &v, got_segment, &err), RT_OK);
+    int cols[2] = {1, 5000};
+    for (int k = 0; k < 2; k++) {
+        rt_ix_cell *cells = calloc((size_t)cols[k] * 3, sizeof *cells);
+        int from_events = -1;
+        assert_int_equal(rt_index_raster(ix, 0, m.nprocs, 3, a, a + 4 * (b - a + 1), cols[k], cells, &from_events, &err), RT_OK);
+        double st[3] = {0, 0, 0};
+        for (int i = 0; i < cols[k] * 3; i++)
+            for (int s = 0; s < 3; s++)
+                st[s] += cells[i].st[s];
+        for (int s = 0; s < 3; s++)
+            if (!(fabs(st[s] - g.state[s]) <= 1e-3 * (g.state[0] + g.state[1] + g.state[2]) + 1))
+                fail_msg("%s: %d columns (%s): state %d: raster %.0f, segments %.0f", trace, cols[k],
+                         from_events ? "events" : "summaries", s, st[s], g.state[s]);
+        free(cells);
+    }
+    free_model(&m);
+    rt_index_close(ix);
+    unlink(idx);
+    free(idx);
+}
+
+static void test_random_traces(void **state)
+{
+    (void)state;
+    char *trace = tmp_path("rand.trf");
+    for (unsigned seed = 1; seed <= 6; seed++) {
+        random_picl(trace, seed, 1 + (int)seed * 3, 400 + 900 * (int)seed);
+        check_trace(trace, 60, seed);
+    }
+    /* enough events for several blocks a processor and summary levels */
+    random_picl(trace, 99, 4, 200000);
+    check_trace(trace, 40, 99);
+    unlink(trace);
+    free(trace);
+}
+
+static void test_shared_samples(void **state)
+{
+    (void)state;
+    const char *shared = getenv("RETRACE_SHARED");
+    if (!shared)
+        shared = "../shared/data";
+    const char *rel[] = {"otf2/pingpong/traces.otf2", "paraver/qsort_beo3.prv", "paje/ms.trace",
+                         "paje/simu-mardi.trace", "picl/mpicl-8a.trf"};
+    int seen = 0;
+    for (size_t i = 0; i < sizeof rel / sizeof *rel; i++) {
+        char path[512];
+        snprintf(path, sizeof path, "%s/%s", shared, rel[i]);
+        if (access(path, R_OK) != 0)
+            continue;
+        seen++;
+        check_trace(path, 30, (unsigned)i + 7);
+    }
+    if (!seen)
+        skip();
+}
+
+static void test_refused(void **state)
+{
+    (void)state;
+    char *trace = tmp_path("stale.trf"), *idx = tmp_path("stale.idx");
+    random_picl(trace, 5, 3, 500);
+    rt_err err;
+    assert_int_equal(rt_index_build(trace, NULL, idx, NULL, NULL, NULL, &err), RT_OK);
+    rt_index *ix = rt_index_open(idx, trace, &err);
+    assert_non_null(ix);
+    rt_index_close(ix);
+    size_t len;
+    FILE *f = fopen(idx, "rb");
+    fseek(f, 0, SEEK_END);
+    len = (size_t)ftell(f);
+    fseek(f, 0, SEEK_SET);
+    unsigned char *buf = malloc(len);
+    assert_int_equal(fread(buf, 1, len, f), len);
+    fclose(f);
+    /* one flipped byte anywhere in the body: corrupt */
+    for (size_t at = 300; at < len; at += len / 7) {
+        buf[at] ^= 0x40;
+        f = fopen(idx, "wb");
+        fwrite(buf, 1, len, f);
+        fclose(f);
+        assert_null(rt_index_open(idx, trace, &err));
+        assert_int_equal(err.status, RT_EFORMAT);
+        assert_non_null(strstr(err.msg, "corrupt"));
+        buf[at] ^= 0x40;
+    }
+    /* truncated, and not an index at all */
+    f = fopen(idx, "wb");
+    fwrite(buf, 1, len / 2, f);
+    fclose(f);
+    assert_null(rt_index_open(idx, trace, &err));
+    assert_int_equal(err.status, RT_EFORMAT);
+    assert_null(rt_index_open(trace, NULL, &err));
+    assert_int_equal(err.status, RT_EFORMAT);
+    assert_non_null(strstr(err.msg, "not a retrace index"));
+    /* intact again, then the trace changes: stale */
+    f = fopen(idx, "wb");
+    fwrite(buf, 1, len, f);
+    fclose(f);
+    ix = rt_index_open(idx, trace, &err);
+    assert_non_null(ix);
+    rt_index_close(ix);
+    f = fopen(trace, "a");
+    fputs("-3 1 9.000000 0 0 0\n", f);
+    fclose(f);
+    assert_null(rt_index_open(idx, trace, &err));
+    assert_int_equal(err.status, RT_ESTATE);
+    assert_non_null(strstr(err.msg, "stale"));
+    /* a missing trace or index: unreadable */
+    assert_null(rt_index_open("/nonexistent/x.rtidx", NULL, &err));
+    assert_int_equal(err.status, RT_EIO);
+    free(buf);
+    unlink(trace);
+    unlink(idx);
+    free(trace);
+    free(idx);
+}
+
+static void test_server_answers(void **state)
+{
+    (void)state;
+    char *trace = tmp_path("srv.trf"), *idx = tmp_path("srv.idx");
+    random_picl(trace, 3, 5, 3000);
+    rt_err err;
+    assert_int_equal(rt_index_build(trace, NULL, idx, NULL, NULL, NULL, &err), RT_OK);
+    rt_index *ix = rt_index_open(idx, trace, &err);
+    assert_non_null(ix);
+    char assets[512];
+    snprintf(assets, sizeof assets, "%s/../../lua/retrace/viewer", RETRACE_FIXTURES);
+    rt_server *s = rt_server_start(ix, "t", assets, NULL, 0, NULL, &err);
+    if (!s)
+        fail_msg("%s", err.msg);
+    assert_int_equal(strlen(rt_server_token(s)), 32);
+    static const struct {
+        const char *url, *args;
+        int status;
+        const char *needle;
+    } cases[] = {
+        {"api/meta", "", 200, "\"procs\""},
+        {"api/view", "w=100&h=50", 200, "\"mode\""},
+        {"api/view", "w=100", 400, "missing argument h"},
+        {"api/view", "w=0&h=5", 400, "argument w"},
+        {"api/view", "w=10&h=5&t0=9&t1=9", 400, "empty time window"},
+        {"api/view", "w=10&h=5&p0=3&p1=2", 400, "empty processor range"},
+        {"api/view", "w=10&h=5&p1=99", 400, "argument p1"},
+        {"api/view", "w=10&h=5&t0=1e3", 400, "not an integer"},
+        {"api/view", "w=10&h=5&t0=99999999999999999999999", 400, "not an integer"},
+        {"api/stats", "t0=0&t1=1000", 200, "\"functions\""},
+        {"api/search", "", 400, "missing argument q"},
+        {"api/search", "q=%ZZ", 200, "\"found\":false"},
+        {"api/search", "q=zzz&t=x", 400, "argument t"},
+        {"api/nothing", "", 404, "no such page"},
+        {"../../etc/passwd", "", 404, "no such page"},
+        {"api/view", "a=1&a=2&a=3&a=4&a=5&a=6&a=7&a=8&a=9&a=10&a=11&a=12&a=13&a=14&a=15&a=16&a=17", 400,
+         "too many arguments"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char *body = NULL;
+        size_t len = 0;
+        const char *type = NULL;
+        int st = rt_server_answer(s, cases[i].url, cases[i].args, &body, &len, &type);
+        if (st != cases[i].status || !body || !strstr(body, cases[i].needle))
+            fail_msg("%s?%s: %d %s", cases[i].url, cases[i].args, st, body ? body : "(null)");
+        free(body);
+    }
+    rt_server_stop(s);
+    rt_index_close(ix);
+    unlink(trace);
+    unlink(idx);
+    free(trace);
+    free(idx);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_random_traces),
+        cmocka_unit_test(test_shared_samples),
+        cmocka_unit_test(test_refused),
+        cmocka_unit_test(test_server_answers),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
