@@ -1,12 +1,12 @@
 /*
  * lreplay.c - Lua face of the replay engine (core/msg/rt_replay.h).
  *
- *   local rp = replay.new(trace [, opts])     -- a PICL trace from retrace.picl
+ *   local rp = replay.new(trace [, opts])     -- a PICL trace from retrace.picl, through a PICL source
  *   local rp = replay.open(path [, opts])     -- any trace rt_tsource_open reads
  *     opts: start, stop (window), critical_path (bool), format (open: a format
- *     name, detected by default), and callbacks on_state(proc, time, old, new),
- *     on_interval(iv), on_message(m), on_warning(msg), on_record(rec) (PICL
- *     traces only)  -- called during step / run
+ *     name, detected by default), compstats (PICL source option, default true),
+ *     and callbacks on_state(proc, time, old, new), on_interval(iv),
+ *     on_message(m), on_warning(msg) -- called during step / run
  *   replay.detect(path) -> name, why | nil, message ; replay.formats() -> {names}
  *   rp:step([n]) -> replayed, ended ; rp:run_until(t) -> ended ; rp:run()
  *   rp:now(), rp:records(), rp:finished(), rp:span() -> t0, t1, rp:nprocs()
@@ -16,8 +16,8 @@
  *   rp:defs() -> {format, procs = {{name, path}}, regions = {[id] = {name, class, group}},
  *                 comms = {{id, name, size}}, resolution}
  *   rp:nevents() ; rp:progress() -> bytes read, total ; rp:skipped()
- * The replay keeps its PICL trace alive (user value 1; nil for replay.open, whose
- * source the box owns) and callbacks (user value 2).
+ * The box owns the replay's source; it keeps a PICL trace given to replay.new
+ * alive (user value 1; nil for replay.open) and the callbacks (user value 2).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -33,9 +33,9 @@
 
 #define REPLAY_T "retrace.Replay"
 
-enum { CB_STATE, CB_INTERVAL, CB_MESSAGE, CB_WARNING, CB_RECORD, CB_SEND, CB_TASK, CB_COLLECTIVE, CB_COUNT };
+enum { CB_STATE, CB_INTERVAL, CB_MESSAGE, CB_WARNING, CB_SEND, CB_TASK, CB_COLLECTIVE, CB_COUNT };
 static const char *const cb_names[CB_COUNT] = {"on_state", "on_interval", "on_message", "on_warning",
-                                               "on_record", "on_send", "on_task", "on_collective"};
+                                               "on_send", "on_task", "on_collective"};
 
 typedef struct {
     rt_replay *rp;       /* NULL once closed */
@@ -185,15 +185,6 @@ static void cb_warning(void *ud, const char *msg)
     call_cb(b, 1);
 }
 
-static void cb_record(void *ud, const rt_picl_record *rec)
-{
-    replay_box *b = ud;
-    if (!push_cb(b, CB_RECORD))
-        return;
-    rt_lpicl_push_record(b->L, rec);
-    call_cb(b, 1);
-}
-
 static void cb_send(void *ud, const rt_message *m)
 {
     replay_box *b = ud;
@@ -284,6 +275,10 @@ static replay_box *new_box(lua_State *L, rt_replay_opts *o)
     lua_setiuservalue(L, -2, 1);
     lua_pushvalue(L, 2);
     lua_setiuservalue(L, -2, 2);
+    if (lua_getfield(L, 2, "on_record") != LUA_TNIL)
+        luaL_error(L, "replay option on_record: no per-record callback; records reach Lua in batches "
+                      "(the ParaGraph view's events())");
+    lua_pop(L, 1);
     for (int k = 0; k < CB_COUNT; k++) {
         lua_getfield(L, 2, cb_names[k]);
         if (!lua_isnil(L, -1) && !lua_isfunction(L, -1))
@@ -296,12 +291,10 @@ static replay_box *new_box(lua_State *L, rt_replay_opts *o)
     o->on_interval = b->has_cb[CB_INTERVAL] ? cb_interval : NULL;
     o->on_message = b->has_cb[CB_MESSAGE] ? cb_message : NULL;
     o->on_warning = b->has_cb[CB_WARNING] ? cb_warning : NULL;
-    o->on_record = b->has_cb[CB_RECORD] ? cb_record : NULL;
     o->on_send = b->has_cb[CB_SEND] ? cb_send : NULL;
     o->on_task = b->has_cb[CB_TASK] ? cb_task : NULL;
     o->on_collective = b->has_cb[CB_COLLECTIVE] ? cb_collective : NULL;
     o->matrix = rt_opt_bool(L, 2, "matrix", 0);
-    o->no_compstats = !rt_opt_bool(L, 2, "compstats", 1);
     return b;
 }
 
@@ -427,29 +420,30 @@ static void opts_at_2(lua_State *L)
     lua_settop(L, 2);
 }
 
+/* opts.compstats (index 2, default true) onto a PICL source (nothing for other formats). */
+static void source_options(lua_State *L, rt_tsource *src)
+{
+    if (!rt_opt_bool(L, 2, "compstats", 1))
+        rt_picl_source_set_compstats(src, 0);
+}
+
+/* replay.new(picl trace [, opts]): the trace read through a PICL source of the replay's own. */
 static int l_new(lua_State *L)
 {
     rt_picl *reader = rt_lpicl_check(L, 1);
     opts_at_2(L);
     rt_replay_opts o;
     replay_box *b = new_box(L, &o);
-    prescan_events(L, &o);
     rt_err err;
-    int auto_pre = 0;
-    lua_getfield(L, 2, "prescan");
-    auto_pre = lua_toboolean(L, -1) && !lua_istable(L, -1);
-    lua_pop(L, 1);
-    if (auto_pre) { /* a pass over the reader first, through a source of its own */
-        rt_tsource *pre = rt_picl_source(reader, 0, &err);
-        if (pre && o.no_compstats)
-            rt_picl_source_set_compstats(pre, 0);
-        if (!pre || prescan_auto(L, pre, &o, &err) != RT_OK) {
-            rt_tsource_free(pre);
-            return rt_push_fail(L, &err);
-        }
-        rt_tsource_free(pre);
-    }
-    b->rp = rt_replay_new_picl(reader, &o, &err);
+    rt_tsource *src = rt_picl_source(reader, 0, &err);
+    if (!src)
+        return rt_push_fail(L, &err);
+    b->src = src; /* freed with the box; the reader stays the trace's */
+    source_options(L, src);
+    prescan_events(L, &o);
+    if (prescan_auto(L, src, &o, &err) != RT_OK)
+        return rt_push_fail(L, &err);
+    b->rp = rt_replay_new(src, &o, &err);
     free((void *)o.proc_events);
     if (!b->rp)
         return rt_push_fail(L, &err);
@@ -473,8 +467,7 @@ static int l_open(lua_State *L)
     rt_replay_opts o;
     replay_box *b = new_box(L, &o);
     b->src = src;
-    if (o.no_compstats)
-        rt_picl_source_set_compstats(src, 0);
+    source_options(L, src);
     prescan_events(L, &o);
     if (prescan_auto(L, src, &o, &err) != RT_OK)
         return rt_push_fail(L, &err);

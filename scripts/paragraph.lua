@@ -238,17 +238,16 @@ local function run(args)
       ctx.path = cp
     end
   end
-  -- records for the trace and application displays: PICL's own through the replay's
-  -- record callback, the view's events (any format) otherwise
+  -- records for the trace and application displays: the view's, taken in batches every
+  -- frame (any format; PICL's own records, numbered as in the file)
   local records = appmod ~= nil
   for _, id in ipairs(ids) do records = records or id == "trace" end
-  local picl_records = records and replay.is_picl(args.trace, args.format)
   local ropts = { format = args.format, prescan = info.ps, compstats = compstats }
-  local rp, rerr = replay.new(args.trace, tracker:callbacks(ropts, picl_records))
+  local rp, rerr = replay.new(args.trace, ropts)
   if not rp then cli.input_error(rerr) end
-  local ok_view, verr = model:attach(rp, { batch = records and not picl_records })
+  local ok_view, verr = model:attach(rp, { batch = records })
   if not ok_view then cli.input_error(verr) end
-  tracker:attach(model, { events = records and not picl_records })
+  tracker:attach(model, { events = records })
   ctx.rp = rp
   -- the C rasters restart empty when their window moves: fine for whole-page jumps,
   -- not when the new window overlaps the old one (smooth, jump:J with J < 1)
@@ -381,7 +380,7 @@ local function run(args)
                 proc = ctx.proc, smoothing = ctx.smoothing, pace = args.pace, gray = args.gray or false,
                 scroll = args.scroll or "jump", compstats = compstats },
     displays = {}, output = args.output, html = res.html, mp4 = res.mp4, pdf = res.pdf,
-    -- calls into Lua the replay made (none unless records of PICL are asked for) and events replayed
+    -- calls into Lua the replay made (none: records reach Lua in batches) and events replayed
     lua_calls = rp:totals().lua_calls, events = model.view:info().events,
   }
   for i, p in ipairs(info.procs) do summary.first[i], summary.last[i] = p.first, p.last end

@@ -411,6 +411,13 @@ int rt_tsource_rewind(rt_tsource *s, rt_err *err)
 uint64_t rt_tsource_offset(const rt_tsource *s) { return s->ops->offset ? s->ops->offset(s) : 0; }
 uint64_t rt_tsource_size(const rt_tsource *s) { return s->ops->size ? s->ops->size(s) : 0; }
 
+int rt_tsource_describe(const rt_tsource *s, const void *raw, char *buf, size_t size)
+{
+    if (!s || !raw || !s->describe)
+        return -1;
+    return s->describe(s, raw, buf, size);
+}
+
 void rt_tsource_warn(rt_tsource *s, const char *fmt, ...)
 {
     s->warnings++;

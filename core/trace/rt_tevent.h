@@ -255,6 +255,12 @@ struct rt_tsource {
     /* called for each warning: "FILE:PLACE: what" (may be NULL) */
     void (*on_warning)(void *ud, const char *msg);
     void *ud;
+    /* Formats whose events carry a record of their own (ev.raw; set by the reader after
+     * rt_tsource_init): its size in bytes, so a consumer can keep a copy (0: no raw
+     * records), and one line describing such a copy in the format's own words
+     * (snprintf's contract; NULL: no words of its own). */
+    size_t raw_size;
+    int (*describe)(const rt_tsource *s, const void *raw, char *buf, size_t size);
 };
 
 /* Fill the base: ops, a new empty rt_tdefs and a copy of path. RT_OK or RT_ENOMEM. */
@@ -271,6 +277,12 @@ void rt_tsource_warn(rt_tsource *s, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
+/*
+ * One line for a kept copy of a raw record (raw_size bytes of an event's
+ * raw): the format's own description. -1 (buf untouched) when the source has
+ * none or raw is NULL; else the length snprintf would write.
+ */
+int rt_tsource_describe(const rt_tsource *s, const void *raw, char *buf, size_t size);
 /* Free the source, its definitions and its path; NULL allowed. */
 void rt_tsource_free(rt_tsource *s);
 

@@ -1,9 +1,10 @@
 --- ParaGraph trace display: the records around the current one (the one the
 -- replay read last), one annotated line each, as many as fit; the current one
 -- is marked, the ones before it above, the ones still to come below (greyed).
--- PICL traces: the records come from the replay's record callback; those to
--- come from a reader of the display's own that keeps ahead (new format only:
--- the old format reaches the replay converted, record numbers differ).
+-- The records come from the view in C (taken in batches each frame, worded by
+-- the trace source: PICL records as PICL names them, events of other formats);
+-- on PICL, those to come from a reader of the display's own that keeps ahead
+-- (new format only: the old format reaches the replay converted, record numbers differ).
 local colors = require "retrace.colors"
 local common = require "retrace.displays.paragraph.common"
 local pgapp = require "retrace.paragraph_app"

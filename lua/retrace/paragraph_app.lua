@@ -5,10 +5,9 @@
 --
 --   local app = require "retrace.paragraph_app"
 --   local x = app.tracker(info [, {keep = K}])  -- tasks and records
---   x:attach(model [, {events = true}])         -- tasks (and events) from the model's view in C
+--   x:attach(model [, {events = true}])         -- tasks (and records) from the model's view in C
 --   x:sync(t)                                   -- every frame, after model:sync
---   opts = x:callbacks(opts, true)              -- PICL records through the replay's on_record instead
---   x:listen(fn)                                -- fn(rec) for every record or event
+--   x:listen(fn)                                -- fn(rec) for every record (PICL) or event (other formats)
 --   x:task_time(id, t) / x:mean_processors() / x:task_summary(t0, t1)
 --   app.critical_path(path [, format]) -> {length, start, stop, segments, messages, tachyons}
 --   app.stats(model, rp, x, cp) -> {processors = {...}, total = {...}}
@@ -75,7 +74,9 @@ function Tracker:switch(p, t, old, new)
   if h[#h][1] == t then h[#h][2] = new or false else h[#h + 1] = { t, new or false } end
 end
 
---- Add a listener fn(rec) called with every record the replay reads (PICL traces).
+--- Add a listener fn(rec) called with every record the replay reads (taken in batches
+-- from the view at each sync: PICL records as the PICL reader gives them, events of
+-- other formats).
 function Tracker:listen(fn)
   self.listeners[#self.listeners + 1] = fn
 end
@@ -88,23 +89,9 @@ local function add_record(self, rec)
   for _, fn in ipairs(self.listeners) do fn(rec) end
 end
 
---- The replay callbacks: on_record when `records` (PICL traces: every record
--- costs a Lua call and table then), chained after one already in opts.
-function Tracker:callbacks(opts, records)
-  opts = opts or {}
-  if not records then return opts end
-  local prev_rec = opts.on_record
-  opts.on_record = function(rec)
-    if prev_rec then prev_rec(rec) end
-    self.nrec = self.nrec + 1
-    rec.index = self.nrec
-    add_record(self, rec)
-  end
-  return opts
-end
-
 --- Read tasks from the view of `model` (retrace.paragraph, attached to a replay)
--- at every sync. opts.events: the records are the view's events (any format).
+-- at every sync. opts.events: the records are the view's events (any format; PICL:
+-- one per record of the file, numbered as in the file).
 function Tracker:attach(model, opts)
   self.model = model
   self.events = opts and opts.events or false
