@@ -29,6 +29,7 @@
 #include "rt_picl_source.h"
 #include "rt_prescan.h"
 #include "rt_replay.h"
+#include "rt_replay_csv.h"
 #include "rt_tsource_open.h"
 
 #define REPLAY_T "retrace.Replay"
@@ -45,6 +46,7 @@ typedef struct {
     int failed;          /* a callback raised: its message is in the registry slot below */
     int errref;
     int64_t lua_calls;   /* callbacks called (so a run can show it made none per event) */
+    rt_replay_csv *csv;  /* CSV files written by this replay's pass (rp:write_csv), NULL none */
 } replay_box;
 
 static replay_box *check_replay(lua_State *L, int i)
@@ -60,6 +62,8 @@ static int replay_close(lua_State *L)
     replay_box *b = luaL_checkudata(L, 1, REPLAY_T);
     if (b->L)
         return luaL_error(L, "cannot close a replay from its own callback");
+    rt_replay_csv_abort(b->csv);
+    b->csv = NULL;
     rt_replay_free(b->rp);
     b->rp = NULL;
     rt_tsource_free(b->src);
@@ -331,6 +335,8 @@ static void prescan_events(lua_State *L, rt_replay_opts *o)
     o->nproc_events = ev ? n : 0;
 }
 
+static void push_cp(lua_State *L, const rt_critical_path *cp);
+
 /* Push the prescan as a table (see replay.prescan in the header comment). */
 static void push_prescan(lua_State *L, const rt_prescan *ps)
 {
@@ -375,14 +381,19 @@ static void push_prescan(lua_State *L, const rt_prescan *ps)
         lua_rawseti(L, -2, i + 1);
     }
     lua_setfield(L, -2, "procs");
+    if (ps->has_cp) {
+        push_cp(L, &ps->cp);
+        rt_set_int(L, "tachyons", ps->cp_totals.tachyons);
+        lua_setfield(L, -2, "critical_path");
+    }
 }
 
 /* Run the prescan over src and push it (or nil, message). */
-static int prescan_push(lua_State *L, rt_tsource *src)
+static int prescan_push(lua_State *L, rt_tsource *src, int critical_path)
 {
     rt_prescan ps;
     rt_err err;
-    if (rt_prescan_run(src, &ps, &err) != RT_OK)
+    if (rt_prescan_run_cp(src, &ps, critical_path, &err) != RT_OK)
         return rt_push_fail(L, &err);
     push_prescan(L, &ps);
     rt_prescan_clear(&ps);
@@ -480,7 +491,8 @@ static int l_open(lua_State *L)
 
 /*
  * replay.prescan(path | picl trace [, opts]) -> table | nil, message.
- * opts: format (a path's format, detected by default), compstats (default true).
+ * opts: format (a path's format, detected by default), compstats (default true),
+ * critical_path (the path of the whole trace as ps.critical_path, from the same pass).
  */
 static int l_prescan(lua_State *L)
 {
@@ -499,9 +511,16 @@ static int l_prescan(lua_State *L)
         return rt_push_fail(L, &err);
     if (!cs)
         rt_picl_source_set_compstats(src, 0);
-    int n = prescan_push(L, src);
+    int n = prescan_push(L, src, rt_opt_bool(L, 2, "critical_path", 0));
     rt_tsource_free(src);
     return n;
+}
+
+/* replay.reads() -> passes over trace files this process began (rt_tsource_passes). */
+static int l_reads(lua_State *L)
+{
+    lua_pushinteger(L, rt_tsource_passes());
+    return 1;
 }
 
 /*
@@ -928,6 +947,68 @@ static int replay_warnings(lua_State *L)
     return 1;
 }
 
+/* Push a critical path as {length, start, stop, segments = {{proc, from, to}}, messages}. */
+static void push_cp(lua_State *L, const rt_critical_path *cp)
+{
+    lua_createtable(L, 0, 5);
+    rt_set_num(L, "length", cp->length);
+    rt_set_num(L, "start", cp->start);
+    rt_set_num(L, "stop", cp->end);
+    lua_createtable(L, cp->nsegments, 0);
+    for (int i = 0; i < cp->nsegments; i++) {
+        lua_createtable(L, 0, 3);
+        rt_set_int(L, "proc", cp->segments[i].proc);
+        rt_set_num(L, "from", cp->segments[i].from);
+        rt_set_num(L, "to", cp->segments[i].to);
+        lua_rawseti(L, -2, i + 1);
+    }
+    lua_setfield(L, -2, "segments");
+    lua_createtable(L, cp->nmessages, 0);
+    for (int i = 0; i < cp->nmessages; i++) {
+        push_message(L, &cp->messages[i]);
+        lua_rawseti(L, -2, i + 1);
+    }
+    lua_setfield(L, -2, "messages");
+}
+
+/*
+ * rp:write_csv(dir, nprocs, t0) -> true | nil, message: states.csv and messages.csv
+ * in dir written by this replay as it runs (rt_replay_csv.h);
+ * rp:commit_csv(t1) -> {states, messages} | nil, message writes them whole.
+ */
+static int replay_write_csv(lua_State *L)
+{
+    replay_box *b = check_replay(L, 1);
+    const char *dir = luaL_checkstring(L, 2);
+    int n = (int)luaL_checkinteger(L, 3);
+    double t0 = luaL_checknumber(L, 4);
+    if (b->csv)
+        return luaL_error(L, "write_csv: this replay already writes CSV files");
+    rt_err err;
+    if (!(b->csv = rt_replay_csv_new(b->rp, dir, n, t0, &err)))
+        return rt_push_fail(L, &err);
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
+static int replay_commit_csv(lua_State *L)
+{
+    replay_box *b = check_replay(L, 1);
+    double t1 = luaL_checknumber(L, 2);
+    if (!b->csv)
+        return luaL_error(L, "commit_csv: no CSV files started (write_csv)");
+    rt_replay_csv *c = b->csv;
+    b->csv = NULL;
+    int64_t ns = 0, nm = 0;
+    rt_err err;
+    if (rt_replay_csv_commit(c, t1, &ns, &nm, &err) != RT_OK)
+        return rt_push_fail(L, &err);
+    lua_createtable(L, 0, 2);
+    rt_set_int(L, "states", ns);
+    rt_set_int(L, "messages", nm);
+    return 1;
+}
+
 static int replay_critical_path(lua_State *L)
 {
     replay_box *b = check_replay(L, 1);
@@ -935,25 +1016,7 @@ static int replay_critical_path(lua_State *L)
     rt_err err;
     if (rt_replay_critical_path(b->rp, &cp, &err) != RT_OK)
         return rt_push_fail(L, &err);
-    lua_createtable(L, 0, 5);
-    rt_set_num(L, "length", cp.length);
-    rt_set_num(L, "start", cp.start);
-    rt_set_num(L, "stop", cp.end);
-    lua_createtable(L, cp.nsegments, 0);
-    for (int i = 0; i < cp.nsegments; i++) {
-        lua_createtable(L, 0, 3);
-        rt_set_int(L, "proc", cp.segments[i].proc);
-        rt_set_num(L, "from", cp.segments[i].from);
-        rt_set_num(L, "to", cp.segments[i].to);
-        lua_rawseti(L, -2, i + 1);
-    }
-    lua_setfield(L, -2, "segments");
-    lua_createtable(L, cp.nmessages, 0);
-    for (int i = 0; i < cp.nmessages; i++) {
-        push_message(L, &cp.messages[i]);
-        lua_rawseti(L, -2, i + 1);
-    }
-    lua_setfield(L, -2, "messages");
+    push_cp(L, &cp);
     rt_critical_path_clear(&cp);
     return 1;
 }
@@ -1065,6 +1128,8 @@ static const luaL_Reg methods[] = {
     {"matrix", replay_matrix},
     {"warnings", replay_warnings},
     {"critical_path", replay_critical_path},
+    {"write_csv", replay_write_csv},
+    {"commit_csv", replay_commit_csv},
     {"defs", replay_defs},
     {"nevents", replay_nevents},
     {"progress", replay_progress},
@@ -1079,6 +1144,7 @@ static const luaL_Reg funcs[] = {
     {"detect", l_detect},
     {"formats", l_formats},
     {"prescan", l_prescan},
+    {"reads", l_reads},
     {"time_unit", l_time_unit},
     {"check_window", l_check_window},
     {"scale_width", l_scale_width},

@@ -187,7 +187,12 @@ local function run(args)
   end
 
   local compstats = not args.no_compstats
-  local info, err = pg.prescan(args.trace, { format = args.format, compstats = compstats })
+  local reads0 = replay.reads()
+  -- the pre-pass is a replay: span, counts and (for the displays that show it) the critical path
+  local want_cp = false
+  for _, id in ipairs(ids) do want_cp = want_cp or id == "critical_path" or id == "stats" end
+  local info, err = pg.prescan(args.trace, { format = args.format, compstats = compstats,
+                                             critical_path = want_cp and not (args.static or args.export or args.timeline_html) })
   if not info then cli.input_error(err) end
   if args.static or args.export or args.timeline_html then
     local res, msg, kind = require("retrace.displays.paragraph.scale_run").run(args, info)
@@ -231,13 +236,7 @@ local function run(args)
   -- tasks and records (task, trace and application displays), the critical path from a first pass
   local tracker = pgapp.tracker(info)
   ctx.tasks = tracker
-  for _, id in ipairs(ids) do
-    if (id == "critical_path" or id == "stats") and not ctx.path then
-      local cp, cerr = pgapp.critical_path(args.trace, args.format)
-      if not cp then cli.input_error(cerr) end
-      ctx.path = cp
-    end
-  end
+  ctx.path = info.cp
   -- records for the trace and application displays: the view's, taken in batches every
   -- frame (any format; PICL's own records, numbered as in the file)
   local records = appmod ~= nil
@@ -281,6 +280,9 @@ local function run(args)
   if not fw then cli.input_error(ferr) end
   if args.data then
     local ok, derr = fs.mkdir_p(args.data)
+    if not ok then cli.input_error(derr) end
+    -- the live pass writes the state segments and messages as it runs (in C)
+    ok, derr = rp:write_csv(args.data, info.P, t0)
     if not ok then cli.input_error(derr) end
   end
   local function write_data(i, t)
@@ -382,6 +384,8 @@ local function run(args)
     displays = {}, output = args.output, html = res.html, mp4 = res.mp4, pdf = res.pdf,
     -- calls into Lua the replay made (none: records reach Lua in batches) and events replayed
     lua_calls = rp:totals().lua_calls, events = model.view:info().events,
+    -- passes over the trace this run made (the pre-pass and the live pass)
+    reads = replay.reads() - reads0,
   }
   for i, p in ipairs(info.procs) do summary.first[i], summary.last[i] = p.first, p.last end
   for k, id in ipairs(ids) do summary.displays[id] = clean(list[k]:data()) end
@@ -396,7 +400,7 @@ local function run(args)
     end
     -- and the whole run as CSV (state intervals, messages, tasks, concurrency, matrix)
     local csv, cerr = require("retrace.pgscale").write_csv(args.trace, args.data, { info = info, format = args.format,
-      view = model.view })
+      view = model.view, rp = rp })
     if not csv then cli.input_error(cerr) end
   end
   if args.json then

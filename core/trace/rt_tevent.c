@@ -7,6 +7,7 @@
  * from region id to its slot. Regions and communicators are allocated one by
  * one so the pointers handed out stay valid while the tables grow.
  */
+#include <stdatomic.h>
 #include "rt_tevent.h"
 
 #include <stdarg.h>
@@ -371,6 +372,9 @@ double rt_tdefs_seconds(const rt_tdefs *d, int64_t ticks)
 
 /* ---- sources ---- */
 
+/* Reads begun by every source of the process (rt_tsource_passes). */
+static atomic_llong passes;
+
 int rt_tsource_init(rt_tsource *s, const rt_tsource_ops *ops, const char *path, rt_err *err)
 {
     memset(s, 0, sizeof *s);
@@ -393,10 +397,12 @@ int rt_tsource_next(rt_tsource *s, rt_tevent *ev, rt_err *err)
     if ((s->events & 0xffff) == 0 && rt_interrupt_pending())
         return rt_interrupt_check(err);
     int st = s->ops->next(s, ev, err);
-    if (st == RT_OK)
-        s->events++;
+    if (st == RT_OK && s->events++ == 0)
+        atomic_fetch_add(&passes, 1);
     return st;
 }
+
+int64_t rt_tsource_passes(void) { return (int64_t)atomic_load(&passes); }
 
 int rt_tsource_rewind(rt_tsource *s, rt_err *err)
 {

@@ -267,6 +267,13 @@ struct rt_tsource {
 int rt_tsource_init(rt_tsource *s, const rt_tsource_ops *ops, const char *path, rt_err *err);
 /* Next event (counts it). */
 int rt_tsource_next(rt_tsource *s, rt_tevent *ev, rt_err *err);
+/*
+ * Passes over trace files begun in this process: every source counts one when
+ * it gives its first event after opening or rewinding (a source opened or
+ * rewound and not read counts nothing). Tools state how often they read a
+ * trace with it (retrace paragraph --json: "reads").
+ */
+int64_t rt_tsource_passes(void);
 /* Rewind, RT_EINVAL when the source cannot. */
 int rt_tsource_rewind(rt_tsource *s, rt_err *err);
 uint64_t rt_tsource_offset(const rt_tsource *s);

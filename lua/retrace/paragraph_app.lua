@@ -1,7 +1,8 @@
 --- retrace.paragraph_app: what ParaGraph's task, other and application displays
 -- need beyond retrace.paragraph's model: tasks per processor, the records as
 -- they are replayed (the trace display and the user's application displays),
--- the critical path from a first pass, and the statistical summary.
+-- and the statistical summary (the critical path comes from the pre-pass:
+-- retrace.paragraph.prescan with critical_path).
 --
 --   local app = require "retrace.paragraph_app"
 --   local x = app.tracker(info [, {keep = K}])  -- tasks and records
@@ -9,7 +10,6 @@
 --   x:sync(t)                                   -- every frame, after model:sync
 --   x:listen(fn)                                -- fn(rec) for every record (PICL) or event (other formats)
 --   x:task_time(id, t) / x:mean_processors() / x:task_summary(t0, t1)
---   app.critical_path(path [, format]) -> {length, start, stop, segments, messages, tachyons}
 --   app.stats(model, rp, x, cp) -> {processors = {...}, total = {...}}
 --   app.stats_csv(stats) -> text
 --
@@ -187,25 +187,6 @@ function Tracker:raster(p, lo, hi, W, now, add)
       end
     end
   end
-end
-
---- The critical path of the trace at `path`, from a replay of its own (a first
--- pass before the animation): {length, start, stop, segments = {{proc, from, to}},
--- messages = {{src, dst, send, recv, bytes}}, tachyons}.
-function M.critical_path(path, format)
-  local rp, err = replay.new(path, { format = format, critical_path = true })
-  if not rp then return nil, err end
-  local ok, rerr = pcall(rp.run, rp)
-  if not ok then return nil, tostring(rerr) end
-  local cp, cerr = rp:critical_path()
-  if not cp then return nil, cerr end
-  local out = { length = cp.length, start = cp.start, stop = cp.stop, segments = {}, messages = {},
-                tachyons = rp:totals().tachyons }
-  for i, s in ipairs(cp.segments) do out.segments[i] = { proc = s.proc, from = s.from, to = s.to } end
-  for i, m in ipairs(cp.messages) do
-    out.messages[i] = { src = m.src, dst = m.dst, send = m.send_time, recv = m.recv_time, bytes = m.bytes }
-  end
-  return out
 end
 
 --- Per processor time on the critical path (seconds): {[p] = s}.

@@ -44,6 +44,9 @@ M.prescan = core.replay.prescan
 M.check_window = core.replay.check_window
 
 M.open = core.replay.open
+--- replay.reads() -> passes over trace files this process has begun (every source
+-- counts one when it gives its first event after opening or rewinding).
+M.reads = core.replay.reads
 M.detect = core.replay.detect
 M.formats = core.replay.formats
 

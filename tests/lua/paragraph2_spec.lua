@@ -221,13 +221,13 @@ describe("retrace paragraph task and other displays on the hand-made trace", fun
     for _, x in ipairs(t.lines) do if x.current then l = x end end
     assert.are.equal(15, l.index)
     assert.is_truthy(l.text:find("P1  entry  user event 2", 1, true))
-    -- the records still to come follow, greyed: the next one is P2's receive at 8
-    local later
-    for _, x in ipairs(t.lines) do if x.later and not later then later = x end end
-    assert.are.equal(16, later.index)
-    assert.are.equal(8, later.time)
-    assert.is_truthy(later.text:find("P2  entry  receive (blocked)", 1, true))
-    assert.is_true(later.y > l.y)
+    -- the records before it come above it, in file order: the 14th is P1's exit of user event 1 at 7
+    local before
+    for _, x in ipairs(t.lines) do if x.index == 14 then before = x end end
+    assert.are.equal(7, before.time)
+    assert.is_truthy(before.text:find("P1  exit  user event 1", 1, true), before.text)
+    assert.is_true(before.y < l.y)
+    assert.are.equal(l, t.lines[#t.lines]) -- the current one last: nothing read ahead
     local l3 = frame(3).displays.trace.lines
     local c3
     for _, x in ipairs(l3) do if x.current then c3 = x end end
