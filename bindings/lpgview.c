@@ -454,7 +454,7 @@ static int pv_task_of(lua_State *L)
     rt_pg_view *v = check_pv(L, 1)->v;
     double since;
     int t = rt_pg_view_task_of(v, check_proc(L, v, 2), &since);
-    if (t < 0)
+    if (t == -1) /* none; other negative ids are tasks (Paraver's Running: -2) */
         lua_pushnil(L);
     else
         lua_pushinteger(L, t);
@@ -473,7 +473,7 @@ static int pv_task_changes(lua_State *L)
         lua_createtable(L, 2, 0);
         lua_pushnumber(L, c[i].t);
         lua_rawseti(L, -2, 1);
-        if (c[i].s >= 0)
+        if (c[i].s != -1)
             lua_pushinteger(L, c[i].s);
         else
             lua_pushboolean(L, 0);

@@ -222,8 +222,10 @@ local function run(args)
   end
   local unit = args.unit and (UNITS[args.unit] or tonumber(args.unit)) or info.unit
   local lo_t, hi_t = math.max(from or t0, t0), math.min(to or t1, t1)
+  -- the scrolling window: the pre-pass's width (a quarter of the window, rounded up to 1, 2
+  -- or 5 times a power of ten of the pre-pass's unit), so displays scroll by default
   local width = args.scale_width and number(args.scale_width, "--scale-width") * unit
-    or (hi_t - lo_t)
+    or replay.scale_width(hi_t - lo_t, info.unit) * info.unit
   if width <= 0 then width = unit end
   local ctx = {
     P = info.P, info = info, volume = volume, proc = args.proc and math.tointeger(tonumber(args.proc)),
@@ -247,6 +249,7 @@ local function run(args)
   local ok_view, verr = model:attach(rp, { batch = records })
   if not ok_view then cli.input_error(verr) end
   tracker:attach(model, { events = records })
+  tracker:name_tasks(rp)
   ctx.rp = rp
   -- the C rasters restart empty when their window moves: fine for whole-page jumps,
   -- not when the new window overlaps the old one (smooth, jump:J with J < 1)
@@ -457,7 +460,8 @@ return {
     p:option("--pdf", "also write every frame as a PDF page")
     p:option("--pace", "a frame every time:T units or records:N records (default: 100 frames)")
     p:option("--unit", "time unit of --pace, --scale-width, --smoothing: s, ms, us, ns or seconds (default: by the span)")
-    p:option("--scale-width", "width of the scrolling time window, in units (default: the whole run)")
+    p:option("--scale-width", "width of the scrolling time window, in units (default: the pre-pass's width, "
+      .. "about a quarter of the window)")
     p:option("--scroll", "smooth | jump[:J] (jump by J widths, default 1)")
     p:option("--from", "start of the window (seconds; may be negative)")
     p:option("--to", "end of the window (seconds)")

@@ -277,7 +277,7 @@ static void tap_task(void *ud, int proc, double t, int old, int new)
     pg_proc *p = &v->procs[proc];
     if (p->task == new)
         return;
-    if (p->task >= 0) {
+    if (p->task != -1) { /* task ids are region ids, negative ones too (Paraver's Running: -2) */
         rt_pg_task *k = task_get(v, p->task);
         if (k) {
             k->ptime += t - p->since;
@@ -287,7 +287,7 @@ static void tap_task(void *ud, int proc, double t, int old, int new)
         }
         p->task_time += t - p->since;
     }
-    if (new >= 0) {
+    if (new != -1) {
         rt_pg_task *k = task_get(v, new);
         if (k) {
             k->inside++;
@@ -665,7 +665,7 @@ void rt_pg_view_task_columns(const rt_pg_view *v, int p, double lo, double hi, i
         int task = pp->tch[i].s;
         double a = pp->tch[i].t > lo ? pp->tch[i].t : lo;
         double b = i + 1 < pp->ntch && pp->tch[i + 1].t < now ? pp->tch[i + 1].t : now;
-        if (task < 0 || !(b > a))
+        if (task == -1 || !(b > a))
             continue;
         long c0 = (long)floor((a - lo) / dt), c1 = (long)floor((b - lo) / dt);
         if (c1 > W - 1)
@@ -680,14 +680,15 @@ void rt_pg_view_task_columns(const rt_pg_view *v, int p, double lo, double hi, i
                 cur = (int)c;
             }
             col_add(ids, secs, &n, CAP, task, x1 - x0);
-            int best = -1;
+            int best = -1, found = 0;
             double bt = 0;
             for (int k = 0; k < n; k++)
                 if (secs[k] > bt || (secs[k] == bt && ids[k] < best)) {
                     best = ids[k];
                     bt = secs[k];
+                    found = 1;
                 }
-            out[c] = best >= 0 && bt * 2 >= dt ? (mod > 0 ? best % mod : best) : -1;
+            out[c] = found && bt * 2 >= dt ? (mod > 0 ? (best % mod + mod) % mod : best) : -1;
         }
     }
 }
@@ -810,7 +811,7 @@ double rt_pg_view_proc_task_time(const rt_pg_view *v, int p, double t)
 {
     const pg_proc *pp = &v->procs[p];
     double s = pp->task_time;
-    if (pp->task >= 0 && t > pp->since)
+    if (pp->task != -1 && t > pp->since)
         s += t - pp->since;
     return s;
 }

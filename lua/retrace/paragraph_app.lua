@@ -89,6 +89,22 @@ local function add_record(self, rec)
   for _, fn in ipairs(self.listeners) do fn(rec) end
 end
 
+--- Name the tasks after their regions (formats whose regions have names of their own:
+-- OTF2, Paraver, Pajé; PICL's user events stay "task N"): self.names[id] = name.
+-- Regions may be defined as the replay meets them: names are looked up again when a
+-- task appears (Tracker:sync).
+function Tracker:name_tasks(rp)
+  self.naming = rp
+  local defs = rp:defs()
+  self.named = #self.order
+  if defs.format == "picl-old" or defs.format == "picl-new" then self.naming = nil return self end
+  self.names = {}
+  for id, r in pairs(defs.regions or {}) do
+    if r.class == "user" and r.name and r.name ~= "" then self.names[id] = r.name end
+  end
+  return self
+end
+
 --- Read tasks from the view of `model` (retrace.paragraph, attached to a replay)
 -- at every sync. opts.events: the records are the view's events (any format; PICL:
 -- one per record of the file, numbered as in the file).
@@ -108,9 +124,10 @@ function Tracker:sync(t)
     x.start, x.stop, x.ptime, x.inside = k.start, k.stop, k.ptime, k.inside
     x.status = not k.start and "waiting" or k.inside > 0 and "progress" or "done"
   end
+  if self.naming and self.named ~= #self.order then self:name_tasks(self.naming) end
   for p = 0, self.P - 1 do self.cur[p], self.since[p] = view:task_of(p) end
   local latest = view:info().latest_task
-  self.latest = latest >= 0 and latest or nil
+  self.latest = latest ~= -1 and latest or nil -- task ids may be negative (Paraver's Running is -2)
   if self.events then
     local evs = view:events()
     local last = self.records[#self.records]

@@ -40,7 +40,10 @@ local function run(trace, extra)
   local out, data = h.temp_dir(), h.temp_dir()
   local args = { "paragraph", trace, "-o", out, "--pace", "time:1", "--unit", "s", "--smoothing", "2",
                  "--data", data }
-  for _, a in ipairs(extra or {}) do args[#args + 1] = a end
+  local width = true
+  for _, a in ipairs(extra or {}) do args[#args + 1] = a; width = width and a ~= "--scale-width" end
+  -- the values below are worked out over the whole run: a window as wide as cp3's (18 s)
+  if width then args[#args + 1], args[#args + 2] = "--scale-width", "18" end
   local code, _, err = h.retrace(table.unpack(args))
   assert.are.equal(0, code, err)
   local function frame(i) return read_json(string.format("%s/frame_%06d.json", data, i)) end

@@ -72,4 +72,19 @@ describe("paragraph's passes over the trace", function()
       assert.are.equal(s.messages, rows)
     end)
   end
+
+  it("scrolls by default: the window is the pre-pass's width, not the whole run", function()
+    local out = h.temp_dir()
+    local code, stdout, err = h.retrace("paragraph", hand4, "-o", out, "--display", "gantt", "--json")
+    assert.are.equal(0, code, err)
+    h.remove_tree(out)
+    local s = cjson.decode(stdout)
+    -- hand4 spans 0 .. 12 s: unit 10 ms; a quarter of the span is 300 units, rounded up to 500: 5 s
+    assert.are.same({ 0, 12 }, s.span)
+    assert.are.equal(0.01, s.unit)
+    assert.is_true(math.abs(s.scale_width - 5) < 1e-12)
+    -- jump scrolling pages 0-5, 5-10, 10-15: the last frame shows the last page
+    local w = s.displays.gantt.window
+    assert.is_true(math.abs(w[1] - 10) < 1e-12 and math.abs(w[2] - 15) < 1e-12)
+  end)
 end)
