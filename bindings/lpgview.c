@@ -511,7 +511,10 @@ static int pv_events(lua_State *L)
         int64_t record = rt_pg_view_event_record(b->v, i);
         char line[256];
         if (e->raw && src && rt_tsource_is_picl(src)) { /* PICL: the record itself, numbered in the file */
-            rt_lpicl_push_record(L, e->raw);
+            rt_picl_record rec = *(const rt_picl_record *)e->raw;
+            rec.text = NULL; /* pointed into the reader's line of the time: gone */
+            rec.textlen = 0;
+            rt_lpicl_push_record(L, &rec);
             rt_set_int(L, "index", record);
             rt_set_int(L, "record", record);
             rt_tsource_describe(src, e->raw, line, sizeof line);

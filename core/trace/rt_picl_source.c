@@ -341,7 +341,7 @@ rt_tsource *rt_picl_source(rt_picl *reader, int own, rt_err *err)
         return NULL;
     }
     s->compstats = 1;
-    s->base.raw_size = sizeof(rt_picl_record); /* a kept copy's text pointer is not read */
+    s->base.raw_size = sizeof(rt_picl_record); /* a kept copy's text must not be read: it points into a gone line */
     s->base.describe = src_describe;
     if (old && rt_tdefs_add_region(s->base.defs, RT_PICL_COMPSTATS_REGION, "communication call", "compstats",
                                    RT_TC_SYSTEM) != RT_OK) {
