@@ -25,7 +25,8 @@
  *   view:tasks() -> {{id, start, stop, ptime, inside}} by id (start / stop nil before)
  *   view:task_changes(p) -> {{t, task | false}} kept (the first may be at -inf)
  *   view:task_of(p) -> task | nil, since      view:task_time(id, t)      view:proc_task_time(p, t)
- *   view:events() -> {{index, time, proc, kind, region, name, peer, tag, bytes, data = {...}, text}}
+ *   view:events() -> {{index, record, time, proc, kind, region, name, peer, tag, bytes, data = {...}, text}}
+ *                        (PICL: one per record, the record's own table as the PICL reader gives it, index = record)
  *   view:take_events()   -- forget them (application displays take each batch once)
  */
 #include <math.h>
@@ -33,7 +34,9 @@
 
 #include "bind.h"
 #include "lcanvas.h"
+#include "lpicl.h"
 #include "lreplay.h"
+#include "rt_picl_source.h"
 #include "rt_pg_view.h"
 
 #define PGVIEW_T "retrace.PgView"
@@ -451,7 +454,7 @@ static int pv_task_of(lua_State *L)
     rt_pg_view *v = check_pv(L, 1)->v;
     double since;
     int t = rt_pg_view_task_of(v, check_proc(L, v, 2), &since);
-    if (t < 0)
+    if (t == -1) /* none; other negative ids are tasks (Paraver's Running: -2) */
         lua_pushnil(L);
     else
         lua_pushinteger(L, t);
@@ -470,7 +473,7 @@ static int pv_task_changes(lua_State *L)
         lua_createtable(L, 2, 0);
         lua_pushnumber(L, c[i].t);
         lua_rawseti(L, -2, 1);
-        if (c[i].s >= 0)
+        if (c[i].s != -1)
             lua_pushinteger(L, c[i].s);
         else
             lua_pushboolean(L, 0);
@@ -500,12 +503,28 @@ static int pv_events(lua_State *L)
     size_t n = rt_pg_view_nevents(b->v);
     rt_replay *rp = live_replay(L, 1);
     const rt_tdefs *defs = rp ? rt_replay_defs(rp) : NULL;
+    const rt_tsource *src = rp ? rt_replay_source(rp) : NULL;
     lua_createtable(L, (int)(n < 1 << 20 ? n : 1 << 20), 0);
     for (size_t i = 0; i < n; i++) {
         int64_t index;
         const rt_tevent *e = rt_pg_view_event(b->v, i, &index);
-        lua_createtable(L, 0, 12);
+        int64_t record = rt_pg_view_event_record(b->v, i);
+        char line[256];
+        if (e->raw && src && rt_tsource_is_picl(src)) { /* PICL: the record itself, numbered in the file */
+            rt_picl_record rec = *(const rt_picl_record *)e->raw;
+            rec.text = NULL; /* pointed into the reader's line of the time: gone */
+            rec.textlen = 0;
+            rt_lpicl_push_record(L, &rec);
+            rt_set_int(L, "index", record);
+            rt_set_int(L, "record", record);
+            rt_tsource_describe(src, e->raw, line, sizeof line);
+            rt_set_str(L, "text", line);
+            lua_rawseti(L, -2, (lua_Integer)i + 1);
+            continue;
+        }
+        lua_createtable(L, 0, 13);
         rt_set_int(L, "index", index);
+        rt_set_int(L, "record", record);
         rt_set_num(L, "time", e->time);
         rt_set_int(L, "proc", e->proc);
         rt_set_str(L, "kind", rt_te_kind_name(e->kind));
@@ -529,7 +548,6 @@ static int pv_events(lua_State *L)
             }
             lua_setfield(L, -2, "data");
         }
-        char line[256];
         rt_pg_view_describe(e, defs, line, sizeof line);
         rt_set_str(L, "text", line);
         lua_rawseti(L, -2, (lua_Integer)i + 1);

@@ -87,24 +87,6 @@ static void setnum(lua_State *L, const char *k, double v)
     lua_setfield(L, -2, k);
 }
 
-static const char *new_kind(int rectype)
-{
-    switch (rectype) {
-    case RT_PICL_MARK: return "mark";
-    case RT_PICL_ENTRY: return "entry";
-    case RT_PICL_EXIT: return "exit";
-    case RT_PICL_LABEL: return "label";
-    case RT_PICL_DATADESC: return "descriptor";
-    case RT_PICL_MESSAGE: return "message";
-    default:
-        if (rectype <= -101 && rectype >= -105)
-            return "statistics";
-        if (rectype <= -201 && rectype >= -203)
-            return "subset";
-        return "other";
-    }
-}
-
 void rt_lpicl_push_record(lua_State *L, const rt_picl_record *rec)
 {
     char buf[64];
@@ -131,7 +113,7 @@ void rt_lpicl_push_record(lua_State *L, const rt_picl_record *rec)
     if (rec->format == RT_PICL_NEW) {
         rt_set_int(L, "rectype", rec->rectype);
         rt_set_int(L, "event", rec->event);
-        rt_set_str(L, "kind", new_kind(rec->rectype));
+        rt_set_str(L, "kind", rt_picl_rectype_kind(rec->rectype));
         rt_set_int(L, "ndata", rec->ndata_field);
         if (rec->text && rec->textlen > 0 && (rec->rectype == RT_PICL_LABEL || rec->rectype == RT_PICL_DATADESC)) {
             lua_pushlstring(L, rec->text, rec->textlen);

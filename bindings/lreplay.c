@@ -1,12 +1,12 @@
 /*
  * lreplay.c - Lua face of the replay engine (core/msg/rt_replay.h).
  *
- *   local rp = replay.new(trace [, opts])     -- a PICL trace from retrace.picl
+ *   local rp = replay.new(trace [, opts])     -- a PICL trace from retrace.picl, through a PICL source
  *   local rp = replay.open(path [, opts])     -- any trace rt_tsource_open reads
  *     opts: start, stop (window), critical_path (bool), format (open: a format
- *     name, detected by default), and callbacks on_state(proc, time, old, new),
- *     on_interval(iv), on_message(m), on_warning(msg), on_record(rec) (PICL
- *     traces only)  -- called during step / run
+ *     name, detected by default), compstats (PICL source option, default true),
+ *     and callbacks on_state(proc, time, old, new), on_interval(iv),
+ *     on_message(m), on_warning(msg) -- called during step / run
  *   replay.detect(path) -> name, why | nil, message ; replay.formats() -> {names}
  *   rp:step([n]) -> replayed, ended ; rp:run_until(t) -> ended ; rp:run()
  *   rp:now(), rp:records(), rp:finished(), rp:span() -> t0, t1, rp:nprocs()
@@ -16,8 +16,8 @@
  *   rp:defs() -> {format, procs = {{name, path}}, regions = {[id] = {name, class, group}},
  *                 comms = {{id, name, size}}, resolution}
  *   rp:nevents() ; rp:progress() -> bytes read, total ; rp:skipped()
- * The replay keeps its PICL trace alive (user value 1; nil for replay.open, whose
- * source the box owns) and callbacks (user value 2).
+ * The box owns the replay's source; it keeps a PICL trace given to replay.new
+ * alive (user value 1; nil for replay.open) and the callbacks (user value 2).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -29,13 +29,14 @@
 #include "rt_picl_source.h"
 #include "rt_prescan.h"
 #include "rt_replay.h"
+#include "rt_replay_csv.h"
 #include "rt_tsource_open.h"
 
 #define REPLAY_T "retrace.Replay"
 
-enum { CB_STATE, CB_INTERVAL, CB_MESSAGE, CB_WARNING, CB_RECORD, CB_SEND, CB_TASK, CB_COLLECTIVE, CB_COUNT };
+enum { CB_STATE, CB_INTERVAL, CB_MESSAGE, CB_WARNING, CB_SEND, CB_TASK, CB_COLLECTIVE, CB_COUNT };
 static const char *const cb_names[CB_COUNT] = {"on_state", "on_interval", "on_message", "on_warning",
-                                               "on_record", "on_send", "on_task", "on_collective"};
+                                               "on_send", "on_task", "on_collective"};
 
 typedef struct {
     rt_replay *rp;       /* NULL once closed */
@@ -45,6 +46,7 @@ typedef struct {
     int failed;          /* a callback raised: its message is in the registry slot below */
     int errref;
     int64_t lua_calls;   /* callbacks called (so a run can show it made none per event) */
+    rt_replay_csv *csv;  /* CSV files written by this replay's pass (rp:write_csv), NULL none */
 } replay_box;
 
 static replay_box *check_replay(lua_State *L, int i)
@@ -60,6 +62,8 @@ static int replay_close(lua_State *L)
     replay_box *b = luaL_checkudata(L, 1, REPLAY_T);
     if (b->L)
         return luaL_error(L, "cannot close a replay from its own callback");
+    rt_replay_csv_abort(b->csv);
+    b->csv = NULL;
     rt_replay_free(b->rp);
     b->rp = NULL;
     rt_tsource_free(b->src);
@@ -185,15 +189,6 @@ static void cb_warning(void *ud, const char *msg)
     call_cb(b, 1);
 }
 
-static void cb_record(void *ud, const rt_picl_record *rec)
-{
-    replay_box *b = ud;
-    if (!push_cb(b, CB_RECORD))
-        return;
-    rt_lpicl_push_record(b->L, rec);
-    call_cb(b, 1);
-}
-
 static void cb_send(void *ud, const rt_message *m)
 {
     replay_box *b = ud;
@@ -284,6 +279,10 @@ static replay_box *new_box(lua_State *L, rt_replay_opts *o)
     lua_setiuservalue(L, -2, 1);
     lua_pushvalue(L, 2);
     lua_setiuservalue(L, -2, 2);
+    if (lua_getfield(L, 2, "on_record") != LUA_TNIL)
+        luaL_error(L, "replay option on_record: no per-record callback; records reach Lua in batches "
+                      "(the ParaGraph view's events())");
+    lua_pop(L, 1);
     for (int k = 0; k < CB_COUNT; k++) {
         lua_getfield(L, 2, cb_names[k]);
         if (!lua_isnil(L, -1) && !lua_isfunction(L, -1))
@@ -296,12 +295,10 @@ static replay_box *new_box(lua_State *L, rt_replay_opts *o)
     o->on_interval = b->has_cb[CB_INTERVAL] ? cb_interval : NULL;
     o->on_message = b->has_cb[CB_MESSAGE] ? cb_message : NULL;
     o->on_warning = b->has_cb[CB_WARNING] ? cb_warning : NULL;
-    o->on_record = b->has_cb[CB_RECORD] ? cb_record : NULL;
     o->on_send = b->has_cb[CB_SEND] ? cb_send : NULL;
     o->on_task = b->has_cb[CB_TASK] ? cb_task : NULL;
     o->on_collective = b->has_cb[CB_COLLECTIVE] ? cb_collective : NULL;
     o->matrix = rt_opt_bool(L, 2, "matrix", 0);
-    o->no_compstats = !rt_opt_bool(L, 2, "compstats", 1);
     return b;
 }
 
@@ -337,6 +334,8 @@ static void prescan_events(lua_State *L, rt_replay_opts *o)
     o->proc_events = ev;
     o->nproc_events = ev ? n : 0;
 }
+
+static void push_cp(lua_State *L, const rt_critical_path *cp);
 
 /* Push the prescan as a table (see replay.prescan in the header comment). */
 static void push_prescan(lua_State *L, const rt_prescan *ps)
@@ -382,14 +381,19 @@ static void push_prescan(lua_State *L, const rt_prescan *ps)
         lua_rawseti(L, -2, i + 1);
     }
     lua_setfield(L, -2, "procs");
+    if (ps->has_cp) {
+        push_cp(L, &ps->cp);
+        rt_set_int(L, "tachyons", ps->cp_totals.tachyons);
+        lua_setfield(L, -2, "critical_path");
+    }
 }
 
 /* Run the prescan over src and push it (or nil, message). */
-static int prescan_push(lua_State *L, rt_tsource *src)
+static int prescan_push(lua_State *L, rt_tsource *src, int critical_path)
 {
     rt_prescan ps;
     rt_err err;
-    if (rt_prescan_run(src, &ps, &err) != RT_OK)
+    if (rt_prescan_run_cp(src, &ps, critical_path, &err) != RT_OK)
         return rt_push_fail(L, &err);
     push_prescan(L, &ps);
     rt_prescan_clear(&ps);
@@ -427,29 +431,30 @@ static void opts_at_2(lua_State *L)
     lua_settop(L, 2);
 }
 
+/* opts.compstats (index 2, default true) onto a PICL source (nothing for other formats). */
+static void source_options(lua_State *L, rt_tsource *src)
+{
+    if (!rt_opt_bool(L, 2, "compstats", 1))
+        rt_picl_source_set_compstats(src, 0);
+}
+
+/* replay.new(picl trace [, opts]): the trace read through a PICL source of the replay's own. */
 static int l_new(lua_State *L)
 {
     rt_picl *reader = rt_lpicl_check(L, 1);
     opts_at_2(L);
     rt_replay_opts o;
     replay_box *b = new_box(L, &o);
-    prescan_events(L, &o);
     rt_err err;
-    int auto_pre = 0;
-    lua_getfield(L, 2, "prescan");
-    auto_pre = lua_toboolean(L, -1) && !lua_istable(L, -1);
-    lua_pop(L, 1);
-    if (auto_pre) { /* a pass over the reader first, through a source of its own */
-        rt_tsource *pre = rt_picl_source(reader, 0, &err);
-        if (pre && o.no_compstats)
-            rt_picl_source_set_compstats(pre, 0);
-        if (!pre || prescan_auto(L, pre, &o, &err) != RT_OK) {
-            rt_tsource_free(pre);
-            return rt_push_fail(L, &err);
-        }
-        rt_tsource_free(pre);
-    }
-    b->rp = rt_replay_new_picl(reader, &o, &err);
+    rt_tsource *src = rt_picl_source(reader, 0, &err);
+    if (!src)
+        return rt_push_fail(L, &err);
+    b->src = src; /* freed with the box; the reader stays the trace's */
+    source_options(L, src);
+    prescan_events(L, &o);
+    if (prescan_auto(L, src, &o, &err) != RT_OK)
+        return rt_push_fail(L, &err);
+    b->rp = rt_replay_new(src, &o, &err);
     free((void *)o.proc_events);
     if (!b->rp)
         return rt_push_fail(L, &err);
@@ -473,8 +478,7 @@ static int l_open(lua_State *L)
     rt_replay_opts o;
     replay_box *b = new_box(L, &o);
     b->src = src;
-    if (o.no_compstats)
-        rt_picl_source_set_compstats(src, 0);
+    source_options(L, src);
     prescan_events(L, &o);
     if (prescan_auto(L, src, &o, &err) != RT_OK)
         return rt_push_fail(L, &err);
@@ -487,7 +491,8 @@ static int l_open(lua_State *L)
 
 /*
  * replay.prescan(path | picl trace [, opts]) -> table | nil, message.
- * opts: format (a path's format, detected by default), compstats (default true).
+ * opts: format (a path's format, detected by default), compstats (default true),
+ * critical_path (the path of the whole trace as ps.critical_path, from the same pass).
  */
 static int l_prescan(lua_State *L)
 {
@@ -506,9 +511,16 @@ static int l_prescan(lua_State *L)
         return rt_push_fail(L, &err);
     if (!cs)
         rt_picl_source_set_compstats(src, 0);
-    int n = prescan_push(L, src);
+    int n = prescan_push(L, src, rt_opt_bool(L, 2, "critical_path", 0));
     rt_tsource_free(src);
     return n;
+}
+
+/* replay.reads() -> passes over trace files this process began (rt_tsource_passes). */
+static int l_reads(lua_State *L)
+{
+    lua_pushinteger(L, rt_tsource_passes());
+    return 1;
 }
 
 /*
@@ -935,6 +947,68 @@ static int replay_warnings(lua_State *L)
     return 1;
 }
 
+/* Push a critical path as {length, start, stop, segments = {{proc, from, to}}, messages}. */
+static void push_cp(lua_State *L, const rt_critical_path *cp)
+{
+    lua_createtable(L, 0, 5);
+    rt_set_num(L, "length", cp->length);
+    rt_set_num(L, "start", cp->start);
+    rt_set_num(L, "stop", cp->end);
+    lua_createtable(L, cp->nsegments, 0);
+    for (int i = 0; i < cp->nsegments; i++) {
+        lua_createtable(L, 0, 3);
+        rt_set_int(L, "proc", cp->segments[i].proc);
+        rt_set_num(L, "from", cp->segments[i].from);
+        rt_set_num(L, "to", cp->segments[i].to);
+        lua_rawseti(L, -2, i + 1);
+    }
+    lua_setfield(L, -2, "segments");
+    lua_createtable(L, cp->nmessages, 0);
+    for (int i = 0; i < cp->nmessages; i++) {
+        push_message(L, &cp->messages[i]);
+        lua_rawseti(L, -2, i + 1);
+    }
+    lua_setfield(L, -2, "messages");
+}
+
+/*
+ * rp:write_csv(dir, nprocs, t0) -> true | nil, message: states.csv and messages.csv
+ * in dir written by this replay as it runs (rt_replay_csv.h);
+ * rp:commit_csv(t1) -> {states, messages} | nil, message writes them whole.
+ */
+static int replay_write_csv(lua_State *L)
+{
+    replay_box *b = check_replay(L, 1);
+    const char *dir = luaL_checkstring(L, 2);
+    int n = (int)luaL_checkinteger(L, 3);
+    double t0 = luaL_checknumber(L, 4);
+    if (b->csv)
+        return luaL_error(L, "write_csv: this replay already writes CSV files");
+    rt_err err;
+    if (!(b->csv = rt_replay_csv_new(b->rp, dir, n, t0, &err)))
+        return rt_push_fail(L, &err);
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
+static int replay_commit_csv(lua_State *L)
+{
+    replay_box *b = check_replay(L, 1);
+    double t1 = luaL_checknumber(L, 2);
+    if (!b->csv)
+        return luaL_error(L, "commit_csv: no CSV files started (write_csv)");
+    rt_replay_csv *c = b->csv;
+    b->csv = NULL;
+    int64_t ns = 0, nm = 0;
+    rt_err err;
+    if (rt_replay_csv_commit(c, t1, &ns, &nm, &err) != RT_OK)
+        return rt_push_fail(L, &err);
+    lua_createtable(L, 0, 2);
+    rt_set_int(L, "states", ns);
+    rt_set_int(L, "messages", nm);
+    return 1;
+}
+
 static int replay_critical_path(lua_State *L)
 {
     replay_box *b = check_replay(L, 1);
@@ -942,25 +1016,7 @@ static int replay_critical_path(lua_State *L)
     rt_err err;
     if (rt_replay_critical_path(b->rp, &cp, &err) != RT_OK)
         return rt_push_fail(L, &err);
-    lua_createtable(L, 0, 5);
-    rt_set_num(L, "length", cp.length);
-    rt_set_num(L, "start", cp.start);
-    rt_set_num(L, "stop", cp.end);
-    lua_createtable(L, cp.nsegments, 0);
-    for (int i = 0; i < cp.nsegments; i++) {
-        lua_createtable(L, 0, 3);
-        rt_set_int(L, "proc", cp.segments[i].proc);
-        rt_set_num(L, "from", cp.segments[i].from);
-        rt_set_num(L, "to", cp.segments[i].to);
-        lua_rawseti(L, -2, i + 1);
-    }
-    lua_setfield(L, -2, "segments");
-    lua_createtable(L, cp.nmessages, 0);
-    for (int i = 0; i < cp.nmessages; i++) {
-        push_message(L, &cp.messages[i]);
-        lua_rawseti(L, -2, i + 1);
-    }
-    lua_setfield(L, -2, "messages");
+    push_cp(L, &cp);
     rt_critical_path_clear(&cp);
     return 1;
 }
@@ -1072,6 +1128,8 @@ static const luaL_Reg methods[] = {
     {"matrix", replay_matrix},
     {"warnings", replay_warnings},
     {"critical_path", replay_critical_path},
+    {"write_csv", replay_write_csv},
+    {"commit_csv", replay_commit_csv},
     {"defs", replay_defs},
     {"nevents", replay_nevents},
     {"progress", replay_progress},
@@ -1086,6 +1144,7 @@ static const luaL_Reg funcs[] = {
     {"detect", l_detect},
     {"formats", l_formats},
     {"prescan", l_prescan},
+    {"reads", l_reads},
     {"time_unit", l_time_unit},
     {"check_window", l_check_window},
     {"scale_width", l_scale_width},

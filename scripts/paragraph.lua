@@ -187,7 +187,12 @@ local function run(args)
   end
 
   local compstats = not args.no_compstats
-  local info, err = pg.prescan(args.trace, { format = args.format, compstats = compstats })
+  local reads0 = replay.reads()
+  -- the pre-pass is a replay: span, counts and (for the displays that show it) the critical path
+  local want_cp = false
+  for _, id in ipairs(ids) do want_cp = want_cp or id == "critical_path" or id == "stats" end
+  local info, err = pg.prescan(args.trace, { format = args.format, compstats = compstats,
+                                             critical_path = want_cp and not (args.static or args.export or args.timeline_html) })
   if not info then cli.input_error(err) end
   if args.static or args.export or args.timeline_html then
     local res, msg, kind = require("retrace.displays.paragraph.scale_run").run(args, info)
@@ -217,8 +222,35 @@ local function run(args)
   end
   local unit = args.unit and (UNITS[args.unit] or tonumber(args.unit)) or info.unit
   local lo_t, hi_t = math.max(from or t0, t0), math.min(to or t1, t1)
+  -- --stop-at N | record:N | time:T: the replay stops there, the last frame shows that moment
+  local stop_rec, stop_t
+  if args.stop_at then
+    local kind, v = args.stop_at:match("^(%a+):(.+)$")
+    if not kind then kind, v = "record", args.stop_at end
+    if kind == "record" then
+      stop_rec = math.tointeger(tonumber(v))
+      if not stop_rec or stop_rec < 1 then
+        cli.usage_error("--stop-at '" .. args.stop_at .. "': a record number from 1 (N or record:N), or time:T")
+      end
+      if stop_rec > info.records then
+        cli.input_error(string.format("%s: --stop-at record %d: the trace has %d records", args.trace, stop_rec,
+          info.records))
+      end
+    elseif kind == "time" and tonumber(v) then
+      stop_t = tonumber(v)
+      if stop_t < lo_t or stop_t > hi_t then
+        cli.input_error(string.format("%s: --stop-at time %s lies outside the window %.9g .. %.9g s", args.trace, v,
+          lo_t, hi_t))
+      end
+      hi_t = stop_t
+    else
+      cli.usage_error("--stop-at '" .. args.stop_at .. "': use N or record:N (a record number), or time:T (seconds)")
+    end
+  end
+  -- the scrolling window: the pre-pass's width (a quarter of the window, rounded up to 1, 2
+  -- or 5 times a power of ten of the pre-pass's unit), so displays scroll by default
   local width = args.scale_width and number(args.scale_width, "--scale-width") * unit
-    or (hi_t - lo_t)
+    or replay.scale_width(hi_t - lo_t, info.unit) * info.unit
   if width <= 0 then width = unit end
   local ctx = {
     P = info.P, info = info, volume = volume, proc = args.proc and math.tointeger(tonumber(args.proc)),
@@ -231,24 +263,18 @@ local function run(args)
   -- tasks and records (task, trace and application displays), the critical path from a first pass
   local tracker = pgapp.tracker(info)
   ctx.tasks = tracker
-  for _, id in ipairs(ids) do
-    if (id == "critical_path" or id == "stats") and not ctx.path then
-      local cp, cerr = pgapp.critical_path(args.trace, args.format)
-      if not cp then cli.input_error(cerr) end
-      ctx.path = cp
-    end
-  end
-  -- records for the trace and application displays: PICL's own through the replay's
-  -- record callback, the view's events (any format) otherwise
+  ctx.path = info.cp
+  -- records for the trace and application displays: the view's, taken in batches every
+  -- frame (any format; PICL's own records, numbered as in the file)
   local records = appmod ~= nil
   for _, id in ipairs(ids) do records = records or id == "trace" end
-  local picl_records = records and replay.is_picl(args.trace, args.format)
   local ropts = { format = args.format, prescan = info.ps, compstats = compstats }
-  local rp, rerr = replay.new(args.trace, tracker:callbacks(ropts, picl_records))
+  local rp, rerr = replay.new(args.trace, ropts)
   if not rp then cli.input_error(rerr) end
-  local ok_view, verr = model:attach(rp, { batch = records and not picl_records })
+  local ok_view, verr = model:attach(rp, { batch = records })
   if not ok_view then cli.input_error(verr) end
-  tracker:attach(model, { events = records and not picl_records })
+  tracker:attach(model, { events = records })
+  tracker:name_tasks(rp)
   ctx.rp = rp
   -- the C rasters restart empty when their window moves: fine for whole-page jumps,
   -- not when the new window overlaps the old one (smooth, jump:J with J < 1)
@@ -283,6 +309,9 @@ local function run(args)
   if args.data then
     local ok, derr = fs.mkdir_p(args.data)
     if not ok then cli.input_error(derr) end
+    -- the live pass writes the state segments and messages as it runs (in C)
+    ok, derr = rp:write_csv(args.data, info.P, t0)
+    if not ok then cli.input_error(derr) end
   end
   local function write_data(i, t)
     if not args.data then return end
@@ -291,6 +320,7 @@ local function run(args)
     local ok, werr = fs.write_file(string.format("%s/frame_%06d.json", args.data, i), cli.json(out))
     if not ok then cli.input_error(werr) end
   end
+  local advance -- (below)
   local function draw_frame(t)
     ctx.lo, ctx.hi = scroll:update(t)
     local keep = math.min(ctx.lo, t - ctx.smoothing)
@@ -305,6 +335,19 @@ local function run(args)
   ctx.lo, ctx.hi = scroll:update(lo_t)
   frame:draw(require("retrace.canvas").image(W, H), { x = 0, y = 0, w = W, h = H })
   ctx.started = true
+  -- replay to time t, or to the --stop-at record if it comes first (then true: the run ends there)
+  local stopped = false
+  function advance(t)
+    if not stop_rec then return rp:run_until(t) end
+    while rp:records() < stop_rec do
+      local nt = rp:next_time()
+      if not nt then return true end
+      if nt > t then return false end
+      rp:step(1)
+    end
+    stopped = true
+    return true
+  end
   -- bring everything to time t (stepped: the replay already stands where it should)
   local function to_time(t, stepped)
     local lo, hi = ctx.lo, ctx.hi
@@ -313,7 +356,7 @@ local function run(args)
       if ctx.lo ~= lo or ctx.hi ~= hi then tl:set_window(ctx.lo, ctx.hi) end
     end
     local ended = false
-    if not stepped then ended = rp:run_until(t) end
+    if not stepped then ended = advance(t) end
     model:sync(rp, t)
     tracker:sync(t)
     for _, tl in pairs(ctx.timelines or {}) do tl:advance(math.min(t, ctx.hi)) end
@@ -340,6 +383,7 @@ local function run(args)
       k = k + 1
       t = math.min(lo_t + k * dt, hi_t)
       ended = to_time(t)
+      if stopped then t, hi_t = rp:now(), rp:now() end
       if t >= hi_t then ended = true end
       display.update_all(list, model, t)
       if not ended then draw_frame(t); nframes = nframes + 1 end
@@ -350,22 +394,28 @@ local function run(args)
       local done = 0
       while done < nrec do
         local nt = rp:next_time()
-        if not nt or nt > hi_t then ended = true break end
+        if not nt or nt > hi_t or (stop_rec and rp:records() >= stop_rec) then ended = true break end
         done = done + rp:step(1)
       end
+      if stop_rec and rp:records() >= stop_rec then stopped, hi_t = true, rp:now() end
       t = ended and hi_t or math.max(t, rp:now())
       to_time(t, not ended)
       display.update_all(list, model, t)
       if not ended then draw_frame(t); nframes = nframes + 1 end
     end
   end
-  -- the last frame: the end of the window, end-of-run displays
-  to_time(hi_t)
-  if hi_t >= t1 then rp:run() end
+  -- the last frame: the end of the window, end-of-run displays (at a --stop-at: that moment,
+  -- the displays as they stand there)
+  if stopped then
+    to_time(hi_t, true)
+  else
+    to_time(hi_t)
+    if hi_t >= t1 and not stop_t then rp:run() end
+  end
   model:finish(rp, hi_t)
   tracker:sync(hi_t)
   display.update_all(list, model, hi_t)
-  display.finish_all(list, model)
+  if not (stopped or stop_t) then display.finish_all(list, model) end
   draw_frame(hi_t)
   nframes = nframes + 1
   local okf, res = pcall(fw.finish, fw, { html = args.html, mp4 = args.mp4 })
@@ -381,8 +431,11 @@ local function run(args)
                 proc = ctx.proc, smoothing = ctx.smoothing, pace = args.pace, gray = args.gray or false,
                 scroll = args.scroll or "jump", compstats = compstats },
     displays = {}, output = args.output, html = res.html, mp4 = res.mp4, pdf = res.pdf,
-    -- calls into Lua the replay made (none unless records of PICL are asked for) and events replayed
+    -- calls into Lua the replay made (none: records reach Lua in batches) and events replayed
     lua_calls = rp:totals().lua_calls, events = model.view:info().events,
+    -- passes over the trace this run made (the pre-pass and the live pass)
+    reads = replay.reads() - reads0,
+    stopped_at = (stop_rec or stop_t) and { record = rp:records(), time = rp:now() } or nil,
   }
   for i, p in ipairs(info.procs) do summary.first[i], summary.last[i] = p.first, p.last end
   for k, id in ipairs(ids) do summary.displays[id] = clean(list[k]:data()) end
@@ -397,7 +450,7 @@ local function run(args)
     end
     -- and the whole run as CSV (state intervals, messages, tasks, concurrency, matrix)
     local csv, cerr = require("retrace.pgscale").write_csv(args.trace, args.data, { info = info, format = args.format,
-      view = model.view })
+      view = model.view, rp = rp })
     if not csv then cli.input_error(cerr) end
   end
   if args.json then
@@ -454,8 +507,11 @@ return {
     p:option("--pdf", "also write every frame as a PDF page")
     p:option("--pace", "a frame every time:T units or records:N records (default: 100 frames)")
     p:option("--unit", "time unit of --pace, --scale-width, --smoothing: s, ms, us, ns or seconds (default: by the span)")
-    p:option("--scale-width", "width of the scrolling time window, in units (default: the whole run)")
+    p:option("--scale-width", "width of the scrolling time window, in units (default: the pre-pass's width, "
+      .. "about a quarter of the window)")
     p:option("--scroll", "smooth | jump[:J] (jump by J widths, default 1)")
+    p:option("--stop-at", "stop the replay at record N (N or record:N, counted from 1 as in the file) or at "
+      .. "time:T (seconds); the last frame shows that moment")
     p:option("--from", "start of the window (seconds; may be negative)")
     p:option("--to", "end of the window (seconds)")
     p:option("--order", "processor order of the displays that lay processors out: natural | gray (Gray code)")

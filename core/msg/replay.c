@@ -12,19 +12,19 @@
 #include <string.h>
 
 #include "rt_mem.h"
-#include "rt_picl_source.h"
 #include "rt_replay_int.h"
 
 /*
  * Processors an event may name: 0 .. RT_TE_MAXPROC - 1 (a source defines them).
- * Message peers, which come from data values: below RT_PICL_MAXPROC, or below the
+ * Message peers, which come from data values: below RT_REPLAY_MAXPEER, or below the
  * processors the definitions name when there are more (a bogus peer must not
  * grow the processor table without bound).
  */
+#define RT_REPLAY_MAXPEER 65536
 static int peer_ok(const rt_replay *rp, int peer)
 {
     int n = rt_tdefs_nprocs(rp->defs);
-    return peer >= 0 && peer < (n > RT_PICL_MAXPROC ? n : RT_PICL_MAXPROC);
+    return peer >= 0 && peer < (n > RT_REPLAY_MAXPEER ? n : RT_REPLAY_MAXPEER);
 }
 
 const char *rt_state_name(int s)
@@ -386,7 +386,6 @@ rt_replay *rt_replay_new(rt_tsource *src, const rt_replay_opts *opts, rt_err *er
     rp->src = src;
     if (src) {
         rp->defs = src->defs;
-        rp->picl_raw = rt_tsource_is_picl(src);
         if (!src->on_warning) {
             src->on_warning = source_warning;
             src->ud = rp;
@@ -400,26 +399,7 @@ rt_replay *rt_replay_new(rt_tsource *src, const rt_replay_opts *opts, rt_err *er
             return NULL;
         }
         rp->defs = rp->own_defs;
-        rp->picl_raw = 1; /* records fed with rt_replay_feed */
     }
-    return rp;
-}
-
-rt_replay *rt_replay_new_picl(rt_picl *reader, const rt_replay_opts *opts, rt_err *err)
-{
-    if (!reader)
-        return rt_replay_new(NULL, opts, err);
-    rt_tsource *src = rt_picl_source(reader, 0, err);
-    if (!src)
-        return NULL;
-    if (opts && opts->no_compstats)
-        rt_picl_source_set_compstats(src, 0);
-    rt_replay *rp = rt_replay_new(src, opts, err);
-    if (!rp) {
-        rt_tsource_free(src);
-        return NULL;
-    }
-    rp->owned = src;
     return rp;
 }
 
@@ -467,7 +447,6 @@ void rt_replay_free(rt_replay *rp)
         rp->src->on_warning = NULL;
         rp->src->ud = NULL;
     }
-    rt_tsource_free(rp->owned);
     rt_tdefs_free(rp->own_defs);
     free(rp);
 }
@@ -1143,8 +1122,6 @@ static int feed(rt_replay *rp, const rt_tevent *ev, int first, rt_err *err)
         rp->t1 = t;
     if (t > rp->now)
         rp->now = t;
-    if (first && rp->o.on_record && rp->picl_raw && ev->raw)
-        rp->o.on_record(rp->o.ud, ev->raw);
     NOTIFY(rp, on_event, ev);
     int id = ev->proc, st = RT_OK;
     if (p->nheld > 0 && ev->kind != RT_TE_LEAVE && ev->kind != RT_TE_RECV) {
@@ -1218,17 +1195,6 @@ static int continues(const rt_replay *rp, const rt_tevent *ev)
 int rt_replay_feed_event(rt_replay *rp, const rt_tevent *ev, rt_err *err)
 {
     return feed(rp, ev, !continues(rp, ev), err);
-}
-
-int rt_replay_feed(rt_replay *rp, const rt_picl_record *rec, rt_err *err)
-{
-    if (rec->proc < 0)
-        return rt_err_set(err, RT_EINVAL, "replay: negative processor %d", rec->proc);
-    rt_tevent evs[2];
-    int n, st = rt_picl_record_events(rp->defs, rec, evs, &n, err);
-    for (int i = 0; st == RT_OK && i < n; i++)
-        st = feed(rp, &evs[i], i == 0, err);
-    return st;
 }
 
 /* Processor i had its last event: pair its held receives, close what is open, turn it idle. */

@@ -216,11 +216,12 @@ struct rt_picl_record;
 void rt_medea_from_picl(const struct rt_picl_record *rec, rt_medea_rec *out);
 
 /*
- * Replay the PICL trace at path with the message-passing engine and feed every
- * replayed record (old format translated to the new vocabulary) into m. Any
+ * Open the trace at path as a source and feed it into m: a PICL source is
+ * replayed by the message-passing engine and every record (old format
+ * translated to the new vocabulary) fed in file order. Any
  * other message-passing format the dispatcher reads (rt_tsource_open) is fed
  * from its neutral events, regions mapped to event types by class (see
- * rt_medea_picl.c); *skipped is then 0 (such readers refuse malformed input)
+ * rt_medea_feed.c); *skipped is then 0 (such readers refuse malformed input)
  * and *warnings counts the problems the reader worked around.
  * Malformed lines are skipped and counted (*skipped) unless strict; the
  * engine's warnings (unmatched exits, events left open, tachyons) are counted

@@ -6,9 +6,10 @@
  * pending at once, the largest incoming queue, the tasks, and a default time
  * unit and scale width.
  *
- * The pass is a replay without callbacks (rt_replay.h), so its numbers are the
- * replay's own; memory grows with processors, regions, tasks and the messages
- * pending at one time, never with the trace length. The source is rewound
+ * The pass is a real replay without listeners (rt_replay.h), so its numbers are
+ * the replay's own; memory grows with processors, regions, tasks and the
+ * messages pending at one time, never with the trace length (the critical
+ * path, when asked for, keeps its waits in a temporary file). The source is rewound
  * afterwards, ready for the real replay; give that replay the per-processor
  * event counts (rt_replay_opts.proc_events = procs' events, see
  * rt_prescan_events) so processors turn idle at their own last event.
@@ -26,6 +27,7 @@
 #include <stdint.h>
 
 #include "rt_error.h"
+#include "rt_replay.h"
 #include "rt_tevent.h"
 
 typedef struct rt_prescan_proc {
@@ -55,6 +57,9 @@ typedef struct rt_prescan {
     double unit;          /* default time unit, seconds */
     double scale_width;   /* default scale width, in units */
     int64_t *proc_events; /* procs[i].events as one array, for rt_replay_opts.proc_events */
+    int has_cp;           /* rt_prescan_run_cp with critical_path: */
+    rt_critical_path cp;  /* the critical path of the whole trace */
+    rt_replay_totals cp_totals; /* the pass's totals (tachyons, warnings, ...) */
 } rt_prescan;
 
 /*
@@ -63,6 +68,9 @@ typedef struct rt_prescan {
  * the rewind's error. *ps is zeroed first; free it with rt_prescan_clear.
  */
 int rt_prescan_run(rt_tsource *src, rt_prescan *ps, rt_err *err);
+/* The same, and with critical_path the critical path of the trace in ps->cp (has_cp = 1)
+ * from the same pass: one read gives the span, the counts and the path. */
+int rt_prescan_run_cp(rt_tsource *src, rt_prescan *ps, int critical_path, rt_err *err);
 void rt_prescan_clear(rt_prescan *ps);
 
 /*

@@ -61,7 +61,6 @@
 #include <stdint.h>
 
 #include "rt_error.h"
-#include "rt_picl.h"
 #include "rt_tevent.h"
 
 typedef enum { RT_STATE_IDLE = 0, RT_STATE_OVERHEAD = 1, RT_STATE_BUSY = 2, RT_NSTATES = 3 } rt_pstate;
@@ -177,8 +176,6 @@ typedef struct rt_replay_opts {
     void (*on_interval)(void *ud, const rt_interval *iv);
     void (*on_message)(void *ud, const rt_message *m);  /* when a message pairs */
     void (*on_state)(void *ud, int proc, double time, int old_state, int new_state);
-    /* each replayed PICL record (translated to the new format); PICL sources only */
-    void (*on_record)(void *ud, const rt_picl_record *rec);
     void (*on_event)(void *ud, const rt_tevent *ev);  /* every event, before it is replayed */
     /* a message leaves (recv_time NAN; tachyon 1 when its receive was already seen) */
     void (*on_send)(void *ud, const rt_message *m);
@@ -196,7 +193,6 @@ typedef struct rt_replay_opts {
     const int64_t *proc_events;
     int nproc_events;
     int matrix;           /* 1: keep the sender x receiver matrix (rt_replay_matrix) */
-    int no_compstats;     /* rt_replay_new_picl on an old-format trace: leave compstats records as markers */
 } rt_replay_opts;
 
 typedef struct rt_replay rt_replay;
@@ -225,22 +221,16 @@ void rt_replay_remove_tap(rt_replay *rp, void *ud);
 /*
  * New engine over a source (not owned; free it after the replay). The source's
  * warnings join the replay's when it has no on_warning of its own. src may be
- * NULL: then feed events (rt_replay_feed_event) or PICL records
- * (rt_replay_feed) and define regions in rt_replay_defs. opts may be NULL.
- * NULL on allocation failure.
+ * NULL: then feed events (rt_replay_feed_event) and define regions in
+ * rt_replay_defs. Every format, PICL included, enters as a source (PICL's
+ * options, such as compstats, are the source's: rt_picl_source.h). opts may
+ * be NULL. NULL on allocation failure.
  */
 rt_replay *rt_replay_new(rt_tsource *src, const rt_replay_opts *opts, rt_err *err);
-/*
- * Compatibility: a replay pulling from a PICL reader (not owned; old-format
- * records are translated) through a PICL source the replay owns. reader may be NULL.
- */
-rt_replay *rt_replay_new_picl(rt_picl *reader, const rt_replay_opts *opts, rt_err *err);
 void rt_replay_free(rt_replay *rp);
 
 /* Replay one event. RT_OK, RT_ENOMEM, or RT_EINVAL for a processor out of range. */
 int rt_replay_feed_event(rt_replay *rp, const rt_tevent *ev, rt_err *err);
-/* Replay one new-format PICL record (old ones: translate first) as its events. */
-int rt_replay_feed(rt_replay *rp, const rt_picl_record *rec, rt_err *err);
 
 /* The definitions in use: the source's, or the replay's own when it has no source. */
 rt_tdefs *rt_replay_defs(const rt_replay *rp);

@@ -112,10 +112,8 @@ typedef struct region_slot {
 struct rt_replay {
     rt_replay_opts o;
     rt_tsource *src;       /* may be NULL (events fed by the caller) */
-    rt_tsource *owned;     /* a source the replay made and frees (rt_replay_new_picl) */
     rt_tdefs *defs;        /* src's definitions, or own_defs */
     rt_tdefs *own_defs;
-    int picl_raw;          /* ev.raw is an rt_picl_record (on_record applies) */
     /* look-ahead of one event from the source */
     rt_tevent la;
     int has_la, eof;

@@ -1004,3 +1004,59 @@ int rt_picl_format_new(const rt_picl_record *rec, char *buf, size_t cap)
         memcpy(buf, line, n + 1);
     return (int)n;
 }
+
+const char *rt_picl_rectype_kind(int rectype)
+{
+    switch (rectype) {
+    case RT_PICL_MARK: return "mark";
+    case RT_PICL_ENTRY: return "entry";
+    case RT_PICL_EXIT: return "exit";
+    case RT_PICL_LABEL: return "label";
+    case RT_PICL_DATADESC: return "descriptor";
+    case RT_PICL_MESSAGE: return "message";
+    default:
+        if (rectype <= -101 && rectype >= -105)
+            return "statistics";
+        if (rectype <= -201 && rectype >= -203)
+            return "subset";
+        return "other";
+    }
+}
+
+int rt_picl_describe(const rt_picl_record *rec, char *buf, size_t size)
+{
+    size_t n = 0;
+    int w;
+#define PUT(...)                                                                       \
+    do {                                                                               \
+        w = snprintf(buf + (n < size ? n : size), n < size ? size - n : 0, __VA_ARGS__); \
+        if (w > 0)                                                                     \
+            n += (size_t)w;                                                            \
+    } while (0)
+    char words[64];
+    int named = rec->rectype == RT_PICL_ENTRY || rec->rectype == RT_PICL_EXIT || rec->rectype == RT_PICL_MARK;
+    PUT("%.9g  P%d  %s", rec->time, rec->proc, rt_picl_rectype_kind(rec->rectype));
+    if (named)
+        PUT("  %s", rt_picl_event_words(rec->event, words, sizeof words));
+    else
+        PUT("  event %d", rec->event);
+    double bytes;
+    long tag, peer;
+    int m = rt_picl_message_fields(rec, &bytes, &tag, &peer);
+    if (m) {
+        PUT("  %g B  %s %ld  tag %ld", bytes, m == 1 ? "to" : "from", peer, tag);
+    }
+    if (rec->rectype == RT_PICL_MARK && rec->ndata > 0) {
+        PUT("  [");
+        for (int i = 0; i < rec->ndata && i < 8; i++) {
+            double v = rec->data[i];
+            if (v == (double)(long long)v && v > -9e15 && v < 9e15)
+                PUT(i ? " %lld" : "%lld", (long long)v);
+            else
+                PUT(i ? " %.14g" : "%.14g", v);
+        }
+        PUT("]");
+    }
+#undef PUT
+    return (int)n;
+}

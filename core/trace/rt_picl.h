@@ -197,6 +197,16 @@ int rt_picl_event_is_system(int event);
 const char *rt_picl_event_words(int event, char *buf, size_t cap);
 /* Words for a new-format record type ("event entry", "statistics: time", ...). */
 const char *rt_picl_rectype_words(int rectype);
+/* The kind of a new-format record type in one word: "mark", "entry", "exit", "label",
+ * "descriptor", "message", "statistics", "subset", "other". */
+const char *rt_picl_rectype_kind(int rectype);
+/*
+ * One line for a new-format record: "TIME  P<proc>  KIND  NAME  [B B]  [to|from PEER]
+ * [tag T]  [[data...]]" - the event's words (entry, exit and mark records; "event N"
+ * otherwise), a message's bytes, peer and tag, a mark's first 8 data values. The
+ * Trace display's words for PICL. snprintf's contract.
+ */
+int rt_picl_describe(const rt_picl_record *rec, char *buf, size_t size);
 /* Words for an old-format code ("send", "recv_waking", ...); "code N" when unknown. */
 const char *rt_picl_oldcode_words(int code, char *buf, size_t cap);
 

@@ -314,6 +314,12 @@ static void src_free(rt_tsource *base)
     free(s);
 }
 
+static int src_describe(const rt_tsource *base, const void *raw, char *buf, size_t size)
+{
+    (void)base;
+    return rt_picl_describe(raw, buf, size);
+}
+
 static const rt_tsource_ops ops_new = {"picl-new", src_next, src_rewind, src_offset, src_size, src_free};
 static const rt_tsource_ops ops_old = {"picl-old", src_next, src_rewind, src_offset, src_size, src_free};
 
@@ -335,6 +341,8 @@ rt_tsource *rt_picl_source(rt_picl *reader, int own, rt_err *err)
         return NULL;
     }
     s->compstats = 1;
+    s->base.raw_size = sizeof(rt_picl_record); /* a kept copy's text must not be read: it points into a gone line */
+    s->base.describe = src_describe;
     if (old && rt_tdefs_add_region(s->base.defs, RT_PICL_COMPSTATS_REGION, "communication call", "compstats",
                                    RT_TC_SYSTEM) != RT_OK) {
         src_free(&s->base);

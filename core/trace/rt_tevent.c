@@ -7,6 +7,7 @@
  * from region id to its slot. Regions and communicators are allocated one by
  * one so the pointers handed out stay valid while the tables grow.
  */
+#include <stdatomic.h>
 #include "rt_tevent.h"
 
 #include <stdarg.h>
@@ -371,6 +372,9 @@ double rt_tdefs_seconds(const rt_tdefs *d, int64_t ticks)
 
 /* ---- sources ---- */
 
+/* Reads begun by every source of the process (rt_tsource_passes). */
+static atomic_llong passes;
+
 int rt_tsource_init(rt_tsource *s, const rt_tsource_ops *ops, const char *path, rt_err *err)
 {
     memset(s, 0, sizeof *s);
@@ -401,11 +405,14 @@ int rt_tsource_next(rt_tsource *s, rt_tevent *ev, rt_err *err)
     }
     int st = s->ops->next(s, ev, err);
     if (st == RT_OK) {
-        s->events++;
+        if (s->events++ == 0)
+            atomic_fetch_add(&passes, 1);
         st = rt_timespan_add(&s->span, ev->time, s->path, ev->line, "time", err);
     }
     return st;
 }
+
+int64_t rt_tsource_passes(void) { return (int64_t)atomic_load(&passes); }
 
 int rt_tsource_rewind(rt_tsource *s, rt_err *err)
 {
@@ -421,6 +428,13 @@ int rt_tsource_rewind(rt_tsource *s, rt_err *err)
 
 uint64_t rt_tsource_offset(const rt_tsource *s) { return s->ops->offset ? s->ops->offset(s) : 0; }
 uint64_t rt_tsource_size(const rt_tsource *s) { return s->ops->size ? s->ops->size(s) : 0; }
+
+int rt_tsource_describe(const rt_tsource *s, const void *raw, char *buf, size_t size)
+{
+    if (!s || !raw || !s->describe)
+        return -1;
+    return s->describe(s, raw, buf, size);
+}
 
 void rt_tsource_warn(rt_tsource *s, const char *fmt, ...)
 {

@@ -262,6 +262,12 @@ struct rt_tsource {
     char *early;          /* up to RT_TSOURCE_EARLY messages, each NUL-terminated, back to back */
     size_t early_len;
     int nearly;
+    /* Formats whose events carry a record of their own (ev.raw; set by the reader after
+     * rt_tsource_init): its size in bytes, so a consumer can keep a copy (0: no raw
+     * records), and one line describing such a copy in the format's own words
+     * (snprintf's contract; NULL: no words of its own). */
+    size_t raw_size;
+    int (*describe)(const rt_tsource *s, const void *raw, char *buf, size_t size);
 };
 /* Warnings kept for a late on_warning (more are counted only). */
 #define RT_TSOURCE_EARLY 8
@@ -271,6 +277,13 @@ int rt_tsource_init(rt_tsource *s, const rt_tsource_ops *ops, const char *path, 
 /* Next event (counts it). An event whose time makes the trace's span overflow is
  * RT_EFORMAT "FILE:LINE: time: ..." (every format, one rule). */
 int rt_tsource_next(rt_tsource *s, rt_tevent *ev, rt_err *err);
+/*
+ * Passes over trace files begun in this process: every source counts one when
+ * it gives its first event after opening or rewinding (a source opened or
+ * rewound and not read counts nothing). Tools state how often they read a
+ * trace with it (retrace paragraph --json: "reads").
+ */
+int64_t rt_tsource_passes(void);
 /* Rewind, RT_EINVAL when the source cannot. */
 int rt_tsource_rewind(rt_tsource *s, rt_err *err);
 uint64_t rt_tsource_offset(const rt_tsource *s);
@@ -281,6 +294,12 @@ void rt_tsource_warn(rt_tsource *s, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
+/*
+ * One line for a kept copy of a raw record (raw_size bytes of an event's
+ * raw): the format's own description. -1 (buf untouched) when the source has
+ * none or raw is NULL; else the length snprintf would write.
+ */
+int rt_tsource_describe(const rt_tsource *s, const void *raw, char *buf, size_t size);
 /* Free the source, its definitions and its path; NULL allowed. */
 void rt_tsource_free(rt_tsource *s);
 

@@ -36,10 +36,11 @@ typedef struct pair_item {
     double bytes;
 } pair_item;
 
-/* An event kept, with its index among all events. */
+/* An event kept, with its index among all events and the replay's record count then. */
 typedef struct kept_event {
     rt_tevent ev;
-    int64_t index;
+    int64_t index, record;
+    int has_raw;          /* a copy of its raw record is in the view's raws, same slot */
 } kept_event;
 
 struct rt_pg_view {
@@ -75,6 +76,10 @@ struct rt_pg_view {
     kept_event *evs;
     size_t nevs, capevs, ev_head; /* ring: ev_head is the oldest slot */
     int64_t events_seen;
+    /* sources with records of their own (rt_tsource_ops.raw_size): a copy per slot, one slot per record */
+    size_t raw_size;
+    unsigned char *raws;
+    size_t capraws;
 };
 
 static double clip(const rt_pg_view *v, double a, double b)
@@ -272,7 +277,7 @@ static void tap_task(void *ud, int proc, double t, int old, int new)
     pg_proc *p = &v->procs[proc];
     if (p->task == new)
         return;
-    if (p->task >= 0) {
+    if (p->task != -1) { /* task ids are region ids, negative ones too (Paraver's Running: -2) */
         rt_pg_task *k = task_get(v, p->task);
         if (k) {
             k->ptime += t - p->since;
@@ -282,7 +287,7 @@ static void tap_task(void *ud, int proc, double t, int old, int new)
         }
         p->task_time += t - p->since;
     }
-    if (new >= 0) {
+    if (new != -1) {
         rt_pg_task *k = task_get(v, new);
         if (k) {
             k->inside++;
@@ -306,24 +311,38 @@ static void tap_event(void *ud, const rt_tevent *ev)
 {
     rt_pg_view *v = ud;
     v->events_seen++;
-    kept_event k = {*ev, v->events_seen};
+    kept_event k = {*ev, v->events_seen, v->rp ? rt_replay_records(v->rp) : v->events_seen, 0};
     k.ev.raw = NULL;
+    size_t slot;
+    if (v->raw_size && ev->raw) { /* a record of the source's own: kept once, at its first event */
+        if (v->nevs > 0) {
+            size_t lastslot = v->batch ? v->nevs - 1 : (v->ev_head + v->nevs - 1) % (size_t)v->keep_events;
+            if (v->evs[lastslot].record == k.record)
+                return;
+        }
+    }
     if (v->batch) {
-        if (rt_grow((void **)&v->evs, &v->capevs, v->nevs + 1, sizeof *v->evs) != RT_OK) {
+        if (rt_grow((void **)&v->evs, &v->capevs, v->nevs + 1, sizeof *v->evs) != RT_OK ||
+            (v->raw_size && rt_grow((void **)&v->raws, &v->capraws, (v->nevs + 1) * v->raw_size, 1) != RT_OK)) {
             fail(v);
             return;
         }
-        v->evs[v->nevs++] = k;
-        return;
-    }
-    size_t cap = (size_t)v->keep_events;
-    if (v->nevs < cap) {
-        v->evs[(v->ev_head + v->nevs) % cap] = k;
-        v->nevs++;
+        slot = v->nevs++;
     } else {
-        v->evs[v->ev_head] = k;
-        v->ev_head = (v->ev_head + 1) % cap;
+        size_t cap = (size_t)v->keep_events;
+        if (v->nevs < cap) {
+            slot = (v->ev_head + v->nevs) % cap;
+            v->nevs++;
+        } else {
+            slot = v->ev_head;
+            v->ev_head = (v->ev_head + 1) % cap;
+        }
     }
+    if (v->raw_size && ev->raw) {
+        memcpy(v->raws + slot * v->raw_size, ev->raw, v->raw_size);
+        k.has_raw = 1; /* ev.raw is set when read: the batch's copies move as they grow */
+    }
+    v->evs[slot] = k;
 }
 
 /* A processor and its last event time, to sort the finishing order. */
@@ -373,6 +392,13 @@ rt_pg_view *rt_pg_view_new(rt_replay *rp, const rt_pg_view_config *cfg, rt_err *
         v->evs = malloc((size_t)v->keep_events * sizeof *v->evs);
     if (!v->procs || !v->prof || (!v->batch && !v->evs))
         goto nomem;
+    const rt_tsource *src = rp ? rt_replay_source(rp) : NULL;
+    v->raw_size = src ? src->raw_size : 0;
+    if (v->raw_size && !v->batch) {
+        v->capraws = (size_t)v->keep_events * v->raw_size;
+        if (!(v->raws = malloc(v->capraws)))
+            goto nomem;
+    }
     if (rt_grid_new(v->P, 1, RT_STATE_IDLE, &v->grid, err) != RT_OK)
         goto nomem;
     v->count[RT_STATE_IDLE] = v->P;
@@ -464,6 +490,7 @@ void rt_pg_view_free(rt_pg_view *v)
     free(v->colls);
     free(v->tasks);
     free(v->evs);
+    free(v->raws);
     rt_chanmap_free(&v->pairs);
     free(v);
 }
@@ -638,7 +665,7 @@ void rt_pg_view_task_columns(const rt_pg_view *v, int p, double lo, double hi, i
         int task = pp->tch[i].s;
         double a = pp->tch[i].t > lo ? pp->tch[i].t : lo;
         double b = i + 1 < pp->ntch && pp->tch[i + 1].t < now ? pp->tch[i + 1].t : now;
-        if (task < 0 || !(b > a))
+        if (task == -1 || !(b > a))
             continue;
         long c0 = (long)floor((a - lo) / dt), c1 = (long)floor((b - lo) / dt);
         if (c1 > W - 1)
@@ -653,14 +680,15 @@ void rt_pg_view_task_columns(const rt_pg_view *v, int p, double lo, double hi, i
                 cur = (int)c;
             }
             col_add(ids, secs, &n, CAP, task, x1 - x0);
-            int best = -1;
+            int best = -1, found = 0;
             double bt = 0;
             for (int k = 0; k < n; k++)
                 if (secs[k] > bt || (secs[k] == bt && ids[k] < best)) {
                     best = ids[k];
                     bt = secs[k];
+                    found = 1;
                 }
-            out[c] = best >= 0 && bt * 2 >= dt ? (mod > 0 ? best % mod : best) : -1;
+            out[c] = found && bt * 2 >= dt ? (mod > 0 ? (best % mod + mod) % mod : best) : -1;
         }
     }
 }
@@ -783,7 +811,7 @@ double rt_pg_view_proc_task_time(const rt_pg_view *v, int p, double t)
 {
     const pg_proc *pp = &v->procs[p];
     double s = pp->task_time;
-    if (pp->task >= 0 && t > pp->since)
+    if (pp->task != -1 && t > pp->since)
         s += t - pp->since;
     return s;
 }
@@ -794,10 +822,17 @@ size_t rt_pg_view_nevents(const rt_pg_view *v) { return v->nevs; }
 
 const rt_tevent *rt_pg_view_event(const rt_pg_view *v, size_t i, int64_t *index)
 {
-    const kept_event *k = v->batch ? &v->evs[i] : &v->evs[(v->ev_head + i) % (size_t)v->keep_events];
+    size_t slot = v->batch ? i : (v->ev_head + i) % (size_t)v->keep_events;
+    kept_event *k = &v->evs[slot];
     if (index)
         *index = k->index;
+    k->ev.raw = k->has_raw ? v->raws + slot * v->raw_size : NULL;
     return &k->ev;
+}
+
+int64_t rt_pg_view_event_record(const rt_pg_view *v, size_t i)
+{
+    return (v->batch ? &v->evs[i] : &v->evs[(v->ev_head + i) % (size_t)v->keep_events])->record;
 }
 
 int64_t rt_pg_view_events_seen(const rt_pg_view *v) { return v->events_seen; }

@@ -201,10 +201,15 @@ int rt_pg_view_latest_task(const rt_pg_view *v);
 /*
  * Events kept: how many, and the i-th oldest (0 <= i < n) with its 1-based
  * index among all events replayed since the view was made. Pointers valid
- * until the replay runs again. ev->raw is NULL.
+ * until the replay runs again. When the source has records of its own
+ * (rt_tsource.raw_size: PICL) one event is kept per record, its first,
+ * and ev->raw is a copy of the record (rt_tsource_describe words it);
+ * otherwise ev->raw is NULL.
  */
 size_t rt_pg_view_nevents(const rt_pg_view *v);
 const rt_tevent *rt_pg_view_event(const rt_pg_view *v, size_t i, int64_t *index);
+/* The i-th kept event's record: the replay's record count (rt_replay_records) after its event. */
+int64_t rt_pg_view_event_record(const rt_pg_view *v, size_t i);
 /* Events replayed in all. */
 int64_t rt_pg_view_events_seen(const rt_pg_view *v);
 /* Forget the events kept (after an application display took them). */

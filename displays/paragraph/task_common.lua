@@ -14,12 +14,18 @@ function M.color(id, light)
     math.floor((g + (1 - g) * k) * 255 + 0.5), math.floor((b + (1 - b) * k) * 255 + 0.5))
 end
 
---- Legend items of the tasks (at most `max`, then "...").
-function M.items(order, max)
+--- A task's label: its region's name where the format names its tasks (OTF2, Paraver,
+-- Pajé: names = the tracker's names), "task N" otherwise (PICL user events).
+function M.label(id, names)
+  return names and names[id] or ("task " .. id)
+end
+
+--- Legend items of the tasks (at most `max`, then "..."); names as in M.label.
+function M.items(order, max, names)
   local out = {}
   for i, id in ipairs(order) do
     if i > (max or 12) then out[#out + 1] = { "...", "#ffffff" } break end
-    out[#out + 1] = { "task " .. id, M.color(id) }
+    out[#out + 1] = { M.label(id, names), M.color(id) }
   end
   return out
 end

@@ -23,13 +23,13 @@ function D:draw(cv, rect)
   local xs = {}
   for i = 1, #ids do xs[i] = i end
   local labels = {}
-  for i, id in ipairs(ids) do labels[i] = tostring(id) end
+  for i, id in ipairs(ids) do labels[i] = x and x.names and x.names[id] or tostring(id) end
   self.d = common.plot_with_strip(cv, rect, {
     x = { label = "task", lo = 0.4, hi = math.max(#ids, 1) + 0.6, labels = labels },
     y = { label = self.ended and "mean processors" or "processors in the task now",
           lo = 0, hi = math.max(P, 1) } }, nil, function(p)
       for i, id in ipairs(ids) do
-        p:bars({ i }, { vals[i] }, { width = 0.7, color = tc.color(id), label = "task " .. id })
+        p:bars({ i }, { vals[i] }, { width = 0.7, color = tc.color(id), label = tc.label(id, x and x.names) })
       end
     end)
   self.d.tasks, self.d.ended = rows, self.ended or false

@@ -11,7 +11,7 @@ function D:draw(cv, rect)
   local x = tc.tracker(ctx)
   local lo, hi = common.window(ctx)
   local P = ctx.P
-  local d = common.time_frame(cv, rect, lo, hi, common.proc_axis(P), tc.items(x and x.order or {}, 8))
+  local d = common.time_frame(cv, rect, lo, hi, common.proc_axis(P), tc.items(x and x.order or {}, 8, x and x.names))
   local pr = d.plot
   local W = math.max(1, math.floor(pr.w))
   if x and self.t then

@@ -29,7 +29,8 @@ function D:draw(cv, rect)
       cv:text(cx + side / 2, cy + side / 2, tostring(id), { align = "center", valign = "middle",
         size = math.min(12, side / 3), color = require("retrace.colors").contrast(c) })
     end
-    d.tasks[i] = { id = id, status = st, color = c, x = cx + 1, y = cy + 1, w = side - 2, h = side - 2 }
+    d.tasks[i] = { id = id, name = tc.label(id, x.names), status = st, color = c, x = cx + 1, y = cy + 1,
+                   w = side - 2, h = side - 2 }
   end
   cv:restore()
   self.d = d

@@ -67,11 +67,15 @@ function M.nice_ceil(v)
   return 10 * e
 end
 
---- The pre-pass (replay.prescan: one streaming pass of the whole trace). opts: format,
--- compstats (false: old-format PICL compstats brackets are not overhead).
+--- The pre-pass (replay.prescan: one replay of the whole trace). opts: format,
+-- compstats (false: old-format PICL compstats brackets are not overhead),
+-- critical_path (true: info.cp = the critical path from the same pass,
+-- {length, start, stop, segments = {{proc, from, to}}, messages = {{src, dst, send,
+-- recv, bytes}}, tachyons}).
 function M.prescan(path, opts)
   opts = opts or {}
-  local ps, err = replay.prescan(path, { format = opts.format, compstats = opts.compstats })
+  local ps, err = replay.prescan(path, { format = opts.format, compstats = opts.compstats,
+                                         critical_path = opts.critical_path })
   if not ps then return nil, err end
   if ps.t0 == nil or ps.t0 > ps.t1 then return nil, path .. ": no records" end
   local info = { ps = ps, P = ps.processors, span = { ps.t0, ps.t1 }, procs = {}, max_queue = ps.max_queue,
@@ -81,6 +85,14 @@ function M.prescan(path, opts)
   for i = 0, ps.processors - 1 do
     local p = ps.procs[i + 1]
     info.procs[i + 1] = { id = i, first = p and p.first or ps.t1, last = p and p.last or ps.t0 }
+  end
+  local cp = ps.critical_path
+  if cp then
+    info.cp = { length = cp.length, start = cp.start, stop = cp.stop, segments = cp.segments, messages = {},
+                tachyons = cp.tachyons }
+    for i, m in ipairs(cp.messages) do
+      info.cp.messages[i] = { src = m.src, dst = m.dst, send = m.send_time, recv = m.recv_time, bytes = m.bytes }
+    end
   end
   return info
 end

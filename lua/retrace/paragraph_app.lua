@@ -1,16 +1,15 @@
 --- retrace.paragraph_app: what ParaGraph's task, other and application displays
 -- need beyond retrace.paragraph's model: tasks per processor, the records as
 -- they are replayed (the trace display and the user's application displays),
--- the critical path from a first pass, and the statistical summary.
+-- and the statistical summary (the critical path comes from the pre-pass:
+-- retrace.paragraph.prescan with critical_path).
 --
 --   local app = require "retrace.paragraph_app"
 --   local x = app.tracker(info [, {keep = K}])  -- tasks and records
---   x:attach(model [, {events = true}])         -- tasks (and events) from the model's view in C
+--   x:attach(model [, {events = true}])         -- tasks (and records) from the model's view in C
 --   x:sync(t)                                   -- every frame, after model:sync
---   opts = x:callbacks(opts, true)              -- PICL records through the replay's on_record instead
---   x:listen(fn)                                -- fn(rec) for every record or event
+--   x:listen(fn)                                -- fn(rec) for every record (PICL) or event (other formats)
 --   x:task_time(id, t) / x:mean_processors() / x:task_summary(t0, t1)
---   app.critical_path(path [, format]) -> {length, start, stop, segments, messages, tachyons}
 --   app.stats(model, rp, x, cp) -> {processors = {...}, total = {...}}
 --   app.stats_csv(stats) -> text
 --
@@ -75,7 +74,9 @@ function Tracker:switch(p, t, old, new)
   if h[#h][1] == t then h[#h][2] = new or false else h[#h + 1] = { t, new or false } end
 end
 
---- Add a listener fn(rec) called with every record the replay reads (PICL traces).
+--- Add a listener fn(rec) called with every record the replay reads (taken in batches
+-- from the view at each sync: PICL records as the PICL reader gives them, events of
+-- other formats).
 function Tracker:listen(fn)
   self.listeners[#self.listeners + 1] = fn
 end
@@ -88,23 +89,25 @@ local function add_record(self, rec)
   for _, fn in ipairs(self.listeners) do fn(rec) end
 end
 
---- The replay callbacks: on_record when `records` (PICL traces: every record
--- costs a Lua call and table then), chained after one already in opts.
-function Tracker:callbacks(opts, records)
-  opts = opts or {}
-  if not records then return opts end
-  local prev_rec = opts.on_record
-  opts.on_record = function(rec)
-    if prev_rec then prev_rec(rec) end
-    self.nrec = self.nrec + 1
-    rec.index = self.nrec
-    add_record(self, rec)
+--- Name the tasks after their regions (formats whose regions have names of their own:
+-- OTF2, Paraver, Pajé; PICL's user events stay "task N"): self.names[id] = name.
+-- Regions may be defined as the replay meets them: names are looked up again when a
+-- task appears (Tracker:sync).
+function Tracker:name_tasks(rp)
+  self.naming = rp
+  local defs = rp:defs()
+  self.named = #self.order
+  if defs.format == "picl-old" or defs.format == "picl-new" then self.naming = nil return self end
+  self.names = {}
+  for id, r in pairs(defs.regions or {}) do
+    if r.class == "user" and r.name and r.name ~= "" then self.names[id] = r.name end
   end
-  return opts
+  return self
 end
 
 --- Read tasks from the view of `model` (retrace.paragraph, attached to a replay)
--- at every sync. opts.events: the records are the view's events (any format).
+-- at every sync. opts.events: the records are the view's events (any format; PICL:
+-- one per record of the file, numbered as in the file).
 function Tracker:attach(model, opts)
   self.model = model
   self.events = opts and opts.events or false
@@ -121,9 +124,10 @@ function Tracker:sync(t)
     x.start, x.stop, x.ptime, x.inside = k.start, k.stop, k.ptime, k.inside
     x.status = not k.start and "waiting" or k.inside > 0 and "progress" or "done"
   end
+  if self.naming and self.named ~= #self.order then self:name_tasks(self.naming) end
   for p = 0, self.P - 1 do self.cur[p], self.since[p] = view:task_of(p) end
   local latest = view:info().latest_task
-  self.latest = latest >= 0 and latest or nil
+  self.latest = latest ~= -1 and latest or nil -- task ids may be negative (Paraver's Running is -2)
   if self.events then
     local evs = view:events()
     local last = self.records[#self.records]
@@ -200,25 +204,6 @@ function Tracker:raster(p, lo, hi, W, now, add)
       end
     end
   end
-end
-
---- The critical path of the trace at `path`, from a replay of its own (a first
--- pass before the animation): {length, start, stop, segments = {{proc, from, to}},
--- messages = {{src, dst, send, recv, bytes}}, tachyons}.
-function M.critical_path(path, format)
-  local rp, err = replay.new(path, { format = format, critical_path = true })
-  if not rp then return nil, err end
-  local ok, rerr = pcall(rp.run, rp)
-  if not ok then return nil, tostring(rerr) end
-  local cp, cerr = rp:critical_path()
-  if not cp then return nil, cerr end
-  local out = { length = cp.length, start = cp.start, stop = cp.stop, segments = {}, messages = {},
-                tachyons = rp:totals().tachyons }
-  for i, s in ipairs(cp.segments) do out.segments[i] = { proc = s.proc, from = s.from, to = s.to } end
-  for i, m in ipairs(cp.messages) do
-    out.messages[i] = { src = m.src, dst = m.dst, send = m.send_time, recv = m.recv_time, bytes = m.bytes }
-  end
-  return out
 end
 
 --- Per processor time on the critical path (seconds): {[p] = s}.

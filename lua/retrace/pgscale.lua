@@ -301,6 +301,18 @@ end
 
 local function num(v) return string.format("%.17g", v) end
 
+-- tasks.csv: each task's first start, last end (t1 while open), percent of [t0, t1], count
+local function write_tasks(open, rp, t0, t1)
+  local ft, err = open("tasks.csv", "task,start,end,percent,count")
+  if not ft then return nil, err end
+  for _, k in ipairs(rp:tasks()) do
+    local stop = k.last_end or t1
+    ft:write(k.task, ",", num(k.first_start), ",", num(stop), ",",
+      num(t1 > t0 and 100 * (stop - k.first_start) / (t1 - t0) or 0), ",", k.count, "\n")
+  end
+  return true
+end
+
 --- CSV files of a whole run in folder dir (numbers written so they read back
 -- exactly; times in seconds):
 --   states.csv       proc,state,start,end         every maximal state segment
@@ -310,7 +322,9 @@ local function num(v) return string.format("%.17g", v) end
 --   matrix.csv       src,dst,count,bytes          the cumulative sender x receiver matrix (non-zero cells)
 -- One replay, streamed (state segments and messages go to disk as they come).
 -- opts: format, info (the pre-pass), view (retrace.core.pgview of the live pass, synced
--- to the end: the matrix and the concurrency profile come from it, over its window).
+-- to the end: the matrix and the concurrency profile come from it, over its window),
+-- rp (that live pass, which wrote states.csv and messages.csv in C as it ran:
+-- rp:write_csv(dir, P, t0) before it ran; no replay of its own then).
 -- Returns {files = {...}, states =, messages =} | nil, message.
 function M.write_csv(path, dir, opts)
   local replay = require "retrace.replay"
@@ -334,10 +348,11 @@ function M.write_csv(path, dir, opts)
     end
     return true
   end
+  local t0 = info.span[1]
+  if opts.rp then return M.finish_csv(dir, opts, open, close_all, commit_all, files) end
   local fs_, e1 = open("states.csv", "proc,state,start,end")
   local fm, e2 = fs_ and open("messages.csv", "src,dst,tag,bytes,send,recv")
   if not fs_ or not fm then close_all() return nil, e1 or e2 end
-  local t0 = info.span[1]
   local nstates, nmsg = 0, 0
   local track = M.state_tracker(t0, function(p, st, from, to)
     fs_:write(p, ",", st, ",", num(from), ",", num(to), "\n")
@@ -374,13 +389,8 @@ function M.write_csv(path, dir, opts)
   local t1 = info.span[2]
   account(t1)
   track.finish(t1)
-  local ft, e3 = open("tasks.csv", "task,start,end,percent,count")
-  if not ft then close_all() return nil, e3 end
-  for _, k in ipairs(rp:tasks()) do
-    local stop = k.last_end or t1
-    ft:write(k.task, ",", num(k.first_start), ",", num(stop), ",",
-      num(t1 > t0 and 100 * (stop - k.first_start) / (t1 - t0) or 0), ",", k.count, "\n")
-  end
+  local tok, e3 = write_tasks(open, rp, t0, t1)
+  if not tok then close_all() return nil, e3 end
   local fc, e4 = open("concurrency.csv", "processors,busy,overhead,idle")
   if not fc then close_all() return nil, e4 end
   if opts.view then -- states 0 idle, 1 overhead, 2 busy
@@ -410,6 +420,31 @@ function M.write_csv(path, dir, opts)
   local cok, cerr = commit_all()
   if not cok then return nil, cerr end
   return { files = files, states = nstates, messages = nmsg }
+end
+
+-- The CSV files of a live pass (opts.rp, opts.view) that ran to the end of its window:
+-- its states and messages committed, tasks, concurrency and matrix from it.
+function M.finish_csv(dir, opts, open, close_all, commit_all, files)
+  local info, rp, view = opts.info, opts.rp, opts.view
+  local t0, t1 = info.span[1], opts.t1 or info.span[2]
+  local res, err = rp:commit_csv(t1)
+  if not res then return nil, err end
+  table.insert(files, 1, dir .. "/messages.csv")
+  table.insert(files, 1, dir .. "/states.csv")
+  local tok, e3 = write_tasks(open, rp, t0, t1)
+  if not tok then close_all() return nil, e3 end
+  local fc, e4 = open("concurrency.csv", "processors,busy,overhead,idle")
+  if not fc then close_all() return nil, e4 end
+  local vp = view:profile() -- states 0 idle, 1 overhead, 2 busy
+  for k = 0, info.P do
+    fc:write(k, ",", num(vp[2][k + 1] or 0), ",", num(vp[1][k + 1] or 0), ",", num(vp[0][k + 1] or 0), "\n")
+  end
+  local fx, e5 = open("matrix.csv", "src,dst,count,bytes")
+  if not fx then close_all() return nil, e5 end
+  for _, q in ipairs(view:matrix()) do fx:write(q.src, ",", q.dst, ",", q.count, ",", num(q.bytes), "\n") end
+  local cok, cerr = commit_all()
+  if not cok then return nil, cerr end
+  return { files = files, states = res.states, messages = res.messages }
 end
 
 --- Write one self-contained HTML file (no server: it opens from disk) with the

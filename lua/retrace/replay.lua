@@ -4,9 +4,11 @@
 --
 --   local rp = replay.new(trace_or_path [, opts])
 --     opts: start, stop (window over which times and counts accumulate),
---           critical_path = true, format / strict (when given a path), and
+--           critical_path = true, format / strict (when given a path),
+--           compstats = false (old-format PICL: an option of the PICL source), and
 --           callbacks on_state(proc, t, old, new), on_interval(iv),
---           on_message(m), on_warning(msg), on_record(rec) (PICL only)
+--           on_message(m), on_warning(msg). Records reach Lua in batches, through
+--           the ParaGraph view's events() (retrace.paragraph), never one call each.
 --   replay.open(path [, opts]) -- any trace, through the format-neutral source
 --   replay.detect(path) -> format name (false when not a trace), why
 --   rp:defs() -> {format, procs, regions = {[id] = {name, class, group}}, comms}
@@ -42,6 +44,9 @@ M.prescan = core.replay.prescan
 M.check_window = core.replay.check_window
 
 M.open = core.replay.open
+--- replay.reads() -> passes over trace files this process has begun (every source
+-- counts one when it gives its first event after opening or rewinding).
+M.reads = core.replay.reads
 M.detect = core.replay.detect
 M.formats = core.replay.formats
 

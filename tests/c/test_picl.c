@@ -17,7 +17,23 @@
 #include "rt_test.h"
 
 #include "rt_picl.h"
+#include "rt_picl_source.h"
 #include "rt_replay.h"
+
+/* Replay one new-format record as the PICL source gives it: its events, one record of the
+ * file (the copy alternates between two buffers so consecutive records never share one). */
+static int feed_record(rt_replay *rp, const rt_picl_record *rec, rt_err *err)
+{
+    static rt_picl_record buf[2];
+    static int k;
+    k ^= 1;
+    buf[k] = *rec;
+    rt_tevent evs[2];
+    int n, st = rt_picl_record_events(rt_replay_defs(rp), &buf[k], evs, &n, err);
+    for (int i = 0; st == RT_OK && i < n; i++)
+        st = rt_replay_feed_event(rp, &evs[i], err);
+    return st;
+}
 
 static void parse_ok(int format, const char *line, rt_picl_record *rec)
 {
@@ -305,7 +321,7 @@ static void test_random_states_vs_model(void **state)
                 recs[j - 1] = t;
             }
         for (int i = 0; i < nr; i++)
-            assert_int_equal(rt_replay_feed(rp, &recs[i], NULL), RT_OK);
+            assert_int_equal(feed_record(rp, &recs[i], NULL), RT_OK);
         assert_int_equal(rt_replay_finish(rp, NULL), RT_OK);
         double t0, t1;
         rt_replay_span(rp, &t0, &t1);
@@ -373,10 +389,10 @@ static void test_random_fifo_vs_model(void **state)
             r.data[2] = 1;
             sends[tag][ns[tag]] = t;
             sbytes[tag][ns[tag]++] = r.data[0];
-            rt_replay_feed(rp, &r, NULL);
+            feed_record(rp, &r, NULL);
             r.rectype = RT_PICL_EXIT;
             r.ndata = 0;
-            rt_replay_feed(rp, &r, NULL);
+            feed_record(rp, &r, NULL);
         }
         double want_send[12], want_bytes[12];
         for (int i = 0; i < 12; i++) {
@@ -390,13 +406,13 @@ static void test_random_fifo_vs_model(void **state)
             r.event = -52;
             r.time = t;
             r.ndata = 0;
-            rt_replay_feed(rp, &r, NULL);
+            feed_record(rp, &r, NULL);
             r.rectype = RT_PICL_EXIT;
             r.ndata = 3;
             r.data[0] = 0;
             r.data[1] = tag;
             r.data[2] = 0;
-            rt_replay_feed(rp, &r, NULL);
+            feed_record(rp, &r, NULL);
             want_send[i] = sends[tag][nrcv[tag]];
             want_bytes[i] = sbytes[tag][nrcv[tag]++];
         }
@@ -436,9 +452,9 @@ static void test_intervals_table5(void **state)
                                     "-4 0 0.002067 6 0 0\n");
     iv_log log = {0};
     rt_err err;
-    rt_picl *r = rt_picl_open(path, NULL, &err);
+    rt_tsource *r = rt_picl_source_open(path, NULL, &err);
     rt_replay_opts o = {.on_interval = log_iv, .ud = &log};
-    rt_replay *rp = rt_replay_new_picl(r, &o, &err);
+    rt_replay *rp = rt_replay_new(r, &o, &err);
     assert_int_equal(rt_replay_run(rp, &err), RT_OK);
     assert_int_equal(log.n, 6);
     /* closing order: -52, -52, -21, 2, 1, 0 */
@@ -455,7 +471,7 @@ static void test_intervals_table5(void **state)
     assert_int_equal(log.iv[2].sys_depth, 0);
     assert_int_equal(log.iv[2].user_depth, 2);
     rt_replay_free(rp);
-    rt_picl_free(r);
+    rt_tsource_free(r);
     rt_test_remove(path);
 }
 
@@ -476,14 +492,14 @@ static void test_bad_peers(void **state)
     rt_replay *rp = rt_replay_new(NULL, &o, NULL);
     rt_picl_record r;
     parse_ok(RT_PICL_NEW, "-3 -21 1.0 0 0 3 2 8 1 1000000000", &r);
-    assert_int_equal(rt_replay_feed(rp, &r, NULL), RT_OK);
+    assert_int_equal(feed_record(rp, &r, NULL), RT_OK);
     /* a record with no line (fed, not read) is placed by its processor and position */
     assert_string_equal(w[1], "processor 0: send at 1.000000 (event 2 of processor 0) names no destination processor "
                               "(1000000000); not paired");
     /* a receive is paired (here: warned about) when it comes, before the exit that carries it,
      * which then closes nothing */
     parse_ok(RT_PICL_NEW, "-4 -51 2.0 1 0 3 2 8 1 -1", &r);
-    assert_int_equal(rt_replay_feed(rp, &r, NULL), RT_OK);
+    assert_int_equal(feed_record(rp, &r, NULL), RT_OK);
     assert_string_equal(w[0], "processor 1: receive at 2.000000 names no source processor (-1); not paired");
     assert_string_equal(w[1], "processor 1: exit of receive at 2.000000 (event 2 of processor 1) closes no open event");
     assert_int_equal(rt_replay_nprocs(rp), 2);
@@ -521,7 +537,7 @@ static void test_random_lines(void **state)
             if (r == 1 && fmt == RT_PICL_NEW) {
                 parsed++;
                 rec.time = i * 1e-3; /* keep the replay in time order */
-                assert_int_equal(rt_replay_feed(rp, &rec, NULL), RT_OK);
+                assert_int_equal(feed_record(rp, &rec, NULL), RT_OK);
             }
         }
     }

@@ -187,7 +187,7 @@ describe("critical path on hand-made traces", function()
     for i, pace in ipairs({ "time:0.25", "time:1.5", "time:4" }) do
       local out, data = h.temp_dir(), h.temp_dir()
       local code, _, err = h.retrace("paragraph", file, "-o", out, "--display", "critical_path", "--pace", pace,
-        "--unit", "s", "--data", data)
+        "--unit", "s", "--scale-width", "11", "--data", data) -- the whole run in the window at the end
       assert.are.equal(0, code, err)
       local d = cjson.decode(h.slurp(data .. "/summary.json")).displays.critical_path
       local cp = d.critical_path

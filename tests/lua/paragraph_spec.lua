@@ -25,7 +25,10 @@ local function run(extra)
   local out, data = h.temp_dir(), h.temp_dir()
   local args = { "paragraph", fixture, "-o", out, "--all", "--pace", "time:0.5", "--unit", "s",
                  "--smoothing", "2", "--data", data }
-  for _, a in ipairs(extra or {}) do args[#args + 1] = a end
+  local width = true
+  for _, a in ipairs(extra or {}) do args[#args + 1] = a; width = width and a ~= "--scale-width" end
+  -- the values below are worked out over the whole run: a window as wide as the run (8 s)
+  if width then args[#args + 1], args[#args + 2] = "--scale-width", "8" end
   local code, _, err = h.retrace(table.unpack(args))
   assert.are.equal(0, code, err)
   local function frame(i) return read_json(string.format("%s/frame_%06d.json", data, i)) end

@@ -33,13 +33,25 @@ local function run(trace, ...)
 end
 
 describe("paragraph's view", function()
-  it("replays without calling Lua per event, whatever the displays (PICL records aside)", function()
+  it("replays without calling Lua per event, whatever the displays, PICL records included", function()
     local s = run(fixture, "--display", "gantt,spacetime,comm_matrix,kiviat,node_stats,task_gantt,stats,queues")
     assert.are.equal(0, s.lua_calls)
     assert.is_true(s.events > s.records) -- hand4's send and receive records are two events each
-    -- PICL records for the Trace display come through the replay's record callback, one call each
-    local s2 = run(fixture, "--display", "trace")
-    assert.are.equal(s2.records, s2.lua_calls)
+    -- PICL records for the Trace and application displays come from the view's ring in
+    -- batches: no call per record, every record once (not once per event), in PICL's words
+    local s2 = run(fixture, "--display", "trace", "--app", counter)
+    assert.are.equal(0, s2.lua_calls)
+    local c = s2.displays.counter
+    assert.are.equal(s2.records, c.n)
+    local n = {}
+    for rec in assert(core.picl.open(fixture)):records() do n[rec.kind] = (n[rec.kind] or 0) + 1 end
+    assert.are.same(n, c.kinds)
+    local t = s2.displays.trace
+    assert.are.equal(s2.records, t.current)
+    local cur
+    for _, l in ipairs(t.lines) do if l.current then cur = l end end
+    assert.are.equal(s2.records, cur.index)
+    assert.is_truthy(cur.text:find("P" .. math.tointeger(cur.proc) .. "  " .. "exit", 1, true), cur.text)
   end)
 
   for _, case in ipairs({ { "otf2/pingpong/traces.otf2", 116 }, { "paraver/qsort_beo3.prv", 1072 },

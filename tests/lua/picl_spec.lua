@@ -345,11 +345,25 @@ describe("replay: event table, window, stepping, critical path", function()
 
   it("raises the error of a failing callback and stops", function()
     local t = assert(picl.open(fixture("critical.trf")))
-    local rp = replay.new(t, { on_record = function(rec) if rec.time >= 2 then error("stop here") end end })
+    local rp = replay.new(t, { on_state = function(_, time) if time >= 2 then error("stop here") end end })
     local ok, err = pcall(rp.run, rp)
     assert.is_false(ok)
     assert.truthy(tostring(err):find("stop here", 1, true))
-    assert.are.equal(12, rp:records())
+    -- stopped at the first record at 2 s or later that changes a state
+    assert.is_true(rp:now() >= 2)
+    local n, stop = 0, nil
+    for rec in assert(picl.open(fixture("critical.trf"))):records() do
+      n = n + 1
+      if rec.time >= 2 and not stop then stop = n end
+    end
+    assert.is_true(rp:records() >= stop and rp:records() < n)
+  end)
+
+  it("has no per-record Lua callback (records reach Lua in batches)", function()
+    local t = assert(picl.open(fixture("critical.trf")))
+    local ok, err = pcall(replay.new, t, { on_record = function() end })
+    assert.is_false(ok)
+    assert.truthy(tostring(err):find("on_record", 1, true))
   end)
 
   it("a callback cannot close, step, run or finish its own replay", function()
@@ -378,7 +392,7 @@ describe("replay: event table, window, stepping, critical path", function()
   it("a callback cannot close, read or rewind the trace its replay reads", function()
     for _, what in ipairs({ "close", "next", "records", "rewind" }) do
       local t = assert(picl.open(fixture("critical.trf")))
-      local rp = replay.new(t, { on_record = function() t[what](t) end })
+      local rp = replay.new(t, { on_state = function() t[what](t) end })
       local ok, err = pcall(rp.run, rp)
       assert.is_false(ok)
       local verb = ({ close = "close", next = "read", records = "read", rewind = "rewind" })[what]

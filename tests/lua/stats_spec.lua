@@ -100,16 +100,25 @@ describe("retrace.replay over the dispatcher", function()
     old:close()
   end)
 
-  it("keeps on_record for PICL traces opened through the dispatcher", function()
-    local seen, sends = 0, 0
-    local rp = assert(replay.open(fixture("fifo.trf"), { on_record = function(rec)
-      seen = seen + 1
-      if rec.kind == "entry" and rec.dest then sends = sends + 1 end
-    end }))
-    rp:run()
-    assert.are.equal(rp:records(), seen)
-    assert.are.equal(rp:totals().kinds.send, sends)
-    rp:close()
+  it("reads PICL's compstats option as an option of the PICL source", function()
+    -- old format: a send at 200 bracketed by compstats at 200 and 500, a receive at 700 by 700 and 900
+    local old = h.fixtures .. "/medea/old-compstats.trf"
+    for _, open in ipairs({ function(o) return replay.open(old, o) end,
+                            function(o) return replay.new(assert(require("retrace.picl").open(old)), o) end }) do
+      local on, off = assert(open({ compstats = true })), assert(open({ compstats = false }))
+      on:run()
+      off:run()
+      local a, b = on:totals().kinds, off:totals().kinds
+      assert.are.equal(2, a.enter - b.enter)   -- two communication calls
+      assert.are.equal(2, a.leave - b.leave)
+      assert.are.equal(4, b.marker - a.marker) -- their four compstats records are markers without
+    end
+    -- the plain PICL fixture is new-format: the option changes nothing there
+    local on = assert(replay.open(fixture("fifo.trf"), { compstats = true }))
+    local off = assert(replay.open(fixture("fifo.trf"), { compstats = false }))
+    on:run()
+    off:run()
+    assert.are.same(on:totals().kinds, off:totals().kinds)
   end)
 
   it("detect names formats and companions", function()

@@ -1,10 +1,13 @@
 /*
- * rt_medea_picl.c - feed a message-passing trace into the MEDEA parameter accumulator.
+ * rt_medea_feed.c - feed a message-passing trace into the MEDEA parameter accumulator.
  *
- * A PICL trace is replayed by the message-passing engine (rt_replay.h), which
- * reads it through the PICL source (old-format records translated to the new
- * vocabulary); its record callback hands every replayed record to the
- * accumulator, so MEDEA sees exactly what every other consumer of the engine sees.
+ * Every trace enters as a trace source (rt_tsource_open's detector). A PICL
+ * source is replayed by the message-passing engine (rt_replay.h), whose
+ * warnings MEDEA counts; a listener of the replay's events hands the record
+ * each file record's first event carries (ev.raw: the new-format record, old
+ * formats translated by the source) to the accumulator, in file order, so
+ * MEDEA sees what every other consumer of the source sees, with PICL's own
+ * event numbers and statistics records.
  *
  * Any other format the dispatcher reads (OTF2, Paraver, Pajé) is fed from its
  * neutral events: regions become MEDEA event types by class (user regions keep
@@ -19,6 +22,7 @@
 #include "rt_medea.h"
 #include "rt_mem.h"
 #include "rt_picl.h"
+#include "rt_picl_source.h"
 #include "rt_replay.h"
 #include "rt_tsource_open.h"
 
@@ -53,9 +57,11 @@ typedef struct comp_st {
     int call;            /* -21 or -51: the last send / receive since then, 0 none */
 } comp_st;
 
-/* The replay's record callback: every replayed record into the accumulator. */
+/* The replay's listener: every replayed record into the accumulator. */
 typedef struct feed_ctx {
     rt_medea *m;
+    rt_replay *rp;
+    int64_t record;      /* the replay's record count at the last record fed */
     const char *path;
     int status;          /* first failure of rt_medea_add */
     rt_err err;
@@ -134,11 +140,14 @@ static void keep_stats(feed_ctx *c, const rt_picl_record *rec)
     }
 }
 
-static void on_record(void *ud, const rt_picl_record *rec)
+static void on_event(void *ud, const rt_tevent *ev)
 {
     feed_ctx *c = ud;
-    if (c->status != RT_OK)
-        return;
+    int64_t record = rt_replay_records(c->rp);
+    if (c->status != RT_OK || !ev->raw || record == c->record)
+        return; /* a record's later events (a send entry's SEND) */
+    c->record = record;
+    const rt_picl_record *rec = ev->raw;
     if (rec->rectype <= RT_PICL_STAT_TIME && rec->rectype >= RT_PICL_STAT_SIZE) {
         keep_stats(c, rec);
         return;
@@ -302,30 +311,37 @@ int rt_medea_feed_file(rt_medea *m, const char *path, int strict, unsigned long 
                        unsigned long *warnings, rt_err *err)
 {
     const char *name = NULL;
-    if (rt_tsource_detect(path, &name, NULL, 0) == RT_OK && name && strncmp(name, "picl", 4) != 0) {
-        rt_tsource *src = rt_tsource_open(path, NULL, err); /* a companion file or no reader: its error */
-        if (!src)
-            return err ? err->status : RT_EFORMAT;
+    rt_tsource *src;
+    if (rt_tsource_detect(path, &name, NULL, 0) == RT_OK && name && strncmp(name, "picl", 4) != 0)
+        src = rt_tsource_open(path, NULL, err); /* a companion file or no reader: its error */
+    else { /* PICL, or no format at all: the PICL reader's own message */
+        rt_picl_opts opts = {0};
+        opts.strict = strict;
+        src = rt_picl_source_open(path, &opts, err);
+    }
+    if (!src)
+        return err ? err->status : RT_EFORMAT;
+    if (!rt_tsource_is_picl(src)) {
         int st = rt_medea_feed_source(m, src, skipped, warnings, err);
         rt_tsource_free(src);
         return st;
     }
-    rt_picl_opts opts = {0};
-    opts.strict = strict;
-    rt_picl *r = rt_picl_open(path, &opts, err);
-    if (!r)
-        return err ? err->status : RT_EIO;
     feed_ctx c = {0};
     c.m = m;
     c.path = path;
     c.status = RT_OK;
-    c.old = rt_picl_format(r) == RT_PICL_OLD;
+    c.old = strcmp(src->ops->format, "picl-old") == 0;
     rt_replay_opts ro = {0};
     ro.ud = &c;
-    ro.on_record = on_record;
     ro.on_warning = on_warning;
-    rt_replay *rp = rt_replay_new_picl(r, &ro, err);
-    int st = rp ? rt_replay_run(rp, err) : RT_ENOMEM;
+    rt_replay *rp = rt_replay_new(src, &ro, err);
+    int st = rp ? RT_OK : RT_ENOMEM;
+    c.rp = rp;
+    rt_replay_tap tap = {.ud = &c, .on_event = on_event};
+    if (st == RT_OK && (st = rt_replay_add_tap(rp, &tap)) != RT_OK)
+        rt_err_set(err, st, "MEDEA: the replay has no room for a listener");
+    if (st == RT_OK)
+        st = rt_replay_run(rp, err);
     if (st == RT_OK && c.status != RT_OK) {
         st = c.status;
         if (err)
@@ -338,10 +354,10 @@ int rt_medea_feed_file(rt_medea *m, const char *path, int strict, unsigned long 
     free(c.comp);
     free(c.stats);
     if (skipped)
-        *skipped = rt_picl_skipped(r);
+        *skipped = rt_picl_skipped(rt_picl_source_reader(src));
     if (warnings)
         *warnings = c.warnings;
     rt_replay_free(rp);
-    rt_picl_free(r);
+    rt_tsource_free(src);
     return st;
 }
