@@ -133,6 +133,27 @@ function M.active_runs(model, p, lo, hi, W)
   end
 end
 
+--- ParaGraph's view in C behind the run (retrace.paragraph's model attached to
+-- the replay), nil when there is none (a display made without a replay).
+function M.view(ctx)
+  local m = ctx.model or (ctx.tasks and ctx.tasks.model)
+  return m and m.view or nil
+end
+
+--- Turn on the view's trailing means over ctx.smoothing (Kiviat, phase portrait),
+-- before the replay runs; cols x rows: the trajectory's raster (nil: none yet).
+-- Returns the view, or nil when there is none or no smoothing.
+function M.trend(ctx, cols, rows)
+  local view = M.view(ctx)
+  local S = ctx.smoothing
+  if not view or not S or not (S > 0) or S == math.huge then return nil end
+  local bytes = ctx.volume == "bytes"
+  local top = ctx.info and (bytes and ctx.info.max_pending_bytes or ctx.info.max_pending) or 0
+  local ok = view:trend{ smoothing = S, bytes = bytes, top = (top and top > 0) and top or 1,
+                         cols = cols, rows = rows, mod = 6 }
+  return ok and view or nil
+end
+
 --- Window [lo, hi] of a display from the shared context.
 function M.window(ctx)
   return ctx.lo, ctx.hi
