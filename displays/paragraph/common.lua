@@ -154,6 +154,37 @@ function M.trend(ctx, cols, rows)
   return ok and view or nil
 end
 
+--- A picture a display keeps between frames: an image canvas over the plot box
+-- pr (whole pixels around it), made again empty when `key` changes (the window
+-- moved). Returns the canvas, its offset x, y in the frame, and whether it is new.
+-- Draw into it at frame coordinates minus the offset; put it on the frame
+-- with cv:draw_image(layer, x, y).
+function M.layer(self, name, key, pr)
+  self.layers = self.layers or {}
+  local x, y = math.floor(pr.x), math.floor(pr.y)
+  local w, h = math.max(1, math.ceil(pr.x + pr.w) - x), math.max(1, math.ceil(pr.y + pr.h) - y)
+  key = string.format("%s %.17g %.17g %.17g %.17g", key, pr.x, pr.y, pr.w, pr.h)
+  local l = self.layers[name]
+  if l and l.key == key then return l.cv, x, y, false end
+  self.layers[name] = { key = key, cv = canvas.image(w, h) }
+  return self.layers[name].cv, x, y, true
+end
+
+--- The messages received that a display has not drawn yet into its layer (new:
+-- the layer was just made, every message kept counts). Without a view in C
+-- (no messages_after), every kept message, the layer cleared.
+function M.new_messages(self, m, layer, new)
+  local view = m.view
+  if not (view and view.messages_after) then
+    layer:clear(0, 0, 0, 0)
+    return m.done, true
+  end
+  if new then self.msg_seq = 0 end
+  local list, seq = view:messages_after(self.msg_seq or 0)
+  self.msg_seq = seq
+  return list, new
+end
+
 --- Window [lo, hi] of a display from the shared context.
 function M.window(ctx)
   return ctx.lo, ctx.hi
