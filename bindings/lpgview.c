@@ -26,6 +26,7 @@
  *   view:trend_point() -> x, y (percents now), corners evaluated, raster grid | nil,
  *                          x, y of the last corner
  *   view:deltas() -> {{t, dc, db, dst}}, base count, base bytes
+ *   view:deltas_after(seq) -> the deltas with seq > seq, deltas seen in all, base count, base bytes
  *   view:collectives() -> {{t0, t1, lo, hi, n, bytes, region}}
  *   view:recent(p, "in" | "out") -> the last messages p received / sent (oldest first)
  *   view:matrix() -> {{src, dst, count, bytes}} sorted by (src, dst); view:pair(src, dst) -> count, bytes
@@ -422,13 +423,8 @@ static int pv_messages(lua_State *L)
     return 1;
 }
 
-static int pv_deltas(lua_State *L)
+static void push_deltas(lua_State *L, const rt_pg_delta *d, size_t n)
 {
-    rt_pg_view *v = check_pv(L, 1)->v;
-    size_t n;
-    int64_t bc;
-    double bb;
-    const rt_pg_delta *d = rt_pg_view_deltas(v, &n, &bc, &bb);
     lua_createtable(L, (int)(n < 1 << 20 ? n : 1 << 20), 0);
     for (size_t i = 0; i < n; i++) {
         lua_createtable(L, 4, 0);
@@ -442,9 +438,34 @@ static int pv_deltas(lua_State *L)
         lua_rawseti(L, -2, 4);
         lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
+}
+
+static int pv_deltas(lua_State *L)
+{
+    rt_pg_view *v = check_pv(L, 1)->v;
+    size_t n;
+    int64_t bc;
+    double bb;
+    const rt_pg_delta *d = rt_pg_view_deltas(v, &n, &bc, &bb);
+    push_deltas(L, d, n);
     lua_pushinteger(L, bc);
     lua_pushnumber(L, bb);
     return 3;
+}
+
+static int pv_deltas_after(lua_State *L)
+{
+    rt_pg_view *v = check_pv(L, 1)->v;
+    size_t n;
+    int64_t seen, bc;
+    double bb;
+    const rt_pg_delta *d = rt_pg_view_deltas_after(v, luaL_checkinteger(L, 2), &n, &seen);
+    rt_pg_view_deltas(v, &(size_t){0}, &bc, &bb);
+    push_deltas(L, d, n);
+    lua_pushinteger(L, seen);
+    lua_pushinteger(L, bc);
+    lua_pushnumber(L, bb);
+    return 4;
 }
 
 static int pv_collectives(lua_State *L)
@@ -648,6 +669,7 @@ static const luaL_Reg methods[] = {
     {"trend_busy", pv_trend_busy},
     {"trend_point", pv_trend_point},
     {"deltas", pv_deltas},
+    {"deltas_after", pv_deltas_after},
     {"collectives", pv_collectives},
     {"recent", pv_recent},
     {"matrix", pv_matrix},

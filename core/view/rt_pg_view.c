@@ -92,7 +92,7 @@ struct rt_pg_view {
     kept_event *evs;
     size_t nevs, capevs, ev_head; /* ring: ev_head is the oldest slot */
     int64_t events_seen;
-    int64_t msgs_seen;
+    int64_t msgs_seen, deltas_seen;
     /* trend (rt_pg_view_trend): S, the global trails, the trajectory */
     rt_pg_trend_config tr;
     int trend;
@@ -379,6 +379,7 @@ static void add_delta(rt_pg_view *v, double t, int dc, double db, int dst)
         trend_change(v, t);
         trend_set(v, &v->pend, t, v->tr.bytes ? v->pend_bytes : (double)v->pend_count);
     }
+    v->deltas_seen++;
     if (t < v->keep_t) {
         v->base_count += dc;
         v->base_bytes += db;
@@ -388,7 +389,7 @@ static void add_delta(rt_pg_view *v, double t, int dc, double db, int dst)
         fail(v);
         return;
     }
-    v->deltas[v->ndeltas++] = (rt_pg_delta){t, dc, dst, db};
+    v->deltas[v->ndeltas++] = (rt_pg_delta){t, dc, dst, db, v->deltas_seen};
 }
 
 static void tap_send(void *ud, const rt_message *m)
@@ -947,6 +948,22 @@ const rt_pg_delta *rt_pg_view_deltas(const rt_pg_view *v, size_t *n, int64_t *ba
     if (base_bytes)
         *base_bytes = v->base_bytes;
     return v->deltas;
+}
+
+const rt_pg_delta *rt_pg_view_deltas_after(const rt_pg_view *v, int64_t after, size_t *n, int64_t *seen)
+{
+    size_t lo = 0, hi = v->ndeltas; /* the first kept with seq > after */
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (v->deltas[mid].seq <= after)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    *n = v->ndeltas - lo;
+    if (seen)
+        *seen = v->deltas_seen;
+    return v->deltas + lo;
 }
 
 const rt_pg_coll *rt_pg_view_collectives(const rt_pg_view *v, size_t *n)

@@ -70,6 +70,7 @@ typedef struct rt_pg_delta {
     int dc;
     int dst;
     double db;
+    int64_t seq;          /* 1-based rank among all deltas the view saw */
 } rt_pg_delta;
 
 /* A collective instance: its span, lowest and highest participant, participants, bytes. */
@@ -174,6 +175,8 @@ const rt_pg_msg *rt_pg_view_messages_after(const rt_pg_view *v, int64_t after, s
 int64_t rt_pg_view_messages_seen(const rt_pg_view *v);
 /* Pending deltas since the keep time; base: pending count and bytes before them. */
 const rt_pg_delta *rt_pg_view_deltas(const rt_pg_view *v, size_t *n, int64_t *base_count, double *base_bytes);
+/* Deltas kept whose seq is above `after`; *seen: deltas seen in all. */
+const rt_pg_delta *rt_pg_view_deltas_after(const rt_pg_view *v, int64_t after, size_t *n, int64_t *seen);
 /* Collective instances kept, in order of completion. */
 const rt_pg_coll *rt_pg_view_collectives(const rt_pg_view *v, size_t *n);
 /* Collective instances seen in all. */

@@ -5,10 +5,10 @@
 -- Both come from ParaGraph's view in C, which follows every processor's busy
 -- fraction over [t - S, t] through the whole replay (every corner of that
 -- piecewise-linear curve, not only the frame times): the high-water mark does
--- not depend on --pace. Every spoke is also drawn as a line from the hub, so a
--- processor busy a little between idle neighbours shows, and one or two
--- processors still give a diagram. When the processors outnumber the rim's
--- room (one spoke per 2 pixels), a spoke stands for a group of k consecutive
+-- not depend on --pace. A spoke above both neighbours is also drawn as a line
+-- out to its point, so a processor busy a little between idle ones shows; one
+-- or two processors give spokes from the hub. When the processors outnumber the rim's
+-- room (one spoke per 3 pixels), a spoke stands for a group of k consecutive
 -- processors: the mean of their fractions now, the highest of their marks;
 -- data() gives k (`group`) and each spoke's first and last processor.
 local colors = require "retrace.colors"
@@ -57,7 +57,7 @@ function D:draw(cv, rect)
   local P = self.ctx.P
   local cx, cy = rect.x + rect.w / 2, rect.y + rect.h / 2 + 6
   local R = math.max(4, math.min(rect.w, rect.h - 14) / 2 - 16)
-  local k = math.max(1, math.ceil(P / math.max(1, math.floor(2 * math.pi * R / 2))))
+  local k = math.max(1, math.ceil(P / math.max(1, math.floor(2 * math.pi * R / 3))))
   local n = math.ceil(P / k)
   local radii, high = grouped(self.radii, self.high, P, k)
   local function at(i, r)
@@ -72,13 +72,19 @@ function D:draw(cv, rect)
     end
     return pts
   end
-  -- every spoke from the hub to its point (a spike between zeros stays visible)
+  -- the part of a spoke the polygon leaves thin: from its neighbours' radius out to
+  -- its point, where it is above both (a processor busy a little between idle ones);
+  -- with fewer than 3 spokes, no polygon: every spoke from the hub
   local function spokes(rs, col, width)
     local pk = canvas.pack(4)
     for i = 1, n do
-      if (rs[i] or 0) > 0 then
-        local x, y = at(i, rs[i])
-        pk:push(cx, cy, x, y)
+      local r = rs[i] or 0
+      local base = 0
+      if n >= 3 then base = math.max(rs[(i - 2) % n + 1] or 0, rs[i % n + 1] or 0) end
+      if r > base then
+        local x0, y0 = at(i, base)
+        local x1, y1 = at(i, r)
+        pk:push(x0, y0, x1, y1)
       end
     end
     if #pk > 0 then cv:segments(pk, { color = col, width = width }) end
