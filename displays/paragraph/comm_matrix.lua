@@ -1,7 +1,8 @@
 --- ParaGraph communication matrix: sender (rows) x receiver (columns), in natural
 -- or Gray-code order; a square is coloured by the size of what that pair has
 -- pending and erased on receipt. At the end of the run: the cumulative volume
--- of every pair on a colour scale.
+-- of every pair on a logarithmic colour scale from the smallest nonzero square
+-- to the largest (data() `scale`).
 --
 -- Only the pairs that communicate are kept (sparse). When the processors
 -- outnumber the pixels of the matrix's side, a square stands for a block of k x k
@@ -78,13 +79,18 @@ function D:draw(cv, rect)
   local list = {}
   for _, s in pairs(squares) do list[#list + 1] = s end
   table.sort(list, function(a, b) return a.bi < b.bi or (a.bi == b.bi and a.bj < b.bj) end)
-  local vmax = 0
-  for _, s in ipairs(list) do if s.bytes > vmax then vmax = s.bytes end end
+  -- the end-of-run scale: logarithmic from the smallest nonzero square to the largest
+  local vmax, vmin = 0, math.huge
+  for _, s in ipairs(list) do
+    if s.bytes > vmax then vmax = s.bytes end
+    if s.bytes > 0 and s.bytes < vmin then vmin = s.bytes end
+  end
+  if vmin == math.huge then vmin = vmax end
   -- on white paper: in gray mode small volumes light, large ones dark
   local ramp = self.final and colors.ramp(64, colors.mode == "gray" and { "#d0d0d0", "#000000" } or nil)
   local function colour(v)
     if not self.final then return (colors.message_size(v)) end
-    local f = vmax > 1 and math.log(math.max(v, 1)) / math.log(vmax) or 1
+    local f = vmax > vmin and math.log(math.max(v, vmin) / vmin) / math.log(vmax / vmin) or 1
     return ramp:hex(math.max(0, math.min(63, math.floor(f * 63 + 0.5))))
   end
   local cells = {}
@@ -119,10 +125,10 @@ function D:draw(cv, rect)
   if self.final and vmax > 0 then
     local plot = require "retrace.plot"
     cv:text(x0 + side + 8, y0, "bytes (log)", { valign = "top", size = 9, color = "black" })
-    plot.colorbar(cv, x0 + side + 8, y0 + 14, 60, 10, ramp, vmax > 1 and 1 or 0, vmax, { size = 9, color = "black" })
+    plot.colorbar(cv, x0 + side + 8, y0 + 14, 60, 10, ramp, vmin, vmax, { size = 9, color = "black" })
   end
   local d = { final = self.final or false, order = order, block = k, grid = { x = x0, y = y0, cell = cell },
-              cells = cells }
+              cells = cells, scale = self.final and vmax > 0 and { lo = vmin, hi = vmax, log = true } or nil }
   if P <= DENSE then
     d.bytes, d.count = dense(P, self.pairs or {}, "bytes"), dense(P, self.pairs or {}, "count")
   end
