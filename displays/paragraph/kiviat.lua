@@ -55,8 +55,10 @@ end
 
 function D:draw(cv, rect)
   local P = self.ctx.P
-  local cx, cy = rect.x + rect.w / 2, rect.y + rect.h / 2 + 6
-  local R = math.max(4, math.min(rect.w, rect.h - 14) / 2 - 16)
+  -- room for the notes at the top left: the circle below them when the panel is narrow
+  local top = math.min(34, rect.h / 4)
+  local cx, cy = rect.x + rect.w / 2, rect.y + top / 2 + rect.h / 2
+  local R = math.max(4, math.min(rect.w, rect.h - top) / 2 - 14)
   local k = math.max(1, math.ceil(P / math.max(1, math.floor(2 * math.pi * R / 3))))
   local n = math.ceil(P / k)
   local radii, high = grouped(self.radii, self.high, P, k)
@@ -102,16 +104,19 @@ function D:draw(cv, rect)
   for i = 1, n do
     local x, y = at(i, 1)
     if n <= 64 or (i - 1) % step == 0 then cv:line(cx, cy, x, y, { color = "gray", width = 0.5 }) end
-    if (i - 1) % step == 0 then
+    if (i - 1) % step == 0 and (i == 1 or n - (i - 1) >= step / 2) then -- not crowding the first
       local lx, ly = at(i, 1 + 10 / R)
       cv:text(lx, ly, tostring((i - 1) * k), { align = "center", valign = "middle", size = 9, color = "black" })
     end
   end
   local S = self.ctx.smoothing
-  local what = string.format("busy over %s s: dark now, light highest",
-    require("retrace.plot").format_number(S, 3))
-  if k > 1 then what = what .. string.format(" (a spoke per %d processors: mean, highest)", k) end
-  cv:text(rect.x + 2, rect.y + 1, what, { valign = "top", size = 9, color = "dimgray" })
+  cv:text(rect.x + 2, rect.y + 1, string.format("busy over %s s", require("retrace.plot").format_number(S, 3)),
+    { valign = "top", size = 9, color = "dimgray" })
+  cv:text(rect.x + 2, rect.y + 11, "dark now, light highest", { valign = "top", size = 9, color = "dimgray" })
+  if k > 1 then
+    cv:text(rect.x + 2, rect.y + 21, string.format("a spoke per %d processors", k),
+      { valign = "top", size = 9, color = "dimgray" })
+  end
   local d = { center = { cx, cy }, radius = R, radii = self.radii, high = self.high, smoothing = S,
               group = k, spokes = n, continuous = self.view ~= nil }
   if k > 1 then

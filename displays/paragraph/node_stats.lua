@@ -49,12 +49,12 @@ function D:draw(cv, rect)
   local ctx, m = self.ctx, self.model
   local lo, hi = common.window(ctx)
   local me = self.proc
-  local halves = { { title = "incoming to " .. me, list = m and m.received_from[me] or {}, peer = "src", t = "recv" },
-                   { title = "outgoing from " .. me, list = m and m.sent_to[me] or {}, peer = "dst", t = "send" } }
+  local halves = { { title = "received by " .. me, list = m and m.received_from[me] or {}, peer = "src", t = "recv" },
+                   { title = "sent by " .. me, list = m and m.sent_to[me] or {}, peer = "dst", t = "send" } }
   local out = { proc = me, stat = self.stat, by = {} }
   local side = rect.w > rect.h
   for k, half in ipairs(halves) do
-    local p = plot.new{ title = half.title, x = { label = "time", unit = "s", time = true, lo = lo, hi = hi },
+    local p = plot.new{ x = { label = "time", unit = "s", time = true, lo = lo, hi = hi },
                         y = AXES[self.stat](ctx.P), size = 9, legend = false }
     local bycol, by = {}, { peer = {}, tag = {}, length = {}, distance = {} }
     local n = 0
@@ -79,7 +79,9 @@ function D:draw(cv, rect)
     else
       box = { x = rect.x, y = rect.y + (k - 1) * rect.h / 2, w = rect.w, h = rect.h / 2 }
     end
-    p:draw(cv, box)
+    -- a one-line heading in small type (a plot title would take the plot's room)
+    cv:text(box.x + box.w / 2, box.y + 1, half.title, { align = "center", valign = "top", size = 9, color = "black" })
+    p:draw(cv, { x = box.x, y = box.y + 12, w = box.w, h = box.h - 12 })
     local name = k == 1 and "incoming" or "outgoing"
     out[name] = p:data()
     out[name .. "_count"] = n
