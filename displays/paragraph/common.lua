@@ -185,6 +185,33 @@ function M.new_messages(self, m, layer, new)
   return list, new
 end
 
+--- Processor lines (spacetime, critical path): per processor the columns of
+-- [lo, hi] (W columns over the plot box pr) where it was mostly busy or in
+-- overhead, in `color`. From the C raster tl when there is one (a row per
+-- processor, or per group of processors when they outnumber the pixel rows:
+-- returns the group size, nil when 1), else from the model's view row by row.
+function M.activity_lines(self, cv, tl, m, pr, lo, hi, W, color)
+  local P = m.P
+  if tl then
+    local g = tl:grid("state")
+    local _, R = tl:size()
+    local rowh = pr.h / R
+    self.linepal = self.linepal or colors.palette({ { 0, 0, 0, 0 }, color, color })
+    local h = rowh < 2 and rowh or math.max(1, math.min(3, rowh / 4))
+    for r = 0, R - 1 do
+      cv:grid(g, self.linepal, pr.x, pr.y + (R - 1 - r + 0.5) * rowh - h / 2, W, h, { region = { 0, r, W, 1 } })
+    end
+    return R < P and math.ceil(P / R) or nil
+  end
+  local seg = canvas.pack(4)
+  for p = 0, P - 1 do
+    local y = pr.y + (P - 1 - p + 0.5) * pr.h / P
+    for a, b in M.active_runs(m, p, lo, hi, W) do seg:push(pr.x + a - 1, y, pr.x + b, y) end
+  end
+  cv:segments(seg, { color = color, width = math.max(1, math.min(3, pr.h / P / 4)) })
+  return nil
+end
+
 --- Window [lo, hi] of a display from the shared context.
 function M.window(ctx)
   return ctx.lo, ctx.hi

@@ -41,16 +41,13 @@ function D:draw(cv, rect)
   d.critical_path = cp and { length = cp.length, segments = cp.segments, messages = cp.messages } or nil
   d.drawn = { segments = {}, messages = {} }
   d.tachyons = 0
+  self.tl = common.timeline(ctx, W, math.max(1, math.min(P, math.floor(pr.h))))
   if not m then self.d = d; return end
   local now = self.t or m.now
   cv:save()
   cv:clip_rect(pr.x, pr.y, pr.w, pr.h)
   local lw = math.max(1, math.min(3, pr.h / P / 4))
-  local seg = canvas.pack(4)
-  for p = 0, P - 1 do
-    for a, b in common.active_runs(m, p, lo, hi, W) do seg:push(pr.x + a - 1, py(p), pr.x + b, py(p)) end
-  end
-  cv:segments(seg, { color = LIGHT, width = lw })
+  d.rows_per_line = common.activity_lines(self, cv, self.tl, m, pr, lo, hi, W, LIGHT)
   -- messages received: drawn once into a layer that holds the window's
   local layer, ox, oy, new = common.layer(self, "messages", lo .. " " .. hi, pr)
   local list
@@ -66,9 +63,12 @@ function D:draw(cv, rect)
   if #pk > 0 then layer:segments(pk, { color = LIGHT, width = 1 }) end
   cv:draw_image(layer, ox, oy)
   d.tachyons = self.tachyons
-  for _, x in ipairs(m.pending) do
-    cv:line(px(x.send_time), py(x.src), px(now), py(x.dst), { color = LIGHT, width = 1, dash = { 3, 2 } })
-  end
+  local dashed = canvas.pack(4)
+  for _, x in ipairs(m.pending) do dashed:push(px(x.send_time), py(x.src), px(now), py(x.dst)) end
+  cv:save()
+  if #dashed > 300 then cv:antialias(false) end -- (many crossing antialiased lines stroke slowly)
+  if #dashed > 0 then cv:segments(dashed, { color = LIGHT, width = 1, dash = { 3, 2 } }) end
+  cv:restore()
   -- the path as far as the replay has come: the parts complete before now drawn once
   -- into a layer of their own, the part the replay is inside every frame
   if cp then

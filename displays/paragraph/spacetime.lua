@@ -61,26 +61,7 @@ function D:draw(cv, rect)
     end
   end
   -- processor lines: the columns where the processor is mostly busy or in overhead
-  local lw = math.max(1, math.min(3, pr.h / P / 4))
-  if tl then
-    -- the C raster's dominant state per cell (a row per processor, or per group of
-    -- processors when they outnumber the pixel rows; row 0 at the bottom)
-    local g = tl:grid("state")
-    local _, R = tl:size()
-    local rowh = pr.h / R
-    self.linepal = self.linepal or colors.palette({ { 0, 0, 0, 0 }, "black", "black" })
-    local h = rowh < 2 and rowh or math.max(1, math.min(3, rowh / 4))
-    for r = 0, R - 1 do
-      cv:grid(g, self.linepal, pr.x, pr.y + (R - 1 - r + 0.5) * rowh - h / 2, W, h, { region = { 0, r, W, 1 } })
-    end
-    if R < P then d.rows_per_line = math.ceil(P / R) end
-  else
-    local seg = canvas.pack(4)
-    for p = 0, P - 1 do
-      for a, b in common.active_runs(m, p, lo, hi, W) do seg:push(pr.x + a - 1, py(p), pr.x + b, py(p)) end
-    end
-    cv:segments(seg, { color = "black", width = lw })
-  end
+  d.rows_per_line = common.activity_lines(self, cv, tl, m, pr, lo, hi, W, "black")
   -- messages received: each drawn once into the display's layer, which holds the
   -- window's lines (batched by size colour; past a few hundred lines crisp, as Cairo
   -- strokes many long crossing antialiased lines slowly); those in flight dashed
@@ -120,18 +101,29 @@ function D:draw(cv, rect)
   end
   cv:draw_image(layer, ox, oy)
   for i, x in ipairs(self.listed) do d.messages[i] = x end
+  local dashed, dorder = {}, {}
   for _, x in ipairs(m.pending) do
     local t0, t1 = x.send_time, m.now
     if not (t1 < lo or t0 > hi) then
       local col = colour(x.bytes)
       local x0, y0, x1, y1 = px(t0), py(x.src), px(t1), py(x.dst)
-      cv:line(x0, y0, x1, y1, { color = col, width = 1.5, dash = { 3, 2 } })
+      local pk = dashed[col]
+      if not pk then pk = canvas.pack(4); dashed[col] = pk; dorder[#dorder + 1] = col end
+      pk:push(x0, y0, x1, y1)
       if #d.messages < 500 then
         d.messages[#d.messages + 1] = { src = x.src, dst = x.dst, send = t0, bytes = x.bytes, color = col,
           x0 = x0, y0 = y0, x1 = x1, y1 = y1 }
       end
     end
   end
+  local ndashed = 0
+  for _, col in ipairs(dorder) do ndashed = ndashed + #dashed[col] end
+  cv:save()
+  if ndashed > 300 then cv:antialias(false) end
+  for _, col in ipairs(dorder) do
+    cv:segments(dashed[col], { color = col, width = ndashed > 300 and 1 or 1.5, dash = { 3, 2 } })
+  end
+  cv:restore()
   d.lines = self.nlines
   cv:restore()
   d.window = { lo, hi }
