@@ -63,14 +63,18 @@ static void run(const char *path)
     /* the summary's "lua_calls" */
     long calls = -1;
     FILE *f = fopen(json, "r");
-    if (f) {
-        static char text[1 << 22];
-        size_t n = fread(text, 1, sizeof text - 1, f);
-        text[n] = '\0';
+    if (f) { /* the whole summary: with thousands of processors it runs to megabytes */
+        char *text = NULL;
+        long size = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
+        if (size >= 0 && fseek(f, 0, SEEK_SET) == 0 && (text = malloc((size_t)size + 1))) {
+            size_t n = fread(text, 1, (size_t)size, f);
+            text[n] = '\0';
+            const char *k = strstr(text, "\"lua_calls\":");
+            if (k)
+                calls = atol(k + strlen("\"lua_calls\":"));
+        }
+        free(text);
         fclose(f);
-        const char *k = strstr(text, "\"lua_calls\":");
-        if (k)
-            calls = atol(k + strlen("\"lua_calls\":"));
     }
     remove(json);
     char cmd[160];

@@ -18,7 +18,15 @@
  *   view:task_row(p, lo, hi, W, now [, mod]) -> W int32 (string.pack "i4"): a column's main task or -1
  *   view:messages([t0 [, t1]]) -> {{src, dst, tag, bytes, send, recv}} received since the keep
  *                                  time, those with recv >= t0 and send <= t1
+ *   view:messages_after(seq) -> the same for the messages with seq > seq (each with its seq),
+ *                                and the newest seq seen
+ *   view:trend{smoothing =, bytes = bool, top =, cols =, rows =, mod =} -> true | nil, message
+ *                                (before the replay runs: trailing means of rt_pg_view_trend)
+ *   view:trend_busy() -> {[p + 1] = busy fraction over S}, {[p + 1] = highest so far}
+ *   view:trend_point() -> x, y (percents now), corners evaluated, raster grid | nil,
+ *                          x, y of the last corner
  *   view:deltas() -> {{t, dc, db, dst}}, base count, base bytes
+ *   view:deltas_after(seq) -> the deltas with seq > seq, deltas seen in all, base count, base bytes
  *   view:collectives() -> {{t0, t1, lo, hi, n, bytes, region}}
  *   view:recent(p, "in" | "out") -> the last messages p received / sent (oldest first)
  *   view:matrix() -> {{src, dst, count, bytes}} sorted by (src, dst); view:pair(src, dst) -> count, bytes
@@ -320,6 +328,86 @@ static void push_msg(lua_State *L, const rt_pg_msg *m)
     rt_set_num(L, "bytes", m->bytes);
     rt_set_num(L, "send", m->send);
     rt_set_num(L, "recv", m->recv);
+    rt_set_int(L, "seq", m->seq);
+}
+
+static int pv_messages_after(lua_State *L)
+{
+    rt_pg_view *v = check_pv(L, 1)->v;
+    lua_Integer after = luaL_checkinteger(L, 2);
+    size_t n;
+    const rt_pg_msg *m = rt_pg_view_messages_after(v, after, &n);
+    lua_createtable(L, (int)(n < 1 << 20 ? n : 1 << 20), 0);
+    for (size_t i = 0; i < n; i++) {
+        push_msg(L, &m[i]);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    lua_pushinteger(L, rt_pg_view_messages_seen(v));
+    return 2;
+}
+
+static int pv_trend(lua_State *L)
+{
+    rt_pg_view *v = check_pv(L, 1)->v;
+    luaL_checktype(L, 2, LUA_TTABLE);
+    rt_pg_trend_config c = {0};
+    lua_getfield(L, 2, "smoothing");
+    c.smoothing = luaL_optnumber(L, -1, 0);
+    lua_getfield(L, 2, "bytes");
+    c.bytes = lua_toboolean(L, -1);
+    lua_getfield(L, 2, "top");
+    c.top = luaL_optnumber(L, -1, 1);
+    lua_getfield(L, 2, "cols");
+    c.cols = (int)luaL_optinteger(L, -1, 0);
+    lua_getfield(L, 2, "rows");
+    c.rows = (int)luaL_optinteger(L, -1, 0);
+    lua_getfield(L, 2, "mod");
+    c.mod = (int)luaL_optinteger(L, -1, 1);
+    lua_pop(L, 6);
+    int rc = rt_pg_view_trend(v, &c);
+    if (rc != RT_OK) {
+        lua_pushnil(L);
+        lua_pushstring(L, rc == RT_ENOMEM ? "ParaGraph view: out of memory for the trailing means"
+                                          : "ParaGraph view: trend needs smoothing > 0, top > 0, a raster of "
+                                            "1..4096 cells a side (or none), once");
+        return 2;
+    }
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
+static int pv_trend_busy(lua_State *L)
+{
+    rt_pg_view *v = check_pv(L, 1)->v;
+    int P = rt_pg_view_nprocs(v);
+    lua_createtable(L, P, 0);
+    lua_createtable(L, P, 0);
+    for (int p = 0; p < P; p++) {
+        double high;
+        lua_pushnumber(L, rt_pg_view_trend_busy(v, p, &high));
+        lua_rawseti(L, -3, p + 1);
+        lua_pushnumber(L, high);
+        lua_rawseti(L, -2, p + 1);
+    }
+    return 2;
+}
+
+static int pv_trend_point(lua_State *L)
+{
+    rt_pg_view *v = check_pv(L, 1)->v;
+    double x, y, lx, ly;
+    rt_pg_view_trend_point(v, &x, &y, &lx, &ly);
+    lua_pushnumber(L, x);
+    lua_pushnumber(L, y);
+    lua_pushinteger(L, rt_pg_view_trend_corners(v));
+    rt_grid *g = rt_pg_view_trend_grid(v);
+    if (g)
+        rt_lcanvas_push_grid(L, g, 1);
+    else
+        lua_pushnil(L);
+    lua_pushnumber(L, lx);
+    lua_pushnumber(L, ly);
+    return 6;
 }
 
 static int pv_messages(lua_State *L)
@@ -338,13 +426,8 @@ static int pv_messages(lua_State *L)
     return 1;
 }
 
-static int pv_deltas(lua_State *L)
+static void push_deltas(lua_State *L, const rt_pg_delta *d, size_t n)
 {
-    rt_pg_view *v = check_pv(L, 1)->v;
-    size_t n;
-    int64_t bc;
-    double bb;
-    const rt_pg_delta *d = rt_pg_view_deltas(v, &n, &bc, &bb);
     lua_createtable(L, (int)(n < 1 << 20 ? n : 1 << 20), 0);
     for (size_t i = 0; i < n; i++) {
         lua_createtable(L, 4, 0);
@@ -358,9 +441,34 @@ static int pv_deltas(lua_State *L)
         lua_rawseti(L, -2, 4);
         lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
+}
+
+static int pv_deltas(lua_State *L)
+{
+    rt_pg_view *v = check_pv(L, 1)->v;
+    size_t n;
+    int64_t bc;
+    double bb;
+    const rt_pg_delta *d = rt_pg_view_deltas(v, &n, &bc, &bb);
+    push_deltas(L, d, n);
     lua_pushinteger(L, bc);
     lua_pushnumber(L, bb);
     return 3;
+}
+
+static int pv_deltas_after(lua_State *L)
+{
+    rt_pg_view *v = check_pv(L, 1)->v;
+    size_t n;
+    int64_t seen, bc;
+    double bb;
+    const rt_pg_delta *d = rt_pg_view_deltas_after(v, luaL_checkinteger(L, 2), &n, &seen);
+    rt_pg_view_deltas(v, &(size_t){0}, &bc, &bb);
+    push_deltas(L, d, n);
+    lua_pushinteger(L, seen);
+    lua_pushinteger(L, bc);
+    lua_pushnumber(L, bb);
+    return 4;
 }
 
 static int pv_collectives(lua_State *L)
@@ -574,7 +682,12 @@ static const luaL_Reg methods[] = {
     {"active_row", pv_active_row},
     {"task_row", pv_task_row},
     {"messages", pv_messages},
+    {"messages_after", pv_messages_after},
+    {"trend", pv_trend},
+    {"trend_busy", pv_trend_busy},
+    {"trend_point", pv_trend_point},
     {"deltas", pv_deltas},
+    {"deltas_after", pv_deltas_after},
     {"collectives", pv_collectives},
     {"recent", pv_recent},
     {"matrix", pv_matrix},

@@ -257,6 +257,7 @@ local function run(args)
     order = order_kind == "gray" and pg.gray_order(info.P) or pg.natural_order(info.P),
     smoothing = args.smoothing and number(args.smoothing, "--smoothing") * unit or width / 20,
     layout = args.layout, unit = unit, window_lo = lo_t, window_hi = hi_t, trace = args.trace, format = args.format,
+    node_stat = args.node_stat,
   }
   local model = pg.model(info, { from = from, to = to })
   -- with the pre-pass, the engine turns a processor idle at its own last record
@@ -518,6 +519,8 @@ return {
     p:option("--smoothing", "Kiviat: busy fraction over the last S units (default: a twentieth of the width)")
     p:option("--volume", "count | bytes (traffic, queues, meter)")
     p:option("--proc", "processor for node statistics and one processor's incoming traffic")
+    p:option("--node-stat", "node statistics by peer, tag, length or distance (Hamming, hops)")
+      :choices({ "peer", "tag", "length", "distance" })
     p:option("--layout", "hypercube layout: cube, tesseract, polytope, mesh, ring, linear, tree, rings (ring of rings), "
       .. "web, lateral (lateral cubes), nested (nested cubes)")
     p:flag("--gray", "gray levels instead of colours")

@@ -9,6 +9,21 @@
 #include "rt_chanmap.h"
 #include "rt_mem.h"
 
+/*
+ * A step function of time and its running integral, kept for the last S
+ * seconds: the value is val[i] from t[i] on, cum[i] the integral from the
+ * first entry up to t[i]. Entries [head, n) live; `next` is the first entry
+ * whose corner t + S has not been evaluated yet.
+ */
+typedef struct tpoint {
+    double t, cum, val;
+} tpoint;
+
+typedef struct trail {
+    tpoint *e;
+    size_t head, n, cap, next;
+} trail;
+
 /* A ring of the last messages of one processor in one direction. */
 typedef struct msg_ring {
     rt_pg_msg *m;         /* ring slots (cfg.ring), allocated on first use */
@@ -28,6 +43,8 @@ typedef struct pg_proc {
     double since;         /* entered it at */
     double task_time;     /* closed time inside tasks */
     msg_ring ring[2];     /* received, sent */
+    trail busy;           /* 1 while busy (trend) */
+    double high, frac;    /* highest busy fraction over S, the fraction at the sync time */
 } pg_proc;
 
 typedef struct pair_item {
@@ -80,6 +97,18 @@ struct rt_pg_view {
     size_t raw_size;
     unsigned char *raws;
     size_t capraws;
+    int64_t msgs_seen, deltas_seen;
+    /* trend (rt_pg_view_trend): S, the global trails, the trajectory */
+    rt_pg_trend_config tr;
+    int trend;
+    trail nbusy, pend;
+    int64_t pend_count;   /* pending now */
+    double pend_bytes;
+    double tx, ty;        /* the trajectory's last corner (percent) */
+    double cx, cy;        /* its point at the sync time */
+    double tlast;         /* time of that corner (-inf: none yet) */
+    int64_t corners;
+    rt_grid *traster;
 };
 
 static double clip(const rt_pg_view *v, double a, double b)
@@ -115,6 +144,177 @@ static void account(rt_pg_view *v, pg_proc *p, double t)
     }
 }
 
+/* ---- trailing means (rt_pg_view_trend) ---- */
+
+/* Start a trail at t0 with value v0 (the integral counts from t0). */
+static int trail_start(trail *tr, double t0, double v0)
+{
+    if (rt_grow((void **)&tr->e, &tr->cap, 16, sizeof *tr->e) != RT_OK)
+        return RT_ENOMEM;
+    tr->e[0] = (tpoint){t0, 0, v0};
+    tr->head = tr->next = 0;
+    tr->n = 1;
+    return RT_OK;
+}
+
+/* The value becomes val at t (t earlier than the last change is taken as that change's time). */
+static int trail_set(trail *tr, double t, double val)
+{
+    tpoint *l = &tr->e[tr->n - 1];
+    if (t < l->t)
+        t = l->t;
+    if (val == l->val)
+        return RT_OK;
+    if (t == l->t) {
+        l->val = val;
+        return RT_OK;
+    }
+    if (tr->n == tr->cap && tr->head > 0) { /* slide the live entries down before growing */
+        memmove(tr->e, tr->e + tr->head, (tr->n - tr->head) * sizeof *tr->e);
+        tr->n -= tr->head;
+        tr->next -= tr->head;
+        tr->head = 0;
+        l = &tr->e[tr->n - 1];
+    }
+    double cum = l->cum + l->val * (t - l->t);
+    if (rt_grow((void **)&tr->e, &tr->cap, tr->n + 1, sizeof *tr->e) != RT_OK)
+        return RT_ENOMEM;
+    tr->e[tr->n++] = (tpoint){t, cum, val};
+    return RT_OK;
+}
+
+/* The integral of the value from the trail's start to x (0 before it). */
+static double trail_integral(const trail *tr, double x)
+{
+    size_t lo = tr->head, hi = tr->n - 1; /* the last entry at or before x */
+    if (x < tr->e[lo].t)
+        return tr->e[lo].cum;
+    while (lo < hi) {
+        size_t mid = (lo + hi + 1) / 2;
+        if (tr->e[mid].t <= x)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    return tr->e[lo].cum + tr->e[lo].val * (x - tr->e[lo].t);
+}
+
+static double trail_mean(const trail *tr, double x, double S)
+{
+    return (trail_integral(tr, x) - trail_integral(tr, x - S)) / S;
+}
+
+/* Forget what no query at or after x needs (entries older than x - S whose corner was evaluated). */
+static void trail_prune(trail *tr, double x, double S)
+{
+    while (tr->head + 1 < tr->n && tr->head < tr->next && tr->e[tr->head + 1].t <= x - S)
+        tr->head++;
+}
+
+/* Processor p's busy corners up to t: its high-water mark. */
+static void busy_corners(rt_pg_view *v, pg_proc *p, double t)
+{
+    trail *b = &p->busy;
+    double S = v->tr.smoothing;
+    while (b->next < b->n && b->e[b->next].t + S <= t) {
+        double f = trail_mean(b, b->e[b->next].t + S, S);
+        if (f > p->high)
+            p->high = f;
+        b->next++;
+    }
+    trail_prune(b, t, S);
+}
+
+/* Cells of the trajectory raster from (x0, y0) to (x1, y1) (percents), value c. */
+static void raster_line(rt_grid *g, double x0, double y0, double x1, double y1, int32_t c)
+{
+    int W = g->w, H = g->h;
+#define COL(x) ((int)fmin(W - 1, fmax(0, floor((x) / 100 * W))))
+#define ROW(y) (H - 1 - (int)fmin(H - 1, fmax(0, floor((y) / 100 * H))))
+    int a = COL(x0), b = ROW(y0), e = COL(x1), f = ROW(y1);
+#undef COL
+#undef ROW
+    int dx = abs(e - a), dy = -abs(f - b), sx = a < e ? 1 : -1, sy = b < f ? 1 : -1, err = dx + dy;
+    for (;;) {
+        g->cells[(size_t)b * (size_t)W + (size_t)a] = c;
+        if (a == e && b == f)
+            break;
+        int e2 = 2 * err;
+        if (e2 >= dy) {
+            err += dy;
+            a += sx;
+        }
+        if (e2 <= dx) {
+            err += dx;
+            b += sy;
+        }
+    }
+}
+
+/* The trajectory's point at x (percents). */
+static void trend_point(const rt_pg_view *v, double x, double *px, double *py)
+{
+    double S = v->tr.smoothing;
+    *px = 100 * trail_mean(&v->pend, x, S) / v->tr.top;
+    *py = 100 * trail_mean(&v->nbusy, x, S) / v->P;
+}
+
+/* A corner of the trajectory at x: a straight run from the last one. */
+static void trend_corner(rt_pg_view *v, double x)
+{
+    double px, py;
+    trend_point(v, x, &px, &py);
+    if (v->traster) {
+        int32_t c = v->latest >= 0 ? 1 + v->latest % v->tr.mod : 0;
+        if (v->tlast == -INFINITY)
+            raster_line(v->traster, px, py, px, py, c);
+        else
+            raster_line(v->traster, v->tx, v->ty, px, py, c);
+    }
+    v->tx = px;
+    v->ty = py;
+    v->tlast = x;
+    v->corners++;
+}
+
+/* Evaluate the trajectory's corners up to t, in time order; with at: t itself is one. */
+static void trend_advance(rt_pg_view *v, double t, int at)
+{
+    double S = v->tr.smoothing;
+    trail *tl[2] = {&v->nbusy, &v->pend};
+    for (;;) {
+        trail *best = NULL;
+        double bx = INFINITY;
+        for (int k = 0; k < 2; k++)
+            if (tl[k]->next < tl[k]->n && tl[k]->e[tl[k]->next].t + S < bx) {
+                bx = tl[k]->e[tl[k]->next].t + S;
+                best = tl[k];
+            }
+        if (!best || bx > t)
+            break;
+        best->next++;
+        if (bx > v->tlast)
+            trend_corner(v, bx);
+    }
+    if (at && t > v->tlast)
+        trend_corner(v, t);
+    trail_prune(&v->nbusy, t, S);
+    trail_prune(&v->pend, t, S);
+}
+
+/* Before something the trajectory depends on changes at t (its colour included). */
+static void trend_change(rt_pg_view *v, double t)
+{
+    if (v->trend)
+        trend_advance(v, t, 1);
+}
+
+static void trend_set(rt_pg_view *v, trail *tr, double t, double val)
+{
+    if (v->trend && trail_set(tr, t, val) != RT_OK)
+        fail(v);
+}
+
 /* Processor p enters state s at time t. */
 static void set_state(rt_pg_view *v, int id, double t, int s)
 {
@@ -124,9 +324,16 @@ static void set_state(rt_pg_view *v, int id, double t, int s)
     if (old == s)
         return;
     profile_to(v, t);
+    if (v->trend && (old == RT_STATE_BUSY || s == RT_STATE_BUSY)) {
+        busy_corners(v, p, t);
+        trend_set(v, &p->busy, t, s == RT_STATE_BUSY);
+        trend_change(v, t);
+    }
     v->count[old]--;
     v->count[s]++;
     p->state = s;
+    if (old == RT_STATE_BUSY || s == RT_STATE_BUSY)
+        trend_set(v, &v->nbusy, t, v->count[RT_STATE_BUSY]);
     if (p->nch > 0 && p->ch[p->nch - 1].t == t) {
         /* a zero-length state: the later one wins, and two equal states in a row merge */
         p->ch[p->nch - 1].s = s;
@@ -171,6 +378,13 @@ static void tap_state(void *ud, int proc, double t, int old, int new)
 
 static void add_delta(rt_pg_view *v, double t, int dc, double db, int dst)
 {
+    v->pend_count += dc;
+    v->pend_bytes += db;
+    if (v->trend) {
+        trend_change(v, t);
+        trend_set(v, &v->pend, t, v->tr.bytes ? v->pend_bytes : (double)v->pend_count);
+    }
+    v->deltas_seen++;
     if (t < v->keep_t) {
         v->base_count += dc;
         v->base_bytes += db;
@@ -180,7 +394,7 @@ static void add_delta(rt_pg_view *v, double t, int dc, double db, int dst)
         fail(v);
         return;
     }
-    v->deltas[v->ndeltas++] = (rt_pg_delta){t, dc, dst, db};
+    v->deltas[v->ndeltas++] = (rt_pg_delta){t, dc, dst, db, v->deltas_seen};
 }
 
 static void tap_send(void *ud, const rt_message *m)
@@ -202,7 +416,7 @@ static void tap_message(void *ud, const rt_message *m)
 {
     rt_pg_view *v = ud;
     add_delta(v, m->recv_time, -1, -m->bytes, m->dst);
-    rt_pg_msg d = {m->src, m->dst, m->tag, m->bytes, m->send_time, m->recv_time};
+    rt_pg_msg d = {m->src, m->dst, m->tag, m->bytes, m->send_time, m->recv_time, ++v->msgs_seen};
     if (m->recv_time >= v->keep_t) { /* (a tachyon may arrive received before the keep time) */
         if (rt_grow((void **)&v->msgs, &v->capmsgs, v->nmsgs + 1, sizeof *v->msgs) != RT_OK)
             fail(v);
@@ -294,6 +508,8 @@ static void tap_task(void *ud, int proc, double t, int old, int new)
             if (isnan(k->start) || t < k->start)
                 k->start = t;
         }
+        if (new != v->latest)
+            trend_change(v, t);
         v->latest = new;
     }
     p->task = new;
@@ -385,6 +601,7 @@ rt_pg_view *rt_pg_view_new(rt_replay *rp, const rt_pg_view_config *cfg, rt_err *
     v->now = v->prof_t = cfg->t0;
     v->latest = -1;
     v->keep_t = -INFINITY;
+    v->tlast = -INFINITY;
     rt_chanmap_init(&v->pairs, sizeof(pair_item));
     v->procs = calloc((size_t)v->P, sizeof *v->procs);
     v->prof = calloc((size_t)RT_NSTATES * (size_t)(v->P + 1), sizeof *v->prof);
@@ -479,7 +696,11 @@ void rt_pg_view_free(rt_pg_view *v)
             free(v->procs[i].tch);
             free(v->procs[i].ring[0].m);
             free(v->procs[i].ring[1].m);
+            free(v->procs[i].busy.e);
         }
+    free(v->nbusy.e);
+    free(v->pend.e);
+    rt_grid_free(v->traster);
     free(v->procs);
     rt_grid_free(v->grid);
     free(v->prof);
@@ -505,6 +726,15 @@ void rt_pg_view_sync(rt_pg_view *v, double t)
     for (int i = 0; i < v->P; i++)
         account(v, &v->procs[i], t);
     profile_to(v, t);
+    if (v->trend) {
+        for (int i = 0; i < v->P; i++) {
+            pg_proc *p = &v->procs[i];
+            busy_corners(v, p, t);
+            p->frac = trail_mean(&p->busy, t, v->tr.smoothing);
+        }
+        trend_advance(v, t, 0);
+        trend_point(v, t, &v->cx, &v->cy);
+    }
 }
 
 /* Drop the changes before t but the last one at or before it (the one still holding at t). */
@@ -722,6 +952,22 @@ const rt_pg_msg *rt_pg_view_messages(const rt_pg_view *v, size_t *n)
     return v->msgs;
 }
 
+const rt_pg_msg *rt_pg_view_messages_after(const rt_pg_view *v, int64_t after, size_t *n)
+{
+    size_t lo = 0, hi = v->nmsgs; /* the first kept with seq > after */
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (v->msgs[mid].seq <= after)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    *n = v->nmsgs - lo;
+    return v->msgs + lo;
+}
+
+int64_t rt_pg_view_messages_seen(const rt_pg_view *v) { return v->msgs_seen; }
+
 const rt_pg_delta *rt_pg_view_deltas(const rt_pg_view *v, size_t *n, int64_t *base_count, double *base_bytes)
 {
     *n = v->ndeltas;
@@ -730,6 +976,22 @@ const rt_pg_delta *rt_pg_view_deltas(const rt_pg_view *v, size_t *n, int64_t *ba
     if (base_bytes)
         *base_bytes = v->base_bytes;
     return v->deltas;
+}
+
+const rt_pg_delta *rt_pg_view_deltas_after(const rt_pg_view *v, int64_t after, size_t *n, int64_t *seen)
+{
+    size_t lo = 0, hi = v->ndeltas; /* the first kept with seq > after */
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (v->deltas[mid].seq <= after)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    *n = v->ndeltas - lo;
+    if (seen)
+        *seen = v->deltas_seen;
+    return v->deltas + lo;
 }
 
 const rt_pg_coll *rt_pg_view_collectives(const rt_pg_view *v, size_t *n)
@@ -881,3 +1143,56 @@ int rt_pg_view_describe(const rt_tevent *ev, const rt_tdefs *defs, char *buf, si
 #undef PUT
     return (int)n;
 }
+
+int rt_pg_view_trend(rt_pg_view *v, const rt_pg_trend_config *cfg)
+{
+    if (!cfg || !(cfg->smoothing > 0) || !isfinite(cfg->smoothing) || !(cfg->top > 0) || cfg->cols < 0 ||
+        cfg->rows < 0 || cfg->cols > 4096 || cfg->rows > 4096 || (cfg->cols > 0) != (cfg->rows > 0) || cfg->mod < 1)
+        return RT_EINVAL;
+    if (v->trend) { /* again with the same means: a raster added, top and colours changed */
+        if (cfg->smoothing != v->tr.smoothing || cfg->bytes != v->tr.bytes ||
+            (v->traster && cfg->cols > 0 && (cfg->cols != v->tr.cols || cfg->rows != v->tr.rows)))
+            return RT_EINVAL;
+        if (cfg->cols > 0 && !v->traster && rt_grid_new(cfg->cols, cfg->rows, -1, &v->traster, NULL) != RT_OK)
+            return RT_ENOMEM;
+        int cols = v->traster ? v->tr.cols : cfg->cols, rows = v->traster ? v->tr.rows : cfg->rows;
+        v->tr = *cfg;
+        v->tr.cols = v->traster ? (cfg->cols > 0 ? cfg->cols : cols) : 0;
+        v->tr.rows = v->traster ? (cfg->rows > 0 ? cfg->rows : rows) : 0;
+        return RT_OK;
+    }
+    v->tr = *cfg;
+    double t0 = v->now;
+    if (trail_start(&v->nbusy, t0, v->count[RT_STATE_BUSY]) != RT_OK ||
+        trail_start(&v->pend, t0, cfg->bytes ? v->pend_bytes : (double)v->pend_count) != RT_OK)
+        return RT_ENOMEM;
+    for (int i = 0; i < v->P; i++)
+        if (trail_start(&v->procs[i].busy, t0, v->procs[i].state == RT_STATE_BUSY) != RT_OK)
+            return RT_ENOMEM;
+    if (cfg->cols > 0 && rt_grid_new(cfg->cols, cfg->rows, -1, &v->traster, NULL) != RT_OK)
+        return RT_ENOMEM;
+    v->trend = 1;
+    return RT_OK;
+}
+
+double rt_pg_view_trend_busy(const rt_pg_view *v, int p, double *high)
+{
+    const pg_proc *pp = &v->procs[p];
+    if (high)
+        *high = pp->high > pp->frac ? pp->high : pp->frac;
+    return pp->frac;
+}
+
+void rt_pg_view_trend_point(const rt_pg_view *v, double *x, double *y, double *lx, double *ly)
+{
+    *x = v->cx;
+    *y = v->cy;
+    if (lx)
+        *lx = v->tlast == -INFINITY ? v->cx : v->tx;
+    if (ly)
+        *ly = v->tlast == -INFINITY ? v->cy : v->ty;
+}
+
+rt_grid *rt_pg_view_trend_grid(rt_pg_view *v) { return v->traster; }
+
+int64_t rt_pg_view_trend_corners(const rt_pg_view *v) { return v->corners; }

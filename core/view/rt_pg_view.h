@@ -61,6 +61,7 @@ typedef struct rt_pg_msg {
     int src, dst;
     long tag;
     double bytes, send, recv;
+    int64_t seq;          /* 1-based rank of its receipt among all messages the view saw */
 } rt_pg_msg;
 
 /* A change of the pending set: at time t, count by dc, bytes by db, to dst. */
@@ -69,6 +70,7 @@ typedef struct rt_pg_delta {
     int dc;
     int dst;
     double db;
+    int64_t seq;          /* 1-based rank among all deltas the view saw */
 } rt_pg_delta;
 
 /* A collective instance: its span, lowest and highest participant, participants, bytes. */
@@ -166,8 +168,15 @@ double rt_pg_view_busy_fraction(const rt_pg_view *v, int p, double a, double b);
 
 /* Messages received since the keep time, in order of receipt. */
 const rt_pg_msg *rt_pg_view_messages(const rt_pg_view *v, size_t *n);
+/* Messages received since the keep time whose seq is above `after` (the newest
+ * ones; a display that drew up to seq s asks for what came since). */
+const rt_pg_msg *rt_pg_view_messages_after(const rt_pg_view *v, int64_t after, size_t *n);
+/* Messages received in all (the seq of the newest). */
+int64_t rt_pg_view_messages_seen(const rt_pg_view *v);
 /* Pending deltas since the keep time; base: pending count and bytes before them. */
 const rt_pg_delta *rt_pg_view_deltas(const rt_pg_view *v, size_t *n, int64_t *base_count, double *base_bytes);
+/* Deltas kept whose seq is above `after`; *seen: deltas seen in all. */
+const rt_pg_delta *rt_pg_view_deltas_after(const rt_pg_view *v, int64_t after, size_t *n, int64_t *seen);
 /* Collective instances kept, in order of completion. */
 const rt_pg_coll *rt_pg_view_collectives(const rt_pg_view *v, size_t *n);
 /* Collective instances seen in all. */
@@ -220,5 +229,43 @@ void rt_pg_view_take_events(rt_pg_view *v);
  * length snprintf would write.
  */
 int rt_pg_view_describe(const rt_tevent *ev, const rt_tdefs *defs, char *buf, size_t size);
+
+/*
+ * Trailing means over the continuous replay (ParaGraph's Kiviat diagram and
+ * phase portrait). With smoothing S > 0 the view follows, from the next event
+ * on, each processor's busy fraction over [t - S, t], the mean number of busy
+ * processors and the mean pending count and volume over [t - S, t]. Each of
+ * these is piecewise linear in t, with corners only at event times and event
+ * times + S: the view evaluates them at every corner as the replay passes it,
+ * so the high-water marks and the trajectory do not depend on when frames are
+ * drawn. Memory: the changes of the last S seconds.
+ *
+ * The trajectory (x = mean pending, count or bytes by `bytes`, as a percent of
+ * `top`; y = mean busy processors as a percent of P) is drawn into a raster of
+ * cols x rows cells (x left to right, y bottom to top, 0..100 each, row 0 at
+ * the top), a straight run of cells between consecutive corners; a cell holds
+ * 1 + (the task most recently entered on any processor) mod `mod`, 0 when no
+ * task was entered yet, -1 when the trajectory never passed. cols = 0: no raster.
+ * Call before the replay runs; called again with the same smoothing and `bytes`
+ * it adds the raster when there is none (a display that learns its size at
+ * its first drawing) and takes the new top and mod. RT_EINVAL on bad
+ * arguments, RT_ENOMEM.
+ */
+typedef struct rt_pg_trend_config {
+    double smoothing;     /* S > 0 */
+    int bytes;            /* x from the pending volume (1) or count (0) */
+    double top;           /* x's 100 % (> 0; the pre-pass maximum) */
+    int cols, rows;       /* raster size (0: none), at most 4096 each */
+    int mod;              /* task colours (> 0) */
+} rt_pg_trend_config;
+int rt_pg_view_trend(rt_pg_view *v, const rt_pg_trend_config *cfg);
+/* Processor p's busy fraction over [now - S, now] and its highest so far (0 before trend). */
+double rt_pg_view_trend_busy(const rt_pg_view *v, int p, double *high);
+/* The trajectory's point at the sync time and its last corner (percents; lx, ly
+ * may be NULL); the raster (NULL without one; owned by the view). */
+void rt_pg_view_trend_point(const rt_pg_view *v, double *x, double *y, double *lx, double *ly);
+rt_grid *rt_pg_view_trend_grid(rt_pg_view *v);
+/* Corners evaluated so far (the trajectory's vertices). */
+int64_t rt_pg_view_trend_corners(const rt_pg_view *v);
 
 #endif

@@ -3,6 +3,14 @@
 -- has messages of its own pending (sending) or waiting for it (receiving); a
 -- line per pending message in its size colour. At the end of the run: a line
 -- for every pair that ever exchanged a message.
+--
+-- When the processors outnumber the circle's room (a disc per 4 pixels of
+-- circumference), a disc stands for a group of g processors consecutive in the
+-- order: coloured by the state most of them are in, ringed when one of them is
+-- sending or receiving, a line between two groups when a message is pending
+-- between them (the size colour of the largest). A note on the picture says so;
+-- data() gives g (`group`) and per disc its processors (`procs`, first and last
+-- position in `order`, and the ids) and how many are in each state (`counts`).
 local colors = require "retrace.colors"
 local common = require "retrace.displays.paragraph.common"
 
@@ -108,12 +116,75 @@ function M.draw_graph(self, cv, rect, pos, r, link_style)
   return { nodes = nodes, lines = lines, final = self.final or false }
 end
 
+-- The frame's processors gathered into n discs of g consecutive positions of order.
+local function grouped(self, order, g)
+  local P = self.ctx.P
+  local n = math.ceil(P / g)
+  local of = {}
+  for i, p in ipairs(order) do of[p] = (i - 1) // g end
+  local names = { "busy", "overhead", "idle" }
+  local counts, states, snd, rcv = {}, {}, {}, {}
+  for k = 0, n - 1 do counts[k + 1] = { busy = 0, overhead = 0, idle = 0 } end
+  for p = 0, P - 1 do
+    local c = counts[of[p] + 1]
+    local st = (self.states and self.states[p + 1]) or "idle"
+    c[st] = c[st] + 1
+    if self.snd and self.snd[p] then snd[of[p]] = true end
+    if self.rcv and self.rcv[p] then rcv[of[p]] = true end
+  end
+  for k = 1, n do
+    local best = "idle"
+    for _, name in ipairs(names) do if counts[k][name] > counts[k][best] then best = name end end
+    states[k] = best
+  end
+  local lines, seen = {}, {}
+  for _, l in ipairs(self.lines or {}) do
+    local a, b = of[l[1]], of[l[2]]
+    if a and b and a ~= b then
+      local key = a * n + b
+      local e = seen[key]
+      if not e then
+        e = { a, b, l[3] }
+        seen[key] = e
+        lines[#lines + 1] = e
+      elseif l[3] and (not e[3] or l[3] > e[3]) then
+        e[3] = l[3]
+      end
+    end
+  end
+  local gorder = {}
+  for k = 1, n do gorder[k] = k - 1 end
+  local proxy = { ctx = { P = n }, states = states, snd = snd, rcv = rcv, lines = lines, final = self.final }
+  return proxy, gorder, counts
+end
+
 function D:draw(cv, rect)
   local inner = { x = rect.x + 70, y = rect.y, w = rect.w - 70, h = rect.h }
-  local pos, R = M.circle(self.ctx.order, inner, 14)
-  local r = math.max(2, math.min(12, math.pi * R / self.ctx.P * 0.6))
-  self.d = M.draw_graph(self, cv, rect, pos, r)
-  self.d.order = self.ctx.order
+  local order, P = self.ctx.order, self.ctx.P
+  local _, R0 = M.circle(order, inner, 14)
+  local g = math.max(1, math.ceil(P / math.max(1, math.floor(2 * math.pi * R0 / 4))))
+  if g == 1 then
+    local pos, R = M.circle(order, inner, 14)
+    local r = math.max(2, math.min(12, math.pi * R / P * 0.6))
+    self.d = M.draw_graph(self, cv, rect, pos, r)
+    self.d.order = order
+    return
+  end
+  local proxy, gorder, counts = grouped(self, order, g)
+  local pos, R = M.circle(gorder, inner, 14)
+  local r = math.max(1.5, math.min(12, math.pi * R / #gorder * 0.6))
+  local d = M.draw_graph(proxy, cv, rect, pos, r)
+  for k, node in ipairs(d.nodes) do
+    local a, b = (k - 1) * g, math.min(P, k * g) - 1
+    node.procs = { a, b }
+    node.ids = { table.unpack(order, a + 1, b + 1) }
+    node.counts = counts[k]
+  end
+  cv:text(rect.x + rect.w - 2, rect.y + rect.h - 2,
+    string.format("a disc per %d processors (the state most are in)", g),
+    { align = "right", valign = "bottom", size = 8, color = "dimgray" })
+  d.group, d.order = g, order
+  self.d = d
 end
 
 return M

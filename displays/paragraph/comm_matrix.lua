@@ -1,7 +1,8 @@
 --- ParaGraph communication matrix: sender (rows) x receiver (columns), in natural
 -- or Gray-code order; a square is coloured by the size of what that pair has
 -- pending and erased on receipt. At the end of the run: the cumulative volume
--- of every pair on a colour scale.
+-- of every pair on a logarithmic colour scale from the smallest nonzero square
+-- to the largest (data() `scale`).
 --
 -- Only the pairs that communicate are kept (sparse). When the processors
 -- outnumber the pixels of the matrix's side, a square stands for a block of k x k
@@ -53,7 +54,7 @@ end
 function D:draw(cv, rect)
   local P, order = self.ctx.P, self.ctx.order
   local legend_w = self.final and 70 or 0
-  local side = math.max(1, math.min(rect.w - 40 - legend_w, rect.h - 40))
+  local side = math.max(1, math.min(rect.w - 40 - legend_w, rect.h - 40 - (P > rect.h - 40 and 10 or 0)))
   -- k processors per square when they outnumber the side's pixels
   local k = math.max(1, math.ceil(P / math.floor(side)))
   local nb = math.ceil(P / k)
@@ -78,13 +79,18 @@ function D:draw(cv, rect)
   local list = {}
   for _, s in pairs(squares) do list[#list + 1] = s end
   table.sort(list, function(a, b) return a.bi < b.bi or (a.bi == b.bi and a.bj < b.bj) end)
-  local vmax = 0
-  for _, s in ipairs(list) do if s.bytes > vmax then vmax = s.bytes end end
+  -- the end-of-run scale: logarithmic from the smallest nonzero square to the largest
+  local vmax, vmin = 0, math.huge
+  for _, s in ipairs(list) do
+    if s.bytes > vmax then vmax = s.bytes end
+    if s.bytes > 0 and s.bytes < vmin then vmin = s.bytes end
+  end
+  if vmin == math.huge then vmin = vmax end
   -- on white paper: in gray mode small volumes light, large ones dark
   local ramp = self.final and colors.ramp(64, colors.mode == "gray" and { "#d0d0d0", "#000000" } or nil)
   local function colour(v)
     if not self.final then return (colors.message_size(v)) end
-    local f = vmax > 1 and math.log(math.max(v, 1)) / math.log(vmax) or 1
+    local f = vmax > vmin and math.log(math.max(v, vmin) / vmin) / math.log(vmax / vmin) or 1
     return ramp:hex(math.max(0, math.min(63, math.floor(f * 63 + 0.5))))
   end
   local cells = {}
@@ -113,16 +119,31 @@ function D:draw(cv, rect)
       cv:text(x0 - 3, y0 + (b + 0.5) * cell, tostring(p), { align = "right", valign = "middle", size = 9, color = "black" })
     end
   end
-  local note = k > 1 and string.format(" (squares of %d x %d processors)", k, k) or ""
-  cv:text(x0 + side / 2, y0 + side + 14, "receiver" .. note, { align = "center", valign = "top", size = 9, color = "black" })
+  cv:text(x0 + side / 2, y0 + side + 14, "receiver", { align = "center", valign = "top", size = 9, color = "black" })
+  if k > 1 then
+    cv:text(rect.x + 2, y0 + side + 25, string.format("a square per %d x %d processors", k, k),
+      { valign = "top", size = 8, color = "dimgray" })
+  end
   cv:text(rect.x + 6, y0 + side / 2, "sender", { align = "center", valign = "middle", size = 9, angle = -90, color = "black" })
   if self.final and vmax > 0 then
     local plot = require "retrace.plot"
     cv:text(x0 + side + 8, y0, "bytes (log)", { valign = "top", size = 9, color = "black" })
-    plot.colorbar(cv, x0 + side + 8, y0 + 14, 60, 10, ramp, vmax > 1 and 1 or 0, vmax, { size = 9, color = "black" })
+    -- the bar, its two ends as lines of their own under it (long numbers would overlap side by side)
+    local bx, by = x0 + side + 8, y0 + 14
+    local g = require("retrace.canvas").grid(64, 1)
+    for i = 0, 63 do g:set(i, 0, i) end
+    cv:grid(g, ramp, bx, by, 60, 10)
+    cv:rect(bx, by, 60, 10, { stroke = "black", width = 0.5 })
+    local fmt = plot.format_tick
+    if vmax > vmin then
+      cv:text(bx, by + 12, "min " .. fmt(vmin), { valign = "top", size = 9, color = "black" })
+      cv:text(bx, by + 23, "max " .. fmt(vmax), { valign = "top", size = 9, color = "black" })
+    else
+      cv:text(bx, by + 12, "all " .. fmt(vmax), { valign = "top", size = 9, color = "black" })
+    end
   end
   local d = { final = self.final or false, order = order, block = k, grid = { x = x0, y = y0, cell = cell },
-              cells = cells }
+              cells = cells, scale = self.final and vmax > 0 and { lo = vmin, hi = vmax, log = true } or nil }
   if P <= DENSE then
     d.bytes, d.count = dense(P, self.pairs or {}, "bytes"), dense(P, self.pairs or {}, "count")
   end

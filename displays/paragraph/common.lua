@@ -133,6 +133,85 @@ function M.active_runs(model, p, lo, hi, W)
   end
 end
 
+--- ParaGraph's view in C behind the run (retrace.paragraph's model attached to
+-- the replay), nil when there is none (a display made without a replay).
+function M.view(ctx)
+  local m = ctx.model or (ctx.tasks and ctx.tasks.model)
+  return m and m.view or nil
+end
+
+--- Turn on the view's trailing means over ctx.smoothing (Kiviat, phase portrait),
+-- before the replay runs; cols x rows: the trajectory's raster (nil: none yet).
+-- Returns the view, or nil when there is none or no smoothing.
+function M.trend(ctx, cols, rows)
+  local view = M.view(ctx)
+  local S = ctx.smoothing
+  if not view or not S or not (S > 0) or S == math.huge then return nil end
+  local bytes = ctx.volume == "bytes"
+  local top = ctx.info and (bytes and ctx.info.max_pending_bytes or ctx.info.max_pending) or 0
+  local ok = view:trend{ smoothing = S, bytes = bytes, top = (top and top > 0) and top or 1,
+                         cols = cols, rows = rows, mod = 6 }
+  return ok and view or nil
+end
+
+--- A picture a display keeps between frames: an image canvas over the plot box
+-- pr (whole pixels around it), made again empty when `key` changes (the window
+-- moved). Returns the canvas, its offset x, y in the frame, and whether it is new.
+-- Draw into it at frame coordinates minus the offset; put it on the frame
+-- with cv:draw_image(layer, x, y).
+function M.layer(self, name, key, pr)
+  self.layers = self.layers or {}
+  local x, y = math.floor(pr.x), math.floor(pr.y)
+  local w, h = math.max(1, math.ceil(pr.x + pr.w) - x), math.max(1, math.ceil(pr.y + pr.h) - y)
+  key = string.format("%s %.17g %.17g %.17g %.17g", key, pr.x, pr.y, pr.w, pr.h)
+  local l = self.layers[name]
+  if l and l.key == key then return l.cv, x, y, false end
+  self.layers[name] = { key = key, cv = canvas.image(w, h) }
+  return self.layers[name].cv, x, y, true
+end
+
+--- The messages received that a display has not drawn yet into its layer (new:
+-- the layer was just made, every message kept counts). Without a view in C
+-- (no messages_after), every kept message, the layer cleared.
+function M.new_messages(self, m, layer, new)
+  local view = m.view
+  if not (view and view.messages_after) then
+    layer:clear(0, 0, 0, 0)
+    return m.done, true
+  end
+  if new then self.msg_seq = 0 end
+  local list, seq = view:messages_after(self.msg_seq or 0)
+  self.msg_seq = seq
+  return list, new
+end
+
+--- Processor lines (spacetime, critical path): per processor the columns of
+-- [lo, hi] (W columns over the plot box pr) where it was mostly busy or in
+-- overhead, in `color`. From the C raster tl when there is one (a row per
+-- processor, or per group of processors when they outnumber the pixel rows:
+-- returns the group size, nil when 1), else from the model's view row by row.
+function M.activity_lines(self, cv, tl, m, pr, lo, hi, W, color)
+  local P = m.P
+  if tl then
+    local g = tl:grid("state")
+    local _, R = tl:size()
+    local rowh = pr.h / R
+    self.linepal = self.linepal or colors.palette({ { 0, 0, 0, 0 }, color, color })
+    local h = rowh < 2 and rowh or math.max(1, math.min(3, rowh / 4))
+    for r = 0, R - 1 do
+      cv:grid(g, self.linepal, pr.x, pr.y + (R - 1 - r + 0.5) * rowh - h / 2, W, h, { region = { 0, r, W, 1 } })
+    end
+    return R < P and math.ceil(P / R) or nil
+  end
+  local seg = canvas.pack(4)
+  for p = 0, P - 1 do
+    local y = pr.y + (P - 1 - p + 0.5) * pr.h / P
+    for a, b in M.active_runs(m, p, lo, hi, W) do seg:push(pr.x + a - 1, y, pr.x + b, y) end
+  end
+  cv:segments(seg, { color = color, width = math.max(1, math.min(3, pr.h / P / 4)) })
+  return nil
+end
+
 --- Window [lo, hi] of a display from the shared context.
 function M.window(ctx)
   return ctx.lo, ctx.hi

@@ -23,7 +23,7 @@ function D:draw(cv, rect)
   local function px(t) return pr.x + (t - lo) / (hi - lo) * pr.w end
   local function py(p) return pr.y + (P - 1 - p + 0.5) * pr.h / P end
   d.messages, d.bands = {}, 0
-  local tl = common.timeline(ctx, W, P)
+  local tl = common.timeline(ctx, W, math.max(1, math.min(P, math.floor(pr.h))))
   if not m then self.d = d; return end
   cv:save()
   cv:clip_rect(pr.x, pr.y, pr.w, pr.h)
@@ -60,59 +60,71 @@ function D:draw(cv, rect)
       k = k + 1
     end
   end
-  -- processor lines: runs of columns where the processor is not idle most of the time
-  local seg = canvas.pack(4)
-  local rows -- the raster's dominant state per cell, a byte per cell (0 idle, 1 overhead, 2 busy, 255 empty)
-  if tl then
-    rows = tl:grid("state"):dump():gsub("(.)...", "%1")
-  end
-  for p = 0, P - 1 do
-    if rows then
-      -- runs of cells where the processor was mostly busy or in overhead
-      local base = tl:row_of(p) * W
-      local row = rows:sub(base + 1, base + W)
-      local c = 1
-      while true do
-        local a, b = row:find("[\1\2]+", c)
-        if not a then break end
-        seg:push(pr.x + a - 1, py(p), pr.x + b, py(p))
-        c = b + 1
-      end
-    else
-      for a, b in common.active_runs(m, p, lo, hi, W) do seg:push(pr.x + a - 1, py(p), pr.x + b, py(p)) end
-    end
-  end
-  cv:segments(seg, { color = "black", width = math.max(1, math.min(3, pr.h / P / 4)) })
-  -- messages, each one line: received ones batched by size colour (one segment
-  -- pack per colour), those in flight dashed from their send to now
-  local packs, order = {}, {}
-  local function msg(src, dst, t0, t1, bytes, pending)
-    if t1 < lo or t0 > hi then return end
+  -- processor lines: the columns where the processor is mostly busy or in overhead
+  d.rows_per_line = common.activity_lines(self, cv, tl, m, pr, lo, hi, W, "black")
+  -- messages received: each drawn once into the display's layer, which holds the
+  -- window's lines (batched by size colour; past a few hundred lines crisp, as Cairo
+  -- strokes many long crossing antialiased lines slowly); those in flight dashed
+  -- from their send to now, every frame
+  local layer, ox, oy, new = common.layer(self, "messages", lo .. " " .. hi, pr)
+  local list
+  list, new = common.new_messages(self, m, layer, new)
+  if new then self.nlines, self.listed = 0, {} end
+  local packs, order, nnew = {}, {}, 0
+  local function colour(bytes)
     local col = size_colour[bytes]
     if not col then col = colors.message_size(bytes); size_colour[bytes] = col end
-    local x0, y0, x1, y1 = px(t0), py(src), px(t1), py(dst)
-    if pending then
-      cv:line(x0, y0, x1, y1, { color = col, width = 1.5, dash = { 3, 2 } })
-    else
+    return col
+  end
+  for _, x in ipairs(list) do
+    if not (x.recv < lo or x.send > hi) then
+      local col = colour(x.bytes)
+      local x0, y0, x1, y1 = px(x.send), py(x.src), px(x.recv), py(x.dst)
       local pk = packs[col]
       if not pk then pk = canvas.pack(4); packs[col] = pk; order[#order + 1] = col end
-      pk:push(x0, y0, x1, y1)
-    end
-    if #d.messages < 500 then
-      d.messages[#d.messages + 1] = { src = src, dst = dst, send = t0, recv = (not pending) and t1 or nil,
-        bytes = bytes, color = col, x0 = x0, y0 = y0, x1 = x1, y1 = y1 }
+      pk:push(x0 - ox, y0 - oy, x1 - ox, y1 - oy)
+      nnew = nnew + 1
+      if #self.listed < 500 then
+        self.listed[#self.listed + 1] = { src = x.src, dst = x.dst, send = x.send, recv = x.recv, bytes = x.bytes,
+          color = col, x0 = x0, y0 = y0, x1 = x1, y1 = y1 }
+      end
     end
   end
-  for _, x in ipairs(m.done) do msg(x.src, x.dst, x.send, x.recv, x.bytes, false) end
-  -- Cairo strokes many long crossing lines in one path slowly when it antialiases
-  -- (2500 lines: 60 ms against 4.5 ms): past a few hundred, crisp lines
-  local nlines = 0
-  for _, col in ipairs(order) do nlines = nlines + packs[col]:len() end
+  self.nlines = self.nlines + nnew
+  if nnew > 0 then
+    layer:save()
+    if self.nlines > 300 then layer:antialias(false) end
+    for _, col in ipairs(order) do
+      layer:segments(packs[col], { color = col, width = self.nlines > 300 and 1 or 1.5 })
+    end
+    layer:restore()
+  end
+  cv:draw_image(layer, ox, oy)
+  for i, x in ipairs(self.listed) do d.messages[i] = x end
+  local dashed, dorder = {}, {}
+  for _, x in ipairs(m.pending) do
+    local t0, t1 = x.send_time, m.now
+    if not (t1 < lo or t0 > hi) then
+      local col = colour(x.bytes)
+      local x0, y0, x1, y1 = px(t0), py(x.src), px(t1), py(x.dst)
+      local pk = dashed[col]
+      if not pk then pk = canvas.pack(4); dashed[col] = pk; dorder[#dorder + 1] = col end
+      pk:push(x0, y0, x1, y1)
+      if #d.messages < 500 then
+        d.messages[#d.messages + 1] = { src = x.src, dst = x.dst, send = t0, bytes = x.bytes, color = col,
+          x0 = x0, y0 = y0, x1 = x1, y1 = y1 }
+      end
+    end
+  end
+  local ndashed = 0
+  for _, col in ipairs(dorder) do ndashed = ndashed + #dashed[col] end
   cv:save()
-  if nlines > 300 then cv:antialias(false) end
-  for _, col in ipairs(order) do cv:segments(packs[col], { color = col, width = nlines > 300 and 1 or 1.5 }) end
+  if ndashed > 300 then cv:antialias(false) end
+  for _, col in ipairs(dorder) do
+    cv:segments(dashed[col], { color = col, width = ndashed > 300 and 1 or 1.5, dash = { 3, 2 } })
+  end
   cv:restore()
-  for _, x in ipairs(m.pending) do msg(x.src, x.dst, x.send_time, m.now, x.bytes, true) end
+  d.lines = self.nlines
   cv:restore()
   d.window = { lo, hi }
   self.d = d

@@ -18,6 +18,21 @@ function D:update(state, t)
   end
 end
 
+-- Add deltas to the display's column sums (out of order is fine) or, before lo, to its base.
+local function add_deltas(self, list, lo, hi, dt, W, bytes, only)
+  local sum = self.sum
+  for _, e in ipairs(list) do
+    if not only or e[4] == only then
+      local v = bytes and e[3] or e[2]
+      if e[1] < lo then self.base = self.base + v
+      elseif e[1] <= hi then
+        local c = math.min(W, math.floor((e[1] - lo) / dt) + 1)
+        sum[c] = (sum[c] or 0) + v
+      end
+    end
+  end
+end
+
 function D:draw(cv, rect)
   local ctx, m = self.ctx, self.model
   local lo, hi = common.window(ctx)
@@ -36,17 +51,23 @@ function D:draw(cv, rect)
   local now = m and math.min(m.now, hi) or lo
   local ncols = math.max(0, math.min(W, math.ceil((now - lo) / dt)))
   if m then
-    base = only and 0 or (bytes and m.base[2] or m.base[1])
-    for _, e in ipairs(m.deltas) do
-      if not only or e[4] == only then
-        local v = bytes and e[3] or e[2]
-        if e[1] < lo then base = base + v
-        elseif e[1] <= hi then
-          local c = math.min(W, math.floor((e[1] - lo) / dt) + 1)
-          sum[c] = (sum[c] or 0) + v
-        end
+    -- the deltas summed per column as they come (the sums kept while the window
+    -- stays: a frame reads only the deltas new since the last)
+    local key = string.format("%.17g %.17g %d %s", lo, hi, W, tostring(bytes))
+    if m.view and m.view.deltas_after then
+      if self.key ~= key then
+        self.key, self.seq, self.sum = key, 0, {}
+        local _, _, bc, bb = m.view:deltas_after(math.maxinteger)
+        self.base = only and 0 or (bytes and bb or bc)
       end
+      local list
+      list, self.seq = m.view:deltas_after(self.seq)
+      add_deltas(self, list, lo, hi, dt, W, bytes, only)
+    else
+      self.base, self.sum = only and 0 or (bytes and m.base[2] or m.base[1]), {}
+      add_deltas(self, m.deltas, lo, hi, dt, W, bytes, only)
     end
+    base, sum = self.base, self.sum
     if not only then
       for _, c in ipairs(m.coll_list) do
         if c.t1 >= lo and c.t0 <= hi then

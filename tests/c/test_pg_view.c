@@ -627,6 +627,106 @@ static void test_random_vs_slow_model(void **state)
     }
 }
 
+/* p's busy fraction over [x - S, x] from the log. */
+static double s_busy_frac(const slow *m, int p, double x, double S)
+{
+    return s_time_in(m, p, RT_STATE_BUSY, x - S, x) / S;
+}
+
+/* Seconds-weighted pending count over [a, b]: every send adds 1 from its send time, every receipt takes 1 away. */
+static double s_pending_integral(const rlog *l, double a, double b)
+{
+    double sum = 0;
+    for (int i = 0; i < l->n_send; i++) {
+        double x = l->send[i].send_time > a ? l->send[i].send_time : a;
+        if (b > x)
+            sum += b - x;
+    }
+    for (int i = 0; i < l->n_msg; i++) {
+        double x = l->msg[i].recv_time > a ? l->msg[i].recv_time : a;
+        if (b > x)
+            sum -= b - x;
+    }
+    return sum;
+}
+
+/* Trailing means (rt_pg_view_trend) against the log: each processor's busy fraction over
+ * [T - S, T], its highest over the run so far (the largest at every state change c and c + S,
+ * where the piecewise-linear fraction has its corners), the phase portrait's point. */
+static void test_trend_vs_slow_model(void **state)
+{
+    (void)state;
+    static rlog log;
+    static stream s;
+    for (unsigned round = 0; round < 20; round++) {
+        random_stream(5000 + round, &s);
+        memset(&log, 0, sizeof log);
+        rt_replay *rp = new_replay(&log);
+        slow m = {.l = &log, .t0 = s.ev[0].time, .from = -INFINITY, .to = INFINITY, .keep = -INFINITY};
+        memcpy(m.last, s.last, sizeof m.last);
+        double tend = s.ev[s.n - 1].time;
+        double S = (tend - m.t0) / (3 + round % 9);
+        rt_pg_view_config cfg = {.nprocs = NP, .t0 = m.t0, .from = -INFINITY, .to = INFINITY, .last = s.last};
+        rt_err err;
+        rt_pg_view *v = rt_pg_view_new(rp, &cfg, &err);
+        assert_non_null(v);
+        rt_pg_trend_config tc = {.smoothing = S, .bytes = 0, .top = 1, .cols = 64, .rows = 32, .mod = 6};
+        assert_int_equal(rt_pg_view_trend(v, &tc), RT_OK);
+        int i = 0;
+        for (int cp = 1; cp <= 8; cp++) {
+            double T = m.t0 + (tend - m.t0) * cp / 8.0;
+            while (i < s.n && s.ev[i].time <= T)
+                assert_int_equal(rt_replay_feed_event(rp, &s.ev[i++], &err), RT_OK);
+            if (cp == 8)
+                assert_int_equal(rt_replay_finish(rp, &err), RT_OK);
+            rt_pg_view_sync(v, T);
+            if (rand() % 2) /* forgetting state changes must not touch the trailing means */
+                rt_pg_view_keep(v, T - S / 2);
+            double busy = 0;
+            for (int p = 0; p < NP; p++) {
+                double high, frac = rt_pg_view_trend_busy(v, p, &high);
+                CLOSE(frac, s_busy_frac(&m, p, T, S));
+                busy += frac;
+                double want = s_busy_frac(&m, p, T, S);
+                for (int k = 0; k < log.n_st; k++) {
+                    double c = log.st[k].t;
+                    if (log.st[k].proc != p)
+                        continue;
+                    if (c >= m.t0 && c <= T && s_busy_frac(&m, p, c, S) > want)
+                        want = s_busy_frac(&m, p, c, S);
+                    if (c + S >= m.t0 && c + S <= T && s_busy_frac(&m, p, c + S, S) > want)
+                        want = s_busy_frac(&m, p, c + S, S);
+                }
+                if (m.last[p] <= T && s_busy_frac(&m, p, m.last[p], S) > want)
+                    want = s_busy_frac(&m, p, m.last[p], S);
+                if (m.last[p] + S <= T && s_busy_frac(&m, p, m.last[p] + S, S) > want)
+                    want = s_busy_frac(&m, p, m.last[p] + S, S);
+                CLOSE(high, want);
+            }
+            double x, y;
+            rt_pg_view_trend_point(v, &x, &y, NULL, NULL);
+            CLOSE(y, 100 * busy / NP);
+            CLOSE(x, 100 * s_pending_integral(&log, T - S, T) / S);
+        }
+        assert_true(rt_pg_view_trend_corners(v) > 0);
+        /* the raster holds the trajectory: some cell drawn, and every drawn cell a task colour or 0 */
+        rt_grid *g = rt_pg_view_trend_grid(v);
+        assert_non_null(g);
+        int drawn = 0;
+        for (int c = 0; c < g->w * g->h; c++) {
+            assert_true(g->cells[c] >= -1 && g->cells[c] <= 6);
+            drawn += g->cells[c] >= 0;
+        }
+        assert_true(drawn > 0);
+        /* a second call may not change the smoothing */
+        tc.smoothing = S * 2;
+        assert_int_equal(rt_pg_view_trend(v, &tc), RT_EINVAL);
+        assert_int_equal(rt_pg_view_status(v), RT_OK);
+        rt_pg_view_free(v);
+        rt_replay_free(rp);
+    }
+}
+
 /* Hand-made: two processors, one message, a task, a window. */
 static void test_hand_case(void **state)
 {
@@ -716,6 +816,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_random_vs_slow_model),
+        cmocka_unit_test(test_trend_vs_slow_model),
         cmocka_unit_test(test_hand_case),
         cmocka_unit_test(test_bad_config),
     };

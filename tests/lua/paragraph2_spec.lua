@@ -141,13 +141,16 @@ describe("retrace paragraph task and other displays on the hand-made trace", fun
   end)
 
   it("traces the phase portrait, smoothed over S and coloured by the latest task", function()
-    -- t = 3, S = 2: samples at 1, 2, 3: pending 0, 1, 1 of at most 2; busy 2, 1, 1 of 3
+    -- t = 3, S = 2, means over [1, 3] of the replay (not of frame samples): pending 0 on
+    -- [1, 2), 1 on [2, 3] of at most 2 -> 25 %; busy 2 (P0, P2) on [1, 2), 1 (P2) on [2, 3]
+    -- of 3 -> 50 %
     local c = frame(3).displays.phase_portrait.current
-    same_list({ 100 / 3, 100 * 4 / 9 }, { c.x, c.y }, 1e-9)
+    same_list({ 25, 50 }, { c.x, c.y }, 1e-9)
     assert.are.equal(2, c.task) -- P2 entered task 2 after P0 and P1 entered task 1
-    -- t = 10: samples 8, 9, 10: pending 0, 1, 1; busy 2, 1, 2
+    -- t = 10, [8, 10]: pending 0 on [8, 9), 1 on [9, 10] -> 25 %; busy P0 and P1 on
+    -- [8, 9), P0 alone on [9, 10) -> 1.5 of 3 -> 50 %
     c = frame(10).displays.phase_portrait.current
-    same_list({ 100 / 3, 100 * 5 / 9 }, { c.x, c.y }, 1e-9)
+    same_list({ 25, 50 }, { c.x, c.y }, 1e-9)
     local img = png(out, 10)
     assert.are.equal(colors.task(2), h.pixel_hex(img, c.px, c.py))
   end)
