@@ -123,12 +123,19 @@ function M.resolve(o, values)
   return ax
 end
 
-function M.place_ticks(ax, npix, per)
+function M.place_ticks(ax, npix, per, label_px)
   if ax.ticks then return end
   if ax.labels then
     local t = {}
     for v in pairs(ax.labels) do if v >= ax.lo and v <= ax.hi then t[#t + 1] = v end end
     table.sort(t)
+    -- labels that would not get label_px pixels each: every k-th is kept, from the first
+    local room = math.max(1, math.floor(npix / (label_px or 1)))
+    if #t > room then
+      local k, kept = math.ceil(#t / room), {}
+      for i = 1, #t, k do kept[#kept + 1] = t[i] end
+      t = kept
+    end
     ax.ticks = t
     return
   end

@@ -302,7 +302,7 @@ local function geometry(self, cv, r, xa, ya, notes, size)
     local room = size * 1.6
     ya.hi = ya.hi + (ya.hi - ya.lo) * room / math.max(plot.h - room, 1)
   end
-  axis.place_ticks(ya, plot.h, 50)
+  axis.place_ticks(ya, plot.h, 50, size + 3)
   g.ylabels = axis.labels(ya)
   cv:save()
   cv:font(nil, size)
@@ -322,7 +322,16 @@ local function geometry(self, cv, r, xa, ya, notes, size)
     g.lw, g.lh = legend_size(cv, self.legend_items, size - 1)
     g.legend = place_legend(self, plot, g.lw, g.lh, set_mapping)
   end
-  axis.place_ticks(xa, plot.w, 90)
+  local xlabel_px
+  if xa.labels then -- room for the widest label and a gap
+    cv:save()
+    cv:font(nil, size)
+    xlabel_px = 0
+    for _, s in pairs(xa.labels) do xlabel_px = math.max(xlabel_px, (cv:text_size(tostring(s)))) end
+    cv:restore()
+    xlabel_px = xlabel_px + size * 0.6
+  end
+  axis.place_ticks(xa, plot.w, 90, xlabel_px)
   g.xlabels = axis.labels(xa)
   g.plot = plot
   return g
