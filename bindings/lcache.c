@@ -19,10 +19,13 @@
  */
 #include "lcache.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "bind.h"
 #include "rt_file.h"
+#include "rt_hier.h"
 #include "rt_memsim.h"
 #include "rt_memtrace.h"
 
@@ -531,6 +534,169 @@ static int l_convert(lua_State *L)
     return 1;
 }
 
+/* ---- hierarchies (rt_hier): Dinero IV's model ---- */
+
+/* the config from opts: dinero = {"-l1-dsize", "32k", ...} and/or spec = "l1d:32k/64:8 ..." */
+static int hier_config(lua_State *L, int t, rt_hier_config *cfg, rt_err *err)
+{
+    rt_hier_config_init(cfg);
+    int st = RT_OK;
+    lua_getfield(L, t, "dinero");
+    if (lua_istable(L, -1)) {
+        int n = (int)luaL_len(L, -1);
+        const char **argv = lua_newuserdatauv(L, (size_t)(n + 1) * sizeof *argv, 0);
+        for (int i = 0; i < n; i++) {
+            lua_rawgeti(L, -2, i + 1);
+            argv[i] = lua_tostring(L, -1);
+            if (!argv[i])
+                luaL_error(L, "dinero: option %d is not a string", i + 1);
+            lua_pop(L, 1); /* the string stays alive in the table */
+        }
+        st = rt_hier_parse_dinero(cfg, n, argv, err);
+        lua_pop(L, 1);
+    } else if (!lua_isnil(L, -1)) {
+        luaL_error(L, "dinero: expected a table of strings");
+    }
+    lua_pop(L, 1);
+    if (st != RT_OK)
+        return st;
+    lua_getfield(L, t, "spec");
+    const char *spec = lua_tostring(L, -1);
+    if (spec)
+        st = rt_hier_parse_short(cfg, spec, err);
+    lua_pop(L, 1);
+    if (st != RT_OK)
+        return st;
+    static const char *const counts[] = {"skipcount", "flushcount", "maxcount"};
+    uint64_t *dst[] = {&cfg->skipcount, &cfg->flushcount, &cfg->maxcount};
+    for (int i = 0; i < 3; i++) {
+        lua_getfield(L, t, counts[i]);
+        if (!lua_isnil(L, -1)) {
+            lua_Integer v = lua_tointeger(L, -1);
+            if (v < 0 || !lua_isinteger(L, -1))
+                luaL_error(L, "%s: expected a non-negative integer", counts[i]);
+            *dst[i] = (uint64_t)v;
+        }
+        lua_pop(L, 1);
+    }
+    return rt_hier_check(cfg, err);
+}
+
+/* hier_describe(opts) -> text | nil, msg */
+static int l_hier_describe(lua_State *L)
+{
+    luaL_checktype(L, 1, LUA_TTABLE);
+    rt_hier_config cfg;
+    rt_err err;
+    if (hier_config(L, 1, &cfg, &err) != RT_OK)
+        return rt_push_fail(L, &err);
+    char buf[4096];
+    rt_hier_describe_buf(&cfg, buf, sizeof buf);
+    lua_pushstring(L, buf);
+    return 1;
+}
+
+static void push_by_type(lua_State *L, const uint64_t *v, const char *name)
+{
+    static const char *const types[] = {"read", "write", "instr", "misc"};
+    lua_createtable(L, 0, 6);
+    for (int i = 0; i < 4; i++)
+        rt_set_int(L, types[i], (lua_Integer)v[i]);
+    rt_set_int(L, "total", (lua_Integer)(v[0] + v[1] + v[2] + v[3]));
+    lua_createtable(L, 0, 5);
+    for (int i = 0; i < 4; i++)
+        rt_set_int(L, types[i], (lua_Integer)v[RT_HIER_PF + i]);
+    rt_set_int(L, "total", (lua_Integer)(v[8] + v[9] + v[10] + v[11]));
+    lua_setfield(L, -2, "prefetch");
+    lua_setfield(L, -2, name);
+}
+
+static void push_hier_stats(lua_State *L, const rt_hier_stats *s)
+{
+    push_by_type(L, s->fetch, "fetches");
+    push_by_type(L, s->miss, "misses");
+    push_by_type(L, s->blockmiss, "block_misses");
+    push_by_type(L, s->comp, "compulsory");
+    push_by_type(L, s->cap, "capacity");
+    push_by_type(L, s->conf, "conflict");
+    push_by_type(L, s->comp_block, "compulsory_block");
+    push_by_type(L, s->cap_block, "capacity_block");
+    push_by_type(L, s->conf_block, "conflict_block");
+    rt_set_int(L, "multiblock", (lua_Integer)s->multiblock);
+    rt_set_int(L, "bytes_from_memory", (lua_Integer)s->bytes_read);
+    rt_set_int(L, "bytes_to_memory", (lua_Integer)s->bytes_written);
+}
+
+/* hier_run(path, opts) -> result | nil, msg; opts: format, dinero, spec, counts */
+static int l_hier_run(lua_State *L)
+{
+    const char *path = luaL_checkstring(L, 1);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    int fmt = check_format(L, 2);
+    rt_hier_config cfg;
+    rt_err err;
+    if (hier_config(L, 2, &cfg, &err) != RT_OK)
+        return rt_push_fail(L, &err);
+    rt_hier *h;
+    if (rt_hier_new(&cfg, &h, &err) != RT_OK)
+        return rt_push_fail(L, &err);
+    rt_memtrace *t = rt_memtrace_open(path, fmt, &err);
+    if (!t) {
+        rt_hier_free(h);
+        return rt_push_fail(L, &err);
+    }
+    rt_hier_run_result res;
+    int st = rt_hier_run(h, t, &res, &err);
+    rt_memtrace_free(t);
+    if (st != RT_OK) {
+        rt_hier_free(h);
+        return rt_push_fail(L, &err);
+    }
+    lua_createtable(L, 0, 8);
+    rt_set_int(L, "records", (lua_Integer)res.records);
+    rt_set_int(L, "simulated", (lua_Integer)res.simulated);
+    lua_pushboolean(L, res.maxed);
+    lua_setfield(L, -2, "maxed");
+    lua_createtable(L, 0, 0);
+    int n = 0;
+    static const char *const kinds[] = {"unified", "instruction", "data"};
+    for (unsigned l = 0; l < cfg.levels; l++)
+        for (int k = 0; k < 3; k++) {
+            const rt_hier_stats *s = rt_hier_stats_get(h, l, k);
+            if (!s)
+                continue;
+            lua_createtable(L, 0, 16);
+            lua_pushfstring(L, "l%d-%ccache", (int)l + 1, "uid"[k]);
+            lua_setfield(L, -2, "name");
+            rt_set_int(L, "level", (lua_Integer)l + 1);
+            lua_pushstring(L, kinds[k]);
+            lua_setfield(L, -2, "kind");
+            push_hier_stats(L, s);
+            lua_rawseti(L, -2, ++n);
+        }
+    lua_setfield(L, -2, "caches");
+    const rt_hier_stats *mem = rt_hier_stats_get(h, cfg.levels, 0);
+    lua_createtable(L, 0, 2);
+    push_by_type(L, mem->fetch, "fetches");
+    lua_setfield(L, -2, "memory");
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (f) {
+        rt_hier_report(h, f);
+        fclose(f);
+        lua_pushlstring(L, buf, len);
+        lua_setfield(L, -2, "report");
+        free(buf);
+    }
+    char desc[4096];
+    rt_hier_describe_buf(&cfg, desc, sizeof desc);
+    lua_pushstring(L, desc);
+    lua_setfield(L, -2, "hierarchy");
+    rt_hier_free(h);
+    return 1;
+}
+
 /* "retrace.Cache: 32 KiB 8-way LRU, 64 B lines" (fully associative: "fully associative") */
 static int cache_tostring(lua_State *L)
 {
@@ -620,6 +786,8 @@ static const luaL_Reg funcs[] = {
     {"new", l_new},
     {"run", l_run},
     {"convert", l_convert},
+    {"hier_run", l_hier_run},
+    {"hier_describe", l_hier_describe},
     {NULL, NULL},
 };
 
