@@ -766,7 +766,7 @@ static int check_cache(const rt_hcache_config *c, unsigned lev, int which, rt_er
     const rt_policy_ops *ops;
     int st = policy_of(c, &ops, err);
     if (st != RT_OK)
-        return rt_err_set(err, st, "%s: %s", who, err->msg);
+        return rt_hier_err_prefix(err, st, who);
     if (ops == &rt_policy_plru && (!is_pow2(assoc) || assoc > 64))
         return rt_err_set(err, RT_EINVAL, "%s: plru needs a power-of-two associativity up to 64",
                           who);
@@ -1002,6 +1002,13 @@ int rt_hier_probe(const rt_hier *h, unsigned level, int which, uint64_t addr)
     const hcache *c = &h->c[level][which];
     uint64_t blk = addr >> c->lg2b;
     return store_find(&c->m, (uint32_t)(blk % c->m.sets), blk) >= 0;
+}
+
+int rt_hier_err_prefix(rt_err *err, int st, const char *prefix)
+{
+    char msg[RT_ERR_MSG_MAX];
+    snprintf(msg, sizeof msg, "%s", err->msg);
+    return rt_err_set(err, st, "%s: %s", prefix, msg);
 }
 
 const char *rt_hier_error(const rt_hier *h)

@@ -143,6 +143,9 @@ const rt_hier_config *rt_hier_config_get(const rt_hier *h);
 /* Is the block holding addr present (any sub-block valid) in that cache? */
 int rt_hier_probe(const rt_hier *h, unsigned level, int which, uint64_t addr);
 
+/* Put "prefix: " before err's message; returns st. */
+int rt_hier_err_prefix(rt_err *err, int st, const char *prefix);
+
 /* The message of a failing Lua (or other) policy hook. */
 const char *rt_hier_error(const rt_hier *h);
 

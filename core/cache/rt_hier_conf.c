@@ -206,7 +206,7 @@ int rt_hier_parse_dinero(rt_hier_config *cfg, int argc, const char *const *argv,
             snprintf(who, sizeof who, "%.30s", opt);
             int st = set_key(c, key, v, "", err);
             if (st != RT_OK)
-                return rt_err_set(err, st, "%s: %s", who, err->msg);
+                return rt_hier_err_prefix(err, st, who);
             continue;
         }
         uint64_t *count = !strcmp(o, "skipcount") ? &cfg->skipcount
@@ -274,13 +274,13 @@ int rt_hier_parse_short(rt_hier_config *cfg, const char *spec, rt_err *err)
         if ((st = set_key(c, "size", sizes, "", err)) != RT_OK
             || (st = set_key(c, "bsize", sl, "", err)) != RT_OK
             || (sb && (st = set_key(c, "sbsize", sb, "", err)) != RT_OK))
-            return rt_err_set(err, st, "%s: %s", fields[0], err->msg);
+            return rt_hier_err_prefix(err, st, fields[0]);
         int first = 2;
         if (nf > 2 && !strchr(fields[2], '=')) {
             if (!strcmp(fields[2], "full"))
                 c->assoc = 0;
             else if ((st = set_key(c, "assoc", fields[2], "", err)) != RT_OK)
-                return rt_err_set(err, st, "%s: %s", fields[0], err->msg);
+                return rt_hier_err_prefix(err, st, fields[0]);
             first = 3;
         }
         for (int k = first; k < nf; k++) {
@@ -288,7 +288,7 @@ int rt_hier_parse_short(rt_hier_config *cfg, const char *spec, rt_err *err)
             if (eq)
                 *eq++ = 0;
             if ((st = set_key(c, fields[k], eq, "", err)) != RT_OK)
-                return rt_err_set(err, st, "%s: %s", fields[0], err->msg);
+                return rt_hier_err_prefix(err, st, fields[0]);
         }
         if (!c->subblock)
             c->subblock = c->block;

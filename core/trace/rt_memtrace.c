@@ -192,9 +192,9 @@ int rt_din_next(rt_din *r, rt_memref *ref, rt_err *err)
     if ((st = hex_field(&c, "address", &ref->addr, err)) != RT_OK)
         return st;
     /* din has no sizes: like Dinero IV, 4 bytes at a 4-byte aligned
-     * address; a flush (4) is of the whole cache (size 0) */
+     * address, a flush (4) included: the line holding them */
     ref->addr &= ~(uint64_t)3;
-    ref->size = ref->kind == RT_REF_FLUSH ? 0 : 4;
+    ref->size = 4;
     return RT_OK; /* the rest of the line is a comment */
 }
 

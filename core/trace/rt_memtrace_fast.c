@@ -159,7 +159,7 @@ const char *rt_din_block(const char *p, const char *end, rt_memref *out, size_t 
             q = c ? c : end;
         }
         out[k].addr = v & ~(uint64_t)3; /* as rt_din_next: 4 aligned bytes */
-        out[k].size = label == RT_REF_FLUSH ? 0 : 4;
+        out[k].size = 4;
         out[k].kind = (int)label;
         k++;
         nl++;
