@@ -293,7 +293,7 @@ static int l_new(lua_State *L)
 {
     luaL_checktype(L, 1, LUA_TTABLE);
     lua_getfield(L, 1, "policy");
-    push_cache(L, 1, 2, 0, 0);
+    push_cache(L, 1, 2, 1, 0); /* write-back by default, as `retrace cache` */
     return 1;
 }
 
@@ -697,6 +697,103 @@ static int l_hier_run(lua_State *L)
     return 1;
 }
 
+/* ---- memory traces from Lua, in batches ---- */
+
+#define MEMTRACE_T "retrace.MemTrace"
+
+typedef struct memtrace_box {
+    rt_memtrace *t; /* NULL once closed */
+    int fmt;
+} memtrace_box;
+
+static int memtrace_close(lua_State *L)
+{
+    memtrace_box *b = luaL_checkudata(L, 1, MEMTRACE_T);
+    rt_memtrace_free(b->t);
+    b->t = NULL;
+    return 0;
+}
+
+/* memtrace_open(path, format) -> MemTrace | nil, msg */
+static int l_memtrace_open(lua_State *L)
+{
+    const char *path = luaL_checkstring(L, 1);
+    const char *f = luaL_checkstring(L, 2);
+    int fmt = rt_memfmt_from_name(f);
+    if (fmt < 0)
+        return luaL_argerror(L, 2, "expected din, xdin, lackey or bin");
+    rt_err err;
+    rt_memtrace *t = rt_memtrace_open(path, fmt, &err);
+    if (!t)
+        return rt_push_fail(L, &err);
+    memtrace_box *b = lua_newuserdatauv(L, sizeof *b, 0);
+    b->t = t;
+    b->fmt = fmt;
+    luaL_setmetatable(L, MEMTRACE_T);
+    return 1;
+}
+
+/* t:read([n = 4096]) -> { n, addr = {...}, size = {...}, kind = {...} } | nil at the end | raises on bad input */
+static int mt_read(lua_State *L)
+{
+    memtrace_box *b = luaL_checkudata(L, 1, MEMTRACE_T);
+    if (!b->t)
+        return luaL_argerror(L, 1, "trace is closed");
+    lua_Integer want = luaL_optinteger(L, 2, 4096);
+    luaL_argcheck(L, want >= 1 && want <= (1 << 20), 2, "batch size from 1 to 1048576");
+    rt_memref buf[1024];
+    rt_err err;
+    lua_createtable(L, 0, 4);
+    lua_createtable(L, (int)want, 0);
+    lua_createtable(L, (int)want, 0);
+    lua_createtable(L, (int)want, 0);
+    int tab = lua_gettop(L) - 3;
+    lua_Integer got = 0;
+    while (got < want) {
+        size_t n = 0, cap = (size_t)(want - got) < 1024 ? (size_t)(want - got) : 1024;
+        int st = rt_memtrace_read(b->t, buf, cap, &n, &err);
+        if (st == RT_EEOF)
+            break;
+        if (st != RT_OK)
+            return luaL_error(L, "%s", err.msg);
+        for (size_t i = 0; i < n; i++) {
+            got++;
+            lua_pushinteger(L, (lua_Integer)buf[i].addr);
+            lua_rawseti(L, tab + 1, got);
+            lua_pushinteger(L, (lua_Integer)buf[i].size);
+            lua_rawseti(L, tab + 2, got);
+            lua_pushinteger(L, buf[i].kind);
+            lua_rawseti(L, tab + 3, got);
+        }
+    }
+    if (got == 0) {
+        lua_pushnil(L);
+        return 1;
+    }
+    lua_setfield(L, tab, "kind");
+    lua_setfield(L, tab, "size");
+    lua_setfield(L, tab, "addr");
+    rt_set_int(L, "n", got);
+    return 1;
+}
+
+static int mt_offset(lua_State *L)
+{
+    memtrace_box *b = luaL_checkudata(L, 1, MEMTRACE_T);
+    if (!b->t)
+        return luaL_argerror(L, 1, "trace is closed");
+    lua_pushinteger(L, (lua_Integer)rt_memtrace_offset(b->t));
+    lua_pushinteger(L, (lua_Integer)rt_memtrace_size(b->t));
+    return 2;
+}
+
+static const luaL_Reg memtrace_methods[] = {
+    {"read", mt_read},
+    {"offset", mt_offset},
+    {"close", memtrace_close},
+    {NULL, NULL},
+};
+
 /* "retrace.Cache: 32 KiB 8-way LRU, 64 B lines" (fully associative: "fully associative") */
 static int cache_tostring(lua_State *L)
 {
@@ -788,12 +885,14 @@ static const luaL_Reg funcs[] = {
     {"convert", l_convert},
     {"hier_run", l_hier_run},
     {"hier_describe", l_hier_describe},
+    {"memtrace_open", l_memtrace_open},
     {NULL, NULL},
 };
 
 int rt_lopen_cache(lua_State *L)
 {
     rt_new_class(L, CACHE_T, cache_methods, cache_close);
+    rt_new_class(L, MEMTRACE_T, memtrace_methods, memtrace_close);
     luaL_newmetatable(L, LPOLICY_T);
     lua_pushcfunction(L, lpolicy_gc);
     lua_setfield(L, -2, "__gc");

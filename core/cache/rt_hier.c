@@ -782,6 +782,13 @@ int rt_hier_check(const rt_hier_config *cfg, rt_err *err)
     if (cfg->levels < 1 || cfg->levels > RT_HIER_MAX_LEVELS)
         return rt_err_set(err, RT_EINVAL, "hierarchy: %u levels (1 to %d)", cfg->levels,
                           RT_HIER_MAX_LEVELS);
+    for (unsigned l = 0; l < cfg->levels; l++)
+        for (int k = 0; k < 3; k++)
+            if (cfg->c[l][k].present) {
+                int st = check_cache(&cfg->c[l][k], l, k, err);
+                if (st != RT_OK)
+                    return st;
+            }
     for (unsigned l = 0; l < cfg->levels; l++) {
         const rt_hcache_config *u = &cfg->c[l][0], *i = &cfg->c[l][1], *d = &cfg->c[l][2];
         if (u->present && (i->present || d->present))
@@ -791,12 +798,6 @@ int rt_hier_check(const rt_hier_config *cfg, rt_err *err)
             return rt_err_set(err, RT_EINVAL,
                               "level %u: no cache (a unified one, or an instruction and a data one)",
                               l + 1);
-        for (int k = 0; k < 3; k++)
-            if (cfg->c[l][k].present) {
-                int st = check_cache(&cfg->c[l][k], l, k, err);
-                if (st != RT_OK)
-                    return st;
-            }
     }
     for (unsigned l = cfg->levels; l < RT_HIER_MAX_LEVELS; l++)
         for (int k = 0; k < 3; k++)

@@ -390,6 +390,27 @@ static void row(FILE *f, const char *label, const uint64_t *v, int off)
             (unsigned long long)v[off + 1], (unsigned long long)v[off + 3]);
 }
 
+/* misses / fetches per column, 4 decimals (0 when nothing was fetched) */
+static void rate_row(FILE *f, const char *label, const uint64_t *miss, const uint64_t *fetch, int off)
+{
+    uint64_t m[6], n[6];
+    const uint64_t *v[2] = {miss, fetch};
+    uint64_t *o[2] = {m, n};
+    for (int i = 0; i < 2; i++) {
+        const uint64_t *x = v[i] + off;
+        o[i][2] = x[0] + x[1] + x[3];
+        o[i][0] = o[i][2] + x[2];
+        o[i][1] = x[2];
+        o[i][3] = x[0];
+        o[i][4] = x[1];
+        o[i][5] = x[3];
+    }
+    fprintf(f, " %-22s", label);
+    for (int i = 0; i < 6; i++)
+        fprintf(f, " %12.4f", n[i] ? (double)m[i] / (double)n[i] : 0.0);
+    fprintf(f, "\n");
+}
+
 static void sum_row(FILE *f, const char *label, const uint64_t *v)
 {
     uint64_t s[4];
@@ -418,6 +439,7 @@ void rt_hier_report(const rt_hier *h, FILE *f)
                 sum_row(f, "Total Fetches", s->fetch);
             }
             row(f, "Demand Misses", s->miss, 0);
+            rate_row(f, "Demand miss rate", s->miss, s->fetch, 0);
             if (c->ccc) {
                 row(f, "Compulsory misses", s->comp, 0);
                 row(f, "Capacity misses", s->cap, 0);

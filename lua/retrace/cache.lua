@@ -100,7 +100,8 @@ local function with_policy(opts)
 end
 
 --- A cache object (see the header). Options: size, line (units), ways (0 or
--- nil: fully associative), policy, write_back (default false), seed.
+-- nil: fully associative), policy, write_back (default true: write-back
+-- write-allocate, as `retrace cache`; false: write-through no-write-allocate), seed.
 function M.new(opts)
   return core.cache.new(with_policy(opts))
 end
