@@ -16,7 +16,7 @@ enum { T_READ = RT_REF_READ, T_WRITE = RT_REF_WRITE, T_INSTR = RT_REF_IFETCH, T_
 
 #define EMPTY UINT64_MAX
 /* above this associativity a hash index replaces the scan of a set */
-#define SCAN_WAYS 8
+#define SCAN_WAYS 32
 
 /* ---------------------------------------------------------------- policies */
 
@@ -122,7 +122,16 @@ typedef struct store {
     int indexed;
     rt_linemap index;       /* block -> slot, when indexed */
     uint64_t clock, seed;
+    uint64_t set_mask;      /* sets - 1 when a power of two, else 0 (modulo) */
+    int lru;                /* the built-in LRU: stamps written here, no hook calls */
+    int stamped;            /* lru, fifo, d4random: way word 0 orders the stack
+                               (loaded and used_at are not kept) */
 } store;
+
+static inline uint32_t set_of(const store *s, uint64_t blk)
+{
+    return (uint32_t)(s->set_mask || s->sets == 1 ? blk & s->set_mask : blk % s->sets);
+}
 
 struct rt_hier;
 
@@ -144,6 +153,8 @@ typedef struct hcache {
     rt_hier_stats st;
     pend *pq;
     size_t np, cap;
+    int fast;               /* hits can take hit_fast: demand fetch, no sub-blocks, LRU,
+                               write-back always, no classification */
 } hcache;
 
 struct rt_hier {
@@ -226,13 +237,17 @@ static int store_new(store *s, uint64_t sets, uint64_t ways, const rt_policy_ops
     s->valid = malloc(n * sizeof *s->valid);
     s->dirty = malloc(n * sizeof *s->dirty);
     s->refd = malloc(n * sizeof *s->refd);
-    s->loaded = calloc(n, sizeof *s->loaded);
-    s->used_at = calloc(n, sizeof *s->used_at);
+    int stamped = ops == &rt_policy_lru || ops == &rt_policy_fifo || ops == &rt_policy_d4random;
+    s->loaded = stamped ? NULL : calloc(n, sizeof *s->loaded);
+    s->used_at = stamped ? NULL : calloc(n, sizeof *s->used_at);
     s->used = malloc(sets * sizeof *s->used);
     s->wd = ops->way_words ? malloc(n * ops->way_words * sizeof *s->wd) : NULL;
     s->sd = ops->set_words ? malloc(sets * ops->set_words * sizeof *s->sd) : NULL;
     s->indexed = ways > SCAN_WAYS;
-    if (!s->tag || !s->valid || !s->dirty || !s->refd || !s->loaded || !s->used_at || !s->used
+    s->set_mask = (sets & (sets - 1)) == 0 ? sets - 1 : 0;
+    s->lru = ops == &rt_policy_lru;
+    s->stamped = s->lru || ops == &rt_policy_fifo || ops == &rt_policy_d4random;
+    if (!s->tag || !s->valid || !s->dirty || !s->refd || (!stamped && (!s->loaded || !s->used_at)) || !s->used
         || (ops->way_words && !s->wd) || (ops->set_words && !s->sd)
         || (s->indexed && rt_linemap_init(&s->index, n) != RT_OK)) {
         if (!s->indexed || s->index.b == NULL)
@@ -250,6 +265,12 @@ static inline int store_find(const store *s, uint32_t set, uint64_t blk)
         return slot < 0 ? -1 : (int)(slot - (int64_t)set * s->ways);
     }
     const uint64_t *t = s->tag + (uint64_t)set * s->ways;
+    if (s->ways == 8) { /* no early exit: no mispredicted branch per way */
+        unsigned m = 0;
+        for (unsigned w = 0; w < 8; w++)
+            m |= (unsigned)(t[w] == blk) << w;
+        return m ? __builtin_ctz(m) : -1;
+    }
     for (uint32_t w = 0; w < s->ways; w++)
         if (t[w] == blk)
             return (int)w;
@@ -260,7 +281,13 @@ static inline int store_find(const store *s, uint32_t set, uint64_t blk)
 static int store_hit(store *s, uint32_t set, unsigned way, rt_err *err)
 {
     uint64_t now = ++s->clock;
-    s->used_at[(uint64_t)set * s->ways + way] = now;
+    uint64_t slot = (uint64_t)set * s->ways + way;
+    if (!s->stamped)
+        s->used_at[slot] = now;
+    if (s->lru) { /* rt_policy_lru's hook, inline */
+        s->wd[slot] = now;
+        return RT_OK;
+    }
     if (!s->ops->hit)
         return RT_OK;
     rt_policy_set v;
@@ -298,6 +325,19 @@ static int store_alloc(store *s, uint32_t set, uint64_t blk, unsigned *way, vict
     if (s->used[set] < s->ways) {
         while (s->tag[base + w] != EMPTY)
             w++;
+    } else if (s->lru) { /* the lowest way with the oldest stamp, as rt_policy_lru */
+        const uint64_t *wd = s->wd + base;
+        uint64_t best = wd[0];
+        for (unsigned k = 1; k < s->ways; k++)
+            if (wd[k] < best) {
+                best = wd[k];
+                w = k;
+            }
+        vic->valid = 1;
+        vic->blk = s->tag[base + w];
+        vic->valid_bits = s->valid[base + w];
+        vic->dirty_bits = s->dirty[base + w];
+        store_empty(s, base + w);
     } else {
         rt_policy_set v;
         store_view(s, set, &v, err);
@@ -315,10 +355,15 @@ static int store_alloc(store *s, uint32_t set, uint64_t blk, unsigned *way, vict
     uint64_t slot = base + w;
     s->tag[slot] = blk;
     s->used[set]++;
-    s->loaded[slot] = s->used_at[slot] = now;
+    if (!s->stamped)
+        s->loaded[slot] = s->used_at[slot] = now;
     if (s->indexed && rt_linemap_put(&s->index, blk, (uint32_t)slot, NULL) != RT_OK)
         return rt_err_set(err, RT_ENOMEM, "cache: out of memory");
     *way = w;
+    if (s->lru) {
+        s->wd[slot] = now;
+        return RT_OK;
+    }
     if (s->ops->fill) {
         rt_policy_set v;
         store_view(s, set, &v, err);
@@ -431,7 +476,7 @@ static void ref_one(rt_hier *h, hcache *c, pend m)
     }
     const uint64_t blk = m.addr >> lb;
     const int atype = T_BASIC(m.type);
-    const uint32_t set = (uint32_t)(blk % c->m.sets);
+    const uint32_t set = set_of(&c->m, blk);
     const unsigned nsb = (unsigned)(((m.addr + m.size - 1) >> lsb) - (m.addr >> lsb) + 1);
     const uint64_t span = (uint64_t)nsb << lsb; /* the bytes of the sub-blocks touched */
     const uint32_t sbbits = (uint32_t)(lowmask(nsb) << ((m.addr - blkaddr) >> lsb));
@@ -588,6 +633,8 @@ static void ref_full(rt_hier *h, hcache *c, pend m)
  * to bottom. */
 static uint64_t order_key(const store *s, uint64_t slot)
 {
+    if (s->stamped) /* their word is that stamp */
+        return s->wd[slot];
     return s->ops == &rt_policy_lru ? s->used_at[slot] : s->loaded[slot];
 }
 
@@ -597,7 +644,7 @@ static void copyback(rt_hier *h, hcache *c, pend m)
     push(h, c, m.addr, m.size, T_COPYB); /* goes on below, after this cache's lines */
     if (m.size > 0) {
         uint64_t blk = m.addr >> c->lg2b;
-        uint32_t set = (uint32_t)(blk % s->sets);
+        uint32_t set = set_of(s, blk);
         int w = store_find(s, set, blk);
         if (w >= 0) {
             uint64_t slot = (uint64_t)set * s->ways + (unsigned)w;
@@ -645,7 +692,7 @@ static void invalidate(rt_hier *h, hcache *c, pend m)
             continue;
         if (m.size > 0) {
             uint64_t blk = m.addr >> c->lg2b;
-            uint32_t set = (uint32_t)(blk % s->sets);
+            uint32_t set = set_of(s, blk);
             int w = store_find(s, set, blk);
             if (w >= 0)
                 store_empty(s, (uint64_t)set * s->ways + (unsigned)w);
@@ -848,6 +895,8 @@ static int cache_new(rt_hier *h, hcache *c, const rt_hcache_config *cf, unsigned
     void *ud = cf->ops ? cf->ops_ud : ops == &rt_policy_d4random ? (void *)&h->rng : NULL;
     if ((st = store_new(&c->m, lines / assoc, assoc, ops, ud, h->cfg.seed, err)) != RT_OK)
         return st;
+    c->fast = cf->fetch == RT_FETCH_DEMAND && !cf->ccc && c->lg2b == c->lg2sb && c->m.lru
+              && cf->wback == RT_WPOL_ALWAYS;
     if (cf->ccc) {
         if ((st = store_new(&c->full, 1, lines, ops, ud, h->cfg.seed, err)) != RT_OK) {
             store_destroy(&c->m);
@@ -912,8 +961,35 @@ static int status(rt_hier *h)
     return h->status;
 }
 
+/* A read, write, instruction fetch or misc reference within one block of a
+ * cache with c->fast that hits: what ref_one does for it (no prefetch, no
+ * write-through, nothing queued), without the general path. 1 when done. */
+static inline int hit_fast(hcache *c, uint64_t addr, uint64_t size, int type)
+{
+    const unsigned lb = c->lg2b;
+    const uint64_t blk = addr >> lb;
+    if (((addr + size - 1) >> lb) != blk || addr + size - 1 < addr || size == 0)
+        return 0;
+    store *s = &c->m;
+    const uint32_t set = set_of(s, blk);
+    int w = store_find(s, set, blk);
+    if (w < 0)
+        return 0;
+    uint64_t slot = (uint64_t)set * s->ways + (unsigned)w, now = ++s->clock;
+    s->wd[slot] = now; /* c->fast: LRU, stamped */
+    s->refd[slot] |= 1;
+    s->dirty[slot] |= (uint32_t)(type == T_WRITE);
+    c->st.fetch[type]++;
+    return 1;
+}
+
 int rt_hier_ref(rt_hier *h, const rt_memref *ref)
 {
+    if (ref->kind <= RT_REF_MISC) {
+        hcache *c = ref->kind == RT_REF_IFETCH ? h->ci : h->cd;
+        if (c->fast && hit_fast(c, ref->addr, ref->size, ref->kind))
+            return RT_OK;
+    }
     pend m = {ref->addr, ref->size, ref->kind};
     switch (ref->kind) {
     case RT_REF_IFETCH: ref_full(h, h->ci, m); break;
@@ -945,11 +1021,35 @@ int rt_hier_run(rt_hier *h, rt_memtrace *t, rt_hier_run_result *res, rt_err *err
 {
     memset(res, 0, sizeof *res);
     rt_memref batch[1024];
+    uint64_t addrs[1024];
+    uint8_t writes[1024];
     size_t n = 0;
     uint64_t flcount = h->cfg.flushcount;
     int st;
+    hcache *cd = h->cd;
+    /* with the binary format, runs of loads and stores within one block come
+     * as bare addresses: those that hit a fast level-1 cache never leave here */
+    int lines = cd->fast && cd->cfg.walloc != RT_WPOL_NOFETCH && !h->cfg.skipcount && !h->cfg.maxcount && !h->cfg.flushcount
+                && rt_memtrace_read_lines(t, cd->lg2b, addrs, writes, 0, &n) == RT_OK;
     for (;;) {
-        st = rt_memtrace_read(t, batch, sizeof batch / sizeof batch[0], &n, err);
+        if (lines) {
+            rt_memtrace_read_lines(t, cd->lg2b, addrs, writes, sizeof addrs / sizeof addrs[0], &n);
+            if (n) {
+                for (size_t i = 0; i < n; i++) {
+                    /* the reader gives the address; the size is within the block:
+                     * without sub-blocks only the block matters */
+                    if (hit_fast(cd, addrs[i], 1, writes[i]))
+                        continue;
+                    rt_memref r = {addrs[i], 1, writes[i]};
+                    if ((st = rt_hier_ref(h, &r)) != RT_OK)
+                        return rt_err_set(err, st, "%s", h->err.msg);
+                }
+                res->records += n;
+                res->simulated += n;
+                continue;
+            }
+        }
+        st = rt_memtrace_read(t, batch, lines ? 64 : sizeof batch / sizeof batch[0], &n, err);
         if (st != RT_OK)
             break;
         for (size_t i = 0; i < n; i++) {
@@ -1002,7 +1102,7 @@ int rt_hier_probe(const rt_hier *h, unsigned level, int which, uint64_t addr)
         return 0;
     const hcache *c = &h->c[level][which];
     uint64_t blk = addr >> c->lg2b;
-    return store_find(&c->m, (uint32_t)(blk % c->m.sets), blk) >= 0;
+    return store_find(&c->m, set_of(&c->m, blk), blk) >= 0;
 }
 
 int rt_hier_err_prefix(rt_err *err, int st, const char *prefix)
