@@ -625,6 +625,7 @@ static void push_hier_stats(lua_State *L, const rt_hier_stats *s)
     rt_set_int(L, "multiblock", (lua_Integer)s->multiblock);
     rt_set_int(L, "bytes_from_memory", (lua_Integer)s->bytes_read);
     rt_set_int(L, "bytes_to_memory", (lua_Integer)s->bytes_written);
+    rt_set_int(L, "back_invalidations", (lua_Integer)s->back_invalidations);
 }
 
 /* hier_run(path, opts) -> result | nil, msg; opts: format, dinero, spec, counts */

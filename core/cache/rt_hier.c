@@ -150,6 +150,8 @@ typedef struct hcache {
     unsigned lg2b, lg2sb;
     uint64_t pfdist;        /* bytes */
     struct hcache *down;
+    struct hcache *up[2 * RT_HIER_MAX_LEVELS]; /* the caches whose misses come here */
+    unsigned nup;
     rt_hier_stats st;
     pend *pq;
     size_t np, cap;
@@ -402,7 +404,11 @@ static void fail(rt_hier *h, int st)
 }
 
 /* the dirty runs of a line, queued as writes (lowest address first) */
-static void write_back(rt_hier *h, hcache *c, uint64_t blk, uint32_t valid, uint32_t dirty)
+/* the dirty runs of a line of cache c, queued on q as writes (lowest
+ * address first): q is c for a victim, the inclusive cache below for a
+ * back-invalidated line */
+static void write_back(rt_hier *h, hcache *q, const hcache *c, uint64_t blk, uint32_t valid,
+                       uint32_t dirty)
 {
     uint64_t bits = valid & dirty;
     uint64_t sb = 1ull << c->lg2sb, a = blk << c->lg2b;
@@ -413,7 +419,7 @@ static void write_back(rt_hier *h, hcache *c, uint64_t blk, uint32_t valid, uint
         uint64_t start = a + (uint64_t)k * sb;
         while ((bits >> k) & 1)
             k++;
-        push(h, c, start, a + (uint64_t)k * sb - start, T_WRITE);
+        push(h, q, start, a + (uint64_t)k * sb - start, T_WRITE);
     }
 }
 
@@ -438,6 +444,29 @@ static int infinite(rt_hier *h, hcache *c, uint64_t blk, uint32_t sbbits, unsign
 }
 
 static void ref_full(rt_hier *h, hcache *c, pend m);
+
+/* Back-invalidation: block blk of the inclusive cache c leaves; every cache
+ * above drops the lines it held of it, their dirty sub-blocks queued on c as
+ * writes to the level below c (their data is not in c any more). */
+static void back_invalidate(rt_hier *h, hcache *c, hcache *from, uint64_t lo, uint64_t hi)
+{
+    for (unsigned i = 0; i < from->nup; i++) {
+        hcache *u = from->up[i];
+        store *s = &u->m;
+        for (uint64_t b = lo >> u->lg2b; b <= (hi - 1) >> u->lg2b; b++) {
+            uint32_t set = set_of(s, b);
+            int w = store_find(s, set, b);
+            if (w < 0)
+                continue;
+            uint64_t slot = (uint64_t)set * s->ways + (unsigned)w;
+            if (s->valid[slot] & s->dirty[slot]) /* queued on c: its drain sends them below c */
+                write_back(h, c, u, b, s->valid[slot], s->dirty[slot]);
+            store_empty(s, slot);
+            u->st.back_invalidations++;
+        }
+        back_invalidate(h, c, u, lo, hi);
+    }
+}
 
 /* the references c queued, last first: its own (prefetches, the rest of a
  * split reference) through itself, the others to the level below */
@@ -542,7 +571,9 @@ static void ref_one(rt_hier *h, hcache *c, pend m)
         if (wback)
             s->dirty[slot] |= sbbits;
         if (vic.valid && (vic.valid_bits & vic.dirty_bits))
-            write_back(h, c, vic.blk, vic.valid_bits, vic.dirty_bits);
+            write_back(h, c, c, vic.blk, vic.valid_bits, vic.dirty_bits);
+        if (vic.valid && cf->inclusive)
+            back_invalidate(h, c, c, vic.blk << lb, (vic.blk << lb) + bsize);
     }
 
     /* what goes below: a write-through, the fetch of what missed */
@@ -649,7 +680,7 @@ static void copyback(rt_hier *h, hcache *c, pend m)
         if (w >= 0) {
             uint64_t slot = (uint64_t)set * s->ways + (unsigned)w;
             if (s->valid[slot] & s->dirty[slot]) {
-                write_back(h, c, blk, s->valid[slot], s->dirty[slot]);
+                write_back(h, c, c, blk, s->valid[slot], s->dirty[slot]);
                 s->dirty[slot] = 0;
             }
         }
@@ -673,7 +704,7 @@ static void copyback(rt_hier *h, hcache *c, pend m)
                 prev = best;
                 uint64_t slot = base + (unsigned)bw;
                 if (s->valid[slot] & s->dirty[slot]) {
-                    write_back(h, c, s->tag[slot], s->valid[slot], s->dirty[slot]);
+                    write_back(h, c, c, s->tag[slot], s->valid[slot], s->dirty[slot]);
                     s->dirty[slot] = 0;
                 }
             }
@@ -937,6 +968,8 @@ int rt_hier_new(const rt_hier_config *cfg, rt_hier **out, rt_err *err)
                 continue;
             hcache *c = &h->c[l][k];
             c->down = k == RT_HIER_DATA ? cd : ci;
+            if (!c->down->is_mem)
+                c->down->up[c->down->nup++] = c;
             if ((st = cache_new(h, c, cf, l, k, err)) != RT_OK) {
                 c->cfg.present = 0;
                 rt_hier_free(h);

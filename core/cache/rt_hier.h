@@ -58,6 +58,10 @@ typedef struct rt_hcache_config {
     unsigned pfabort;            /* percent of prefetches thrown away, 0-100 */
     int walloc, wback;           /* RT_WPOL_*: write-allocate, write-back (never = write-through) */
     int ccc;                     /* classify misses */
+    int inclusive;               /* evicting a block here invalidates it in every cache
+                                    above (back-invalidation); their dirty sub-blocks are
+                                    written to the level below this one. 0: Dinero IV's
+                                    non-inclusive hierarchy */
 } rt_hcache_config;
 
 typedef struct rt_hier_config {
@@ -110,6 +114,7 @@ typedef struct rt_hier_stats {
     uint64_t comp_block[RT_HIER_TYPES], cap_block[RT_HIER_TYPES], conf_block[RT_HIER_TYPES];
     uint64_t multiblock;                /* references split at a block boundary */
     uint64_t bytes_read, bytes_written; /* to and from the level below */
+    uint64_t back_invalidations;        /* lines dropped because an inclusive level below evicted them */
 } rt_hier_stats;
 
 int rt_hier_new(const rt_hier_config *cfg, rt_hier **out, rt_err *err);

@@ -134,13 +134,14 @@ static int set_key(rt_hcache_config *c, const char *key, const char *v, const ch
         if ((k = letter(v, wpol_letters, wpol_names, 3)) < 0)
             goto bad;
         c->wback = k;
-    } else if (!strcmp(key, "ccc")) {
+    } else if (!strcmp(key, "ccc") || !strcmp(key, "inclusive")) {
+        int *flag = key[0] == 'c' ? &c->ccc : &c->inclusive;
         if (!v)
-            c->ccc = 1;
+            *flag = 1;
         else if (!parse_uint(v, &x) || x > 1)
             goto bad;
         else
-            c->ccc = (int)x;
+            *flag = (int)x;
     } else {
         return rt_err_set(err, RT_EINVAL, "%s: unknown option '%s'", who, key);
     }
@@ -196,7 +197,7 @@ int rt_hier_parse_dinero(rt_hier_config *cfg, int argc, const char *const *argv,
         if (level_which(o, &lev, &which, &key)) {
             rt_hcache_config *c = cache_at(cfg, lev, which);
             const char *v = NULL;
-            if (strcmp(key, "ccc") != 0) {
+            if (strcmp(key, "ccc") != 0 && strcmp(key, "inclusive") != 0) {
                 if (!next)
                     return rt_err_set(err, RT_EINVAL, "%s: needs a value", opt);
                 v = next;
@@ -362,6 +363,8 @@ size_t rt_hier_describe_buf(const rt_hier_config *cfg, char *buf, size_t cap)
                 wpol_names[c->wback]);
             if (c->ccc)
                 say(&o, ", misses classified");
+            if (c->inclusive)
+                say(&o, ", inclusive (back-invalidates the caches above)");
             say(&o, "\n");
         }
     if (cfg->skipcount)
@@ -472,6 +475,9 @@ void rt_hier_report(const rt_hier *h, FILE *f)
                 }
             }
             fprintf(f, " %-22s %12llu\n", "Multi-block refs", (unsigned long long)s->multiblock);
+            if (s->back_invalidations)
+                fprintf(f, " %-22s %12llu\n", "Back-invalidated lines",
+                        (unsigned long long)s->back_invalidations);
             fprintf(f, " %-22s %12llu\n", "Bytes From Memory", (unsigned long long)s->bytes_read);
             fprintf(f, " %-22s %12llu\n", "Bytes To Memory", (unsigned long long)s->bytes_written);
             fprintf(f, " %-22s %12llu\n", "Total Bytes r/w Mem",

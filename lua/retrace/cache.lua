@@ -144,7 +144,7 @@ local KIND = { unified = "u", u = "u", instruction = "i", instr = "i", i = "i", 
 local CACHE_KEYS = { size = "size", block = "bsize", line = "bsize", subblock = "sbsize",
   assoc = "assoc", ways = "assoc", policy = "repl", repl = "repl", fetch = "fetch", pfdist = "pfdist",
   pfabort = "pfabort", walloc = "walloc", write_allocate = "walloc", wback = "wback",
-  write_back = "wback", ccc = "ccc", classify = "ccc" }
+  write_back = "wback", ccc = "ccc", classify = "ccc", inclusive = "inclusive" }
 
 --- Dinero IV options from a Lua description of the caches:
 --   { { level = 1, kind = "data", size = 32768, block = 64, assoc = 8, policy = "lru",
@@ -171,7 +171,7 @@ function M.dinero_options(caches)
     table.sort(keys)
     for _, k in ipairs(keys) do
       local v, opt = c[k], CACHE_KEYS[k]
-      if opt == "ccc" then
+      if opt == "ccc" or opt == "inclusive" then
         if v then out[#out + 1] = prefix .. "ccc" end
       else
         if type(v) == "boolean" then v = v and "a" or "n" end
