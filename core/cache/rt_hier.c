@@ -157,6 +157,7 @@ typedef struct hcache {
     size_t np, cap;
     int fast;               /* hits can take hit_fast: demand fetch, no sub-blocks, LRU,
                                write-back always, no classification */
+    int fast_miss;          /* and misses miss_fast: also write-allocate always, not inclusive */
 } hcache;
 
 struct rt_hier {
@@ -653,8 +654,72 @@ static void drain(rt_hier *h, hcache *c)
     }
 }
 
+/* A read, write, instruction fetch or misc reference within one block of a
+ * cache with c->fast that hits: what ref_one does for it (no prefetch, no
+ * write-through, nothing queued), without the general path. 1 when done. */
+static inline int hit_fast(hcache *c, uint64_t addr, uint64_t size, int type)
+{
+    const unsigned lb = c->lg2b;
+    const uint64_t blk = addr >> lb;
+    if (((addr + size - 1) >> lb) != blk || addr + size - 1 < addr || size == 0)
+        return 0;
+    store *s = &c->m;
+    const uint32_t set = set_of(s, blk);
+    int w = store_find(s, set, blk);
+    if (w < 0)
+        return 0;
+    uint64_t slot = (uint64_t)set * s->ways + (unsigned)w, now = ++s->clock;
+    s->wd[slot] = now; /* c->fast: LRU, stamped */
+    s->refd[slot] |= 1;
+    s->dirty[slot] |= (uint32_t)(type == T_WRITE);
+    c->st.fetch[type]++;
+    return 1;
+}
+
+/* A miss of such a reference in a cache with c->fast_miss (write-allocate
+ * always, not inclusive): the block loaded over the LRU victim, then what
+ * ref_one would queue, handled in the order drain would (the fetch, then the
+ * victim's write-back). 1 when done. */
+static int miss_fast(rt_hier *h, hcache *c, uint64_t addr, uint64_t size, int type)
+{
+    const unsigned lb = c->lg2b;
+    const uint64_t blk = addr >> lb, bsize = 1ull << lb;
+    if (((addr + size - 1) >> lb) != blk || addr + size - 1 < addr || size == 0)
+        return 0;
+    store *s = &c->m;
+    const uint32_t set = set_of(s, blk);
+    unsigned way;
+    victim vic;
+    int st = store_alloc(s, set, blk, &way, &vic, &h->err);
+    if (st != RT_OK) {
+        fail(h, st);
+        return 1;
+    }
+    uint64_t slot = (uint64_t)set * s->ways + way;
+    s->valid[slot] = s->refd[slot] = 1;
+    s->dirty[slot] = (uint32_t)(type == T_WRITE);
+    c->st.fetch[type]++;
+    c->st.miss[type]++;
+    c->st.blockmiss[type]++;
+    if (type != T_WRITE || size != bsize) {
+        c->st.bytes_read += bsize;
+        ref_full(h, c->down, (pend){blk << lb, bsize, type == T_WRITE ? T_READ : type});
+    }
+    if (vic.valid && (vic.valid_bits & vic.dirty_bits)) {
+        c->st.bytes_written += bsize;
+        ref_full(h, c->down, (pend){vic.blk << lb, bsize, T_WRITE});
+    }
+    return 1;
+}
+
 static void ref_full(rt_hier *h, hcache *c, pend m)
 {
+    if (c->fast && m.type <= T_MISC) {
+        if (hit_fast(c, m.addr, m.size, m.type))
+            return;
+        if (c->fast_miss && miss_fast(h, c, m.addr, m.size, m.type))
+            return;
+    }
     ref_one(h, c, m);
     drain(h, c);
 }
@@ -928,6 +993,7 @@ static int cache_new(rt_hier *h, hcache *c, const rt_hcache_config *cf, unsigned
         return st;
     c->fast = cf->fetch == RT_FETCH_DEMAND && !cf->ccc && c->lg2b == c->lg2sb && c->m.lru
               && cf->wback == RT_WPOL_ALWAYS;
+    c->fast_miss = c->fast && cf->walloc == RT_WPOL_ALWAYS && !cf->inclusive;
     if (cf->ccc) {
         if ((st = store_new(&c->full, 1, lines, ops, ud, h->cfg.seed, err)) != RT_OK) {
             store_destroy(&c->m);
@@ -994,34 +1060,14 @@ static int status(rt_hier *h)
     return h->status;
 }
 
-/* A read, write, instruction fetch or misc reference within one block of a
- * cache with c->fast that hits: what ref_one does for it (no prefetch, no
- * write-through, nothing queued), without the general path. 1 when done. */
-static inline int hit_fast(hcache *c, uint64_t addr, uint64_t size, int type)
-{
-    const unsigned lb = c->lg2b;
-    const uint64_t blk = addr >> lb;
-    if (((addr + size - 1) >> lb) != blk || addr + size - 1 < addr || size == 0)
-        return 0;
-    store *s = &c->m;
-    const uint32_t set = set_of(s, blk);
-    int w = store_find(s, set, blk);
-    if (w < 0)
-        return 0;
-    uint64_t slot = (uint64_t)set * s->ways + (unsigned)w, now = ++s->clock;
-    s->wd[slot] = now; /* c->fast: LRU, stamped */
-    s->refd[slot] |= 1;
-    s->dirty[slot] |= (uint32_t)(type == T_WRITE);
-    c->st.fetch[type]++;
-    return 1;
-}
-
 int rt_hier_ref(rt_hier *h, const rt_memref *ref)
 {
     if (ref->kind <= RT_REF_MISC) {
         hcache *c = ref->kind == RT_REF_IFETCH ? h->ci : h->cd;
         if (c->fast && hit_fast(c, ref->addr, ref->size, ref->kind))
             return RT_OK;
+        if (c->fast_miss && miss_fast(h, c, ref->addr, ref->size, ref->kind))
+            return h->status;
     }
     pend m = {ref->addr, ref->size, ref->kind};
     switch (ref->kind) {
