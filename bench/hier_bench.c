@@ -21,15 +21,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_util.h"
 #include "rt_hier.h"
 #include "rt_memtrace.h"
-
-static double seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts); /* CPU time: the machine may be shared */
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 static uint64_t state = 0x9E3779B97F4A7C15ull;
 static uint64_t xorshift(void)
@@ -116,23 +110,17 @@ static outcome simulate(const char *path, int fmt, int shape)
     rt_hier_config cfg;
     rt_hier_config_init(&cfg);
     rt_hier *h;
-    if (rt_hier_parse_short(&cfg, shapes[shape], &err) != RT_OK || rt_hier_new(&cfg, &h, &err) != RT_OK) {
-        fprintf(stderr, "%s\n", err.msg);
-        exit(1);
-    }
+    if (rt_hier_parse_short(&cfg, shapes[shape], &err) != RT_OK || rt_hier_new(&cfg, &h, &err) != RT_OK)
+        bench_die("hier_bench", &err);
     rt_memtrace *t = rt_memtrace_open(path, fmt, &err);
-    if (!t) {
-        fprintf(stderr, "%s\n", err.msg);
-        exit(1);
-    }
+    if (!t)
+        bench_die("hier_bench", &err);
     rt_hier_run_result res;
-    double t0 = seconds();
-    if (rt_hier_run(h, t, &res, &err) != RT_OK) {
-        fprintf(stderr, "%s\n", err.msg);
-        exit(1);
-    }
+    double t0 = bench_clock(CLOCK_PROCESS_CPUTIME_ID); /* CPU time: the machine may be shared */
+    if (rt_hier_run(h, t, &res, &err) != RT_OK)
+        bench_die("hier_bench", &err);
     const rt_hier_stats *d = rt_hier_stats_get(h, 0, RT_HIER_DATA);
-    outcome o = {seconds() - t0, res.simulated, d->miss[0] + d->miss[1]};
+    outcome o = {bench_clock(CLOCK_PROCESS_CPUTIME_ID) - t0, res.simulated, d->miss[0] + d->miss[1]};
     rt_memtrace_free(t);
     rt_hier_free(h);
     return o;
@@ -147,19 +135,6 @@ static outcome best_of3(const char *path, int fmt, int shape)
             best = o;
     }
     return best;
-}
-
-static long own_peak_kib(void)
-{
-    FILE *f = fopen("/proc/self/status", "r");
-    char line[256];
-    long kib = -1;
-    while (f && fgets(line, sizeof line, f))
-        if (sscanf(line, "VmHWM: %ld kB", &kib) == 1)
-            break;
-    if (f)
-        fclose(f);
-    return kib;
 }
 
 static long child_peak(const char *path, int fmt, int shape)
@@ -179,7 +154,7 @@ int main(int argc, char **argv)
 {
     if (argc == 5 && !strcmp(argv[1], "--child")) {
         simulate(argv[2], atoi(argv[3]), atoi(argv[4]));
-        printf("%ld\n", own_peak_kib());
+        printf("%ld\n", bench_max_rss_kib());
         return 0;
     }
     uint64_t n = 20000000ull;

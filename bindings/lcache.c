@@ -435,6 +435,15 @@ static int check_format(lua_State *L, int t)
     return fmt;
 }
 
+/* the memory format named by argument i (one message for every function) */
+static int memfmt_arg(lua_State *L, int i)
+{
+    int fmt = rt_memfmt_from_name(luaL_checkstring(L, i));
+    if (fmt < 0)
+        luaL_argerror(L, i, "expected din, xdin, lackey or bin");
+    return fmt;
+}
+
 /* run(path, opts) -> result | nil, msg */
 static int l_run(lua_State *L)
 {
@@ -497,11 +506,8 @@ static int l_run(lua_State *L)
 static int l_convert(lua_State *L)
 {
     const char *path = luaL_checkstring(L, 1);
-    const char *f = luaL_checkstring(L, 2);
+    int fmt = memfmt_arg(L, 2);
     const char *out = luaL_checkstring(L, 3);
-    int fmt = rt_memfmt_from_name(f);
-    if (fmt < 0)
-        return luaL_argerror(L, 2, "expected din, xdin, lackey or bin");
     rt_err err;
     if (rt_same_file(path, out)) {
         rt_err_at(&err, RT_EINVAL, out, 0, "is the input trace (it would be overwritten while read)");
@@ -567,6 +573,32 @@ static int hier_config(lua_State *L, int t, rt_hier_config *cfg, rt_err *err)
     lua_pop(L, 1);
     if (st != RT_OK)
         return st;
+    /* policies = { ["l1-d"] = policy table, ... }: Lua policies, one instance
+     * per cache, left on the stack (they live as long as the call) */
+    lua_getfield(L, t, "policies");
+    if (lua_istable(L, -1)) {
+        int pt = lua_gettop(L);
+        lua_pushnil(L);
+        while (lua_next(L, pt)) {
+            const char *key = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : "";
+            unsigned lev = 0;
+            char kind = 0;
+            if (sscanf(key, "l%u-%c", &lev, &kind) != 2 || lev < 1 || lev > cfg->levels
+                || !strchr("uid", kind) || !cfg->c[lev - 1][strchr("uid", kind) - "uid"].present) {
+                lua_pop(L, 2);
+                return rt_err_set(err, RT_EINVAL, "policies: '%s' is not a cache of the hierarchy (l1-d, l2-u ...)", key);
+            }
+            rt_hcache_config *c = &cfg->c[lev - 1][strchr("uid", kind) - "uid"];
+            rt_cache_config tmp = rt_cache_defaults(64, 64);
+            rt_lcache_policy(L, -1, &tmp); /* pushes the instance */
+            c->ops = tmp.policy;
+            c->ops_ud = tmp.policy_ud;
+            lua_insert(L, pt); /* keep the instance below the table */
+            pt++;
+            lua_pop(L, 1); /* the value; the key stays for lua_next */
+        }
+    }
+    lua_pop(L, 1);
     static const char *const counts[] = {"skipcount", "flushcount", "maxcount"};
     uint64_t *dst[] = {&cfg->skipcount, &cfg->flushcount, &cfg->maxcount};
     for (int i = 0; i < 3; i++) {
@@ -580,6 +612,18 @@ static int hier_config(lua_State *L, int t, rt_hier_config *cfg, rt_err *err)
         lua_pop(L, 1);
     }
     return rt_hier_check(cfg, err);
+}
+
+/* hier_policy_known(name) -> true when the hierarchy knows it without Lua
+ * (Dinero IV's letters l f r p, the built-ins, plru, d4random) */
+static int l_hier_policy_known(lua_State *L)
+{
+    rt_hier_config cfg;
+    rt_err err;
+    rt_hier_config_init(&cfg);
+    const char *argv[] = {"-l1-urepl", luaL_checkstring(L, 1)};
+    lua_pushboolean(L, rt_hier_parse_dinero(&cfg, 2, argv, &err) == RT_OK);
+    return 1;
 }
 
 /* hier_describe(opts) -> text | nil, msg */
@@ -719,10 +763,7 @@ static int memtrace_close(lua_State *L)
 static int l_memtrace_open(lua_State *L)
 {
     const char *path = luaL_checkstring(L, 1);
-    const char *f = luaL_checkstring(L, 2);
-    int fmt = rt_memfmt_from_name(f);
-    if (fmt < 0)
-        return luaL_argerror(L, 2, "expected din, xdin, lackey or bin");
+    int fmt = memfmt_arg(L, 2);
     rt_err err;
     rt_memtrace *t = rt_memtrace_open(path, fmt, &err);
     if (!t)
@@ -886,6 +927,7 @@ static const luaL_Reg funcs[] = {
     {"convert", l_convert},
     {"hier_run", l_hier_run},
     {"hier_describe", l_hier_describe},
+    {"hier_policy_known", l_hier_policy_known},
     {"memtrace_open", l_memtrace_open},
     {NULL, NULL},
 };

@@ -913,6 +913,8 @@ static int check_cache(const rt_hcache_config *c, unsigned lev, int which, rt_er
     if (ops == &rt_policy_plru && (!is_pow2(assoc) || assoc > 64))
         return rt_err_set(err, RT_EINVAL, "%s: plru needs a power-of-two associativity up to 64",
                           who);
+    if (c->ops && c->ccc)
+        return rt_err_set(err, RT_EINVAL, "%s: a policy of your own cannot classify misses (ccc)", who);
     if (ops == &rt_policy_plru && c->ccc)
         return rt_err_set(err, RT_EINVAL, "%s: plru cannot classify misses (ccc)", who);
     if (!ops->victim)

@@ -151,9 +151,11 @@ local CACHE_KEYS = { size = "size", block = "bsize", line = "bsize", subblock = 
 --       fetch = "demand", walloc = "always", wback = "always", ccc = true }, ... }
 -- (kind: unified, instruction, data or u, i, d; write policies: always, never,
 -- nofetch or a, n, f; booleans for the write policies read as always / never).
--- Returns an array of option strings, or nil and a message.
+-- `policy` may also be a Lua policy (a table, a shipped name such as "plru" or
+-- "lua_lru", FILE.lua). Returns an array of option strings and a table of the
+-- Lua policies by cache ("l1-d" = policy), or nil and a message.
 function M.dinero_options(caches)
-  local out = {}
+  local out, policies = {}, nil
   for i, c in ipairs(caches) do
     if type(c) ~= "table" then return nil, "cache " .. i .. ": expected a table" end
     local lev = math.tointeger(c.level or 1)
@@ -171,7 +173,13 @@ function M.dinero_options(caches)
     table.sort(keys)
     for _, k in ipairs(keys) do
       local v, opt = c[k], CACHE_KEYS[k]
-      if opt == "ccc" or opt == "inclusive" then
+      if opt == "repl" and (type(v) == "table" or not core.cache.hier_policy_known(v)) then
+        -- a Lua policy (a table, a shipped name, FILE.lua): given to the core apart
+        local p, perr = M.resolve_policy(v)
+        if not p then return nil, "cache " .. i .. ": " .. perr end
+        policies = policies or {}
+        policies[string.format("l%d-%s", lev, kind)] = p
+      elseif opt == "ccc" or opt == "inclusive" then
         if v then out[#out + 1] = prefix .. "ccc" end
       else
         if type(v) == "boolean" then v = v and "a" or "n" end
@@ -180,7 +188,7 @@ function M.dinero_options(caches)
       end
     end
   end
-  return out
+  return out, policies
 end
 
 -- Dinero IV options from a string ("-l1-dsize 32k -l1-dbsize 64 ...").
@@ -199,9 +207,13 @@ local function hier_opts(opts)
   if type(o.dinero) == "string" then o.dinero = split_words(o.dinero) end
   for _, w in ipairs(o.dinero or {}) do dinero[#dinero + 1] = w end
   if o.caches then
-    local more, err = M.dinero_options(o.caches)
-    if not more then return nil, err end
+    local more, pol = M.dinero_options(o.caches)
+    if not more then return nil, pol end
     for _, w in ipairs(more) do dinero[#dinero + 1] = w end
+    if pol then
+      o.policies = o.policies or {}
+      for k, v in pairs(pol) do o.policies[k] = v end
+    end
   end
   o.dinero, o.caches = dinero, nil
   return o

@@ -132,6 +132,28 @@ describe("hierarchy figures worked by hand", function()
     assert.is_truthy(a:find("l2%-unified: 1M, 64%-byte blocks, 16%-way, 1024 sets"))
   end)
 
+  it("takes a Lua policy: the shipped lua_lru gives the C LRU's figures", function()
+    local trace = h.fixtures .. "/dinero/mixed.xdin"
+    local function run(policy)
+      return assert(cache.simulate(trace, { format = "xdin", caches = {
+        { level = 1, kind = "unified", size = "4k", block = 32, assoc = 4, policy = policy },
+        { level = 2, kind = "unified", size = "32k", block = 64, assoc = 8, policy = policy } } })).report
+    end
+    local c, lua = run("lru"), run("lua_lru")
+    assert.are.equal(c, lua)
+    assert.is_truthy(lua:find("Demand Misses", 1, true))
+    -- a policy that fails names itself; one that always evicts way 1 differs from LRU
+    local first = cache.policy { name = "first", victim = function() return 1 end }
+    local r = assert(cache.simulate(trace, { format = "xdin", caches = {
+      { level = 1, kind = "unified", size = "4k", block = 32, assoc = 4, policy = first } } }))
+    assert.are_not.equal(r.report, c)
+    local bad = cache.policy { name = "bad", victim = function() error("no victim today") end }
+    local ok, err = cache.simulate(trace, { format = "xdin", caches = {
+      { level = 1, kind = "unified", size = "4k", block = 32, assoc = 4, policy = bad } } })
+    assert.is_nil(ok)
+    assert.is_truthy(err:find("no victim today", 1, true))
+  end)
+
   it("names the bad option", function()
     local r, err = cache.hierarchy { dinero = "-l1-dsize 32k -l1-dbsize 48 -l1-isize 1k -l1-ibsize 32" }
     assert.is_nil(r)
