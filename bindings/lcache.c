@@ -19,10 +19,13 @@
  */
 #include "lcache.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "bind.h"
 #include "rt_file.h"
+#include "rt_hier.h"
 #include "rt_memsim.h"
 #include "rt_memtrace.h"
 
@@ -290,7 +293,7 @@ static int l_new(lua_State *L)
 {
     luaL_checktype(L, 1, LUA_TTABLE);
     lua_getfield(L, 1, "policy");
-    push_cache(L, 1, 2, 0, 0);
+    push_cache(L, 1, 2, 1, 0); /* write-back by default, as `retrace cache` */
     return 1;
 }
 
@@ -432,6 +435,15 @@ static int check_format(lua_State *L, int t)
     return fmt;
 }
 
+/* the memory format named by argument i (one message for every function) */
+static int memfmt_arg(lua_State *L, int i)
+{
+    int fmt = rt_memfmt_from_name(luaL_checkstring(L, i));
+    if (fmt < 0)
+        luaL_argerror(L, i, "expected din, xdin, lackey or bin");
+    return fmt;
+}
+
 /* run(path, opts) -> result | nil, msg */
 static int l_run(lua_State *L)
 {
@@ -494,11 +506,8 @@ static int l_run(lua_State *L)
 static int l_convert(lua_State *L)
 {
     const char *path = luaL_checkstring(L, 1);
-    const char *f = luaL_checkstring(L, 2);
+    int fmt = memfmt_arg(L, 2);
     const char *out = luaL_checkstring(L, 3);
-    int fmt = rt_memfmt_from_name(f);
-    if (fmt < 0)
-        return luaL_argerror(L, 2, "expected din, xdin, lackey or bin");
     rt_err err;
     if (rt_same_file(path, out)) {
         rt_err_at(&err, RT_EINVAL, out, 0, "is the input trace (it would be overwritten while read)");
@@ -530,6 +539,302 @@ static int l_convert(lua_State *L)
     lua_pushinteger(L, n);
     return 1;
 }
+
+/* ---- hierarchies (rt_hier): Dinero IV's model ---- */
+
+/* the config from opts: dinero = {"-l1-dsize", "32k", ...} and/or spec = "l1d:32k/64:8 ..." */
+static int hier_config(lua_State *L, int t, rt_hier_config *cfg, rt_err *err)
+{
+    rt_hier_config_init(cfg);
+    int st = RT_OK;
+    lua_getfield(L, t, "dinero");
+    if (lua_istable(L, -1)) {
+        int n = (int)luaL_len(L, -1);
+        const char **argv = lua_newuserdatauv(L, (size_t)(n + 1) * sizeof *argv, 0);
+        for (int i = 0; i < n; i++) {
+            lua_rawgeti(L, -2, i + 1);
+            argv[i] = lua_tostring(L, -1);
+            if (!argv[i])
+                luaL_error(L, "dinero: option %d is not a string", i + 1);
+            lua_pop(L, 1); /* the string stays alive in the table */
+        }
+        st = rt_hier_parse_dinero(cfg, n, argv, err);
+        lua_pop(L, 1);
+    } else if (!lua_isnil(L, -1)) {
+        luaL_error(L, "dinero: expected a table of strings");
+    }
+    lua_pop(L, 1);
+    if (st != RT_OK)
+        return st;
+    lua_getfield(L, t, "spec");
+    const char *spec = lua_tostring(L, -1);
+    if (spec)
+        st = rt_hier_parse_short(cfg, spec, err);
+    lua_pop(L, 1);
+    if (st != RT_OK)
+        return st;
+    /* policies = { ["l1-d"] = policy table, ... }: Lua policies, one instance
+     * per cache, left on the stack (they live as long as the call) */
+    lua_getfield(L, t, "policies");
+    if (lua_istable(L, -1)) {
+        int pt = lua_gettop(L);
+        lua_pushnil(L);
+        while (lua_next(L, pt)) {
+            const char *key = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : "";
+            unsigned lev = 0;
+            char kind = 0;
+            if (sscanf(key, "l%u-%c", &lev, &kind) != 2 || lev < 1 || lev > cfg->levels
+                || !strchr("uid", kind) || !cfg->c[lev - 1][strchr("uid", kind) - "uid"].present) {
+                lua_pop(L, 2);
+                return rt_err_set(err, RT_EINVAL, "policies: '%s' is not a cache of the hierarchy (l1-d, l2-u ...)", key);
+            }
+            rt_hcache_config *c = &cfg->c[lev - 1][strchr("uid", kind) - "uid"];
+            rt_cache_config tmp = rt_cache_defaults(64, 64);
+            rt_lcache_policy(L, -1, &tmp); /* pushes the instance */
+            c->ops = tmp.policy;
+            c->ops_ud = tmp.policy_ud;
+            lua_insert(L, pt); /* keep the instance below the table */
+            pt++;
+            lua_pop(L, 1); /* the value; the key stays for lua_next */
+        }
+    }
+    lua_pop(L, 1);
+    static const char *const counts[] = {"skipcount", "flushcount", "maxcount"};
+    uint64_t *dst[] = {&cfg->skipcount, &cfg->flushcount, &cfg->maxcount};
+    for (int i = 0; i < 3; i++) {
+        lua_getfield(L, t, counts[i]);
+        if (!lua_isnil(L, -1)) {
+            lua_Integer v = lua_tointeger(L, -1);
+            if (v < 0 || !lua_isinteger(L, -1))
+                luaL_error(L, "%s: expected a non-negative integer", counts[i]);
+            *dst[i] = (uint64_t)v;
+        }
+        lua_pop(L, 1);
+    }
+    return rt_hier_check(cfg, err);
+}
+
+/* hier_policy_known(name) -> true when the hierarchy knows it without Lua
+ * (Dinero IV's letters l f r p, the built-ins, plru, d4random) */
+static int l_hier_policy_known(lua_State *L)
+{
+    rt_hier_config cfg;
+    rt_err err;
+    rt_hier_config_init(&cfg);
+    const char *argv[] = {"-l1-urepl", luaL_checkstring(L, 1)};
+    lua_pushboolean(L, rt_hier_parse_dinero(&cfg, 2, argv, &err) == RT_OK);
+    return 1;
+}
+
+/* hier_describe(opts) -> text | nil, msg */
+static int l_hier_describe(lua_State *L)
+{
+    luaL_checktype(L, 1, LUA_TTABLE);
+    rt_hier_config cfg;
+    rt_err err;
+    if (hier_config(L, 1, &cfg, &err) != RT_OK)
+        return rt_push_fail(L, &err);
+    char buf[4096];
+    rt_hier_describe_buf(&cfg, buf, sizeof buf);
+    lua_pushstring(L, buf);
+    return 1;
+}
+
+static void push_by_type(lua_State *L, const uint64_t *v, const char *name)
+{
+    static const char *const types[] = {"read", "write", "instr", "misc"};
+    lua_createtable(L, 0, 6);
+    for (int i = 0; i < 4; i++)
+        rt_set_int(L, types[i], (lua_Integer)v[i]);
+    rt_set_int(L, "total", (lua_Integer)(v[0] + v[1] + v[2] + v[3]));
+    lua_createtable(L, 0, 5);
+    for (int i = 0; i < 4; i++)
+        rt_set_int(L, types[i], (lua_Integer)v[RT_HIER_PF + i]);
+    rt_set_int(L, "total", (lua_Integer)(v[8] + v[9] + v[10] + v[11]));
+    lua_setfield(L, -2, "prefetch");
+    lua_setfield(L, -2, name);
+}
+
+static void push_hier_stats(lua_State *L, const rt_hier_stats *s)
+{
+    push_by_type(L, s->fetch, "fetches");
+    push_by_type(L, s->miss, "misses");
+    push_by_type(L, s->blockmiss, "block_misses");
+    push_by_type(L, s->comp, "compulsory");
+    push_by_type(L, s->cap, "capacity");
+    push_by_type(L, s->conf, "conflict");
+    push_by_type(L, s->comp_block, "compulsory_block");
+    push_by_type(L, s->cap_block, "capacity_block");
+    push_by_type(L, s->conf_block, "conflict_block");
+    rt_set_int(L, "multiblock", (lua_Integer)s->multiblock);
+    rt_set_int(L, "bytes_from_memory", (lua_Integer)s->bytes_read);
+    rt_set_int(L, "bytes_to_memory", (lua_Integer)s->bytes_written);
+    rt_set_int(L, "back_invalidations", (lua_Integer)s->back_invalidations);
+}
+
+/* hier_run(path, opts) -> result | nil, msg; opts: format, dinero, spec, counts */
+static int l_hier_run(lua_State *L)
+{
+    const char *path = luaL_checkstring(L, 1);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    int fmt = check_format(L, 2);
+    rt_hier_config cfg;
+    rt_err err;
+    if (hier_config(L, 2, &cfg, &err) != RT_OK)
+        return rt_push_fail(L, &err);
+    rt_hier *h;
+    if (rt_hier_new(&cfg, &h, &err) != RT_OK)
+        return rt_push_fail(L, &err);
+    rt_memtrace *t = rt_memtrace_open(path, fmt, &err);
+    if (!t) {
+        rt_hier_free(h);
+        return rt_push_fail(L, &err);
+    }
+    rt_hier_run_result res;
+    int st = rt_hier_run(h, t, &res, &err);
+    rt_memtrace_free(t);
+    if (st != RT_OK) {
+        rt_hier_free(h);
+        return rt_push_fail(L, &err);
+    }
+    lua_createtable(L, 0, 8);
+    rt_set_int(L, "records", (lua_Integer)res.records);
+    rt_set_int(L, "simulated", (lua_Integer)res.simulated);
+    lua_pushboolean(L, res.maxed);
+    lua_setfield(L, -2, "maxed");
+    lua_createtable(L, 0, 0);
+    int n = 0;
+    static const char *const kinds[] = {"unified", "instruction", "data"};
+    for (unsigned l = 0; l < cfg.levels; l++)
+        for (int k = 0; k < 3; k++) {
+            const rt_hier_stats *s = rt_hier_stats_get(h, l, k);
+            if (!s)
+                continue;
+            lua_createtable(L, 0, 16);
+            lua_pushfstring(L, "l%d-%ccache", (int)l + 1, "uid"[k]);
+            lua_setfield(L, -2, "name");
+            rt_set_int(L, "level", (lua_Integer)l + 1);
+            lua_pushstring(L, kinds[k]);
+            lua_setfield(L, -2, "kind");
+            push_hier_stats(L, s);
+            lua_rawseti(L, -2, ++n);
+        }
+    lua_setfield(L, -2, "caches");
+    const rt_hier_stats *mem = rt_hier_stats_get(h, cfg.levels, 0);
+    lua_createtable(L, 0, 2);
+    push_by_type(L, mem->fetch, "fetches");
+    lua_setfield(L, -2, "memory");
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (f) {
+        rt_hier_report(h, f);
+        fclose(f);
+        lua_pushlstring(L, buf, len);
+        lua_setfield(L, -2, "report");
+        free(buf);
+    }
+    char desc[4096];
+    rt_hier_describe_buf(&cfg, desc, sizeof desc);
+    lua_pushstring(L, desc);
+    lua_setfield(L, -2, "hierarchy");
+    rt_hier_free(h);
+    return 1;
+}
+
+/* ---- memory traces from Lua, in batches ---- */
+
+#define MEMTRACE_T "retrace.MemTrace"
+
+typedef struct memtrace_box {
+    rt_memtrace *t; /* NULL once closed */
+    int fmt;
+} memtrace_box;
+
+static int memtrace_close(lua_State *L)
+{
+    memtrace_box *b = luaL_checkudata(L, 1, MEMTRACE_T);
+    rt_memtrace_free(b->t);
+    b->t = NULL;
+    return 0;
+}
+
+/* memtrace_open(path, format) -> MemTrace | nil, msg */
+static int l_memtrace_open(lua_State *L)
+{
+    const char *path = luaL_checkstring(L, 1);
+    int fmt = memfmt_arg(L, 2);
+    rt_err err;
+    rt_memtrace *t = rt_memtrace_open(path, fmt, &err);
+    if (!t)
+        return rt_push_fail(L, &err);
+    memtrace_box *b = lua_newuserdatauv(L, sizeof *b, 0);
+    b->t = t;
+    b->fmt = fmt;
+    luaL_setmetatable(L, MEMTRACE_T);
+    return 1;
+}
+
+/* t:read([n = 4096]) -> { n, addr = {...}, size = {...}, kind = {...} } | nil at the end | raises on bad input */
+static int mt_read(lua_State *L)
+{
+    memtrace_box *b = luaL_checkudata(L, 1, MEMTRACE_T);
+    if (!b->t)
+        return luaL_argerror(L, 1, "trace is closed");
+    lua_Integer want = luaL_optinteger(L, 2, 4096);
+    luaL_argcheck(L, want >= 1 && want <= (1 << 20), 2, "batch size from 1 to 1048576");
+    rt_memref buf[1024];
+    rt_err err;
+    lua_createtable(L, 0, 4);
+    lua_createtable(L, (int)want, 0);
+    lua_createtable(L, (int)want, 0);
+    lua_createtable(L, (int)want, 0);
+    int tab = lua_gettop(L) - 3;
+    lua_Integer got = 0;
+    while (got < want) {
+        size_t n = 0, cap = (size_t)(want - got) < 1024 ? (size_t)(want - got) : 1024;
+        int st = rt_memtrace_read(b->t, buf, cap, &n, &err);
+        if (st == RT_EEOF)
+            break;
+        if (st != RT_OK)
+            return luaL_error(L, "%s", err.msg);
+        for (size_t i = 0; i < n; i++) {
+            got++;
+            lua_pushinteger(L, (lua_Integer)buf[i].addr);
+            lua_rawseti(L, tab + 1, got);
+            lua_pushinteger(L, (lua_Integer)buf[i].size);
+            lua_rawseti(L, tab + 2, got);
+            lua_pushinteger(L, buf[i].kind);
+            lua_rawseti(L, tab + 3, got);
+        }
+    }
+    if (got == 0) {
+        lua_pushnil(L);
+        return 1;
+    }
+    lua_setfield(L, tab, "kind");
+    lua_setfield(L, tab, "size");
+    lua_setfield(L, tab, "addr");
+    rt_set_int(L, "n", got);
+    return 1;
+}
+
+static int mt_offset(lua_State *L)
+{
+    memtrace_box *b = luaL_checkudata(L, 1, MEMTRACE_T);
+    if (!b->t)
+        return luaL_argerror(L, 1, "trace is closed");
+    lua_pushinteger(L, (lua_Integer)rt_memtrace_offset(b->t));
+    lua_pushinteger(L, (lua_Integer)rt_memtrace_size(b->t));
+    return 2;
+}
+
+static const luaL_Reg memtrace_methods[] = {
+    {"read", mt_read},
+    {"offset", mt_offset},
+    {"close", memtrace_close},
+    {NULL, NULL},
+};
 
 /* "retrace.Cache: 32 KiB 8-way LRU, 64 B lines" (fully associative: "fully associative") */
 static int cache_tostring(lua_State *L)
@@ -620,12 +925,17 @@ static const luaL_Reg funcs[] = {
     {"new", l_new},
     {"run", l_run},
     {"convert", l_convert},
+    {"hier_run", l_hier_run},
+    {"hier_describe", l_hier_describe},
+    {"hier_policy_known", l_hier_policy_known},
+    {"memtrace_open", l_memtrace_open},
     {NULL, NULL},
 };
 
 int rt_lopen_cache(lua_State *L)
 {
     rt_new_class(L, CACHE_T, cache_methods, cache_close);
+    rt_new_class(L, MEMTRACE_T, memtrace_methods, memtrace_close);
     luaL_newmetatable(L, LPOLICY_T);
     lua_pushcfunction(L, lpolicy_gc);
     lua_setfield(L, -2, "__gc");

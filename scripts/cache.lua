@@ -80,12 +80,40 @@ local function report_by(rows, axis)
   io.stdout:write(table.concat(out, "\n"), "\n")
 end
 
+-- a hierarchy (Dinero IV's model): the caches as understood, then Dinero IV's figures
+local function run_hierarchy(args, fmt)
+  local opts = { format = fmt, dinero = args.dinero, spec = args.hierarchy }
+  for _, k in ipairs { { "skip", "skipcount" }, { "max", "maxcount" }, { "flush_every", "flushcount" } } do
+    local v = args[k[1]]
+    if v then
+      local n = math.tointeger(tonumber(v))
+      if not n or n < 0 then cli.usage_error("--" .. k[1]:gsub("_", "-") .. ": '" .. v .. "' is not a count") end
+      opts[k[2]] = n
+    end
+  end
+  local desc, derr = cache.hierarchy(opts)
+  if not desc then cli.usage_error(derr) end
+  local r, err = cache.simulate(args.trace, opts)
+  if not r then cli.input_error(err) end
+  if args.json then
+    cli.print_json({ format = fmt, records = r.records, simulated = r.simulated, maxed = r.maxed,
+      hierarchy = r.hierarchy, caches = cli.array(r.caches), memory = r.memory })
+  else
+    io.stdout:write(string.format("%s (%s): %s records, %s simulated%s\n", args.trace, fmt,
+      count(r.records), count(r.simulated), r.maxed and " (stopped at --max)" or ""))
+    io.stdout:write(r.hierarchy, "\n", r.report)
+  end
+  return 0
+end
+
 return {
   summary = "simulate a cache on a real program's memory trace (din, xdin, lackey, bin)",
   description = "Sizes in bytes (suffixes K, KiB, M, MiB accepted). Defaults: 32 KiB, " ..
     "64-byte lines, fully associative, LRU, write-back write-allocate, data references only.",
   parser = function(p)
     p:argument("trace", "memory trace file, or a capture folder (retrace capture)")
+    p:argument("dinero", "Dinero IV options after --, as written for dineroIV " ..
+      "(-- -l1-dsize 32k -l1-dbsize 64 -l1-dassoc 8 ...): simulate that hierarchy"):args("*")
     p:option("--format", "din, xdin, lackey or bin (detected when absent)")
     p:option("--size", "cache size in bytes", "32768")
     p:option("--line", "line size in bytes", "64")
@@ -96,6 +124,10 @@ return {
     p:flag("--write-through", "write-through no-write-allocate instead of write-back")
     p:flag("--classify", "split misses into compulsory, capacity and conflict")
     p:flag("--sweep", "misses of a fully associative LRU cache at every power-of-two size")
+    p:option("--hierarchy", "a hierarchy in the short form, e.g. 'l1i:32k/64:8 l1d:32k/64:8 l2:1m/64:16'")
+    p:option("--skip", "hierarchy: skip the first N records")
+    p:option("--max", "hierarchy: simulate at most N records")
+    p:option("--flush-every", "hierarchy: copy back and invalidate every cache every N records")
     p:option("--convert", "write the trace in the binary format to this file instead")
     p:flag("--json", "print JSON on stdout")
     p:option("--by", "with a capture folder: misses per function or per data bin (function|data)")
@@ -123,6 +155,10 @@ return {
       local f, err = cache.detect(args.trace)
       if not f then cli.input_error(err) end
       fmt = f
+    end
+    if #args.dinero > 0 or args.hierarchy then return run_hierarchy(args, fmt) end
+    if args.skip or args.max or args.flush_every then
+      cli.usage_error("--skip, --max and --flush-every need a hierarchy (--hierarchy or Dinero IV options after --)")
     end
     if args.convert then
       local n, err = cache.convert(args.trace, args.convert, fmt)

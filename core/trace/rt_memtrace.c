@@ -176,13 +176,11 @@ static int hex_field(cursor *c, const char *field, uint64_t *out, rt_err *err)
 
 /* ---- din ---- */
 
-int rt_din_next(rt_din *r, rt_memref *ref, rt_err *err)
+/* one din line from its first non-blank character */
+static int din_parse(cursor c, rt_memref *ref, rt_err *err)
 {
     char tb[RT_EXCERPT_CAP];
-    cursor c;
     int st;
-    if ((st = next_line(&r->t, &c, 0, err)) != RT_OK)
-        return st;
     const char *tok = c.p;
     char label = type_char(&c);
     if (label < '0' || label > '4')
@@ -192,24 +190,54 @@ int rt_din_next(rt_din *r, rt_memref *ref, rt_err *err)
     if ((st = hex_field(&c, "address", &ref->addr, err)) != RT_OK)
         return st;
     /* din has no sizes: like Dinero IV, 4 bytes at a 4-byte aligned
-     * address; a flush (4) is of the whole cache (size 0) */
+     * address, a flush (4) included: the line holding them */
     ref->addr &= ~(uint64_t)3;
-    ref->size = ref->kind == RT_REF_FLUSH ? 0 : 4;
+    ref->size = 4;
     return RT_OK; /* the rest of the line is a comment */
+}
+
+int rt_din_next(rt_din *r, rt_memref *ref, rt_err *err)
+{
+    cursor c;
+    int st;
+    if ((st = next_line(&r->t, &c, 0, err)) != RT_OK)
+        return st;
+    return din_parse(c, ref, err);
+}
+
+/* a cursor on one line given by the caller: RT_OK, or an error for a blank line */
+static int line_cursor(cursor *c, const char *line, size_t len, const char *name, unsigned long no,
+                       rt_err *err)
+{
+    c->end = line + len;
+    while (c->end > line && (c->end[-1] == '\n' || c->end[-1] == '\r'))
+        c->end--;
+    c->p = skip_blank(line, c->end);
+    c->name = name;
+    c->no = no;
+    if (c->p == c->end)
+        return rt_err_at(err, RT_EFORMAT, name, no, "label: missing (a blank line)");
+    return RT_OK;
+}
+
+int rt_din_parse_line(const char *line, size_t len, const char *name, unsigned long no,
+                      rt_memref *ref, rt_err *err)
+{
+    cursor c;
+    int st = line_cursor(&c, line, len, name, no, err);
+    return st != RT_OK ? st : din_parse(c, ref, err);
 }
 
 /* ---- extended din ---- */
 
-int rt_xdin_next(rt_xdin *r, rt_memref *ref, rt_err *err)
+/* one xdin line from its first non-blank character */
+static int xdin_parse(cursor c, rt_memref *ref, rt_err *err)
 {
     char tb[RT_EXCERPT_CAP];
     static const char kinds[] = "rwimcv";
     static const int kind_of[] = {RT_REF_READ, RT_REF_WRITE, RT_REF_IFETCH,
                                   RT_REF_MISC, RT_REF_FLUSH, RT_REF_INVALIDATE};
-    cursor c;
     int st;
-    if ((st = next_line(&r->t, &c, 0, err)) != RT_OK)
-        return st;
     const char *tok = c.p;
     char type = type_char(&c);
     const char *k = type ? strchr(kinds, type) : NULL;
@@ -234,6 +262,23 @@ int rt_xdin_next(rt_xdin *r, rt_memref *ref, rt_err *err)
                          "size: 0x%llx bytes from address 0x%llx run past the top of the address space",
                          (unsigned long long)ref->size, (unsigned long long)ref->addr);
     return RT_OK;
+}
+
+int rt_xdin_next(rt_xdin *r, rt_memref *ref, rt_err *err)
+{
+    cursor c;
+    int st;
+    if ((st = next_line(&r->t, &c, 0, err)) != RT_OK)
+        return st;
+    return xdin_parse(c, ref, err);
+}
+
+int rt_xdin_parse_line(const char *line, size_t len, const char *name, unsigned long no,
+                       rt_memref *ref, rt_err *err)
+{
+    cursor c;
+    int st = line_cursor(&c, line, len, name, no, err);
+    return st != RT_OK ? st : xdin_parse(c, ref, err);
 }
 
 /* ---- lackey ---- */
@@ -317,6 +362,10 @@ static int lackey_parse(cursor c, rt_memref *ref, int *modify_out, rt_err *err)
     const char *why = rt_memref_bad_size(ref);
     if (why)
         return rt_err_at(err, RT_EFORMAT, c.name, c.no, "size: %llu: %s", (unsigned long long)size, why);
+    if (ref->addr + (size - 1) < ref->addr)
+        return rt_err_at(err, RT_ERANGE, c.name, c.no,
+                         "size: %llu bytes from address 0x%llx run past the top of the address space",
+                         (unsigned long long)size, (unsigned long long)ref->addr);
     *modify_out = modify;
     return RT_OK;
 }

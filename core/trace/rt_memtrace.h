@@ -62,12 +62,20 @@ typedef struct rt_din rt_din;
 rt_din *rt_din_open(const char *path, rt_err *err);
 int rt_din_next(rt_din *r, rt_memref *ref, rt_err *err);
 void rt_din_free(rt_din *r);
+/* Parse one din line (a trailing newline allowed) as the reader does: RT_OK
+ * with the reference, or an error naming name, line no and the field. For a
+ * format detector trying the first lines, and callers with lines from elsewhere. */
+int rt_din_parse_line(const char *line, size_t len, const char *name, unsigned long no,
+                      rt_memref *ref, rt_err *err);
 
 /* ---- Dinero IV extended din ---- */
 typedef struct rt_xdin rt_xdin;
 rt_xdin *rt_xdin_open(const char *path, rt_err *err);
 int rt_xdin_next(rt_xdin *r, rt_memref *ref, rt_err *err);
 void rt_xdin_free(rt_xdin *r);
+/* rt_din_parse_line for extended din. */
+int rt_xdin_parse_line(const char *line, size_t len, const char *name, unsigned long no,
+                       rt_memref *ref, rt_err *err);
 
 /* ---- Valgrind lackey --trace-mem=yes ---- */
 typedef struct rt_lackey rt_lackey;

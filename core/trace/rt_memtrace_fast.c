@@ -159,7 +159,7 @@ const char *rt_din_block(const char *p, const char *end, rt_memref *out, size_t 
             q = c ? c : end;
         }
         out[k].addr = v & ~(uint64_t)3; /* as rt_din_next: 4 aligned bytes */
-        out[k].size = label == RT_REF_FLUSH ? 0 : 4;
+        out[k].size = 4;
         out[k].kind = (int)label;
         k++;
         nl++;
@@ -267,6 +267,8 @@ const char *rt_lackey_block(const char *p, const char *end, int valgrind, rt_mem
             if (!line_ends(q, end))
                 break;
         }
+        if (a + (size - 1) < a)
+            break; /* past the top of the address space: the slow path says so */
         rt_memref ref = {a, size, kind}, store = {a, size, RT_REF_WRITE};
         if (k + 1 < cap) { /* room for an M's store: written whatever the type, kept for an M */
             out[k] = ref;

@@ -100,7 +100,8 @@ local function with_policy(opts)
 end
 
 --- A cache object (see the header). Options: size, line (units), ways (0 or
--- nil: fully associative), policy, write_back (default false), seed.
+-- nil: fully associative), policy, write_back (default true: write-back
+-- write-allocate, as `retrace cache`; false: write-through no-write-allocate), seed.
 function M.new(opts)
   return core.cache.new(with_policy(opts))
 end
@@ -135,6 +136,134 @@ function M.convert(path, out, format)
     format = fmt
   end
   return core.cache.convert(path, format, out)
+end
+
+-- ---- hierarchies: Dinero IV's model (core/cache/rt_hier.c) ----
+
+local KIND = { unified = "u", u = "u", instruction = "i", instr = "i", i = "i", data = "d", d = "d" }
+local CACHE_KEYS = { size = "size", block = "bsize", line = "bsize", subblock = "sbsize",
+  assoc = "assoc", ways = "assoc", policy = "repl", repl = "repl", fetch = "fetch", pfdist = "pfdist",
+  pfabort = "pfabort", walloc = "walloc", write_allocate = "walloc", wback = "wback",
+  write_back = "wback", ccc = "ccc", classify = "ccc", inclusive = "inclusive" }
+
+--- Dinero IV options from a Lua description of the caches:
+--   { { level = 1, kind = "data", size = 32768, block = 64, assoc = 8, policy = "lru",
+--       fetch = "demand", walloc = "always", wback = "always", ccc = true }, ... }
+-- (kind: unified, instruction, data or u, i, d; write policies: always, never,
+-- nofetch or a, n, f; booleans for the write policies read as always / never).
+-- `policy` may also be a Lua policy (a table, a shipped name such as "plru" or
+-- "lua_lru", FILE.lua). Returns an array of option strings and a table of the
+-- Lua policies by cache ("l1-d" = policy), or nil and a message.
+function M.dinero_options(caches)
+  local out, policies = {}, nil
+  for i, c in ipairs(caches) do
+    if type(c) ~= "table" then return nil, "cache " .. i .. ": expected a table" end
+    local lev = math.tointeger(c.level or 1)
+    local kind = KIND[c.kind or "unified"]
+    if not lev or lev < 1 then return nil, "cache " .. i .. ": level: expected a positive integer" end
+    if not kind then return nil, "cache " .. i .. ": kind: expected unified, instruction or data" end
+    local prefix = string.format("-l%d-%s", lev, kind)
+    local keys = {}
+    for k in pairs(c) do
+      if k ~= "level" and k ~= "kind" then
+        if not CACHE_KEYS[k] then return nil, "cache " .. i .. ": unknown key '" .. tostring(k) .. "'" end
+        keys[#keys + 1] = k
+      end
+    end
+    table.sort(keys)
+    for _, k in ipairs(keys) do
+      local v, opt = c[k], CACHE_KEYS[k]
+      if opt == "repl" and (type(v) == "table" or not core.cache.hier_policy_known(v)) then
+        -- a Lua policy (a table, a shipped name, FILE.lua): given to the core apart
+        local p, perr = M.resolve_policy(v)
+        if not p then return nil, "cache " .. i .. ": " .. perr end
+        policies = policies or {}
+        policies[string.format("l%d-%s", lev, kind)] = p
+      elseif opt == "ccc" or opt == "inclusive" then
+        if v then out[#out + 1] = prefix .. "ccc" end
+      else
+        if type(v) == "boolean" then v = v and "a" or "n" end
+        out[#out + 1] = prefix .. opt
+        out[#out + 1] = tostring(v)
+      end
+    end
+  end
+  return out, policies
+end
+
+-- Dinero IV options from a string ("-l1-dsize 32k -l1-dbsize 64 ...").
+local function split_words(s)
+  local t = {}
+  for w in s:gmatch("%S+") do t[#t + 1] = w end
+  return t
+end
+
+-- the core's options: dinero (a string or an array of Dinero IV options),
+-- spec (the short form), caches (a Lua description), skipcount, flushcount, maxcount
+local function hier_opts(opts)
+  local o = {}
+  for k, v in pairs(opts or {}) do o[k] = v end
+  local dinero = {}
+  if type(o.dinero) == "string" then o.dinero = split_words(o.dinero) end
+  for _, w in ipairs(o.dinero or {}) do dinero[#dinero + 1] = w end
+  if o.caches then
+    local more, pol = M.dinero_options(o.caches)
+    if not more then return nil, pol end
+    for _, w in ipairs(more) do dinero[#dinero + 1] = w end
+    if pol then
+      o.policies = o.policies or {}
+      for k, v in pairs(pol) do o.policies[k] = v end
+    end
+  end
+  o.dinero, o.caches = dinero, nil
+  return o
+end
+
+--- The hierarchy described by opts (see hier_opts above) as retrace understands
+-- it, one line per cache; or nil and a message naming the bad option.
+function M.hierarchy(opts)
+  local o, err = hier_opts(opts)
+  if not o then return nil, err end
+  return core.cache.hier_describe(o)
+end
+
+--- Run a whole trace through a hierarchy with Dinero IV's model. opts: format
+-- (detected when nil), dinero, spec or caches (see M.hierarchy), skipcount,
+-- flushcount, maxcount. Returns { records, simulated, maxed, caches = { {name,
+-- level, kind, fetches, misses, block_misses, compulsory, capacity, conflict,
+-- ..._block, multiblock, bytes_from_memory, bytes_to_memory}, ... }, memory,
+-- report (Dinero IV's figures as text), hierarchy (the text of M.hierarchy) };
+-- each figure is { read, write, instr, misc, total, prefetch = {...} }.
+function M.simulate(path, opts)
+  local o, err = hier_opts(opts)
+  if not o then return nil, err end
+  if not o.format then
+    local fmt, derr = M.detect(path)
+    if not fmt then return nil, derr end
+    o.format = fmt
+  end
+  return core.cache.hier_run(path, o)
+end
+
+--- Read the count lines of a Dinero IV report (or of `report` above):
+-- { ["l1-dcache"] = { ["Demand Misses"] = { total, instr, data, read, write, misc }, ... } }.
+function M.parse_dinero_report(text)
+  local r, cur = {}, nil
+  for line in text:gmatch("[^\n]*") do
+    local name = line:match("^(l%d+%-[uid]cache)%s*$")
+    if name then
+      cur = {}
+      r[name] = cur
+    elseif cur then
+      local label, rest = line:match("^%s*(%a[%a%-%s/%(%)]-)%s+([%d%s%.]+)$")
+      if label and not rest:find("%.") then
+        local v = {}
+        for x in rest:gmatch("%d+") do v[#v + 1] = math.tointeger(tonumber(x)) end
+        cur[(label:gsub("%s+$", ""))] = v
+      end
+    end
+  end
+  return r
 end
 
 return M

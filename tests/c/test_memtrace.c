@@ -91,7 +91,7 @@ static void test_din(void **state)
     for (size_t i = 0; i < n; i++) { /* 4 bytes at 4-byte aligned addresses, as Dinero IV */
         assert_int_equal(r[i].kind, kinds[i]);
         assert_int_equal(r[i].addr, addrs[i]);
-        assert_int_equal(r[i].size, kinds[i] == RT_REF_FLUSH ? 0 : 4); /* flush: whole cache */
+        assert_int_equal(r[i].size, 4); /* a flush too: the line of its address */
     }
     unlink(p);
     free(p);
@@ -280,6 +280,71 @@ static void test_lackey_errors(void **state)
     expect_error(RT_MEMFMT_LACKEY, " I 0400d7d4,8 x y\n", "1: unexpected field 'x' after the size (a lackey line is TYPE ADDRESS,SIZE)");
     expect_error(RT_MEMFMT_LACKEY, " L 7ff000,99999999999\n",
                  "1: size: 99999999999: more than 16 MiB in one reference");
+    /* an access running past the top of the address space */
+    expect_status(RT_MEMFMT_LACKEY, " L 10,4\n L ffffffffffffffff,8\n", RT_ERANGE,
+                  "2: size: 8 bytes from address 0xffffffffffffffff run past the top of the address space");
+    expect_status(RT_MEMFMT_LACKEY, " M fffffffffffffffc,8\n", RT_ERANGE,
+                  "1: size: 8 bytes from address 0xfffffffffffffffc run past the top of the address space");
+}
+
+/* the one-line parsers (for a format detector): the reader's result and errors */
+static void test_parse_line(void **state)
+{
+    (void)state;
+    rt_memref r;
+    rt_err err;
+    const char *l = "2 130 4\ti1\n";
+    assert_int_equal(rt_din_parse_line(l, strlen(l), "f", 3, &r, &err), RT_OK);
+    assert_int_equal(r.kind, RT_REF_IFETCH);
+    assert_int_equal(r.addr, 0x130);
+    assert_int_equal(r.size, 4);
+    l = "r 0x10034a28 0x4";
+    assert_int_equal(rt_xdin_parse_line(l, strlen(l), "f", 1, &r, &err), RT_OK);
+    assert_int_equal(r.addr, 0x10034a28);
+    assert_int_equal(r.size, 4);
+    l = "r 0x10034a28 0x4\n";
+    assert_int_equal(rt_din_parse_line(l, strlen(l), "f", 7, &r, &err), RT_EFORMAT);
+    assert_string_equal(err.msg, "f:7: label: 'r' is not 0-4");
+    l = "   \n";
+    assert_int_equal(rt_xdin_parse_line(l, strlen(l), "f", 2, &r, &err), RT_EFORMAT);
+    assert_string_equal(err.msg, "f:2: label: missing (a blank line)");
+    l = "r ffffffffffffffff 8";
+    assert_int_equal(rt_xdin_parse_line(l, strlen(l), "f", 1, &r, &err), RT_ERANGE);
+}
+
+/* lines as Dinero IV's own tools write them: p2d's din with size and comment
+ * fields, xdin with 0x prefixes */
+static void test_dinero_tool_lines(void **state)
+{
+    (void)state;
+    char *p = temp_text("2 130 4\ti1\n0 7fff0010 8\td7\n1 7fff0013\n");
+    rt_memref r[4];
+    rt_err err;
+    int st;
+    size_t n = read_all(p, RT_MEMFMT_DIN, r, 4, &st, &err);
+    assert_int_equal(st, RT_EEOF);
+    assert_int_equal(n, 3);
+    assert_int_equal(r[0].kind, RT_REF_IFETCH);
+    assert_int_equal(r[0].addr, 0x130);
+    assert_int_equal(r[1].addr, 0x7fff0010);
+    assert_int_equal(r[2].kind, RT_REF_WRITE);
+    assert_int_equal(r[2].addr, 0x7fff0010); /* 4 aligned bytes, whatever the size field says */
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(r[i].size, 4);
+    unlink(p);
+    free(p);
+    p = temp_text("r 0x10034a28 0x4\nw 0X10 0x10\ni 400 2\n");
+    n = read_all(p, RT_MEMFMT_XDIN, r, 4, &st, &err);
+    assert_int_equal(st, RT_EEOF);
+    assert_int_equal(n, 3);
+    assert_int_equal(r[0].addr, 0x10034a28);
+    assert_int_equal(r[0].size, 4);
+    assert_int_equal(r[1].kind, RT_REF_WRITE);
+    assert_int_equal(r[1].addr, 0x10);
+    assert_int_equal(r[1].size, 16);
+    assert_int_equal(r[2].size, 2);
+    unlink(p);
+    free(p);
 }
 
 static void test_rtmb_roundtrip(void **state)
@@ -462,13 +527,14 @@ static void test_memsim_lines_and_ignored(void **state)
 static void test_memsim_flush(void **state)
 {
     (void)state;
-    /* two dirty lines; label 4 writes both back and empties the cache, so the
-     * next read of line 0 misses again */
+    /* two dirty lines; label 4 writes back and empties the line of its
+     * address (4 bytes, as Dinero IV reads din), so the next read of line 0
+     * misses again and line 0x40 stays dirty */
     rt_cache *c = make(1024, 64, 0, 1);
     rt_memsim_result r = sim_text("1 0\n1 40\n0 0\n4 0\n0 0\n", RT_MEMFMT_DIN, c, NULL, 0, 0);
     const rt_cache_stats *s = rt_cache_stats_get(c);
     assert_int_equal(r.flushes, 1);
-    assert_int_equal(s->writebacks, 2);
+    assert_int_equal(s->writebacks, 1);
     assert_int_equal(s->refs, 4);
     assert_int_equal(s->misses, 3);
     rt_cache_free(c);
@@ -796,6 +862,8 @@ int main(void)
         cmocka_unit_test(test_din_errors),
         cmocka_unit_test(test_xdin),
         cmocka_unit_test(test_xdin_errors),
+        cmocka_unit_test(test_dinero_tool_lines),
+        cmocka_unit_test(test_parse_line),
         cmocka_unit_test(test_lackey),
         cmocka_unit_test(test_lackey_errors),
         cmocka_unit_test(test_rtmb_roundtrip),

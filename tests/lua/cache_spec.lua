@@ -65,10 +65,18 @@ describe("built-in policies from Lua", function()
   end)
 
   it("write-through stores do not look up", function()
-    local c = cache.new{ size = 8, line = 1 }
+    local c = cache.new{ size = 8, line = 1, write_back = false }
     assert.is_nil(c:access(3, true))
     assert.are.equal(0, c:stats().refs)
     assert.are.equal(1, c:stats().bypassed_writes)
+  end)
+
+  it("is write-back write-allocate by default, as retrace cache", function()
+    local c = cache.new{ size = 8, line = 1 }
+    assert.is_false(c:access(3, true)) -- a store looks up, misses and allocates
+    assert.is_true(c:access(3, false))
+    assert.are.equal(2, c:stats().refs)
+    assert.is_true(c:config().write_back)
   end)
 
   it("refuse impossible geometries", function()

@@ -1,0 +1,1199 @@
+/* rt_hier.c - a cache hierarchy with Dinero IV's model (see rt_hier.h). */
+#include "rt_hier.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rt_linemap.h"
+
+/* reference types beyond the basic ones: a prefetch, the rest of a split reference */
+#define T_PF RT_HIER_PF
+#define T_MULTI 16
+#define T_BASIC(t) ((t) & 7)
+enum { T_READ = RT_REF_READ, T_WRITE = RT_REF_WRITE, T_INSTR = RT_REF_IFETCH, T_MISC = RT_REF_MISC,
+       T_COPYB = RT_REF_FLUSH, T_INVAL = RT_REF_INVALIDATE };
+
+#define EMPTY UINT64_MAX
+/* above this associativity a hash index replaces the scan of a set */
+#define SCAN_WAYS 32
+
+/* ---------------------------------------------------------------- policies */
+
+/* Tree pseudo-LRU: set word 0 holds the bits of the nodes of a heap-ordered
+ * binary tree (node 1 the root, children 2n and 2n+1). A reference to a way
+ * turns every node on its path away from it; the victim is found by
+ * following the bits from the root. */
+static unsigned tree_depth(unsigned ways)
+{
+    unsigned d = 0;
+    while ((1u << d) < ways)
+        d++;
+    return d;
+}
+
+static int plru_touch(void *ud, rt_policy_set *s, unsigned way, uint64_t now)
+{
+    (void)ud;
+    (void)now;
+    unsigned d = tree_depth(s->ways);
+    uint64_t st = s->set_data[0];
+    unsigned node = 1;
+    for (unsigned k = d; k-- > 0;) {
+        unsigned bit = (way >> k) & 1;
+        /* point away: 1 means "the victim is on the right" */
+        if (bit)
+            st &= ~(1ull << node);
+        else
+            st |= 1ull << node;
+        node = 2 * node + bit;
+    }
+    s->set_data[0] = st;
+    return RT_OK;
+}
+
+static int plru_victim(void *ud, rt_policy_set *s, uint64_t now, unsigned *way)
+{
+    (void)ud;
+    (void)now;
+    unsigned d = tree_depth(s->ways), node = 1, w = 0;
+    uint64_t st = s->set_data[0];
+    for (unsigned k = 0; k < d; k++) {
+        unsigned bit = (unsigned)(st >> node) & 1;
+        w = 2 * w + bit;
+        node = 2 * node + bit;
+    }
+    *way = w;
+    return RT_OK;
+}
+
+const rt_policy_ops rt_policy_plru = {
+    .name = "plru", .set_words = 1, .hit = plru_touch, .fill = plru_touch, .victim = plru_victim,
+};
+
+/* Dinero IV's random: the generator is the hierarchy's (ud); the victim is
+ * the line whose load is the k-th most recent, k = next % ways. */
+static uint64_t park_miller(int64_t *state)
+{
+    *state = (*state * 48271) % 2147483647;
+    return (uint64_t)*state;
+}
+
+static int stamp_fill(void *ud, rt_policy_set *s, unsigned way, uint64_t now)
+{
+    (void)ud;
+    s->way_data[way] = now;
+    return RT_OK;
+}
+
+static int d4random_victim(void *ud, rt_policy_set *s, uint64_t now, unsigned *way)
+{
+    (void)now;
+    uint64_t k = park_miller((int64_t *)ud) % s->ways;
+    /* the way with exactly k later loads */
+    for (unsigned w = 0; w < s->ways; w++) {
+        uint64_t later = 0, t = s->way_data[w];
+        for (unsigned v = 0; v < s->ways; v++)
+            later += s->way_data[v] > t;
+        if (later == k) {
+            *way = w;
+            return RT_OK;
+        }
+    }
+    *way = 0;
+    return RT_OK;
+}
+
+const rt_policy_ops rt_policy_d4random = {
+    .name = "d4random", .way_words = 1, .fill = stamp_fill, .victim = d4random_victim,
+};
+
+/* ---------------------------------------------------------------- a store of lines */
+
+typedef struct store {
+    uint32_t sets, ways;
+    uint64_t *tag;          /* block number, EMPTY when the way is invalid */
+    uint32_t *valid, *dirty, *refd; /* sub-block bits */
+    uint64_t *loaded, *used_at; /* clock at the load and at the last reference (stack order) */
+    uint32_t *used;         /* valid ways per set */
+    uint64_t *wd, *sd;      /* policy words */
+    const rt_policy_ops *ops;
+    void *ud;
+    int indexed;
+    rt_linemap index;       /* block -> slot, when indexed */
+    uint64_t clock, seed;
+    uint64_t set_mask;      /* sets - 1 when a power of two, else 0 (modulo) */
+    int lru;                /* the built-in LRU: stamps written here, no hook calls */
+    int stamped;            /* lru, fifo, d4random: way word 0 orders the stack
+                               (loaded and used_at are not kept) */
+} store;
+
+static inline uint32_t set_of(const store *s, uint64_t blk)
+{
+    return (uint32_t)(s->set_mask || s->sets == 1 ? blk & s->set_mask : blk % s->sets);
+}
+
+struct rt_hier;
+
+typedef struct pend {
+    uint64_t addr, size;
+    int type;
+} pend;
+
+typedef struct hcache {
+    rt_hcache_config cfg;
+    int is_mem;
+    char name[24];
+    store m, full;          /* the cache, and the fully associative one of classification */
+    int ccc;
+    rt_linemap inf;         /* block -> sub-blocks ever missed everywhere (classification) */
+    unsigned lg2b, lg2sb;
+    uint64_t pfdist;        /* bytes */
+    struct hcache *down;
+    struct hcache *up[2 * RT_HIER_MAX_LEVELS]; /* the caches whose misses come here */
+    unsigned nup;
+    rt_hier_stats st;
+    pend *pq;
+    size_t np, cap;
+    int fast;               /* hits can take hit_fast: demand fetch, no sub-blocks, LRU,
+                               write-back always, no classification */
+    int fast_miss;          /* and misses miss_fast: also write-allocate always, not inclusive */
+} hcache;
+
+struct rt_hier {
+    rt_hier_config cfg;
+    hcache c[RT_HIER_MAX_LEVELS][3];
+    hcache mem;
+    hcache *ci, *cd;        /* where references enter */
+    int64_t rng;            /* Dinero IV's generator (d4random, prefetch abort) */
+    int status;             /* sticky: a policy hook failed, or memory ran out */
+    rt_err err;
+};
+
+static void store_view(store *s, uint32_t set, rt_policy_set *v, rt_err *err)
+{
+    v->index = set;
+    v->ways = s->ways;
+    v->lines = s->tag + (uint64_t)set * s->ways;
+    v->way_data = s->wd + (uint64_t)set * s->ways * s->ops->way_words;
+    v->set_data = s->sd + (uint64_t)set * s->ops->set_words;
+    v->seed = s->seed;
+    v->err = err;
+}
+
+static void store_destroy(store *s)
+{
+    free(s->tag);
+    free(s->valid);
+    free(s->dirty);
+    free(s->refd);
+    free(s->loaded);
+    free(s->used_at);
+    free(s->used);
+    free(s->wd);
+    free(s->sd);
+    if (s->indexed)
+        rt_linemap_destroy(&s->index);
+    memset(s, 0, sizeof *s);
+}
+
+static int store_init_sets(store *s, rt_err *err)
+{
+    uint64_t n = (uint64_t)s->sets * s->ways;
+    for (uint64_t i = 0; i < n; i++)
+        s->tag[i] = EMPTY;
+    memset(s->valid, 0, n * sizeof *s->valid);
+    memset(s->dirty, 0, n * sizeof *s->dirty);
+    memset(s->refd, 0, n * sizeof *s->refd);
+    memset(s->used, 0, s->sets * sizeof *s->used);
+    if (s->ops->way_words)
+        memset(s->wd, 0, n * s->ops->way_words * sizeof *s->wd);
+    if (s->ops->set_words)
+        memset(s->sd, 0, (uint64_t)s->sets * s->ops->set_words * sizeof *s->sd);
+    if (s->indexed)
+        rt_linemap_clear(&s->index);
+    if (s->ops->init)
+        for (uint32_t set = 0; set < s->sets; set++) {
+            rt_policy_set v;
+            store_view(s, set, &v, err);
+            int st = s->ops->init(s->ud, &v);
+            if (st != RT_OK)
+                return st;
+        }
+    return RT_OK;
+}
+
+static int store_new(store *s, uint64_t sets, uint64_t ways, const rt_policy_ops *ops, void *ud,
+                     uint64_t seed, rt_err *err)
+{
+    memset(s, 0, sizeof *s);
+    uint64_t n = sets * ways;
+    if (sets > UINT32_MAX || ways > UINT32_MAX || n > (1ull << 32))
+        return rt_err_set(err, RT_EINVAL, "cache: %llu lines are too many",
+                          (unsigned long long)n);
+    s->sets = (uint32_t)sets;
+    s->ways = (uint32_t)ways;
+    s->ops = ops;
+    s->ud = ud;
+    s->seed = seed;
+    s->tag = malloc(n * sizeof *s->tag);
+    s->valid = malloc(n * sizeof *s->valid);
+    s->dirty = malloc(n * sizeof *s->dirty);
+    s->refd = malloc(n * sizeof *s->refd);
+    int stamped = ops == &rt_policy_lru || ops == &rt_policy_fifo || ops == &rt_policy_d4random;
+    s->loaded = stamped ? NULL : calloc(n, sizeof *s->loaded);
+    s->used_at = stamped ? NULL : calloc(n, sizeof *s->used_at);
+    s->used = malloc(sets * sizeof *s->used);
+    s->wd = ops->way_words ? malloc(n * ops->way_words * sizeof *s->wd) : NULL;
+    s->sd = ops->set_words ? malloc(sets * ops->set_words * sizeof *s->sd) : NULL;
+    s->indexed = ways > SCAN_WAYS;
+    s->set_mask = (sets & (sets - 1)) == 0 ? sets - 1 : 0;
+    s->lru = ops == &rt_policy_lru;
+    s->stamped = s->lru || ops == &rt_policy_fifo || ops == &rt_policy_d4random;
+    if (!s->tag || !s->valid || !s->dirty || !s->refd || (!stamped && (!s->loaded || !s->used_at)) || !s->used
+        || (ops->way_words && !s->wd) || (ops->set_words && !s->sd)
+        || (s->indexed && rt_linemap_init(&s->index, n) != RT_OK)) {
+        if (!s->indexed || s->index.b == NULL)
+            s->indexed = 0;
+        store_destroy(s);
+        return rt_err_set(err, RT_ENOMEM, "cache: out of memory");
+    }
+    return store_init_sets(s, err);
+}
+
+static inline int store_find(const store *s, uint32_t set, uint64_t blk)
+{
+    if (s->indexed) {
+        int64_t slot = rt_linemap_get(&s->index, blk);
+        return slot < 0 ? -1 : (int)(slot - (int64_t)set * s->ways);
+    }
+    const uint64_t *t = s->tag + (uint64_t)set * s->ways;
+    if (s->ways == 8) { /* no early exit: no mispredicted branch per way */
+        unsigned m = 0;
+        for (unsigned w = 0; w < 8; w++)
+            m |= (unsigned)(t[w] == blk) << w;
+        return m ? __builtin_ctz(m) : -1;
+    }
+    for (uint32_t w = 0; w < s->ways; w++)
+        if (t[w] == blk)
+            return (int)w;
+    return -1;
+}
+
+/* the line in (set, way) was referenced again */
+static int store_hit(store *s, uint32_t set, unsigned way, rt_err *err)
+{
+    uint64_t now = ++s->clock;
+    uint64_t slot = (uint64_t)set * s->ways + way;
+    if (!s->stamped)
+        s->used_at[slot] = now;
+    if (s->lru) { /* rt_policy_lru's hook, inline */
+        s->wd[slot] = now;
+        return RT_OK;
+    }
+    if (!s->ops->hit)
+        return RT_OK;
+    rt_policy_set v;
+    store_view(s, set, &v, err);
+    return s->ops->hit(s->ud, &v, way, now);
+}
+
+typedef struct victim {
+    int valid;
+    uint64_t blk;
+    uint32_t valid_bits, dirty_bits;
+} victim;
+
+static void store_empty(store *s, uint64_t slot)
+{
+    if (s->indexed)
+        rt_linemap_del(&s->index, s->tag[slot]);
+    s->tag[slot] = EMPTY;
+    s->valid[slot] = s->dirty[slot] = s->refd[slot] = 0;
+    s->used[slot / s->ways]--;
+    unsigned ww = s->ops->way_words;
+    if (ww)
+        memset(s->wd + slot * ww, 0, ww * sizeof *s->wd);
+}
+
+/* load blk into set: the lowest empty way, else the policy's victim (its
+ * state returned in *vic); *way is where blk now is, with no valid bits */
+static int store_alloc(store *s, uint32_t set, uint64_t blk, unsigned *way, victim *vic, rt_err *err)
+{
+    uint64_t base = (uint64_t)set * s->ways;
+    uint64_t now = ++s->clock;
+    unsigned w = 0;
+    int st;
+    vic->valid = 0;
+    if (s->used[set] < s->ways) {
+        while (s->tag[base + w] != EMPTY)
+            w++;
+    } else if (s->lru) { /* the lowest way with the oldest stamp, as rt_policy_lru */
+        const uint64_t *wd = s->wd + base;
+        uint64_t best = wd[0];
+        for (unsigned k = 1; k < s->ways; k++)
+            if (wd[k] < best) {
+                best = wd[k];
+                w = k;
+            }
+        vic->valid = 1;
+        vic->blk = s->tag[base + w];
+        vic->valid_bits = s->valid[base + w];
+        vic->dirty_bits = s->dirty[base + w];
+        store_empty(s, base + w);
+    } else {
+        rt_policy_set v;
+        store_view(s, set, &v, err);
+        if ((st = s->ops->victim(s->ud, &v, now, &w)) != RT_OK)
+            return st;
+        if (w >= s->ways)
+            return rt_err_set(err, RT_ERANGE, "policy %s: victim way %u outside 0..%u",
+                              s->ops->name, w, s->ways - 1);
+        vic->valid = 1;
+        vic->blk = s->tag[base + w];
+        vic->valid_bits = s->valid[base + w];
+        vic->dirty_bits = s->dirty[base + w];
+        store_empty(s, base + w);
+    }
+    uint64_t slot = base + w;
+    s->tag[slot] = blk;
+    s->used[set]++;
+    if (!s->stamped)
+        s->loaded[slot] = s->used_at[slot] = now;
+    if (s->indexed && rt_linemap_put(&s->index, blk, (uint32_t)slot, NULL) != RT_OK)
+        return rt_err_set(err, RT_ENOMEM, "cache: out of memory");
+    *way = w;
+    if (s->lru) {
+        s->wd[slot] = now;
+        return RT_OK;
+    }
+    if (s->ops->fill) {
+        rt_policy_set v;
+        store_view(s, set, &v, err);
+        return s->ops->fill(s->ud, &v, w, now);
+    }
+    return RT_OK;
+}
+
+/* ---------------------------------------------------------------- one cache */
+
+static inline uint64_t lowmask(unsigned n)
+{
+    return n >= 64 ? ~0ull : (1ull << n) - 1;
+}
+
+static void push(rt_hier *h, hcache *c, uint64_t addr, uint64_t size, int type)
+{
+    if (c->np == c->cap) {
+        size_t cap = c->cap ? 2 * c->cap : 16;
+        pend *q = realloc(c->pq, cap * sizeof *q);
+        if (!q) {
+            if (h->status == RT_OK)
+                h->status = rt_err_set(&h->err, RT_ENOMEM, "hierarchy: out of memory");
+            return;
+        }
+        c->pq = q;
+        c->cap = cap;
+    }
+    c->pq[c->np++] = (pend){addr, size, type};
+}
+
+static void fail(rt_hier *h, int st)
+{
+    if (st != RT_OK && h->status == RT_OK)
+        h->status = st;
+}
+
+/* the dirty runs of a line, queued as writes (lowest address first) */
+/* the dirty runs of a line of cache c, queued on q as writes (lowest
+ * address first): q is c for a victim, the inclusive cache below for a
+ * back-invalidated line */
+static void write_back(rt_hier *h, hcache *q, const hcache *c, uint64_t blk, uint32_t valid,
+                       uint32_t dirty)
+{
+    uint64_t bits = valid & dirty;
+    uint64_t sb = 1ull << c->lg2sb, a = blk << c->lg2b;
+    unsigned k = 0;
+    while (bits >> k) { /* bits has at most 32: k stays below 64 */
+        while (!((bits >> k) & 1))
+            k++;
+        uint64_t start = a + (uint64_t)k * sb;
+        while ((bits >> k) & 1)
+            k++;
+        push(h, q, start, a + (uint64_t)k * sb - start, T_WRITE);
+    }
+}
+
+/* Classification's "infinite cache": 1 when no sub-block of the block was
+ * seen, 0 when all those referenced were, -1 in between. */
+static int infinite(rt_hier *h, hcache *c, uint64_t blk, uint32_t sbbits, unsigned nsb)
+{
+    int added;
+    uint32_t *seen = rt_linemap_slot(&c->inf, blk, &added);
+    if (!seen) {
+        fail(h, rt_err_set(&h->err, RT_ENOMEM, "classify: out of memory"));
+        return 1;
+    }
+    unsigned sbpb = 1u << (c->lg2b - c->lg2sb);
+    unsigned nb = (unsigned)__builtin_popcount(*seen & sbbits);
+    if (nb == nsb)
+        return 0;
+    if (sbpb != 1 && nsb != sbpb)
+        nb = (unsigned)__builtin_popcount(*seen);
+    *seen |= sbbits;
+    return nb == 0 ? 1 : -1;
+}
+
+static void ref_full(rt_hier *h, hcache *c, pend m);
+
+/* Back-invalidation: block blk of the inclusive cache c leaves; every cache
+ * above drops the lines it held of it, their dirty sub-blocks queued on c as
+ * writes to the level below c (their data is not in c any more). */
+static void back_invalidate(rt_hier *h, hcache *c, hcache *from, uint64_t lo, uint64_t hi)
+{
+    for (unsigned i = 0; i < from->nup; i++) {
+        hcache *u = from->up[i];
+        store *s = &u->m;
+        for (uint64_t b = lo >> u->lg2b; b <= (hi - 1) >> u->lg2b; b++) {
+            uint32_t set = set_of(s, b);
+            int w = store_find(s, set, b);
+            if (w < 0)
+                continue;
+            uint64_t slot = (uint64_t)set * s->ways + (unsigned)w;
+            if (s->valid[slot] & s->dirty[slot]) /* queued on c: its drain sends them below c */
+                write_back(h, c, u, b, s->valid[slot], s->dirty[slot]);
+            store_empty(s, slot);
+            u->st.back_invalidations++;
+        }
+        back_invalidate(h, c, u, lo, hi);
+    }
+}
+
+/* the references c queued, last first: its own (prefetches, the rest of a
+ * split reference) through itself, the others to the level below */
+static void drain(rt_hier *h, hcache *c);
+
+static void copyback(rt_hier *h, hcache *c, pend m);
+static void invalidate(rt_hier *h, hcache *c, pend m);
+
+/* one reference through one cache (Dinero IV's d4ref, without the queue) */
+static void ref_one(rt_hier *h, hcache *c, pend m)
+{
+    if (c->is_mem) {
+        c->st.fetch[m.type & 15]++;
+        return;
+    }
+    if (m.type == T_COPYB) {
+        copyback(h, c, m);
+        return;
+    }
+    if (m.type == T_INVAL) {
+        invalidate(h, c, m);
+        return;
+    }
+    const unsigned lb = c->lg2b, lsb = c->lg2sb;
+    const uint64_t bsize = 1ull << lb;
+    if (m.size == 0)
+        m.size = 1;
+    if (m.addr + m.size - 1 < m.addr) /* no wrap past the top of the address space */
+        m.size = 0 - m.addr;
+    uint64_t blkaddr = m.addr & ~(bsize - 1);
+    if (blkaddr != ((m.addr + m.size - 1) & ~(bsize - 1))) {
+        uint64_t first = bsize - (m.addr & (bsize - 1));
+        push(h, c, blkaddr + bsize, m.size - first, m.type | T_MULTI);
+        c->st.multiblock++;
+        m.size = first;
+    }
+    const uint64_t blk = m.addr >> lb;
+    const int atype = T_BASIC(m.type);
+    const uint32_t set = set_of(&c->m, blk);
+    const unsigned nsb = (unsigned)(((m.addr + m.size - 1) >> lsb) - (m.addr >> lsb) + 1);
+    const uint64_t span = (uint64_t)nsb << lsb; /* the bytes of the sub-blocks touched */
+    const uint32_t sbbits = (uint32_t)(lowmask(nsb) << ((m.addr - blkaddr) >> lsb));
+    const rt_hcache_config *cf = &c->cfg;
+    const int walloc = atype == T_WRITE
+                       && (cf->walloc == RT_WPOL_ALWAYS
+                           || (cf->walloc == RT_WPOL_NOFETCH && m.size == span));
+    store *s = &c->m;
+    int w = store_find(s, set, blk);
+    uint64_t slot = (uint64_t)set * s->ways + (unsigned)(w < 0 ? 0 : w);
+    const int blockmiss = w < 0;
+    const int miss = blockmiss || (sbbits & s->valid[slot]) != sbbits;
+
+    /* prefetch on demand reads and instruction fetches */
+    if (cf->fetch != RT_FETCH_DEMAND && (m.type == T_READ || m.type == T_INSTR)) {
+        uint64_t sbmask = ~((1ull << lsb) - 1), bmask = ~(bsize - 1);
+        uint64_t pa = (m.addr + c->pfdist) & sbmask;
+        int go = 1;
+        switch (cf->fetch) {
+        case RT_FETCH_LOADFWD:
+            go = ((m.addr + c->pfdist) & bmask) == (m.addr & bmask);
+            break;
+        case RT_FETCH_SUBBLOCK:
+            if ((pa & bmask) != (m.addr & bmask))
+                pa -= bsize;
+            break;
+        case RT_FETCH_MISS:
+            go = miss;
+            break;
+        case RT_FETCH_TAGGED:
+            go = miss || (sbbits & s->refd[slot]) == 0;
+            break;
+        default:
+            break;
+        }
+        if (go) {
+            if (cf->pfabort > 0
+                && (int64_t)park_miller(&h->rng) / (INT_MAX / 100) < (int64_t)cf->pfabort)
+                ; /* thrown away */
+            else
+                push(h, c, pa, 1ull << lsb, m.type | T_PF);
+        }
+    }
+
+    /* update the cache, unless a write misses without allocation */
+    int wback = 0;
+    if (atype != T_WRITE || !blockmiss || walloc) {
+        victim vic = {0, 0, 0, 0};
+        unsigned way;
+        if (blockmiss) {
+            fail(h, store_alloc(s, set, blk, &way, &vic, &h->err));
+            slot = (uint64_t)set * s->ways + way;
+        } else {
+            fail(h, store_hit(s, set, (unsigned)w, &h->err));
+        }
+        s->valid[slot] |= sbbits;
+        if (!(m.type & T_PF))
+            s->refd[slot] |= sbbits;
+        wback = atype == T_WRITE
+                && (cf->wback == RT_WPOL_ALWAYS
+                    || (cf->wback == RT_WPOL_NOFETCH
+                        && ((sbbits & ~s->valid[slot]) == 0 || m.size == span)));
+        if (wback)
+            s->dirty[slot] |= sbbits;
+        if (vic.valid && (vic.valid_bits & vic.dirty_bits))
+            write_back(h, c, c, vic.blk, vic.valid_bits, vic.dirty_bits);
+        if (vic.valid && cf->inclusive)
+            back_invalidate(h, c, c, vic.blk << lb, (vic.blk << lb) + bsize);
+    }
+
+    /* what goes below: a write-through, the fetch of what missed */
+    if (atype == T_WRITE && !wback)
+        push(h, c, m.addr, m.size, m.type);
+    if (miss && (atype != T_WRITE || (walloc && m.size != span)))
+        push(h, c, m.addr & ~((1ull << lsb) - 1), span, atype == T_WRITE ? T_READ : atype);
+
+    /* compulsory / capacity / conflict */
+    if (c->ccc) {
+        store *f = &c->full;
+        int fw = store_find(f, 0, blk);
+        const int fullblockmiss = fw < 0;
+        const int fullmiss = fullblockmiss || (sbbits & f->valid[fw]) != sbbits;
+        if (atype != T_WRITE || !fullblockmiss || walloc) {
+            unsigned way;
+            victim vic;
+            if (fullblockmiss) {
+                fail(h, store_alloc(f, 0, blk, &way, &vic, &h->err));
+                fw = (int)way;
+            } else {
+                fail(h, store_hit(f, 0, (unsigned)fw, &h->err));
+            }
+            f->valid[fw] |= sbbits;
+        }
+        if (miss) {
+            int inf = 0;
+            int t = m.type & 15;
+            if (!fullmiss) {
+                c->st.conf[t]++;
+            } else {
+                inf = infinite(h, c, blk, sbbits, nsb);
+                if (inf != 0)
+                    c->st.comp[t]++;
+                else
+                    c->st.cap[t]++;
+            }
+            if (blockmiss) {
+                if (!fullblockmiss)
+                    c->st.conf_block[t]++;
+                else if (inf == 1)
+                    c->st.comp_block[t]++;
+                else
+                    c->st.cap_block[t]++;
+            }
+        }
+    }
+
+    int t = m.type & 15;
+    c->st.fetch[t]++;
+    if (miss) {
+        c->st.miss[t]++;
+        if (blockmiss)
+            c->st.blockmiss[t]++;
+    }
+}
+
+static void drain(rt_hier *h, hcache *c)
+{
+    while (c->np) {
+        pend p = c->pq[--c->np];
+        if (p.type & T_PF) {
+            ref_one(h, c, p);
+        } else if (p.type & T_MULTI) {
+            p.type &= ~T_MULTI;
+            ref_one(h, c, p);
+        } else {
+            switch (T_BASIC(p.type)) {
+            case T_READ:
+            case T_INSTR:
+            case T_MISC: c->st.bytes_read += p.size; break;
+            case T_WRITE: c->st.bytes_written += p.size; break;
+            default: break;
+            }
+            ref_full(h, c->down, p);
+        }
+    }
+}
+
+/* A read, write, instruction fetch or misc reference within one block of a
+ * cache with c->fast that hits: what ref_one does for it (no prefetch, no
+ * write-through, nothing queued), without the general path. 1 when done. */
+static inline int hit_fast(hcache *c, uint64_t addr, uint64_t size, int type)
+{
+    const unsigned lb = c->lg2b;
+    const uint64_t blk = addr >> lb;
+    if (((addr + size - 1) >> lb) != blk || addr + size - 1 < addr || size == 0)
+        return 0;
+    store *s = &c->m;
+    const uint32_t set = set_of(s, blk);
+    int w = store_find(s, set, blk);
+    if (w < 0)
+        return 0;
+    uint64_t slot = (uint64_t)set * s->ways + (unsigned)w, now = ++s->clock;
+    s->wd[slot] = now; /* c->fast: LRU, stamped */
+    s->refd[slot] |= 1;
+    s->dirty[slot] |= (uint32_t)(type == T_WRITE);
+    c->st.fetch[type]++;
+    return 1;
+}
+
+/* A miss of such a reference in a cache with c->fast_miss (write-allocate
+ * always, not inclusive): the block loaded over the LRU victim, then what
+ * ref_one would queue, handled in the order drain would (the fetch, then the
+ * victim's write-back). 1 when done. */
+static int miss_fast(rt_hier *h, hcache *c, uint64_t addr, uint64_t size, int type)
+{
+    const unsigned lb = c->lg2b;
+    const uint64_t blk = addr >> lb, bsize = 1ull << lb;
+    if (((addr + size - 1) >> lb) != blk || addr + size - 1 < addr || size == 0)
+        return 0;
+    store *s = &c->m;
+    const uint32_t set = set_of(s, blk);
+    unsigned way;
+    victim vic;
+    int st = store_alloc(s, set, blk, &way, &vic, &h->err);
+    if (st != RT_OK) {
+        fail(h, st);
+        return 1;
+    }
+    uint64_t slot = (uint64_t)set * s->ways + way;
+    s->valid[slot] = s->refd[slot] = 1;
+    s->dirty[slot] = (uint32_t)(type == T_WRITE);
+    c->st.fetch[type]++;
+    c->st.miss[type]++;
+    c->st.blockmiss[type]++;
+    if (type != T_WRITE || size != bsize) {
+        c->st.bytes_read += bsize;
+        ref_full(h, c->down, (pend){blk << lb, bsize, type == T_WRITE ? T_READ : type});
+    }
+    if (vic.valid && (vic.valid_bits & vic.dirty_bits)) {
+        c->st.bytes_written += bsize;
+        ref_full(h, c->down, (pend){vic.blk << lb, bsize, T_WRITE});
+    }
+    return 1;
+}
+
+static void ref_full(rt_hier *h, hcache *c, pend m)
+{
+    if (c->fast && m.type <= T_MISC) {
+        if (hit_fast(c, m.addr, m.size, m.type))
+            return;
+        if (c->fast_miss && miss_fast(h, c, m.addr, m.size, m.type))
+            return;
+    }
+    ref_one(h, c, m);
+    drain(h, c);
+}
+
+/* Order of a stack, top first: Dinero IV keeps each set as a stack, LRU by
+ * last reference, the others by load; a whole-cache copy-back walks it top
+ * to bottom. */
+static uint64_t order_key(const store *s, uint64_t slot)
+{
+    if (s->stamped) /* their word is that stamp */
+        return s->wd[slot];
+    return s->ops == &rt_policy_lru ? s->used_at[slot] : s->loaded[slot];
+}
+
+static void copyback(rt_hier *h, hcache *c, pend m)
+{
+    store *s = &c->m;
+    push(h, c, m.addr, m.size, T_COPYB); /* goes on below, after this cache's lines */
+    if (m.size > 0) {
+        uint64_t blk = m.addr >> c->lg2b;
+        uint32_t set = set_of(s, blk);
+        int w = store_find(s, set, blk);
+        if (w >= 0) {
+            uint64_t slot = (uint64_t)set * s->ways + (unsigned)w;
+            if (s->valid[slot] & s->dirty[slot]) {
+                write_back(h, c, c, blk, s->valid[slot], s->dirty[slot]);
+                s->dirty[slot] = 0;
+            }
+        }
+    } else {
+        for (uint32_t set = 0; set < s->sets; set++) {
+            uint64_t base = (uint64_t)set * s->ways;
+            uint64_t prev = UINT64_MAX;
+            /* top to bottom: decreasing keys (each set has at most `ways`) */
+            for (;;) {
+                uint64_t best = 0;
+                int bw = -1;
+                for (uint32_t w = 0; w < s->ways; w++) {
+                    uint64_t k = order_key(s, base + w);
+                    if (s->tag[base + w] != EMPTY && k < prev && (bw < 0 || k > best)) {
+                        best = k;
+                        bw = (int)w;
+                    }
+                }
+                if (bw < 0)
+                    break;
+                prev = best;
+                uint64_t slot = base + (unsigned)bw;
+                if (s->valid[slot] & s->dirty[slot]) {
+                    write_back(h, c, c, s->tag[slot], s->valid[slot], s->dirty[slot]);
+                    s->dirty[slot] = 0;
+                }
+            }
+        }
+    }
+    drain(h, c);
+}
+
+static void invalidate(rt_hier *h, hcache *c, pend m)
+{
+    push(h, c, m.addr, m.size, T_INVAL);
+    store *stores[2] = {&c->m, c->ccc ? &c->full : NULL};
+    for (int k = 0; k < 2; k++) {
+        store *s = stores[k];
+        if (!s)
+            continue;
+        if (m.size > 0) {
+            uint64_t blk = m.addr >> c->lg2b;
+            uint32_t set = set_of(s, blk);
+            int w = store_find(s, set, blk);
+            if (w >= 0)
+                store_empty(s, (uint64_t)set * s->ways + (unsigned)w);
+        } else {
+            uint64_t n = (uint64_t)s->sets * s->ways;
+            for (uint64_t i = 0; i < n; i++)
+                if (s->tag[i] != EMPTY)
+                    store_empty(s, i);
+        }
+    }
+    if (c->ccc) {
+        if (m.size == 0) {
+            rt_linemap_clear(&c->inf);
+        } else {
+            /* as Dinero IV does: the first log2(sub-blocks per block) sub-blocks */
+            uint32_t *seen = rt_linemap_find(&c->inf, m.addr >> c->lg2b);
+            if (seen)
+                *seen &= ~(uint32_t)lowmask(c->lg2b - c->lg2sb);
+        }
+    }
+    drain(h, c);
+}
+
+/* ---------------------------------------------------------------- the hierarchy */
+
+static unsigned lg2(uint64_t x)
+{
+    unsigned n = 0;
+    while (x > 1) {
+        x >>= 1;
+        n++;
+    }
+    return n;
+}
+
+static int is_pow2(uint64_t x)
+{
+    return x && !(x & (x - 1));
+}
+
+void rt_hier_config_init(rt_hier_config *cfg)
+{
+    memset(cfg, 0, sizeof *cfg);
+    cfg->seed = 1;
+}
+
+rt_hcache_config rt_hcache_defaults(uint64_t size, uint64_t block)
+{
+    rt_hcache_config c;
+    memset(&c, 0, sizeof c);
+    c.present = 1;
+    c.size = size;
+    c.block = block;
+    c.subblock = block;
+    c.assoc = 1;
+    c.policy = "lru";
+    c.fetch = RT_FETCH_DEMAND;
+    c.pfdist = 1;
+    c.walloc = RT_WPOL_ALWAYS;
+    c.wback = RT_WPOL_ALWAYS;
+    return c;
+}
+
+static const char *const which_name = "uid";
+
+static int policy_of(const rt_hcache_config *c, const rt_policy_ops **ops, rt_err *err)
+{
+    if (c->ops) {
+        *ops = c->ops;
+        return RT_OK;
+    }
+    const char *p = c->policy ? c->policy : "lru";
+    if (!strcmp(p, "plru")) {
+        *ops = &rt_policy_plru;
+        return RT_OK;
+    }
+    if (!strcmp(p, "d4random")) {
+        *ops = &rt_policy_d4random;
+        return RT_OK;
+    }
+    if ((*ops = rt_policy_builtin(p)))
+        return RT_OK;
+    return rt_err_set(err, RT_EINVAL,
+                      "policy: unknown '%s' (lru lfu fifo lifo clock random plru d4random)", p);
+}
+
+static int check_cache(const rt_hcache_config *c, unsigned lev, int which, rt_err *err)
+{
+    char who[16];
+    snprintf(who, sizeof who, "l%u-%ccache", lev + 1, which_name[which]);
+    uint64_t sub = c->subblock ? c->subblock : c->block;
+    if (!is_pow2(c->size))
+        return rt_err_set(err, RT_EINVAL, "%s: size %llu is not a power of two", who,
+                          (unsigned long long)c->size);
+    if (!is_pow2(c->block))
+        return rt_err_set(err, RT_EINVAL, "%s: block size %llu is not a power of two", who,
+                          (unsigned long long)c->block);
+    if (!is_pow2(sub) || sub > c->block)
+        return rt_err_set(err, RT_EINVAL,
+                          "%s: sub-block size %llu is not a power of two at most the block size",
+                          who, (unsigned long long)sub);
+    if (c->block / sub > 32)
+        return rt_err_set(err, RT_EINVAL, "%s: more than 32 sub-blocks in a block", who);
+    if (c->block > c->size)
+        return rt_err_set(err, RT_EINVAL, "%s: block size %llu is larger than the cache", who,
+                          (unsigned long long)c->block);
+    uint64_t lines = c->size / c->block, assoc = c->assoc ? c->assoc : lines;
+    if (assoc > lines || lines % assoc)
+        return rt_err_set(err, RT_EINVAL, "%s: associativity %llu does not divide the %llu blocks",
+                          who, (unsigned long long)assoc, (unsigned long long)lines);
+    if (c->fetch < RT_FETCH_DEMAND || c->fetch > RT_FETCH_SUBBLOCK)
+        return rt_err_set(err, RT_EINVAL, "%s: unknown fetch policy", who);
+    if (c->walloc < 0 || c->walloc > RT_WPOL_NOFETCH || c->wback < 0 || c->wback > RT_WPOL_NOFETCH)
+        return rt_err_set(err, RT_EINVAL, "%s: unknown write policy", who);
+    if (c->pfabort > 100)
+        return rt_err_set(err, RT_EINVAL, "%s: prefetch abort %u is above 100 percent", who,
+                          c->pfabort);
+    const rt_policy_ops *ops;
+    int st = policy_of(c, &ops, err);
+    if (st != RT_OK)
+        return rt_hier_err_prefix(err, st, who);
+    if (ops == &rt_policy_plru && (!is_pow2(assoc) || assoc > 64))
+        return rt_err_set(err, RT_EINVAL, "%s: plru needs a power-of-two associativity up to 64",
+                          who);
+    if (c->ops && c->ccc)
+        return rt_err_set(err, RT_EINVAL, "%s: a policy of your own cannot classify misses (ccc)", who);
+    if (ops == &rt_policy_plru && c->ccc)
+        return rt_err_set(err, RT_EINVAL, "%s: plru cannot classify misses (ccc)", who);
+    if (!ops->victim)
+        return rt_err_set(err, RT_EINVAL, "%s: policy %s has no victim hook", who, ops->name);
+    return RT_OK;
+}
+
+int rt_hier_check(const rt_hier_config *cfg, rt_err *err)
+{
+    if (cfg->levels < 1 || cfg->levels > RT_HIER_MAX_LEVELS)
+        return rt_err_set(err, RT_EINVAL, "hierarchy: %u levels (1 to %d)", cfg->levels,
+                          RT_HIER_MAX_LEVELS);
+    for (unsigned l = 0; l < cfg->levels; l++)
+        for (int k = 0; k < 3; k++)
+            if (cfg->c[l][k].present) {
+                int st = check_cache(&cfg->c[l][k], l, k, err);
+                if (st != RT_OK)
+                    return st;
+            }
+    for (unsigned l = 0; l < cfg->levels; l++) {
+        const rt_hcache_config *u = &cfg->c[l][0], *i = &cfg->c[l][1], *d = &cfg->c[l][2];
+        if (u->present && (i->present || d->present))
+            return rt_err_set(err, RT_EINVAL,
+                              "level %u: both a unified and a split cache", l + 1);
+        if (!u->present && !(i->present && d->present))
+            return rt_err_set(err, RT_EINVAL,
+                              "level %u: no cache (a unified one, or an instruction and a data one)",
+                              l + 1);
+    }
+    for (unsigned l = cfg->levels; l < RT_HIER_MAX_LEVELS; l++)
+        for (int k = 0; k < 3; k++)
+            if (cfg->c[l][k].present)
+                return rt_err_set(err, RT_EINVAL, "level %u: a cache below the last level %u",
+                                  l + 1, cfg->levels);
+    return RT_OK;
+}
+
+void rt_hier_free(rt_hier *h)
+{
+    if (!h)
+        return;
+    for (unsigned l = 0; l < RT_HIER_MAX_LEVELS; l++)
+        for (int k = 0; k < 3; k++) {
+            hcache *c = &h->c[l][k];
+            if (!c->cfg.present)
+                continue;
+            store_destroy(&c->m);
+            if (c->ccc) {
+                store_destroy(&c->full);
+                rt_linemap_destroy(&c->inf);
+            }
+            free(c->pq);
+        }
+    free(h->mem.pq);
+    free(h);
+}
+
+static int cache_new(rt_hier *h, hcache *c, const rt_hcache_config *cf, unsigned lev, int which,
+                     rt_err *err)
+{
+    c->cfg = *cf;
+    if (!c->cfg.subblock)
+        c->cfg.subblock = c->cfg.block;
+    if (!c->cfg.pfdist)
+        c->cfg.pfdist = 1;
+    snprintf(c->name, sizeof c->name, "l%u-%ccache", lev + 1, which_name[which]);
+    c->lg2b = lg2(c->cfg.block);
+    c->lg2sb = lg2(c->cfg.subblock);
+    c->pfdist = c->cfg.pfdist * c->cfg.subblock;
+    uint64_t lines = c->cfg.size / c->cfg.block;
+    uint64_t assoc = c->cfg.assoc ? c->cfg.assoc : lines;
+    const rt_policy_ops *ops;
+    int st = policy_of(cf, &ops, err);
+    if (st != RT_OK)
+        return st;
+    void *ud = cf->ops ? cf->ops_ud : ops == &rt_policy_d4random ? (void *)&h->rng : NULL;
+    if ((st = store_new(&c->m, lines / assoc, assoc, ops, ud, h->cfg.seed, err)) != RT_OK)
+        return st;
+    c->fast = cf->fetch == RT_FETCH_DEMAND && !cf->ccc && c->lg2b == c->lg2sb && c->m.lru
+              && cf->wback == RT_WPOL_ALWAYS;
+    c->fast_miss = c->fast && cf->walloc == RT_WPOL_ALWAYS && !cf->inclusive;
+    if (cf->ccc) {
+        if ((st = store_new(&c->full, 1, lines, ops, ud, h->cfg.seed, err)) != RT_OK) {
+            store_destroy(&c->m);
+            return st;
+        }
+        if (rt_linemap_init(&c->inf, 1024) != RT_OK) {
+            store_destroy(&c->m);
+            store_destroy(&c->full);
+            return rt_err_set(err, RT_ENOMEM, "classify: out of memory");
+        }
+        c->ccc = 1;
+    }
+    return RT_OK;
+}
+
+int rt_hier_new(const rt_hier_config *cfg, rt_hier **out, rt_err *err)
+{
+    *out = NULL;
+    int st = rt_hier_check(cfg, err);
+    if (st != RT_OK)
+        return st;
+    rt_hier *h = calloc(1, sizeof *h);
+    if (!h)
+        return rt_err_set(err, RT_ENOMEM, "hierarchy: out of memory");
+    h->cfg = *cfg;
+    if (!h->cfg.seed)
+        h->cfg.seed = 1;
+    h->rng = 1;
+    h->mem.is_mem = 1;
+    snprintf(h->mem.name, sizeof h->mem.name, "memory");
+    /* from the bottom up, as Dinero IV links them: a unified cache's misses go
+     * to the instruction side below */
+    hcache *ci = &h->mem, *cd = &h->mem;
+    for (unsigned l = cfg->levels; l-- > 0;) {
+        for (int k = 0; k < 3; k++) {
+            const rt_hcache_config *cf = &cfg->c[l][k];
+            if (!cf->present)
+                continue;
+            hcache *c = &h->c[l][k];
+            c->down = k == RT_HIER_DATA ? cd : ci;
+            if (!c->down->is_mem)
+                c->down->up[c->down->nup++] = c;
+            if ((st = cache_new(h, c, cf, l, k, err)) != RT_OK) {
+                c->cfg.present = 0;
+                rt_hier_free(h);
+                return st;
+            }
+            if (k == RT_HIER_UNIFIED)
+                ci = cd = c;
+            else if (k == RT_HIER_INSTR)
+                ci = c;
+            else
+                cd = c;
+        }
+    }
+    h->ci = ci;
+    h->cd = cd;
+    *out = h;
+    return RT_OK;
+}
+
+static int status(rt_hier *h)
+{
+    return h->status;
+}
+
+int rt_hier_ref(rt_hier *h, const rt_memref *ref)
+{
+    if (ref->kind <= RT_REF_MISC) {
+        hcache *c = ref->kind == RT_REF_IFETCH ? h->ci : h->cd;
+        if (c->fast && hit_fast(c, ref->addr, ref->size, ref->kind))
+            return RT_OK;
+        if (c->fast_miss && miss_fast(h, c, ref->addr, ref->size, ref->kind))
+            return h->status;
+    }
+    pend m = {ref->addr, ref->size, ref->kind};
+    switch (ref->kind) {
+    case RT_REF_IFETCH: ref_full(h, h->ci, m); break;
+    case RT_REF_INVALIDATE:
+        ref_full(h, h->ci, m);
+        ref_full(h, h->cd, m);
+        break;
+    default: ref_full(h, h->cd, m); break;
+    }
+    return status(h);
+}
+
+int rt_hier_copyback_all(rt_hier *h)
+{
+    ref_full(h, h->cd, (pend){0, 0, T_COPYB});
+    return status(h);
+}
+
+int rt_hier_flush_all(rt_hier *h)
+{
+    ref_full(h, h->cd, (pend){0, 0, T_COPYB});
+    ref_full(h, h->ci, (pend){0, 0, T_INVAL});
+    if (h->ci != h->cd)
+        ref_full(h, h->cd, (pend){0, 0, T_INVAL});
+    return status(h);
+}
+
+int rt_hier_run(rt_hier *h, rt_memtrace *t, rt_hier_run_result *res, rt_err *err)
+{
+    memset(res, 0, sizeof *res);
+    rt_memref batch[1024];
+    uint64_t addrs[1024];
+    uint8_t writes[1024];
+    size_t n = 0;
+    uint64_t flcount = h->cfg.flushcount;
+    int st;
+    hcache *cd = h->cd;
+    /* with the binary format, runs of loads and stores within one block come
+     * as bare addresses: those that hit a fast level-1 cache never leave here */
+    int lines = cd->fast && cd->cfg.walloc != RT_WPOL_NOFETCH && !h->cfg.skipcount && !h->cfg.maxcount && !h->cfg.flushcount
+                && rt_memtrace_read_lines(t, cd->lg2b, addrs, writes, 0, &n) == RT_OK;
+    for (;;) {
+        if (lines) {
+            rt_memtrace_read_lines(t, cd->lg2b, addrs, writes, sizeof addrs / sizeof addrs[0], &n);
+            if (n) {
+                for (size_t i = 0; i < n; i++) {
+                    /* the reader gives the address; the size is within the block:
+                     * without sub-blocks only the block matters */
+                    if (hit_fast(cd, addrs[i], 1, writes[i]))
+                        continue;
+                    rt_memref r = {addrs[i], 1, writes[i]};
+                    if ((st = rt_hier_ref(h, &r)) != RT_OK)
+                        return rt_err_set(err, st, "%s", h->err.msg);
+                }
+                res->records += n;
+                res->simulated += n;
+                continue;
+            }
+        }
+        st = rt_memtrace_read(t, batch, lines ? 64 : sizeof batch / sizeof batch[0], &n, err);
+        if (st != RT_OK)
+            break;
+        for (size_t i = 0; i < n; i++) {
+            res->records++;
+            if (res->records <= h->cfg.skipcount)
+                continue;
+            if (h->cfg.maxcount && res->simulated >= h->cfg.maxcount) {
+                res->maxed = 1;
+                goto end;
+            }
+            const char *bad = rt_memref_bad_size(&batch[i]);
+            if (bad)
+                return rt_err_set(err, RT_EFORMAT, "record %llu: size: %s",
+                                  (unsigned long long)res->records, bad);
+            if ((st = rt_hier_ref(h, &batch[i])) != RT_OK)
+                return rt_err_set(err, st, "%s", h->err.msg);
+            res->simulated++;
+            if (flcount && --flcount == 0) {
+                if ((st = rt_hier_flush_all(h)) != RT_OK)
+                    return rt_err_set(err, st, "%s", h->err.msg);
+                flcount = h->cfg.flushcount;
+            }
+        }
+    }
+    if (st != RT_EEOF)
+        return st;
+end:
+    if ((st = rt_hier_copyback_all(h)) != RT_OK)
+        return rt_err_set(err, st, "%s", h->err.msg);
+    return RT_OK;
+}
+
+const rt_hier_stats *rt_hier_stats_get(const rt_hier *h, unsigned level, int which)
+{
+    if (level == h->cfg.levels)
+        return &h->mem.st;
+    if (level > h->cfg.levels || which < 0 || which > 2 || !h->c[level][which].cfg.present)
+        return NULL;
+    return &h->c[level][which].st;
+}
+
+const rt_hier_config *rt_hier_config_get(const rt_hier *h)
+{
+    return &h->cfg;
+}
+
+int rt_hier_probe(const rt_hier *h, unsigned level, int which, uint64_t addr)
+{
+    if (level >= h->cfg.levels || which < 0 || which > 2 || !h->c[level][which].cfg.present)
+        return 0;
+    const hcache *c = &h->c[level][which];
+    uint64_t blk = addr >> c->lg2b;
+    return store_find(&c->m, set_of(&c->m, blk), blk) >= 0;
+}
+
+int rt_hier_err_prefix(rt_err *err, int st, const char *prefix)
+{
+    char msg[RT_ERR_MSG_MAX];
+    snprintf(msg, sizeof msg, "%s", err->msg);
+    return rt_err_set(err, st, "%s: %s", prefix, msg);
+}
+
+const char *rt_hier_error(const rt_hier *h)
+{
+    return h->err.msg;
+}

@@ -1,0 +1,166 @@
+/*
+ * rt_hier.h - a cache hierarchy with Dinero IV's model.
+ *
+ * Levels 1..n, each unified or split into an instruction and a data cache;
+ * the last level's misses go to memory. Per cache: size, block and sub-block
+ * sizes (bytes, powers of two, at most 32 sub-blocks a block), associativity,
+ * replacement policy (any rt_policy_ops: the six built-ins of rt_cache.h,
+ * "plru" (a binary tree per set) and "d4random" (Dinero IV's random: a
+ * Park-Miller generator shared by the whole hierarchy, victim chosen by rank
+ * of load time)), fetch policy with prefetch distance and abort percentage,
+ * write-allocate and write-back policies, and compulsory / capacity /
+ * conflict classification.
+ *
+ * The semantics are Dinero IV's, reference for reference, so that its
+ * figures come out equal: a reference spanning blocks is split (a
+ * "multi-block" reference); a miss of a read, an instruction fetch or a
+ * "misc" reference fetches the missing sub-blocks from below; writes that are
+ * not written back are written through; dirty victims are copied back
+ * sub-block run by sub-block run; prefetches are issued on reads and
+ * instruction fetches only; the references a cache sends below are handled
+ * last-queued first, as Dinero IV does, so that lower levels see them in the
+ * same order. At the end of a run the data side's dirty lines are copied back
+ * (counted in "bytes to memory" as Dinero IV counts them).
+ *
+ * Counters are per cache and per reference type t (0 read, 1 write,
+ * 2 instruction, 3 misc) plus RT_HIER_PF for prefetches (t + 8).
+ * Memory used grows with the caches' sizes, never with the trace's length
+ * (classification keeps one word per block ever seen).
+ */
+#ifndef RT_HIER_H
+#define RT_HIER_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "rt_cache.h"
+#include "rt_error.h"
+#include "rt_memtrace.h"
+
+#define RT_HIER_MAX_LEVELS 8
+#define RT_HIER_PF 8          /* added to the type of a prefetch */
+#define RT_HIER_TYPES 16      /* counter slots per figure */
+
+enum { RT_FETCH_DEMAND, RT_FETCH_ALWAYS, RT_FETCH_MISS, RT_FETCH_TAGGED, RT_FETCH_LOADFWD,
+       RT_FETCH_SUBBLOCK };
+enum { RT_WPOL_ALWAYS, RT_WPOL_NEVER, RT_WPOL_NOFETCH };
+enum { RT_HIER_UNIFIED = 0, RT_HIER_INSTR = 1, RT_HIER_DATA = 2 };
+
+typedef struct rt_hcache_config {
+    int present;                 /* this cache exists */
+    uint64_t size, block, subblock; /* bytes; subblock 0 = block */
+    uint64_t assoc;              /* ways; 0 = fully associative */
+    const char *policy;          /* a built-in name, "plru" or "d4random"; NULL = "lru" */
+    const rt_policy_ops *ops;    /* or a policy of the caller's (wins over `policy`); not owned */
+    void *ops_ud;
+    int fetch;                   /* RT_FETCH_* */
+    uint64_t pfdist;             /* prefetch distance in sub-blocks (0 = 1) */
+    unsigned pfabort;            /* percent of prefetches thrown away, 0-100 */
+    int walloc, wback;           /* RT_WPOL_*: write-allocate, write-back (never = write-through) */
+    int ccc;                     /* classify misses */
+    int inclusive;               /* evicting a block here invalidates it in every cache
+                                    above (back-invalidation); their dirty sub-blocks are
+                                    written to the level below this one. 0: Dinero IV's
+                                    non-inclusive hierarchy */
+} rt_hcache_config;
+
+typedef struct rt_hier_config {
+    unsigned levels;             /* 1..RT_HIER_MAX_LEVELS */
+    /* per level: [RT_HIER_UNIFIED] alone, or [RT_HIER_INSTR] and [RT_HIER_DATA] */
+    rt_hcache_config c[RT_HIER_MAX_LEVELS][3];
+    uint64_t skipcount, flushcount, maxcount; /* 0 = none */
+    uint64_t seed;               /* for the built-in "random" (splitmix); 0 = 1 */
+} rt_hier_config;
+
+/* A config with no level; rt_hcache_defaults gives Dinero IV's defaults for one cache. */
+void rt_hier_config_init(rt_hier_config *cfg);
+rt_hcache_config rt_hcache_defaults(uint64_t size, uint64_t block);
+
+/*
+ * Dinero IV's command-line options, as written: "-l1-dsize 32k -l1-dbsize 64
+ * -l1-dassoc 8 -l1-drepl l -l1-dfetch d -l1-dwalloc a -l1-dwback a -l1-dccc
+ * -skipcount N -flushcount N -maxcount N" (sizes with k, m, g suffixes), and
+ * the same names without the leading dash. Options that do not change the
+ * figures (-informat, -stat-idcombine) are accepted and ignored. argv[0] is
+ * an option (no program name). RT_OK, or RT_EINVAL naming the option.
+ * Adds to cfg (call rt_hier_config_init first).
+ */
+int rt_hier_parse_dinero(rt_hier_config *cfg, int argc, const char *const *argv, rt_err *err);
+
+/*
+ * The short form: caches separated by spaces or ';', each
+ * "LEVEL:size/block[/sub]:assoc[:key=value...]" with LEVEL l1, l1i, l1d, l2...
+ * (u/i/d as in Dinero), e.g. "l1i:32k/64:8 l1d:32k/64:8:wb=a:wa=a l2:1m/64:16".
+ * Keys: repl (a policy name or l f r p), fetch (d a m t l s), pfdist,
+ * pfabort, walloc|wa, wback|wb (a n f), ccc (0/1).
+ */
+int rt_hier_parse_short(rt_hier_config *cfg, const char *spec, rt_err *err);
+
+/* Check the config (sizes, levels without gaps, I/D pairs, policies). */
+int rt_hier_check(const rt_hier_config *cfg, rt_err *err);
+
+/* The hierarchy as understood, one line per cache, to f. */
+void rt_hier_describe(const rt_hier_config *cfg, FILE *f);
+/* Same text into buf (always NUL-terminated); returns the length it needed. */
+size_t rt_hier_describe_buf(const rt_hier_config *cfg, char *buf, size_t cap);
+
+typedef struct rt_hier rt_hier;
+
+typedef struct rt_hier_stats {
+    uint64_t fetch[RT_HIER_TYPES];      /* references looked up (demand: t, prefetch: t+8) */
+    uint64_t miss[RT_HIER_TYPES];       /* some sub-block absent */
+    uint64_t blockmiss[RT_HIER_TYPES];  /* the block absent */
+    uint64_t comp[RT_HIER_TYPES], cap[RT_HIER_TYPES], conf[RT_HIER_TYPES];
+    uint64_t comp_block[RT_HIER_TYPES], cap_block[RT_HIER_TYPES], conf_block[RT_HIER_TYPES];
+    uint64_t multiblock;                /* references split at a block boundary */
+    uint64_t bytes_read, bytes_written; /* to and from the level below */
+    uint64_t back_invalidations;        /* lines dropped because an inclusive level below evicted them */
+} rt_hier_stats;
+
+int rt_hier_new(const rt_hier_config *cfg, rt_hier **out, rt_err *err);
+void rt_hier_free(rt_hier *h);
+
+/* One trace record, dispatched as Dinero IV does: instruction fetches to the
+ * level-1 instruction (or unified) cache, invalidations to both level-1
+ * caches, the rest to the data (or unified) cache. Kinds 4 (copy back) and 5
+ * (invalidate) of size 0 act on the whole cache and go down the hierarchy. */
+int rt_hier_ref(rt_hier *h, const rt_memref *ref);
+
+/* Copy back every dirty line of the data side (Dinero IV's end of run). */
+int rt_hier_copyback_all(rt_hier *h);
+/* Copy back and invalidate everything (Dinero IV's -flushcount). */
+int rt_hier_flush_all(rt_hier *h);
+
+typedef struct rt_hier_run_result {
+    uint64_t records;   /* trace records read (skipped ones included) */
+    uint64_t simulated; /* records sent through the hierarchy */
+    int maxed;          /* stopped at maxcount */
+} rt_hier_run_result;
+
+/* The whole trace with skip, max and flush counts, then the final copy-back. */
+int rt_hier_run(rt_hier *h, rt_memtrace *t, rt_hier_run_result *res, rt_err *err);
+
+/* Counters of cache (level 0-based, which RT_HIER_UNIFIED/INSTR/DATA), or NULL
+ * when absent; level == levels gives memory's (fetch[] only). */
+const rt_hier_stats *rt_hier_stats_get(const rt_hier *h, unsigned level, int which);
+const rt_hier_config *rt_hier_config_get(const rt_hier *h);
+
+/* Is the block holding addr present (any sub-block valid) in that cache? */
+int rt_hier_probe(const rt_hier *h, unsigned level, int which, uint64_t addr);
+
+/* Put "prefix: " before err's message; returns st. */
+int rt_hier_err_prefix(rt_err *err, int st, const char *prefix);
+
+/* The message of a failing Lua (or other) policy hook. */
+const char *rt_hier_error(const rt_hier *h);
+
+/* Dinero IV's report for every cache, figure by figure (the same lines as
+ * dineroIV prints, for comparison). */
+void rt_hier_report(const rt_hier *h, FILE *f);
+
+/* Tree pseudo-LRU and Dinero IV's random, as policies for rt_hier (plru
+ * works with up to 64 ways, a power of two). */
+extern const rt_policy_ops rt_policy_plru;
+extern const rt_policy_ops rt_policy_d4random;
+
+#endif
