@@ -493,6 +493,8 @@ return {
     p:flag("--static", "one whole-window picture of the --display views gantt, spacetime (default both)")
     p:option("--zoom", "with --static / --timeline-html: the window T0:T1 in seconds (default the whole run)")
     p:option("--procs", "with --static / --timeline-html: the processors drawn, e.g. 0-63,128")
+    p:flag("--all-threads", "with --static / --timeline-html: also draw processors with no state record (Paraver "
+      .. "threads carrying only events, idle the whole run), left out by default")
     p:flag("--mix", "with --static: a row's colour mixes the states by their time (default: the state that held most)")
     p:option("--timeline-html", "write a self-contained zoomable HTML timeline (Gantt and spacetime) to this file")
     p:option("--export", "export FORMAT FILE: chrome-json (Trace Event Format, for Perfetto / chrome://tracing)")
