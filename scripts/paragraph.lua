@@ -205,8 +205,8 @@ local function run(args)
   end
   if not args.output then cli.usage_error("-o DIR is needed (or --static, --export, --timeline-html)") end
   -- the animated displays draw every processor over the scrolling window: no selection there
-  if args.procs or args.zoom then
-    cli.usage_error((args.procs and "--procs" or "--zoom")
+  if args.procs or args.zoom or args.all_threads then
+    cli.usage_error((args.procs and "--procs" or args.zoom and "--zoom" or "--all-threads")
       .. " applies to --static and --timeline-html pictures; animated runs use --from / --to and --proc")
   end
   local t0, t1 = info.span[1], info.span[2]

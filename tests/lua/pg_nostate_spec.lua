@@ -7,7 +7,7 @@ local cjson = require "cjson"
 -- Three threads (tasks 1..3 of one application), times in ns over 0 .. 100:
 --   thread 1: Running 0-60;  thread 2: two events only;  thread 3: Running 20-100
 local prv = table.concat({
-  "#Paraver (01/01/20 at 10:00):100_ns:1(3):1:3(1:1,1:1,1:1),1",
+  "#Paraver (01/01/20 at 10:00):100_ns:1(3):1:3(1:1,1:1,1:1)",
   "1:1:1:1:1:0:60:1",
   "2:2:1:2:1:10:40000001:5",
   "1:3:1:3:1:20:100:1",
@@ -62,6 +62,21 @@ describe("paragraph and Paraver threads with no state record", function()
       "--procs", "0-2")
     assert.are.equal(0, code, err)
     assert.are.equal(3, cjson.decode(so).static.rows)
+    h.remove_tree(dir)
+  end)
+
+  it("--timeline-html leaves it out too; the animated run refuses --all-threads", function()
+    local dir, trace = write_trace()
+    local page = dir .. "/t.html"
+    local code, so, err = h.retrace("paragraph", trace, "--timeline-html", page, "--json")
+    assert.are.equal(0, code, err)
+    assert.are.equal(2, cjson.decode(so).timeline_html.rows)
+    code, so, err = h.retrace("paragraph", trace, "--timeline-html", page, "--json", "--all-threads")
+    assert.are.equal(0, code, err)
+    assert.are.equal(3, cjson.decode(so).timeline_html.rows)
+    code, _, err = h.retrace("paragraph", trace, "-o", dir .. "/frames", "--all-threads")
+    assert.are.equal(2, code)
+    assert.truthy(err:find("--all-threads", 1, true), err)
     h.remove_tree(dir)
   end)
 end)
