@@ -368,7 +368,7 @@ static void push_prescan(lua_State *L, const rt_prescan *ps)
     lua_createtable(L, ps->nprocs, 0);
     for (int i = 0; i < ps->nprocs; i++) {
         const rt_prescan_proc *p = &ps->procs[i];
-        lua_createtable(L, 0, 7);
+        lua_createtable(L, 0, 8);
         rt_set_int(L, "id", p->id);
         if (p->seen) {
             rt_set_num(L, "first", p->first);
@@ -376,11 +376,14 @@ static void push_prescan(lua_State *L, const rt_prescan *ps)
         }
         rt_set_int(L, "records", p->records);
         rt_set_int(L, "events", p->events);
+        rt_set_int(L, "enters", p->enters);
         rt_set_int(L, "max_queue", p->max_queue);
         rt_set_num(L, "max_queue_bytes", p->max_queue_bytes);
         lua_rawseti(L, -2, i + 1);
     }
     lua_setfield(L, -2, "procs");
+    lua_pushboolean(L, ps->outside_idle);
+    lua_setfield(L, -2, "outside_idle");
     if (ps->has_cp) {
         push_cp(L, &ps->cp);
         rt_set_int(L, "tachyons", ps->cp_totals.tachyons);
@@ -795,6 +798,7 @@ static int replay_proc(lua_State *L)
     rt_set_num(L, "max_queue_bytes", p->max_queue_bytes);
     rt_set_int(L, "records", p->records);
     rt_set_int(L, "events", p->events);
+    rt_set_int(L, "enters", p->enters);
     rt_set_bool(L, "ended", p->ended);
     rt_set_int(L, "pending_out", p->pending_out);
     rt_set_num(L, "pending_out_bytes", p->pending_out_bytes);

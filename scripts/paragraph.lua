@@ -205,8 +205,8 @@ local function run(args)
   end
   if not args.output then cli.usage_error("-o DIR is needed (or --static, --export, --timeline-html)") end
   -- the animated displays draw every processor over the scrolling window: no selection there
-  if args.procs or args.zoom then
-    cli.usage_error((args.procs and "--procs" or "--zoom")
+  if args.procs or args.zoom or args.all_threads then
+    cli.usage_error((args.procs and "--procs" or args.zoom and "--zoom" or "--all-threads")
       .. " applies to --static and --timeline-html pictures; animated runs use --from / --to and --proc")
   end
   local t0, t1 = info.span[1], info.span[2]
@@ -493,6 +493,8 @@ return {
     p:flag("--static", "one whole-window picture of the --display views gantt, spacetime (default both)")
     p:option("--zoom", "with --static / --timeline-html: the window T0:T1 in seconds (default the whole run)")
     p:option("--procs", "with --static / --timeline-html: the processors drawn, e.g. 0-63,128")
+    p:flag("--all-threads", "with --static / --timeline-html: also draw processors with no state record (Paraver "
+      .. "threads carrying only events, idle the whole run), left out by default")
     p:flag("--mix", "with --static: a row's colour mixes the states by their time (default: the state that held most)")
     p:option("--timeline-html", "write a self-contained zoomable HTML timeline (Gantt and spacetime) to this file")
     p:option("--export", "export FORMAT FILE: chrome-json (Trace Event Format, for Perfetto / chrome://tracing)")

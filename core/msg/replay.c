@@ -1131,6 +1131,7 @@ static int feed(rt_replay *rp, const rt_tevent *ev, int first, rt_err *err)
     if (st == RT_OK) {
         switch (ev->kind) {
         case RT_TE_ENTER:
+            p->pub.enters++;
             st = do_enter(rp, p, ev);
             restate(rp, &rp->procs[id], t);
             break;

@@ -63,6 +63,7 @@ int rt_prescan_run_cp(rt_tsource *src, rt_prescan *ps, int critical_path, rt_err
     int st = rt_replay_run(rp, err);
     if (st == RT_OK) {
         ps->format = src->ops->format;
+        ps->outside_idle = rt_tclass_state(rt_tdefs_outside(src->defs)) == RT_STATE_IDLE;
         int n = rt_replay_nprocs(rp);
         while (n > 0 && !rt_replay_proc_get(rp, n - 1)->seen)
             n--;
@@ -99,6 +100,7 @@ int rt_prescan_run_cp(rt_tsource *src, rt_prescan *ps, int critical_path, rt_err
             }
             q->records = p->records;
             q->events = p->events;
+            q->enters = p->enters;
             q->max_queue = p->max_queue;
             q->max_queue_bytes = p->max_queue_bytes;
             ps->proc_events[i] = q->events;

@@ -35,6 +35,7 @@ typedef struct rt_prescan_proc {
     int seen;             /* 0: a processor slot with no event (first / last meaningless) */
     double first, last;   /* times of its first and last event */
     int64_t records, events;
+    int64_t enters;       /* its region entries (Paraver: its state records, bar empty ones) */
     int64_t max_queue;    /* its incoming queue's high-water mark, messages and bytes */
     double max_queue_bytes;
 } rt_prescan_proc;
@@ -52,6 +53,8 @@ typedef struct rt_prescan {
     int64_t max_queue;    /* largest incoming queue (messages) of any processor */
     double max_queue_bytes;
     int max_queue_proc;   /* the processor where max_queue was reached first (-1 none) */
+    int outside_idle;     /* 1: time outside every region is idle (Paraver), so a processor
+                           * with no region entry (procs[].enters == 0) is idle all the run */
     int ntasks;
     int *tasks;           /* task ids, ascending */
     double unit;          /* default time unit, seconds */

@@ -129,6 +129,7 @@ typedef struct rt_replay_proc {
     int64_t records;      /* records of this processor replayed */
     int nevents;          /* rows in the event table */
     int64_t events;       /* events of this processor replayed */
+    int64_t enters;       /* its region entries (Paraver: its state records) */
     int ended;            /* 1 once its last event (rt_replay_opts.proc_events) was replayed: idle from then */
     int64_t pending_out;  /* messages it sent that are not yet received */
     double pending_out_bytes;

@@ -35,10 +35,26 @@ function M.run(args, info)
     sel, e = pgscale.parse_procs(args.procs, info.P)
     if not sel then return nil, "--procs " .. e, "usage" end
   else
+    -- processors idle the whole run for want of any state record (Paraver threads that
+    -- carry only events) get no row unless --all-threads (the export has no rows)
+    local skip = {}
+    if not args.all_threads and (args.static or args.timeline_html) then
+      for _, p in ipairs(info.stateless or {}) do skip[p] = true end
+    end
     sel = {}
-    for p = 0, info.P - 1 do sel[p + 1] = p end
+    for p = 0, info.P - 1 do
+      if not skip[p] then sel[#sel + 1] = p end
+    end
+    local left = info.P - #sel
+    if left > 0 and #sel > 0 then
+      io.stderr:write(string.format("retrace: %s: %d processor%s with no state record (idle the whole run) "
+        .. "left out; --all-threads keeps them\n", args.trace, left, left == 1 and "" or "s"))
+    elseif left > 0 then -- none has a state record: all drawn
+      for p = 0, info.P - 1 do sel[p + 1] = p end
+    end
   end
-  local out = { trace = args.trace, processors = info.P, window = { t0, t1 }, drawn = #sel }
+  local subset = args.procs or #sel < info.P
+  local out = { trace = args.trace, processors = info.P, window = { t0, t1 }, drawn = #sel, procs = sel }
   local text = {}
   if args.static then
     if not args.output or not (args.output:match("%.png$") or args.output:match("%.pdf$")
@@ -56,7 +72,7 @@ function M.run(args, info)
     if not W then return nil, "--size '" .. tostring(args.size) .. "': use WxH", "usage" end
     local d, r = whole_run.picture(kinds, sel, t0, t1, W, H, function(cols, rows)
       return pgscale.raster(args.trace, info, { cols = cols, rows = rows, t0 = t0, t1 = t1,
-                                                sel = args.procs and sel or nil, format = args.format,
+                                                sel = subset and sel or nil, format = args.format,
                                                 mix = args.mix and 8 or nil })
     end)
     if not d then return nil, r, "input" end
@@ -89,7 +105,7 @@ function M.run(args, info)
   end
   if args.timeline_html then
     local res, err = pgscale.timeline_html(args.trace, args.timeline_html,
-      { format = args.format, info = info, sel = args.procs and sel or nil, t0 = t0, t1 = t1 })
+      { format = args.format, info = info, sel = subset and sel or nil, t0 = t0, t1 = t1 })
     if not res then return nil, err, "input" end
     out.timeline_html = res
     text[#text + 1] = string.format("%s: timeline of %d levels in %s", args.trace, res.levels, args.timeline_html)

@@ -12,7 +12,8 @@
 --
 -- info = {P, span = {t0, t1}, procs = {[id + 1] = {id, first, last}}, max_pending,
 -- max_pending_bytes, max_queue, max_queue_bytes, messages, records, unit, scale_width,
--- tasks = {...}}. Times are trace seconds.
+-- tasks = {...}, stateless = {ids idle the whole run: no state record on a Paraver thread}}.
+-- Times are trace seconds.
 --
 -- The model is a face of ParaGraph's view in C (core/view/rt_pg_view.h), which the
 -- replay feeds without calling Lua: per processor its state now and its state
@@ -82,9 +83,14 @@ function M.prescan(path, opts)
                  max_queue_bytes = ps.max_queue_bytes, messages = ps.messages, records = ps.records,
                  format = ps.format, tasks = ps.tasks or {}, max_pending = ps.max_pending,
                  max_pending_bytes = ps.max_pending_bytes, unit = ps.unit, scale_width = ps.scale_width }
+  -- stateless: processors idle the whole run, having no region entry where the time
+  -- outside every region is idle (a Paraver thread with no state record)
+  info.stateless = {}
   for i = 0, ps.processors - 1 do
     local p = ps.procs[i + 1]
-    info.procs[i + 1] = { id = i, first = p and p.first or ps.t1, last = p and p.last or ps.t0 }
+    info.procs[i + 1] = { id = i, first = p and p.first or ps.t1, last = p and p.last or ps.t0,
+                          enters = p and p.enters or 0 }
+    if ps.outside_idle and info.procs[i + 1].enters == 0 then info.stateless[#info.stateless + 1] = i end
   end
   local cp = ps.critical_path
   if cp then
