@@ -81,7 +81,7 @@ function M.from_capture(dir, opts)
   local cap, err = require("retrace.capture").open(dir, { allow_incomplete = opts.allow_incomplete })
   if not cap then return nil, err end
   local res, cerr = require("retrace.core").shmap.from_capture {
-    rtmb = cap.trace, log = cap.alloc, out = opts.out, program = program_of(dir), hints = opts.shapes,
+    rtmb = cap.trace, log = cap.alloc_lines or cap.alloc, out = opts.out, program = program_of(dir), hints = opts.shapes,
     min_elements = opts.min_elements, max_matrices = opts.max_matrices }
   if not res then return nil, cerr end
   local notes, used = {}, {}

@@ -39,6 +39,19 @@ describe("retrace shmap --from-capture", function()
     assert.are.equal(1, res.threads)
   end)
 
+  it("names each step by function and source line", function()
+    local out = tmp .. "/lines.shm"
+    assert(sc.from_capture(cap, { out = out }))
+    local steps = {}
+    for l in io.lines(out) do
+      local name = l:match("^5 %d+ %d+ (.+)$")
+      if name then steps[name] = true end
+    end
+    -- touch2d.c: the += of line 11 and the read of line 12, both in main
+    assert.is_true(steps["main:11"], "a step named main:11")
+    assert.is_true(steps["main:12"], "a step named main:12")
+  end)
+
   it("lights on the load canvas exactly the elements the program read", function()
     local out = tmp .. "/t.shm"
     local res = assert(sc.from_capture(cap, { out = out }))
