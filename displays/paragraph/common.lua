@@ -3,6 +3,7 @@
 local canvas = require "retrace.canvas"
 local colors = require "retrace.colors"
 local plot = require "retrace.plot"
+local order = require "retrace.displays.paragraph.order"
 
 local M = {}
 
@@ -192,20 +193,19 @@ end
 -- returns the group size, nil when 1), else from the model's view row by row.
 function M.activity_lines(self, cv, tl, m, pr, lo, hi, W, color)
   local P = m.P
+  local _, slot = M.slots(self.ctx)
   if tl then
     local g = tl:grid("state")
     local _, R = tl:size()
     local rowh = pr.h / R
     self.linepal = self.linepal or colors.palette({ { 0, 0, 0, 0 }, color, color })
     local h = rowh < 2 and rowh or math.max(1, math.min(3, rowh / 4))
-    for r = 0, R - 1 do
-      cv:grid(g, self.linepal, pr.x, pr.y + (R - 1 - r + 0.5) * rowh - h / 2, W, h, { region = { 0, r, W, 1 } })
-    end
+    M.timeline_rows(cv, g, R, P, slot, self.linepal, pr, W, rowh / 2 - h / 2, h)
     return R < P and math.ceil(P / R) or nil
   end
   local seg = canvas.pack(4)
   for p = 0, P - 1 do
-    local y = pr.y + (P - 1 - p + 0.5) * pr.h / P
+    local y = pr.y + (P - 1 - slot[p] + 0.5) * pr.h / P
     for a, b in M.active_runs(m, p, lo, hi, W) do seg:push(pr.x + a - 1, y, pr.x + b, y) end
   end
   cv:segments(seg, { color = color, width = math.max(1, math.min(3, pr.h / P / 4)) })
@@ -217,14 +217,57 @@ function M.window(ctx)
   return ctx.lo, ctx.hi
 end
 
---- Processor axis: {lo, hi, label, labels} for P processors (integers 0..P-1).
-function M.proc_axis(P, label)
+--- Processor axis: {lo, hi, label, labels} for P processors (integers 0..P-1);
+-- with list (the display order, position -> processor) place i shows list[i + 1].
+function M.proc_axis(P, label, list)
   local labels
   if P <= 16 then
     labels = {}
-    for i = 0, P - 1 do labels[i] = tostring(i) end
+    for i = 0, P - 1 do labels[i] = tostring(list and list[i + 1] or i) end
   end
   return { label = label or "processor", lo = -0.5, hi = P - 0.5, labels = labels }
+end
+
+--- The display order of ctx (--order): the list (position, 1-based -> processor),
+-- the places {[processor] = place, 0-based} and whether it is the natural one.
+function M.slots(ctx)
+  local list = order.of(ctx)
+  local slot, natural = {}, true
+  for i, p in ipairs(list) do
+    slot[p] = i - 1
+    natural = natural and p == i - 1
+  end
+  return list, slot, natural
+end
+
+--- The C raster of processor rows for a plot h pixels high (see M.timeline), or
+-- nil when the processors outnumber the rows in an order other than the natural
+-- one (the raster groups consecutive numbers; the display then draws row by row).
+function M.proc_timeline(ctx, W, h)
+  local R = math.max(1, math.min(ctx.P, math.floor(h)))
+  local _, _, natural = M.slots(ctx)
+  if R < ctx.P and not natural then return nil end
+  return M.timeline(ctx, W, R)
+end
+
+--- Put row r (0-based) of the timeline's state grid g (R rows) on the plot box pr at
+-- the place of processor r in slot (when R is P; else in place r), pal its palette,
+-- y0 and h the line's offset and height in a row (default the whole row).
+function M.timeline_rows(cv, g, R, P, slot, pal, pr, W, y0, h)
+  local rowh = pr.h / R
+  for r = 0, R - 1 do
+    local s = R == P and slot[r] or r
+    cv:grid(g, pal, pr.x, pr.y + (R - 1 - s) * rowh + (y0 or 0), W, h or rowh, { region = { 0, r, W, 1 } })
+  end
+end
+
+--- The rows of a processor chart: {id, y, h} in processor order (data()).
+function M.proc_rows(pr, P, slot)
+  local rows = {}
+  for p = 0, P - 1 do
+    rows[p + 1] = { id = p, slot = slot[p], y = pr.y + (P - 1 - slot[p] + 0.5) * pr.h / P, h = pr.h / P }
+  end
+  return rows
 end
 
 return M
