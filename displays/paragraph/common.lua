@@ -218,14 +218,24 @@ function M.window(ctx)
 end
 
 --- Processor axis: {lo, hi, label, labels} for P processors (integers 0..P-1);
--- with list (the display order, position -> processor) place i shows list[i + 1].
+-- with list (the display order, position -> processor) place i shows list[i + 1],
+-- or, past 16 processors in an order other than the natural one, the axis says
+-- that its numbers are places.
 function M.proc_axis(P, label, list)
   local labels
+  label = label or "processor"
   if P <= 16 then
     labels = {}
     for i = 0, P - 1 do labels[i] = tostring(list and list[i + 1] or i) end
+  elseif list then
+    for i, p in ipairs(list) do
+      if p ~= i - 1 then
+        label = label .. " (place in " .. order.name({ P = P, order = list }) .. " order)"
+        break
+      end
+    end
   end
-  return { label = label or "processor", lo = -0.5, hi = P - 0.5, labels = labels }
+  return { label = label, lo = -0.5, hi = P - 0.5, labels = labels }
 end
 
 --- The display order of ctx (--order): the list (position, 1-based -> processor),

@@ -41,11 +41,7 @@ end
 
 local AXES = {
   -- peers at their places in the display order (--order), labelled by number
-  peer = function(P, list, natural)
-    local ax = common.proc_axis(P, "peer", list)
-    if not natural and not ax.labels then ax.label = "peer (place in the display order)" end
-    return ax
-  end,
+  peer = function(P, list) return common.proc_axis(P, "peer", list) end,
   distance = function() return { label = "hops", lo = 0, zero = true } end,
   length = function() return { label = "length", unit = "B", log = "auto", zero = true } end,
   tag = function() return { label = "tag", zero = true } end,
@@ -59,10 +55,10 @@ function D:draw(cv, rect)
                    { title = "sent by " .. me, list = m and m.sent_to[me] or {}, peer = "dst", t = "send" } }
   local out = { proc = me, stat = self.stat, by = {} }
   local side = rect.w > rect.h
-  local list, slot, natural = common.slots(ctx)
+  local list, slot = common.slots(ctx)
   for k, half in ipairs(halves) do
     local p = plot.new{ x = { label = "time", unit = "s", time = true, lo = lo, hi = hi },
-                        y = AXES[self.stat](ctx.P, list, natural), size = 9, legend = false }
+                        y = AXES[self.stat](ctx.P, list), size = 9, legend = false }
     local bycol, by = {}, { peer = {}, tag = {}, length = {}, distance = {} }
     local n = 0
     for _, x in ipairs(half.list) do

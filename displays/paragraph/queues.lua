@@ -40,7 +40,7 @@ function D:draw(cv, rect)
   end
   local light, dark = colors.ink("#9fc3e6"), colors.ink("#1f4e9c")
   local x = common.proc_axis(P, nil, list)
-  if b > 1 then x.label = string.format("processor (bars of %d: the largest)", b) end
+  if b > 1 then x.label = string.format("%s (bars of %d: the largest)", x.label, b) end
   self.d = common.plot_with_strip(cv, rect, { x = x, y = { label = bytes and "queued bytes"
     or "queued messages", unit = bytes and "B" or nil, lo = 0, hi = math.max(top, 1) } },
     { { "now", dark }, { "highest", light } }, function(p)

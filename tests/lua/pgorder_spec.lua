@@ -132,3 +132,36 @@ for _, kind in ipairs({ "gray", "natural" }) do
     end)
   end)
 end
+
+describe("paragraph --order gray past the pixel rows", function()
+  it("draws 600 processors row by row at their Gray places, the axis saying so", function()
+    -- processor p busy from p % 100 + 0.5 to 100.5 s
+    local ev = {}
+    for p = 0, 599 do
+      ev[#ev + 1] = { p % 100 + 0.5, string.format("-3 1 %.1f %d 0 0", p % 100 + 0.5, p) }
+      ev[#ev + 1] = { 100.5, string.format("-4 1 100.5 %d 0 0", p) }
+    end
+    table.sort(ev, function(a, b) if a[1] ~= b[1] then return a[1] < b[1] end return a[2] < b[2] end)
+    local lines = {}
+    for i, e in ipairs(ev) do lines[i] = e[2] end
+    local trace = h.temp_file(table.concat(lines, "\n") .. "\n", ".trf")
+    local data = h.temp_dir()
+    local code, _, err = h.retrace("paragraph", trace, "-o", h.temp_dir(), "--display", "gantt,queues",
+      "--pace", "time:20", "--unit", "s", "--order", "gray", "--size", "900x300", "--data", data)
+    assert.are.equal(0, code, err)
+    local s = read_json(data .. "/summary.json")
+    local g = s.displays.gantt
+    assert.is_true(g.plot.h < 600)
+    -- 600 is no power of two: codes of 600 and more are left out, the rest in sequence
+    local pos = order.positions(order.gray(600))
+    for p = 0, 599 do assert.are.equal(pos[p] - 1, g.rows[p + 1].slot) end
+    assert.are.equal("processor (place in gray order)", g.axes.y.label)
+    -- queue bars of b consecutive places: each bar's first and last processor
+    local q, list = s.displays.queues, order.gray(600)
+    assert.is_true(q.bin > 1)
+    for i, bin in ipairs(q.bins) do
+      assert.are.same({ list[(i - 1) * q.bin + 1], list[math.min(600, i * q.bin)] }, bin)
+    end
+    assert.are.equal("processor (place in gray order) (bars of " .. math.tointeger(q.bin) .. ": the largest)", q.axes.x.label)
+  end)
+end)
