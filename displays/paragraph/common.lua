@@ -111,7 +111,9 @@ function M.timeline(ctx, W, R)
   if tl or ctx.started then return tl end
   local ok, timeline = pcall(require, "retrace.timeline")
   if not ok or not (ctx.hi > ctx.lo) then return nil end
-  tl = timeline.new{ cols = W, rows = R, procs = ctx.P, t0 = ctx.lo, t1 = ctx.hi }
+  -- rows in the display order (--order): row r holds the places r * P / R ..
+  local list, _, natural = M.slots(ctx)
+  tl = timeline.new{ cols = W, rows = R, procs = ctx.P, t0 = ctx.lo, t1 = ctx.hi, order = not natural and list or nil }
   tl:attach(ctx.rp)
   ctx.timelines[key] = tl
   return tl
@@ -193,16 +195,16 @@ end
 -- returns the group size, nil when 1), else from the model's view row by row.
 function M.activity_lines(self, cv, tl, m, pr, lo, hi, W, color)
   local P = m.P
-  local _, slot = M.slots(self.ctx)
   if tl then
     local g = tl:grid("state")
     local _, R = tl:size()
     local rowh = pr.h / R
     self.linepal = self.linepal or colors.palette({ { 0, 0, 0, 0 }, color, color })
     local h = rowh < 2 and rowh or math.max(1, math.min(3, rowh / 4))
-    M.timeline_rows(cv, g, R, P, slot, self.linepal, pr, W, rowh / 2 - h / 2, h)
+    M.timeline_rows(cv, g, R, self.linepal, pr, W, rowh / 2 - h / 2, h)
     return R < P and math.ceil(P / R) or nil
   end
+  local _, slot = M.slots(self.ctx)
   local seg = canvas.pack(4)
   for p = 0, P - 1 do
     local y = pr.y + (P - 1 - slot[p] + 0.5) * pr.h / P
@@ -250,24 +252,20 @@ function M.slots(ctx)
   return list, slot, natural
 end
 
---- The C raster of processor rows for a plot h pixels high (see M.timeline), or
--- nil when the processors outnumber the rows in an order other than the natural
--- one (the raster groups consecutive numbers; the display then draws row by row).
+--- The C raster of processor rows for a plot h pixels high (see M.timeline): a
+-- row per processor, or per run of consecutive places of the display order when
+-- they outnumber the pixel rows.
 function M.proc_timeline(ctx, W, h)
-  local R = math.max(1, math.min(ctx.P, math.floor(h)))
-  local _, _, natural = M.slots(ctx)
-  if R < ctx.P and not natural then return nil end
-  return M.timeline(ctx, W, R)
+  return M.timeline(ctx, W, math.max(1, math.min(ctx.P, math.floor(h))))
 end
 
---- Put row r (0-based) of the timeline's state grid g (R rows) on the plot box pr at
--- the place of processor r in slot (when R is P; else in place r), pal its palette,
--- y0 and h the line's offset and height in a row (default the whole row).
-function M.timeline_rows(cv, g, R, P, slot, pal, pr, W, y0, h)
+--- Put the R rows of the timeline's state grid g on the plot box pr, place 0 at
+-- the bottom, pal its palette, y0 and h the line's offset and height in a row
+-- (default the whole row).
+function M.timeline_rows(cv, g, R, pal, pr, W, y0, h)
   local rowh = pr.h / R
   for r = 0, R - 1 do
-    local s = R == P and slot[r] or r
-    cv:grid(g, pal, pr.x, pr.y + (R - 1 - s) * rowh + (y0 or 0), W, h or rowh, { region = { 0, r, W, 1 } })
+    cv:grid(g, pal, pr.x, pr.y + (R - 1 - r) * rowh + (y0 or 0), W, h or rowh, { region = { 0, r, W, 1 } })
   end
 end
 

@@ -33,9 +33,9 @@ function D:draw(cv, rect)
   local W = math.max(1, math.floor(pr.w))
   local tl = common.proc_timeline(ctx, W, pr.h)
   if tl then
-    -- the C raster: a row per processor (several when they outnumber the pixel rows), place 0 at the bottom
+    -- the C raster in the display order: a row per processor (several when they outnumber the pixel rows)
     local _, R = tl:size()
-    common.timeline_rows(cv, tl:grid("state"), R, P, slot, common.timeline_palette(), pr, W)
+    common.timeline_rows(cv, tl:grid("state"), R, common.timeline_palette(), pr, W)
   elseif m then
     local g = common.grid(self, W, P)
     for p = 0, P - 1 do

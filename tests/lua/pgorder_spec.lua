@@ -134,7 +134,7 @@ for _, kind in ipairs({ "gray", "natural" }) do
 end
 
 describe("paragraph --order gray past the pixel rows", function()
-  it("draws 600 processors row by row at their Gray places, the axis saying so", function()
+  it("lays 600 processors out at their Gray places, the axis saying so", function()
     -- processor p busy from p % 100 + 0.5 to 100.5 s
     local ev = {}
     for p = 0, 599 do
@@ -163,5 +163,32 @@ describe("paragraph --order gray past the pixel rows", function()
       assert.are.same({ list[(i - 1) * q.bin + 1], list[math.min(600, i * q.bin)] }, bin)
     end
     assert.are.equal("processor (place in gray order) (bars of " .. math.tointeger(q.bin) .. ": the largest)", q.axes.x.label)
+  end)
+end)
+
+describe("timeline rows in an order", function()
+  local timeline = require "retrace.timeline"
+  it("puts processor p in the row of its place, grouping consecutive places", function()
+    local g = order.gray(8) -- 0 1 3 2 6 7 5 4
+    local tl = timeline.new{ cols = 2, rows = 4, procs = 8, t0 = 0, t1 = 2, order = g }
+    -- row of p = place * 4 / 8: places 0-1, 2-3, 4-5, 6-7
+    local want = { [0] = 0, 0, 1, 1, 3, 3, 2, 2 }
+    for p = 0, 7 do assert.are.equal(want[p], tl:row_of(p), "processor " .. p) end
+    -- processor 6 (place 4) busy over [0, 1): the first column of row 2, not of row 3
+    tl:state(6, 0, "idle", "busy")
+    tl:state(6, 1, "busy", "idle")
+    tl:advance(2)
+    assert.is_true(close(1, tl:cell(0, 2).busy))
+    assert.is_true(close(0, tl:cell(0, 3).busy))
+    local natural = timeline.new{ cols = 2, rows = 4, procs = 8, t0 = 0, t1 = 2 }
+    assert.are.equal(3, natural:row_of(6))
+  end)
+
+  it("refuses an order that is not a permutation of the processors", function()
+    for _, bad in ipairs({ { 0, 1, 2 }, { 0, 1, 1, 2 }, { 0, 1, 2, 4 }, { 0, 1, 2, "x" } }) do
+      local ok, err = pcall(timeline.new, { cols = 2, rows = 4, procs = 4, t0 = 0, t1 = 1, order = bad })
+      assert.is_false(ok)
+      assert.is_truthy(tostring(err):match("order"), tostring(err))
+    end
   end)
 end)
