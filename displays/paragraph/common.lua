@@ -232,7 +232,7 @@ function M.proc_axis(P, label, list)
   elseif list then
     for i, p in ipairs(list) do
       if p ~= i - 1 then
-        label = label .. " (place in " .. order.name({ P = P, order = list }) .. " order)"
+        label = label .. " (" .. order.name({ P = P, order = list }) .. " place)"
         break
       end
     end

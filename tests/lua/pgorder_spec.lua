@@ -155,14 +155,14 @@ describe("paragraph --order gray past the pixel rows", function()
     -- 600 is no power of two: codes of 600 and more are left out, the rest in sequence
     local pos = order.positions(order.gray(600))
     for p = 0, 599 do assert.are.equal(pos[p] - 1, g.rows[p + 1].slot) end
-    assert.are.equal("processor (place in gray order)", g.axes.y.label)
+    assert.are.equal("processor (gray place)", g.axes.y.label)
     -- queue bars of b consecutive places: each bar's first and last processor
     local q, list = s.displays.queues, order.gray(600)
     assert.is_true(q.bin > 1)
     for i, bin in ipairs(q.bins) do
       assert.are.same({ list[(i - 1) * q.bin + 1], list[math.min(600, i * q.bin)] }, bin)
     end
-    assert.are.equal("processor (place in gray order) (bars of " .. math.tointeger(q.bin) .. ": the largest)", q.axes.x.label)
+    assert.are.equal("processor (gray place) (bars of " .. math.tointeger(q.bin) .. ": the largest)", q.axes.x.label)
   end)
 end)
 
