@@ -1,7 +1,8 @@
 /*
  * ltimeline.c - Lua face of the state / task raster (core/msg/rt_timeline.h).
  *
- *   local tl = timeline.new{cols = W, rows = R, procs = P, t0 = a, t1 = b [, tasks = {ids}]}
+ *   local tl = timeline.new{cols = W, rows = R, procs = P, t0 = a, t1 = b [, tasks = {ids}]
+ *                           [, order = {processors}]}  -- order: the rows' order, place i -> order[i + 1]
  *   tl:attach(rp)         -- fed by the replay in C from now on (rp stays alive with tl)
  *   tl:detach()
  *   tl:advance(t)         -- account current states up to t (call before reading)
@@ -9,7 +10,7 @@
  *   tl:scroll(k)          -- move the window by k whole columns, keeping the cells still inside
  *   tl:state(proc, t, old, new), tl:task(proc, t, old, new)  -- feed by hand (tests)
  *   tl:size() -> cols, rows ; tl:window() -> t0, t1 ; tl:row_of(p) -> r (0-based)
- *   tl:row_procs(r) -> first processor, count
+ *   tl:row_procs(r) -> first processor (first place with an order), count
  *   tl:cell(c, r) -> {idle, overhead, busy, tasks = {slot times...}, dominant}  (0-based c, r)
  *   tl:times(state) -> flat array, cols * rows, [r * cols + c + 1] = seconds in state
  *   tl:grid("state" | "task") -> retrace.Grid view (dominant state 0/1/2 or task slot, -1 empty),
@@ -102,6 +103,23 @@ static int l_new(lua_State *L)
         o.tasks = tasks;
     }
     lua_pop(L, 1);
+    int *place = NULL;
+    if (lua_getfield(L, 1, "order") == LUA_TTABLE) {
+        if ((lua_Integer)lua_rawlen(L, -1) != o.nprocs)
+            return luaL_error(L, "timeline.new: order: %d processors expected", o.nprocs);
+        place = lua_newuserdatauv(L, (size_t)o.nprocs * sizeof *place, 0); /* freed by the GC */
+        for (int p = 0; p < o.nprocs; p++)
+            place[p] = -1;
+        for (int i = 0; i < o.nprocs; i++) {
+            lua_rawgeti(L, -2, i + 1);
+            lua_Integer p = lua_isinteger(L, -1) ? lua_tointeger(L, -1) : -1;
+            lua_pop(L, 1);
+            if (p < 0 || p >= o.nprocs || place[p] >= 0)
+                return luaL_error(L, "timeline.new: order[%d]: a processor not listed before expected", i + 1);
+            place[p] = i;
+        }
+        o.place = place;
+    }
     tl_box *b = lua_newuserdatauv(L, sizeof *b, 3);
     memset(b, 0, sizeof *b);
     luaL_setmetatable(L, TIMELINE_T);

@@ -51,7 +51,7 @@ int rt_density_new(const rt_density_opts *o, rt_density **out, rt_err *err)
         d->pos[p] = i;
     }
     d->o.sel = NULL;
-    rt_timeline_opts to = {o->cols, o->rows, d->nsel, o->t0, o->t1, 0, NULL};
+    rt_timeline_opts to = {o->cols, o->rows, d->nsel, o->t0, o->t1, 0, NULL, NULL};
     if (rt_timeline_new(&to, &d->tl, err) != RT_OK) {
         rt_density_free(d);
         return err->status;

@@ -37,6 +37,11 @@ int rt_timeline_new(const rt_timeline_opts *o, rt_timeline **out, rt_err *err)
         return rt_err_set(err, RT_EINVAL, "timeline: window %g .. %g (start before end)", o->t0, o->t1);
     if (o->ntasks < 0 || o->ntasks > RT_TIMELINE_MAXTASKS)
         return rt_err_set(err, RT_EINVAL, "timeline: %d tasks (at most %d)", o->ntasks, RT_TIMELINE_MAXTASKS);
+    if (o->place)
+        for (int p = 0; p < o->nprocs; p++)
+            if (o->place[p] < 0 || o->place[p] >= o->nprocs)
+                return rt_err_set(err, RT_EINVAL, "timeline: place %d of processor %d (0..%d)",
+                                  o->place[p], p, o->nprocs - 1);
     rt_timeline *tl = calloc(1, sizeof *tl);
     if (!tl)
         return rt_err_set(err, RT_ENOMEM, "timeline: out of memory");
@@ -61,7 +66,7 @@ int rt_timeline_new(const rt_timeline_opts *o, rt_timeline **out, rt_err *err)
     for (int p = 0; p < tl->nprocs; p++) {
         tl->procs[p].state = RT_STATE_IDLE;
         tl->procs[p].task = -1;
-        tl->row[p] = (int)((int64_t)p * tl->rows / tl->nprocs);
+        tl->row[p] = (int)((int64_t)(o->place ? o->place[p] : p) * tl->rows / tl->nprocs);
     }
     rt_timeline_set_window(tl, o->t0, o->t1, NULL);
     for (int p = 0; p < tl->nprocs; p++)

@@ -39,6 +39,8 @@ typedef struct rt_timeline_opts {
     double t0, t1;        /* t0 < t1, finite */
     int ntasks;           /* tracked tasks (0 .. RT_TIMELINE_MAXTASKS) */
     const int *tasks;     /* their ids (copied) */
+    const int *place;     /* place of each processor in the rows' order, a permutation of
+                             0 .. P-1 (copied; NULL: p): row of p = place[p] * R / P */
 } rt_timeline_opts;
 
 typedef struct rt_timeline rt_timeline;

@@ -160,7 +160,7 @@ end
 
 function D:draw(cv, rect)
   local inner = { x = rect.x + 70, y = rect.y, w = rect.w - 70, h = rect.h }
-  local order, P = self.ctx.order, self.ctx.P
+  local order, P = (common.slots(self.ctx)), self.ctx.P
   local _, R0 = M.circle(order, inner, 14)
   local g = math.max(1, math.ceil(P / math.max(1, math.floor(2 * math.pi * R0 / 4))))
   if g == 1 then

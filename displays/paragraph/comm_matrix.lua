@@ -52,7 +52,7 @@ local function dense(P, pairs, field)
 end
 
 function D:draw(cv, rect)
-  local P, order = self.ctx.P, self.ctx.order
+  local P, order = self.ctx.P, (common.slots(self.ctx))
   local legend_w = self.final and 70 or 0
   local side = math.max(1, math.min(rect.w - 40 - legend_w, rect.h - 40 - (P > rect.h - 40 and 10 or 0)))
   -- k processors per square when they outnumber the side's pixels

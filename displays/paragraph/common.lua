@@ -3,6 +3,7 @@
 local canvas = require "retrace.canvas"
 local colors = require "retrace.colors"
 local plot = require "retrace.plot"
+local order = require "retrace.displays.paragraph.order"
 
 local M = {}
 
@@ -110,7 +111,9 @@ function M.timeline(ctx, W, R)
   if tl or ctx.started then return tl end
   local ok, timeline = pcall(require, "retrace.timeline")
   if not ok or not (ctx.hi > ctx.lo) then return nil end
-  tl = timeline.new{ cols = W, rows = R, procs = ctx.P, t0 = ctx.lo, t1 = ctx.hi }
+  -- rows in the display order (--order): row r holds the places r * P / R ..
+  local list, _, natural = M.slots(ctx)
+  tl = timeline.new{ cols = W, rows = R, procs = ctx.P, t0 = ctx.lo, t1 = ctx.hi, order = not natural and list or nil }
   tl:attach(ctx.rp)
   ctx.timelines[key] = tl
   return tl
@@ -198,14 +201,13 @@ function M.activity_lines(self, cv, tl, m, pr, lo, hi, W, color)
     local rowh = pr.h / R
     self.linepal = self.linepal or colors.palette({ { 0, 0, 0, 0 }, color, color })
     local h = rowh < 2 and rowh or math.max(1, math.min(3, rowh / 4))
-    for r = 0, R - 1 do
-      cv:grid(g, self.linepal, pr.x, pr.y + (R - 1 - r + 0.5) * rowh - h / 2, W, h, { region = { 0, r, W, 1 } })
-    end
+    M.timeline_rows(cv, g, R, self.linepal, pr, W, rowh / 2 - h / 2, h)
     return R < P and math.ceil(P / R) or nil
   end
+  local _, slot = M.slots(self.ctx)
   local seg = canvas.pack(4)
   for p = 0, P - 1 do
-    local y = pr.y + (P - 1 - p + 0.5) * pr.h / P
+    local y = pr.y + (P - 1 - slot[p] + 0.5) * pr.h / P
     for a, b in M.active_runs(m, p, lo, hi, W) do seg:push(pr.x + a - 1, y, pr.x + b, y) end
   end
   cv:segments(seg, { color = color, width = math.max(1, math.min(3, pr.h / P / 4)) })
@@ -217,14 +219,63 @@ function M.window(ctx)
   return ctx.lo, ctx.hi
 end
 
---- Processor axis: {lo, hi, label, labels} for P processors (integers 0..P-1).
-function M.proc_axis(P, label)
+--- Processor axis: {lo, hi, label, labels} for P processors (integers 0..P-1);
+-- with list (the display order, position -> processor) place i shows list[i + 1],
+-- or, past 16 processors in an order other than the natural one, the axis says
+-- that its numbers are places.
+function M.proc_axis(P, label, list)
   local labels
+  label = label or "processor"
   if P <= 16 then
     labels = {}
-    for i = 0, P - 1 do labels[i] = tostring(i) end
+    for i = 0, P - 1 do labels[i] = tostring(list and list[i + 1] or i) end
+  elseif list then
+    for i, p in ipairs(list) do
+      if p ~= i - 1 then
+        label = label .. " (" .. order.name({ P = P, order = list }) .. " place)"
+        break
+      end
+    end
   end
-  return { label = label or "processor", lo = -0.5, hi = P - 0.5, labels = labels }
+  return { label = label, lo = -0.5, hi = P - 0.5, labels = labels }
+end
+
+--- The display order of ctx (--order): the list (position, 1-based -> processor),
+-- the places {[processor] = place, 0-based} and whether it is the natural one.
+function M.slots(ctx)
+  local list = order.of(ctx)
+  local slot, natural = {}, true
+  for i, p in ipairs(list) do
+    slot[p] = i - 1
+    natural = natural and p == i - 1
+  end
+  return list, slot, natural
+end
+
+--- The C raster of processor rows for a plot h pixels high (see M.timeline): a
+-- row per processor, or per run of consecutive places of the display order when
+-- they outnumber the pixel rows.
+function M.proc_timeline(ctx, W, h)
+  return M.timeline(ctx, W, math.max(1, math.min(ctx.P, math.floor(h))))
+end
+
+--- Put the R rows of the timeline's state grid g on the plot box pr, place 0 at
+-- the bottom, pal its palette, y0 and h the line's offset and height in a row
+-- (default the whole row).
+function M.timeline_rows(cv, g, R, pal, pr, W, y0, h)
+  local rowh = pr.h / R
+  for r = 0, R - 1 do
+    cv:grid(g, pal, pr.x, pr.y + (R - 1 - r) * rowh + (y0 or 0), W, h or rowh, { region = { 0, r, W, 1 } })
+  end
+end
+
+--- The rows of a processor chart: {id, y, h} in processor order (data()).
+function M.proc_rows(pr, P, slot)
+  local rows = {}
+  for p = 0, P - 1 do
+    rows[p + 1] = { id = p, slot = slot[p], y = pr.y + (P - 1 - slot[p] + 0.5) * pr.h / P, h = pr.h / P }
+  end
+  return rows
 end
 
 return M

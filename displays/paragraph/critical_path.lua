@@ -30,18 +30,19 @@ function D:draw(cv, rect)
   local ctx, m = self.ctx, self.model
   local lo, hi = common.window(ctx)
   local P = ctx.P
+  local list, slot = common.slots(ctx)
   local red = M.path_color()
-  local d = common.time_frame(cv, rect, lo, hi, common.proc_axis(P),
+  local d = common.time_frame(cv, rect, lo, hi, common.proc_axis(P, nil, list),
     { { "critical path", red }, { "other activity and messages", LIGHT } })
   local pr = d.plot
   local W = math.max(1, math.floor(pr.w))
   local function px(t) return pr.x + (t - lo) / (hi - lo) * pr.w end
-  local function py(p) return pr.y + (P - 1 - p + 0.5) * pr.h / P end
+  local function py(p) return pr.y + (P - 1 - slot[p] + 0.5) * pr.h / P end
   local cp = ctx.path
   d.critical_path = cp and { length = cp.length, segments = cp.segments, messages = cp.messages } or nil
   d.drawn = { segments = {}, messages = {} }
   d.tachyons = 0
-  self.tl = common.timeline(ctx, W, math.max(1, math.min(P, math.floor(pr.h))))
+  self.tl = common.proc_timeline(ctx, W, pr.h)
   if not m then self.d = d; return end
   local now = self.t or m.now
   cv:save()

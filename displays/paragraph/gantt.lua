@@ -27,31 +27,24 @@ function D:draw(cv, rect)
   local ctx, m = self.ctx, self.model
   local lo, hi = common.window(ctx)
   local P = ctx.P
-  local d = common.time_frame(cv, rect, lo, hi, common.proc_axis(P), common.state_items())
+  local list, slot = common.slots(ctx)
+  local d = common.time_frame(cv, rect, lo, hi, common.proc_axis(P, nil, list), common.state_items())
   local pr = d.plot
   local W = math.max(1, math.floor(pr.w))
-  local tl = common.timeline(ctx, W, math.max(1, math.min(P, math.floor(pr.h))))
+  local tl = common.proc_timeline(ctx, W, pr.h)
   if tl then
-    -- the C raster: a row per processor (several when they outnumber the pixel rows), row 0 at the bottom
-    local g = tl:grid("state")
+    -- the C raster in the display order: a row per processor (several when they outnumber the pixel rows)
     local _, R = tl:size()
-    local rowh = pr.h / R
-    local pal = common.timeline_palette()
-    for r = 0, R - 1 do
-      cv:grid(g, pal, pr.x, pr.y + (R - 1 - r) * rowh, W, rowh, { region = { 0, r, W, 1 } })
-    end
+    common.timeline_rows(cv, tl:grid("state"), R, common.timeline_palette(), pr, W)
   elseif m then
     local g = common.grid(self, W, P)
     for p = 0, P - 1 do
       local row = M.columns(m, p, lo, hi, W)
-      g:load(string.pack(string.rep("i4", W), table.unpack(row)), (P - 1 - p) * W)
+      g:load(string.pack(string.rep("i4", W), table.unpack(row)), (P - 1 - slot[p]) * W)
     end
     cv:grid(g, self.pal or common.state_palette(), pr.x, pr.y, W, pr.h)
   end
-  d.rows = {}
-  for p = 0, P - 1 do
-    d.rows[p + 1] = { id = p, y = pr.y + (P - 1 - p + 0.5) * pr.h / P, h = pr.h / P }
-  end
+  d.rows = common.proc_rows(pr, P, slot)
   d.window = { lo, hi }
   self.d = d
 end

@@ -11,6 +11,7 @@
 -- room (one spoke per 3 pixels), a spoke stands for a group of k consecutive
 -- processors: the mean of their fractions now, the highest of their marks;
 -- data() gives k (`group`) and each spoke's first and last processor.
+-- Spokes follow the display order (--order): spoke i is processor `order[i]`.
 local colors = require "retrace.colors"
 local canvas = require "retrace.canvas"
 local common = require "retrace.displays.paragraph.common"
@@ -61,7 +62,14 @@ function D:draw(cv, rect)
   local R = math.max(4, math.min(rect.w, rect.h - top) / 2 - 14)
   local k = math.max(1, math.ceil(P / math.max(1, math.floor(2 * math.pi * R / 3))))
   local n = math.ceil(P / k)
-  local radii, high = grouped(self.radii, self.high, P, k)
+  -- spokes in the display order (--order), clockwise from the top
+  local list, slot, natural = common.slots(self.ctx)
+  local r0, h0 = self.radii, self.high
+  if not natural then
+    r0, h0 = {}, {}
+    for i, p in ipairs(list) do r0[i], h0[i] = self.radii[p + 1], self.high[p + 1] end
+  end
+  local radii, high = grouped(r0, h0, P, k)
   local function at(i, r)
     local a = -math.pi / 2 + 2 * math.pi * (i - 1) / n
     return cx + r * R * math.cos(a), cy + r * R * math.sin(a)
@@ -106,7 +114,7 @@ function D:draw(cv, rect)
     if n <= 64 or (i - 1) % step == 0 then cv:line(cx, cy, x, y, { color = "gray", width = 0.5 }) end
     if (i - 1) % step == 0 and (i == 1 or n - (i - 1) >= step / 2) then -- not crowding the first
       local lx, ly = at(i, 1 + 10 / R)
-      cv:text(lx, ly, tostring((i - 1) * k), { align = "center", valign = "middle", size = 9, color = "black" })
+      cv:text(lx, ly, tostring(list[(i - 1) * k + 1]), { align = "center", valign = "middle", size = 9, color = "black" })
     end
   end
   local S = self.ctx.smoothing
@@ -121,9 +129,10 @@ function D:draw(cv, rect)
               group = k, spokes = n, continuous = self.view ~= nil }
   if k > 1 then
     d.spoke_procs = {}
-    for i = 1, n do d.spoke_procs[i] = { (i - 1) * k, math.min(P, i * k) - 1 } end
+    for i = 1, n do d.spoke_procs[i] = { list[(i - 1) * k + 1], list[math.min(P, i * k)] } end
   end
   d.spoke_radii, d.spoke_high = radii, high
+  d.order, d.slot = list, slot
   self.d = d
 end
 

@@ -8,7 +8,8 @@
 -- The two plots sit side by side when the panel is wider than tall, one above
 -- the other otherwise, so neither is squashed. data() gives the points drawn
 -- (per half: the plot's data and the count) and, for each of the four
--- statistics, how many messages of the window had each value (`by`).
+-- statistics, how many messages of the window had each value (`by`). By peer,
+-- a peer's points lie at its place in the display order (`slot`, --order).
 local colors = require "retrace.colors"
 local plot = require "retrace.plot"
 local common = require "retrace.displays.paragraph.common"
@@ -39,7 +40,8 @@ local function value(stat, x, peer)
 end
 
 local AXES = {
-  peer = function(P) return { label = "peer", lo = -0.5, hi = P - 0.5 } end,
+  -- peers at their places in the display order (--order), labelled by number
+  peer = function(P, list) return common.proc_axis(P, "peer", list) end,
   distance = function() return { label = "hops", lo = 0, zero = true } end,
   length = function() return { label = "length", unit = "B", log = "auto", zero = true } end,
   tag = function() return { label = "tag", zero = true } end,
@@ -53,9 +55,10 @@ function D:draw(cv, rect)
                    { title = "sent by " .. me, list = m and m.sent_to[me] or {}, peer = "dst", t = "send" } }
   local out = { proc = me, stat = self.stat, by = {} }
   local side = rect.w > rect.h
+  local list, slot = common.slots(ctx)
   for k, half in ipairs(halves) do
     local p = plot.new{ x = { label = "time", unit = "s", time = true, lo = lo, hi = hi },
-                        y = AXES[self.stat](ctx.P), size = 9, legend = false }
+                        y = AXES[self.stat](ctx.P, list), size = 9, legend = false }
     local bycol, by = {}, { peer = {}, tag = {}, length = {}, distance = {} }
     local n = 0
     for _, x in ipairs(half.list) do
@@ -68,7 +71,8 @@ function D:draw(cv, rect)
         local col = colors.message_size(x.bytes)
         local s = bycol[col] or { {}, {} }
         bycol[col] = s
-        s[1][#s[1] + 1], s[2][#s[2] + 1] = t, value(self.stat, x, half.peer)
+        local v = value(self.stat, x, half.peer)
+        s[1][#s[1] + 1], s[2][#s[2] + 1] = t, self.stat == "peer" and slot[v] or v
         n = n + 1
       end
     end
@@ -96,6 +100,7 @@ function D:draw(cv, rect)
     out.by[name] = lists
   end
   out.layout = side and "side by side" or "stacked"
+  out.order, out.slot = list, slot
   self.d = out
 end
 

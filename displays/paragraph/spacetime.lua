@@ -17,13 +17,14 @@ function D:draw(cv, rect)
   local ctx, m = self.ctx, self.model
   local lo, hi = common.window(ctx)
   local P = ctx.P
-  local d = common.time_frame(cv, rect, lo, hi, common.proc_axis(P), colors.message_size_legend())
+  local list, slot, natural = common.slots(ctx)
+  local d = common.time_frame(cv, rect, lo, hi, common.proc_axis(P, nil, list), colors.message_size_legend())
   local pr = d.plot
   local W = math.max(1, math.floor(pr.w))
   local function px(t) return pr.x + (t - lo) / (hi - lo) * pr.w end
-  local function py(p) return pr.y + (P - 1 - p + 0.5) * pr.h / P end
+  local function py(p) return pr.y + (P - 1 - slot[p] + 0.5) * pr.h / P end
   d.messages, d.bands = {}, 0
-  local tl = common.timeline(ctx, W, math.max(1, math.min(P, math.floor(pr.h))))
+  local tl = common.proc_timeline(ctx, W, pr.h)
   if not m then self.d = d; return end
   cv:save()
   cv:clip_rect(pr.x, pr.y, pr.w, pr.h)
@@ -33,12 +34,20 @@ function D:draw(cv, rect)
     if c.t1 >= lo and c.t0 <= hi then
       local c0 = math.max(1, math.floor((c.t0 - lo) / (hi - lo) * W) + 1)
       local c1 = math.min(W, math.floor((c.t1 - lo) / (hi - lo) * W) + 1)
+      -- the places its processors take in the display order, first and last
+      local slo, shi = c.lo, c.hi
+      if not natural then
+        slo, shi = P, -1
+        for p = c.lo, c.hi do
+          slo, shi = math.min(slo, slot[p]), math.max(shi, slot[p])
+        end
+      end
       for k = c0, c1 do
         local e = cover[k]
-        if not e then cover[k] = { c.lo, c.hi, c.bytes / math.max(1, c.n) }
+        if not e then cover[k] = { slo, shi, c.bytes / math.max(1, c.n) }
         else
-          if c.lo < e[1] then e[1] = c.lo end
-          if c.hi > e[2] then e[2] = c.hi end
+          if slo < e[1] then e[1] = slo end
+          if shi > e[2] then e[2] = shi end
           if c.bytes / math.max(1, c.n) > e[3] then e[3] = c.bytes / math.max(1, c.n) end
         end
       end
@@ -52,7 +61,7 @@ function D:draw(cv, rect)
       local j = k
       while cover[j + 1] and cover[j + 1][1] == e[1] and cover[j + 1][2] == e[2] do j = j + 1 end
       local col = colors.message_size(e[3])
-      local y0, y1 = py(e[2]) - pr.h / P / 2, py(e[1]) + pr.h / P / 2
+      local y0, y1 = pr.y + (P - 1 - e[2]) * pr.h / P, pr.y + (P - e[1]) * pr.h / P
       local r, g, b = colors.parse(col)
       cv:rect(pr.x + k - 1, y0, j - k + 1, y1 - y0, { fill = { r, g, b, 0.25 } })
       k = j + 1

@@ -11,7 +11,8 @@ function D:draw(cv, rect)
   local x = tc.tracker(ctx)
   local lo, hi = common.window(ctx)
   local P = ctx.P
-  local d = common.time_frame(cv, rect, lo, hi, common.proc_axis(P), tc.items(x and x.order or {}, 8, x and x.names))
+  local list, slot = common.slots(ctx)
+  local d = common.time_frame(cv, rect, lo, hi, common.proc_axis(P, nil, list), tc.items(x and x.order or {}, 8, x and x.names))
   local pr = d.plot
   local W = math.max(1, math.floor(pr.w))
   if x and self.t then
@@ -20,7 +21,7 @@ function D:draw(cv, rect)
     for p = 0, P - 1 do
       if view then
         -- the view's columns, computed in C: the main task mod 6 (the palette), or -1
-        g:load(view:task_row(p, lo, hi, W, self.t, 6), (P - 1 - p) * W)
+        g:load(view:task_row(p, lo, hi, W, self.t, 6), (P - 1 - slot[p]) * W)
         goto next
       end
       local acc = {}
@@ -38,15 +39,12 @@ function D:draw(cv, rect)
         -- a column mostly outside every task stays blank
         row[c] = (best ~= -1 and bt * 2 >= (hi - lo) / W) and best % 6 or -1
       end
-      g:load(string.pack(string.rep("i4", W), table.unpack(row)), (P - 1 - p) * W)
+      g:load(string.pack(string.rep("i4", W), table.unpack(row)), (P - 1 - slot[p]) * W)
       ::next::
     end
     cv:grid(g, tc.palette(), pr.x, pr.y, W, pr.h)
   end
-  d.rows = {}
-  for p = 0, P - 1 do
-    d.rows[p + 1] = { id = p, y = pr.y + (P - 1 - p + 0.5) * pr.h / P, h = pr.h / P }
-  end
+  d.rows = common.proc_rows(pr, P, slot)
   d.window = { lo, hi }
   self.d = d
 end
