@@ -583,12 +583,14 @@ static int do_send(rt_replay *rp, int self, int dst, int comm, long tag, double 
     NOTIFY(rp, on_send, &m);
     q->pub.queue++;
     q->pub.queue_bytes += bytes;
+    rp->tot.pending++;
+    rp->tot.pending_bytes += bytes;
+    if (!in_window(rp, t)) /* high-water marks: reached by a send inside the window */
+        return RT_OK;
     if (q->pub.queue > q->pub.max_queue)
         q->pub.max_queue = q->pub.queue;
     if (q->pub.queue_bytes > q->pub.max_queue_bytes)
         q->pub.max_queue_bytes = q->pub.queue_bytes;
-    rp->tot.pending++;
-    rp->tot.pending_bytes += bytes;
     if (rp->tot.pending > rp->tot.max_pending)
         rp->tot.max_pending = rp->tot.pending;
     if (rp->tot.pending_bytes > rp->tot.max_pending_bytes)
@@ -888,9 +890,11 @@ static int do_enter(rt_replay *rp, proc_state *p, const rt_tevent *ev)
         rt_task_stat *t = task_row(rp, ev->region);
         if (!t)
             return RT_ENOMEM;
-        if (ev->time < t->first_start)
-            t->first_start = ev->time;
-        t->count++;
+        if (in_window(rp, ev->time)) { /* one begun before the window counts at its exit */
+            if (ev->time < t->first_start)
+                t->first_start = ev->time;
+            t->count++;
+        }
         t->active++;
     }
     return RT_OK;
@@ -923,8 +927,16 @@ static void close_event(rt_replay *rp, proc_state *p, int i, double t, const rt_
     if (e.cls == RT_TC_USER) {
         rt_task_stat *ts = task_row(rp, e.event);
         if (ts) {
-            if (t > ts->last_end)
-                ts->last_end = t;
+            /* the occurrence clipped to the window (all of it without one) */
+            int overlaps = !rp->o.window || (t >= rp->o.start && e.entry <= rp->o.stop);
+            double end = rp->o.window && t > rp->o.stop ? rp->o.stop : t;
+            if (overlaps && rp->o.window && e.entry < rp->o.start) {
+                if (rp->o.start < ts->first_start)
+                    ts->first_start = rp->o.start;
+                ts->count++;
+            }
+            if (overlaps && end > ts->last_end)
+                ts->last_end = end;
             ts->active--;
         }
     }

@@ -124,7 +124,7 @@ typedef struct rt_replay_proc {
     double sent_bytes, received_bytes;
     int64_t queue;        /* messages sent to it, not yet received */
     double queue_bytes;
-    int64_t max_queue;    /* high-water marks */
+    int64_t max_queue;    /* high-water marks (reached by sends inside the window) */
     double max_queue_bytes;
     int64_t records;      /* records of this processor replayed */
     int nevents;          /* rows in the event table */
