@@ -306,7 +306,8 @@ local function write_tasks(open, rp, t0, t1)
   local ft, err = open("tasks.csv", "task,start,end,percent,count")
   if not ft then return nil, err end
   for _, k in ipairs(rp:tasks()) do -- clipped to [t0, t1] (a live pass's window)
-    local start, stop = math.max(k.first_start, t0), math.min(k.last_end or t1, t1)
+    local open_ = (k.active or 0) > 0 or not k.last_end -- still running at t1
+    local start, stop = math.max(k.first_start, t0), open_ and t1 or math.min(k.last_end, t1)
     ft:write(k.task, ",", num(start), ",", num(stop), ",",
       num(t1 > t0 and 100 * (stop - start) / (t1 - t0) or 0), ",", k.count, "\n")
   end

@@ -55,12 +55,37 @@ describe("paragraph --from / --to", function()
     for p = 1, 4 do
       for _, k in ipairs({ "busy", "overhead", "idle", "sent", "sent_bytes", "received", "received_bytes",
                            "max_queue" }) do
-        assert.is_true(math.abs(st.processors[p][k] - rows[p][k]) < 1e-9,
+        -- the display gives the states in percent of the window, stats in seconds
+        local v = (k == "busy" or k == "overhead" or k == "idle") and rows[p][k] * (B - A) / 100 or rows[p][k]
+        assert.is_true(math.abs(st.processors[p][k] - v) < 1e-9,
           string.format("P%d %s: paragraph %s, stats %s", p - 1, k, rows[p][k], st.processors[p][k]))
       end
       -- time in the three states adds up to the window
-      assert.is_true(math.abs(rows[p].busy + rows[p].overhead + rows[p].idle - (B - A)) < 1e-9)
+      assert.is_true(math.abs(rows[p].busy + rows[p].overhead + rows[p].idle - 100) < 1e-9)
     end
+  end)
+
+  it("takes queue high-water marks and task occurrences inside the window (hand-checked)", function()
+    -- P3's queue: 300 B sent at 4, 400 B at 7, 50 B at 9 before any is received: 3 over the run,
+    -- 1 over [3, 5]; P1's single message (sent at 1) is outside [3, 5]
+    local o = h.temp_dir()
+    local code, stdout, err = h.retrace("paragraph", hand4, "-o", o, "--json", "--unit", "s", "--display", "stats",
+      "--from", "3", "--to", "5")
+    h.remove_tree(o)
+    assert.are.equal(0, code, err)
+    local q = {}
+    for p, r in ipairs(cjson.decode(stdout).displays.stats.stats.processors) do q[p] = r.max_queue end
+    assert.are.same({ 0, 0, 1, 1 }, q)
+    local c2, o2, e2 = h.retrace("stats", hand4, "--json", "--from", "3", "--to", "5")
+    assert.are.equal(0, c2, e2)
+    local w = cjson.decode(o2)
+    q = {}
+    for p, r in ipairs(w.processors) do q[p] = r.max_queue end
+    assert.are.same({ 0, 0, 1, 1 }, q)
+    -- task 1 held by P0, P1, P3 across [3, 5]; task 2 by P3 (2..4) and P0 (5..7)
+    local k = {}
+    for _, t in ipairs(w.tasks) do k[t.id] = { t.start, t["end"], t.count } end
+    assert.are.same({ [1] = { 3, 5, 3 }, [2] = { 3, 5, 2 } }, k)
   end)
 
   it("writes states, messages and tasks CSVs inside the window", function()
@@ -73,11 +98,19 @@ describe("paragraph --from / --to", function()
     end
     for p = 0, 3 do assert.is_true(math.abs(per[p] - (B - A)) < 1e-9, "P" .. p .. " covers the window") end
     local msgs = csv_rows(data .. "/messages.csv")
-    -- messages touching [3, 7]: 0->1 (sent 1, received 3), 0->2 (3, 6), 1->3 (4, 9), 2->3 (7, 11)
-    assert.are.equal(4, #msgs)
-    for _, m in ipairs(msgs) do assert.is_true(m.recv >= A and m.send <= B) end
-    for _, k in ipairs(csv_rows(data .. "/tasks.csv")) do
-      assert.is_true(k.start >= A and k["end"] <= B, k.task .. ": " .. k.start .. " .. " .. k["end"])
+    -- messages received in [3, 7]: 0->1 (sent 1, received 3), 0->2 (3, 6); the whole run has 5
+    assert.are.same({ { 0, 1, 1, 3 }, { 0, 2, 3, 6 } },
+      { { msgs[1].src, msgs[1].dst, msgs[1].send, msgs[1].recv }, { msgs[2].src, msgs[2].dst, msgs[2].send, msgs[2].recv } })
+    assert.are.equal(2, #msgs)
+    -- states: P3 busy over the whole window (its first receive begins at 8)
+    local p3 = {}
+    for _, r in ipairs(states) do if r.proc == 3 then p3[#p3 + 1] = { r.state, r.start, r["end"] } end end
+    assert.are.same({ { "busy", 3, 7 } }, p3)
+    -- tasks 1 (P0 0..8, P1 0..6, P3 0..12) and 2 (P2 1..2, P3 2..4, P0 5..7, P1 6..9) cut to [3, 7]
+    local tasks = csv_rows(data .. "/tasks.csv")
+    assert.are.equal(2, #tasks)
+    for _, k in ipairs(tasks) do
+      assert.are.same({ A, B, 100 }, { k.start, k["end"], k.percent }, "task " .. k.task)
     end
   end)
 
