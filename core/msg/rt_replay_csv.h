@@ -12,7 +12,8 @@
  * is written when a different state follows it, or at commit). Numbers are
  * written with %.17g, so they read back to the same doubles. State and memory:
  * one pending segment per processor. A window [t0, t1] (rt_replay_csv_set_end)
- * clips the segments to it and keeps only the messages that overlap it.
+ * clips the segments to it and leaves out the messages wholly outside it (a
+ * live pass that stops at t1 pairs only the messages received by then).
  */
 #ifndef RT_REPLAY_CSV_H
 #define RT_REPLAY_CSV_H
