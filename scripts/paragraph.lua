@@ -386,7 +386,14 @@ local function run(args)
   end
   local nframes = 0
   -- records before the window replay without frames
-  if from and from > t0 then rp:run_until(from) end
+  if from and from > t0 then
+    rp:run_until(from)
+    -- time in tasks before the window, so the statistics count only the part inside it
+    if model.view then
+      model.task_time_before = {}
+      for p = 0, info.P - 1 do model.task_time_before[p] = model.view:proc_task_time(p, from) end
+    end
+  end
   local ended = false
   local t = lo_t
   if pace_kind == "time" then

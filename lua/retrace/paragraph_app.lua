@@ -234,7 +234,7 @@ function M.stats(model, rp, x, cp)
     local pr = rp:proc(p) or {}
     local in_tasks = 0
     if model.view then
-      in_tasks = model.view:proc_task_time(p, hi)
+      in_tasks = model.view:proc_task_time(p, hi) - (model.task_time_before and model.task_time_before[p] or 0)
     else
       for _, id in ipairs(x.order) do
         -- processor-time of p in tasks: its history

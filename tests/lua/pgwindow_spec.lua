@@ -48,6 +48,11 @@ describe("paragraph --from / --to", function()
       assert.are.equal(want_rb[p], rows[p].received_bytes, "received bytes P" .. (p - 1))
     end
     assert.are.equal(B - A, s.displays.stats.stats.span)
+    -- processor-time in tasks inside [3, 7]: every processor but P2 (in task 2 only 1..2) is in one
+    -- all along (P1 leaves task 1 at 6 for task 2)
+    local tt = {}
+    for p = 1, 4 do tt[p] = rows[p].task_time end
+    assert.are.same({ 4, 4, 0, 4 }, tt)
   end)
 
   it("gives the statistics rows of `retrace stats --from --to`", function()
