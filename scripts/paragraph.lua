@@ -392,6 +392,8 @@ local function run(args)
     if model.view then
       model.task_time_before = {}
       for p = 0, info.P - 1 do model.task_time_before[p] = model.view:proc_task_time(p, from) end
+      model.task_ptime_before = {}
+      for _, k in ipairs(model.view:tasks()) do model.task_ptime_before[k.id] = model.view:task_time(k.id, from) end
     end
   end
   local ended = false

@@ -157,16 +157,19 @@ function Tracker:counts()
 end
 
 --- Mean number of processors of each task over its lifetime: processor-time in
--- it / (last end - first start); a task never ended counts to t.
-function Tracker:mean_processors(t)
+-- it / (last end - first start); a task never ended counts to t. With a window
+-- starting at lo: its lifetime cut to [lo, t], before[id] its processor-time before lo.
+function Tracker:mean_processors(t, lo, before)
   local out = {}
+  t = t or self.now
   for _, id in ipairs(self.order) do
     local k = self.tasks[id]
-    if k.start then
-      local stop = k.inside > 0 and (t or self.now) or k.stop
-      local span = stop - k.start
-      out[#out + 1] = { id = id, mean_processors = span > 0 and self:task_time(id, stop) / span or 0,
-                        start = k.start, ["end"] = stop }
+    local start = k.start and math.max(k.start, lo or -math.huge)
+    local stop = k.start and math.min(k.inside > 0 and t or k.stop, t)
+    if k.start and stop >= start then
+      local span = stop - start
+      local pt = self:task_time(id, stop) - (before and before[id] or 0)
+      out[#out + 1] = { id = id, mean_processors = span > 0 and pt / span or 0, start = start, ["end"] = stop }
     end
   end
   return out
@@ -261,7 +264,7 @@ function M.stats(model, rp, x, cp)
   local t = rp:totals()
   tot.messages, tot.tachyons = t.messages, cp and cp.tachyons or t.tachyons
   return { span = span, processors = rows, total = tot,
-           tasks = x:mean_processors(hi),
+           tasks = x:mean_processors(hi, lo, model.task_ptime_before),
            critical_path = cp and { length = cp.length, segments = #cp.segments, messages = #cp.messages } or nil }
 end
 

@@ -53,6 +53,11 @@ describe("paragraph --from / --to", function()
     local tt = {}
     for p = 1, 4 do tt[p] = rows[p].task_time end
     assert.are.same({ 4, 4, 0, 4 }, tt)
+    -- mean processors over [3, 7], one task per processor at a time (the innermost): task 1
+    -- P0 3..5 + P1 3..6 + P3 4..7 = 8 s, task 2 P3 3..4 + P0 5..7 + P1 6..7 = 4 s; over 4 s
+    local mp = {}
+    for _, k in ipairs(s.displays.stats.stats.tasks) do mp[k.id] = { k.start, k["end"], k.mean_processors } end
+    assert.are.same({ [1] = { 3, 7, 8 / 4 }, [2] = { 3, 7, 4 / 4 } }, mp)
   end)
 
   it("gives the statistics rows of `retrace stats --from --to`", function()
