@@ -842,7 +842,7 @@ static int replay_tasks(lua_State *L)
     const rt_task_stat *t = rt_replay_tasks(b->rp);
     lua_createtable(L, n, 0);
     for (int i = 0, k = 0; i < n; i++) {
-        if (t[i].count == 0 && t[i].active == 0)
+        if (t[i].count == 0)
             continue; /* none of its occurrences reaches the window */
         lua_createtable(L, 0, 5);
         rt_set_int(L, "task", t[i].task);

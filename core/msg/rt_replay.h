@@ -164,6 +164,7 @@ typedef struct rt_task_stat {
     double first_start, last_end; /* last_end < first_start while never ended */
     int64_t count;        /* occurrences */
     int active;           /* processors currently inside it */
+    int open_before;      /* occurrences begun before the window, still open (counted once it starts) */
 } rt_task_stat;
 
 /* Replay options; zero-initialised means no window, no callbacks, no critical path. */

@@ -119,9 +119,12 @@ describe("paragraph --from / --to", function()
     -- tasks 1 (P0 0..8, P1 0..6, P3 0..12) and 2 (P2 1..2, P3 2..4, P0 5..7, P1 6..9) cut to [3, 7]
     local tasks = csv_rows(data .. "/tasks.csv")
     assert.are.equal(2, #tasks)
+    -- occurrences reaching into the window: task 1 on P0, P1, P3; task 2 on P3, P0, P1
+    -- (the live pass stops at 7 with P0, P1 and P3 still inside; the same counts as `retrace stats`)
     for _, k in ipairs(tasks) do
-      assert.are.same({ A, B, 100 }, { k.start, k["end"], k.percent }, "task " .. k.task)
+      assert.are.same({ A, B, 100, 3 }, { k.start, k["end"], k.percent, k.count }, "task " .. k.task)
     end
+    for _, k in ipairs(st.tasks) do assert.are.equal(3, k.count, "stats task " .. k.id) end
   end)
 
   it("draws task bars and the critical path inside the window", function()
