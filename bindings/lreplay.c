@@ -845,7 +845,9 @@ static int replay_tasks(lua_State *L)
     int n = rt_replay_ntasks(b->rp);
     const rt_task_stat *t = rt_replay_tasks(b->rp);
     lua_createtable(L, n, 0);
-    for (int i = 0; i < n; i++) {
+    for (int i = 0, k = 0; i < n; i++) {
+        if (t[i].count == 0)
+            continue; /* none of its occurrences reaches the window */
         lua_createtable(L, 0, 5);
         rt_set_int(L, "task", t[i].task);
         rt_set_num(L, "first_start", t[i].first_start);
@@ -853,7 +855,7 @@ static int replay_tasks(lua_State *L)
             rt_set_num(L, "last_end", t[i].last_end);
         rt_set_int(L, "count", t[i].count);
         rt_set_int(L, "active", t[i].active);
-        lua_rawseti(L, -2, i + 1);
+        lua_rawseti(L, -2, ++k);
     }
     return 1;
 }
@@ -976,8 +978,8 @@ static void push_cp(lua_State *L, const rt_critical_path *cp)
 }
 
 /*
- * rp:write_csv(dir, nprocs, t0) -> true | nil, message: states.csv and messages.csv
- * in dir written by this replay as it runs (rt_replay_csv.h);
+ * rp:write_csv(dir, nprocs, t0 [, t1]) -> true | nil, message: states.csv and messages.csv
+ * in dir written by this replay as it runs (rt_replay_csv.h), clipped to [t0, t1];
  * rp:commit_csv(t1) -> {states, messages} | nil, message writes them whole.
  */
 static int replay_write_csv(lua_State *L)
@@ -991,6 +993,8 @@ static int replay_write_csv(lua_State *L)
     rt_err err;
     if (!(b->csv = rt_replay_csv_new(b->rp, dir, n, t0, &err)))
         return rt_push_fail(L, &err);
+    if (!lua_isnoneornil(L, 5))
+        rt_replay_csv_set_end(b->csv, luaL_checknumber(L, 5));
     lua_pushboolean(L, 1);
     return 1;
 }

@@ -58,6 +58,25 @@ local function number(s, what)
   return v
 end
 
+--- The critical path's part inside [lo, hi]: segments cut to it, the messages that
+-- overlap it; length = the time the kept segments cover (nil stays nil).
+local function clip_path(cp, lo, hi)
+  if not cp then return nil end
+  local out = { start = math.max(cp.start, lo), stop = math.min(cp.stop, hi), segments = {}, messages = {},
+                tachyons = cp.tachyons, length = 0 }
+  for _, g in ipairs(cp.segments) do
+    local a, b = math.max(g.from, lo), math.min(g.to, hi)
+    if b > a then
+      out.segments[#out.segments + 1] = { proc = g.proc, from = a, to = b }
+      out.length = out.length + (b - a)
+    end
+  end
+  for _, m in ipairs(cp.messages) do
+    if math.max(m.send, m.recv) >= lo and math.min(m.send, m.recv) <= hi then out.messages[#out.messages + 1] = m end
+  end
+  return out
+end
+
 --- The chosen display ids from the options (usage errors for unknown names).
 local function chosen(args)
   local ids = {}
@@ -264,12 +283,14 @@ local function run(args)
   -- tasks and records (task, trace and application displays), the critical path from a first pass
   local tracker = pgapp.tracker(info)
   ctx.tasks = tracker
-  ctx.path = info.cp
+  ctx.path = (from or to) and clip_path(info.cp, lo_t, hi_t) or info.cp
   -- records for the trace and application displays: the view's, taken in batches every
   -- frame (any format; PICL's own records, numbered as in the file)
   local records = appmod ~= nil
   for _, id in ipairs(ids) do records = records or id == "trace" end
-  local ropts = { format = args.format, prescan = info.ps, compstats = compstats }
+  -- --from / --to: the live pass counts, times, tasks and queues over that window only
+  local ropts = { format = args.format, prescan = info.ps, compstats = compstats,
+                  start = (from or to) and lo_t or nil, stop = (from or to) and hi_t or nil }
   local rp, rerr = replay.new(args.trace, ropts)
   if not rp then cli.input_error(rerr) end
   local ok_view, verr = model:attach(rp, { batch = records })
@@ -311,7 +332,7 @@ local function run(args)
     local ok, derr = fs.mkdir_p(args.data)
     if not ok then cli.input_error(derr) end
     -- the live pass writes the state segments and messages as it runs (in C)
-    ok, derr = rp:write_csv(args.data, info.P, t0)
+    ok, derr = rp:write_csv(args.data, info.P, lo_t, hi_t)
     if not ok then cli.input_error(derr) end
   end
   local function write_data(i, t)
@@ -365,7 +386,16 @@ local function run(args)
   end
   local nframes = 0
   -- records before the window replay without frames
-  if from and from > t0 then rp:run_until(from) end
+  if from and from > t0 then
+    rp:run_until(from)
+    -- time in tasks before the window, so the statistics count only the part inside it
+    if model.view then
+      model.task_time_before = {}
+      for p = 0, info.P - 1 do model.task_time_before[p] = model.view:proc_task_time(p, from) end
+      model.task_ptime_before = {}
+      for _, k in ipairs(model.view:tasks()) do model.task_ptime_before[k.id] = model.view:task_time(k.id, from) end
+    end
+  end
   local ended = false
   local t = lo_t
   if pace_kind == "time" then
@@ -451,7 +481,7 @@ local function run(args)
     end
     -- and the whole run as CSV (state intervals, messages, tasks, concurrency, matrix)
     local csv, cerr = require("retrace.pgscale").write_csv(args.trace, args.data, { info = info, format = args.format,
-      view = model.view, rp = rp })
+      view = model.view, rp = rp, t0 = lo_t, t1 = hi_t })
     if not csv then cli.input_error(cerr) end
   end
   if args.json then

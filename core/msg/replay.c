@@ -185,6 +185,22 @@ static proc_state *proc_grow(rt_replay *rp, int id)
     return &rp->procs[id];
 }
 
+/* The replay reaches the window's start: the task occurrences still open from
+ * before it count from there. */
+static void window_starts(rt_replay *rp)
+{
+    rp->past_start = 1;
+    for (int i = 0; i < rp->ntasks; i++) {
+        rt_task_stat *t = &rp->tasks[i];
+        if (t->open_before > 0) {
+            t->count += t->open_before;
+            if (rp->o.start < t->first_start)
+                t->first_start = rp->o.start;
+            t->open_before = 0;
+        }
+    }
+}
+
 /* Length of [a, b] inside the window (all of it without one); 0 when empty. */
 static double clipped(const rt_replay *rp, double a, double b)
 {
@@ -583,12 +599,14 @@ static int do_send(rt_replay *rp, int self, int dst, int comm, long tag, double 
     NOTIFY(rp, on_send, &m);
     q->pub.queue++;
     q->pub.queue_bytes += bytes;
+    rp->tot.pending++;
+    rp->tot.pending_bytes += bytes;
+    if (!in_window(rp, t)) /* high-water marks: reached by a send inside the window */
+        return RT_OK;
     if (q->pub.queue > q->pub.max_queue)
         q->pub.max_queue = q->pub.queue;
     if (q->pub.queue_bytes > q->pub.max_queue_bytes)
         q->pub.max_queue_bytes = q->pub.queue_bytes;
-    rp->tot.pending++;
-    rp->tot.pending_bytes += bytes;
     if (rp->tot.pending > rp->tot.max_pending)
         rp->tot.max_pending = rp->tot.pending;
     if (rp->tot.pending_bytes > rp->tot.max_pending_bytes)
@@ -888,9 +906,13 @@ static int do_enter(rt_replay *rp, proc_state *p, const rt_tevent *ev)
         rt_task_stat *t = task_row(rp, ev->region);
         if (!t)
             return RT_ENOMEM;
-        if (ev->time < t->first_start)
-            t->first_start = ev->time;
-        t->count++;
+        if (in_window(rp, ev->time)) {
+            if (ev->time < t->first_start)
+                t->first_start = ev->time;
+            t->count++;
+        } else if (ev->time < rp->o.start) { /* counted if still open when the window starts */
+            t->open_before++;
+        }
         t->active++;
     }
     return RT_OK;
@@ -923,8 +945,13 @@ static void close_event(rt_replay *rp, proc_state *p, int i, double t, const rt_
     if (e.cls == RT_TC_USER) {
         rt_task_stat *ts = task_row(rp, e.event);
         if (ts) {
-            if (t > ts->last_end)
-                ts->last_end = t;
+            /* the occurrence clipped to the window (all of it without one) */
+            int overlaps = !rp->o.window || (t >= rp->o.start && e.entry <= rp->o.stop);
+            double end = rp->o.window && t > rp->o.stop ? rp->o.stop : t;
+            if (rp->o.window && e.entry < rp->o.start && t < rp->o.start && ts->open_before > 0)
+                ts->open_before--; /* ended before the window */
+            if (overlaps && end > ts->last_end)
+                ts->last_end = end;
             ts->active--;
         }
     }
@@ -1122,6 +1149,8 @@ static int feed(rt_replay *rp, const rt_tevent *ev, int first, rt_err *err)
         rp->t1 = t;
     if (t > rp->now)
         rp->now = t;
+    if (rp->o.window && !rp->past_start && t >= rp->o.start)
+        window_starts(rp);
     NOTIFY(rp, on_event, ev);
     int id = ev->proc, st = RT_OK;
     if (p->nheld > 0 && ev->kind != RT_TE_LEAVE && ev->kind != RT_TE_RECV) {

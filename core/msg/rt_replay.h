@@ -124,7 +124,7 @@ typedef struct rt_replay_proc {
     double sent_bytes, received_bytes;
     int64_t queue;        /* messages sent to it, not yet received */
     double queue_bytes;
-    int64_t max_queue;    /* high-water marks */
+    int64_t max_queue;    /* high-water marks (reached by sends inside the window) */
     double max_queue_bytes;
     int64_t records;      /* records of this processor replayed */
     int nevents;          /* rows in the event table */
@@ -165,6 +165,7 @@ typedef struct rt_task_stat {
     double first_start, last_end; /* last_end < first_start while never ended */
     int64_t count;        /* occurrences */
     int active;           /* processors currently inside it */
+    int open_before;      /* occurrences begun before the window, still open (counted once it starts) */
 } rt_task_stat;
 
 /* Replay options; zero-initialised means no window, no callbacks, no critical path. */

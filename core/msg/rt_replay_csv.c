@@ -1,6 +1,7 @@
 /* rt_replay_csv.c - state segments and messages to CSV during a replay (see rt_replay_csv.h). */
 #include "rt_replay_csv.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,7 +22,7 @@ struct rt_replay_csv {
     rt_out *states, *messages;
     csv_proc *procs;
     int nprocs;
-    double t0;
+    double t0, t1;        /* the window: segments and messages clipped to it */
     int64_t nstates, nmessages;
 };
 
@@ -35,6 +36,10 @@ static void write_seg(rt_replay_csv *c, int p, csv_proc *q)
 /* A segment [from, to) in state st: extends the pending one when it continues it. */
 static void close_seg(rt_replay_csv *c, int p, int st, double from, double to)
 {
+    if (from < c->t0)
+        from = c->t0;
+    if (to > c->t1)
+        to = c->t1;
     if (!(to > from))
         return;
     csv_proc *q = &c->procs[p];
@@ -88,6 +93,13 @@ static void on_state(void *ud, int p, double t, int old, int new_state)
 static void on_message(void *ud, const rt_message *m)
 {
     rt_replay_csv *c = ud;
+    double a = m->send_time, b = m->recv_time;
+    if (b < a) { /* a tachyon */
+        a = m->recv_time;
+        b = m->send_time;
+    }
+    if (b < c->t0 || a > c->t1) /* wholly outside the window */
+        return;
     fprintf(rt_out_fp(c->messages), "%d,%d,%ld,%.17g,%.17g,%.17g\n", m->src, m->dst, m->tag, m->bytes,
             m->send_time, m->recv_time);
     c->nmessages++;
@@ -113,6 +125,7 @@ rt_replay_csv *rt_replay_csv_new(rt_replay *rp, const char *dir, int nprocs, dou
         return NULL;
     }
     c->t0 = t0;
+    c->t1 = INFINITY;
     snprintf(path, n, "%s/states.csv", dir);
     c->states = rt_out_open(path, err);
     snprintf(path, n, "%s/messages.csv", dir);
@@ -139,6 +152,11 @@ rt_replay_csv *rt_replay_csv_new(rt_replay *rp, const char *dir, int nprocs, dou
     }
     c->rp = rp;
     return c;
+}
+
+void rt_replay_csv_set_end(rt_replay_csv *c, double t1)
+{
+    c->t1 = t1;
 }
 
 int rt_replay_csv_commit(rt_replay_csv *c, double t1, int64_t *nstates, int64_t *nmessages, rt_err *err)

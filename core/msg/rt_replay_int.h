@@ -130,6 +130,7 @@ struct rt_replay {
     size_t captasks;
     int64_t next_id, records, events;
     double now, t0, t1;
+    int past_start;       /* 1 once an event at or after the window's start was replayed */
     int finished;
     int unordered;         /* warned once that the file is not sorted by time */
     rt_replay_totals tot;

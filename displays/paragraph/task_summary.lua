@@ -15,7 +15,8 @@ function D:draw(cv, rect)
     self.d = common.placeholder(cv, rect, "shown at the end of the run")
     return
   end
-  local t0, t1 = self.ctx.info.span[1], self.ctx.info.span[2]
+  -- the bars over the --from / --to window (the whole run without one)
+  local t0, t1 = self.ctx.window_lo or self.ctx.info.span[1], self.ctx.window_hi or self.ctx.info.span[2]
   local rows = x:task_summary(t0, t1)
   local labels = {}
   for i, r in ipairs(rows) do labels[i] = tostring(r.id) end

@@ -157,30 +157,35 @@ function Tracker:counts()
 end
 
 --- Mean number of processors of each task over its lifetime: processor-time in
--- it / (last end - first start); a task never ended counts to t.
-function Tracker:mean_processors(t)
+-- it / (last end - first start); a task never ended counts to t. With a window
+-- starting at lo: its lifetime cut to [lo, t], before[id] its processor-time before lo.
+function Tracker:mean_processors(t, lo, before)
   local out = {}
+  t = t or self.now
   for _, id in ipairs(self.order) do
     local k = self.tasks[id]
-    if k.start then
-      local stop = k.inside > 0 and (t or self.now) or k.stop
-      local span = stop - k.start
-      out[#out + 1] = { id = id, mean_processors = span > 0 and self:task_time(id, stop) / span or 0,
-                        start = k.start, ["end"] = stop }
+    local start = k.start and math.max(k.start, lo or -math.huge)
+    local stop = k.start and math.min(k.inside > 0 and t or k.stop, t)
+    if k.start and stop >= start then
+      local span = stop - start
+      local pt = self:task_time(id, stop) - (before and before[id] or 0)
+      out[#out + 1] = { id = id, mean_processors = span > 0 and pt / span or 0, start = start, ["end"] = stop }
     end
   end
   return out
 end
 
---- Each task's span and its percent of the run [t0, t1].
+--- Each task's span clipped to the window [t0, t1] and its percent of the window
+-- (tasks wholly outside it left out).
 function Tracker:task_summary(t0, t1)
   local out = {}
   for _, id in ipairs(self.order) do
     local k = self.tasks[id]
-    if k.start then
-      local stop = k.inside > 0 and t1 or k.stop
-      out[#out + 1] = { id = id, start = k.start, ["end"] = stop,
-                        percent = t1 > t0 and 100 * (stop - k.start) / (t1 - t0) or 0 }
+    local start = k.start and math.max(k.start, t0)
+    local stop = k.start and math.min(k.inside > 0 and t1 or k.stop, t1)
+    if k.start and stop >= start then
+      out[#out + 1] = { id = id, start = start, ["end"] = stop,
+                        percent = t1 > t0 and 100 * (stop - start) / (t1 - t0) or 0 }
     end
   end
   return out
@@ -206,12 +211,14 @@ function Tracker:raster(p, lo, hi, W, now, add)
   end
 end
 
---- Per processor time on the critical path (seconds): {[p] = s}.
-function M.path_time(cp, P)
+--- Per processor time on the critical path (seconds) inside [lo, hi] (default: all): {[p] = s}.
+function M.path_time(cp, P, lo, hi)
   local out = {}
+  lo, hi = lo or -math.huge, hi or math.huge
   for p = 0, P - 1 do out[p] = 0 end
   for _, s in ipairs(cp and cp.segments or {}) do
-    if out[s.proc] then out[s.proc] = out[s.proc] + (s.to - s.from) end
+    local a, b = math.max(s.from, lo), math.min(s.to, hi)
+    if out[s.proc] and b > a then out[s.proc] = out[s.proc] + (b - a) end
   end
   return out
 end
@@ -219,8 +226,10 @@ end
 --- The statistical summary per processor and in total at the end of a run.
 function M.stats(model, rp, x, cp)
   local P = model.P
-  local span = model.info.span[2] - model.info.span[1]
-  local on_path = M.path_time(cp, P)
+  -- over the model's window (--from / --to) clipped to the run
+  local lo, hi = math.max(model.from, model.info.span[1]), math.min(model.to, model.info.span[2])
+  local span = hi - lo
+  local on_path = M.path_time(cp, P, lo, hi)
   local rows, tot = {}, { busy = 0, overhead = 0, idle = 0, sent = 0, sent_bytes = 0, received = 0,
                           received_bytes = 0, max_queue = 0, task_time = 0, path_time = 0 }
   local summ = model:summary()
@@ -228,7 +237,7 @@ function M.stats(model, rp, x, cp)
     local pr = rp:proc(p) or {}
     local in_tasks = 0
     if model.view then
-      in_tasks = model.view:proc_task_time(p, model.info.span[2])
+      in_tasks = model.view:proc_task_time(p, hi) - (model.task_time_before and model.task_time_before[p] or 0)
     else
       for _, id in ipairs(x.order) do
         -- processor-time of p in tasks: its history
@@ -255,7 +264,7 @@ function M.stats(model, rp, x, cp)
   local t = rp:totals()
   tot.messages, tot.tachyons = t.messages, cp and cp.tachyons or t.tachyons
   return { span = span, processors = rows, total = tot,
-           tasks = x:mean_processors(model.info.span[2]),
+           tasks = x:mean_processors(hi, lo, model.task_ptime_before),
            critical_path = cp and { length = cp.length, segments = #cp.segments, messages = #cp.messages } or nil }
 end
 

@@ -305,10 +305,11 @@ local function num(v) return string.format("%.17g", v) end
 local function write_tasks(open, rp, t0, t1)
   local ft, err = open("tasks.csv", "task,start,end,percent,count")
   if not ft then return nil, err end
-  for _, k in ipairs(rp:tasks()) do
-    local stop = k.last_end or t1
-    ft:write(k.task, ",", num(k.first_start), ",", num(stop), ",",
-      num(t1 > t0 and 100 * (stop - k.first_start) / (t1 - t0) or 0), ",", k.count, "\n")
+  for _, k in ipairs(rp:tasks()) do -- clipped to [t0, t1] (a live pass's window)
+    local open_ = (k.active or 0) > 0 or not k.last_end -- still running at t1
+    local start, stop = math.max(k.first_start, t0), open_ and t1 or math.min(k.last_end, t1)
+    ft:write(k.task, ",", num(start), ",", num(stop), ",",
+      num(t1 > t0 and 100 * (stop - start) / (t1 - t0) or 0), ",", k.count, "\n")
   end
   return true
 end
@@ -426,7 +427,7 @@ end
 -- its states and messages committed, tasks, concurrency and matrix from it.
 function M.finish_csv(dir, opts, open, close_all, commit_all, files)
   local info, rp, view = opts.info, opts.rp, opts.view
-  local t0, t1 = info.span[1], opts.t1 or info.span[2]
+  local t0, t1 = opts.t0 or info.span[1], opts.t1 or info.span[2]
   local res, err = rp:commit_csv(t1)
   if not res then return nil, err end
   table.insert(files, 1, dir .. "/messages.csv")
