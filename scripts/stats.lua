@@ -133,9 +133,11 @@ local function critical_path_json(cp)
   return { length = cp.length, segments = cli.array(segs), messages = cli.array(msgs) }
 end
 
--- Tasks: id, first start, last end (the span's end while open), percent of the span, occurrences.
+-- Tasks: id, first start, last end (the span's end while open), percent of the span (of the
+-- window with --from/--to: the replay cuts occurrences to it), occurrences.
 local function tasks_json(s)
   local t0, t1 = s.span[1], s.span[2]
+  if s.window then t0, t1 = math.max(t0, s.window[1]), math.min(t1, s.window[2]) end
   local out = {}
   for i, k in ipairs(s.tasks or {}) do
     local stop = k.last_end or t1

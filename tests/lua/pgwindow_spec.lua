@@ -134,4 +134,13 @@ describe("paragraph --from / --to", function()
     local cp = s.displays.critical_path.critical_path
     for _, g in ipairs(cp and cp.segments or {}) do assert.is_true(g.from >= A and g.to <= B) end
   end)
+
+  it("stats --json gives task percents of the window", function()
+    -- hand4 over [8, 12]: task 1 runs to the end (4 of 4 s), task 2 from 8 to 9 (1 of 4 s)
+    local code, out, err = h.retrace("stats", hand4, "--from", "8", "--to", "12", "--json")
+    assert.are.equal(0, code, err)
+    local tasks = require("cjson").decode(out).tasks
+    assert.are.same({ 1, 8, 12, 100 }, { tasks[1].id, tasks[1].start, tasks[1]["end"], tasks[1].percent })
+    assert.are.same({ 2, 8, 9, 25 }, { tasks[2].id, tasks[2].start, tasks[2]["end"], tasks[2].percent })
+  end)
 end)
