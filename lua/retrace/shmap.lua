@@ -21,9 +21,14 @@ M.defaults = { pes = 1, caches = 1, cache_size = 1024, line = 4, ways = 0,
                policy = "lru", seed = 1, write_back = false, cache = true,
                max_elements = 1 << 24 }
 
---- Open a SHMAP trace (first pass over the file): trace, or nil and a message.
+--- Open a SHMAP trace (first pass over the file): trace, or nil and a message (a
+-- file without a record is refused, as every other reader refuses an empty trace).
 function M.open(path)
-  return core.open(path)
+  local t, err = core.open(path)
+  if t and t:info().records == 0 then
+    return nil, tostring(path) .. ": empty trace: no record"
+  end
+  return t, err
 end
 
 --- A simulation. opts: trace (a path or an opened trace), pes, caches,

@@ -48,6 +48,8 @@ describe("a bad input", function()
     { "cache on an empty file", { "cache", empty } },
     { "memspy on an empty file", { "memspy", empty } },
     { "chitra on an empty file", { "chitra", empty } },
+    { "shmap on an empty file", { "shmap", empty } },
+    { "shmap on a SHMAP file of comments only", { "shmap", h.temp_file("# nothing\n") } },
     { "medea on empty files", { "medea", empty, empty } },
     { "paragraph on an empty file", { "paragraph", "--static", "-o", dir .. "/x.png", empty } },
     { "chitra on a PES whose times go back", { "chitra", h.temp_file("A 5\nB 1\n") } },
