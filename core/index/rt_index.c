@@ -785,7 +785,8 @@ static int write_tail(ix_build *b, ix_header *h, rt_err *err)
         rc = put(b, &n, sizeof n) || put(b, name, n);
     }
     /* directory, sorted by processor then time */
-    qsort(b->dir, b->ndir, sizeof *b->dir, dir_cmp);
+    if (b->ndir)
+        qsort(b->dir, b->ndir, sizeof *b->dir, dir_cmp);
     while (b->off % 8 && !rc)
         rc = put(b, "", 1);
     h->off_dir = b->off;
