@@ -557,7 +557,11 @@ static void ref_one(rt_hier *h, hcache *c, pend m)
         victim vic = {0, 0, 0, 0};
         unsigned way;
         if (blockmiss) {
-            fail(h, store_alloc(s, set, blk, &way, &vic, &h->err));
+            int st = store_alloc(s, set, blk, &way, &vic, &h->err);
+            if (st != RT_OK) { /* a policy that failed: no way to fill, the run stops */
+                fail(h, st);
+                return;
+            }
             slot = (uint64_t)set * s->ways + way;
         } else {
             fail(h, store_hit(s, set, (unsigned)w, &h->err));
@@ -593,7 +597,11 @@ static void ref_one(rt_hier *h, hcache *c, pend m)
             unsigned way;
             victim vic;
             if (fullblockmiss) {
-                fail(h, store_alloc(f, 0, blk, &way, &vic, &h->err));
+                int st = store_alloc(f, 0, blk, &way, &vic, &h->err);
+                if (st != RT_OK) {
+                    fail(h, st);
+                    return;
+                }
                 fw = (int)way;
             } else {
                 fail(h, store_hit(f, 0, (unsigned)fw, &h->err));
