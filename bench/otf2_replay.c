@@ -35,6 +35,7 @@
 
 #include <otf2/otf2.h>
 
+#include "bench_otf2.h"
 #include "bench_util.h"
 #include "rt_otf2.h"
 #include "rt_replay.h"
@@ -42,25 +43,9 @@
 #define NPROC 64
 #define EVENTS_PER_STEP 8
 
-static OTF2_FlushType pre_flush(void *ud, OTF2_FileType type, OTF2_LocationRef loc, void *data,
-                                bool final)
-{
-    (void)ud, (void)type, (void)loc, (void)data, (void)final;
-    return OTF2_FLUSH;
-}
-
-static OTF2_TimeStamp post_flush(void *ud, OTF2_FileType type, OTF2_LocationRef loc)
-{
-    (void)ud, (void)type, (void)loc;
-    return 0;
-}
-
 static void check(OTF2_ErrorCode rc, const char *what)
 {
-    if (rc != OTF2_SUCCESS) {
-        fprintf(stderr, "otf2_replay: %s: %s\n", what, OTF2_Error_GetDescription(rc));
-        exit(1);
-    }
+    bench_otf2_check("otf2_replay", rc, what);
 }
 
 enum { R_WORK, R_SEND, R_RECV };
@@ -68,14 +53,13 @@ enum { R_WORK, R_SEND, R_RECV };
 /* Write an archive DIR/ring.otf2 of at least n events; returns how many. */
 static long generate(const char *dir, long n)
 {
-    static OTF2_FlushCallbacks flush = {.otf2_pre_flush = pre_flush, .otf2_post_flush = post_flush};
     OTF2_Archive *ar = OTF2_Archive_Open(dir, "ring", OTF2_FILEMODE_WRITE, 1024 * 1024, 4 * 1024 * 1024,
                                          OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
     if (!ar) {
         fprintf(stderr, "otf2_replay: cannot create an archive in %s\n", dir);
         exit(1);
     }
-    check(OTF2_Archive_SetFlushCallbacks(ar, &flush, NULL), "flush callbacks");
+    check(OTF2_Archive_SetFlushCallbacks(ar, &bench_flush, NULL), "flush callbacks");
     check(OTF2_Archive_SetSerialCollectiveCallbacks(ar), "collective callbacks");
     check(OTF2_Archive_OpenEvtFiles(ar), "event files");
     OTF2_EvtWriter *w[NPROC];

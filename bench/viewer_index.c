@@ -32,44 +32,29 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "bench_otf2.h"
 #include "bench_util.h"
 #include "rt_index.h"
 #include "rt_server.h"
 
 static int nproc = 4096;
 
-static OTF2_FlushType pre_flush(void *ud, OTF2_FileType type, OTF2_LocationRef loc, void *data, bool final)
-{
-    (void)ud, (void)type, (void)loc, (void)data, (void)final;
-    return OTF2_FLUSH;
-}
-
-static OTF2_TimeStamp post_flush(void *ud, OTF2_FileType type, OTF2_LocationRef loc)
-{
-    (void)ud, (void)type, (void)loc;
-    return 0;
-}
-
 static void ok(OTF2_ErrorCode rc, const char *what)
 {
-    if (rc != OTF2_SUCCESS) {
-        fprintf(stderr, "viewer_index: %s: %s\n", what, OTF2_Error_GetDescription(rc));
-        exit(1);
-    }
+    bench_otf2_check("viewer_index", rc, what);
 }
 
 enum { R_MAIN, R_SOLVE, R_KERNEL, R_SEND, R_RECV };
 
 static void generate(const char *dir, long n)
 {
-    static OTF2_FlushCallbacks flush = {.otf2_pre_flush = pre_flush, .otf2_post_flush = post_flush};
     OTF2_Archive *ar = OTF2_Archive_Open(dir, "run", OTF2_FILEMODE_WRITE, OTF2_CHUNK_SIZE_MIN, 4 * 1024 * 1024,
                                          OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
     if (!ar) {
         fprintf(stderr, "viewer_index: cannot create %s\n", dir);
         exit(1);
     }
-    ok(OTF2_Archive_SetFlushCallbacks(ar, &flush, NULL), "flush callbacks");
+    ok(OTF2_Archive_SetFlushCallbacks(ar, &bench_flush, NULL), "flush callbacks");
     ok(OTF2_Archive_SetSerialCollectiveCallbacks(ar), "collective callbacks");
     ok(OTF2_Archive_OpenEvtFiles(ar), "event files");
     OTF2_EvtWriter **w = calloc((size_t)nproc, sizeof *w);
