@@ -33,6 +33,7 @@
 #include <readline/readline.h>
 
 #include "bind.h"
+#include "rt_par.h"
 
 int luaopen_lfs(lua_State *L);
 int luaopen_cjson(lua_State *L);
@@ -703,6 +704,13 @@ static int pmain(lua_State *L)
 
 int main(int argc, char **argv)
 {
+    /* under mpirun / srun this process is one rank of the job (rt_par.h) */
+    rt_err perr;
+    rt_err_clear(&perr);
+    if (rt_par_init(&argc, &argv, &perr) != RT_OK) {
+        errmsg(perr.msg);
+        return EXIT_FAILURE;
+    }
     lua_State *L = luaL_newstate();
     if (!L) {
         errmsg("cannot create Lua state: not enough memory");
@@ -717,6 +725,7 @@ int main(int argc, char **argv)
         ha.code = report_error(L);
     lua_close(L);
     globalL = NULL;
+    rt_par_finalize();
     /* a full disk or a closed pipe on standard output is an error, not a success:
      * the last buffered block is only written here */
     if (fflush(stdout) != 0 || ferror(stdout) || fclose(stdout) != 0) {
