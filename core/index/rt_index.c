@@ -1411,7 +1411,26 @@ static int row_of(const ix_raster *r, int p)
     return (int)((int64_t)(p - r->p0) * r->nrows / (r->p1 - r->p0));
 }
 
-/* Add [a, e) of p's time to the raster: overlap x scale ticks of state (and region) per column. */
+/* Add dt of state (and region) to one cell. */
+static inline void cell_add(rt_ix_cell *cell, int state, int region, float dt)
+{
+    if (state >= 0)
+        cell->st[state] += dt;
+    if (region >= 0) {
+        if (cell->top == region)
+            cell->toptime += dt;
+        else if (dt > cell->toptime) {
+            cell->top = region;
+            cell->toptime = dt;
+        }
+    }
+}
+
+/*
+ * Add [a, e) of p's time to the raster: overlap x scale ticks of state (and region) per column.
+ * The columns a stretch covers whole all get the same time (computed once): with thousands of
+ * processors a raster is mostly such columns.
+ */
 static void raster_add(ix_raster *r, int p, int state, int region, double a, double e, double scale)
 {
     int row = row_of(r, p);
@@ -1423,23 +1442,21 @@ static void raster_add(ix_raster *r, int p, int state, int region, double a, dou
     int c0 = (int)fa, c1 = (int)ceil(fe) - 1;
     if (c1 >= r->ncols)
         c1 = r->ncols - 1;
-    for (int c = c0; c <= c1; c++) {
+    if (c1 < c0)
+        return;
+    rt_ix_cell *cells = &r->cells[(size_t)row * (size_t)r->ncols];
+    /* the first and last columns, maybe partly covered */
+    for (int end = 0; end < 2 && (end == 0 || c1 > c0); end++) {
+        int c = end ? c1 : c0;
         double lo = fa > c ? fa : c, hi = fe < c + 1 ? fe : c + 1;
-        if (hi <= lo)
-            continue;
-        rt_ix_cell *cell = &r->cells[(size_t)row * (size_t)r->ncols + (size_t)c];
-        float dt = (float)((hi - lo) * r->px * scale);
-        if (state >= 0)
-            cell->st[state] += dt;
-        if (region >= 0) {
-            if (cell->top == region)
-                cell->toptime += dt;
-            else if (dt > cell->toptime) {
-                cell->top = region;
-                cell->toptime = dt;
-            }
-        }
+        if (hi > lo)
+            cell_add(&cells[c], state, region, (float)((hi - lo) * r->px * scale));
     }
+    if (c1 - c0 < 2)
+        return;
+    float full = (float)(1.0 * r->px * scale);
+    for (int c = c0 + 1; c < c1; c++)
+        cell_add(&cells[c], state, region, full);
 }
 
 static int raster_segment(void *ud, int proc, int state, int region, int64_t a, int64_t e)

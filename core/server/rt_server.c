@@ -320,17 +320,25 @@ static const char B64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0
 static void base64(FILE *f, const unsigned char *p, size_t n)
 {
     char out[4096];
-    size_t o = 0;
-    for (size_t i = 0; i < n; i += 3) {
-        unsigned v = (unsigned)p[i] << 16 | (i + 1 < n ? (unsigned)p[i + 1] << 8 : 0) | (i + 2 < n ? p[i + 2] : 0);
-        out[o++] = B64[v >> 18 & 63];
-        out[o++] = B64[v >> 12 & 63];
-        out[o++] = i + 1 < n ? B64[v >> 6 & 63] : '=';
-        out[o++] = i + 2 < n ? B64[v & 63] : '=';
+    size_t o = 0, whole = n - n % 3;
+    for (size_t i = 0; i < whole; i += 3) {
+        unsigned v = (unsigned)p[i] << 16 | (unsigned)p[i + 1] << 8 | p[i + 2];
+        out[o] = B64[v >> 18];
+        out[o + 1] = B64[v >> 12 & 63];
+        out[o + 2] = B64[v >> 6 & 63];
+        out[o + 3] = B64[v & 63];
+        o += 4;
         if (o + 4 > sizeof out) {
             fwrite(out, 1, o, f);
             o = 0;
         }
+    }
+    if (whole < n) { /* one or two bytes left: padded */
+        unsigned v = (unsigned)p[whole] << 16 | (whole + 1 < n ? (unsigned)p[whole + 1] << 8 : 0);
+        out[o++] = B64[v >> 18];
+        out[o++] = B64[v >> 12 & 63];
+        out[o++] = whole + 1 < n ? B64[v >> 6 & 63] : '=';
+        out[o++] = '=';
     }
     fwrite(out, 1, o, f);
 }
@@ -375,14 +383,17 @@ static void answer_view(rt_server *s, const kv *a, reply *r)
                             : rt_err_set(&err, RT_ENOMEM, "out of memory");
         if (!rc) {
             double px = (double)(t1 - t0) / (double)w;
+            double per255 = 255.0 / px; /* 255 / (ticks of a cell: a column x its row's processors) */
             for (size_t i = 0; i < nc; i++) {
                 const rt_ix_cell *c = &cells[i];
                 /* a row of several processors holds their sum: shares of all of them */
-                int row = (int)(i / (size_t)w);
-                int per = (int)(((int64_t)(row + 1) * n + rows - 1) / rows - ((int64_t)row * n + rows - 1) / rows);
-                double full = px * (per > 0 ? per : 1);
+                if (i % (size_t)w == 0) {
+                    int row = (int)(i / (size_t)w);
+                    int per = (int)(((int64_t)(row + 1) * n + rows - 1) / rows - ((int64_t)row * n + rows - 1) / rows);
+                    per255 = 255.0 / (px * (per > 0 ? per : 1));
+                }
                 for (int k = 0; k < 3; k++) {
-                    double f = c->st[k] / full * 255.0 + 0.5;
+                    double f = c->st[k] * per255 + 0.5;
                     bytes[6 * i + k] = (unsigned char)(f > 255 ? 255 : f);
                 }
                 unsigned top = c->top >= 0 && c->top < 65535 ? (unsigned)c->top + 1 : 0;
