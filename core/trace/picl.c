@@ -28,6 +28,7 @@ struct rt_picl {
     unsigned long bline0;  /* the line number before the block */
     const char *lp;        /* the text of the last record or skipped line (rt_picl_line) */
     size_t llen;
+    unsigned long lno;     /* its line */
 };
 
 /* ---- numbers ---- */
@@ -641,7 +642,7 @@ static int next_in_block(rt_picl *r, rt_picl_record *rec, rt_err *err)
     r->llen = (size_t)(eol - r->bp);
     r->bp = eol < r->bend ? eol + 1 : eol;
     r->blines++;
-    rec->line = r->bline0 + r->blines;
+    rec->line = r->lno = r->bline0 + r->blines;
     r->count++;
     return 1;
 }
@@ -671,6 +672,7 @@ int rt_picl_next(rt_picl *r, rt_picl_record *rec, rt_err *err)
         int pr = rt_picl_parse_line(r->format, line, len, rec, why, sizeof why);
         r->lp = line;
         r->llen = len;
+        r->lno = rt_lines_lineno(r->lines);
         if (pr == 1) {
             rec->line = rt_lines_lineno(r->lines);
             r->count++;
@@ -729,10 +731,11 @@ rt_picl *rt_picl_open_numbered(FILE *fp, const char *name, const rt_picl_opts *o
     return open_lines(lines, name, opts, err);
 }
 
-void rt_picl_line(const rt_picl *r, const char **p, size_t *len)
+unsigned long rt_picl_line(const rt_picl *r, const char **p, size_t *len)
 {
     *p = r->lp;
     *len = r->lp ? r->llen : 0;
+    return r->lp ? r->lno : 0;
 }
 
 int rt_picl_format(const rt_picl *r) { return r->format; }

@@ -138,8 +138,8 @@ rt_picl *rt_picl_open_range(const char *path, const rt_picl_opts *opts, uint64_t
  */
 rt_picl *rt_picl_open_numbered(FILE *fp, const char *name, const rt_picl_opts *opts, rt_err *err);
 /* The text of the last record returned or malformed line skipped (no newline),
- * valid until the next call; *p NULL before the first. */
-void rt_picl_line(const rt_picl *r, const char **p, size_t *len);
+ * valid until the next call, and its line; *p NULL (and 0) before the first. */
+unsigned long rt_picl_line(const rt_picl *r, const char **p, size_t *len);
 
 /*
  * Next record into *rec. Returns RT_OK, RT_EEOF at the end, RT_EFORMAT (strict
