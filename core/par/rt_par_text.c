@@ -319,11 +319,14 @@ static void on_skip(void *ud, const char *msg)
         send_line(j, 0, line, text, len);
 }
 
-static void on_paraver_record(void *ud, const char *text, size_t len, unsigned long line, int t0, int t1)
+/* A Paraver record: states and events to their thread's owner, messages to both ends' owners,
+ * records not modelled (counted as skipped) to rank 0, so the count is the serial one there. */
+static void on_paraver_record(void *ud, const char *text, size_t len, unsigned long line, int type, int t0,
+                              int t1)
 {
     job *j = ud;
     j->stamp++;
-    send_line(j, t0 >= 0 ? rt_par_owner_of(t0, j->size) : 0, line, text, len);
+    send_line(j, type >= 1 && type <= 3 && t0 >= 0 ? rt_par_owner_of(t0, j->size) : 0, line, text, len);
     if (t1 >= 0)
         send_line(j, rt_par_owner_of(t1, j->size), line, text, len);
 }

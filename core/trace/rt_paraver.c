@@ -436,7 +436,7 @@ static int read_record(prv_reader *r, rt_err *err)
             r->st.other_records++; /* communicator lines past the header's count */
             r->base.skipped++;
             if (r->on_record)
-                r->on_record(r->on_record_ud, p, len, line, -1, -1);
+                r->on_record(r->on_record_ud, p, len, line, -1, -1, -1);
             continue;
         }
         int64_t type;
@@ -449,7 +449,7 @@ static int read_record(prv_reader *r, rt_err *err)
         default: st = skip_record(r, line, type, cur, end, err); break;
         }
         if (st == RT_OK && r->on_record)
-            r->on_record(r->on_record_ud, p, len, line, r->rec_thread[0], r->rec_thread[1]);
+            r->on_record(r->on_record_ud, p, len, line, (int)type, r->rec_thread[0], r->rec_thread[1]);
         if (st != RT_OK || type == 1 || type == 2 || type == 3)
             return st;
     }

@@ -90,12 +90,13 @@ uint64_t rt_paraver_body_offset(const rt_tsource *s);
 uint64_t rt_paraver_records(const rt_tsource *s);
 /*
  * Called for each body record read without error (communicator lines and
- * records of types not modelled too): its text (no newline), its line, and
- * the threads it names: a message's sender and receiver, another record's
- * thread and -1, or -1 and -1 when it names none.
+ * records of types not modelled too): its text (no newline), its line, its
+ * record type (-1 for a communicator line) and the threads it names: a
+ * message's sender and receiver, another record's thread and -1, or -1 and -1
+ * when it names none.
  */
-typedef void (*rt_paraver_record_fn)(void *ud, const char *text, size_t len, unsigned long line, int thread,
-                                     int thread2);
+typedef void (*rt_paraver_record_fn)(void *ud, const char *text, size_t len, unsigned long line, int type,
+                                     int thread, int thread2);
 void rt_paraver_on_record(rt_tsource *s, rt_paraver_record_fn fn, void *ud);
 
 /* 1 when head (the first n bytes of path) starts a Paraver trace: its first

@@ -262,8 +262,9 @@ static void test_picl_numbered(void **state)
     rt_test_remove(path);
 }
 
-static void on_record(void *ud, const char *text, size_t len, unsigned long line, int t0, int t1)
+static void on_record(void *ud, const char *text, size_t len, unsigned long line, int type, int t0, int t1)
 {
+    (void)type;
     recs *a = ud;
     push(a, line, text, len);
     a->v[a->n - 1].t0 = t0;
