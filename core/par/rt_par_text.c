@@ -193,11 +193,17 @@ static void send_line(job *j, int dest, unsigned long line, const char *text, si
         fail(j, RT_ENOMEM, "out of memory");
         return;
     }
-    int k = snprintf(o->p + o->n, o->cap - o->n, "%lu\t", line);
+    char digits[24], *d = digits + sizeof digits;
+    *--d = '\t';
+    do
+        *--d = (char)('0' + line % 10);
+    while ((line /= 10) > 0);
+    size_t k = (size_t)(digits + sizeof digits - d);
+    memcpy(o->p + o->n, d, k);
     memcpy(o->p + o->n + k, text, len);
-    o->p[o->n + (size_t)k + len] = '\n';
-    o->n += (size_t)k + len + 1;
-    j->pending += (size_t)k + len + 1;
+    o->p[o->n + k + len] = '\n';
+    o->n += k + len + 1;
+    j->pending += k + len + 1;
 }
 
 /* A processor number a record names, clamped as the PICL source clamps peers; -1 when none. */
