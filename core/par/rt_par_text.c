@@ -12,6 +12,7 @@
 #include "rt_lines.h"
 #include "rt_mem.h"
 #include "rt_par.h"
+#include "rt_par_rec.h"
 #include "rt_par_route.h"
 #include "rt_paraver.h"
 #include "rt_picl.h"
@@ -465,7 +466,8 @@ int rt_par_text_is(const rt_tsource *s)
 int rt_par_text_format(const char *f)
 {
     return f && (strcmp(f, "picl") == 0 || strcmp(f, "picl-old") == 0 || strcmp(f, "picl-new") == 0 ||
-                 strcmp(f, "old") == 0 || strcmp(f, "new") == 0 || strcmp(f, "paraver") == 0);
+                 strcmp(f, "old") == 0 || strcmp(f, "new") == 0 || strcmp(f, "paraver") == 0 ||
+                 strcmp(f, "paje") == 0);
 }
 
 static int by_event(const void *a, const void *b)
@@ -560,7 +562,8 @@ static const char *text_format(const char *path, const char *format, rt_err *err
         return "picl-new";
     if (format && strcmp(format, "picl") != 0) {
         if (!rt_par_text_format(format)) {
-            rt_err_set(err, RT_EINVAL, "%s: format %s is not read in byte ranges (picl, paraver)", path, format);
+            rt_err_set(err, RT_EINVAL, "%s: format %s is not read over the ranks here (picl, paraver, paje)", path,
+                       format);
             return NULL;
         }
         return format;
@@ -572,12 +575,269 @@ static const char *text_format(const char *path, const char *format, rt_err *err
         return NULL;
     }
     if (!name || (strcmp(name, "picl-old") != 0 && strcmp(name, "picl-new") != 0 &&
-                  (format || strcmp(name, "paraver") != 0))) {
-        rt_err_set(err, RT_EINVAL, "%s: not a %s trace read in byte ranges (%s)", path, format ? format : "text",
+                  (format || (strcmp(name, "paraver") != 0 && strcmp(name, "paje") != 0)))) {
+        rt_err_set(err, RT_EINVAL, "%s: not a %s trace read over the ranks here (%s)", path, format ? format : "text",
                    name ? name : "unknown format");
         return NULL;
     }
     return name;
+}
+
+/* The spills of j as one stream, in rank order (it owns them then); NULL when out of memory. */
+static FILE *spills_stream(job *j)
+{
+    spills *sp = calloc(1, sizeof *sp);
+    cookie_io_functions_t io = {cat_read, NULL, cat_seek, cat_close};
+    FILE *body = NULL;
+    if (sp) {
+        sp->f = j->spill;
+        sp->n = j->size;
+        for (int r = 0; r < j->size; r++)
+            rewind(j->spill[r]);
+        if ((body = fopencookie(sp, "r", io)))
+            j->spill = NULL;
+        else
+            free(sp);
+    }
+    return body;
+}
+
+/* ---- Pajé: rank 0 reads, the events are routed ---- */
+
+/* A growing byte buffer for the definitions sent from rank 0. */
+static int put(outbuf *o, const void *p, size_t n)
+{
+    if (rt_grow((void **)&o->p, &o->cap, o->n + n, 1) != RT_OK)
+        return RT_ENOMEM;
+    memcpy(o->p + o->n, p, n);
+    o->n += n;
+    return RT_OK;
+}
+
+static int put_int(outbuf *o, int64_t v) { return put(o, &v, sizeof v); }
+static int put_str(outbuf *o, const char *s) { return put(o, s ? s : "", strlen(s ? s : "") + 1); }
+
+/* The definitions as bytes (every rank runs the same build: the layout is the host's). */
+static int defs_pack(const rt_tdefs *d, size_t raw_size, outbuf *o)
+{
+    int st = put_int(o, rt_tdefs_nprocs(d)) | put_int(o, rt_tdefs_nregions(d)) | put_int(o, rt_tdefs_ncomms(d)) |
+             put_int(o, rt_tdefs_outside(d)) | put_int(o, (int64_t)rt_tdefs_resolution(d)) |
+             put_int(o, rt_tdefs_offset(d)) | put_int(o, (int64_t)raw_size);
+    for (int p = 0; st == RT_OK && p < rt_tdefs_nprocs(d); p++)
+        st = put_str(o, rt_tdefs_proc(d, p)->name) | put_str(o, rt_tdefs_proc(d, p)->path);
+    for (int i = 0; st == RT_OK && i < rt_tdefs_nregions(d); i++) {
+        const rt_tregion *r = rt_tdefs_region_at(d, i);
+        st = put_int(o, r->id) | put_int(o, r->cls) | put_str(o, r->name) | put_str(o, r->group);
+    }
+    for (int i = 0; st == RT_OK && i < rt_tdefs_ncomms(d); i++) {
+        const rt_tcomm *c = rt_tdefs_comm_at(d, i);
+        st = put_int(o, c->id) | put_int(o, c->size) | put_int(o, c->members != NULL) | put_str(o, c->name);
+        for (int m = 0; st == RT_OK && c->members && m < c->size; m++)
+            st = put_int(o, c->members[m]);
+    }
+    return st == RT_OK ? RT_OK : RT_ENOMEM;
+}
+
+typedef struct reader {
+    const char *p, *end;
+} reader;
+
+static int64_t get_int(reader *r)
+{
+    int64_t v = 0;
+    if (r->end - r->p >= (ptrdiff_t)sizeof v)
+        memcpy(&v, r->p, sizeof v);
+    r->p += sizeof v;
+    return v;
+}
+
+static const char *get_str(reader *r)
+{
+    const char *s = r->p;
+    r->p += strlen(s) + 1;
+    return s;
+}
+
+static int defs_unpack(rt_tdefs *d, const char *buf, size_t n, size_t *raw_size)
+{
+    reader r = {buf, buf + n};
+    int np = (int)get_int(&r), nr = (int)get_int(&r), nc = (int)get_int(&r), outside = (int)get_int(&r);
+    uint64_t res = (uint64_t)get_int(&r);
+    int64_t off = get_int(&r);
+    *raw_size = (size_t)get_int(&r);
+    rt_tdefs_set_outside(d, outside);
+    rt_tdefs_set_clock(d, res, off);
+    int st = RT_OK;
+    for (int p = 0; st == RT_OK && p < np; p++) {
+        const char *name = get_str(&r), *path = get_str(&r);
+        st = rt_tdefs_set_proc(d, p, name, path);
+    }
+    for (int i = 0; st == RT_OK && i < nr; i++) {
+        int id = (int)get_int(&r), cls = (int)get_int(&r);
+        const char *name = get_str(&r), *group = get_str(&r);
+        st = rt_tdefs_add_region(d, id, name, group, cls);
+    }
+    for (int i = 0; st == RT_OK && i < nc; i++) {
+        int id = (int)get_int(&r), size = (int)get_int(&r), has = (int)get_int(&r);
+        const char *name = get_str(&r);
+        int *m = has && size > 0 ? malloc((size_t)size * sizeof *m) : NULL;
+        for (int k = 0; m && k < size; k++)
+            m[k] = (int)get_int(&r);
+        st = (has && size > 0 && !m) ? RT_ENOMEM : rt_tdefs_add_comm(d, id, name, size, m);
+        free(m);
+    }
+    return st;
+}
+
+/* This rank's events of a trace rank 0 read: packed records (rt_par_rec.h) in the spills. */
+typedef struct precs {
+    rt_tsource base;
+    FILE *body;
+    size_t recsize;
+    unsigned char *buf;
+} precs;
+
+static int pr_next(rt_tsource *s, rt_tevent *ev, rt_err *err)
+{
+    precs *p = (precs *)s;
+    size_t got = fread(p->buf, 1, p->recsize, p->body);
+    if (got == 0 && !ferror(p->body))
+        return RT_EEOF;
+    if (got != p->recsize)
+        return rt_err_at(err, RT_EIO, s->path, 0, "a spill file: read error");
+    rt_par_rec_unpack(p->buf, ev, &s->key, s->raw_size);
+    return RT_OK;
+}
+
+static int pr_rewind(rt_tsource *s, rt_err *err)
+{
+    if (fseek(((precs *)s)->body, 0, SEEK_SET) != 0)
+        return rt_err_at(err, RT_EIO, s->path, 0, "a spill file: cannot seek");
+    return RT_OK;
+}
+
+static void pr_free(rt_tsource *s)
+{
+    precs *p = (precs *)s;
+    if (p->body)
+        fclose(p->body);
+    free(p->buf);
+    free(p);
+}
+
+static const rt_tsource_ops pr_ops_paje = {"paje", pr_next, pr_rewind, NULL, NULL, pr_free};
+
+/* A warning of rank 0's reader, kept for the consumer of rank 0's source (rt_tsource early warnings). */
+static void keep_warning(void *ud, const char *msg)
+{
+    outbuf *o = ud;
+    if (o->n < 8 * 400)
+        put_str(o, msg);
+}
+
+/*
+ * Pajé (containers are created on the way): rank 0 reads the trace with the
+ * serial reader and routes each event, packed, to the ranks that need it; then
+ * sends every rank the definitions. Returns the source or NULL with err.
+ */
+static rt_tsource *paje_open(job *j, rt_err *err)
+{
+    rt_tsource *whole = NULL;
+    outbuf warnings = {0};
+    size_t raw_size = 0;
+    if (j->rank == 0) {
+        whole = rt_tsource_open(j->path, "paje", &j->err);
+        if (whole) {
+            whole->on_warning = keep_warning;
+            whole->ud = &warnings;
+            raw_size = whole->raw_size;
+        }
+    }
+    int st = agree(j, err);
+    raw_size = (size_t)allreduce(j, (int64_t)raw_size, 1);
+    size_t recsize = rt_par_rec_size(raw_size);
+    uint64_t seq = 0;
+    int done = j->rank != 0;
+    while (st == RT_OK) {
+        while (!done && j->pending < j->batch && j->err.status == RT_OK) {
+            rt_tevent ev;
+            int rs = rt_tsource_next(whole, &ev, &j->err);
+            if (rs == RT_EEOF) {
+                rt_err_clear(&j->err);
+                done = 1;
+                break;
+            }
+            if (rs != RT_OK)
+                break;
+            rt_tkey key = {(int64_t)seq++, 0, 0};
+            int to[2], n = rt_par_route(&ev, j->size, to);
+            for (int i = 0; i < n; i++) {
+                outbuf *o = &j->out[to[i]];
+                if (rt_grow((void **)&o->p, &o->cap, o->n + recsize, 1) != RT_OK) {
+                    fail(j, RT_ENOMEM, "out of memory");
+                    break;
+                }
+                rt_par_rec_pack(o->p + o->n, &ev, &key, raw_size);
+                o->n += recsize;
+                j->pending += recsize;
+            }
+        }
+        int xs = exchange(j);
+        if (xs != RT_OK)
+            fail(j, xs, xs == RT_ENOMEM ? "out of memory" : "a spill file: write error");
+        if ((st = agree(j, err)) != RT_OK)
+            break;
+        if (allreduce(j, !done, 0) == 0)
+            break;
+    }
+    /* the definitions, whole now, from rank 0 to every rank */
+    outbuf defs = {0};
+    uint64_t skipped = whole ? whole->skipped : 0, nwarn = whole ? whole->warnings : 0;
+    if (st == RT_OK && j->rank == 0 && defs_pack(whole->defs, raw_size, &defs) != RT_OK)
+        fail(j, RT_ENOMEM, "out of memory");
+    rt_tsource_free(whole);
+    if (st == RT_OK)
+        st = agree(j, err);
+    int64_t len = (int64_t)defs.n;
+#ifdef RETRACE_HAVE_MPI
+    if (st == RT_OK && launched(j)) {
+        MPI_Bcast(&len, 1, MPI_INT64_T, 0, rt_par_comm());
+        if (j->rank != 0 && rt_grow((void **)&defs.p, &defs.cap, (size_t)len + 1, 1) != RT_OK)
+            abort(); /* the broadcast below cannot be left: out of memory here ends the job */
+        MPI_Bcast(defs.p, (int)len, MPI_BYTE, 0, rt_par_comm());
+        defs.n = (size_t)len;
+    }
+#endif
+    precs *p = NULL;
+    if (st == RT_OK) {
+        p = calloc(1, sizeof *p);
+        if (!p || rt_tsource_init(&p->base, &pr_ops_paje, j->path, &j->err) != RT_OK) {
+            free(p);
+            p = NULL;
+            fail(j, RT_ENOMEM, "out of memory");
+        } else {
+            size_t rs = 0;
+            p->recsize = recsize;
+            p->buf = malloc(recsize);
+            p->body = spills_stream(j);
+            if (!p->buf || !p->body || defs_unpack(p->base.defs, defs.p, defs.n, &rs) != RT_OK)
+                fail(j, RT_ENOMEM, "out of memory");
+            p->base.raw_size = raw_size;
+            p->base.has_key = 1;
+            p->base.skipped = j->rank == 0 ? skipped : 0;
+            for (const char *w = warnings.p; w && w < warnings.p + warnings.n; w += strlen(w) + 1)
+                rt_tsource_warn(&p->base, "%s", w);
+            p->base.warnings = nwarn; /* the reader's count (rank 0), its first messages handed on */
+        }
+        st = agree(j, err);
+    }
+    free(defs.p);
+    free(warnings.p);
+    if (st != RT_OK) {
+        rt_tsource_free(p ? &p->base : NULL);
+        return NULL;
+    }
+    return &p->base;
 }
 
 rt_tsource *rt_par_text_open(const char *path, const char *format, rt_err *err)
@@ -590,7 +850,7 @@ rt_tsource *rt_par_text_open(const char *path, const char *format, rt_err *err)
     if ((size_t)j.size * j.batch > ((size_t)1 << 30)) /* MPI counts are ints: a round stays under 2 GiB */
         j.batch = ((size_t)1 << 30) / (size_t)j.size;
     const char *fmt = text_format(path, format, &j.err);
-    int paraver = fmt && strcmp(fmt, "paraver") == 0;
+    int paraver = fmt && strcmp(fmt, "paraver") == 0, paje = fmt && strcmp(fmt, "paje") == 0;
     j.old = fmt && strcmp(fmt, "picl-old") == 0;
     /* this rank's range, and the lines before it */
     uint64_t size = 0, begin = 0, end = 0, nl = 0;
@@ -602,7 +862,7 @@ rt_tsource *rt_par_text_open(const char *path, const char *format, rt_err *err)
         else
             size = (uint64_t)st.st_size;
     }
-    if (j.err.status == RT_OK) {
+    if (j.err.status == RT_OK && !paje) {
         begin = size * (uint64_t)j.rank / (uint64_t)j.size;
         end = size * (uint64_t)(j.rank + 1) / (uint64_t)j.size;
         FILE *f = fopen(path, "rb");
@@ -625,6 +885,11 @@ rt_tsource *rt_par_text_open(const char *path, const char *format, rt_err *err)
         for (int r = 0; j.err.status == RT_OK && r < j.size; r++)
             if (!(j.spill[r] = tmpfile()))
                 rt_err_at(&j.err, RT_EIO, path, 0, "a spill file: %s", strerror(errno));
+    }
+    if (paje) {
+        rt_tsource *src = agree(&j, err) == RT_OK ? paje_open(&j, err) : NULL;
+        job_free(&j);
+        return src;
     }
     /* the range reader */
     rt_tsource *range = NULL;
@@ -688,19 +953,7 @@ rt_tsource *rt_par_text_open(const char *path, const char *format, rt_err *err)
     }
     int nprocs = paraver ? 0 : (int)allreduce(&j, j.maxproc, 1);
     /* this rank's source over its spills */
-    spills *sp = calloc(1, sizeof *sp);
-    cookie_io_functions_t io = {cat_read, NULL, cat_seek, cat_close};
-    FILE *body = NULL;
-    if (sp) {
-        sp->f = j.spill;
-        sp->n = j.size;
-        for (int r = 0; r < j.size; r++)
-            rewind(j.spill[r]);
-        if ((body = fopencookie(sp, "r", io)))
-            j.spill = NULL; /* the stream owns them now */
-        else
-            free(sp);
-    }
+    FILE *body = spills_stream(&j);
     ptext *p = calloc(1, sizeof *p);
     if (!body || !p) {
         if (body)

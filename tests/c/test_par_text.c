@@ -2,7 +2,7 @@
  * the events each rank's source gives are the serial source's events that
  * the routing rule (rt_par_route.h) sends to that rank, in the serial order,
  * every field and line equal, with the serial definitions (processors,
- * regions in order), on every PICL and Paraver fixture and shared sample;
+ * regions in order), on every PICL, Paraver and Pajé fixture and shared sample;
  * a malformed record on one rank's range ends every rank with one message
  * naming file and line. The test runs itself under mpirun as the ranks
  * (RT_PAR_TEXT_CHILD); skipped, saying so, without mpirun. */
@@ -154,8 +154,11 @@ static int samples(char paths[][512], int max)
 {
     const char *sh = getenv("RETRACE_SHARED");
     char cmd[2048];
-    snprintf(cmd, sizeof cmd, "ls %s/picl/*.trf %s/paraver/*.prv %s/picl/*.trf %s/paraver/*.prv 2>/dev/null",
-             RETRACE_FIXTURES, RETRACE_FIXTURES, sh ? sh : "../shared/data", sh ? sh : "../shared/data");
+    const char *d = sh ? sh : "../shared/data";
+    snprintf(cmd, sizeof cmd,
+             "ls %s/picl/*.trf %s/paraver/*.prv %s/paje/*.trace %s/picl/*.trf %s/paraver/*.prv %s/paje/*.trace "
+             "2>/dev/null",
+             RETRACE_FIXTURES, RETRACE_FIXTURES, RETRACE_FIXTURES, d, d, d);
     FILE *ls = popen(cmd, "r");
     int n = 0;
     while (n < max && fgets(paths[n], 512, ls)) {
