@@ -574,6 +574,12 @@ static const char *text_format(const char *path, const char *format, rt_err *err
         rt_err_set(err, RT_EIO, "%s", why);
         return NULL;
     }
+    if (!name) { /* not a trace: the serial opening's own words */
+        rt_tsource *s = rt_tsource_open(path, format, err);
+        if (!s)
+            return NULL;
+        rt_tsource_free(s);
+    }
     if (!name || (strcmp(name, "picl-old") != 0 && strcmp(name, "picl-new") != 0 &&
                   (format || (strcmp(name, "paraver") != 0 && strcmp(name, "paje") != 0)))) {
         rt_err_set(err, RT_EINVAL, "%s: not a %s trace read over the ranks here (%s)", path, format ? format : "text",
