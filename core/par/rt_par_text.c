@@ -125,8 +125,10 @@ static int exchange(job *j)
         int n = j->size;
         int *cnt = calloc((size_t)n * 4, sizeof *cnt);
         char *sendbuf = NULL, *recvbuf = NULL;
-        if (!cnt)
-            return RT_ENOMEM; /* the job ends at the next agreement */
+        if (!cnt) {
+            fprintf(stderr, "%s: out of memory\n", j->path);
+            rt_par_abort(1);
+        }
         int *sdis = cnt + n, *rcnt = cnt + 2 * n, *rdis = cnt + 3 * n;
         size_t total = 0;
         for (int r = 0; r < n; r++) {
@@ -146,14 +148,12 @@ static int exchange(job *j)
             rtotal += (size_t)rcnt[r];
         }
         recvbuf = malloc(rtotal ? rtotal : 1);
-        /* a rank out of memory still takes part (with nothing), and fails at the agreement */
         if (!sendbuf || !recvbuf) {
-            st = RT_ENOMEM;
-            memset(cnt, 0, (size_t)n * sizeof *cnt);
-            memset(sdis, 0, (size_t)n * sizeof *sdis);
+            /* the other ranks are inside this exchange already: no way to agree, end the job */
+            fprintf(stderr, "%s: out of memory\n", j->path);
+            rt_par_abort(1);
         }
-        MPI_Alltoallv(sendbuf ? sendbuf : (char *)cnt, cnt, sdis, MPI_BYTE, recvbuf ? recvbuf : (char *)rcnt,
-                      recvbuf ? rcnt : cnt + 3 * n, rdis, MPI_BYTE, rt_par_comm());
+        MPI_Alltoallv(sendbuf, cnt, sdis, MPI_BYTE, recvbuf, rcnt, rdis, MPI_BYTE, rt_par_comm());
         for (int r = 0; st == RT_OK && r < n; r++)
             if (rcnt[r] && fwrite(recvbuf + rdis[r], 1, (size_t)rcnt[r], j->spill[r]) != (size_t)rcnt[r])
                 st = RT_EIO;
@@ -808,8 +808,10 @@ static rt_tsource *paje_open(job *j, rt_err *err)
 #ifdef RETRACE_HAVE_MPI
     if (st == RT_OK && launched(j)) {
         MPI_Bcast(&len, 1, MPI_INT64_T, 0, rt_par_comm());
-        if (j->rank != 0 && rt_grow((void **)&defs.p, &defs.cap, (size_t)len + 1, 1) != RT_OK)
-            abort(); /* the broadcast below cannot be left: out of memory here ends the job */
+        if (j->rank != 0 && rt_grow((void **)&defs.p, &defs.cap, (size_t)len + 1, 1) != RT_OK) {
+            fprintf(stderr, "%s: out of memory\n", j->path); /* the broadcast cannot be left: end the job */
+            rt_par_abort(1);
+        }
         MPI_Bcast(defs.p, (int)len, MPI_BYTE, 0, rt_par_comm());
         defs.n = (size_t)len;
     }
