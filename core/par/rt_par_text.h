@@ -1,6 +1,7 @@
 /*
- * rt_par_text.h - a text trace (PICL old and new, Paraver) read over the
- * ranks of an MPI job, each rank its byte range, for a distributed replay.
+ * rt_par_text.h - a text trace (PICL old and new, Paraver; Pajé through rank
+ * 0) read over the ranks of an MPI job, each rank its byte range, for a
+ * distributed replay.
  *
  * Collective: every rank calls rt_par_text_open with the same arguments.
  * Rank r of N reads the records whose line starts in bytes
@@ -32,7 +33,13 @@
  * line under a strict reader) ends the reading on every rank at the next
  * exchange; every rank returns NULL with the same one-line message (the
  * failing rank's "FILE:LINE: field: what", the first failing rank's when
- * several fail). Pajé is not read in ranges (RT_EINVAL).
+ * several fail).
+ *
+ * Pajé creates its containers (processors) on the way, so it is not read in
+ * ranges: rank 0 reads it with the serial reader and sends each event,
+ * packed (rt_par_rec.h), to the ranks that need it, in batches; then every
+ * rank receives the whole trace's definitions. Keys are {position of the
+ * event in the serial stream, 0, 0}.
  *
  * Without MPI, or when not launched, this reads the whole file as rank 0 of 1
  * through the same path (spill and reread).
@@ -43,13 +50,13 @@
 #include "rt_error.h"
 #include "rt_tevent.h"
 
-/* format: "picl", "picl-old", "picl-new", "paraver", or NULL (detect). */
+/* format: "picl", "picl-old", "picl-new", "paraver", "paje", or NULL (detect). */
 rt_tsource *rt_par_text_open(const char *path, const char *format, rt_err *err);
 
 /* 1 when format (a name of rt_tsource_open, or a detected one) is read by rt_par_text_open. */
 int rt_par_text_format(const char *format);
 
-/* 1 when s was made by rt_par_text_open. */
+/* 1 when s was made by rt_par_text_open for a PICL or Paraver trace. */
 int rt_par_text_is(const rt_tsource *s);
 
 #endif
