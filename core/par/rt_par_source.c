@@ -104,9 +104,13 @@ typedef struct par_src {
     par_counts c;
 } par_src;
 
+/* The reader's warnings join the part's; a filter's reader reads what every rank reads, so
+ * rank 0 alone tells them. */
 static void forward_warning(void *ud, const char *msg)
 {
-    rt_tsource_warn(ud, "%s", msg);
+    par_src *s = ud;
+    if (s->epochs || s->rank == 0)
+        rt_tsource_warn(&s->base, "%s", msg);
 }
 
 #ifdef RETRACE_HAVE_MPI

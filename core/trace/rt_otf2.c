@@ -393,9 +393,11 @@ static int read_defs(otf2_src *s, rt_err *err)
     int st = rt_otf2_read_defs(s->rd, s->anchor, s->base.defs, &s->map, err);
     if (st != RT_OK)
         return st;
-    if (!s->map.have_clock)
-        early_warn(s, "%s: definitions: no clock properties; times are raw ticks", s->anchor);
-    warn_incomplete(s);
+    if (s->part_rank == 0) { /* about the whole archive: told by one part */
+        if (!s->map.have_clock)
+            early_warn(s, "%s: definitions: no clock properties; times are raw ticks", s->anchor);
+        warn_incomplete(s);
+    }
     s->selected = calloc(s->map.nlocs ? s->map.nlocs : 1, 1);
     s->nextidx = calloc(s->map.nlocs ? s->map.nlocs : 1, sizeof *s->nextidx);
     if (!s->selected || !s->nextidx)
@@ -494,6 +496,41 @@ static int open_events(otf2_src *s, rt_err *err)
     return RT_OK;
 }
 
+/*
+ * After the merged reader failed: the first location read whose event file
+ * cannot be read through on its own (a second reader, no callbacks), so the
+ * error names it; -1 when none does. Costs a read of the files, on failure only.
+ */
+static int bad_location(otf2_src *s)
+{
+    OTF2_Reader *rd = OTF2_Reader_Open(s->anchor);
+    if (!rd)
+        return -1;
+    OTF2_Reader_SetSerialCollectiveCallbacks(rd);
+    uint64_t nloc = 0;
+    int bad = -1;
+    if (OTF2_Reader_GetNumberOfLocations(rd, &nloc) == OTF2_SUCCESS) {
+        for (size_t p = 0; p < s->map.nlocs; p++)
+            if (s->selected[p] & HAS_EVT)
+                OTF2_Reader_SelectLocation(rd, s->map.locs[p]);
+        if (OTF2_Reader_OpenEvtFiles(rd) == OTF2_SUCCESS) {
+            for (size_t p = 0; p < s->map.nlocs && bad < 0; p++) {
+                if (!(s->selected[p] & HAS_EVT))
+                    continue;
+                OTF2_EvtReader *er = OTF2_Reader_GetEvtReader(rd, s->map.locs[p]);
+                uint64_t n = 0;
+                if (!er || OTF2_Reader_ReadAllLocalEvents(rd, er, &n) != OTF2_SUCCESS)
+                    bad = (int)p;
+                if (er)
+                    OTF2_Reader_CloseEvtReader(rd, er);
+            }
+        }
+    }
+    OTF2_Reader_Close(rd);
+    rt_otf2_error_clear();
+    return bad;
+}
+
 static int otf2_next(rt_tsource *base, rt_tevent *ev, rt_err *err)
 {
     otf2_src *s = (otf2_src *)base;
@@ -543,9 +580,19 @@ static int otf2_next(rt_tsource *base, rt_tevent *ev, rt_err *err)
         OTF2_ErrorCode rc = OTF2_Reader_ReadGlobalEvents(s->rd, s->ger, CHUNK, &got);
         s->records += got;
         s->eof = got == 0;
-        if (rc != OTF2_SUCCESS) /* the events of the chunk before the error still count */
-            rt_err_set(&s->failure, RT_EFORMAT, "%s: events: after record %llu: %s", s->anchor,
-                       (unsigned long long)s->records, rt_otf2_error(rc));
+        if (rc != OTF2_SUCCESS) { /* the events of the chunk before the error still count */
+            char *folder = archive_folder(s->anchor);
+            int bad = bad_location(s);
+            if (bad >= 0)
+                rt_err_set(&s->failure, RT_EFORMAT, "%s: %s/%llu.evt: events of location %llu (%s): %s", s->anchor,
+                           folder ? base_name(folder) : "?", (unsigned long long)s->map.locs[bad],
+                           (unsigned long long)s->map.locs[bad], rt_tdefs_proc(s->base.defs, bad)->name,
+                           rt_otf2_error(rc));
+            else
+                rt_err_set(&s->failure, RT_EFORMAT, "%s: events: after record %llu: %s", s->anchor,
+                           (unsigned long long)s->records, rt_otf2_error(rc));
+            free(folder);
+        }
         /* the library merges by time alone: events of one time stamp go out in key order, once
          * the reader is past that time stamp */
         qsort(s->buf + s->ready, s->n - s->ready, sizeof *s->buf, pending_cmp);
