@@ -40,6 +40,17 @@ local function same_as_serial(trace, ranks)
   return serial
 end
 
+-- A job on a broken archive: exit 1 on every rank, nothing on stdout; its stderr lines.
+local function failed_job(anchor)
+  local c, out, err = h.mpirun(4, "stats", "--json", anchor)
+  assert.are.equal(1, c, err)
+  assert.are.equal("", out)
+  local lines = {}
+  for l in err:gmatch("[^\n]+") do lines[#lines + 1] = l end
+  assert.are.equal(1, #lines, err)
+  return lines, err
+end
+
 local function copy_dir(from, to)
   assert(os.execute("rm -rf " .. h.quote(to) .. " && cp -r " .. h.quote(from) .. " " .. h.quote(to)))
 end
@@ -113,12 +124,7 @@ describe("stats --json under mpirun", function()
       if not need_gen() then return end
       copy_dir(dir, dir .. "-bad")
       assert(os.remove(dir .. "-bad/traces/5.evt"))
-      local c, out, err = h.mpirun(4, "stats", "--json", dir .. "-bad/traces.otf2")
-      assert.are.equal(1, c)
-      assert.are.equal("", out)
-      local lines = {}
-      for l in err:gmatch("[^\n]+") do lines[#lines + 1] = l end
-      assert.are.equal(1, #lines, err)
+      local lines, err = failed_job(dir .. "-bad/traces.otf2")
       assert.truthy(lines[1]:find("traces/5.evt", 1, true), err)
       assert.truthy(lines[1]:find("location 5", 1, true), err)
     end)
@@ -133,12 +139,7 @@ describe("stats --json under mpirun", function()
         f:write("\255")
       end
       f:close()
-      local c, out, err = h.mpirun(4, "stats", "--json", dir .. "-bad/traces.otf2")
-      assert.are.equal(1, c)
-      assert.are.equal("", out)
-      local lines = {}
-      for l in err:gmatch("[^\n]+") do lines[#lines + 1] = l end
-      assert.are.equal(1, #lines, err)
+      local lines, err = failed_job(dir .. "-bad/traces.otf2")
       assert.truthy(lines[1]:find("traces/6.evt", 1, true), err)
     end)
   end)
