@@ -218,7 +218,7 @@ int rt_replay_critical_path(const rt_replay *rp, rt_critical_path *cp, rt_err *e
     }
     if (p < 0)
         return RT_OK;
-    int64_t *upto = malloc((size_t)rp->nprocs * sizeof *upto); /* 1 + index of each proc's latest usable wait */
+    int64_t *upto = malloc((size_t)(rp->nprocs + 1) * sizeof *upto); /* 1 + index of each proc's latest usable wait */
     if (!upto)
         return rt_err_set(err, RT_ENOMEM, "critical path: out of memory");
     for (int i = 0; i < rp->nprocs; i++)

@@ -265,6 +265,9 @@ function M.summary(path, opts)
   opts = opts or {}
   local replay = require "retrace.replay"
   if not replay.is_picl(path, opts.format) then return neutral_summary(path, opts) end
+  -- PICL under mpirun (opts.parallel): rank 0 replays the whole trace, the other ranks wait
+  local par = require "retrace.par"
+  if opts.parallel and par.rank() ~= 0 then return { rank = par.rank() } end
   local fmt = opts.format and opts.format:gsub("^picl%-", "")
   if fmt == "picl" then fmt = nil end
   local trace, err = M.open(path, { format = fmt, strict = opts.strict })
