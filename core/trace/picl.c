@@ -26,6 +26,9 @@ struct rt_picl {
     const char *bstart, *bp, *bend;
     unsigned long blines;  /* lines in [bstart, bp) */
     unsigned long bline0;  /* the line number before the block */
+    const char *lp;        /* the text of the last record or skipped line (rt_picl_line) */
+    size_t llen;
+    unsigned long lno;     /* its line */
 };
 
 /* ---- numbers ---- */
@@ -542,10 +545,11 @@ int rt_picl_guess_format(const char *line, size_t len)
 
 /* ---- reader ---- */
 
-rt_picl *rt_picl_open(const char *path, const rt_picl_opts *opts, rt_err *err)
+static rt_picl *open_lines(rt_lines *lines, const char *path, const rt_picl_opts *opts, rt_err *err)
 {
     rt_picl *r = calloc(1, sizeof *r);
     if (!r) {
+        rt_lines_free(lines);
         rt_err_at(err, RT_ENOMEM, path, 0, "out of memory");
         return NULL;
     }
@@ -555,11 +559,7 @@ rt_picl *rt_picl_open(const char *path, const rt_picl_opts *opts, rt_err *err)
         r->on_skip = opts->on_skip;
         r->ud = opts->ud;
     }
-    r->lines = rt_lines_open(path, err);
-    if (!r->lines) {
-        free(r);
-        return NULL;
-    }
+    r->lines = lines;
     if (r->format == RT_PICL_AUTO) {
         const char *line;
         size_t len;
@@ -638,9 +638,11 @@ static int next_in_block(rt_picl *r, rt_picl_record *rec, rt_err *err)
         block_done(r);
         return 0;
     }
+    r->lp = r->bp;
+    r->llen = (size_t)(eol - r->bp);
     r->bp = eol < r->bend ? eol + 1 : eol;
     r->blines++;
-    rec->line = r->bline0 + r->blines;
+    rec->line = r->lno = r->bline0 + r->blines;
     r->count++;
     return 1;
 }
@@ -657,7 +659,7 @@ int rt_picl_next(rt_picl *r, rt_picl_record *rec, rt_err *err)
     size_t len;
     char why[256];
     for (;;) {
-        if (r->format == RT_PICL_NEW) {
+        if (r->format == RT_PICL_NEW && !rt_lines_is_numbered(r->lines)) {
             int b = next_in_block(r, rec, err);
             if (b == 1)
                 return RT_OK;
@@ -668,6 +670,9 @@ int rt_picl_next(rt_picl *r, rt_picl_record *rec, rt_err *err)
         if (st != RT_OK)
             return st;
         int pr = rt_picl_parse_line(r->format, line, len, rec, why, sizeof why);
+        r->lp = line;
+        r->llen = len;
+        r->lno = rt_lines_lineno(r->lines);
         if (pr == 1) {
             rec->line = rt_lines_lineno(r->lines);
             r->count++;
@@ -685,6 +690,52 @@ int rt_picl_next(rt_picl *r, rt_picl_record *rec, rt_err *err)
             r->on_skip(r->ud, e.msg);
         }
     }
+}
+
+static rt_picl *open_lines(rt_lines *lines, const char *path, const rt_picl_opts *opts, rt_err *err);
+
+rt_picl *rt_picl_open(const char *path, const rt_picl_opts *opts, rt_err *err)
+{
+    rt_lines *lines = rt_lines_open(path, err);
+    return lines ? open_lines(lines, path, opts, err) : NULL;
+}
+
+rt_picl *rt_picl_open_range(const char *path, const rt_picl_opts *opts, uint64_t begin, uint64_t end,
+                            unsigned long lines_before, rt_err *err)
+{
+    rt_picl *r = rt_picl_open(path, opts, err);
+    if (!r)
+        return NULL;
+    if (r->have_pending) { /* detection read the first record of a stream: no range over it */
+        rt_picl_free(r);
+        rt_err_at(err, RT_EINVAL, path, 0, "a byte range needs a regular file");
+        return NULL;
+    }
+    if (rt_lines_range(r->lines, begin, end, lines_before, err) != RT_OK) {
+        rt_picl_free(r);
+        return NULL;
+    }
+    return r;
+}
+
+rt_picl *rt_picl_open_numbered(FILE *fp, const char *name, const rt_picl_opts *opts, rt_err *err)
+{
+    if (!opts || opts->format == RT_PICL_AUTO) {
+        rt_err_at(err, RT_EINVAL, name, 0, "numbered PICL lines: the format must be given");
+        return NULL;
+    }
+    rt_lines *lines = rt_lines_from_stream(fp, name, err);
+    if (!lines)
+        return NULL;
+    rt_lines_numbered(lines, 1);
+    return open_lines(lines, name, opts, err);
+}
+
+unsigned long rt_picl_line(const rt_picl *r, const char **p, size_t *len)
+{
+    *p = r->lp;
+    *len = r->lp ? r->llen : 0;
+    return r->lp ? r->lno : 0;
 }
 
 int rt_picl_format(const rt_picl *r) { return r->format; }

@@ -61,6 +61,11 @@ typedef struct prv_reader {
         size_t at;          /* 1 + heap index of the thread's latest pending LEAVE, 0 when none */
         uint64_t seq;       /* that LEAVE's arrival number */
     } *leave_at;            /* per thread */
+    /* a part of the trace (a byte range, or lines routed to this rank): no check of the whole body */
+    int part;
+    int rec_thread[2];      /* the threads named by the last record (-1 none) */
+    rt_paraver_record_fn on_record;
+    void *on_record_ud;
 } prv_reader;
 
 static const rt_tsource_ops prv_ops;
@@ -236,6 +241,7 @@ static int thread_field(prv_reader *r, unsigned long line, const char **cur, con
                          "%s: %lld:%lld:%lld (appl:task:thread) not in the header (%s)", n[bad],
                          (long long)v[1], (long long)v[2], (long long)v[3], r->model.summary);
     r->used[*proc] = 1;
+    r->rec_thread[receiver != 0] = *proc;
     return RT_OK;
 }
 
@@ -425,9 +431,12 @@ static int read_record(prv_reader *r, rt_err *err)
         if (cur == end || *cur == '#')
             continue; /* blank lines and comments, which the Paraver kernel skips too */
         r->records++;
+        r->rec_thread[0] = r->rec_thread[1] = -1;
         if (*cur == 'c' || *cur == 'C' || *cur == 'i' || *cur == 'I') {
             r->st.other_records++; /* communicator lines past the header's count */
             r->base.skipped++;
+            if (r->on_record)
+                r->on_record(r->on_record_ud, p, len, line, -1, -1, -1);
             continue;
         }
         int64_t type;
@@ -439,6 +448,8 @@ static int read_record(prv_reader *r, rt_err *err)
         case 3: st = read_comm(r, line, cur, end, err); break;
         default: st = skip_record(r, line, type, cur, end, err); break;
         }
+        if (st == RT_OK && r->on_record)
+            r->on_record(r->on_record_ud, p, len, line, (int)type, r->rec_thread[0], r->rec_thread[1]);
         if (st != RT_OK || type == 1 || type == 2 || type == 3)
             return st;
     }
@@ -447,6 +458,8 @@ static int read_record(prv_reader *r, rt_err *err)
 /* At the end of the body: a header with no records after it is a cut file. */
 static int check_end(prv_reader *r, rt_err *err)
 {
+    if (r->part)
+        return RT_OK; /* the whole body is checked where the parts are put together */
     if (r->records == 0)
         return rt_err_at(err, RT_EFORMAT, r->base.path, rt_lines_lineno(r->in),
                          "records: none after the header (%s; file cut short?)", r->model.summary);
@@ -535,7 +548,7 @@ static int prv_rewind(rt_tsource *s, rt_err *err)
         return st;
     const char *p;
     size_t len;
-    while (rt_lines_lineno(r->in) + 1 < r->body_line)
+    while (!rt_lines_is_numbered(r->in) && rt_lines_lineno(r->in) + 1 < r->body_line)
         if ((st = rt_lines_next(r->in, &p, &len, err)) != RT_OK)
             return st == RT_EEOF ? rt_err_set(err, RT_EIO, "%s: changed while read", s->path) : st;
     reset_body(r);
@@ -599,6 +612,57 @@ rt_tsource *rt_paraver_open(const char *path, rt_err *err)
 fail:
     rt_tsource_free(&r->base);
     return NULL;
+}
+
+rt_tsource *rt_paraver_open_range(const char *path, uint64_t begin, uint64_t end, unsigned long lines_before,
+                                  rt_err *err)
+{
+    rt_tsource *s = rt_paraver_open(path, err);
+    if (!s)
+        return NULL;
+    prv_reader *r = (prv_reader *)s;
+    r->part = 1;
+    if (rt_lines_range(r->in, begin, end, lines_before, err) != RT_OK) {
+        rt_tsource_free(s);
+        return NULL;
+    }
+    return s;
+}
+
+rt_tsource *rt_paraver_open_numbered(const char *path, FILE *body, rt_err *err)
+{
+    rt_tsource *s = rt_paraver_open(path, err);
+    if (!s)
+        return NULL;
+    prv_reader *r = (prv_reader *)s;
+    r->part = 1;
+    rt_lines *in = rt_lines_from_stream(body, path, err);
+    if (!in) {
+        rt_tsource_free(s);
+        return NULL;
+    }
+    rt_lines_numbered(in, 1);
+    rt_lines_free(r->in);
+    r->in = in;
+    return s;
+}
+
+uint64_t rt_paraver_body_offset(const rt_tsource *s)
+{
+    return s && s->ops == &prv_ops ? rt_lines_offset(((const prv_reader *)s)->in) : 0;
+}
+
+uint64_t rt_paraver_records(const rt_tsource *s)
+{
+    return s && s->ops == &prv_ops ? ((const prv_reader *)s)->records : 0;
+}
+
+void rt_paraver_on_record(rt_tsource *s, rt_paraver_record_fn fn, void *ud)
+{
+    if (s && s->ops == &prv_ops) {
+        ((prv_reader *)s)->on_record = fn;
+        ((prv_reader *)s)->on_record_ud = ud;
+    }
 }
 
 const rt_paraver_stats *rt_paraver_stats_of(const rt_tsource *s)

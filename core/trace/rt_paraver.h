@@ -45,6 +45,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "rt_error.h"
 #include "rt_tevent.h"
@@ -65,6 +66,38 @@
  * rt_paraver_stats_of(s)->first_warning.
  */
 rt_tsource *rt_paraver_open(const char *path, rt_err *err);
+
+/*
+ * A rank's share of the trace: the header, .pcf and .row as rt_paraver_open
+ * reads them, then only the body records whose line starts in bytes [begin,
+ * end) of the file (rt_lines_range; lines_before = newlines before begin; a
+ * range that begins inside the header starts at the body). A part is not
+ * checked as a whole body (no records, threads without records: the caller
+ * checks the sum of the parts).
+ */
+rt_tsource *rt_paraver_open_range(const char *path, uint64_t begin, uint64_t end, unsigned long lines_before,
+                                  rt_err *err);
+/*
+ * The header, .pcf and .row of path, then the body records from body:
+ * numbered lines "LINE<TAB>record" (rt_lines_numbered), the records other
+ * ranks routed to this one with their lines in the trace. body is not closed
+ * by the source. A part, as above.
+ */
+rt_tsource *rt_paraver_open_numbered(const char *path, FILE *body, rt_err *err);
+/* Before the first record: the byte offset of the body; later, of the next line. 0 for other sources. */
+uint64_t rt_paraver_body_offset(const rt_tsource *s);
+/* Body records read (every type, blank and comment lines not counted). */
+uint64_t rt_paraver_records(const rt_tsource *s);
+/*
+ * Called for each body record read without error (communicator lines and
+ * records of types not modelled too): its text (no newline), its line, its
+ * record type (-1 for a communicator line) and the threads it names: a
+ * message's sender and receiver, another record's thread and -1, or -1 and -1
+ * when it names none.
+ */
+typedef void (*rt_paraver_record_fn)(void *ud, const char *text, size_t len, unsigned long line, int type,
+                                     int thread, int thread2);
+void rt_paraver_on_record(rt_tsource *s, rt_paraver_record_fn fn, void *ud);
 
 /* 1 when head (the first n bytes of path) starts a Paraver trace: its first
  * line starts "#Paraver (" (or is "new format" followed by such a line). Never

@@ -31,6 +31,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "rt_error.h"
 
@@ -120,6 +121,25 @@ typedef struct rt_picl rt_picl;
  * RT_PICL_AUTO) its first record fits neither format.
  */
 rt_picl *rt_picl_open(const char *path, const rt_picl_opts *opts, rt_err *err);
+
+/*
+ * A rank's share of a trace: only the records whose line starts in bytes
+ * [begin, end) of path (rt_lines_range: lines_before = newlines before begin,
+ * so record lines are the file's). The format is detected from the file's
+ * first record as rt_picl_open does. A regular file only.
+ */
+rt_picl *rt_picl_open_range(const char *path, const rt_picl_opts *opts, uint64_t begin, uint64_t end,
+                            unsigned long lines_before, rt_err *err);
+/*
+ * Records from numbered lines ("LINE<TAB>record", rt_lines_numbered) read from
+ * fp (not closed by rt_picl_free): the lines other ranks routed to this one,
+ * each with its line in the trace; name is used in messages (the trace's
+ * path). opts->format must be RT_PICL_OLD or RT_PICL_NEW.
+ */
+rt_picl *rt_picl_open_numbered(FILE *fp, const char *name, const rt_picl_opts *opts, rt_err *err);
+/* The text of the last record returned or malformed line skipped (no newline),
+ * valid until the next call, and its line; *p NULL (and 0) before the first. */
+unsigned long rt_picl_line(const rt_picl *r, const char **p, size_t *len);
 
 /*
  * Next record into *rec. Returns RT_OK, RT_EEOF at the end, RT_EFORMAT (strict

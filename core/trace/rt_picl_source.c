@@ -358,6 +358,13 @@ rt_tsource *rt_picl_source_open(const char *path, const rt_picl_opts *opts, rt_e
     return r ? rt_picl_source(r, 1, err) : NULL;
 }
 
+int rt_picl_source_name_procs(rt_tsource *s, int n, rt_err *err)
+{
+    if (!rt_tsource_is_picl(s))
+        return rt_err_set(err, RT_EINVAL, "not a PICL source");
+    return n > 0 ? name_procs((picl_src *)s, n - 1, err) : RT_OK;
+}
+
 void rt_picl_source_set_compstats(rt_tsource *s, int on)
 {
     if (rt_tsource_is_picl(s))

@@ -82,6 +82,9 @@ rt_tsource *rt_picl_source_open(const char *path, const rt_picl_opts *opts, rt_e
  */
 #define RT_PICL_COMPSTATS_REGION (-11)
 void rt_picl_source_set_compstats(rt_tsource *s, int on);
+/* Name processors 0 .. n - 1 now ("processor N"), as if records of them had been
+ * read: a rank reading part of a trace names every processor of the whole. */
+int rt_picl_source_name_procs(rt_tsource *s, int n, rt_err *err);
 /* The reader under a PICL source; NULL when s is not one. */
 rt_picl *rt_picl_source_reader(const rt_tsource *s);
 /* 1 when s is a PICL source (its events' raw fields are rt_picl_record pointers). */

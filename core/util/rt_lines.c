@@ -22,6 +22,12 @@ struct rt_lines {
     uint64_t consumed;      /* bytes handed out as lines, newlines included */
     uint64_t size;          /* file size when known */
     int once;               /* not a regular file (a pipe, a FIFO): no second pass */
+    /* a byte range (rt_lines_range): lines starting at or past `end` are not given */
+    int ranged;
+    uint64_t end;
+    uint64_t range_pos;      /* where the range's first whole line starts */
+    unsigned long range_line; /* lines before it */
+    int numbered;           /* each line is "LINE<TAB>text" (rt_lines_numbered) */
 };
 
 static rt_lines *make(FILE *fp, int owns, const char *name, rt_err *err)
@@ -118,12 +124,30 @@ static int refill(rt_lines *r, rt_err *err)
     return RT_OK;
 }
 
+/* A numbered line "LINE<TAB>text": the line number is LINE, the line the text. */
+static int numbered_line(rt_lines *r, const char **line, size_t *len, rt_err *err)
+{
+    const char *p = *line, *e = p + *len;
+    unsigned long n = 0;
+    const char *q = p;
+    while (q < e && *q >= '0' && *q <= '9' && n < (unsigned long)-1 / 16)
+        n = n * 10 + (unsigned long)(*q++ - '0');
+    if (q == p || q == e || *q != '\t')
+        return rt_err_at(err, RT_EFORMAT, r->name, r->lineno, "numbered line: no LINE<TAB> prefix");
+    r->lineno = n;
+    *line = q + 1;
+    *len = (size_t)(e - q - 1);
+    return RT_OK;
+}
+
 int rt_lines_next(rt_lines *r, const char **line, size_t *len, rt_err *err)
 {
     size_t scanned = r->start;
     for (;;) {
         char *nl = memchr(r->buf + scanned, '\n', r->fill - scanned);
         if (nl || (r->eof && r->fill > r->start)) {
+            if (r->ranged && r->consumed >= r->end)
+                return RT_EEOF;
             char *s = r->buf + r->start;
             char *e = nl ? nl : r->buf + r->fill;
             size_t taken = (size_t)(e - s) + (nl ? 1 : 0);
@@ -135,6 +159,8 @@ int rt_lines_next(rt_lines *r, const char **line, size_t *len, rt_err *err)
             r->start += taken;
             r->consumed += taken;
             r->lineno++;
+            if (r->numbered)
+                return numbered_line(r, line, len, err);
             return RT_OK;
         }
         if (r->eof)
@@ -147,8 +173,22 @@ int rt_lines_next(rt_lines *r, const char **line, size_t *len, rt_err *err)
     }
 }
 
+/* The lines of a block [s, s + len) that start before the range's end. */
+static size_t clip_block(const rt_lines *r, const char *s, size_t len)
+{
+    if (!r->ranged || r->consumed + len <= r->end)
+        return len;
+    size_t from = (size_t)(r->end - r->consumed) - 1; /* the last byte in the range */
+    const char *nl = memchr(s + from, '\n', len - from);
+    return nl ? (size_t)(nl - s) + 1 : len;
+}
+
 int rt_lines_block(rt_lines *r, const char **p, size_t *len, rt_err *err)
 {
+    if (r->numbered)
+        return rt_err_at(err, RT_EINVAL, r->name, r->lineno, "numbered lines have no block access");
+    if (r->ranged && r->consumed >= r->end)
+        return RT_EEOF;
     for (;;) {
         size_t avail = r->fill - r->start;
         if (avail > 0) {
@@ -159,13 +199,13 @@ int rt_lines_block(rt_lines *r, const char **p, size_t *len, rt_err *err)
             if (nl > s) {
                 nl--;
                 *p = s;
-                *len = (size_t)(nl - s) + 1;
+                *len = clip_block(r, s, (size_t)(nl - s) + 1);
                 return RT_OK;
             }
             if (r->eof) {
                 r->buf[r->fill] = '\0'; /* the spare byte past cap */
                 *p = s;
-                *len = avail;
+                *len = clip_block(r, s, avail);
                 return RT_OK;
             }
         } else if (r->eof) {
@@ -189,8 +229,87 @@ const char *rt_lines_name(const rt_lines *r) { return r->name; }
 uint64_t rt_lines_offset(const rt_lines *r) { return r->consumed; }
 uint64_t rt_lines_size(const rt_lines *r) { return r->size; }
 
+/* Read from byte pos of the file on, lineno lines before it. */
+static int seek_to(rt_lines *r, uint64_t pos, unsigned long lineno, rt_err *err)
+{
+    if (fseeko(r->fp, (off_t)pos, SEEK_SET) != 0)
+        return rt_err_at(err, RT_EINVAL, r->name, 0, "%s: a byte range needs a regular file",
+                         r->once ? "a pipe or FIFO cannot seek" : strerror(errno));
+    clearerr(r->fp);
+    r->start = r->fill = 0;
+    r->eof = 0;
+    r->lineno = lineno;
+    r->consumed = pos;
+    return RT_OK;
+}
+
+int rt_lines_range(rt_lines *r, uint64_t begin, uint64_t end, unsigned long lines_before, rt_err *err)
+{
+    r->ranged = 0;
+    if (begin > r->consumed) {
+        int st = RT_OK;
+        char c = '\n';
+        if (begin > 0) {
+            st = seek_to(r, begin - 1, 0, err);
+            if (st == RT_OK && fread(&c, 1, 1, r->fp) != 1)
+                c = '\n'; /* past the end: nothing to skip */
+        }
+        if (st == RT_OK)
+            st = seek_to(r, begin, lines_before, err);
+        if (st != RT_OK)
+            return st;
+        if (c != '\n') { /* begin is inside a line: it belongs to the range before */
+            const char *line;
+            size_t len;
+            int numbered = r->numbered;
+            r->numbered = 0;
+            st = rt_lines_next(r, &line, &len, err);
+            r->numbered = numbered;
+            if (st != RT_OK && st != RT_EEOF)
+                return st;
+        }
+    }
+    r->ranged = 1;
+    r->end = end;
+    r->range_pos = r->consumed;
+    r->range_line = r->lineno;
+    return RT_OK;
+}
+
+void rt_lines_numbered(rt_lines *r, int on) { r->numbered = on != 0; }
+int rt_lines_is_numbered(const rt_lines *r) { return r->numbered; }
+
+uint64_t rt_lines_count(FILE *fp, uint64_t begin, uint64_t end, int *ioerr)
+{
+    char buf[1 << 16];
+    uint64_t n = 0;
+    *ioerr = 0;
+    if (end <= begin)
+        return 0;
+    if (fseeko(fp, (off_t)begin, SEEK_SET) != 0) {
+        *ioerr = errno ? errno : EIO;
+        return 0;
+    }
+    uint64_t left = end - begin;
+    while (left > 0) {
+        size_t want = left < sizeof buf ? (size_t)left : sizeof buf;
+        size_t got = fread(buf, 1, want, fp);
+        for (const char *p = buf, *e = buf + got; (p = memchr(p, '\n', (size_t)(e - p))) != NULL; p++)
+            n++;
+        left -= got;
+        if (got < want) {
+            if (ferror(fp))
+                *ioerr = errno ? errno : EIO;
+            break;
+        }
+    }
+    return n;
+}
+
 int rt_lines_rewind(rt_lines *r, rt_err *err)
 {
+    if (r->ranged)
+        return seek_to(r, r->range_pos, r->range_line, err);
     if (fseek(r->fp, 0, SEEK_SET) != 0)
         return rt_err_at(err, RT_EINVAL, r->name, 0, "%s: this reader needs a second pass; give a regular file",
                          r->once ? "a pipe or FIFO can be read only once" : strerror(errno));

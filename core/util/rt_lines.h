@@ -69,6 +69,36 @@ void rt_lines_consume(rt_lines *r, size_t bytes, unsigned long lines);
 /* Rewind to the start (a second pass); RT_EINVAL on a stream that cannot seek. */
 int rt_lines_rewind(rt_lines *r, rt_err *err);
 
+/* ---- byte ranges (a rank's share of a trace) ---- */
+
+/*
+ * From now on give only the lines that START in [begin, end) of the file
+ * (bytes counted from the file's start): a line that begins before begin
+ * belongs to the range before, one that begins before end is given whole
+ * even when it runs past end. lines_before = the newlines in [0, begin), so
+ * line numbers stay the file's. When the reader has already read past begin
+ * (a header), the range starts where it stands. Offsets (rt_lines_offset)
+ * are the file's. Rewinding goes back to the range's first line. A regular
+ * file only (RT_EINVAL otherwise). RT_OK or an error with err filled.
+ */
+int rt_lines_range(rt_lines *r, uint64_t begin, uint64_t end, unsigned long lines_before, rt_err *err);
+
+/*
+ * The newlines in bytes [begin, end) of fp (read with fread, fp's position
+ * moved): the numbers a rank exchanges so every range knows its lines_before.
+ * *ioerr = 0, or errno when the file could not be read.
+ */
+uint64_t rt_lines_count(FILE *fp, uint64_t begin, uint64_t end, int *ioerr);
+
+/*
+ * Numbered lines (on = 1): every line of the input is "LINE<TAB>text", as a
+ * rank writes the lines another rank sent it; rt_lines_next gives the text
+ * and rt_lines_lineno LINE (a line without the prefix is RT_EFORMAT). Block
+ * access is refused (RT_EINVAL) while on: check rt_lines_is_numbered.
+ */
+void rt_lines_numbered(rt_lines *r, int on);
+int rt_lines_is_numbered(const rt_lines *r);
+
 /* ---- tokens over a line ---- */
 
 /* A view of characters: not NUL-terminated in general. */

@@ -1,0 +1,107 @@
+/*
+ * text_ranges.c - a text trace read over the ranks of an MPI job in byte
+ * ranges (rt_par_text_open): per rank the time to read its range and route
+ * the record lines (the exchange included), the time to reread its spills as
+ * events, its events and its peak memory, for N = 1, 2 and 4 ranks, beside
+ * the serial reader (rt_tsource_open) on the same file, at two trace lengths
+ * ten times apart.
+ *
+ *   build/bench/text_ranges [RECORDS]    (default 2*10^6; a tenth of it is run first)
+ *
+ * The trace is bench_ring_trace's new-format PICL ring of 16 processors (a
+ * message per 4 records), generated into /tmp. The ranks are this program
+ * under `mpirun --allow-run-as-root --oversubscribe -q -np N` (skipped, saying
+ * so, without mpirun).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bench_util.h"
+#include "rt_par.h"
+#include "rt_par_text.h"
+#include "rt_tsource_open.h"
+
+static char self[4096];
+
+static long ring(const char *path, long n) { return bench_ring_trace(path, n, 16); }
+
+/* Read every event of s; their count. */
+static long drain(rt_tsource *s, const char *who)
+{
+    rt_tevent ev;
+    rt_err err;
+    long n = 0;
+    int st;
+    while ((st = rt_tsource_next(s, &ev, &err)) == RT_OK)
+        n++;
+    if (st != RT_EEOF)
+        bench_die(who, &err);
+    return n;
+}
+
+/* One rank of the job. */
+static int rank_main(const char *path)
+{
+    int argc = 1;
+    char *argv0[] = {self, NULL}, **argv = argv0;
+    rt_err err;
+    if (rt_par_init(&argc, &argv, &err) != RT_OK)
+        bench_die("text_ranges", &err);
+    double t0 = bench_now(), c0 = bench_clock(CLOCK_PROCESS_CPUTIME_ID);
+    rt_tsource *s = rt_par_text_open(path, NULL, &err);
+    if (!s)
+        bench_die("text_ranges", &err);
+    double t1 = bench_now(), c1 = bench_clock(CLOCK_PROCESS_CPUTIME_ID);
+    long n = drain(s, "text_ranges");
+    double t2 = bench_now(), c2 = bench_clock(CLOCK_PROCESS_CPUTIME_ID);
+    rt_tsource_free(s);
+    printf("  rank %d of %d: range read + routed %.2f s (CPU %.2f), spills reread %.2f s (CPU %.2f): "
+           "%ld events, %.2f M events/s (CPU), max RSS %ld KiB\n",
+           rt_par_rank(), rt_par_size(), t1 - t0, c1 - c0, t2 - t1, c2 - c1, n, n / (c2 - c0) / 1e6,
+           bench_max_rss_kib());
+    fflush(stdout);
+    rt_par_finalize();
+    return 0;
+}
+
+static void run(const char *path)
+{
+    double t0 = bench_now(), c0 = bench_clock(CLOCK_PROCESS_CPUTIME_ID);
+    rt_err err;
+    rt_tsource *s = rt_tsource_open(path, NULL, &err);
+    if (!s)
+        bench_die("text_ranges", &err);
+    long n = drain(s, "text_ranges");
+    rt_tsource_free(s);
+    double t = bench_now() - t0, c = bench_clock(CLOCK_PROCESS_CPUTIME_ID) - c0;
+    printf("serial reader: %ld events in %.2f s (CPU %.2f), %.2f M events/s (CPU), max RSS %ld KiB\n", n, t, c,
+           n / c / 1e6, bench_max_rss_kib());
+    if (system("command -v mpirun >/dev/null 2>&1") != 0) {
+        printf("mpirun not found: the ranks are not run\n");
+        return;
+    }
+    for (int np = 1; np <= 4; np *= 2) {
+        char cmd[9000];
+        snprintf(cmd, sizeof cmd,
+                 "TEXT_RANGES_RANK=1 /usr/bin/time -f '%d ranks: wall %%e s' mpirun --allow-run-as-root "
+                 "--oversubscribe -q -np %d '%s' '%s' 2>&1 | sort -s -k2,2n",
+                 np, np, self, path);
+        fflush(stdout);
+        if (system(cmd) != 0)
+            printf("%d ranks: failed\n", np);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    if (!realpath("/proc/self/exe", self))
+        snprintf(self, sizeof self, "%s", argv[0]);
+    if (getenv("TEXT_RANGES_RANK") && argc == 2)
+        return rank_main(argv[1]);
+    long n = argc > 1 ? atol(argv[1]) : 2000000;
+    char path[512];
+    bench_tmp_path(path, sizeof path, "text_ranges", ".trf");
+    return bench_two_lengths("text_ranges", path, n, "records", ring, run);
+}

@@ -1,0 +1,756 @@
+/* rt_par_text.c - text traces read in byte ranges over the ranks (see rt_par_text.h). */
+#define _GNU_SOURCE /* fopencookie: the spills read back as one stream */
+#include "rt_par_text.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "rt_lines.h"
+#include "rt_mem.h"
+#include "rt_par.h"
+#include "rt_par_route.h"
+#include "rt_paraver.h"
+#include "rt_picl.h"
+#include "rt_picl_source.h"
+#include "rt_tsource_open.h"
+
+/* Bytes of record lines a rank gathers before an exchange (over all destinations). */
+#define BATCH_BYTES ((size_t)4 << 20)
+
+typedef struct outbuf {
+    char *p;
+    size_t n, cap;
+} outbuf;
+
+/* A PICL event number and the first line a range saw it on. */
+typedef struct evline {
+    int64_t event, line;
+} evline;
+
+typedef struct job {
+    int rank, size;
+    const char *path;
+    size_t batch;
+    outbuf *out;            /* per destination rank: numbered lines "LINE\ttext\n" */
+    size_t pending;         /* bytes in out[] */
+    FILE **spill;           /* per source rank */
+    int *mark;              /* per rank: stamp of the last record sent there (no rank twice) */
+    int stamp;
+    rt_err err;             /* this rank's failure (status RT_OK when none) */
+    /* PICL */
+    rt_picl *picl;
+    int old;
+    int maxproc;            /* largest processor seen + 1 */
+    unsigned char *seen;    /* old format, per node: a record of it was in this range */
+    int *after8;            /* old format, per node: owner of the sender of its last recv_waking, else -1 */
+    int nnodes;
+    rt_picl_xlate *x;       /* old format: the range's own translation, for the region order */
+    evline *ev;             /* PICL event numbers of entry / exit records, first line each */
+    size_t nev, capev;
+    unsigned char known[2048]; /* events -1024 .. 1023 already in ev */
+} job;
+
+/* ---- collectives (no-ops for one rank) ---- */
+
+#ifdef RETRACE_HAVE_MPI
+#include <mpi.h>
+static int launched(const job *j) { return j->size > 1 && rt_par_launched(); }
+#endif
+
+static uint64_t exscan_sum(const job *j, uint64_t v)
+{
+    uint64_t r = 0;
+#ifdef RETRACE_HAVE_MPI
+    if (launched(j)) {
+        MPI_Exscan(&v, &r, 1, MPI_UINT64_T, MPI_SUM, rt_par_comm());
+        if (j->rank == 0)
+            r = 0;
+    }
+#else
+    (void)j;
+    (void)v;
+#endif
+    return r;
+}
+
+static int64_t allreduce(const job *j, int64_t v, int max)
+{
+#ifdef RETRACE_HAVE_MPI
+    if (launched(j)) {
+        int64_t r;
+        MPI_Allreduce(&v, &r, 1, MPI_INT64_T, max ? MPI_MAX : MPI_SUM, rt_par_comm());
+        return r;
+    }
+#else
+    (void)j;
+    (void)max;
+#endif
+    return v;
+}
+
+/*
+ * Agree on failure: RT_OK when no rank failed, else every rank's err becomes
+ * the first failing rank's and its status is returned.
+ */
+static int agree(job *j, rt_err *err)
+{
+    if (j->err.status != RT_OK && err != &j->err)
+        *err = j->err;
+#ifdef RETRACE_HAVE_MPI
+    if (launched(j)) {
+        int mine = j->err.status != RT_OK ? j->rank : j->size, first;
+        MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, rt_par_comm());
+        if (first == j->size)
+            return RT_OK;
+        rt_err e = j->err;
+        MPI_Bcast(&e, (int)sizeof e, MPI_BYTE, first, rt_par_comm());
+        *err = e;
+        return e.status;
+    }
+#endif
+    return j->err.status;
+}
+
+/* Send every rank its lines and append what each rank sent to its spill. */
+static int exchange(job *j)
+{
+    int st = RT_OK;
+#ifdef RETRACE_HAVE_MPI
+    if (launched(j)) {
+        int n = j->size;
+        int *cnt = calloc((size_t)n * 4, sizeof *cnt);
+        char *sendbuf = NULL, *recvbuf = NULL;
+        if (!cnt)
+            return RT_ENOMEM; /* the job ends at the next agreement */
+        int *sdis = cnt + n, *rcnt = cnt + 2 * n, *rdis = cnt + 3 * n;
+        size_t total = 0;
+        for (int r = 0; r < n; r++) {
+            cnt[r] = (int)j->out[r].n;
+            sdis[r] = (int)total;
+            total += j->out[r].n;
+        }
+        sendbuf = malloc(total ? total : 1);
+        if (sendbuf)
+            for (int r = 0; r < n; r++)
+                if (j->out[r].n)
+                    memcpy(sendbuf + sdis[r], j->out[r].p, j->out[r].n);
+        MPI_Alltoall(cnt, 1, MPI_INT, rcnt, 1, MPI_INT, rt_par_comm());
+        size_t rtotal = 0;
+        for (int r = 0; r < n; r++) {
+            rdis[r] = (int)rtotal;
+            rtotal += (size_t)rcnt[r];
+        }
+        recvbuf = malloc(rtotal ? rtotal : 1);
+        /* a rank out of memory still takes part (with nothing), and fails at the agreement */
+        if (!sendbuf || !recvbuf) {
+            st = RT_ENOMEM;
+            memset(cnt, 0, (size_t)n * sizeof *cnt);
+            memset(sdis, 0, (size_t)n * sizeof *sdis);
+        }
+        MPI_Alltoallv(sendbuf ? sendbuf : (char *)cnt, cnt, sdis, MPI_BYTE, recvbuf ? recvbuf : (char *)rcnt,
+                      recvbuf ? rcnt : cnt + 3 * n, rdis, MPI_BYTE, rt_par_comm());
+        for (int r = 0; st == RT_OK && r < n; r++)
+            if (rcnt[r] && fwrite(recvbuf + rdis[r], 1, (size_t)rcnt[r], j->spill[r]) != (size_t)rcnt[r])
+                st = RT_EIO;
+        free(sendbuf);
+        free(recvbuf);
+        free(cnt);
+    } else
+#endif
+    {
+        for (int r = 0; st == RT_OK && r < j->size; r++)
+            if (j->out[r].n && fwrite(j->out[r].p, 1, j->out[r].n, j->spill[r]) != j->out[r].n)
+                st = RT_EIO;
+    }
+    for (int r = 0; r < j->size; r++)
+        j->out[r].n = 0;
+    j->pending = 0;
+    return st;
+}
+
+/* ---- routing ---- */
+
+static int fail(job *j, int status, const char *what)
+{
+    if (j->err.status == RT_OK)
+        rt_err_at(&j->err, status, j->path, 0, "%s", what);
+    return status;
+}
+
+/* Queue one record line for rank dest (once per record: the stamp). */
+static void send_line(job *j, int dest, unsigned long line, const char *text, size_t len)
+{
+    if (j->mark[dest] == j->stamp)
+        return;
+    j->mark[dest] = j->stamp;
+    outbuf *o = &j->out[dest];
+    size_t need = o->n + len + 24;
+    if (rt_grow((void **)&o->p, &o->cap, need, 1) != RT_OK) {
+        fail(j, RT_ENOMEM, "out of memory");
+        return;
+    }
+    char digits[24], *d = digits + sizeof digits;
+    *--d = '\t';
+    do
+        *--d = (char)('0' + line % 10);
+    while ((line /= 10) > 0);
+    size_t k = (size_t)(digits + sizeof digits - d);
+    memcpy(o->p + o->n, d, k);
+    memcpy(o->p + o->n + k, text, len);
+    o->p[o->n + k + len] = '\n';
+    o->n += k + len + 1;
+    j->pending += k + len + 1;
+}
+
+/* A processor number a record names, clamped as the PICL source clamps peers; -1 when none. */
+static int peer_of(double v)
+{
+    if (!(v >= 0))
+        return -1;
+    return v > 1e9 ? 1000000000 : (int)(long)v;
+}
+
+static void note_event(job *j, int event, unsigned long line)
+{
+    int cached = event >= -1024 && event < 1024;
+    if (cached && j->known[event + 1024])
+        return;
+    if (!cached)
+        for (size_t i = 0; i < j->nev; i++)
+            if (j->ev[i].event == event)
+                return;
+    if (rt_grow((void **)&j->ev, &j->capev, j->nev + 1, sizeof *j->ev) != RT_OK) {
+        fail(j, RT_ENOMEM, "out of memory");
+        return;
+    }
+    j->ev[j->nev++] = (evline){event, (int64_t)line};
+    if (cached)
+        j->known[event + 1024] = 1;
+}
+
+static void note_entry_exit(job *j, const rt_picl_record *r, unsigned long line)
+{
+    if (r->rectype == RT_PICL_ENTRY || r->rectype == RT_PICL_EXIT)
+        note_event(j, r->event, line);
+}
+
+static int grow_nodes(job *j, int node)
+{
+    if (node < j->nnodes)
+        return RT_OK;
+    int n = j->nnodes ? j->nnodes : 64;
+    while (n <= node)
+        n *= 2;
+    unsigned char *s = realloc(j->seen, (size_t)n);
+    if (s)
+        j->seen = s;
+    int *a = realloc(j->after8, (size_t)n * sizeof *a);
+    if (a)
+        j->after8 = a;
+    if (!s || !a)
+        return fail(j, RT_ENOMEM, "out of memory");
+    memset(j->seen + j->nnodes, 0, (size_t)(n - j->nnodes));
+    for (int i = j->nnodes; i < n; i++)
+        j->after8[i] = -1;
+    j->nnodes = n;
+    return RT_OK;
+}
+
+/* The ranks a PICL record goes to (see rt_par_text.h). */
+static void route_picl(job *j, const rt_picl_record *rec)
+{
+    const char *text;
+    size_t len;
+    unsigned long line = rt_picl_line(j->picl, &text, &len);
+    j->stamp++;
+    int n = j->size;
+    if (rec->proc + 1 > j->maxproc)
+        j->maxproc = rec->proc + 1;
+    send_line(j, rt_par_owner_of(rec->proc, n), line, text, len);
+    if (!j->old) {
+        int entry = rec->rectype == RT_PICL_ENTRY;
+        if (entry || rec->rectype == RT_PICL_EXIT) {
+            rt_event_family f = rt_picl_event_family(rec->event);
+            double bytes;
+            long tag, peer;
+            if ((entry ? f == RT_EV_SEND : f == RT_EV_RECV) && rt_picl_message_fields(rec, &bytes, &tag, &peer) &&
+                peer >= 0)
+                send_line(j, rt_par_owner_of(peer_of((double)peer), n), line, text, len);
+        }
+        note_entry_exit(j, rec, line);
+        return;
+    }
+    int node = rec->proc, code = rec->rectype;
+    if (grow_nodes(j, node) != RT_OK)
+        return;
+    int peer = -1;
+    if ((code == RT_PICL_OLD_SEND || code == RT_PICL_OLD_RECV || code == RT_PICL_OLD_RECV_WAKING) && rec->ndata >= 1)
+        peer = peer_of(rec->data[0]);
+    if (peer >= 0)
+        send_line(j, rt_par_owner_of(peer, n), line, text, len);
+    /* the record after a recv_waking decides whether a recv repeats it: its rank sees it */
+    if (j->after8[node] >= 0)
+        send_line(j, j->after8[node], line, text, len);
+    j->after8[node] = code == RT_PICL_OLD_RECV_WAKING && peer >= 0 ? rt_par_owner_of(peer, n) : -1;
+    /* a node's first record in the range: every rank learns how the range before ended */
+    if (!j->seen[node]) {
+        j->seen[node] = 1;
+        for (int r = 0; r < n; r++)
+            send_line(j, r, line, text, len);
+    }
+    rt_picl_record out[2];
+    int nout = 0;
+    if (rt_picl_xlate_record(j->x, rec, out, &nout) != RT_OK) {
+        fail(j, RT_ENOMEM, "out of memory");
+        return;
+    }
+    for (int i = 0; i < nout; i++)
+        note_entry_exit(j, &out[i], line);
+}
+
+/* A malformed PICL line a lenient reader skips: rank 0 skips it too (counted once, in its place). */
+static void on_skip(void *ud, const char *msg)
+{
+    (void)msg;
+    job *j = ud;
+    const char *text;
+    size_t len;
+    unsigned long line = rt_picl_line(j->picl, &text, &len);
+    j->stamp++;
+    if (text)
+        send_line(j, 0, line, text, len);
+}
+
+/* A Paraver record: states and events to their thread's owner, messages to both ends' owners,
+ * records not modelled (counted as skipped) to rank 0, so the count is the serial one there. */
+static void on_paraver_record(void *ud, const char *text, size_t len, unsigned long line, int type, int t0,
+                              int t1)
+{
+    job *j = ud;
+    j->stamp++;
+    send_line(j, type >= 1 && type <= 3 && t0 >= 0 ? rt_par_owner_of(t0, j->size) : 0, line, text, len);
+    if (t1 >= 0)
+        send_line(j, rt_par_owner_of(t1, j->size), line, text, len);
+}
+
+/* ---- the spills read back in rank order ---- */
+
+typedef struct spills {
+    FILE **f;
+    int n, cur;
+} spills;
+
+static ssize_t cat_read(void *c, char *buf, size_t size)
+{
+    spills *s = c;
+    while (s->cur < s->n) {
+        size_t got = fread(buf, 1, size, s->f[s->cur]);
+        if (got > 0)
+            return (ssize_t)got;
+        if (ferror(s->f[s->cur]))
+            return -1;
+        s->cur++;
+    }
+    return 0;
+}
+
+static int cat_seek(void *c, off64_t *off, int whence)
+{
+    spills *s = c;
+    if (whence != SEEK_SET || *off != 0)
+        return -1; /* only a second pass from the start */
+    for (int i = 0; i < s->n; i++)
+        if (fseek(s->f[i], 0, SEEK_SET) != 0)
+            return -1;
+    s->cur = 0;
+    return 0;
+}
+
+static int cat_close(void *c)
+{
+    spills *s = c;
+    for (int i = 0; i < s->n; i++)
+        if (s->f[i])
+            fclose(s->f[i]);
+    free(s->f);
+    free(s);
+    return 0;
+}
+
+/* ---- the source: this rank's events of the reread spills ---- */
+
+typedef struct ptext {
+    rt_tsource base;
+    rt_tsource *in;         /* the format's reader over the spills */
+    FILE *body;             /* the spills as one stream (closed here) */
+    int rank, size;
+    int paraver;
+    unsigned long line;     /* line of the last event read, and its index there */
+    uint64_t index;
+} ptext;
+
+/*
+ * The serial key of an event: PICL {line, index in the record, 0} (the file's
+ * order is the serial order); Paraver {ticks, 0 for a send or receive, 1 for
+ * a leave, 2 for the events a record starts with, line * 64 + index in the
+ * record} (the reader's time merge: at equal times sends and receives, then
+ * leaves, then the records that start there, in file order).
+ */
+static rt_tkey key_of(ptext *p, const rt_tevent *ev)
+{
+    p->index = ev->line == p->line ? p->index + 1 : 0;
+    p->line = ev->line;
+    if (!p->paraver)
+        return (rt_tkey){(int64_t)ev->line, p->index, 0};
+    int cls = ev->kind == RT_TE_SEND || ev->kind == RT_TE_RECV ? 0 : ev->kind == RT_TE_LEAVE ? 1 : 2;
+    uint64_t idx = ev->kind == RT_TE_RECV ? 1 : ev->kind == RT_TE_MARKER ? p->index : 0;
+    return (rt_tkey){ev->ticks, (uint64_t)cls, (uint64_t)ev->line * 64 + (idx < 63 ? idx : 63)};
+}
+
+static int pt_next(rt_tsource *s, rt_tevent *ev, rt_err *err)
+{
+    ptext *p = (ptext *)s;
+    for (;;) {
+        int st = rt_tsource_next(p->in, ev, err);
+        s->skipped = p->in->skipped;
+        if (st != RT_OK)
+            return st;
+        rt_tkey key = key_of(p, ev);
+        int to[2], n = rt_par_route(ev, p->size, to);
+        if (to[0] == p->rank || (n == 2 && to[1] == p->rank)) {
+            s->key = key;
+            return RT_OK;
+        }
+    }
+}
+
+static int pt_rewind(rt_tsource *s, rt_err *err)
+{
+    ptext *p = (ptext *)s;
+    p->line = 0;
+    p->index = 0;
+    return rt_tsource_rewind(p->in, err);
+}
+
+static void pt_free(rt_tsource *s)
+{
+    ptext *p = (ptext *)s;
+    if (p->in) {
+        p->in->defs = NULL; /* the base holds them and frees them */
+        rt_tsource_free(p->in);
+    }
+    if (p->body)
+        fclose(p->body);
+    free(p);
+}
+
+static void pt_warn(void *ud, const char *msg)
+{
+    rt_tsource_warn(ud, "%s", msg);
+}
+
+static const rt_tsource_ops pt_ops_picl_old = {"picl-old", pt_next, pt_rewind, NULL, NULL, pt_free};
+static const rt_tsource_ops pt_ops_picl_new = {"picl-new", pt_next, pt_rewind, NULL, NULL, pt_free};
+static const rt_tsource_ops pt_ops_paraver = {"paraver", pt_next, pt_rewind, NULL, NULL, pt_free};
+
+int rt_par_text_is(const rt_tsource *s)
+{
+    return s && (s->ops == &pt_ops_picl_old || s->ops == &pt_ops_picl_new || s->ops == &pt_ops_paraver);
+}
+
+int rt_par_text_format(const char *f)
+{
+    return f && (strcmp(f, "picl") == 0 || strcmp(f, "picl-old") == 0 || strcmp(f, "picl-new") == 0 ||
+                 strcmp(f, "old") == 0 || strcmp(f, "new") == 0 || strcmp(f, "paraver") == 0);
+}
+
+static int by_event(const void *a, const void *b)
+{
+    const evline *x = a, *y = b;
+    return x->event != y->event ? (x->event > y->event) - (x->event < y->event)
+                                : (x->line > y->line) - (x->line < y->line);
+}
+
+static int by_line(const void *a, const void *b)
+{
+    const evline *x = a, *y = b;
+    return x->line < y->line ? -1 : x->line > y->line ? 1 : (x->event > y->event) - (x->event < y->event);
+}
+
+/*
+ * Every rank's PICL event numbers with their first lines, merged: each
+ * event at its smallest line, in line order, defined in that order in d.
+ */
+static int define_regions(job *j, rt_tdefs *d, rt_err *err)
+{
+    int n = j->size;
+    evline *all = j->ev;
+    size_t total = j->nev;
+#ifdef RETRACE_HAVE_MPI
+    int *cnt = NULL, *dis = NULL;
+    if (launched(j)) {
+        cnt = calloc((size_t)n * 2, sizeof *cnt);
+        if (!cnt)
+            return rt_err_set(err, RT_ENOMEM, "%s: out of memory", j->path);
+        dis = cnt + n;
+        int mine = (int)(j->nev * sizeof(evline));
+        MPI_Allgather(&mine, 1, MPI_INT, cnt, 1, MPI_INT, rt_par_comm());
+        size_t bytes = 0;
+        for (int r = 0; r < n; r++) {
+            dis[r] = (int)bytes;
+            bytes += (size_t)cnt[r];
+        }
+        all = malloc(bytes ? bytes : 1);
+        if (!all) {
+            free(cnt);
+            return rt_err_set(err, RT_ENOMEM, "%s: out of memory", j->path);
+        }
+        MPI_Allgatherv(j->ev, mine, MPI_BYTE, all, cnt, dis, MPI_BYTE, rt_par_comm());
+        total = bytes / sizeof(evline);
+        free(cnt);
+    }
+#else
+    (void)n;
+#endif
+    /* by event, its smallest line first; keep that one; then in line order */
+    qsort(all, total, sizeof *all, by_event);
+    size_t k = 0;
+    for (size_t i = 0; i < total; i++)
+        if (k == 0 || all[k - 1].event != all[i].event)
+            all[k++] = all[i];
+    qsort(all, k, sizeof *all, by_line);
+    int st = RT_OK;
+    for (size_t i = 0; i < k && st == RT_OK; i++)
+        if (rt_picl_define_region(d, (int)all[i].event) < 0)
+            st = rt_err_set(err, RT_ENOMEM, "%s: out of memory", j->path);
+    if (all != j->ev)
+        free(all);
+    return st;
+}
+
+static void job_free(job *j)
+{
+    if (j->out)
+        for (int r = 0; r < j->size; r++)
+            free(j->out[r].p);
+    free(j->out);
+    if (j->spill)
+        for (int r = 0; r < j->size; r++)
+            if (j->spill[r])
+                fclose(j->spill[r]);
+    free(j->spill);
+    free(j->mark);
+    free(j->seen);
+    free(j->after8);
+    free(j->ev);
+    rt_picl_xlate_free(j->x);
+    rt_picl_free(j->picl);
+}
+
+/* The format to read: a PICL or Paraver name, detected when not given. */
+static const char *text_format(const char *path, const char *format, rt_err *err)
+{
+    if (format && strcmp(format, "old") == 0)
+        return "picl-old";
+    if (format && strcmp(format, "new") == 0)
+        return "picl-new";
+    if (format && strcmp(format, "picl") != 0) {
+        if (!rt_par_text_format(format)) {
+            rt_err_set(err, RT_EINVAL, "%s: format %s is not read in byte ranges (picl, paraver)", path, format);
+            return NULL;
+        }
+        return format;
+    }
+    const char *name = NULL;
+    char why[512] = "";
+    if (rt_tsource_detect(path, &name, why, sizeof why) != RT_OK) {
+        rt_err_set(err, RT_EIO, "%s", why);
+        return NULL;
+    }
+    if (!name || (strcmp(name, "picl-old") != 0 && strcmp(name, "picl-new") != 0 &&
+                  (format || strcmp(name, "paraver") != 0))) {
+        rt_err_set(err, RT_EINVAL, "%s: not a %s trace read in byte ranges (%s)", path, format ? format : "text",
+                   name ? name : "unknown format");
+        return NULL;
+    }
+    return name;
+}
+
+rt_tsource *rt_par_text_open(const char *path, const char *format, rt_err *err)
+{
+    job j = {0};
+    j.rank = rt_par_rank();
+    j.size = rt_par_size();
+    j.path = path;
+    j.batch = BATCH_BYTES;
+    if ((size_t)j.size * j.batch > ((size_t)1 << 30)) /* MPI counts are ints: a round stays under 2 GiB */
+        j.batch = ((size_t)1 << 30) / (size_t)j.size;
+    const char *fmt = text_format(path, format, &j.err);
+    int paraver = fmt && strcmp(fmt, "paraver") == 0;
+    j.old = fmt && strcmp(fmt, "picl-old") == 0;
+    /* this rank's range, and the lines before it */
+    uint64_t size = 0, begin = 0, end = 0, nl = 0;
+    if (j.err.status == RT_OK) {
+        struct stat st;
+        if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+            rt_err_at(&j.err, RT_EIO, path, 0, "%s", errno && stat(path, &st) != 0 ? strerror(errno)
+                                                                                 : "a byte range needs a regular file");
+        else
+            size = (uint64_t)st.st_size;
+    }
+    if (j.err.status == RT_OK) {
+        begin = size * (uint64_t)j.rank / (uint64_t)j.size;
+        end = size * (uint64_t)(j.rank + 1) / (uint64_t)j.size;
+        FILE *f = fopen(path, "rb");
+        int ioerr = f ? 0 : errno;
+        if (f) {
+            nl = rt_lines_count(f, begin, end, &ioerr);
+            fclose(f);
+        }
+        if (ioerr)
+            rt_err_at(&j.err, RT_EIO, path, 0, "%s", strerror(ioerr));
+    }
+    uint64_t before = exscan_sum(&j, nl);
+    /* buffers and spills */
+    if (j.err.status == RT_OK) {
+        j.out = calloc((size_t)j.size, sizeof *j.out);
+        j.spill = calloc((size_t)j.size, sizeof *j.spill);
+        j.mark = calloc((size_t)j.size, sizeof *j.mark);
+        if (!j.out || !j.spill || !j.mark)
+            fail(&j, RT_ENOMEM, "out of memory");
+        for (int r = 0; j.err.status == RT_OK && r < j.size; r++)
+            if (!(j.spill[r] = tmpfile()))
+                rt_err_at(&j.err, RT_EIO, path, 0, "a spill file: %s", strerror(errno));
+    }
+    /* the range reader */
+    rt_tsource *range = NULL;
+    rt_picl_opts po = {0};
+    po.format = j.old ? RT_PICL_OLD : RT_PICL_NEW;
+    if (j.err.status == RT_OK) {
+        if (paraver) {
+            if ((range = rt_paraver_open_range(path, begin, end, (unsigned long)before, &j.err)))
+                rt_paraver_on_record(range, on_paraver_record, &j);
+        } else {
+            rt_picl_opts ro = po;
+            ro.on_skip = on_skip;
+            ro.ud = &j;
+            j.picl = rt_picl_open_range(path, &ro, begin, end, (unsigned long)before, &j.err);
+            if (j.picl && j.old && !(j.x = rt_picl_xlate_new()))
+                fail(&j, RT_ENOMEM, "out of memory");
+        }
+    }
+    int st = agree(&j, err);
+    /* read the range, exchanging every batch */
+    for (int done = 0; st == RT_OK;) {
+        while (!done && j.pending < j.batch && j.err.status == RT_OK) {
+            int rs;
+            if (paraver) {
+                rt_tevent ev;
+                rs = rt_tsource_next(range, &ev, &j.err);
+            } else {
+                rt_picl_record rec;
+                rs = rt_picl_next(j.picl, &rec, &j.err);
+                if (rs == RT_OK)
+                    route_picl(&j, &rec);
+            }
+            if (rs == RT_EEOF) {
+                rt_err_clear(&j.err);
+                done = 1;
+            }
+        }
+        int xs = exchange(&j);
+        if (xs != RT_OK)
+            fail(&j, xs, xs == RT_ENOMEM ? "out of memory" : "a spill file: write error");
+        if ((st = agree(&j, err)) != RT_OK)
+            break;
+        if (allreduce(&j, !done, 0) == 0)
+            break;
+    }
+    uint64_t records = paraver && range ? rt_paraver_records(range) : 0;
+    rt_tsource_free(range);
+    if (st != RT_OK) {
+        job_free(&j);
+        return NULL;
+    }
+    if (paraver && allreduce(&j, (int64_t)records, 0) == 0) {
+        /* no records in any range: the whole body is empty, the serial reader says so */
+        rt_tsource *whole = rt_paraver_open(path, err);
+        rt_tevent ev;
+        if (whole && rt_tsource_next(whole, &ev, err) == RT_OK)
+            rt_err_set(err, RT_EIO, "%s: changed while read", path);
+        rt_tsource_free(whole);
+        job_free(&j);
+        return NULL;
+    }
+    int nprocs = paraver ? 0 : (int)allreduce(&j, j.maxproc, 1);
+    /* this rank's source over its spills */
+    spills *sp = calloc(1, sizeof *sp);
+    cookie_io_functions_t io = {cat_read, NULL, cat_seek, cat_close};
+    FILE *body = NULL;
+    if (sp) {
+        sp->f = j.spill;
+        sp->n = j.size;
+        for (int r = 0; r < j.size; r++)
+            rewind(j.spill[r]);
+        if ((body = fopencookie(sp, "r", io)))
+            j.spill = NULL; /* the stream owns them now */
+        else
+            free(sp);
+    }
+    ptext *p = calloc(1, sizeof *p);
+    if (!body || !p) {
+        if (body)
+            fclose(body);
+        free(p);
+        rt_err_set(&j.err, RT_ENOMEM, "%s: out of memory", path);
+    } else {
+        p->body = body;
+        p->paraver = paraver;
+        p->rank = j.rank;
+        p->size = j.size;
+        if (paraver) {
+            p->in = rt_paraver_open_numbered(path, body, &j.err);
+        } else {
+            rt_picl *rd = rt_picl_open_numbered(body, path, &po, &j.err);
+            if (rd && (p->in = rt_picl_source(rd, 1, &j.err)) != NULL)
+                rt_picl_source_name_procs(p->in, nprocs, &j.err);
+        }
+    }
+    /* the region order is collective: every rank takes part, whatever happened above */
+    if (!paraver) {
+        rt_tdefs *scratch = p && p->in ? NULL : rt_tdefs_new();
+        rt_err e;
+        rt_err_clear(&e);
+        if (define_regions(&j, p && p->in ? p->in->defs : scratch, &e) != RT_OK && j.err.status == RT_OK)
+            j.err = e;
+        rt_tdefs_free(scratch);
+    }
+    const rt_tsource_ops *ops = paraver ? &pt_ops_paraver : j.old ? &pt_ops_picl_old : &pt_ops_picl_new;
+    if (p && p->in && j.err.status == RT_OK && rt_tsource_init(&p->base, ops, path, &j.err) == RT_OK) {
+        rt_tdefs_free(p->base.defs);
+        p->base.defs = p->in->defs;
+        p->base.raw_size = p->in->raw_size;
+        p->base.describe = p->in->describe;
+        p->base.has_key = 1;
+        p->in->on_warning = pt_warn;
+        p->in->ud = &p->base;
+    }
+    st = agree(&j, err);
+    job_free(&j);
+    if (st != RT_OK) {
+        if (p && p->base.ops) {
+            rt_tsource_free(&p->base);
+        } else if (p) {
+            rt_tsource_free(p->in);
+            if (p->body)
+                fclose(p->body);
+            free(p);
+        }
+        return NULL;
+    }
+    return &p->base;
+}
