@@ -11,9 +11,10 @@
  * its own events below the horizon and the records it received, merged by key.
  * Memory: a batch and the records of one epoch, never the trace.
  *
- * Other formats, until they have a reader of byte ranges (rt_par_text.h): every
- * rank reads the whole trace and keeps the events routed to it (a filter), keyed
- * by their index in the file's event order.
+ * PICL: the rank's reader of byte ranges (rt_par_text.h) already gives its events
+ * in serial order with their keys; they pass through. Other formats (Paraver,
+ * Pajé): every rank reads the whole trace and keeps the events routed to it (a
+ * filter), keyed by their index in the file's event order.
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -27,6 +28,7 @@
 #include "rt_par_rec.h"
 #include "rt_par_route.h"
 #include "rt_par_source.h"
+#include "rt_par_text.h"
 #include "rt_tsource_open.h"
 
 /* Own events read per epoch (at least). */
@@ -90,7 +92,8 @@ typedef struct par_src {
     rt_tsource base;
     rt_tsource *part;      /* this rank's reader (its defs are base.defs) */
     int rank, size;
-    int epochs;            /* 1: OTF2 epochs; 0: filter over the whole trace */
+    int epochs;            /* 1: OTF2 epochs; 0: filter over the whole trace or pass-through */
+    int through;           /* the reader is a part already (rt_par_text): its events pass through */
     ents own;              /* own events read, not yet released */
     ents out;              /* released, merged: handed out in order */
     int part_eof;
@@ -109,7 +112,7 @@ typedef struct par_src {
 static void forward_warning(void *ud, const char *msg)
 {
     par_src *s = ud;
-    if (s->epochs || s->rank == 0)
+    if (s->epochs || s->through || s->rank == 0)
         rt_tsource_warn(&s->base, "%s", msg);
 }
 
@@ -248,7 +251,7 @@ static int epoch(par_src *s, rt_err *err)
 
 #endif
 
-/* The filter over the whole trace: the next event routed to this rank. */
+/* The filter over the whole trace: the next event routed to this rank (pass-through: the next). */
 static int filter_next(par_src *s, rt_tevent *ev, rt_err *err)
 {
     double t0 = now_s();
@@ -257,6 +260,16 @@ static int filter_next(par_src *s, rt_tevent *ev, rt_err *err)
         if (st != RT_OK) {
             s->c.read += now_s() - t0;
             return st;
+        }
+        if (s->through) {
+            s->base.key = s->part->key;
+            s->base.has_key = 1;
+            if (rt_par_owns(ev->proc, s->rank, s->size))
+                s->c.local_events++;
+            else
+                s->c.received_records++;
+            s->c.read += now_s() - t0;
+            return RT_OK;
         }
         rt_tkey key = {(int64_t)s->filter_index++, 0, 0};
         int to[2], n = rt_par_route(ev, s->size, to);
@@ -382,9 +395,14 @@ rt_tsource *rt_par_source_open(const char *path, const char *format, rt_err *err
     if (!name && rt_tsource_detect(path, &name, NULL, 0) != RT_OK)
         name = NULL;
     int epochs = name && strcmp(name, "otf2") == 0;
+    /* PICL in byte ranges; Paraver through the filter: its reader warns once per state value
+     * missing from the .pcf, at its first line in the whole file, which a range cannot know */
+    int through = !epochs && name && strncmp(name, "picl", 4) == 0 && rt_par_text_format(name);
     rt_err e;
     e.status = RT_OK;
-    rt_tsource *part = epochs ? rt_otf2_open_part(path, rank, size, &e) : rt_tsource_open(path, format, &e);
+    rt_tsource *part = epochs    ? rt_otf2_open_part(path, rank, size, &e)
+                       : through ? rt_par_text_open(path, name, &e)
+                                 : rt_tsource_open(path, format, &e);
     par_src *s = part ? calloc(1, sizeof *s) : NULL;
     if (part && !s)
         rt_err_set(&e, RT_ENOMEM, "%s: out of memory", path);
@@ -418,12 +436,13 @@ rt_tsource *rt_par_source_open(const char *path, const char *format, rt_err *err
     s->rank = rank;
     s->size = size;
     s->epochs = epochs;
+    s->through = through;
     s->last = INT64_MIN;
     s->horizon = INT64_MIN;
     s->c.opened = now_s();
     part->on_warning = forward_warning;
     part->ud = &s->base;
-    if (!epochs && part->raw_size > 0) { /* the filter hands out the reader's own records as they are */
+    if (!epochs && part->raw_size > 0) { /* the reader's own records are handed out as they are */
         s->base.raw_size = part->raw_size;
         s->base.describe = par_describe;
     }
