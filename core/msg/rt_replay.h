@@ -323,10 +323,16 @@ const char *rt_replay_warning(const rt_replay *rp, int i);
 /*
  * The serial-order key of kept warning i: the key of the event that raised it
  * when the source keeps keys (rt_tsource.has_key); warnings raised when the
- * replay finishes sort after every event: {INT64_MAX, phase, processor or
- * order}. {0, 0, i} when the source has no keys.
+ * replay finishes sort after every event: {INT64_MAX, the processor's last
+ * time (order-preserving bits), processor}, then {INT64_MAX, UINT64_MAX, 0}.
+ * {0, 0, events replayed before it} when the source has no keys.
  */
 void rt_replay_warning_key(const rt_replay *rp, int i, rt_tkey *key);
+
+/* The words of the end-of-replay warning about n unpaired messages: which 0 sent and never
+ * received, 1 received with no send (snprintf's contract). A distributed run tells them once,
+ * with the job's sums. */
+int rt_replay_unpaired_warning(int which, int64_t n, char *buf, size_t cap);
 
 /* Call fn for every pending message (sent, not received), oldest first per key. */
 void rt_replay_pending(const rt_replay *rp, void (*fn)(void *ud, const rt_message *m), void *ud);

@@ -29,4 +29,13 @@ rt_tsource *rt_par_source_open(const char *path, const char *format, rt_err *err
  * its serial key in src->key), else 0. */
 int rt_par_source_is_par(const rt_tsource *src);
 
+/* The reader under a distributed source (format options such as PICL's compstats go to it);
+ * src itself otherwise. */
+rt_tsource *rt_par_source_part(rt_tsource *src);
+
+/* The message of every rank but the failing one when a rank failed (it prints its own). */
+extern const char *const rt_par_peer_failed;
+/* 1 when err is that: this rank stops because another failed. */
+int rt_par_source_peer_failed(const rt_err *err);
+
 #endif

@@ -167,6 +167,16 @@ static inline int rt_tkey_cmp(const rt_tkey *k1, const rt_tkey *k2)
     return 0;
 }
 
+/* A double as an unsigned integer of the same order (for keys sorting by time). */
+static inline uint64_t rt_tkey_of_double(double x)
+{
+    union {
+        double d;
+        uint64_t u;
+    } v = {x};
+    return (v.u >> 63) ? ~v.u : v.u | (UINT64_C(1) << 63);
+}
+
 /* Reset an event to kind 0 with peer = comm = -1 and everything else zero. */
 void rt_tevent_clear(rt_tevent *ev);
 
