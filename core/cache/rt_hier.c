@@ -150,25 +150,41 @@ typedef struct hcache {
     unsigned lg2b, lg2sb;
     uint64_t pfdist;        /* bytes */
     struct hcache *down;
-    struct hcache *up[2 * RT_HIER_MAX_LEVELS]; /* the caches whose misses come here */
+    struct hcache *up[2 * RT_HIER_MAX_CORES]; /* the caches whose misses come here */
     unsigned nup;
     rt_hier_stats st;
     pend *pq;
     size_t np, cap;
     int fast;               /* hits can take hit_fast: demand fetch, no sub-blocks, LRU,
                                write-back always, no classification */
-    int fast_miss;          /* and misses miss_fast: also write-allocate always, not inclusive */
+    int fast_miss;          /* and misses miss_fast: also write-allocate always, not
+                               inclusive, not coherent */
+    int coherent;           /* a private cache of a multi-core machine */
+    rt_linemap lost;        /* when coherent: blocks taken away by invalidations */
 } hcache;
 
 struct rt_hier {
     rt_hier_config cfg;
     hcache c[RT_HIER_MAX_LEVELS][3];
     hcache mem;
-    hcache *ci, *cd;        /* where references enter */
+    hcache *ci, *cd;        /* where references enter (core 0's) */
+    unsigned cores, npriv;  /* cores (1 or more), private levels */
+    hcache *extra;          /* the private caches of cores 1.., [((p-1)*npriv + l)*3 + k] */
+    hcache *core_ci[RT_HIER_MAX_CORES], *core_cd[RT_HIER_MAX_CORES];
+    uint64_t *sw;           /* rt_hier_set_cores: (record, core) pairs */
+    size_t nsw;
     int64_t rng;            /* Dinero IV's generator (d4random, prefetch abort) */
     int status;             /* sticky: a policy hook failed, or memory ran out */
     rt_err err;
 };
+
+/* core p's cache (level l, which k): its own when the level is private */
+static inline hcache *cache_of(const rt_hier *h, unsigned p, unsigned l, int k)
+{
+    if (p == 0 || l >= h->npriv)
+        return (hcache *)&h->c[l][k];
+    return &h->extra[((size_t)(p - 1) * h->npriv + l) * 3 + (unsigned)k];
+}
 
 static void store_view(store *s, uint32_t set, rt_policy_set *v, rt_err *err)
 {
@@ -519,6 +535,10 @@ static void ref_one(rt_hier *h, hcache *c, pend m)
     uint64_t slot = (uint64_t)set * s->ways + (unsigned)(w < 0 ? 0 : w);
     const int blockmiss = w < 0;
     const int miss = blockmiss || (sbbits & s->valid[slot]) != sbbits;
+    if (blockmiss && c->coherent && rt_linemap_find(&c->lost, blk)) {
+        c->st.coh_miss++;
+        rt_linemap_del(&c->lost, blk);
+    }
 
     /* prefetch on demand reads and instruction fetches */
     if (cf->fetch != RT_FETCH_DEMAND && (m.type == T_READ || m.type == T_INSTR)) {
@@ -930,6 +950,59 @@ static int check_cache(const rt_hcache_config *c, unsigned lev, int which, rt_er
     return RT_OK;
 }
 
+unsigned rt_hier_private_levels(const rt_hier_config *cfg)
+{
+    if (cfg->cores <= 1)
+        return cfg->levels;
+    for (unsigned l = 0; l < cfg->levels; l++)
+        for (int k = 0; k < 3; k++)
+            if (cfg->c[l][k].present && cfg->c[l][k].sharing == RT_SHARE_SHARED)
+                return l;
+    /* none marked shared: the last level is, unless it is the only one or marked private */
+    unsigned last = cfg->levels ? cfg->levels - 1 : 0;
+    for (int k = 0; k < 3; k++)
+        if (cfg->c[last][k].present && cfg->c[last][k].sharing == RT_SHARE_PRIVATE)
+            return cfg->levels;
+    return cfg->levels > 1 ? last : cfg->levels;
+}
+
+/* a multi-core machine: private levels over shared ones, private caches MESI can keep */
+static int check_cores(const rt_hier_config *cfg, rt_err *err)
+{
+    if (cfg->cores > RT_HIER_MAX_CORES)
+        return rt_err_set(err, RT_EINVAL, "cores: %u (at most %d)", cfg->cores, RT_HIER_MAX_CORES);
+    if (cfg->cores <= 1)
+        return RT_OK;
+    unsigned np = rt_hier_private_levels(cfg);
+    uint64_t block = 0;
+    for (unsigned l = 0; l < cfg->levels; l++)
+        for (int k = 0; k < 3; k++) {
+            const rt_hcache_config *c = &cfg->c[l][k];
+            if (!c->present)
+                continue;
+            if (l >= np && c->sharing == RT_SHARE_PRIVATE)
+                return rt_err_set(err, RT_EINVAL, "l%u-%ccache: private below a shared level", l + 1,
+                                  which_name[k]);
+            if (l >= np)
+                continue;
+            if (l < np && c->sharing == RT_SHARE_SHARED)
+                return rt_err_set(err, RT_EINVAL, "l%u-%ccache: shared above a private level", l + 1,
+                                  which_name[k]);
+            if (!block)
+                block = c->block;
+            if (c->block != block || (c->subblock && c->subblock != c->block))
+                return rt_err_set(err, RT_EINVAL,
+                                  "l%u-%ccache: with several cores the private caches have one block "
+                                  "size (%llu) and no sub-blocks", l + 1, which_name[k],
+                                  (unsigned long long)block);
+            if (c->fetch != RT_FETCH_DEMAND)
+                return rt_err_set(err, RT_EINVAL,
+                                  "l%u-%ccache: with several cores the private caches fetch on demand",
+                                  l + 1, which_name[k]);
+        }
+    return RT_OK;
+}
+
 int rt_hier_check(const rt_hier_config *cfg, rt_err *err)
 {
     if (cfg->levels < 1 || cfg->levels > RT_HIER_MAX_LEVELS)
@@ -957,7 +1030,21 @@ int rt_hier_check(const rt_hier_config *cfg, rt_err *err)
             if (cfg->c[l][k].present)
                 return rt_err_set(err, RT_EINVAL, "level %u: a cache below the last level %u",
                                   l + 1, cfg->levels);
-    return RT_OK;
+    return check_cores(cfg, err);
+}
+
+static void cache_destroy(hcache *c)
+{
+    if (!c->cfg.present)
+        return;
+    store_destroy(&c->m);
+    if (c->ccc) {
+        store_destroy(&c->full);
+        rt_linemap_destroy(&c->inf);
+    }
+    if (c->coherent)
+        rt_linemap_destroy(&c->lost);
+    free(c->pq);
 }
 
 void rt_hier_free(rt_hier *h)
@@ -965,17 +1052,13 @@ void rt_hier_free(rt_hier *h)
     if (!h)
         return;
     for (unsigned l = 0; l < RT_HIER_MAX_LEVELS; l++)
-        for (int k = 0; k < 3; k++) {
-            hcache *c = &h->c[l][k];
-            if (!c->cfg.present)
-                continue;
-            store_destroy(&c->m);
-            if (c->ccc) {
-                store_destroy(&c->full);
-                rt_linemap_destroy(&c->inf);
-            }
-            free(c->pq);
-        }
+        for (int k = 0; k < 3; k++)
+            cache_destroy(&h->c[l][k]);
+    if (h->extra)
+        for (size_t i = 0; i < (size_t)(h->cores - 1) * h->npriv * 3; i++)
+            cache_destroy(&h->extra[i]);
+    free(h->extra);
+    free(h->sw);
     free(h->mem.pq);
     free(h);
 }
@@ -1003,15 +1086,23 @@ static int cache_new(rt_hier *h, hcache *c, const rt_hcache_config *cf, unsigned
         return st;
     c->fast = cf->fetch == RT_FETCH_DEMAND && !cf->ccc && c->lg2b == c->lg2sb && c->m.lru
               && cf->wback == RT_WPOL_ALWAYS;
-    c->fast_miss = c->fast && cf->walloc == RT_WPOL_ALWAYS && !cf->inclusive;
+    c->fast_miss = c->fast && cf->walloc == RT_WPOL_ALWAYS && !cf->inclusive && !c->coherent;
+    if (c->coherent && rt_linemap_init(&c->lost, 64) != RT_OK) {
+        store_destroy(&c->m);
+        return rt_err_set(err, RT_ENOMEM, "coherence: out of memory");
+    }
     if (cf->ccc) {
         if ((st = store_new(&c->full, 1, lines, ops, ud, h->cfg.seed, err)) != RT_OK) {
             store_destroy(&c->m);
+            if (c->coherent)
+                rt_linemap_destroy(&c->lost);
             return st;
         }
         if (rt_linemap_init(&c->inf, 1024) != RT_OK) {
             store_destroy(&c->m);
             store_destroy(&c->full);
+            if (c->coherent)
+                rt_linemap_destroy(&c->lost);
             return rt_err_set(err, RT_ENOMEM, "classify: out of memory");
         }
         c->ccc = 1;
@@ -1034,33 +1125,55 @@ int rt_hier_new(const rt_hier_config *cfg, rt_hier **out, rt_err *err)
     h->rng = 1;
     h->mem.is_mem = 1;
     snprintf(h->mem.name, sizeof h->mem.name, "memory");
-    /* from the bottom up, as Dinero IV links them: a unified cache's misses go
-     * to the instruction side below */
-    hcache *ci = &h->mem, *cd = &h->mem;
-    for (unsigned l = cfg->levels; l-- > 0;) {
-        for (int k = 0; k < 3; k++) {
-            const rt_hcache_config *cf = &cfg->c[l][k];
-            if (!cf->present)
-                continue;
-            hcache *c = &h->c[l][k];
-            c->down = k == RT_HIER_DATA ? cd : ci;
-            if (!c->down->is_mem)
-                c->down->up[c->down->nup++] = c;
-            if ((st = cache_new(h, c, cf, l, k, err)) != RT_OK) {
-                c->cfg.present = 0;
-                rt_hier_free(h);
-                return st;
-            }
-            if (k == RT_HIER_UNIFIED)
-                ci = cd = c;
-            else if (k == RT_HIER_INSTR)
-                ci = c;
-            else
-                cd = c;
+    h->cores = cfg->cores > 1 ? cfg->cores : 1;
+    h->npriv = rt_hier_private_levels(cfg);
+    if (h->cores > 1 && h->npriv > 0) {
+        h->extra = calloc((size_t)(h->cores - 1) * h->npriv * 3, sizeof *h->extra);
+        if (!h->extra) {
+            free(h);
+            return rt_err_set(err, RT_ENOMEM, "hierarchy: out of memory");
         }
     }
-    h->ci = ci;
-    h->cd = cd;
+    /* from the bottom up, as Dinero IV links them: a unified cache's misses go
+     * to the instruction side below; the shared levels once, then each core's
+     * private ones over them */
+    hcache *sci = &h->mem, *scd = &h->mem;
+    for (unsigned p = 0; p < h->cores; p++) {
+        hcache *ci = sci, *cd = scd;
+        for (unsigned l = cfg->levels; l-- > 0;) {
+            if (l >= h->npriv && p > 0)
+                continue; /* the shared levels: linked with core 0 */
+            for (int k = 0; k < 3; k++) {
+                const rt_hcache_config *cf = &cfg->c[l][k];
+                if (!cf->present)
+                    continue;
+                hcache *c = cache_of(h, p, l, k);
+                c->down = k == RT_HIER_DATA ? cd : ci;
+                if (!c->down->is_mem)
+                    c->down->up[c->down->nup++] = c;
+                c->coherent = h->cores > 1 && l < h->npriv;
+                if ((st = cache_new(h, c, cf, l, k, err)) != RT_OK) {
+                    c->cfg.present = 0;
+                    rt_hier_free(h);
+                    return st;
+                }
+                if (k == RT_HIER_UNIFIED)
+                    ci = cd = c;
+                else if (k == RT_HIER_INSTR)
+                    ci = c;
+                else
+                    cd = c;
+            }
+            if (l == h->npriv && p == 0) { /* the first shared level: every core's below */
+                sci = ci;
+                scd = cd;
+            }
+        }
+        h->core_ci[p] = ci;
+        h->core_cd[p] = cd;
+    }
+    h->ci = h->core_ci[0];
+    h->cd = h->core_cd[0];
     *out = h;
     return RT_OK;
 }
@@ -1070,10 +1183,105 @@ static int status(rt_hier *h)
     return h->status;
 }
 
-int rt_hier_ref(rt_hier *h, const rt_memref *ref)
+/* ---------------------------------------------------------------- coherence (MESI) */
+
+/* Core p references block blk (write: a store): the other cores' private
+ * caches answer as rt_hier.h says, from the first level down (a dirty
+ * level-1 line written back lands in the level below, which then answers). */
+static void snoop(rt_hier *h, unsigned p, uint64_t blk, int write)
+{
+    unsigned holders = 0;
+    for (unsigned q = 0; q < h->cores; q++) {
+        if (q == p)
+            continue;
+        int held = 0;
+        for (unsigned l = 0; l < h->npriv; l++)
+            for (int k = 0; k < 3; k++) {
+                hcache *c = cache_of(h, q, l, k);
+                if (!c->cfg.present)
+                    continue;
+                store *s = &c->m;
+                uint32_t set = set_of(s, blk);
+                int w = store_find(s, set, blk);
+                if (w < 0)
+                    continue;
+                held = 1;
+                uint64_t slot = (uint64_t)set * s->ways + (unsigned)w;
+                if (s->valid[slot] & s->dirty[slot]) {
+                    c->st.snoop_wb++;
+                    write_back(h, c, c, blk, s->valid[slot], s->dirty[slot]);
+                    s->dirty[slot] = 0;
+                    drain(h, c);
+                    /* an inclusive level below may have taken the line meanwhile */
+                    w = store_find(s, set, blk);
+                    slot = (uint64_t)set * s->ways + (unsigned)(w < 0 ? 0 : w);
+                }
+                if (write && w >= 0) {
+                    store_empty(s, slot);
+                    c->st.inval_recv++;
+                    int added;
+                    if (!rt_linemap_slot(&c->lost, blk, &added))
+                        fail(h, rt_err_set(&h->err, RT_ENOMEM, "coherence: out of memory"));
+                }
+            }
+        holders += (unsigned)held;
+    }
+    if (write)
+        h->core_cd[p]->st.inval_sent += holders;
+}
+
+/* before core p's reference enters its first level: the snoops it causes.
+ * A block the first level holds (dirty, for a store) needs none: no other
+ * core can hold it dirty (every store took the others' copies away). */
+static void coherence(rt_hier *h, unsigned p, const rt_memref *ref)
+{
+    hcache *e = ref->kind == RT_REF_IFETCH ? h->core_ci[p] : h->core_cd[p];
+    int write = ref->kind == RT_REF_WRITE;
+    uint64_t size = ref->size ? ref->size : 1;
+    if (ref->addr + size - 1 < ref->addr)
+        size = 0 - ref->addr;
+    const store *s = &e->m;
+    for (uint64_t b = ref->addr >> e->lg2b; b <= (ref->addr + size - 1) >> e->lg2b; b++) {
+        uint32_t set = set_of(s, b);
+        int w = store_find(s, set, b);
+        if (w >= 0 && (!write || s->dirty[(uint64_t)set * s->ways + (unsigned)w]))
+            continue;
+        snoop(h, p, b, write);
+    }
+}
+
+int rt_hier_mesi(const rt_hier *h, unsigned core, uint64_t addr)
+{
+    core %= h->cores;
+    int mine = 0, dirty = 0, others = 0;
+    for (unsigned q = 0; q < h->cores; q++)
+        for (unsigned l = 0; l < h->npriv; l++)
+            for (int k = 0; k < 3; k++) {
+                const hcache *c = cache_of(h, q, l, k);
+                if (!c->cfg.present)
+                    continue;
+                uint64_t blk = addr >> c->lg2b;
+                uint32_t set = set_of(&c->m, blk);
+                int w = store_find(&c->m, set, blk);
+                if (w < 0)
+                    continue;
+                if (q != core) {
+                    others = 1;
+                    continue;
+                }
+                mine = 1;
+                uint64_t slot = (uint64_t)set * c->m.ways + (unsigned)w;
+                dirty |= (c->m.valid[slot] & c->m.dirty[slot]) != 0;
+            }
+    return !mine ? 'I' : dirty ? 'M' : others ? 'S' : 'E';
+}
+
+/* ---------------------------------------------------------------- entry */
+
+static int ref_entry(rt_hier *h, hcache *ci, hcache *cd, const rt_memref *ref)
 {
     if (ref->kind <= RT_REF_MISC) {
-        hcache *c = ref->kind == RT_REF_IFETCH ? h->ci : h->cd;
+        hcache *c = ref->kind == RT_REF_IFETCH ? ci : cd;
         if (c->fast && hit_fast(c, ref->addr, ref->size, ref->kind))
             return RT_OK;
         if (c->fast_miss && miss_fast(h, c, ref->addr, ref->size, ref->kind))
@@ -1081,28 +1289,68 @@ int rt_hier_ref(rt_hier *h, const rt_memref *ref)
     }
     pend m = {ref->addr, ref->size, ref->kind};
     switch (ref->kind) {
-    case RT_REF_IFETCH: ref_full(h, h->ci, m); break;
+    case RT_REF_IFETCH: ref_full(h, ci, m); break;
     case RT_REF_INVALIDATE:
-        ref_full(h, h->ci, m);
-        ref_full(h, h->cd, m);
+        ref_full(h, ci, m);
+        ref_full(h, cd, m);
         break;
-    default: ref_full(h, h->cd, m); break;
+    default: ref_full(h, cd, m); break;
     }
     return status(h);
 }
 
+int rt_hier_ref(rt_hier *h, const rt_memref *ref)
+{
+    if (h->cores > 1)
+        return rt_hier_ref_core(h, 0, ref);
+    return ref_entry(h, h->ci, h->cd, ref);
+}
+
+int rt_hier_ref_core(rt_hier *h, unsigned core, const rt_memref *ref)
+{
+    if (h->cores == 1)
+        return ref_entry(h, h->ci, h->cd, ref);
+    core %= h->cores;
+    if (ref->kind <= RT_REF_MISC)
+        coherence(h, core, ref);
+    return ref_entry(h, h->core_ci[core], h->core_cd[core], ref);
+}
+
+int rt_hier_set_cores(rt_hier *h, const uint64_t *sw, size_t n, rt_err *err)
+{
+    for (size_t i = 1; i < n; i++)
+        if (sw[2 * i] < sw[2 * i - 2])
+            return rt_err_set(err, RT_EINVAL, "cores: record %llu comes after record %llu",
+                              (unsigned long long)sw[2 * i], (unsigned long long)sw[2 * i - 2]);
+    uint64_t *copy = NULL;
+    if (n) {
+        copy = malloc(2 * n * sizeof *copy);
+        if (!copy)
+            return rt_err_set(err, RT_ENOMEM, "cores: out of memory");
+        memcpy(copy, sw, 2 * n * sizeof *copy);
+    }
+    free(h->sw);
+    h->sw = copy;
+    h->nsw = n;
+    return RT_OK;
+}
+
 int rt_hier_copyback_all(rt_hier *h)
 {
-    ref_full(h, h->cd, (pend){0, 0, T_COPYB});
+    for (unsigned p = 0; p < h->cores; p++)
+        ref_full(h, h->core_cd[p], (pend){0, 0, T_COPYB});
     return status(h);
 }
 
 int rt_hier_flush_all(rt_hier *h)
 {
-    ref_full(h, h->cd, (pend){0, 0, T_COPYB});
-    ref_full(h, h->ci, (pend){0, 0, T_INVAL});
-    if (h->ci != h->cd)
-        ref_full(h, h->cd, (pend){0, 0, T_INVAL});
+    for (unsigned p = 0; p < h->cores; p++) {
+        hcache *ci = h->core_ci[p], *cd = h->core_cd[p];
+        ref_full(h, cd, (pend){0, 0, T_COPYB});
+        ref_full(h, ci, (pend){0, 0, T_INVAL});
+        if (ci != cd)
+            ref_full(h, cd, (pend){0, 0, T_INVAL});
+    }
     return status(h);
 }
 
@@ -1115,10 +1363,12 @@ int rt_hier_run(rt_hier *h, rt_memtrace *t, rt_hier_run_result *res, rt_err *err
     size_t n = 0;
     uint64_t flcount = h->cfg.flushcount;
     int st;
+    unsigned core = 0;
+    size_t swi = 0;
     hcache *cd = h->cd;
     /* with the binary format, runs of loads and stores within one block come
      * as bare addresses: those that hit a fast level-1 cache never leave here */
-    int lines = cd->fast && cd->cfg.walloc != RT_WPOL_NOFETCH && !h->cfg.skipcount && !h->cfg.maxcount && !h->cfg.flushcount
+    int lines = h->cores == 1 && cd->fast && cd->cfg.walloc != RT_WPOL_NOFETCH && !h->cfg.skipcount && !h->cfg.maxcount && !h->cfg.flushcount
                 && rt_memtrace_read_lines(t, cd->lg2b, addrs, writes, 0, &n) == RT_OK;
     for (;;) {
         if (lines) {
@@ -1153,7 +1403,9 @@ int rt_hier_run(rt_hier *h, rt_memtrace *t, rt_hier_run_result *res, rt_err *err
             if (bad)
                 return rt_err_set(err, RT_EFORMAT, "record %llu: size: %s",
                                   (unsigned long long)res->records, bad);
-            if ((st = rt_hier_ref(h, &batch[i])) != RT_OK)
+            while (swi < h->nsw && h->sw[2 * swi] < res->records)
+                core = (unsigned)(h->sw[2 * swi++ + 1] % h->cores);
+            if ((st = h->cores > 1 ? rt_hier_ref_core(h, core, &batch[i]) : rt_hier_ref(h, &batch[i])) != RT_OK)
                 return rt_err_set(err, st, "%s", h->err.msg);
             res->simulated++;
             if (flcount && --flcount == 0) {
@@ -1180,6 +1432,20 @@ const rt_hier_stats *rt_hier_stats_get(const rt_hier *h, unsigned level, int whi
     return &h->c[level][which].st;
 }
 
+const rt_hier_stats *rt_hier_stats_core(const rt_hier *h, unsigned core, unsigned level, int which)
+{
+    if (level >= h->cfg.levels || core >= h->cores)
+        return rt_hier_stats_get(h, level, which);
+    if (which < 0 || which > 2 || !h->cfg.c[level][which].present)
+        return NULL;
+    return &cache_of(h, core, level, which)->st;
+}
+
+unsigned rt_hier_cores(const rt_hier *h)
+{
+    return h->cores;
+}
+
 const rt_hier_config *rt_hier_config_get(const rt_hier *h)
 {
     return &h->cfg;
@@ -1187,9 +1453,15 @@ const rt_hier_config *rt_hier_config_get(const rt_hier *h)
 
 int rt_hier_probe(const rt_hier *h, unsigned level, int which, uint64_t addr)
 {
-    if (level >= h->cfg.levels || which < 0 || which > 2 || !h->c[level][which].cfg.present)
+    return rt_hier_probe_core(h, 0, level, which, addr);
+}
+
+int rt_hier_probe_core(const rt_hier *h, unsigned core, unsigned level, int which, uint64_t addr)
+{
+    if (level >= h->cfg.levels || which < 0 || which > 2 || !h->c[level][which].cfg.present
+        || core >= h->cores)
         return 0;
-    const hcache *c = &h->c[level][which];
+    const hcache *c = cache_of(h, core, level, which);
     uint64_t blk = addr >> c->lg2b;
     return store_find(&c->m, set_of(&c->m, blk), blk) >= 0;
 }
