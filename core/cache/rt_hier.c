@@ -160,6 +160,8 @@ typedef struct hcache {
     int fast_miss;          /* and misses miss_fast: also write-allocate always, not
                                inclusive, not coherent */
     int coherent;           /* a private cache of a multi-core machine */
+    int above_inclusive;    /* the level below is inclusive: a write that allocates a
+                               whole block still fetches it, so that level holds it */
     rt_linemap lost;        /* when coherent: blocks taken away by invalidations */
 } hcache;
 
@@ -604,7 +606,7 @@ static void ref_one(rt_hier *h, hcache *c, pend m)
     /* what goes below: a write-through, the fetch of what missed */
     if (atype == T_WRITE && !wback)
         push(h, c, m.addr, m.size, m.type);
-    if (miss && (atype != T_WRITE || (walloc && m.size != span)))
+    if (miss && (atype != T_WRITE || (walloc && (m.size != span || c->above_inclusive))))
         push(h, c, m.addr & ~((1ull << lsb) - 1), span, atype == T_WRITE ? T_READ : atype);
 
     /* compulsory / capacity / conflict */
@@ -1086,7 +1088,9 @@ static int cache_new(rt_hier *h, hcache *c, const rt_hcache_config *cf, unsigned
         return st;
     c->fast = cf->fetch == RT_FETCH_DEMAND && !cf->ccc && c->lg2b == c->lg2sb && c->m.lru
               && cf->wback == RT_WPOL_ALWAYS;
-    c->fast_miss = c->fast && cf->walloc == RT_WPOL_ALWAYS && !cf->inclusive && !c->coherent;
+    c->above_inclusive = !c->down->is_mem && c->down->cfg.inclusive;
+    c->fast_miss = c->fast && cf->walloc == RT_WPOL_ALWAYS && !cf->inclusive && !c->coherent
+                   && !c->above_inclusive;
     if (c->coherent && rt_linemap_init(&c->lost, 64) != RT_OK) {
         store_destroy(&c->m);
         return rt_err_set(err, RT_ENOMEM, "coherence: out of memory");

@@ -61,7 +61,10 @@ typedef struct rt_hcache_config {
     int ccc;                     /* classify misses */
     int inclusive;               /* evicting a block here invalidates it in every cache
                                     above (back-invalidation); their dirty sub-blocks are
-                                    written to the level below this one. 0: Dinero IV's
+                                    written to the level below this one; a cache just
+                                    above it fetches the blocks it allocates on a write
+                                    even when the write fills them, so that this level
+                                    holds every block of the caches above. 0: Dinero IV's
                                     non-inclusive hierarchy */
     int sharing;                 /* with several cores: RT_SHARE_* (0: the default, the
                                     last level shared when there are two or more) */
