@@ -311,3 +311,86 @@ describe("multi-core hierarchy against a slow model (lists per set, MESI)", func
     os.remove(path)
   end)
 end)
+
+describe("retrace cache --cores", function()
+  local cjson = require "cjson"
+  local spec = "l1i:1k/64:2 l1d:1k/64:2 l2:8k/64:4"
+  -- a capture folder made by hand: six references on one block, threads from the log
+  local function folder()
+    local dir = h.temp_dir()
+    local x = h.temp_file("w 1000 4\nr 1000 4\nw 1000 4\nr 1000 4\nr 1000 4\nw 1004 4\n", ".xdin")
+    local code, _, err = h.retrace("cache", x, "--format", "xdin", "--convert", dir .. "/trace.rtmb")
+    assert.are.equal(0, code, err)
+    os.remove(x)
+    local function put(name, text)
+      local f = assert(io.open(dir .. "/" .. name, "w"))
+      f:write(text)
+      f:close()
+    end
+    -- records 0, 3, 5 on thread 0; 1, 2, 4 on thread 1
+    put("alloc.msp", "@0 S 0\n@0 A 5000 16 400000\n@1 S 1\n@3 S 0\n@4 S 1\n@5 S 0\n")
+    put("loadmap", "")
+    put("cmdline", "prog\n")
+    put("status", "complete\n")
+    return dir
+  end
+
+  local function l1d(j, core)
+    for _, c in ipairs(j.caches) do
+      if c.name == "l1-dcache" and c.core == core then return c end
+    end
+  end
+
+  local function figures(c)
+    return { c.misses.total, c.invalidations_sent, c.invalidations_received, c.coherence_misses, c.snoop_writebacks }
+  end
+
+  it("runs each thread on its core, by hand: w0 r1 w1 r0 r1 w0", function()
+    local dir = folder()
+    local code, out, err = h.retrace("cache", dir, "--hierarchy", spec, "--cores", "2", "--json")
+    assert.are.equal(0, code, err)
+    local j = cjson.decode(out)
+    assert.are.equal(2, j.cores)
+    assert.are.equal(6, j.records)
+    -- w0 M; r1 0 writes back (S S); w1 0's copy goes; r0 coherence miss, 1 writes
+    -- back; r1 hit; w0 1's copy goes
+    assert.are.same({ 2, 1, 1, 1, 1 }, figures(l1d(j, 0)))
+    assert.are.same({ 1, 1, 1, 0, 1 }, figures(l1d(j, 1)))
+    code, out = h.retrace("cache", dir, "--hierarchy", spec, "--cores", "2")
+    assert.are.equal(0, code)
+    assert.matches("2 cores, MESI among their private caches", out, 1, true)
+    assert.matches("l1%-dcache core 1", out)
+    assert.matches("l1%-dcache +1 +1 +1 +1 +0 +1\n", out)
+    h.remove_tree(dir)
+  end)
+
+  it("interleaves the threads, N references each", function()
+    local dir = folder()
+    -- turns of one: w0 r1 r0 w1 w0 r1
+    local code, out, err = h.retrace("cache", dir, "--hierarchy", spec, "--cores", "2", "--interleave", "1", "--json")
+    assert.are.equal(0, code, err)
+    local j = cjson.decode(out)
+    assert.are.same({ 2, 1, 1, 1, 2 }, figures(l1d(j, 0)))
+    assert.are.same({ 2, 1, 1, 1, 1 }, figures(l1d(j, 1)))
+    h.remove_tree(dir)
+  end)
+
+  it("says what is wrong", function()
+    local dir = folder()
+    local x = h.temp_file("r 1000 4\n", ".xdin")
+    for _, c in ipairs {
+      { { x, "--hierarchy", spec, "--cores", "2" }, "needs a capture folder" },
+      { { dir, "--hierarchy", spec, "--cores", "0" }, "--cores: '0' is not a count" },
+      { { dir, "--hierarchy", spec, "--interleave", "2" }, "--interleave needs --cores" },
+      { { dir, "--cores", "2" }, "need a hierarchy" },
+      { { dir, "--hierarchy", "l1:1k/64:2 l2:8k/64:4:shared=0 l3:64k/64:8:shared", "--cores", "2" }, "private below a shared level" },
+    } do
+      local code, _, err = h.retrace("cache", table.unpack(c[1]))
+      assert.are.equal(2, code, err)
+      assert.matches(c[2], err, 1, true)
+      assert.is_nil(err:find("traceback"))
+    end
+    os.remove(x)
+    h.remove_tree(dir)
+  end)
+end)
