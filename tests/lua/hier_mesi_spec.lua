@@ -383,7 +383,7 @@ describe("retrace cache --cores", function()
       { { dir, "--hierarchy", spec, "--cores", "0" }, "--cores: '0' is not a count" },
       { { dir, "--hierarchy", spec, "--interleave", "2" }, "--interleave needs --cores" },
       { { dir, "--cores", "2" }, "need a hierarchy" },
-      { { dir, "--hierarchy", "l1:1k/64:2 l2:8k/64:4:shared=0 l3:64k/64:8:shared", "--cores", "2" }, "private below a shared level" },
+      { { dir, "--hierarchy", "l1:1k/64:2 l2:8k/64:4:shared l3:64k/64:8:shared=0", "--cores", "2" }, "private below a shared level" },
     } do
       local code, _, err = h.retrace("cache", table.unpack(c[1]))
       assert.are.equal(2, code, err)
