@@ -678,6 +678,7 @@ static void push_hier_stats(lua_State *L, const rt_hier_stats *s)
     rt_set_int(L, "bytes_from_memory", (lua_Integer)s->bytes_read);
     rt_set_int(L, "bytes_to_memory", (lua_Integer)s->bytes_written);
     rt_set_int(L, "back_invalidations", (lua_Integer)s->back_invalidations);
+    rt_set_int(L, "victim_fills", (lua_Integer)s->victim_fills);
     rt_set_int(L, "invalidations_sent", (lua_Integer)s->inval_sent);
     rt_set_int(L, "invalidations_received", (lua_Integer)s->inval_recv);
     rt_set_int(L, "coherence_misses", (lua_Integer)s->coh_miss);

@@ -12,7 +12,8 @@
 #define T_MULTI 16
 #define T_BASIC(t) ((t) & 7)
 enum { T_READ = RT_REF_READ, T_WRITE = RT_REF_WRITE, T_INSTR = RT_REF_IFETCH, T_MISC = RT_REF_MISC,
-       T_COPYB = RT_REF_FLUSH, T_INVAL = RT_REF_INVALIDATE };
+       T_COPYB = RT_REF_FLUSH, T_INVAL = RT_REF_INVALIDATE,
+       T_FILL = 6 /* a clean line evicted into the exclusive level below */ };
 
 #define EMPTY UINT64_MAX
 /* above this associativity a hash index replaces the scan of a set */
@@ -160,6 +161,7 @@ typedef struct hcache {
     int fast_miss;          /* and misses miss_fast: also write-allocate always, not
                                inclusive, not coherent */
     int coherent;           /* a private cache of a multi-core machine */
+    int above_exclusive;    /* the level below is exclusive: clean victims go to it */
     int above_inclusive;    /* the level below is inclusive: a write that allocates a
                                whole block still fetches it, so that level holds it */
     rt_linemap lost;        /* when coherent: blocks taken away by invalidations */
@@ -494,6 +496,56 @@ static void drain(rt_hier *h, hcache *c);
 static void copyback(rt_hier *h, hcache *c, pend m);
 static void invalidate(rt_hier *h, hcache *c, pend m);
 
+/* A reference from above to an exclusive cache c (not a write): a fetch
+ * gives the line up (its dirty data written below first) or, missing, goes
+ * below without a fill; a clean victim of the caches above is filled in
+ * (unless an inclusive level below dropped the block while it was queued). */
+static void exclusive_ref(rt_hier *h, hcache *c, pend m, uint32_t set, int w, uint64_t blk)
+{
+    store *s = &c->m;
+    uint64_t bsize = 1ull << c->lg2b;
+    if (m.type == T_FILL) {
+        if (c->above_inclusive) { /* an inclusive level below evicted it meanwhile: gone */
+            const hcache *d = c->down;
+            uint64_t db = blk << c->lg2b >> d->lg2b;
+            if (store_find(&d->m, set_of(&d->m, db), db) < 0)
+                return;
+        }
+        c->st.victim_fills++;
+        if (w >= 0) {
+            fail(h, store_hit(s, set, (unsigned)w, &h->err));
+            return;
+        }
+        victim vic = {0, 0, 0, 0};
+        unsigned way;
+        int st = store_alloc(s, set, blk, &way, &vic, &h->err);
+        if (st != RT_OK) {
+            fail(h, st);
+            return;
+        }
+        s->valid[(uint64_t)set * s->ways + way] = 1;
+        if (vic.valid && (vic.valid_bits & vic.dirty_bits))
+            write_back(h, c, c, vic.blk, vic.valid_bits, vic.dirty_bits);
+        else if (vic.valid && c->above_exclusive)
+            push(h, c, vic.blk << c->lg2b, bsize, T_FILL);
+        if (vic.valid && c->cfg.inclusive)
+            back_invalidate(h, c, c, vic.blk << c->lg2b, (vic.blk << c->lg2b) + bsize);
+        return;
+    }
+    int t = m.type & 15;
+    c->st.fetch[t]++;
+    if (w < 0) {
+        c->st.miss[t]++;
+        c->st.blockmiss[t]++;
+        push(h, c, m.addr & ~(bsize - 1), bsize, T_BASIC(m.type));
+        return;
+    }
+    uint64_t slot = (uint64_t)set * s->ways + (unsigned)w;
+    if (s->valid[slot] & s->dirty[slot])
+        write_back(h, c, c, blk, s->valid[slot], s->dirty[slot]);
+    store_empty(s, slot);
+}
+
 /* one reference through one cache (Dinero IV's d4ref, without the queue) */
 static void ref_one(rt_hier *h, hcache *c, pend m)
 {
@@ -537,9 +589,13 @@ static void ref_one(rt_hier *h, hcache *c, pend m)
     uint64_t slot = (uint64_t)set * s->ways + (unsigned)(w < 0 ? 0 : w);
     const int blockmiss = w < 0;
     const int miss = blockmiss || (sbbits & s->valid[slot]) != sbbits;
-    if (blockmiss && c->coherent && rt_linemap_find(&c->lost, blk)) {
+    if (blockmiss && c->coherent && m.type != T_FILL && rt_linemap_find(&c->lost, blk)) {
         c->st.coh_miss++;
         rt_linemap_del(&c->lost, blk);
+    }
+    if (cf->exclusive && atype != T_WRITE) {
+        exclusive_ref(h, c, m, set, w, blk);
+        return;
     }
 
     /* prefetch on demand reads and instruction fetches */
@@ -599,6 +655,8 @@ static void ref_one(rt_hier *h, hcache *c, pend m)
             s->dirty[slot] |= sbbits;
         if (vic.valid && (vic.valid_bits & vic.dirty_bits))
             write_back(h, c, c, vic.blk, vic.valid_bits, vic.dirty_bits);
+        else if (vic.valid && c->above_exclusive)
+            push(h, c, vic.blk << lb, bsize, T_FILL);
         if (vic.valid && cf->inclusive)
             back_invalidate(h, c, c, vic.blk << lb, (vic.blk << lb) + bsize);
     }
@@ -676,7 +734,8 @@ static void drain(rt_hier *h, hcache *c)
             case T_READ:
             case T_INSTR:
             case T_MISC: c->st.bytes_read += p.size; break;
-            case T_WRITE: c->st.bytes_written += p.size; break;
+            case T_WRITE:
+            case T_FILL: c->st.bytes_written += p.size; break;
             default: break;
             }
             ref_full(h, c->down, p);
@@ -1005,6 +1064,43 @@ static int check_cores(const rt_hier_config *cfg, rt_err *err)
     return RT_OK;
 }
 
+/* an exclusive cache: a victim cache of the level above, which writes back */
+static int check_exclusive(const rt_hier_config *cfg, rt_err *err)
+{
+    for (unsigned l = 0; l < cfg->levels; l++)
+        for (int k = 0; k < 3; k++) {
+            const rt_hcache_config *c = &cfg->c[l][k];
+            if (!c->present || !c->exclusive)
+                continue;
+            char who[16];
+            snprintf(who, sizeof who, "l%u-%ccache", l + 1, which_name[k]);
+            if (l == 0)
+                return rt_err_set(err, RT_EINVAL, "%s: exclusive needs a level above it", who);
+            if (c->inclusive)
+                return rt_err_set(err, RT_EINVAL, "%s: both inclusive and exclusive", who);
+            if (c->ccc || c->fetch != RT_FETCH_DEMAND || (c->subblock && c->subblock != c->block)
+                || c->walloc != RT_WPOL_ALWAYS || c->wback != RT_WPOL_ALWAYS)
+                return rt_err_set(err, RT_EINVAL,
+                                  "%s: an exclusive cache fetches on demand, writes back and allocates "
+                                  "always, without sub-blocks or classification", who);
+            for (int a = 0; a < 3; a++) {
+                const rt_hcache_config *u = &cfg->c[l - 1][a];
+                /* the caches whose misses come here: a data cache goes to the data
+                 * or unified one, the others to the instruction or unified one */
+                if (!u->present || (k == RT_HIER_DATA && a != RT_HIER_DATA)
+                    || (k == RT_HIER_INSTR && a == RT_HIER_DATA))
+                    continue;
+                if (u->block != c->block || u->wback != RT_WPOL_ALWAYS
+                    || (u->subblock && u->subblock != u->block))
+                    return rt_err_set(err, RT_EINVAL,
+                                      "%s: the caches above an exclusive one write back and have its "
+                                      "block size (%llu) without sub-blocks", who,
+                                      (unsigned long long)c->block);
+            }
+        }
+    return RT_OK;
+}
+
 int rt_hier_check(const rt_hier_config *cfg, rt_err *err)
 {
     if (cfg->levels < 1 || cfg->levels > RT_HIER_MAX_LEVELS)
@@ -1032,6 +1128,9 @@ int rt_hier_check(const rt_hier_config *cfg, rt_err *err)
             if (cfg->c[l][k].present)
                 return rt_err_set(err, RT_EINVAL, "level %u: a cache below the last level %u",
                                   l + 1, cfg->levels);
+    int st = check_exclusive(cfg, err);
+    if (st != RT_OK)
+        return st;
     return check_cores(cfg, err);
 }
 
@@ -1089,8 +1188,10 @@ static int cache_new(rt_hier *h, hcache *c, const rt_hcache_config *cf, unsigned
     c->fast = cf->fetch == RT_FETCH_DEMAND && !cf->ccc && c->lg2b == c->lg2sb && c->m.lru
               && cf->wback == RT_WPOL_ALWAYS;
     c->above_inclusive = !c->down->is_mem && c->down->cfg.inclusive;
+    c->above_exclusive = !c->down->is_mem && c->down->cfg.exclusive;
+    c->fast = c->fast && !cf->exclusive;
     c->fast_miss = c->fast && cf->walloc == RT_WPOL_ALWAYS && !cf->inclusive && !c->coherent
-                   && !c->above_inclusive;
+                   && !c->above_inclusive && !c->above_exclusive;
     if (c->coherent && rt_linemap_init(&c->lost, 64) != RT_OK) {
         store_destroy(&c->m);
         return rt_err_set(err, RT_ENOMEM, "coherence: out of memory");

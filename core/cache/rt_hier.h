@@ -66,6 +66,12 @@ typedef struct rt_hcache_config {
                                     even when the write fills them, so that this level
                                     holds every block of the caches above. 0: Dinero IV's
                                     non-inclusive hierarchy */
+    int exclusive;               /* a victim cache of the level above: filled only by
+                                    the lines the caches above evict (clean or dirty); a
+                                    fetch that hits gives the line up and drops it here
+                                    (written below first when dirty), one that misses
+                                    goes below without a fill here. Needs the block size
+                                    of the caches above, which write back */
     int sharing;                 /* with several cores: RT_SHARE_* (0: the default, the
                                     last level shared when there are two or more) */
 } rt_hcache_config;
@@ -102,7 +108,8 @@ int rt_hier_parse_dinero(rt_hier_config *cfg, int argc, const char *const *argv,
  * "LEVEL:size/block[/sub]:assoc[:key=value...]" with LEVEL l1, l1i, l1d, l2...
  * (u/i/d as in Dinero), e.g. "l1i:32k/64:8 l1d:32k/64:8:wb=a:wa=a l2:1m/64:16".
  * Keys: repl (a policy name or l f r p), fetch (d a m t l s), pfdist,
- * pfabort, walloc|wa, wback|wb (a n f), ccc, inclusive, shared (0/1, bare = 1).
+ * pfabort, walloc|wa, wback|wb (a n f), ccc, inclusive, exclusive, shared (0/1,
+ * bare = 1).
  * A token "cores=N" sets the core count (also "-cores N" among Dinero IV's
  * options, and "-lN-Xshared").
  */
@@ -153,6 +160,7 @@ typedef struct rt_hier_stats {
     uint64_t multiblock;                /* references split at a block boundary */
     uint64_t bytes_read, bytes_written; /* to and from the level below */
     uint64_t back_invalidations;        /* lines dropped because an inclusive level below evicted them */
+    uint64_t victim_fills;              /* exclusive: clean lines the caches above evicted into it */
     /* coherence (private caches of a multi-core machine) */
     uint64_t inval_sent;                /* other cores' copies removed by this cache's stores */
     uint64_t inval_recv;                /* lines removed here by another core's store */

@@ -136,7 +136,8 @@ static int set_key(rt_hcache_config *c, const char *key, const char *v, const ch
         c->wback = k;
     } else if (!strcmp(key, "private") && !v) {
         c->sharing = RT_SHARE_PRIVATE;
-    } else if (!strcmp(key, "ccc") || !strcmp(key, "inclusive") || !strcmp(key, "shared")) {
+    } else if (!strcmp(key, "ccc") || !strcmp(key, "inclusive") || !strcmp(key, "shared")
+               || !strcmp(key, "exclusive")) {
         int flag;
         if (!v)
             flag = 1;
@@ -148,6 +149,8 @@ static int set_key(rt_hcache_config *c, const char *key, const char *v, const ch
             c->ccc = flag;
         else if (key[0] == 'i')
             c->inclusive = flag;
+        else if (key[0] == 'e')
+            c->exclusive = flag;
         else
             c->sharing = flag ? RT_SHARE_SHARED : RT_SHARE_PRIVATE;
     } else {
@@ -206,7 +209,7 @@ int rt_hier_parse_dinero(rt_hier_config *cfg, int argc, const char *const *argv,
             rt_hcache_config *c = cache_at(cfg, lev, which);
             const char *v = NULL;
             if (strcmp(key, "ccc") != 0 && strcmp(key, "inclusive") != 0 && strcmp(key, "shared") != 0
-                && strcmp(key, "private") != 0) {
+                && strcmp(key, "private") != 0 && strcmp(key, "exclusive") != 0) {
                 if (!next)
                     return rt_err_set(err, RT_EINVAL, "%s: needs a value", opt);
                 v = next;
@@ -394,6 +397,8 @@ size_t rt_hier_describe_buf(const rt_hier_config *cfg, char *buf, size_t cap)
                 say(&o, ", misses classified");
             if (c->inclusive)
                 say(&o, ", inclusive (back-invalidates the caches above)");
+            if (c->exclusive)
+                say(&o, ", exclusive (holds what the caches above evict)");
             if (cfg->cores > 1)
                 say(&o, l < np ? ", private (one per core)" : ", shared");
             say(&o, "\n");
@@ -508,6 +513,8 @@ static void report_cache(FILE *f, const rt_hier *h, const rt_hier_stats *s, unsi
     if (s->back_invalidations)
         fprintf(f, " %-22s %12llu\n", "Back-invalidated lines",
                 (unsigned long long)s->back_invalidations);
+    if (c->exclusive)
+        fprintf(f, " %-22s %12llu\n", "Clean victims in", (unsigned long long)s->victim_fills);
     if (core >= 0) {
         fprintf(f, " %-22s %12llu\n", "Invalidations sent", (unsigned long long)s->inval_sent);
         fprintf(f, " %-22s %12llu\n", "Invalidations recv", (unsigned long long)s->inval_recv);

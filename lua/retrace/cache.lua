@@ -144,7 +144,8 @@ local KIND = { unified = "u", u = "u", instruction = "i", instr = "i", i = "i", 
 local CACHE_KEYS = { size = "size", block = "bsize", line = "bsize", subblock = "sbsize",
   assoc = "assoc", ways = "assoc", policy = "repl", repl = "repl", fetch = "fetch", pfdist = "pfdist",
   pfabort = "pfabort", walloc = "walloc", write_allocate = "walloc", wback = "wback",
-  write_back = "wback", ccc = "ccc", classify = "ccc", inclusive = "inclusive", shared = "shared" }
+  write_back = "wback", ccc = "ccc", classify = "ccc", inclusive = "inclusive", exclusive = "exclusive",
+  shared = "shared" }
 
 --- Dinero IV options from a Lua description of the caches:
 --   { { level = 1, kind = "data", size = 32768, block = 64, assoc = 8, policy = "lru",
@@ -179,7 +180,7 @@ function M.dinero_options(caches)
         if not p then return nil, "cache " .. i .. ": " .. perr end
         policies = policies or {}
         policies[string.format("l%d-%s", lev, kind)] = p
-      elseif opt == "ccc" or opt == "inclusive" then
+      elseif opt == "ccc" or opt == "inclusive" or opt == "exclusive" then
         if v then out[#out + 1] = prefix .. opt end
       elseif opt == "shared" then
         out[#out + 1] = prefix .. (v and "shared" or "private")

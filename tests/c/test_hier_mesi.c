@@ -160,6 +160,59 @@ static void test_private_l2(void **state)
     rt_hier_free(h);
 }
 
+/* an exclusive level 2 under a direct-mapped level 1 of two sets, by hand */
+static void test_exclusive(void **state)
+{
+    (void)state;
+    rt_hier *h = make("l1:128/64:1 l2:256/64:2:exclusive");
+    const rt_hier_stats *l2 = rt_hier_stats_core(h, 0, 1, RT_HIER_UNIFIED);
+    ref(h, 0, R, 0x0);   /* both miss; level 2 keeps nothing */
+    ref(h, 0, R, 0x40);
+    assert_false(rt_hier_probe(h, 1, RT_HIER_UNIFIED, 0x0));
+    ref(h, 0, R, 0x80);  /* evicts 0x0 (clean) into level 2 */
+    assert_true(rt_hier_probe(h, 1, RT_HIER_UNIFIED, 0x0));
+    assert_int_equal(l2->victim_fills, 1);
+    ref(h, 0, R, 0x0);   /* a level-2 hit: the line goes up and leaves level 2; 0x80 comes down */
+    assert_false(rt_hier_probe(h, 1, RT_HIER_UNIFIED, 0x0));
+    assert_true(rt_hier_probe(h, 1, RT_HIER_UNIFIED, 0x80));
+    assert_int_equal(l2->fetch[RT_REF_READ], 4);
+    assert_int_equal(l2->miss[RT_REF_READ], 3);
+    ref(h, 0, W, 0x40);  /* a level-1 hit */
+    ref(h, 0, R, 0x100); /* 0x0 down again */
+    ref(h, 0, R, 0x140); /* evicts dirty 0x40: written into level 2 */
+    ref(h, 0, R, 0x40);  /* hit in level 2, dirty: written to memory as it goes up */
+    assert_int_equal(rt_hier_copyback_all(h), RT_OK);
+    assert_int_equal(l2->fetch[RT_REF_READ], 7);
+    assert_int_equal(l2->miss[RT_REF_READ], 5);
+    assert_int_equal(l2->fetch[RT_REF_WRITE], 1);
+    assert_int_equal(l2->miss[RT_REF_WRITE], 1);
+    assert_int_equal(l2->victim_fills, 4);
+    assert_int_equal(l2->bytes_read, 5 * 64);
+    assert_int_equal(l2->bytes_written, 64);
+    const rt_hier_stats *l1 = rt_hier_stats_core(h, 0, 0, RT_HIER_UNIFIED);
+    assert_int_equal(l1->bytes_written, 5 * 64); /* four clean victims and one dirty */
+    rt_hier_free(h);
+    /* what an exclusive cache needs */
+    static const char *const bad[][2] = {
+        {"l1:1k/64:2:exclusive", "a level above"},
+        {"l1:1k/32:2 l2:8k/64:4:exclusive", "block size (64)"},
+        {"l1:1k/64:2:wb=n:wa=n l2:8k/64:4:exclusive", "write back"},
+        {"l1:1k/64:2 l2:8k/64:4:exclusive:inclusive", "both inclusive and exclusive"},
+        {"l1:1k/64:2 l2:8k/64:4:exclusive:ccc", "an exclusive cache fetches on demand"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        rt_hier_config cfg;
+        rt_err e;
+        rt_hier_config_init(&cfg);
+        int st = rt_hier_parse_short(&cfg, bad[i][0], &e);
+        if (st == RT_OK)
+            st = rt_hier_check(&cfg, &e);
+        assert_int_equal(st, RT_EINVAL);
+        if (!strstr(e.msg, bad[i][1]))
+            fail_msg("'%s': message '%s' does not say '%s'", bad[i][0], e.msg, bad[i][1]);
+    }
+}
+
 static void test_config(void **state)
 {
     (void)state;
@@ -219,6 +272,7 @@ int main(void)
         cmocka_unit_test(test_ping_pong),
         cmocka_unit_test(test_false_sharing),
         cmocka_unit_test(test_private_l2),
+        cmocka_unit_test(test_exclusive),
         cmocka_unit_test(test_config),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
