@@ -160,6 +160,22 @@ static void test_private_l2(void **state)
     rt_hier_free(h);
 }
 
+/* each spec (bad[i][0]) is refused with a message saying bad[i][1] */
+static void check_bad(const char *const (*bad)[2], size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        rt_hier_config cfg;
+        rt_err e;
+        rt_hier_config_init(&cfg);
+        int st = rt_hier_parse_short(&cfg, bad[i][0], &e);
+        if (st == RT_OK)
+            st = rt_hier_check(&cfg, &e);
+        assert_int_equal(st, RT_EINVAL);
+        if (!strstr(e.msg, bad[i][1]))
+            fail_msg("'%s': message '%s' does not say '%s'", bad[i][0], e.msg, bad[i][1]);
+    }
+}
+
 /* an exclusive level 2 under a direct-mapped level 1 of two sets, by hand */
 static void test_exclusive(void **state)
 {
@@ -200,17 +216,7 @@ static void test_exclusive(void **state)
         {"l1:1k/64:2 l2:8k/64:4:exclusive:inclusive", "both inclusive and exclusive"},
         {"l1:1k/64:2 l2:8k/64:4:exclusive:ccc", "an exclusive cache fetches on demand"},
     };
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        rt_hier_config cfg;
-        rt_err e;
-        rt_hier_config_init(&cfg);
-        int st = rt_hier_parse_short(&cfg, bad[i][0], &e);
-        if (st == RT_OK)
-            st = rt_hier_check(&cfg, &e);
-        assert_int_equal(st, RT_EINVAL);
-        if (!strstr(e.msg, bad[i][1]))
-            fail_msg("'%s': message '%s' does not say '%s'", bad[i][0], e.msg, bad[i][1]);
-    }
+    check_bad(bad, sizeof bad / sizeof bad[0]);
 }
 
 static void test_config(void **state)
@@ -250,15 +256,7 @@ static void test_config(void **state)
         {"cores=2 l1:1k/64:2:shared l2:8k/64:4:shared=0", "private below a shared level"},
         {"cores=65 l1:1k/64:2", "cores"},
     };
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        rt_hier_config_init(&cfg);
-        int st = rt_hier_parse_short(&cfg, bad[i][0], &e);
-        if (st == RT_OK)
-            st = rt_hier_check(&cfg, &e);
-        assert_int_equal(st, RT_EINVAL);
-        if (!strstr(e.msg, bad[i][1]))
-            fail_msg("'%s': message '%s' does not say '%s'", bad[i][0], e.msg, bad[i][1]);
-    }
+    check_bad(bad, sizeof bad / sizeof bad[0]);
     /* a switch list out of order */
     rt_hier *h = make("cores=2 l1:1k/64:2 l2:8k/64:4");
     uint64_t sw[] = {5, 1, 3, 0};
