@@ -124,6 +124,10 @@ typedef struct store {
     rt_linemap index;       /* block -> slot, when indexed */
     uint64_t clock, seed;
     uint64_t set_mask;      /* sets - 1 when a power of two, else 0 (modulo) */
+    uint8_t *sig;           /* when swar: a byte of each way's tag (above the set
+                               index), eight ways compared at once */
+    unsigned sig_shift;
+    int swar;               /* a scanned store whose ways come in eights */
     int lru;                /* the built-in LRU: stamps written here, no hook calls */
     int stamped;            /* lru, fifo, d4random: way word 0 orders the stack
                                (loaded and used_at are not kept) */
@@ -210,6 +214,7 @@ static void store_destroy(store *s)
     free(s->loaded);
     free(s->used_at);
     free(s->used);
+    free(s->sig);
     free(s->wd);
     free(s->sd);
     if (s->indexed)
@@ -226,6 +231,8 @@ static int store_init_sets(store *s, rt_err *err)
     memset(s->dirty, 0, n * sizeof *s->dirty);
     memset(s->refd, 0, n * sizeof *s->refd);
     memset(s->used, 0, s->sets * sizeof *s->used);
+    if (s->swar)
+        memset(s->sig, 0, n);
     if (s->ops->way_words)
         memset(s->wd, 0, n * s->ops->way_words * sizeof *s->wd);
     if (s->ops->set_words)
@@ -268,9 +275,14 @@ static int store_new(store *s, uint64_t sets, uint64_t ways, const rt_policy_ops
     s->sd = ops->set_words ? malloc(sets * ops->set_words * sizeof *s->sd) : NULL;
     s->indexed = ways > SCAN_WAYS;
     s->set_mask = (sets & (sets - 1)) == 0 ? sets - 1 : 0;
+    s->swar = !s->indexed && ways % 8 == 0;
+    while ((1ull << s->sig_shift) < sets)
+        s->sig_shift++;
+    s->sig = s->swar ? malloc(n) : NULL;
     s->lru = ops == &rt_policy_lru;
     s->stamped = s->lru || ops == &rt_policy_fifo || ops == &rt_policy_d4random;
     if (!s->tag || !s->valid || !s->dirty || !s->refd || (!stamped && (!s->loaded || !s->used_at)) || !s->used
+        || (s->swar && !s->sig)
         || (ops->way_words && !s->wd) || (ops->set_words && !s->sd)
         || (s->indexed && rt_linemap_init(&s->index, n) != RT_OK)) {
         if (!s->indexed || s->index.b == NULL)
@@ -288,11 +300,25 @@ static inline int store_find(const store *s, uint32_t set, uint64_t blk)
         return slot < 0 ? -1 : (int)(slot - (int64_t)set * s->ways);
     }
     const uint64_t *t = s->tag + (uint64_t)set * s->ways;
-    if (s->ways == 8) { /* no early exit: no mispredicted branch per way */
-        unsigned m = 0;
-        for (unsigned w = 0; w < 8; w++)
-            m |= (unsigned)(t[w] == blk) << w;
-        return m ? __builtin_ctz(m) : -1;
+    if (s->swar) { /* the bytes equal to blk's, eight at a time; each candidate checked */
+        const uint8_t *g = s->sig + (uint64_t)set * s->ways;
+        const uint64_t ones = 0x0101010101010101ull, want = ones * (uint8_t)(blk >> s->sig_shift);
+        for (uint32_t w0 = 0; w0 < s->ways; w0 += 8) {
+            uint64_t x;
+            memcpy(&x, g + w0, 8);
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+            x = __builtin_bswap64(x); /* way w0 in the low byte */
+#endif
+            x ^= want;
+            uint64_t m = (x - ones) & ~x & (ones << 7); /* every zero byte flagged (and maybe more) */
+            while (m) {
+                unsigned w = w0 + (unsigned)(__builtin_ctzll(m) >> 3);
+                if (t[w] == blk)
+                    return (int)w;
+                m &= m - 1;
+            }
+        }
+        return -1;
     }
     for (uint32_t w = 0; w < s->ways; w++)
         if (t[w] == blk)
@@ -329,6 +355,8 @@ static void store_empty(store *s, uint64_t slot)
     if (s->indexed)
         rt_linemap_del(&s->index, s->tag[slot]);
     s->tag[slot] = EMPTY;
+    if (s->swar)
+        s->sig[slot] = 0;
     s->valid[slot] = s->dirty[slot] = s->refd[slot] = 0;
     s->used[slot / s->ways]--;
     unsigned ww = s->ops->way_words;
@@ -377,6 +405,8 @@ static int store_alloc(store *s, uint32_t set, uint64_t blk, unsigned *way, vict
     }
     uint64_t slot = base + w;
     s->tag[slot] = blk;
+    if (s->swar)
+        s->sig[slot] = (uint8_t)(blk >> s->sig_shift);
     s->used[set]++;
     if (!s->stamped)
         s->loaded[slot] = s->used_at[slot] = now;
@@ -758,8 +788,7 @@ static inline int hit_fast(hcache *c, uint64_t addr, uint64_t size, int type)
     if (w < 0)
         return 0;
     uint64_t slot = (uint64_t)set * s->ways + (unsigned)w, now = ++s->clock;
-    s->wd[slot] = now; /* c->fast: LRU, stamped */
-    s->refd[slot] |= 1;
+    s->wd[slot] = now; /* c->fast: LRU, stamped; demand fetch, so refd is never read */
     s->dirty[slot] |= (uint32_t)(type == T_WRITE);
     c->st.fetch[type]++;
     return 1;
@@ -803,6 +832,10 @@ static int miss_fast(rt_hier *h, hcache *c, uint64_t addr, uint64_t size, int ty
 
 static void ref_full(rt_hier *h, hcache *c, pend m)
 {
+    if (c->is_mem) {
+        c->st.fetch[m.type & 15]++;
+        return;
+    }
     if (c->fast && m.type <= T_MISC) {
         if (hit_fast(c, m.addr, m.size, m.type))
             return;
@@ -1459,6 +1492,76 @@ int rt_hier_flush_all(rt_hier *h)
     return status(h);
 }
 
+/* The lines path of rt_hier_run: loads (writes[i] 0) and stores (1), each
+ * within one block, into c, the level-1 data cache, which is fast. Hits are
+ * handled here with the store's arrays in locals (what hit_fast does), misses
+ * by miss_fast or the general path. */
+static int lines_batch(rt_hier *h, hcache *c, const uint64_t *addrs, const uint8_t *writes, size_t n)
+{
+    store *s = &c->m;
+    if (!s->swar || (!s->set_mask && s->sets != 1)) {
+        for (size_t i = 0; i < n; i++) {
+            if (hit_fast(c, addrs[i], 1, writes[i]))
+                continue;
+            rt_memref r = {addrs[i], 1, writes[i]};
+            int st = rt_hier_ref(h, &r);
+            if (st != RT_OK)
+                return st;
+        }
+        return RT_OK;
+    }
+    const unsigned lb = c->lg2b, shift = s->sig_shift;
+    const uint64_t mask = s->set_mask, ways = s->ways, ones = 0x0101010101010101ull;
+    const uint64_t *tag = s->tag;
+    const uint8_t *sig = s->sig;
+    uint64_t *wd = s->wd;
+    uint32_t *dirty = s->dirty;
+    uint64_t clock = s->clock, hits = 0, write_hits = 0;
+    int st = RT_OK;
+    for (size_t i = 0; i < n; i++) {
+        const uint64_t blk = addrs[i] >> lb, base = (blk & mask) * ways;
+        const uint64_t want = ones * (uint8_t)(blk >> shift);
+        int64_t slot = -1;
+        for (uint64_t w0 = 0; w0 < ways && slot < 0; w0 += 8) {
+            uint64_t x;
+            memcpy(&x, sig + base + w0, 8);
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+            x = __builtin_bswap64(x);
+#endif
+            x ^= want;
+            for (uint64_t m = (x - ones) & ~x & (ones << 7); m; m &= m - 1) {
+                uint64_t k = base + w0 + (uint64_t)(__builtin_ctzll(m) >> 3);
+                if (tag[k] == blk) {
+                    slot = (int64_t)k;
+                    break;
+                }
+            }
+        }
+        if (slot >= 0) {
+            wd[slot] = ++clock;
+            dirty[slot] |= writes[i];
+            hits++;
+            write_hits += writes[i];
+            continue;
+        }
+        s->clock = clock;
+        if (c->fast_miss) {
+            miss_fast(h, c, addrs[i], 1, writes[i]);
+            st = h->status;
+        } else {
+            rt_memref r = {addrs[i], 1, writes[i]};
+            st = rt_hier_ref(h, &r);
+        }
+        clock = s->clock;
+        if (st != RT_OK)
+            break;
+    }
+    s->clock = clock;
+    c->st.fetch[T_READ] += hits - write_hits;
+    c->st.fetch[T_WRITE] += write_hits;
+    return st;
+}
+
 int rt_hier_run(rt_hier *h, rt_memtrace *t, rt_hier_run_result *res, rt_err *err)
 {
     memset(res, 0, sizeof *res);
@@ -1479,15 +1582,10 @@ int rt_hier_run(rt_hier *h, rt_memtrace *t, rt_hier_run_result *res, rt_err *err
         if (lines) {
             rt_memtrace_read_lines(t, cd->lg2b, addrs, writes, sizeof addrs / sizeof addrs[0], &n);
             if (n) {
-                for (size_t i = 0; i < n; i++) {
-                    /* the reader gives the address; the size is within the block:
-                     * without sub-blocks only the block matters */
-                    if (hit_fast(cd, addrs[i], 1, writes[i]))
-                        continue;
-                    rt_memref r = {addrs[i], 1, writes[i]};
-                    if ((st = rt_hier_ref(h, &r)) != RT_OK)
-                        return rt_err_set(err, st, "%s", h->err.msg);
-                }
+                /* the reader gives the address; the size is within the block:
+                 * without sub-blocks only the block matters */
+                if ((st = lines_batch(h, cd, addrs, writes, n)) != RT_OK)
+                    return rt_err_set(err, st, "%s", h->err.msg);
                 res->records += n;
                 res->simulated += n;
                 continue;
