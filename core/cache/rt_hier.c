@@ -293,6 +293,30 @@ static int store_new(store *s, uint64_t sets, uint64_t ways, const rt_policy_ops
     return store_init_sets(s, err);
 }
 
+/* The slot of blk among the ways [base, base + ways) (ways a multiple of 8), or
+ * -1: the signature bytes equal to blk's, eight at a time, each candidate
+ * checked against its tag. */
+static inline int64_t swar_find(const uint8_t *sig, const uint64_t *tag, uint64_t base, uint64_t ways,
+                                uint64_t blk, unsigned shift)
+{
+    const uint64_t ones = 0x0101010101010101ull, want = ones * (uint8_t)(blk >> shift);
+    for (uint64_t w0 = 0; w0 < ways; w0 += 8) {
+        uint64_t x;
+        memcpy(&x, sig + base + w0, 8);
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+        x = __builtin_bswap64(x); /* way w0 in the low byte */
+#endif
+        x ^= want;
+        /* every zero byte flagged (and maybe a 0x01 above one) */
+        for (uint64_t m = (x - ones) & ~x & (ones << 7); m; m &= m - 1) {
+            uint64_t k = base + w0 + (uint64_t)(__builtin_ctzll(m) >> 3);
+            if (tag[k] == blk)
+                return (int64_t)k;
+        }
+    }
+    return -1;
+}
+
 static inline int store_find(const store *s, uint32_t set, uint64_t blk)
 {
     if (s->indexed) {
@@ -300,25 +324,10 @@ static inline int store_find(const store *s, uint32_t set, uint64_t blk)
         return slot < 0 ? -1 : (int)(slot - (int64_t)set * s->ways);
     }
     const uint64_t *t = s->tag + (uint64_t)set * s->ways;
-    if (s->swar) { /* the bytes equal to blk's, eight at a time; each candidate checked */
-        const uint8_t *g = s->sig + (uint64_t)set * s->ways;
-        const uint64_t ones = 0x0101010101010101ull, want = ones * (uint8_t)(blk >> s->sig_shift);
-        for (uint32_t w0 = 0; w0 < s->ways; w0 += 8) {
-            uint64_t x;
-            memcpy(&x, g + w0, 8);
-#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-            x = __builtin_bswap64(x); /* way w0 in the low byte */
-#endif
-            x ^= want;
-            uint64_t m = (x - ones) & ~x & (ones << 7); /* every zero byte flagged (and maybe more) */
-            while (m) {
-                unsigned w = w0 + (unsigned)(__builtin_ctzll(m) >> 3);
-                if (t[w] == blk)
-                    return (int)w;
-                m &= m - 1;
-            }
-        }
-        return -1;
+    if (s->swar) {
+        int64_t k = s->ways == 8 ? swar_find(s->sig, s->tag, (uint64_t)set * 8, 8, blk, s->sig_shift)
+                                 : swar_find(s->sig, s->tag, (uint64_t)set * s->ways, s->ways, blk, s->sig_shift);
+        return k < 0 ? -1 : (int)(k - (int64_t)set * s->ways);
     }
     for (uint32_t w = 0; w < s->ways; w++)
         if (t[w] == blk)
@@ -360,7 +369,9 @@ static void store_empty(store *s, uint64_t slot)
     s->valid[slot] = s->dirty[slot] = s->refd[slot] = 0;
     s->used[slot / s->ways]--;
     unsigned ww = s->ops->way_words;
-    if (ww)
+    if (ww == 1)
+        s->wd[slot] = 0;
+    else if (ww)
         memset(s->wd + slot * ww, 0, ww * sizeof *s->wd);
 }
 
@@ -373,6 +384,24 @@ static int store_alloc(store *s, uint32_t set, uint64_t blk, unsigned *way, vict
     unsigned w = 0;
     int st;
     vic->valid = 0;
+    if (s->lru && !s->indexed && s->used[set] == s->ways) {
+        /* a full set of the built-in LRU: the oldest stamp's line replaced in place */
+        uint64_t *wd = s->wd + base, best = wd[0];
+        for (unsigned k = 1; k < s->ways; k++)
+            if (wd[k] < best) {
+                best = wd[k];
+                w = k;
+            }
+        uint64_t slot = base + w;
+        *vic = (victim){1, s->tag[slot], s->valid[slot], s->dirty[slot]};
+        s->tag[slot] = blk;
+        if (s->swar)
+            s->sig[slot] = (uint8_t)(blk >> s->sig_shift);
+        s->valid[slot] = s->dirty[slot] = s->refd[slot] = 0;
+        wd[w] = now;
+        *way = w;
+        return RT_OK;
+    }
     if (s->used[set] < s->ways) {
         while (s->tag[base + w] != EMPTY)
             w++;
@@ -1511,7 +1540,7 @@ static int lines_batch(rt_hier *h, hcache *c, const uint64_t *addrs, const uint8
         return RT_OK;
     }
     const unsigned lb = c->lg2b, shift = s->sig_shift;
-    const uint64_t mask = s->set_mask, ways = s->ways, ones = 0x0101010101010101ull;
+    const uint64_t mask = s->set_mask, ways = s->ways;
     const uint64_t *tag = s->tag;
     const uint8_t *sig = s->sig;
     uint64_t *wd = s->wd;
@@ -1519,24 +1548,9 @@ static int lines_batch(rt_hier *h, hcache *c, const uint64_t *addrs, const uint8
     uint64_t clock = s->clock, hits = 0, write_hits = 0;
     int st = RT_OK;
     for (size_t i = 0; i < n; i++) {
-        const uint64_t blk = addrs[i] >> lb, base = (blk & mask) * ways;
-        const uint64_t want = ones * (uint8_t)(blk >> shift);
-        int64_t slot = -1;
-        for (uint64_t w0 = 0; w0 < ways && slot < 0; w0 += 8) {
-            uint64_t x;
-            memcpy(&x, sig + base + w0, 8);
-#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-            x = __builtin_bswap64(x);
-#endif
-            x ^= want;
-            for (uint64_t m = (x - ones) & ~x & (ones << 7); m; m &= m - 1) {
-                uint64_t k = base + w0 + (uint64_t)(__builtin_ctzll(m) >> 3);
-                if (tag[k] == blk) {
-                    slot = (int64_t)k;
-                    break;
-                }
-            }
-        }
+        const uint64_t blk = addrs[i] >> lb;
+        int64_t slot = ways == 8 ? swar_find(sig, tag, (blk & mask) * 8, 8, blk, shift)
+                                 : swar_find(sig, tag, (blk & mask) * ways, ways, blk, shift);
         if (slot >= 0) {
             wd[slot] = ++clock;
             dirty[slot] |= writes[i];
