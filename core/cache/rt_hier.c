@@ -124,8 +124,8 @@ typedef struct store {
     rt_linemap index;       /* block -> slot, when indexed */
     uint64_t clock, seed;
     uint64_t set_mask;      /* sets - 1 when a power of two, else 0 (modulo) */
-    uint8_t *sig;           /* when swar: a byte of each way's tag (above the set
-                               index), eight ways compared at once */
+    uint8_t *sig;           /* when swar: a byte of each way's tag (sig_of; 0 when
+                               empty), eight ways compared at once */
     unsigned sig_shift;
     int swar;               /* a scanned store whose ways come in eights */
     int lru;                /* the built-in LRU: stamps written here, no hook calls */
@@ -293,13 +293,20 @@ static int store_new(store *s, uint64_t sets, uint64_t ways, const rt_policy_ops
     return store_init_sets(s, err);
 }
 
+/* A block's signature: seven bits of its tag with the top bit set, so that
+ * an empty way (0) is never a candidate. */
+static inline uint8_t sig_of(uint64_t blk, unsigned shift)
+{
+    return (uint8_t)((blk >> shift) | 0x80);
+}
+
 /* The slot of blk among the ways [base, base + ways) (ways a multiple of 8), or
  * -1: the signature bytes equal to blk's, eight at a time, each candidate
  * checked against its tag. */
 static inline int64_t swar_find(const uint8_t *sig, const uint64_t *tag, uint64_t base, uint64_t ways,
                                 uint64_t blk, unsigned shift)
 {
-    const uint64_t ones = 0x0101010101010101ull, want = ones * (uint8_t)(blk >> shift);
+    const uint64_t ones = 0x0101010101010101ull, want = ones * sig_of(blk, shift);
     for (uint64_t w0 = 0; w0 < ways; w0 += 8) {
         uint64_t x;
         memcpy(&x, sig + base + w0, 8);
@@ -396,7 +403,7 @@ static int store_alloc(store *s, uint32_t set, uint64_t blk, unsigned *way, vict
         *vic = (victim){1, s->tag[slot], s->valid[slot], s->dirty[slot]};
         s->tag[slot] = blk;
         if (s->swar)
-            s->sig[slot] = (uint8_t)(blk >> s->sig_shift);
+            s->sig[slot] = sig_of(blk, s->sig_shift);
         s->valid[slot] = s->dirty[slot] = s->refd[slot] = 0;
         wd[w] = now;
         *way = w;
@@ -435,7 +442,7 @@ static int store_alloc(store *s, uint32_t set, uint64_t blk, unsigned *way, vict
     uint64_t slot = base + w;
     s->tag[slot] = blk;
     if (s->swar)
-        s->sig[slot] = (uint8_t)(blk >> s->sig_shift);
+        s->sig[slot] = sig_of(blk, s->sig_shift);
     s->used[set]++;
     if (!s->stamped)
         s->loaded[slot] = s->used_at[slot] = now;
