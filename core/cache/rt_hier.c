@@ -1494,7 +1494,7 @@ int rt_hier_set_cores(rt_hier *h, const uint64_t *sw, size_t n, rt_err *err)
 {
     for (size_t i = 1; i < n; i++)
         if (sw[2 * i] < sw[2 * i - 2])
-            return rt_err_set(err, RT_EINVAL, "cores: record %llu comes after record %llu",
+            return rt_err_set(err, RT_EINVAL, "cores: switch at %llu comes after one at %llu",
                               (unsigned long long)sw[2 * i], (unsigned long long)sw[2 * i - 2]);
     uint64_t *copy = NULL;
     if (n) {
@@ -1594,6 +1594,7 @@ int rt_hier_run(rt_hier *h, rt_memtrace *t, rt_hier_run_result *res, rt_err *err
     int st;
     unsigned core = 0;
     size_t swi = 0;
+    uint64_t data = 0; /* records other than instruction fetches so far (switches count them) */
     hcache *cd = h->cd;
     /* with the binary format, runs of loads and stores within one block come
      * as bare addresses: those that hit a fast level-1 cache never leave here */
@@ -1627,8 +1628,9 @@ int rt_hier_run(rt_hier *h, rt_memtrace *t, rt_hier_run_result *res, rt_err *err
             if (bad)
                 return rt_err_set(err, RT_EFORMAT, "record %llu: size: %s",
                                   (unsigned long long)res->records, bad);
-            while (swi < h->nsw && h->sw[2 * swi] < res->records)
+            while (swi < h->nsw && h->sw[2 * swi] <= data)
                 core = (unsigned)(h->sw[2 * swi++ + 1] % h->cores);
+            data += batch[i].kind != RT_REF_IFETCH;
             if ((st = h->cores > 1 ? rt_hier_ref_core(h, core, &batch[i]) : rt_hier_ref(h, &batch[i])) != RT_OK)
                 return rt_err_set(err, st, "%s", h->err.msg);
             res->simulated++;

@@ -183,10 +183,11 @@ int rt_hier_ref_core(rt_hier *h, unsigned core, const rt_memref *ref);
 /* The MESI state of addr's block in core: 'M', 'E', 'S' or 'I'. */
 int rt_hier_mesi(const rt_hier *h, unsigned core, uint64_t addr);
 
-/* Which core runs which records in rt_hier_run: sw holds n pairs (record, core),
- * records counted from 0 in increasing order; record r runs on the core of the
- * last pair at or before it (core 0 before the first), modulo cores. sw is
- * copied. RT_OK or RT_EINVAL (records out of order), RT_ENOMEM. */
+/* Which core runs which records in rt_hier_run: sw holds n pairs (k, core), k
+ * increasing, as a capture's allocation log stamps its thread switches: from
+ * the record after the first k data records (those other than instruction
+ * fetches) on, records run on that core (modulo cores); core 0 before the
+ * first pair. sw is copied. RT_OK or RT_EINVAL (out of order), RT_ENOMEM. */
 int rt_hier_set_cores(rt_hier *h, const uint64_t *sw, size_t n, rt_err *err);
 
 /* Copy back every dirty line of the data side (Dinero IV's end of run). */

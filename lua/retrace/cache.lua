@@ -237,8 +237,9 @@ end
 -- ..._block, multiblock, bytes_from_memory, bytes_to_memory}, ... }, memory,
 -- report (Dinero IV's figures as text), hierarchy (the text of M.hierarchy) };
 -- each figure is { read, write, instr, misc, total, prefetch = {...} }.
--- Several cores (opts.cores, or "cores=N" in spec): switches = { record, core,
--- ... } says which core runs which records (from 0; core 0 before the first);
+-- Several cores (opts.cores, or "cores=N" in spec): switches = { k, core, ... }
+-- says which core runs which records: from the record after the first k data
+-- references (instruction fetches not counted) on (core 0 before the first);
 -- each private cache appears once per core (its `core` field), with the
 -- coherence figures invalidations_sent, invalidations_received,
 -- coherence_misses and snoop_writebacks; shared ones once (shared = true).

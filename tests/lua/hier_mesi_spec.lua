@@ -242,17 +242,20 @@ local function random_trace(seed, n, ncores)
     x = (x * 1103515245 + 12345) % 2147483648
     return (x >> 8) % k
   end
-  local t, switches, core = {}, {}, -1
+  -- switches are stamped as a capture stamps them: by data references (not
+  -- instruction fetches) before the switch, which comes before a data reference
+  local t, switches, core, data = {}, {}, 0, 0
   for i = 1, n do
-    if core < 0 or rnd(8) == 0 then
+    local k = ({ READ, READ, WRITE, INSTR })[rnd(4) + 1]
+    if k ~= INSTR and rnd(8) == 0 then
       local c = rnd(ncores)
       if c ~= core then
         core = c
-        switches[#switches + 1] = i - 1
+        switches[#switches + 1] = data
         switches[#switches + 1] = c
       end
     end
-    local k = ({ READ, READ, WRITE, INSTR })[rnd(4) + 1]
+    if k ~= INSTR then data = data + 1 end
     -- data: a hot region every core shares and a colder one
     local addr = k == INSTR and 0x10000 + rnd(512) * 4 or (rnd(3) == 0 and rnd(64) * 4 or 0x1000 + rnd(1024) * 4)
     t[i] = { t = k, addr = addr, core = core }
@@ -352,7 +355,7 @@ describe("multi-core hierarchy against a slow model (lists per set, MESI)", func
       c1c.snoop_writebacks })
     local bad, err = cache.simulate(path, { format = "xdin", spec = spec, cores = 2, switches = { 3, 0, 1, 1 } })
     assert.is_nil(bad)
-    assert.matches("record 1 comes after record 3", err)
+    assert.matches("switch at 1 comes after one at 3", err)
     os.remove(path)
   end)
 end)
