@@ -242,23 +242,24 @@ local function random_trace(seed, n, ncores)
     x = (x * 1103515245 + 12345) % 2147483648
     return (x >> 8) % k
   end
-  -- switches are stamped as a capture stamps them: by data references (not
-  -- instruction fetches) before the switch, which comes before a data reference
+  -- switches are stamped as a capture stamps them: by the data references (not
+  -- instruction fetches) before them; a switch right after a data reference
+  -- takes every record up to the next data reference with it
   local t, switches, core, data = {}, {}, 0, 0
   for i = 1, n do
     local k = ({ READ, READ, WRITE, INSTR })[rnd(4) + 1]
-    if k ~= INSTR and rnd(8) == 0 then
-      local c = rnd(ncores)
+    -- data: a hot region every core shares and a colder one
+    local addr = k == INSTR and 0x10000 + rnd(512) * 4 or (rnd(3) == 0 and rnd(64) * 4 or 0x1000 + rnd(1024) * 4)
+    t[i] = { t = k, addr = addr, core = core }
+    if k ~= INSTR then
+      data = data + 1
+      local c = rnd(8) == 0 and rnd(ncores) or core
       if c ~= core then
         core = c
         switches[#switches + 1] = data
         switches[#switches + 1] = c
       end
     end
-    if k ~= INSTR then data = data + 1 end
-    -- data: a hot region every core shares and a colder one
-    local addr = k == INSTR and 0x10000 + rnd(512) * 4 or (rnd(3) == 0 and rnd(64) * 4 or 0x1000 + rnd(1024) * 4)
-    t[i] = { t = k, addr = addr, core = core }
   end
   return t, switches
 end
