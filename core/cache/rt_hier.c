@@ -394,11 +394,12 @@ static int store_alloc(store *s, uint32_t set, uint64_t blk, unsigned *way, vict
     if (s->lru && !s->indexed && s->used[set] == s->ways) {
         /* a full set of the built-in LRU: the oldest stamp's line replaced in place */
         uint64_t *wd = s->wd + base, best = wd[0];
-        for (unsigned k = 1; k < s->ways; k++)
-            if (wd[k] < best) {
-                best = wd[k];
-                w = k;
-            }
+        for (unsigned k = 1; k < s->ways; k++) { /* no branch per way: conditional moves */
+            uint64_t v = wd[k];
+            int older = v < best;
+            best = older ? v : best;
+            w = older ? k : w;
+        }
         uint64_t slot = base + w;
         *vic = (victim){1, s->tag[slot], s->valid[slot], s->dirty[slot]};
         s->tag[slot] = blk;
@@ -409,7 +410,21 @@ static int store_alloc(store *s, uint32_t set, uint64_t blk, unsigned *way, vict
         *way = w;
         return RT_OK;
     }
-    if (s->used[set] < s->ways) {
+    if (s->used[set] < s->ways && s->swar) { /* the lowest empty way: its signature is 0 */
+        const uint64_t ones = 0x0101010101010101ull;
+        for (uint64_t w0 = 0;; w0 += 8) {
+            uint64_t x;
+            memcpy(&x, s->sig + base + w0, 8);
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+            x = __builtin_bswap64(x);
+#endif
+            uint64_t m = (x - ones) & ~x & (ones << 7); /* its lowest bit is the first zero byte */
+            if (m) {
+                w = (unsigned)(w0 + (uint64_t)(__builtin_ctzll(m) >> 3));
+                break;
+            }
+        }
+    } else if (s->used[set] < s->ways) {
         while (s->tag[base + w] != EMPTY)
             w++;
     } else if (s->lru) { /* the lowest way with the oldest stamp, as rt_policy_lru */
