@@ -6,7 +6,10 @@
  * walk, a random heap) of N references is written once to
  * /tmp/retrace-hier-v3-N.rtmb and .din, then run through:
  *   one level    l1i/l1d 32 KiB 8-way LRU, 64-byte lines (the data cache works);
- *   three levels l1i/l1d 32 KiB 8-way, l2 256 KiB 8-way, l3 8 MiB 16-way.
+ *   three levels l1i/l1d 32 KiB 8-way, l2 256 KiB 8-way, l3 8 MiB 16-way;
+ *   four cores   the three levels with private l1 and l2 per core and MESI
+ *                among them, the cores taking turns every 10,000 records (all
+ *                of them on the same addresses: coherence at its busiest).
  * It prints references per CPU second (best of three) from RTMB and from din
  * text, and the peak memory of a fresh process at N/10 and N, to show it is
  * flat in trace length. RETRACE_BENCH_N overrides N (2 * 10^7).
@@ -97,7 +100,10 @@ static void generate(uint64_t n, const char *bin, const char *din)
 static const char *const shapes[] = {
     "l1i:32k/64:8 l1d:32k/64:8",
     "l1i:32k/64:8 l1d:32k/64:8 l2:256k/64:8 l3:8m/64:16",
+    "cores=4 l1i:32k/64:8 l1d:32k/64:8 l2:256k/64:8 l3:8m/64:16",
 };
+#define SHAPES 3
+#define TURN 10000
 
 typedef struct {
     double secs;
@@ -115,6 +121,23 @@ static outcome simulate(const char *path, int fmt, int shape)
     rt_memtrace *t = rt_memtrace_open(path, fmt, &err);
     if (!t)
         bench_die("hier_bench", &err);
+    if (cfg.cores > 1) { /* the cores take turns: a switch every TURN records */
+        struct stat sb;
+        uint64_t approx = stat(path, &sb) == 0 ? (uint64_t)sb.st_size : 0; /* >= 1 byte a record */
+        size_t n = (size_t)(approx / TURN + 1);
+        uint64_t *sw = malloc(2 * n * sizeof *sw);
+        if (!sw) {
+            fprintf(stderr, "hier_bench: out of memory\n");
+            exit(1);
+        }
+        for (size_t i = 0; i < n; i++) {
+            sw[2 * i] = (uint64_t)i * TURN;
+            sw[2 * i + 1] = i % cfg.cores;
+        }
+        if (rt_hier_set_cores(h, sw, n, &err) != RT_OK)
+            bench_die("hier_bench", &err);
+        free(sw);
+    }
     rt_hier_run_result res;
     double t0 = bench_clock(CLOCK_PROCESS_CPUTIME_ID); /* CPU time: the machine may be shared */
     if (rt_hier_run(h, t, &res, &err) != RT_OK)
@@ -168,8 +191,9 @@ int main(int argc, char **argv)
         snprintf(din[k], sizeof din[k], "/tmp/retrace-hier-v3-%llu.din", (unsigned long long)sizes[k]);
         generate(sizes[k], bin[k], din[k]);
     }
-    static const char *const shape_names[] = {"one level (32 KiB 8-way L1)", "three levels"};
-    for (int shape = 0; shape < 2; shape++) {
+    static const char *const shape_names[] = {"one level (32 KiB 8-way L1)", "three levels",
+                                              "four cores, MESI"};
+    for (int shape = 0; shape < SHAPES; shape++) {
         for (int f = 0; f < 2; f++) {
             const char *path = f ? din[1] : bin[1];
             outcome o = best_of3(path, f ? RT_MEMFMT_DIN : RT_MEMFMT_RTMB, shape);

@@ -599,6 +599,14 @@ static int hier_config(lua_State *L, int t, rt_hier_config *cfg, rt_err *err)
         }
     }
     lua_pop(L, 1);
+    lua_getfield(L, t, "cores");
+    if (!lua_isnil(L, -1)) {
+        lua_Integer v = lua_tointeger(L, -1);
+        if (!lua_isinteger(L, -1) || v < 1 || v > RT_HIER_MAX_CORES)
+            luaL_error(L, "cores: expected an integer from 1 to %d", RT_HIER_MAX_CORES);
+        cfg->cores = (unsigned)v;
+    }
+    lua_pop(L, 1);
     static const char *const counts[] = {"skipcount", "flushcount", "maxcount"};
     uint64_t *dst[] = {&cfg->skipcount, &cfg->flushcount, &cfg->maxcount};
     for (int i = 0; i < 3; i++) {
@@ -670,6 +678,36 @@ static void push_hier_stats(lua_State *L, const rt_hier_stats *s)
     rt_set_int(L, "bytes_from_memory", (lua_Integer)s->bytes_read);
     rt_set_int(L, "bytes_to_memory", (lua_Integer)s->bytes_written);
     rt_set_int(L, "back_invalidations", (lua_Integer)s->back_invalidations);
+    rt_set_int(L, "victim_fills", (lua_Integer)s->victim_fills);
+    rt_set_int(L, "invalidations_sent", (lua_Integer)s->inval_sent);
+    rt_set_int(L, "invalidations_received", (lua_Integer)s->inval_recv);
+    rt_set_int(L, "coherence_misses", (lua_Integer)s->coh_miss);
+    rt_set_int(L, "snoop_writebacks", (lua_Integer)s->snoop_wb);
+}
+
+/* opts.switches = { record, core, record, core, ... } (records from 0, increasing) */
+static int hier_switches(lua_State *L, int t, rt_hier *h, rt_err *err)
+{
+    lua_getfield(L, t, "switches");
+    if (lua_isnil(L, -1)) {
+        lua_pop(L, 1);
+        return RT_OK;
+    }
+    if (!lua_istable(L, -1))
+        luaL_error(L, "switches: expected an array of record, core pairs");
+    size_t n = (size_t)luaL_len(L, -1) / 2;
+    uint64_t *sw = n ? lua_newuserdatauv(L, 2 * n * sizeof *sw, 0) : NULL;
+    for (size_t i = 0; i < 2 * n; i++) {
+        lua_rawgeti(L, -1 - (n ? 1 : 0), (lua_Integer)i + 1);
+        lua_Integer v = lua_tointeger(L, -1);
+        if (!lua_isinteger(L, -1) || v < 0)
+            luaL_error(L, "switches: item %d is not a non-negative integer", (int)i + 1);
+        sw[i] = (uint64_t)v;
+        lua_pop(L, 1);
+    }
+    int st = rt_hier_set_cores(h, sw, n, err);
+    lua_pop(L, n ? 2 : 1);
+    return st;
 }
 
 /* hier_run(path, opts) -> result | nil, msg; opts: format, dinero, spec, counts */
@@ -685,6 +723,10 @@ static int l_hier_run(lua_State *L)
     rt_hier *h;
     if (rt_hier_new(&cfg, &h, &err) != RT_OK)
         return rt_push_fail(L, &err);
+    if (hier_switches(L, 2, h, &err) != RT_OK) {
+        rt_hier_free(h);
+        return rt_push_fail(L, &err);
+    }
     rt_memtrace *t = rt_memtrace_open(path, fmt, &err);
     if (!t) {
         rt_hier_free(h);
@@ -705,21 +747,28 @@ static int l_hier_run(lua_State *L)
     lua_createtable(L, 0, 0);
     int n = 0;
     static const char *const kinds[] = {"unified", "instruction", "data"};
+    unsigned cores = rt_hier_cores(h), np = cores > 1 ? rt_hier_private_levels(&cfg) : 0;
     for (unsigned l = 0; l < cfg.levels; l++)
         for (int k = 0; k < 3; k++) {
-            const rt_hier_stats *s = rt_hier_stats_get(h, l, k);
-            if (!s)
+            if (!rt_hier_stats_get(h, l, k))
                 continue;
-            lua_createtable(L, 0, 16);
-            lua_pushfstring(L, "l%d-%ccache", (int)l + 1, "uid"[k]);
-            lua_setfield(L, -2, "name");
-            rt_set_int(L, "level", (lua_Integer)l + 1);
-            lua_pushstring(L, kinds[k]);
-            lua_setfield(L, -2, "kind");
-            push_hier_stats(L, s);
-            lua_rawseti(L, -2, ++n);
+            for (unsigned p = 0; p < (l < np ? cores : 1); p++) {
+                lua_createtable(L, 0, 20);
+                lua_pushfstring(L, "l%d-%ccache", (int)l + 1, "uid"[k]);
+                lua_setfield(L, -2, "name");
+                rt_set_int(L, "level", (lua_Integer)l + 1);
+                lua_pushstring(L, kinds[k]);
+                lua_setfield(L, -2, "kind");
+                if (l < np)
+                    rt_set_int(L, "core", (lua_Integer)p);
+                lua_pushboolean(L, cores > 1 && l >= np);
+                lua_setfield(L, -2, "shared");
+                push_hier_stats(L, rt_hier_stats_core(h, p, l, k));
+                lua_rawseti(L, -2, ++n);
+            }
         }
     lua_setfield(L, -2, "caches");
+    rt_set_int(L, "cores", (lua_Integer)cores);
     const rt_hier_stats *mem = rt_hier_stats_get(h, cfg.levels, 0);
     lua_createtable(L, 0, 2);
     push_by_type(L, mem->fetch, "fetches");

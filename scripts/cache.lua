@@ -80,9 +80,66 @@ local function report_by(rows, axis)
   io.stdout:write(table.concat(out, "\n"), "\n")
 end
 
+-- Which core runs which records: the thread switches ("@SEQ S THREAD") of a capture's
+-- allocation log, as { record, thread, ... }.
+local function thread_switches(alloc)
+  local f, err = io.open(alloc)
+  if not f then return nil, err end
+  local sw, no = {}, 0
+  for line in f:lines() do
+    no = no + 1
+    local seq, t = line:match("^@(%d+) S (%d+)$")
+    if seq then
+      sw[#sw + 1] = math.tointeger(tonumber(seq))
+      sw[#sw + 1] = math.tointeger(tonumber(t))
+    end
+  end
+  f:close()
+  return sw
+end
+
+-- the coherence figures of a multi-core run, one row per private cache
+local function coherence_table(r)
+  local out = { string.format("coherence (MESI among the %d cores' private caches):", r.cores),
+    string.format("  %-12s %5s %14s %14s %14s %14s %14s", "cache", "core", "misses", "inval. sent",
+      "inval. recv", "coherence miss", "snoop wb") }
+  for _, c in ipairs(r.caches) do
+    if c.core then
+      out[#out + 1] = string.format("  %-12s %5d %14s %14s %14s %14s %14s", c.name, c.core, count(c.misses.total),
+        count(c.invalidations_sent), count(c.invalidations_received), count(c.coherence_misses),
+        count(c.snoop_writebacks))
+    end
+  end
+  return table.concat(out, "\n") .. "\n"
+end
+
 -- a hierarchy (Dinero IV's model): the caches as understood, then Dinero IV's figures
-local function run_hierarchy(args, fmt)
+local function run_hierarchy(args, fmt, folder)
   local opts = { format = fmt, dinero = args.dinero, spec = args.hierarchy }
+  local cleanup
+  if args.cores then
+    local n = math.tointeger(tonumber(args.cores))
+    if not n or n < 1 or n > 64 then cli.usage_error("--cores: '" .. args.cores .. "' is not a count from 1 to 64") end
+    opts.cores = n
+  end
+  if args.interleave and not opts.cores then cli.usage_error("--interleave needs --cores") end
+  if opts.cores and opts.cores > 1 then
+    if not folder then cli.usage_error("--cores needs a capture folder (retrace capture): its threads give the cores") end
+    local alloc = folder.alloc
+    if args.interleave then
+      local q = math.tointeger(tonumber(args.interleave))
+      if not q or q < 1 then cli.usage_error("--interleave: '" .. args.interleave .. "' is not a positive count") end
+      local t, a, c = require("retrace.capture").interleave(folder.trace, folder.alloc, q)
+      if not t then cli.input_error(a) end
+      args.trace, alloc, cleanup = t, a, c
+    end
+    local sw, serr = thread_switches(alloc)
+    if not sw then
+      if cleanup then cleanup() end
+      cli.input_error(serr)
+    end
+    opts.switches = sw
+  end
   for _, k in ipairs { { "skip", "skipcount" }, { "max", "maxcount" }, { "flush_every", "flushcount" } } do
     local v = args[k[1]]
     if v then
@@ -92,16 +149,22 @@ local function run_hierarchy(args, fmt)
     end
   end
   local desc, derr = cache.hierarchy(opts)
-  if not desc then cli.usage_error(derr) end
+  if not desc then
+    if cleanup then cleanup() end
+    cli.usage_error(derr)
+  end
+  local name = folder and folder.dir or args.trace
   local r, err = cache.simulate(args.trace, opts)
+  if cleanup then cleanup() end
   if not r then cli.input_error(err) end
   if args.json then
     cli.print_json({ format = fmt, records = r.records, simulated = r.simulated, maxed = r.maxed,
-      hierarchy = r.hierarchy, caches = cli.array(r.caches), memory = r.memory })
+      hierarchy = r.hierarchy, cores = r.cores, caches = cli.array(r.caches), memory = r.memory })
   else
-    io.stdout:write(string.format("%s (%s): %s records, %s simulated%s\n", args.trace, fmt,
+    io.stdout:write(string.format("%s (%s): %s records, %s simulated%s\n", name, fmt,
       count(r.records), count(r.simulated), r.maxed and " (stopped at --max)" or ""))
     io.stdout:write(r.hierarchy, "\n", r.report)
+    if r.cores > 1 then io.stdout:write(coherence_table(r)) end
   end
   return 0
 end
@@ -128,6 +191,10 @@ return {
     p:option("--skip", "hierarchy: skip the first N records")
     p:option("--max", "hierarchy: simulate at most N records")
     p:option("--flush-every", "hierarchy: copy back and invalidate every cache every N records")
+    p:option("--cores", "hierarchy: cores of the machine (private levels per core, MESI among them; "
+      .. "thread T of a capture folder runs on core T mod N)")
+    p:option("--interleave", "with --cores: the capture's threads take turns, N data references each "
+      .. "(an approximation: valgrind ran them one at a time)")
     p:option("--convert", "write the trace in the binary format to this file instead")
     p:flag("--json", "print JSON on stdout")
     p:option("--by", "with a capture folder: misses per function or per data bin (function|data)")
@@ -156,9 +223,9 @@ return {
       if not f then cli.input_error(err) end
       fmt = f
     end
-    if #args.dinero > 0 or args.hierarchy then return run_hierarchy(args, fmt) end
-    if args.skip or args.max or args.flush_every then
-      cli.usage_error("--skip, --max and --flush-every need a hierarchy (--hierarchy or Dinero IV options after --)")
+    if #args.dinero > 0 or args.hierarchy then return run_hierarchy(args, fmt, folder) end
+    if args.skip or args.max or args.flush_every or args.cores or args.interleave then
+      cli.usage_error("--skip, --max, --flush-every, --cores and --interleave need a hierarchy (--hierarchy or Dinero IV options after --)")
     end
     if args.convert then
       local n, err = cache.convert(args.trace, args.convert, fmt)

@@ -12,7 +12,8 @@
 #define T_MULTI 16
 #define T_BASIC(t) ((t) & 7)
 enum { T_READ = RT_REF_READ, T_WRITE = RT_REF_WRITE, T_INSTR = RT_REF_IFETCH, T_MISC = RT_REF_MISC,
-       T_COPYB = RT_REF_FLUSH, T_INVAL = RT_REF_INVALIDATE };
+       T_COPYB = RT_REF_FLUSH, T_INVAL = RT_REF_INVALIDATE,
+       T_FILL = 6 /* a clean line evicted into the exclusive level below */ };
 
 #define EMPTY UINT64_MAX
 /* above this associativity a hash index replaces the scan of a set */
@@ -123,6 +124,10 @@ typedef struct store {
     rt_linemap index;       /* block -> slot, when indexed */
     uint64_t clock, seed;
     uint64_t set_mask;      /* sets - 1 when a power of two, else 0 (modulo) */
+    uint8_t *sig;           /* when swar: a byte of each way's tag (sig_of; 0 when
+                               empty), eight ways compared at once */
+    unsigned sig_shift;
+    int swar;               /* a scanned store whose ways come in eights */
     int lru;                /* the built-in LRU: stamps written here, no hook calls */
     int stamped;            /* lru, fifo, d4random: way word 0 orders the stack
                                (loaded and used_at are not kept) */
@@ -150,25 +155,44 @@ typedef struct hcache {
     unsigned lg2b, lg2sb;
     uint64_t pfdist;        /* bytes */
     struct hcache *down;
-    struct hcache *up[2 * RT_HIER_MAX_LEVELS]; /* the caches whose misses come here */
+    struct hcache *up[2 * RT_HIER_MAX_CORES]; /* the caches whose misses come here */
     unsigned nup;
     rt_hier_stats st;
     pend *pq;
     size_t np, cap;
     int fast;               /* hits can take hit_fast: demand fetch, no sub-blocks, LRU,
                                write-back always, no classification */
-    int fast_miss;          /* and misses miss_fast: also write-allocate always, not inclusive */
+    int fast_miss;          /* and misses miss_fast: also write-allocate always, not
+                               inclusive, not coherent */
+    int coherent;           /* a private cache of a multi-core machine */
+    int above_exclusive;    /* the level below is exclusive: clean victims go to it */
+    int above_inclusive;    /* the level below is inclusive: a write that allocates a
+                               whole block still fetches it, so that level holds it */
+    rt_linemap lost;        /* when coherent: blocks taken away by invalidations */
 } hcache;
 
 struct rt_hier {
     rt_hier_config cfg;
     hcache c[RT_HIER_MAX_LEVELS][3];
     hcache mem;
-    hcache *ci, *cd;        /* where references enter */
+    hcache *ci, *cd;        /* where references enter (core 0's) */
+    unsigned cores, npriv;  /* cores (1 or more), private levels */
+    hcache *extra;          /* the private caches of cores 1.., [((p-1)*npriv + l)*3 + k] */
+    hcache *core_ci[RT_HIER_MAX_CORES], *core_cd[RT_HIER_MAX_CORES];
+    uint64_t *sw;           /* rt_hier_set_cores: (record, core) pairs */
+    size_t nsw;
     int64_t rng;            /* Dinero IV's generator (d4random, prefetch abort) */
     int status;             /* sticky: a policy hook failed, or memory ran out */
     rt_err err;
 };
+
+/* core p's cache (level l, which k): its own when the level is private */
+static inline hcache *cache_of(const rt_hier *h, unsigned p, unsigned l, int k)
+{
+    if (p == 0 || l >= h->npriv)
+        return (hcache *)&h->c[l][k];
+    return &h->extra[((size_t)(p - 1) * h->npriv + l) * 3 + (unsigned)k];
+}
 
 static void store_view(store *s, uint32_t set, rt_policy_set *v, rt_err *err)
 {
@@ -190,6 +214,7 @@ static void store_destroy(store *s)
     free(s->loaded);
     free(s->used_at);
     free(s->used);
+    free(s->sig);
     free(s->wd);
     free(s->sd);
     if (s->indexed)
@@ -206,6 +231,8 @@ static int store_init_sets(store *s, rt_err *err)
     memset(s->dirty, 0, n * sizeof *s->dirty);
     memset(s->refd, 0, n * sizeof *s->refd);
     memset(s->used, 0, s->sets * sizeof *s->used);
+    if (s->swar)
+        memset(s->sig, 0, n);
     if (s->ops->way_words)
         memset(s->wd, 0, n * s->ops->way_words * sizeof *s->wd);
     if (s->ops->set_words)
@@ -248,9 +275,14 @@ static int store_new(store *s, uint64_t sets, uint64_t ways, const rt_policy_ops
     s->sd = ops->set_words ? malloc(sets * ops->set_words * sizeof *s->sd) : NULL;
     s->indexed = ways > SCAN_WAYS;
     s->set_mask = (sets & (sets - 1)) == 0 ? sets - 1 : 0;
+    s->swar = !s->indexed && ways % 8 == 0;
+    while ((1ull << s->sig_shift) < sets)
+        s->sig_shift++;
+    s->sig = s->swar ? malloc(n) : NULL;
     s->lru = ops == &rt_policy_lru;
     s->stamped = s->lru || ops == &rt_policy_fifo || ops == &rt_policy_d4random;
     if (!s->tag || !s->valid || !s->dirty || !s->refd || (!stamped && (!s->loaded || !s->used_at)) || !s->used
+        || (s->swar && !s->sig)
         || (ops->way_words && !s->wd) || (ops->set_words && !s->sd)
         || (s->indexed && rt_linemap_init(&s->index, n) != RT_OK)) {
         if (!s->indexed || s->index.b == NULL)
@@ -261,6 +293,37 @@ static int store_new(store *s, uint64_t sets, uint64_t ways, const rt_policy_ops
     return store_init_sets(s, err);
 }
 
+/* A block's signature: seven bits of its tag with the top bit set, so that
+ * an empty way (0) is never a candidate. */
+static inline uint8_t sig_of(uint64_t blk, unsigned shift)
+{
+    return (uint8_t)((blk >> shift) | 0x80);
+}
+
+/* The slot of blk among the ways [base, base + ways) (ways a multiple of 8), or
+ * -1: the signature bytes equal to blk's, eight at a time, each candidate
+ * checked against its tag. */
+static inline int64_t swar_find(const uint8_t *sig, const uint64_t *tag, uint64_t base, uint64_t ways,
+                                uint64_t blk, unsigned shift)
+{
+    const uint64_t ones = 0x0101010101010101ull, want = ones * sig_of(blk, shift);
+    for (uint64_t w0 = 0; w0 < ways; w0 += 8) {
+        uint64_t x;
+        memcpy(&x, sig + base + w0, 8);
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+        x = __builtin_bswap64(x); /* way w0 in the low byte */
+#endif
+        x ^= want;
+        /* every zero byte flagged (and maybe a 0x01 above one) */
+        for (uint64_t m = (x - ones) & ~x & (ones << 7); m; m &= m - 1) {
+            uint64_t k = base + w0 + (uint64_t)(__builtin_ctzll(m) >> 3);
+            if (tag[k] == blk)
+                return (int64_t)k;
+        }
+    }
+    return -1;
+}
+
 static inline int store_find(const store *s, uint32_t set, uint64_t blk)
 {
     if (s->indexed) {
@@ -268,11 +331,10 @@ static inline int store_find(const store *s, uint32_t set, uint64_t blk)
         return slot < 0 ? -1 : (int)(slot - (int64_t)set * s->ways);
     }
     const uint64_t *t = s->tag + (uint64_t)set * s->ways;
-    if (s->ways == 8) { /* no early exit: no mispredicted branch per way */
-        unsigned m = 0;
-        for (unsigned w = 0; w < 8; w++)
-            m |= (unsigned)(t[w] == blk) << w;
-        return m ? __builtin_ctz(m) : -1;
+    if (s->swar) {
+        int64_t k = s->ways == 8 ? swar_find(s->sig, s->tag, (uint64_t)set * 8, 8, blk, s->sig_shift)
+                                 : swar_find(s->sig, s->tag, (uint64_t)set * s->ways, s->ways, blk, s->sig_shift);
+        return k < 0 ? -1 : (int)(k - (int64_t)set * s->ways);
     }
     for (uint32_t w = 0; w < s->ways; w++)
         if (t[w] == blk)
@@ -309,10 +371,14 @@ static void store_empty(store *s, uint64_t slot)
     if (s->indexed)
         rt_linemap_del(&s->index, s->tag[slot]);
     s->tag[slot] = EMPTY;
+    if (s->swar)
+        s->sig[slot] = 0;
     s->valid[slot] = s->dirty[slot] = s->refd[slot] = 0;
     s->used[slot / s->ways]--;
     unsigned ww = s->ops->way_words;
-    if (ww)
+    if (ww == 1)
+        s->wd[slot] = 0;
+    else if (ww)
         memset(s->wd + slot * ww, 0, ww * sizeof *s->wd);
 }
 
@@ -325,7 +391,40 @@ static int store_alloc(store *s, uint32_t set, uint64_t blk, unsigned *way, vict
     unsigned w = 0;
     int st;
     vic->valid = 0;
-    if (s->used[set] < s->ways) {
+    if (s->lru && !s->indexed && s->used[set] == s->ways) {
+        /* a full set of the built-in LRU: the oldest stamp's line replaced in place */
+        uint64_t *wd = s->wd + base, best = wd[0];
+        for (unsigned k = 1; k < s->ways; k++) { /* no branch per way: conditional moves */
+            uint64_t v = wd[k];
+            int older = v < best;
+            best = older ? v : best;
+            w = older ? k : w;
+        }
+        uint64_t slot = base + w;
+        *vic = (victim){1, s->tag[slot], s->valid[slot], s->dirty[slot]};
+        s->tag[slot] = blk;
+        if (s->swar)
+            s->sig[slot] = sig_of(blk, s->sig_shift);
+        s->valid[slot] = s->dirty[slot] = s->refd[slot] = 0;
+        wd[w] = now;
+        *way = w;
+        return RT_OK;
+    }
+    if (s->used[set] < s->ways && s->swar) { /* the lowest empty way: its signature is 0 */
+        const uint64_t ones = 0x0101010101010101ull;
+        for (uint64_t w0 = 0;; w0 += 8) {
+            uint64_t x;
+            memcpy(&x, s->sig + base + w0, 8);
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+            x = __builtin_bswap64(x);
+#endif
+            uint64_t m = (x - ones) & ~x & (ones << 7); /* its lowest bit is the first zero byte */
+            if (m) {
+                w = (unsigned)(w0 + (uint64_t)(__builtin_ctzll(m) >> 3));
+                break;
+            }
+        }
+    } else if (s->used[set] < s->ways) {
         while (s->tag[base + w] != EMPTY)
             w++;
     } else if (s->lru) { /* the lowest way with the oldest stamp, as rt_policy_lru */
@@ -357,6 +456,8 @@ static int store_alloc(store *s, uint32_t set, uint64_t blk, unsigned *way, vict
     }
     uint64_t slot = base + w;
     s->tag[slot] = blk;
+    if (s->swar)
+        s->sig[slot] = sig_of(blk, s->sig_shift);
     s->used[set]++;
     if (!s->stamped)
         s->loaded[slot] = s->used_at[slot] = now;
@@ -476,6 +577,56 @@ static void drain(rt_hier *h, hcache *c);
 static void copyback(rt_hier *h, hcache *c, pend m);
 static void invalidate(rt_hier *h, hcache *c, pend m);
 
+/* A reference from above to an exclusive cache c (not a write): a fetch
+ * gives the line up (its dirty data written below first) or, missing, goes
+ * below without a fill; a clean victim of the caches above is filled in
+ * (unless an inclusive level below dropped the block while it was queued). */
+static void exclusive_ref(rt_hier *h, hcache *c, pend m, uint32_t set, int w, uint64_t blk)
+{
+    store *s = &c->m;
+    uint64_t bsize = 1ull << c->lg2b;
+    if (m.type == T_FILL) {
+        if (c->above_inclusive) { /* an inclusive level below evicted it meanwhile: gone */
+            const hcache *d = c->down;
+            uint64_t db = blk << c->lg2b >> d->lg2b;
+            if (store_find(&d->m, set_of(&d->m, db), db) < 0)
+                return;
+        }
+        c->st.victim_fills++;
+        if (w >= 0) {
+            fail(h, store_hit(s, set, (unsigned)w, &h->err));
+            return;
+        }
+        victim vic = {0, 0, 0, 0};
+        unsigned way;
+        int st = store_alloc(s, set, blk, &way, &vic, &h->err);
+        if (st != RT_OK) {
+            fail(h, st);
+            return;
+        }
+        s->valid[(uint64_t)set * s->ways + way] = 1;
+        if (vic.valid && (vic.valid_bits & vic.dirty_bits))
+            write_back(h, c, c, vic.blk, vic.valid_bits, vic.dirty_bits);
+        else if (vic.valid && c->above_exclusive)
+            push(h, c, vic.blk << c->lg2b, bsize, T_FILL);
+        if (vic.valid && c->cfg.inclusive)
+            back_invalidate(h, c, c, vic.blk << c->lg2b, (vic.blk << c->lg2b) + bsize);
+        return;
+    }
+    int t = m.type & 15;
+    c->st.fetch[t]++;
+    if (w < 0) {
+        c->st.miss[t]++;
+        c->st.blockmiss[t]++;
+        push(h, c, m.addr & ~(bsize - 1), bsize, T_BASIC(m.type));
+        return;
+    }
+    uint64_t slot = (uint64_t)set * s->ways + (unsigned)w;
+    if (s->valid[slot] & s->dirty[slot])
+        write_back(h, c, c, blk, s->valid[slot], s->dirty[slot]);
+    store_empty(s, slot);
+}
+
 /* one reference through one cache (Dinero IV's d4ref, without the queue) */
 static void ref_one(rt_hier *h, hcache *c, pend m)
 {
@@ -519,6 +670,14 @@ static void ref_one(rt_hier *h, hcache *c, pend m)
     uint64_t slot = (uint64_t)set * s->ways + (unsigned)(w < 0 ? 0 : w);
     const int blockmiss = w < 0;
     const int miss = blockmiss || (sbbits & s->valid[slot]) != sbbits;
+    if (blockmiss && c->coherent && m.type != T_FILL && rt_linemap_find(&c->lost, blk)) {
+        c->st.coh_miss++;
+        rt_linemap_del(&c->lost, blk);
+    }
+    if (cf->exclusive && atype != T_WRITE) {
+        exclusive_ref(h, c, m, set, w, blk);
+        return;
+    }
 
     /* prefetch on demand reads and instruction fetches */
     if (cf->fetch != RT_FETCH_DEMAND && (m.type == T_READ || m.type == T_INSTR)) {
@@ -577,6 +736,8 @@ static void ref_one(rt_hier *h, hcache *c, pend m)
             s->dirty[slot] |= sbbits;
         if (vic.valid && (vic.valid_bits & vic.dirty_bits))
             write_back(h, c, c, vic.blk, vic.valid_bits, vic.dirty_bits);
+        else if (vic.valid && c->above_exclusive)
+            push(h, c, vic.blk << lb, bsize, T_FILL);
         if (vic.valid && cf->inclusive)
             back_invalidate(h, c, c, vic.blk << lb, (vic.blk << lb) + bsize);
     }
@@ -584,7 +745,7 @@ static void ref_one(rt_hier *h, hcache *c, pend m)
     /* what goes below: a write-through, the fetch of what missed */
     if (atype == T_WRITE && !wback)
         push(h, c, m.addr, m.size, m.type);
-    if (miss && (atype != T_WRITE || (walloc && m.size != span)))
+    if (miss && (atype != T_WRITE || (walloc && (m.size != span || c->above_inclusive))))
         push(h, c, m.addr & ~((1ull << lsb) - 1), span, atype == T_WRITE ? T_READ : atype);
 
     /* compulsory / capacity / conflict */
@@ -654,7 +815,8 @@ static void drain(rt_hier *h, hcache *c)
             case T_READ:
             case T_INSTR:
             case T_MISC: c->st.bytes_read += p.size; break;
-            case T_WRITE: c->st.bytes_written += p.size; break;
+            case T_WRITE:
+            case T_FILL: c->st.bytes_written += p.size; break;
             default: break;
             }
             ref_full(h, c->down, p);
@@ -677,8 +839,7 @@ static inline int hit_fast(hcache *c, uint64_t addr, uint64_t size, int type)
     if (w < 0)
         return 0;
     uint64_t slot = (uint64_t)set * s->ways + (unsigned)w, now = ++s->clock;
-    s->wd[slot] = now; /* c->fast: LRU, stamped */
-    s->refd[slot] |= 1;
+    s->wd[slot] = now; /* c->fast: LRU, stamped; demand fetch, so refd is never read */
     s->dirty[slot] |= (uint32_t)(type == T_WRITE);
     c->st.fetch[type]++;
     return 1;
@@ -722,6 +883,10 @@ static int miss_fast(rt_hier *h, hcache *c, uint64_t addr, uint64_t size, int ty
 
 static void ref_full(rt_hier *h, hcache *c, pend m)
 {
+    if (c->is_mem) {
+        c->st.fetch[m.type & 15]++;
+        return;
+    }
     if (c->fast && m.type <= T_MISC) {
         if (hit_fast(c, m.addr, m.size, m.type))
             return;
@@ -930,6 +1095,96 @@ static int check_cache(const rt_hcache_config *c, unsigned lev, int which, rt_er
     return RT_OK;
 }
 
+unsigned rt_hier_private_levels(const rt_hier_config *cfg)
+{
+    if (cfg->cores <= 1)
+        return cfg->levels;
+    for (unsigned l = 0; l < cfg->levels; l++)
+        for (int k = 0; k < 3; k++)
+            if (cfg->c[l][k].present && cfg->c[l][k].sharing == RT_SHARE_SHARED)
+                return l;
+    /* none marked shared: the last level is, unless it is the only one or marked private */
+    unsigned last = cfg->levels ? cfg->levels - 1 : 0;
+    for (int k = 0; k < 3; k++)
+        if (cfg->c[last][k].present && cfg->c[last][k].sharing == RT_SHARE_PRIVATE)
+            return cfg->levels;
+    return cfg->levels > 1 ? last : cfg->levels;
+}
+
+/* a multi-core machine: private levels over shared ones, private caches MESI can keep */
+static int check_cores(const rt_hier_config *cfg, rt_err *err)
+{
+    if (cfg->cores > RT_HIER_MAX_CORES)
+        return rt_err_set(err, RT_EINVAL, "cores: %u (at most %d)", cfg->cores, RT_HIER_MAX_CORES);
+    if (cfg->cores <= 1)
+        return RT_OK;
+    unsigned np = rt_hier_private_levels(cfg);
+    uint64_t block = 0;
+    for (unsigned l = 0; l < cfg->levels; l++)
+        for (int k = 0; k < 3; k++) {
+            const rt_hcache_config *c = &cfg->c[l][k];
+            if (!c->present)
+                continue;
+            if (l >= np && c->sharing == RT_SHARE_PRIVATE)
+                return rt_err_set(err, RT_EINVAL, "l%u-%ccache: private below a shared level", l + 1,
+                                  which_name[k]);
+            if (l >= np)
+                continue;
+            if (l < np && c->sharing == RT_SHARE_SHARED)
+                return rt_err_set(err, RT_EINVAL, "l%u-%ccache: shared above a private level", l + 1,
+                                  which_name[k]);
+            if (!block)
+                block = c->block;
+            if (c->block != block || (c->subblock && c->subblock != c->block))
+                return rt_err_set(err, RT_EINVAL,
+                                  "l%u-%ccache: with several cores the private caches have one block "
+                                  "size (%llu) and no sub-blocks", l + 1, which_name[k],
+                                  (unsigned long long)block);
+            if (c->fetch != RT_FETCH_DEMAND)
+                return rt_err_set(err, RT_EINVAL,
+                                  "l%u-%ccache: with several cores the private caches fetch on demand",
+                                  l + 1, which_name[k]);
+        }
+    return RT_OK;
+}
+
+/* an exclusive cache: a victim cache of the level above, which writes back */
+static int check_exclusive(const rt_hier_config *cfg, rt_err *err)
+{
+    for (unsigned l = 0; l < cfg->levels; l++)
+        for (int k = 0; k < 3; k++) {
+            const rt_hcache_config *c = &cfg->c[l][k];
+            if (!c->present || !c->exclusive)
+                continue;
+            char who[16];
+            snprintf(who, sizeof who, "l%u-%ccache", l + 1, which_name[k]);
+            if (l == 0)
+                return rt_err_set(err, RT_EINVAL, "%s: exclusive needs a level above it", who);
+            if (c->inclusive)
+                return rt_err_set(err, RT_EINVAL, "%s: both inclusive and exclusive", who);
+            if (c->ccc || c->fetch != RT_FETCH_DEMAND || (c->subblock && c->subblock != c->block)
+                || c->walloc != RT_WPOL_ALWAYS || c->wback != RT_WPOL_ALWAYS)
+                return rt_err_set(err, RT_EINVAL,
+                                  "%s: an exclusive cache fetches on demand, writes back and allocates "
+                                  "always, without sub-blocks or classification", who);
+            for (int a = 0; a < 3; a++) {
+                const rt_hcache_config *u = &cfg->c[l - 1][a];
+                /* the caches whose misses come here: a data cache goes to the data
+                 * or unified one, the others to the instruction or unified one */
+                if (!u->present || (k == RT_HIER_DATA && a != RT_HIER_DATA)
+                    || (k == RT_HIER_INSTR && a == RT_HIER_DATA))
+                    continue;
+                if (u->block != c->block || u->wback != RT_WPOL_ALWAYS
+                    || (u->subblock && u->subblock != u->block))
+                    return rt_err_set(err, RT_EINVAL,
+                                      "%s: the caches above an exclusive one write back and have its "
+                                      "block size (%llu) without sub-blocks", who,
+                                      (unsigned long long)c->block);
+            }
+        }
+    return RT_OK;
+}
+
 int rt_hier_check(const rt_hier_config *cfg, rt_err *err)
 {
     if (cfg->levels < 1 || cfg->levels > RT_HIER_MAX_LEVELS)
@@ -957,7 +1212,24 @@ int rt_hier_check(const rt_hier_config *cfg, rt_err *err)
             if (cfg->c[l][k].present)
                 return rt_err_set(err, RT_EINVAL, "level %u: a cache below the last level %u",
                                   l + 1, cfg->levels);
-    return RT_OK;
+    int st = check_exclusive(cfg, err);
+    if (st != RT_OK)
+        return st;
+    return check_cores(cfg, err);
+}
+
+static void cache_destroy(hcache *c)
+{
+    if (!c->cfg.present)
+        return;
+    store_destroy(&c->m);
+    if (c->ccc) {
+        store_destroy(&c->full);
+        rt_linemap_destroy(&c->inf);
+    }
+    if (c->coherent)
+        rt_linemap_destroy(&c->lost);
+    free(c->pq);
 }
 
 void rt_hier_free(rt_hier *h)
@@ -965,17 +1237,13 @@ void rt_hier_free(rt_hier *h)
     if (!h)
         return;
     for (unsigned l = 0; l < RT_HIER_MAX_LEVELS; l++)
-        for (int k = 0; k < 3; k++) {
-            hcache *c = &h->c[l][k];
-            if (!c->cfg.present)
-                continue;
-            store_destroy(&c->m);
-            if (c->ccc) {
-                store_destroy(&c->full);
-                rt_linemap_destroy(&c->inf);
-            }
-            free(c->pq);
-        }
+        for (int k = 0; k < 3; k++)
+            cache_destroy(&h->c[l][k]);
+    if (h->extra)
+        for (size_t i = 0; i < (size_t)(h->cores - 1) * h->npriv * 3; i++)
+            cache_destroy(&h->extra[i]);
+    free(h->extra);
+    free(h->sw);
     free(h->mem.pq);
     free(h);
 }
@@ -1003,15 +1271,27 @@ static int cache_new(rt_hier *h, hcache *c, const rt_hcache_config *cf, unsigned
         return st;
     c->fast = cf->fetch == RT_FETCH_DEMAND && !cf->ccc && c->lg2b == c->lg2sb && c->m.lru
               && cf->wback == RT_WPOL_ALWAYS;
-    c->fast_miss = c->fast && cf->walloc == RT_WPOL_ALWAYS && !cf->inclusive;
+    c->above_inclusive = !c->down->is_mem && c->down->cfg.inclusive;
+    c->above_exclusive = !c->down->is_mem && c->down->cfg.exclusive;
+    c->fast = c->fast && !cf->exclusive;
+    c->fast_miss = c->fast && cf->walloc == RT_WPOL_ALWAYS && !cf->inclusive && !c->coherent
+                   && !c->above_inclusive && !c->above_exclusive;
+    if (c->coherent && rt_linemap_init(&c->lost, 64) != RT_OK) {
+        store_destroy(&c->m);
+        return rt_err_set(err, RT_ENOMEM, "coherence: out of memory");
+    }
     if (cf->ccc) {
         if ((st = store_new(&c->full, 1, lines, ops, ud, h->cfg.seed, err)) != RT_OK) {
             store_destroy(&c->m);
+            if (c->coherent)
+                rt_linemap_destroy(&c->lost);
             return st;
         }
         if (rt_linemap_init(&c->inf, 1024) != RT_OK) {
             store_destroy(&c->m);
             store_destroy(&c->full);
+            if (c->coherent)
+                rt_linemap_destroy(&c->lost);
             return rt_err_set(err, RT_ENOMEM, "classify: out of memory");
         }
         c->ccc = 1;
@@ -1034,33 +1314,55 @@ int rt_hier_new(const rt_hier_config *cfg, rt_hier **out, rt_err *err)
     h->rng = 1;
     h->mem.is_mem = 1;
     snprintf(h->mem.name, sizeof h->mem.name, "memory");
-    /* from the bottom up, as Dinero IV links them: a unified cache's misses go
-     * to the instruction side below */
-    hcache *ci = &h->mem, *cd = &h->mem;
-    for (unsigned l = cfg->levels; l-- > 0;) {
-        for (int k = 0; k < 3; k++) {
-            const rt_hcache_config *cf = &cfg->c[l][k];
-            if (!cf->present)
-                continue;
-            hcache *c = &h->c[l][k];
-            c->down = k == RT_HIER_DATA ? cd : ci;
-            if (!c->down->is_mem)
-                c->down->up[c->down->nup++] = c;
-            if ((st = cache_new(h, c, cf, l, k, err)) != RT_OK) {
-                c->cfg.present = 0;
-                rt_hier_free(h);
-                return st;
-            }
-            if (k == RT_HIER_UNIFIED)
-                ci = cd = c;
-            else if (k == RT_HIER_INSTR)
-                ci = c;
-            else
-                cd = c;
+    h->cores = cfg->cores > 1 ? cfg->cores : 1;
+    h->npriv = rt_hier_private_levels(cfg);
+    if (h->cores > 1 && h->npriv > 0) {
+        h->extra = calloc((size_t)(h->cores - 1) * h->npriv * 3, sizeof *h->extra);
+        if (!h->extra) {
+            free(h);
+            return rt_err_set(err, RT_ENOMEM, "hierarchy: out of memory");
         }
     }
-    h->ci = ci;
-    h->cd = cd;
+    /* from the bottom up, as Dinero IV links them: a unified cache's misses go
+     * to the instruction side below; the shared levels once, then each core's
+     * private ones over them */
+    hcache *sci = &h->mem, *scd = &h->mem;
+    for (unsigned p = 0; p < h->cores; p++) {
+        hcache *ci = sci, *cd = scd;
+        for (unsigned l = cfg->levels; l-- > 0;) {
+            if (l >= h->npriv && p > 0)
+                continue; /* the shared levels: linked with core 0 */
+            for (int k = 0; k < 3; k++) {
+                const rt_hcache_config *cf = &cfg->c[l][k];
+                if (!cf->present)
+                    continue;
+                hcache *c = cache_of(h, p, l, k);
+                c->down = k == RT_HIER_DATA ? cd : ci;
+                if (!c->down->is_mem)
+                    c->down->up[c->down->nup++] = c;
+                c->coherent = h->cores > 1 && l < h->npriv;
+                if ((st = cache_new(h, c, cf, l, k, err)) != RT_OK) {
+                    c->cfg.present = 0;
+                    rt_hier_free(h);
+                    return st;
+                }
+                if (k == RT_HIER_UNIFIED)
+                    ci = cd = c;
+                else if (k == RT_HIER_INSTR)
+                    ci = c;
+                else
+                    cd = c;
+            }
+            if (l == h->npriv && p == 0) { /* the first shared level: every core's below */
+                sci = ci;
+                scd = cd;
+            }
+        }
+        h->core_ci[p] = ci;
+        h->core_cd[p] = cd;
+    }
+    h->ci = h->core_ci[0];
+    h->cd = h->core_cd[0];
     *out = h;
     return RT_OK;
 }
@@ -1070,10 +1372,105 @@ static int status(rt_hier *h)
     return h->status;
 }
 
-int rt_hier_ref(rt_hier *h, const rt_memref *ref)
+/* ---------------------------------------------------------------- coherence (MESI) */
+
+/* Core p references block blk (write: a store): the other cores' private
+ * caches answer as rt_hier.h says, from the first level down (a dirty
+ * level-1 line written back lands in the level below, which then answers). */
+static void snoop(rt_hier *h, unsigned p, uint64_t blk, int write)
+{
+    unsigned holders = 0;
+    for (unsigned q = 0; q < h->cores; q++) {
+        if (q == p)
+            continue;
+        int held = 0;
+        for (unsigned l = 0; l < h->npriv; l++)
+            for (int k = 0; k < 3; k++) {
+                hcache *c = cache_of(h, q, l, k);
+                if (!c->cfg.present)
+                    continue;
+                store *s = &c->m;
+                uint32_t set = set_of(s, blk);
+                int w = store_find(s, set, blk);
+                if (w < 0)
+                    continue;
+                held = 1;
+                uint64_t slot = (uint64_t)set * s->ways + (unsigned)w;
+                if (s->valid[slot] & s->dirty[slot]) {
+                    c->st.snoop_wb++;
+                    write_back(h, c, c, blk, s->valid[slot], s->dirty[slot]);
+                    s->dirty[slot] = 0;
+                    drain(h, c);
+                    /* an inclusive level below may have taken the line meanwhile */
+                    w = store_find(s, set, blk);
+                    slot = (uint64_t)set * s->ways + (unsigned)(w < 0 ? 0 : w);
+                }
+                if (write && w >= 0) {
+                    store_empty(s, slot);
+                    c->st.inval_recv++;
+                    int added;
+                    if (!rt_linemap_slot(&c->lost, blk, &added))
+                        fail(h, rt_err_set(&h->err, RT_ENOMEM, "coherence: out of memory"));
+                }
+            }
+        holders += (unsigned)held;
+    }
+    if (write)
+        h->core_cd[p]->st.inval_sent += holders;
+}
+
+/* before core p's reference enters its first level: the snoops it causes.
+ * A block the first level holds (dirty, for a store) needs none: no other
+ * core can hold it dirty (every store took the others' copies away). */
+static void coherence(rt_hier *h, unsigned p, const rt_memref *ref)
+{
+    hcache *e = ref->kind == RT_REF_IFETCH ? h->core_ci[p] : h->core_cd[p];
+    int write = ref->kind == RT_REF_WRITE;
+    uint64_t size = ref->size ? ref->size : 1;
+    if (ref->addr + size - 1 < ref->addr)
+        size = 0 - ref->addr;
+    const store *s = &e->m;
+    for (uint64_t b = ref->addr >> e->lg2b; b <= (ref->addr + size - 1) >> e->lg2b; b++) {
+        uint32_t set = set_of(s, b);
+        int w = store_find(s, set, b);
+        if (w >= 0 && (!write || s->dirty[(uint64_t)set * s->ways + (unsigned)w]))
+            continue;
+        snoop(h, p, b, write);
+    }
+}
+
+int rt_hier_mesi(const rt_hier *h, unsigned core, uint64_t addr)
+{
+    core %= h->cores;
+    int mine = 0, dirty = 0, others = 0;
+    for (unsigned q = 0; q < h->cores; q++)
+        for (unsigned l = 0; l < h->npriv; l++)
+            for (int k = 0; k < 3; k++) {
+                const hcache *c = cache_of(h, q, l, k);
+                if (!c->cfg.present)
+                    continue;
+                uint64_t blk = addr >> c->lg2b;
+                uint32_t set = set_of(&c->m, blk);
+                int w = store_find(&c->m, set, blk);
+                if (w < 0)
+                    continue;
+                if (q != core) {
+                    others = 1;
+                    continue;
+                }
+                mine = 1;
+                uint64_t slot = (uint64_t)set * c->m.ways + (unsigned)w;
+                dirty |= (c->m.valid[slot] & c->m.dirty[slot]) != 0;
+            }
+    return !mine ? 'I' : dirty ? 'M' : others ? 'S' : 'E';
+}
+
+/* ---------------------------------------------------------------- entry */
+
+static int ref_entry(rt_hier *h, hcache *ci, hcache *cd, const rt_memref *ref)
 {
     if (ref->kind <= RT_REF_MISC) {
-        hcache *c = ref->kind == RT_REF_IFETCH ? h->ci : h->cd;
+        hcache *c = ref->kind == RT_REF_IFETCH ? ci : cd;
         if (c->fast && hit_fast(c, ref->addr, ref->size, ref->kind))
             return RT_OK;
         if (c->fast_miss && miss_fast(h, c, ref->addr, ref->size, ref->kind))
@@ -1081,29 +1478,124 @@ int rt_hier_ref(rt_hier *h, const rt_memref *ref)
     }
     pend m = {ref->addr, ref->size, ref->kind};
     switch (ref->kind) {
-    case RT_REF_IFETCH: ref_full(h, h->ci, m); break;
+    case RT_REF_IFETCH: ref_full(h, ci, m); break;
     case RT_REF_INVALIDATE:
-        ref_full(h, h->ci, m);
-        ref_full(h, h->cd, m);
+        ref_full(h, ci, m);
+        ref_full(h, cd, m);
         break;
-    default: ref_full(h, h->cd, m); break;
+    default: ref_full(h, cd, m); break;
     }
     return status(h);
 }
 
+int rt_hier_ref(rt_hier *h, const rt_memref *ref)
+{
+    if (h->cores > 1)
+        return rt_hier_ref_core(h, 0, ref);
+    return ref_entry(h, h->ci, h->cd, ref);
+}
+
+int rt_hier_ref_core(rt_hier *h, unsigned core, const rt_memref *ref)
+{
+    if (h->cores == 1)
+        return ref_entry(h, h->ci, h->cd, ref);
+    core %= h->cores;
+    if (ref->kind <= RT_REF_MISC)
+        coherence(h, core, ref);
+    return ref_entry(h, h->core_ci[core], h->core_cd[core], ref);
+}
+
+int rt_hier_set_cores(rt_hier *h, const uint64_t *sw, size_t n, rt_err *err)
+{
+    for (size_t i = 1; i < n; i++)
+        if (sw[2 * i] < sw[2 * i - 2])
+            return rt_err_set(err, RT_EINVAL, "cores: switch at %llu comes after one at %llu",
+                              (unsigned long long)sw[2 * i], (unsigned long long)sw[2 * i - 2]);
+    uint64_t *copy = NULL;
+    if (n) {
+        copy = malloc(2 * n * sizeof *copy);
+        if (!copy)
+            return rt_err_set(err, RT_ENOMEM, "cores: out of memory");
+        memcpy(copy, sw, 2 * n * sizeof *copy);
+    }
+    free(h->sw);
+    h->sw = copy;
+    h->nsw = n;
+    return RT_OK;
+}
+
 int rt_hier_copyback_all(rt_hier *h)
 {
-    ref_full(h, h->cd, (pend){0, 0, T_COPYB});
+    for (unsigned p = 0; p < h->cores; p++)
+        ref_full(h, h->core_cd[p], (pend){0, 0, T_COPYB});
     return status(h);
 }
 
 int rt_hier_flush_all(rt_hier *h)
 {
-    ref_full(h, h->cd, (pend){0, 0, T_COPYB});
-    ref_full(h, h->ci, (pend){0, 0, T_INVAL});
-    if (h->ci != h->cd)
-        ref_full(h, h->cd, (pend){0, 0, T_INVAL});
+    for (unsigned p = 0; p < h->cores; p++) {
+        hcache *ci = h->core_ci[p], *cd = h->core_cd[p];
+        ref_full(h, cd, (pend){0, 0, T_COPYB});
+        ref_full(h, ci, (pend){0, 0, T_INVAL});
+        if (ci != cd)
+            ref_full(h, cd, (pend){0, 0, T_INVAL});
+    }
     return status(h);
+}
+
+/* The lines path of rt_hier_run: loads (writes[i] 0) and stores (1), each
+ * within one block, into c, the level-1 data cache, which is fast. Hits are
+ * handled here with the store's arrays in locals (what hit_fast does), misses
+ * by miss_fast or the general path. */
+static int lines_batch(rt_hier *h, hcache *c, const uint64_t *addrs, const uint8_t *writes, size_t n)
+{
+    store *s = &c->m;
+    if (!s->swar || (!s->set_mask && s->sets != 1)) {
+        for (size_t i = 0; i < n; i++) {
+            if (hit_fast(c, addrs[i], 1, writes[i]))
+                continue;
+            rt_memref r = {addrs[i], 1, writes[i]};
+            int st = rt_hier_ref(h, &r);
+            if (st != RT_OK)
+                return st;
+        }
+        return RT_OK;
+    }
+    const unsigned lb = c->lg2b, shift = s->sig_shift;
+    const uint64_t mask = s->set_mask, ways = s->ways;
+    const uint64_t *tag = s->tag;
+    const uint8_t *sig = s->sig;
+    uint64_t *wd = s->wd;
+    uint32_t *dirty = s->dirty;
+    uint64_t clock = s->clock, hits = 0, write_hits = 0;
+    int st = RT_OK;
+    for (size_t i = 0; i < n; i++) {
+        const uint64_t blk = addrs[i] >> lb;
+        int64_t slot = ways == 8 ? swar_find(sig, tag, (blk & mask) * 8, 8, blk, shift)
+                                 : swar_find(sig, tag, (blk & mask) * ways, ways, blk, shift);
+        if (slot >= 0) {
+            wd[slot] = ++clock;
+            dirty[slot] |= writes[i];
+            hits++;
+            write_hits += writes[i];
+            continue;
+        }
+        s->clock = clock;
+        if (c->fast_miss) {
+            miss_fast(h, c, addrs[i], 1, writes[i]);
+            st = h->status;
+        } else {
+            rt_memref r = {addrs[i], 1, writes[i]};
+            st = rt_hier_ref(h, &r);
+        }
+        clock = s->clock;
+        if (st != RT_OK)
+            break;
+    }
+    s->clock = clock;
+    c->st.fetch[T_READ] += hits - write_hits;
+    c->st.fetch[T_WRITE] += write_hits;
+    return st;
 }
 
 int rt_hier_run(rt_hier *h, rt_memtrace *t, rt_hier_run_result *res, rt_err *err)
@@ -1115,24 +1607,22 @@ int rt_hier_run(rt_hier *h, rt_memtrace *t, rt_hier_run_result *res, rt_err *err
     size_t n = 0;
     uint64_t flcount = h->cfg.flushcount;
     int st;
+    unsigned core = 0;
+    size_t swi = 0;
+    uint64_t data = 0; /* records other than instruction fetches so far (switches count them) */
     hcache *cd = h->cd;
     /* with the binary format, runs of loads and stores within one block come
      * as bare addresses: those that hit a fast level-1 cache never leave here */
-    int lines = cd->fast && cd->cfg.walloc != RT_WPOL_NOFETCH && !h->cfg.skipcount && !h->cfg.maxcount && !h->cfg.flushcount
+    int lines = h->cores == 1 && cd->fast && cd->cfg.walloc != RT_WPOL_NOFETCH && !h->cfg.skipcount && !h->cfg.maxcount && !h->cfg.flushcount
                 && rt_memtrace_read_lines(t, cd->lg2b, addrs, writes, 0, &n) == RT_OK;
     for (;;) {
         if (lines) {
             rt_memtrace_read_lines(t, cd->lg2b, addrs, writes, sizeof addrs / sizeof addrs[0], &n);
             if (n) {
-                for (size_t i = 0; i < n; i++) {
-                    /* the reader gives the address; the size is within the block:
-                     * without sub-blocks only the block matters */
-                    if (hit_fast(cd, addrs[i], 1, writes[i]))
-                        continue;
-                    rt_memref r = {addrs[i], 1, writes[i]};
-                    if ((st = rt_hier_ref(h, &r)) != RT_OK)
-                        return rt_err_set(err, st, "%s", h->err.msg);
-                }
+                /* the reader gives the address; the size is within the block:
+                 * without sub-blocks only the block matters */
+                if ((st = lines_batch(h, cd, addrs, writes, n)) != RT_OK)
+                    return rt_err_set(err, st, "%s", h->err.msg);
                 res->records += n;
                 res->simulated += n;
                 continue;
@@ -1153,7 +1643,10 @@ int rt_hier_run(rt_hier *h, rt_memtrace *t, rt_hier_run_result *res, rt_err *err
             if (bad)
                 return rt_err_set(err, RT_EFORMAT, "record %llu: size: %s",
                                   (unsigned long long)res->records, bad);
-            if ((st = rt_hier_ref(h, &batch[i])) != RT_OK)
+            while (swi < h->nsw && h->sw[2 * swi] <= data)
+                core = (unsigned)(h->sw[2 * swi++ + 1] % h->cores);
+            data += batch[i].kind != RT_REF_IFETCH;
+            if ((st = h->cores > 1 ? rt_hier_ref_core(h, core, &batch[i]) : rt_hier_ref(h, &batch[i])) != RT_OK)
                 return rt_err_set(err, st, "%s", h->err.msg);
             res->simulated++;
             if (flcount && --flcount == 0) {
@@ -1180,6 +1673,20 @@ const rt_hier_stats *rt_hier_stats_get(const rt_hier *h, unsigned level, int whi
     return &h->c[level][which].st;
 }
 
+const rt_hier_stats *rt_hier_stats_core(const rt_hier *h, unsigned core, unsigned level, int which)
+{
+    if (level >= h->cfg.levels || core >= h->cores)
+        return rt_hier_stats_get(h, level, which);
+    if (which < 0 || which > 2 || !h->cfg.c[level][which].present)
+        return NULL;
+    return &cache_of(h, core, level, which)->st;
+}
+
+unsigned rt_hier_cores(const rt_hier *h)
+{
+    return h->cores;
+}
+
 const rt_hier_config *rt_hier_config_get(const rt_hier *h)
 {
     return &h->cfg;
@@ -1187,9 +1694,15 @@ const rt_hier_config *rt_hier_config_get(const rt_hier *h)
 
 int rt_hier_probe(const rt_hier *h, unsigned level, int which, uint64_t addr)
 {
-    if (level >= h->cfg.levels || which < 0 || which > 2 || !h->c[level][which].cfg.present)
+    return rt_hier_probe_core(h, 0, level, which, addr);
+}
+
+int rt_hier_probe_core(const rt_hier *h, unsigned core, unsigned level, int which, uint64_t addr)
+{
+    if (level >= h->cfg.levels || which < 0 || which > 2 || !h->c[level][which].cfg.present
+        || core >= h->cores)
         return 0;
-    const hcache *c = &h->c[level][which];
+    const hcache *c = cache_of(h, core, level, which);
     uint64_t blk = addr >> c->lg2b;
     return store_find(&c->m, set_of(&c->m, blk), blk) >= 0;
 }

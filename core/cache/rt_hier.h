@@ -40,6 +40,7 @@
 #define RT_HIER_MAX_LEVELS 8
 #define RT_HIER_PF 8          /* added to the type of a prefetch */
 #define RT_HIER_TYPES 16      /* counter slots per figure */
+#define RT_HIER_MAX_CORES 64
 
 enum { RT_FETCH_DEMAND, RT_FETCH_ALWAYS, RT_FETCH_MISS, RT_FETCH_TAGGED, RT_FETCH_LOADFWD,
        RT_FETCH_SUBBLOCK };
@@ -60,9 +61,22 @@ typedef struct rt_hcache_config {
     int ccc;                     /* classify misses */
     int inclusive;               /* evicting a block here invalidates it in every cache
                                     above (back-invalidation); their dirty sub-blocks are
-                                    written to the level below this one. 0: Dinero IV's
+                                    written to the level below this one; a cache just
+                                    above it fetches the blocks it allocates on a write
+                                    even when the write fills them, so that this level
+                                    holds every block of the caches above. 0: Dinero IV's
                                     non-inclusive hierarchy */
+    int exclusive;               /* a victim cache of the level above: filled only by
+                                    the lines the caches above evict (clean or dirty); a
+                                    fetch that hits gives the line up and drops it here
+                                    (written below first when dirty), one that misses
+                                    goes below without a fill here. Needs the block size
+                                    of the caches above, which write back */
+    int sharing;                 /* with several cores: RT_SHARE_* (0: the default, the
+                                    last level shared when there are two or more) */
 } rt_hcache_config;
+
+enum { RT_SHARE_DEFAULT = 0, RT_SHARE_PRIVATE = 1, RT_SHARE_SHARED = 2 };
 
 typedef struct rt_hier_config {
     unsigned levels;             /* 1..RT_HIER_MAX_LEVELS */
@@ -70,6 +84,8 @@ typedef struct rt_hier_config {
     rt_hcache_config c[RT_HIER_MAX_LEVELS][3];
     uint64_t skipcount, flushcount, maxcount; /* 0 = none */
     uint64_t seed;               /* for the built-in "random" (splitmix); 0 = 1 */
+    unsigned cores;              /* 0 or 1: one core; else each private level is
+                                    repeated per core and kept coherent (MESI) */
 } rt_hier_config;
 
 /* A config with no level; rt_hcache_defaults gives Dinero IV's defaults for one cache. */
@@ -92,9 +108,38 @@ int rt_hier_parse_dinero(rt_hier_config *cfg, int argc, const char *const *argv,
  * "LEVEL:size/block[/sub]:assoc[:key=value...]" with LEVEL l1, l1i, l1d, l2...
  * (u/i/d as in Dinero), e.g. "l1i:32k/64:8 l1d:32k/64:8:wb=a:wa=a l2:1m/64:16".
  * Keys: repl (a policy name or l f r p), fetch (d a m t l s), pfdist,
- * pfabort, walloc|wa, wback|wb (a n f), ccc (0/1).
+ * pfabort, walloc|wa, wback|wb (a n f), ccc, inclusive, exclusive, shared (0/1,
+ * bare = 1).
+ * A token "cores=N" sets the core count (also "-cores N" among Dinero IV's
+ * options, and "-lN-Xshared").
  */
 int rt_hier_parse_short(rt_hier_config *cfg, const char *spec, rt_err *err);
+
+/*
+ * Multi-core machines. With cores = P > 1 the levels above the first shared
+ * one are private: each core has its own copy of them (drcachesim's shape is
+ * "cores=4 l1i:32k/64:8 l1d:32k/64:8 l2:512k/64:8 l3:8m/64:16", the last level
+ * shared by default; mark levels with shared=1 or shared=0). The private
+ * caches are kept coherent with MESI, as a snooping bus does, the rule living
+ * here once:
+ *  - a core's line is M when dirty in one of its private caches, E when clean
+ *    and no other core holds the block, S when clean and another core holds
+ *    it, I when absent (rt_hier_mesi);
+ *  - a load, fetch or misc reference that misses the core's first level makes
+ *    every other core holding the block dirty write it back (M -> S): a
+ *    snoop write-back at each cache that held it dirty, the data going down
+ *    its hierarchy as any write-back does;
+ *  - a store by a core not holding the block dirty (S, E or I) removes the
+ *    block from every other core's private caches (after their snoop
+ *    write-backs): an invalidation received at each cache that held it, one
+ *    sent (counted at the storing core's first-level data cache) per core
+ *    that held it;
+ *  - a later miss of a block that a cache lost to an invalidation is a
+ *    coherence miss there.
+ * With several cores every private cache has the same block size, no
+ * sub-blocks and demand fetch. The shared levels see the private ones' misses
+ * and write-backs as a single core's would be seen.
+ */
 
 /* Check the config (sizes, levels without gaps, I/D pairs, policies). */
 int rt_hier_check(const rt_hier_config *cfg, rt_err *err);
@@ -115,6 +160,12 @@ typedef struct rt_hier_stats {
     uint64_t multiblock;                /* references split at a block boundary */
     uint64_t bytes_read, bytes_written; /* to and from the level below */
     uint64_t back_invalidations;        /* lines dropped because an inclusive level below evicted them */
+    uint64_t victim_fills;              /* exclusive: clean lines the caches above evicted into it */
+    /* coherence (private caches of a multi-core machine) */
+    uint64_t inval_sent;                /* other cores' copies removed by this cache's stores */
+    uint64_t inval_recv;                /* lines removed here by another core's store */
+    uint64_t coh_miss;                  /* misses of a block lost to an invalidation */
+    uint64_t snoop_wb;                  /* dirty lines written back for another core */
 } rt_hier_stats;
 
 int rt_hier_new(const rt_hier_config *cfg, rt_hier **out, rt_err *err);
@@ -125,6 +176,19 @@ void rt_hier_free(rt_hier *h);
  * caches, the rest to the data (or unified) cache. Kinds 4 (copy back) and 5
  * (invalidate) of size 0 act on the whole cache and go down the hierarchy. */
 int rt_hier_ref(rt_hier *h, const rt_memref *ref);
+
+/* rt_hier_ref by core (0..cores-1; other values are taken modulo cores). */
+int rt_hier_ref_core(rt_hier *h, unsigned core, const rt_memref *ref);
+
+/* The MESI state of addr's block in core: 'M', 'E', 'S' or 'I'. */
+int rt_hier_mesi(const rt_hier *h, unsigned core, uint64_t addr);
+
+/* Which core runs which records in rt_hier_run: sw holds n pairs (k, core), k
+ * increasing, as a capture's allocation log stamps its thread switches: from
+ * the record after the first k data records (those other than instruction
+ * fetches) on, records run on that core (modulo cores); core 0 before the
+ * first pair. sw is copied. RT_OK or RT_EINVAL (out of order), RT_ENOMEM. */
+int rt_hier_set_cores(rt_hier *h, const uint64_t *sw, size_t n, rt_err *err);
 
 /* Copy back every dirty line of the data side (Dinero IV's end of run). */
 int rt_hier_copyback_all(rt_hier *h);
@@ -143,10 +207,16 @@ int rt_hier_run(rt_hier *h, rt_memtrace *t, rt_hier_run_result *res, rt_err *err
 /* Counters of cache (level 0-based, which RT_HIER_UNIFIED/INSTR/DATA), or NULL
  * when absent; level == levels gives memory's (fetch[] only). */
 const rt_hier_stats *rt_hier_stats_get(const rt_hier *h, unsigned level, int which);
+/* The same for a core's private cache (a shared level's whatever the core). */
+const rt_hier_stats *rt_hier_stats_core(const rt_hier *h, unsigned core, unsigned level, int which);
+/* Cores of the machine (1 or more) and its private levels (the first ones). */
+unsigned rt_hier_cores(const rt_hier *h);
+unsigned rt_hier_private_levels(const rt_hier_config *cfg);
 const rt_hier_config *rt_hier_config_get(const rt_hier *h);
 
-/* Is the block holding addr present (any sub-block valid) in that cache? */
+/* Is the block holding addr present (any sub-block valid) in that cache (of core 0)? */
 int rt_hier_probe(const rt_hier *h, unsigned level, int which, uint64_t addr);
+int rt_hier_probe_core(const rt_hier *h, unsigned core, unsigned level, int which, uint64_t addr);
 
 /* Put "prefix: " before err's message; returns st. */
 int rt_hier_err_prefix(rt_err *err, int st, const char *prefix);

@@ -134,14 +134,25 @@ static int set_key(rt_hcache_config *c, const char *key, const char *v, const ch
         if ((k = letter(v, wpol_letters, wpol_names, 3)) < 0)
             goto bad;
         c->wback = k;
-    } else if (!strcmp(key, "ccc") || !strcmp(key, "inclusive")) {
-        int *flag = key[0] == 'c' ? &c->ccc : &c->inclusive;
+    } else if (!strcmp(key, "private") && !v) {
+        c->sharing = RT_SHARE_PRIVATE;
+    } else if (!strcmp(key, "ccc") || !strcmp(key, "inclusive") || !strcmp(key, "shared")
+               || !strcmp(key, "exclusive")) {
+        int flag;
         if (!v)
-            *flag = 1;
+            flag = 1;
         else if (!parse_uint(v, &x) || x > 1)
             goto bad;
         else
-            *flag = (int)x;
+            flag = (int)x;
+        if (key[0] == 'c')
+            c->ccc = flag;
+        else if (key[0] == 'i')
+            c->inclusive = flag;
+        else if (key[0] == 'e')
+            c->exclusive = flag;
+        else
+            c->sharing = flag ? RT_SHARE_SHARED : RT_SHARE_PRIVATE;
     } else {
         return rt_err_set(err, RT_EINVAL, "%s: unknown option '%s'", who, key);
     }
@@ -197,7 +208,8 @@ int rt_hier_parse_dinero(rt_hier_config *cfg, int argc, const char *const *argv,
         if (level_which(o, &lev, &which, &key)) {
             rt_hcache_config *c = cache_at(cfg, lev, which);
             const char *v = NULL;
-            if (strcmp(key, "ccc") != 0 && strcmp(key, "inclusive") != 0) {
+            if (strcmp(key, "ccc") != 0 && strcmp(key, "inclusive") != 0 && strcmp(key, "shared") != 0
+                && strcmp(key, "private") != 0 && strcmp(key, "exclusive") != 0) {
                 if (!next)
                     return rt_err_set(err, RT_EINVAL, "%s: needs a value", opt);
                 v = next;
@@ -216,6 +228,15 @@ int rt_hier_parse_dinero(rt_hier_config *cfg, int argc, const char *const *argv,
         if (count) {
             if (!next || !parse_size(next, count))
                 return rt_err_set(err, RT_EINVAL, "%s: bad value '%s'", opt, next ? next : "(none)");
+            i++;
+            continue;
+        }
+        if (!strcmp(o, "cores")) { /* retrace's, not Dinero IV's */
+            uint64_t n;
+            if (!next || !parse_uint(next, &n) || n < 1 || n > RT_HIER_MAX_CORES)
+                return rt_err_set(err, RT_EINVAL, "%s: bad value '%s' (1 to %d)", opt,
+                                  next ? next : "(none)", RT_HIER_MAX_CORES);
+            cfg->cores = (unsigned)n;
             i++;
             continue;
         }
@@ -246,6 +267,14 @@ int rt_hier_parse_short(rt_hier_config *cfg, const char *spec, rt_err *err)
     char *save = NULL;
     for (char *tok = strtok_r(buf, " \t;,", &save); tok; tok = strtok_r(NULL, " \t;,", &save)) {
         /* LEVEL:size/block[/sub]:assoc[:key=value...]; a bare "l1" is unified */
+        if (!strncmp(tok, "cores=", 6)) {
+            uint64_t n;
+            if (!parse_uint(tok + 6, &n) || n < 1 || n > RT_HIER_MAX_CORES)
+                return rt_err_set(err, RT_EINVAL, "'%s': cores: expected 1 to %d", tok,
+                                  RT_HIER_MAX_CORES);
+            cfg->cores = (unsigned)n;
+            continue;
+        }
         char *fields[16];
         int nf = 0;
         char *s2 = NULL;
@@ -332,6 +361,9 @@ size_t rt_hier_describe_buf(const rt_hier_config *cfg, char *buf, size_t cap)
     out o = {buf, cap, 0};
     if (cap)
         buf[0] = 0;
+    unsigned np = rt_hier_private_levels(cfg);
+    if (cfg->cores > 1)
+        say(&o, "%u cores, MESI among their private caches\n", cfg->cores);
     for (unsigned l = 0; l < cfg->levels; l++)
         for (int k = 0; k < 3; k++) {
             const rt_hcache_config *c = &cfg->c[l][k];
@@ -365,6 +397,10 @@ size_t rt_hier_describe_buf(const rt_hier_config *cfg, char *buf, size_t cap)
                 say(&o, ", misses classified");
             if (c->inclusive)
                 say(&o, ", inclusive (back-invalidates the caches above)");
+            if (c->exclusive)
+                say(&o, ", exclusive (holds what the caches above evict)");
+            if (cfg->cores > 1)
+                say(&o, l < np ? ", private (one per core)" : ", shared");
             say(&o, "\n");
         }
     if (cfg->skipcount)
@@ -422,66 +458,88 @@ static void sum_row(FILE *f, const char *label, const uint64_t *v)
     row(f, label, s, 0);
 }
 
+/* one cache's figures under its name */
+static void report_cache(FILE *f, const rt_hier *h, const rt_hier_stats *s, unsigned l, int k, int core)
+{
+    const rt_hier_config *cfg = rt_hier_config_get(h);
+    const rt_hcache_config *c = &cfg->c[l][k];
+    int pf = c->fetch != RT_FETCH_DEMAND;
+    int sub = c->subblock && c->subblock != c->block;
+    if (core >= 0)
+        fprintf(f, "l%u-%ccache core %d\n", l + 1, "uid"[k], core);
+    else
+        fprintf(f, "l%u-%ccache\n", l + 1, "uid"[k]);
+    fprintf(f, " %-22s %12s %12s %12s %12s %12s %12s\n", "Metrics", "Total", "Instrn",
+            "Data", "Read", "Write", "Misc");
+    row(f, "Demand Fetches", s->fetch, 0);
+    if (pf) {
+        row(f, "Prefetch Fetches", s->fetch, RT_HIER_PF);
+        sum_row(f, "Total Fetches", s->fetch);
+    }
+    row(f, "Demand Misses", s->miss, 0);
+    rate_row(f, "Demand miss rate", s->miss, s->fetch, 0);
+    if (c->ccc) {
+        row(f, "Compulsory misses", s->comp, 0);
+        row(f, "Capacity misses", s->cap, 0);
+        row(f, "Conflict misses", s->conf, 0);
+    }
+    if (pf) {
+        row(f, "Prefetch Misses", s->miss, RT_HIER_PF);
+        if (c->ccc) {
+            row(f, "PF compulsory misses", s->comp, RT_HIER_PF);
+            row(f, "PF capacity misses", s->cap, RT_HIER_PF);
+            row(f, "PF conflict misses", s->conf, RT_HIER_PF);
+        }
+        sum_row(f, "Total Misses", s->miss);
+    }
+    if (sub) {
+        row(f, "Demand Block Misses", s->blockmiss, 0);
+        if (c->ccc) {
+            row(f, "DB compulsory misses", s->comp_block, 0);
+            row(f, "DB capacity misses", s->cap_block, 0);
+            row(f, "DB conflict misses", s->conf_block, 0);
+        }
+        if (pf) {
+            row(f, "Prefetch Block Misses", s->blockmiss, RT_HIER_PF);
+            if (c->ccc) {
+                row(f, "PFB comp misses", s->comp_block, RT_HIER_PF);
+                row(f, "PFB cap misses", s->cap_block, RT_HIER_PF);
+                row(f, "PFB conf misses", s->conf_block, RT_HIER_PF);
+            }
+            sum_row(f, "Total Block Misses", s->blockmiss);
+        }
+    }
+    fprintf(f, " %-22s %12llu\n", "Multi-block refs", (unsigned long long)s->multiblock);
+    if (s->back_invalidations)
+        fprintf(f, " %-22s %12llu\n", "Back-invalidated lines",
+                (unsigned long long)s->back_invalidations);
+    if (c->exclusive)
+        fprintf(f, " %-22s %12llu\n", "Clean victims in", (unsigned long long)s->victim_fills);
+    if (core >= 0) {
+        fprintf(f, " %-22s %12llu\n", "Invalidations sent", (unsigned long long)s->inval_sent);
+        fprintf(f, " %-22s %12llu\n", "Invalidations recv", (unsigned long long)s->inval_recv);
+        fprintf(f, " %-22s %12llu\n", "Coherence misses", (unsigned long long)s->coh_miss);
+        fprintf(f, " %-22s %12llu\n", "Snoop write-backs", (unsigned long long)s->snoop_wb);
+    }
+    fprintf(f, " %-22s %12llu\n", "Bytes From Memory", (unsigned long long)s->bytes_read);
+    fprintf(f, " %-22s %12llu\n", "Bytes To Memory", (unsigned long long)s->bytes_written);
+    fprintf(f, " %-22s %12llu\n", "Total Bytes r/w Mem",
+            (unsigned long long)(s->bytes_read + s->bytes_written));
+    fprintf(f, "\n");
+}
+
 void rt_hier_report(const rt_hier *h, FILE *f)
 {
     const rt_hier_config *cfg = rt_hier_config_get(h);
+    unsigned cores = rt_hier_cores(h), np = cores > 1 ? rt_hier_private_levels(cfg) : 0;
     for (unsigned l = 0; l < cfg->levels; l++)
         for (int k = 0; k < 3; k++) {
-            const rt_hier_stats *s = rt_hier_stats_get(h, l, k);
-            if (!s)
+            if (!rt_hier_stats_get(h, l, k))
                 continue;
-            const rt_hcache_config *c = &cfg->c[l][k];
-            int pf = c->fetch != RT_FETCH_DEMAND;
-            int sub = c->subblock && c->subblock != c->block;
-            fprintf(f, "l%u-%ccache\n", l + 1, "uid"[k]);
-            fprintf(f, " %-22s %12s %12s %12s %12s %12s %12s\n", "Metrics", "Total", "Instrn",
-                    "Data", "Read", "Write", "Misc");
-            row(f, "Demand Fetches", s->fetch, 0);
-            if (pf) {
-                row(f, "Prefetch Fetches", s->fetch, RT_HIER_PF);
-                sum_row(f, "Total Fetches", s->fetch);
-            }
-            row(f, "Demand Misses", s->miss, 0);
-            rate_row(f, "Demand miss rate", s->miss, s->fetch, 0);
-            if (c->ccc) {
-                row(f, "Compulsory misses", s->comp, 0);
-                row(f, "Capacity misses", s->cap, 0);
-                row(f, "Conflict misses", s->conf, 0);
-            }
-            if (pf) {
-                row(f, "Prefetch Misses", s->miss, RT_HIER_PF);
-                if (c->ccc) {
-                    row(f, "PF compulsory misses", s->comp, RT_HIER_PF);
-                    row(f, "PF capacity misses", s->cap, RT_HIER_PF);
-                    row(f, "PF conflict misses", s->conf, RT_HIER_PF);
-                }
-                sum_row(f, "Total Misses", s->miss);
-            }
-            if (sub) {
-                row(f, "Demand Block Misses", s->blockmiss, 0);
-                if (c->ccc) {
-                    row(f, "DB compulsory misses", s->comp_block, 0);
-                    row(f, "DB capacity misses", s->cap_block, 0);
-                    row(f, "DB conflict misses", s->conf_block, 0);
-                }
-                if (pf) {
-                    row(f, "Prefetch Block Misses", s->blockmiss, RT_HIER_PF);
-                    if (c->ccc) {
-                        row(f, "PFB comp misses", s->comp_block, RT_HIER_PF);
-                        row(f, "PFB cap misses", s->cap_block, RT_HIER_PF);
-                        row(f, "PFB conf misses", s->conf_block, RT_HIER_PF);
-                    }
-                    sum_row(f, "Total Block Misses", s->blockmiss);
-                }
-            }
-            fprintf(f, " %-22s %12llu\n", "Multi-block refs", (unsigned long long)s->multiblock);
-            if (s->back_invalidations)
-                fprintf(f, " %-22s %12llu\n", "Back-invalidated lines",
-                        (unsigned long long)s->back_invalidations);
-            fprintf(f, " %-22s %12llu\n", "Bytes From Memory", (unsigned long long)s->bytes_read);
-            fprintf(f, " %-22s %12llu\n", "Bytes To Memory", (unsigned long long)s->bytes_written);
-            fprintf(f, " %-22s %12llu\n", "Total Bytes r/w Mem",
-                    (unsigned long long)(s->bytes_read + s->bytes_written));
-            fprintf(f, "\n");
+            if (l < np)
+                for (unsigned p = 0; p < cores; p++)
+                    report_cache(f, h, rt_hier_stats_core(h, p, l, k), l, k, (int)p);
+            else
+                report_cache(f, h, rt_hier_stats_get(h, l, k), l, k, -1);
         }
 }

@@ -144,7 +144,8 @@ local KIND = { unified = "u", u = "u", instruction = "i", instr = "i", i = "i", 
 local CACHE_KEYS = { size = "size", block = "bsize", line = "bsize", subblock = "sbsize",
   assoc = "assoc", ways = "assoc", policy = "repl", repl = "repl", fetch = "fetch", pfdist = "pfdist",
   pfabort = "pfabort", walloc = "walloc", write_allocate = "walloc", wback = "wback",
-  write_back = "wback", ccc = "ccc", classify = "ccc", inclusive = "inclusive" }
+  write_back = "wback", ccc = "ccc", classify = "ccc", inclusive = "inclusive", exclusive = "exclusive",
+  shared = "shared" }
 
 --- Dinero IV options from a Lua description of the caches:
 --   { { level = 1, kind = "data", size = 32768, block = 64, assoc = 8, policy = "lru",
@@ -179,8 +180,10 @@ function M.dinero_options(caches)
         if not p then return nil, "cache " .. i .. ": " .. perr end
         policies = policies or {}
         policies[string.format("l%d-%s", lev, kind)] = p
-      elseif opt == "ccc" or opt == "inclusive" then
-        if v then out[#out + 1] = prefix .. "ccc" end
+      elseif opt == "ccc" or opt == "inclusive" or opt == "exclusive" then
+        if v then out[#out + 1] = prefix .. opt end
+      elseif opt == "shared" then
+        out[#out + 1] = prefix .. (v and "shared" or "private")
       else
         if type(v) == "boolean" then v = v and "a" or "n" end
         out[#out + 1] = prefix .. opt
@@ -234,6 +237,12 @@ end
 -- ..._block, multiblock, bytes_from_memory, bytes_to_memory}, ... }, memory,
 -- report (Dinero IV's figures as text), hierarchy (the text of M.hierarchy) };
 -- each figure is { read, write, instr, misc, total, prefetch = {...} }.
+-- Several cores (opts.cores, or "cores=N" in spec): switches = { k, core, ... }
+-- says which core runs which records: from the record after the first k data
+-- references (instruction fetches not counted) on (core 0 before the first);
+-- each private cache appears once per core (its `core` field), with the
+-- coherence figures invalidations_sent, invalidations_received,
+-- coherence_misses and snoop_writebacks; shared ones once (shared = true).
 function M.simulate(path, opts)
   local o, err = hier_opts(opts)
   if not o then return nil, err end
