@@ -203,4 +203,39 @@ describe("under mpirun", function()
     assert.are.equal(1, error_lines(e), e)
     assert.is_true(os.time() - t0 < 60)
   end)
+
+  it("chitra --states spreads the runs of an ensemble: the serial output for 1..4 ranks", function()
+    if skip() then return end
+    if not data then pending("../shared/data absent: skipped") return end
+    local args = { "chitra", "--states", "processor:0,1", data .. "/mpicl-8a.trf", data .. "/mpicl-8b.trf",
+                   h.shared .. "/otf2/pingpong", "--json" }
+    local c0, o0, e0 = h.retrace(table.unpack(args))
+    assert.are.equal(0, c0, e0)
+    assert.truthy(#o0 > 1000)
+    for n = 1, 4 do
+      local code, o, e = h.mpirun(n, table.unpack(args))
+      assert.are.equal(0, code, e)
+      assert.are.equal(o0, o)
+      assert.are.equal(e0, e)
+    end
+    -- a processor one trace lacks: the serial run's one line
+    args[3] = "processor:0,2"
+    local c1, o1, e1 = h.retrace(table.unpack(args))
+    assert.are.equal(1, c1)
+    local code, o, e = h.mpirun(3, table.unpack(args))
+    assert.are.equal(1, code, e)
+    assert.are.equal(e1, e)
+    assert.are.equal(1, error_lines(e), e)
+  end)
+
+  it("chitra over PES files runs on rank 0 alone: the serial output", function()
+    if skip() then return end
+    local pes = h.fixtures .. "/chitra/philosophers2.pes"
+    local c0, o0, e0 = h.retrace("chitra", pes, "--json")
+    assert.are.equal(0, c0, e0)
+    local code, o, e = h.mpirun(3, "chitra", pes, "--json")
+    assert.are.equal(0, code, e)
+    assert.are.equal(o0, o)
+    assert.are.equal(e0, e)
+  end)
 end)
