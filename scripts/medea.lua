@@ -468,8 +468,9 @@ return {
     local function one_trace(i)
       local path = files[i]
       local r = { notes = {}, comps = {}, time_fits = {} }
+      -- shared (a trace all ranks read together) when it is the only one; else this rank's alone
       local acc, skipped, warnings = medea.accumulate(path, args.strict,
-        args.profiles or args.plot_profiles or args.zoom or #time_specs > 0, args.bursts)
+        args.profiles or args.plot_profiles or args.zoom or #time_specs > 0, args.bursts, #files == 1)
       if not acc then cli.input_error(skipped) end
       if skipped > 0 then
         r.notes[#r.notes + 1] = string.format("retrace: %s: %d malformed lines skipped\n", path, skipped)
