@@ -248,6 +248,7 @@ local function print_score(r, ses, out)
 end
 
 return {
+  parallel = true, -- under MPI: the runs read with --states are spread over the ranks
   summary = "Chitra: transform execution sequences, build semi-Markov chains",
   description = "Load program execution sequences (one 'STATE TIME' pair per line, or "
     .. "'(STATE,TIME), ...' tuples), apply transforms in command-line order to every "
@@ -340,19 +341,27 @@ return {
       for p in (list or ""):gmatch("%d+") do procs[#procs + 1] = math.tointeger(tonumber(p)) end
       if #procs == 0 then cli.usage_error("--states expects processor:P or processor:P,Q,..., got '"
         .. args.states .. "'") end
-      local members, labels = {}, {}
+      local runs, labels = {}, {}
       for _, path in ipairs(args.pes) do
         for _, proc in ipairs(procs) do
-          local m, why = require("retrace.chitra.states").from_trace(path, proc)
-          if not m then cli.input_error(why) end
-          members[#members + 1] = m
+          runs[#runs + 1] = { path, proc }
           labels[#labels + 1] = #procs > 1 and string.format("%s:processor %d", path, proc) or path
         end
       end
+      -- the runs of an ensemble are read on the ranks of an MPI job, one run each (retrace.par)
+      local members = require("retrace.par").spread(#runs, function(i)
+        local m, why = require("retrace.chitra.states").from_trace(runs[i][1], runs[i][2])
+        if not m then cli.input_error(why) end
+        return m
+      end)
+      if not members then return 0 end -- another rank's share: rank 0 goes on
       ses, err = chitra.from_states(members, { components = args.component_pattern,
         separator = args.component_separator })
       if ses then ses.files = labels end
     else
+      local par = require "retrace.par"
+      if not par.speaks() then return 0 end -- PES files: rank 0 alone reads them
+      par.solo(true)
       ses, err = chitra.load(args.pes, { components = args.component_pattern,
       separator = args.component_separator, progress = function(path, done, total)
         if not bar or bar.path ~= path then

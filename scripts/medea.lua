@@ -262,6 +262,7 @@ local function print_text(comps, res, names, scaling, diag, what, all)
 end
 
 return {
+  parallel = true, -- under MPI: the traces of a directory are spread over the ranks
   summary = "characterize a workload of message-passing traces: parameters, k-means clusters, models",
   description = "Computes per-component parameters (program, processor or user-event approach) of every " ..
     "trace given - PICL, or OTF2, Paraver and Paje when their readers are built in; regions of those count " ..
@@ -462,59 +463,83 @@ return {
     local comps, profiles, runs, plot_profiles, zooms, time_fits, burst_runs = {}, {}, {}, {}, {}, {}, {}
     local stats_only = {}
     local bar = cli.progress("medea", #files)
-    for i, path in ipairs(files) do
+    -- what one trace gives (plain values: the traces of a directory are spread over the ranks
+    -- of an MPI job, retrace.par.spread, and their parts gathered on rank 0 in trace order)
+    local function one_trace(i)
+      local path = files[i]
+      local r = { notes = {}, comps = {}, time_fits = {} }
+      -- shared (a trace all ranks read together) when it is the only one; else this rank's alone
       local acc, skipped, warnings = medea.accumulate(path, args.strict,
-        args.profiles or args.plot_profiles or args.zoom or #time_specs > 0, args.bursts)
+        args.profiles or args.plot_profiles or args.zoom or #time_specs > 0, args.bursts, #files == 1)
       if not acc then cli.input_error(skipped) end
       if skipped > 0 then
-        io.stderr:write(string.format("retrace: %s: %d malformed lines skipped\n", path, skipped))
+        r.notes[#r.notes + 1] = string.format("retrace: %s: %d malformed lines skipped\n", path, skipped)
       end
       if warnings > 0 and not args.json then
-        io.stderr:write(string.format("retrace: %s: %d replay warnings (retrace stats %s lists them)\n",
-          path, warnings, path))
+        r.notes[#r.notes + 1] = string.format("retrace: %s: %d replay warnings (retrace stats %s lists them)\n",
+          path, warnings, path)
       end
       if acc:from_stats() then
         -- no event records: what PICL's statistics records say is all there is
-        stats_only[#stats_only + 1] = path
-        io.stderr:write(string.format("retrace: %s: statistics records only (-101..-105): processor "
-          .. "parameters read from them%s\n", path, approach == "event" and "; it has no user events" or ""))
+        r.stats_only = true
+        r.notes[#r.notes + 1] = string.format("retrace: %s: statistics records only (-101..-105): processor "
+          .. "parameters read from them%s\n", path, approach == "event" and "; it has no user events" or "")
       end
       local name = medea.basename(path)
       for _, c in ipairs(medea.parameters(acc, approach, name)) do
         -- summed rows are sums over P processors: clustered with their own kind only
         if approach ~= "event" or (c.processor == "all") == (args.components == "summed") then
           c.trace = path
-          comps[#comps + 1] = c
+          r.comps[#r.comps + 1] = c
         end
       end
-      if args.profiles then profiles[#profiles + 1] = { trace = path, profiles = medea.profiles(acc) } end
+      if args.profiles then r.profile = { trace = path, profiles = medea.profiles(acc) } end
       if args.plot_profiles then
         local pc = require("retrace.displays.medea.plots").profile_columns(acc)
         pc.trace = path
-        plot_profiles[#plot_profiles + 1] = pc
+        r.plot_profile = pc
       end
       if zoom0 then
         local z, zerr = require("retrace.displays.medea.plots").zoom_columns(acc, args.zoom_activity, zoom0, zoom1)
         if not z then cli.input_error(path .. ": " .. zerr) end
         z.trace = path
-        zooms[#zooms + 1] = z
+        r.zoom = z
       end
       for _, ts in ipairs(time_specs) do
-        local r, terr = medea.slices.fit_time(acc, ts.param, args.slices, ts.model, ts.degree)
-        if not r then cli.input_error(path .. ": --fit-time " .. ts.param .. ": " .. terr) end
-        r.trace = path
-        time_fits[#time_fits + 1] = r
+        local f, terr = medea.slices.fit_time(acc, ts.param, args.slices, ts.model, ts.degree)
+        if not f then cli.input_error(path .. ": --fit-time " .. ts.param .. ": " .. terr) end
+        f.trace = path
+        f.fit.predict = nil -- a function: made again where the parts are gathered
+        r.time_fits[#r.time_fits + 1] = f
       end
       if args.bursts then
         local br, berr = medea.bursts.cluster(acc, args.bursts, { seed = args.seed })
         if not br then cli.input_error(path .. ": --bursts: " .. berr) end
         br.trace = path
-        burst_runs[#burst_runs + 1] = br
+        r.burst = br
       end
       local prog = medea.parameters(acc, "program", name)[1]
-      runs[#runs + 1] = { p = prog.params.prnum, time = prog.params.extime, name = name }
+      r.run = { p = prog.params.prnum, time = prog.params.extime, name = name }
       acc:close()
       bar:update(i)
+      return r
+    end
+    -- one trace: every rank reads it (its reader spreads the work); several: one rank each
+    local parts = #files == 1 and { one_trace(1) } or require("retrace.par").spread(#files, one_trace)
+    if not parts then return 0 end -- another rank's share: rank 0 goes on with the results
+    for i, r in ipairs(parts) do
+      for _, line in ipairs(r.notes) do io.stderr:write(line) end
+      if r.stats_only then stats_only[#stats_only + 1] = files[i] end
+      table.move(r.comps, 1, #r.comps, #comps + 1, comps)
+      if r.profile then profiles[#profiles + 1] = r.profile end
+      if r.plot_profile then plot_profiles[#plot_profiles + 1] = r.plot_profile end
+      if r.zoom then zooms[#zooms + 1] = r.zoom end
+      for _, f in ipairs(r.time_fits) do
+        f.fit.predict = medea.fit_module.fit(f.t, f.values, f.fit.model, f.fit.degree).predict
+        time_fits[#time_fits + 1] = f
+      end
+      if r.burst then burst_runs[#burst_runs + 1] = r.burst end
+      runs[#runs + 1] = r.run
     end
     bar:finish()
     if args.bursts_trace then

@@ -34,8 +34,9 @@ int rt_par_built(void);
 int rt_par_agree(int status);
 /*
  * End the whole job now with exit code code, from one rank, after a failure
- * the other ranks cannot know of (they may be waiting in a collective).
- * Serial: exit(code).
+ * the other ranks cannot know of (they may be waiting in a collective): the
+ * process leaves at once, without MPI_Finalize, and the launcher ends the other
+ * ranks (mpirun does; srun with --kill-on-bad-exit). Serial: exit(code).
  */
 void rt_par_abort(int code);
 

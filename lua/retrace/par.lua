@@ -107,6 +107,7 @@ function M.spread(n, fn)
   local was = M.solo(true)
   for i = rank + 1, n, size do
     local ok, v = pcall(fn, i)
+    if ok then ok, v = pcall(M.encode, v) end -- a value that cannot travel fails its item
     if not ok and type(v) ~= "table" then v = tostring(v) end -- errors travel as text or cli's tables
     mine[#mine + 1] = { i, ok, v }
     if not ok then break end -- the serial run stops at its first failure too
@@ -121,7 +122,7 @@ function M.spread(n, fn)
   local out, first_error, first_i = {}, nil, math.huge
   for _, list in ipairs(all) do
     for _, r in ipairs(list) do
-      if r[2] then out[r[1]] = r[3]
+      if r[2] then out[r[1]] = M.decode(r[3])
       elseif r[1] < first_i then first_error, first_i = r[3], r[1] end
     end
   end

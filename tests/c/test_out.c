@@ -232,6 +232,42 @@ static void test_link_and_device(void **state)
     remove_dir(d);
 }
 
+/* discarding (the ranks other than 0 of an MPI job): nothing is created or replaced, a
+ * folder is still refused, and writing resumes when discarding stops */
+static void test_discard(void **state)
+{
+    (void)state;
+    char *d = new_dir(), path[256], fresh[256], names[512];
+    snprintf(path, sizeof path, "%s/kept.txt", d);
+    snprintf(fresh, sizeof fresh, "%s/fresh.txt", d);
+    put(path, "old\n");
+    rt_err err;
+    rt_out_discard(1);
+    rt_out *o = rt_out_open(path, &err);
+    assert_non_null(o);
+    fputs("new\n", rt_out_fp(o));
+    assert_int_equal(rt_out_commit(o, &err), RT_OK);
+    o = rt_out_open(fresh, &err);
+    assert_non_null(o);
+    fputs("x", rt_out_fp(o));
+    assert_int_equal(rt_out_commit(o, &err), RT_OK);
+    assert_null(rt_out_open(d, &err));
+    assert_non_null(strstr(err.msg, "is a folder"));
+    char *kept = slurp(path);
+    assert_string_equal(kept, "old\n");
+    free(kept);
+    listing(d, names, sizeof names);
+    assert_string_equal(names, "kept.txt");
+    rt_out_discard(0);
+    o = rt_out_open(fresh, &err);
+    assert_non_null(o);
+    fputs("y", rt_out_fp(o));
+    assert_int_equal(rt_out_commit(o, &err), RT_OK);
+    listing(d, names, sizeof names);
+    assert_string_equal(names, "fresh.txt kept.txt");
+    remove_dir(d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -241,6 +277,7 @@ int main(void)
         cmocka_unit_test(test_recorded_failure),
         cmocka_unit_test(test_open_errors),
         cmocka_unit_test(test_link_and_device),
+        cmocka_unit_test(test_discard),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
