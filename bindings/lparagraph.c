@@ -6,7 +6,9 @@
  *     opts: cols, rows, procs (processor ids 0 .. procs-1), t0, t1, sel = {ids} (default all),
  *           max_lines (default 10000), levels (density levels, default 8), format,
  *           events = {per processor: its event count from the prescan} (idle at its own last event),
- *           mix = q (state: the mix of states in q-ths, nb * (q + 1) + no, instead of the dominant one)
+ *           mix = q (state: the mix of states in q-ths, nb * (q + 1) + no, instead of the dominant one),
+ *           split = true (collective under mpirun: each rank draws its own processors, p % size == rank,
+ *           and the messages they receive; rank 0's r is the whole picture, the others' partial)
  *     r = {cols, rows, nsel, messages, tachyons, max_count, state = int32 string (rows x cols,
  *          row 0 first: 0 idle, 1 overhead, 2 busy, -1 empty), row_first = {..}, row_count = {..}
  *          (positions in sel, 0-based), lines = string of doubles (src, dst, send, recv per line)
@@ -19,6 +21,7 @@
 
 #include "bind.h"
 #include "rt_density.h"
+#include "rt_par.h"
 #include "rt_tsource_open.h"
 
 static int opt_int(lua_State *L, const char *k, int def)
@@ -73,6 +76,10 @@ static int l_static_raster(lua_State *L)
     int levels = opt_int(L, "levels", 8);
     int times = rt_opt_bool(L, 2, "times", 0);
     int mix = opt_int(L, "mix", 0);
+    if (rt_opt_bool(L, 2, "split", 0) && rt_par_size() > 1) {
+        o.part = rt_par_rank();
+        o.parts = rt_par_size();
+    }
     lua_getfield(L, 2, "format");
     const char *format = luaL_optstring(L, -1, NULL);
     lua_pop(L, 1);
@@ -111,11 +118,16 @@ static int l_static_raster(lua_State *L)
         rc = rt_replay_run(rp, &err);
     rt_replay_free(rp);
     rt_tsource_free(src);
+    if (o.parts > 1 && rt_par_agree(rc != RT_OK) && rc == RT_OK)
+        rc = rt_err_set(&err, RT_EIO, "%s: another rank of the job could not draw its part", path);
+    if (rc == RT_OK) {
+        rt_density_finish(d);
+        rc = rt_density_reduce(d, &err);
+    }
     if (rc != RT_OK) {
         rt_density_free(d);
         return rt_push_fail(L, &err);
     }
-    rt_density_finish(d);
     const rt_timeline *tl = rt_density_timeline(d);
     int W = rt_timeline_cols(tl), R = rt_timeline_rows(tl);
     size_t cells = (size_t)W * R;

@@ -4,6 +4,7 @@
 local cli = require "retrace.cli"
 local medea = require "retrace.medea"
 local formats = require "retrace.formats"
+local par = require "retrace.par"
 
 local APPROACHES = { program = true, processor = true, event = true }
 
@@ -465,19 +466,23 @@ return {
     for i, path in ipairs(files) do
       local acc, skipped, warnings = medea.accumulate(path, args.strict,
         args.profiles or args.plot_profiles or args.zoom or #time_specs > 0, args.bursts)
-      if not acc then cli.input_error(skipped) end
-      if skipped > 0 then
+      if not acc then
+        if par.rank() ~= 0 then return 1 end -- (rank 0 says why)
+        cli.input_error(skipped)
+      end
+      local lead = par.rank() == 0 -- (under mpirun rank 0 alone speaks)
+      if skipped > 0 and lead then
         io.stderr:write(string.format("retrace: %s: %d malformed lines skipped\n", path, skipped))
       end
-      if warnings > 0 and not args.json then
+      if warnings > 0 and not args.json and lead then
         io.stderr:write(string.format("retrace: %s: %d replay warnings (retrace stats %s lists them)\n",
           path, warnings, path))
       end
       if acc:from_stats() then
         -- no event records: what PICL's statistics records say is all there is
         stats_only[#stats_only + 1] = path
-        io.stderr:write(string.format("retrace: %s: statistics records only (-101..-105): processor "
-          .. "parameters read from them%s\n", path, approach == "event" and "; it has no user events" or ""))
+        if lead then io.stderr:write(string.format("retrace: %s: statistics records only (-101..-105): processor "
+          .. "parameters read from them%s\n", path, approach == "event" and "; it has no user events" or "")) end
       end
       local name = medea.basename(path)
       for _, c in ipairs(medea.parameters(acc, approach, name)) do
@@ -517,6 +522,8 @@ return {
       bar:update(i)
     end
     bar:finish()
+    -- under mpirun the other ranks have given their parts to rank 0, which goes on alone
+    if par.rank() ~= 0 then return 0 end
     if args.bursts_trace then
       if #files ~= 1 then cli.usage_error("--bursts-trace: give exactly one trace") end
       local n, werr = require("retrace.pgscale").chrome_json(files[1], args.bursts_trace,

@@ -215,10 +215,14 @@ local function run(args)
   if not info then cli.input_error(err) end
   if args.static or args.export or args.timeline_html then
     local res, msg, kind = require("retrace.displays.paragraph.scale_run").run(args, info)
+    if not res and require("retrace.par").rank() ~= 0 then -- (rank 0 says why)
+      return kind == "usage" and cli.EXIT_USAGE or cli.EXIT_INPUT
+    end
     if not res then
       if kind == "usage" then cli.usage_error(msg) end
       cli.input_error(msg)
     end
+    if res.rank then return 0 end -- (another rank of an MPI job: rank 0 writes)
     if args.json then cli.print_json(res) else io.stdout:write(res.text, "\n") end
     return 0
   end
