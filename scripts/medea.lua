@@ -465,7 +465,7 @@ return {
     local bar = cli.progress("medea", #files)
     for i, path in ipairs(files) do
       local acc, skipped, warnings = medea.accumulate(path, args.strict,
-        args.profiles or args.plot_profiles or args.zoom or #time_specs > 0, args.bursts)
+        args.profiles or args.plot_profiles or args.zoom or #time_specs > 0, args.bursts, true)
       if not acc then
         if par.rank() ~= 0 then return 1 end -- (rank 0 says why)
         cli.input_error(skipped)

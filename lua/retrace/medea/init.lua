@@ -3,7 +3,7 @@
 --   medea.parameters(trace, approach) -> components | nil, message
 --       trace: a path or an accumulator (retrace.core.medea.new()) already fed;
 --       approach: "program" (default), "processor" or "event".
---   medea.accumulate(path [, strict [, profiles [, bursts]]]) -> accumulator | nil, message
+--   medea.accumulate(path [, strict [, profiles [, bursts [, shared]]]]) -> accumulator | nil, message
 --   medea.kmeans(matrix, k, opts), medea.fit(xs, ys, model [, degree])
 --   medea.characterize(components, opts) -> the clusters table of `retrace medea --json`
 -- Submodules: cluster, fit, formats, functional, metrics.
@@ -49,15 +49,16 @@ M.basename = basename
 -- The trace is replayed by the message-passing engine (core/msg), whose record
 -- stream feeds the accumulator. Returns acc, skipped (malformed lines skipped),
 -- warnings (the engine's: unmatched exits, events left open, tachyons) or nil, message.
--- Under mpirun (retrace.par, more than one rank) and without profiles or bursts,
--- each rank keeps its own processors' parameters (p % size == rank) and rank 0
--- gets a view of them all ({processors, events, from_stats, close} as an
+-- shared = true under mpirun (retrace.par, more than one rank): the ranks share
+-- this trace, each keeping its own processors' parameters (p % size == rank), and
+-- rank 0 gets a view of them all ({processors, events, from_stats, close} as an
 -- accumulator's), equal to the serial run's value for value; the other ranks get
 -- a view of their own processors only. Collective then: every rank calls it, in
--- the same order, for the same traces.
-function M.accumulate(path, strict, profiles, bursts)
+-- the same order, for the same trace. With profiles or bursts (not split yet),
+-- or shared false, each process reads the whole trace alone.
+function M.accumulate(path, strict, profiles, bursts, shared)
   local par = require "retrace.par"
-  local split = par.size() > 1 and not profiles and not bursts
+  local split = shared and par.size() > 1 and not profiles and not bursts
   local acc = core.medea.new(profiles, bursts)
   if split then acc:own(par.rank(), par.size()) end
   local skipped, warnings = acc:feed(path, strict)
