@@ -9,12 +9,21 @@
  *   par.gather(s) -> {s0, s1, ...} on rank 0, nil elsewhere   (collective; s a string)
  *   par.bcast(s) -> s          rank 0's string on every rank (collective)
  *   par.abort(code)            end the whole job now (a failure the others cannot know of)
+ *   par.speaks() -> bool       this process writes stdout and files (rank 0, or not launched)
+ *   par.solo(on) -> was        work alone: rank 0 of size 1 until par.solo(false)
+ *   par.settle(code, has_message, patience) -> code, speak | nil   (collective, rt_par_settle)
+ *   par.settled() / par.mark_settled()
+ *   par.silence()              this rank writes nothing: stdout to /dev/null, outputs discarded
  * lua/retrace/par.lua builds tables, spreading and reductions on these.
  */
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bind.h"
+#include "rt_out.h"
 #include "rt_par.h"
 
 static int l_rank(lua_State *L)
@@ -50,6 +59,60 @@ static int l_agree(lua_State *L)
 static int l_abort(lua_State *L)
 {
     rt_par_abort((int)luaL_optinteger(L, 1, 1));
+    return 0;
+}
+
+static int l_speaks(lua_State *L)
+{
+    lua_pushboolean(L, rt_par_speaks());
+    return 1;
+}
+
+static int l_solo(lua_State *L)
+{
+    lua_pushboolean(L, rt_par_solo(lua_toboolean(L, 1)));
+    return 1;
+}
+
+static int l_settle(lua_State *L)
+{
+    int code = (int)luaL_checkinteger(L, 1), speak = 0;
+    int has = lua_toboolean(L, 2);
+    double patience = luaL_optnumber(L, 3, -1);
+    int r = rt_par_settle(code, has, patience, &speak);
+    if (r < 0) {
+        lua_pushnil(L);
+        return 1;
+    }
+    lua_pushinteger(L, r);
+    lua_pushboolean(L, speak);
+    return 2;
+}
+
+static int l_settled(lua_State *L)
+{
+    lua_pushboolean(L, rt_par_settled());
+    return 1;
+}
+
+static int l_mark_settled(lua_State *L)
+{
+    (void)L;
+    rt_par_mark_settled();
+    return 0;
+}
+
+/* Standard output goes to /dev/null (what is buffered is dropped) and every output file is discarded. */
+static int l_silence(lua_State *L)
+{
+    fflush(stdout);
+    int fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+    int ok = fd >= 0 && dup2(fd, STDOUT_FILENO) >= 0;
+    if (fd >= 0)
+        close(fd);
+    if (!ok)
+        return luaL_error(L, "par.silence: /dev/null: cannot open");
+    rt_out_discard(1);
     return 0;
 }
 
@@ -161,6 +224,8 @@ static int l_bcast(lua_State *L)
 static const luaL_Reg funcs[] = {
     {"rank", l_rank},       {"size", l_size},   {"launched", l_launched}, {"built", l_built},
     {"agree", l_agree},     {"gather", l_gather}, {"bcast", l_bcast},    {"abort", l_abort},
+    {"speaks", l_speaks},   {"solo", l_solo},     {"settle", l_settle},  {"settled", l_settled},
+    {"mark_settled", l_mark_settled},             {"silence", l_silence},
     {NULL, NULL},
 };
 
