@@ -8,7 +8,8 @@
  *           events = {per processor: its event count from the prescan} (idle at its own last event),
  *           mix = q (state: the mix of states in q-ths, nb * (q + 1) + no, instead of the dominant one),
  *           split = true (collective under mpirun: each rank draws its own processors, p % size == rank,
- *           and the messages they receive; rank 0's r is the whole picture, the others' partial)
+ *           and the messages they receive; rank 0's r is the whole picture, the others' partial;
+ *           nil, false on a rank whose part was drawn when another rank's failed)
  *     r = {cols, rows, nsel, messages, tachyons, max_count, state = int32 string (rows x cols,
  *          row 0 first: 0 idle, 1 overhead, 2 busy, -1 empty), row_first = {..}, row_count = {..}
  *          (positions in sel, 0-based), lines = string of doubles (src, dst, send, recv per line)
@@ -118,8 +119,12 @@ static int l_static_raster(lua_State *L)
         rc = rt_replay_run(rp, &err);
     rt_replay_free(rp);
     rt_tsource_free(src);
-    if (o.parts > 1 && rt_par_agree(rc != RT_OK) && rc == RT_OK)
-        rc = rt_err_set(&err, RT_EIO, "%s: another rank of the job could not draw its part", path);
+    if (o.parts > 1 && rt_par_agree(rc != RT_OK) && rc == RT_OK) { /* another rank failed: it says why */
+        rt_density_free(d);
+        lua_pushnil(L);
+        lua_pushboolean(L, 0);
+        return 2;
+    }
     if (rc == RT_OK) {
         rt_density_finish(d);
         rc = rt_density_reduce(d, &err);

@@ -263,6 +263,7 @@ local function print_text(comps, res, names, scaling, diag, what, all)
 end
 
 return {
+  parallel = true, -- under mpirun the ranks share each trace's processors (rank 0 reports)
   summary = "characterize a workload of message-passing traces: parameters, k-means clusters, models",
   description = "Computes per-component parameters (program, processor or user-event approach) of every " ..
     "trace given - PICL, or OTF2, Paraver and Paje when their readers are built in; regions of those count " ..
@@ -467,10 +468,10 @@ return {
       local acc, skipped, warnings = medea.accumulate(path, args.strict,
         args.profiles or args.plot_profiles or args.zoom or #time_specs > 0, args.bursts, true)
       if not acc then
-        if par.rank() ~= 0 then return 1 end -- (rank 0 says why)
+        if skipped == false then error({ exit = cli.EXIT_INPUT }, 0) end -- (the failing rank says why)
         cli.input_error(skipped)
       end
-      local lead = par.rank() == 0 -- (under mpirun rank 0 alone speaks)
+      local lead = par.speaks() -- (under mpirun rank 0 alone speaks)
       if skipped > 0 and lead then
         io.stderr:write(string.format("retrace: %s: %d malformed lines skipped\n", path, skipped))
       end

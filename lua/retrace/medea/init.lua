@@ -55,7 +55,8 @@ M.basename = basename
 -- accumulator's), equal to the serial run's value for value; the other ranks get
 -- a view of their own processors only. Collective then: every rank calls it, in
 -- the same order, for the same trace. With profiles or bursts (not split yet),
--- or shared false, each process reads the whole trace alone.
+-- or shared false, each process reads the whole trace alone. Returns nil, false
+-- on a rank whose part was read when another rank's could not be.
 function M.accumulate(path, strict, profiles, bursts, shared)
   local par = require "retrace.par"
   local split = shared and par.size() > 1 and not profiles and not bursts
@@ -64,7 +65,7 @@ function M.accumulate(path, strict, profiles, bursts, shared)
   local skipped, warnings = acc:feed(path, strict)
   if split and par.agree(skipped and 0 or 1) ~= 0 then
     acc:close()
-    return nil, skipped and (path .. ": another rank of the job could not read the trace") or warnings
+    return nil, skipped and false or warnings -- (false: another rank failed and says why)
   end
   if not skipped then acc:close(); return nil, warnings end
   if not split then return acc, skipped, warnings end
