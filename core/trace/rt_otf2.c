@@ -42,6 +42,7 @@ typedef struct pending {
     int kind, proc, region, peer, comm;
     int64_t ticks, tag;
     uint64_t bytes, bytes_in;
+    uint64_t idx;           /* its index among its location's events (the serial key's third part) */
 } pending;
 
 #define RT_X_ENUM(name, label, params) SK_##name,
@@ -55,8 +56,12 @@ typedef struct otf2_src {
     OTF2_GlobalEvtReader *ger;
     rt_otf2_map map;        /* location ids and communicator ranks -> processors */
     unsigned char *selected;/* per processor: HAS_EVT (its event file is read), HAS_DEF (local definitions) */
-    pending buf[CHUNK];     /* events of the current chunk, head .. n-1 still to hand out */
-    size_t head, n;
+    /* events read: head .. ready-1 sorted by key and ready to hand out, ready .. n-1 waiting
+     * for the reader to pass their time stamp (ties are put in key order first) */
+    pending *buf;
+    size_t head, ready, n, cap;
+    uint64_t *nextidx;      /* per processor: events produced so far */
+    int part_rank, part_size; /* the locations read: p % part_size == part_rank (size 1: all) */
     int eof;                /* the library has no more records */
     rt_err failure;         /* a read error, reported once the events before it are handed out */
     int reopened;           /* rewound at least once: the open's warnings are not repeated */
@@ -111,10 +116,23 @@ static void flush_early(otf2_src *s)
 
 static pending *push(otf2_src *s, int kind, OTF2_LocationRef loc, OTF2_TimeStamp t)
 {
-    assert(s->n < CHUNK); /* a refill reads at most CHUNK records, each at most one event */
+    assert(s->n < s->cap); /* a refill reads at most CHUNK records, each at most one event */
     pending *e = &s->buf[s->n++];
-    *e = (pending){kind, rt_otf2_proc(&s->map, loc), 0, -1, -1, (int64_t)t, 0, 0, 0};
+    int p = rt_otf2_proc(&s->map, loc);
+    uint64_t idx = p >= 0 && (size_t)p < s->map.nlocs ? s->nextidx[p]++ : 0;
+    *e = (pending){kind, p, 0, -1, -1, (int64_t)t, 0, 0, 0, idx};
     return e;
+}
+
+/* The serial order: time stamp, location (processor) index, index in the location. */
+static int pending_cmp(const void *a, const void *b)
+{
+    const pending *x = a, *y = b;
+    if (x->ticks != y->ticks)
+        return x->ticks < y->ticks ? -1 : 1;
+    if (x->proc != y->proc)
+        return x->proc < y->proc ? -1 : 1;
+    return x->idx < y->idx ? -1 : x->idx > y->idx;
 }
 
 static OTF2_CallbackCode ev_enter(OTF2_LocationRef loc, OTF2_TimeStamp t, void *ud,
@@ -291,7 +309,9 @@ static int check_event_files(otf2_src *s, rt_err *err)
     OTF2_FileSubstrate sub = OTF2_SUBSTRATE_POSIX;
     OTF2_Reader_GetFileSubstrate(s->rd, &sub);
     if (sub != OTF2_SUBSTRATE_POSIX) {
-        memset(s->selected, HAS_EVT | HAS_DEF, s->map.nlocs);
+        for (size_t p = 0; p < s->map.nlocs; p++)
+            if (s->part_size <= 1 || (int)(p % (size_t)s->part_size) == s->part_rank)
+                s->selected[p] = HAS_EVT | HAS_DEF;
         return RT_OK;
     }
     char *folder = archive_folder(s->anchor);
@@ -302,6 +322,8 @@ static int check_event_files(otf2_src *s, rt_err *err)
     char *file = malloc(cap);
     for (size_t p = 0; file && p < s->map.nlocs && st == RT_OK; p++) {
         struct stat sb;
+        if (s->part_size > 1 && (int)(p % (size_t)s->part_size) != s->part_rank)
+            continue; /* another rank's location */
         snprintf(file, cap, "%s/%llu.def", folder, (unsigned long long)s->map.locs[p]);
         if (stat(file, &sb) == 0)
             s->selected[p] |= HAS_DEF;
@@ -371,11 +393,14 @@ static int read_defs(otf2_src *s, rt_err *err)
     int st = rt_otf2_read_defs(s->rd, s->anchor, s->base.defs, &s->map, err);
     if (st != RT_OK)
         return st;
-    if (!s->map.have_clock)
-        early_warn(s, "%s: definitions: no clock properties; times are raw ticks", s->anchor);
-    warn_incomplete(s);
+    if (s->part_rank == 0) { /* about the whole archive: told by one part */
+        if (!s->map.have_clock)
+            early_warn(s, "%s: definitions: no clock properties; times are raw ticks", s->anchor);
+        warn_incomplete(s);
+    }
     s->selected = calloc(s->map.nlocs ? s->map.nlocs : 1, 1);
-    if (!s->selected)
+    s->nextidx = calloc(s->map.nlocs ? s->map.nlocs : 1, sizeof *s->nextidx);
+    if (!s->selected || !s->nextidx)
         return rt_err_set(err, RT_ENOMEM, "%s: out of memory", s->anchor);
     return check_event_files(s, err);
 }
@@ -422,8 +447,10 @@ static int open_events(otf2_src *s, rt_err *err)
     OTF2_ErrorCode rc;
     rt_otf2_error_clear();
     int some_defs = 0, some_events = 0;
-    s->head = s->n = 0;
+    s->head = s->ready = s->n = 0;
     s->records = 0;
+    if (s->nextidx)
+        memset(s->nextidx, 0, s->map.nlocs * sizeof *s->nextidx);
     s->failure.status = RT_OK;
     for (size_t p = 0; p < s->map.nlocs; p++) {
         some_defs |= s->selected[p] & HAS_DEF;
@@ -469,6 +496,41 @@ static int open_events(otf2_src *s, rt_err *err)
     return RT_OK;
 }
 
+/*
+ * After the merged reader failed: the first location read whose event file
+ * cannot be read through on its own (a second reader, no callbacks), so the
+ * error names it; -1 when none does. Costs a read of the files, on failure only.
+ */
+static int bad_location(otf2_src *s)
+{
+    OTF2_Reader *rd = OTF2_Reader_Open(s->anchor);
+    if (!rd)
+        return -1;
+    OTF2_Reader_SetSerialCollectiveCallbacks(rd);
+    uint64_t nloc = 0;
+    int bad = -1;
+    if (OTF2_Reader_GetNumberOfLocations(rd, &nloc) == OTF2_SUCCESS) {
+        for (size_t p = 0; p < s->map.nlocs; p++)
+            if (s->selected[p] & HAS_EVT)
+                OTF2_Reader_SelectLocation(rd, s->map.locs[p]);
+        if (OTF2_Reader_OpenEvtFiles(rd) == OTF2_SUCCESS) {
+            for (size_t p = 0; p < s->map.nlocs && bad < 0; p++) {
+                if (!(s->selected[p] & HAS_EVT))
+                    continue;
+                OTF2_EvtReader *er = OTF2_Reader_GetEvtReader(rd, s->map.locs[p]);
+                uint64_t n = 0;
+                if (!er || OTF2_Reader_ReadAllLocalEvents(rd, er, &n) != OTF2_SUCCESS)
+                    bad = (int)p;
+                if (er)
+                    OTF2_Reader_CloseEvtReader(rd, er);
+            }
+        }
+    }
+    OTF2_Reader_Close(rd);
+    rt_otf2_error_clear();
+    return bad;
+}
+
 static int otf2_next(rt_tsource *base, rt_tevent *ev, rt_err *err)
 {
     otf2_src *s = (otf2_src *)base;
@@ -486,7 +548,11 @@ static int otf2_next(rt_tsource *base, rt_tevent *ev, rt_err *err)
     }
     if (s->nearly || s->early_lost)
         flush_early(s);
-    while (s->head == s->n) {
+    while (s->head == s->ready) {
+        if (s->ready < s->n && (s->eof || s->failure.status != RT_OK)) {
+            s->ready = s->n; /* the end: everything read goes out (sorted when it came) */
+            continue;
+        }
         if (s->failure.status != RT_OK) {
             if (err)
                 *err = s->failure;
@@ -494,17 +560,53 @@ static int otf2_next(rt_tsource *base, rt_tevent *ev, rt_err *err)
         }
         if (s->eof)
             return RT_EEOF;
-        s->head = s->n = 0;
+        /* keep the events still waiting, make room for a chunk */
+        memmove(s->buf, s->buf + s->head, (s->n - s->head) * sizeof *s->buf);
+        s->n -= s->head;
+        s->ready -= s->head;
+        s->head = 0;
+        if (s->n + CHUNK > s->cap) {
+            size_t cap = s->cap ? s->cap : CHUNK;
+            while (cap < s->n + CHUNK)
+                cap *= 2;
+            pending *nb = realloc(s->buf, cap * sizeof *nb);
+            if (!nb)
+                return rt_err_set(err, RT_ENOMEM, "%s: out of memory", s->anchor);
+            s->buf = nb;
+            s->cap = cap;
+        }
         uint64_t got = 0;
         rt_otf2_error_clear();
         OTF2_ErrorCode rc = OTF2_Reader_ReadGlobalEvents(s->rd, s->ger, CHUNK, &got);
         s->records += got;
         s->eof = got == 0;
-        if (rc != OTF2_SUCCESS) /* the events of the chunk before the error still count */
-            rt_err_set(&s->failure, RT_EFORMAT, "%s: events: after record %llu: %s", s->anchor,
-                       (unsigned long long)s->records, rt_otf2_error(rc));
+        if (rc != OTF2_SUCCESS) { /* the events of the chunk before the error still count */
+            char *folder = archive_folder(s->anchor);
+            int bad = bad_location(s);
+            if (bad >= 0)
+                rt_err_set(&s->failure, RT_EFORMAT, "%s: %s/%llu.evt: events of location %llu (%s): %s", s->anchor,
+                           folder ? base_name(folder) : "?", (unsigned long long)s->map.locs[bad],
+                           (unsigned long long)s->map.locs[bad], rt_tdefs_proc(s->base.defs, bad)->name,
+                           rt_otf2_error(rc));
+            else
+                rt_err_set(&s->failure, RT_EFORMAT, "%s: events: after record %llu: %s", s->anchor,
+                           (unsigned long long)s->records, rt_otf2_error(rc));
+            free(folder);
+        }
+        /* the library merges by time alone: events of one time stamp go out in key order, once
+         * the reader is past that time stamp */
+        qsort(s->buf + s->ready, s->n - s->ready, sizeof *s->buf, pending_cmp);
+        if (!s->eof && s->failure.status == RT_OK && s->n > s->ready) {
+            int64_t last = s->buf[s->n - 1].ticks;
+            size_t r = s->n;
+            while (r > s->ready && s->buf[r - 1].ticks == last)
+                r--;
+            s->ready = r;
+        }
     }
     const pending *e = &s->buf[s->head++];
+    base->has_key = 1;
+    base->key = (rt_tkey){e->ticks, (uint64_t)(e->proc < 0 ? 0 : e->proc), e->idx};
     ev->kind = e->kind;
     ev->proc = e->proc;
     ev->ticks = e->ticks;
@@ -532,7 +634,7 @@ static int otf2_rewind(rt_tsource *base, rt_err *err)
     s->reopened = 1;
     s->pending_open = 1;
     s->eof = 0;
-    s->head = s->n = 0;
+    s->head = s->ready = s->n = 0;
     (void)err;
     return RT_OK;
 }
@@ -558,6 +660,8 @@ static void otf2_free(rt_tsource *base)
     if (s->rd)
         OTF2_Reader_Close(s->rd);
     rt_otf2_map_free(&s->map);
+    free(s->buf);
+    free(s->nextidx);
     free(s->selected);
     free(s->anchor);
     free(s);
@@ -661,6 +765,11 @@ int rt_otf2_sniff_part(const char *path, const unsigned char *head, size_t n)
 
 rt_tsource *rt_otf2_open(const char *path, rt_err *err)
 {
+    return rt_otf2_open_part(path, 0, 1, err);
+}
+
+rt_tsource *rt_otf2_open_part(const char *path, int rank, int size, rt_err *err)
+{
     rt_otf2_errors_init();
     char *anchor = NULL;
     if (find_anchor(path, &anchor, err) != RT_OK)
@@ -672,6 +781,8 @@ rt_tsource *rt_otf2_open(const char *path, rt_err *err)
         return NULL;
     }
     s->anchor = anchor;
+    s->part_rank = size > 1 ? rank : 0;
+    s->part_size = size > 1 ? size : 1;
     if (rt_tsource_init(&s->base, &otf2_ops, path, err) != RT_OK) {
         otf2_free(&s->base);
         return NULL;
