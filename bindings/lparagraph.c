@@ -23,6 +23,7 @@
 #include "bind.h"
 #include "rt_density.h"
 #include "rt_par.h"
+#include "rt_par_source.h"
 #include "rt_tsource_open.h"
 
 static int opt_int(lua_State *L, const char *k, int def)
@@ -103,12 +104,18 @@ static int l_static_raster(lua_State *L)
     int rc = (nsel > 0 && !sel) ? rt_err_set(&err, RT_ENOMEM, "static_raster: out of memory")
                                 : rt_density_new(&o, &d, &err);
     free(sel);
-    if (rc == RT_OK && !(src = rt_tsource_open(path, format, &err)))
+    /* split: this rank's part of the trace where a distributed source reads it (collective) */
+    if (rc == RT_OK && !(src = o.parts > 1 ? rt_par_source_open(path, format, &err)
+                                           : rt_tsource_open(path, format, &err)))
         rc = err.status;
     if (rc == RT_OK) {
         rt_replay_opts ro;
         memset(&ro, 0, sizeof ro);
         rt_density_attach(d, &ro);
+        if (rt_par_source_is_par(src)) {
+            ro.own_rank = rt_par_rank();
+            ro.own_size = rt_par_size();
+        }
         ro.proc_events = ev;
         ro.nproc_events = ev ? nev : 0;
         if (!(rp = rt_replay_new(src, &ro, &err)))
@@ -119,7 +126,8 @@ static int l_static_raster(lua_State *L)
         rc = rt_replay_run(rp, &err);
     rt_replay_free(rp);
     rt_tsource_free(src);
-    if (o.parts > 1 && rt_par_agree(rc != RT_OK) && rc == RT_OK) { /* another rank failed: it says why */
+    if (o.parts > 1 && rt_par_agree(rc != RT_OK) && (rc == RT_OK || rt_par_source_peer_failed(&err))) {
+        /* another rank failed: it says why */
         rt_density_free(d);
         lua_pushnil(L);
         lua_pushboolean(L, 0);
