@@ -8,9 +8,9 @@
  *   build/bench/results_ranks [RECORDS] [PROCS]   (defaults 4 * 10^6, 1024; a tenth is run first)
  *
  * Each rank draws (or characterizes) its own processors, p % N == rank, and rank
- * 0 combines; until the distributed trace sources are in, every rank reads the
- * whole trace, so the ranks' reading and replay are not shared yet: the figures
- * show what combining costs and that the results stay the serial ones. Needs
+ * 0 combines; PICL text is not read in parts yet, so every rank reads and
+ * replays the whole trace: the figures show what that and the combining cost,
+ * and that the results stay the serial ones. Needs
  * mpirun on PATH and a build with MPI; run from the source folder or the build
  * folder (the command is build/retrace or ./retrace).
  */
