@@ -454,7 +454,7 @@ return {
     local plot_log = ({ auto = "auto", on = true, off = false })[args.plot_log]
     if plot_log == nil then cli.usage_error("--plot-log: '" .. args.plot_log .. "' is not auto, on or off") end
     if args.gray then require("retrace.colors").set_mode("gray") end
-    if args.save_format then
+    if args.save_format and par.speaks() then -- (one rank writes the format file)
       local path, err = medea.formats.save(args.save_format, names, approach)
       if not path then cli.input_error(err) end
       io.stderr:write("retrace: format '", args.save_format, "' saved in ", path, "\n")

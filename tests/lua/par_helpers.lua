@@ -8,17 +8,20 @@ M.RANKS = { 1, 2, 3, 4 }
 
 local generated -- the 256-location archive (bench's gen_otf2_mpi), made once per spec run
 
---- The traces: the shared samples present, the MPI capture's archives (tests/fixtures/mpi)
--- and a generated archive of 256 locations when build/bench/gen_otf2_mpi exists; second
--- result false when the generated one is missing.
-function M.traces()
+--- The traces of a group: "samples" the shared samples present; "more" the MPI capture's
+-- archives (tests/fixtures/mpi) and a generated archive of 256 locations when
+-- build/bench/gen_otf2_mpi exists (second result false when it is missing).
+function M.traces(group)
   local list = {}
-  for _, rel in ipairs({ "picl/fft-16.trf", "picl/mpicl-8a.trf", "picl/mpicl-10.trf", "paraver/qsort_beo3.prv",
-                         "paje/ms.trace", "paje/simu-mardi.trace", "paje/g5k.trace",
-                         "otf2/pingpong/traces.otf2" }) do
-    local p = h.shared .. "/" .. rel
-    local f = io.open(p)
-    if f then f:close(); list[#list + 1] = p end
+  if group == "samples" then
+    for _, rel in ipairs({ "picl/fft-16.trf", "picl/mpicl-8a.trf", "picl/mpicl-10.trf", "paraver/qsort_beo3.prv",
+                           "paje/ms.trace", "paje/simu-mardi.trace", "paje/g5k.trace",
+                           "otf2/pingpong/traces.otf2" }) do
+      local p = h.shared .. "/" .. rel
+      local f = io.open(p)
+      if f then f:close(); list[#list + 1] = p end
+    end
+    return list, true
   end
   list[#list + 1] = h.fixtures .. "/mpi/halo2.otf2/traces.otf2"
   list[#list + 1] = h.fixtures .. "/mpi/abort2.otf2/traces.otf2"

@@ -4,6 +4,7 @@
 -- archive (par_helpers). Without mpirun or an MPI build: pending.
 local h = require "helpers"
 local ph = require "par_helpers"
+local GROUP = ... == "more" and "more" or "samples" -- (par_medea_more_spec: the archives)
 
 describe("medea under mpirun", function()
   local ok, why = h.have_mpi()
@@ -13,7 +14,7 @@ describe("medea under mpirun", function()
   end
 
   it("gives the serial parameters exactly with 1 to 4 ranks", function()
-    local list, gen = ph.traces()
+    local list, gen = ph.traces(GROUP)
     for _, t in ipairs(list) do
       -- the event approach lists every (processor, event) and their sums; processors: N = 3
       for _, run in ipairs({ { "event", ph.RANKS }, { "processor", { 3 } } }) do
@@ -30,6 +31,8 @@ describe("medea under mpirun", function()
     end
     if not gen then pending("build/bench/gen_otf2_mpi absent: the 256-location archive left out") end
   end)
+
+  if GROUP ~= "samples" then return end
 
   it("ends every rank with exit 1 and one message when the trace is malformed", function()
     local bad = h.temp_file("-3 -21 0.5 zz 1 2 0\n", ".trf")

@@ -5,6 +5,7 @@
 -- (par_helpers); in gray at another size with N = 3. Without mpirun or an MPI build: pending.
 local h = require "helpers"
 local ph = require "par_helpers"
+local GROUP = ... == "more" and "more" or "samples" -- (par_static_more_spec: the archives)
 local cjson = require "cjson"
 
 describe("paragraph --static under mpirun", function()
@@ -16,7 +17,7 @@ describe("paragraph --static under mpirun", function()
 
   it("gives the serial numbers and the same PNG bytes with 1 to 4 ranks", function()
     local d = h.temp_dir()
-    local list, gen = ph.traces()
+    local list, gen = ph.traces(GROUP)
     for _, t in ipairs(list) do
       for _, run in ipairs({ { {}, ph.RANKS }, { { "--gray", "--mix", "--size", "640x300" }, { 3 } } }) do
         local function go(n, out)
@@ -48,6 +49,8 @@ describe("paragraph --static under mpirun", function()
     h.remove_tree(d)
     if not gen then pending("build/bench/gen_otf2_mpi absent: the 256-location archive left out") end
   end)
+
+  if GROUP ~= "samples" then return end
 
   it("ends every rank with exit 1 and one message, and no picture, on a malformed trace", function()
     local bad = h.temp_file("-3 -21 0.5 zz 1 2 0\n", ".trf")
