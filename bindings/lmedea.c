@@ -107,6 +107,16 @@ static int acc_finish(lua_State *L)
     return 1;
 }
 
+/* acc:own(part, parts): keep only processors p with p % parts == part (one rank's share of a job) */
+static int acc_own(lua_State *L)
+{
+    acc_box *b = check_acc(L, 1);
+    int part = (int)luaL_checkinteger(L, 2), parts = (int)luaL_checkinteger(L, 3);
+    luaL_argcheck(L, parts >= 1 && part >= 0 && part < parts, 2, "part 0 .. parts - 1 expected");
+    rt_medea_set_part(b->m, part, parts);
+    return 0;
+}
+
 /* acc:from_stats() -> true when the parameters came from statistics records */
 static int acc_from_stats(lua_State *L)
 {
@@ -329,6 +339,7 @@ static const luaL_Reg acc_methods[] = {
     {"feed", acc_feed},
     {"finish", acc_finish},
     {"from_stats", acc_from_stats},
+    {"own", acc_own},
     {"processors", acc_processors},
     {"events", acc_events},
     {"profile", acc_profile},

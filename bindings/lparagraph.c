@@ -6,7 +6,10 @@
  *     opts: cols, rows, procs (processor ids 0 .. procs-1), t0, t1, sel = {ids} (default all),
  *           max_lines (default 10000), levels (density levels, default 8), format,
  *           events = {per processor: its event count from the prescan} (idle at its own last event),
- *           mix = q (state: the mix of states in q-ths, nb * (q + 1) + no, instead of the dominant one)
+ *           mix = q (state: the mix of states in q-ths, nb * (q + 1) + no, instead of the dominant one),
+ *           split = true (collective under mpirun: each rank draws its own processors, p % size == rank,
+ *           and the messages they receive; rank 0's r is the whole picture, the others' partial;
+ *           nil, false on a rank whose part was drawn when another rank's failed)
  *     r = {cols, rows, nsel, messages, tachyons, max_count, state = int32 string (rows x cols,
  *          row 0 first: 0 idle, 1 overhead, 2 busy, -1 empty), row_first = {..}, row_count = {..}
  *          (positions in sel, 0-based), lines = string of doubles (src, dst, send, recv per line)
@@ -19,6 +22,8 @@
 
 #include "bind.h"
 #include "rt_density.h"
+#include "rt_par.h"
+#include "rt_par_source.h"
 #include "rt_tsource_open.h"
 
 static int opt_int(lua_State *L, const char *k, int def)
@@ -73,6 +78,10 @@ static int l_static_raster(lua_State *L)
     int levels = opt_int(L, "levels", 8);
     int times = rt_opt_bool(L, 2, "times", 0);
     int mix = opt_int(L, "mix", 0);
+    if (rt_opt_bool(L, 2, "split", 0) && rt_par_size() > 1) {
+        o.part = rt_par_rank();
+        o.parts = rt_par_size();
+    }
     lua_getfield(L, 2, "format");
     const char *format = luaL_optstring(L, -1, NULL);
     lua_pop(L, 1);
@@ -95,12 +104,18 @@ static int l_static_raster(lua_State *L)
     int rc = (nsel > 0 && !sel) ? rt_err_set(&err, RT_ENOMEM, "static_raster: out of memory")
                                 : rt_density_new(&o, &d, &err);
     free(sel);
-    if (rc == RT_OK && !(src = rt_tsource_open(path, format, &err)))
+    /* split: this rank's part of the trace where a distributed source reads it (collective) */
+    if (rc == RT_OK && !(src = o.parts > 1 ? rt_par_source_open(path, format, &err)
+                                           : rt_tsource_open(path, format, &err)))
         rc = err.status;
     if (rc == RT_OK) {
         rt_replay_opts ro;
         memset(&ro, 0, sizeof ro);
         rt_density_attach(d, &ro);
+        if (rt_par_source_is_par(src)) {
+            ro.own_rank = rt_par_rank();
+            ro.own_size = rt_par_size();
+        }
         ro.proc_events = ev;
         ro.nproc_events = ev ? nev : 0;
         if (!(rp = rt_replay_new(src, &ro, &err)))
@@ -111,11 +126,21 @@ static int l_static_raster(lua_State *L)
         rc = rt_replay_run(rp, &err);
     rt_replay_free(rp);
     rt_tsource_free(src);
+    if (o.parts > 1 && rt_par_agree(rc != RT_OK) && (rc == RT_OK || rt_par_source_peer_failed(&err))) {
+        /* another rank failed: it says why */
+        rt_density_free(d);
+        lua_pushnil(L);
+        lua_pushboolean(L, 0);
+        return 2;
+    }
+    if (rc == RT_OK) {
+        rt_density_finish(d);
+        rc = rt_density_reduce(d, &err);
+    }
     if (rc != RT_OK) {
         rt_density_free(d);
         return rt_push_fail(L, &err);
     }
-    rt_density_finish(d);
     const rt_timeline *tl = rt_density_timeline(d);
     int W = rt_timeline_cols(tl), R = rt_timeline_rows(tl);
     size_t cells = (size_t)W * R;

@@ -4,6 +4,7 @@
 local cli = require "retrace.cli"
 local medea = require "retrace.medea"
 local formats = require "retrace.formats"
+local par = require "retrace.par"
 
 local APPROACHES = { program = true, processor = true, event = true }
 
@@ -262,7 +263,7 @@ local function print_text(comps, res, names, scaling, diag, what, all)
 end
 
 return {
-  parallel = true, -- under MPI: the traces of a directory are spread over the ranks
+  parallel = true, -- under mpirun: one trace's processors shared by the ranks, a directory's traces spread
   summary = "characterize a workload of message-passing traces: parameters, k-means clusters, models",
   description = "Computes per-component parameters (program, processor or user-event approach) of every " ..
     "trace given - PICL, or OTF2, Paraver and Paje when their readers are built in; regions of those count " ..
@@ -453,7 +454,7 @@ return {
     local plot_log = ({ auto = "auto", on = true, off = false })[args.plot_log]
     if plot_log == nil then cli.usage_error("--plot-log: '" .. args.plot_log .. "' is not auto, on or off") end
     if args.gray then require("retrace.colors").set_mode("gray") end
-    if args.save_format then
+    if args.save_format and par.speaks() then -- (one rank writes the format file)
       local path, err = medea.formats.save(args.save_format, names, approach)
       if not path then cli.input_error(err) end
       io.stderr:write("retrace: format '", args.save_format, "' saved in ", path, "\n")
@@ -471,7 +472,10 @@ return {
       -- shared (a trace all ranks read together) when it is the only one; else this rank's alone
       local acc, skipped, warnings = medea.accumulate(path, args.strict,
         args.profiles or args.plot_profiles or args.zoom or #time_specs > 0, args.bursts, #files == 1)
-      if not acc then cli.input_error(skipped) end
+      if not acc then
+        if skipped == false then error({ exit = cli.EXIT_INPUT }, 0) end -- (the failing rank says why)
+        cli.input_error(skipped)
+      end
       if skipped > 0 then
         r.notes[#r.notes + 1] = string.format("retrace: %s: %d malformed lines skipped\n", path, skipped)
       end
@@ -528,7 +532,9 @@ return {
     local parts = #files == 1 and { one_trace(1) } or require("retrace.par").spread(#files, one_trace)
     if not parts then return 0 end -- another rank's share: rank 0 goes on with the results
     for i, r in ipairs(parts) do
-      for _, line in ipairs(r.notes) do io.stderr:write(line) end
+      if par.speaks() then -- (every rank holds the part of a trace they read together)
+        for _, line in ipairs(r.notes) do io.stderr:write(line) end
+      end
       if r.stats_only then stats_only[#stats_only + 1] = files[i] end
       table.move(r.comps, 1, #r.comps, #comps + 1, comps)
       if r.profile then profiles[#profiles + 1] = r.profile end
@@ -542,6 +548,8 @@ return {
       runs[#runs + 1] = r.run
     end
     bar:finish()
+    -- under mpirun the other ranks have given their parts to rank 0, which goes on alone
+    if par.rank() ~= 0 then return 0 end
     if args.bursts_trace then
       if #files ~= 1 then cli.usage_error("--bursts-trace: give exactly one trace") end
       local n, werr = require("retrace.pgscale").chrome_json(files[1], args.bursts_trace,

@@ -155,6 +155,12 @@ end
 local MAX_FRAMES = 1000000
 
 local function run(args)
+  -- under mpirun only --static is shared out; the rest is rank 0's alone
+  local par = require "retrace.par"
+  if par.size() > 1 and not args.static then
+    if par.rank() ~= 0 then return 0 end
+    par.solo(true)
+  end
   local ids = { table.unpack(chosen(args)) }
   local W, H = pair(args.size or "1280x720", "--size", MAX_SIDE)
   local appmod
@@ -215,10 +221,12 @@ local function run(args)
   if not info then cli.input_error(err) end
   if args.static or args.export or args.timeline_html then
     local res, msg, kind = require("retrace.displays.paragraph.scale_run").run(args, info)
+    if not res and msg == false then error({ exit = cli.EXIT_INPUT }, 0) end -- (the failing rank says why)
     if not res then
       if kind == "usage" then cli.usage_error(msg) end
       cli.input_error(msg)
     end
+    if res.rank then return 0 end -- (another rank of an MPI job: rank 0 writes)
     if args.json then cli.print_json(res) else io.stdout:write(res.text, "\n") end
     return 0
   end
@@ -497,6 +505,7 @@ local function run(args)
 end
 
 return {
+  parallel = true, -- --static: each rank draws its processors' rows, rank 0 the picture; else rank 0 alone
   summary = "replay a message-passing trace as ParaGraph's animated displays (frames, PDF, MP4, HTML)",
   description = "Replay a message-passing trace (PICL, OTF2, Paraver, Paje) and draw ParaGraph's\n"
     .. "utilization, communication, task and other displays frame by frame, all at the same trace time, in\n"

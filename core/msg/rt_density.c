@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "rt_mem.h"
+#include "rt_par.h"
 
 struct rt_density {
     rt_density_opts o;
@@ -24,11 +25,18 @@ struct rt_density {
     int64_t messages, tachyons;
 };
 
+/* 1 when processor p is this part's (every processor when the picture is not split). */
+static int mine(const rt_density *d, int p)
+{
+    return d->o.parts <= 1 || p % d->o.parts == d->o.part;
+}
+
 int rt_density_new(const rt_density_opts *o, rt_density **out, rt_err *err)
 {
     *out = NULL;
     if (o->cols < 1 || o->rows < 1 || o->nprocs < 1 || o->max_lines < 0 || !(o->t0 < o->t1) ||
-        !isfinite(o->t0) || !isfinite(o->t1) || o->nsel < 0 || (o->nsel > 0 && !o->sel))
+        !isfinite(o->t0) || !isfinite(o->t1) || o->nsel < 0 || (o->nsel > 0 && !o->sel) ||
+        (o->parts > 1 && (o->part < 0 || o->part >= o->parts)))
         return rt_err_set(err, RT_EINVAL, "density: bad sizes or window");
     rt_density *d = calloc(1, sizeof *d);
     if (!d)
@@ -56,6 +64,10 @@ int rt_density_new(const rt_density_opts *o, rt_density **out, rt_err *err)
         rt_density_free(d);
         return err->status;
     }
+    if (o->parts > 1)
+        for (int i = 0; i < d->nsel; i++)
+            if (!mine(d, d->sel[i]))
+                rt_timeline_leave_out(d->tl, i);
     d->rows = rt_timeline_rows(d->tl);
     d->count = calloc((size_t)d->rows * (size_t)o->cols, sizeof *d->count);
     if (!d->count)
@@ -122,13 +134,26 @@ static void rasterize(rt_density *d, const rt_density_line *l)
     }
 }
 
+/* Switch to the density: the lines kept so far become counts. */
+static void fold(rt_density *d)
+{
+    if (d->dense)
+        return;
+    d->dense = 1;
+    for (size_t i = 0; i < d->nlines; i++)
+        rasterize(d, &d->lines[i]);
+    free(d->lines);
+    d->lines = NULL;
+    d->nlines = d->caplines = 0;
+}
+
 static void on_message(void *ud, const rt_message *m)
 {
     rt_density *d = ud;
     if (m->src < 0 || m->dst < 0 || m->src >= d->o.nprocs || m->dst >= d->o.nprocs)
         return;
     int a = d->pos[m->src], b = d->pos[m->dst];
-    if (a < 0 || b < 0 || isnan(m->recv_time))
+    if (a < 0 || b < 0 || isnan(m->recv_time) || !mine(d, m->dst))
         return;
     double lo = fmin(m->send_time, m->recv_time), hi = fmax(m->send_time, m->recv_time);
     if (hi < d->o.t0 || lo > d->o.t1)
@@ -142,14 +167,7 @@ static void on_message(void *ud, const rt_message *m)
         d->lines[d->nlines++] = l;
         return;
     }
-    if (!d->dense) {
-        d->dense = 1;
-        for (size_t i = 0; i < d->nlines; i++)
-            rasterize(d, &d->lines[i]);
-        free(d->lines);
-        d->lines = NULL;
-        d->nlines = d->caplines = 0;
-    }
+    fold(d);
     rasterize(d, &l);
 }
 
@@ -160,9 +178,97 @@ void rt_density_attach(rt_density *d, rt_replay_opts *o)
     o->on_message = on_message;
 }
 
+static int line_cmp(const void *pa, const void *pb)
+{
+    const rt_density_line *a = pa, *b = pb;
+    if (a->send != b->send)
+        return a->send < b->send ? -1 : 1;
+    if (a->recv != b->recv)
+        return a->recv < b->recv ? -1 : 1;
+    if (a->src != b->src)
+        return a->src < b->src ? -1 : 1;
+    return (a->dst > b->dst) - (a->dst < b->dst);
+}
+
 void rt_density_finish(rt_density *d)
 {
     rt_timeline_advance(d->tl, d->o.t1);
+    if (d->nlines > 1)
+        qsort(d->lines, d->nlines, sizeof *d->lines, line_cmp);
+}
+
+int rt_density_reduce(rt_density *d, rt_err *err)
+{
+#ifdef RETRACE_HAVE_MPI
+    if (d->o.parts <= 1 || rt_par_size() <= 1)
+        return RT_OK;
+    MPI_Comm comm = rt_par_comm();
+    int root = rt_par_rank() == 0;
+    int64_t mine_n[2] = {d->messages, d->tachyons}, all_n[2] = {0, 0};
+    if (MPI_Allreduce(mine_n, all_n, 2, MPI_INT64_T, MPI_SUM, comm) != MPI_SUCCESS)
+        return rt_err_set(err, RT_EIO, "density: the ranks' message counts could not be summed");
+    int rc = MPI_SUCCESS;
+    /* the raster: whole units summed */
+    size_t n = 0;
+    int64_t *cells = rt_timeline_state_cells(d->tl, &n);
+    for (size_t off = 0; rc == MPI_SUCCESS && off < n; off += 1 << 24) {
+        int k = (int)(n - off < (size_t)1 << 24 ? n - off : (size_t)1 << 24);
+        rc = root ? MPI_Reduce(MPI_IN_PLACE, cells + off, k, MPI_INT64_T, MPI_SUM, 0, comm)
+                  : MPI_Reduce(cells + off, NULL, k, MPI_INT64_T, MPI_SUM, 0, comm);
+    }
+    if (all_n[0] > d->o.max_lines) {
+        /* the whole picture has more messages than lines: every part folds, the counts add up */
+        fold(d);
+        size_t nc = (size_t)d->rows * (size_t)d->o.cols;
+        for (size_t off = 0; rc == MPI_SUCCESS && off < nc; off += 1 << 24) {
+            int k = (int)(nc - off < (size_t)1 << 24 ? nc - off : (size_t)1 << 24);
+            rc = root ? MPI_Reduce(MPI_IN_PLACE, d->count + off, k, MPI_UINT32_T, MPI_SUM, 0, comm)
+                      : MPI_Reduce(d->count + off, NULL, k, MPI_UINT32_T, MPI_SUM, 0, comm);
+        }
+        d->maxc = 0;
+        for (size_t i = 0; i < nc; i++)
+            if (d->count[i] > d->maxc)
+                d->maxc = d->count[i];
+    } else if (rc == MPI_SUCCESS) {
+        /* few enough: every part's lines to rank 0, put in the one order */
+        int size = rt_par_size(), mybytes = (int)(d->nlines * sizeof *d->lines);
+        int *counts = root ? calloc((size_t)size, sizeof *counts) : NULL;
+        int *displs = root ? calloc((size_t)size, sizeof *displs) : NULL;
+        rt_density_line *all = NULL;
+        int bad = root && (!counts || !displs);
+        rc = MPI_Gather(&mybytes, 1, MPI_INT, counts, 1, MPI_INT, 0, comm);
+        if (rc == MPI_SUCCESS && root && !bad) {
+            for (int r = 1; r < size; r++)
+                displs[r] = displs[r - 1] + counts[r - 1];
+            all = malloc((size_t)all_n[0] * sizeof *all + 1);
+            bad = !all;
+        }
+        if (rc == MPI_SUCCESS)
+            rc = MPI_Gatherv(d->lines, mybytes, MPI_BYTE, bad ? NULL : all, counts, displs, MPI_BYTE, 0, comm);
+        if (root && !bad) {
+            free(d->lines);
+            d->lines = all;
+            d->nlines = d->caplines = (size_t)all_n[0];
+            if (d->nlines > 1)
+                qsort(d->lines, d->nlines, sizeof *d->lines, line_cmp);
+        } else {
+            free(all);
+        }
+        free(counts);
+        free(displs);
+        if (bad)
+            rc = MPI_ERR_NO_MEM;
+    }
+    if (rt_par_agree(rc != MPI_SUCCESS))
+        return rt_err_set(err, RT_EIO, "density: the ranks' pictures could not be combined");
+    d->messages = all_n[0];
+    d->tachyons = all_n[1];
+    return RT_OK;
+#else
+    (void)d;
+    (void)err;
+    return RT_OK;
+#endif
 }
 
 const rt_timeline *rt_density_timeline(const rt_density *d) { return d->tl; }

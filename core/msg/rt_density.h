@@ -26,6 +26,9 @@ typedef struct rt_density_opts {
     int nsel;             /* chosen processors (0: all nprocs) ... */
     const int *sel;       /* ... their ids in drawing order (copied) */
     int max_lines;        /* messages kept one by one before switching to density (>= 0) */
+    int part, parts;      /* parts > 1: this raster holds part `part` of a picture split over
+                             `parts` (the ranks of an MPI job): processors p with p % parts == part
+                             and the messages they receive; rt_density_reduce sums the parts */
 } rt_density_opts;
 
 typedef struct rt_density_line {
@@ -39,8 +42,21 @@ int rt_density_new(const rt_density_opts *o, rt_density **out, rt_err *err);
 void rt_density_free(rt_density *d);
 /* Set o->on_state, o->on_message and o->ud to feed d (o's other fields kept). */
 void rt_density_attach(rt_density *d, rt_replay_opts *o);
-/* Account every processor's state up to the window's end (after the replay ran). */
+/*
+ * Account every processor's state up to the window's end (after the replay
+ * ran); the lines kept are put in one order (send, receive, sender, receiver)
+ * so the picture does not depend on the order the messages arrived in.
+ */
 void rt_density_finish(rt_density *d);
+/*
+ * Collective over the MPI job (rt_par.h), after rt_density_finish on every
+ * rank, each holding its part (opts part = rank, parts = size): rank 0's d
+ * becomes the whole picture, cell for cell, line for line and count for count
+ * what one process would have made (raster cells are whole units, so their
+ * sums do not depend on the order). Other ranks' d are left partial. Serial
+ * (or parts <= 1): nothing to do. RT_OK, or an error every rank returns.
+ */
+int rt_density_reduce(rt_density *d, rt_err *err);
 
 const rt_timeline *rt_density_timeline(const rt_density *d);
 int rt_density_nsel(const rt_density *d);

@@ -55,6 +55,7 @@ typedef struct change {
 } change;
 
 struct rt_medea {
+    int part, parts;      /* parts > 1: only processors p % parts == part are kept (rt_medea_set_part) */
     long events_fed;      /* entry and exit records fed (0: a statistics-only trace) */
     int from_stats;       /* parameters taken from statistics records (rt_medea_add_stats) */
     proc_st *procs;       /* components (processor, task), in order of appearance */
@@ -214,6 +215,18 @@ void rt_medea_keep_profiles(rt_medea *m, int on)
 void rt_medea_keep_bursts(rt_medea *m, int on)
 {
     m->keep_bursts = on;
+}
+
+void rt_medea_set_part(rt_medea *m, int part, int parts)
+{
+    m->part = parts > 1 ? part : 0;
+    m->parts = parts > 1 ? parts : 0;
+}
+
+/* 1 when processor proc's parameters are kept here. */
+static int kept(const rt_medea *m, int proc)
+{
+    return m->parts <= 1 || proc % m->parts == m->part;
 }
 
 static int add_change(rt_medea *m, double t, int which, int delta)
@@ -436,6 +449,11 @@ int rt_medea_add(rt_medea *m, const rt_medea_rec *r, rt_err *err)
         return rt_err_set(err, RT_EINVAL, "processor: id %d outside 0..%d", r->proc, MAX_PROC - 1);
     if (!isfinite(r->time))
         return rt_err_set(err, RT_EINVAL, "time: not a finite number");
+    if (!kept(m, r->proc)) { /* another part's: only whether the trace has events matters here */
+        if ((r->rectype == -3 || r->rectype == -4) && !is_tracing(r->event))
+            m->events_fed++;
+        return RT_OK;
+    }
     proc_st *ps = get_proc(m, r->proc, r->task, err);
     if (!ps)
         return RT_ENOMEM;
@@ -502,6 +520,12 @@ int rt_medea_add_stats(rt_medea *m, int proc, int task, int kind, int event, dou
         return rt_err_set(err, RT_EINVAL, "processor: id %d outside 0..%d", proc, MAX_PROC - 1);
     if (!isfinite(value) || !isfinite(time))
         return rt_err_set(err, RT_EINVAL, "statistics: not a finite number");
+    if (!kept(m, proc)) {
+        if (kind < -105 || kind > -101)
+            return rt_err_set(err, RT_EINVAL, "statistics: record type %d is not -101..-105", kind);
+        m->from_stats = 1;
+        return RT_OK;
+    }
     proc_st *ps = get_proc(m, proc, task, err);
     if (!ps)
         return RT_ENOMEM;

@@ -119,6 +119,14 @@ void rt_medea_keep_profiles(rt_medea *m, int on);
 void rt_medea_keep_bursts(rt_medea *m, int on);
 
 /*
+ * Keep only the processors p with p % parts == part (parts > 1; parts <= 1:
+ * all): one rank's share of an MPI job, whose parameters are those of the
+ * whole trace's run for these processors. Records of other processors count
+ * only towards whether the trace has events. Call before the first record.
+ */
+void rt_medea_set_part(rt_medea *m, int part, int parts);
+
+/*
  * Feed one record. RT_OK, or RT_EINVAL (err filled) for a negative processor
  * id or a non-finite time, RT_ENOMEM. A component is a (processor, task)
  * pair: each task of a processor keeps its own stack and parameters. Exits

@@ -6,20 +6,19 @@
 #include <string.h>
 
 typedef struct tl_proc {
-    int state, task;      /* current state; current task (-1 none) */
+    int state, task;      /* current state (-1: counted elsewhere, rt_timeline_leave_out); current task (-1 none) */
     double since, tsince; /* accounted (for good) up to these times */
 } tl_proc;
 
 struct rt_timeline {
     int cols, rows, nprocs, ntasks, nslots;
     double t0, t1, dt;
-    double inv_dt;        /* 1 / dt: columns found by a product, checked near a boundary */
     int tasks[RT_TIMELINE_MAXTASKS];
     tl_proc *procs;
     int *row;             /* per processor: its row (rt_timeline_row_of without a division per call) */
-    double *st;           /* cols * rows * RT_NSTATES, committed time */
-    double *tk;           /* cols * rows * nslots */
-    double *pst, *ptk;    /* the same with the pending (current) parts up to `upto` added */
+    int64_t *st;          /* cols * rows * RT_NSTATES, committed time in RT_TIMELINE_UNIT-ths of dt */
+    int64_t *tk;          /* cols * rows * nslots */
+    int64_t *pst, *ptk;   /* the same with the pending (current) parts up to `upto` added */
     double upto;          /* last advance time */
     int dirty;            /* committed changed since the pending copy was made */
 };
@@ -95,7 +94,6 @@ int rt_timeline_set_window(rt_timeline *tl, double t0, double t1, rt_err *err)
     tl->t0 = t0;
     tl->t1 = t1;
     tl->dt = (t1 - t0) / tl->cols;
-    tl->inv_dt = 1 / tl->dt;
     size_t cells = (size_t)tl->cols * (size_t)tl->rows;
     memset(tl->st, 0, cells * RT_NSTATES * sizeof *tl->st);
     memset(tl->tk, 0, cells * (size_t)tl->nslots * sizeof *tl->tk);
@@ -107,11 +105,11 @@ int rt_timeline_set_window(rt_timeline *tl, double t0, double t1, rt_err *err)
 }
 
 /* Shift every row of v (stride slots per cell) by k columns, zeroing what comes in. */
-static void shift(const rt_timeline *tl, double *v, int stride, int k)
+static void shift(const rt_timeline *tl, int64_t *v, int stride, int k)
 {
     size_t W = (size_t)tl->cols, cs = (size_t)stride * sizeof *v;
     for (int r = 0; r < tl->rows; r++) {
-        double *row = v + (size_t)r * W * (size_t)stride;
+        int64_t *row = v + (size_t)r * W * (size_t)stride;
         if (k >= tl->cols || -k >= tl->cols) {
             memset(row, 0, W * cs);
         } else if (k > 0) {
@@ -155,40 +153,33 @@ int rt_timeline_row_procs(const rt_timeline *tl, int r, int *count)
 }
 
 /*
- * The column of time a (t0 <= a): (a - t0) / dt truncated, as the division
- * gives it. The product with 1 / dt is within a few units in the last place of
- * the quotient, so it truncates the same unless it lies within 1e-7 of a whole
- * number; there the division decides.
+ * Time a as a fixed-point place in the raster: columns from t0 in units of
+ * 1 / RT_TIMELINE_UNIT of a column, clamped to the window. Every cell sums
+ * whole units, so a cell's time is the same whatever order the processors that
+ * share it were fed in (or whichever ranks of a job fed them: their rasters add
+ * up exactly), and a processor's segments tile its time without a gap.
  */
-static inline int col_of(const rt_timeline *tl, double a)
+static int64_t place_of(const rt_timeline *tl, double a)
 {
-    double x = a - tl->t0, q = x * tl->inv_dt;
-    int c = (int)q;
-    double f = q - c;
-    if (f > 1e-7 && f < 1 - 1e-7)
-        return c;
-    return (int)(x / tl->dt);
+    if (!(a > tl->t0))
+        return 0;
+    if (a >= tl->t1)
+        return (int64_t)tl->cols * RT_TIMELINE_UNIT;
+    return llround((a - tl->t0) / tl->dt * (double)RT_TIMELINE_UNIT);
 }
 
 /* Add [a, b] (clipped to the window) to slot k of the row's cells in array v of `stride` slots per cell. */
-static void spread(const rt_timeline *tl, double *v, int stride, int row, int k, double a, double b)
+static void spread(const rt_timeline *tl, int64_t *v, int stride, int row, int k, double a, double b)
 {
-    if (a < tl->t0)
-        a = tl->t0;
-    if (b > tl->t1)
-        b = tl->t1;
-    if (!(b > a))
+    int64_t x = place_of(tl, a), e = place_of(tl, b);
+    if (e <= x)
         return;
-    int c = col_of(tl, a);
-    if (c >= tl->cols)
-        c = tl->cols - 1;
-    double *base = v + (size_t)row * (size_t)tl->cols * (size_t)stride;
-    while (c < tl->cols && a < b) {
-        double ce = c == tl->cols - 1 ? tl->t1 : tl->t0 + (c + 1) * tl->dt;
-        double e = b < ce ? b : ce;
-        if (e > a)
-            base[(size_t)c * (size_t)stride + (size_t)k] += e - a;
-        a = e;
+    int64_t c = x / RT_TIMELINE_UNIT;
+    int64_t *base = v + (size_t)row * (size_t)tl->cols * (size_t)stride;
+    while (x < e) {
+        int64_t ce = (c + 1) * RT_TIMELINE_UNIT, y = e < ce ? e : ce;
+        base[(size_t)c * (size_t)stride + (size_t)k] += y - x;
+        x = y;
         c++;
     }
 }
@@ -207,6 +198,8 @@ void rt_timeline_state(rt_timeline *tl, int proc, double t, int old_state, int n
     if (proc < 0 || proc >= tl->nprocs || (unsigned)new_state >= RT_NSTATES)
         return;
     tl_proc *p = &tl->procs[proc];
+    if (p->state < 0)
+        return;
     if (t > p->since) {
         spread(tl, tl->st, RT_NSTATES, rt_timeline_row_of(tl, proc), p->state, p->since, t);
         tl->dirty = 1;
@@ -221,6 +214,8 @@ void rt_timeline_task(rt_timeline *tl, int proc, double t, int old_task, int new
     if (proc < 0 || proc >= tl->nprocs)
         return;
     tl_proc *p = &tl->procs[proc];
+    if (p->state < 0)
+        return;
     if (t > p->tsince) {
         if (p->task >= 0) {
             spread(tl, tl->tk, tl->nslots, tl->row[proc], task_slot(tl, p->task), p->tsince, t);
@@ -238,6 +233,8 @@ void rt_timeline_advance(rt_timeline *tl, double t)
     memcpy(tl->ptk, tl->tk, cells * (size_t)tl->nslots * sizeof *tl->tk);
     for (int i = 0; i < tl->nprocs; i++) {
         const tl_proc *p = &tl->procs[i];
+        if (p->state < 0)
+            continue;
         int row = rt_timeline_row_of(tl, i);
         if (t > p->since)
             spread(tl, tl->pst, RT_NSTATES, row, p->state, p->since, t);
@@ -246,6 +243,12 @@ void rt_timeline_advance(rt_timeline *tl, double t)
     }
     tl->upto = t;
     tl->dirty = 0;
+}
+
+void rt_timeline_leave_out(rt_timeline *tl, int proc)
+{
+    if (proc >= 0 && proc < tl->nprocs)
+        tl->procs[proc].state = -1;
 }
 
 static void tap_state(void *ud, int proc, double t, int o, int n) { rt_timeline_state(ud, proc, t, o, n); }
@@ -270,14 +273,19 @@ void rt_timeline_window(const rt_timeline *tl, double *t0, double *t1)
 }
 
 /* The array to read: the committed one, or with the pending parts when an advance is current. */
-static const double *states_of(const rt_timeline *tl)
+static const int64_t *states_of(const rt_timeline *tl)
 {
     return tl->upto > -INFINITY && !tl->dirty ? tl->pst : tl->st;
 }
 
-static const double *tasks_of(const rt_timeline *tl)
+static const int64_t *tasks_of(const rt_timeline *tl)
 {
     return tl->upto > -INFINITY && !tl->dirty ? tl->ptk : tl->tk;
+}
+
+static double units_to_seconds(const rt_timeline *tl, int64_t v)
+{
+    return (double)v / (double)RT_TIMELINE_UNIT * tl->dt;
 }
 
 static int in_raster(const rt_timeline *tl, int c, int r)
@@ -289,20 +297,20 @@ double rt_timeline_state_time(const rt_timeline *tl, int c, int r, int s)
 {
     if (!in_raster(tl, c, r) || (unsigned)s >= RT_NSTATES)
         return 0;
-    return states_of(tl)[((size_t)r * (size_t)tl->cols + (size_t)c) * RT_NSTATES + (size_t)s];
+    return units_to_seconds(tl, states_of(tl)[((size_t)r * (size_t)tl->cols + (size_t)c) * RT_NSTATES + (size_t)s]);
 }
 
 double rt_timeline_task_time(const rt_timeline *tl, int c, int r, int k)
 {
     if (!in_raster(tl, c, r) || k < 0 || k >= tl->nslots)
         return 0;
-    return tasks_of(tl)[((size_t)r * (size_t)tl->cols + (size_t)c) * (size_t)tl->nslots + (size_t)k];
+    return units_to_seconds(tl, tasks_of(tl)[((size_t)r * (size_t)tl->cols + (size_t)c) * (size_t)tl->nslots + (size_t)k]);
 }
 
-static int argmax(const double *v, int n)
+static int argmax(const int64_t *v, int n)
 {
     int best = -1;
-    double bv = 0;
+    int64_t bv = 0;
     for (int i = n - 1; i >= 0; i--) /* from the top: ties go to the higher index */
         if (v[i] > bv) {
             bv = v[i];
@@ -334,4 +342,10 @@ int rt_timeline_fill_grid(const rt_timeline *tl, int which, rt_grid *g, rt_err *
             g->cells[(size_t)r * (size_t)g->w + (size_t)c] =
                 which ? rt_timeline_dominant_task(tl, c, r) : rt_timeline_dominant(tl, c, r);
     return RT_OK;
+}
+
+int64_t *rt_timeline_state_cells(rt_timeline *tl, size_t *n)
+{
+    *n = (size_t)tl->cols * (size_t)tl->rows * RT_NSTATES;
+    return (int64_t *)states_of(tl);
 }

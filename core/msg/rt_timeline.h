@@ -7,7 +7,8 @@
  * t0 + (c + 1) * dt, dt = (t1 - t0) / W) and R rows. With P processors and
  * P <= R there is one row per processor (rows = P); with P > R several share a
  * row: processor p is in row p * R / P (consecutive processors together). Each
- * cell holds processor-seconds: the time the row's processors spent in each
+ * cell holds processor-seconds, counted in whole 1 / 2^32-ths of a column so
+ * that a sum over processors does not depend on their order: the time the row's processors spent in each
  * state (idle, overhead, busy: rt_pstate) and in each tracked task inside the
  * column's time range. Tasks: up to RT_TIMELINE_MAXTASKS given at creation
  * have a slot each; any other task adds to the "other" slot (index ntasks);
@@ -32,6 +33,8 @@
 #include "rt_replay.h"
 
 #define RT_TIMELINE_MAXTASKS 32
+/* Cells count time in whole 1 / RT_TIMELINE_UNIT-ths of a column (exact sums in any order). */
+#define RT_TIMELINE_UNIT ((int64_t)1 << 32)
 
 typedef struct rt_timeline_opts {
     int cols, rows;       /* W >= 1, R >= 1 (rows used: min(R, nprocs)) */
@@ -52,6 +55,11 @@ void rt_timeline_free(rt_timeline *tl);
 /* Feed: processor proc changes state / task at time t (as the replay's callbacks). */
 void rt_timeline_state(rt_timeline *tl, int proc, double t, int old_state, int new_state);
 void rt_timeline_task(rt_timeline *tl, int proc, double t, int old_task, int new_task);
+/*
+ * Leave processor proc out: none of its time is counted here (its time is
+ * counted by another raster, e.g. another rank's of an MPI job). Call before feeding.
+ */
+void rt_timeline_leave_out(rt_timeline *tl, int proc);
 /* Account every processor's current state and task up to t (not beyond t1). */
 void rt_timeline_advance(rt_timeline *tl, double t);
 /* Feed from rp through a tap (rt_replay_add_tap); RT_OK or RT_ERANGE. Detach before freeing either. */
@@ -91,5 +99,12 @@ int rt_timeline_dominant_task(const rt_timeline *tl, int c, int r);
  * task slot (-1 none).
  */
 int rt_timeline_fill_grid(const rt_timeline *tl, int which, rt_grid *g, rt_err *err);
+/*
+ * The state cells as read (after rt_timeline_advance: with the current states'
+ * parts), rows x cols x RT_NSTATES in RT_TIMELINE_UNIT-ths of a column; *n the
+ * count. Writable, so that the rasters of disjoint processor sets (the ranks of
+ * a job) can be summed into one, exactly.
+ */
+int64_t *rt_timeline_state_cells(rt_timeline *tl, size_t *n);
 
 #endif

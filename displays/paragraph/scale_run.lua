@@ -1,9 +1,13 @@
 --- `retrace paragraph --static / --export / --timeline-html`: whole-run views
 -- and exports (called by scripts/paragraph.lua after the pre-pass).
 -- run(args, info) -> summary {text = one line, ...} | nil, message, "usage" | "input"
+-- Under mpirun every rank draws the --static raster of its own processors and
+-- rank 0 draws the combined picture and writes every file; the other ranks
+-- return {rank = r} and write nothing.
 local display = require "retrace.display"
 local pgscale = require "retrace.pgscale"
 local whole_run = require "retrace.displays.paragraph.whole_run"
+local par = require "retrace.par"
 
 local M = {}
 
@@ -46,7 +50,7 @@ function M.run(args, info)
       if not skip[p] then sel[#sel + 1] = p end
     end
     local left = info.P - #sel
-    if left > 0 and #sel > 0 then
+    if left > 0 and #sel > 0 and par.rank() == 0 then
       io.stderr:write(string.format("retrace: %s: %d processor%s with no state record (idle the whole run) "
         .. "left out; --all-threads keeps them\n", args.trace, left, left == 1 and "" or "s"))
     elseif left > 0 then -- none has a state record: all drawn
@@ -73,9 +77,10 @@ function M.run(args, info)
     local d, r = whole_run.picture(kinds, sel, t0, t1, W, H, function(cols, rows)
       return pgscale.raster(args.trace, info, { cols = cols, rows = rows, t0 = t0, t1 = t1,
                                                 sel = subset and sel or nil, format = args.format,
-                                                mix = args.mix and 8 or nil })
+                                                mix = args.mix and 8 or nil, split = true })
     end)
     if not d then return nil, r, "input" end
+    if par.rank() ~= 0 then return { rank = par.rank() } end
     local dir = args.output:match("^(.*)/[^/]*$")
     if dir and dir ~= "" then
       local okd, derr = require("retrace.fs").mkdir_p(dir)
@@ -94,6 +99,7 @@ function M.run(args, info)
     text[#text + 1] = string.format("%s: %d of %d processors in %d rows, %d messages (%s) in %s", args.trace,
       #sel, info.P, r.rows, r.messages, out.static.mode, args.output)
   end
+  if par.rank() ~= 0 then return { rank = par.rank() } end
   if args.export then
     local fmt, file = args.export[1], args.export[2]
     if fmt ~= "chrome-json" then return nil, "--export '" .. tostring(fmt) .. "': use chrome-json", "usage" end

@@ -25,7 +25,7 @@ static rt_density *run(int rows, int nsel, const int *sel, int max_lines)
 {
     char path[1024];
     rt_err err;
-    rt_density_opts o = {12, rows, 0, 12, 4, nsel, sel, max_lines};
+    rt_density_opts o = {12, rows, 0, 12, 4, nsel, sel, max_lines, 0, 0};
     rt_density *d = NULL;
     assert_int_equal(rt_density_new(&o, &d, &err), RT_OK);
     rt_tsource *src = rt_tsource_open(rt_test_fixture(path, sizeof path, "paragraph/hand4.trf"), NULL, &err);
@@ -138,7 +138,7 @@ static void test_bad_options(void **state)
     (void)state;
     rt_err err;
     rt_density *d = NULL;
-    rt_density_opts o = {0, 4, 0, 12, 4, 0, NULL, 10};
+    rt_density_opts o = {0, 4, 0, 12, 4, 0, NULL, 10, 0, 0};
     assert_int_equal(rt_density_new(&o, &d, &err), RT_EINVAL);
     o.cols = 12;
     o.t1 = 0;

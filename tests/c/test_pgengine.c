@@ -734,7 +734,8 @@ static void test_random_vs_models(void **state)
                         b = ps.t1; /* advanced to the end of the trace only */
                     for (int p = first; p < first + n; p++)
                         want += b > a ? logged_time(&log, p, s, a, b) : 0;
-                    if (fabs(rt_timeline_state_time(tl, c, r, s) - want) > 1e-9)
+                    /* cells count whole 2^-32-ths of a column: within a few of them */
+                    if (fabs(rt_timeline_state_time(tl, c, r, s) - want) > 1e-9 + 1e-7 * dt)
                         fail_msg("round %u %dx%d cell (%d, %d) %s: %g, want %g", round, W, R, c, r,
                                  rt_state_name(s), rt_timeline_state_time(tl, c, r, s), want);
                 }
@@ -975,7 +976,8 @@ static int by_value(const void *a, const void *b)
 
 /* State changes at column boundaries (t0 + c * dt as computed, and the doubles next to
  * them), where a product and a division could truncate apart, and at random times: every
- * cell of the raster equals the division model's, exactly, for awkward windows. */
+ * cell of the raster equals the division model's, for awkward windows, within the raster's
+ * unit (2^-32 of a column) per change in the column and at its two edges. */
 static void test_raster_columns_vs_division(void **state)
 {
     (void)state;
@@ -1012,12 +1014,20 @@ static void test_raster_columns_vs_division(void **state)
             rt_timeline_state(tl, 0, t[i], s, ns);
             s = ns;
         }
+        int *changes = calloc((size_t)W, sizeof *changes);
+        assert_non_null(changes);
+        for (int i = 0; i < N; i++) {
+            int c = (int)((t[i] - t0) / dt);
+            changes[c < 0 ? 0 : c >= W ? W - 1 : c]++;
+        }
         for (int c = 0; c < W; c++)
             for (int st = 0; st < RT_NSTATES; st++)
-                if (rt_timeline_state_time(tl, c, 0, st) != model[(size_t)st * (size_t)W + (size_t)c])
+                if (fabs(rt_timeline_state_time(tl, c, 0, st) - model[(size_t)st * (size_t)W + (size_t)c]) >
+                    (changes[c] + 2) * dt / 4294967296.0)
                     fail_msg("window %g .. %g, %d columns: cell %d state %d %.17g, model %.17g", t0, t1, W, c, st,
                              rt_timeline_state_time(tl, c, 0, st), model[(size_t)st * (size_t)W + (size_t)c]);
         rt_timeline_free(tl);
+        free(changes);
         free(t);
         free(model);
     }

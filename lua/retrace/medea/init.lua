@@ -3,7 +3,7 @@
 --   medea.parameters(trace, approach) -> components | nil, message
 --       trace: a path or an accumulator (retrace.core.medea.new()) already fed;
 --       approach: "program" (default), "processor" or "event".
---   medea.accumulate(path [, strict [, profiles [, bursts]]]) -> accumulator | nil, message
+--   medea.accumulate(path [, strict [, profiles [, bursts [, shared]]]]) -> accumulator | nil, message
 --   medea.kmeans(matrix, k, opts), medea.fit(xs, ys, model [, degree])
 --   medea.characterize(components, opts) -> the clusters table of `retrace medea --json`
 -- Submodules: cluster, fit, formats, functional, metrics.
@@ -49,11 +49,60 @@ M.basename = basename
 -- The trace is replayed by the message-passing engine (core/msg), whose record
 -- stream feeds the accumulator. Returns acc, skipped (malformed lines skipped),
 -- warnings (the engine's: unmatched exits, events left open, tachyons) or nil, message.
-function M.accumulate(path, strict, profiles, bursts)
+-- shared = true under mpirun (retrace.par, more than one rank): the ranks share
+-- this trace, each keeping its own processors' parameters (p % size == rank), and
+-- rank 0 gets a view of them all ({processors, events, from_stats, close} as an
+-- accumulator's), equal to the serial run's value for value; the other ranks get
+-- a view of their own processors only. Collective then: every rank calls it, in
+-- the same order, for the same trace. With profiles or bursts (not split yet),
+-- or shared false, each process reads the whole trace alone. Returns nil, false
+-- on a rank whose part was read when another rank's could not be.
+function M.accumulate(path, strict, profiles, bursts, shared)
+  local par = require "retrace.par"
+  local split = shared and par.size() > 1 and not profiles and not bursts
   local acc = core.medea.new(profiles, bursts)
+  if split then acc:own(par.rank(), par.size()) end
   local skipped, warnings = acc:feed(path, strict)
+  if split and par.agree(skipped and 0 or 1) ~= 0 then
+    acc:close()
+    return nil, skipped and false or warnings -- (false: another rank failed and says why)
+  end
   if not skipped then acc:close(); return nil, warnings end
-  return acc, skipped, warnings
+  if not split then return acc, skipped, warnings end
+  local mine = { procs = acc:processors(), events = acc:events(), from_stats = acc:from_stats() }
+  acc:close()
+  local all = par.gather(mine)
+  return M.view(all or { mine }), skipped, warnings
+end
+
+local View = {}
+View.__index = View
+function View:processors() return self.procs end
+function View:events() return self.evs end
+function View:from_stats() return self.stats end
+function View:close() end
+
+--- An accumulator's view made of parts {{procs =, events =, from_stats =}, ...}
+-- (acc:processors(), acc:events(), acc:from_stats() of disjoint processor sets):
+-- processors by (id, task), events by (processor, task, event type), as one
+-- accumulator lists them.
+function M.view(parts)
+  local v = setmetatable({ procs = {}, evs = {}, stats = false }, View)
+  for _, part in ipairs(parts) do
+    for _, p in ipairs(part.procs) do v.procs[#v.procs + 1] = p end
+    for _, e in ipairs(part.events) do v.evs[#v.evs + 1] = e end
+    v.stats = v.stats or part.from_stats
+  end
+  table.sort(v.procs, function(a, b)
+    if a.proc ~= b.proc then return a.proc < b.proc end
+    return (a.task or 0) < (b.task or 0)
+  end)
+  table.sort(v.evs, function(a, b)
+    if a.proc ~= b.proc then return a.proc < b.proc end
+    if (a.task or 0) ~= (b.task or 0) then return (a.task or 0) < (b.task or 0) end
+    return a.event < b.event
+  end)
+  return v
 end
 
 local function pick(t, names)
