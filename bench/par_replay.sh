@@ -74,7 +74,7 @@ local have = n > 0 and #lines == n
 print(string.format("%-9s %6s %8.2f %6s %18s %14s %7.2f %18s %9s %10s %9s %4s", size, n == 0 and "serial" or n, wall,
   serial > 0 and string.format("%.2fx", wall / serial) or "-", table.concat(rcpu, "/"), table.concat(rss, "/"),
   sum.events / wall / 1e6, have and table.concat(per_rank, "/") or "-",
-  have and string.format("%.2f", exch) or "-", have and tostring(matched) or "-",
+  have and string.format("%.2f", exch) or "-", have and string.format("%.0f", matched) or "-",
   have and matched > 0 and string.format("%.3f", exch / matched * 1e6) or "-", same))
 EOF
 
