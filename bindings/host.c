@@ -725,6 +725,10 @@ int main(int argc, char **argv)
         ha.code = report_error(L);
     lua_close(L);
     globalL = NULL;
+    /* a failure the other ranks did not agree to (they may wait in a collective): end the
+     * whole job, the message printed already (mpirun -q adds nothing to it) */
+    if (ha.code != 0 && !rt_par_settled())
+        rt_par_abort(ha.code);
     rt_par_finalize();
     /* a full disk or a closed pipe on standard output is an error, not a success:
      * the last buffered block is only written here */

@@ -26,6 +26,9 @@
 #include "bind.h"
 #include "lpicl.h"
 #include "lreplay.h"
+#include "rt_par.h"
+#include "rt_par_route.h"
+#include "rt_par_source.h"
 #include "rt_picl_source.h"
 #include "rt_prescan.h"
 #include "rt_replay.h"
@@ -473,7 +476,9 @@ static int l_open(lua_State *L)
     const char *format = luaL_optstring(L, -1, NULL);
     lua_pop(L, 1);
     rt_err err;
-    rt_tsource *src = rt_tsource_open(path, format, &err);
+    /* parallel: under mpirun this rank's part of a distributed replay (collective) */
+    int parallel = rt_opt_bool(L, 2, "parallel", 0);
+    rt_tsource *src = parallel ? rt_par_source_open(path, format, &err) : rt_tsource_open(path, format, &err);
     if (!src)
         return rt_push_fail(L, &err);
     lua_pushnil(L);
@@ -481,7 +486,11 @@ static int l_open(lua_State *L)
     rt_replay_opts o;
     replay_box *b = new_box(L, &o);
     b->src = src;
-    source_options(L, src);
+    source_options(L, rt_par_source_part(src));
+    if (rt_par_source_is_par(src)) {
+        o.own_rank = rt_par_rank();
+        o.own_size = rt_par_size();
+    }
     prescan_events(L, &o);
     if (prescan_auto(L, src, &o, &err) != RT_OK)
         return rt_push_fail(L, &err);
@@ -941,6 +950,60 @@ static int replay_matrix(lua_State *L)
     return 1;
 }
 
+/* rp:part() -> rank, size of a distributed part; nothing for a whole replay. */
+static int replay_part(lua_State *L)
+{
+    replay_box *b = check_replay(L, 1);
+    rt_tsource *src = rt_replay_source(b->rp);
+    if (!src || !rt_par_source_is_par(src))
+        return 0;
+    lua_pushinteger(L, rt_par_rank());
+    lua_pushinteger(L, rt_par_size());
+    return 2;
+}
+
+/* rp:owns(id) -> whether processor id is this replay's own (always, unless a part). */
+static int replay_owns(lua_State *L)
+{
+    replay_box *b = check_replay(L, 1);
+    int id = (int)luaL_checkinteger(L, 2);
+    rt_tsource *src = rt_replay_source(b->rp);
+    int part = src && rt_par_source_is_par(src);
+    lua_pushboolean(L, !part || rt_par_owns(id, rt_par_rank(), rt_par_size()));
+    return 1;
+}
+
+/* rp:warning_keys() -> {{a, b, c}, ...}: each kept warning's serial key (b, c as 64-bit
+ * integers that wrap: compare them with math.ult). */
+static int replay_warning_keys(lua_State *L)
+{
+    replay_box *b = check_replay(L, 1);
+    int n = rt_replay_nwarnings(b->rp);
+    lua_createtable(L, n, 0);
+    for (int i = 0; i < n; i++) {
+        rt_tkey k;
+        rt_replay_warning_key(b->rp, i, &k);
+        lua_createtable(L, 3, 0);
+        lua_pushinteger(L, (lua_Integer)k.a);
+        lua_rawseti(L, -2, 1);
+        lua_pushinteger(L, (lua_Integer)k.b);
+        lua_rawseti(L, -2, 2);
+        lua_pushinteger(L, (lua_Integer)k.c);
+        lua_rawseti(L, -2, 3);
+        lua_rawseti(L, -2, i + 1);
+    }
+    return 1;
+}
+
+/* replay.unpaired_warning(which, n): the end-of-replay warning's words (0 sent, 1 received). */
+static int l_unpaired_warning(lua_State *L)
+{
+    char buf[120];
+    rt_replay_unpaired_warning((int)luaL_checkinteger(L, 1), luaL_checkinteger(L, 2), buf, sizeof buf);
+    lua_pushstring(L, buf);
+    return 1;
+}
+
 static int replay_warnings(lua_State *L)
 {
     replay_box *b = check_replay(L, 1);
@@ -1050,7 +1113,7 @@ static int replay_progress(lua_State *L)
 static int replay_skipped(lua_State *L)
 {
     replay_box *b = check_replay(L, 1);
-    const rt_tsource *s = rt_replay_source(b->rp);
+    const rt_tsource *s = rt_par_source_part(rt_replay_source(b->rp));
     lua_pushinteger(L, s ? (lua_Integer)s->skipped : 0);
     lua_pushinteger(L, s ? (lua_Integer)s->warnings : 0);
     return 2;
@@ -1135,6 +1198,9 @@ static const luaL_Reg methods[] = {
     {"pending", replay_pending},
     {"matrix", replay_matrix},
     {"warnings", replay_warnings},
+    {"warning_keys", replay_warning_keys},
+    {"part", replay_part},
+    {"owns", replay_owns},
     {"critical_path", replay_critical_path},
     {"write_csv", replay_write_csv},
     {"commit_csv", replay_commit_csv},
@@ -1156,6 +1222,7 @@ static const luaL_Reg funcs[] = {
     {"time_unit", l_time_unit},
     {"check_window", l_check_window},
     {"scale_width", l_scale_width},
+    {"unpaired_warning", l_unpaired_warning},
     {NULL, NULL},
 };
 
@@ -1207,5 +1274,9 @@ int rt_lopen_replay(lua_State *L)
 {
     rt_new_class(L, REPLAY_T, methods, replay_close);
     luaL_newlib(L, funcs);
+    lua_pushstring(L, rt_par_peer_failed); /* a distributed run's error on the ranks that did not fail */
+    lua_setfield(L, -2, "PEER_FAILED");
+    lua_pushinteger(L, RT_REPLAY_KEEP_WARNINGS);
+    lua_setfield(L, -2, "KEEP_WARNINGS");
     return 1;
 }

@@ -154,9 +154,14 @@ local function run(args)
   check_format(args.format)
   local bar = cli.progress("replay", 1)
   local s, err = picl.summary(args.trace, { format = args.format, strict = args.strict, start = args.from,
-    stop = args.to, compstats = not args.no_compstats, progress = function(done, total) bar.total = total; bar:update(done) end })
+    stop = args.to, compstats = not args.no_compstats, parallel = true,
+    progress = function(done, total) bar.total = total; bar:update(done) end })
   bar:finish()
+  if not s and err and err:find(replay.PEER_FAILED, 1, true) then
+    error({ exit = 1 }, 0) -- another rank failed and tells why
+  end
   if not s then cli.input_error(err) end
+  if s.rank then return 0 end -- a distributed run: rank 0 prints the merged statistics
   if (args.from or args.to) and s.span then -- a window outside the trace is bad input, as for paragraph
     local ok, werr = require("retrace.replay").check_window({ t0 = s.span[1], t1 = s.span[2] }, args.from, args.to,
       args.trace)
@@ -196,4 +201,5 @@ return {
     p:option("--to", "end of the time window (seconds)"):convert(tonumber)
   end,
   run = run,
+  parallel = true, -- under mpirun every rank replays its part (retrace.picl summary, opts.parallel)
 }

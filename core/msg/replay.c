@@ -12,6 +12,8 @@
 #include <string.h>
 
 #include "rt_mem.h"
+#include "rt_par_coll.h"
+#include "rt_par_route.h"
 #include "rt_replay_int.h"
 
 /*
@@ -25,6 +27,12 @@ static int peer_ok(const rt_replay *rp, int peer)
 {
     int n = rt_tdefs_nprocs(rp->defs);
     return peer >= 0 && peer < (n > RT_REPLAY_MAXPEER ? n : RT_REPLAY_MAXPEER);
+}
+
+/* 1 when processor p is this replay's own (always, unless a distributed part: rt_replay_opts.own_size). */
+static inline int own(const rt_replay *rp, int p)
+{
+    return rt_par_owns(p, rp->o.own_rank, rp->o.own_size);
 }
 
 const char *rt_state_name(int s)
@@ -50,14 +58,31 @@ static void warn(rt_replay *rp, const char *fmt, ...)
     rp->tot.warnings++;
     if (rp->nwarn < RT_REPLAY_KEEP_WARNINGS) {
         char *c = strdup(msg);
-        if (c)
+        if (c) {
+            rp->warn_key[rp->nwarn] = rp->cur_key;
             rp->warn[rp->nwarn++] = c;
+        }
     }
     if (rp->o.on_warning)
         rp->o.on_warning(rp->o.ud, msg);
 }
 
 int rt_replay_nwarnings(const rt_replay *rp) { return rp->nwarn; }
+
+void rt_replay_warning_key(const rt_replay *rp, int i, rt_tkey *key)
+{
+    if (i >= 0 && i < rp->nwarn)
+        *key = rp->warn_key[i];
+    else
+        *key = (rt_tkey){0, 0, 0};
+}
+
+int rt_replay_unpaired_warning(int which, int64_t n, char *buf, size_t cap)
+{
+    if (which == 0)
+        return snprintf(buf, cap, "%lld message(s) sent and never received", (long long)n);
+    return snprintf(buf, cap, "%lld receive(s) with no matching send", (long long)n);
+}
 const char *rt_replay_warning(const rt_replay *rp, int i)
 {
     return i >= 0 && i < rp->nwarn ? rp->warn[i] : NULL;
@@ -543,6 +568,8 @@ void rt_replay_matrix(const rt_replay *rp, rt_replay_matrix_view *m)
 static void emit_message(rt_replay *rp, int src, int dst, int comm, long tag, double bytes, double ts, double tr)
 {
     rt_message m = {src, dst, tag, bytes, ts, tr, tr < ts, comm};
+    if (!own(rp, dst)) /* the owner of the receiver counts it */
+        return;
     if (in_window(rp, ts) || in_window(rp, tr))
         rp->tot.messages++;
     if (m.tachyon) {
@@ -566,12 +593,13 @@ static int do_send(rt_replay *rp, int self, int dst, int comm, long tag, double 
     if (!c || !q)
         return RT_ENOMEM;
     proc_state *p = &rp->procs[self];
-    if (in_window(rp, t)) {
+    int mine = own(rp, dst); /* queues and pending totals are the receiver's owner's */
+    if (in_window(rp, t) && own(rp, self)) {
         p->pub.sent++;
         p->pub.sent_bytes += bytes;
     }
     int mi = -1;
-    if (rp->o.matrix) {
+    if (rp->o.matrix && mine) {
         if (!matrix_fit(rp, self > dst ? self : dst))
             return RT_ENOMEM;
         mi = self * rp->mat_n + dst;
@@ -581,7 +609,8 @@ static int do_send(rt_replay *rp, int self, int dst, int comm, long tag, double 
     if (c->recvs.n > 0) { /* a receive already happened: tachyon */
         double tr, b;
         fifo_pop(&c->recvs, &tr, &b);
-        rp->tot.unmatched_recv--;
+        if (mine)
+            rp->tot.unmatched_recv--;
         rt_message m = {self, dst, tag, bytes, t, NAN, 1, comm};
         NOTIFY(rp, on_send, &m);
         emit_message(rp, p->pub.id, dst, comm, tag, bytes, t, tr);
@@ -599,6 +628,8 @@ static int do_send(rt_replay *rp, int self, int dst, int comm, long tag, double 
     NOTIFY(rp, on_send, &m);
     q->pub.queue++;
     q->pub.queue_bytes += bytes;
+    if (!mine)
+        return RT_OK;
     rp->tot.pending++;
     rp->tot.pending_bytes += bytes;
     if (!in_window(rp, t)) /* high-water marks: reached by a send inside the window */
@@ -619,14 +650,16 @@ static int do_recv(rt_replay *rp, proc_state *p, held_recv *h)
 {
     int src = h->src;
     double t = h->time;
+    int mine = own(rp, p->pub.id);
     if (!peer_ok(rp, src)) {
-        warn(rp, "processor %d: receive at %.6f names no source processor (%d); not paired", p->pub.id, t, src);
+        if (mine)
+            warn(rp, "processor %d: receive at %.6f names no source processor (%d); not paired", p->pub.id, t, src);
         return RT_OK;
     }
     chan *c = chan_find(rp, src, p->pub.id, h->comm, h->tag);
     if (!c)
         return RT_ENOMEM;
-    if (in_window(rp, t)) {
+    if (in_window(rp, t) && mine) {
         p->pub.received++;
         p->pub.received_bytes += h->bytes;
     }
@@ -635,12 +668,14 @@ static int do_recv(rt_replay *rp, proc_state *p, held_recv *h)
         fifo_pop(&c->sends, &ts, &sb);
         p->pub.queue--;
         p->pub.queue_bytes -= sb;
-        rp->tot.pending--;
-        rp->tot.pending_bytes -= sb;
+        if (mine) {
+            rp->tot.pending--;
+            rp->tot.pending_bytes -= sb;
+        }
         proc_state *sp = &rp->procs[src]; /* it sent, so it exists */
         sp->pub.pending_out--;
         sp->pub.pending_out_bytes -= sb;
-        if (rp->o.matrix && src < rp->mat_n && p->pub.id < rp->mat_n) {
+        if (rp->o.matrix && mine && src < rp->mat_n && p->pub.id < rp->mat_n) {
             int mi = src * rp->mat_n + p->pub.id;
             rp->mat_pc[mi]--;
             rp->mat_pb[mi] -= sb;
@@ -653,7 +688,8 @@ static int do_recv(rt_replay *rp, proc_state *p, held_recv *h)
     }
     if (!fifo_push(&c->recvs, t, h->bytes))
         return RT_ENOMEM;
-    rp->tot.unmatched_recv++;
+    if (mine)
+        rp->tot.unmatched_recv++;
     return RT_OK;
 }
 
@@ -939,7 +975,7 @@ static void close_event(rt_replay *rp, proc_state *p, int i, double t, const rt_
     rt_event_stat *row = event_row(p, e.event);
     if (row)
         row->time += clipped(rp, e.entry, t);
-    if (e.cls == RT_TC_COLLECTIVE && !e.had_coll &&
+    if (e.cls == RT_TC_COLLECTIVE && !e.had_coll && rp->o.own_size <= 1 &&
         coll_occurrence(rp, p->pub.id, e.event, -1, e.entry, t, e.bytes_out + e.bytes_in) != RT_OK)
         warn(rp, "replay: out of memory gathering collective instances");
     if (e.cls == RT_TC_USER) {
@@ -1091,11 +1127,35 @@ static int defer_leave(proc_state *p, const rt_tevent *ev)
 
 static void proc_end(rt_replay *rp, int i);
 
+/*
+ * A distributed part's event of another rank's processor (a SEND to, or a RECV
+ * from, one of its own): it only pairs messages on the channel between them.
+ */
+static int feed_foreign(rt_replay *rp, const rt_tevent *ev, rt_err *err)
+{
+    int st = RT_OK;
+    if (ev->kind == RT_TE_SEND && peer_ok(rp, ev->peer) && own(rp, ev->peer)) {
+        if (!proc_at(rp, ev->proc))
+            st = RT_ENOMEM;
+        else
+            st = do_send(rp, ev->proc, ev->peer, ev->comm, (long)ev->tag, ev->bytes > 0 ? ev->bytes : 0, ev->time);
+    } else if (ev->kind == RT_TE_RECV && peer_ok(rp, ev->peer) && own(rp, ev->peer)) {
+        proc_state *p = proc_at(rp, ev->proc);
+        held_recv h = {ev->time, ev->bytes > 0 ? ev->bytes : 0, (long)ev->tag, ev->peer, ev->comm, 0, 0, 0};
+        st = p ? do_recv(rp, p, &h) : RT_ENOMEM;
+    }
+    rp->last_raw = ev->raw;
+    rp->last_proc = ev->proc;
+    return st == RT_OK ? RT_OK : rt_err_set(err, st, "replay: out of memory");
+}
+
 /* The replay proper of one event; first: it starts a record of the file. */
 static int feed(rt_replay *rp, const rt_tevent *ev, int first, rt_err *err)
 {
     if (ev->proc < 0 || ev->proc >= RT_TE_MAXPROC)
         return rt_err_set(err, RT_EINVAL, "replay: processor %d out of range", ev->proc);
+    if (!own(rp, ev->proc))
+        return feed_foreign(rp, ev, err);
     proc_state *p = proc_at(rp, ev->proc);
     if (!p)
         return rt_err_set(err, RT_ENOMEM, "replay: out of memory");
@@ -1199,7 +1259,8 @@ static int feed(rt_replay *rp, const rt_tevent *ev, int first, rt_err *err)
             credit_in(rp, p, p->nstack - 1, ev->bytes_in, t);
             int reg = p->nstack > 0 ? p->stack[p->nstack - 1].event : -1;
             double b0 = (ev->bytes > 0 ? ev->bytes : 0) + (ev->bytes_in > 0 ? ev->bytes_in : 0);
-            st = coll_occurrence(rp, id, reg, ev->comm, p->coll_begin <= t ? p->coll_begin : t, t, b0);
+            if (rp->o.own_size <= 1) /* a distributed part holds some participants only: no instances */
+                st = coll_occurrence(rp, id, reg, ev->comm, p->coll_begin <= t ? p->coll_begin : t, t, b0);
             p = &rp->procs[id];
             break;
         }
@@ -1290,10 +1351,16 @@ int rt_replay_finish(rt_replay *rp, rt_err *err)
         }
     if (order) {
         qsort(order, (size_t)n, sizeof *order, by_last);
-        for (int k = 0; k < n; k++)
+        for (int k = 0; k < n; k++) {
+            /* warnings raised here sort after every event's, by (last time, processor) */
+            rp->cur_key = (rt_tkey){INT64_MAX, rt_tkey_of_double(order[k].last), (uint64_t)order[k].id};
             proc_end(rp, order[k].id);
+        }
         free(order);
     }
+    rp->cur_key = (rt_tkey){INT64_MAX, UINT64_MAX, 0};
+    if (rp->o.own_size > 1) /* a part: the span is the whole job's (collective) */
+        rt_par_minmax(&rp->t0, &rp->t1);
     for (int i = 0; i < rp->nprocs; i++) {
         proc_state *p = &rp->procs[i];
         if (!p->pub.seen)
@@ -1302,10 +1369,17 @@ int rt_replay_finish(rt_replay *rp, rt_err *err)
         add_time(rp, p, RT_STATE_IDLE, p->pub.last, rp->t1);
     }
     coll_flush(rp);
-    if (rp->tot.pending > 0)
-        warn(rp, "%lld message(s) sent and never received", (long long)rp->tot.pending);
-    if (rp->tot.unmatched_recv > 0)
-        warn(rp, "%lld receive(s) with no matching send", (long long)rp->tot.unmatched_recv);
+    if (rp->o.own_size > 1) /* a part's counts are summed over the job before they are told */
+        return RT_OK;
+    char w[120];
+    if (rp->tot.pending > 0) {
+        rt_replay_unpaired_warning(0, rp->tot.pending, w, sizeof w);
+        warn(rp, "%s", w);
+    }
+    if (rp->tot.unmatched_recv > 0) {
+        rt_replay_unpaired_warning(1, rp->tot.unmatched_recv, w, sizeof w);
+        warn(rp, "%s", w);
+    }
     return RT_OK;
 }
 
@@ -1332,6 +1406,10 @@ static int peek(rt_replay *rp, rt_err *err)
     }
     if (st != RT_OK)
         return -st;
+    if (rp->src->has_key)
+        rp->la_key = rp->src->key;
+    else
+        rp->la_key = (rt_tkey){0, 0, (uint64_t)rp->events};
     rp->has_la = 1;
     return 1;
 }
@@ -1340,6 +1418,7 @@ static int peek(rt_replay *rp, rt_err *err)
 static int feed_record(rt_replay *rp, rt_err *err)
 {
     rp->has_la = 0;
+    rp->cur_key = rp->la_key;
     int st = feed(rp, &rp->la, 1, err);
     while (st == RT_OK) {
         rt_err e2;
@@ -1352,6 +1431,7 @@ static int feed_record(rt_replay *rp, rt_err *err)
         if (r == 0 || !continues(rp, &rp->la))
             break;
         rp->has_la = 0;
+        rp->cur_key = rp->la_key;
         st = feed(rp, &rp->la, 0, err);
     }
     return st;

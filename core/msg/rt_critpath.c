@@ -22,12 +22,15 @@
  * many). Memory:
  * the block in memory, two windows and a few bytes per processor.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "rt_mem.h"
+#include "rt_par_coll.h"
+#include "rt_par_route.h"
 #include "rt_replay_int.h"
 
 #define CP_BLOCK 4096
@@ -189,15 +192,30 @@ void rt_critical_path_clear(rt_critical_path *cp)
     memset(cp, 0, sizeof *cp);
 }
 
+/* One step of the walk back: the wait found (k1 = 1 + its index, 0 none, -1 unreadable)
+ * and the processor's first record time. */
+typedef struct cp_step {
+    int64_t k1;
+    cp_wait w;
+    double first;
+} cp_step;
+
 int rt_replay_critical_path(const rt_replay *rp, rt_critical_path *cp, rt_err *err)
 {
     memset(cp, 0, sizeof *cp);
     if (!rp->finished || !rp->o.critical_path)
         return rt_err_set(err, RT_ESTATE, "critical path: needs a finished replay with critical_path set");
-    int p = -1;
+    int p = -1, size = rp->o.own_size > 1 ? rp->o.own_size : 1;
     for (int i = 0; i < rp->nprocs; i++)
-        if (rp->procs[i].pub.seen && (p < 0 || rp->procs[i].pub.last > rp->procs[p].pub.last))
+        if (rp->procs[i].pub.seen && rt_par_owns(i, rp->o.own_rank, size) &&
+            (p < 0 || rp->procs[i].pub.last > rp->procs[p].pub.last))
             p = i;
+    double tend = p >= 0 ? rp->procs[p].pub.last : -INFINITY;
+    if (size > 1) { /* a distributed part: the latest processor of the job (smallest id of equals) */
+        rt_par_maxloc(&tend, &p);
+        if (tend == -INFINITY)
+            p = -1;
+    }
     if (p < 0)
         return RT_OK;
     int64_t *upto = malloc((size_t)rp->nprocs * sizeof *upto); /* 1 + index of each proc's latest usable wait */
@@ -206,22 +224,32 @@ int rt_replay_critical_path(const rt_replay *rp, rt_critical_path *cp, rt_err *e
     for (int i = 0; i < rp->nprocs; i++)
         upto[i] = rp->procs[i].last_wait1;
     size_t capseg = 0, capmsg = 0;
-    double t = rp->procs[p].pub.last;
+    double t = tend;
     cp->end = t;
     for (;;) {
-        const proc_state *ps = &rp->procs[p];
-        cp_wait w;
-        int64_t k1 = rp->cps ? cp_latest(rp->cps, upto[p], t, &w) : 0;
-        if (k1 < 0 || (k1 > 0 && w.prev1 >= k1))
+        /* one step back, taken by p's owner (every rank in a distributed part: a token walk) */
+        cp_step step = {0};
+        if (rt_par_owns(p, rp->o.own_rank, size)) {
+            step.k1 = rp->cps && p < rp->nprocs ? cp_latest(rp->cps, upto[p], t, &step.w) : 0;
+            if (step.k1 < 0 || (step.k1 > 0 && step.w.prev1 >= step.k1))
+                step.k1 = -1;
+            step.first = p < rp->nprocs ? rp->procs[p].pub.first : t;
+        }
+        if (size > 1)
+            rt_par_bcast_bytes(&step, sizeof step, rt_par_owner_of(p, size));
+        int64_t k1 = step.k1;
+        cp_wait w = step.w;
+        if (k1 < 0)
             goto ioerr;
         if (rt_grow((void **)&cp->segments, &capseg, cp->nsegments + 1, sizeof *cp->segments) != RT_OK)
             goto nomem;
         if (k1 == 0) {
-            cp->segments[cp->nsegments++] = (rt_cp_segment){p, ps->pub.first, t};
-            cp->start = ps->pub.first;
+            cp->segments[cp->nsegments++] = (rt_cp_segment){p, step.first, t};
+            cp->start = step.first;
             break;
         }
-        upto[p] = w.prev1;
+        if (p < rp->nprocs)
+            upto[p] = w.prev1;
         cp->segments[cp->nsegments++] = (rt_cp_segment){p, w.recv_time, t};
         if (rt_grow((void **)&cp->messages, &capmsg, cp->nmessages + 1, sizeof *cp->messages) != RT_OK)
             goto nomem;

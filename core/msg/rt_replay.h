@@ -195,6 +195,19 @@ typedef struct rt_replay_opts {
     const int64_t *proc_events;
     int nproc_events;
     int matrix;           /* 1: keep the sender x receiver matrix (rt_replay_matrix) */
+    /*
+     * A distributed replay (core/par/rt_par_route.h): with own_size > 1 this
+     * replay is rank own_rank's part of a job of own_size ranks; its own
+     * processors are those rt_par_owns(p, own_rank, own_size). It is fed its own
+     * processors' events and the SEND / RECV records whose peer it owns. Events
+     * of other processors only pair messages: they change no processor's
+     * counts, states, tables, tasks or totals; a message is counted (totals,
+     * on_message) by the owner of its receiver; warnings are raised only about
+     * own processors, each kept with the key of its event (rt_replay_warning_key)
+     * so the ranks' warnings merge in serial order. Results of other processors
+     * are not meaningful. 0 or 1: the whole trace.
+     */
+    int own_rank, own_size;
 } rt_replay_opts;
 
 typedef struct rt_replay rt_replay;
@@ -306,6 +319,20 @@ void rt_replay_totals_get(const rt_replay *rp, rt_replay_totals *t);
 #define RT_REPLAY_KEEP_WARNINGS 200
 int rt_replay_nwarnings(const rt_replay *rp);
 const char *rt_replay_warning(const rt_replay *rp, int i);
+
+/*
+ * The serial-order key of kept warning i: the key of the event that raised it
+ * when the source keeps keys (rt_tsource.has_key); warnings raised when the
+ * replay finishes sort after every event: {INT64_MAX, the processor's last
+ * time (order-preserving bits), processor}, then {INT64_MAX, UINT64_MAX, 0}.
+ * {0, 0, events replayed before it} when the source has no keys.
+ */
+void rt_replay_warning_key(const rt_replay *rp, int i, rt_tkey *key);
+
+/* The words of the end-of-replay warning about n unpaired messages: which 0 sent and never
+ * received, 1 received with no send (snprintf's contract). A distributed run tells them once,
+ * with the job's sums. */
+int rt_replay_unpaired_warning(int which, int64_t n, char *buf, size_t cap);
 
 /* Call fn for every pending message (sent, not received), oldest first per key. */
 void rt_replay_pending(const rt_replay *rp, void (*fn)(void *ud, const rt_message *m), void *ud);

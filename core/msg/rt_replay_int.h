@@ -146,7 +146,9 @@ struct rt_replay {
     int64_t *mat_pc, *mat_tc;
     double *mat_pb, *mat_tb;
     char *warn[RT_REPLAY_KEEP_WARNINGS];
+    rt_tkey warn_key[RT_REPLAY_KEEP_WARNINGS]; /* serial-order key of each (rt_replay_warning_key) */
     int nwarn;
+    rt_tkey la_key, cur_key; /* keys of the look-ahead event and of the event being replayed */
     cp_store *cps;         /* critical-path waits (NULL until the first) */
 };
 

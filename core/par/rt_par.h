@@ -39,6 +39,39 @@ int rt_par_agree(int status);
  */
 void rt_par_abort(int code);
 
+/*
+ * Does this process speak for the job: write standard output and output files,
+ * show progress? Rank 0 of a launched job, or a process not launched.
+ */
+int rt_par_speaks(void);
+/*
+ * Work alone (on = 1) until rt_par_solo(0): rank and size read 0 and 1, the
+ * communicator is MPI_COMM_SELF, agreements are the rank's own, so code that
+ * would spread its work over the job runs serially on this rank (a rank's share
+ * of independent items, or a command only rank 0 runs). Returns the previous
+ * setting. Not launched: no effect.
+ */
+int rt_par_solo(int on);
+/*
+ * How a command ended, agreed by the ranks (collective on a communicator of its
+ * own, so it never matches a collective a rank still waits in). Each rank passes
+ * its exit code and whether it holds a message to print. A failing rank passes
+ * patience >= 0: when the other ranks have not all arrived within that many
+ * seconds (one of them waits in a collective, or works on), returns -1 and the
+ * caller prints its message and calls rt_par_abort. Otherwise (patience < 0:
+ * wait as long as it takes, napping) returns the largest code, with *speak = 1
+ * on the one rank that prints: the lowest rank holding a message. Serial:
+ * code, *speak = has_message.
+ */
+int rt_par_settle(int code, int has_message, double patience, int *speak);
+/*
+ * 1 when the ending needs no abort: not launched, a job of one rank, rt_par_settle
+ * agreed, or rt_par_mark_settled said so (rank 0 ran a command alone: the others
+ * have ended already).
+ */
+int rt_par_settled(void);
+void rt_par_mark_settled(void);
+
 #ifdef RETRACE_HAVE_MPI
 #include <mpi.h>
 /* The job's communicator (a duplicate of MPI_COMM_WORLD; MPI_COMM_SELF when not launched). */

@@ -42,6 +42,7 @@ typedef struct pending {
     int kind, proc, region, peer, comm;
     int64_t ticks, tag;
     uint64_t bytes, bytes_in;
+    uint64_t idx;           /* its index among its location's events (the serial key's third part) */
 } pending;
 
 #define RT_X_ENUM(name, label, params) SK_##name,
@@ -55,8 +56,12 @@ typedef struct otf2_src {
     OTF2_GlobalEvtReader *ger;
     rt_otf2_map map;        /* location ids and communicator ranks -> processors */
     unsigned char *selected;/* per processor: HAS_EVT (its event file is read), HAS_DEF (local definitions) */
-    pending buf[CHUNK];     /* events of the current chunk, head .. n-1 still to hand out */
-    size_t head, n;
+    /* events read: head .. ready-1 sorted by key and ready to hand out, ready .. n-1 waiting
+     * for the reader to pass their time stamp (ties are put in key order first) */
+    pending *buf;
+    size_t head, ready, n, cap;
+    uint64_t *nextidx;      /* per processor: events produced so far */
+    int part_rank, part_size; /* the locations read: p % part_size == part_rank (size 1: all) */
     int eof;                /* the library has no more records */
     rt_err failure;         /* a read error, reported once the events before it are handed out */
     int reopened;           /* rewound at least once: the open's warnings are not repeated */
@@ -111,10 +116,23 @@ static void flush_early(otf2_src *s)
 
 static pending *push(otf2_src *s, int kind, OTF2_LocationRef loc, OTF2_TimeStamp t)
 {
-    assert(s->n < CHUNK); /* a refill reads at most CHUNK records, each at most one event */
+    assert(s->n < s->cap); /* a refill reads at most CHUNK records, each at most one event */
     pending *e = &s->buf[s->n++];
-    *e = (pending){kind, rt_otf2_proc(&s->map, loc), 0, -1, -1, (int64_t)t, 0, 0, 0};
+    int p = rt_otf2_proc(&s->map, loc);
+    uint64_t idx = p >= 0 && (size_t)p < s->map.nlocs ? s->nextidx[p]++ : 0;
+    *e = (pending){kind, p, 0, -1, -1, (int64_t)t, 0, 0, 0, idx};
     return e;
+}
+
+/* The serial order: time stamp, location (processor) index, index in the location. */
+static int pending_cmp(const void *a, const void *b)
+{
+    const pending *x = a, *y = b;
+    if (x->ticks != y->ticks)
+        return x->ticks < y->ticks ? -1 : 1;
+    if (x->proc != y->proc)
+        return x->proc < y->proc ? -1 : 1;
+    return x->idx < y->idx ? -1 : x->idx > y->idx;
 }
 
 static OTF2_CallbackCode ev_enter(OTF2_LocationRef loc, OTF2_TimeStamp t, void *ud,
@@ -291,7 +309,9 @@ static int check_event_files(otf2_src *s, rt_err *err)
     OTF2_FileSubstrate sub = OTF2_SUBSTRATE_POSIX;
     OTF2_Reader_GetFileSubstrate(s->rd, &sub);
     if (sub != OTF2_SUBSTRATE_POSIX) {
-        memset(s->selected, HAS_EVT | HAS_DEF, s->map.nlocs);
+        for (size_t p = 0; p < s->map.nlocs; p++)
+            if (s->part_size <= 1 || (int)(p % (size_t)s->part_size) == s->part_rank)
+                s->selected[p] = HAS_EVT | HAS_DEF;
         return RT_OK;
     }
     char *folder = archive_folder(s->anchor);
@@ -302,6 +322,8 @@ static int check_event_files(otf2_src *s, rt_err *err)
     char *file = malloc(cap);
     for (size_t p = 0; file && p < s->map.nlocs && st == RT_OK; p++) {
         struct stat sb;
+        if (s->part_size > 1 && (int)(p % (size_t)s->part_size) != s->part_rank)
+            continue; /* another rank's location */
         snprintf(file, cap, "%s/%llu.def", folder, (unsigned long long)s->map.locs[p]);
         if (stat(file, &sb) == 0)
             s->selected[p] |= HAS_DEF;
@@ -375,7 +397,8 @@ static int read_defs(otf2_src *s, rt_err *err)
         early_warn(s, "%s: definitions: no clock properties; times are raw ticks", s->anchor);
     warn_incomplete(s);
     s->selected = calloc(s->map.nlocs ? s->map.nlocs : 1, 1);
-    if (!s->selected)
+    s->nextidx = calloc(s->map.nlocs ? s->map.nlocs : 1, sizeof *s->nextidx);
+    if (!s->selected || !s->nextidx)
         return rt_err_set(err, RT_ENOMEM, "%s: out of memory", s->anchor);
     return check_event_files(s, err);
 }
@@ -422,8 +445,10 @@ static int open_events(otf2_src *s, rt_err *err)
     OTF2_ErrorCode rc;
     rt_otf2_error_clear();
     int some_defs = 0, some_events = 0;
-    s->head = s->n = 0;
+    s->head = s->ready = s->n = 0;
     s->records = 0;
+    if (s->nextidx)
+        memset(s->nextidx, 0, s->map.nlocs * sizeof *s->nextidx);
     s->failure.status = RT_OK;
     for (size_t p = 0; p < s->map.nlocs; p++) {
         some_defs |= s->selected[p] & HAS_DEF;
@@ -486,7 +511,11 @@ static int otf2_next(rt_tsource *base, rt_tevent *ev, rt_err *err)
     }
     if (s->nearly || s->early_lost)
         flush_early(s);
-    while (s->head == s->n) {
+    while (s->head == s->ready) {
+        if (s->ready < s->n && (s->eof || s->failure.status != RT_OK)) {
+            s->ready = s->n; /* the end: everything read goes out (sorted when it came) */
+            continue;
+        }
         if (s->failure.status != RT_OK) {
             if (err)
                 *err = s->failure;
@@ -494,7 +523,21 @@ static int otf2_next(rt_tsource *base, rt_tevent *ev, rt_err *err)
         }
         if (s->eof)
             return RT_EEOF;
-        s->head = s->n = 0;
+        /* keep the events still waiting, make room for a chunk */
+        memmove(s->buf, s->buf + s->head, (s->n - s->head) * sizeof *s->buf);
+        s->n -= s->head;
+        s->ready -= s->head;
+        s->head = 0;
+        if (s->n + CHUNK > s->cap) {
+            size_t cap = s->cap ? s->cap : CHUNK;
+            while (cap < s->n + CHUNK)
+                cap *= 2;
+            pending *nb = realloc(s->buf, cap * sizeof *nb);
+            if (!nb)
+                return rt_err_set(err, RT_ENOMEM, "%s: out of memory", s->anchor);
+            s->buf = nb;
+            s->cap = cap;
+        }
         uint64_t got = 0;
         rt_otf2_error_clear();
         OTF2_ErrorCode rc = OTF2_Reader_ReadGlobalEvents(s->rd, s->ger, CHUNK, &got);
@@ -503,8 +546,20 @@ static int otf2_next(rt_tsource *base, rt_tevent *ev, rt_err *err)
         if (rc != OTF2_SUCCESS) /* the events of the chunk before the error still count */
             rt_err_set(&s->failure, RT_EFORMAT, "%s: events: after record %llu: %s", s->anchor,
                        (unsigned long long)s->records, rt_otf2_error(rc));
+        /* the library merges by time alone: events of one time stamp go out in key order, once
+         * the reader is past that time stamp */
+        qsort(s->buf + s->ready, s->n - s->ready, sizeof *s->buf, pending_cmp);
+        if (!s->eof && s->failure.status == RT_OK && s->n > s->ready) {
+            int64_t last = s->buf[s->n - 1].ticks;
+            size_t r = s->n;
+            while (r > s->ready && s->buf[r - 1].ticks == last)
+                r--;
+            s->ready = r;
+        }
     }
     const pending *e = &s->buf[s->head++];
+    base->has_key = 1;
+    base->key = (rt_tkey){e->ticks, (uint64_t)(e->proc < 0 ? 0 : e->proc), e->idx};
     ev->kind = e->kind;
     ev->proc = e->proc;
     ev->ticks = e->ticks;
@@ -532,7 +587,7 @@ static int otf2_rewind(rt_tsource *base, rt_err *err)
     s->reopened = 1;
     s->pending_open = 1;
     s->eof = 0;
-    s->head = s->n = 0;
+    s->head = s->ready = s->n = 0;
     (void)err;
     return RT_OK;
 }
@@ -558,6 +613,8 @@ static void otf2_free(rt_tsource *base)
     if (s->rd)
         OTF2_Reader_Close(s->rd);
     rt_otf2_map_free(&s->map);
+    free(s->buf);
+    free(s->nextidx);
     free(s->selected);
     free(s->anchor);
     free(s);
@@ -661,6 +718,11 @@ int rt_otf2_sniff_part(const char *path, const unsigned char *head, size_t n)
 
 rt_tsource *rt_otf2_open(const char *path, rt_err *err)
 {
+    return rt_otf2_open_part(path, 0, 1, err);
+}
+
+rt_tsource *rt_otf2_open_part(const char *path, int rank, int size, rt_err *err)
+{
     rt_otf2_errors_init();
     char *anchor = NULL;
     if (find_anchor(path, &anchor, err) != RT_OK)
@@ -672,6 +734,8 @@ rt_tsource *rt_otf2_open(const char *path, rt_err *err)
         return NULL;
     }
     s->anchor = anchor;
+    s->part_rank = size > 1 ? rank : 0;
+    s->part_size = size > 1 ? size : 1;
     if (rt_tsource_init(&s->base, &otf2_ops, path, err) != RT_OK) {
         otf2_free(&s->base);
         return NULL;

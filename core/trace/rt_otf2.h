@@ -41,6 +41,18 @@
 rt_tsource *rt_otf2_open(const char *path, rt_err *err);
 
 /*
+ * Events go out in the serial order of rt_tkey (rt_tevent.h): time stamp,
+ * location index, index of the event in its location (the library merges by
+ * time alone; events of one time stamp are put in that order), each with its
+ * key in s->key (has_key set).
+ *
+ * rt_otf2_open_part: the same with only the locations p % size == rank read
+ * (their event files checked and opened): one rank's part of a distributed
+ * replay (core/par). Definitions are the whole archive's. size <= 1: all.
+ */
+rt_tsource *rt_otf2_open_part(const char *path, int rank, int size, rt_err *err);
+
+/*
  * 1 when path is an OTF2 archive: an anchor file (head = its first n bytes
  * start with the anchor's magic), or a directory (n == 0, head NULL) holding
  * exactly one anchor. 0 otherwise. Reads the directory, never the events.

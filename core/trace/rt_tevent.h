@@ -144,6 +144,39 @@ typedef struct rt_tevent {
     const void *raw;
 } rt_tevent;
 
+/*
+ * An event's place in the serial order of its trace, three integers compared
+ * in order: text formats {byte offset of the record, index of the event in
+ * its record, 0}; OTF2 {ticks, location index, index in the location}. A
+ * distributed replay merges by it (core/par/rt_par_rec.h).
+ */
+typedef struct rt_tkey {
+    int64_t a;
+    uint64_t b, c;
+} rt_tkey;
+
+/* <0, 0, >0 as k1 sorts before, with, after k2. */
+static inline int rt_tkey_cmp(const rt_tkey *k1, const rt_tkey *k2)
+{
+    if (k1->a != k2->a)
+        return k1->a < k2->a ? -1 : 1;
+    if (k1->b != k2->b)
+        return k1->b < k2->b ? -1 : 1;
+    if (k1->c != k2->c)
+        return k1->c < k2->c ? -1 : 1;
+    return 0;
+}
+
+/* A double as an unsigned integer of the same order (for keys sorting by time). */
+static inline uint64_t rt_tkey_of_double(double x)
+{
+    union {
+        double d;
+        uint64_t u;
+    } v = {x};
+    return (v.u >> 63) ? ~v.u : v.u | (UINT64_C(1) << 63);
+}
+
 /* Reset an event to kind 0 with peer = comm = -1 and everything else zero. */
 void rt_tevent_clear(rt_tevent *ev);
 
@@ -268,6 +301,10 @@ struct rt_tsource {
      * (snprintf's contract; NULL: no words of its own). */
     size_t raw_size;
     int (*describe)(const rt_tsource *s, const void *raw, char *buf, size_t size);
+    /* Sources that know the serial order (a distributed replay's part) set has_key and
+     * keep in key the key of the event last returned. */
+    int has_key;
+    rt_tkey key;
 };
 /* Warnings kept for a late on_warning (more are counted only). */
 #define RT_TSOURCE_EARLY 8

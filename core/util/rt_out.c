@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 static atomic_ulong out_counter;
+static atomic_int out_discarding;
 
 struct rt_out {
     FILE *fp;
@@ -19,7 +20,7 @@ struct rt_out {
     char *tmp;    /* the temporary beside target, NULL when written in place */
 };
 
-static rt_out *open_in_place(const char *path, rt_err *err);
+static rt_out *open_in_place(const char *path, const char *file, rt_err *err);
 static rt_out *open_beside(const char *path, const char *target, rt_err *err);
 
 rt_out *rt_out_open(const char *path, rt_err *err)
@@ -30,8 +31,10 @@ rt_out *rt_out_open(const char *path, rt_err *err)
         rt_err_set(err, RT_EIO, "%s: is a folder", path);
         return NULL;
     }
+    if (atomic_load(&out_discarding))
+        return open_in_place(path, "/dev/null", err);
     if (exists && !S_ISREG(st.st_mode))
-        return open_in_place(path, err);
+        return open_in_place(path, path, err);
     /* a link to a file: the file is replaced, the link kept */
     char *real = NULL;
     struct stat lst;
@@ -44,9 +47,10 @@ rt_out *rt_out_open(const char *path, rt_err *err)
 
 /*
  * A device or a pipe (/dev/stdout, a FIFO) cannot be replaced by a rename: it is
- * written in place, every write and the close still checked.
+ * written in place, every write and the close still checked. file is what is
+ * opened (path itself, or /dev/null when discarding); messages name path.
  */
-static rt_out *open_in_place(const char *path, rt_err *err)
+static rt_out *open_in_place(const char *path, const char *file, rt_err *err)
 {
     rt_out *o = calloc(1, sizeof *o);
     if (!o || !(o->path = strdup(path))) {
@@ -54,7 +58,7 @@ static rt_out *open_in_place(const char *path, rt_err *err)
         rt_err_set(err, RT_ENOMEM, "%s: out of memory", path);
         return NULL;
     }
-    o->fp = fopen(path, "wb");
+    o->fp = fopen(file, "wb");
     if (!o->fp) {
         int e = errno;
         rt_out_abort(o);
@@ -169,3 +173,5 @@ void rt_out_abort(rt_out *o)
     free(o->path);
     free(o);
 }
+
+void rt_out_discard(int on) { atomic_store(&out_discarding, on != 0); }

@@ -56,4 +56,11 @@ int rt_out_commit(rt_out *o, rt_err *err);
 /* Give up: close and remove the temporary, free o. The target is untouched. NULL-safe. */
 void rt_out_abort(rt_out *o);
 
+/*
+ * Discard every output from now on (on = 1) until rt_out_discard(0): opens still
+ * check that path is no folder, then write to /dev/null and commit nothing. The
+ * ranks of an MPI job other than rank 0 run so (only rank 0 writes files).
+ */
+void rt_out_discard(int on);
+
 #endif

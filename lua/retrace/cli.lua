@@ -113,25 +113,20 @@ function M.name_inputs(message, argv)
   return table.concat(files, ", ") .. ": " .. message
 end
 
---- Run `retrace NAME args...`; returns the exit code.
-function M.main(argv)
-  local name = argv[1]
+-- Run the command; returns the exit code and the text to print on stderr (nil when none).
+local function run(name, cmd, err, argv)
   if not name then
-    io.stderr:write("retrace: missing command; try 'retrace help'\n")
-    return M.EXIT_USAGE
+    return M.EXIT_USAGE, "retrace: missing command; try 'retrace help'\n"
   end
-  local cmd, err = M.load(name)
   if not cmd then
-    io.stderr:write("retrace: ", err, "\n")
-    return M.EXIT_USAGE
+    return M.EXIT_USAGE, "retrace: " .. err .. "\n"
   end
   local p = M.parser(name, cmd)
   local rest = table.move(argv, 2, #argv, 1, {})
   if cmd.fix_argv then rest = cmd.fix_argv(rest) end -- e.g. negative numbers as option values
   local ok, args = p:pparse(rest)
   if not ok then
-    io.stderr:write(p:get_usage(), "\n", "retrace: ", name, ": ", args, "\n")
-    return M.EXIT_USAGE
+    return M.EXIT_USAGE, p:get_usage() .. "\n" .. "retrace: " .. name .. ": " .. args .. "\n"
   end
   local okrun, res = xpcall(cmd.run, report, args)
   io.stdout:flush()
@@ -139,10 +134,47 @@ function M.main(argv)
     if type(res) ~= "table" then -- the handler itself failed (out of memory)
       res = { exit = M.EXIT_INPUT, message = tostring(res) }
     end
-    io.stderr:write("retrace: ", M.name_inputs(res.message, rest), "\n")
-    return res.exit
+    -- a rank that failed because another one did holds no message (retrace.par.spread)
+    return res.exit, res.message and ("retrace: " .. M.name_inputs(res.message, rest) .. "\n")
   end
   return math.tointeger(res) or 0
+end
+
+--- Seconds a failing rank of an MPI job waits for the others to reach the end of the
+-- command before it ends the job alone (they may wait in a collective of the command).
+M.PAR_PATIENCE = 3
+
+--- Run `retrace NAME args...`; returns the exit code.
+-- Under an MPI job of several ranks (retrace.par): a command whose table says
+-- `parallel = true` runs on every rank, rank 0 alone writing standard output and files;
+-- any other command runs on rank 0 alone while the other ranks end at once. A failure
+-- gives one message (the lowest failing rank's) and the same exit code on every rank.
+function M.main(argv)
+  local par = require "retrace.par"
+  local name = argv[1]
+  local cmd, err
+  if name then cmd, err = M.load(name) end
+  local many = par.size() > 1
+  if many and not (cmd and cmd.parallel) then
+    if par.rank() ~= 0 then return M.EXIT_OK end
+    par.mark_settled() -- the other ranks are done: a failure here needs no agreement
+    par.solo(true)     -- and what the command opens is read by this rank alone
+  elseif many and not par.speaks() then
+    par.silence()
+  end
+  local code, text = run(name, cmd, err, argv)
+  if many and cmd and cmd.parallel then
+    local agreed, speak = par.settle(code, text ~= nil, code ~= 0 and M.PAR_PATIENCE or -1)
+    if not agreed then -- another rank waits in a collective: this one ends the job
+      if text then io.stderr:write(text) end
+      io.stderr:flush()
+      par.abort(code)
+    end
+    if speak then io.stderr:write(text) end
+    return agreed
+  end
+  if text then io.stderr:write(text) end
+  return code
 end
 
 --- "32768", "32K", "32KiB", "1M", "1MiB", "1G" -> bytes (K, M, G: powers of 1024);
@@ -197,15 +229,21 @@ function M.json(v)
   return table.concat(parts)
 end
 
+--- A warning on stderr, "retrace: warning: msg", from rank 0 alone in an MPI job (warnings of
+-- the other ranks' shares reach rank 0 with their results).
+function M.warning(msg)
+  if require("retrace.par").speaks() then io.stderr:write("retrace: warning: ", msg, "\n") end
+end
+
 --- Print a value as JSON on stdout (M.json, then a newline).
 function M.print_json(v)
   io.stdout:write(M.json(v), "\n")
 end
 
 --- A progress bar on stderr, shown only when stderr is a terminal (and not when
--- RETRACE_NO_PROGRESS is set). bar:update(done) / bar:finish().
+-- RETRACE_NO_PROGRESS is set), by rank 0 alone in an MPI job. bar:update(done) / bar:finish().
 function M.progress(label, total)
-  local tty = os.getenv("RETRACE_NO_PROGRESS") == nil and M.isatty_stderr()
+  local tty = os.getenv("RETRACE_NO_PROGRESS") == nil and M.isatty_stderr() and require("retrace.par").speaks()
   local bar = { label = label, total = total or 0, last = -1 }
   function bar.update(self, done)
     if not tty or self.total <= 0 then return end

@@ -120,7 +120,7 @@ local function replay_stats(rp, opts, step)
     out.window = { opts.start or out.span[1], opts.stop or out.span[2] }
   end
   for id = 0, rp:nprocs() - 1 do
-    local p = rp:proc(id)
+    local p = rp:owns(id) and rp:proc(id)
     if p then
       local events = {}
       for ev, row in pairs(rp:events(id)) do
@@ -146,24 +146,107 @@ local function replay_stats(rp, opts, step)
   return out
 end
 
+-- a before b in the serial order of warning keys {a, b, c} (b, c unsigned)
+local function key_before(x, y)
+  if x[1] ~= y[1] then return x[1] < y[1] end
+  if x[2] ~= y[2] then return math.ult(x[2], y[2]) end
+  return math.ult(x[3], y[3])
+end
+
+-- A distributed replay's parts (rp:part()) merged on rank 0 into the serial run's statistics:
+-- processors from their owners in id order, tasks (first start min, last end max, counts summed),
+-- message counts summed, warnings merged by key (the first ones kept, as the serial replay keeps
+-- them) and the end-of-replay warnings told once with the job's sums. nil on other ranks.
+local function merge_parts(rp, out)
+  local par = require "retrace.par"
+  local replay = require "retrace.replay"
+  local tot = out.totals
+  local mine = { processors = out.processors, tasks = out.tasks, warnings = out.warnings,
+    keys = rp:warning_keys(), warnings_total = tot.warnings, messages = tot.messages,
+    tachyons = tot.tachyons, pending = tot.pending, unmatched_receives = tot.unmatched_receives,
+    unnested_exits = tot.unnested_exits, records = rp:records(), events = rp:nevents(),
+    skipped = rp:skipped() }
+  local parts = par.gather(mine)
+  if not parts then return nil end
+  local procs, tasks, warns = {}, {}, {}
+  local sum = { warnings_total = 0, messages = 0, tachyons = 0, pending = 0, unmatched_receives = 0,
+    unnested_exits = 0, records = 0, events = 0, skipped = 0 }
+  for r, part in ipairs(parts) do
+    for _, p in ipairs(part.processors) do procs[#procs + 1] = p end
+    for _, k in ipairs(part.tasks) do
+      local t = tasks[k.task]
+      if not t then
+        tasks[k.task] = { task = k.task, first_start = k.first_start, last_end = k.last_end, count = k.count,
+          active = k.active }
+      else
+        t.first_start = math.min(t.first_start, k.first_start)
+        if k.last_end and (not t.last_end or k.last_end > t.last_end) then t.last_end = k.last_end end
+        t.count, t.active = t.count + k.count, t.active + k.active
+      end
+    end
+    for i, w in ipairs(part.warnings) do warns[#warns + 1] = { text = w, key = part.keys[i], rank = r, i = i } end
+    for k in pairs(sum) do sum[k] = sum[k] + part[k] end
+  end
+  table.sort(procs, function(a, b) return a.id < b.id end)
+  local tlist = {}
+  for _, t in pairs(tasks) do tlist[#tlist + 1] = t end
+  table.sort(tlist, function(a, b) return a.task < b.task end)
+  table.sort(warns, function(a, b)
+    if key_before(a.key, b.key) then return true end
+    if key_before(b.key, a.key) then return false end
+    if a.rank ~= b.rank then return a.rank < b.rank end
+    return a.i < b.i
+  end)
+  local keep = replay.KEEP_WARNINGS
+  local list = {}
+  for i = 1, math.min(#warns, keep) do list[i] = warns[i].text end
+  for which, n in ipairs({ sum.pending, sum.unmatched_receives }) do
+    if n > 0 then
+      sum.warnings_total = sum.warnings_total + 1
+      if #list < keep then list[#list + 1] = replay.unpaired_warning(which - 1, n) end
+    end
+  end
+  out.processors, out.tasks, out.warnings = procs, tlist, list
+  out.warnings_total = sum.warnings_total
+  out.messages, out.tachyons = sum.messages, sum.tachyons
+  for _, k in ipairs({ "messages", "tachyons", "pending", "unmatched_receives", "unnested_exits" }) do
+    tot[k] = sum[k]
+  end
+  tot.warnings = sum.warnings_total
+  out.part_sums = sum
+  return out
+end
+
 -- Any other format through the format-neutral source: regions named by its definitions.
+-- opts.parallel: under mpirun every rank replays its part; rank 0 gets the merged statistics,
+-- the other ranks { rank = r }.
 local function neutral_summary(path, opts)
   local replay = require "retrace.replay"
   local rp, err = replay.open(path, { critical_path = true, start = opts.start, stop = opts.stop,
-    format = opts.format, compstats = opts.compstats })
+    format = opts.format, compstats = opts.compstats, parallel = opts.parallel })
   if not rp then return nil, err end
   local out, serr = replay_stats(rp, opts, function() opts.progress(rp:progress()) end)
   if not out then
     rp:close()
     return nil, serr
   end
+  if rp:part() then
+    local merged = merge_parts(rp, out)
+    if not merged then
+      rp:close()
+      return { rank = require("retrace.par").rank() }
+    end
+    out = merged
+  end
   local defs = rp:defs()
   out.regions = {}
   for id, r in pairs(defs.regions) do out.regions[tostring(id)] = { name = r.name, class = r.class } end
   out.procs = defs.procs
   local skipped = rp:skipped()
-  out.trace = { file = path, format = defs.format, records = rp:records(), events = rp:nevents(),
-    skipped = 0, skipped_lines = {}, records_skipped = skipped, pending = out.totals.pending,
+  local sums = out.part_sums or { records = rp:records(), events = rp:nevents() }
+  out.part_sums = nil
+  out.trace = { file = path, format = defs.format, records = sums.records, events = sums.events,
+    skipped = 0, skipped_lines = {}, records_skipped = sums.skipped or skipped, pending = out.totals.pending,
     unmatched_receives = out.totals.unmatched_receives }
   rp:close()
   return out

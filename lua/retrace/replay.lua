@@ -44,6 +44,13 @@ M.prescan = core.replay.prescan
 M.check_window = core.replay.check_window
 
 M.open = core.replay.open
+--- Distributed replays (opts.parallel under mpirun): rp:part() -> rank, size; rp:owns(id);
+-- rp:warning_keys(); replay.unpaired_warning(which, n) the end-of-replay warning's words;
+-- replay.PEER_FAILED the error of the ranks that stop because another failed;
+-- replay.KEEP_WARNINGS the warnings a replay keeps.
+M.unpaired_warning = core.replay.unpaired_warning
+M.PEER_FAILED = core.replay.PEER_FAILED
+M.KEEP_WARNINGS = core.replay.KEEP_WARNINGS
 --- replay.reads() -> passes over trace files this process has begun (every source
 -- counts one when it gives its first event after opening or rewinding).
 M.reads = core.replay.reads

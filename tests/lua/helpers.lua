@@ -77,4 +77,53 @@ function M.remove_tree(d)
   os.execute("rm -rf " .. shell_quote(d))
 end
 
+--- Seconds an h.mpirun job may take before it is killed (exit code 124 then).
+M.mpirun_timeout = tonumber(os.getenv("RETRACE_MPIRUN_TIMEOUT")) or 120
+
+local mpi_state -- nil: not yet asked; otherwise {ok = boolean, why = string}
+
+--- Can the specs start MPI jobs of retrace? Returns true, or false and the reason (for
+-- pending(...)): mpirun must be on PATH and retrace built with MPI (retrace.par.built()).
+function M.have_mpi()
+  if not mpi_state then
+    local _, _, code = os.execute("command -v mpirun >/dev/null 2>&1")
+    if code ~= 0 then
+      mpi_state = { ok = false, why = "mpirun absent: MPI runs skipped (make deps installs openmpi-bin)" }
+    else
+      local c, o = M.retrace("-e", 'print(require"retrace.par".built())')
+      if c == 0 and o:match("^true") then
+        mpi_state = { ok = true, why = "" }
+      else
+        mpi_state = { ok = false, why = "retrace built without MPI: MPI runs skipped" }
+      end
+    end
+  end
+  return mpi_state.ok, mpi_state.why
+end
+
+--- Run the retrace binary as an MPI job of n ranks (mpirun, as root and with more ranks than
+-- cores allowed, its own help messages quieted); returns exit code, stdout, stderr like
+-- h.retrace. A job still running after M.mpirun_timeout seconds is killed (exit code 124).
+-- Environment variables for the job: put "NAME=value" strings in a table as the first argument
+-- after n, e.g. h.mpirun(2, {"RETRACE_PAR_STATS=/tmp/s"}, "stats", trace).
+function M.mpirun(n, ...)
+  local args, first = {}, 1
+  local env = {}
+  if type((...)) == "table" then
+    for _, kv in ipairs((...)) do env[#env + 1] = "-x " .. shell_quote(kv) end
+    first = 2
+  end
+  for i = first, select("#", ...) do args[#args + 1] = shell_quote((select(i, ...))) end
+  local out, err = os.tmpname(), os.tmpname()
+  local cmd = "timeout -k 5 " .. M.mpirun_timeout ..
+    " mpirun --allow-run-as-root --oversubscribe -q -np " .. math.tointeger(n) .. " " ..
+    table.concat(env, " ") .. " " .. shell_quote(M.bin) .. " " .. table.concat(args, " ") ..
+    " </dev/null >" .. out .. " 2>" .. err
+  local _, _, code = os.execute(cmd)
+  local o, e = slurp(out), slurp(err)
+  os.remove(out)
+  os.remove(err)
+  return code, o, e
+end
+
 return M
