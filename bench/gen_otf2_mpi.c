@@ -282,6 +282,63 @@ static void step_collective(gen *g, int kind, int region, uint64_t base)
     g->collectives++;
 }
 
+/* ---- the writer's memory ---- */
+
+/*
+ * Each buffer's chunks: an event buffer may hold one chunk, so that when it is full
+ * the allocation fails and the library writes the chunk to the file and starts it
+ * again (the flush callbacks say yes); definition buffers grow as they need.
+ */
+typedef struct chunks {
+    void *kept; /* events: the one chunk, and whether it is in use */
+    int used;
+    void **p; /* definitions: every chunk */
+    int n, cap;
+} chunks;
+
+static void *chunk_alloc(void *ud, OTF2_FileType ft, OTF2_LocationRef loc, void **per, uint64_t size)
+{
+    (void)ud, (void)loc;
+    chunks *c = *per;
+    if (!c && !(c = *per = calloc(1, sizeof *c)))
+        return NULL;
+    if (ft == OTF2_FILETYPE_EVENTS) {
+        if (c->used || (!c->kept && !(c->kept = malloc(size))))
+            return NULL; /* full: the library flushes this buffer, frees it, asks again */
+        c->used = 1;
+        return c->kept;
+    }
+    if (c->n == c->cap) {
+        int cap = c->cap ? 2 * c->cap : 4;
+        void **np = realloc(c->p, (size_t)cap * sizeof *np);
+        if (!np)
+            return NULL;
+        c->p = np;
+        c->cap = cap;
+    }
+    return (c->p[c->n] = malloc(size)) ? c->p[c->n++] : NULL;
+}
+
+static void chunk_free_all(void *ud, OTF2_FileType ft, OTF2_LocationRef loc, void **per, bool final)
+{
+    (void)ud, (void)loc, (void)ft;
+    chunks *c = *per;
+    if (!c)
+        return;
+    c->used = 0;
+    for (int i = 0; i < c->n; i++)
+        free(c->p[i]);
+    c->n = 0;
+    if (final) {
+        free(c->kept);
+        free(c->p);
+        free(c);
+        *per = NULL;
+    }
+}
+
+static const OTF2_MemoryCallbacks memory = {chunk_alloc, chunk_free_all};
+
 /* ---- the archive ---- */
 
 /* The global definitions, after the event files are closed; g->mark holds each location's event count. */
@@ -387,7 +444,9 @@ int main(int argc, char **argv)
                                          OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
     if (!ar)
         die("%s: %s", partial, "cannot create an OTF2 archive there");
-    check(OTF2_Archive_SetFlushCallbacks(ar, &bench_flush, NULL), "flush callbacks");
+    static const OTF2_FlushCallbacks flush = {bench_pre_flush, NULL}; /* no BUFFER_FLUSH records */
+    check(OTF2_Archive_SetFlushCallbacks(ar, &flush, NULL), "flush callbacks");
+    check(OTF2_Archive_SetMemoryCallbacks(ar, &memory, NULL), "memory callbacks");
     check(OTF2_Archive_SetSerialCollectiveCallbacks(ar), "collective callbacks");
     check(OTF2_Archive_OpenEvtFiles(ar), "opening the event files");
 

@@ -7,13 +7,15 @@
 #
 # For each run: the wall time and its ratio to the serial run; every rank's CPU time (user +
 # system) and peak memory (/usr/bin/time around each rank); events/s in total (events / wall) and
-# per rank (the rank's own events / its read + replay seconds); the cross-rank message
-# matching (exchange seconds summed over the ranks, per message matched across ranks);
+# per rank (the rank's own events / its read + replay seconds, the exchange apart); the
+# cross-rank message matching (exchange seconds summed over the ranks, waits for the
+# slower ranks included, per message matched across ranks);
 # and whether the JSON equals the serial run's. The per-rank counters come from
 # RETRACE_PAR_STATS (one JSON line per rank: rank, size, events, local_events,
 # sent_records, received_records, exchange_seconds, read_seconds, replay_seconds,
 # messages_matched_remote); a build that does not write them gets "-" there.
-# The last line checks the target: N = 2 in at most 0.6 x the serial wall time.
+# PAR_KEEP=DIR keeps each run's counters there (stats_EVENTS_N.jsonl). The last line
+# checks the target: N = 2 in at most 0.6 x the serial wall time.
 set -e
 BUILD=${1:-build}
 [ $# -gt 0 ] && shift
@@ -65,7 +67,7 @@ if f then
 end
 local per_rank, exch, matched = {}, 0, 0
 for _, v in ipairs(lines) do
-  local busy = (v.read_seconds or 0) + (v.replay_seconds or 0) + (v.exchange_seconds or 0)
+  local busy = (v.read_seconds or 0) + (v.replay_seconds or 0)
   per_rank[#per_rank + 1] = busy > 0 and string.format("%.2f", (v.local_events or 0) / busy / 1e6) or "-"
   exch = exch + (v.exchange_seconds or 0)
   matched = matched + (v.messages_matched_remote or 0)
@@ -74,7 +76,7 @@ local have = n > 0 and #lines == n
 print(string.format("%-9s %6s %8.2f %6s %18s %14s %7.2f %18s %9s %10s %9s %4s", size, n == 0 and "serial" or n, wall,
   serial > 0 and string.format("%.2fx", wall / serial) or "-", table.concat(rcpu, "/"), table.concat(rss, "/"),
   sum.events / wall / 1e6, have and table.concat(per_rank, "/") or "-",
-  have and string.format("%.2f", exch) or "-", have and tostring(matched) or "-",
+  have and string.format("%.2f", exch) or "-", have and string.format("%.0f", matched) or "-",
   have and matched > 0 and string.format("%.3f", exch / matched * 1e6) or "-", same))
 EOF
 
@@ -105,6 +107,7 @@ for events in $SIZES; do
     same=no
     cmp -s "$tmp/serial.json" "$tmp/par.json" && same=yes
     lua5.4 "$tmp/row.lua" "$events" "$n" "$serial" "$wall" "$same" "$tmp/stats" "$archive.json" "$tmp/rank"
+    [ -n "$PAR_KEEP" ] && [ -f "$tmp/stats" ] && cp "$tmp/stats" "$PAR_KEEP/stats_${events}_$n.jsonl"
     [ "$n" = 2 ] && echo "$events $serial $wall" >> "$tmp/target"
   done
 done

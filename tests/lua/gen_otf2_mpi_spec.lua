@@ -127,6 +127,27 @@ describe("gen_otf2_mpi", function()
     assert.are.equal(16, #st.processors)
   end)
 
+  it("writes locations longer than the writer's chunk whole (each flushed many times)", function()
+    if not has_otf2_print() then
+      pending("otf2-print missing (make deps installs otf2-tools): reference count skipped")
+      return
+    end
+    -- 2 ranks x 10^5 events: about 1.3 MB per location, five chunks of 256 KiB
+    local code, o, e = run(dir .. "/long", "2", "200000", "9")
+    assert.are.equal(0, code, e)
+    local s = cjson.decode(o)
+    local kinds = {}
+    for _, r in ipairs(otf2_records(s.archive)) do kinds[r.kind] = (kinds[r.kind] or 0) + 1 end
+    assert.are.same(s.records, kinds)
+    local st
+    code, o, e = h.retrace("stats", "--json", s.archive)
+    assert.are.equal(0, code, e)
+    st = cjson.decode(o)
+    assert.are.equal(s.messages, st.messages)
+    assert.are.equal(0, st.tachyons)
+    assert.are.equal(0, st.warnings_total)
+  end)
+
   it("is a function of the seed", function()
     local code, o = run(dir .. "/b", "16", "10000", "3")
     assert.are.equal(0, code)
