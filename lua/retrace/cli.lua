@@ -77,14 +77,21 @@ end
 
 M.EXIT_INTERRUPTED = 130 -- as a shell reports a command ended by Ctrl-C, so loops over files stop too
 
+--- Whether an error caught by pcall is Ctrl-C (the host's "interrupted!", possibly
+-- raised inside a progress callback and carrying its traceback): code that catches
+-- errors to report them as bad input raises this one again, so the run ends as
+-- interrupted (exit 130, one line) and its outputs are dropped.
+function M.interrupted(err)
+  return type(err) ~= "table" and tostring(err):match("^[^\n]*"):match("interrupted!$") ~= nil
+end
+
 local function report(err)
   if type(err) == "table" and err.exit then
     return err
   end
-  -- Ctrl-C (the host's "interrupted!", possibly raised inside a progress callback
-  -- and carrying its traceback) is no bug: one line, no traceback
+  -- Ctrl-C is no bug: one line, no traceback
   local first = tostring(err):match("^[^\n]*")
-  if first:match("interrupted!$") then
+  if M.interrupted(err) then
     return { exit = M.EXIT_INTERRUPTED, message = "interrupted" }
   end
   -- memory running out (a cache too large for the machine, a trace too large for

@@ -18,6 +18,13 @@ local core = require "retrace.core"
 local fs = require "retrace.fs"
 local M = {}
 
+-- An error of the replay, as the message a caller reports; Ctrl-C is raised again,
+-- so the command ends as interrupted (exit 130) and the output's temporary goes.
+local function pass_error(err)
+  if require("retrace.cli").interrupted(err) then error(err, 0) end
+  return tostring(err)
+end
+
 local STATE = { [0] = "idle", [1] = "overhead", [2] = "busy" }
 
 --- "0-63,128" -> sorted distinct processor ids; nil, message on a bad list or an id >= P.
@@ -269,7 +276,7 @@ function M.chrome_json(path, file, opts)
   })
   if not rp then return nil, err end
   local ok, rerr = pcall(rp.run, rp)
-  if not ok then return nil, tostring(rerr) end
+  if not ok then return nil, pass_error(rerr) end
   local _, t1 = rp:span()
   track.finish(t1)
   for _, m in ipairs(opts.markers or {}) do
@@ -386,7 +393,7 @@ function M.write_csv(path, dir, opts)
   })
   if not rp then close_all() return nil, err end
   local ok, rerr = pcall(rp.run, rp)
-  if not ok then close_all() return nil, tostring(rerr) end
+  if not ok then close_all() return nil, pass_error(rerr) end
   local t1 = info.span[2]
   account(t1)
   track.finish(t1)
