@@ -98,6 +98,24 @@ local function print_validation(validation, out)
   end
 end
 
+-- Options that need the whole sequence in memory (transforms, views, searches,
+-- simulation, models, the --json document with every symbol); without them, and
+-- with one file, the report needs only the chain, which chitra.stream builds as
+-- the file is read.
+local NEEDS_SEQUENCE = { "states", "merge", "drift", "sync", "find", "json", "views", "acquisition",
+  "simulate", "fit_holding", "steady", "model", "params" }
+local function streamable(args, steps)
+  if #args.pes ~= 1 or #steps > 0 then return false end
+  for _, o in ipairs(NEEDS_SEQUENCE) do
+    local v = args[o]
+    if v and not (type(v) == "table" and #v == 0) then return false end -- (repeatable options: a list)
+  end
+  for _, out in ipairs(args.chain or {}) do
+    if out:match("%.json$") then return false end -- the semi-Markov model is fitted on the sequence
+  end
+  return true
+end
+
 local function print_text(ses, chain, out)
   local w = function(...) out:write(string.format(...)) end
   for k = 1, ses:members() do
@@ -352,6 +370,9 @@ return {
       ses, err = chitra.from_states(members, { components = args.component_pattern,
         separator = args.component_separator })
       if ses then ses.files = labels end
+    elseif streamable(args, steps) then
+      -- a report of one file as it stands: its chain read as a stream, the sequence never held
+      ses, err = chitra.stream(args.pes[1])
     else
       ses, err = chitra.load(args.pes, { components = args.component_pattern,
       separator = args.component_separator, progress = function(path, done, total)

@@ -49,6 +49,31 @@ function M.load(paths, opts)
   return M.wrap(s, paths, opts)
 end
 
+--- The chain of one PES file without holding its sequence (memory grows with the
+-- distinct states and arcs, not with the length): a read-only session that answers
+-- what a report of the file as loaded needs - members() (1), length(1), history()
+-- (none), chain() (the same chain chitra.load(path):chain() gives), files, notes -
+-- and has no transforms (s.streamed is true). nil, message as load.
+function M.stream(path)
+  local s = core.new()
+  local raw, n = s:pes_chain(path)
+  s:close()
+  if not raw then return nil, n end
+  local chain = chain_mod.from_raw(raw)
+  local st = { files = { path }, notes = {}, steps = {}, streamed = true }
+  function st.members() return 1 end
+  function st.length(_, k) return k == 1 and n or nil end
+  function st.history() return {} end
+  function st.chain(_, opts)
+    if opts and opts.members and not (#opts.members == 1 and opts.members[1] == 1) then
+      return nil, "chain: no such member"
+    end
+    return chain
+  end
+  function st.close() end
+  return st
+end
+
 --- A session from memory: members = {{label=, states={...}, times={...}}, ...}.
 function M.from_states(members, opts)
   local s = core.new()
