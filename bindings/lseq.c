@@ -480,17 +480,26 @@ static int ses_chain(lua_State *L)
     return 1;
 }
 
-/* pes_chain(path) -> the chain of the PES file as chain() gives it after loading it
- * alone, read as a stream (rt_pes_chain: the sequence is never held), and the
- * sequence's length | nil, message. The session learns the names only. */
+/* pes_chain(path [, progress(done, total) [, step]]) -> the chain of the PES file as
+ * chain() gives it after loading it alone, read as a stream (rt_pes_chain: the
+ * sequence is never held), and the sequence's length | nil, message. The session
+ * learns the names only. progress and step as load's. */
 static int ses_pes_chain(lua_State *L)
 {
     rt_ses *s = rt_lseq_check(L);
     const char *path = luaL_checkstring(L, 2);
+    int with = !lua_isnoneornil(L, 3);
+    if (with)
+        luaL_checktype(L, 3, LUA_TFUNCTION);
+    lua_Integer step = luaL_optinteger(L, 4, 1 << 20);
+    luaL_argcheck(L, step > 0, 4, "the step must be positive");
+    rt_progress_ud pu = RT_PROGRESS_UD(L, 3);
     rt_chain *c;
     size_t n;
     rt_err err;
-    if (rt_pes_chain(s, path, &c, &n, &err))
+    int st = rt_pes_chain_progress(s, path, (uint64_t)step, with ? rt_on_progress_void : NULL, &pu, &c, &n, &err);
+    rt_progress_check(&pu); /* the progress callback's error (Ctrl-C) is raised, not dropped */
+    if (st)
         return rt_push_fail(L, &err);
     push_chain(L, s, c);
     rt_chain_free(c);

@@ -370,19 +370,22 @@ return {
       ses, err = chitra.from_states(members, { components = args.component_pattern,
         separator = args.component_separator })
       if ses then ses.files = labels end
-    elseif streamable(args, steps) then
-      -- a report of one file as it stands: its chain read as a stream, the sequence never held
-      ses, err = chitra.stream(args.pes[1])
     else
-      ses, err = chitra.load(args.pes, { components = args.component_pattern,
-      separator = args.component_separator, progress = function(path, done, total)
+      local function progress(path, done, total)
         if not bar or bar.path ~= path then
           if bar then bar:finish() end
           bar = cli.progress("loading " .. path, total)
           bar.path = path
         end
         bar:update(done)
-      end })
+      end
+      if streamable(args, steps) then
+        -- a report of one file as it stands: its chain read as a stream, the sequence never held
+        ses, err = chitra.stream(args.pes[1], { progress = progress })
+      else
+        ses, err = chitra.load(args.pes, { components = args.component_pattern,
+          separator = args.component_separator, progress = progress })
+      end
     end
     if bar then bar:finish() end
     if not ses then cli.input_error(err) end

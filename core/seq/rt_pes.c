@@ -260,9 +260,17 @@ int rt_pes_scan(const char *path, rt_pes_summary *out, rt_err *err)
 
 int rt_pes_chain(rt_ses *s, const char *path, rt_chain **out, size_t *states, rt_err *err)
 {
+    return rt_pes_chain_progress(s, path, 0, NULL, NULL, out, states, err);
+}
+
+int rt_pes_chain_progress(rt_ses *s, const char *path, uint64_t step,
+                          void (*progress)(void *ud, uint64_t done, uint64_t total), void *ud,
+                          rt_chain **out, size_t *states, rt_err *err)
+{
     rt_err_clear(err);
     *out = NULL;
-    pes_buf b = {s, path, NULL, NULL, 0, 0, NULL, NULL, 1, 1, {0, 0, 0}, 1, 0, 0, NULL, 0, 0, NULL, -1};
+    pes_buf b = {s, path, NULL, NULL, 0, 0, progress, ud, step ? step : 1, step ? step : 1, {0, 0, 0}, 1, 0, 0,
+                 NULL, 0, 0, NULL, -1};
     if (!(b.cb = rt_chain_build_new(rt_ses_symbol_count(s))))
         return rt_err_set(err, RT_ENOMEM, "%s: out of memory", path);
     int st = read_pes(&b, err);

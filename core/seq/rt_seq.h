@@ -227,6 +227,10 @@ void rt_chain_free(rt_chain *c);
  * s gets no member. *states: the sequence's length. Errors as rt_ses_load's.
  */
 int rt_pes_chain(rt_ses *s, const char *path, rt_chain **out, size_t *states, rt_err *err);
+/* The same reporting its progress as rt_ses_load_progress does. */
+int rt_pes_chain_progress(rt_ses *s, const char *path, uint64_t step,
+                          void (*progress)(void *ud, uint64_t done, uint64_t total), void *ud,
+                          rt_chain **out, size_t *states, rt_err *err);
 
 /* ---- periodogram (FFTW) ---- */
 

@@ -77,13 +77,8 @@ end
 
 M.EXIT_INTERRUPTED = 130 -- as a shell reports a command ended by Ctrl-C, so loops over files stop too
 
---- Whether an error caught by pcall is Ctrl-C (the host's "interrupted!", possibly
--- raised inside a progress callback and carrying its traceback): code that catches
--- errors to report them as bad input raises this one again, so the run ends as
--- interrupted (exit 130, one line) and its outputs are dropped.
-function M.interrupted(err)
-  return type(err) ~= "table" and tostring(err):match("^[^\n]*"):match("interrupted!$") ~= nil
-end
+--- Whether an error caught by pcall is Ctrl-C (retrace.interrupted): raise it again.
+M.interrupted = require("retrace").interrupted
 
 local function report(err)
   if type(err) == "table" and err.exit then

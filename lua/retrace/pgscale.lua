@@ -21,7 +21,7 @@ local M = {}
 -- An error of the replay, as the message a caller reports; Ctrl-C is raised again,
 -- so the command ends as interrupted (exit 130) and the output's temporary goes.
 local function pass_error(err)
-  if require("retrace.cli").interrupted(err) then error(err, 0) end
+  if require("retrace").interrupted(err) then error(err, 0) end
   return tostring(err)
 end
 

@@ -53,10 +53,17 @@ end
 -- distinct states and arcs, not with the length): a read-only session that answers
 -- what a report of the file as loaded needs - members() (1), length(1), history()
 -- (none), chain() (the same chain chitra.load(path):chain() gives), files, notes -
--- and has no transforms (s.streamed is true). nil, message as load.
-function M.stream(path)
+-- and has no transforms (s.streamed is true). nil, message as load. opts.progress,
+-- opts.progress_step: as load's.
+function M.stream(path, opts)
   local s = core.new()
-  local raw, n = s:pes_chain(path)
+  local progress = opts and opts.progress
+  local raw, n
+  if progress then
+    raw, n = s:pes_chain(path, function(done, total) progress(path, done, total) end, opts.progress_step)
+  else
+    raw, n = s:pes_chain(path)
+  end
   s:close()
   if not raw then return nil, n end
   local chain = chain_mod.from_raw(raw)
