@@ -82,20 +82,30 @@ int rt_lseq_status(lua_State *L, int st, const rt_err *err)
 }
 
 
+/* The optional progress function (argument 3) and step in bytes (argument 4, 1 MiB by
+ * default) of load and pes_chain: the callback to give the reader, or NULL. */
+static void (*progress_args(lua_State *L, uint64_t *step))(void *, uint64_t, uint64_t)
+{
+    int with = !lua_isnoneornil(L, 3);
+    if (with)
+        luaL_checktype(L, 3, LUA_TFUNCTION);
+    lua_Integer n = luaL_optinteger(L, 4, 1 << 20);
+    luaL_argcheck(L, n > 0, 4, "the step must be positive");
+    *step = (uint64_t)n;
+    return with ? rt_on_progress_void : NULL;
+}
+
 static int ses_load(lua_State *L)
 {
     rt_ses *s = rt_lseq_check(L);
     const char *path = luaL_checkstring(L, 2);
-    int with = !lua_isnoneornil(L, 3);
-    if (with)
-        luaL_checktype(L, 3, LUA_TFUNCTION);
-    lua_Integer step = luaL_optinteger(L, 4, 1 << 20);
-    luaL_argcheck(L, step > 0, 4, "the step must be positive");
+    uint64_t step;
+    void (*on)(void *, uint64_t, uint64_t) = progress_args(L, &step);
     rt_progress_ud pu = RT_PROGRESS_UD(L, 3);
     rt_err err;
     ses_box *b = lua_touserdata(L, 1);
     b->loading = 1;
-    int st = rt_ses_load_progress(s, path, (uint64_t)step, with ? rt_on_progress_void : NULL, &pu, &err);
+    int st = rt_ses_load_progress(s, path, step, on, &pu, &err);
     b->loading = 0;
     rt_progress_check(&pu); /* the progress callback's error (Ctrl-C) is raised, not dropped */
     return rt_lseq_status(L, st, &err);
@@ -488,16 +498,13 @@ static int ses_pes_chain(lua_State *L)
 {
     rt_ses *s = rt_lseq_check(L);
     const char *path = luaL_checkstring(L, 2);
-    int with = !lua_isnoneornil(L, 3);
-    if (with)
-        luaL_checktype(L, 3, LUA_TFUNCTION);
-    lua_Integer step = luaL_optinteger(L, 4, 1 << 20);
-    luaL_argcheck(L, step > 0, 4, "the step must be positive");
+    uint64_t step;
+    void (*on)(void *, uint64_t, uint64_t) = progress_args(L, &step);
     rt_progress_ud pu = RT_PROGRESS_UD(L, 3);
     rt_chain *c;
     size_t n;
     rt_err err;
-    int st = rt_pes_chain_progress(s, path, (uint64_t)step, with ? rt_on_progress_void : NULL, &pu, &c, &n, &err);
+    int st = rt_pes_chain_progress(s, path, step, on, &pu, &c, &n, &err);
     rt_progress_check(&pu); /* the progress callback's error (Ctrl-C) is raised, not dropped */
     if (st)
         return rt_push_fail(L, &err);

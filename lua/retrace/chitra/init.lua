@@ -33,17 +33,19 @@ end
 -- opts.components: Lua pattern of one state component (default "%u%d*": "A2T" = A2, T);
 -- opts.progress: function(path, bytes_read, file_size) called every opts.progress_step
 -- bytes (1 MiB) of a long file and once at its end.
+-- s:METHOD(path) of the core session, with opts.progress(path, done, total) every
+-- opts.progress_step bytes when given (load, pes_chain).
+local function read(s, method, path, opts)
+  local progress = opts and opts.progress
+  if not progress then return s[method](s, path) end
+  return s[method](s, path, function(done, total) progress(path, done, total) end, opts.progress_step)
+end
+
 function M.load(paths, opts)
   if type(paths) == "string" then paths = { paths } end
   local s = core.new()
-  local progress = opts and opts.progress
   for _, p in ipairs(paths) do
-    local ok, err
-    if progress then
-      ok, err = s:load(p, function(done, total) progress(p, done, total) end, opts.progress_step)
-    else
-      ok, err = s:load(p)
-    end
+    local ok, err = read(s, "load", p, opts)
     if not ok then s:close() return nil, err end
   end
   return M.wrap(s, paths, opts)
@@ -57,13 +59,7 @@ end
 -- opts.progress_step: as load's.
 function M.stream(path, opts)
   local s = core.new()
-  local progress = opts and opts.progress
-  local raw, n
-  if progress then
-    raw, n = s:pes_chain(path, function(done, total) progress(path, done, total) end, opts.progress_step)
-  else
-    raw, n = s:pes_chain(path)
-  end
+  local raw, n = read(s, "pes_chain", path, opts)
   s:close()
   if not raw then return nil, n end
   local chain = chain_mod.from_raw(raw)
