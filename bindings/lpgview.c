@@ -4,7 +4,9 @@
  * displays of displays/paragraph/ read once per frame.
  *
  *   pgview.new(rp, {procs = P, t0 =, from =, to =, last = {[p + 1] = t}, ring =, records =,
- *                   batch = bool, tasks = {ids}}) -> view | nil, message
+ *                   batch = bool, tasks = {ids}, source = {[p + 1] = the replay's processor},
+ *                   nsource = the replay's processors}) -> view | nil, message
+ *                   (source: only those processors shown, numbered 0 .. procs-1 in the view)
  *   view:sync(t)  view:keep(t)  view:close()
  *   view:info() -> {now, procs, counts = {idle, overhead, busy}, collectives, events, pairs, latest_task,
  *                   keep_base = {count, bytes}}
@@ -140,6 +142,21 @@ static int l_new(lua_State *L)
         }
         c.tasks = tasks;
         c.ntasks = n;
+    }
+    if (lua_getfield(L, 2, "source") == LUA_TTABLE) {
+        if ((lua_Integer)lua_rawlen(L, -1) != c.nprocs)
+            return luaL_error(L, "pgview.new: source: %d processors expected", c.nprocs);
+        int *source = lua_newuserdatauv(L, (size_t)c.nprocs * sizeof *source, 0);
+        for (int p = 0; p < c.nprocs; p++) {
+            lua_rawgeti(L, -2, p + 1);
+            if (!lua_isinteger(L, -1))
+                return luaL_error(L, "pgview.new: source[%d]: an integer expected", p + 1);
+            source[p] = (int)lua_tointeger(L, -1);
+            lua_pop(L, 1);
+        }
+        c.source = source;
+        double n = opt_num(L, 2, "nsource", 0);
+        c.nsource = n >= 0 && n <= RT_TE_MAXPROC ? (int)n : -1;
     }
     pv_box *b = lua_newuserdatauv(L, sizeof *b, 1);
     memset(b, 0, sizeof *b);

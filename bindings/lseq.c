@@ -82,20 +82,30 @@ int rt_lseq_status(lua_State *L, int st, const rt_err *err)
 }
 
 
+/* The optional progress function (argument 3) and step in bytes (argument 4, 1 MiB by
+ * default) of load and pes_chain: the callback to give the reader, or NULL. */
+static void (*progress_args(lua_State *L, uint64_t *step))(void *, uint64_t, uint64_t)
+{
+    int with = !lua_isnoneornil(L, 3);
+    if (with)
+        luaL_checktype(L, 3, LUA_TFUNCTION);
+    lua_Integer n = luaL_optinteger(L, 4, 1 << 20);
+    luaL_argcheck(L, n > 0, 4, "the step must be positive");
+    *step = (uint64_t)n;
+    return with ? rt_on_progress_void : NULL;
+}
+
 static int ses_load(lua_State *L)
 {
     rt_ses *s = rt_lseq_check(L);
     const char *path = luaL_checkstring(L, 2);
-    int with = !lua_isnoneornil(L, 3);
-    if (with)
-        luaL_checktype(L, 3, LUA_TFUNCTION);
-    lua_Integer step = luaL_optinteger(L, 4, 1 << 20);
-    luaL_argcheck(L, step > 0, 4, "the step must be positive");
+    uint64_t step;
+    void (*on)(void *, uint64_t, uint64_t) = progress_args(L, &step);
     rt_progress_ud pu = RT_PROGRESS_UD(L, 3);
     rt_err err;
     ses_box *b = lua_touserdata(L, 1);
     b->loading = 1;
-    int st = rt_ses_load_progress(s, path, (uint64_t)step, with ? rt_on_progress_void : NULL, &pu, &err);
+    int st = rt_ses_load_progress(s, path, step, on, &pu, &err);
     b->loading = 0;
     rt_progress_check(&pu); /* the progress callback's error (Ctrl-C) is raised, not dropped */
     return rt_lseq_status(L, st, &err);
@@ -450,6 +460,8 @@ static int ses_find(lua_State *L)
     return 3;
 }
 
+static void push_chain(lua_State *L, rt_ses *s, const rt_chain *c);
+
 /* chain([{members}]) -> {other=, states={{name,n,mean,var,total}}, arcs={{from,to,count,p}},
  *                        composites={{name=, nodes={{state,parent,n,ends,mean,var}}}}} */
 static int ses_chain(lua_State *L)
@@ -473,11 +485,43 @@ static int ses_chain(lua_State *L)
     rt_err err;
     if (rt_ses_chain(s, members, nm, &c, &err))
         return rt_push_fail(L, &err);
+    push_chain(L, s, c);
+    rt_chain_free(c);
+    return 1;
+}
+
+/* pes_chain(path [, progress(done, total) [, step]]) -> the chain of the PES file as
+ * chain() gives it after loading it alone, read as a stream (rt_pes_chain: the
+ * sequence is never held), and the sequence's length | nil, message. The session
+ * learns the names only. progress and step as load's. */
+static int ses_pes_chain(lua_State *L)
+{
+    rt_ses *s = rt_lseq_check(L);
+    const char *path = luaL_checkstring(L, 2);
+    uint64_t step;
+    void (*on)(void *, uint64_t, uint64_t) = progress_args(L, &step);
+    rt_progress_ud pu = RT_PROGRESS_UD(L, 3);
+    rt_chain *c;
+    size_t n;
+    rt_err err;
+    int st = rt_pes_chain_progress(s, path, step, on, &pu, &c, &n, &err);
+    rt_progress_check(&pu); /* the progress callback's error (Ctrl-C) is raised, not dropped */
+    if (st)
+        return rt_push_fail(L, &err);
+    push_chain(L, s, c);
+    rt_chain_free(c);
+    lua_pushinteger(L, (lua_Integer)n);
+    return 2;
+}
+
+/* The chain c (symbols of s) as a table: see chain(). */
+static void push_chain(lua_State *L, rt_ses *s, const rt_chain *c)
+{
     lua_createtable(L, 0, 4);
     rt_set_str(L, "other", rt_ses_name(s, c->other));
     lua_createtable(L, (int)c->nstates, 0);
     for (size_t i = 0; i < c->nstates; i++) {
-        rt_chain_state *x = &c->states[i];
+        const rt_chain_state *x = &c->states[i];
         lua_createtable(L, 0, 5);
         rt_set_str(L, "name", rt_ses_name(s, x->sym));
         rt_set_int(L, "n", (lua_Integer)x->n);
@@ -489,7 +533,7 @@ static int ses_chain(lua_State *L)
     lua_setfield(L, -2, "states");
     lua_createtable(L, (int)c->narcs, 0);
     for (size_t i = 0; i < c->narcs; i++) {
-        rt_chain_arc *a = &c->arcs[i];
+        const rt_chain_arc *a = &c->arcs[i];
         lua_createtable(L, 0, 4);
         rt_set_str(L, "from", rt_ses_name(s, a->from));
         rt_set_str(L, "to", rt_ses_name(s, a->to));
@@ -500,12 +544,12 @@ static int ses_chain(lua_State *L)
     lua_setfield(L, -2, "arcs");
     lua_createtable(L, (int)c->ncomps, 0);
     for (size_t i = 0; i < c->ncomps; i++) {
-        rt_chain_comp *cp = &c->comps[i];
+        const rt_chain_comp *cp = &c->comps[i];
         lua_createtable(L, 0, 2);
         rt_set_str(L, "name", rt_ses_name(s, cp->sym));
         lua_createtable(L, (int)cp->count, 0);
         for (size_t j = 0; j < cp->count; j++) {
-            rt_chain_node *nd = &c->nodes[cp->first + j];
+            const rt_chain_node *nd = &c->nodes[cp->first + j];
             lua_createtable(L, 0, 6);
             rt_set_str(L, "state", rt_ses_name(s, nd->sym));
             rt_set_int(L, "parent", nd->parent < 0 ? 0 : nd->parent - (int32_t)cp->first + 1);
@@ -519,8 +563,6 @@ static int ses_chain(lua_State *L)
         lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
     lua_setfield(L, -2, "composites");
-    rt_chain_free(c);
-    return 1;
 }
 
 
@@ -1229,6 +1271,7 @@ static const luaL_Reg ses_methods[] = {
     {"distinct", ses_distinct},
     {"find", ses_find},
     {"chain", ses_chain},
+    {"pes_chain", ses_pes_chain},
     {"holding", ses_holding},
     {"score", ses_score},
     {"steady", ses_steady},

@@ -98,6 +98,24 @@ local function print_validation(validation, out)
   end
 end
 
+-- Options that need the whole sequence in memory (transforms, views, searches,
+-- simulation, models, the --json document with every symbol); without them, and
+-- with one file, the report needs only the chain, which chitra.stream builds as
+-- the file is read.
+local NEEDS_SEQUENCE = { "states", "merge", "drift", "sync", "find", "json", "views", "acquisition",
+  "simulate", "fit_holding", "steady", "model", "params" }
+local function streamable(args, steps)
+  if #args.pes ~= 1 or #steps > 0 then return false end
+  for _, o in ipairs(NEEDS_SEQUENCE) do
+    local v = args[o]
+    if v and not (type(v) == "table" and #v == 0) then return false end -- (repeatable options: a list)
+  end
+  for _, out in ipairs(args.chain or {}) do
+    if out:match("%.json$") then return false end -- the semi-Markov model is fitted on the sequence
+  end
+  return true
+end
+
 local function print_text(ses, chain, out)
   local w = function(...) out:write(string.format(...)) end
   for k = 1, ses:members() do
@@ -362,15 +380,21 @@ return {
       local par = require "retrace.par"
       if not par.speaks() then return 0 end -- PES files: rank 0 alone reads them
       par.solo(true)
-      ses, err = chitra.load(args.pes, { components = args.component_pattern,
-      separator = args.component_separator, progress = function(path, done, total)
+      local function progress(path, done, total)
         if not bar or bar.path ~= path then
           if bar then bar:finish() end
           bar = cli.progress("loading " .. path, total)
           bar.path = path
         end
         bar:update(done)
-      end })
+      end
+      if streamable(args, steps) then
+        -- a report of one file as it stands: its chain read as a stream, the sequence never held
+        ses, err = chitra.stream(args.pes[1], { progress = progress })
+      else
+        ses, err = chitra.load(args.pes, { components = args.component_pattern,
+          separator = args.component_separator, progress = progress })
+      end
     end
     if bar then bar:finish() end
     if not ses then cli.input_error(err) end

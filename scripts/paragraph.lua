@@ -10,6 +10,7 @@ local display = require "retrace.display"
 local frames = require "retrace.frames"
 local fs = require "retrace.fs"
 local pg = require "retrace.paragraph"
+local pgscale = require "retrace.pgscale"
 local pgapp = require "retrace.paragraph_app"
 local replay = require "retrace.replay"
 
@@ -231,21 +232,31 @@ local function run(args)
     return 0
   end
   if not args.output then cli.usage_error("-o DIR is needed (or --static, --export, --timeline-html)") end
-  -- the animated displays draw every processor over the scrolling window: no selection there
-  if args.procs or args.zoom or args.all_threads then
-    cli.usage_error((args.procs and "--procs" or args.zoom and "--zoom" or "--all-threads")
-      .. " applies to --static and --timeline-html pictures; animated runs use --from / --to and --proc")
+  if args.zoom then
+    cli.usage_error("--zoom applies to --static and --timeline-html pictures; animated runs use --from / --to")
   end
+  -- the processors drawn: the rule of the whole-run pictures (--procs, --all-threads); the
+  -- animation's displays, model and statistics see those only, numbered in order
+  local sel, note = pgscale.select_procs(info, { procs = args.procs, all_threads = args.all_threads,
+    skip_stateless = true, trace = args.trace })
+  if not sel then cli.usage_error(note) end
+  if note then io.stderr:write("retrace: ", note, "\n") end
+  local full = info
+  info = pg.shown(full, sel)
   local t0, t1 = info.span[1], info.span[2]
   if (from and from > t1) or (to and to < t0) then
     cli.input_error(string.format("%s: the window %s .. %s lies outside the trace, which spans %.9g .. %.9g s",
       args.trace, args.from or "start", args.to or "end", t0, t1))
   end
+  local proc
   if args.proc then
     local p = math.tointeger(tonumber(args.proc))
-    if not p or p < 0 or p >= info.P then
-      cli.usage_error("--proc " .. args.proc .. ": the trace has processors 0.." .. (info.P - 1))
+    if not p or p < 0 or p >= full.P then
+      cli.usage_error("--proc " .. args.proc .. ": the trace has processors 0.." .. (full.P - 1))
     end
+    proc = p
+    if info.at then proc = info.at[p] end
+    if not proc then cli.usage_error("--proc " .. args.proc .. ": not among the processors drawn") end
   end
   local unit = args.unit and (UNITS[args.unit] or tonumber(args.unit)) or info.unit
   local lo_t, hi_t = math.max(from or t0, t0), math.min(to or t1, t1)
@@ -280,7 +291,7 @@ local function run(args)
     or replay.scale_width(hi_t - lo_t, info.unit) * info.unit
   if width <= 0 then width = unit end
   local ctx = {
-    P = info.P, info = info, volume = volume, proc = args.proc and math.tointeger(tonumber(args.proc)),
+    P = info.P, info = info, volume = volume, proc = proc,
     order = order_kind == "gray" and pg.gray_order(info.P) or pg.natural_order(info.P),
     smoothing = args.smoothing and number(args.smoothing, "--smoothing") * unit or width / 20,
     layout = args.layout, unit = unit, window_lo = lo_t, window_hi = hi_t, trace = args.trace, format = args.format,
@@ -340,7 +351,7 @@ local function run(args)
     local ok, derr = fs.mkdir_p(args.data)
     if not ok then cli.input_error(derr) end
     -- the live pass writes the state segments and messages as it runs (in C)
-    ok, derr = rp:write_csv(args.data, info.P, lo_t, hi_t)
+    ok, derr = rp:write_csv(args.data, full.P, lo_t, hi_t)
     if not ok then cli.input_error(derr) end
   end
   local function write_data(i, t)
@@ -461,7 +472,8 @@ local function run(args)
   if not okf then cli.input_error(tostring(res)) end
   for _, e in ipairs(res.errors) do io.stderr:write("retrace: ", e, "\n") end
   local summary = {
-    trace = args.trace, format = info.format, processors = info.P, span = info.span, records = info.records,
+    trace = args.trace, format = info.format, processors = full.P, drawn = info.P, procs = cli.array(sel),
+    span = info.span, records = info.records,
     messages = info.messages, max_pending = info.max_pending, max_pending_bytes = info.max_pending_bytes,
     max_queue = info.max_queue, max_queue_bytes = info.max_queue_bytes, unit = unit,
     scale_width = width, frames = nframes, window = { lo_t, hi_t },
@@ -495,8 +507,8 @@ local function run(args)
   if args.json then
     cli.print_json(summary)
   else
-    io.write(string.format("%s: %d processors, %d frames of %d displays in %s%s%s%s\n", args.trace, info.P,
-      nframes, #ids, args.output, res.html and (", player " .. res.html) or "", res.pdf and (", " .. res.pdf) or "",
+    io.write(string.format("%s: %s processors, %d frames of %d displays in %s%s%s%s\n", args.trace,
+      info.P < full.P and string.format("%d of %d", info.P, full.P) or tostring(full.P), nframes, #ids, args.output, res.html and (", player " .. res.html) or "", res.pdf and (", " .. res.pdf) or "",
       res.mp4 and (", " .. res.mp4) or ""))
   end
   -- an output asked for and not made (the PDF on a full disk, the MP4 without ffmpeg),
@@ -531,8 +543,8 @@ return {
     p:option("-o --output", "folder of the frames (with --static: the picture F.png, .pdf or .svg)")
     p:flag("--static", "one whole-window picture of the --display views gantt, spacetime (default both)")
     p:option("--zoom", "with --static / --timeline-html: the window T0:T1 in seconds (default the whole run)")
-    p:option("--procs", "with --static / --timeline-html: the processors drawn, e.g. 0-63,128")
-    p:flag("--all-threads", "with --static / --timeline-html: also draw processors with no state record (Paraver "
+    p:option("--procs", "the processors drawn (pictures and animations), e.g. 0-63,128")
+    p:flag("--all-threads", "also draw processors with no state record (Paraver "
       .. "threads carrying only events, idle the whole run), left out by default")
     p:flag("--mix", "with --static: a row's colour mixes the states by their time (default: the state that held most)")
     p:option("--timeline-html", "write a self-contained zoomable HTML timeline (Gantt and spacetime) to this file")

@@ -86,11 +86,15 @@ return {
       end
     end)
     if not okd then
-      pcall(fw.finish, fw)
+      fw:abort()
+      if cli.interrupted(derr) then error(derr, 0) end -- exit 130, one line
       cli.input_error(one_line(derr))
     end
     local okf, result = pcall(fw.finish, fw, { html = args.html, mp4 = args.mp4 })
-    if not okf then cli.input_error(one_line(result)) end
+    if not okf then
+      if cli.interrupted(result) then error(result, 0) end
+      cli.input_error(one_line(result))
+    end
     if args.svg then
       local canvas = require "retrace.canvas"
       local svg, serr = canvas.svg(args.svg, w, h)

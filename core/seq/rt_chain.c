@@ -62,6 +62,169 @@ typedef struct {
     acc a;
 } tnode;
 
+/*
+ * The states and arcs of a chain as a sequence passes, one element at a time:
+ * rt_ses_chain feeds it from a session's sequences, rt_pes_chain from a PES file
+ * as it is read (so the sequence is never held). Memory grows with the distinct
+ * symbols and arcs.
+ */
+struct rt_chain_build {
+    int32_t *state_of;   /* symbol -> state index, -1 before its first occurrence */
+    size_t nsym;         /* symbols state_of covers */
+    int32_t *order;      /* state index -> symbol */
+    acc *accs;           /* per state */
+    size_t nstates, capstates;
+    rt_u64map arcs;      /* (from, to) -> arc index */
+    uint64_t *arc_count, *arc_key;
+    size_t capa;
+};
+
+rt_chain_build *rt_chain_build_new(size_t nsym)
+{
+    rt_chain_build *b = calloc(1, sizeof *b);
+    if (!b || rt_u64map_init(&b->arcs, 64)) {
+        free(b);
+        return NULL;
+    }
+    if (nsym && rt_chain_build_symbols(b, nsym) != RT_OK) {
+        rt_chain_build_free(b);
+        return NULL;
+    }
+    return b;
+}
+
+void rt_chain_build_free(rt_chain_build *b)
+{
+    if (!b)
+        return;
+    free(b->state_of);
+    free(b->order);
+    free(b->accs);
+    free(b->arc_count);
+    free(b->arc_key);
+    rt_u64map_free(&b->arcs);
+    free(b);
+}
+
+int rt_chain_build_symbols(rt_chain_build *b, size_t nsym)
+{
+    if (nsym <= b->nsym)
+        return RT_OK;
+    size_t cap = nsym < 2 * b->nsym ? 2 * b->nsym : nsym;
+    int32_t *so = realloc(b->state_of, cap * sizeof *so);
+    if (!so)
+        return RT_ENOMEM;
+    b->state_of = so;
+    for (size_t i = b->nsym; i < cap; i++)
+        so[i] = -1;
+    b->nsym = cap;
+    return RT_OK;
+}
+
+/* Symbol x (below the symbols given) held for t; returns its state index, or -1 out of memory. */
+int32_t rt_chain_build_state(rt_chain_build *b, int32_t x, double t)
+{
+    if (b->state_of[x] < 0) {
+        if (b->nstates == b->capstates) {
+            size_t cap = b->capstates ? 2 * b->capstates : 64;
+            int32_t *o = realloc(b->order, cap * sizeof *o);
+            if (o)
+                b->order = o;
+            acc *a = realloc(b->accs, cap * sizeof *a);
+            if (a)
+                b->accs = a;
+            if (!o || !a)
+                return -1;
+            b->capstates = cap;
+        }
+        b->state_of[x] = (int32_t)b->nstates;
+        b->order[b->nstates] = x;
+        b->accs[b->nstates++] = (acc){0, 0, 0, 0};
+    }
+    acc_add(&b->accs[b->state_of[x]], t);
+    return b->state_of[x];
+}
+
+/* A transition x -> y. RT_OK or RT_ENOMEM. */
+int rt_chain_build_arc(rt_chain_build *b, int32_t x, int32_t y)
+{
+    int created;
+    int32_t *slot = rt_u64map_slot(&b->arcs, ((uint64_t)(uint32_t)x << 32) | (uint32_t)y, &created);
+    if (!slot)
+        return RT_ENOMEM;
+    if (created) {
+        if (b->arcs.n > b->capa) {
+            size_t capa = b->capa ? b->capa * 2 : 64;
+            uint64_t *a1 = realloc(b->arc_count, capa * sizeof *a1);
+            if (a1)
+                b->arc_count = a1;
+            uint64_t *a2 = realloc(b->arc_key, capa * sizeof *a2);
+            if (a2)
+                b->arc_key = a2;
+            if (!a1 || !a2)
+                return RT_ENOMEM;
+            b->capa = capa;
+        }
+        *slot = (int32_t)(b->arcs.n - 1);
+        b->arc_count[*slot] = 0;
+        b->arc_key[*slot] = ((uint64_t)(uint32_t)x << 32) | (uint32_t)y;
+    }
+    b->arc_count[*slot]++;
+    return RT_OK;
+}
+
+/* A chain with the builder's states and arcs (no composites yet), other its sentinel. NULL: no memory. */
+static rt_chain *build_chain(const rt_chain_build *b, int32_t other, size_t ncomps, size_t nnodes)
+{
+    rt_chain *c = calloc(1, sizeof *c);
+    if (!c)
+        return NULL;
+    size_t nstates = b->nstates;
+    c->other = other;
+    c->nstates = nstates;
+    c->states = malloc((nstates ? nstates : 1) * sizeof *c->states);
+    c->narcs = b->arcs.n;
+    c->arcs = malloc((b->arcs.n ? b->arcs.n : 1) * sizeof *c->arcs);
+    c->ncomps = ncomps;
+    c->comps = malloc((ncomps ? ncomps : 1) * sizeof *c->comps);
+    c->nnodes = nnodes;
+    c->nodes = malloc((nnodes ? nnodes : 1) * sizeof *c->nodes);
+    size_t *pos = calloc(nstates + 1, sizeof *pos);
+    uint64_t *outn = calloc(nstates + 1, sizeof *outn);
+    if (!c->states || !c->arcs || !c->comps || !c->nodes || !pos || !outn) {
+        free(pos);
+        free(outn);
+        rt_chain_free(c);
+        return NULL;
+    }
+    for (size_t i = 0; i < nstates; i++) {
+        const acc *a = &b->accs[i];
+        c->states[i] = (rt_chain_state){b->order[i], a->n, a->mean, acc_var(a), a->total};
+    }
+    /* arcs grouped by from state (counting sort, stable in first appearance) */
+    for (size_t a = 0; a < b->arcs.n; a++) {
+        int32_t f = b->state_of[(int32_t)(b->arc_key[a] >> 32)];
+        pos[f + 1]++;
+        outn[f] += b->arc_count[a];
+    }
+    for (size_t i = 0; i < nstates; i++)
+        pos[i + 1] += pos[i];
+    for (size_t a = 0; a < b->arcs.n; a++) {
+        int32_t fs = (int32_t)(b->arc_key[a] >> 32), ts = (int32_t)(uint32_t)b->arc_key[a];
+        int32_t f = b->state_of[fs];
+        c->arcs[pos[f]++] = (rt_chain_arc){fs, ts, b->arc_count[a], (double)b->arc_count[a] / (double)outn[f]};
+    }
+    free(pos);
+    free(outn);
+    return c;
+}
+
+int rt_chain_build_finish(rt_chain_build *b, int32_t other, rt_chain **out)
+{
+    *out = build_chain(b, other, 0, 0);
+    return *out ? RT_OK : RT_ENOMEM;
+}
+
 int rt_ses_chain(rt_ses *s, const size_t *members, size_t nmembers, rt_chain **out,
                  rt_err *err)
 {
@@ -77,23 +240,17 @@ int rt_ses_chain(rt_ses *s, const size_t *members, size_t nmembers, rt_chain **o
             return rt_err_set(err, RT_EINVAL, "chain: no member %zu", members[q] + 1);
     size_t nsym = s->nsym;
     int st = RT_ENOMEM;
-    int32_t *state_of = malloc(nsym * sizeof *state_of);
+    rt_chain_build *b = rt_chain_build_new(nsym);
     int32_t *comp_of = malloc(nsym * sizeof *comp_of);
-    int32_t *order = malloc(nsym * sizeof *order); /* state index -> symbol */
-    acc *accs = calloc(nsym, sizeof *accs);
     int32_t *corder = malloc(nsym * sizeof *corder);
-    rt_u64map arcs = {0}, trie = {0};
+    rt_u64map trie = {0};
     tnode *nodes = NULL;
-    size_t nnodes = 0, capnodes = 0, nstates = 0, ncomps = 0;
-    uint64_t *arc_count = NULL;
-    uint64_t *arc_key = NULL;
-    size_t capa = 0;
+    size_t nnodes = 0, capnodes = 0, ncomps = 0;
     rt_chain *c = NULL;
-    if (!state_of || !comp_of || !order || !accs || !corder ||
-        rt_u64map_init(&arcs, 64) || rt_u64map_init(&trie, 64))
+    if (!b || !comp_of || !corder || rt_u64map_init(&trie, 64))
         goto fail;
     for (size_t i = 0; i < nsym; i++)
-        state_of[i] = comp_of[i] = -1;
+        comp_of[i] = -1;
     for (size_t q = 0; q < nmembers; q++) {
         size_t k = members ? members[q] : q;
         const rt_version *v = RT_CUR(s, k);
@@ -102,36 +259,10 @@ int rt_ses_chain(rt_ses *s, const size_t *members, size_t nmembers, rt_chain **o
         for (size_t i = 0; i <= v->n; i++) {
             int32_t x = i < v->n ? v->sym[i] : other;
             double t = i < v->n ? E[v->start[i + 1]] - E[v->start[i]] : 0.0;
-            if (state_of[x] < 0) {
-                state_of[x] = (int32_t)nstates;
-                order[nstates++] = x;
-            }
-            acc_add(&accs[state_of[x]], t);
-            if (i < v->n) {
-                int32_t y = i + 1 < v->n ? v->sym[i + 1] : other;
-                int created;
-                int32_t *slot = rt_u64map_slot(&arcs, ((uint64_t)(uint32_t)x << 32) | (uint32_t)y,
-                                               &created);
-                if (!slot)
-                    goto fail;
-                if (created) {
-                    if (arcs.n > capa) {
-                        capa = capa ? capa * 2 : 64;
-                        uint64_t *a1 = realloc(arc_count, capa * sizeof *a1);
-                        if (a1)
-                            arc_count = a1;
-                        uint64_t *a2 = realloc(arc_key, capa * sizeof *a2);
-                        if (a2)
-                            arc_key = a2;
-                        if (!a1 || !a2)
-                            goto fail;
-                    }
-                    *slot = (int32_t)(arcs.n - 1);
-                    arc_count[*slot] = 0;
-                    arc_key[*slot] = ((uint64_t)(uint32_t)x << 32) | (uint32_t)y;
-                }
-                arc_count[*slot]++;
-            }
+            if (rt_chain_build_state(b, x, t) < 0)
+                goto fail;
+            if (i < v->n && rt_chain_build_arc(b, x, i + 1 < v->n ? v->sym[i + 1] : other) != RT_OK)
+                goto fail;
             /* a composite: walk its original range through its prefix tree */
             if (i < v->n && s->comp_level[x] > 0) {
                 if (comp_of[x] < 0) {
@@ -166,49 +297,8 @@ int rt_ses_chain(rt_ses *s, const size_t *members, size_t nmembers, rt_chain **o
             }
         }
     }
-    c = calloc(1, sizeof *c);
-    if (!c)
+    if (!(c = build_chain(b, other, ncomps, nnodes)))
         goto fail;
-    c->other = other;
-    c->nstates = nstates;
-    c->states = malloc((nstates ? nstates : 1) * sizeof *c->states);
-    c->narcs = arcs.n;
-    c->arcs = malloc((arcs.n ? arcs.n : 1) * sizeof *c->arcs);
-    c->ncomps = ncomps;
-    c->comps = malloc((ncomps ? ncomps : 1) * sizeof *c->comps);
-    c->nnodes = nnodes;
-    c->nodes = malloc((nnodes ? nnodes : 1) * sizeof *c->nodes);
-    if (!c->states || !c->arcs || !c->comps || !c->nodes)
-        goto fail;
-    for (size_t i = 0; i < nstates; i++) {
-        acc *a = &accs[i];
-        c->states[i] = (rt_chain_state){order[i], a->n, a->mean, acc_var(a), a->total};
-    }
-    /* arcs grouped by from state (counting sort, stable in first appearance) */
-    {
-        size_t *pos = calloc(nstates + 1, sizeof *pos);
-        uint64_t *outn = calloc(nstates + 1, sizeof *outn);
-        if (!pos || !outn) {
-            free(pos);
-            free(outn);
-            goto fail;
-        }
-        for (size_t a = 0; a < arcs.n; a++) {
-            int32_t f = state_of[(int32_t)(arc_key[a] >> 32)];
-            pos[f + 1]++;
-            outn[f] += arc_count[a];
-        }
-        for (size_t i = 0; i < nstates; i++)
-            pos[i + 1] += pos[i];
-        for (size_t a = 0; a < arcs.n; a++) {
-            int32_t fs = (int32_t)(arc_key[a] >> 32), ts = (int32_t)(uint32_t)arc_key[a];
-            int32_t f = state_of[fs];
-            c->arcs[pos[f]++] = (rt_chain_arc){fs, ts, arc_count[a],
-                                               (double)arc_count[a] / (double)outn[f]};
-        }
-        free(pos);
-        free(outn);
-    }
     /* trie nodes grouped by composite, parents renumbered */
     {
         size_t *cpos = calloc(ncomps + 1, sizeof *cpos);
@@ -242,18 +332,15 @@ fail:
     if (st != RT_OK)
         rt_err_set(err, RT_ENOMEM, "chain: out of memory");
     rt_chain_free(c);
-    free(state_of);
+    rt_chain_build_free(b);
     free(comp_of);
-    free(order);
-    free(accs);
     free(corder);
     free(nodes);
-    free(arc_count);
-    free(arc_key);
-    rt_u64map_free(&arcs);
     rt_u64map_free(&trie);
     return st;
 }
+
+int32_t rt_ses_chain_other(rt_ses *s) { return other_symbol(s); }
 
 /* ---- periodograms ---- */
 

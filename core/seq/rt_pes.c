@@ -33,6 +33,9 @@ typedef struct {
     int32_t last_id;    /* the previous state's symbol */
     uint64_t *uses;     /* occurrences per symbol id (as many as distinct names) */
     size_t nuses, capuses;
+    /* rt_pes_chain: the chain built as the entries pass */
+    rt_chain_build *cb;
+    int32_t before_id;  /* the symbol of the entry before the previous one */
 } pes_buf;
 
 /* Report progress when the reader has passed the next mark (called once a line). */
@@ -91,6 +94,14 @@ static int push(pes_buf *b, rt_span name, rt_span time, unsigned long line, rt_e
             b->nuses = (size_t)id + 1;
         }
         b->uses[id]++;
+        if (b->cb) { /* entry n ends the state of entry n - 1, which followed entry n - 2 */
+            b->s->orig[id] = 1;
+            if (rt_chain_build_symbols(b->cb, rt_ses_symbol_count(b->s)) != RT_OK ||
+                (b->n >= 1 && rt_chain_build_state(b->cb, b->last_id, t - b->last) < 0) ||
+                (b->n >= 2 && rt_chain_build_arc(b->cb, b->before_id, b->last_id) != RT_OK))
+                return rt_err_set(err, RT_ENOMEM, "%s: out of memory", b->path);
+            b->before_id = b->last_id;
+        }
         b->last = t;
         b->last_id = id;
         b->n++;
@@ -213,7 +224,7 @@ int rt_ses_load_progress(rt_ses *s, const char *path, uint64_t step,
     rt_err_clear(err);
     if (s->nsteps)
         return rt_err_at(err, RT_ESTATE, path, 0, "members are added before the first transform");
-    pes_buf b = {s, path, NULL, NULL, 0, 0, progress, ud, step ? step : 1, step ? step : 1, {0, 0, 0}, 0, 0, 0, NULL, 0, 0};
+    pes_buf b = {s, path, NULL, NULL, 0, 0, progress, ud, step ? step : 1, step ? step : 1, {0, 0, 0}, 0, 0, 0, NULL, 0, 0, NULL, -1};
     int st = read_pes(&b, err);
     if (st == RT_OK) {
         /* hand the arrays over (times already checked): SES symbols are the first n-1 states */
@@ -232,7 +243,7 @@ int rt_pes_scan(const char *path, rt_pes_summary *out, rt_err *err)
     rt_ses *s = rt_ses_new();
     if (!s)
         return rt_err_set(err, RT_ENOMEM, "%s: out of memory", path);
-    pes_buf b = {s, path, NULL, NULL, 0, 0, NULL, NULL, 1, 1, {0, 0, 0}, 1, 0, 0, NULL, 0, 0};
+    pes_buf b = {s, path, NULL, NULL, 0, 0, NULL, NULL, 1, 1, {0, 0, 0}, 1, 0, 0, NULL, 0, 0, NULL, -1};
     int st = read_pes(&b, err);
     if (st == RT_OK) {
         b.uses[b.last_id]--; /* the last entry ends the run: not a state */
@@ -244,6 +255,37 @@ int rt_pes_scan(const char *path, rt_pes_summary *out, rt_err *err)
     }
     free(b.uses);
     rt_ses_free(s);
+    return st;
+}
+
+int rt_pes_chain(rt_ses *s, const char *path, rt_chain **out, size_t *states, rt_err *err)
+{
+    return rt_pes_chain_progress(s, path, 0, NULL, NULL, out, states, err);
+}
+
+int rt_pes_chain_progress(rt_ses *s, const char *path, uint64_t step,
+                          void (*progress)(void *ud, uint64_t done, uint64_t total), void *ud,
+                          rt_chain **out, size_t *states, rt_err *err)
+{
+    rt_err_clear(err);
+    *out = NULL;
+    pes_buf b = {s, path, NULL, NULL, 0, 0, progress, ud, step ? step : 1, step ? step : 1, {0, 0, 0}, 1, 0, 0,
+                 NULL, 0, 0, NULL, -1};
+    if (!(b.cb = rt_chain_build_new(rt_ses_symbol_count(s))))
+        return rt_err_set(err, RT_ENOMEM, "%s: out of memory", path);
+    int st = read_pes(&b, err);
+    if (st == RT_OK) {
+        /* the last entry ends the run: the state before it goes to the sentinel */
+        int32_t other = rt_ses_chain_other(s);
+        if (other < 0 || rt_chain_build_symbols(b.cb, rt_ses_symbol_count(s)) != RT_OK ||
+            rt_chain_build_arc(b.cb, b.before_id, other) != RT_OK || rt_chain_build_state(b.cb, other, 0.0) < 0 ||
+            rt_chain_build_finish(b.cb, other, out) != RT_OK)
+            st = rt_err_set(err, RT_ENOMEM, "%s: out of memory", path);
+        else
+            *states = b.n - 1;
+    }
+    rt_chain_build_free(b.cb);
+    free(b.uses);
     return st;
 }
 

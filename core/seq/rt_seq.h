@@ -58,6 +58,7 @@ typedef struct rt_pes_summary {
  */
 int rt_pes_scan(const char *path, rt_pes_summary *out, rt_err *err);
 
+
 /*
  * rt_ses_load reporting its progress for long files: progress(ud, bytes read,
  * file size (0 when unknown)) each time another `step` bytes (0: 1) of input
@@ -218,6 +219,18 @@ typedef struct rt_chain {
 int rt_ses_chain(rt_ses *s, const size_t *members, size_t nmembers, rt_chain **out,
                  rt_err *err);
 void rt_chain_free(rt_chain *c);
+
+/*
+ * The chain of one PES file, the same as rt_ses_load then rt_ses_chain give, read
+ * as a stream: the sequence is never held (memory grows with the distinct states
+ * and arcs). The names are interned in s (rt_ses_name reads the chain's symbols);
+ * s gets no member. *states: the sequence's length. Errors as rt_ses_load's.
+ */
+int rt_pes_chain(rt_ses *s, const char *path, rt_chain **out, size_t *states, rt_err *err);
+/* The same reporting its progress as rt_ses_load_progress does. */
+int rt_pes_chain_progress(rt_ses *s, const char *path, uint64_t step,
+                          void (*progress)(void *ud, uint64_t done, uint64_t total), void *ud,
+                          rt_chain **out, size_t *states, rt_err *err);
 
 /* ---- periodogram (FFTW) ---- */
 

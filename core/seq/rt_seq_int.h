@@ -78,4 +78,22 @@ void rt_u64map_free(rt_u64map *m);
 /* The value slot of key, created (value -1, *created = 1) when absent; NULL on ENOMEM. */
 int32_t *rt_u64map_slot(rt_u64map *m, uint64_t key, int *created);
 
+/*
+ * A chain's states and arcs built as a sequence passes (rt_chain.c): the one rule
+ * of rt_ses_chain, also fed by rt_pes_chain while a PES is read. Symbols must be
+ * below the count given to new / symbols (grow it as names are interned).
+ */
+typedef struct rt_chain_build rt_chain_build;
+rt_chain_build *rt_chain_build_new(size_t nsym);
+void rt_chain_build_free(rt_chain_build *b);
+int rt_chain_build_symbols(rt_chain_build *b, size_t nsym);
+/* Symbol x held for t (its state made at its first occurrence): the state's index, -1 out of memory. */
+int32_t rt_chain_build_state(rt_chain_build *b, int32_t x, double t);
+/* A transition x -> y: RT_OK or RT_ENOMEM. */
+int rt_chain_build_arc(rt_chain_build *b, int32_t x, int32_t y);
+/* The chain (no composites) with sentinel other: RT_OK or RT_ENOMEM. */
+int rt_chain_build_finish(rt_chain_build *b, int32_t other, rt_chain **out);
+/* The sentinel OTHER of a session's chains (interned): a name no original symbol has; -1 no memory. */
+int32_t rt_ses_chain_other(rt_ses *s);
+
 #endif

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "rt_input.h"
 #include "rt_memtrace.h"
 #include "rt_out.h"
 
@@ -71,9 +72,8 @@ rt_rtmb *rt_rtmb_open(const char *path, rt_err *err)
         rt_rtmb_free(r);
         return NULL;
     }
-    r->fp = fopen(path, "rb");
+    r->fp = rt_input_fopen(path, err);
     if (!r->fp) {
-        rt_err_at(err, RT_EIO, path, 0, "%s", strerror(errno));
         rt_rtmb_free(r);
         return NULL;
     }

@@ -63,6 +63,8 @@ typedef struct kept_event {
 struct rt_pg_view {
     rt_replay *rp;        /* NULL once detached */
     int P, ringsz, keep_events, batch;
+    int *map;             /* cfg.source: the replay's processor -> the view's (-1 not shown); NULL: the same */
+    int nmap;
     double from, to, now;
     double keep_t;        /* the last keep time: what ends before it is not kept */
     int status;
@@ -110,6 +112,14 @@ struct rt_pg_view {
     int64_t corners;
     rt_grid *traster;
 };
+
+/* The view's processor for the replay's processor proc, -1 when not shown. */
+static inline int shown(const rt_pg_view *v, int proc)
+{
+    if (v->map)
+        return proc >= 0 && proc < v->nmap ? v->map[proc] : -1;
+    return proc >= 0 && proc < v->P ? proc : -1;
+}
 
 static double clip(const rt_pg_view *v, double a, double b)
 {
@@ -366,7 +376,8 @@ static void tap_state(void *ud, int proc, double t, int old, int new)
 {
     (void)old;
     rt_pg_view *v = ud;
-    if (proc < 0 || proc >= v->P || new < 0 || new >= RT_NSTATES)
+    proc = shown(v, proc);
+    if (proc < 0 || new < 0 || new >= RT_NSTATES)
         return;
     run_finishes(v, t, 0);
     if (v->procs[proc].finished)
@@ -399,7 +410,10 @@ static void add_delta(rt_pg_view *v, double t, int dc, double db, int dst)
 
 static void tap_send(void *ud, const rt_message *m)
 {
-    add_delta(ud, m->send_time, 1, m->bytes, m->dst);
+    rt_pg_view *v = ud;
+    if (v->map && (shown(v, m->src) < 0 || shown(v, m->dst) < 0))
+        return;
+    add_delta(v, m->send_time, 1, m->bytes, v->map ? shown(v, m->dst) : m->dst);
 }
 
 static void ring_push(rt_pg_view *v, msg_ring *r, const rt_pg_msg *m)
@@ -415,38 +429,50 @@ static void ring_push(rt_pg_view *v, msg_ring *r, const rt_pg_msg *m)
 static void tap_message(void *ud, const rt_message *m)
 {
     rt_pg_view *v = ud;
-    add_delta(v, m->recv_time, -1, -m->bytes, m->dst);
-    rt_pg_msg d = {m->src, m->dst, m->tag, m->bytes, m->send_time, m->recv_time, ++v->msgs_seen};
+    int src = m->src, dst = m->dst;
+    if (v->map) {
+        src = shown(v, src);
+        dst = shown(v, dst);
+        if (src < 0 || dst < 0)
+            return;
+    }
+    add_delta(v, m->recv_time, -1, -m->bytes, dst);
+    rt_pg_msg d = {src, dst, m->tag, m->bytes, m->send_time, m->recv_time, ++v->msgs_seen};
     if (m->recv_time >= v->keep_t) { /* (a tachyon may arrive received before the keep time) */
         if (rt_grow((void **)&v->msgs, &v->capmsgs, v->nmsgs + 1, sizeof *v->msgs) != RT_OK)
             fail(v);
         else
             v->msgs[v->nmsgs++] = d;
     }
-    if (m->src < 0 || m->src >= v->P || m->dst < 0 || m->dst >= v->P || m->send_time < v->from ||
-        m->send_time > v->to)
+    if (src < 0 || src >= v->P || dst < 0 || dst >= v->P || m->send_time < v->from || m->send_time > v->to)
         return;
-    pair_item *it = rt_chanmap_get(&v->pairs, m->src, m->dst, 0, 0);
+    pair_item *it = rt_chanmap_get(&v->pairs, src, dst, 0, 0);
     if (!it) {
         fail(v);
         return;
     }
     it->count++;
     it->bytes += m->bytes;
-    ring_push(v, &v->procs[m->dst].ring[0], &d);
-    ring_push(v, &v->procs[m->src].ring[1], &d);
+    ring_push(v, &v->procs[dst].ring[0], &d);
+    ring_push(v, &v->procs[src].ring[1], &d);
 }
 
 static void tap_collective(void *ud, const rt_collective *c)
 {
     rt_pg_view *v = ud;
-    int lo = c->nparts > 0 ? c->procs[0] : -1, hi = lo;
-    for (int i = 1; i < c->nparts; i++) {
-        if (c->procs[i] < lo)
-            lo = c->procs[i];
-        if (c->procs[i] > hi)
-            hi = c->procs[i];
+    int lo = -1, hi = -1, n = 0;
+    for (int i = 0; i < c->nparts; i++) {
+        int p = v->map ? shown(v, c->procs[i]) : c->procs[i];
+        if (v->map && p < 0)
+            continue;
+        if (n == 0 || p < lo)
+            lo = p;
+        if (n == 0 || p > hi)
+            hi = p;
+        n++;
     }
+    if (v->map && n == 0)
+        return;
     v->colls_seen++;
     if (c->last_end < v->keep_t)
         return;
@@ -454,7 +480,7 @@ static void tap_collective(void *ud, const rt_collective *c)
         fail(v);
         return;
     }
-    v->colls[v->ncolls++] = (rt_pg_coll){c->first_begin, c->last_end, lo, hi, c->nparts, c->region, c->total_bytes};
+    v->colls[v->ncolls++] = (rt_pg_coll){c->first_begin, c->last_end, lo, hi, n, c->region, c->total_bytes};
 }
 
 /* The task of id (made when absent, kept sorted); NULL when memory ran out. */
@@ -484,7 +510,8 @@ static void tap_task(void *ud, int proc, double t, int old, int new)
 {
     (void)old;
     rt_pg_view *v = ud;
-    if (proc < 0 || proc >= v->P)
+    proc = shown(v, proc);
+    if (proc < 0)
         return;
     if (t > v->now)
         v->now = t;
@@ -526,6 +553,8 @@ static void tap_task(void *ud, int proc, double t, int old, int new)
 static void tap_event(void *ud, const rt_tevent *ev)
 {
     rt_pg_view *v = ud;
+    if (v->map && shown(v, ev->proc) < 0)
+        return;
     v->events_seen++;
     kept_event k = {*ev, v->events_seen, v->rp ? rt_replay_records(v->rp) : v->events_seen, 0};
     k.ev.raw = NULL;
@@ -589,10 +618,31 @@ rt_pg_view *rt_pg_view_new(rt_replay *rp, const rt_pg_view_config *cfg, rt_err *
         rt_err_set(err, RT_EINVAL, "ParaGraph view: window %g .. %g (start after end)", cfg->from, cfg->to);
         return NULL;
     }
+    if (cfg->source && (cfg->nsource < cfg->nprocs || cfg->nsource > RT_TE_MAXPROC)) {
+        rt_err_set(err, RT_EINVAL, "ParaGraph view: %d processors shown of %d", cfg->nprocs, cfg->nsource);
+        return NULL;
+    }
     rt_pg_view *v = calloc(1, sizeof *v);
     if (!v)
         goto nomem;
     v->P = cfg->nprocs;
+    if (cfg->source) {
+        v->nmap = cfg->nsource;
+        if (!(v->map = malloc((size_t)v->nmap * sizeof *v->map)))
+            goto nomem;
+        for (int i = 0; i < v->nmap; i++)
+            v->map[i] = -1;
+        for (int p = 0; p < v->P; p++) {
+            int q = cfg->source[p];
+            if (q < 0 || q >= v->nmap || v->map[q] >= 0) {
+                rt_err_set(err, RT_EINVAL, "ParaGraph view: processor %d shown: %s", q,
+                           q < 0 || q >= v->nmap ? "not in the replay" : "listed twice");
+                rt_pg_view_free(v);
+                return NULL;
+            }
+            v->map[q] = p;
+        }
+    }
     v->ringsz = cfg->ring ? cfg->ring : 16;
     v->keep_events = cfg->records ? cfg->records : 64;
     v->batch = cfg->batch;
@@ -713,6 +763,7 @@ void rt_pg_view_free(rt_pg_view *v)
     free(v->evs);
     free(v->raws);
     rt_chanmap_free(&v->pairs);
+    free(v->map);
     free(v);
 }
 

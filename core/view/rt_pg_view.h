@@ -54,6 +54,14 @@ typedef struct rt_pg_view_config {
     int batch;            /* 1: keep every event until taken (application displays) */
     const int *tasks;     /* tasks known before the run (the pre-pass's), listed from the start */
     int ntasks;
+    /* NULL: view processor p is the replay's processor p. Else the replay's processors
+     * shown, one per view processor (source[p] for p < nprocs, distinct, each below
+     * nsource, the replay's count): the others are left out - their states and tasks,
+     * messages and pending changes with either end among them, their events - and
+     * collectives count only the participants shown. Processor numbers the view gives
+     * are its own (0 .. nprocs-1), except the replay's in events (rt_pg_view_event). */
+    const int *source;
+    int nsource;
 } rt_pg_view_config;
 
 /* A message as the view keeps it. */

@@ -81,6 +81,7 @@ function M.draw_graph(self, cv, rect, pos, r, link_style)
     end
   end
   local nodes = {}
+  local slots = common.slots(self.ctx)
   for p = 0, P - 1 do
     local xy = pos[p]
     local s = (self.states and self.states[p + 1]) or "idle"
@@ -92,7 +93,7 @@ function M.draw_graph(self, cv, rect, pos, r, link_style)
     elseif not self.final and self.rcv and self.rcv[p] then ring = rcv_c end
     cv:circle(xy[1], xy[2], r, { stroke = ring or "black", width = ring and 2.5 or 0.8 })
     if r >= 6 then
-      cv:text(xy[1], xy[2], tostring(p), { align = "center", valign = "middle", size = math.min(10, r),
+      cv:text(xy[1], xy[2], common.proc_label(slots, p), { align = "center", valign = "middle", size = math.min(10, r),
         color = colors.contrast(fill) })
     end
     nodes[p + 1] = { id = p, x = xy[1], y = xy[2], r = r, state = s, color = fill, ring = ring }

@@ -115,8 +115,8 @@ function D:draw(cv, rect)
   for b = 0, nb - 1 do
     if b % step == 0 then
       local p = order[b * k + 1]
-      cv:text(x0 + (b + 0.5) * cell, y0 + side + 3, tostring(p), { align = "center", valign = "top", size = 9, color = "black" })
-      cv:text(x0 - 3, y0 + (b + 0.5) * cell, tostring(p), { align = "right", valign = "middle", size = 9, color = "black" })
+      cv:text(x0 + (b + 0.5) * cell, y0 + side + 3, common.proc_label(order, p), { align = "center", valign = "top", size = 9, color = "black" })
+      cv:text(x0 - 3, y0 + (b + 0.5) * cell, common.proc_label(order, p), { align = "right", valign = "middle", size = 9, color = "black" })
     end
   end
   cv:text(x0 + side / 2, y0 + side + 14, "receiver", { align = "center", valign = "top", size = 9, color = "black" })

@@ -7,6 +7,10 @@ local order = require "retrace.displays.paragraph.order"
 
 local M = {}
 
+-- An order list (M.slots) -> the replay's ids of the processors drawn, when only some
+-- are (ctx.info.ids); weak, so lists made for one frame go
+local ids_of = setmetatable({}, { __mode = "k" })
+
 --- A display module and its class: mod.new(ctx, opts) makes {ctx, opts} and
 -- calls D.init(self) when there is one; D:data() returns self.d (set by draw);
 -- with `animated`, D:update(state, t) keeps the model and the time.
@@ -104,7 +108,9 @@ end
 -- command moves every raster's window when the shared one jumps and advances it
 -- to the frame time.
 function M.timeline(ctx, W, R)
-  if not ctx.rp or ctx.no_timeline then return nil end
+  -- the raster's rows are the replay's processors: none when only some are drawn
+  -- (ctx.info.ids); the displays then draw from the view, which holds those only
+  if not ctx.rp or ctx.no_timeline or (ctx.info and ctx.info.ids) then return nil end
   ctx.timelines = ctx.timelines or {}
   local key = W .. "x" .. R
   local tl = ctx.timelines[key]
@@ -228,7 +234,9 @@ function M.proc_axis(P, label, list)
   label = label or "processor"
   if P <= 16 then
     labels = {}
-    for i = 0, P - 1 do labels[i] = tostring(list and list[i + 1] or i) end
+    for i = 0, P - 1 do labels[i] = M.proc_label(list, list and list[i + 1] or i) end
+  elseif list and ids_of[list] then
+    label = label .. " (place among those drawn)"
   elseif list then
     for i, p in ipairs(list) do
       if p ~= i - 1 then
@@ -240,10 +248,18 @@ function M.proc_axis(P, label, list)
   return { label = label, lo = -0.5, hi = P - 0.5, labels = labels }
 end
 
+--- The label of processor p (the model's numbering) on an axis whose order list came
+-- from M.slots: the replay's id when only some processors are drawn.
+function M.proc_label(list, p)
+  local ids = list and ids_of[list]
+  return tostring(ids and ids[p + 1] or p)
+end
+
 --- The display order of ctx (--order): the list (position, 1-based -> processor),
 -- the places {[processor] = place, 0-based} and whether it is the natural one.
 function M.slots(ctx)
   local list = order.of(ctx)
+  ids_of[list] = ctx.info and ctx.info.ids -- labels: the replay's ids of the processors drawn
   local slot, natural = {}, true
   for i, p in ipairs(list) do
     slot[p] = i - 1

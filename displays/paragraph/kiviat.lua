@@ -114,7 +114,7 @@ function D:draw(cv, rect)
     if n <= 64 or (i - 1) % step == 0 then cv:line(cx, cy, x, y, { color = "gray", width = 0.5 }) end
     if (i - 1) % step == 0 and (i == 1 or n - (i - 1) >= step / 2) then -- not crowding the first
       local lx, ly = at(i, 1 + 10 / R)
-      cv:text(lx, ly, tostring(list[(i - 1) * k + 1]), { align = "center", valign = "middle", size = 9, color = "black" })
+      cv:text(lx, ly, common.proc_label(list, list[(i - 1) * k + 1]), { align = "center", valign = "middle", size = 9, color = "black" })
     end
   end
   local S = self.ctx.smoothing

@@ -131,7 +131,7 @@ function D:draw(cv, rect)
       if k == 1 then
         cell.id = list[a]
         if side >= 20 and P <= 64 then
-          cv:text(cx + side / 2, cy + side / 2, tostring(list[a]), { align = "center", valign = "middle",
+          cv:text(cx + side / 2, cy + side / 2, common.proc_label(list, list[a]), { align = "center", valign = "middle",
             size = math.min(10, side / 2.5), color = colors.contrast(col) })
         end
       else

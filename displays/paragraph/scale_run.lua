@@ -33,30 +33,12 @@ end
 function M.run(args, info)
   local t0, t1 = window(args, info)
   if not t0 then return nil, t1, "usage" end
-  local sel
-  if args.procs then
-    local e
-    sel, e = pgscale.parse_procs(args.procs, info.P)
-    if not sel then return nil, "--procs " .. e, "usage" end
-  else
-    -- processors idle the whole run for want of any state record (Paraver threads that
-    -- carry only events) get no row unless --all-threads (the export has no rows)
-    local skip = {}
-    if not args.all_threads and (args.static or args.timeline_html) then
-      for _, p in ipairs(info.stateless or {}) do skip[p] = true end
-    end
-    sel = {}
-    for p = 0, info.P - 1 do
-      if not skip[p] then sel[#sel + 1] = p end
-    end
-    local left = info.P - #sel
-    if left > 0 and #sel > 0 and par.rank() == 0 then
-      io.stderr:write(string.format("retrace: %s: %d processor%s with no state record (idle the whole run) "
-        .. "left out; --all-threads keeps them\n", args.trace, left, left == 1 and "" or "s"))
-    elseif left > 0 then -- none has a state record: all drawn
-      for p = 0, info.P - 1 do sel[p + 1] = p end
-    end
-  end
+  -- processors idle the whole run for want of any state record get no row unless
+  -- --all-threads (the export has no rows)
+  local sel, note = pgscale.select_procs(info, { procs = args.procs, all_threads = args.all_threads,
+    skip_stateless = args.static or args.timeline_html, trace = args.trace })
+  if not sel then return nil, note, "usage" end
+  if note and par.rank() == 0 then io.stderr:write("retrace: ", note, "\n") end
   local subset = args.procs or #sel < info.P
   local out = { trace = args.trace, processors = info.P, window = { t0, t1 }, drawn = #sel, procs = sel }
   local text = {}

@@ -112,17 +112,17 @@ function D:draw(cv, rect)
              string.format("%.4g", r.path_time / us) }
   end
   local P = #st.processors
+  local list = common.slots(self.ctx)
   -- "at" rows: the processor holding the extreme of each column
   -- ("all" when every processor holds it, "P7+" when others share it with P7)
   local function at(ids, ties, label)
     local r = { label }
     for j, f in ipairs(FIELDS) do
       local n = ties[f]
-      r[j + 1] = ids[f] == nil and "" or n >= P and "all" or ("P" .. ids[f] .. (n > 1 and "+" or ""))
+      r[j + 1] = ids[f] == nil and "" or n >= P and "all" or ("P" .. common.proc_label(list, ids[f]) .. (n > 1 and "+" or ""))
     end
     return r
   end
-  local list = order.of(self.ctx)
   local extra = {}
   local tl = {}
   for _, k in ipairs(st.tasks) do tl[#tl + 1] = string.format("%s: %.3g", k.id, k.mean_processors) end
@@ -146,7 +146,9 @@ function D:draw(cv, rect)
       local by_id = {}
       for _, r in ipairs(st.processors) do by_id[r.id] = r end
       for _, id in ipairs(list) do
-        if by_id[id] then rows[#rows + 1] = { text = fmt(by_id[id], tostring(id)), kind = "processor", id = id } end
+        if by_id[id] then
+          rows[#rows + 1] = { text = fmt(by_id[id], common.proc_label(list, id)), kind = "processor", id = id }
+        end
       end
       rows[#rows + 1] = { text = fmt(st.total, "total"), kind = "total" }
       return rows, nil, #extra

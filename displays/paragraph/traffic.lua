@@ -43,7 +43,7 @@ function D:draw(cv, rect)
   local sum, csum = {}, {}
   local base = 0
   local top = bytes and ctx.info.max_pending_bytes or ctx.info.max_pending
-  local pp = only and ctx.info.ps and ctx.info.ps.procs[only + 1]
+  local pp = only and ctx.info.ps and ctx.info.ps.procs[require("retrace.paragraph").source_id(ctx.info, only) + 1]
   if pp then top = bytes and pp.max_queue_bytes or pp.max_queue end -- the most ever queued for it
   local collmax, cbase = 0, 0
   W = math.max(1, math.floor(rect.w)) -- at least the plot's pixel columns

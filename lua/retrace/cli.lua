@@ -77,14 +77,16 @@ end
 
 M.EXIT_INTERRUPTED = 130 -- as a shell reports a command ended by Ctrl-C, so loops over files stop too
 
+--- Whether an error caught by pcall is Ctrl-C (retrace.interrupted): raise it again.
+M.interrupted = require("retrace").interrupted
+
 local function report(err)
   if type(err) == "table" and err.exit then
     return err
   end
-  -- Ctrl-C (the host's "interrupted!", possibly raised inside a progress callback
-  -- and carrying its traceback) is no bug: one line, no traceback
+  -- Ctrl-C is no bug: one line, no traceback
   local first = tostring(err):match("^[^\n]*")
-  if first:match("interrupted!$") then
+  if M.interrupted(err) then
     return { exit = M.EXIT_INTERRUPTED, message = "interrupted" }
   end
   -- memory running out (a cache too large for the machine, a trace too large for

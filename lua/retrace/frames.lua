@@ -226,6 +226,21 @@ end
 -- html = true (index.html), mp4 = path. Returns a result table
 -- {frames, dir, files, pdf, html, mp4, errors = {...}}; errors lists what could
 -- not be made (each a one-line message). Raises on a PNG write error.
+--- End a run that failed or was interrupted: the frames queued are written (each
+-- PNG whole), the lock goes, and the PDF being drawn is dropped, not finished, so
+-- no complete-looking PDF is left. Errors while ending are ignored.
+function Writer:abort()
+  pcall(self.encoder.wait, self.encoder)
+  pcall(self.encoder.close, self.encoder)
+  pcall(self.lock.unlock, self.lock)
+  if self.progress and self.progress.finish then pcall(self.progress.finish, self.progress) end
+  if self.pdf then
+    -- a vector canvas collected unfinished drops its output (the temporary is removed)
+    self.pdf, self.pdf_path = nil, nil
+    collectgarbage()
+  end
+end
+
 function Writer:finish(opts)
   opts = opts or {}
   local ok, err = self.encoder:wait()

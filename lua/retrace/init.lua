@@ -10,6 +10,14 @@ local M = {
   core = core,
 }
 
+--- Whether an error caught by pcall is Ctrl-C (the host's "interrupted!", possibly
+-- raised inside a progress callback and carrying its traceback): code that catches
+-- errors to report them raises this one again, so the run ends as interrupted (exit
+-- 130, one line) and its outputs are dropped.
+function M.interrupted(err)
+  return type(err) ~= "table" and tostring(err):match("^[^\n]*"):match("interrupted!$") ~= nil
+end
+
 -- The data root holds lua/, scripts/, displays/ (build tree and install alike).
 local src = debug.getinfo(1, "S").source
 M.root = src:match("^@(.*)/lua/retrace/init%.lua$") or "."

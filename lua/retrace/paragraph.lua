@@ -103,6 +103,53 @@ function M.prescan(path, opts)
   return info
 end
 
+--- The trace as an animation shows it when only the processors sel (the replay's
+-- ids, ascending: retrace.pgscale.select_procs) are drawn: an info like prescan's
+-- whose processors are those, numbered 0 .. #sel-1 in that order (info.ids[p + 1]:
+-- the replay's id of processor p, info.at[id] the reverse; info.nsource: the replay's
+-- count), the critical
+-- path kept on them (segments on others and messages with an end among them go).
+-- The model, the tracker and the displays made from it see that machine only. The
+-- same info back when sel is every processor.
+function M.shown(info, sel)
+  if #sel == info.P then return info end
+  local at = {}
+  for i, p in ipairs(sel) do at[p] = i - 1 end
+  local out = setmetatable({ P = #sel, ids = sel, at = at, nsource = info.P, procs = {}, stateless = {} },
+                           { __index = info })
+  for i, p in ipairs(sel) do
+    local src = info.procs[p + 1]
+    out.procs[i] = { id = i - 1, first = src.first, last = src.last, enters = src.enters }
+  end
+  local cp = info.cp
+  if cp then
+    local segs, msgs = {}, {}
+    for _, sg in ipairs(cp.segments or {}) do
+      local v = at[sg.proc]
+      if v then
+        local c = {}
+        for k, x in pairs(sg) do c[k] = x end
+        c.proc = v
+        segs[#segs + 1] = c
+      end
+    end
+    for _, m in ipairs(cp.messages or {}) do
+      if at[m.src] and at[m.dst] then
+        msgs[#msgs + 1] = { src = at[m.src], dst = at[m.dst], send = m.send, recv = m.recv, bytes = m.bytes }
+      end
+    end
+    out.cp = { length = cp.length, start = cp.start, stop = cp.stop, segments = segs, messages = msgs,
+               tachyons = cp.tachyons }
+  end
+  return out
+end
+
+--- The replay's id of processor p of info (M.shown's numbering; p itself when all are shown).
+function M.source_id(info, p)
+  local ids = info.ids
+  return ids and ids[p + 1] or p
+end
+
 local Model = {}
 
 -- Fields pulled from the view (or the replay's totals) on first read after a sync.
@@ -119,11 +166,27 @@ function lazy.base(self)
   return rawget(self, "base")
 end
 function lazy.coll_list(self) return self.view:collectives() end
-function lazy.pending(self) return self.rp and self.rp:pending() or {} end
+function lazy.pending(self)
+  local list = self.rp and self.rp:pending() or {}
+  local at = self.info.at
+  if not at then return list end
+  -- only the processors shown, in the view's numbers
+  local out = {}
+  for _, m in ipairs(list) do
+    local s, d = at[m.src], at[m.dst]
+    if s and d then
+      local c = {}
+      for k, x in pairs(m) do c[k] = x end
+      c.src, c.dst = s, d
+      out[#out + 1] = c
+    end
+  end
+  return out
+end
 local function queues(self)
   local q, qb, hq, hb, snd = {}, {}, {}, {}, {}
   for i = 0, self.P - 1 do
-    local pr = self.rp and self.rp:proc(i)
+    local pr = self.rp and self.rp:proc(M.source_id(self.info, i))
     q[i], qb[i] = pr and pr.queue or 0, pr and pr.queue_bytes or 0
     hq[i], hb[i] = pr and pr.max_queue or 0, pr and pr.max_queue_bytes or 0
     snd[i] = pr and pr.pending_out_bytes or 0
@@ -212,7 +275,8 @@ function Model:attach(rp, opts)
   for i = 1, self.P do last[i] = self.info.procs[i].last end
   for i, id in ipairs(self.info.tasks or {}) do tasks[i] = id end
   local view, err = core.pgview.new(rp, { procs = self.P, t0 = self.info.span[1], from = self.from, to = self.to,
-    last = last, tasks = tasks, batch = opts.batch, records = opts.records, ring = opts.ring or 64 })
+    last = last, tasks = tasks, batch = opts.batch, records = opts.records, ring = opts.ring or 64,
+    source = self.info.ids, nsource = self.info.nsource })
   if not view then return nil, err end
   self.view, self.rp = view, rp
   return self

@@ -234,7 +234,7 @@ function M.stats(model, rp, x, cp)
                           received_bytes = 0, max_queue = 0, task_time = 0, path_time = 0 }
   local summ = model:summary()
   for p = 0, P - 1 do
-    local pr = rp:proc(p) or {}
+    local pr = rp:proc(require("retrace.paragraph").source_id(model.info, p)) or {}
     local in_tasks = 0
     if model.view then
       in_tasks = model.view:proc_task_time(p, hi) - (model.task_time_before and model.task_time_before[p] or 0)

@@ -18,6 +18,13 @@ local core = require "retrace.core"
 local fs = require "retrace.fs"
 local M = {}
 
+-- An error of the replay, as the message a caller reports; Ctrl-C is raised again,
+-- so the command ends as interrupted (exit 130) and the output's temporary goes.
+local function pass_error(err)
+  if require("retrace").interrupted(err) then error(err, 0) end
+  return tostring(err)
+end
+
 local STATE = { [0] = "idle", [1] = "overhead", [2] = "busy" }
 
 --- "0-63,128" -> sorted distinct processor ids; nil, message on a bad list or an id >= P.
@@ -39,6 +46,37 @@ function M.parse_procs(s, P)
   if #out == 0 then return nil, "no processors chosen" end
   table.sort(out)
   return out
+end
+
+--- The processors a ParaGraph picture shows, the one rule of --procs and
+-- --all-threads for the whole-run pictures and the animation: the ids listed by
+-- opts.procs ("0-63,128"), else every processor but those with no state record
+-- (info.stateless: idle the whole run, a Paraver thread that carries only events)
+-- when opts.skip_stateless and not opts.all_threads; all of them when none has a
+-- state record. Returns the ids (ascending) and a note saying what was left out (nil
+-- when nothing was), or nil and a message about opts.procs.
+function M.select_procs(info, opts)
+  if opts.procs then
+    local sel, e = M.parse_procs(opts.procs, info.P)
+    if not sel then return nil, "--procs " .. e end
+    return sel
+  end
+  local skip = {}
+  if opts.skip_stateless and not opts.all_threads then
+    for _, p in ipairs(info.stateless or {}) do skip[p] = true end
+  end
+  local sel = {}
+  for p = 0, info.P - 1 do
+    if not skip[p] then sel[#sel + 1] = p end
+  end
+  local left = info.P - #sel
+  if left == 0 then return sel end
+  if #sel == 0 then -- none has a state record: all drawn
+    for p = 0, info.P - 1 do sel[p + 1] = p end
+    return sel
+  end
+  return sel, string.format("%s: %d processor%s with no state record (idle the whole run) left out; "
+    .. "--all-threads keeps them", opts.trace or "trace", left, left == 1 and "" or "s")
 end
 
 --- "T0:T1" -> T0, T1 (seconds, T0 < T1).
@@ -269,7 +307,7 @@ function M.chrome_json(path, file, opts)
   })
   if not rp then return nil, err end
   local ok, rerr = pcall(rp.run, rp)
-  if not ok then return nil, tostring(rerr) end
+  if not ok then return nil, pass_error(rerr) end
   local _, t1 = rp:span()
   track.finish(t1)
   for _, m in ipairs(opts.markers or {}) do
@@ -386,7 +424,7 @@ function M.write_csv(path, dir, opts)
   })
   if not rp then close_all() return nil, err end
   local ok, rerr = pcall(rp.run, rp)
-  if not ok then close_all() return nil, tostring(rerr) end
+  if not ok then close_all() return nil, pass_error(rerr) end
   local t1 = info.span[2]
   account(t1)
   track.finish(t1)
@@ -442,7 +480,11 @@ function M.finish_csv(dir, opts, open, close_all, commit_all, files)
   end
   local fx, e5 = open("matrix.csv", "src,dst,count,bytes")
   if not fx then close_all() return nil, e5 end
-  for _, q in ipairs(view:matrix()) do fx:write(q.src, ",", q.dst, ",", q.count, ",", num(q.bytes), "\n") end
+  -- the replay's processor ids (a view of some processors numbers them 0 .. n-1: info.ids)
+  local ids = info.ids or setmetatable({}, { __index = function(_, i) return i - 1 end })
+  for _, q in ipairs(view:matrix()) do
+    fx:write(ids[q.src + 1], ",", ids[q.dst + 1], ",", q.count, ",", num(q.bytes), "\n")
+  end
   local cok, cerr = commit_all()
   if not cok then return nil, cerr end
   return { files = files, states = res.states, messages = res.messages }

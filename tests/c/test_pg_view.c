@@ -800,6 +800,118 @@ static void test_hand_case(void **state)
     rt_replay_free(rp);
 }
 
+/*
+ * Some processors shown (cfg.source): on random streams, a view of processors
+ * {4, 0, 2} of NP fed by the same replay as a view of all of them answers for its
+ * processor i what the whole view answers for source[i] (states, times, rasters,
+ * tasks), counts only those, and keeps the messages, pairs and events between
+ * them only, in its own numbers.
+ */
+static void test_subset_vs_whole(void **state)
+{
+    (void)state;
+    static rlog log;
+    static stream s;
+    const int source[3] = {4, 0, 2};
+    int at[NP] = {1, -1, 2, -1, 0};
+    size_t kept = 0, left = 0; /* messages between shown processors, and others: both occur */
+    for (unsigned round = 0; round < 20; round++) {
+        random_stream(5000 + round, &s);
+        memset(&log, 0, sizeof log);
+        rt_replay *rp = new_replay(&log);
+        double last3[3];
+        for (int i = 0; i < 3; i++)
+            last3[i] = s.last[source[i]];
+        rt_pg_view_config all = {.nprocs = NP, .t0 = s.ev[0].time, .from = -INFINITY, .to = INFINITY,
+                                 .last = s.last, .records = 4096};
+        rt_pg_view_config sub = all;
+        sub.nprocs = 3;
+        sub.last = last3;
+        sub.source = source;
+        sub.nsource = NP;
+        rt_err err;
+        rt_pg_view *w = rt_pg_view_new(rp, &all, &err);
+        rt_pg_view *v = rt_pg_view_new(rp, &sub, &err);
+        assert_non_null(w);
+        assert_non_null(v);
+        double tend = s.ev[s.n - 1].time;
+        int i = 0;
+        for (int cp = 1; cp <= 4; cp++) {
+            double T = s.ev[0].time + (tend - s.ev[0].time) * cp / 4.0;
+            while (i < s.n && s.ev[i].time <= T)
+                assert_int_equal(rt_replay_feed_event(rp, &s.ev[i++], &err), RT_OK);
+            if (cp == 4)
+                assert_int_equal(rt_replay_finish(rp, &err), RT_OK);
+            rt_pg_view_sync(w, T);
+            rt_pg_view_sync(v, T);
+            assert_int_equal(rt_pg_view_nprocs(v), 3);
+            int count[RT_NSTATES] = {0};
+            for (int q = 0; q < 3; q++) {
+                int p = source[q];
+                assert_int_equal(rt_pg_view_state(v, q), rt_pg_view_state(w, p));
+                count[rt_pg_view_state(w, p)]++;
+                for (int k = 0; k < RT_NSTATES; k++)
+                    CLOSE(rt_pg_view_time_in(v, q, k), rt_pg_view_time_in(w, p, k));
+                double a[8 * RT_NSTATES] = {0}, b[8 * RT_NSTATES] = {0};
+                rt_pg_view_raster(v, q, s.ev[0].time, T, 8, a);
+                rt_pg_view_raster(w, p, s.ev[0].time, T, 8, b);
+                for (int c = 0; c < 8 * RT_NSTATES; c++)
+                    CLOSE(a[c], b[c]);
+                CLOSE(rt_pg_view_proc_task_time(v, q, T), rt_pg_view_proc_task_time(w, p, T));
+                assert_int_equal(rt_pg_view_task_of(v, q, NULL), rt_pg_view_task_of(w, p, NULL));
+            }
+            for (int k = 0; k < RT_NSTATES; k++)
+                assert_int_equal(rt_pg_view_count(v, k), count[k]);
+            /* the concurrency profile sums to the time accounted, over 0 .. 3 processors */
+            for (int k = 0; k < RT_NSTATES; k++) {
+                double sum = 0;
+                for (int n = 0; n <= 3; n++)
+                    sum += rt_pg_view_profile(v, k, n);
+                CLOSE(sum, T - s.ev[0].time);
+            }
+            /* messages: the whole view's between shown processors, renumbered, in order */
+            size_t nw, nv, j = 0;
+            const rt_pg_msg *mw = rt_pg_view_messages(w, &nw);
+            const rt_pg_msg *mv = rt_pg_view_messages(v, &nv);
+            for (size_t k = 0; k < nw; k++) {
+                if (at[mw[k].src] < 0 || at[mw[k].dst] < 0) {
+                    left++;
+                    continue;
+                }
+                kept++;
+                assert_true(j < nv);
+                assert_int_equal(mv[j].src, at[mw[k].src]);
+                assert_int_equal(mv[j].dst, at[mw[k].dst]);
+                CLOSE(mv[j].bytes, mw[k].bytes);
+                CLOSE(mv[j].recv, mw[k].recv);
+                j++;
+            }
+            assert_int_equal(j, nv);
+            for (int x = 0; x < 3; x++)
+                for (int y = 0; y < 3; y++) {
+                    int64_t c1, c2;
+                    double b1, b2;
+                    rt_pg_view_pair(v, x, y, &c1, &b1);
+                    rt_pg_view_pair(w, source[x], source[y], &c2, &b2);
+                    assert_int_equal(c1, c2);
+                    CLOSE(b1, b2);
+                }
+            /* events: those of the shown processors, with the replay's numbers */
+            size_t ne = 0;
+            for (size_t k = 0; k < rt_pg_view_nevents(w); k++)
+                ne += at[rt_pg_view_event(w, k, NULL)->proc] >= 0;
+            assert_int_equal(rt_pg_view_nevents(v), ne);
+            for (size_t k = 0; k < rt_pg_view_nevents(v); k++)
+                assert_true(at[rt_pg_view_event(v, k, NULL)->proc] >= 0);
+        }
+        assert_int_equal(rt_pg_view_status(v), RT_OK);
+        rt_pg_view_free(v);
+        rt_pg_view_free(w);
+        rt_replay_free(rp);
+    }
+    assert_true(kept > 0 && left > 0);
+}
+
 static void test_bad_config(void **state)
 {
     (void)state;
@@ -810,6 +922,16 @@ static void test_bad_config(void **state)
     cfg = (rt_pg_view_config){.nprocs = 2, .from = 5, .to = 1};
     assert_null(rt_pg_view_new(NULL, &cfg, &err));
     assert_non_null(strstr(err.msg, "window"));
+    int twice[2] = {1, 1}, outside[2] = {0, 3};
+    cfg = (rt_pg_view_config){.nprocs = 2, .from = -INFINITY, .to = INFINITY, .source = twice, .nsource = 3};
+    assert_null(rt_pg_view_new(NULL, &cfg, &err));
+    assert_non_null(strstr(err.msg, "listed twice"));
+    cfg.source = outside;
+    assert_null(rt_pg_view_new(NULL, &cfg, &err));
+    assert_non_null(strstr(err.msg, "not in the replay"));
+    cfg.nsource = 1;
+    assert_null(rt_pg_view_new(NULL, &cfg, &err));
+    assert_non_null(strstr(err.msg, "2 processors shown of 1"));
 }
 
 int main(void)
@@ -818,6 +940,7 @@ int main(void)
         cmocka_unit_test(test_random_vs_slow_model),
         cmocka_unit_test(test_trend_vs_slow_model),
         cmocka_unit_test(test_hand_case),
+        cmocka_unit_test(test_subset_vs_whole),
         cmocka_unit_test(test_bad_config),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

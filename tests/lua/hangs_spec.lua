@@ -53,6 +53,16 @@ local function long_din()
   return h.temp_file(table.concat(t, "\n") .. "\n", ".din")
 end
 
+-- The same references in the binary RTMB format (written by cache --convert).
+local function long_rtmb()
+  local din = long_din()
+  local bin = os.tmpname() .. ".rtmb"
+  local code, _, err = h.retrace("cache", din, "--convert", bin)
+  assert(code == 0, err)
+  os.remove(din)
+  return bin
+end
+
 local cases = {
   { "stats", { "stats" }, function() return h.source .. "/examples/picl/ring4.trf" end },
   { "stats --json on a PICL trace longer than 4 KiB", { "stats", "--json" },
@@ -63,6 +73,8 @@ local cases = {
     function() return h.fixtures .. "/info/refs.lackey" end },
   { "memspy on an msp trace", { "memspy", "--procs", "2" }, function() return h.fixtures .. "/memspy/two.msp" end },
   { "memspy on din", { "memspy" }, long_din },
+  { "cache on RTMB", { "cache" }, long_rtmb },
+  { "memspy on RTMB", { "memspy" }, long_rtmb },
   { "info on din", { "info" }, long_din },
   { "info on a PES", { "info" }, function() return h.fixtures .. "/info/run.pes" end },
   { "medea --json", { "medea", "--json" }, function() return h.shared_file("picl/mpicl-8a.trf") end },

@@ -33,7 +33,14 @@ local function peak(args, file)
   return tonumber(text:match("Maximum resident set size %(kbytes%): (%d+)")), code
 end
 
+local function pes(p, n)
+  local names = { "compute", "send", "wait", "recv", "compute", "io", "idle" }
+  return write(p, "", n, function(k) return names[k % 7 + 1] .. " " .. k .. "\n" end)
+end
+
 local inputs = {
+  -- (the sequence it held took 16 bytes a state: 14 MB more here)
+  { "chitra on a PES (its chain)", { "chitra" }, pes, { 100000, 1000000 } },
   { "info on a PES", { "info" }, function(p, n)
     local names = { "a", "b", "c", "d", "e" }
     return write(p, "", n, function(k) return names[k % 5 + 1] .. " " .. k .. "\n" end)
@@ -71,8 +78,9 @@ describe("peak memory", function()
     return
   end
   for _, c in ipairs(inputs) do
-    it(c[1] .. " is flat from 4x10^4 to 4x10^5 records", function()
-      local small, large = c[3](os.tmpname(), 40000), c[3](os.tmpname(), 400000)
+    local n1, n2 = table.unpack(c[4] or { 40000, 400000 })
+    it(("%s is flat from %d to %d records"):format(c[1], n1, n2), function()
+      local small, large = c[3](os.tmpname(), n1), c[3](os.tmpname(), n2)
       local a, ca = peak(c[2], small)
       local b, cb = peak(c[2], large)
       os.remove(small)
@@ -108,6 +116,44 @@ describe("the bounded readers give the same numbers", function()
       ses:close()
       os.remove(p)
     end
+  end)
+
+  it("a PES's chain read as a stream is the chain of the PES loaded, on random input", function()
+    local chitra = require "retrace.chitra"
+    math.randomseed(26)
+    -- "OTHER" among the names: the sentinel must take another name then
+    local names = { "A", "B", "OTHER", "C1T", "x", "B" }
+    for trial = 1, 30 do
+      local n = math.random(2, 300)
+      local t, lines = 0, {}
+      local k = math.random(1, #names)
+      for i = 1, n do
+        t = t + (math.random() < 0.2 and 0 or math.random() * 5)
+        lines[i] = ("%s %.6g"):format(names[math.random(k)], t)
+      end
+      local p = h.temp_file(table.concat(lines, "\n") .. "\n", ".pes")
+      local ses = assert(chitra.load(p))
+      local st = assert(chitra.stream(p))
+      local a, b = ses:chain(), st:chain()
+      assert.are.equal(a.other, b.other)
+      assert.are.same(a.states, b.states) -- names, counts, means, variances, totals: bit for bit
+      assert.are.same(a.arcs, b.arcs)
+      assert.are.equal(ses:length(1), st:length(1))
+      ses:close()
+      os.remove(p)
+    end
+  end)
+
+  it("retrace chitra on one PES prints what the loaded session gives (the table of a hand case)", function()
+    local p = h.temp_file("A 0\nB 1\nA 3\nC 4\nA 4.5\nEND 6\n", ".pes")
+    local code, out = h.retrace("chitra", p)
+    assert.are.equal(0, code, out)
+    -- A held 1, 1, 1.5 (mean 7/6); B 2; C 0.5; A -> B, C, OTHER a third each
+    assert.truthy(out:find("5 symbols after 0 transforms", 1, true), out)
+    assert.truthy(out:find("  A                       3    58.3%        1.167       0.2887      0.08333", 1, true), out)
+    assert.truthy(out:find("  A -> OTHER  33.3%", 1, true), out)
+    assert.truthy(out:find("  C -> A  100%", 1, true), out)
+    os.remove(p)
   end)
 
   it("overlapping Paraver states: the earlier one ends where the later begins, once warned", function()

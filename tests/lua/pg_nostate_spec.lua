@@ -65,7 +65,7 @@ describe("paragraph and Paraver threads with no state record", function()
     h.remove_tree(dir)
   end)
 
-  it("--timeline-html leaves it out too; the animated run refuses --all-threads", function()
+  it("--timeline-html leaves it out too", function()
     local dir, trace = write_trace()
     local page = dir .. "/t.html"
     local code, so, err = h.retrace("paragraph", trace, "--timeline-html", page, "--json")
@@ -74,9 +74,88 @@ describe("paragraph and Paraver threads with no state record", function()
     code, so, err = h.retrace("paragraph", trace, "--timeline-html", page, "--json", "--all-threads")
     assert.are.equal(0, code, err)
     assert.are.equal(3, cjson.decode(so).timeline_html.rows)
-    code, _, err = h.retrace("paragraph", trace, "-o", dir .. "/frames", "--all-threads")
+    h.remove_tree(dir)
+  end)
+
+  -- The animated displays: the last frame of gantt, utilization count and Kiviat.
+  local canvas = require "retrace.canvas"
+  local GREEN, RED = "#00c000", "#e00000" -- busy, idle
+  local function animate(trace, dir, ...)
+    local out = dir .. "/frames"
+    local code, so, err = h.retrace("paragraph", trace, "-o", out, "--display", "gantt,utilization_count,kiviat",
+      "--size", "900x300", "--json", ...)
+    assert.are.equal(0, code, err)
+    local s = cjson.decode(so)
+    local img = assert(canvas.load_png(string.format("%s/frame_%06d.png", out, s.frames)))
+    return s, img, err
+  end
+  -- the pixel of the Gantt row at time t (ns) in the last frame
+  local function gantt_at(img, g, row, t)
+    local lo, hi = g.window[1], g.window[2]
+    local x = g.plot.x + (t * 1e-9 - lo) / (hi - lo) * g.plot.w
+    return h.pixel_hex(img, math.floor(x), math.floor(row.y))
+  end
+
+  it("the animation leaves it out too: Gantt rows, utilization counts and Kiviat spokes of 2 threads", function()
+    local dir, trace = write_trace()
+    local s, img, err = animate(trace, dir)
+    assert.truthy(err:find("1 processor with no state record", 1, true), err)
+    assert.are.same({ 3, 2 }, { s.processors, s.drawn })
+    assert.are.same({ 0, 2 }, s.procs)
+    local g = s.displays.gantt
+    assert.are.equal(2, #g.rows)
+    -- row 0 is thread 0 (Running 0-60 ns), row 1 thread 2 (Running 20-100 ns); the axis names them 0 and 2
+    assert.are.same({ "0", "2" }, g.axes.y.tick_labels)
+    assert.are.equal(GREEN, gantt_at(img, g, g.rows[1], 55))
+    assert.are.equal(RED, gantt_at(img, g, g.rows[1], 80))
+    assert.are.equal(GREEN, gantt_at(img, g, g.rows[2], 80))
+    -- utilization: 2 processors at most, one busy and one idle at the end
+    local u = s.displays.utilization_count
+    assert.are.equal(2, u.axes.y.hi)
+    assert.are.near(1, u.last.busy, 1e-6)
+    assert.are.near(1, u.last.idle, 1e-6)
+    -- the column at 80 ns: green up to half the plot's height, red above
+    local x = math.floor(u.plot.x + (80e-9 - u.window[1]) / (u.window[2] - u.window[1]) * u.plot.w)
+    -- (one-pixel columns at a fractional x: the edges blend with the white behind)
+    local function hue(px)
+      local r, g, b = tonumber(px:sub(2, 3), 16), tonumber(px:sub(4, 5), 16), tonumber(px:sub(6, 7), 16)
+      return g > r + 100 and g > b + 100 and "green" or r > g + 100 and r > b + 100 and "red" or px
+    end
+    assert.are.equal("green", hue(h.pixel_hex(img, x, math.floor(u.plot.y + u.plot.h * 0.8))))
+    assert.are.equal("red", hue(h.pixel_hex(img, x, math.floor(u.plot.y + u.plot.h * 0.15))))
+    local k = s.displays.kiviat
+    assert.are.equal(2, k.spokes)
+    h.remove_tree(dir)
+  end)
+
+  it("--all-threads draws the third thread in the animation, idle the whole run; --procs picks", function()
+    local dir, trace = write_trace()
+    local s, img, err = animate(trace, dir, "--all-threads")
+    assert.are.equal("", err)
+    assert.are.same({ 3, 3 }, { s.processors, s.drawn })
+    local g = s.displays.gantt
+    assert.are.equal(3, #g.rows)
+    assert.are.equal(RED, gantt_at(img, g, g.rows[2], 55))
+    assert.are.equal(GREEN, gantt_at(img, g, g.rows[3], 55))
+    local u = s.displays.utilization_count
+    assert.are.equal(3, u.axes.y.hi)
+    assert.are.near(2, u.last.idle, 1e-6)
+    assert.are.equal(3, s.displays.kiviat.spokes)
+
+    s, img = animate(trace, dir, "--procs", "1-2", "--proc", "2")
+    assert.are.same({ 1, 2 }, s.procs)
+    g = s.displays.gantt
+    assert.are.same({ "1", "2" }, g.axes.y.tick_labels)
+    assert.are.equal(RED, gantt_at(img, g, g.rows[1], 55))
+    assert.are.equal(GREEN, gantt_at(img, g, g.rows[2], 55))
+    assert.are.equal(1, s.options.proc) -- processor 2 is the second drawn
+
+    local code, _, e2 = h.retrace("paragraph", trace, "-o", dir .. "/f2", "--procs", "0,2", "--proc", "1")
     assert.are.equal(2, code)
-    assert.truthy(err:find("--all-threads", 1, true), err)
+    assert.truthy(e2:find("--proc 1: not among the processors drawn", 1, true), e2)
+    code, _, e2 = h.retrace("paragraph", trace, "-o", dir .. "/f2", "--procs", "0-5")
+    assert.are.equal(2, code)
+    assert.truthy(e2:find("--procs '0-5': the trace has processors 0..2", 1, true), e2)
     h.remove_tree(dir)
   end)
 end)

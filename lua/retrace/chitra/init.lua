@@ -33,20 +33,48 @@ end
 -- opts.components: Lua pattern of one state component (default "%u%d*": "A2T" = A2, T);
 -- opts.progress: function(path, bytes_read, file_size) called every opts.progress_step
 -- bytes (1 MiB) of a long file and once at its end.
+-- s:METHOD(path) of the core session, with opts.progress(path, done, total) every
+-- opts.progress_step bytes when given (load, pes_chain).
+local function read(s, method, path, opts)
+  local progress = opts and opts.progress
+  if not progress then return s[method](s, path) end
+  return s[method](s, path, function(done, total) progress(path, done, total) end, opts.progress_step)
+end
+
 function M.load(paths, opts)
   if type(paths) == "string" then paths = { paths } end
   local s = core.new()
-  local progress = opts and opts.progress
   for _, p in ipairs(paths) do
-    local ok, err
-    if progress then
-      ok, err = s:load(p, function(done, total) progress(p, done, total) end, opts.progress_step)
-    else
-      ok, err = s:load(p)
-    end
+    local ok, err = read(s, "load", p, opts)
     if not ok then s:close() return nil, err end
   end
   return M.wrap(s, paths, opts)
+end
+
+--- The chain of one PES file without holding its sequence (memory grows with the
+-- distinct states and arcs, not with the length): a read-only session that answers
+-- what a report of the file as loaded needs - members() (1), length(1), history()
+-- (none), chain() (the same chain chitra.load(path):chain() gives), files, notes -
+-- and has no transforms (s.streamed is true). nil, message as load. opts.progress,
+-- opts.progress_step: as load's.
+function M.stream(path, opts)
+  local s = core.new()
+  local raw, n = read(s, "pes_chain", path, opts)
+  s:close()
+  if not raw then return nil, n end
+  local chain = chain_mod.from_raw(raw)
+  local st = { files = { path }, notes = {}, steps = {}, streamed = true }
+  function st.members() return 1 end
+  function st.length(_, k) return k == 1 and n or nil end
+  function st.history() return {} end
+  function st.chain(_, opts)
+    if opts and opts.members and not (#opts.members == 1 and opts.members[1] == 1) then
+      return nil, "chain: no such member"
+    end
+    return chain
+  end
+  function st.close() end
+  return st
 end
 
 --- A session from memory: members = {{label=, states={...}, times={...}}, ...}.
