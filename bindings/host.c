@@ -47,6 +47,9 @@ int luaopen_cjson(lua_State *L);
 static lua_State *globalL = NULL;
 static volatile sig_atomic_t running_call = 0; /* a Lua call is in progress */
 static volatile sig_atomic_t prompt_interrupt = 0; /* Ctrl-C at the prompt */
+/* Ctrl-C between two calls of a run (loading modules, before or after a command's call):
+ * the next call stops at once, so an early Ctrl-C is never lost; the prompt forgets it */
+static volatile sig_atomic_t pending_interrupt = 0;
 
 /* ---------------------------------------------------------------- messages */
 
@@ -101,6 +104,7 @@ static void on_sigint(int sig)
         rt_interrupt_request();
     } else {
         prompt_interrupt = 1;
+        pending_interrupt = 1;
     }
 }
 
@@ -117,9 +121,17 @@ static void install_sigint(void)
 static int docall(lua_State *L, int nargs, int nres)
 {
     running_call = 1;
+    if (pending_interrupt) { /* a Ctrl-C that came between calls stops this one at its start */
+        pending_interrupt = 0;
+        lua_sethook(L, lstop, LUA_MASKCALL | LUA_MASKRET | LUA_MASKLINE | LUA_MASKCOUNT, 1);
+        rt_interrupt_request();
+    }
     int st = rt_docall(L, nargs, nres);
     running_call = 0;
     lua_sethook(L, NULL, 0, 0);
+    /* a Ctrl-C the call ended before acting on is kept for the next call */
+    if (st == LUA_OK && rt_interrupt_pending())
+        pending_interrupt = 1;
     rt_interrupt_clear();
     install_sigint(); /* the first Ctrl-C may have reset it to the default action */
     return st;
@@ -412,6 +424,7 @@ static char *read_line(const char *prompt)
 {
     if (interactive_input) {
         prompt_interrupt = 0;
+        pending_interrupt = 0;
         char *l = readline(prompt);
         if (prompt_interrupt && l)
             l[0] = '\0'; /* load_statement sees prompt_interrupt and drops the chunk */

@@ -31,6 +31,11 @@
 /* Bits of otf2_src.selected. */
 #define HAS_EVT 1
 #define HAS_DEF 2
+/* a local definition file of a chunk header and its end marks alone (18 + 2 bytes, as the OTF2
+ * writer leaves a location that defined nothing): nothing to read, so not opened (the library
+ * would clear a definition chunk per location, seconds for thousands of locations) */
+#define DEF_EMPTY 4
+#define EMPTY_DEF_BYTES 20
 
 /* Records asked of the library per refill; each yields at most one event. */
 #define CHUNK 1024
@@ -326,7 +331,7 @@ static int check_event_files(otf2_src *s, rt_err *err)
             continue; /* another rank's location */
         snprintf(file, cap, "%s/%llu.def", folder, (unsigned long long)s->map.locs[p]);
         if (stat(file, &sb) == 0)
-            s->selected[p] |= HAS_DEF;
+            s->selected[p] |= HAS_DEF | (S_ISREG(sb.st_mode) && sb.st_size <= EMPTY_DEF_BYTES ? DEF_EMPTY : 0);
         snprintf(file, cap, "%s/%llu.evt", folder, (unsigned long long)s->map.locs[p]);
         int found = stat(file, &sb) == 0;
         if (found && S_ISREG(sb.st_mode) && sb.st_size == 0) /* a writer killed before its first flush */
@@ -470,7 +475,9 @@ static int open_events(otf2_src *s, rt_err *err)
         if (some_defs && !(s->selected[p] & HAS_DEF) && !s->reopened)
             early_warn(s, "%s: location %llu: no local definitions; its clock offsets and id mappings are not applied",
                        s->anchor, (unsigned long long)s->map.locs[p]);
-        OTF2_DefReader *dr = defs_open && (s->selected[p] & HAS_DEF) ? OTF2_Reader_GetDefReader(rd, s->map.locs[p]) : NULL;
+        OTF2_DefReader *dr = defs_open && (s->selected[p] & (HAS_DEF | DEF_EMPTY)) == HAS_DEF
+                                 ? OTF2_Reader_GetDefReader(rd, s->map.locs[p])
+                                 : NULL;
         if (dr) {
             uint64_t n = 0;
             rt_otf2_error_clear();

@@ -41,7 +41,12 @@ end
 describe("Ctrl-C while an output is written", function()
   local dir = h.temp_dir()
   local trace = dir .. "/ring.trf"
-  setup(function() picl(trace, 1600000) end)
+  -- the timeline page is quick to write (a second for 6.4 M records): a larger ring, an early Ctrl-C
+  local long = dir .. "/ring4.trf"
+  setup(function()
+    picl(trace, 1600000)
+    picl(long, 6400000)
+  end)
   teardown(function() h.remove_tree(dir) end)
 
   it("paragraph --export chrome-json: exit 130, one line, no file and no temporary", function()
@@ -65,7 +70,7 @@ describe("Ctrl-C while an output is written", function()
   it("paragraph --timeline-html: the same", function()
     local out = dir .. "/html"
     lfs.mkdir(out)
-    local code, err = interrupt(dir, 1.5, "paragraph", trace, "--timeline-html", out .. "/t.html")
+    local code, err = interrupt(dir, 0.4, "paragraph", long, "--timeline-html", out .. "/t.html")
     assert.are.equal(130, code, err)
     assert.are.equal("retrace: interrupted\n", err)
     assert.are.same({}, names(out))
