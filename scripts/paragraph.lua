@@ -445,6 +445,15 @@ local function run(args)
       while done < nrec do
         local nt = rp:next_time()
         if not nt or nt > hi_t or (stop_rec and rp:records() >= stop_rec) then ended = true break end
+        -- the window jumps when the replay crosses its end, not at the next frame: the C rasters
+        -- then count every state in the new window from its left edge (frames far apart included)
+        if nt > ctx.hi then
+          local lo, hi = ctx.lo, ctx.hi
+          ctx.lo, ctx.hi = scroll:update(nt)
+          if ctx.lo ~= lo or ctx.hi ~= hi then
+            for _, tl in pairs(ctx.timelines or {}) do tl:set_window(ctx.lo, ctx.hi) end
+          end
+        end
         done = done + rp:step(1)
       end
       if stop_rec and rp:records() >= stop_rec then stopped, hi_t = true, rp:now() end
