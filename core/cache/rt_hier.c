@@ -1050,7 +1050,7 @@ static int policy_of(const rt_hcache_config *c, const rt_policy_ops **ops, rt_er
 
 static int check_cache(const rt_hcache_config *c, unsigned lev, int which, rt_err *err)
 {
-    char who[16];
+    char who[32];
     snprintf(who, sizeof who, "l%u-%ccache", lev + 1, which_name[which]);
     uint64_t sub = c->subblock ? c->subblock : c->block;
     if (!is_pow2(c->size))
@@ -1156,7 +1156,7 @@ static int check_exclusive(const rt_hier_config *cfg, rt_err *err)
             const rt_hcache_config *c = &cfg->c[l][k];
             if (!c->present || !c->exclusive)
                 continue;
-            char who[16];
+            char who[32];
             snprintf(who, sizeof who, "l%u-%ccache", l + 1, which_name[k]);
             if (l == 0)
                 return rt_err_set(err, RT_EINVAL, "%s: exclusive needs a level above it", who);
