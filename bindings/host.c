@@ -78,6 +78,14 @@ static int report_error(lua_State *L)
         return code;
     }
     const char *m = lua_tostring(L, -1);
+    /* Ctrl-C that came before a command's own handler (while modules load): the same one line */
+    const char *nl = m ? strchr(m, '\n') : NULL;
+    size_t len = m ? (nl ? (size_t)(nl - m) : strlen(m)) : 0;
+    if (len >= 12 && memcmp(m + len - 12, "interrupted!", 12) == 0) {
+        errmsg("interrupted");
+        lua_pop(L, 1);
+        return 130;
+    }
     errmsg(m ? m : "(error object without a message)");
     lua_pop(L, 1);
     return code;
@@ -717,6 +725,8 @@ static int pmain(lua_State *L)
 
 int main(int argc, char **argv)
 {
+    /* Ctrl-C from the first moment: one that comes while modules load stops the first call */
+    install_sigint();
     /* under mpirun / srun this process is one rank of the job (rt_par.h) */
     rt_err perr;
     rt_err_clear(&perr);

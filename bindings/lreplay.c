@@ -394,12 +394,15 @@ static void push_prescan(lua_State *L, const rt_prescan *ps)
     }
 }
 
-/* Run the prescan over src and push it (or nil, message). */
+/* Run the prescan over src, free src, and push the prescan (or nil, message; an interrupt
+ * raises, after src is freed). */
 static int prescan_push(lua_State *L, rt_tsource *src, int critical_path)
 {
     rt_prescan ps;
     rt_err err;
-    if (rt_prescan_run_cp(src, &ps, critical_path, &err) != RT_OK)
+    int st = rt_prescan_run_cp(src, &ps, critical_path, &err);
+    rt_tsource_free(src);
+    if (st != RT_OK)
         return rt_push_fail(L, &err);
     push_prescan(L, &ps);
     rt_prescan_clear(&ps);
@@ -523,9 +526,7 @@ static int l_prescan(lua_State *L)
         return rt_push_fail(L, &err);
     if (!cs)
         rt_picl_source_set_compstats(src, 0);
-    int n = prescan_push(L, src, rt_opt_bool(L, 2, "critical_path", 0));
-    rt_tsource_free(src);
-    return n;
+    return prescan_push(L, src, rt_opt_bool(L, 2, "critical_path", 0));
 }
 
 /* replay.reads() -> passes over trace files this process began (rt_tsource_passes). */

@@ -232,7 +232,8 @@ static int epoch(par_src *s, rt_err *err)
     s->own.head += nrel;
     if (s->own.head == s->own.n)
         s->own.head = s->own.n = 0;
-    qsort(s->out.v, s->out.n, sizeof *s->out.v, ent_cmp);
+    if (s->out.n > 1)
+        qsort(s->out.v, s->out.n, sizeof *s->out.v, ent_cmp);
     s->horizon = h;
     if (h == INT64_MAX)
         s->done = 1;

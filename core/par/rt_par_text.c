@@ -519,12 +519,14 @@ static int define_regions(job *j, rt_tdefs *d, rt_err *err)
     (void)n;
 #endif
     /* by event, its smallest line first; keep that one; then in line order */
-    qsort(all, total, sizeof *all, by_event);
+    if (total > 1)
+        qsort(all, total, sizeof *all, by_event);
     size_t k = 0;
     for (size_t i = 0; i < total; i++)
         if (k == 0 || all[k - 1].event != all[i].event)
             all[k++] = all[i];
-    qsort(all, k, sizeof *all, by_line);
+    if (k > 1)
+        qsort(all, k, sizeof *all, by_line);
     int st = RT_OK;
     for (size_t i = 0; i < k && st == RT_OK; i++)
         if (rt_picl_define_region(d, (int)all[i].event) < 0)

@@ -568,7 +568,8 @@ static int otf2_next(rt_tsource *base, rt_tevent *ev, rt_err *err)
         if (s->eof)
             return RT_EEOF;
         /* keep the events still waiting, make room for a chunk */
-        memmove(s->buf, s->buf + s->head, (s->n - s->head) * sizeof *s->buf);
+        if (s->n > s->head)
+            memmove(s->buf, s->buf + s->head, (s->n - s->head) * sizeof *s->buf);
         s->n -= s->head;
         s->ready -= s->head;
         s->head = 0;

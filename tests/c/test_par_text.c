@@ -136,7 +136,7 @@ static int run_ranks(int np, const char *paths, const char *dir, char *errbuf, s
 {
     char cmd[32768];
     snprintf(cmd, sizeof cmd,
-             "RT_PAR_TEXT_CHILD=1 timeout 300 mpirun --allow-run-as-root --oversubscribe -q -np %d '%s' '%s' %s "
+             "ASAN_OPTIONS=\"$ASAN_OPTIONS:detect_leaks=0\" RT_PAR_TEXT_CHILD=1 timeout 300 mpirun --allow-run-as-root --oversubscribe -q -np %d '%s' '%s' %s "
              "2>%s/stderr",
              np, self, dir, paths, dir);
     int rc = system(cmd);
