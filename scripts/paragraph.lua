@@ -154,6 +154,8 @@ end
 -- The most frames one run draws by --pace time:T (a million frames at 25 per second
 -- is eleven hours of animation)
 local MAX_FRAMES = 1000000
+-- records the Trace display keeps: more than the lines of the tallest panel
+local TRACE_LINES = 256
 
 local function run(args)
   -- under mpirun only --static is shared out; the rest is rank 0's alone
@@ -300,7 +302,7 @@ local function run(args)
   local model = pg.model(info, { from = from, to = to })
   -- with the pre-pass, the engine turns a processor idle at its own last record
   -- tasks and records (task, trace and application displays), the critical path from a first pass
-  local tracker = pgapp.tracker(info)
+  local tracker = pgapp.tracker(info, { keep = TRACE_LINES })
   ctx.tasks = tracker
   ctx.path = (from or to) and clip_path(info.cp, lo_t, hi_t) or info.cp
   -- records for the trace and application displays: the view's, taken in batches every
@@ -312,7 +314,9 @@ local function run(args)
                   start = (from or to) and lo_t or nil, stop = (from or to) and hi_t or nil }
   local rp, rerr = replay.new(args.trace, ropts)
   if not rp then cli.input_error(rerr) end
-  local ok_view, verr = model:attach(rp, { batch = records })
+  -- (an application display sees every record: a batch per frame; the Trace display
+  -- shows the last ones: a ring of them, whatever the records between two frames)
+  local ok_view, verr = model:attach(rp, { batch = appmod ~= nil, records = TRACE_LINES })
   if not ok_view then cli.input_error(verr) end
   tracker:attach(model, { events = records })
   tracker:name_tasks(rp)
@@ -322,10 +326,12 @@ local function run(args)
   local sc = args.scroll or "jump"
   ctx.no_timeline = not (sc == "jump" or tonumber(sc:match("^jump:(.*)$") or "") == 1)
   local list, panels = {}, {}
+  local task_history = false -- a display draws its window from the view's task changes
   for i, id in ipairs(ids) do
     local mod = require("retrace.displays.paragraph." .. id)
     list[i] = mod.new(ctx, {})
     panels[i] = { title = TITLES[id], display = list[i] }
+    task_history = task_history or mod.keeps == "tasks"
   end
   if appmod then
     local ok, a = pcall(appmod.new, ctx, {})
@@ -337,6 +343,7 @@ local function run(args)
     list[#list + 1], panels[#panels + 1] = a, { title = appmod.title or "Application", display = a }
     ids[#ids + 1] = appmod.id or "app"
   end
+  local incremental = not ctx.no_timeline and not (info and info.ids) and not appmod
   local frame = display.compose(panels, { cols = cols, rows = rows, gap = 4, size = 11 })
   local scroll = scroller(args.scroll or "jump", width, lo_t)
   local bar = cli.progress("paragraph", 100)
@@ -362,11 +369,20 @@ local function run(args)
     if not ok then cli.input_error(werr) end
   end
   local advance -- (below)
+  local drawn_to = -math.huge -- the time of the last frame drawn
   local function draw_frame(t)
     ctx.lo, ctx.hi = scroll:update(t)
-    local keep = math.min(ctx.lo, t - ctx.smoothing)
-    model:keep(keep)
+    -- what the view still keeps. Whole-page jumps with the C rasters: the displays drew
+    -- everything up to the last frame (they add only what is new since) and a jump starts
+    -- the next window at or after it, so nothing older is needed - memory stays bounded
+    -- whatever the length of the run. Otherwise (smooth scrolling, jumps by part of a
+    -- page, only some processors drawn, an application display) the displays draw their
+    -- window from the view, which keeps it.
+    local horizon = incremental and drawn_to or ctx.lo
+    local keep = math.min(horizon, t - ctx.smoothing)
+    model:keep(keep, (incremental and not task_history) and keep or math.min(ctx.lo, keep))
     local i = fw:frame(function(cv) frame:draw(cv, { x = 0, y = 0, w = W, h = H }) end)
+    drawn_to = t
     write_data(i, t)
     bar:update(math.floor(100 * (t - lo_t) / math.max(hi_t - lo_t, 1e-300)))
     return i
@@ -493,6 +509,9 @@ local function run(args)
     displays = {}, output = args.output, html = res.html, mp4 = res.mp4, pdf = res.pdf,
     -- calls into Lua the replay made (none: records reach Lua in batches) and events replayed
     lua_calls = rp:totals().lua_calls, events = model.view:info().events,
+    -- the most state changes, messages, deltas and collectives the view held at once
+    -- for the displays (bounded by the records between two frames with jump scrolling)
+    view_kept = model.view:info().kept_peak,
     -- passes over the trace this run made (the pre-pass and the live pass)
     reads = replay.reads() - reads0,
     stopped_at = (stop_rec or stop_t) and { record = rp:records(), time = rp:now() } or nil,

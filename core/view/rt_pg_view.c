@@ -67,6 +67,8 @@ struct rt_pg_view {
     int nmap;
     double from, to, now;
     double keep_t;        /* the last keep time: what ends before it is not kept */
+    double keep_task_t;   /* the same for task changes */
+    size_t kept_peak;     /* the most items kept at once (rt_pg_view_kept) */
     int status;
     pg_proc *procs;
     rt_grid *grid;        /* states, P x 1 */
@@ -480,7 +482,8 @@ static void tap_collective(void *ud, const rt_collective *c)
         fail(v);
         return;
     }
-    v->colls[v->ncolls++] = (rt_pg_coll){c->first_begin, c->last_end, lo, hi, n, c->region, c->total_bytes};
+    v->colls[v->ncolls++] = (rt_pg_coll){c->first_begin, c->last_end, lo, hi, n, c->region, c->total_bytes,
+                                          v->colls_seen};
 }
 
 /* The task of id (made when absent, kept sorted); NULL when memory ran out. */
@@ -650,7 +653,7 @@ rt_pg_view *rt_pg_view_new(rt_replay *rp, const rt_pg_view_config *cfg, rt_err *
     v->to = cfg->to;
     v->now = v->prof_t = cfg->t0;
     v->latest = -1;
-    v->keep_t = -INFINITY;
+    v->keep_t = v->keep_task_t = -INFINITY;
     v->tlast = -INFINITY;
     rt_chanmap_init(&v->pairs, sizeof(pair_item));
     v->procs = calloc((size_t)v->P, sizeof *v->procs);
@@ -800,18 +803,33 @@ static void drop_before(rt_pg_change *ch, size_t *n, double t)
     }
 }
 
-void rt_pg_view_keep(rt_pg_view *v, double t)
+size_t rt_pg_view_kept(const rt_pg_view *v, size_t *peak)
 {
+    size_t n = v->nmsgs + v->ndeltas + v->ncolls;
+    for (int i = 0; i < v->P; i++)
+        n += v->procs[i].nch + v->procs[i].ntch;
+    if (peak)
+        *peak = n > v->kept_peak ? n : v->kept_peak;
+    return n;
+}
+
+void rt_pg_view_keep(rt_pg_view *v, double t, double task_t)
+{
+    size_t now = rt_pg_view_kept(v, NULL);
+    if (now > v->kept_peak)
+        v->kept_peak = now;
+    if (!isnan(task_t) && task_t > v->keep_task_t) {
+        v->keep_task_t = task_t;
+        for (int i = 0; i < v->P; i++)
+            drop_before(v->procs[i].tch, &v->procs[i].ntch, task_t);
+    }
     if (isnan(t) || t == -INFINITY)
         return;
     if (t > v->keep_t)
         v->keep_t = t;
     t = v->keep_t;
-    for (int i = 0; i < v->P; i++) {
-        pg_proc *p = &v->procs[i];
-        drop_before(p->ch, &p->nch, t);
-        drop_before(p->tch, &p->ntch, t);
-    }
+    for (int i = 0; i < v->P; i++)
+        drop_before(v->procs[i].ch, &v->procs[i].nch, t);
     size_t j = 0;
     for (size_t i = 0; i < v->nmsgs; i++)
         if (v->msgs[i].recv >= t)
@@ -1049,6 +1067,20 @@ const rt_pg_coll *rt_pg_view_collectives(const rt_pg_view *v, size_t *n)
 {
     *n = v->ncolls;
     return v->colls;
+}
+
+const rt_pg_coll *rt_pg_view_collectives_after(const rt_pg_view *v, int64_t after, size_t *n)
+{
+    size_t lo = 0, hi = v->ncolls; /* the first kept with seq > after (kept in order of seq) */
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (v->colls[mid].seq <= after)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    *n = v->ncolls - lo;
+    return v->colls + lo;
 }
 
 int64_t rt_pg_view_ncollectives(const rt_pg_view *v) { return v->colls_seen; }

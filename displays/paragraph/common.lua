@@ -194,6 +194,16 @@ function M.new_messages(self, m, layer, new)
   return list, new
 end
 
+--- The collective instances a display has not counted yet: those completed
+-- after `seq` (0 or nil: every one kept), the new seq, and whether the display
+-- must clear its sums first (without a view in C: every kept one, every frame).
+function M.new_collectives(m, seq)
+  local view = m.view
+  if not (view and view.collectives_after) then return m.coll_list, 0, true end
+  local list, s = view:collectives_after(seq or 0)
+  return list, s, false
+end
+
 --- Processor lines (spacetime, critical path): per processor the columns of
 -- [lo, hi] (W columns over the plot box pr) where it was mostly busy or in
 -- overhead, in `color`. From the C raster tl when there is one (a row per

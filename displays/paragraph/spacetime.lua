@@ -28,9 +28,14 @@ function D:draw(cv, rect)
   if not m then self.d = d; return end
   cv:save()
   cv:clip_rect(pr.x, pr.y, pr.w, pr.h)
-  -- collective bands: per pixel column the rows covered, drawn as runs
-  local cover = {}
-  for _, c in ipairs(m.coll_list) do
+  -- collective bands: per pixel column the rows covered, drawn as runs; the columns'
+  -- cover is kept while the window stays, and a frame adds the instances new since the last
+  local bkey = lo .. " " .. hi .. " " .. W
+  local colls, cseq, reset = common.new_collectives(m, self.band_key == bkey and self.cseq or 0)
+  if reset or self.band_key ~= bkey then self.band_key, self.cover, self.nbands = bkey, {}, 0 end
+  self.cseq = cseq
+  local cover = self.cover
+  for _, c in ipairs(colls) do
     if c.t1 >= lo and c.t0 <= hi then
       local c0 = math.max(1, math.floor((c.t0 - lo) / (hi - lo) * W) + 1)
       local c1 = math.min(W, math.floor((c.t1 - lo) / (hi - lo) * W) + 1)
@@ -51,9 +56,10 @@ function D:draw(cv, rect)
           if c.bytes / math.max(1, c.n) > e[3] then e[3] = c.bytes / math.max(1, c.n) end
         end
       end
-      d.bands = d.bands + 1
+      self.nbands = self.nbands + 1
     end
   end
+  d.bands = self.nbands
   local k = 1
   while k <= W do
     local e = cover[k]

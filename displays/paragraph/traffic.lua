@@ -69,16 +69,21 @@ function D:draw(cv, rect)
     end
     base, sum = self.base, self.sum
     if not only then
-      for _, c in ipairs(m.coll_list) do
+      -- collectives active at a column's end: +1 from its start's column, -1 from its
+      -- end's; the sums kept like the deltas', a frame adding the instances new since the last
+      local colls, cseq, reset = common.new_collectives(m, self.ckey == key and self.cseq or 0)
+      if reset or self.ckey ~= key then self.ckey, self.csum, self.cbase = key, {}, 0 end
+      self.cseq = cseq
+      for _, c in ipairs(colls) do
         if c.t1 >= lo and c.t0 <= hi then
-          -- active at a column's end: +1 from its start's column, -1 from its end's
           local v = bytes and c.bytes or 1
           local c0 = math.floor((c.t0 - lo) / dt) + 1
           local c1 = math.floor((c.t1 - lo) / dt) + 1
-          if c0 < 1 then cbase = cbase + v else csum[c0] = (csum[c0] or 0) + v end
-          if c1 < 1 then cbase = cbase - v elseif c1 <= W then csum[c1] = (csum[c1] or 0) - v end
+          if c0 < 1 then self.cbase = self.cbase + v else self.csum[c0] = (self.csum[c0] or 0) + v end
+          if c1 < 1 then self.cbase = self.cbase - v elseif c1 <= W then self.csum[c1] = (self.csum[c1] or 0) - v end
         end
       end
+      csum, cbase = self.csum, self.cbase
     end
   end
   local vals, cvals = {}, {}
@@ -113,6 +118,8 @@ function D:draw(cv, rect)
     cv:path(xy, { color = legend[2][2], width = 1.2 })
   end
   d.window = { lo, hi }
+  -- per pixel column up to now: pending at its end, collectives in progress
+  d.series, d.collective_series = vals, cvals
   d.pending_count, d.pending_bytes = self.pending_count or 0, self.pending_bytes or 0
   d.proc = only
   self.d = d
