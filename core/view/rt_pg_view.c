@@ -1,6 +1,7 @@
 /* rt_pg_view.c - ParaGraph's view of a replay (see rt_pg_view.h). */
 #include "rt_pg_view.h"
 
+#include <stddef.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1015,6 +1016,24 @@ double rt_pg_view_busy_fraction(const rt_pg_view *v, int p, double a, double b)
     return busy / (b - a);
 }
 
+/* Index of the first of n items (size bytes each, ordered by their int64 seq at
+ * offset off) whose seq is above after; n when none. */
+static size_t first_after(const void *items, size_t n, size_t size, size_t off, int64_t after)
+{
+    const unsigned char *b = items;
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        int64_t seq;
+        memcpy(&seq, b + mid * size + off, sizeof seq);
+        if (seq <= after)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
 const rt_pg_msg *rt_pg_view_messages(const rt_pg_view *v, size_t *n)
 {
     *n = v->nmsgs;
@@ -1023,14 +1042,7 @@ const rt_pg_msg *rt_pg_view_messages(const rt_pg_view *v, size_t *n)
 
 const rt_pg_msg *rt_pg_view_messages_after(const rt_pg_view *v, int64_t after, size_t *n)
 {
-    size_t lo = 0, hi = v->nmsgs; /* the first kept with seq > after */
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (v->msgs[mid].seq <= after)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo = first_after(v->msgs, v->nmsgs, sizeof *v->msgs, offsetof(rt_pg_msg, seq), after);
     *n = v->nmsgs - lo;
     return v->msgs + lo;
 }
@@ -1049,14 +1061,7 @@ const rt_pg_delta *rt_pg_view_deltas(const rt_pg_view *v, size_t *n, int64_t *ba
 
 const rt_pg_delta *rt_pg_view_deltas_after(const rt_pg_view *v, int64_t after, size_t *n, int64_t *seen)
 {
-    size_t lo = 0, hi = v->ndeltas; /* the first kept with seq > after */
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (v->deltas[mid].seq <= after)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo = first_after(v->deltas, v->ndeltas, sizeof *v->deltas, offsetof(rt_pg_delta, seq), after);
     *n = v->ndeltas - lo;
     if (seen)
         *seen = v->deltas_seen;
@@ -1071,14 +1076,7 @@ const rt_pg_coll *rt_pg_view_collectives(const rt_pg_view *v, size_t *n)
 
 const rt_pg_coll *rt_pg_view_collectives_after(const rt_pg_view *v, int64_t after, size_t *n)
 {
-    size_t lo = 0, hi = v->ncolls; /* the first kept with seq > after (kept in order of seq) */
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (v->colls[mid].seq <= after)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo = first_after(v->colls, v->ncolls, sizeof *v->colls, offsetof(rt_pg_coll, seq), after);
     *n = v->ncolls - lo;
     return v->colls + lo;
 }
