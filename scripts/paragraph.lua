@@ -59,25 +59,6 @@ local function number(s, what)
   return v
 end
 
---- The critical path's part inside [lo, hi]: segments cut to it, the messages that
--- overlap it; length = the time the kept segments cover (nil stays nil).
-local function clip_path(cp, lo, hi)
-  if not cp then return nil end
-  local out = { start = math.max(cp.start, lo), stop = math.min(cp.stop, hi), segments = {}, messages = {},
-                tachyons = cp.tachyons, length = 0 }
-  for _, g in ipairs(cp.segments) do
-    local a, b = math.max(g.from, lo), math.min(g.to, hi)
-    if b > a then
-      out.segments[#out.segments + 1] = { proc = g.proc, from = a, to = b }
-      out.length = out.length + (b - a)
-    end
-  end
-  for _, m in ipairs(cp.messages) do
-    if math.max(m.send, m.recv) >= lo and math.min(m.send, m.recv) <= hi then out.messages[#out.messages + 1] = m end
-  end
-  return out
-end
-
 --- The chosen display ids from the options (usage errors for unknown names).
 local function chosen(args)
   local ids = {}
@@ -304,7 +285,7 @@ local function run(args)
   -- tasks and records (task, trace and application displays), the critical path from a first pass
   local tracker = pgapp.tracker(info, { keep = TRACE_LINES })
   ctx.tasks = tracker
-  ctx.path = (from or to) and clip_path(info.cp, lo_t, hi_t) or info.cp
+  ctx.path = (from or to) and require("retrace.critpath").clip(info.cp, lo_t, hi_t) or info.cp
   -- records for the trace and application displays: the view's, taken in batches every
   -- frame (any format; PICL's own records, numbered as in the file)
   local records = appmod ~= nil

@@ -140,6 +140,8 @@ local function replay_stats(rp, opts, step)
   out.warnings_total = tot.warnings -- all of them; out.warnings keeps the first ones
   local cp = rp:critical_path()
   if cp then
+    -- with a window: the run's path cut to it (the rule of retrace.critpath)
+    if out.window then cp = require("retrace.critpath").clip(cp, out.window[1], out.window[2]) end
     out.critical_path = { length = cp.length, start = cp.start, stop = cp.stop,
       segments = cp.segments, messages = cp.messages }
   end
