@@ -135,6 +135,9 @@ end
 -- The most frames one run draws by --pace time:T (a million frames at 25 per second
 -- is eleven hours of animation)
 local MAX_FRAMES = 1000000
+-- records replayed at most between two looks of the displays at the view (between frames;
+-- RETRACE_PG_CHUNK sets it, for tests)
+local CHUNK = math.tointeger(tonumber(os.getenv("RETRACE_PG_CHUNK") or "")) or 65536
 -- records the Trace display keeps: more than the lines of the tallest panel
 local TRACE_LINES = 256
 
@@ -350,20 +353,29 @@ local function run(args)
     if not ok then cli.input_error(werr) end
   end
   local advance -- (below)
-  local drawn_to = -math.huge -- the time of the last frame drawn
+  -- what the view still keeps. Whole-page jumps with the C rasters ("incremental"): the
+  -- displays that draw over time add only what is new to pictures and sums they keep, and a
+  -- jump starts the next window at or after the last frame, so once they took something the
+  -- view lets it go - after each frame, and every CHUNK records between frames (absorb) -
+  -- and memory stays bounded whatever the length of the run. Otherwise (smooth scrolling,
+  -- jumps by part of a page, only some processors drawn, an application display) the
+  -- displays draw their window from the view, which keeps it. The task Gantt chart draws
+  -- its window from the task changes: kept for the window. (Kiviat without a smoothing
+  -- window samples the view's history: nothing is let go then.)
+  local absorbers = {}
+  for _, d in ipairs(list) do if d.absorb then absorbers[#absorbers + 1] = d end end
+  local function let_go(t)
+    if ctx.smoothing == math.huge then return end
+    model:keep(t, task_history and math.min(ctx.lo, t) or t)
+  end
   local function draw_frame(t)
     ctx.lo, ctx.hi = scroll:update(t)
-    -- what the view still keeps. Whole-page jumps with the C rasters: the displays drew
-    -- everything up to the last frame (they add only what is new since) and a jump starts
-    -- the next window at or after it, so nothing older is needed - memory stays bounded
-    -- whatever the length of the run. Otherwise (smooth scrolling, jumps by part of a
-    -- page, only some processors drawn, an application display) the displays draw their
-    -- window from the view, which keeps it.
-    local horizon = incremental and drawn_to or ctx.lo
-    local keep = math.min(horizon, t - ctx.smoothing)
-    model:keep(keep, (incremental and not task_history) and keep or math.min(ctx.lo, keep))
+    if not incremental then
+      local keep = math.min(ctx.lo, t - ctx.smoothing)
+      model:keep(keep, keep)
+    end
     local i = fw:frame(function(cv) frame:draw(cv, { x = 0, y = 0, w = W, h = H }) end)
-    drawn_to = t
+    if incremental then let_go(t) end
     write_data(i, t)
     bar:update(math.floor(100 * (t - lo_t) / math.max(hi_t - lo_t, 1e-300)))
     return i
@@ -376,7 +388,15 @@ local function run(args)
   -- replay to time t, or to the --stop-at record if it comes first (then true: the run ends there)
   local stopped = false
   function advance(t)
-    if not stop_rec then return rp:run_until(t) end
+    if not stop_rec then
+      if not incremental then return rp:run_until(t) end
+      while true do
+        local ended, more = rp:run_until(t, CHUNK)
+        if not more then return ended end
+        for _, d in ipairs(absorbers) do d:absorb() end
+        let_go(rp:now())
+      end
+    end
     while rp:records() < stop_rec do
       local nt = rp:next_time()
       if not nt then return true end

@@ -204,6 +204,35 @@ function M.new_collectives(m, seq)
   return list, s, false
 end
 
+--- The received messages a display has not drawn yet, for its layer of the window
+-- [lo, hi] over the plot box pr (rows by slot): calls draw(list, px, py, layer, ox, oy,
+-- new) with the messages, the time and processor to pixel functions (frame
+-- coordinates), the layer and its offset, and whether the layer is new. Returns the
+-- layer and its offset.
+function M.message_layer(self, m, lo, hi, pr, slot, draw)
+  local P = self.ctx.P
+  local function px(t) return pr.x + (t - lo) / (hi - lo) * pr.w end
+  local function py(p) return pr.y + (P - 1 - slot[p] + 0.5) * pr.h / P end
+  local layer, ox, oy, new = M.layer(self, "messages", lo .. " " .. hi, pr)
+  local list
+  list, new = M.new_messages(self, m, layer, new)
+  draw(list, px, py, layer, ox, oy, new)
+  return layer, ox, oy
+end
+
+--- D:absorb for a display that keeps pictures over time: between frames, take(self,
+-- model, lo, hi, pr, slot, natural) adds what the view holds that is new, so the view
+-- can let it go (the plot box of the display's last drawing, self.pr).
+function M.absorber(take)
+  return function(self)
+    local m, pr = self.model, self.pr
+    if not (m and pr) then return end
+    local lo, hi = M.window(self.ctx)
+    local _, slot, natural = M.slots(self.ctx)
+    take(self, m, lo, hi, pr, slot, natural)
+  end
+end
+
 --- Processor lines (spacetime, critical path): per processor the columns of
 -- [lo, hi] (W columns over the plot box pr) where it was mostly busy or in
 -- overhead, in `color`. From the C raster tl when there is one (a row per

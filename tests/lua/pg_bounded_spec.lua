@@ -76,4 +76,34 @@ end }
       assert.is_true(top > 0, pace .. ": collectives in the traffic's series")
     end
   end)
+
+  it("takes what is new between frames (every N records) with the same pictures' numbers", function()
+    local f = h.shared_file("picl/mpicl-10.trf")
+    if not f then pending("../shared/data is absent: mpicl-10 skipped") return end
+    local function frames(chunk)
+      local d = h.temp_dir()
+      local env = chunk and ("RETRACE_PG_CHUNK=" .. chunk .. " ") or ""
+      local cmd = string.format("%s%s paragraph %s -o %s --display spacetime,traffic,critical_path " ..
+        "--data %s --pace time:5 --json > %s/out.json 2>&1", env, h.quote(h.bin), h.quote(f), h.temp_dir(), d, d)
+      assert.is_true(os.execute(cmd))
+      local s = cjson.decode(assert(io.open(d .. "/summary.json")):read("a"))
+      local out = { summary = s }
+      for i = 1, s.frames do
+        out[i] = cjson.decode(assert(io.open(string.format("%s/frame_%06d.json", d, i))):read("a")).displays
+      end
+      return out
+    end
+    local whole, chunked = frames(nil), frames(300)
+    assert.are.equal(whole.summary.frames, chunked.summary.frames)
+    assert.is_true(chunked.summary.view_kept < whole.summary.view_kept / 3,
+      chunked.summary.view_kept .. " vs " .. whole.summary.view_kept)
+    for i = 1, whole.summary.frames do
+      local x, y = whole[i], chunked[i]
+      assert.are.equal(x.spacetime.bands, y.spacetime.bands, "frame " .. i)
+      assert.are.equal(x.spacetime.lines, y.spacetime.lines, "frame " .. i)
+      assert.are.same(x.traffic.series, y.traffic.series, "frame " .. i)
+      assert.are.same(x.traffic.collective_series, y.traffic.collective_series, "frame " .. i)
+      assert.are.equal(x.critical_path.tachyons, y.critical_path.tachyons, "frame " .. i)
+    end
+  end)
 end)
