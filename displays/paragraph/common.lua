@@ -46,15 +46,38 @@ function M.strip_legend(cv, rect, items)
   if not items or #items == 0 then return rect end
   local x, y, size = rect.x + 4, rect.y + 1, 9
   local rowh = size + 4
-  for _, it in ipairs(items) do
+  local function width(t)
     cv:save()
     cv:font(nil, size)
-    local tw = cv:text_size(it[1])
+    local w = cv:text_size(t)
     cv:restore()
-    if x + 14 + tw > rect.x + rect.w and x > rect.x + 4 then x, y = rect.x + 4, y + rowh end
-    cv:rect(x, y + 2, 9, 9, it[2])
-    cv:text(x + 12, y + 1, it[1], { valign = "top", size = size, color = "black" })
-    x = x + 14 + tw + 8
+    return w
+  end
+  -- rows the entries take; past a quarter of a small panel, one row instead: the swatches
+  -- side by side between the first entry's label and the last's (a scale such as sizes)
+  local rows, cx = 1, x
+  for _, it in ipairs(items) do
+    local tw = width(it[1])
+    if cx + 14 + tw > rect.x + rect.w and cx > rect.x + 4 then cx, rows = rect.x + 4, rows + 1 end
+    cx = cx + 14 + tw + 8
+  end
+  if #items >= 4 and rows * rowh > rect.h / 4 then
+    local a, b = items[1][1], items[#items][1]
+    cv:text(x, y + 1, a, { valign = "top", size = size, color = "black" })
+    x = x + width(a) + 4
+    for _, it in ipairs(items) do
+      cv:rect(x, y + 2, 9, 9, it[2])
+      x = x + 11
+    end
+    cv:text(x + 3, y + 1, b, { valign = "top", size = size, color = "black" })
+  else
+    for _, it in ipairs(items) do
+      local tw = width(it[1])
+      if x + 14 + tw > rect.x + rect.w and x > rect.x + 4 then x, y = rect.x + 4, y + rowh end
+      cv:rect(x, y + 2, 9, 9, it[2])
+      cv:text(x + 12, y + 1, it[1], { valign = "top", size = size, color = "black" })
+      x = x + 14 + tw + 8
+    end
   end
   local used = y + rowh - rect.y
   return { x = rect.x, y = rect.y + used, w = rect.w, h = rect.h - used },
