@@ -46,13 +46,7 @@ function M.strip_legend(cv, rect, items)
   if not items or #items == 0 then return rect end
   local x, y, size = rect.x + 4, rect.y + 1, 9
   local rowh = size + 4
-  local function width(t)
-    cv:save()
-    cv:font(nil, size)
-    local w = cv:text_size(t)
-    cv:restore()
-    return w
-  end
+  local function width(t) return (cv:text_size(t, size)) end
   -- rows the entries take; past a quarter of a small panel, one row instead: the swatches
   -- side by side between the first entry's label and the last's (a scale such as sizes)
   local rows, cx = 1, x

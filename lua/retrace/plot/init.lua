@@ -375,13 +375,7 @@ local function draw_frame(self, cv, r, g, xa, ya, notes, size)
     -- along the plot's height (a little past its ends): smaller type, then cut short with an
     -- ellipsis, rather than running into the legend above or the axis below
     local span, ysize, txt = plot.h + 2 * size, size, yt
-    local function width(t, z)
-      cv:save()
-      cv:font(nil, z)
-      local w = cv:text_size(t)
-      cv:restore()
-      return w
-    end
+    local function width(t, z) return (cv:text_size(t, z)) end
     while ysize > 7 and width(txt, ysize) > span do ysize = ysize - 1 end
     if width(txt, ysize) > span then
       repeat
