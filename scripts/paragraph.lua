@@ -552,21 +552,6 @@ return {
     .. "utilization, communication, task and other displays frame by frame, all at the same trace time, in\n"
     .. "titled panels. Displays: " .. table.concat(ALL, ", ") .. ".",
   groups = GROUPS, titles = TITLES, all = ALL,
-  -- "--from -0.000001": a negative number is the option's value, not an option
-  fix_argv = function(argv)
-    local out, i = {}, 1
-    while i <= #argv do
-      local a, b = argv[i], argv[i + 1]
-      if a:match("^%-%-[%w-]+$") and not a:find("=", 1, true) and b and b:match("^%-[%d.]") and tonumber(b) then
-        out[#out + 1] = a .. "=" .. b
-        i = i + 2
-      else
-        out[#out + 1] = a
-        i = i + 1
-      end
-    end
-    return out
-  end,
   parser = function(p)
     p:argument("trace", "trace file (an OTF2 archive: its .otf2 anchor or its directory)")
     p:option("-o --output", "folder of the frames (with --static: the picture F.png, .pdf or .svg)")

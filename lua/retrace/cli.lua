@@ -75,6 +75,37 @@ function M.parser(name, cmd)
   return p
 end
 
+--- "--from -1e-6", "--zoom -1:5": after a long option that takes a value, a word that
+-- starts with '-' and reads as numbers (one, or several joined by ':' or ',') is that
+-- value, not an option (argparse would take it for one): passed as "--from=-1e-6".
+function M.negative_values(p, argv)
+  local takes = {}
+  for _, o in ipairs(p._options or {}) do
+    if (o._maxargs or 0) > 0 then
+      for _, a in ipairs(o._aliases or {}) do takes[a] = true end
+    end
+  end
+  local function numbers(w)
+    if not w:match("^%-[%d.]") then return false end
+    for part in (w .. ":"):gmatch("([^:,]*)[:,]") do
+      if not tonumber(part) then return false end
+    end
+    return true
+  end
+  local out, i = {}, 1
+  while i <= #argv do
+    local a, b = argv[i], argv[i + 1]
+    if takes[a] and a:match("^%-%-") and b and numbers(b) then
+      out[#out + 1] = a .. "=" .. b
+      i = i + 2
+    else
+      out[#out + 1] = a
+      i = i + 1
+    end
+  end
+  return out
+end
+
 M.EXIT_INTERRUPTED = 130 -- as a shell reports a command ended by Ctrl-C, so loops over files stop too
 
 --- Whether an error caught by pcall is Ctrl-C (retrace.interrupted): raise it again.
@@ -124,8 +155,7 @@ local function run(name, cmd, err, argv)
     return M.EXIT_USAGE, "retrace: " .. err .. "\n"
   end
   local p = M.parser(name, cmd)
-  local rest = table.move(argv, 2, #argv, 1, {})
-  if cmd.fix_argv then rest = cmd.fix_argv(rest) end -- e.g. negative numbers as option values
+  local rest = M.negative_values(p, table.move(argv, 2, #argv, 1, {}))
   local ok, args = p:pparse(rest)
   if not ok then
     return M.EXIT_USAGE, p:get_usage() .. "\n" .. "retrace: " .. name .. ": " .. args .. "\n"

@@ -27,6 +27,30 @@ describe("retrace command line", function()
     assert.truthy(err:find("unknown command 'nosuch'", 1, true))
   end)
 
+  it("takes a negative number after an option as its value, on every command", function()
+    local hand4 = h.fixtures .. "/paragraph/hand4.trf"
+    local code, out, err = h.retrace("stats", hand4, "--from", "-1e-6", "--to", "3", "--json")
+    assert.are.equal(0, code, err)
+    -- the window [-1e-6, 3] holds hand4's critical path from its start at 0 to 3 (on P0)
+    assert.are.equal(3, cjson.decode(out).critical_path.length)
+    code, out, err = h.retrace("paragraph", hand4, "--static", "-o", h.temp_dir() .. "/z.png", "--zoom", "-1:5",
+      "--json")
+    assert.are.equal(0, code, err)
+    assert.are.same({ -1, 5 }, cjson.decode(out).window)
+    -- a flag is not given a value: the number stays an (unknown) option
+    code, _, err = h.retrace("stats", hand4, "--json", "-5")
+    assert.are.equal(2, code)
+    assert.truthy(err:find("unknown option '-5'", 1, true), err)
+    -- the function itself: options that take values, numbers and ranges only
+    local cli = require "retrace.cli"
+    local p = require("argparse")("x")
+    p:option("--from")
+    p:flag("--json")
+    assert.are.same({ "--from=-2", "--json", "-3", "--from", "-x" },
+      cli.negative_values(p, { "--from", "-2", "--json", "-3", "--from", "-x" }))
+    assert.are.same({ "--from=-1:-0.5,2" }, cli.negative_values(p, { "--from", "-1:-0.5,2" }))
+  end)
+
   it("exits 1 with a one-line message on an unreadable file", function()
     local code, out, err = h.retrace("info", "/nonexistent/trace.shm")
     assert.are.equal(1, code)
