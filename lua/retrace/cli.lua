@@ -147,6 +147,41 @@ function M.name_inputs(message, argv)
 end
 
 -- Run the command; returns the exit code and the text to print on stderr (nil when none).
+-- What each command reads (the families of formats.detect's names), and the command
+-- suggested for a file of each family.
+local FAMILY = {
+  ["picl-new"] = "message", ["picl-old"] = "message", paje = "message", paraver = "message", otf2 = "message",
+  din = "memory", xdin = "memory", lackey = "memory", bin = "memory", msp = "msp", shmap = "shmap", pes = "pes",
+}
+local READS = {
+  stats = { message = true }, paragraph = { message = true }, medea = { message = true },
+  view = { message = true }, index = { message = true }, picl = { message = true },
+  cache = { memory = true }, memspy = { memory = true, msp = true }, shmap = { shmap = true },
+  chitra = { pes = true },
+}
+local SUGGEST = { message = "stats", memory = "cache", msp = "memspy", shmap = "shmap", pes = "chitra" }
+
+--- When command `name` failed on its input, the trace it was given (an existing file
+-- among args) may be of a kind another command reads: then a message saying so
+-- (what the file is, the command to try), else nil.
+function M.wrong_command(name, args)
+  local reads = READS[name]
+  if not reads then return nil end
+  local formats = require "retrace.formats"
+  for _, a in ipairs(args) do
+    if a:sub(1, 1) ~= "-" and require("lfs").attributes(a, "mode") then
+      local f = formats.detect(a)
+      local fam = f and FAMILY[f]
+      if fam and not reads[fam] then
+        local what = formats.descriptions[f] or f
+        return string.format("%s is %s %s, which 'retrace %s' does not read; try 'retrace %s %s'", a,
+          what:match("^[AEIOUaeiou]") and "an" or "a", what, name, SUGGEST[fam], a)
+      end
+    end
+  end
+  return nil
+end
+
 local function run(name, cmd, err, argv)
   if not name then
     return M.EXIT_USAGE, "retrace: missing command; try 'retrace help'\n"
@@ -167,6 +202,10 @@ local function run(name, cmd, err, argv)
       res = { exit = M.EXIT_INPUT, message = tostring(res) }
     end
     -- a rank that failed because another one did holds no message (retrace.par.spread)
+    if res.exit == M.EXIT_INPUT and res.message then
+      local ok2, wrong = pcall(M.wrong_command, name, rest)
+      if ok2 and wrong then res.message = wrong end
+    end
     return res.exit, res.message and ("retrace: " .. M.name_inputs(res.message, rest) .. "\n")
   end
   return math.tointeger(res) or 0

@@ -51,6 +51,26 @@ describe("retrace command line", function()
     assert.are.same({ "--from=-1:-0.5,2" }, cli.negative_values(p, { "--from", "-1:-0.5,2" }))
   end)
 
+  it("says what a trace given to the wrong command is, and which command reads it", function()
+    local din = h.temp_file("0 1000\n1 2000\n0 1004\n", ".din")
+    local hand4 = h.fixtures .. "/paragraph/hand4.trf"
+    for _, c in ipairs({ { "stats", din, "cache" }, { "medea", din, "cache" }, { "chitra", din, "cache" },
+                         { "cache", hand4, "stats" }, { "shmap", hand4, "stats" } }) do
+      local code, _, err = h.retrace(c[1], c[2])
+      assert.are.equal(1, code, c[1])
+      local want = string.format("retrace: %s is ", c[2])
+      assert.are.equal(want, err:sub(1, #want), err)
+      assert.truthy(err:find("which 'retrace " .. c[1] .. "' does not read; try 'retrace " .. c[3] .. " " .. c[2] .. "'",
+        1, true), err)
+      assert.are.equal(1, select(2, err:gsub("\n", "")), "one line: " .. err)
+    end
+    -- a trace of the right kind that is damaged keeps its own message
+    local bad = h.temp_file("-3 -21 0.1 0 0 3 2 1024 0 1\n-3 -21 x 0\n", ".trf")
+    local code, _, err = h.retrace("stats", bad, "--strict")
+    assert.are.equal(1, code)
+    assert.falsy(err:find("try 'retrace", 1, true), err)
+  end)
+
   it("exits 1 with a one-line message on an unreadable file", function()
     local code, out, err = h.retrace("info", "/nonexistent/trace.shm")
     assert.are.equal(1, code)
