@@ -248,14 +248,14 @@ function M.main(argv)
   return code
 end
 
---- "32768", "32K", "32KiB", "1M", "1MiB", "1G" -> bytes (K, M, G: powers of 1024);
--- nil when malformed.
+--- "32768", "32k", "32K", "32KB", "32kb", "32KiB", "1M", "1MiB", "1G" -> bytes (K, M, G:
+-- powers of 1024, in any case, with or without B / iB); nil when malformed.
 function M.parse_bytes(s)
   local n, unit = tostring(s):match("^(%d+)%s*(%a*)$")
   if not n then return nil end
-  local mult = ({ [""] = 1, k = 1024, K = 1024, KB = 1024, KiB = 1024,
-                  m = 1 << 20, M = 1 << 20, MB = 1 << 20, MiB = 1 << 20,
-                  G = 1 << 30, GB = 1 << 30, GiB = 1 << 30 })[unit]
+  local mult = ({ [""] = 1, b = 1, k = 1024, kb = 1024, kib = 1024,
+                  m = 1 << 20, mb = 1 << 20, mib = 1 << 20,
+                  g = 1 << 30, gb = 1 << 30, gib = 1 << 30 })[unit:lower()]
   if not mult then return nil end
   return math.tointeger(tonumber(n) * mult)
 end

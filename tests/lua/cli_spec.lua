@@ -170,7 +170,12 @@ describe("retrace.cli JSON", function()
     assert.equal(32768, cli.parse_bytes("32K"))
     assert.equal(1 << 30, cli.parse_bytes("1G"))
     assert.equal(3 << 20, cli.parse_bytes("3MiB"))
+    for _, w in ipairs({ "32k", "32K", "32KB", "32kb", "32KiB", "32kib", "32 KiB" }) do
+      assert.equal(32768, cli.parse_bytes(w), w)
+    end
+    assert.equal(64, cli.parse_bytes("64B"))
     assert.is_nil(cli.parse_bytes("1T"))
+    assert.is_nil(cli.parse_bytes("32KiBs"))
     assert.is_nil(cli.parse_bytes("-5"))
     assert.equal("1,234,567", cli.count(1234567))
     assert.equal("-123,456", cli.count(-123456))
