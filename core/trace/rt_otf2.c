@@ -11,7 +11,10 @@
  * while all of them fit in READER_BYTES; beyond that a location's reader is
  * opened for a refill of its look-ahead, positioned where the last refill
  * stopped (OTF2_EvtReader_Seek) and closed again: at most one chunk is held at
- * a time and memory is bounded whatever the number of locations.
+ * a time and memory is bounded whatever the number of locations. A reopening
+ * costs the library's clearing of a whole chunk, a chunk read and a skip to
+ * the position, so the look-ahead is made as large as its budget allows: at
+ * 4096 locations 512 events each, reopening adds a few percent to the reading.
  *
  * The definitions are read by rt_otf2_defs.c; this file opens the archive,
  * checks its files, turns the library's event callbacks into neutral events
@@ -47,7 +50,7 @@
 #define READER_BYTES (64u << 20)
 /* Memory of the look-ahead of decoded events over all locations read, and the bounds on each
  * location's share (events). */
-#define LOOKAHEAD_BYTES (48u << 20)
+#define LOOKAHEAD_BYTES (96u << 20)
 #define LOOKAHEAD_MIN 16
 #define LOOKAHEAD_MAX 4096
 
@@ -85,7 +88,8 @@ typedef struct otf2_src {
     loc_read *locs;         /* per processor */
     pending *pool;          /* per processor: lookahead slots from p * lookahead */
     uint32_t lookahead;     /* events per location's look-ahead */
-    int *heap;              /* processors with events in their look-ahead, by their next event's key */
+    struct head { int64_t ticks; int p; } *heap; /* processors with events in their look-ahead, keyed by
+                                                   * their next event's (time stamp, processor) */
     size_t nheap;
     int keep_open;          /* every reader fits in READER_BYTES: opened once, never closed */
     int cur;                /* the processor whose reader the callbacks are filling */
@@ -514,7 +518,9 @@ static int open_events(otf2_src *s, rt_err *err)
     size_t nread = 0;
     for (size_t p = 0; p < s->map.nlocs; p++)
         nread += (s->selected[p] & HAS_EVT) != 0;
-    return size_reading(s, READER_BYTES, lookahead_for(nread, LOOKAHEAD_BYTES), err);
+    /* a part of a distributed replay: its share of the budget, so memory per rank falls with the ranks */
+    return size_reading(s, READER_BYTES / (size_t)s->part_size,
+                        lookahead_for(nread, LOOKAHEAD_BYTES / (size_t)s->part_size), err);
 }
 
 static void close_reader(otf2_src *s, loc_read *l)
@@ -580,30 +586,33 @@ static int refill(otf2_src *s, int p, rt_err *err)
 }
 
 /* Heap order: the serial key of a processor's next event (time stamp, then processor). */
-static inline int before(const otf2_src *s, int p, int q)
+static inline int before(const struct head *x, const struct head *y)
 {
-    int64_t a = s->pool[(size_t)p * s->lookahead + s->locs[p].head].ticks;
-    int64_t b = s->pool[(size_t)q * s->lookahead + s->locs[q].head].ticks;
-    return a < b || (a == b && p < q);
+    return x->ticks < y->ticks || (x->ticks == y->ticks && x->p < y->p);
 }
 
 static void sift_down(otf2_src *s, size_t i)
 {
-    int *h = s->heap;
+    struct head *h = s->heap, x = h[i];
     size_t n = s->nheap;
-    int x = h[i];
     for (;;) {
         size_t c = 2 * i + 1;
         if (c >= n)
             break;
-        if (c + 1 < n && before(s, h[c + 1], h[c]))
+        if (c + 1 < n && before(&h[c + 1], &h[c]))
             c++;
-        if (!before(s, h[c], x))
+        if (!before(&h[c], &x))
             break;
         h[i] = h[c];
         i = c;
     }
     h[i] = x;
+}
+
+/* The time stamp of processor p's next event (its look-ahead is not empty). */
+static inline int64_t next_ticks(const otf2_src *s, int p)
+{
+    return s->pool[(size_t)p * s->lookahead + s->locs[p].head].ticks;
 }
 
 /* Every location's first look-ahead, and the heap over them. */
@@ -618,7 +627,7 @@ static int start_reading(otf2_src *s, rt_err *err)
         if (st != RT_OK)
             return st;
         if (s->locs[p].n > 0)
-            s->heap[s->nheap++] = (int)p;
+            s->heap[s->nheap++] = (struct head){next_ticks(s, (int)p), (int)p};
     }
     for (size_t i = s->nheap / 2; i-- > 0;)
         sift_down(s, i);
@@ -639,7 +648,7 @@ static int otf2_next(rt_tsource *base, rt_tevent *ev, rt_err *err)
     }
     if (s->nheap == 0)
         return RT_EEOF;
-    int p = s->heap[0];
+    int p = s->heap[0].p;
     loc_read *l = &s->locs[p];
     const pending *e = &s->pool[(size_t)p * s->lookahead + l->head++];
     base->has_key = 1;
@@ -663,6 +672,8 @@ static int otf2_next(rt_tsource *base, rt_tevent *ev, rt_err *err)
         refill(s, p, &s->failure);
     if (l->head == l->n)
         s->heap[0] = s->heap[--s->nheap];
+    else
+        s->heap[0].ticks = next_ticks(s, p);
     if (s->nheap > 0)
         sift_down(s, 0);
     return RT_OK;

@@ -90,7 +90,7 @@ int rt_otf2_counts_of(const rt_tsource *s, rt_otf2_counts *c);
  * Change the memory budget before the first event is read: readers stay open
  * when every location's fits in reader_bytes (else one is open at a time), and
  * each location's look-ahead holds lookahead events (> 0). The defaults bound
- * both (64 MiB of readers, 48 MiB of look-ahead); tests use this to exercise
+ * both (64 MiB of readers, 96 MiB of look-ahead); tests use this to exercise
  * the reopening path on small archives. RT_OK, or RT_EINVAL after a read.
  */
 int rt_otf2_set_budget(rt_tsource *s, size_t reader_bytes, uint32_t lookahead, rt_err *err);

@@ -1079,7 +1079,7 @@ static void test_many_locations(void **state)
     assert_int_equal(rt_otf2_counts_of(s, &c), 1);
     assert_int_equal(c.readers_open_max, 1);
     assert_true(c.reopens > 0); /* location 0's 60000 events take many refills */
-    assert_true(c.lookahead >= 16 && c.lookahead * MANY * 48 <= (64u << 20));
+    assert_true(c.lookahead >= 16 && c.lookahead * MANY * 48 <= (96u << 20));
     /* refills of 7 events seek through location 0's three chunks */
     assert_int_equal(rt_tsource_rewind(s, &err), RT_OK);
     assert_int_equal(rt_otf2_set_budget(s, 0, 7, &err), RT_OK);
