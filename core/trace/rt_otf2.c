@@ -29,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 
 #include <otf2/otf2.h>
@@ -53,6 +54,7 @@
 #define LOOKAHEAD_BYTES (96u << 20)
 #define LOOKAHEAD_MIN 16
 #define LOOKAHEAD_MAX 4096
+#define HUGE_PAGE ((size_t)2 << 20)
 
 /* ---- the source ---- */
 
@@ -460,9 +462,18 @@ static int size_reading(otf2_src *s, size_t reader_bytes, uint32_t lookahead, rt
     OTF2_Reader_GetChunkSize(s->rd, &chunk, &def_chunk);
     s->keep_open = (uint64_t)nread * chunk <= reader_bytes;
     free(s->pool);
+    s->pool = NULL;
     s->lookahead = lookahead;
     s->counts.lookahead = lookahead;
-    s->pool = malloc((s->map.nlocs ? s->map.nlocs : 1) * (size_t)lookahead * sizeof *s->pool);
+    size_t bytes = (s->map.nlocs ? s->map.nlocs : 1) * (size_t)lookahead * sizeof *s->pool;
+    /* every page of the look-aheads is touched at the first refills: in huge pages where the
+     * system gives them on request, a few faults instead of one per 4 KiB */
+#ifdef MADV_HUGEPAGE
+    if (bytes >= HUGE_PAGE && posix_memalign((void **)&s->pool, HUGE_PAGE, bytes) == 0)
+        madvise(s->pool, bytes, MADV_HUGEPAGE);
+#endif
+    if (!s->pool)
+        s->pool = malloc(bytes);
     if (!s->pool)
         return rt_err_set(err, RT_ENOMEM, "%s: out of memory", s->anchor);
     return RT_OK;
