@@ -8,7 +8,10 @@
  * time stamp any rank has read up to, or the end - and on failures; each rank
  * sends the SEND / RECV records below the horizon whose peer another rank owns
  * to that rank (MPI_Alltoallv of packed records, rt_par_rec.h), and hands out
- * its own events below the horizon and the records it received, merged by key.
+ * its own events below the horizon and the records it received, merged by key:
+ * both are in key order already (the received ones are sorted only when they
+ * came from several ranks), so the merge is one comparison per event, and own
+ * events are read into their slots and handed out from there (no other copy).
  * Memory: a batch and the records of one epoch, never the trace.
  *
  * PICL: the rank's reader of byte ranges (rt_par_text.h) already gives its events
@@ -54,7 +57,8 @@ typedef struct ents {
     size_t head, n, cap;
 } ents;
 
-static int ents_push(ents *q, const rt_tevent *ev, const rt_tkey *key)
+/* The next free slot of q (room made), not counted until the caller increments q->n; NULL when out of memory. */
+static ent *ents_slot(ents *q)
 {
     if (q->n == q->cap) {
         if (q->head > 0) { /* slide the live part down before growing */
@@ -66,15 +70,21 @@ static int ents_push(ents *q, const rt_tevent *ev, const rt_tkey *key)
             size_t cap = q->cap ? 2 * q->cap : 1024;
             ent *nv = realloc(q->v, cap * sizeof *nv);
             if (!nv)
-                return RT_ENOMEM;
+                return NULL;
             q->v = nv;
             q->cap = cap;
         }
     }
-    q->v[q->n].ev = *ev;
-    q->v[q->n].ev.raw = NULL;
-    q->v[q->n++].key = *key;
-    return RT_OK;
+    return &q->v[q->n];
+}
+
+/* 1 when q's entries from head on are in key order. */
+static int ents_sorted(const ents *q)
+{
+    for (size_t i = q->head + 1; i < q->n; i++)
+        if (rt_tkey_cmp(&q->v[i - 1].key, &q->v[i].key) > 0)
+            return 0;
+    return 1;
 }
 
 static int ent_cmp(const void *a, const void *b)
@@ -85,7 +95,7 @@ static int ent_cmp(const void *a, const void *b)
 /* The counters RETRACE_PAR_STATS asks for. */
 typedef struct par_counts {
     uint64_t events, local_events, sent_records, received_records, matched_remote;
-    double exchange, read, opened, inside;
+    double exchange, read, opened;
 } par_counts;
 
 typedef struct par_src {
@@ -94,8 +104,10 @@ typedef struct par_src {
     int rank, size;
     int epochs;            /* 1: OTF2 epochs; 0: filter over the whole trace or pass-through */
     int through;           /* the reader is a part already (rt_par_text): its events pass through */
-    ents own;              /* own events read, not yet released */
-    ents out;              /* released, merged: handed out in order */
+    ents own;              /* own events read: head .. released-1 released (handed out in order), the rest
+                            * waiting for a horizon past them */
+    size_t released;
+    ents recv;             /* records received in the last exchange, in key order: handed out merged with own */
     int part_eof;
     rt_err part_err;       /* part_err.status != RT_OK: this rank's reader failed */
     int64_t last;          /* key.a of the last own event read */
@@ -118,7 +130,7 @@ static void forward_warning(void *ud, const char *msg)
 
 #ifdef RETRACE_HAVE_MPI
 
-/* Pack the released own events routed to other ranks and exchange; received records join out. */
+/* Pack the released own events routed to other ranks and exchange; the received ones fill recv, in key order. */
 static int exchange(par_src *s, size_t nrel, rt_err *err)
 {
     int size = s->size;
@@ -165,15 +177,22 @@ static int exchange(par_src *s, size_t nrel, rt_err *err)
         st = rt_err_set(err, RT_EIO, "%s: MPI: the exchange of records failed", s->base.path);
     s->c.sent_records += stot / rs;
     s->c.received_records += rtot / rs;
+    s->recv.head = s->recv.n = 0;
     for (size_t off = 0; st == RT_OK && off < rtot; off += rs) {
-        rt_tevent ev;
-        rt_tkey key;
-        rt_par_rec_unpack(rb + off, &ev, &key, 0);
-        if (ev.kind == RT_TE_SEND)
-            s->c.matched_remote++;
-        if (ents_push(&s->out, &ev, &key) != RT_OK)
+        ent *e = ents_slot(&s->recv);
+        if (!e) {
             st = rt_err_set(err, RT_ENOMEM, "%s: out of memory", s->base.path);
+            break;
+        }
+        rt_par_rec_unpack(rb + off, &e->ev, &e->key, 0);
+        e->ev.raw = NULL;
+        if (e->ev.kind == RT_TE_SEND)
+            s->c.matched_remote++;
+        s->recv.n++;
     }
+    /* each rank's records come in key order: several ranks' runs are sorted together */
+    if (st == RT_OK && s->recv.n > 1 && !ents_sorted(&s->recv))
+        qsort(s->recv.v, s->recv.n, sizeof *s->recv.v, ent_cmp);
     free(sb);
     free(rb);
     free(scount);
@@ -184,10 +203,16 @@ static int exchange(par_src *s, size_t nrel, rt_err *err)
 static int epoch(par_src *s, rt_err *err)
 {
     double t0 = now_s();
+    if (s->own.head == s->own.n) /* everything read was handed out */
+        s->own.head = s->own.n = 0;
     while (!s->part_eof && s->part_err.status == RT_OK &&
            (s->own.n - s->own.head < RT_PAR_BATCH || s->last <= s->horizon)) {
-        rt_tevent ev;
-        int st = rt_tsource_next(s->part, &ev, &s->part_err);
+        ent *slot = ents_slot(&s->own);
+        if (!slot) {
+            rt_err_set(&s->part_err, RT_ENOMEM, "%s: out of memory", s->base.path);
+            break;
+        }
+        int st = rt_tsource_next(s->part, &slot->ev, &s->part_err);
         if (st == RT_EEOF) {
             s->part_eof = 1;
             s->part_err.status = RT_OK;
@@ -197,12 +222,11 @@ static int epoch(par_src *s, rt_err *err)
             s->part_err.status = st;
             break;
         }
+        slot->ev.raw = NULL;
+        slot->key = s->part->key;
+        s->own.n++;
         s->c.local_events++;
         s->last = s->part->key.a;
-        if (ents_push(&s->own, &ev, &s->part->key) != RT_OK) {
-            rt_err_set(&s->part_err, RT_ENOMEM, "%s: out of memory", s->base.path);
-            break;
-        }
     }
     double t1 = now_s();
     s->c.read += t1 - t0;
@@ -222,18 +246,8 @@ static int epoch(par_src *s, rt_err *err)
     size_t nrel = 0;
     while (s->own.head + nrel < s->own.n && (h == INT64_MAX || s->own.v[s->own.head + nrel].key.a < h))
         nrel++;
-    s->out.head = s->out.n = 0;
     int st = exchange(s, nrel, err);
-    for (size_t i = 0; st == RT_OK && i < nrel; i++) {
-        const ent *e = &s->own.v[s->own.head + i];
-        if (ents_push(&s->out, &e->ev, &e->key) != RT_OK)
-            st = rt_err_set(err, RT_ENOMEM, "%s: out of memory", s->base.path);
-    }
-    s->own.head += nrel;
-    if (s->own.head == s->own.n)
-        s->own.head = s->own.n = 0;
-    if (s->out.n > 1)
-        qsort(s->out.v, s->out.n, sizeof *s->out.v, ent_cmp);
+    s->released = s->own.head + nrel;
     s->horizon = h;
     if (h == INT64_MAX)
         s->done = 1;
@@ -290,12 +304,11 @@ static int filter_next(par_src *s, rt_tevent *ev, rt_err *err)
 static int par_next(rt_tsource *base, rt_tevent *ev, rt_err *err)
 {
     par_src *s = (par_src *)base;
-    double t0 = now_s();
     int st = RT_OK;
     if (!s->epochs)
         st = filter_next(s, ev, err);
     else {
-        while (s->out.head == s->out.n && st == RT_OK) {
+        while (s->own.head == s->released && s->recv.head == s->recv.n && st == RT_OK) {
             if (s->fail.status != RT_OK) {
                 *err = s->fail;
                 st = s->fail.status;
@@ -305,7 +318,12 @@ static int par_next(rt_tsource *base, rt_tevent *ev, rt_err *err)
                 st = epoch(s, err);
         }
         if (st == RT_OK) {
-            const ent *e = &s->out.v[s->out.head++];
+            const ent *e;
+            if (s->recv.head < s->recv.n &&
+                (s->own.head == s->released || rt_tkey_cmp(&s->recv.v[s->recv.head].key, &s->own.v[s->own.head].key) < 0))
+                e = &s->recv.v[s->recv.head++];
+            else
+                e = &s->own.v[s->own.head++];
             *ev = e->ev;
             base->key = e->key;
             base->has_key = 1;
@@ -313,7 +331,6 @@ static int par_next(rt_tsource *base, rt_tevent *ev, rt_err *err)
     }
     if (st == RT_OK)
         s->c.events++;
-    s->c.inside += now_s() - t0;
     return st;
 }
 
@@ -333,7 +350,7 @@ static void write_counts(const par_src *s)
     const char *file = getenv("RETRACE_PAR_STATS");
     if (!file || !*file)
         return;
-    double total = now_s() - s->c.opened;
+    double total = now_s() - s->c.opened, inside = s->c.read + s->c.exchange;
     char line[512];
     int n = snprintf(line, sizeof line,
                      "{\"rank\":%d,\"size\":%d,\"events\":%llu,\"local_events\":%llu,\"sent_records\":%llu,"
@@ -341,7 +358,7 @@ static void write_counts(const par_src *s)
                      "\"replay_seconds\":%.6f,\"messages_matched_remote\":%llu}\n",
                      s->rank, s->size, (unsigned long long)s->c.events, (unsigned long long)s->c.local_events,
                      (unsigned long long)s->c.sent_records, (unsigned long long)s->c.received_records,
-                     s->c.exchange, s->c.read, total - s->c.inside > 0 ? total - s->c.inside : 0,
+                     s->c.exchange, s->c.read, total - inside > 0 ? total - inside : 0,
                      (unsigned long long)s->c.matched_remote);
     int fd = open(file, O_WRONLY | O_CREAT | O_APPEND, 0644);
     if (fd < 0)
@@ -361,7 +378,7 @@ static void par_free(rt_tsource *base)
         rt_tsource_free(s->part);
     }
     free(s->own.v);
-    free(s->out.v);
+    free(s->recv.v);
     free(s);
 }
 

@@ -1,12 +1,20 @@
 /*
  * rt_otf2.c - the OTF2 reader of the neutral event stream (see rt_otf2.h).
  *
- * Shaped for Score-P archives of up to 10^4 locations and 10^8 events: the
- * definitions are read whole (they are small), the events never are. The
- * library's global event reader merges the locations' event files by time
- * and calls one callback per record; next() asks it for a bounded chunk of
- * records at a time and hands out the few events the chunk produced, so the
- * look-ahead is one chunk (CHUNK events) whatever the trace's length.
+ * Shaped for Score-P archives of up to 10^5 locations and 10^8 events: the
+ * definitions are read whole (they are small), the events never are. Each
+ * location's event file is read through the library's per-location event
+ * reader into a small look-ahead of decoded events (LOOKAHEAD events), and a
+ * heap over the locations' first events hands them out in the serial key
+ * order (time stamp, location, index in the location). The library holds one
+ * event chunk (256 KiB to 1 MiB) per open reader, so readers stay open only
+ * while all of them fit in READER_BYTES; beyond that a location's reader is
+ * opened for a refill of its look-ahead, positioned where the last refill
+ * stopped (OTF2_EvtReader_Seek) and closed again: at most one chunk is held at
+ * a time and memory is bounded whatever the number of locations. A reopening
+ * costs the library's clearing of a whole chunk, a chunk read and a skip to
+ * the position, so the look-ahead is made as large as its budget allows: at
+ * 4096 locations 512 events each, reopening adds a few percent to the reading.
  *
  * The definitions are read by rt_otf2_defs.c; this file opens the archive,
  * checks its files, turns the library's event callbacks into neutral events
@@ -21,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 
 #include <otf2/otf2.h>
@@ -37,40 +46,59 @@
 #define DEF_EMPTY 4
 #define EMPTY_DEF_BYTES 20
 
-/* Records asked of the library per refill; each yields at most one event. */
-#define CHUNK 1024
+/* Memory of the library's readers kept open (one event chunk each); more locations than fit
+ * are read by reopening their reader at each refill. */
+#define READER_BYTES (64u << 20)
+/* Memory of the look-ahead of decoded events over all locations read, and the bounds on each
+ * location's share (events). */
+#define LOOKAHEAD_BYTES (96u << 20)
+#define LOOKAHEAD_MIN 16
+#define LOOKAHEAD_MAX 4096
+#define HUGE_PAGE ((size_t)2 << 20)
 
 /* ---- the source ---- */
 
-/* One event as the callbacks leave it, converted in next(). */
+/* One event as the callbacks leave it in its location's look-ahead, converted in next(). */
 typedef struct pending {
-    int kind, proc, region, peer, comm;
-    int64_t ticks, tag;
+    int64_t ticks;
     uint64_t bytes, bytes_in;
-    uint64_t idx;           /* its index among its location's events (the serial key's third part) */
+    int32_t region, peer, comm;
+    uint32_t tag;
+    int32_t kind;
 } pending;
 
 #define RT_X_ENUM(name, label, params) SK_##name,
 enum { RT_OTF2_SKIPPED_RECORDS(RT_X_ENUM) SK_COUNT };
 #undef RT_X_ENUM
 
+/* A location being read: its reader (when open), where its file was left and its look-ahead. */
+typedef struct loc_read {
+    OTF2_EvtReader *er;     /* open, or NULL: reopened at the next refill */
+    uint64_t records;       /* records of its file read so far (a reopened reader seeks past them) */
+    uint64_t taken;         /* events handed out: the index of the next one in its location */
+    uint32_t head, n;       /* its look-ahead: slots head .. n-1 are events not handed out */
+    int end;                /* its file is read through */
+} loc_read;
+
 typedef struct otf2_src {
     rt_tsource base;
     char *anchor;           /* the anchor file's path */
     OTF2_Reader *rd;
-    OTF2_GlobalEvtReader *ger;
+    OTF2_EvtReaderCallbacks *cb;
     rt_otf2_map map;        /* location ids and communicator ranks -> processors */
     unsigned char *selected;/* per processor: HAS_EVT (its event file is read), HAS_DEF (local definitions) */
-    /* events read: head .. ready-1 sorted by key and ready to hand out, ready .. n-1 waiting
-     * for the reader to pass their time stamp (ties are put in key order first) */
-    pending *buf;
-    size_t head, ready, n, cap;
-    uint64_t *nextidx;      /* per processor: events produced so far */
+    loc_read *locs;         /* per processor */
+    pending *pool;          /* per processor: lookahead slots from p * lookahead */
+    uint32_t lookahead;     /* events per location's look-ahead */
+    struct head { int64_t ticks; int p; } *heap; /* processors with events in their look-ahead, keyed by
+                                                   * their next event's (time stamp, processor) */
+    size_t nheap;
+    int keep_open;          /* every reader fits in READER_BYTES: opened once, never closed */
+    int cur;                /* the processor whose reader the callbacks are filling */
+    int started;            /* the look-aheads were filled (at the first next()) */
+    int defs_read;          /* local definitions read (once: the library keeps their mappings) */
     int part_rank, part_size; /* the locations read: p % part_size == part_rank (size 1: all) */
-    int eof;                /* the library has no more records */
-    rt_err failure;         /* a read error, reported once the events before it are handed out */
-    int reopened;           /* rewound at least once: the open's warnings are not repeated */
-    int pending_open;       /* rewound: the reader is opened again at the next read */
+    rt_err failure;         /* a read error, reported at the next call */
     /* warnings found while opening, before the caller could set on_warning: reported by the first next() */
     char early[4][240];
     int nearly, early_lost;
@@ -78,6 +106,7 @@ typedef struct otf2_src {
     uint64_t total_records; /* what the definitions announce, for progress */
     uint64_t evt_bytes;     /* size of the event files read */
     uint64_t skipped[SK_COUNT];
+    rt_otf2_counts counts;
 } otf2_src;
 
 /* The processor holding rank in communicator comm, as seen from processor self; -1 (warned) when unknown. */
@@ -119,112 +148,91 @@ static void flush_early(otf2_src *s)
     s->nearly = s->early_lost = 0;
 }
 
-static pending *push(otf2_src *s, int kind, OTF2_LocationRef loc, OTF2_TimeStamp t)
+static pending *push(otf2_src *s, int kind, OTF2_TimeStamp t)
 {
-    assert(s->n < s->cap); /* a refill reads at most CHUNK records, each at most one event */
-    pending *e = &s->buf[s->n++];
-    int p = rt_otf2_proc(&s->map, loc);
-    uint64_t idx = p >= 0 && (size_t)p < s->map.nlocs ? s->nextidx[p]++ : 0;
-    *e = (pending){kind, p, 0, -1, -1, (int64_t)t, 0, 0, 0, idx};
+    loc_read *l = &s->locs[s->cur];
+    assert(l->n < s->lookahead); /* a refill asks for at most the free slots, each record at most one event */
+    pending *e = &s->pool[(size_t)s->cur * s->lookahead + l->n++];
+    *e = (pending){(int64_t)t, 0, 0, 0, -1, -1, 0, kind};
     return e;
 }
 
-/* The serial order: time stamp, location (processor) index, index in the location. */
-static int pending_cmp(const void *a, const void *b)
-{
-    const pending *x = a, *y = b;
-    if (x->ticks != y->ticks)
-        return x->ticks < y->ticks ? -1 : 1;
-    if (x->proc != y->proc)
-        return x->proc < y->proc ? -1 : 1;
-    return x->idx < y->idx ? -1 : x->idx > y->idx;
-}
+/* The local event readers' callbacks: (location, time, position in the location, user data, attributes, ...). */
+#define EV_HEAD OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud, OTF2_AttributeList *al
+#define EV_UNUSED ((void)loc, (void)pos, (void)al)
 
-static OTF2_CallbackCode ev_enter(OTF2_LocationRef loc, OTF2_TimeStamp t, void *ud,
-                                  OTF2_AttributeList *al, OTF2_RegionRef region)
+static OTF2_CallbackCode ev_enter(EV_HEAD, OTF2_RegionRef region)
 {
-    (void)al;
-    push(ud, RT_TE_ENTER, loc, t)->region = (int)region;
+    EV_UNUSED;
+    push(ud, RT_TE_ENTER, t)->region = (int32_t)region;
     return OTF2_CALLBACK_SUCCESS;
 }
 
-static OTF2_CallbackCode ev_leave(OTF2_LocationRef loc, OTF2_TimeStamp t, void *ud,
-                                  OTF2_AttributeList *al, OTF2_RegionRef region)
+static OTF2_CallbackCode ev_leave(EV_HEAD, OTF2_RegionRef region)
 {
-    (void)al;
-    push(ud, RT_TE_LEAVE, loc, t)->region = (int)region;
+    EV_UNUSED;
+    push(ud, RT_TE_LEAVE, t)->region = (int32_t)region;
     return OTF2_CALLBACK_SUCCESS;
 }
 
 /* SEND or RECV: peer is a rank in comm. */
-static void message(otf2_src *s, int kind, OTF2_LocationRef loc, OTF2_TimeStamp t, uint32_t peer,
-                    OTF2_CommRef comm, uint32_t tag, uint64_t len)
+static void message(otf2_src *s, int kind, OTF2_TimeStamp t, uint32_t peer, OTF2_CommRef comm, uint32_t tag,
+                    uint64_t len)
 {
-    pending *e = push(s, kind, loc, t);
-    e->peer = rank_proc(s, comm, peer, e->proc, kind == RT_TE_SEND ? "MPI_SEND receiver" : "MPI_RECV sender");
-    e->comm = comm == OTF2_UNDEFINED_COMM ? -1 : (int)comm;
+    pending *e = push(s, kind, t);
+    e->peer = rank_proc(s, comm, peer, s->cur, kind == RT_TE_SEND ? "MPI_SEND receiver" : "MPI_RECV sender");
+    e->comm = comm == OTF2_UNDEFINED_COMM ? -1 : (int32_t)comm;
     e->tag = tag;
     e->bytes = len;
 }
 
-static OTF2_CallbackCode ev_send(OTF2_LocationRef loc, OTF2_TimeStamp t, void *ud,
-                                 OTF2_AttributeList *al, uint32_t to, OTF2_CommRef comm,
-                                 uint32_t tag, uint64_t len)
+static OTF2_CallbackCode ev_send(EV_HEAD, uint32_t to, OTF2_CommRef comm, uint32_t tag, uint64_t len)
 {
-    (void)al;
-    message(ud, RT_TE_SEND, loc, t, to, comm, tag, len);
+    EV_UNUSED;
+    message(ud, RT_TE_SEND, t, to, comm, tag, len);
     return OTF2_CALLBACK_SUCCESS;
 }
 
-static OTF2_CallbackCode ev_isend(OTF2_LocationRef loc, OTF2_TimeStamp t, void *ud,
-                                  OTF2_AttributeList *al, uint32_t to, OTF2_CommRef comm,
-                                  uint32_t tag, uint64_t len, uint64_t req)
+static OTF2_CallbackCode ev_isend(EV_HEAD, uint32_t to, OTF2_CommRef comm, uint32_t tag, uint64_t len, uint64_t req)
 {
-    (void)al;
+    EV_UNUSED;
     (void)req;
-    message(ud, RT_TE_SEND, loc, t, to, comm, tag, len);
+    message(ud, RT_TE_SEND, t, to, comm, tag, len);
     return OTF2_CALLBACK_SUCCESS;
 }
 
-static OTF2_CallbackCode ev_recv(OTF2_LocationRef loc, OTF2_TimeStamp t, void *ud,
-                                 OTF2_AttributeList *al, uint32_t from, OTF2_CommRef comm,
-                                 uint32_t tag, uint64_t len)
+static OTF2_CallbackCode ev_recv(EV_HEAD, uint32_t from, OTF2_CommRef comm, uint32_t tag, uint64_t len)
 {
-    (void)al;
-    message(ud, RT_TE_RECV, loc, t, from, comm, tag, len);
+    EV_UNUSED;
+    message(ud, RT_TE_RECV, t, from, comm, tag, len);
     return OTF2_CALLBACK_SUCCESS;
 }
 
 /* An MpiIrecv record marks the completion of a non-blocking receive: the message arrives here. */
-static OTF2_CallbackCode ev_irecv(OTF2_LocationRef loc, OTF2_TimeStamp t, void *ud,
-                                  OTF2_AttributeList *al, uint32_t from, OTF2_CommRef comm,
-                                  uint32_t tag, uint64_t len, uint64_t req)
+static OTF2_CallbackCode ev_irecv(EV_HEAD, uint32_t from, OTF2_CommRef comm, uint32_t tag, uint64_t len, uint64_t req)
 {
-    (void)al;
+    EV_UNUSED;
     (void)req;
-    message(ud, RT_TE_RECV, loc, t, from, comm, tag, len);
+    message(ud, RT_TE_RECV, t, from, comm, tag, len);
     return OTF2_CALLBACK_SUCCESS;
 }
 
-static OTF2_CallbackCode ev_coll_begin(OTF2_LocationRef loc, OTF2_TimeStamp t, void *ud,
-                                       OTF2_AttributeList *al)
+static OTF2_CallbackCode ev_coll_begin(EV_HEAD)
 {
-    (void)al;
-    push(ud, RT_TE_COLL_BEGIN, loc, t);
+    EV_UNUSED;
+    push(ud, RT_TE_COLL_BEGIN, t);
     return OTF2_CALLBACK_SUCCESS;
 }
 
-static OTF2_CallbackCode ev_coll_end(OTF2_LocationRef loc, OTF2_TimeStamp t, void *ud,
-                                     OTF2_AttributeList *al, OTF2_CollectiveOp op,
-                                     OTF2_CommRef comm, uint32_t root, uint64_t sent,
-                                     uint64_t received)
+static OTF2_CallbackCode ev_coll_end(EV_HEAD, OTF2_CollectiveOp op, OTF2_CommRef comm, uint32_t root,
+                                     uint64_t sent, uint64_t received)
 {
-    (void)al;
+    EV_UNUSED;
     (void)op;
     otf2_src *s = ud;
-    pending *e = push(s, RT_TE_COLL_END, loc, t);
-    e->comm = comm == OTF2_UNDEFINED_COMM ? -1 : (int)comm;
-    e->peer = rank_proc(s, comm, root, e->proc, "MPI_COLLECTIVE_END root");
+    pending *e = push(s, RT_TE_COLL_END, t);
+    e->comm = comm == OTF2_UNDEFINED_COMM ? -1 : (int32_t)comm;
+    e->peer = rank_proc(s, comm, root, s->cur, "MPI_COLLECTIVE_END root");
     e->bytes = sent;
     e->bytes_in = received;
     return OTF2_CALLBACK_SUCCESS;
@@ -235,8 +243,7 @@ static OTF2_CallbackCode ev_coll_end(OTF2_LocationRef loc, OTF2_TimeStamp t, voi
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunused-parameter"
 #define RT_X_SKIP(name, label, params)                                                          \
-    static OTF2_CallbackCode skip_##name(OTF2_LocationRef loc, OTF2_TimeStamp t, void *ud,      \
-                                         OTF2_AttributeList *al RT_UNPAREN params)              \
+    static OTF2_CallbackCode skip_##name(EV_HEAD RT_UNPAREN params)                             \
     {                                                                                           \
         otf2_src *s = ud;                                                                       \
         s->skipped[SK_##name]++;                                                                \
@@ -264,20 +271,20 @@ int rt_otf2_skipped(const rt_tsource *src, int i, const char **name, uint64_t *c
     return 1;
 }
 
-static OTF2_GlobalEvtReaderCallbacks *event_callbacks(void)
+static OTF2_EvtReaderCallbacks *event_callbacks(void)
 {
-    OTF2_GlobalEvtReaderCallbacks *cb = OTF2_GlobalEvtReaderCallbacks_New();
+    OTF2_EvtReaderCallbacks *cb = OTF2_EvtReaderCallbacks_New();
     if (!cb)
         return NULL;
-    OTF2_GlobalEvtReaderCallbacks_SetEnterCallback(cb, ev_enter);
-    OTF2_GlobalEvtReaderCallbacks_SetLeaveCallback(cb, ev_leave);
-    OTF2_GlobalEvtReaderCallbacks_SetMpiSendCallback(cb, ev_send);
-    OTF2_GlobalEvtReaderCallbacks_SetMpiIsendCallback(cb, ev_isend);
-    OTF2_GlobalEvtReaderCallbacks_SetMpiRecvCallback(cb, ev_recv);
-    OTF2_GlobalEvtReaderCallbacks_SetMpiIrecvCallback(cb, ev_irecv);
-    OTF2_GlobalEvtReaderCallbacks_SetMpiCollectiveBeginCallback(cb, ev_coll_begin);
-    OTF2_GlobalEvtReaderCallbacks_SetMpiCollectiveEndCallback(cb, ev_coll_end);
-#define RT_X_SET(name, label, params) OTF2_GlobalEvtReaderCallbacks_Set##name##Callback(cb, skip_##name);
+    OTF2_EvtReaderCallbacks_SetEnterCallback(cb, ev_enter);
+    OTF2_EvtReaderCallbacks_SetLeaveCallback(cb, ev_leave);
+    OTF2_EvtReaderCallbacks_SetMpiSendCallback(cb, ev_send);
+    OTF2_EvtReaderCallbacks_SetMpiIsendCallback(cb, ev_isend);
+    OTF2_EvtReaderCallbacks_SetMpiRecvCallback(cb, ev_recv);
+    OTF2_EvtReaderCallbacks_SetMpiIrecvCallback(cb, ev_irecv);
+    OTF2_EvtReaderCallbacks_SetMpiCollectiveBeginCallback(cb, ev_coll_begin);
+    OTF2_EvtReaderCallbacks_SetMpiCollectiveEndCallback(cb, ev_coll_end);
+#define RT_X_SET(name, label, params) OTF2_EvtReaderCallbacks_Set##name##Callback(cb, skip_##name);
     RT_OTF2_SKIPPED_RECORDS(RT_X_SET)
 #undef RT_X_SET
     return cb;
@@ -404,8 +411,7 @@ static int read_defs(otf2_src *s, rt_err *err)
         warn_incomplete(s);
     }
     s->selected = calloc(s->map.nlocs ? s->map.nlocs : 1, 1);
-    s->nextidx = calloc(s->map.nlocs ? s->map.nlocs : 1, sizeof *s->nextidx);
-    if (!s->selected || !s->nextidx)
+    if (!s->selected)
         return rt_err_set(err, RT_ENOMEM, "%s: out of memory", s->anchor);
     return check_event_files(s, err);
 }
@@ -421,8 +427,6 @@ static int open_reader(otf2_src *s, rt_err *err)
         return rt_err_set(err, RT_EFORMAT, "%s: anchor: %s", s->anchor,
                           rt_otf2_error(OTF2_ERROR_FILE_CAN_NOT_OPEN));
     OTF2_Reader_SetSerialCollectiveCallbacks(s->rd);
-    OTF2_Boolean yes = OTF2_TRUE;
-    OTF2_Reader_SetHint(s->rd, OTF2_HINT_GLOBAL_READER, &yes);
     uint64_t n = 0;
     OTF2_ErrorCode rc = OTF2_Reader_GetNumberOfLocations(s->rd, &n);
     if (rc != OTF2_SUCCESS)
@@ -441,10 +445,44 @@ static int loc_error(otf2_src *s, size_t p, const char *ext, const char *what, O
     return RT_EFORMAT;
 }
 
+/* The look-ahead's share per location: the budget over the locations read, within bounds. */
+static uint32_t lookahead_for(size_t nread, size_t bytes)
+{
+    size_t l = bytes / sizeof(pending) / (nread ? nread : 1);
+    return (uint32_t)(l < LOOKAHEAD_MIN ? LOOKAHEAD_MIN : l > LOOKAHEAD_MAX ? LOOKAHEAD_MAX : l);
+}
+
+/* Size the look-aheads (lookahead events each) and the heap; readers stay open when all fit in reader_bytes. */
+static int size_reading(otf2_src *s, size_t reader_bytes, uint32_t lookahead, rt_err *err)
+{
+    size_t nread = 0;
+    for (size_t p = 0; p < s->map.nlocs; p++)
+        nread += (s->selected[p] & HAS_EVT) != 0;
+    uint64_t chunk = OTF2_CHUNK_SIZE_EVENTS_DEFAULT, def_chunk = 0;
+    OTF2_Reader_GetChunkSize(s->rd, &chunk, &def_chunk);
+    s->keep_open = (uint64_t)nread * chunk <= reader_bytes;
+    free(s->pool);
+    s->pool = NULL;
+    s->lookahead = lookahead;
+    s->counts.lookahead = lookahead;
+    size_t bytes = (s->map.nlocs ? s->map.nlocs : 1) * (size_t)lookahead * sizeof *s->pool;
+    /* every page of the look-aheads is touched at the first refills: in huge pages where the
+     * system gives them on request, a few faults instead of one per 4 KiB */
+#ifdef MADV_HUGEPAGE
+    if (bytes >= HUGE_PAGE && posix_memalign((void **)&s->pool, HUGE_PAGE, bytes) == 0)
+        madvise(s->pool, bytes, MADV_HUGEPAGE);
+#endif
+    if (!s->pool)
+        s->pool = malloc(bytes);
+    if (!s->pool)
+        return rt_err_set(err, RT_ENOMEM, "%s: out of memory", s->anchor);
+    return RT_OK;
+}
+
 /*
- * Select the locations to read, read their local definitions (the library
- * applies their id mappings and clock offsets to the events), open their event
- * files and the global reader that merges them by time.
+ * Select the locations to read and read their local definitions (the library
+ * keeps their id mappings and clock offsets and applies them to the events
+ * of every reader opened later); size the reading.
  */
 static int open_events(otf2_src *s, rt_err *err)
 {
@@ -452,19 +490,18 @@ static int open_events(otf2_src *s, rt_err *err)
     OTF2_ErrorCode rc;
     rt_otf2_error_clear();
     int some_defs = 0, some_events = 0;
-    s->head = s->ready = s->n = 0;
-    s->records = 0;
-    if (s->nextidx)
-        memset(s->nextidx, 0, s->map.nlocs * sizeof *s->nextidx);
-    s->failure.status = RT_OK;
     for (size_t p = 0; p < s->map.nlocs; p++) {
         some_defs |= s->selected[p] & HAS_DEF;
         some_events |= s->selected[p] & HAS_EVT;
         if ((s->selected[p] & HAS_EVT) && (rc = OTF2_Reader_SelectLocation(rd, s->map.locs[p])) != OTF2_SUCCESS)
             return loc_error(s, p, "evt", "cannot select location", rc, err);
     }
-    s->eof = !some_events; /* no location has events: an empty trace, not a library error */
-    if (s->eof)
+    s->locs = calloc(s->map.nlocs ? s->map.nlocs : 1, sizeof *s->locs);
+    s->heap = malloc((s->map.nlocs ? s->map.nlocs : 1) * sizeof *s->heap);
+    s->cb = event_callbacks();
+    if (!s->locs || !s->heap || !s->cb)
+        return rt_err_set(err, RT_ENOMEM, "%s: out of memory", s->anchor);
+    if (!some_events) /* no location has events: an empty trace, not a library error */
         return RT_OK;
     int defs_open = OTF2_Reader_OpenDefFiles(rd) == OTF2_SUCCESS; /* archives may have no local definitions */
     if ((rc = OTF2_Reader_OpenEvtFiles(rd)) != OTF2_SUCCESS)
@@ -472,7 +509,7 @@ static int open_events(otf2_src *s, rt_err *err)
     for (size_t p = 0; p < s->map.nlocs; p++) {
         if (!(s->selected[p] & HAS_EVT))
             continue;
-        if (some_defs && !(s->selected[p] & HAS_DEF) && !s->reopened)
+        if (some_defs && !(s->selected[p] & HAS_DEF))
             early_warn(s, "%s: location %llu: no local definitions; its clock offsets and id mappings are not applied",
                        s->anchor, (unsigned long long)s->map.locs[p]);
         OTF2_DefReader *dr = defs_open && (s->selected[p] & (HAS_DEF | DEF_EMPTY)) == HAS_DEF
@@ -486,137 +523,149 @@ static int open_events(otf2_src *s, rt_err *err)
             if (rc != OTF2_SUCCESS)
                 return loc_error(s, p, "def", "local definitions", rc, err);
         }
-        rt_otf2_error_clear();
-        if (!OTF2_Reader_GetEvtReader(rd, s->map.locs[p]))
-            return loc_error(s, p, "evt", "events", OTF2_ERROR_FILE_CAN_NOT_OPEN, err);
     }
     if (defs_open)
         OTF2_Reader_CloseDefFiles(rd);
-    rt_otf2_error_clear();
-    s->ger = OTF2_Reader_GetGlobalEvtReader(rd);
-    OTF2_GlobalEvtReaderCallbacks *cb = s->ger ? event_callbacks() : NULL;
-    if (!cb)
-        return rt_err_set(err, RT_EFORMAT, "%s: events: %s", s->anchor,
-                          rt_otf2_error(OTF2_ERROR_MEM_ALLOC_FAILED));
-    OTF2_Reader_RegisterGlobalEvtCallbacks(rd, s->ger, cb, s);
-    OTF2_GlobalEvtReaderCallbacks_Delete(cb);
-    return RT_OK;
+    size_t nread = 0;
+    for (size_t p = 0; p < s->map.nlocs; p++)
+        nread += (s->selected[p] & HAS_EVT) != 0;
+    /* a part of a distributed replay: its share of the budget, so memory per rank falls with the ranks */
+    return size_reading(s, READER_BYTES / (size_t)s->part_size,
+                        lookahead_for(nread, LOOKAHEAD_BYTES / (size_t)s->part_size), err);
+}
+
+static void close_reader(otf2_src *s, loc_read *l)
+{
+    if (l->er) {
+        OTF2_Reader_CloseEvtReader(s->rd, l->er);
+        l->er = NULL;
+        s->counts.readers_open--;
+    }
 }
 
 /*
- * After the merged reader failed: the first location read whose event file
- * cannot be read through on its own (a second reader, no callbacks), so the
- * error names it; -1 when none does. Costs a read of the files, on failure only.
+ * Fill processor p's look-ahead from its event file: open its reader (past the
+ * records read before when reopened), read until the look-ahead is full or
+ * the file ends, close the reader unless readers are kept open.
  */
-static int bad_location(otf2_src *s)
+static int refill(otf2_src *s, int p, rt_err *err)
 {
-    OTF2_Reader *rd = OTF2_Reader_Open(s->anchor);
-    if (!rd)
-        return -1;
-    OTF2_Reader_SetSerialCollectiveCallbacks(rd);
-    uint64_t nloc = 0;
-    int bad = -1;
-    if (OTF2_Reader_GetNumberOfLocations(rd, &nloc) == OTF2_SUCCESS) {
-        for (size_t p = 0; p < s->map.nlocs; p++)
-            if (s->selected[p] & HAS_EVT)
-                OTF2_Reader_SelectLocation(rd, s->map.locs[p]);
-        if (OTF2_Reader_OpenEvtFiles(rd) == OTF2_SUCCESS) {
-            for (size_t p = 0; p < s->map.nlocs && bad < 0; p++) {
-                if (!(s->selected[p] & HAS_EVT))
-                    continue;
-                OTF2_EvtReader *er = OTF2_Reader_GetEvtReader(rd, s->map.locs[p]);
-                uint64_t n = 0;
-                if (!er || OTF2_Reader_ReadAllLocalEvents(rd, er, &n) != OTF2_SUCCESS)
-                    bad = (int)p;
-                if (er)
-                    OTF2_Reader_CloseEvtReader(rd, er);
+    loc_read *l = &s->locs[p];
+    l->head = l->n = 0;
+    OTF2_ErrorCode rc = OTF2_SUCCESS;
+    rt_otf2_error_clear();
+    if (!l->er) {
+        l->er = OTF2_Reader_GetEvtReader(s->rd, s->map.locs[p]);
+        if (!l->er)
+            return loc_error(s, (size_t)p, "evt", "events", OTF2_ERROR_FILE_CAN_NOT_OPEN, err);
+        if (++s->counts.readers_open > s->counts.readers_open_max)
+            s->counts.readers_open_max = s->counts.readers_open;
+        if (l->records > 0) {
+            s->counts.reopens++;
+            rc = OTF2_EvtReader_Seek(l->er, l->records + 1);
+            if (rc == OTF2_ERROR_INVALID_ARGUMENT) { /* no record past the last one read: the end */
+                close_reader(s, l);
+                l->end = 1;
+                return RT_OK;
             }
         }
+        if (rc == OTF2_SUCCESS)
+            rc = OTF2_Reader_RegisterEvtCallbacks(s->rd, l->er, s->cb, s);
     }
-    OTF2_Reader_Close(rd);
-    rt_otf2_error_clear();
-    return bad;
+    s->cur = p;
+    while (rc == OTF2_SUCCESS && !l->end && l->n < s->lookahead) {
+        uint64_t want = s->lookahead - l->n, got = 0; /* each record gives at most one event */
+        rc = OTF2_Reader_ReadLocalEvents(s->rd, l->er, want, &got);
+        l->records += got;
+        s->records += got;
+        l->end = got < want;
+    }
+    if (rc != OTF2_SUCCESS) {
+        close_reader(s, l);
+        l->end = 1;
+        char *folder = archive_folder(s->anchor);
+        rt_err_set(err, RT_EFORMAT, "%s: %s/%llu.evt: events of location %llu (%s), after record %llu: %s",
+                   s->anchor, folder ? base_name(folder) : "?", (unsigned long long)s->map.locs[p],
+                   (unsigned long long)s->map.locs[p], rt_tdefs_proc(s->base.defs, p)->name,
+                   (unsigned long long)l->records, rt_otf2_error(rc));
+        free(folder);
+        return RT_EFORMAT;
+    }
+    if (l->end || !s->keep_open)
+        close_reader(s, l);
+    return RT_OK;
+}
+
+/* Heap order: the serial key of a processor's next event (time stamp, then processor). */
+static inline int before(const struct head *x, const struct head *y)
+{
+    return x->ticks < y->ticks || (x->ticks == y->ticks && x->p < y->p);
+}
+
+static void sift_down(otf2_src *s, size_t i)
+{
+    struct head *h = s->heap, x = h[i];
+    size_t n = s->nheap;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= n)
+            break;
+        if (c + 1 < n && before(&h[c + 1], &h[c]))
+            c++;
+        if (!before(&h[c], &x))
+            break;
+        h[i] = h[c];
+        i = c;
+    }
+    h[i] = x;
+}
+
+/* The time stamp of processor p's next event (its look-ahead is not empty). */
+static inline int64_t next_ticks(const otf2_src *s, int p)
+{
+    return s->pool[(size_t)p * s->lookahead + s->locs[p].head].ticks;
+}
+
+/* Every location's first look-ahead, and the heap over them. */
+static int start_reading(otf2_src *s, rt_err *err)
+{
+    s->started = 1;
+    s->nheap = 0;
+    for (size_t p = 0; p < s->map.nlocs; p++) {
+        if (!(s->selected[p] & HAS_EVT))
+            continue;
+        int st = refill(s, (int)p, err);
+        if (st != RT_OK)
+            return st;
+        if (s->locs[p].n > 0)
+            s->heap[s->nheap++] = (struct head){next_ticks(s, (int)p), (int)p};
+    }
+    for (size_t i = s->nheap / 2; i-- > 0;)
+        sift_down(s, i);
+    return RT_OK;
 }
 
 static int otf2_next(rt_tsource *base, rt_tevent *ev, rt_err *err)
 {
     otf2_src *s = (otf2_src *)base;
-    if (s->pending_open) {
-        /* opened here, not at the rewind: a source rewound and then freed unread (a
-         * pre-pass leaves its source at the start) opens no reader for nothing; the
-         * OTF2 library also leaks the records its global reader reads ahead when a
-         * reader is closed before they are consumed */
-        s->pending_open = 0;
-        int st = open_reader(s, err);
-        if (st == RT_OK)
-            st = open_events(s, err);
-        if (st != RT_OK)
-            return st;
-    }
     if (s->nearly || s->early_lost)
         flush_early(s);
-    while (s->head == s->ready) {
-        if (s->ready < s->n && (s->eof || s->failure.status != RT_OK)) {
-            s->ready = s->n; /* the end: everything read goes out (sorted when it came) */
-            continue;
-        }
-        if (s->failure.status != RT_OK) {
-            if (err)
-                *err = s->failure;
-            return s->failure.status;
-        }
-        if (s->eof)
-            return RT_EEOF;
-        /* keep the events still waiting, make room for a chunk */
-        if (s->n > s->head)
-            memmove(s->buf, s->buf + s->head, (s->n - s->head) * sizeof *s->buf);
-        s->n -= s->head;
-        s->ready -= s->head;
-        s->head = 0;
-        if (s->n + CHUNK > s->cap) {
-            size_t cap = s->cap ? s->cap : CHUNK;
-            while (cap < s->n + CHUNK)
-                cap *= 2;
-            pending *nb = realloc(s->buf, cap * sizeof *nb);
-            if (!nb)
-                return rt_err_set(err, RT_ENOMEM, "%s: out of memory", s->anchor);
-            s->buf = nb;
-            s->cap = cap;
-        }
-        uint64_t got = 0;
-        rt_otf2_error_clear();
-        OTF2_ErrorCode rc = OTF2_Reader_ReadGlobalEvents(s->rd, s->ger, CHUNK, &got);
-        s->records += got;
-        s->eof = got == 0;
-        if (rc != OTF2_SUCCESS) { /* the events of the chunk before the error still count */
-            char *folder = archive_folder(s->anchor);
-            int bad = bad_location(s);
-            if (bad >= 0)
-                rt_err_set(&s->failure, RT_EFORMAT, "%s: %s/%llu.evt: events of location %llu (%s): %s", s->anchor,
-                           folder ? base_name(folder) : "?", (unsigned long long)s->map.locs[bad],
-                           (unsigned long long)s->map.locs[bad], rt_tdefs_proc(s->base.defs, bad)->name,
-                           rt_otf2_error(rc));
-            else
-                rt_err_set(&s->failure, RT_EFORMAT, "%s: events: after record %llu: %s", s->anchor,
-                           (unsigned long long)s->records, rt_otf2_error(rc));
-            free(folder);
-        }
-        /* the library merges by time alone: events of one time stamp go out in key order, once
-         * the reader is past that time stamp */
-        qsort(s->buf + s->ready, s->n - s->ready, sizeof *s->buf, pending_cmp);
-        if (!s->eof && s->failure.status == RT_OK && s->n > s->ready) {
-            int64_t last = s->buf[s->n - 1].ticks;
-            size_t r = s->n;
-            while (r > s->ready && s->buf[r - 1].ticks == last)
-                r--;
-            s->ready = r;
-        }
+    if (s->failure.status == RT_OK && !s->started)
+        start_reading(s, &s->failure);
+    if (s->failure.status != RT_OK) {
+        if (err)
+            *err = s->failure;
+        return s->failure.status;
     }
-    const pending *e = &s->buf[s->head++];
+    if (s->nheap == 0)
+        return RT_EEOF;
+    int p = s->heap[0].p;
+    loc_read *l = &s->locs[p];
+    const pending *e = &s->pool[(size_t)p * s->lookahead + l->head++];
     base->has_key = 1;
-    base->key = (rt_tkey){e->ticks, (uint64_t)(e->proc < 0 ? 0 : e->proc), e->idx};
+    base->key = (rt_tkey){e->ticks, (uint64_t)p, l->taken++};
     ev->kind = e->kind;
-    ev->proc = e->proc;
+    ev->proc = p;
     ev->ticks = e->ticks;
     ev->time = rt_tdefs_seconds(base->defs, e->ticks);
     ev->region = e->region;
@@ -629,20 +678,30 @@ static int otf2_next(rt_tsource *base, rt_tevent *ev, rt_err *err)
     ev->ndata = 0;
     ev->line = 0;
     ev->raw = NULL;
+    /* the event is copied out: its slots may be refilled (a failure is told at the next call) */
+    if (l->head == l->n && !l->end)
+        refill(s, p, &s->failure);
+    if (l->head == l->n)
+        s->heap[0] = s->heap[--s->nheap];
+    else
+        s->heap[0].ticks = next_ticks(s, p);
+    if (s->nheap > 0)
+        sift_down(s, 0);
     return RT_OK;
 }
 
 static int otf2_rewind(rt_tsource *base, rt_err *err)
 {
     otf2_src *s = (otf2_src *)base;
-    OTF2_Reader_Close(s->rd);
-    s->rd = NULL;
-    s->ger = NULL;
+    for (size_t p = 0; s->locs && p < s->map.nlocs; p++) {
+        close_reader(s, &s->locs[p]);
+        s->locs[p] = (loc_read){0};
+    }
     memset(s->skipped, 0, sizeof s->skipped);
-    s->reopened = 1;
-    s->pending_open = 1;
-    s->eof = 0;
-    s->head = s->ready = s->n = 0;
+    s->started = 0;
+    s->nheap = 0;
+    s->records = 0;
+    s->failure.status = RT_OK;
     (void)err;
     return RT_OK;
 }
@@ -656,8 +715,9 @@ static uint64_t otf2_size(const rt_tsource *base)
 static uint64_t otf2_offset(const rt_tsource *base)
 {
     const otf2_src *s = (const otf2_src *)base;
-    if (!s->total_records || s->eof)
-        return s->eof ? s->evt_bytes : 0;
+    int eof = s->started && s->nheap == 0;
+    if (!s->total_records || eof)
+        return eof ? s->evt_bytes : 0;
     double share = (double)s->records / (double)s->total_records;
     return (uint64_t)((double)s->evt_bytes * (share < 1 ? share : 1));
 }
@@ -665,11 +725,16 @@ static uint64_t otf2_offset(const rt_tsource *base)
 static void otf2_free(rt_tsource *base)
 {
     otf2_src *s = (otf2_src *)base;
+    for (size_t p = 0; s->locs && p < s->map.nlocs; p++)
+        close_reader(s, &s->locs[p]);
+    if (s->cb)
+        OTF2_EvtReaderCallbacks_Delete(s->cb);
     if (s->rd)
         OTF2_Reader_Close(s->rd);
     rt_otf2_map_free(&s->map);
-    free(s->buf);
-    free(s->nextidx);
+    free(s->locs);
+    free(s->pool);
+    free(s->heap);
     free(s->selected);
     free(s->anchor);
     free(s);
@@ -800,4 +865,20 @@ rt_tsource *rt_otf2_open_part(const char *path, int rank, int size, rt_err *err)
         return NULL;
     }
     return &s->base;
+}
+
+int rt_otf2_counts_of(const rt_tsource *src, rt_otf2_counts *c)
+{
+    if (!src || src->ops != &otf2_ops)
+        return 0;
+    *c = ((const otf2_src *)src)->counts;
+    return 1;
+}
+
+int rt_otf2_set_budget(rt_tsource *src, size_t reader_bytes, uint32_t lookahead, rt_err *err)
+{
+    otf2_src *s = (otf2_src *)src;
+    if (!src || src->ops != &otf2_ops || s->started || lookahead == 0)
+        return rt_err_set(err, RT_EINVAL, "rt_otf2_set_budget: an OTF2 source not read yet and a look-ahead > 0");
+    return size_reading(s, reader_bytes, lookahead, err);
 }

@@ -15,8 +15,8 @@
  * communicators get their members as processor indices in rank order; the
  * clock properties give the resolution and the global offset (time 0).
  *
- * Events come from the library's time-merged global reader, a bounded chunk
- * of records at a time: Enter / Leave, MpiSend / MpiIsend (SEND), MpiRecv /
+ * Events come from the library's per-location event readers, merged by
+ * time in retrace (rt_otf2.c says how memory stays bounded): Enter / Leave, MpiSend / MpiIsend (SEND), MpiRecv /
  * MpiIrecv (RECV, at completion), MpiCollectiveBegin / End. Every other
  * record type is counted (rt_otf2_skipped) and skipped, never an error.
  * Peers and roots are ranks in a communicator in the file and processor
@@ -73,5 +73,26 @@ int rt_otf2_sniff_part(const char *path, const unsigned char *head, size_t n);
  * last type. s must come from rt_otf2_open. Their sum is s->skipped.
  */
 int rt_otf2_skipped(const rt_tsource *s, int i, const char **name, uint64_t *count);
+
+/*
+ * How the events are read (for tests and benchmarks): the location readers
+ * open at once (each holds one event chunk of the library), at most and now;
+ * the readers reopened to refill a look-ahead; the events per location's
+ * look-ahead. rt_otf2_counts_of gives 0 when s is not an OTF2 source.
+ */
+typedef struct rt_otf2_counts {
+    uint64_t readers_open, readers_open_max, reopens, lookahead;
+} rt_otf2_counts;
+
+int rt_otf2_counts_of(const rt_tsource *s, rt_otf2_counts *c);
+
+/*
+ * Change the memory budget before the first event is read: readers stay open
+ * when every location's fits in reader_bytes (else one is open at a time), and
+ * each location's look-ahead holds lookahead events (> 0). The defaults bound
+ * both (64 MiB of readers, 96 MiB of look-ahead); tests use this to exercise
+ * the reopening path on small archives. RT_OK, or RT_EINVAL after a read.
+ */
+int rt_otf2_set_budget(rt_tsource *s, size_t reader_bytes, uint32_t lookahead, rt_err *err);
 
 #endif

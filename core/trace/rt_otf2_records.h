@@ -2,11 +2,12 @@
  * rt_otf2_records.h - the OTF2 event record types the neutral stream does not
  * model, as one X-macro list (internal to rt_otf2.c). Each entry gives the
  * library's callback name, the type's name as otf2-print prints it, and the
- * callback's parameters after (location, time, userData, attributeList),
- * each with a leading comma, so rt_otf2.c can define one counting callback
- * per type with the exact signature the library calls. Taken from the OTF2
- * 3.0 OTF2_GlobalEvtReaderCallbacks.h; a type newer than the library reaches
- * the Unknown callback.
+ * callback's parameters after (location, time, eventPosition, userData,
+ * attributeList), each with a leading comma, so rt_otf2.c can define one
+ * counting callback per type with the exact signature the library's
+ * per-location event reader calls. Taken from the OTF2 3.0
+ * OTF2_EvtReaderCallbacks.h; a type newer than the library reaches the
+ * Unknown callback.
  */
 #ifndef RT_OTF2_RECORDS_H
 #define RT_OTF2_RECORDS_H

@@ -4,7 +4,10 @@
  * a small archive written here with the library (non-dense location ids, a
  * communicator whose ranks run backwards, records the stream does not model);
  * and bad archives (missing event file, missing global definitions, a garbage
- * or truncated anchor, a directory without an anchor, truncated events). */
+ * or truncated anchor, a directory without an anchor, truncated events); the
+ * bounded reading: readers reopened at every refill (one open at a time, the
+ * look-ahead down to one event) give the same events, and an archive of 2048
+ * locations is read with one reader open at a time. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -686,15 +689,23 @@ static uint64_t skipped(const rt_tsource *s, const char *name)
     return 0;
 }
 
+/* The archive's source, or the test fails with the reader's message. */
+static rt_tsource *open_ok(const char *anchor)
+{
+    rt_err err = {0};
+    rt_tsource *s = rt_otf2_open(anchor, &err);
+    if (!s)
+        fail_msg("%s", err.msg);
+    return s;
+}
+
 static void test_written_archive(void **state)
 {
     (void)state;
     char anchor[512];
     char *dir = archive_in_temp(NULL, anchor);
     rt_err err = {0};
-    rt_tsource *s = rt_otf2_open(anchor, &err);
-    if (!s)
-        fail_msg("%s", err.msg);
+    rt_tsource *s = open_ok(anchor);
     rt_tdefs *d = s->defs;
     assert_int_equal(rt_tdefs_nprocs(d), 4);
     assert_string_equal(rt_tdefs_proc(d, 2)->name, "Rank 2 / thread"); /* location 5 */
@@ -808,9 +819,7 @@ static void test_missing_local_definitions(void **state)
     char *dir = archive_in_temp(src, anchor);
     run("rm '%s/traces/1.def'%s", dir, "");
     rt_err err = {0};
-    rt_tsource *s = rt_otf2_open(anchor, &err);
-    if (!s)
-        fail_msg("%s", err.msg);
+    rt_tsource *s = open_ok(anchor);
     s->on_warning = keep_warning; /* set after the open: the open's warnings wait for next() */
     s->ud = msg;
     rt_tevent ev;
@@ -928,6 +937,171 @@ static void test_sniff(void **state)
     remove_dir(dir);
 }
 
+/* With readers reopened at each refill and look-aheads of `lookahead` events, the written archive reads the same. */
+static void check_reopened(const char *anchor, uint32_t lookahead)
+{
+    rt_err err = {0};
+    rt_tsource *s = open_ok(anchor);
+    assert_int_equal(rt_otf2_set_budget(s, 0, lookahead, &err), RT_OK);
+    check_sequence(s);
+    rt_otf2_counts c;
+    assert_int_equal(rt_otf2_counts_of(s, &c), 1);
+    assert_int_equal(c.readers_open_max, 1);
+    assert_int_equal(c.readers_open, 0);
+    assert_int_equal(c.lookahead, lookahead);
+    assert_true(c.reopens > 0);
+    /* rewound, read again, same events; the budget cannot change once reading started */
+    assert_int_equal(rt_tsource_rewind(s, &err), RT_OK);
+    check_sequence(s);
+    assert_int_equal(skipped(s, "METRIC"), 1);
+    assert_int_equal(skipped(s, "MPI_ISEND_COMPLETE"), 1);
+    assert_int_equal(rt_otf2_set_budget(s, 0, lookahead, &err), RT_EINVAL);
+    rt_tsource_free(s);
+}
+
+static void test_reopened_readers(void **state)
+{
+    (void)state;
+    char anchor[512];
+    char *dir = archive_in_temp(NULL, anchor);
+    /* by default the three readers fit the budget: opened once, all at a time */
+    rt_tsource *s = open_ok(anchor);
+    check_sequence(s);
+    rt_otf2_counts c;
+    assert_int_equal(rt_otf2_counts_of(s, &c), 1);
+    assert_true(c.readers_open_max >= 1 && c.readers_open_max <= 3); /* each closed once read through */
+    assert_int_equal(c.reopens, 0);
+    rt_tsource_free(s);
+    /* one event per refill: every reopened reader seeks past skipped records too (Metric,
+     * ParameterInt, MpiIrecvRequest...), so a wrong position shows as a wrong event */
+    check_reopened(anchor, 1);
+    check_reopened(anchor, 3);
+    remove_dir(dir);
+}
+
+/* The archive of many locations: location p has nev(p) events, enter/leave pairs at ticks
+ * 10 * pair + p % 7 (enter) and + 5 (leave), with a ParameterInt record after every third event. */
+#define MANY 2048
+static uint64_t many_nev(uint64_t p)
+{
+    return p == 0 ? 60000 : p == 1 ? 2 : 20 + 2 * (p % 5);
+}
+
+static int64_t many_ticks(uint64_t p, uint64_t idx)
+{
+    return (int64_t)(10 * (idx / 2) + p % 7 + 5 * (idx % 2));
+}
+
+static void write_many(const char *dir)
+{
+    OTF2_Archive *ar = OTF2_Archive_Open(dir, "traces", OTF2_FILEMODE_WRITE, OTF2_CHUNK_SIZE_MIN,
+                                         OTF2_CHUNK_SIZE_MIN, OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
+    assert_non_null(ar);
+    OTF2_Archive_SetFlushCallbacks(ar, &flush_callbacks, NULL);
+    OTF2_Archive_SetSerialCollectiveCallbacks(ar);
+    OTF2_Archive_OpenEvtFiles(ar);
+    for (uint64_t p = 0; p < MANY; p++) {
+        OTF2_EvtWriter *w = OTF2_Archive_GetEvtWriter(ar, p);
+        for (uint64_t i = 0; i < many_nev(p); i++) {
+            OTF2_TimeStamp t = (OTF2_TimeStamp)many_ticks(p, i);
+            if (i % 2 == 0)
+                OTF2_EvtWriter_Enter(w, NULL, t, (OTF2_RegionRef)(i / 2 % 3));
+            else
+                OTF2_EvtWriter_Leave(w, NULL, t, (OTF2_RegionRef)(i / 2 % 3));
+            if (i % 3 == 2)
+                OTF2_EvtWriter_ParameterInt(w, NULL, t, 0, (int64_t)i);
+        }
+        OTF2_Archive_CloseEvtWriter(ar, w);
+    }
+    OTF2_Archive_CloseEvtFiles(ar);
+    OTF2_GlobalDefWriter *g = OTF2_Archive_GetGlobalDefWriter(ar);
+    OTF2_GlobalDefWriter_WriteClockProperties(g, 1000, 0, 1000000, OTF2_UNDEFINED_TIMESTAMP);
+    static const char *const strings[] = {"", "node", "rank", "thread", "a", "b", "c", "n"};
+    for (uint32_t i = 0; i < sizeof strings / sizeof *strings; i++)
+        OTF2_GlobalDefWriter_WriteString(g, i, strings[i]);
+    for (uint32_t r = 0; r < 3; r++)
+        OTF2_GlobalDefWriter_WriteRegion(g, r, 4 + r, 4 + r, 0, OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_USER,
+                                         OTF2_REGION_FLAG_NONE, 0, 0, 0);
+    OTF2_GlobalDefWriter_WriteParameter(g, 0, 7, OTF2_PARAMETER_TYPE_INT64);
+    OTF2_GlobalDefWriter_WriteSystemTreeNode(g, 0, 1, 1, OTF2_UNDEFINED_SYSTEM_TREE_NODE);
+    for (uint64_t p = 0; p < MANY; p++) {
+        OTF2_GlobalDefWriter_WriteLocationGroup(g, (OTF2_LocationGroupRef)p, 2, OTF2_LOCATION_GROUP_TYPE_PROCESS, 0,
+                                                OTF2_UNDEFINED_LOCATION_GROUP);
+        OTF2_GlobalDefWriter_WriteLocation(g, p, 3, OTF2_LOCATION_TYPE_CPU_THREAD,
+                                           many_nev(p) + many_nev(p) / 3, (OTF2_LocationGroupRef)p);
+    }
+    assert_int_equal(OTF2_Archive_Close(ar), OTF2_SUCCESS);
+}
+
+/* Read the many-location archive through: every event once, in key order, as written. */
+static void read_many(rt_tsource *s)
+{
+    uint64_t *seen = calloc(MANY, sizeof *seen), total = 0;
+    assert_non_null(seen);
+    rt_tevent ev;
+    rt_err err = {0};
+    rt_tkey last = {INT64_MIN, 0, 0};
+    int st;
+    while ((st = rt_tsource_next(s, &ev, &err)) == RT_OK) {
+        const rt_tkey *k = &s->key;
+        if (total > 0 && rt_tkey_cmp(&last, k) >= 0)
+            fail_msg("event %llu: key (%lld, %llu, %llu) not after (%lld, %llu, %llu)", (unsigned long long)total,
+                     (long long)k->a, (unsigned long long)k->b, (unsigned long long)k->c, (long long)last.a,
+                     (unsigned long long)last.b, (unsigned long long)last.c);
+        last = *k;
+        assert_true(ev.proc >= 0 && ev.proc < MANY);
+        uint64_t p = (uint64_t)ev.proc, i = seen[p]++;
+        assert_int_equal(k->b, p);
+        assert_int_equal(k->c, i);
+        assert_int_equal(ev.ticks, many_ticks(p, i));
+        assert_int_equal(ev.kind, i % 2 == 0 ? RT_TE_ENTER : RT_TE_LEAVE);
+        assert_int_equal(ev.region, (int)(i / 2 % 3));
+        total++;
+    }
+    if (st != RT_EEOF)
+        fail_msg("%s", err.msg);
+    for (uint64_t p = 0; p < MANY; p++)
+        assert_int_equal(seen[p], many_nev(p));
+    free(seen);
+}
+
+static void test_many_locations(void **state)
+{
+    (void)state;
+    char *dir = temp_dir(), anchor[512];
+    write_many(dir);
+    snprintf(anchor, sizeof anchor, "%s/traces.otf2", dir);
+    rt_err err = {0};
+    rt_tsource *s = open_ok(anchor);
+    read_many(s);
+    /* 2048 readers of a 256 KiB chunk each do not fit the default budget: one at a time */
+    rt_otf2_counts c;
+    assert_int_equal(rt_otf2_counts_of(s, &c), 1);
+    assert_int_equal(c.readers_open_max, 1);
+    assert_true(c.reopens > 0); /* location 0's 60000 events take many refills */
+    assert_true(c.lookahead >= 16 && c.lookahead * MANY * 48 <= (96u << 20));
+    /* refills of 7 events seek through location 0's three chunks */
+    assert_int_equal(rt_tsource_rewind(s, &err), RT_OK);
+    assert_int_equal(rt_otf2_set_budget(s, 0, 7, &err), RT_OK);
+    read_many(s);
+    rt_tsource_free(s);
+    /* one rank's part of four: its locations only, in the same order */
+    s = rt_otf2_open_part(anchor, 1, 4, &err);
+    if (!s)
+        fail_msg("%s", err.msg);
+    rt_tevent ev;
+    uint64_t n = 0, want = 0;
+    for (uint64_t p = 1; p < MANY; p += 4)
+        want += many_nev(p);
+    while (rt_tsource_next(s, &ev, &err) == RT_OK) {
+        assert_int_equal(ev.proc % 4, 1);
+        n++;
+    }
+    assert_int_equal(n, want);
+    rt_tsource_free(s);
+    remove_dir(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -939,6 +1113,8 @@ int main(void)
         cmocka_unit_test(test_bad_anchor),
         cmocka_unit_test(test_truncated_events),
         cmocka_unit_test(test_sniff),
+        cmocka_unit_test(test_reopened_readers),
+        cmocka_unit_test(test_many_locations),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
