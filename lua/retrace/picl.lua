@@ -15,6 +15,9 @@ local core = require "retrace.core"
 
 local M = {}
 
+-- Parts of the critical path a summary holds (the rest is read from its path).
+M.CRITICAL_PATH_HEAD = 12
+
 M.open = core.picl.open
 M.convert = core.picl.convert
 M.parse_line = core.picl.parse_line
@@ -138,10 +141,15 @@ local function replay_stats(rp, opts, step)
   out.messages, out.tachyons = tot.messages, tot.tachyons
   out.totals = tot
   out.warnings_total = tot.warnings -- all of them; out.warnings keeps the first ones
-  local cp = rp:critical_path()
-  if cp then
-    out.critical_path = { length = cp.length, start = cp.start, stop = cp.stop,
-      segments = cp.segments, messages = cp.messages }
+  -- the path stays in its temporary file (it can pass through every message of a long run):
+  -- counts, the first parts for reports, and the path to read the rest from (path:read)
+  local path = rp:critical_path_walk()
+  if path then
+    local info = path:info()
+    local segs, msgs = path:read(1, M.CRITICAL_PATH_HEAD)
+    out.critical_path = { length = info.length, start = info.start, stop = info.stop,
+      nsegments = info.segments, nmessages = info.messages, head = { segments = segs, messages = msgs },
+      path = path }
   end
   return out
 end
@@ -254,7 +262,9 @@ end
 
 --- Replay a whole trace and return the statistics table
 -- {span, processors = {{id, busy, overhead, idle, sent, ..., events}}, messages,
---  tachyons, critical_path = {length, ...}, warnings}, plus the trace's format,
+--  tachyons, critical_path = {length, start, stop, nsegments, nmessages, head =
+--  {segments, messages} (the first CRITICAL_PATH_HEAD of each), path (all of it:
+--  path:read(first, n), rp:critical_path_walk)}, warnings}, plus the trace's format,
 -- record count and skipped lines under `trace`. nil, message on bad input.
 -- opts: format, strict, start, stop, progress (function(done, total)),
 -- compstats = false (old PICL: no communication-call brackets, see rt_picl_source.h).

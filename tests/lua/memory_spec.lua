@@ -38,7 +38,21 @@ local function pes(p, n)
   return write(p, "", n, function(k) return names[k % 7 + 1] .. " " .. k .. "\n" end)
 end
 
+-- PICL ping-pong between two processors (4 records a round trip): every message ends a wait,
+-- so the critical path goes through all of them (a part per 4 records: 66 MB at 400 000
+-- records while the summary held the path whole).
+local function pingpong(p, n)
+  return write(p, "", n // 4, function(k)
+    local a, b, t = k % 2, 1 - k % 2, k * 4e-6
+    return ("-3 -52 %.6f %d 0 2 2 7 %d\n-3 -21 %.6f %d 0 3 2 1024 7 %d\n-4 -21 %.6f %d 0 0\n" ..
+      "-4 -52 %.6f %d 0 3 2 1024 7 %d\n"):format(t, b, a, t + 1e-6, a, b, t + 2e-6, a, t + 3e-6, b, a)
+  end)
+end
+
 local inputs = {
+  { "stats on PICL whose critical path passes every message", { "stats" }, pingpong },
+  { "stats --json on PICL whose critical path passes every message", { "stats", "--json" }, pingpong },
+  { "info on PICL whose critical path passes every message", { "info" }, pingpong },
   -- (the sequence it held took 16 bytes a state: 14 MB more here)
   { "chitra on a PES (its chain)", { "chitra" }, pes, { 100000, 1000000 } },
   { "info on a PES", { "info" }, function(p, n)
