@@ -49,10 +49,14 @@ local function pingpong(p, n)
   end)
 end
 
+local PROFILES_OUT = os.tmpname()
+
 local inputs = {
   { "stats on PICL whose critical path passes every message", { "stats" }, pingpong },
   { "stats --json on PICL whose critical path passes every message", { "stats", "--json" }, pingpong },
   { "info on PICL whose critical path passes every message", { "info" }, pingpong },
+  -- (the profiles' change points, 16 bytes each, two or three a record, were held whole)
+  { "medea --profiles on PICL", { "medea", "--profiles", PROFILES_OUT }, pingpong },
   -- (the sequence it held took 16 bytes a state: 14 MB more here)
   { "chitra on a PES (its chain)", { "chitra" }, pes, { 100000, 1000000 } },
   { "info on a PES", { "info" }, function(p, n)
@@ -91,6 +95,7 @@ describe("peak memory", function()
     pending("the sanitizer build's peak memory is its quarantine's; measured in the plain build")
     return
   end
+  teardown(function() os.remove(PROFILES_OUT) end)
   for _, c in ipairs(inputs) do
     local n1, n2 = table.unpack(c[4] or { 40000, 400000 })
     it(("%s is flat from %d to %d records"):format(c[1], n1, n2), function()
