@@ -17,7 +17,7 @@
 typedef struct {
     int64_t k;
     double x;
-    char c[5];
+    char c[8];
 } rec;
 
 static rec make(int64_t k)
