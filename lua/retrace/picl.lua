@@ -147,6 +147,7 @@ local function replay_stats(rp, opts, step)
   if path then
     local info = path:info()
     local segs, msgs = path:read(1, M.CRITICAL_PATH_HEAD)
+    if not segs then return nil, msgs end -- (its temporary file could not be read back)
     out.critical_path = { length = info.length, start = info.start, stop = info.stop,
       nsegments = info.segments, nmessages = info.messages, head = { segments = segs, messages = msgs },
       path = path }
