@@ -12,28 +12,10 @@ local n = math.tointeger(tonumber(arg and arg[1])) or 100000
 local P = math.tointeger(tonumber(arg and arg[2])) or 64
 local retrace = io.open("build/retrace") and "build/retrace" or "./retrace"
 
-local function ring(path, records)
-  local f = assert(io.open(path, "w"))
-  local t, written, step = 0, 0, 0
-  while written < records do
-    local tag = step % 8
-    for p = 0, P - 1 do
-      t = t + 1e-7
-      f:write(string.format("-3 -21 %.7f %d 0 3 2 1024 %d %d\n", t, p, tag, (p + 1) % P))
-      t = t + 1e-7
-      f:write(string.format("-4 -21 %.7f %d 0 0\n", t, p))
-    end
-    for p = 0, P - 1 do
-      t = t + 1e-7
-      f:write(string.format("-3 -52 %.7f %d 0 2 2 %d %d\n", t, p, tag, (p + P - 1) % P))
-      t = t + 1e-7
-      f:write(string.format("-4 -52 %.7f %d 0 3 2 1024 %d %d\n", t, p, tag, (p + P - 1) % P))
-    end
-    written, step = written + 4 * P, step + 1
-  end
-  f:close()
-  return written
-end
+-- (the ring's writer, beside this script)
+local here = (arg and arg[0] or ""):match("^(.*)/[^/]*$") or "."
+local write_ring = dofile(here .. "/picl_ring.lua")
+local function ring(path, records) return write_ring(path, P, records) end
 
 local function run(records)
   local base = os.tmpname()

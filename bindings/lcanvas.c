@@ -525,15 +525,26 @@ static int c_set_font(lua_State *L)
     return 0;
 }
 
-/* cv:text_size(s) -> advance width, line height (ascent + descent), ascent */
+/* cv:text_size(s [, size]) -> advance width, line height (ascent + descent), ascent
+ * (in the current font, at `size` points when given) */
 static int c_text_size(lua_State *L)
 {
     cairo_t *cr = check_canvas(L, 1)->cr;
     const char *s = luaL_checkstring(L, 2);
+    int sized = !lua_isnoneornil(L, 3);
+    double size = sized ? luaL_checknumber(L, 3) : 0;
+    if (sized && !(size > 0))
+        return luaL_argerror(L, 3, "font size must be positive");
     cairo_text_extents_t te;
     cairo_font_extents_t fe;
+    if (sized) {
+        cairo_save(cr);
+        cairo_set_font_size(cr, size);
+    }
     cairo_text_extents(cr, s, &te);
     cairo_font_extents(cr, &fe);
+    if (sized)
+        cairo_restore(cr);
     lua_pushnumber(L, te.x_advance);
     lua_pushnumber(L, fe.ascent + fe.descent);
     lua_pushnumber(L, fe.ascent);

@@ -7,9 +7,9 @@
  *                   batch = bool, tasks = {ids}, source = {[p + 1] = the replay's processor},
  *                   nsource = the replay's processors}) -> view | nil, message
  *                   (source: only those processors shown, numbered 0 .. procs-1 in the view)
- *   view:sync(t)  view:keep(t)  view:close()
+ *   view:sync(t)  view:keep(t [, task_t])  view:close()   (task changes kept from task_t, default t)
  *   view:info() -> {now, procs, counts = {idle, overhead, busy}, collectives, events, pairs, latest_task,
- *                   keep_base = {count, bytes}}
+ *                   keep_base = {count, bytes}, kept, kept_peak (items kept for the displays, now and at most)}
  *   view:states() -> {[p] = state} (p 0-based; 0 idle, 1 overhead, 2 busy)
  *   view:grids() -> {state = grid of P x 1 cells (the states), brought up to date}
  *   view:time_in() -> {[p] = {[0] = idle, overhead, busy}} seconds inside the window
@@ -29,7 +29,8 @@
  *                          x, y of the last corner
  *   view:deltas() -> {{t, dc, db, dst}}, base count, base bytes
  *   view:deltas_after(seq) -> the deltas with seq > seq, deltas seen in all, base count, base bytes
- *   view:collectives() -> {{t0, t1, lo, hi, n, bytes, region}}
+ *   view:collectives() -> {{t0, t1, lo, hi, n, bytes, region, seq}}
+ *   view:collectives_after(seq) -> those with seq > seq, and collectives seen in all
  *   view:recent(p, "in" | "out") -> the last messages p received / sent (oldest first)
  *   view:matrix() -> {{src, dst, count, bytes}} sorted by (src, dst); view:pair(src, dst) -> count, bytes
  *   view:tasks() -> {{id, start, stop, ptime, inside}} by id (start / stop nil before)
@@ -183,7 +184,8 @@ static int pv_sync(lua_State *L)
 
 static int pv_keep(lua_State *L)
 {
-    rt_pg_view_keep(check_pv(L, 1)->v, luaL_checknumber(L, 2));
+    lua_Number t = luaL_checknumber(L, 2);
+    rt_pg_view_keep(check_pv(L, 1)->v, t, luaL_optnumber(L, 3, t));
     return 0;
 }
 
@@ -202,6 +204,9 @@ static int pv_info(lua_State *L)
     rt_set_int(L, "events", rt_pg_view_events_seen(v));
     rt_set_int(L, "pairs", (lua_Integer)rt_pg_view_npairs(v));
     rt_set_int(L, "latest_task", rt_pg_view_latest_task(v));
+    size_t peak, kept = rt_pg_view_kept(v, &peak);
+    rt_set_int(L, "kept", (lua_Integer)kept);
+    rt_set_int(L, "kept_peak", (lua_Integer)peak);
     return 1;
 }
 
@@ -488,14 +493,11 @@ static int pv_deltas_after(lua_State *L)
     return 4;
 }
 
-static int pv_collectives(lua_State *L)
+static void push_colls(lua_State *L, const rt_pg_coll *c, size_t n)
 {
-    rt_pg_view *v = check_pv(L, 1)->v;
-    size_t n;
-    const rt_pg_coll *c = rt_pg_view_collectives(v, &n);
     lua_createtable(L, (int)(n < 1 << 20 ? n : 1 << 20), 0);
     for (size_t i = 0; i < n; i++) {
-        lua_createtable(L, 0, 7);
+        lua_createtable(L, 0, 8);
         rt_set_num(L, "t0", c[i].t0);
         rt_set_num(L, "t1", c[i].t1);
         rt_set_int(L, "lo", c[i].lo);
@@ -503,9 +505,27 @@ static int pv_collectives(lua_State *L)
         rt_set_int(L, "n", c[i].n);
         rt_set_num(L, "bytes", c[i].bytes);
         rt_set_int(L, "region", c[i].region);
+        rt_set_int(L, "seq", c[i].seq);
         lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
+}
+
+static int pv_collectives(lua_State *L)
+{
+    size_t n;
+    const rt_pg_coll *c = rt_pg_view_collectives(check_pv(L, 1)->v, &n);
+    push_colls(L, c, n);
     return 1;
+}
+
+static int pv_collectives_after(lua_State *L)
+{
+    rt_pg_view *v = check_pv(L, 1)->v;
+    size_t n;
+    const rt_pg_coll *c = rt_pg_view_collectives_after(v, luaL_checkinteger(L, 2), &n);
+    push_colls(L, c, n);
+    lua_pushinteger(L, rt_pg_view_ncollectives(v));
+    return 2;
 }
 
 static int pv_recent(lua_State *L)
@@ -706,6 +726,7 @@ static const luaL_Reg methods[] = {
     {"deltas", pv_deltas},
     {"deltas_after", pv_deltas_after},
     {"collectives", pv_collectives},
+    {"collectives_after", pv_collectives_after},
     {"recent", pv_recent},
     {"matrix", pv_matrix},
     {"pair", pv_pair},

@@ -8,7 +8,8 @@
  *     and callbacks on_state(proc, time, old, new), on_interval(iv),
  *     on_message(m), on_warning(msg) -- called during step / run
  *   replay.detect(path) -> name, why | nil, message ; replay.formats() -> {names}
- *   rp:step([n]) -> replayed, ended ; rp:run_until(t) -> ended ; rp:run()
+ *   rp:step([n]) -> replayed, ended ; rp:run_until(t [, max]) -> ended, more ; rp:run()
+ *     (max: replay at most max records; more: stopped there with records still due by t)
  *   rp:now(), rp:records(), rp:finished(), rp:span() -> t0, t1, rp:nprocs()
  *   rp:proc(id) -> table ; rp:events(id) -> {[type] = {count, time, bytes, ...}}
  *   rp:stack(id) -> {types} ; rp:tasks() ; rp:totals() ; rp:pending() ; rp:warnings()
@@ -666,14 +667,20 @@ static int replay_step(lua_State *L)
     return 2;
 }
 
+struct until_arg {
+    double t;
+    int64_t max;  /* records at most (< 0: no limit) */
+    int more;     /* set: stopped at the limit with records still due by t */
+};
+
 static int do_until(replay_box *b, lua_State *L, rt_err *err, void *arg)
 {
     (void)L;
-    double t = *(double *)arg;
-    if (!any_cb(b))
-        return rt_replay_run_until(b->rp, t, err);
-    /* one record at a time while the next is due, to stop on a callback error */
-    while (!b->failed) {
+    struct until_arg *a = arg;
+    if (!any_cb(b) && a->max < 0)
+        return rt_replay_run_until(b->rp, a->t, err);
+    /* one record at a time while the next is due: to stop on a callback error or at the limit */
+    for (int64_t n = 0; !b->failed; n++) {
         double next;
         int r = rt_replay_next_time(b->rp, &next, err);
         if (r < 0)
@@ -682,8 +689,12 @@ static int do_until(replay_box *b, lua_State *L, rt_err *err, void *arg)
             rt_replay_finish(b->rp, err);
             return RT_EEOF;
         }
-        if (next > t)
+        if (next > a->t)
             return RT_OK;
+        if (a->max >= 0 && n >= a->max) {
+            a->more = 1;
+            return RT_OK;
+        }
         int64_t k;
         int st = rt_replay_step(b->rp, 1, &k, err);
         if (st != RT_OK)
@@ -695,17 +706,18 @@ static int do_until(replay_box *b, lua_State *L, rt_err *err, void *arg)
 static int replay_run_until(lua_State *L)
 {
     replay_box *b = check_replay(L, 1);
-    double t = luaL_checknumber(L, 2);
-    int st = drive(L, b, do_until, &t);
+    struct until_arg a = {luaL_checknumber(L, 2), luaL_optinteger(L, 3, -1), 0};
+    int st = drive(L, b, do_until, &a);
     lua_pushboolean(L, st == RT_EEOF || rt_replay_finished(b->rp));
-    return 1;
+    lua_pushboolean(L, a.more);
+    return 2;
 }
 
 static int replay_run(lua_State *L)
 {
     replay_box *b = check_replay(L, 1);
-    double t = INFINITY;
-    drive(L, b, do_until, &t);
+    struct until_arg a = {INFINITY, -1, 0};
+    drive(L, b, do_until, &a);
     return 0;
 }
 

@@ -59,25 +59,6 @@ local function number(s, what)
   return v
 end
 
---- The critical path's part inside [lo, hi]: segments cut to it, the messages that
--- overlap it; length = the time the kept segments cover (nil stays nil).
-local function clip_path(cp, lo, hi)
-  if not cp then return nil end
-  local out = { start = math.max(cp.start, lo), stop = math.min(cp.stop, hi), segments = {}, messages = {},
-                tachyons = cp.tachyons, length = 0 }
-  for _, g in ipairs(cp.segments) do
-    local a, b = math.max(g.from, lo), math.min(g.to, hi)
-    if b > a then
-      out.segments[#out.segments + 1] = { proc = g.proc, from = a, to = b }
-      out.length = out.length + (b - a)
-    end
-  end
-  for _, m in ipairs(cp.messages) do
-    if math.max(m.send, m.recv) >= lo and math.min(m.send, m.recv) <= hi then out.messages[#out.messages + 1] = m end
-  end
-  return out
-end
-
 --- The chosen display ids from the options (usage errors for unknown names).
 local function chosen(args)
   local ids = {}
@@ -154,6 +135,11 @@ end
 -- The most frames one run draws by --pace time:T (a million frames at 25 per second
 -- is eleven hours of animation)
 local MAX_FRAMES = 1000000
+-- records replayed at most between two looks of the displays at the view (between frames;
+-- RETRACE_PG_CHUNK sets it, for tests)
+local CHUNK = math.tointeger(tonumber(os.getenv("RETRACE_PG_CHUNK") or "")) or 65536
+-- records the Trace display keeps: more than the lines of the tallest panel
+local TRACE_LINES = 256
 
 local function run(args)
   -- under mpirun only --static is shared out; the rest is rank 0's alone
@@ -300,9 +286,9 @@ local function run(args)
   local model = pg.model(info, { from = from, to = to })
   -- with the pre-pass, the engine turns a processor idle at its own last record
   -- tasks and records (task, trace and application displays), the critical path from a first pass
-  local tracker = pgapp.tracker(info)
+  local tracker = pgapp.tracker(info, { keep = TRACE_LINES })
   ctx.tasks = tracker
-  ctx.path = (from or to) and clip_path(info.cp, lo_t, hi_t) or info.cp
+  ctx.path = (from or to) and require("retrace.critpath").clip(info.cp, lo_t, hi_t) or info.cp
   -- records for the trace and application displays: the view's, taken in batches every
   -- frame (any format; PICL's own records, numbered as in the file)
   local records = appmod ~= nil
@@ -312,7 +298,9 @@ local function run(args)
                   start = (from or to) and lo_t or nil, stop = (from or to) and hi_t or nil }
   local rp, rerr = replay.new(args.trace, ropts)
   if not rp then cli.input_error(rerr) end
-  local ok_view, verr = model:attach(rp, { batch = records })
+  -- (an application display sees every record: a batch per frame; the Trace display
+  -- shows the last ones: a ring of them, whatever the records between two frames)
+  local ok_view, verr = model:attach(rp, { batch = appmod ~= nil, records = TRACE_LINES })
   if not ok_view then cli.input_error(verr) end
   tracker:attach(model, { events = records })
   tracker:name_tasks(rp)
@@ -322,10 +310,12 @@ local function run(args)
   local sc = args.scroll or "jump"
   ctx.no_timeline = not (sc == "jump" or tonumber(sc:match("^jump:(.*)$") or "") == 1)
   local list, panels = {}, {}
+  local task_history = false -- a display draws its window from the view's task changes
   for i, id in ipairs(ids) do
     local mod = require("retrace.displays.paragraph." .. id)
     list[i] = mod.new(ctx, {})
     panels[i] = { title = TITLES[id], display = list[i] }
+    task_history = task_history or mod.keeps == "tasks"
   end
   if appmod then
     local ok, a = pcall(appmod.new, ctx, {})
@@ -337,6 +327,7 @@ local function run(args)
     list[#list + 1], panels[#panels + 1] = a, { title = appmod.title or "Application", display = a }
     ids[#ids + 1] = appmod.id or "app"
   end
+  local incremental = not ctx.no_timeline and not (info and info.ids) and not appmod
   local frame = display.compose(panels, { cols = cols, rows = rows, gap = 4, size = 11 })
   local scroll = scroller(args.scroll or "jump", width, lo_t)
   local bar = cli.progress("paragraph", 100)
@@ -362,11 +353,29 @@ local function run(args)
     if not ok then cli.input_error(werr) end
   end
   local advance -- (below)
+  -- what the view still keeps. Whole-page jumps with the C rasters ("incremental"): the
+  -- displays that draw over time add only what is new to pictures and sums they keep, and a
+  -- jump starts the next window at or after the last frame, so once they took something the
+  -- view lets it go - after each frame, and every CHUNK records between frames (absorb) -
+  -- and memory stays bounded whatever the length of the run. Otherwise (smooth scrolling,
+  -- jumps by part of a page, only some processors drawn, an application display) the
+  -- displays draw their window from the view, which keeps it. The task Gantt chart draws
+  -- its window from the task changes: kept for the window. (Kiviat without a smoothing
+  -- window samples the view's history: nothing is let go then.)
+  local absorbers = {}
+  for _, d in ipairs(list) do if d.absorb then absorbers[#absorbers + 1] = d end end
+  local function let_go(t)
+    if ctx.smoothing == math.huge then return end
+    model:keep(t, task_history and math.min(ctx.lo, t) or t)
+  end
   local function draw_frame(t)
     ctx.lo, ctx.hi = scroll:update(t)
-    local keep = math.min(ctx.lo, t - ctx.smoothing)
-    model:keep(keep)
+    if not incremental then
+      local keep = math.min(ctx.lo, t - ctx.smoothing)
+      model:keep(keep, keep)
+    end
     local i = fw:frame(function(cv) frame:draw(cv, { x = 0, y = 0, w = W, h = H }) end)
+    if incremental then let_go(t) end
     write_data(i, t)
     bar:update(math.floor(100 * (t - lo_t) / math.max(hi_t - lo_t, 1e-300)))
     return i
@@ -379,7 +388,15 @@ local function run(args)
   -- replay to time t, or to the --stop-at record if it comes first (then true: the run ends there)
   local stopped = false
   function advance(t)
-    if not stop_rec then return rp:run_until(t) end
+    if not stop_rec then
+      if not incremental then return rp:run_until(t) end
+      while true do
+        local ended, more = rp:run_until(t, CHUNK)
+        if not more then return ended end
+        for _, d in ipairs(absorbers) do d:absorb() end
+        let_go(rp:now())
+      end
+    end
     while rp:records() < stop_rec do
       local nt = rp:next_time()
       if not nt then return true end
@@ -493,6 +510,9 @@ local function run(args)
     displays = {}, output = args.output, html = res.html, mp4 = res.mp4, pdf = res.pdf,
     -- calls into Lua the replay made (none: records reach Lua in batches) and events replayed
     lua_calls = rp:totals().lua_calls, events = model.view:info().events,
+    -- the most state changes, messages, deltas and collectives the view held at once
+    -- for the displays (bounded by the records between two frames with jump scrolling)
+    view_kept = model.view:info().kept_peak,
     -- passes over the trace this run made (the pre-pass and the live pass)
     reads = replay.reads() - reads0,
     stopped_at = (stop_rec or stop_t) and { record = rp:records(), time = rp:now() } or nil,

@@ -137,11 +137,8 @@ local function write_json_streaming(doc, cp, write)
   local text = cli.json(doc)
   local function list(which)
     write("[")
-    local n, batch = cp.nsegments or 0, 4096
     local first = true
-    for i = 1, n, batch do
-      local segs, msgs = cp.path:read(i, batch)
-      if not segs then cli.input_error("critical path: " .. tostring(msgs)) end
+    local ok, err = picl.critical_path_batches(cp, 4096, function(segs, msgs)
       local items = {}
       if which == "segments" then
         for j, g in ipairs(segs) do items[j] = { proc = g.proc, from = g.from, to = g.to } end
@@ -155,7 +152,8 @@ local function write_json_streaming(doc, cp, write)
         write(first and "" or ",", part:sub(2, -2))
         first = false
       end
-    end
+    end, which)
+    if not ok then cli.input_error(err) end
     write("]")
   end
   local from = 1

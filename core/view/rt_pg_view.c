@@ -1,6 +1,7 @@
 /* rt_pg_view.c - ParaGraph's view of a replay (see rt_pg_view.h). */
 #include "rt_pg_view.h"
 
+#include <stddef.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,6 +68,8 @@ struct rt_pg_view {
     int nmap;
     double from, to, now;
     double keep_t;        /* the last keep time: what ends before it is not kept */
+    double keep_task_t;   /* the same for task changes */
+    size_t kept_peak;     /* the most items kept at once (rt_pg_view_kept) */
     int status;
     pg_proc *procs;
     rt_grid *grid;        /* states, P x 1 */
@@ -480,7 +483,8 @@ static void tap_collective(void *ud, const rt_collective *c)
         fail(v);
         return;
     }
-    v->colls[v->ncolls++] = (rt_pg_coll){c->first_begin, c->last_end, lo, hi, n, c->region, c->total_bytes};
+    v->colls[v->ncolls++] = (rt_pg_coll){c->first_begin, c->last_end, lo, hi, n, c->region, c->total_bytes,
+                                          v->colls_seen};
 }
 
 /* The task of id (made when absent, kept sorted); NULL when memory ran out. */
@@ -650,7 +654,7 @@ rt_pg_view *rt_pg_view_new(rt_replay *rp, const rt_pg_view_config *cfg, rt_err *
     v->to = cfg->to;
     v->now = v->prof_t = cfg->t0;
     v->latest = -1;
-    v->keep_t = -INFINITY;
+    v->keep_t = v->keep_task_t = -INFINITY;
     v->tlast = -INFINITY;
     rt_chanmap_init(&v->pairs, sizeof(pair_item));
     v->procs = calloc((size_t)v->P, sizeof *v->procs);
@@ -800,18 +804,33 @@ static void drop_before(rt_pg_change *ch, size_t *n, double t)
     }
 }
 
-void rt_pg_view_keep(rt_pg_view *v, double t)
+size_t rt_pg_view_kept(const rt_pg_view *v, size_t *peak)
 {
+    size_t n = v->nmsgs + v->ndeltas + v->ncolls;
+    for (int i = 0; i < v->P; i++)
+        n += v->procs[i].nch + v->procs[i].ntch;
+    if (peak)
+        *peak = n > v->kept_peak ? n : v->kept_peak;
+    return n;
+}
+
+void rt_pg_view_keep(rt_pg_view *v, double t, double task_t)
+{
+    size_t now = rt_pg_view_kept(v, NULL);
+    if (now > v->kept_peak)
+        v->kept_peak = now;
+    if (!isnan(task_t) && task_t > v->keep_task_t) {
+        v->keep_task_t = task_t;
+        for (int i = 0; i < v->P; i++)
+            drop_before(v->procs[i].tch, &v->procs[i].ntch, task_t);
+    }
     if (isnan(t) || t == -INFINITY)
         return;
     if (t > v->keep_t)
         v->keep_t = t;
     t = v->keep_t;
-    for (int i = 0; i < v->P; i++) {
-        pg_proc *p = &v->procs[i];
-        drop_before(p->ch, &p->nch, t);
-        drop_before(p->tch, &p->ntch, t);
-    }
+    for (int i = 0; i < v->P; i++)
+        drop_before(v->procs[i].ch, &v->procs[i].nch, t);
     size_t j = 0;
     for (size_t i = 0; i < v->nmsgs; i++)
         if (v->msgs[i].recv >= t)
@@ -997,6 +1016,24 @@ double rt_pg_view_busy_fraction(const rt_pg_view *v, int p, double a, double b)
     return busy / (b - a);
 }
 
+/* Index of the first of n items (size bytes each, ordered by their int64 seq at
+ * offset off) whose seq is above after; n when none. */
+static size_t first_after(const void *items, size_t n, size_t size, size_t off, int64_t after)
+{
+    const unsigned char *b = items;
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        int64_t seq;
+        memcpy(&seq, b + mid * size + off, sizeof seq);
+        if (seq <= after)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
 const rt_pg_msg *rt_pg_view_messages(const rt_pg_view *v, size_t *n)
 {
     *n = v->nmsgs;
@@ -1005,14 +1042,7 @@ const rt_pg_msg *rt_pg_view_messages(const rt_pg_view *v, size_t *n)
 
 const rt_pg_msg *rt_pg_view_messages_after(const rt_pg_view *v, int64_t after, size_t *n)
 {
-    size_t lo = 0, hi = v->nmsgs; /* the first kept with seq > after */
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (v->msgs[mid].seq <= after)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo = first_after(v->msgs, v->nmsgs, sizeof *v->msgs, offsetof(rt_pg_msg, seq), after);
     *n = v->nmsgs - lo;
     return v->msgs + lo;
 }
@@ -1031,14 +1061,7 @@ const rt_pg_delta *rt_pg_view_deltas(const rt_pg_view *v, size_t *n, int64_t *ba
 
 const rt_pg_delta *rt_pg_view_deltas_after(const rt_pg_view *v, int64_t after, size_t *n, int64_t *seen)
 {
-    size_t lo = 0, hi = v->ndeltas; /* the first kept with seq > after */
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (v->deltas[mid].seq <= after)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo = first_after(v->deltas, v->ndeltas, sizeof *v->deltas, offsetof(rt_pg_delta, seq), after);
     *n = v->ndeltas - lo;
     if (seen)
         *seen = v->deltas_seen;
@@ -1049,6 +1072,13 @@ const rt_pg_coll *rt_pg_view_collectives(const rt_pg_view *v, size_t *n)
 {
     *n = v->ncolls;
     return v->colls;
+}
+
+const rt_pg_coll *rt_pg_view_collectives_after(const rt_pg_view *v, int64_t after, size_t *n)
+{
+    size_t lo = first_after(v->colls, v->ncolls, sizeof *v->colls, offsetof(rt_pg_coll, seq), after);
+    *n = v->ncolls - lo;
+    return v->colls + lo;
 }
 
 int64_t rt_pg_view_ncollectives(const rt_pg_view *v) { return v->colls_seen; }

@@ -86,6 +86,7 @@ typedef struct rt_pg_coll {
     double t0, t1;
     int lo, hi, n, region;
     double bytes;
+    int64_t seq;          /* 1-based rank of its completion among all instances the view saw */
 } rt_pg_coll;
 
 /* A pair of the matrix. */
@@ -135,8 +136,15 @@ int rt_pg_view_status(const rt_pg_view *v);
  */
 void rt_pg_view_sync(rt_pg_view *v, double t);
 /* Forget state changes (all but the last at or before t), messages received,
- * deltas and collectives ending before t. */
-void rt_pg_view_keep(rt_pg_view *v, double t);
+ * deltas and collectives ending before t; task changes likewise before
+ * task_t (a task display may draw its window from them while the others
+ * draw only what is new). The keep times only move forward. */
+void rt_pg_view_keep(rt_pg_view *v, double t, double task_t);
+
+/* Items the view keeps for the displays now (state and task changes, messages,
+ * deltas, collectives) and the most it kept at once, seen at each keep call
+ * before it dropped the older ones (NULL allowed). */
+size_t rt_pg_view_kept(const rt_pg_view *v, size_t *peak);
 
 /* ---- snapshots ---- */
 int rt_pg_view_nprocs(const rt_pg_view *v);
@@ -187,6 +195,8 @@ const rt_pg_delta *rt_pg_view_deltas(const rt_pg_view *v, size_t *n, int64_t *ba
 const rt_pg_delta *rt_pg_view_deltas_after(const rt_pg_view *v, int64_t after, size_t *n, int64_t *seen);
 /* Collective instances kept, in order of completion. */
 const rt_pg_coll *rt_pg_view_collectives(const rt_pg_view *v, size_t *n);
+/* Collective instances kept whose seq is above `after` (the newest ones). */
+const rt_pg_coll *rt_pg_view_collectives_after(const rt_pg_view *v, int64_t after, size_t *n);
 /* Collective instances seen in all. */
 int64_t rt_pg_view_ncollectives(const rt_pg_view *v);
 

@@ -46,15 +46,32 @@ function M.strip_legend(cv, rect, items)
   if not items or #items == 0 then return rect end
   local x, y, size = rect.x + 4, rect.y + 1, 9
   local rowh = size + 4
+  local function width(t) return (cv:text_size(t, size)) end
+  -- rows the entries take; past a quarter of a small panel, one row instead: the swatches
+  -- side by side between the first entry's label and the last's (a scale such as sizes)
+  local rows, cx = 1, x
   for _, it in ipairs(items) do
-    cv:save()
-    cv:font(nil, size)
-    local tw = cv:text_size(it[1])
-    cv:restore()
-    if x + 14 + tw > rect.x + rect.w and x > rect.x + 4 then x, y = rect.x + 4, y + rowh end
-    cv:rect(x, y + 2, 9, 9, it[2])
-    cv:text(x + 12, y + 1, it[1], { valign = "top", size = size, color = "black" })
-    x = x + 14 + tw + 8
+    local tw = width(it[1])
+    if cx + 14 + tw > rect.x + rect.w and cx > rect.x + 4 then cx, rows = rect.x + 4, rows + 1 end
+    cx = cx + 14 + tw + 8
+  end
+  if #items >= 4 and rows * rowh > rect.h / 4 then
+    local a, b = items[1][1], items[#items][1]
+    cv:text(x, y + 1, a, { valign = "top", size = size, color = "black" })
+    x = x + width(a) + 4
+    for _, it in ipairs(items) do
+      cv:rect(x, y + 2, 9, 9, it[2])
+      x = x + 11
+    end
+    cv:text(x + 3, y + 1, b, { valign = "top", size = size, color = "black" })
+  else
+    for _, it in ipairs(items) do
+      local tw = width(it[1])
+      if x + 14 + tw > rect.x + rect.w and x > rect.x + 4 then x, y = rect.x + 4, y + rowh end
+      cv:rect(x, y + 2, 9, 9, it[2])
+      cv:text(x + 12, y + 1, it[1], { valign = "top", size = size, color = "black" })
+      x = x + 14 + tw + 8
+    end
   end
   local used = y + rowh - rect.y
   return { x = rect.x, y = rect.y + used, w = rect.w, h = rect.h - used },
@@ -192,6 +209,45 @@ function M.new_messages(self, m, layer, new)
   local list, seq = view:messages_after(self.msg_seq or 0)
   self.msg_seq = seq
   return list, new
+end
+
+--- The collective instances a display has not counted yet: those completed
+-- after `seq` (0 or nil: every one kept), the new seq, and whether the display
+-- must clear its sums first (without a view in C: every kept one, every frame).
+function M.new_collectives(m, seq)
+  local view = m.view
+  if not (view and view.collectives_after) then return m.coll_list, 0, true end
+  local list, s = view:collectives_after(seq or 0)
+  return list, s, false
+end
+
+--- The received messages a display has not drawn yet, for its layer of the window
+-- [lo, hi] over the plot box pr (rows by slot): calls draw(list, px, py, layer, ox, oy,
+-- new) with the messages, the time and processor to pixel functions (frame
+-- coordinates), the layer and its offset, and whether the layer is new. Returns the
+-- layer and its offset.
+function M.message_layer(self, m, lo, hi, pr, slot, draw)
+  local P = self.ctx.P
+  local function px(t) return pr.x + (t - lo) / (hi - lo) * pr.w end
+  local function py(p) return pr.y + (P - 1 - slot[p] + 0.5) * pr.h / P end
+  local layer, ox, oy, new = M.layer(self, "messages", lo .. " " .. hi, pr)
+  local list
+  list, new = M.new_messages(self, m, layer, new)
+  draw(list, px, py, layer, ox, oy, new)
+  return layer, ox, oy
+end
+
+--- D:absorb for a display that keeps pictures over time: between frames, take(self,
+-- model, lo, hi, pr, slot, natural) adds what the view holds that is new, so the view
+-- can let it go (the plot box of the display's last drawing, self.pr).
+function M.absorber(take)
+  return function(self)
+    local m, pr = self.model, self.pr
+    if not (m and pr) then return end
+    local lo, hi = M.window(self.ctx)
+    local _, slot, natural = M.slots(self.ctx)
+    take(self, m, lo, hi, pr, slot, natural)
+  end
 end
 
 --- Processor lines (spacetime, critical path): per processor the columns of

@@ -26,6 +26,25 @@ local function by_end(list, key)
   return out
 end
 
+-- The messages received since the display last looked, drawn light into the layer of
+-- the window [lo, hi] over the plot box pr (tachyons counted). Returns the layer, its offset.
+local function add_messages(self, m, lo, hi, pr, slot)
+  return common.message_layer(self, m, lo, hi, pr, slot, function(list, px, py, layer, ox, oy, new)
+    if new then self.tachyons = 0 end
+    local pk = canvas.pack(4)
+    for _, x in ipairs(list) do
+      if not (math.max(x.send, x.recv) < lo or math.min(x.send, x.recv) > hi) then
+        pk:push(px(x.send) - ox, py(x.src) - oy, px(x.recv) - ox, py(x.dst) - oy)
+        if x.recv < x.send then self.tachyons = self.tachyons + 1 end
+      end
+    end
+    if #pk > 0 then layer:segments(pk, { color = LIGHT, width = 1 }) end
+  end)
+end
+
+--- Between frames: take the messages new in the view into the kept picture.
+D.absorb = common.absorber(add_messages)
+
 function D:draw(cv, rect)
   local ctx, m = self.ctx, self.model
   local lo, hi = common.window(ctx)
@@ -35,6 +54,7 @@ function D:draw(cv, rect)
   local d = common.time_frame(cv, rect, lo, hi, common.proc_axis(P, nil, list),
     { { "critical path", red }, { "other activity and messages", LIGHT } })
   local pr = d.plot
+  self.pr = pr
   local W = math.max(1, math.floor(pr.w))
   local function px(t) return pr.x + (t - lo) / (hi - lo) * pr.w end
   local function py(p) return pr.y + (P - 1 - slot[p] + 0.5) * pr.h / P end
@@ -50,18 +70,7 @@ function D:draw(cv, rect)
   local lw = math.max(1, math.min(3, pr.h / P / 4))
   d.rows_per_line = common.activity_lines(self, cv, self.tl, m, pr, lo, hi, W, LIGHT)
   -- messages received: drawn once into a layer that holds the window's
-  local layer, ox, oy, new = common.layer(self, "messages", lo .. " " .. hi, pr)
-  local list
-  list, new = common.new_messages(self, m, layer, new)
-  if new then self.tachyons = 0 end
-  local pk = canvas.pack(4)
-  for _, x in ipairs(list) do
-    if not (math.max(x.send, x.recv) < lo or math.min(x.send, x.recv) > hi) then
-      pk:push(px(x.send) - ox, py(x.src) - oy, px(x.recv) - ox, py(x.dst) - oy)
-      if x.recv < x.send then self.tachyons = self.tachyons + 1 end
-    end
-  end
-  if #pk > 0 then layer:segments(pk, { color = LIGHT, width = 1 }) end
+  local layer, ox, oy = add_messages(self, m, lo, hi, pr, slot)
   cv:draw_image(layer, ox, oy)
   d.tachyons = self.tachyons
   local dashed = canvas.pack(4)

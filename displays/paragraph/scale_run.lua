@@ -40,7 +40,17 @@ function M.run(args, info)
   if not sel then return nil, note, "usage" end
   if note and par.rank() == 0 then io.stderr:write("retrace: ", note, "\n") end
   local subset = args.procs or #sel < info.P
-  local out = { trace = args.trace, processors = info.P, window = { t0, t1 }, drawn = #sel, procs = sel }
+  -- --order gray: the rows in Gray-code order (the chosen processors in that sequence)
+  if args.order and args.order ~= "natural" then
+    local list, oerr = require("retrace.displays.paragraph.order").list(args.order, info.P)
+    if not list then return nil, "--" .. oerr, "usage" end
+    local chosen, ordered = {}, {}
+    for _, p in ipairs(sel) do chosen[p] = true end
+    for _, p in ipairs(list) do if chosen[p] then ordered[#ordered + 1] = p end end
+    sel, subset = ordered, true
+  end
+  local out = { trace = args.trace, processors = info.P, window = { t0, t1 }, drawn = #sel, procs = sel,
+                order = args.order or "natural" }
   local text = {}
   if args.static then
     if not args.output or not (args.output:match("%.png$") or args.output:match("%.pdf$")
@@ -60,7 +70,7 @@ function M.run(args, info)
       return pgscale.raster(args.trace, info, { cols = cols, rows = rows, t0 = t0, t1 = t1,
                                                 sel = subset and sel or nil, format = args.format,
                                                 mix = args.mix and 8 or nil, split = true })
-    end)
+    end, (args.order and args.order ~= "natural") and (args.order == "gray" and "Gray-code" or args.order) or nil)
     if not d then return nil, r, "input" end
     if par.rank() ~= 0 then return { rank = par.rank() } end
     local dir = args.output:match("^(.*)/[^/]*$")

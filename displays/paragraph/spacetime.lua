@@ -13,24 +13,22 @@ local size_colour = {}
 
 function D:init() size_colour = {} end
 
-function D:draw(cv, rect)
-  local ctx, m = self.ctx, self.model
-  local lo, hi = common.window(ctx)
-  local P = ctx.P
-  local list, slot, natural = common.slots(ctx)
-  local d = common.time_frame(cv, rect, lo, hi, common.proc_axis(P, nil, list), colors.message_size_legend())
-  local pr = d.plot
-  local W = math.max(1, math.floor(pr.w))
-  local function px(t) return pr.x + (t - lo) / (hi - lo) * pr.w end
-  local function py(p) return pr.y + (P - 1 - slot[p] + 0.5) * pr.h / P end
-  d.messages, d.bands = {}, 0
-  local tl = common.proc_timeline(ctx, W, pr.h)
-  if not m then self.d = d; return end
-  cv:save()
-  cv:clip_rect(pr.x, pr.y, pr.w, pr.h)
-  -- collective bands: per pixel column the rows covered, drawn as runs
-  local cover = {}
-  for _, c in ipairs(m.coll_list) do
+local function colour(bytes)
+  local col = size_colour[bytes]
+  if not col then col = colors.message_size(bytes); size_colour[bytes] = col end
+  return col
+end
+
+-- The collectives completed since the display last looked, into the per-column cover of
+-- the window [lo, hi] (W columns): the rows each column's bands span, the largest size.
+local function add_bands(self, m, lo, hi, W, slot, natural)
+  local P = self.ctx.P
+  local bkey = lo .. " " .. hi .. " " .. W
+  local colls, cseq, reset = common.new_collectives(m, self.band_key == bkey and self.cseq or 0)
+  if reset or self.band_key ~= bkey then self.band_key, self.cover, self.nbands = bkey, {}, 0 end
+  self.cseq = cseq
+  local cover = self.cover
+  for _, c in ipairs(colls) do
     if c.t1 >= lo and c.t0 <= hi then
       local c0 = math.max(1, math.floor((c.t0 - lo) / (hi - lo) * W) + 1)
       local c1 = math.min(W, math.floor((c.t1 - lo) / (hi - lo) * W) + 1)
@@ -51,9 +49,73 @@ function D:draw(cv, rect)
           if c.bytes / math.max(1, c.n) > e[3] then e[3] = c.bytes / math.max(1, c.n) end
         end
       end
-      d.bands = d.bands + 1
+      self.nbands = self.nbands + 1
     end
   end
+end
+
+-- The messages received since the display last looked, each drawn once into the layer
+-- of the window [lo, hi] over the plot box pr (batched by size colour; past a few hundred
+-- lines crisp, as Cairo strokes many long crossing antialiased lines slowly). Returns the
+-- layer and its offset.
+local function add_messages(self, m, lo, hi, pr, slot)
+  return common.message_layer(self, m, lo, hi, pr, slot, function(list, px, py, layer, ox, oy, new)
+    if new then self.nlines, self.listed = 0, {} end
+    local packs, order, nnew = {}, {}, 0
+    for _, x in ipairs(list) do
+      if not (x.recv < lo or x.send > hi) then
+        local col = colour(x.bytes)
+        local x0, y0, x1, y1 = px(x.send), py(x.src), px(x.recv), py(x.dst)
+        local pk = packs[col]
+        if not pk then pk = canvas.pack(4); packs[col] = pk; order[#order + 1] = col end
+        pk:push(x0 - ox, y0 - oy, x1 - ox, y1 - oy)
+        nnew = nnew + 1
+        if #self.listed < 500 then
+          self.listed[#self.listed + 1] = { src = x.src, dst = x.dst, send = x.send, recv = x.recv, bytes = x.bytes,
+            color = col, x0 = x0, y0 = y0, x1 = x1, y1 = y1 }
+        end
+      end
+    end
+    self.nlines = self.nlines + nnew
+    if nnew > 0 then
+      layer:save()
+      if self.nlines > 300 then layer:antialias(false) end
+      for _, col in ipairs(order) do
+        layer:segments(packs[col], { color = col, width = self.nlines > 300 and 1 or 1.5 })
+      end
+      layer:restore()
+    end
+  end)
+end
+
+--- Between frames: take the messages and collectives new in the view into the kept
+-- pictures and cover.
+D.absorb = common.absorber(function(self, m, lo, hi, pr, slot, natural)
+  add_bands(self, m, lo, hi, math.max(1, math.floor(pr.w)), slot, natural)
+  add_messages(self, m, lo, hi, pr, slot)
+end)
+
+function D:draw(cv, rect)
+  local ctx, m = self.ctx, self.model
+  local lo, hi = common.window(ctx)
+  local P = ctx.P
+  local list, slot, natural = common.slots(ctx)
+  local d = common.time_frame(cv, rect, lo, hi, common.proc_axis(P, nil, list), colors.message_size_legend())
+  local pr = d.plot
+  self.pr = pr
+  local W = math.max(1, math.floor(pr.w))
+  local function px(t) return pr.x + (t - lo) / (hi - lo) * pr.w end
+  local function py(p) return pr.y + (P - 1 - slot[p] + 0.5) * pr.h / P end
+  d.messages, d.bands = {}, 0
+  local tl = common.proc_timeline(ctx, W, pr.h)
+  if not m then self.d = d; return end
+  cv:save()
+  cv:clip_rect(pr.x, pr.y, pr.w, pr.h)
+  -- collective bands: per pixel column the rows covered, drawn as runs; the columns'
+  -- cover is kept while the window stays, and a frame adds the instances new since the last
+  add_bands(self, m, lo, hi, W, slot, natural)
+  d.bands = self.nbands
+  local cover = self.cover
   local k = 1
   while k <= W do
     local e = cover[k]
@@ -72,42 +134,8 @@ function D:draw(cv, rect)
   -- processor lines: the columns where the processor is mostly busy or in overhead
   d.rows_per_line = common.activity_lines(self, cv, tl, m, pr, lo, hi, W, "black")
   -- messages received: each drawn once into the display's layer, which holds the
-  -- window's lines (batched by size colour; past a few hundred lines crisp, as Cairo
-  -- strokes many long crossing antialiased lines slowly); those in flight dashed
-  -- from their send to now, every frame
-  local layer, ox, oy, new = common.layer(self, "messages", lo .. " " .. hi, pr)
-  local list
-  list, new = common.new_messages(self, m, layer, new)
-  if new then self.nlines, self.listed = 0, {} end
-  local packs, order, nnew = {}, {}, 0
-  local function colour(bytes)
-    local col = size_colour[bytes]
-    if not col then col = colors.message_size(bytes); size_colour[bytes] = col end
-    return col
-  end
-  for _, x in ipairs(list) do
-    if not (x.recv < lo or x.send > hi) then
-      local col = colour(x.bytes)
-      local x0, y0, x1, y1 = px(x.send), py(x.src), px(x.recv), py(x.dst)
-      local pk = packs[col]
-      if not pk then pk = canvas.pack(4); packs[col] = pk; order[#order + 1] = col end
-      pk:push(x0 - ox, y0 - oy, x1 - ox, y1 - oy)
-      nnew = nnew + 1
-      if #self.listed < 500 then
-        self.listed[#self.listed + 1] = { src = x.src, dst = x.dst, send = x.send, recv = x.recv, bytes = x.bytes,
-          color = col, x0 = x0, y0 = y0, x1 = x1, y1 = y1 }
-      end
-    end
-  end
-  self.nlines = self.nlines + nnew
-  if nnew > 0 then
-    layer:save()
-    if self.nlines > 300 then layer:antialias(false) end
-    for _, col in ipairs(order) do
-      layer:segments(packs[col], { color = col, width = self.nlines > 300 and 1 or 1.5 })
-    end
-    layer:restore()
-  end
+  -- window's lines; those in flight dashed from their send to now, every frame
+  local layer, ox, oy = add_messages(self, m, lo, hi, pr, slot)
   cv:draw_image(layer, ox, oy)
   for i, x in ipairs(self.listed) do d.messages[i] = x end
   local dashed, dorder = {}, {}

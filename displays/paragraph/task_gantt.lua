@@ -5,6 +5,8 @@ local common = require "retrace.displays.paragraph.common"
 local tc = require "retrace.displays.paragraph.task_common"
 
 local M, D = common.display(true)
+-- it draws its window from the view's task changes: the run keeps them for the window
+M.keeps = "tasks"
 
 function D:draw(cv, rect)
   local ctx = self.ctx

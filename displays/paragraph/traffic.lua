@@ -33,6 +33,52 @@ local function add_deltas(self, list, lo, hi, dt, W, bytes, only)
   end
 end
 
+-- The pending changes and collectives new since the display last looked, into its
+-- per-column sums over the window [lo, hi] in W columns (kept while the window stays:
+-- a frame reads only what is new; out of order is fine).
+local function take(self, m, lo, hi, W)
+  local ctx = self.ctx
+  local bytes = ctx.volume == "bytes"
+  local only = ctx.proc
+  local dt = (hi - lo) / W
+  local key = string.format("%.17g %.17g %d %s", lo, hi, W, tostring(bytes))
+  if m.view and m.view.deltas_after then
+    if self.key ~= key then
+      self.key, self.seq, self.sum = key, 0, {}
+      local _, _, bc, bb = m.view:deltas_after(math.maxinteger)
+      self.base = only and 0 or (bytes and bb or bc)
+    end
+    local list
+    list, self.seq = m.view:deltas_after(self.seq)
+    add_deltas(self, list, lo, hi, dt, W, bytes, only)
+  else
+    self.base, self.sum = only and 0 or (bytes and m.base[2] or m.base[1]), {}
+    add_deltas(self, m.deltas, lo, hi, dt, W, bytes, only)
+  end
+  if only then return end
+  -- collectives active at a column's end: +1 from its start's column, -1 from its end's
+  local colls, cseq, reset = common.new_collectives(m, self.ckey == key and self.cseq or 0)
+  if reset or self.ckey ~= key then self.ckey, self.csum, self.cbase = key, {}, 0 end
+  self.cseq = cseq
+  for _, c in ipairs(colls) do
+    if c.t1 >= lo and c.t0 <= hi then
+      local v = bytes and c.bytes or 1
+      local c0 = math.floor((c.t0 - lo) / dt) + 1
+      local c1 = math.floor((c.t1 - lo) / dt) + 1
+      if c0 < 1 then self.cbase = self.cbase + v else self.csum[c0] = (self.csum[c0] or 0) + v end
+      if c1 < 1 then self.cbase = self.cbase - v elseif c1 <= W then self.csum[c1] = (self.csum[c1] or 0) - v end
+    end
+  end
+end
+
+--- Between frames: take the view's new pending changes and collectives into the sums,
+-- so that the view can let them go (the columns of the last drawing).
+function D:absorb()
+  if not (self.model and self.W) then return end
+  local lo, hi = common.window(self.ctx)
+  take(self, self.model, lo, hi, self.W)
+end
+
 function D:draw(cv, rect)
   local ctx, m = self.ctx, self.model
   local lo, hi = common.window(ctx)
@@ -47,39 +93,14 @@ function D:draw(cv, rect)
   if pp then top = bytes and pp.max_queue_bytes or pp.max_queue end -- the most ever queued for it
   local collmax, cbase = 0, 0
   W = math.max(1, math.floor(rect.w)) -- at least the plot's pixel columns
+  self.W = W
   local dt = (hi - lo) / W
   local now = m and math.min(m.now, hi) or lo
   local ncols = math.max(0, math.min(W, math.ceil((now - lo) / dt)))
   if m then
-    -- the deltas summed per column as they come (the sums kept while the window
-    -- stays: a frame reads only the deltas new since the last)
-    local key = string.format("%.17g %.17g %d %s", lo, hi, W, tostring(bytes))
-    if m.view and m.view.deltas_after then
-      if self.key ~= key then
-        self.key, self.seq, self.sum = key, 0, {}
-        local _, _, bc, bb = m.view:deltas_after(math.maxinteger)
-        self.base = only and 0 or (bytes and bb or bc)
-      end
-      local list
-      list, self.seq = m.view:deltas_after(self.seq)
-      add_deltas(self, list, lo, hi, dt, W, bytes, only)
-    else
-      self.base, self.sum = only and 0 or (bytes and m.base[2] or m.base[1]), {}
-      add_deltas(self, m.deltas, lo, hi, dt, W, bytes, only)
-    end
+    take(self, m, lo, hi, W)
     base, sum = self.base, self.sum
-    if not only then
-      for _, c in ipairs(m.coll_list) do
-        if c.t1 >= lo and c.t0 <= hi then
-          -- active at a column's end: +1 from its start's column, -1 from its end's
-          local v = bytes and c.bytes or 1
-          local c0 = math.floor((c.t0 - lo) / dt) + 1
-          local c1 = math.floor((c.t1 - lo) / dt) + 1
-          if c0 < 1 then cbase = cbase + v else csum[c0] = (csum[c0] or 0) + v end
-          if c1 < 1 then cbase = cbase - v elseif c1 <= W then csum[c1] = (csum[c1] or 0) - v end
-        end
-      end
-    end
+    if not only then csum, cbase = self.csum, self.cbase end
   end
   local vals, cvals = {}, {}
   local v = base
@@ -113,6 +134,8 @@ function D:draw(cv, rect)
     cv:path(xy, { color = legend[2][2], width = 1.2 })
   end
   d.window = { lo, hi }
+  -- per pixel column up to now: pending at its end, collectives in progress
+  d.series, d.collective_series = vals, cvals
   d.pending_count, d.pending_bytes = self.pending_count or 0, self.pending_bytes or 0
   d.proc = only
   self.d = d

@@ -18,7 +18,8 @@ local LEVELS = 8
 local function axis(r)
   local n = #r.sel
   local contiguous = r.sel[n] - r.sel[1] == n - 1
-  local ax = { label = "processor", lo = -0.5, hi = n - 0.5 }
+  local ax = { label = r.order_name and ("processor (" .. r.order_name .. " order)") or "processor",
+               lo = -0.5, hi = n - 0.5 }
   if n <= 32 or not contiguous then
     ax.labels = {}
     local step = math.max(1, math.ceil(n / 16))
@@ -140,8 +141,9 @@ M.kinds = { "gantt", "spacetime" }
 --- The views `kinds` (list of "gantt" / "spacetime") stacked in one picture of
 -- W x H: the raster is made by make_raster(cols, rows) once the layout tells
 -- the plot's size (a first layout with an empty raster). Returns the composite
--- display (render it with retrace.display) and the raster.
-function M.picture(kinds, sel, t0, t1, W, H, make_raster)
+-- display (render it with retrace.display) and the raster. order_name: the rows
+-- follow sel in that order (e.g. "Gray-code"), said on the axis and in the titles.
+function M.picture(kinds, sel, t0, t1, W, H, make_raster, order_name)
   local display = require "retrace.display"
   local function compose(r)
     local panels = {}
@@ -151,6 +153,8 @@ function M.picture(kinds, sel, t0, t1, W, H, make_raster)
     local per = hi <= 1 and "" or lo == hi and string.format(", %d per row", hi)
       or string.format(", %d or %d per row", lo, hi)
     if r.rows == 1 and r.cols == 1 then per = "" end -- the first layout, before the raster
+    r.order_name = order_name
+    if order_name then per = per .. ", " .. order_name .. " order" end
     for i, k in ipairs(kinds) do
       panels[i] = { title = TITLES[k] .. string.format(" (%d processors%s)", #sel, per),
                     display = M.new(nil, { raster = r, kind = k }) }

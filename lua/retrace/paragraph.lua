@@ -305,10 +305,11 @@ function Model:finish(rp, t)
 end
 
 --- Forget state changes, messages, deltas and collectives that end before t
--- (every display that draws over time shows nothing older).
-function Model:keep(t)
-  if t == -math.huge then return end
-  self.view:keep(t)
+-- (every display that draws over time shows nothing older), task changes before
+-- task_t (default t).
+function Model:keep(t, task_t)
+  if t == -math.huge and (task_t or t) == -math.huge then return end
+  self.view:keep(t, task_t or t)
   refresh(self)
 end
 

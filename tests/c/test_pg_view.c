@@ -82,7 +82,8 @@ static void l_coll(void *ud, const rt_collective *c)
         lo = c->procs[i] < lo ? c->procs[i] : lo;
         hi = c->procs[i] > hi ? c->procs[i] : hi;
     }
-    l->coll[l->n_coll++] = (rt_pg_coll){c->first_begin, c->last_end, lo, hi, c->nparts, c->region, c->total_bytes};
+    int64_t seq = l->n_coll + 1;
+    l->coll[l->n_coll++] = (rt_pg_coll){c->first_begin, c->last_end, lo, hi, c->nparts, c->region, c->total_bytes, seq};
 }
 
 static void l_event(void *ud, const rt_tevent *ev)
@@ -367,10 +368,22 @@ static void check(const rt_pg_view *v, const slow *m, double T)
             assert_int_equal(cs[j].hi, l->coll[i].hi);
             assert_int_equal(cs[j].n, l->coll[i].n);
             CLOSE(cs[j].bytes, l->coll[i].bytes);
+            assert_int_equal(cs[j].seq, i + 1); /* its rank among all completed */
             j++;
         }
     assert_int_equal(j, n);
     assert_int_equal(rt_pg_view_ncollectives(v), l->n_coll);
+    /* the newest after any seq: those of the kept ones with a higher seq */
+    for (int64_t after = 0; after <= l->n_coll; after++) {
+        size_t na;
+        const rt_pg_coll *ca = rt_pg_view_collectives_after(v, after, &na);
+        size_t want = 0;
+        for (size_t i = 0; i < n; i++)
+            want += cs[i].seq > after;
+        assert_int_equal(na, want);
+        if (na)
+            assert_true(ca[0].seq > after && (ca == cs || ca[-1].seq <= after));
+    }
     /* tasks: replay the task log per processor */
     int nt;
     const rt_pg_task *ts = rt_pg_view_tasks(v, &nt);
@@ -616,7 +629,7 @@ static void test_random_vs_slow_model(void **state)
             if (rand() % 2) { /* forget some of the past */
                 double k = m.keep > m.t0 ? m.keep : m.t0;
                 k += (T - k) * (rand() % 4) / 4.0;
-                rt_pg_view_keep(v, k);
+                rt_pg_view_keep(v, k, k);
                 m.keep = k;
                 check(v, &m, T);
             }
@@ -681,7 +694,7 @@ static void test_trend_vs_slow_model(void **state)
                 assert_int_equal(rt_replay_finish(rp, &err), RT_OK);
             rt_pg_view_sync(v, T);
             if (rand() % 2) /* forgetting state changes must not touch the trailing means */
-                rt_pg_view_keep(v, T - S / 2);
+                rt_pg_view_keep(v, T - S / 2, T - S / 2);
             double busy = 0;
             for (int p = 0; p < NP; p++) {
                 double high, frac = rt_pg_view_trend_busy(v, p, &high);

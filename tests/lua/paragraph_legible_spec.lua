@@ -454,3 +454,29 @@ describe("paragraph legibility with --all at 1280 x 720", function()
     end)
   end
 end)
+
+describe("legends in small panels", function()
+  local common = require "retrace.displays.paragraph.common"
+  it("draws a long scale as one row of swatches between its ends past a quarter of the panel", function()
+    local items = colors.message_size_legend()
+    assert.is_true(#items >= 4)
+    -- a wide panel: every entry with its label (one row)
+    local cv = canvas.image(1200, 400)
+    local _, box = common.strip_legend(cv, { x = 0, y = 0, w = 1200, h = 400 }, items)
+    assert.are.equal(14, box.h) -- a row of 9-point type and its spacing
+    -- a panel of --all at 1280x720 (about 210 x 140): one row of swatches, not three rows
+    cv = canvas.image(210, 140)
+    cv:rect(0, 0, 210, 140, "white")
+    local r, box2 = common.strip_legend(cv, { x = 0, y = 0, w = 210, h = 140 }, items)
+    assert.are.equal(14, box2.h)
+    assert.are.equal(126, r.h)
+    -- the swatches follow the first label, each in its colour (probed at their centres)
+    cv:save()
+    cv:font(nil, 9)
+    local x0 = 4 + cv:text_size(items[1][1]) + 4
+    cv:restore()
+    for i, it in ipairs(items) do
+      assert.are.equal(colors.hex(it[2]), h.pixel_hex(cv, x0 + (i - 1) * 11 + 4.5, 1 + 2 + 4.5), it[1])
+    end
+  end)
+end)

@@ -192,3 +192,41 @@ describe("timeline rows in an order", function()
     end
   end)
 end)
+
+describe("paragraph --static --order gray", function()
+  it("draws the rows of the whole-run picture in Gray order, labelled by processor", function()
+    -- pg4: at 6.5 s processor 2 is idle (finished at 6), processor 3 busy; in Gray order
+    -- (0, 1, 3, 2) processor 3 takes the third row from the bottom and 2 the top one
+    local dir = h.temp_dir()
+    local png = dir .. "/g.png"
+    local code, out, err = h.retrace("paragraph", fixture, "--static", "-o", png, "--order", "gray",
+      "--display", "gantt", "--size", "800x400", "--json")
+    assert.are.equal(0, code, err)
+    local s = cjson.decode(out)
+    assert.are.same({ 0, 1, 3, 2 }, s.procs)
+    assert.are.equal("gray", s.order)
+    local pnl = s.static.panels[1]
+    assert.is_truthy(pnl.title:match("Gray%-code order"), pnl.title)
+    local img = assert(canvas.load_png(png))
+    local lo, hi = pnl.window[1], pnl.window[2]
+    local x = pnl.plot.x + (6.5 - lo) / (hi - lo) * pnl.plot.w
+    local by_id = {}
+    for _, r in ipairs(pnl.rows) do by_id[r.first] = r end
+    -- rows from the bottom: 0, 1, 3, 2 (y grows downwards)
+    assert.is_true(by_id[0].y > by_id[1].y and by_id[1].y > by_id[3].y and by_id[3].y > by_id[2].y)
+    local function state_at(id) return h.pixel_hex(img, x, by_id[id].y + by_id[id].h / 2) end
+    assert.are.equal(colors.hex(colors.state("idle")), state_at(2))
+    assert.are.equal(colors.hex(colors.state("busy")), state_at(3))
+    -- and the natural order keeps 2 below 3
+    code, out, err = h.retrace("paragraph", fixture, "--static", "-o", dir .. "/n.png", "--display", "gantt",
+      "--size", "800x400", "--json")
+    assert.are.equal(0, code, err)
+    local rows = {}
+    for _, r in ipairs(cjson.decode(out).static.panels[1].rows) do rows[r.first] = r end
+    assert.is_true(rows[2].y > rows[3].y)
+    -- an unknown order is a usage error
+    code, _, err = h.retrace("paragraph", fixture, "--static", "-o", dir .. "/x.png", "--order", "spiral")
+    assert.are.equal(2, code)
+    assert.is_truthy(err:match("order"))
+  end)
+end)

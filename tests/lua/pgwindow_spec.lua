@@ -133,6 +133,13 @@ describe("paragraph --from / --to", function()
     for _, k in ipairs(tasks) do assert.is_true(k.start >= A and k["end"] <= B) end
     local cp = s.displays.critical_path.critical_path
     for _, g in ipairs(cp and cp.segments or {}) do assert.is_true(g.from >= A and g.to <= B) end
+    -- hand4's path: P0 0..3, its message to P2 3..6, P2 6..9, the message to P3 9..12 (12 s);
+    -- inside [3, 7]: the flight 3..6 and P2 6..7, 4 s; stats --from --to says the same
+    assert.are.equal(4, cp.length)
+    assert.are.same({ { proc = 2, from = 6, to = 7 } }, cp.segments)
+    assert.are.equal(4, st.critical_path.length)
+    assert.are.same({ { proc = 2, from = 6, to = 7 } }, st.critical_path.segments)
+    assert.are.equal(1, #st.critical_path.messages)
   end)
 
   it("stats --json gives task percents of the window", function()

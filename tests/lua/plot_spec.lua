@@ -58,6 +58,32 @@ describe("retrace.plot numbers", function()
 end)
 
 describe("retrace.plot axes", function()
+  it("keeps the y axis title within the plot's height: smaller type, then an ellipsis", function()
+    local function title_of(w, h, label)
+      local p = plot.new{ x = { label = "time" }, y = { label = label } }
+      p:points({ 1, 2 }, { 1, 2 })
+      local _, d = display.image(p, w, h)
+      return d.y_title, d.plot
+    end
+    -- room enough: the title as given, at the plot's size (11 by default)
+    local t = title_of(500, 400, "pending messages")
+    assert.are.equal("pending messages", t.text)
+    assert.are.equal(11, t.size)
+    -- a short plot: smaller type, the words kept, the title no taller than the plot and a margin
+    local t2, pr = title_of(300, 110, "pending messages")
+    assert.are.equal("pending messages", t2.text)
+    assert.is_true(t2.size < 11 and t2.size >= 7, "size " .. t2.size)
+    local cv = canvas.image(10, 10)
+    cv:font(nil, t2.size)
+    assert.is_true(cv:text_size(t2.text) <= pr.h + 22)
+    -- shorter still: cut with an ellipsis at the smallest type
+    local t3, pr3 = title_of(300, 70, "pending messages to every processor of the run")
+    assert.are.equal(7, t3.size)
+    assert.is_truthy(t3.text:match("\u{2026}$"), t3.text)
+    cv:font(nil, 7)
+    assert.is_true(cv:text_size(t3.text) <= pr3.h + 22) -- the plot and a size (11) past each end
+  end)
+
   it("puts log ticks on powers of ten only", function()
     assert.same({ 0.01, 0.1, 1, 10, 100, 1000, 10000 }, plot.log_ticks(0.003, 2e4))
     local p = plot.new{ x = { label = "n" }, y = { label = "t", unit = "s", log = "auto" } }

@@ -372,7 +372,19 @@ local function draw_frame(self, cv, r, g, xa, ya, notes, size)
     cv:text(plot.x + plot.w / 2, r.y + r.h - 4, xt, { align = "center", valign = "bottom", size = size })
   end
   if yt then
-    cv:text(r.x + 4, plot.y + plot.h / 2, yt, { align = "center", valign = "top", size = size, angle = -90 })
+    -- along the plot's height (a little past its ends): smaller type, then cut short with an
+    -- ellipsis, rather than running into the legend above or the axis below
+    local span, ysize, txt = plot.h + 2 * size, size, yt
+    local function width(t, z) return (cv:text_size(t, z)) end
+    while ysize > 7 and width(txt, ysize) > span do ysize = ysize - 1 end
+    if width(txt, ysize) > span then
+      repeat
+        txt = txt:sub(1, (utf8.offset(txt, -1) or 2) - 1)
+      until #txt <= 1 or width(txt .. "\u{2026}", ysize) <= span
+      txt = txt .. "\u{2026}"
+    end
+    g.ytitle, g.ytitle_size = txt, ysize
+    cv:text(r.x + 4, plot.y + plot.h / 2, txt, { align = "center", valign = "top", size = ysize, angle = -90 })
   end
   if o.title then
     cv:text(r.x + r.w / 2, g.top, o.title, { align = "center", valign = "top", size = size + 3, bold = true })
@@ -543,6 +555,7 @@ function Plot:draw(cv, r)
     title = o.title, notes = notes,
     plot = { x = plot.x, y = plot.y, w = plot.w, h = plot.h },
     axes = { x = axis_data(xa, g.xlabels), y = axis_data(ya, g.ylabels) },
+    y_title = g.ytitle and { text = g.ytitle, size = g.ytitle_size } or nil,
     series = series_data(self),
     legend = legend and { x = legend.x, y = legend.y, w = legend.w, h = legend.h, where = legend.where,
                           items = self.legend_items } or nil,
