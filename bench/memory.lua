@@ -6,6 +6,7 @@
 --
 --   build/retrace bench/memory.lua [N1 N2 ...]   (default 1000000 10000000 events)
 --   build/retrace bench/memory.lua 1e6 1e7 stats  (only the rows whose name holds "stats")
+--   build/retrace bench/memory.lua 1e6 1e8 "(PICL)" chitra  (the rows naming either)
 --
 -- Rows: the command, the input's format, what the input stresses. A row whose
 -- peak at the largest length is more than 1.5 times its peak at the smallest
@@ -13,7 +14,14 @@
 local sizes, only = {}, nil
 for _, a in ipairs(arg or {}) do
   local n = tonumber(a)
-  if n then sizes[#sizes + 1] = math.tointeger(n) or math.floor(n) else only = a end
+  if n then sizes[#sizes + 1] = math.tointeger(n) or math.floor(n) else only = only or {}; only[#only + 1] = a end
+end
+local function wanted(name)
+  if not only then return true end
+  for _, o in ipairs(only) do
+    if name:find(o, 1, true) then return true end
+  end
+  return false
 end
 if #sizes == 0 then sizes = { 1000000, 10000000 } end
 
@@ -115,7 +123,8 @@ end
 
 -- ---- the rows: name, input, arguments (the trace is the last) ----
 local rows = {
-  { "stats", "picl", { "stats" } },
+  { "stats (PICL)", "picl", { "stats" } },
+  { "stats --json (PICL)", "picl", { "stats", "--json" } },
   { "stats (a new tag per message)", "picl_tags", { "stats" } },
   { "stats (Paje, a link key per message)", "paje", { "stats" } },
   { "stats (Paraver, overlapping and unsorted states)", "paraver", { "stats" } },
@@ -126,10 +135,12 @@ local rows = {
   { "cache", "din", { "cache" } },
   { "memspy", "din", { "memspy", "--procs", "4" } },
   { "shmap", "shmap", { "shmap" } },
-  { "paragraph --static", "picl", { "paragraph", "--static", "-o", dir .. "/static.png" } },
-  { "medea", "picl", { "medea" } },
-  { "medea --profiles", "picl", { "medea", "--profiles", dir .. "/profiles.json" } },
+  { "paragraph --static (PICL)", "picl", { "paragraph", "--static", "-o", dir .. "/static.png" } },
+  { "medea (PICL)", "picl", { "medea" } },
+  { "medea --profiles (PICL)", "picl", { "medea", "--profiles", dir .. "/profiles.json" } },
   { "chitra", "pes", { "chitra" } },
+  -- a transform works on the whole sequence (README, Chitra: what holds the sequence)
+  { "chitra --project (PES, holds the sequence)", "pes", { "chitra", "--project", "send,recv=comm" } },
 }
 
 local function q(s) return "'" .. tostring(s):gsub("'", "'\\''") .. "'" end
@@ -155,7 +166,7 @@ local results = {}
 for _, n in ipairs(sizes) do
   local made = {}
   for _, row in ipairs(rows) do
-    if not only or row[1]:find(only, 1, true) then
+    if wanted(row[1]) then
       local t0 = os.time()
       made[row[2]] = made[row[2]] or gen[row[2]](n)
       local rss, wall, code, err = measure(row[3], made[row[2]])

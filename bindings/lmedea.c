@@ -7,6 +7,7 @@
  *   acc:processors()  -> { {proc=, extime=, cptime=, ..., trnum=, ...}, ... }
  *   acc:events()      -> { {proc=, event=, ctime=, ..., hunum=}, ... }
  *   acc:profile(name) -> times, counts   (name: exec comp comm recv send io)
+ *   acc:profile_batches(name, n, fn) -> fn(times, counts) for each n change points in turn
  *   acc:profile_span(name) -> first time, last time, change points (nil when empty)
  *   acc:profile_columns(name, w, x0, x1) -> the profile reduced to w pixel columns
  *                                          over [x0, x1] (retrace.reduce's table)
@@ -229,6 +230,69 @@ static int acc_profile(lua_State *L)
     return 2;
 }
 
+/* (under lua_pcall) fn(times, counts) with the n points at t and c made into tables: a
+ * memory error while building them is caught too */
+static int acc_profile_batch_call(lua_State *L)
+{
+    const double *t = lua_touserdata(L, 2);
+    const int *c = lua_touserdata(L, 3);
+    lua_Integer n = lua_tointeger(L, 4);
+    lua_settop(L, 1);
+    lua_createtable(L, (int)n, 0);
+    for (lua_Integer i = 0; i < n; i++) {
+        lua_pushnumber(L, t[i]);
+        lua_rawseti(L, -2, i + 1);
+    }
+    lua_createtable(L, (int)n, 0);
+    for (lua_Integer i = 0; i < n; i++) {
+        lua_pushinteger(L, c[i]);
+        lua_rawseti(L, -2, i + 1);
+    }
+    lua_call(L, 2, 0);
+    return 0;
+}
+
+/*
+ * acc:profile_batches(name, n, fn): fn(times, counts) for each batch of at most n change
+ * points of the profile, in time order (the profile is never held whole: its points are
+ * read from the accumulator's store as they are handed out). An error fn raises is raised
+ * again after the cursor is closed.
+ */
+static int acc_profile_batches(lua_State *L)
+{
+    acc_box *b = check_acc(L, 1);
+    int which = luaL_checkoption(L, 2, NULL, prof_names);
+    lua_Integer max = luaL_checkinteger(L, 3);
+    luaL_argcheck(L, max >= 1 && max <= (1 << 20), 3, "batches of 1 to 1048576 points");
+    luaL_checktype(L, 4, LUA_TFUNCTION);
+    double *t = lua_newuserdatauv(L, (size_t)max * (sizeof(double) + sizeof(int)), 0); /* freed by Lua */
+    int *c = (int *)(t + max);
+    rt_err err;
+    rt_medea_pcursor *cur = rt_medea_profile_open(b->m, which, &err);
+    if (!cur)
+        return luaL_error(L, "%s", err.msg);
+    for (;;) {
+        size_t n;
+        if (rt_medea_profile_next(cur, t, c, (size_t)max, &n, &err) != RT_OK) {
+            rt_medea_profile_close(cur);
+            return luaL_error(L, "%s", err.msg);
+        }
+        if (n == 0)
+            break;
+        lua_pushcfunction(L, acc_profile_batch_call);
+        lua_pushvalue(L, 4);
+        lua_pushlightuserdata(L, t);
+        lua_pushlightuserdata(L, c);
+        lua_pushinteger(L, (lua_Integer)n);
+        if (lua_pcall(L, 4, 0, 0) != LUA_OK) {
+            rt_medea_profile_close(cur);
+            return lua_error(L);
+        }
+    }
+    rt_medea_profile_close(cur);
+    return 0;
+}
+
 static int acc_profile_span(lua_State *L)
 {
     const double *t;
@@ -343,6 +407,7 @@ static const luaL_Reg acc_methods[] = {
     {"processors", acc_processors},
     {"events", acc_events},
     {"profile", acc_profile},
+    {"profile_batches", acc_profile_batches},
     {"profile_span", acc_profile_span},
     {"profile_columns", acc_profile_columns},
     {"profile_slices", acc_profile_slices},

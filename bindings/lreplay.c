@@ -14,6 +14,7 @@
  *   rp:proc(id) -> table ; rp:events(id) -> {[type] = {count, time, bytes, ...}}
  *   rp:stack(id) -> {types} ; rp:tasks() ; rp:totals() ; rp:pending() ; rp:warnings()
  *   rp:critical_path() -> {length, start, stop, segments, messages}
+ *   rp:critical_path_walk() -> path (path:info(), path:read(first, n): the same, part by part)
  *   rp:defs() -> {format, procs = {{name, path}}, regions = {[id] = {name, class, group}},
  *                 comms = {{id, name, size}}, resolution}
  *   rp:nevents() ; rp:progress() -> bytes read, total ; rp:skipped()
@@ -27,6 +28,7 @@
 #include "bind.h"
 #include "lpicl.h"
 #include "lreplay.h"
+#include "rt_critpath.h"
 #include "rt_par.h"
 #include "rt_par_route.h"
 #include "rt_par_source.h"
@@ -1105,6 +1107,107 @@ static int replay_critical_path(lua_State *L)
     return 1;
 }
 
+/*
+ * rp:critical_path_walk() -> path | nil, message: the critical path kept in a temporary
+ * file (rt_critpath.h), read part by part: path:info() -> {length, start, stop, segments,
+ * messages} (counts); path:read(first, n) -> segments, messages (tables as rp:critical_path
+ * gives them) for parts first .. first + n - 1 (1-based, in time order), the messages
+ * leaving those segments; path:close().
+ */
+#define CP_PATH_T "retrace.CriticalPath"
+
+typedef struct {
+    rt_cp_path *p;
+} cp_path_box;
+
+static rt_cp_path *check_cp_path(lua_State *L)
+{
+    cp_path_box *b = luaL_checkudata(L, 1, CP_PATH_T);
+    if (!b->p)
+        luaL_argerror(L, 1, "critical path is closed");
+    return b->p;
+}
+
+static int replay_critical_path_walk(lua_State *L)
+{
+    replay_box *b = check_replay(L, 1);
+    cp_path_box *box = lua_newuserdatauv(L, sizeof *box, 0);
+    box->p = NULL;
+    luaL_setmetatable(L, CP_PATH_T);
+    rt_err err;
+    if (!(box->p = rt_cp_path_new(b->rp, &err)))
+        return rt_push_fail(L, &err);
+    return 1;
+}
+
+static int cp_path_info(lua_State *L)
+{
+    rt_cp_path *p = check_cp_path(L);
+    double start, end, length;
+    rt_cp_path_span(p, &start, &end, &length);
+    int64_t n = rt_cp_path_count(p);
+    lua_createtable(L, 0, 5);
+    rt_set_num(L, "length", length);
+    rt_set_num(L, "start", start);
+    rt_set_num(L, "stop", end);
+    rt_set_int(L, "segments", n);
+    rt_set_int(L, "messages", n > 0 ? n - 1 : 0);
+    return 1;
+}
+
+static int cp_path_read(lua_State *L)
+{
+    rt_cp_path *p = check_cp_path(L);
+    lua_Integer first = luaL_checkinteger(L, 2), n = luaL_checkinteger(L, 3);
+    int64_t total = rt_cp_path_count(p);
+    luaL_argcheck(L, first >= 1, 2, "parts count from 1");
+    luaL_argcheck(L, n >= 0 && n <= 65536, 3, "read 0 to 65536 parts at a time");
+    if (first - 1 > total)
+        first = total + 1;
+    if (n > total - (first - 1))
+        n = total - (first - 1);
+    lua_createtable(L, (int)n, 0);
+    lua_createtable(L, (int)n, 0);
+    rt_cp_part buf[64];
+    int nmsg = 0;
+    for (lua_Integer i = 0; i < n; i += 64) {
+        lua_Integer k = n - i < 64 ? n - i : 64;
+        rt_err err;
+        int st = rt_cp_path_read(p, first - 1 + i, k, buf);
+        if (st != RT_OK) {
+            rt_err_set(&err, st, "critical path: cannot read back the path's temporary file");
+            return rt_push_fail(L, &err);
+        }
+        for (lua_Integer j = 0; j < k; j++) {
+            lua_createtable(L, 0, 3);
+            rt_set_int(L, "proc", buf[j].seg.proc);
+            rt_set_num(L, "from", buf[j].seg.from);
+            rt_set_num(L, "to", buf[j].seg.to);
+            lua_rawseti(L, -3, i + j + 1);
+            if (buf[j].has_msg) {
+                push_message(L, &buf[j].msg);
+                lua_rawseti(L, -2, ++nmsg);
+            }
+        }
+    }
+    return 2;
+}
+
+static int cp_path_close(lua_State *L)
+{
+    cp_path_box *b = luaL_checkudata(L, 1, CP_PATH_T);
+    rt_cp_path_free(b->p);
+    b->p = NULL;
+    return 0;
+}
+
+static const luaL_Reg cp_path_methods[] = {
+    {"info", cp_path_info},
+    {"read", cp_path_read},
+    {"close", cp_path_close},
+    {NULL, NULL},
+};
+
 static int replay_nevents(lua_State *L)
 {
     replay_box *b = check_replay(L, 1);
@@ -1215,6 +1318,7 @@ static const luaL_Reg methods[] = {
     {"part", replay_part},
     {"owns", replay_owns},
     {"critical_path", replay_critical_path},
+    {"critical_path_walk", replay_critical_path_walk},
     {"write_csv", replay_write_csv},
     {"commit_csv", replay_commit_csv},
     {"defs", replay_defs},
@@ -1286,6 +1390,7 @@ void rt_lreplay_release(lua_State *L, int r, int v)
 int rt_lopen_replay(lua_State *L)
 {
     rt_new_class(L, REPLAY_T, methods, replay_close);
+    rt_new_class(L, CP_PATH_T, cp_path_methods, cp_path_close);
     luaL_newlib(L, funcs);
     lua_pushstring(L, rt_par_peer_failed); /* a distributed run's error on the ranks that did not fail */
     lua_setfield(L, -2, "PEER_FAILED");

@@ -490,10 +490,10 @@ static int ses_chain(lua_State *L)
     return 1;
 }
 
-/* pes_chain(path [, progress(done, total) [, step]]) -> the chain of the PES file as
- * chain() gives it after loading it alone, read as a stream (rt_pes_chain: the
- * sequence is never held), and the sequence's length | nil, message. The session
- * learns the names only. progress and step as load's. */
+/* pes_chain(path [, progress(done, total) [, step [, ni, nf]]]) -> the chain of the PES file
+ * as chain() gives it after loading it alone (and clip(ni, nf) when given), read as a
+ * stream (rt_pes_chain_clip: the sequence is never held), and the sequence's length |
+ * nil, message. The session learns the names only. progress and step as load's. */
 static int ses_pes_chain(lua_State *L)
 {
     rt_ses *s = rt_lseq_check(L);
@@ -501,10 +501,13 @@ static int ses_pes_chain(lua_State *L)
     uint64_t step;
     void (*on)(void *, uint64_t, uint64_t) = progress_args(L, &step);
     rt_progress_ud pu = RT_PROGRESS_UD(L, 3);
+    lua_Integer ni = luaL_optinteger(L, 5, 0), nf = luaL_optinteger(L, 6, 0);
+    luaL_argcheck(L, ni >= 0, 5, "a count of elements");
+    luaL_argcheck(L, nf >= 0, 6, "a count of elements");
     rt_chain *c;
     size_t n;
     rt_err err;
-    int st = rt_pes_chain_progress(s, path, step, on, &pu, &c, &n, &err);
+    int st = rt_pes_chain_clip(s, path, (size_t)ni, (size_t)nf, step, on, &pu, &c, &n, &err);
     rt_progress_check(&pu); /* the progress callback's error (Ctrl-C) is raised, not dropped */
     if (st)
         return rt_push_fail(L, &err);

@@ -105,7 +105,7 @@ end
 local NEEDS_SEQUENCE = { "states", "merge", "drift", "sync", "find", "json", "views", "acquisition",
   "simulate", "fit_holding", "steady", "model", "params" }
 local function streamable(args, steps)
-  if #args.pes ~= 1 or #steps > 0 then return false end
+  if #args.pes ~= 1 or #steps > 1 or (#steps == 1 and steps[1][1] ~= "clip") then return false end
   for _, o in ipairs(NEEDS_SEQUENCE) do
     local v = args[o]
     if v and not (type(v) == "table" and #v == 0) then return false end -- (repeatable options: a list)
@@ -388,9 +388,16 @@ return {
         end
         bar:update(done)
       end
+      local empty
       if streamable(args, steps) then
-        -- a report of one file as it stands: its chain read as a stream, the sequence never held
-        ses, err = chitra.stream(args.pes[1], { progress = progress })
+        -- a report of one file as it stands (or clipped): its chain read as a stream, the
+        -- sequence never held
+        local clip = steps[1] and { steps[1][2], steps[1][3] } or nil
+        ses, err, empty = chitra.stream(args.pes[1], { progress = progress, clip = clip })
+        if ses and clip then steps = {} end -- (applied while reading; notes in ses.notes)
+      end
+      if ses or (err and not empty) then
+        -- (streamed, or refused: the message is the loaded session's)
       else
         ses, err = chitra.load(args.pes, { components = args.component_pattern,
           separator = args.component_separator, progress = progress })
@@ -441,6 +448,10 @@ return {
     end
     check("input", #steps == 0)
     local noted = 0
+    if ses.streamed then -- (a clip applied while reading)
+      for i = 1, #ses.notes do io.stderr:write("retrace: note: ", ses.notes[i], "\n") end
+      noted = #ses.notes
+    end
     for si, s in ipairs(steps) do
       local ok, why
       if s[1] == "recipe" then

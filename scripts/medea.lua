@@ -461,6 +461,17 @@ return {
     end
 
     local files = collect(args.paths)
+    -- --profiles in one process: each trace's profiles go to the file as the trace is read,
+    -- never held (under mpirun the ranks' parts are gathered and written at the end)
+    local function open_profiles()
+      if not args.profiles or par.size() > 1 then return nil end
+      local o, oerr = require("retrace.fs").create(args.profiles)
+      if not o then cli.input_error("--profiles: " .. oerr) end
+      o:write("[")
+      return o
+    end
+    local prof_out <close> = open_profiles()
+    local prof_written = 0
     local comps, profiles, runs, plot_profiles, zooms, time_fits, burst_runs = {}, {}, {}, {}, {}, {}, {}
     local stats_only = {}
     local bar = cli.progress("medea", #files)
@@ -497,7 +508,12 @@ return {
           r.comps[#r.comps + 1] = c
         end
       end
-      if args.profiles then r.profile = { trace = path, profiles = medea.profiles(acc) } end
+      if prof_out then
+        medea.write_profiles(prof_out, path, acc, prof_written == 0)
+        prof_written = prof_written + 1
+      elseif args.profiles then
+        r.profile = { trace = path, profiles = medea.profiles(acc) }
+      end
       if args.plot_profiles then
         local pc = require("retrace.displays.medea.plots").profile_columns(acc)
         pc.trace = path
@@ -624,7 +640,11 @@ return {
         require("retrace.json").encode(medea.model(res, approach)) .. "\n")
       if not ok then cli.input_error("--save-model: " .. werr) end
     end
-    if args.profiles then
+    if prof_out then
+      prof_out:write("]\n")
+      local ok, werr = prof_out:commit()
+      if not ok then cli.input_error("--profiles: " .. werr) end
+    elseif args.profiles then
       local ok, werr = require("retrace.fs").write_file(args.profiles,
         require("retrace.json").encode(profiles) .. "\n")
       if not ok then cli.input_error("--profiles: " .. werr) end

@@ -72,17 +72,17 @@ local function stats_text(s)
     pct(all.overhead / n, span), pct(all.idle / n, span), all.sent, all.sent_bytes, all.received,
     all.received_bytes, all.max_queue)
   w("")
-  w("messages %d, tachyons %d, critical path %.6f s (%d segments, %d messages on it)", s.messages,
-    s.tachyons, s.critical_path.length, type(s.critical_path.segments) == "table" and #s.critical_path.segments or 0,
-    type(s.critical_path.messages) == "table" and #s.critical_path.messages or 0)
   local cp = s.critical_path
-  if type(cp.segments) == "table" then
-    for i, seg in ipairs(cp.segments) do
-      if i > 12 then w("  ... %d more segments", #cp.segments - 12) break end
-      local m = cp.messages[i]
+  w("messages %d, tachyons %d, critical path %.6f s (%d segments, %d messages on it)", s.messages,
+    s.tachyons, cp.length, cp.nsegments or 0, cp.nmessages or 0)
+  if cp.head then
+    for i, seg in ipairs(cp.head.segments) do
+      if i > 12 then break end
+      local m = cp.head.messages[i]
       w("  processor %-3d %.6f .. %.6f%s", seg.proc, seg.from, seg.to,
         m and string.format("  -> message to %d sent %.6f, received %.6f", m.dst, m.send_time, m.recv_time) or "")
     end
+    if cp.nsegments > 12 then w("  ... %d more segments", cp.nsegments - 12) end
   end
   if #s.tasks > 0 then
     w("")
@@ -123,14 +123,52 @@ local function stats_text(s)
 end
 
 -- The critical path with the data keys of the displays: segments {proc, from, to}, messages
--- {src, dst, send, recv} (seconds).
+-- {src, dst, send, recv, bytes} (seconds). The document is encoded with a mark in place of each
+-- list; write(text) is called with its pieces, the lists read from the path in batches (a
+-- long run's path is not held whole).
+local CP_MARKS = { segments = "\1critical path segments\1", messages = "\1critical path messages\1" }
+
 local function critical_path_json(cp)
-  local segs, msgs = {}, {}
-  for i, g in ipairs(cp.segments or {}) do segs[i] = { proc = g.proc, from = g.from, to = g.to } end
-  for i, m in ipairs(cp.messages or {}) do
-    msgs[i] = { src = m.src, dst = m.dst, send = m.send_time, recv = m.recv_time, bytes = m.bytes }
+  return { length = cp.length, segments = CP_MARKS.segments, messages = CP_MARKS.messages }
+end
+
+local function write_json_streaming(doc, cp, write)
+  local json = require "retrace.json"
+  local text = cli.json(doc)
+  local function list(which)
+    write("[")
+    local first = true
+    local ok, err = picl.critical_path_batches(cp, 4096, function(segs, msgs)
+      local items = {}
+      if which == "segments" then
+        for j, g in ipairs(segs) do items[j] = { proc = g.proc, from = g.from, to = g.to } end
+      else
+        for j, m in ipairs(msgs) do
+          items[j] = { src = m.src, dst = m.dst, send = m.send_time, recv = m.recv_time, bytes = m.bytes }
+        end
+      end
+      if #items > 0 then
+        local part = json.encode(items)
+        write(first and "" or ",", part:sub(2, -2))
+        first = false
+      end
+    end, which)
+    if not ok then cli.input_error(err) end
+    write("]")
   end
-  return { length = cp.length, segments = cli.array(segs), messages = cli.array(msgs) }
+  local from = 1
+  while true do
+    local a, which, b = nil, nil, nil
+    for k, mark in pairs(CP_MARKS) do
+      local x, y = text:find(require("cjson").encode(mark), from, true)
+      if x and (not a or x < a) then a, b, which = x, y, k end
+    end
+    if not a then break end
+    write(text:sub(from, a - 1))
+    list(which)
+    from = b + 1
+  end
+  write(text:sub(from), "\n")
 end
 
 -- Tasks: id, first start, last end (the span's end while open), percent of the span (of the
@@ -169,13 +207,13 @@ local function run(args)
   end
   report_skips(args.trace, s.trace.skipped, s.trace.skipped_lines)
   if args.json then
-    cli.print_json {
+    write_json_streaming({
       span = s.span, processors = cli.array(s.processors), messages = s.messages, tachyons = s.tachyons,
       critical_path = critical_path_json(s.critical_path), tasks = tasks_json(s),
       warnings = cli.array(s.warnings), warnings_total = math.max(s.warnings_total or 0, #s.warnings),
       unnested_exits = s.totals and s.totals.unnested_exits or 0,
       regions = s.regions, format = s.regions and s.trace.format or nil,
-    }
+    }, s.critical_path, function(...) io.stdout:write(...) end)
   else
     io.stdout:write(stats_text(s))
   end

@@ -22,16 +22,19 @@
  * many). Memory:
  * the block in memory, two windows and a few bytes per processor.
  */
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "rt_critpath.h"
 #include "rt_mem.h"
 #include "rt_par_coll.h"
 #include "rt_par_route.h"
 #include "rt_replay_int.h"
+#include "rt_spill.h"
 
 #define CP_BLOCK 4096
 #define CP_WINDOW_MIN 16
@@ -54,11 +57,7 @@ typedef struct cp_anchor {
 } cp_anchor;
 
 struct cp_store {
-    cp_wait tail[CP_BLOCK];  /* waits nfile .. nfile + ntail - 1 */
-    int ntail;
-    int64_t nfile;           /* waits in the file (whole blocks) */
-    FILE *fp;
-    int unflushed;           /* blocks written since the last fflush */
+    rt_spill *waits;         /* every wait, in the order added; the newest block in memory */
     cp_window win[2];        /* read back: one where the walk steps, one where it probes anchors */
     int win_last;            /* the one used last */
     int win_size;            /* records read at a miss */
@@ -70,8 +69,7 @@ void rt_cp_free(cp_store *st)
 {
     if (!st)
         return;
-    if (st->fp)
-        fclose(st->fp);
+    rt_spill_free(st->waits);
     free(st->anchors);
     free(st);
 }
@@ -83,6 +81,10 @@ int rt_cp_add(rt_replay *rp, int proc, int64_t *last1, const cp_wait *w)
         st = calloc(1, sizeof *st);
         if (!st)
             return RT_ENOMEM;
+        if (!(st->waits = rt_spill_new(sizeof(cp_wait), CP_BLOCK))) {
+            free(st);
+            return RT_ENOMEM;
+        }
         rp->cps = st;
     }
     if ((size_t)proc >= st->nanchors) {
@@ -91,20 +93,12 @@ int rt_cp_add(rt_replay *rp, int proc, int64_t *last1, const cp_wait *w)
             return RT_ENOMEM;
         memset(st->anchors + n, 0, (st->nanchors - n) * sizeof *st->anchors);
     }
-    if (st->ntail == CP_BLOCK) {
-        if (!st->fp && !(st->fp = tmpfile()))
-            return RT_EIO;
-        if (fwrite(st->tail, sizeof st->tail, 1, st->fp) != 1)
-            return RT_EIO;
-        st->unflushed = 1;
-        st->nfile += CP_BLOCK;
-        st->ntail = 0;
-    }
     cp_anchor *a = &st->anchors[proc];
-    cp_wait *e = &st->tail[st->ntail++];
-    *e = *w;
-    e->far1 = a->at1;
-    *last1 = st->nfile + st->ntail;
+    cp_wait e = *w;
+    e.far1 = a->at1;
+    if (rt_spill_append(st->waits, &e, 1) != RT_OK)
+        return RT_EIO;
+    *last1 = rt_spill_count(st->waits);
     if (!a->at1 || w->recv_time < a->recv_time || ++a->n >= CP_FAR)
         *a = (cp_anchor){*last1, w->recv_time, 0};
     return RT_OK;
@@ -113,10 +107,8 @@ int rt_cp_add(rt_replay *rp, int proc, int64_t *last1, const cp_wait *w)
 /* The wait at store index i (0-based) copied to *w; RT_OK or RT_EIO. */
 static int cp_get(cp_store *st, int64_t i, cp_wait *w)
 {
-    if (i >= st->nfile) {
-        *w = st->tail[i - st->nfile];
-        return RT_OK;
-    }
+    if (i >= rt_spill_file_bytes(st->waits) / (int64_t)sizeof *w) /* in memory: no window */
+        return rt_spill_read(st->waits, i, 1, w);
     int k = st->win_last;
     if (i < st->win[k].lo || i >= st->win[k].lo + st->win[k].n)
         k ^= 1;
@@ -136,16 +128,10 @@ static int cp_get(cp_store *st, int64_t i, cp_wait *w)
             st->win_size *= 2;
         else if (!near && c->n && c->used <= 1 && st->win_size > CP_WINDOW_MIN)
             st->win_size /= 2;
-        if (st->unflushed) {
-            if (fflush(st->fp) != 0)
-                return RT_EIO;
-            st->unflushed = 0;
-        }
         /* the walk goes back: the window ends at i */
         int64_t lo = i >= st->win_size - 1 ? i - (st->win_size - 1) : 0;
-        size_t want = (size_t)(i - lo + 1) * sizeof *c->w;
         c->n = c->used = 0;
-        if (pread(fileno(st->fp), c->w, want, (off_t)(lo * (int64_t)sizeof *c->w)) != (ssize_t)want)
+        if (rt_spill_read(st->waits, lo, (size_t)(i - lo + 1), c->w) != RT_OK)
             return RT_EIO;
         c->lo = lo;
         c->n = (int)(i - lo + 1);
@@ -200,11 +186,69 @@ typedef struct cp_step {
     double first;
 } cp_step;
 
-int rt_replay_critical_path(const rt_replay *rp, rt_critical_path *cp, rt_err *err)
+#define CP_PATH_BLOCK 4096
+
+struct rt_cp_path {
+    rt_spill *parts;      /* in the walk's order: latest first */
+    double start, end;
+};
+
+void rt_cp_path_free(rt_cp_path *p)
 {
-    memset(cp, 0, sizeof *cp);
-    if (!rp->finished || !rp->o.critical_path)
-        return rt_err_set(err, RT_ESTATE, "critical path: needs a finished replay with critical_path set");
+    if (!p)
+        return;
+    rt_spill_free(p->parts);
+    free(p);
+}
+
+int64_t rt_cp_path_count(const rt_cp_path *p)
+{
+    return rt_spill_count(p->parts);
+}
+
+void rt_cp_path_span(const rt_cp_path *p, double *start, double *end, double *length)
+{
+    *start = p->start;
+    *end = p->end;
+    *length = p->end - p->start;
+}
+
+int rt_cp_path_read(rt_cp_path *p, int64_t first, int64_t n, rt_cp_part *out)
+{
+    int64_t total = rt_spill_count(p->parts);
+    if (first < 0 || n < 0 || n > total - first)
+        return RT_EINVAL;
+    if (n == 0)
+        return RT_OK;
+    /* time order is the walk's backwards: parts total-first-n .. total-first-1, reversed */
+    int st = rt_spill_read(p->parts, total - first - n, (size_t)n, out);
+    if (st != RT_OK)
+        return st;
+    for (int64_t i = 0, j = n - 1; i < j; i++, j--) {
+        rt_cp_part t = out[i];
+        out[i] = out[j];
+        out[j] = t;
+    }
+    return RT_OK;
+}
+
+/*
+ * The walk: from the latest processor of the run back to the start, appending
+ * each segment found, with the message that leaves its end (the one whose arrival
+ * began the segment found just before), to p->parts.
+ */
+rt_cp_path *rt_cp_path_new(const rt_replay *rp, rt_err *err)
+{
+    if (!rp->finished || !rp->o.critical_path) {
+        rt_err_set(err, RT_ESTATE, "critical path: needs a finished replay with critical_path set");
+        return NULL;
+    }
+    rt_cp_path *path = calloc(1, sizeof *path);
+    if (!path || !(path->parts = rt_spill_new(sizeof(rt_cp_part), CP_PATH_BLOCK))) {
+        free(path);
+        rt_err_set(err, RT_ENOMEM, "critical path: out of memory");
+        return NULL;
+    }
     int p = -1, size = rp->o.own_size > 1 ? rp->o.own_size : 1;
     for (int i = 0; i < rp->nprocs; i++)
         if (rp->procs[i].pub.seen && rt_par_owns(i, rp->o.own_rank, size) &&
@@ -217,15 +261,18 @@ int rt_replay_critical_path(const rt_replay *rp, rt_critical_path *cp, rt_err *e
             p = -1;
     }
     if (p < 0)
-        return RT_OK;
+        return path;
     int64_t *upto = malloc((size_t)(rp->nprocs + 1) * sizeof *upto); /* 1 + index of each proc's latest usable wait */
-    if (!upto)
-        return rt_err_set(err, RT_ENOMEM, "critical path: out of memory");
+    if (!upto) {
+        rt_cp_path_free(path);
+        rt_err_set(err, RT_ENOMEM, "critical path: out of memory");
+        return NULL;
+    }
     for (int i = 0; i < rp->nprocs; i++)
         upto[i] = rp->procs[i].last_wait1;
-    size_t capseg = 0, capmsg = 0;
     double t = tend;
-    cp->end = t;
+    path->end = t;
+    rt_cp_part part = {0}; /* part.msg: the message into the segment found last */
     for (;;) {
         /* one step back, taken by p's owner (every rank in a distributed part: a token walk) */
         cp_step step = {0};
@@ -241,43 +288,65 @@ int rt_replay_critical_path(const rt_replay *rp, rt_critical_path *cp, rt_err *e
         cp_wait w = step.w;
         if (k1 < 0)
             goto ioerr;
-        if (rt_grow((void **)&cp->segments, &capseg, cp->nsegments + 1, sizeof *cp->segments) != RT_OK)
-            goto nomem;
+        part.seg = (rt_cp_segment){p, k1 == 0 ? step.first : w.recv_time, t};
+        if (rt_spill_append(path->parts, &part, 1) != RT_OK)
+            goto ioerr;
         if (k1 == 0) {
-            cp->segments[cp->nsegments++] = (rt_cp_segment){p, step.first, t};
-            cp->start = step.first;
+            path->start = step.first;
             break;
         }
         if (p < rp->nprocs)
             upto[p] = w.prev1;
-        cp->segments[cp->nsegments++] = (rt_cp_segment){p, w.recv_time, t};
-        if (rt_grow((void **)&cp->messages, &capmsg, cp->nmessages + 1, sizeof *cp->messages) != RT_OK)
-            goto nomem;
-        cp->messages[cp->nmessages++] =
-            (rt_message){w.src, p, w.tag, w.bytes, w.send_time, w.recv_time, 0, w.comm};
+        part.has_msg = 1;
+        part.msg = (rt_message){w.src, p, w.tag, w.bytes, w.send_time, w.recv_time, 0, w.comm};
         t = w.send_time;
         p = w.src;
     }
     free(upto);
-    /* reverse into time order */
-    for (int i = 0, j = cp->nsegments - 1; i < j; i++, j--) {
-        rt_cp_segment s = cp->segments[i];
-        cp->segments[i] = cp->segments[j];
-        cp->segments[j] = s;
-    }
-    for (int i = 0, j = cp->nmessages - 1; i < j; i++, j--) {
-        rt_message m = cp->messages[i];
-        cp->messages[i] = cp->messages[j];
-        cp->messages[j] = m;
-    }
-    cp->length = cp->end - cp->start;
-    return RT_OK;
-nomem:
-    free(upto);
-    rt_critical_path_clear(cp);
-    return rt_err_set(err, RT_ENOMEM, "critical path: out of memory");
+    return path;
 ioerr:
     free(upto);
+    rt_cp_path_free(path);
+    rt_err_set(err, RT_EIO, "critical path: cannot read back the waits' temporary file (or it is damaged)");
+    return NULL;
+}
+
+int rt_replay_critical_path(const rt_replay *rp, rt_critical_path *cp, rt_err *err)
+{
+    memset(cp, 0, sizeof *cp);
+    rt_err e;
+    rt_cp_path *path = rt_cp_path_new(rp, &e);
+    if (!path) {
+        if (err)
+            *err = e;
+        return e.status;
+    }
+    int64_t n = rt_cp_path_count(path);
+    rt_cp_path_span(path, &cp->start, &cp->end, &cp->length);
+    if (n == 0) {
+        rt_cp_path_free(path);
+        return RT_OK;
+    }
+    int st = RT_ENOMEM;
+    if (n > INT_MAX || !(cp->segments = malloc((size_t)n * sizeof *cp->segments)) ||
+        (n > 1 && !(cp->messages = malloc((size_t)(n - 1) * sizeof *cp->messages))))
+        goto fail;
+    rt_cp_part buf[256];
+    for (int64_t i = 0; i < n; i += 256) {
+        int64_t k = n - i < 256 ? n - i : 256;
+        if ((st = rt_cp_path_read(path, i, k, buf)) != RT_OK)
+            goto fail;
+        for (int64_t j = 0; j < k; j++) {
+            cp->segments[cp->nsegments++] = buf[j].seg;
+            if (buf[j].has_msg)
+                cp->messages[cp->nmessages++] = buf[j].msg;
+        }
+    }
+    rt_cp_path_free(path);
+    return RT_OK;
+fail:
+    rt_cp_path_free(path);
     rt_critical_path_clear(cp);
-    return rt_err_set(err, RT_EIO, "critical path: cannot read back the waits' temporary file (or it is damaged)");
+    return rt_err_set(err, st, st == RT_ENOMEM ? "critical path: out of memory"
+                                               : "critical path: cannot read back the path's temporary file");
 }

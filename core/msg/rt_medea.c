@@ -13,6 +13,7 @@
 
 #include "rt_chanmap.h"
 #include "rt_mem.h"
+#include "rt_spill.h"
 
 #define MAX_PROC (1 << 20)
 
@@ -54,6 +55,24 @@ typedef struct change {
     signed char delta;    /* +1 or -1 */
 } change;
 
+/*
+ * One activity's change points: the newest CH_BLOCK in memory in feed order,
+ * older ones in a temporary file, each block sorted by time when it is written.
+ * Consecutive blocks in order (a time-ordered trace: all of them) form one run;
+ * a profile merges the runs (rt_medea_pcursor). Memory: a block per activity,
+ * and 8 bytes per run.
+ */
+#define CH_BLOCK 16384
+
+typedef struct ch_store {
+    change *blk;          /* CH_BLOCK changes, allocated at the first */
+    size_t n;
+    rt_spill *file;
+    int64_t *run_end;     /* run i: changes run_end[i-1] (0 for the first) .. run_end[i] - 1 of file */
+    size_t nruns, capruns;
+    double last;          /* latest time in the file */
+} ch_store;
+
 struct rt_medea {
     int part, parts;      /* parts > 1: only processors p % parts == part are kept (rt_medea_set_part) */
     long events_fed;      /* entry and exit records fed (0: a statistics-only trace) */
@@ -66,13 +85,11 @@ struct rt_medea {
     int *order;           /* slots, ascending by (processor, task) */
     size_t nseen, caporder;
     int keep;             /* record profile change points */
-    change *ch;           /* profile change points, in feed order */
-    size_t nch, capch;
+    ch_store ch[RT_MEDEA_NPROF]; /* profile change points, per activity */
     int keep_bursts;      /* record computation bursts */
     rt_medea_burst *bursts; /* computation bursts */
     size_t nbursts, capbursts;
     /* profile output of the last rt_medea_profile call */
-    change *sorted;
     double *ptimes;
     int *pcounts;
 };
@@ -103,10 +120,8 @@ rt_medea *rt_medea_new(void)
 
 static void free_outputs(rt_medea *m)
 {
-    free(m->sorted);
     free(m->ptimes);
     free(m->pcounts);
-    m->sorted = NULL;
     m->ptimes = NULL;
     m->pcounts = NULL;
 }
@@ -123,7 +138,11 @@ void rt_medea_free(rt_medea *m)
     rt_chanmap_free(&m->comps);
     free(m->task0);
     free(m->order);
-    free(m->ch);
+    for (int w = 0; w < RT_MEDEA_NPROF; w++) {
+        free(m->ch[w].blk);
+        rt_spill_free(m->ch[w].file);
+        free(m->ch[w].run_end);
+    }
     free(m->bursts);
     free_outputs(m);
     free(m);
@@ -229,13 +248,44 @@ static int kept(const rt_medea *m, int proc)
     return m->parts <= 1 || proc % m->parts == m->part;
 }
 
+static int sort_changes(change *c, size_t kfeed, size_t k);
+
+/* Sort the block in memory and write it to the file: it extends the last run when it
+ * starts no earlier than the file's latest time, else it starts a run. */
+static int spill_changes(ch_store *cs)
+{
+    if (cs->n == 0)
+        return RT_OK;
+    if (sort_changes(cs->blk, cs->n, cs->n) != RT_OK)
+        return RT_ENOMEM;
+    if (!cs->file && !(cs->file = rt_spill_new(sizeof(change), CH_BLOCK)))
+        return RT_ENOMEM;
+    if (cs->nruns == 0 || cs->blk[0].time < cs->last) {
+        if (rt_grow((void **)&cs->run_end, &cs->capruns, cs->nruns + 1, sizeof *cs->run_end) != RT_OK)
+            return RT_ENOMEM;
+        cs->nruns++;
+    }
+    if (rt_spill_append(cs->file, cs->blk, cs->n) != RT_OK)
+        return RT_EIO;
+    cs->run_end[cs->nruns - 1] = rt_spill_count(cs->file);
+    cs->last = cs->blk[cs->n - 1].time;
+    cs->n = 0;
+    return RT_OK;
+}
+
 static int add_change(rt_medea *m, double t, int which, int delta)
 {
     if (!m->keep)
         return RT_OK;
-    if (rt_grow((void **)&m->ch, &m->capch, m->nch + 1, sizeof *m->ch) != RT_OK)
+    ch_store *cs = &m->ch[which];
+    if (!cs->blk && !(cs->blk = malloc(CH_BLOCK * sizeof *cs->blk)))
         return RT_ENOMEM;
-    m->ch[m->nch++] = (change){t, (signed char)which, (signed char)delta};
+    if (cs->n == CH_BLOCK) {
+        int st = spill_changes(cs);
+        if (st != RT_OK)
+            return st;
+    }
+    cs->blk[cs->n++] = (change){t, (signed char)which, (signed char)delta};
     return RT_OK;
 }
 
@@ -659,36 +709,114 @@ static int sort_changes(change *c, size_t kfeed, size_t k)
     return RT_OK;
 }
 
-int rt_medea_profile(rt_medea *m, int which, const double **times,
-                     const int **counts, size_t *n, rt_err *err)
+/* A sorted list of changes the cursor merges: a run of the file, read CUR_BUF at a time, or
+ * an array in memory. */
+#define CUR_BUF 256
+
+typedef struct pc_src {
+    const change *mem;    /* NULL: from the file */
+    int64_t pos, end;
+    change buf[CUR_BUF];
+    int64_t buf_lo;       /* file index of buf[0] */
+    int nbuf;
+} pc_src;
+
+struct rt_medea_pcursor {
+    ch_store *cs;
+    change *own;          /* the block in memory (sorted copy) then the closing changes */
+    size_t nown;
+    pc_src *src;
+    int nsrc;
+    int *heap;            /* sources with changes left, by the time of their next */
+    int nheap;
+    int level, emitted, last_level;
+};
+
+static int pc_head(rt_medea_pcursor *c, int i, change *out)
 {
-    free_outputs(m);
-    if (!m->keep && which != RT_MEDEA_P_EXEC)
-        return rt_err_set(err, RT_ESTATE, "profile: change points were not kept (rt_medea_keep_profiles)");
-    /* the feed's change points of this activity, plus the processors' spans
-     * and the closing of intervals still open at their processor's end */
-    size_t cap = 0, k = 0;
-    for (size_t i = 0; i < m->nch; i++)
-        cap += m->ch[i].which == which;
-    cap += 2 * m->nseen;
+    pc_src *s = &c->src[i];
+    if (s->mem) {
+        *out = s->mem[s->pos];
+        return RT_OK;
+    }
+    if (s->pos < s->buf_lo || s->pos >= s->buf_lo + s->nbuf) {
+        int64_t k = s->end - s->pos < CUR_BUF ? s->end - s->pos : CUR_BUF;
+        if (rt_spill_read(c->cs->file, s->pos, (size_t)k, s->buf) != RT_OK)
+            return RT_EIO;
+        s->buf_lo = s->pos;
+        s->nbuf = (int)k;
+    }
+    *out = s->buf[s->pos - s->buf_lo];
+    return RT_OK;
+}
+
+static double pc_time(rt_medea_pcursor *c, int i)
+{
+    pc_src *s = &c->src[i];
+    if (s->mem)
+        return s->mem[s->pos].time;
+    return s->buf[s->pos - s->buf_lo].time; /* (pc_head has filled it) */
+}
+
+static void pc_sift_down(rt_medea_pcursor *c, int k)
+{
+    for (;;) {
+        int l = 2 * k + 1, r = l + 1, m = k;
+        if (l < c->nheap && pc_time(c, c->heap[l]) < pc_time(c, c->heap[m]))
+            m = l;
+        if (r < c->nheap && pc_time(c, c->heap[r]) < pc_time(c, c->heap[m]))
+            m = r;
+        if (m == k)
+            return;
+        int t = c->heap[k];
+        c->heap[k] = c->heap[m];
+        c->heap[m] = t;
+        k = m;
+    }
+}
+
+void rt_medea_profile_close(rt_medea_pcursor *c)
+{
+    if (!c)
+        return;
+    free(c->own);
+    free(c->src);
+    free(c->heap);
+    free(c);
+}
+
+rt_medea_pcursor *rt_medea_profile_open(rt_medea *m, int which, rt_err *err)
+{
+    if (which < 0 || which >= RT_MEDEA_NPROF) {
+        rt_err_set(err, RT_EINVAL, "profile: no activity %d", which);
+        return NULL;
+    }
+    if (!m->keep && which != RT_MEDEA_P_EXEC) {
+        rt_err_set(err, RT_ESTATE, "profile: change points were not kept (rt_medea_keep_profiles)");
+        return NULL;
+    }
+    ch_store *cs = &m->ch[which];
+    rt_medea_pcursor *c = calloc(1, sizeof *c);
+    if (!c)
+        goto nomem;
+    c->cs = cs;
+    /* the block in memory, plus the processors' spans and the closing of intervals
+     * still open at their processor's end */
+    size_t cap = cs->n + 2 * m->nseen;
     for (size_t i = 0; i < m->nseen; i++)
         cap += 2 * m->procs[m->order[i]].depth;
-    m->sorted = malloc((cap ? cap : 1) * sizeof *m->sorted);
-    m->ptimes = malloc((cap ? cap : 1) * sizeof *m->ptimes);
-    m->pcounts = malloc((cap ? cap : 1) * sizeof *m->pcounts);
-    if (!m->sorted || !m->ptimes || !m->pcounts) {
-        free_outputs(m);
-        return rt_err_set(err, RT_ENOMEM, "out of memory");
-    }
-    for (size_t i = 0; i < m->nch; i++)
-        if (m->ch[i].which == which)
-            m->sorted[k++] = m->ch[i];
+    if (!(c->own = malloc((cap ? cap : 1) * sizeof *c->own)))
+        goto nomem;
+    size_t k = 0;
+    if (cs->n)
+        memcpy(c->own, cs->blk, cs->n * sizeof *c->own);
+    k = cs->n;
     size_t kfeed = k; /* the feed's changes come first, the closing ones after */
     for (size_t i = 0; i < m->nseen; i++) {
         const proc_st *ps = &m->procs[m->order[i]];
         if (which == RT_MEDEA_P_EXEC || which == RT_MEDEA_P_COMP) {
-            m->sorted[k++] = (change){ps->p.first, (signed char)which, +1};
-            m->sorted[k++] = (change){ps->p.last, (signed char)which, -1};
+            c->own[k++] = (change){ps->p.first, (signed char)which, +1};
+            c->own[k++] = (change){ps->p.last, (signed char)which, -1};
         }
         for (size_t d = 0; d < ps->depth; d++) {
             const open_ev *o = &ps->stack[d];
@@ -702,29 +830,113 @@ int rt_medea_profile(rt_medea *m, int which, const double **times,
                       (which == RT_MEDEA_P_COMM &&
                        (cat == RT_MEDEA_TR || cat == RT_MEDEA_RC || cat == RT_MEDEA_CO));
             if (hit)
-                m->sorted[k++] = (change){ps->p.last, (signed char)which,
-                                          (signed char)(which == RT_MEDEA_P_COMP ? +1 : -1)};
+                c->own[k++] = (change){ps->p.last, (signed char)which,
+                                       (signed char)(which == RT_MEDEA_P_COMP ? +1 : -1)};
         }
     }
-    if (sort_changes(m->sorted, kfeed, k) != RT_OK) {
-        free_outputs(m);
-        return rt_err_set(err, RT_ENOMEM, "out of memory");
+    if (sort_changes(c->own, kfeed, k) != RT_OK)
+        goto nomem;
+    c->nown = k;
+    c->src = calloc(cs->nruns + 1, sizeof *c->src);
+    c->heap = malloc((cs->nruns + 1) * sizeof *c->heap);
+    if (!c->src || !c->heap)
+        goto nomem;
+    for (size_t r = 0; r < cs->nruns; r++)
+        c->src[c->nsrc++] = (pc_src){.pos = r ? cs->run_end[r - 1] : 0, .end = cs->run_end[r]};
+    if (k)
+        c->src[c->nsrc++] = (pc_src){.mem = c->own, .pos = 0, .end = (int64_t)k};
+    for (int i = 0; i < c->nsrc; i++) {
+        change h;
+        if (pc_head(c, i, &h) != RT_OK) {
+            rt_medea_profile_close(c);
+            rt_err_set(err, RT_EIO, "profile: cannot read back the change points' temporary file");
+            return NULL;
+        }
+        c->heap[c->nheap++] = i;
     }
+    for (int i = c->nheap / 2 - 1; i >= 0; i--)
+        pc_sift_down(c, i);
+    return c;
+nomem:
+    rt_medea_profile_close(c);
+    rt_err_set(err, RT_ENOMEM, "out of memory");
+    return NULL;
+}
+
+/* The next change of the merge into *out: 1, 0 at the end, -1 on a read error. */
+static int pc_pop(rt_medea_pcursor *c, change *out)
+{
+    if (c->nheap == 0)
+        return 0;
+    int i = c->heap[0];
+    pc_src *s = &c->src[i];
+    if (pc_head(c, i, out) != RT_OK)
+        return -1;
+    if (++s->pos == s->end)
+        c->heap[0] = c->heap[--c->nheap];
+    else if (pc_head(c, i, &(change){0}) != RT_OK)
+        return -1;
+    pc_sift_down(c, 0);
+    return 1;
+}
+
+int rt_medea_profile_next(rt_medea_pcursor *c, double *times, int *counts, size_t max, size_t *n, rt_err *err)
+{
     size_t out = 0;
-    int level = 0;
-    for (size_t i = 0; i < k;) {
-        double t = m->sorted[i].time;
-        while (i < k && m->sorted[i].time == t)
-            level += m->sorted[i++].delta;
-        if (out > 0 && m->pcounts[out - 1] == level)
+    while (out < max && c->nheap > 0) {
+        double t = pc_time(c, c->heap[0]);
+        while (c->nheap > 0 && pc_time(c, c->heap[0]) == t) {
+            change ch;
+            if (pc_pop(c, &ch) < 0)
+                return rt_err_set(err, RT_EIO, "profile: cannot read back the change points' temporary file");
+            c->level += ch.delta;
+        }
+        if (c->emitted && c->last_level == c->level)
             continue;
-        m->ptimes[out] = t;
-        m->pcounts[out] = level;
+        times[out] = t;
+        counts[out] = c->level;
         out++;
+        c->emitted = 1;
+        c->last_level = c->level;
+    }
+    *n = out;
+    return RT_OK;
+}
+
+int rt_medea_profile(rt_medea *m, int which, const double **times,
+                     const int **counts, size_t *n, rt_err *err)
+{
+    free_outputs(m);
+    rt_err e;
+    rt_medea_pcursor *c = rt_medea_profile_open(m, which, &e);
+    if (!c) {
+        if (err)
+            *err = e;
+        return e.status;
+    }
+    size_t cap = 0, k = 0, got = 0;
+    int st = RT_OK;
+    do {
+        size_t want = k + 4096;
+        size_t c1 = cap, c2 = cap;
+        if (rt_grow((void **)&m->ptimes, &c1, want, sizeof *m->ptimes) != RT_OK ||
+            rt_grow((void **)&m->pcounts, &c2, want, sizeof *m->pcounts) != RT_OK) {
+            st = rt_err_set(err, RT_ENOMEM, "out of memory");
+            break;
+        }
+        cap = c1 < c2 ? c1 : c2;
+        if ((st = rt_medea_profile_next(c, m->ptimes + k, m->pcounts + k, cap - k, &got, err)) != RT_OK)
+            break;
+        k += got;
+    } while (got > 0);
+    rt_medea_profile_close(c);
+    if (st != RT_OK) {
+        free_outputs(m);
+        return st;
     }
     *times = m->ptimes;
     *counts = m->pcounts;
-    *n = out;
+    *n = k;
     return RT_OK;
 }
 

@@ -196,6 +196,21 @@ int rt_medea_profile(rt_medea *m, int which, const double **times,
                      const int **counts, size_t *n, rt_err *err);
 
 /*
+ * The same profile read in batches, for profiles too long to hold: open a
+ * cursor (NULL with err set: RT_ESTATE as above, RT_ENOMEM), then each
+ * rt_medea_profile_next gives the next *n <= max change points (0 at the end;
+ * RT_EIO when the temporary file of change points cannot be read back). The
+ * change points live in memory a block (16384) per activity, older ones in a
+ * temporary file, sorted block by block and merged here: a trace out of time
+ * order costs 8 bytes and a 4 KiB read buffer per block out of order. Feed no
+ * record while a cursor is open.
+ */
+typedef struct rt_medea_pcursor rt_medea_pcursor;
+rt_medea_pcursor *rt_medea_profile_open(rt_medea *m, int which, rt_err *err);
+int rt_medea_profile_next(rt_medea_pcursor *c, double *times, int *counts, size_t max, size_t *n, rt_err *err);
+void rt_medea_profile_close(rt_medea_pcursor *c);
+
+/*
  * The integral of a profile (times, counts as rt_medea_profile gives them:
  * counts[i] holds from times[i] to times[i + 1], the last count to t1, zero
  * before times[0]) over each of ns equal consecutive slices of [t0, t1]:

@@ -35,7 +35,14 @@ typedef struct {
     size_t nuses, capuses;
     /* rt_pes_chain: the chain built as the entries pass */
     rt_chain_build *cb;
-    int32_t before_id;  /* the symbol of the entry before the previous one */
+    int32_t before_id;  /* the symbol of the element fed to the chain last (nfed >= 1) */
+    size_t nelem;       /* elements ended so far (an element ends at the next entry) */
+    size_t nfed;        /* elements fed to the chain */
+    /* a clip (rt_pes_chain_clip): the first clip_i elements skipped, the last clip_f held
+     * back in a ring (they are known to be the last only at the end) */
+    size_t clip_i, clip_f;
+    struct pes_elem { int32_t id; double dur; } *ring;
+    size_t ring_cap, ring_head, ring_n;
 } pes_buf;
 
 /* Report progress when the reader has passed the next mark (called once a line). */
@@ -62,6 +69,48 @@ static int parse_time(rt_span t, double *out)
         }
     }
     return rt_span_double(t, out) && isfinite(*out);
+}
+
+/* Element (id, dur) into the chain: its state, and the arc from the element before it. */
+static int feed(pes_buf *b, int32_t id, double dur)
+{
+    if (rt_chain_build_state(b->cb, id, dur) < 0 || (b->nfed >= 1 && rt_chain_build_arc(b->cb, b->before_id, id) != RT_OK))
+        return RT_ENOMEM;
+    b->before_id = id;
+    b->nfed++;
+    return RT_OK;
+}
+
+/* An element ended: skipped (the clip's first), held back (maybe among its last) or fed. */
+static int element(pes_buf *b, int32_t id, double dur)
+{
+    if (b->nelem++ < b->clip_i)
+        return RT_OK;
+    if (b->clip_f == 0)
+        return feed(b, id, dur);
+    if (b->ring_n == b->ring_cap && b->ring_cap < b->clip_f) { /* grows up to clip_f, as elements come */
+        size_t cap = b->ring_cap, want = b->ring_cap ? 2 * b->ring_cap : 64;
+        if (want > b->clip_f)
+            want = b->clip_f;
+        struct pes_elem *r = malloc(want * sizeof *r);
+        if (!r)
+            return RT_ENOMEM;
+        for (size_t i = 0; i < b->ring_n; i++) /* unrolled from the head */
+            r[i] = b->ring[(b->ring_head + i) % cap];
+        free(b->ring);
+        b->ring = r;
+        b->ring_cap = want;
+        b->ring_head = 0;
+    }
+    if (b->ring_n < b->ring_cap) {
+        b->ring[(b->ring_head + b->ring_n++) % b->ring_cap] = (struct pes_elem){id, dur};
+        return RT_OK;
+    }
+    /* full (clip_f elements): the oldest is not among the last clip_f */
+    struct pes_elem old = b->ring[b->ring_head];
+    b->ring[b->ring_head] = (struct pes_elem){id, dur};
+    b->ring_head = (b->ring_head + 1) % b->ring_cap;
+    return feed(b, old.id, old.dur);
 }
 
 static int push(pes_buf *b, rt_span name, rt_span time, unsigned long line, rt_err *err)
@@ -94,13 +143,11 @@ static int push(pes_buf *b, rt_span name, rt_span time, unsigned long line, rt_e
             b->nuses = (size_t)id + 1;
         }
         b->uses[id]++;
-        if (b->cb) { /* entry n ends the state of entry n - 1, which followed entry n - 2 */
+        if (b->cb) { /* entry n ends the state of entry n - 1 */
             b->s->orig[id] = 1;
             if (rt_chain_build_symbols(b->cb, rt_ses_symbol_count(b->s)) != RT_OK ||
-                (b->n >= 1 && rt_chain_build_state(b->cb, b->last_id, t - b->last) < 0) ||
-                (b->n >= 2 && rt_chain_build_arc(b->cb, b->before_id, b->last_id) != RT_OK))
+                (b->n >= 1 && element(b, b->last_id, t - b->last) != RT_OK))
                 return rt_err_set(err, RT_ENOMEM, "%s: out of memory", b->path);
-            b->before_id = b->last_id;
         }
         b->last = t;
         b->last_id = id;
@@ -224,7 +271,7 @@ int rt_ses_load_progress(rt_ses *s, const char *path, uint64_t step,
     rt_err_clear(err);
     if (s->nsteps)
         return rt_err_at(err, RT_ESTATE, path, 0, "members are added before the first transform");
-    pes_buf b = {s, path, NULL, NULL, 0, 0, progress, ud, step ? step : 1, step ? step : 1, {0, 0, 0}, 0, 0, 0, NULL, 0, 0, NULL, -1};
+    pes_buf b = {s, path, NULL, NULL, 0, 0, progress, ud, step ? step : 1, step ? step : 1, {0, 0, 0}, 0, 0, 0, NULL, 0, 0, NULL, -1, 0, 0, 0, 0, NULL, 0, 0, 0};
     int st = read_pes(&b, err);
     if (st == RT_OK) {
         /* hand the arrays over (times already checked): SES symbols are the first n-1 states */
@@ -243,7 +290,7 @@ int rt_pes_scan(const char *path, rt_pes_summary *out, rt_err *err)
     rt_ses *s = rt_ses_new();
     if (!s)
         return rt_err_set(err, RT_ENOMEM, "%s: out of memory", path);
-    pes_buf b = {s, path, NULL, NULL, 0, 0, NULL, NULL, 1, 1, {0, 0, 0}, 1, 0, 0, NULL, 0, 0, NULL, -1};
+    pes_buf b = {s, path, NULL, NULL, 0, 0, NULL, NULL, 1, 1, {0, 0, 0}, 1, 0, 0, NULL, 0, 0, NULL, -1, 0, 0, 0, 0, NULL, 0, 0, 0};
     int st = read_pes(&b, err);
     if (st == RT_OK) {
         b.uses[b.last_id]--; /* the last entry ends the run: not a state */
@@ -267,25 +314,38 @@ int rt_pes_chain_progress(rt_ses *s, const char *path, uint64_t step,
                           void (*progress)(void *ud, uint64_t done, uint64_t total), void *ud,
                           rt_chain **out, size_t *states, rt_err *err)
 {
+    return rt_pes_chain_clip(s, path, 0, 0, step, progress, ud, out, states, err);
+}
+
+int rt_pes_chain_clip(rt_ses *s, const char *path, size_t ni, size_t nf, uint64_t step,
+                      void (*progress)(void *ud, uint64_t done, uint64_t total), void *ud,
+                      rt_chain **out, size_t *states, rt_err *err)
+{
     rt_err_clear(err);
     *out = NULL;
     pes_buf b = {s, path, NULL, NULL, 0, 0, progress, ud, step ? step : 1, step ? step : 1, {0, 0, 0}, 1, 0, 0,
-                 NULL, 0, 0, NULL, -1};
+                 NULL, 0, 0, NULL, -1, 0, 0, ni, nf, NULL, 0, 0, 0};
     if (!(b.cb = rt_chain_build_new(rt_ses_symbol_count(s))))
         return rt_err_set(err, RT_ENOMEM, "%s: out of memory", path);
     int st = read_pes(&b, err);
+    if (st == RT_OK && (ni > b.nelem || nf > b.nelem - ni)) /* rt_ses_clip's check and words */
+        st = rt_err_at(err, RT_EINVAL, path, 0, "clip: n_i + n_f = %zu exceeds the sequence length %zu", ni + nf,
+                       b.nelem);
+    else if (st == RT_OK && b.nfed == 0) /* nothing left: no chain to build as a stream */
+        st = rt_err_set(err, RT_ESTATE, "%s: clip: nothing left of the sequence", path);
     if (st == RT_OK) {
-        /* the last entry ends the run: the state before it goes to the sentinel */
+        /* the last element fed ends the run: it goes to the sentinel */
         int32_t other = rt_ses_chain_other(s);
         if (other < 0 || rt_chain_build_symbols(b.cb, rt_ses_symbol_count(s)) != RT_OK ||
             rt_chain_build_arc(b.cb, b.before_id, other) != RT_OK || rt_chain_build_state(b.cb, other, 0.0) < 0 ||
             rt_chain_build_finish(b.cb, other, out) != RT_OK)
             st = rt_err_set(err, RT_ENOMEM, "%s: out of memory", path);
         else
-            *states = b.n - 1;
+            *states = b.nfed;
     }
     rt_chain_build_free(b.cb);
     free(b.uses);
+    free(b.ring);
     return st;
 }
 

@@ -231,6 +231,16 @@ int rt_pes_chain(rt_ses *s, const char *path, rt_chain **out, size_t *states, rt
 int rt_pes_chain_progress(rt_ses *s, const char *path, uint64_t step,
                           void (*progress)(void *ud, uint64_t done, uint64_t total), void *ud,
                           rt_chain **out, size_t *states, rt_err *err);
+/*
+ * The chain of the PES after clip(ni, nf) (rt_ses_clip: the first ni and last nf
+ * elements deleted), as a stream: the last nf elements are held back until the end
+ * (memory grows with nf, not with the sequence). *states: the clipped length. The
+ * same error as rt_ses_clip when ni + nf exceeds the length; RT_ESTATE when nothing
+ * is left (load the sequence for that case).
+ */
+int rt_pes_chain_clip(rt_ses *s, const char *path, size_t ni, size_t nf, uint64_t step,
+                      void (*progress)(void *ud, uint64_t done, uint64_t total), void *ud,
+                      rt_chain **out, size_t *states, rt_err *err);
 
 /* ---- periodogram (FFTW) ---- */
 

@@ -15,6 +15,65 @@ local core = require "retrace.core"
 
 local M = {}
 
+-- Parts of the critical path a summary holds (the rest is read from its path).
+M.CRITICAL_PATH_HEAD = 12
+
+--- The critical path of a summary (its critical_path: path, nsegments, window) in batches
+-- of at most n parts, in time order: fn(segments, messages) for each, the tables
+-- rp:critical_path() gives, cut to the window when there is one (retrace.critpath.clip's
+-- rule: a segment cut to it or dropped, a message kept when its span meets it); which =
+-- "segments" or "messages" passes only that list (the other empty) and reads no further
+-- than needed for it. Returns true, or nil and a message when the path's temporary file
+-- cannot be read back.
+function M.critical_path_batches(cp, n, fn, which)
+  local clip = cp.window and require("retrace.critpath").clip
+  for i = 1, cp.path and cp.path:info().segments or 0, n do
+    local segs, msgs = cp.path:read(i, n)
+    if not segs then return nil, "critical path: " .. tostring(msgs) end
+    if clip then
+      local c = clip({ segments = which ~= "messages" and segs or {}, messages = which ~= "segments" and msgs or {} },
+        cp.window[1], cp.window[2])
+      segs, msgs = c.segments, c.messages
+    end
+    fn(which == "messages" and {} or segs, which == "segments" and {} or msgs)
+  end
+  return true
+end
+
+-- Fill cp.head (the first CRITICAL_PATH_HEAD segments and messages) and, with a window, the
+-- counts and the length inside it (the sum in retrace.critpath.clip's order: the segments'
+-- parts, then the messages' flights).
+function M.critical_path_head(cp)
+  local head, keep = { segments = {}, messages = {} }, M.CRITICAL_PATH_HEAD
+  if not cp.window then
+    local segs, msgs = cp.path:read(1, keep)
+    if not segs then return nil, "critical path: " .. tostring(msgs) end
+    cp.head = { segments = segs, messages = msgs }
+    return true
+  end
+  local lo, hi = cp.window[1], cp.window[2]
+  local length, nseg, nmsg = 0, 0, 0
+  local ok, err = M.critical_path_batches(cp, 4096, function(segs)
+    for _, g in ipairs(segs) do
+      length = length + (g.to - g.from)
+      nseg = nseg + 1
+      if nseg <= keep then head.segments[nseg] = g end
+    end
+  end, "segments")
+  if not ok then return nil, err end
+  ok, err = M.critical_path_batches(cp, 4096, function(_, msgs)
+    for _, m in ipairs(msgs) do
+      local s, r = m.send_time, m.recv_time
+      length = length + math.max(0, math.min(r, hi) - math.max(s, lo))
+      nmsg = nmsg + 1
+      if nmsg <= keep then head.messages[nmsg] = m end
+    end
+  end, "messages")
+  if not ok then return nil, err end
+  cp.length, cp.nsegments, cp.nmessages, cp.head = length, nseg, nmsg, head
+  return true
+end
+
 M.open = core.picl.open
 M.convert = core.picl.convert
 M.parse_line = core.picl.parse_line
@@ -138,12 +197,22 @@ local function replay_stats(rp, opts, step)
   out.messages, out.tachyons = tot.messages, tot.tachyons
   out.totals = tot
   out.warnings_total = tot.warnings -- all of them; out.warnings keeps the first ones
-  local cp = rp:critical_path()
-  if cp then
-    -- with a window: the run's path cut to it (the rule of retrace.critpath)
-    if out.window then cp = require("retrace.critpath").clip(cp, out.window[1], out.window[2]) end
-    out.critical_path = { length = cp.length, start = cp.start, stop = cp.stop,
-      segments = cp.segments, messages = cp.messages }
+  -- the path stays in its temporary file (it can pass through every message of a long run):
+  -- counts, the first parts for reports, and the path to read the rest from (M.critical_path_batches)
+  local path = rp:critical_path_walk()
+  if path then
+    local info = path:info()
+    local cp = { length = info.length, start = info.start, stop = info.stop, nsegments = info.segments,
+      nmessages = info.messages, path = path }
+    if out.window then
+      -- with a window: the run's path cut to it (the rule of retrace.critpath), batch by batch
+      local w = require("retrace.critpath").clip({ start = info.start, stop = info.stop }, out.window[1],
+        out.window[2])
+      cp.start, cp.stop, cp.window = w.start, w.stop, { out.window[1], out.window[2] }
+    end
+    local ok, err = M.critical_path_head(cp)
+    if not ok then return nil, err end -- (its temporary file could not be read back)
+    out.critical_path = cp
   end
   return out
 end
@@ -256,7 +325,9 @@ end
 
 --- Replay a whole trace and return the statistics table
 -- {span, processors = {{id, busy, overhead, idle, sent, ..., events}}, messages,
---  tachyons, critical_path = {length, ...}, warnings}, plus the trace's format,
+--  tachyons, critical_path = {length, start, stop, nsegments, nmessages, head =
+--  {segments, messages} (the first CRITICAL_PATH_HEAD of each), path (all of it:
+--  path:read(first, n), rp:critical_path_walk)}, warnings}, plus the trace's format,
 -- record count and skipped lines under `trace`. nil, message on bad input.
 -- opts: format, strict, start, stop, progress (function(done, total)),
 -- compstats = false (old PICL: no communication-call brackets, see rt_picl_source.h).

@@ -148,9 +148,26 @@ static void test_replay(void **state)
              "local rp = assert(replay.open('%s', {critical_path = true}))\n"
              "rp:run()\n"
              "local t = rp:totals(); local cp = rp:critical_path(); local w = rp:warnings()\n"
-             "local d = rp:defs(); local p = rp:proc(0)\n",
+             "local d = rp:defs(); local p = rp:proc(0)\n"
+             "local path = assert(rp:critical_path_walk()); local i = path:info()\n"
+             "local sg, ms = path:read(1, 100); path:close()\n",
              fixture("paragraph/pg4.trf"));
     sweep("replay", snippet);
+}
+
+/* The profiles read in batches: the cursor is held across the calls of the function. */
+static void test_medea_profiles(void **state)
+{
+    (void)state;
+    char snippet[2048];
+    snprintf(snippet, sizeof snippet,
+             "local acc = require('retrace.core').medea.new(true)\n"
+             "assert(acc:feed('%s'))\n"
+             "local n = 0\n"
+             "acc:profile_batches('comp', 3, function(t, c) n = n + #t end)\n"
+             "local t, c = acc:profile('comm'); acc:close()\n",
+             fixture("medea/table5.trf"));
+    sweep("medea_profiles", snippet);
 }
 
 static void test_seq(void **state)
@@ -186,6 +203,7 @@ int main(void)
         cmocka_unit_test(test_canvas),
         cmocka_unit_test(test_cache),
         cmocka_unit_test(test_replay),
+        cmocka_unit_test(test_medea_profiles),
         cmocka_unit_test(test_seq),
         cmocka_unit_test(test_shmap),
     };

@@ -252,6 +252,12 @@ static void test_random_against_direct(void **state)
     }
 }
 
+static int cmp_rec_time(const void *a, const void *b);
+
+/* The same random records fed in time order and processor by processor give identical
+ * profiles (see the tests below); batches: also read through a cursor. */
+static void profiles_two_orders(int rounds, int maxproc, int steps, int batches);
+
 static int cmp_rec_time(const void *a, const void *b)
 {
     const rt_medea_rec *x = a, *y = b;
@@ -264,18 +270,17 @@ static int cmp_rec_time(const void *a, const void *b)
  * feed's changes are already sorted, the closing ones merged in) and processor
  * by processor (out of order: the qsort path) give identical profiles, with
  * events left open at the end so closing changes exist. */
-static void test_profiles_sorted_feed(void **state)
+static void profiles_two_orders(int rounds, int maxproc, int steps, int batches)
 {
-    (void)state;
-    srand(3);
-    for (int round = 0; round < 40; round++) {
-        rt_medea_rec recs[4 * 80];
+    for (int round = 0; round < rounds; round++) {
+        rt_medea_rec *recs = malloc((size_t)maxproc * (size_t)steps * sizeof *recs);
+        assert_non_null(recs);
         size_t nr = 0;
-        int nproc = 1 + rand() % 4;
+        int nproc = batches ? maxproc : 1 + rand() % maxproc;
         for (int p = 0; p < nproc; p++) {
             double t = rand() % 5;
             int stack[16], depth = 0;
-            for (int step = 0; step < 70; step++) {
+            for (int step = 0; step < steps; step++) {
                 t += 1 + rand() % 3;
                 if (depth < 16 && (depth == 0 || rand() % 2)) {
                     int ev = rand() % 2 ? rand() % 3 : -(21 + rand() % 40);
@@ -314,12 +319,52 @@ static void test_profiles_sorted_feed(void **state)
                 if (i > 0)
                     assert_true(t2[i] > t2[i - 1]);
             }
+            if (batches) {
+                /* the cursor, in batches of random sizes, gives the same points */
+                rt_medea_pcursor *cur = rt_medea_profile_open(byproc, which, &err);
+                assert_non_null(cur);
+                size_t k = 0, got;
+                do {
+                    size_t max = 1 + (size_t)(rand() % 5000);
+                    double *bt = malloc(max * sizeof *bt);
+                    int *bc = malloc(max * sizeof *bc);
+                    assert_int_equal(RT_OK, rt_medea_profile_next(cur, bt, bc, max, &got, &err));
+                    assert_true(k + got <= n1);
+                    for (size_t i = 0; i < got; i++) {
+                        assert_true(bt[i] == tc[k + i]);
+                        assert_int_equal(bc[i], cc[k + i]);
+                    }
+                    k += got;
+                    free(bt);
+                    free(bc);
+                } while (got > 0);
+                assert_int_equal(n1, k);
+                rt_medea_profile_close(cur);
+            }
             free(tc);
             free(cc);
         }
         rt_medea_free(byproc);
         rt_medea_free(bytime);
+        free(recs);
     }
+}
+
+static void test_profiles_sorted_feed(void **state)
+{
+    (void)state;
+    srand(3);
+    profiles_two_orders(40, 4, 70, 0);
+}
+
+/* Long enough that every activity's change points fill many blocks of 16384 that go to the
+ * temporary file: fed processor by processor, each processor's blocks start a new sorted run
+ * (merged by the cursor); fed in time order, one run. Read also in batches. */
+static void test_profiles_spilled(void **state)
+{
+    (void)state;
+    srand(4);
+    profiles_two_orders(2, 6, 150000, 1);
 }
 
 int main(void)
@@ -327,6 +372,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_table5),
         cmocka_unit_test(test_profiles_sorted_feed),
+        cmocka_unit_test(test_profiles_spilled),
         cmocka_unit_test(test_categories),
         cmocka_unit_test(test_nesting_and_volumes),
         cmocka_unit_test(test_bad_record),

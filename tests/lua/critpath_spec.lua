@@ -289,6 +289,29 @@ describe("critical path against a slow model", function()
       local want = model_path(P, waits, first, last)
       assert.is_true(#want > 10)
       near_list(want, segs(cp))
+      -- the same path read part by part from its temporary file, in batches of random sizes
+      local rp = assert(replay.open(file, { critical_path = true }))
+      rp:run()
+      local path = assert(rp:critical_path_walk())
+      local info = path:info()
+      assert.are.equal(#want, info.segments)
+      assert.are.equal(#want - 1, info.messages)
+      assert.are.equal(cp.length, info.length)
+      local got = { segments = {}, messages = {} }
+      local i = 1
+      while i <= info.segments do
+        local n = math.random(0, 700)
+        local sg, ms = path:read(i, n)
+        assert.are.equal(math.min(n, info.segments - i + 1), #sg)
+        table.move(sg, 1, #sg, #got.segments + 1, got.segments)
+        table.move(ms, 1, #ms, #got.messages + 1, got.messages)
+        i = i + n
+      end
+      assert.are.same(cp.segments, got.segments)
+      assert.are.same(cp.messages, got.messages)
+      assert.are.same({}, (path:read(info.segments + 1, 10)))
+      path:close()
+      rp:close()
       os.remove(file)
     end)
   end
@@ -385,5 +408,52 @@ describe("critical path on the OTF2 ping-pong sample", function()
     assert.are.same({ 0, 1, 2097152 }, { m.src, m.dst, m.bytes })
     assert.are.equal(m.recv_time, cp.segments[16].from)
     assert.are.equal(1, cp.segments[16].proc)
+  end)
+end)
+
+-- A ping-pong of R round trips: in round k the receiver (1 - k % 2) enters its wait at 4k us,
+-- the sender (k % 2) sends at 4k + 1 and the receive ends at 4k + 3. Every message ends a
+-- wait, so the path goes through all of them: from processor 0's first record (its first send,
+-- at 1 us), then in round k's receiver from 4k + 3 to the next send at 4k + 5 (to the end of
+-- the run, 4R - 1, for the last). With R = 20 000 the path's parts (20 001) go through the
+-- temporary file and `stats --json` writes them in several batches.
+describe("the critical path of a long run, streamed", function()
+  it("stats --json lists every segment and message of a ping-pong's path", function()
+    local R = 20000
+    local lines = {}
+    for k = 0, R - 1 do
+      local a, b, t = k % 2, 1 - k % 2, k * 4e-6
+      lines[#lines + 1] = ("-3 -52 %.6f %d 0 2 2 7 %d\n-3 -21 %.6f %d 0 3 2 1024 7 %d\n-4 -21 %.6f %d 0 0\n" ..
+        "-4 -52 %.6f %d 0 3 2 1024 7 %d"):format(t, b, a, t + 1e-6, a, b, t + 2e-6, a, t + 3e-6, b, a)
+    end
+    local file = trace(lines)
+    local code, out = h.retrace("stats", "--json", file)
+    assert.are.equal(0, code, out)
+    local cp = cjson.decode(out).critical_path
+    assert.are.equal(R + 1, #cp.segments)
+    assert.are.equal(R, #cp.messages)
+    local function near(a, b) return math.abs(a - b) < 1e-12 end
+    assert.are.equal(0, cp.segments[1].proc)
+    assert.is_true(near(1e-6, cp.segments[1].from) and near(1e-6, cp.segments[1].to))
+    for k = 0, R - 1 do
+      local g, m = cp.segments[k + 2], cp.messages[k + 1]
+      assert.are.equal(1 - k % 2, g.proc)
+      assert.is_true(near((4 * k + 3) * 1e-6, g.from), "segment " .. k + 2)
+      assert.is_true(near(k == R - 1 and (4 * k + 3) * 1e-6 or (4 * k + 5) * 1e-6, g.to), "segment " .. k + 2)
+      assert.are.equal(k % 2, m.src)
+      assert.are.equal(1 - k % 2, m.dst)
+      assert.is_true(near((4 * k + 1) * 1e-6, m.send) and near((4 * k + 3) * 1e-6, m.recv), "message " .. k + 1)
+      assert.are.equal(1024, m.bytes)
+    end
+    assert.is_true(near((4 * R - 1) * 1e-6 - 1e-6, cp.length))
+    -- the text report: the counts, the first 12 segments, and how many more
+    code, out = h.retrace("stats", file)
+    assert.are.equal(0, code, out)
+    assert.truthy(out:find(("critical path %.6f s (%d segments, %d messages on it)"):format(cp.length, R + 1, R),
+      1, true))
+    assert.truthy(out:find(("... %d more segments"):format(R + 1 - 12), 1, true))
+    assert.truthy(out:find("processor 1   0.000003 .. 0.000005  -> message to 0 sent 0.000005, received 0.000007",
+      1, true))
+    os.remove(file)
   end)
 end)

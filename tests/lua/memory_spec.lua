@@ -38,9 +38,29 @@ local function pes(p, n)
   return write(p, "", n, function(k) return names[k % 7 + 1] .. " " .. k .. "\n" end)
 end
 
+-- PICL ping-pong between two processors (4 records a round trip): every message ends a wait,
+-- so the critical path goes through all of them (a part per 4 records: 66 MB at 400 000
+-- records while the summary held the path whole).
+local function pingpong(p, n)
+  return write(p, "", n // 4, function(k)
+    local a, b, t = k % 2, 1 - k % 2, k * 4e-6
+    return ("-3 -52 %.6f %d 0 2 2 7 %d\n-3 -21 %.6f %d 0 3 2 1024 7 %d\n-4 -21 %.6f %d 0 0\n" ..
+      "-4 -52 %.6f %d 0 3 2 1024 7 %d\n"):format(t, b, a, t + 1e-6, a, b, t + 2e-6, a, t + 3e-6, b, a)
+  end)
+end
+
+local PROFILES_OUT = os.tmpname()
+
 local inputs = {
+  { "stats on PICL whose critical path passes every message", { "stats" }, pingpong },
+  { "stats --json on PICL whose critical path passes every message", { "stats", "--json" }, pingpong },
+  { "info on PICL whose critical path passes every message", { "info" }, pingpong },
+  -- (the profiles' change points, 16 bytes each, two or three a record, were held whole)
+  { "medea --profiles on PICL", { "medea", "--profiles", PROFILES_OUT }, pingpong },
   -- (the sequence it held took 16 bytes a state: 14 MB more here)
   { "chitra on a PES (its chain)", { "chitra" }, pes, { 100000, 1000000 } },
+  -- (a clip is applied while the file is read: only the last 1000 states are held back)
+  { "chitra --clip on a PES", { "chitra", "--clip", "10:1000" }, pes, { 100000, 1000000 } },
   { "info on a PES", { "info" }, function(p, n)
     local names = { "a", "b", "c", "d", "e" }
     return write(p, "", n, function(k) return names[k % 5 + 1] .. " " .. k .. "\n" end)
@@ -77,6 +97,7 @@ describe("peak memory", function()
     pending("the sanitizer build's peak memory is its quarantine's; measured in the plain build")
     return
   end
+  teardown(function() os.remove(PROFILES_OUT) end)
   for _, c in ipairs(inputs) do
     local n1, n2 = table.unpack(c[4] or { 40000, 400000 })
     it(("%s is flat from %d to %d records"):format(c[1], n1, n2), function()
@@ -142,6 +163,49 @@ describe("the bounded readers give the same numbers", function()
       ses:close()
       os.remove(p)
     end
+  end)
+
+  it("a PES's chain clipped as a stream is the loaded session's after clip, on random input", function()
+    local chitra = require "retrace.chitra"
+    math.randomseed(27)
+    local names = { "A", "B", "OTHER", "C1T", "x" }
+    local tried = 0
+    for trial = 1, 60 do
+      local n = math.random(2, 120)
+      local t, lines = 0, {}
+      local k = math.random(1, #names)
+      for i = 1, n do
+        t = t + (math.random() < 0.2 and 0 or math.random() * 5)
+        lines[i] = ("%s %.6g"):format(names[math.random(k)], t)
+      end
+      local p = h.temp_file(table.concat(lines, "\n") .. "\n", ".pes")
+      -- clips from none to past the end (n - 1 elements): the refusals must agree too
+      local ni, nf = math.random(0, n // 2), math.random(0, n // 2)
+      if trial % 7 == 0 then ni, nf = 0, n - 1 end
+      local ses = assert(chitra.load(p))
+      local ok, why = ses:clip(ni, nf)
+      local st, serr, empty = chitra.stream(p, { clip = { ni, nf } })
+      if not ok then
+        assert.is_nil(st)
+        assert.are.equal(why, serr)
+      elseif ses:length(1) == 0 then
+        assert.is_nil(st)
+        assert.are.equal("empty", empty)
+      else
+        tried = tried + 1
+        assert.is_truthy(st, serr)
+        local a, b = ses:chain(), st:chain()
+        assert.are.equal(a.other, b.other)
+        assert.are.same(a.states, b.states)
+        assert.are.same(a.arcs, b.arcs)
+        assert.are.equal(ses:length(1), st:length(1))
+        assert.are.same(ses:history(), st:history())
+        assert.are.same(ses.notes, st.notes)
+      end
+      ses:close()
+      os.remove(p)
+    end
+    assert.is_true(tried > 30)
   end)
 
   it("retrace chitra on one PES prints what the loaded session gives (the table of a hand case)", function()

@@ -57,16 +57,47 @@ end
 -- (none), chain() (the same chain chitra.load(path):chain() gives), files, notes -
 -- and has no transforms (s.streamed is true). nil, message as load. opts.progress,
 -- opts.progress_step: as load's.
+-- opts.clip = {ni, nf}: the chain after clip(ni, nf), the one transform a stream can
+-- apply (the last nf states are held back until the end: memory grows with nf); its
+-- history and note are the loaded session's. nil, message, "empty" when the clip leaves
+-- nothing (load the file then).
 function M.stream(path, opts)
+  opts = opts or {}
   local s = core.new()
-  local raw, n = read(s, "pes_chain", path, opts)
+  local raw, n
+  local clip = opts.clip
+  if clip then
+    local progress = opts.progress
+    raw, n = s:pes_chain(path, progress and function(done, total) progress(path, done, total) end or nil,
+      opts.progress_step, clip[1], clip[2])
+  else
+    raw, n = read(s, "pes_chain", path, opts)
+  end
   s:close()
-  if not raw then return nil, n end
+  if not raw then
+    return nil, n, clip and tostring(n):find("clip: nothing left", 1, true) and "empty" or nil
+  end
   local chain = chain_mod.from_raw(raw)
   local st = { files = { path }, notes = {}, steps = {}, streamed = true }
+  local history = {}
+  if clip then
+    history[1] = ("clip %d %d"):format(clip[1], clip[2])
+    st.steps[1] = { "clip", clip[1], clip[2] }
+    local only -- the note of a transform leaving one symbol (step() below)
+    for _, x in ipairs(chain.states) do
+      if x.name ~= chain.other then
+        if only then only = false break end
+        only = x.name
+      end
+    end
+    if only then
+      st.notes[1] = string.format("%s: the whole sequence is now one symbol (%s); its chain has one state",
+        history[1], only)
+    end
+  end
   function st.members() return 1 end
   function st.length(_, k) return k == 1 and n or nil end
-  function st.history() return {} end
+  function st.history() return history end
   function st.chain(_, opts)
     if opts and opts.members and not (#opts.members == 1 and opts.members[1] == 1) then
       return nil, "chain: no such member"

@@ -190,6 +190,37 @@ function M.profiles(acc)
   return out
 end
 
+-- One list of a profile into the output o, read in batches (JSON as retrace.json writes the
+-- whole list: an empty one is {}, lua-cjson's empty table).
+local function write_profile_list(o, acc, which, column)
+  local cjson = require "cjson"
+  local any = false
+  acc:profile_batches(which, 65536, function(times, counts)
+    local text = cjson.encode(column == "times" and times or counts)
+    o:write(any and "," or "[", text:sub(2, -2))
+    any = true
+  end)
+  o:write(any and "]" or "{}")
+end
+
+--- Write the activity profiles of an accumulator into the output o (retrace.fs.create) as
+-- the JSON object {"profiles": M.profiles(acc), "trace": path} (keys sorted, the bytes
+-- retrace.json gives), without holding them: each list is read from the accumulator in
+-- batches. first: no comma before it.
+function M.write_profiles(o, path, acc, first)
+  local cjson = require "cjson"
+  local names = { "comm", "comp", "exec", "io", "recv", "send" } -- (sorted)
+  o:write(first and "" or ",", '{"profiles":{')
+  for i, which in ipairs(names) do
+    o:write(i > 1 and "," or "", cjson.encode(which), ':{"counts":')
+    write_profile_list(o, acc, which, "counts")
+    o:write(',"times":')
+    write_profile_list(o, acc, which, "times")
+    o:write("}")
+  end
+  o:write('},"trace":', cjson.encode(path), "}")
+end
+
 M.kmeans = cluster.kmeans
 
 --- Least-squares fit (see retrace.medea.fit).
