@@ -6,6 +6,7 @@
 #ifndef BENCH_UTIL_H
 #define BENCH_UTIL_H
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/resource.h>
@@ -36,6 +37,40 @@ static inline long bench_max_rss_kib(void)
     getrusage(RUSAGE_SELF, &ru);
     return ru.ru_maxrss;
 }
+
+/* Peak resident memory (KiB) of a fresh run of this program, "/proc/PID/exe
+ * --child ARGS" (ARGS made from fmt), which does one measured run and prints
+ * its own peak as its only output; -1 when that fails. A fresh process, so
+ * that the figure is the run's, not the largest of all runs so far. */
+static inline long bench_child_kib(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static inline long bench_child_kib(const char *fmt, ...)
+{
+    char args[600], cmd[700];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(args, sizeof args, fmt, ap);
+    va_end(ap);
+    snprintf(cmd, sizeof cmd, "/proc/%d/exe --child %s", (int)getpid(), args);
+    FILE *p = popen(cmd, "r");
+    long kib = -1;
+    if (!p || fscanf(p, "%ld", &kib) != 1)
+        kib = -1;
+    if (p)
+        pclose(p);
+    return kib;
+}
+
+/* out = the best (least .secs) of three evaluations of expr, a run returning a
+ * struct with a field secs: the machine may be shared. */
+#define BENCH_BEST_OF3(out, expr)                                                                  \
+    do {                                                                                           \
+        (out) = (expr);                                                                            \
+        for (int bench_i_ = 0; bench_i_ < 2; bench_i_++) {                                         \
+            __typeof__(out) bench_o_ = (expr);                                                     \
+            if (bench_o_.secs < (out).secs)                                                        \
+                (out) = bench_o_;                                                                  \
+        }                                                                                          \
+    } while (0)
 
 /* The path of a generated input, /tmp/retrace_bench_NAME_PID.EXT, in buf of cap bytes. */
 static inline const char *bench_tmp_path(char *buf, size_t cap, const char *name, const char *ext)

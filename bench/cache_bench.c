@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_util.h"
 #include "rt_cache.h"
 #include "rt_memsim.h"
 #include "rt_memtrace.h"
@@ -146,17 +147,6 @@ static outcome simulate(const char *path, int fmt, int sweep)
 }
 
 /* the fastest of three runs: the machine is shared, the minimum is the steadiest */
-static outcome best_of3(const char *path, int fmt, int sweep)
-{
-    outcome best = simulate(path, fmt, sweep);
-    for (int i = 0; i < 2; i++) {
-        outcome o = simulate(path, fmt, sweep);
-        if (o.secs < best.secs)
-            best = o;
-    }
-    return best;
-}
-
 /* this process's peak resident memory in KiB (VmHWM: per address space, so
  * an exec'd child reports its own peak, not its parent's) */
 static long own_peak_kib(void)
@@ -173,18 +163,7 @@ static long own_peak_kib(void)
 }
 
 /* peak memory in KiB of a fresh process (this program, run again) doing one simulation */
-static long child_rss(const char *path, int fmt, int sweep)
-{
-    char cmd[700];
-    snprintf(cmd, sizeof cmd, "/proc/%d/exe --child '%s' %d %d", (int)getpid(), path, fmt, sweep);
-    FILE *p = popen(cmd, "r");
-    long kib = -1;
-    if (!p || fscanf(p, "%ld", &kib) != 1)
-        kib = -1;
-    if (p)
-        pclose(p);
-    return kib;
-}
+#define child_rss(path, fmt, sweep) bench_child_kib("'%s' %d %d", (path), (fmt), (sweep))
 
 int main(int argc, char **argv)
 {
@@ -211,13 +190,14 @@ int main(int argc, char **argv)
     printf("cache: 32 KiB, 64-byte lines, 8-way, LRU, write-back; %llu references"
            " (best of 3 runs)\n",
            (unsigned long long)n);
-    outcome b = best_of3(bin, RT_MEMFMT_RTMB, 0);
+    outcome b, d, s;
+    BENCH_BEST_OF3(b, simulate(bin, RT_MEMFMT_RTMB, 0));
     printf("  binary (RTMB): %6.2f s  %7.1f M refs/s  (misses %llu; target >= 70)\n", b.secs,
            b.refs / b.secs / 1e6, (unsigned long long)b.misses);
-    outcome d = best_of3(din, RT_MEMFMT_DIN, 0);
+    BENCH_BEST_OF3(d, simulate(din, RT_MEMFMT_DIN, 0));
     printf("  text din:      %6.2f s  %7.1f M refs/s  (misses %llu; target >= 25)\n", d.secs,
            d.refs / d.secs / 1e6, (unsigned long long)d.misses);
-    outcome s = best_of3(bin, RT_MEMFMT_RTMB, 1);
+    BENCH_BEST_OF3(s, simulate(bin, RT_MEMFMT_RTMB, 1));
     printf("  --sweep (RTMB): %5.2f s  %.2fx the single-size run (target <= 3x)\n", s.secs,
            s.secs / b.secs);
     outcome ss = simulate(sbin, RT_MEMFMT_RTMB, 1);

@@ -149,30 +149,6 @@ static outcome simulate(const char *path, int fmt, int shape)
     return o;
 }
 
-static outcome best_of3(const char *path, int fmt, int shape)
-{
-    outcome best = simulate(path, fmt, shape);
-    for (int i = 0; i < 2; i++) {
-        outcome o = simulate(path, fmt, shape);
-        if (o.secs < best.secs)
-            best = o;
-    }
-    return best;
-}
-
-static long child_peak(const char *path, int fmt, int shape)
-{
-    char cmd[700];
-    snprintf(cmd, sizeof cmd, "/proc/%d/exe --child '%s' %d %d", (int)getpid(), path, fmt, shape);
-    FILE *p = popen(cmd, "r");
-    long kib = -1;
-    if (!p || fscanf(p, "%ld", &kib) != 1)
-        kib = -1;
-    if (p)
-        pclose(p);
-    return kib;
-}
-
 int main(int argc, char **argv)
 {
     if (argc == 5 && !strcmp(argv[1], "--child")) {
@@ -196,14 +172,15 @@ int main(int argc, char **argv)
     for (int shape = 0; shape < SHAPES; shape++) {
         for (int f = 0; f < 2; f++) {
             const char *path = f ? din[1] : bin[1];
-            outcome o = best_of3(path, f ? RT_MEMFMT_DIN : RT_MEMFMT_RTMB, shape);
+            outcome o;
+            BENCH_BEST_OF3(o, simulate(path, f ? RT_MEMFMT_DIN : RT_MEMFMT_RTMB, shape));
             printf("%-28s %-4s %12llu refs %8.3f s %8.1f M refs/s  (l1d misses %llu)\n",
                    shape_names[shape], f ? "din" : "rtmb", (unsigned long long)o.refs, o.secs,
                    o.refs / o.secs / 1e6, (unsigned long long)o.l1d_misses);
         }
         printf("%-28s peak memory: %ld KiB at %llu refs, %ld KiB at %llu refs\n", shape_names[shape],
-               child_peak(bin[0], RT_MEMFMT_RTMB, shape), (unsigned long long)sizes[0],
-               child_peak(bin[1], RT_MEMFMT_RTMB, shape), (unsigned long long)sizes[1]);
+               bench_child_kib("'%s' %d %d", bin[0], RT_MEMFMT_RTMB, shape), (unsigned long long)sizes[0],
+               bench_child_kib("'%s' %d %d", bin[1], RT_MEMFMT_RTMB, shape), (unsigned long long)sizes[1]);
     }
     return 0;
 }

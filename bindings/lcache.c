@@ -15,7 +15,9 @@
  *   cache.hit_ratio(hits, misses) -> number
  *
  * A Lua policy is an operations table whose hooks call the policy's Lua
- * functions (ways from 1; each set a table {index=, ways=, state={}}).
+ * functions (ways from 1; each set a table {index=, ways=, state={}}, with
+ * recency also last={} and/or loaded={}, the engine's clock at each way's
+ * last reference and load, written before each victim call).
  */
 #include "lcache.h"
 
@@ -39,10 +41,14 @@ typedef struct lpolicy {
     lua_State *L;         /* the main thread */
     int fn[4];            /* registry refs of init, hit, fill, victim (LUA_NOREF: absent) */
     int sets;             /* registry ref of the table of per-set tables */
+    int recency;          /* REC_LAST | REC_LOADED: set.last, set.loaded kept for victim */
+    int rec[2];           /* registry refs of the per-set last and loaded tables, by set + 1 */
     char name[64];
 } lpolicy;
 
 enum { H_INIT, H_HIT, H_FILL, H_VICTIM };
+enum { REC_LAST = 1, REC_LOADED = 2 };
+static const char *const rec_names[] = {"last", "loaded"};
 static const char *const hook_names[] = {"init", "hit", "fill", "victim"};
 
 /* push fn and the set's table; returns the stack base to restore */
@@ -55,15 +61,22 @@ static void push_hook(lpolicy *p, int h, const rt_policy_set *s)
     lua_remove(L, -2);
 }
 
+/* A hook's call: lua_pcall without a message handler (hooks run once per
+ * miss or per reference, and only the error's first line is kept). */
+static int hook_call(lpolicy *p, int nargs, int nresults)
+{
+    return lua_pcall(p->L, nargs, nresults, 0);
+}
+
 static int hook_fail(lpolicy *p, int h, rt_policy_set *s)
 {
-    const char *msg = lua_tostring(p->L, -1); /* rt_docall's handler made every error a string */
-    if (!msg)
-        msg = "error without a message";
-    /* the first line: the message, without the traceback the handler appended */
-    rt_err_set(s->err, RT_EINVAL, "policy %s: %s: %.*s", p->name, hook_names[h],
-               (int)strcspn(msg, "\n"), msg);
-    lua_pop(p->L, 1);
+    lua_State *L = p->L;
+    int below = lua_gettop(L) - 1; /* the error value is on top */
+    /* error() with a string gives "file:line: message"; any other value is shown as it prints */
+    const char *msg = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : luaL_tolstring(L, -1, NULL);
+    /* the first line: the message, without the traceback rt_docall's handler appends (init) */
+    rt_err_set(s->err, RT_EINVAL, "policy %s: %s: %.*s", p->name, hook_names[h], (int)strcspn(msg, "\n"), msg);
+    lua_settop(L, below);
     return RT_EINVAL;
 }
 
@@ -81,6 +94,20 @@ static int lp_init(void *ud, rt_policy_set *s)
     lua_setfield(L, -2, "ways");
     lua_newtable(L);
     lua_setfield(L, -2, "state");
+    for (int k = 0; k < 2; k++) {
+        if (!(p->recency & (1 << k)))
+            continue;
+        lua_createtable(L, (int)s->ways, 0);
+        for (unsigned w = 1; w <= s->ways; w++) {
+            lua_pushinteger(L, 0);
+            lua_rawseti(L, -2, w);
+        }
+        lua_rawgeti(L, LUA_REGISTRYINDEX, p->rec[k]); /* also by set number, for lp_victim */
+        lua_pushvalue(L, -2);
+        lua_rawseti(L, -2, (lua_Integer)s->index + 1);
+        lua_pop(L, 1);
+        lua_setfield(L, -2, rec_names[k]);
+    }
     lua_rawseti(L, -2, (lua_Integer)s->index + 1);
     lua_pop(L, 1);
     if (p->fn[H_INIT] == LUA_NOREF)
@@ -99,7 +126,7 @@ static int lp_touch(lpolicy *p, int h, rt_policy_set *s, unsigned way, uint64_t 
     push_hook(p, h, s);
     lua_pushinteger(L, (lua_Integer)way + 1);
     lua_pushinteger(L, (lua_Integer)now);
-    if (rt_docall(L, 3, 0) != LUA_OK)
+    if (hook_call(p, 3, 0) != LUA_OK)
         return hook_fail(p, h, s);
     return RT_OK;
 }
@@ -121,8 +148,20 @@ static int lp_victim(void *ud, rt_policy_set *s, uint64_t now, unsigned *way)
     if (!lua_checkstack(L, 8))
         return rt_err_set(s->err, RT_ENOMEM, "policy %s: Lua stack overflow", p->name);
     push_hook(p, H_VICTIM, s);
+    for (int k = 0; k < 2 && s->last; k++) { /* the engine's record into set.last, set.loaded */
+        if (!(p->recency & (1 << k)))
+            continue;
+        const uint64_t *v = k ? s->loaded : s->last;
+        lua_rawgeti(L, LUA_REGISTRYINDEX, p->rec[k]);
+        lua_rawgeti(L, -1, (lua_Integer)s->index + 1);
+        for (unsigned w = 0; w < s->ways; w++) {
+            lua_pushinteger(L, (lua_Integer)v[w]);
+            lua_rawseti(L, -2, (lua_Integer)w + 1);
+        }
+        lua_pop(L, 2);
+    }
     lua_pushinteger(L, (lua_Integer)now);
-    if (rt_docall(L, 2, 1) != LUA_OK)
+    if (hook_call(p, 2, 1) != LUA_OK)
         return hook_fail(p, H_VICTIM, s);
     int isint;
     lua_Integer w = lua_tointegerx(L, -1, &isint);
@@ -153,6 +192,10 @@ static int lpolicy_gc(lua_State *L)
     }
     luaL_unref(L, LUA_REGISTRYINDEX, p->sets);
     p->sets = LUA_NOREF;
+    for (int k = 0; k < 2; k++) {
+        luaL_unref(L, LUA_REGISTRYINDEX, p->rec[k]);
+        p->rec[k] = LUA_NOREF;
+    }
     return 0;
 }
 
@@ -168,7 +211,7 @@ static void policy_from_table(lua_State *L, int idx, rt_cache_config *cfg)
     memset(p, 0, sizeof *p);
     for (int h = 0; h < 4; h++)
         p->fn[h] = LUA_NOREF;
-    p->sets = LUA_NOREF;
+    p->sets = p->rec[0] = p->rec[1] = LUA_NOREF;
     luaL_setmetatable(L, LPOLICY_T);
     lua_rawgeti(L, LUA_REGISTRYINDEX, LUA_RIDX_MAINTHREAD);
     p->L = lua_tothread(L, -1);
@@ -189,9 +232,33 @@ static void policy_from_table(lua_State *L, int idx, rt_cache_config *cfg)
                            hook_names[h], lua_typename(L, t));
         }
     }
+    /* recency: true or "last" (set.last), "loaded" (set.loaded) or "both" */
+    lua_getfield(L, idx, "recency");
+    const char *rec = lua_tostring(L, -1);
+    p->recency = lua_isboolean(L, -1) ? (lua_toboolean(L, -1) ? REC_LAST : 0)
+                 : !rec                   ? 0
+                 : !strcmp(rec, "last")   ? REC_LAST
+                 : !strcmp(rec, "loaded") ? REC_LOADED
+                 : !strcmp(rec, "both")   ? REC_LAST | REC_LOADED
+                                          : -1;
+    if (p->recency < 0 || (rec == NULL && !lua_isnil(L, -1) && !lua_isboolean(L, -1)))
+        luaL_error(L, "policy %s: recency must be true, \"last\", \"loaded\" or \"both\"", p->name);
+    lua_pop(L, 1);
     lua_newtable(L);
     p->sets = luaL_ref(L, LUA_REGISTRYINDEX);
+    for (int k = 0; k < 2; k++) {
+        lua_newtable(L);
+        p->rec[k] = luaL_ref(L, LUA_REGISTRYINDEX);
+    }
     p->ops.name = p->name;
+    p->ops.recency = p->recency != 0;
+    /* stack = "last": a hierarchy orders the set's stack by last reference (LRU's) */
+    lua_getfield(L, idx, "stack");
+    const char *stack = lua_tostring(L, -1);
+    if (!lua_isnil(L, -1) && (!stack || (strcmp(stack, "last") && strcmp(stack, "loaded"))))
+        luaL_error(L, "policy %s: stack must be \"last\" or \"loaded\"", p->name);
+    p->ops.stack_by_last = stack && !strcmp(stack, "last");
+    lua_pop(L, 1);
     p->ops.init = lp_init; /* always: it creates the set tables */
     p->ops.hit = p->fn[H_HIT] != LUA_NOREF ? lp_hit : NULL;
     p->ops.fill = p->fn[H_FILL] != LUA_NOREF ? lp_fill : NULL;

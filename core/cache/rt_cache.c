@@ -38,6 +38,7 @@ struct rt_cache {
     uint32_t *used;           /* valid ways per set (ways 0..used-1 unless a range flush made holes) */
     uint64_t *way_data;       /* sets * ways * ops->way_words */
     uint64_t *set_data;       /* sets * ops->set_words */
+    uint64_t *last, *loaded;  /* sets * ways, with ops->recency (the policy's view); else NULL */
     int indexed;              /* lookups go through `index` */
     rt_linemap index;         /* line -> slot (set * ways + way) when indexed */
     uint64_t clock;           /* lookups so far */
@@ -110,6 +111,8 @@ static inline void view(rt_cache *c, uint32_t set, rt_policy_set *s)
     s->set_data = c->set_data + (uint64_t)set * c->ops->set_words;
     s->seed = c->cfg.seed;
     s->err = &c->err;
+    s->last = c->last ? c->last + (uint64_t)set * c->ways : NULL;
+    s->loaded = c->loaded ? c->loaded + (uint64_t)set * c->ways : NULL;
 }
 
 static int init_sets(rt_cache *c)
@@ -123,6 +126,10 @@ static int init_sets(rt_cache *c)
         memset(c->way_data, 0, slots * c->ops->way_words * sizeof(uint64_t));
     if (c->set_data)
         memset(c->set_data, 0, (uint64_t)c->sets * c->ops->set_words * sizeof(uint64_t));
+    if (c->last) {
+        memset(c->last, 0, slots * sizeof *c->last);
+        memset(c->loaded, 0, slots * sizeof *c->loaded);
+    }
     if (c->indexed)
         rt_linemap_clear(&c->index);
     if (c->ops->init) {
@@ -161,7 +168,7 @@ int rt_cache_new(const rt_cache_config *cfg, rt_cache **out, rt_err *err)
     st = RT_ENOMEM;
     {
         /* the tables below, against the machine's memory (see rt_mem_physical) */
-        unsigned long long need = nlines * (sizeof(uint64_t) + 1 + ops->way_words * sizeof(uint64_t)) +
+        unsigned long long need = nlines * (sizeof(uint64_t) + 1 + (ops->way_words + 2 * !!ops->recency) * sizeof(uint64_t)) +
                                   (nlines / ways) * (sizeof(uint64_t) + ops->set_words * sizeof(uint64_t)) +
                                   (ways > RT_CACHE_SCAN_WAYS ? nlines * 2 * sizeof(uint64_t) : 0);
         unsigned long long have = rt_mem_physical();
@@ -207,8 +214,12 @@ int rt_cache_new(const rt_cache_config *cfg, rt_cache **out, rt_err *err)
         c->way_data = malloc(nlines * ops->way_words * sizeof(uint64_t));
     if (ops->set_words)
         c->set_data = malloc((uint64_t)c->sets * ops->set_words * sizeof(uint64_t));
+    if (ops->recency) {
+        c->last = malloc(nlines * sizeof *c->last);
+        c->loaded = malloc(nlines * sizeof *c->loaded);
+    }
     if (!c->lines || !c->dirty || !c->used || (ops->way_words && !c->way_data) ||
-        (ops->set_words && !c->set_data)) {
+        (ops->set_words && !c->set_data) || (ops->recency && (!c->last || !c->loaded))) {
         rt_err_set(err, st, "cache: out of memory for %llu lines", (unsigned long long)nlines);
         goto fail;
     }
@@ -247,6 +258,8 @@ void rt_cache_free(rt_cache *c)
     free(c->used);
     free(c->way_data);
     free(c->set_data);
+    free(c->last);
+    free(c->loaded);
     if (c->indexed)
         rt_linemap_destroy(&c->index);
     free(c);
@@ -405,6 +418,8 @@ static RT_COLD int miss(rt_cache *c, uint64_t line, uint32_t set, int is_write, 
     }
     c->lines[base + way] = line;
     c->dirty[base + way] = (uint8_t)is_write;
+    if (c->last)
+        c->last[base + way] = c->loaded[base + way] = now;
     if (c->indexed && rt_linemap_put(&c->index, line, (uint32_t)(base + way), NULL) != RT_OK)
         return rt_err_set(&c->err, RT_ENOMEM, "cache: out of memory");
     if ((st = touch(c, c->fill_kind, ops->fill, set, way, now)) != RT_OK)
@@ -438,6 +453,8 @@ static RT_HOT_INLINE int access_one(rt_cache *c, uint64_t addr, int is_write, rt
     uint64_t slot = (uint64_t)set * c->ways + (unsigned)w;
     c->count[is_write][1]++;
     c->dirty[slot] |= (uint8_t)is_write;
+    if (c->last)
+        c->last[slot] = now;
     if (c->hit_kind == TOUCH_STAMP) {
         c->way_data[slot] = now;
     } else {
@@ -477,35 +494,52 @@ static RT_HOT_INLINE unsigned lru_min(const uint64_t *st, uint32_t ways)
     return way;
 }
 
+/* the policy's victim for a full set, checked: RT_OK with *way, or the failure */
+static RT_COLD int hook_victim(rt_cache *c, uint32_t set, uint64_t now, unsigned *way)
+{
+    rt_policy_set v;
+    view(c, set, &v);
+    int st = c->ops->victim(c->cfg.policy_ud, &v, now, way);
+    if (st == RT_OK && *way >= c->ways)
+        st = rt_err_set(&c->err, RT_ERANGE, "policy %s: victim way %u outside 0..%u", c->ops->name, *way,
+                        c->ways - 1);
+    return st;
+}
+
 /*
- * The batch loop of the built-in LRU, set-associative without the index,
+ * The batch loop of a cache whose hits only stamp the way: the built-in LRU
+ * (stamps in its way words) and a policy with recency and no hit hook
+ * (hooked: stamps in `last`, the policy asked for a victim when a set is
+ * full, its fill hook called). Set-associative without the index,
  * write-back, lines of more than one unit (so no line number is the empty
- * mark): hits and misses both inline, the cache's fields and the counters in
- * locals. `ways` is a constant where the caller passes one (8), so the tag
- * comparison is unrolled. The same outcome as access_one, lookup by lookup.
+ * mark): hits inline, the cache's fields and the counters in locals. `ways`
+ * is a constant where the caller passes one (8), so the tag comparison is
+ * unrolled. The same outcome as access_one, lookup by lookup; *done is the
+ * lookups made (on a hook's failure, the index of the failing one).
  */
-static RT_HOT_INLINE void batch_lru(rt_cache *c, const uint64_t *restrict addr,
-                                    const uint8_t *restrict is_write, size_t n,
-                                    const uint32_t ways)
+static RT_HOT_INLINE int batch_stamped(rt_cache *c, const uint64_t *restrict addr,
+                                       const uint8_t *restrict is_write, size_t n, const uint32_t ways,
+                                       const int hooked, size_t *done)
 {
     const unsigned shift = c->line_shift;
     const uint64_t mask = c->set_mask;
     uint64_t *restrict const lines = c->lines;
-    uint64_t *restrict const stamp = c->way_data;
+    uint64_t *restrict const stamp = hooked ? c->last : c->way_data;
     uint8_t *restrict const dirty = c->dirty;
     uint32_t *restrict const used = c->used;
     const uint64_t clock0 = c->clock;
-    /* only misses are counted in the loop; hits are what is left */
+    /* only misses and writes are counted in the loop; hits are what is left */
     uint64_t misses = 0, write_misses = 0, evictions = 0, wbs = 0, writes = 0;
-    for (size_t i = 0; i < n; i++)
-        writes += is_write[i] != 0;
-    for (size_t i = 0; i < n; i++) {
+    int st = RT_OK;
+    size_t i = 0;
+    for (; i < n; i++) {
         const uint64_t clock = clock0 + i + 1;
         uint64_t line = addr[i] >> shift;
         uint64_t set = line & mask;
         uint64_t base = set * ways;
         const uint64_t *ln = lines + base;
         uint8_t wr = is_write[i] != 0;
+        writes += wr;
         int w = -1;
         if (ways == 8) {
             w = find8(ln, line);
@@ -523,7 +557,16 @@ static RT_HOT_INLINE void batch_lru(rt_cache *c, const uint64_t *restrict addr,
         }
         misses++;
         write_misses += wr;
-        uint64_t slot = base + lru_min(stamp + base, ways);
+        uint64_t slot;
+        if (hooked && used[set] == ways) {
+            unsigned v;
+            c->clock = clock;
+            if ((st = hook_victim(c, (uint32_t)set, clock, &v)) != RT_OK)
+                break;
+            slot = base + v;
+        } else { /* LRU's victim, or the lowest empty way (stamp 0) */
+            slot = base + lru_min(stamp + base, ways);
+        }
         if (lines[slot] != UINT64_MAX) {
             evictions++;
             wbs += dirty[slot];
@@ -533,33 +576,46 @@ static RT_HOT_INLINE void batch_lru(rt_cache *c, const uint64_t *restrict addr,
         lines[slot] = line;
         dirty[slot] = wr;
         stamp[slot] = clock;
+        if (hooked) {
+            c->loaded[slot] = clock;
+            if (c->ops->fill) {
+                rt_policy_set v;
+                c->clock = clock;
+                view(c, (uint32_t)set, &v);
+                if ((st = c->ops->fill(c->cfg.policy_ud, &v, (unsigned)(slot - base), clock)) != RT_OK)
+                    break;
+            }
+        }
     }
-    c->clock = clock0 + n;
-    c->count[0][1] += (n - writes) - (misses - write_misses);
+    size_t made = i < n ? i + 1 : n; /* a failing lookup is counted, as in access_one */
+    c->clock = clock0 + made;
+    c->count[0][1] += (made - writes) - (misses - write_misses);
     c->count[1][1] += writes - write_misses;
     c->count[0][0] += misses - write_misses;
     c->count[1][0] += write_misses;
     c->st.evictions += evictions;
     c->st.writebacks += wbs;
+    *done = i;
+    return st;
 }
 
 int rt_cache_access_batch(rt_cache *c, const uint64_t *addr, const uint8_t *is_write, size_t n,
                           size_t *done)
 {
-    if (c->ops == &rt_policy_lru && !c->indexed && c->cfg.write_back && c->line_shift > 0) {
-        if (c->ways == 8)
-            batch_lru(c, addr, is_write, n, 8);
-        else
-            batch_lru(c, addr, is_write, n, c->ways);
-        if (done)
-            *done = n;
-        return RT_OK;
-    }
     size_t i = 0;
     int st = RT_OK;
-    for (; i < n; i++)
-        if ((st = access_one(c, addr[i], is_write[i], NULL)) != RT_OK)
-            break;
+    int stamped = c->ops == &rt_policy_lru || (c->last && c->hit_kind == TOUCH_NONE);
+    if (stamped && !c->indexed && c->cfg.write_back && c->line_shift > 0) {
+        int hooked = c->ops != &rt_policy_lru;
+        if (c->ways == 8)
+            st = hooked ? batch_stamped(c, addr, is_write, n, 8, 1, &i) : batch_stamped(c, addr, is_write, n, 8, 0, &i);
+        else
+            st = batch_stamped(c, addr, is_write, n, c->ways, hooked, &i);
+    } else {
+        for (; i < n; i++)
+            if ((st = access_one(c, addr[i], is_write[i], NULL)) != RT_OK)
+                break;
+    }
     if (done)
         *done = i;
     return st;
@@ -628,6 +684,8 @@ static void empty_way(rt_cache *c, uint64_t slot, int wb)
     unsigned ww = c->ops->way_words;
     if (ww)
         memset(c->way_data + slot * ww, 0, ww * sizeof(uint64_t));
+    if (c->last)
+        c->last[slot] = c->loaded[slot] = 0;
 }
 
 int rt_cache_flush_range(rt_cache *c, uint64_t addr, uint64_t size, int invalidate)

@@ -42,6 +42,9 @@ typedef struct rt_policy_set {
     uint64_t *set_data;      /* set_words policy words of this set */
     uint64_t seed;           /* the cache's seed (rt_cache_config.seed) */
     rt_err *err;             /* where a failing hook writes its message */
+    /* with ops->recency: each way's clock at its last reference (a load
+     * counting as one) and at its load, 0 for an empty way; else NULL */
+    const uint64_t *last, *loaded;
 } rt_policy_set;
 
 /*
@@ -55,6 +58,14 @@ typedef struct rt_policy_ops {
     const char *name;        /* "lru", "lfu", ... or a Lua policy's name */
     unsigned way_words;      /* 64-bit words of per-way data the engine keeps (zeroed) */
     unsigned set_words;      /* 64-bit words of per-set data (zeroed) */
+    /* 1: the engine records each way's last reference and load (the set's
+     * `last` and `loaded`), so a policy ordering lines by them needs no hit
+     * hook: hits then stay in the engine's own loop, and a policy written in
+     * Lua is called on misses only */
+    int recency;
+    /* 1: in a hierarchy, Dinero IV's stack order of a set (the order of a
+     * whole-cache copy-back) is by last reference, as for LRU; 0: by load */
+    int stack_by_last;
     /* once per set when the cache is created or reset */
     int (*init)(void *ud, rt_policy_set *s);
     /* the line in `way` was referenced and was present */

@@ -129,6 +129,9 @@ typedef struct store {
     unsigned sig_shift;
     int swar;               /* a scanned store whose ways come in eights */
     int lru;                /* the built-in LRU: stamps written here, no hook calls */
+    uint64_t *hit_stamp;    /* when a hit only stamps its way: where (wd for the
+                               built-in LRU, used_at for a policy with recency and
+                               no hit hook); else NULL */
     int stamped;            /* lru, fifo, d4random: way word 0 orders the stack
                                (loaded and used_at are not kept) */
 } store;
@@ -203,6 +206,9 @@ static void store_view(store *s, uint32_t set, rt_policy_set *v, rt_err *err)
     v->set_data = s->sd + (uint64_t)set * s->ops->set_words;
     v->seed = s->seed;
     v->err = err;
+    int rec = s->ops->recency && s->used_at;
+    v->last = rec ? s->used_at + (uint64_t)set * s->ways : NULL;
+    v->loaded = rec ? s->loaded + (uint64_t)set * s->ways : NULL;
 }
 
 static void store_destroy(store *s)
@@ -281,6 +287,7 @@ static int store_new(store *s, uint64_t sets, uint64_t ways, const rt_policy_ops
     s->sig = s->swar ? malloc(n) : NULL;
     s->lru = ops == &rt_policy_lru;
     s->stamped = s->lru || ops == &rt_policy_fifo || ops == &rt_policy_d4random;
+    s->hit_stamp = s->lru ? s->wd : ops->recency && !ops->hit && !s->stamped ? s->used_at : NULL;
     if (!s->tag || !s->valid || !s->dirty || !s->refd || (!stamped && (!s->loaded || !s->used_at)) || !s->used
         || (s->swar && !s->sig)
         || (ops->way_words && !s->wd) || (ops->set_words && !s->sd)
@@ -839,7 +846,7 @@ static inline int hit_fast(hcache *c, uint64_t addr, uint64_t size, int type)
     if (w < 0)
         return 0;
     uint64_t slot = (uint64_t)set * s->ways + (unsigned)w, now = ++s->clock;
-    s->wd[slot] = now; /* c->fast: LRU, stamped; demand fetch, so refd is never read */
+    s->hit_stamp[slot] = now; /* c->fast: what store_hit does; demand fetch, so refd is never read */
     s->dirty[slot] |= (uint32_t)(type == T_WRITE);
     c->st.fetch[type]++;
     return 1;
@@ -898,13 +905,13 @@ static void ref_full(rt_hier *h, hcache *c, pend m)
 }
 
 /* Order of a stack, top first: Dinero IV keeps each set as a stack, LRU by
- * last reference, the others by load; a whole-cache copy-back walks it top
- * to bottom. */
+ * last reference, the others by load (a policy says which with
+ * stack_by_last); a whole-cache copy-back walks it top to bottom. */
 static uint64_t order_key(const store *s, uint64_t slot)
 {
     if (s->stamped) /* their word is that stamp */
         return s->wd[slot];
-    return s->ops == &rt_policy_lru ? s->used_at[slot] : s->loaded[slot];
+    return s->ops == &rt_policy_lru || s->ops->stack_by_last ? s->used_at[slot] : s->loaded[slot];
 }
 
 static void copyback(rt_hier *h, hcache *c, pend m)
@@ -1269,7 +1276,7 @@ static int cache_new(rt_hier *h, hcache *c, const rt_hcache_config *cf, unsigned
     void *ud = cf->ops ? cf->ops_ud : ops == &rt_policy_d4random ? (void *)&h->rng : NULL;
     if ((st = store_new(&c->m, lines / assoc, assoc, ops, ud, h->cfg.seed, err)) != RT_OK)
         return st;
-    c->fast = cf->fetch == RT_FETCH_DEMAND && !cf->ccc && c->lg2b == c->lg2sb && c->m.lru
+    c->fast = cf->fetch == RT_FETCH_DEMAND && !cf->ccc && c->lg2b == c->lg2sb && c->m.hit_stamp
               && cf->wback == RT_WPOL_ALWAYS;
     c->above_inclusive = !c->down->is_mem && c->down->cfg.inclusive;
     c->above_exclusive = !c->down->is_mem && c->down->cfg.exclusive;
@@ -1565,7 +1572,7 @@ static int lines_batch(rt_hier *h, hcache *c, const uint64_t *addrs, const uint8
     const uint64_t mask = s->set_mask, ways = s->ways;
     const uint64_t *tag = s->tag;
     const uint8_t *sig = s->sig;
-    uint64_t *wd = s->wd;
+    uint64_t *wd = s->hit_stamp;
     uint32_t *dirty = s->dirty;
     uint64_t clock = s->clock, hits = 0, write_hits = 0;
     int st = RT_OK;

@@ -507,7 +507,26 @@ int rt_memtrace_read_lines(rt_memtrace *t, unsigned line_shift, uint64_t *addr,
     if (t->fmt == RT_MEMFMT_RTMB)
         return rt_rtmb_read_lines(t->r, line_shift, addr, is_write, cap, n);
     *n = 0;
-    return RT_EINVAL;
+    if (t->fmt != RT_MEMFMT_DIN || line_shift < 2)
+        return RT_EINVAL;
+    /* din: whole buffers through rt_din_lines; the first line it leaves, a
+     * pending error and the end of the file are rt_memtrace_read's */
+    memtext *m = t->r;
+    size_t k = 0;
+    while (k < cap && !t->pending) {
+        const char *blk;
+        size_t len;
+        rt_err ignored; /* met again by rt_memtrace_read, which reports it */
+        if (rt_lines_block(m->lines, &blk, &len, &ignored) != RT_OK)
+            break;
+        unsigned long lines = 0;
+        const char *stop = rt_din_lines(blk, blk + len, line_shift, addr, is_write, cap, &k, &lines);
+        rt_lines_consume(m->lines, (size_t)(stop - blk), lines);
+        if (stop < blk + len && k < cap)
+            break;
+    }
+    *n = k;
+    return RT_OK;
 }
 
 void rt_memtrace_free(rt_memtrace *t)

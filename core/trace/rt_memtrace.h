@@ -172,8 +172,9 @@ int rt_memtrace_next(rt_memtrace *t, rt_memref *ref, rt_err *err);
  * references and errors, much faster (the text formats parse whole buffers,
  * see rt_memtrace_fast.h). out[*n .. cap) may be written to as scratch. */
 int rt_memtrace_read(rt_memtrace *t, rt_memref *out, size_t cap, size_t *n, rt_err *err);
-/* rt_rtmb_read_lines for the formats that have such a path (RTMB); the
- * others return RT_EINVAL (with *n = 0): rt_memtrace_read does all the work. */
+/* rt_rtmb_read_lines for the formats that have such a path (RTMB, and din
+ * with lines of 4 bytes or more: its plain load and store lines); the others
+ * return RT_EINVAL (with *n = 0): rt_memtrace_read does all the work. */
 int rt_memtrace_read_lines(rt_memtrace *t, unsigned line_shift, uint64_t *addr,
                            uint8_t *is_write, size_t cap, size_t *n);
 void rt_memtrace_free(rt_memtrace *t);

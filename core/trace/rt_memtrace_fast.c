@@ -8,6 +8,9 @@
 #include "rt_memtrace_fast.h"
 
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 /* hexadecimal digit values by character, 0xff (X) for the others: constant,
  * so readers opened on several threads share it with nothing to set up */
@@ -164,6 +167,108 @@ const char *rt_din_block(const char *p, const char *end, rt_memref *out, size_t 
         k++;
         nl++;
         p = after(q, end);
+    }
+    *kp = k;
+    *lines += nl;
+    return p;
+}
+
+/* The value of the n (1..16) hex digits that start the sixteen characters
+ * of w0 (the first eight) and w1, whatever follows them: every character
+ * taken as a digit (masked to four bits, so none spills into its
+ * neighbour), the sixteen packed into one word, the ones past n shifted out. */
+HOT uint64_t hex_value16(uint64_t w0, uint64_t w1, unsigned n)
+{
+    uint64_t d0 = ((w0 & B8(0x0f)) + ((w0 >> 6) & B8(0x01)) * 9) & B8(0x0f);
+    uint64_t d1 = ((w1 & B8(0x0f)) + ((w1 >> 6) & B8(0x01)) * 9) & B8(0x0f);
+    /* two words of eight digits each, first character highest */
+    d0 = ((d0 << 4) | (d0 >> 8)) & 0x00FF00FF00FF00FFull;
+    d1 = ((d1 << 4) | (d1 >> 8)) & 0x00FF00FF00FF00FFull;
+    d0 = ((d0 << 8) | (d0 >> 16)) & 0x0000FFFF0000FFFFull;
+    d1 = ((d1 << 8) | (d1 >> 16)) & 0x0000FFFF0000FFFFull;
+    d0 = ((d0 << 16) | (d0 >> 32)) & 0xFFFFFFFFull;
+    d1 = ((d1 << 16) | (d1 >> 32)) & 0xFFFFFFFFull;
+    return ((d0 << 32) | d1) >> (4 * (16 - n));
+}
+
+/* Up to max line ends ('\n') from p, where at least 16 bytes remain before
+ * end, into nl[]: their count. Sixteen characters compared at once, so that
+ * finding where a line ends does not wait on parsing the line before. */
+static size_t line_ends16(const char *p, const char *end, const char **nl, size_t max)
+{
+    size_t m = 0;
+    for (const char *q = p; m < max && end - q >= 16; q += 16) {
+#if defined(__SSE2__)
+        unsigned mask = (unsigned)_mm_movemask_epi8(
+            _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)q), _mm_set1_epi8('\n')));
+#else
+        unsigned mask = 0;
+        for (unsigned i = 0; i < 16; i++)
+            mask |= (unsigned)(q[i] == '\n') << i;
+#endif
+        for (; mask && m < max; mask &= mask - 1)
+            nl[m++] = q + __builtin_ctz(mask);
+    }
+    return m;
+}
+
+/* the low n (0..8) bytes of a word */
+HOT uint64_t low_bytes(unsigned n)
+{
+    return ~((~0ull << (4 * n)) << (4 * n));
+}
+
+/* din loads and stores as bare addresses (see the header), in two passes
+ * over up to 256 lines: their ends first (line_ends16), then each plain line
+ * "L HEX" (L 0 or 1, one space, 1-16 digits) on its own, its digits known
+ * from its length and tested sixteen at a time. The lines do not depend on
+ * each other, so the processor works on several at once. Any other line
+ * goes once through rt_din_block, which knows every shape; a reference other
+ * than a load or a store ends the run there. */
+const char *rt_din_lines(const char *p, const char *end, unsigned line_shift, uint64_t *addr,
+                         uint8_t *is_write, size_t cap, size_t *kp, unsigned long *lines)
+{
+    size_t k = *kp;
+    unsigned long nl = 0;
+    (void)line_shift; /* 4 aligned bytes stay within any line of 4 bytes or more */
+    while (k < cap && p < end) {
+        const char *ends[256];
+        size_t want = cap - k < 256 ? cap - k : 256;
+        size_t m = line_ends16(p, end, ends, want), i = 0;
+        for (; i < m; i++) {
+            const char *s = i ? ends[i - 1] + 1 : p;
+            size_t len = (size_t)(ends[i] - s);
+            if (len - 3 > 15 || end - s < 18) /* 1-16 digits, 16 characters readable after the blank */
+                break;
+            unsigned n = (unsigned)len - 2, label = (unsigned)(unsigned char)s[0] - '0';
+            uint64_t w0, w1;
+            memcpy(&w0, s + 2, 8);
+            memcpy(&w1, s + 10, 8);
+            unsigned n0 = n < 8 ? n : 8;
+            /* a character among the n that is not a hex digit (or not ASCII) */
+            uint64_t bad = ((~hex_bytes(w0) | w0) & low_bytes(n0)) | ((~hex_bytes(w1) | w1) & low_bytes(n - n0));
+            if (label > 1 || s[1] != ' ' || (bad & B8(0x80)))
+                break;
+            addr[k] = hex_value16(w0, w1, n) & ~(uint64_t)3; /* as rt_din_next */
+            is_write[k++] = (uint8_t)label;
+        }
+        nl += i;
+        if (i)
+            p = ends[i - 1] + 1;
+        if (i == m && m) /* all plain: the next lines */
+            continue;
+        if (k == cap || p >= end)
+            break;
+        rt_memref ref; /* the line at p, any shape */
+        size_t one = 0;
+        unsigned long l1 = 0;
+        const char *q = rt_din_block(p, end, &ref, 1, &one, &l1);
+        if (!one || ref.kind > RT_REF_WRITE)
+            break; /* the slow path's line, or an instruction fetch, misc or flush */
+        addr[k] = ref.addr;
+        is_write[k++] = (uint8_t)ref.kind;
+        nl += l1;
+        p = q;
     }
     *kp = k;
     *lines += nl;

@@ -33,6 +33,12 @@ extern const unsigned char rt_hexval[256];
  */
 const char *rt_din_block(const char *p, const char *end, rt_memref *out, size_t cap, size_t *k,
                          unsigned long *lines);
+/* din for rt_memtrace_read_lines: loads and stores (labels 0 and 1) as
+ * addresses into addr[*k], is_write[*k] ... while *k < cap; stops at the
+ * first line of another label, or that rt_din_block would leave to the slow
+ * path. Each is 4 bytes (within one line when line_shift >= 2). */
+const char *rt_din_lines(const char *p, const char *end, unsigned line_shift, uint64_t *addr,
+                         uint8_t *is_write, size_t cap, size_t *k, unsigned long *lines);
 const char *rt_xdin_block(const char *p, const char *end, rt_memref *out, size_t cap, size_t *k,
                           unsigned long *lines);
 /* valgrind: skip "==", "--" and "**" lines as rt_lackey_next does (else stop

@@ -399,21 +399,27 @@ int rt_rtmb_write(rt_rtmb_writer *w, const rt_memref *ref, rt_err *err)
             return st;
     }
     unsigned char *rec = w->pend + w->npend, *p = rec;
-    /* the register nearest the address; the least recently used when none is near */
-    unsigned best = 0, lru = 0;
-    uint64_t bestdist = UINT64_MAX;
+    /* the register nearest the address (the lowest of equals); the least
+     * recently used when none is near. The eight distances apart, then a
+     * tree of conditional moves (three steps, not a chain of eight): which
+     * register is nearest changes from record to record. */
+    uint64_t dist[8];
     for (unsigned k = 0; k < 8; k++) {
         uint64_t d = ref->addr - w->reg[k];
-        uint64_t dist = (d >> 63) ? 0 - d : d;
-        if (dist < bestdist) {
-            bestdist = dist;
-            best = k;
-        }
-        if (w->used[k] < w->used[lru])
-            lru = k;
+        uint64_t m = 0 - (d >> 63);
+        dist[k] = (d ^ m) - m; /* |d| */
     }
-    if (bestdist >= (1u << 20))
-        best = lru;
+    unsigned a = dist[1] < dist[0], b = 2 + (dist[3] < dist[2]);
+    unsigned c = 4 + (dist[5] < dist[4]), e = 6 + (dist[7] < dist[6]);
+    unsigned ab = dist[b] < dist[a] ? b : a, ce = dist[e] < dist[c] ? e : c;
+    unsigned best = dist[ce] < dist[ab] ? ce : ab;
+    uint64_t bestdist = dist[best];
+    if (bestdist >= (1u << 20)) {
+        best = 0;
+        for (unsigned k = 1; k < 8; k++)
+            if (w->used[k] < w->used[best])
+                best = k;
+    }
     unsigned tag = (unsigned)ref->kind | best << 4;
     if (ref->size != w->size)
         tag |= 8;

@@ -14,6 +14,14 @@
 --                 victim = function(set, now) return way end }
 -- Ways count from 1; `set.state` is a table for the policy's own data;
 -- `set.index` is the set number (from 0) and `set.ways` the associativity.
+-- With `recency = true` (or "last") the engine records each way's last
+-- reference and hands it to victim as `set.last[w]` (the clock, 0 for an empty
+-- way); "loaded" gives `set.loaded[w]`, the clock at the way's load, and "both"
+-- gives both. A policy that orders lines by them needs no hit hook, and is
+-- then called on misses in full sets only (hits stay in C). In a hierarchy,
+-- `stack = "last"` orders each set as Dinero IV orders LRU's (by last
+-- reference: the order in which a whole-cache copy-back writes lines out);
+-- the default is by load, as for Dinero's other policies.
 local core = require "retrace.core"
 local formats = require "retrace.formats"
 
@@ -30,7 +38,14 @@ function M.policy(t)
   if type(t.victim) ~= "function" then
     error("cache.policy " .. t.name .. ": a victim function is required", 2)
   end
-  local p = { name = t.name }
+  local r = t.recency
+  if not (r == nil or type(r) == "boolean" or r == "last" or r == "loaded" or r == "both") then
+    error("cache.policy " .. t.name .. ': recency must be true, "last", "loaded" or "both"', 2)
+  end
+  if not (t.stack == nil or t.stack == "last" or t.stack == "loaded") then
+    error("cache.policy " .. t.name .. ': stack must be "last" or "loaded"', 2)
+  end
+  local p = { name = t.name, recency = t.recency, stack = t.stack }
   for _, h in ipairs(HOOKS) do
     if t[h] ~= nil and type(t[h]) ~= "function" then
       error("cache.policy " .. t.name .. ": " .. h .. " must be a function", 2)

@@ -2,7 +2,8 @@
  * of rt_memtrace_fast.c) against the record-by-record readers (rt_X_next),
  * on random din, xdin and lackey traces of a few MiB with odd and malformed
  * lines among plain ones: the same references, the same errors at the same
- * lines. Then rt_lackey_parse_block against rt_lackey_parse_line, and the
+ * lines (for din, rt_memtrace_read_lines's loads and stores among them).
+ * Then rt_lackey_parse_block against rt_lackey_parse_line, and the
  * capture's conversion of a lackey log (from a stand-in for valgrind that
  * prints a file) against a line-by-line model of it. */
 #include <setjmp.h>
@@ -105,6 +106,8 @@ static void din_line(text *t)
         static const char *const bad[] = {"5 20", "r 20", "1", "0 12g4", "0 11112222333344445", "0\t", "00 4",
                                           "0 -1", "\x01\xff 10"};
         put(t, "%s\n", bad[pick(9)]);
+    } else if (what < 100) { /* the plain shape, as Dinero IV's tools write it */
+        put(t, "%u %llx\n", pick(8) ? pick(2) : pick(5), (unsigned long long)(rnd() >> (4 * pick(16))));
     } else {
         put(t, "%s%u%s", blanks(1), pick(5), blanks(0));
         put_hex(t, rnd());
@@ -200,8 +203,10 @@ static text random_trace(int fmt, size_t lines)
 
 /* Read the whole of path as fmt both ways and compare every reference and
  * every error message (the reading goes on after an error, as both allow).
+ * In lines_mode the batches are small and rt_memtrace_read_lines takes most
+ * turns (din's loads and stores; nothing for the other formats).
  * Returns the errors seen. */
-static size_t compare_readers(const char *path, int fmt, size_t *refs_out)
+static size_t compare_readers(const char *path, int fmt, int lines_mode, size_t *refs_out)
 {
     rt_err e1, e2;
     rt_memtrace *one = rt_memtrace_open(path, fmt, &e1);
@@ -210,11 +215,32 @@ static size_t compare_readers(const char *path, int fmt, size_t *refs_out)
     assert_non_null(many);
     static const size_t caps[] = {1, 2, 3, 7, 100, 4096};
     static rt_memref b[4096];
-    size_t refs = 0, errors = 0;
+    size_t refs = 0, errors = 0, lines_refs = 0;
+    static uint64_t la[4096];
+    static uint8_t lw[4096];
+    size_t none = 1; /* lines under 4 bytes: din's 4-byte references may span two */
+    assert_int_equal(rt_memtrace_read_lines(many, 1, la, lw, 10, &none), RT_EINVAL);
+    assert_int_equal(none, 0);
     for (;;) {
         size_t n = 0;
-        int st = rt_memtrace_read(many, b, caps[pick(6)], &n, &e2);
         rt_memref r;
+        /* now and then the lines path first (din: its loads and stores as addresses) */
+        int lines_turn = lines_mode && pick(4);
+        if (lines_turn && rt_memtrace_read_lines(many, 2 + pick(6), la, lw, caps[pick(6)], &n) == RT_OK) {
+            for (size_t i = 0; i < n; i++) {
+                assert_int_equal(rt_memtrace_next(one, &r, &e1), RT_OK);
+                if (la[i] != r.addr || lw[i] != r.kind || r.size != 4)
+                    fail_msg("din reference %zu: lines path %u %llx, line reader %d %llx %llu", refs + i,
+                             lw[i], (unsigned long long)la[i], r.kind, (unsigned long long)r.addr,
+                             (unsigned long long)r.size);
+            }
+            refs += n;
+            lines_refs += n;
+            if (n)
+                continue;
+        }
+        /* in lines mode short general batches, so the two paths take turns */
+        int st = rt_memtrace_read(many, b, caps[pick(lines_mode ? 4 : 6)], &n, &e2);
         for (size_t i = 0; i < n; i++) {
             assert_int_equal(rt_memtrace_next(one, &r, &e1), RT_OK);
             if (b[i].addr != r.addr || b[i].size != r.size || b[i].kind != r.kind)
@@ -236,6 +262,10 @@ static size_t compare_readers(const char *path, int fmt, size_t *refs_out)
     }
     rt_memtrace_free(one);
     rt_memtrace_free(many);
+    if (fmt == RT_MEMFMT_DIN && lines_mode)
+        assert_true(lines_refs > refs / 4); /* the lines path took its share */
+    else
+        assert_int_equal(lines_refs, 0); /* the others have none */
     *refs_out = refs;
     return errors;
 }
@@ -247,7 +277,7 @@ static void check_format(int fmt, uint64_t s)
         text t = random_trace(fmt, 100000);
         char *p = rt_test_write(t.s, t.n);
         size_t refs;
-        size_t errors = compare_readers(p, fmt, &refs);
+        size_t errors = compare_readers(p, fmt, round, &refs);
         /* the mix must have exercised both paths */
         assert_true(refs > 80000);
         assert_true(errors > 50);

@@ -22,13 +22,7 @@ local function ways(c, n)
   return t
 end
 
-local function lcg(seed)
-  local x = seed
-  return function(n)
-    x = (x * 1103515245 + 12345) % 2147483648
-    return (x >> 16) % n
-  end
-end
+local lcg = h.lcg
 
 -- a din file of n references: one in every `wr` a store, addresses k * step for k < nlines
 local function random_din(seed, n, wr, nlines, step)

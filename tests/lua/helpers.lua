@@ -129,4 +129,13 @@ function M.mpirun(n, ...)
   return code, o, e
 end
 
+--- A small seeded generator for random tests: lcg(seed)(n) -> an integer in [0, n).
+function M.lcg(seed)
+  local x = seed
+  return function(n)
+    x = (x * 1103515245 + 12345) % 2147483648
+    return (x >> 16) % n
+  end
+end
+
 return M

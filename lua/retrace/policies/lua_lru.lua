@@ -1,19 +1,19 @@
 --- LRU written in Lua: the same choices as the built-in "lru" (least recently
--- referenced, a fill counting as a reference, ties to the lowest way).
+-- referenced, a fill counting as a reference, ties to the lowest way). The
+-- engine keeps the time of each way's last reference (recency), so the policy
+-- is asked only for a victim, on a miss in a full set.
 local cache = require "retrace.cache"
-
-local function touch(set, way, now)
-  set.state[way] = now
-end
 
 return cache.policy{
   name = "lua_lru",
-  hit = touch,
-  fill = touch,
-  victim = function(set, now)
-    local st, best, t = set.state, 1, set.state[1]
+  recency = true,
+  stack = "last", -- a hierarchy's copy-back order: LRU's
+  victim = function(set)
+    local last, best = set.last, 1
+    local t = last[1]
     for w = 2, set.ways do
-      if st[w] < t then best, t = w, st[w] end
+      local v = last[w]
+      if v < t then best, t = w, v end
     end
     return best
   end,

@@ -1,20 +1,18 @@
 --- MRU: evict the most recently referenced line (good for loops over data
 -- larger than the cache, where LRU evicts exactly the line needed next).
--- Ties to the lowest way.
+-- Ties to the lowest way. The engine records each way's last reference
+-- (recency), so the policy is asked only for victims.
 local cache = require "retrace.cache"
-
-local function touch(set, way, now)
-  set.state[way] = now
-end
 
 return cache.policy{
   name = "mru",
-  hit = touch,
-  fill = touch,
-  victim = function(set, now)
-    local st, best, t = set.state, 1, set.state[1]
+  recency = true,
+  victim = function(set)
+    local last, best = set.last, 1
+    local t = last[1]
     for w = 2, set.ways do
-      if st[w] > t then best, t = w, st[w] end
+      local v = last[w]
+      if v > t then best, t = w, v end
     end
     return best
   end,

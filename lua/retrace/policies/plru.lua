@@ -1,32 +1,28 @@
---- Tree pseudo-LRU: a binary tree of W-1 bits per set (W a power of two). Each
--- reference sets the bits on its path to point away from it; the victim is
--- found by following the bits from the root. Node k has children 2k and 2k+1;
--- leaves W..2W-1 are ways 1..W. A bit of 0 points left, 1 points right.
+--- Tree pseudo-LRU (W a power of two): a binary tree over the ways whose every
+-- node points away from the half that was referenced last; the victim is
+-- found by following the pointers from the root. A node's pointer is set by
+-- the last reference passing through it, that is the latest reference among
+-- its ways, so the policy reads it from the engine's record of each way's
+-- last reference (recency) and needs no call per hit. The same choices as the
+-- hierarchy's built-in "plru" (Dinero IV's -lN-Trepl p).
 local cache = require "retrace.cache"
-
-local function touch(set, way, now)
-  local bits = set.state
-  local node = set.ways + way - 1
-  while node > 1 do
-    local parent = node // 2
-    -- point away from the child we came from
-    bits[parent] = (node % 2 == 0) and 1 or 0
-    node = parent
-  end
-end
 
 return cache.policy{
   name = "plru",
-  init = function(set)
-    for k = 1, set.ways - 1 do set.state[k] = 0 end
-  end,
-  hit = touch,
-  fill = touch,
-  victim = function(set, now)
-    local bits, node = set.state, 1
-    while node < set.ways do
-      node = 2 * node + (bits[node] or 0)
+  recency = true,
+  victim = function(set)
+    local last, lo, hi = set.last, 1, set.ways + 1
+    while hi - lo > 1 do
+      local mid = (lo + hi) // 2
+      local left, right = 0, 0
+      for w = lo, mid - 1 do
+        if last[w] > left then left = last[w] end
+      end
+      for w = mid, hi - 1 do
+        if last[w] > right then right = last[w] end
+      end
+      if left > right then lo = mid else hi = mid end -- away from the latest
     end
-    return node - set.ways + 1
+    return lo
   end,
 }
