@@ -6,6 +6,8 @@
  *
  *   build/bench/viewer_index [EVENTS [LOCATIONS]]   (default 10^7 events, 4096 locations;
  *                                                    a tenth of the events first)
+ *   build/bench/viewer_index --build|--serve DIR    one step on an archive kept by
+ *                                                    RETRACE_BENCH_KEEP=1 (DIR/run.otf2)
  *
  * The archive (written with the OTF2 library into /tmp) is an MPI-like run:
  * every location, each step, enters "main"-nested "solve", computes in
@@ -314,6 +316,11 @@ static void in_child(void (*f)(const char *, long), const char *dir, long n)
 
 int main(int argc, char **argv)
 {
+    /* one step on an archive kept with RETRACE_BENCH_KEEP=1 (for profiling) */
+    if (argc == 3 && (strcmp(argv[1], "--build") == 0 || strcmp(argv[1], "--serve") == 0)) {
+        (argv[1][2] == 'b' ? build_step : serve_step)(argv[2], 0);
+        return 0;
+    }
     long n = argc > 1 ? atol(argv[1]) : 10000000L;
     if (argc > 2)
         nproc = atoi(argv[2]);

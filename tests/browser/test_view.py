@@ -340,6 +340,95 @@ finally:
     shutil.rmtree(tmp, ignore_errors=True)
 
 check(server.returncode == 0, "the server stops cleanly on SIGTERM")
+
+
+# ---- a raster: more events than an exact view holds (PICL mpicl-10: 120 444 events on 10 processors) ----
+def quantize(shares):
+    """The server's state byte as shares in fifteenths (rt_server.c state_code)."""
+    tot = sum(shares)
+    qi, qb = int(15.0 * shares[0] / tot + 0.5), int(15.0 * shares[2] / tot + 0.5)
+    if qi + qb > 15:
+        if qi >= qb:
+            qi -= 1
+        else:
+            qb -= 1
+    return (qi, 15 - qi - qb, qb)
+
+
+RASTER_TRACE = os.path.join(SHARED, "picl/mpicl-10.trf")
+if os.path.exists(RASTER_TRACE):
+    tmp = tempfile.mkdtemp(prefix="retrace-view-test-")
+    server = subprocess.Popen([RETRACE, "view", RASTER_TRACE, "--port", "0", "--index",
+                               os.path.join(tmp, "mpicl.rtidx")], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    url = server.stdout.readline().strip()
+    try:
+        opts = Options()
+        for o in ["--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1280,900",
+                  "--force-device-scale-factor=1"]:
+            opts.add_argument(o)
+        d = webdriver.Chrome(service=Service(DRIVER), options=opts)
+        try:
+            d.get(url)
+            for _ in range(200):
+                x = d.execute_script("return window.viewer ? viewer.data() : null")
+                if x and x["ready"]:
+                    break
+                time.sleep(0.05)
+            a = x["answer"]
+            unit = x["meta"]["unit"]
+            check(x["ready"] and a["mode"] == "raster" and a["from_events"] and a["cols"] == round(x["plot"]["w"]),
+                  "the whole run is a binary raster drawn from the events, a column a pixel (%s x %s)" %
+                  (a["rows"], a["cols"]))
+            d.save_screenshot(os.path.join(GALLERY, "view_7-raster.png"))
+            ok_cells = ok_pix = n = 0
+            cols = d.execute_script("return viewer.stateColors")
+            cols = [tuple(int(c[i:i + 2], 16) for i in (1, 3, 5)) for c in cols]
+            plot = x["plot"]
+            span = (a["t1"] - a["t0"]) / a["cols"]
+            for row in (a["rows"] // 5, a["rows"] // 2, a["rows"] - 3):
+                grp = x["rows"][row]
+                for col in (a["cols"] // 7, a["cols"] // 3, a["cols"] // 2, 5 * a["cols"] // 6):
+                    t0 = a["t0"] + col * span
+                    out = subprocess.run([RETRACE, "stats", "--json", "--from", repr(t0 / unit), "--to",
+                                          repr((t0 + span) / unit), RASTER_TRACE], capture_output=True, text=True,
+                                         check=True).stdout
+                    procs = json.loads(out)["processors"][grp["p0"]:grp["p1"]]
+                    ref = [sum(p[k] for p in procs) for k in ("idle", "overhead", "busy")]
+                    cell = d.execute_script("return viewer.cell(arguments[0], arguments[1])", row, col)
+                    n += 1
+                    if sum(ref) <= 0:
+                        good = cell["shares"] is None
+                        want = (255, 255, 255)
+                    else:
+                        q = quantize(ref)
+                        good = cell["shares"] is not None and \
+                            all(abs(cell["shares"][k] * 15 - q[k]) <= 1.01 for k in range(3))
+                        want = tuple(sum(q[k] / 15 * cols[k][j] for k in range(3)) for j in range(3))
+                    if not good:
+                        print("  cell", row, col, "page", cell, "stats", ref)
+                    ok_cells += good
+                    px = int(plot["x"] + (col + 0.5) * plot["w"] / a["cols"])
+                    py = int(plot["y"] + (row + 0.5) * plot["h"] / a["rows"])
+                    rgb = d.execute_script("var c=document.getElementById('plot').getContext('2d');"
+                                           "return Array.from(c.getImageData(arguments[0],arguments[1],1,1).data)", px, py)
+                    good = all(abs(rgb[j] - want[j]) <= 3 + 255 / 15 for j in range(3))
+                    if not good:
+                        print("  pixel", px, py, rgb, "want", want)
+                    ok_pix += good
+            check(ok_cells == n, "raster cells' state shares = retrace stats on the cell's time and processors (%d/%d)" %
+                  (ok_cells, n))
+            check(ok_pix == n, "the pixels drawn there have the colour of those shares (%d/%d)" % (ok_pix, n))
+        finally:
+            d.quit()
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            server.kill()
+        shutil.rmtree(tmp, ignore_errors=True)
+else:
+    print("note: %s absent, the raster check is left out" % RASTER_TRACE)
 if failures:
     print("%d failed" % len(failures))
     sys.exit(1)

@@ -13,10 +13,14 @@
   function $(id) { return document.getElementById(id); }
   function api(path, args) {
     const q = Object.entries(args || {}).map(([k, v]) => k + "=" + encodeURIComponent(v)).join("&");
-    return fetch("api/" + path + (q ? "?" + q : "")).then(r => r.json().then(j => {
-      if (!r.ok) throw new Error(j.error || r.statusText);
-      return j;
-    }));
+    return fetch("api/" + path + (q ? "?" + q : "")).then(r => {
+      if (r.ok && (r.headers.get("Content-Type") || "").startsWith("application/octet-stream"))
+        return r.arrayBuffer().then(parseRaster);
+      return r.json().then(j => {
+        if (!r.ok) throw new Error(j.error || r.statusText);
+        return j;
+      });
+    });
   }
   function secs(t) { return (t - meta.tmin) / meta.unit; }
   function fmtTime(s) {
@@ -169,39 +173,52 @@
     ctx.restore();
     drawDensity(r, null);
   }
-  function decode(b64) {
-    const s = atob(b64), out = new Uint8Array(s.length);
-    for (let i = 0; i < s.length; i++) out[i] = s.charCodeAt(i);
-    return out;
+  // A binary raster answer (see core/server/rt_server.c): header, messages per column, a state
+  // byte per cell (0 none, else 1 + 16 * idle + busy in fifteenths), a region per cell (+1, 0 none).
+  function parseRaster(buf) {
+    const dv = new DataView(buf);
+    if (buf.byteLength < 40 || dv.getUint32(0, true) !== 0x41525452 || dv.getUint8(4) !== 1)
+      throw new Error("not a raster answer");
+    const rb = dv.getUint8(5), rows = dv.getUint32(8, true), cols = dv.getUint32(12, true), n = rows * cols;
+    let off = 40;
+    const msgs = new Uint32Array(buf.slice(off, off + 4 * cols));
+    off += 4 * cols;
+    const state = new Uint8Array(buf, off, n);
+    off += (n + 3) & ~3;
+    const region = rb === 1 ? new Uint8Array(buf, off, n) : new Uint16Array(buf.slice(off, off + 2 * n));
+    return { mode: "raster", rows: rows, cols: cols, p0: dv.getUint32(16, true), p1: dv.getUint32(20, true),
+      t0: dv.getFloat64(24, true), t1: dv.getFloat64(32, true), from_events: (dv.getUint8(6) & 1) === 1,
+      state: state, region: region, msgs: msgs };
+  }
+  // The shares of idle, overhead and busy a state byte stands for (null: no time).
+  function stateShares(code) {
+    if (!code || code > 241) return null;
+    const i = (code - 1) >> 4, b = (code - 1) & 15;
+    return i + b > 15 ? null : [i / 15, (15 - i - b) / 15, b / 15];
+  }
+  const STATE_LUT = [];
+  for (let code = 0; code < 256; code++) {
+    const f = stateShares(code);
+    STATE_LUT.push(f && [0, 1, 2].map(j => Math.round(f[0] * STATE_RGB[0][j] + f[1] * STATE_RGB[1][j] + f[2] * STATE_RGB[2][j])));
   }
   function drawRaster(r, a) {
     drawn.rows = makeRows(a.p0, a.p1, a.rows);
     drawn.messages = [];
-    const cells = decode(a.cells), img = ctx.createImageData(a.cols, a.rows), d = img.data;
-    const dens = new Float64Array(a.cols);
+    const img = ctx.createImageData(a.cols, a.rows), d = img.data;
     for (let i = 0; i < a.rows * a.cols; i++) {
-      const c = cells.subarray(6 * i, 6 * i + 6), tot = c[0] + c[1] + c[2];
-      dens[i % a.cols] += c[5];
-      let rgb = null;
-      if (tot > 0) {
-        if (by === "state") {
-          rgb = [0, 0, 0];
-          for (let k = 0; k < 3; k++) for (let j = 0; j < 3; j++) rgb[j] += STATE_RGB[k][j] * c[k] / tot;
-        } else {
-          const top = c[3] | (c[4] << 8);
-          rgb = top ? regionRgb(top - 1) : [200, 200, 200];
-        }
-      }
+      let rgb = STATE_LUT[a.state[i]];
+      if (rgb && by === "region") rgb = a.region[i] ? regionRgb(a.region[i] - 1) : [200, 200, 200];
       const o = 4 * i;
-      if (rgb) { d[o] = rgb[0]; d[o + 1] = rgb[1]; d[o + 2] = rgb[2]; d[o + 3] = 255; }
-      else { d[o] = d[o + 1] = d[o + 2] = 255; d[o + 3] = 255; }
+      if (rgb) { d[o] = rgb[0]; d[o + 1] = rgb[1]; d[o + 2] = rgb[2]; }
+      else d[o] = d[o + 1] = d[o + 2] = 255;
+      d[o + 3] = 255;
     }
     const off = document.createElement("canvas");
     off.width = a.cols; off.height = a.rows;
     off.getContext("2d").putImageData(img, 0, 0);
     ctx.imageSmoothingEnabled = false;
     ctx.drawImage(off, r.x, r.y, r.w, r.h);
-    drawDensity(r, dens);
+    drawDensity(r, a.msgs);
   }
   // Message density under the timeline: darker where more messages are sent.
   function drawDensity(r, dens) {
@@ -451,9 +468,13 @@
   // What the page shows, for tests and scripts: the view, where it drew, rows, and the panels' numbers.
   window.viewer = {
     data: () => ({ view: view, plot: drawn.plot, rows: drawn.rows, mode: answer && answer.mode,
-      answer: answer, stats: stats, selected: selected, hit: hit, by: by, meta: meta, pending: pending,
+      answer: answer && (answer.mode === "exact" ? answer : { mode: answer.mode, rows: answer.rows, cols: answer.cols,
+        p0: answer.p0, p1: answer.p1, t0: answer.t0, t1: answer.t1, from_events: answer.from_events }), stats: stats, selected: selected, hit: hit, by: by, meta: meta, pending: pending,
       ready: !!answer && !pending && !!stats && stats.t0 === view.t0 && stats.t1 === view.t1 &&
         stats.p0 === view.p0 && stats.p1 === view.p1 }),
+    // a raster cell as received: the shares of idle, overhead and busy (null: no time), the function (-1 none)
+    cell: (row, col) => answer && answer.mode === "raster" ? { shares: stateShares(answer.state[row * answer.cols + col]),
+      region: answer.region[row * answer.cols + col] - 1 } : null,
     xOf: xOf, tOf: tOf, setView: v => setView(v, true), stateColors: STATE_COLORS,
   };
 
