@@ -61,13 +61,12 @@ typedef struct ix_dirent {
     uint32_t len, pad;
 } ix_dirent;
 
-/* A summary cell as stored: times as shares of the column's width out of 65535. */
+/* A summary cell as stored (12 bytes): times as shares of the column's width out of 65535. */
 typedef struct ix_dcell {
     uint16_t st[3];           /* idle, overhead, busy */
     uint16_t toptime;         /* the top region's time */
-    int32_t top;              /* dense region number, -1 none */
+    uint16_t top;             /* dense region number + 1; 0 none (or a region numbered past 65534) */
     uint16_t nmsg;            /* messages sent (saturated) */
-    uint16_t pad;
 } ix_dcell;
 
 static uint16_t share16(double t, double w)
@@ -80,10 +79,10 @@ static void pack_cell(ix_dcell *d, const rt_ix_cell *c, double w)
 {
     for (int k = 0; k < 3; k++)
         d->st[k] = share16(c->st[k], w);
-    d->toptime = share16(c->toptime, w);
-    d->top = c->top;
+    int top = c->top >= 0 && c->top < 65535 ? c->top + 1 : 0;
+    d->toptime = top ? share16(c->toptime, w) : 0;
+    d->top = (uint16_t)top;
     d->nmsg = (uint16_t)(c->nmsg > 65535 ? 65535 : c->nmsg);
-    d->pad = 0;
 }
 
 static void unpack_cell(rt_ix_cell *c, const ix_dcell *d, double w)
@@ -91,7 +90,7 @@ static void unpack_cell(rt_ix_cell *c, const ix_dcell *d, double w)
     for (int k = 0; k < 3; k++)
         c->st[k] = (float)(d->st[k] * w / 65535.0);
     c->toptime = (float)(d->toptime * w / 65535.0);
-    c->top = d->top;
+    c->top = (int32_t)d->top - 1;
     c->nmsg = d->nmsg;
 }
 
@@ -340,7 +339,7 @@ static int stack_leave(ix_stack *s, int region, int64_t t, int proc,
 /* ---- the build ---- */
 
 /* Columns of the finest summary level are at most this many cells in all. */
-#define IX_CELL_BUDGET (1u << 22)
+#define IX_CELL_BUDGET (1u << 20)
 /* The finest level kept has at least this many events per column on average. */
 #define IX_EVENTS_PER_COLUMN 128
 #define IX_SCRATCH 8

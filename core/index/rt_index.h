@@ -37,7 +37,7 @@
 
 #include "rt_error.h"
 
-#define RT_INDEX_VERSION 1
+#define RT_INDEX_VERSION 2
 /* Bytes a processor's event block grows to before it is written. */
 #define RT_INDEX_BLOCK 4096
 
