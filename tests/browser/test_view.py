@@ -75,7 +75,7 @@ def reference():
     clock = subprocess.run(["otf2-print", "-G", TRACE], capture_output=True, text=True, check=True).stdout
     m = re.search(r"Ticks per Seconds: (\d+), Global Offset: (\d+)", clock)
     unit, offset = int(m.group(1)), int(m.group(2))
-    stacks, intervals, sends, recvs = {}, [], [], []
+    stacks, intervals, sends, recvs, tags = {}, [], [], [], {}
     for line in out.splitlines():
         f = line.split()
         if len(f) < 3 or not f[1].isdigit():
@@ -90,7 +90,7 @@ def reference():
         elif kind == "MPI_SEND":
             peer = int(re.search(r"Receiver: (\d+)", line).group(1))
             size = int(re.search(r"Length: (\d+)", line).group(1))
-            sends.append((loc, peer, t, size))
+            sends.append((loc, peer, t, size, int(re.search(r"Tag: (\d+)", line).group(1))))
         elif kind == "MPI_RECV":
             peer = int(re.search(r"Sender: (\d+)", line).group(1))
             size = int(re.search(r"Length: (\d+)", line).group(1))
@@ -99,12 +99,13 @@ def reference():
     msgs = []
     for (s, r, tr, size) in recvs:
         k = next(i for i, x in enumerate(sends) if x[0] == s and x[1] == r)
-        ts = sends.pop(k)[2]
-        msgs.append((s, r, ts, tr, size))
-    return unit, sorted(intervals), sorted(msgs)
+        snd = sends.pop(k)
+        msgs.append((s, r, snd[2], tr, size))
+        tags[(s, r, snd[2], tr)] = snd[4]
+    return unit, sorted(intervals), sorted(msgs), tags
 
 
-UNIT, REF_INTERVALS, REF_MESSAGES = reference()
+UNIT, REF_INTERVALS, REF_MESSAGES, REF_TAGS = reference()
 
 tmp = tempfile.mkdtemp(prefix="retrace-view-test-")
 index = os.path.join(tmp, "pingpong.rtidx")
@@ -329,6 +330,47 @@ try:
         y = wait_ready("bookmark")
         check(y["view"] == x["view"] and y["by"] == "region", "the bookmarked URL opens the same view, by function")
         d.save_screenshot(os.path.join(GALLERY, "view_6-by-function.png"))
+
+        # filters: hide MPI_Recv (its caller shows through where it ran) and the messages of tag 10
+        def pixel(px, py):
+            return d.execute_script("var c=document.getElementById('plot').getContext('2d');"
+                                    "return Array.from(c.getImageData(arguments[0],arguments[1],1,1).data).slice(0,3)",
+                                    px, py)
+
+        def near(a, b):
+            return all(abs(a[i] - b[i]) <= 2 for i in range(3))
+
+        recv = names.index("MPI_Recv")
+        parent = max((iv for iv in REF_INTERVALS if iv[0] == first[0] and iv[4] == first[4] - 1 and
+                      iv[1] <= first[1] and first[2] <= iv[2]), key=lambda iv: iv[4])
+        tm = (first[1] + first[2]) / 2
+        px = int(d.execute_script("return viewer.xOf(arguments[0])", tm))
+        rh = y["plot"]["h"] / len(y["rows"])
+        py = int(y["plot"]["y"] + (first[0] - y["view"]["p0"]) * rh + rh - 3)
+        c_recv = d.execute_script("return viewer.regionRgb(arguments[0])", recv)
+        c_parent = d.execute_script("return viewer.regionRgb(arguments[0])", names.index(parent[3]))
+        check(near(pixel(px, py), c_recv), "by function, MPI_Recv's pixel has MPI_Recv's colour")
+        d.find_element("css selector", "input.filter[data-kind=f][data-v='%d']" % recv).click()
+        time.sleep(0.2)
+        check(near(pixel(px, py), c_parent), "MPI_Recv hidden: its pixel shows its caller %s (otf2-print)" % parent[3])
+        z = data()
+        check(z["hidden"]["functions"] == [recv] and "hidef=%d" % recv in d.current_url,
+              "the hidden function is in the data and the bookmark")
+        before = z["messages"]
+        tag_box = d.find_element("css selector", "input.filter[data-kind=t][data-v='10']")
+        tag_box.click()
+        time.sleep(0.2)
+        after = data()["messages"]
+        kept = [m for m in before if REF_TAGS.get(tuple(m[:4])) != 10]
+        check(len(before) > len(after) > 0 and sorted(map(tuple, after)) == sorted(map(tuple, kept)) and
+              all(REF_TAGS.get(tuple(m[:4])) == 20 for m in after),
+              "tag 10 hidden: the message lines left are those of tag 20 in otf2-print (%d of %d)" %
+              (len(after), len(before)))
+        d.save_screenshot(os.path.join(GALLERY, "view_8-filters.png"))
+        d.refresh()
+        z = wait_ready("bookmark with filters")
+        check(z["hidden"] == {"functions": [recv], "tags": [10]} and len(z["messages"]) == len(after),
+              "the bookmark keeps the filters")
     finally:
         d.quit()
 finally:

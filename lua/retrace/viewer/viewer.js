@@ -9,6 +9,8 @@
   const ctx = cv.getContext("2d");
   let meta = null, view = null, answer = null, stats = null, history = [], by = "state";
   let drawn = { plot: null, rows: [], messages: [] }, selected = null, hit = null, pending = 0, lastSearch = null;
+  // Filters: functions (dense region numbers) and message tags hidden from the timeline.
+  const hiddenRegions = new Set(), hiddenTags = new Set();
 
   function $(id) { return document.getElementById(id); }
   function api(path, args) {
@@ -66,13 +68,18 @@
     return { t0: t0, t1: t0 + w, p0: p0, p1: p1 };
   }
   function writeHash() {
-    const h = "t0=" + view.t0 + "&t1=" + view.t1 + "&p0=" + view.p0 + "&p1=" + view.p1 + "&by=" + by;
+    let h = "t0=" + view.t0 + "&t1=" + view.t1 + "&p0=" + view.p0 + "&p1=" + view.p1 + "&by=" + by;
+    if (hiddenRegions.size) h += "&hidef=" + [...hiddenRegions].sort((a, b) => a - b).join(",");
+    if (hiddenTags.size) h += "&hidet=" + [...hiddenTags].sort((a, b) => a - b).join(",");
     window.history.replaceState(null, "", "#" + h);
   }
   function readHash() {
     const o = {};
     location.hash.replace(/^#/, "").split("&").forEach(kv => { const [k, v] = kv.split("="); if (k) o[k] = v; });
     if (o.by === "region" || o.by === "state") by = o.by;
+    hiddenRegions.clear(); hiddenTags.clear();
+    (o.hidef || "").split(",").forEach(x => { if (x !== "" && isFinite(Number(x))) hiddenRegions.add(Number(x)); });
+    (o.hidet || "").split(",").forEach(x => { if (x !== "" && isFinite(Number(x))) hiddenTags.add(Number(x)); });
     if (["t0", "t1", "p0", "p1"].every(k => o[k] !== undefined && isFinite(Number(o[k]))))
       return { t0: Number(o.t0), t1: Number(o.t1), p0: Number(o.p0), p1: Number(o.p1) };
     return null;
@@ -148,6 +155,7 @@
     list.sort((x, y) => x[4] - y[4]);
     // the time outside every region, from each processor's first to last interval, in the outside state
     for (const [p, t0, t1, reg, depth] of list) {
+      if (hiddenRegions.has(reg)) continue; // hidden: what encloses it shows through
       const x0 = Math.max(xOf(t0), r.x), x1 = Math.min(xOf(t1), r.x + r.w);
       if (x1 < r.x || x0 > r.x + r.w) continue;
       const st = meta.regions[reg].state;
@@ -163,7 +171,7 @@
     ctx.strokeStyle = "rgba(0,0,0,0.75)"; ctx.lineWidth = 1;
     for (let k = 0; k + 5 < m.length; k += 6) {
       const [src, dst, ts, tr, bytes, tag] = m.slice(k, k + 6);
-      if (ts < 0) continue;
+      if (ts < 0 || hiddenTags.has(tag)) continue;
       const ys = r.y + (Math.min(Math.max(src, a.p0 - 0.5), a.p1 - 0.5) - a.p0 + 0.5) * rh;
       const yr = r.y + (Math.min(Math.max(dst, a.p0 - 0.5), a.p1 - 0.5) - a.p0 + 0.5) * rh;
       const msg = { src, dst, ts, tr, bytes, tag, x0: xOf(ts), y0: ys, x1: xOf(tr), y1: yr };
@@ -207,7 +215,8 @@
     const img = ctx.createImageData(a.cols, a.rows), d = img.data;
     for (let i = 0; i < a.rows * a.cols; i++) {
       let rgb = STATE_LUT[a.state[i]];
-      if (rgb && by === "region") rgb = a.region[i] ? regionRgb(a.region[i] - 1) : [200, 200, 200];
+      if (rgb && by === "region")
+        rgb = a.region[i] && !hiddenRegions.has(a.region[i] - 1) ? regionRgb(a.region[i] - 1) : [200, 200, 200];
       const o = 4 * i;
       if (rgb) { d[o] = rgb[0]; d[o + 1] = rgb[1]; d[o + 2] = rgb[2]; }
       else d[o] = d[o + 1] = d[o + 2] = 255;
@@ -291,18 +300,30 @@
     return "<table><tr>" + head.map(h => "<th>" + h + "</th>").join("") + "</tr>" +
       rows.map(r => "<tr>" + r.map(c => "<td>" + c + "</td>").join("") + "</tr>").join("") + "</table>";
   }
+  function checkbox(kind, v, on) {
+    return "<input type=checkbox class=filter data-kind=" + kind + " data-v=" + v + (on ? " checked" : "") + ">";
+  }
+  // A filter box ticked or cleared: the timeline redrawn without (or with) that function or tag.
+  document.addEventListener("change", e => {
+    const t = e.target;
+    if (!t.classList || !t.classList.contains("filter")) return;
+    const set = t.dataset.kind === "f" ? hiddenRegions : hiddenTags, v = Number(t.dataset.v);
+    if (t.checked) set.delete(v); else set.add(v);
+    writeHash();
+    draw();
+  });
   function esc(s) { return String(s).replace(/[&<>"]/g, c => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]); }
   function showStats(s) {
     const f = s.functions.slice().sort((a, b) => b.exclusive - a.exclusive);
-    $("functions").innerHTML = table(["function", "calls", "exclusive", "inclusive"], f.slice(0, 200).map(x =>
+    $("functions").innerHTML = table(["function", "calls", "exclusive", "inclusive", "shown"], f.slice(0, 200).map(x =>
       ["<span class=sw style='background:" + regionColor(x.region) + "'></span>" + esc(x.name), x.calls,
-        fmtTime(x.exclusive), fmtTime(x.inclusive)]));
+        fmtTime(x.exclusive), fmtTime(x.inclusive), checkbox("f", x.region, !hiddenRegions.has(x.region))]));
     const m = s.messages;
     const pairs = m.pairs.slice().sort((a, b) => b.bytes - a.bytes).slice(0, 50);
     const tags = m.tags.slice().sort((a, b) => b.count - a.count).slice(0, 20);
     $("messages").innerHTML = "<p>" + m.count + " messages received, " + m.bytes + " bytes</p>" +
       table(["sender → receiver", "count", "bytes"], pairs.map(p => [p.src + " → " + p.dst, p.count, p.bytes])) +
-      table(["tag", "count", "bytes"], tags.map(t => [t.tag, t.count, t.bytes]));
+      table(["tag", "count", "bytes", "shown"], tags.map(t => [t.tag, t.count, t.bytes, checkbox("t", t.tag, !hiddenTags.has(t.tag))]));
     drawSizes(m.sizes);
     const tot = s.idle + s.overhead + s.busy;
     $("states").innerHTML = table(["state", "time", "share"], STATE_NAMES.map((n, k) => {
@@ -468,6 +489,8 @@
   // What the page shows, for tests and scripts: the view, where it drew, rows, and the panels' numbers.
   window.viewer = {
     data: () => ({ view: view, plot: drawn.plot, rows: drawn.rows, mode: answer && answer.mode,
+      hidden: { functions: [...hiddenRegions], tags: [...hiddenTags] },
+      messages: drawn.messages.map(m => [m.src, m.dst, m.ts, m.tr, m.tag]),
       answer: answer && (answer.mode === "exact" ? answer : { mode: answer.mode, rows: answer.rows, cols: answer.cols,
         p0: answer.p0, p1: answer.p1, t0: answer.t0, t1: answer.t1, from_events: answer.from_events }), stats: stats, selected: selected, hit: hit, by: by, meta: meta, pending: pending,
       ready: !!answer && !pending && !!stats && stats.t0 === view.t0 && stats.t1 === view.t1 &&
@@ -475,7 +498,7 @@
     // a raster cell as received: the shares of idle, overhead and busy (null: no time), the function (-1 none)
     cell: (row, col) => answer && answer.mode === "raster" ? { shares: stateShares(answer.state[row * answer.cols + col]),
       region: answer.region[row * answer.cols + col] - 1 } : null,
-    xOf: xOf, tOf: tOf, setView: v => setView(v, true), stateColors: STATE_COLORS,
+    regionRgb: regionRgb, xOf: xOf, tOf: tOf, setView: v => setView(v, true), stateColors: STATE_COLORS,
   };
 
   api("meta").then(m => {
