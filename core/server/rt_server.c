@@ -456,6 +456,58 @@ static void answer_view(rt_server *s, const kv *a, reply *r)
     r->type = "application/octet-stream";
 }
 
+/* ---- utilization profile ---- */
+
+typedef struct prof_ud {
+    double *st;               /* 3 x cols: ticks per state summed over the processors */
+    int cols;
+} prof_ud;
+
+static int prof_row(void *ud, int row, const rt_ix_cell *cells)
+{
+    prof_ud *p = ud;
+    (void)row;
+    for (int c = 0; c < p->cols; c++)
+        for (int k = 0; k < 3; k++)
+            p->st[3 * c + k] += cells[c].st[k];
+    return 0;
+}
+
+/* How many processors are idle, in overhead and busy, on average in each of w columns (ParaGraph's
+ * utilization count): the time per state summed over the processors, over the column's width. */
+static void answer_profile(rt_server *s, const kv *a, reply *r)
+{
+    int64_t t0, t1, w;
+    int p0, p1;
+    if (window_args(s, a, &t0, &t1, &p0, &p1, r) || arg_int(a, "w", 1, 8192, 0, 0, &w, r))
+        return;
+    prof_ud pu = {calloc((size_t)w * 3, sizeof(double)), (int)w};
+    if (!pu.st)
+        return fail(r, 500, "out of memory");
+    rt_err err;
+    rt_err_clear(&err);
+    int from_events = 0;
+    int rc = rt_index_raster_rows(s->ix, p0, p1, 1, t0, t1, (int)w, prof_row, &pu, &from_events, &err);
+    jw out;
+    if (rc || jw_open(&out)) {
+        free(pu.st);
+        return fail(r, 500, "%s", rc ? err.msg : "out of memory");
+    }
+    double cw = (double)(t1 - t0) / (double)w;
+    fprintf(out.f, "{\"t0\":%lld,\"t1\":%lld,\"p0\":%d,\"p1\":%d,\"cols\":%lld,\"from_events\":%s",
+            (long long)t0, (long long)t1, p0, p1, (long long)w, from_events ? "true" : "false");
+    static const char *const names[3] = {"idle", "overhead", "busy"};
+    for (int k = 0; k < 3; k++) {
+        fprintf(out.f, ",\"%s\":[", names[k]);
+        for (int64_t c = 0; c < w; c++)
+            fprintf(out.f, "%s%.6g", c ? "," : "", pu.st[3 * c + k] / cw);
+        fputc(']', out.f);
+    }
+    fputs("}\n", out.f);
+    free(pu.st);
+    jw_close(&out, r);
+}
+
 /* ---- statistics ---- */
 
 typedef struct pair_ent {
@@ -756,6 +808,8 @@ static void answer(rt_server *s, const char *url, const kv *a, reply *r)
         return answer_view(s, a, r);
     if (strcmp(url, "api/stats") == 0)
         return answer_stats(s, a, r);
+    if (strcmp(url, "api/profile") == 0)
+        return answer_profile(s, a, r);
     if (strcmp(url, "api/search") == 0)
         return answer_search(s, a, r);
     fail(r, 404, "no such page: %.100s", url);

@@ -276,6 +276,39 @@ try:
                 okp = okp and close(p[k], q[k], 1e-6)
         check(okp, "per-processor busy / overhead / idle of the selection = retrace stats")
 
+        # the utilization panel: processors in each state per column (ParaGraph's count) and each
+        # processor's shares, against retrace stats on the column's time; their pixels
+        def upixel(cid, px, py):
+            return d.execute_script("var c=document.getElementById(arguments[0]).getContext('2d');"
+                                    "return Array.from(c.getImageData(arguments[1],arguments[2],1,1).data).slice(0,3)",
+                                    cid, px, py)
+
+        u = x["util"]["count"]
+        names3 = ["idle", "overhead", "busy"]
+        okc = okpix = 0
+        probes = (u["w"] // 4, u["w"] // 2, 3 * u["w"] // 4)
+        for i in probes:
+            ca = v["t0"] + i * (v["t1"] - v["t0"]) / u["w"]
+            cb = ca + (v["t1"] - v["t0"]) / u["w"]
+            sc = stats_cli(ca / UNIT, cb / UNIT)
+            ref = [sum(p[k] for p in sc["processors"]) / ((cb - ca) / UNIT) for k in names3]
+            good = all(abs(u[k][i] - ref[j]) <= 1e-3 * max(1, ref[j]) for j, k in enumerate(names3))
+            if not good:
+                print("  column", i, [u[k][i] for k in names3], "stats", ref)
+            okc += good
+            bottom = next(k for k in (2, 1, 0) if u[names3[k]][i] / u["procs"] * u["h"] >= 2)
+            okpix += upixel("utilcount", int(u["x"] + i), int(u["y"] + u["h"] - 1)) == list(cols[bottom])
+        check(okc == len(probes), "utilization count: processors per state in %d columns = retrace stats" % okc)
+        check(okpix == len(probes), "the count's bottom pixels have the colour of the state at the bottom")
+        b0 = x["util"]["bars"][0]
+        p0s = s["processors"][0]
+        tot = sum(p0s[k] for k in names3)
+        check(all(abs(b0["shares"][j] - p0s[k] / tot) < 1e-6 for j, k in enumerate(names3)),
+              "utilization summary: processor 0's shares = retrace stats")
+        bottom = next(k for k in (2, 1, 0) if b0["shares"][k] * b0["h"] >= 2)
+        check(upixel("utilsum", int(b0["x"] + 1), int(b0["y"] + b0["h"] - 1)) == list(cols[bottom]),
+              "processor 0's bar is drawn with its bottom state's colour")
+
         # undo returns to the wheel-zoomed view
         d.find_element("id", "undo").click()
         x = wait_ready("undo")

@@ -538,6 +538,50 @@ static void check_binary_raster(rt_server *s, rt_index *ix)
     }
 }
 
+/* api/profile: processors per state in each column = the whole range's one-row raster over the column width,
+ * and at every column the three sum to the processors that have begun and not ended (here: all of them). */
+static void check_profile(rt_server *s, rt_index *ix)
+{
+    int np = rt_index_nprocs(ix), w = 16;
+    int64_t t0 = rt_index_tmin(ix), t1 = rt_index_tmax(ix);
+    char args[200];
+    snprintf(args, sizeof args, "w=%d", w);
+    char *body = NULL;
+    size_t len = 0;
+    const char *type = NULL;
+    assert_int_equal(rt_server_answer(s, "api/profile", args, &body, &len, &type), 200);
+    rt_ix_cell *cells = calloc((size_t)w, sizeof *cells);
+    rt_err err;
+    assert_int_equal(rt_index_raster(ix, 0, np, 1, t0, t1, w, cells, NULL, &err), RT_OK);
+    double cw = (double)(t1 - t0) / w;
+    static const char *const names[3] = {"\"idle\":[", "\"overhead\":[", "\"busy\":["};
+    double sum[64] = {0};
+    for (int k = 0; k < 3; k++) {
+        const char *p = strstr(body, names[k]);
+        assert_non_null(p);
+        p += strlen(names[k]);
+        for (int c = 0; c < w; c++) {
+            char *end;
+            double v = strtod(p, &end);
+            assert_true(end != p);
+            if (fabs(v - cells[c].st[k] / cw) > 1e-5 * np)
+                fail_msg("profile column %d state %d: %g, raster %g", c, k, v, cells[c].st[k] / cw);
+            sum[c] += v;
+            p = end + 1;
+        }
+    }
+    for (int c = 1; c < w - 1; c++) /* inner columns: every processor is between its first and last event */
+        if (fabs(sum[c] - np) > 1e-3 * np)
+            fail_msg("profile column %d: %g processors in all, not %d", c, sum[c], np);
+    free(cells);
+    free(body);
+    assert_int_equal(rt_server_answer(s, "api/profile", "t0=5&t1=4&w=3", &body, &len, &type), 400);
+    free(body);
+    assert_int_equal(rt_server_answer(s, "api/profile", "", &body, &len, &type), 400);
+    assert_non_null(strstr(body, "missing argument w"));
+    free(body);
+}
+
 static void test_server_answers(void **state)
 {
     (void)state;
@@ -586,6 +630,7 @@ static void test_server_answers(void **state)
         free(body);
     }
     check_binary_raster(s, ix);
+    check_profile(s, ix);
     rt_server_stop(s);
     rt_index_close(ix);
     unlink(trace);

@@ -287,13 +287,20 @@
     clearTimeout(statsTimer);
     statsTimer = setTimeout(loadStats, 120);
   }
-  let statsSeq = 0;
+  let statsSeq = 0, profile = null, util = null;
+  const UTIL_AXIS = 30;
   function loadStats() {
     const my = ++statsSeq, v = view;
+    api("profile", { t0: v.t0, t1: v.t1, p0: v.p0, p1: v.p1, w: $("utilcount").width - UTIL_AXIS }).then(p => {
+      if (my !== statsSeq) return;
+      profile = p;
+      drawUtil();
+    }).catch(e => { $("info").textContent = "profile: " + e.message; });
     api("stats", { t0: v.t0, t1: v.t1, p0: v.p0, p1: v.p1 }).then(s => {
       if (my !== statsSeq) return;
       stats = s;
       showStats(s);
+      drawUtil();
     }).catch(e => { $("functions").textContent = "error: " + e.message; });
   }
   function table(head, rows) {
@@ -331,6 +338,47 @@
       return ["<span class=sw style='background:" + STATE_COLORS[k] + "'></span>" + n, fmtTime(v),
         tot > 0 ? (100 * v / tot).toFixed(1) + "%" : "-"];
     }));
+  }
+  // Utilization (ParaGraph's count and summary): how many processors are in each state over the view's
+  // time, stacked busy / overhead / idle from the bottom; and each processor's (or group's) shares of the
+  // view's time as a bar, busy at the bottom.
+  function drawUtil() {
+    if (!profile || !stats || profile.t0 !== stats.t0 || profile.t1 !== stats.t1 || profile.p0 !== stats.p0 ||
+        profile.p1 !== stats.p1) return;
+    const order = [2, 1, 0], names = ["idle", "overhead", "busy"];
+    util = { count: null, bars: [] };
+    let c = $("utilcount"), g = c.getContext("2d");
+    g.clearRect(0, 0, c.width, c.height);
+    const n = profile.p1 - profile.p0, ch = { x: UTIL_AXIS, y: 4, w: profile.cols, h: c.height - 8 };
+    g.fillStyle = "#333"; g.font = "9px sans-serif"; g.textAlign = "right";
+    g.fillText(String(n), UTIL_AXIS - 3, ch.y + 8); g.fillText("0", UTIL_AXIS - 3, ch.y + ch.h);
+    for (let i = 0; i < profile.cols; i++) {
+      let y = ch.y + ch.h;
+      for (const k of order) {
+        const hh = profile[names[k]][i] / n * ch.h;
+        if (hh > 0) { g.fillStyle = STATE_COLORS[k]; g.fillRect(ch.x + i, y - hh, 1, hh); }
+        y -= hh;
+      }
+    }
+    g.strokeStyle = "#999"; g.strokeRect(ch.x - 0.5, ch.y - 0.5, ch.w + 1, ch.h + 1);
+    util.count = Object.assign(ch, { procs: n, idle: profile.idle, overhead: profile.overhead, busy: profile.busy });
+    c = $("utilsum"); g = c.getContext("2d");
+    g.clearRect(0, 0, c.width, c.height);
+    const w = c.width - UTIL_AXIS, groups = makeRows(stats.p0, stats.p1, Math.min(n, w)), bw = w / groups.length;
+    const bh = c.height - 8;
+    g.fillStyle = "#333"; g.font = "9px sans-serif"; g.textAlign = "right"; g.fillText("100%", UTIL_AXIS - 3, 12); g.fillText("0", UTIL_AXIS - 3, 4 + bh);
+    for (const [i, grp] of groups.entries()) {
+      const t = [0, 0, 0];
+      for (let p = grp.p0; p < grp.p1; p++) names.forEach((nm, k) => { t[k] += stats.procs[p - stats.p0][nm]; });
+      const tot = t[0] + t[1] + t[2], sh = t.map(v => tot > 0 ? v / tot : 0);
+      let y = 4 + bh;
+      for (const k of order) {
+        const hh = sh[k] * bh;
+        if (hh > 0) { g.fillStyle = STATE_COLORS[k]; g.fillRect(UTIL_AXIS + i * bw, y - hh, Math.max(bw - (bw > 3 ? 1 : 0), 1), hh); }
+        y -= hh;
+      }
+      util.bars.push({ p0: grp.p0, p1: grp.p1, x: UTIL_AXIS + i * bw, w: bw, y: 4, h: bh, shares: sh });
+    }
   }
   // Message sizes: bar k counts messages of 2^(k-1) .. 2^k - 1 bytes (bar 0: empty messages).
   function drawSizes(h) {
@@ -493,8 +541,10 @@
       messages: drawn.messages.map(m => [m.src, m.dst, m.ts, m.tr, m.tag]),
       answer: answer && (answer.mode === "exact" ? answer : { mode: answer.mode, rows: answer.rows, cols: answer.cols,
         p0: answer.p0, p1: answer.p1, t0: answer.t0, t1: answer.t1, from_events: answer.from_events }), stats: stats, selected: selected, hit: hit, by: by, meta: meta, pending: pending,
+      util: util,
       ready: !!answer && !pending && !!stats && stats.t0 === view.t0 && stats.t1 === view.t1 &&
-        stats.p0 === view.p0 && stats.p1 === view.p1 }),
+        stats.p0 === view.p0 && stats.p1 === view.p1 && !!util && profile.t0 === view.t0 && profile.t1 === view.t1 &&
+        profile.p0 === view.p0 && profile.p1 === view.p1 }),
     // a raster cell as received: the shares of idle, overhead and busy (null: no time), the function (-1 none)
     cell: (row, col) => answer && answer.mode === "raster" ? { shares: stateShares(answer.state[row * answer.cols + col]),
       region: answer.region[row * answer.cols + col] - 1 } : null,
