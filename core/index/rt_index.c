@@ -354,6 +354,7 @@ typedef struct ix_pb {
     int64_t bfirst, bprev;
     uint32_t bnev;
     int64_t col;              /* summary column the scratch belongs to (-1 none) */
+    int64_t acol;             /* column of the last time accumulated (-1: to be computed) */
     int sr[IX_SCRATCH];       /* regions of that column and their times */
     double stime[IX_SCRATCH];
     int ns;
@@ -442,6 +443,7 @@ static int grow_procs(ix_build *b, size_t n)
         memset(&pb[i], 0, sizeof pb[i]);
         pb[i].last = -1;
         pb[i].col = -1;
+        pb[i].acol = -1;
         for (size_t c = 0; c < b->C; c++) {
             memset(&cells[i * b->C + c], 0, sizeof *cells);
             cells[i * b->C + c].top = -1;
@@ -529,6 +531,7 @@ static void fit_time(ix_build *b, int64_t t)
     while (t - b->origin >= (int64_t)b->C * b->colw) {
         for (size_t p = 0; p < b->npb; p++) {
             scratch_flush(b, p);
+            b->pb[p].acol = -1;
             rt_ix_cell *row = &b->cells[p * b->C];
             for (size_t i = 0; i < b->C / 2; i++)
                 cell_merge(&row[i], &row[2 * i], &row[2 * i + 1]);
@@ -556,7 +559,17 @@ static void accumulate(ix_build *b, size_t p, int64_t a, int64_t e, int state, i
 {
     if (e <= a)
         return;
-    int64_t c0 = col_of(b, a), c1 = col_of(b, e - 1);
+    /* a processor's times only grow: its stretch usually starts in the column the last one ended in,
+     * and most stretches stay in it (no division then) */
+    ix_pb *pb = &b->pb[p];
+    int64_t c0 = pb->acol, c1;
+    if (c0 < 0 || a < b->origin + c0 * b->colw || a >= b->origin + (c0 + 1) * b->colw)
+        c0 = col_of(b, a);
+    if (e - 1 < b->origin + (c0 + 1) * b->colw)
+        c1 = c0;
+    else
+        c1 = col_of(b, e - 1);
+    pb->acol = c1;
     for (int64_t c = c0; c <= c1; c++) {
         int64_t lo = b->origin + c * b->colw, hi = lo + b->colw;
         if (lo < a)
