@@ -69,6 +69,30 @@ def close(a, b, tol):
     return abs(a - b) <= tol * max(1.0, abs(a), abs(b))
 
 
+def browser():
+    opts = Options()
+    for o in ["--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1280,900",
+              "--force-device-scale-factor=1"]:
+        opts.add_argument(o)
+    return webdriver.Chrome(service=Service(DRIVER), options=opts)
+
+
+def canvas_pixel(d, cid, x, y):
+    """The red, green and blue of a canvas's pixel."""
+    return d.execute_script("var c=document.getElementById(arguments[0]).getContext('2d');"
+                            "return Array.from(c.getImageData(arguments[1],arguments[2],1,1).data).slice(0,3)",
+                            cid, x, y)
+
+
+def stop(server, tmp):
+    server.terminate()
+    try:
+        server.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        server.kill()
+    shutil.rmtree(tmp, ignore_errors=True)
+
+
 # ---- the reference: otf2-print's events ----
 def reference():
     out = subprocess.run(["otf2-print", TRACE], capture_output=True, text=True, check=True).stdout
@@ -180,11 +204,7 @@ try:
     check(server.poll() is None and get(url + "api/meta")[0] == 200, "the server still answers after them")
 
     # ---- the page ----
-    opts = Options()
-    for o in ["--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1280,900",
-              "--force-device-scale-factor=1"]:
-        opts.add_argument(o)
-    d = webdriver.Chrome(service=Service(DRIVER), options=opts)
+    d = browser()
     d.set_script_timeout(30)
 
     def data():
@@ -234,8 +254,7 @@ try:
         px = int(d.execute_script("return viewer.xOf(arguments[0])", tmid))
         rows = x["rows"]
         py = int(plot["y"] + (0.5) * plot["h"] / len(rows))
-        rgb = d.execute_script("var c=document.getElementById('plot').getContext('2d');"
-                               "return Array.from(c.getImageData(arguments[0],arguments[1],1,1).data)", px, py)
+        rgb = canvas_pixel(d, "plot", px, py)
         cols = [tuple(int(c[i:i + 2], 16) for i in (1, 3, 5)) for c in x["by"] and d.execute_script("return viewer.stateColors")]
         drawn = min(range(3), key=lambda k: sum((rgb[i] - cols[k][i]) ** 2 for i in range(3)))
         t_a, t_b = d.execute_script("return [viewer.tOf(arguments[0]), viewer.tOf(arguments[0]+1)]", px)
@@ -278,11 +297,6 @@ try:
 
         # the utilization panel: processors in each state per column (ParaGraph's count) and each
         # processor's shares, against retrace stats on the column's time; their pixels
-        def upixel(cid, px, py):
-            return d.execute_script("var c=document.getElementById(arguments[0]).getContext('2d');"
-                                    "return Array.from(c.getImageData(arguments[1],arguments[2],1,1).data).slice(0,3)",
-                                    cid, px, py)
-
         u = x["util"]["count"]
         names3 = ["idle", "overhead", "busy"]
         okc = okpix = 0
@@ -297,7 +311,7 @@ try:
                 print("  column", i, [u[k][i] for k in names3], "stats", ref)
             okc += good
             bottom = next(k for k in (2, 1, 0) if u[names3[k]][i] / u["procs"] * u["h"] >= 2)
-            okpix += upixel("utilcount", int(u["x"] + i), int(u["y"] + u["h"] - 1)) == list(cols[bottom])
+            okpix += canvas_pixel(d, "utilcount", int(u["x"] + i), int(u["y"] + u["h"] - 1)) == list(cols[bottom])
         check(okc == len(probes), "utilization count: processors per state in %d columns = retrace stats" % okc)
         check(okpix == len(probes), "the count's bottom pixels have the colour of the state at the bottom")
         b0 = x["util"]["bars"][0]
@@ -306,7 +320,7 @@ try:
         check(all(abs(b0["shares"][j] - p0s[k] / tot) < 1e-6 for j, k in enumerate(names3)),
               "utilization summary: processor 0's shares = retrace stats")
         bottom = next(k for k in (2, 1, 0) if b0["shares"][k] * b0["h"] >= 2)
-        check(upixel("utilsum", int(b0["x"] + 1), int(b0["y"] + b0["h"] - 1)) == list(cols[bottom]),
+        check(canvas_pixel(d, "utilsum", int(b0["x"] + 1), int(b0["y"] + b0["h"] - 1)) == list(cols[bottom]),
               "processor 0's bar is drawn with its bottom state's colour")
 
         # undo returns to the wheel-zoomed view
@@ -365,11 +379,6 @@ try:
         d.save_screenshot(os.path.join(GALLERY, "view_6-by-function.png"))
 
         # filters: hide MPI_Recv (its caller shows through where it ran) and the messages of tag 10
-        def pixel(px, py):
-            return d.execute_script("var c=document.getElementById('plot').getContext('2d');"
-                                    "return Array.from(c.getImageData(arguments[0],arguments[1],1,1).data).slice(0,3)",
-                                    px, py)
-
         def near(a, b):
             return all(abs(a[i] - b[i]) <= 2 for i in range(3))
 
@@ -382,10 +391,10 @@ try:
         py = int(y["plot"]["y"] + (first[0] - y["view"]["p0"]) * rh + rh - 3)
         c_recv = d.execute_script("return viewer.regionRgb(arguments[0])", recv)
         c_parent = d.execute_script("return viewer.regionRgb(arguments[0])", names.index(parent[3]))
-        check(near(pixel(px, py), c_recv), "by function, MPI_Recv's pixel has MPI_Recv's colour")
+        check(near(canvas_pixel(d, "plot", px, py), c_recv), "by function, MPI_Recv's pixel has MPI_Recv's colour")
         d.find_element("css selector", "input.filter[data-kind=f][data-v='%d']" % recv).click()
         time.sleep(0.2)
-        check(near(pixel(px, py), c_parent), "MPI_Recv hidden: its pixel shows its caller %s (otf2-print)" % parent[3])
+        check(near(canvas_pixel(d, "plot", px, py), c_parent), "MPI_Recv hidden: its pixel shows its caller %s (otf2-print)" % parent[3])
         z = data()
         check(z["hidden"]["functions"] == [recv] and "hidef=%d" % recv in d.current_url,
               "the hidden function is in the data and the bookmark")
@@ -407,12 +416,7 @@ try:
     finally:
         d.quit()
 finally:
-    server.terminate()
-    try:
-        server.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        server.kill()
-    shutil.rmtree(tmp, ignore_errors=True)
+    stop(server, tmp)
 
 check(server.returncode == 0, "the server stops cleanly on SIGTERM")
 
@@ -437,11 +441,7 @@ if os.path.exists(RASTER_TRACE):
                                os.path.join(tmp, "mpicl.rtidx")], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     url = server.stdout.readline().strip()
     try:
-        opts = Options()
-        for o in ["--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1280,900",
-                  "--force-device-scale-factor=1"]:
-            opts.add_argument(o)
-        d = webdriver.Chrome(service=Service(DRIVER), options=opts)
+        d = browser()
         try:
             d.get(url)
             for _ in range(200):
@@ -484,8 +484,7 @@ if os.path.exists(RASTER_TRACE):
                     ok_cells += good
                     px = int(plot["x"] + (col + 0.5) * plot["w"] / a["cols"])
                     py = int(plot["y"] + (row + 0.5) * plot["h"] / a["rows"])
-                    rgb = d.execute_script("var c=document.getElementById('plot').getContext('2d');"
-                                           "return Array.from(c.getImageData(arguments[0],arguments[1],1,1).data)", px, py)
+                    rgb = canvas_pixel(d, "plot", px, py)
                     good = all(abs(rgb[j] - want[j]) <= 3 + 255 / 15 for j in range(3))
                     if not good:
                         print("  pixel", px, py, rgb, "want", want)
@@ -496,12 +495,7 @@ if os.path.exists(RASTER_TRACE):
         finally:
             d.quit()
     finally:
-        server.terminate()
-        try:
-            server.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            server.kill()
-        shutil.rmtree(tmp, ignore_errors=True)
+        stop(server, tmp)
 else:
     print("note: %s absent, the raster check is left out" % RASTER_TRACE)
 if failures:
