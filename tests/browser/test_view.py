@@ -16,6 +16,7 @@ Exit 77 (ctest: skipped) when the browser, the driver, Selenium or the shared
 data are missing, saying which.
 """
 import json
+import math
 import os
 import random
 import re
@@ -69,9 +70,9 @@ def close(a, b, tol):
     return abs(a - b) <= tol * max(1.0, abs(a), abs(b))
 
 
-def browser():
+def browser(height=900):
     opts = Options()
-    for o in ["--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1280,900",
+    for o in ["--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1280,%d" % height,
               "--force-device-scale-factor=1"]:
         opts.add_argument(o)
     return webdriver.Chrome(service=Service(DRIVER), options=opts)
@@ -498,6 +499,56 @@ if os.path.exists(RASTER_TRACE):
         stop(server, tmp)
 else:
     print("note: %s absent, the raster check is left out" % RASTER_TRACE)
+
+# ---- groups of processors: Pajé simu-mardi's 305 resources in a short window, two to some rows ----
+GROUP_TRACE = os.path.join(SHARED, "paje/simu-mardi.trace")
+if os.path.exists(GROUP_TRACE):
+    tmp = tempfile.mkdtemp(prefix="retrace-view-test-")
+    server = subprocess.Popen([RETRACE, "view", GROUP_TRACE, "--port", "0", "--index",
+                               os.path.join(tmp, "sm.rtidx")], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    url = server.stdout.readline().strip()
+    try:
+        d = browser(560)
+        try:
+            d.get(url)
+
+            def ready(what):
+                for _ in range(200):
+                    x = d.execute_script("return window.viewer ? viewer.data() : null")
+                    if x and x["ready"]:
+                        return x
+                    time.sleep(0.05)
+                raise AssertionError("page not ready after " + what)
+
+            x = ready("load")
+            groups = [r for r in x["rows"] if r["p1"] - r["p0"] > 1]
+            check(x["mode"] == "raster" and len(x["rows"]) < 305 and len(groups) > 0,
+                  "305 processors in %d rows, %d of them groups" % (len(x["rows"]), len(groups)))
+            # a group with something drawn in the middle of the run
+            mid = x["answer"]["cols"] // 2
+            drawn_groups = [r for r in groups if d.execute_script(
+                "return viewer.cell(arguments[0], arguments[1]).shares", x["rows"].index(r), mid)]
+            check(len(drawn_groups) > 0, "some groups have states drawn (%d)" % len(drawn_groups))
+            g = (drawn_groups or groups)[0]
+            i = x["rows"].index(g)
+            plot = x["plot"]
+            canvas = d.find_element("id", "plot")
+            cw, ch = canvas.size["width"], canvas.size["height"]
+            ly = plot["y"] + (i + 0.5) * plot["h"] / len(x["rows"])
+            ActionChains(d).move_to_element_with_offset(canvas, math.floor(20 - cw / 2),
+                                                        math.floor(ly - ch / 2)).click().perform()
+            y = ready("expanding a group")
+            check((y["view"]["p0"], y["view"]["p1"]) == (g["p0"], g["p1"]) and
+                  [(r["p0"], r["p1"]) for r in y["rows"]] == [(p, p + 1) for p in range(g["p0"], g["p1"])],
+                  "a click on group %d-%d's label shows its processors, a row each" % (g["p0"], g["p1"] - 1))
+            d.save_screenshot(os.path.join(GALLERY, "view_9-group.png"))
+            d.find_element("id", "undo").click()
+            z = ready("folding it")
+            check(z["view"] == x["view"] and len(z["rows"]) == len(x["rows"]), "undo folds the group back")
+        finally:
+            d.quit()
+    finally:
+        stop(server, tmp)
 if failures:
     print("%d failed" % len(failures))
     sys.exit(1)

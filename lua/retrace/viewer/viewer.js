@@ -479,6 +479,13 @@
     return best;
   }
   function click(x, y) {
+    const r = drawn.plot;
+    if (r && x < r.x && y >= r.y && y <= r.y + r.h) {
+      // a group's label: expand it (its processors fill the timeline; undo folds it back)
+      const row = procAtY(y);
+      if (row && row.p1 - row.p0 > 1) setView({ t0: view.t0, t1: view.t1, p0: row.p0, p1: row.p1 }, true);
+      return;
+    }
     const m = nearestMessage(x, y);
     selected = m;
     if (m) {
@@ -491,7 +498,15 @@
   function hover(x, y) {
     if (!drawn.plot || !answer) return;
     const r = drawn.plot;
-    if (x < r.x || x > r.x + r.w || y < r.y || y > r.y + r.h) return;
+    if (x < r.x && y >= r.y && y <= r.y + r.h) {
+      const row = procAtY(y);
+      cv.style.cursor = row && row.p1 - row.p0 > 1 ? "pointer" : "";
+      if (row && row.p1 - row.p0 > 1)
+        $("info").textContent = "processors " + row.p0 + "–" + (row.p1 - 1) + ": click to expand the group (undo folds it)";
+      return;
+    }
+    cv.style.cursor = "";
+    if (x > r.x + r.w || y < r.y || y > r.y + r.h) return;
     const row = procAtY(y), t = tOf(x);
     let what = "";
     if (answer.mode === "exact" && row) {
