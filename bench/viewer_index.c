@@ -4,8 +4,10 @@
  * answered by the HTTP server (whole run down to single events), with the
  * server's memory before and after.
  *
- *   build/bench/viewer_index [EVENTS [LOCATIONS]]   (default 10^7 events, 4096 locations;
- *                                                    a tenth of the events first)
+ *   build/bench/viewer_index [EVENTS [LOCATIONS [once]]]  (default 10^7 events, 4096 locations;
+ *                                                    a tenth of the events first, unless once)
+ *   build/bench/viewer_index --read|--build|--serve DIR  one step on an archive kept by
+ *                                                    RETRACE_BENCH_KEEP=1 (DIR/run.otf2)
  *
  * The archive (written with the OTF2 library into /tmp) is an MPI-like run:
  * every location, each step, enters "main"-nested "solve", computes in
@@ -36,6 +38,7 @@
 #include "bench_util.h"
 #include "rt_index.h"
 #include "rt_server.h"
+#include "rt_tsource_open.h"
 
 static int nproc = 4096;
 
@@ -157,6 +160,30 @@ static void build_step(const char *dir, long n)
            (unsigned long long)info.events, dt, dc, (double)info.events / dc / 1e6, (double)info.bytes / 1048576.0,
            100.0 * (double)info.bytes / (double)info.trace_bytes, (double)info.trace_bytes / 1048576.0, info.levels,
            bench_max_rss_kib());
+}
+
+/* The reader alone: what the index build pays for reading the trace. */
+static void read_step(const char *dir, long n)
+{
+    (void)n;
+    char anchor[512];
+    snprintf(anchor, sizeof anchor, "%s/run.otf2", dir);
+    rt_err err;
+    double c0 = bench_clock(CLOCK_PROCESS_CPUTIME_ID);
+    rt_tsource *src = rt_tsource_open(anchor, NULL, &err);
+    if (!src)
+        bench_die("viewer_index", &err);
+    rt_tevent ev;
+    uint64_t k = 0;
+    int rc;
+    while ((rc = rt_tsource_next(src, &ev, &err)) == RT_OK)
+        k++;
+    if (rc != RT_EEOF)
+        bench_die("viewer_index", &err);
+    rt_tsource_free(src);
+    double dc = bench_clock(CLOCK_PROCESS_CPUTIME_ID) - c0;
+    printf("reading alone: %llu events in %.2f s CPU = %.2f M events/s; max RSS %ld KiB\n", (unsigned long long)k, dc,
+           (double)k / dc / 1e6, bench_max_rss_kib());
 }
 
 static long rss_anon_kib(void)
@@ -314,22 +341,29 @@ static void in_child(void (*f)(const char *, long), const char *dir, long n)
 
 int main(int argc, char **argv)
 {
+    /* one step on an archive kept with RETRACE_BENCH_KEEP=1 (for profiling) */
+    if (argc == 3 && (!strcmp(argv[1], "--build") || !strcmp(argv[1], "--serve") || !strcmp(argv[1], "--read"))) {
+        (argv[1][2] == 'b' ? build_step : argv[1][2] == 's' ? serve_step : read_step)(argv[2], 0);
+        return 0;
+    }
     long n = argc > 1 ? atol(argv[1]) : 10000000L;
     if (argc > 2)
         nproc = atoi(argv[2]);
     if (n < 1 || nproc < 2) {
-        fprintf(stderr, "usage: viewer_index [EVENTS [LOCATIONS]]\n");
+        fprintf(stderr, "usage: viewer_index [EVENTS [LOCATIONS [once]]] | --read|--build|--serve DIR\n");
         return 2;
     }
     char dir[64], cmd[200];
     bench_tmp_path(dir, sizeof dir, "viewer", "d");
     long lengths[2] = {n / 10, n};
-    for (int i = 0; i < 2; i++) {
+    int once = argc > 3 && strcmp(argv[3], "once") == 0; /* only EVENTS (the tenth measured before) */
+    for (int i = once; i < 2; i++) {
         printf("== %ld events, %d locations\n", lengths[i], nproc);
         snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s.rtidx'", dir, dir);
         if (system(cmd) != 0)
             return 1;
         in_child(write_step, dir, lengths[i]);
+        in_child(read_step, dir, lengths[i]);
         in_child(build_step, dir, lengths[i]);
         in_child(serve_step, dir, lengths[i]);
     }

@@ -61,13 +61,12 @@ typedef struct ix_dirent {
     uint32_t len, pad;
 } ix_dirent;
 
-/* A summary cell as stored: times as shares of the column's width out of 65535. */
+/* A summary cell as stored (12 bytes): times as shares of the column's width out of 65535. */
 typedef struct ix_dcell {
     uint16_t st[3];           /* idle, overhead, busy */
     uint16_t toptime;         /* the top region's time */
-    int32_t top;              /* dense region number, -1 none */
+    uint16_t top;             /* dense region number + 1; 0 none (or a region numbered past 65534) */
     uint16_t nmsg;            /* messages sent (saturated) */
-    uint16_t pad;
 } ix_dcell;
 
 static uint16_t share16(double t, double w)
@@ -80,10 +79,10 @@ static void pack_cell(ix_dcell *d, const rt_ix_cell *c, double w)
 {
     for (int k = 0; k < 3; k++)
         d->st[k] = share16(c->st[k], w);
-    d->toptime = share16(c->toptime, w);
-    d->top = c->top;
+    int top = c->top >= 0 && c->top < 65535 ? c->top + 1 : 0;
+    d->toptime = top ? share16(c->toptime, w) : 0;
+    d->top = (uint16_t)top;
     d->nmsg = (uint16_t)(c->nmsg > 65535 ? 65535 : c->nmsg);
-    d->pad = 0;
 }
 
 static void unpack_cell(rt_ix_cell *c, const ix_dcell *d, double w)
@@ -91,7 +90,7 @@ static void unpack_cell(rt_ix_cell *c, const ix_dcell *d, double w)
     for (int k = 0; k < 3; k++)
         c->st[k] = (float)(d->st[k] * w / 65535.0);
     c->toptime = (float)(d->toptime * w / 65535.0);
-    c->top = d->top;
+    c->top = (int32_t)d->top - 1;
     c->nmsg = d->nmsg;
 }
 
@@ -340,7 +339,7 @@ static int stack_leave(ix_stack *s, int region, int64_t t, int proc,
 /* ---- the build ---- */
 
 /* Columns of the finest summary level are at most this many cells in all. */
-#define IX_CELL_BUDGET (1u << 22)
+#define IX_CELL_BUDGET (1u << 20)
 /* The finest level kept has at least this many events per column on average. */
 #define IX_EVENTS_PER_COLUMN 128
 #define IX_SCRATCH 8
@@ -355,6 +354,7 @@ typedef struct ix_pb {
     int64_t bfirst, bprev;
     uint32_t bnev;
     int64_t col;              /* summary column the scratch belongs to (-1 none) */
+    int64_t acol;             /* column of the last time accumulated (-1: to be computed) */
     int sr[IX_SCRATCH];       /* regions of that column and their times */
     double stime[IX_SCRATCH];
     int ns;
@@ -443,6 +443,7 @@ static int grow_procs(ix_build *b, size_t n)
         memset(&pb[i], 0, sizeof pb[i]);
         pb[i].last = -1;
         pb[i].col = -1;
+        pb[i].acol = -1;
         for (size_t c = 0; c < b->C; c++) {
             memset(&cells[i * b->C + c], 0, sizeof *cells);
             cells[i * b->C + c].top = -1;
@@ -530,6 +531,7 @@ static void fit_time(ix_build *b, int64_t t)
     while (t - b->origin >= (int64_t)b->C * b->colw) {
         for (size_t p = 0; p < b->npb; p++) {
             scratch_flush(b, p);
+            b->pb[p].acol = -1;
             rt_ix_cell *row = &b->cells[p * b->C];
             for (size_t i = 0; i < b->C / 2; i++)
                 cell_merge(&row[i], &row[2 * i], &row[2 * i + 1]);
@@ -557,7 +559,17 @@ static void accumulate(ix_build *b, size_t p, int64_t a, int64_t e, int state, i
 {
     if (e <= a)
         return;
-    int64_t c0 = col_of(b, a), c1 = col_of(b, e - 1);
+    /* a processor's times only grow: its stretch usually starts in the column the last one ended in,
+     * and most stretches stay in it (no division then) */
+    ix_pb *pb = &b->pb[p];
+    int64_t c0 = pb->acol, c1;
+    if (c0 < 0 || a < b->origin + c0 * b->colw || a >= b->origin + (c0 + 1) * b->colw)
+        c0 = col_of(b, a);
+    if (e - 1 < b->origin + (c0 + 1) * b->colw)
+        c1 = c0;
+    else
+        c1 = col_of(b, e - 1);
+    pb->acol = c1;
     for (int64_t c = c0; c <= c1; c++) {
         int64_t lo = b->origin + c * b->colw, hi = lo + b->colw;
         if (lo < a)
@@ -1397,18 +1409,41 @@ int rt_index_walk_segments(const rt_index *ix, int p0, int p1, int64_t t0, int64
 
 /* ---- rasters ---- */
 
+/*
+ * A raster is filled one row at a time: processors are read in order and rows group
+ * consecutive processors, so only the row being filled is held (ncols cells) and each
+ * finished row is handed to the caller. Memory and cache traffic follow the columns
+ * asked for, not rows x columns.
+ */
 typedef struct ix_raster {
     const rt_index *ix;
     int p0, p1, nrows, ncols;
     int64_t t0, t1;
     double px;                /* ticks per raster column */
-    rt_ix_cell *cells;
-    double *rt;               /* per cell: scratch times of the top region, for events */
+    rt_ix_cell *acc;          /* the row being filled */
+    int row;                  /* its number (-1 before the first) */
+    int (*emit)(void *ud, int row, const rt_ix_cell *cells);
+    void *ud;
 } ix_raster;
 
 static int row_of(const ix_raster *r, int p)
 {
     return (int)((int64_t)(p - r->p0) * r->nrows / (r->p1 - r->p0));
+}
+
+/* Make row the one being filled, handing over every row before it (empty ones too). 1: stopped. */
+static int raster_goto(ix_raster *r, int row)
+{
+    while (r->row < row) {
+        if (r->row >= 0 && r->emit(r->ud, r->row, r->acc))
+            return 1;
+        r->row++;
+        for (int c = 0; c < r->ncols; c++) {
+            memset(&r->acc[c], 0, sizeof r->acc[c]);
+            r->acc[c].top = -1;
+        }
+    }
+    return 0;
 }
 
 /* Add dt of state (and region) to one cell. */
@@ -1427,13 +1462,11 @@ static inline void cell_add(rt_ix_cell *cell, int state, int region, float dt)
 }
 
 /*
- * Add [a, e) of p's time to the raster: overlap x scale ticks of state (and region) per column.
- * The columns a stretch covers whole all get the same time (computed once): with thousands of
- * processors a raster is mostly such columns.
+ * Add [a, e) of the current row's time: overlap x scale ticks of state (and region) per column.
+ * The columns a stretch covers whole all get the same time (computed once).
  */
-static void raster_add(ix_raster *r, int p, int state, int region, double a, double e, double scale)
+static void raster_add(ix_raster *r, int state, int region, double a, double e, double scale)
 {
-    int row = row_of(r, p);
     double fa = (a - (double)r->t0) / r->px, fe = (e - (double)r->t0) / r->px;
     if (fa < 0)
         fa = 0;
@@ -1444,7 +1477,7 @@ static void raster_add(ix_raster *r, int p, int state, int region, double a, dou
         c1 = r->ncols - 1;
     if (c1 < c0)
         return;
-    rt_ix_cell *cells = &r->cells[(size_t)row * (size_t)r->ncols];
+    rt_ix_cell *cells = r->acc;
     /* the first and last columns, maybe partly covered */
     for (int end = 0; end < 2 && (end == 0 || c1 > c0); end++) {
         int c = end ? c1 : c0;
@@ -1454,14 +1487,17 @@ static void raster_add(ix_raster *r, int p, int state, int region, double a, dou
     }
     if (c1 - c0 < 2)
         return;
-    float full = (float)(1.0 * r->px * scale);
+    float full = (float)(r->px * scale);
     for (int c = c0 + 1; c < c1; c++)
         cell_add(&cells[c], state, region, full);
 }
 
 static int raster_segment(void *ud, int proc, int state, int region, int64_t a, int64_t e)
 {
-    raster_add(ud, proc, state, region, (double)a, (double)e, 1.0);
+    ix_raster *r = ud;
+    if (raster_goto(r, row_of(r, proc)))
+        return 1;
+    raster_add(r, state, region, (double)a, (double)e, 1.0);
     return 0;
 }
 
@@ -1469,14 +1505,61 @@ static int raster_message(void *ud, const rt_ix_message *m)
 {
     ix_raster *r = ud;
     if (m->tr >= r->t0 && m->tr < r->t1) {
+        if (raster_goto(r, row_of(r, m->dst))) /* reported on the receiver, the processor being read */
+            return 1;
         int c = (int)((double)(m->tr - r->t0) / r->px);
-        r->cells[(size_t)row_of(r, m->dst) * (size_t)r->ncols + (size_t)(c < r->ncols ? c : r->ncols - 1)].nmsg++;
+        r->acc[c < r->ncols ? c : r->ncols - 1].nmsg++;
     }
     return 0;
 }
 
-int rt_index_raster(const rt_index *ix, int p0, int p1, int nrows, int64_t t0, int64_t t1, int ncols,
-                    rt_ix_cell *cells, int *from_events, rt_err *err)
+/* Add a share g of summary cell s to raster cell o. */
+static inline void cell_share(rt_ix_cell *o, const rt_ix_cell *s, double g)
+{
+    for (int k = 0; k < 3; k++)
+        o->st[k] += (float)(s->st[k] * g);
+    if (s->top >= 0)
+        cell_add(o, -1, s->top, (float)(s->toptime * g));
+}
+
+/* One processor's summary columns c0 .. c1 of a level (columns cw ticks wide) into the current row. */
+static void raster_summaries(ix_raster *r, const ix_dcell *row, int64_t c0, int64_t c1, int64_t cw)
+{
+    const rt_index *ix = r->ix;
+    double t0 = (double)r->t0, t1 = (double)r->t1;
+    for (int64_t c = c0; c <= c1; c++) {
+        const ix_dcell *d = &row[c];
+        if (!d->st[0] && !d->st[1] && !d->st[2] && !d->nmsg)
+            continue;
+        rt_ix_cell s;
+        unpack_cell(&s, d, (double)cw);
+        double a = (double)(ix->h->origin + c * cw), e = a + (double)cw;
+        double lo = a < t0 ? t0 : a, hi = e > t1 ? t1 : e;
+        if (hi <= lo)
+            continue;
+        /* the summary's times taken as spread evenly over its column: each raster column it
+         * covers gets its share in proportion to the overlap */
+        double fa = (lo - t0) / r->px, fe = (hi - t0) / r->px;
+        int k0 = (int)fa, k1 = (int)ceil(fe) - 1;
+        if (k0 >= r->ncols)
+            k0 = r->ncols - 1;
+        if (k1 >= r->ncols)
+            k1 = r->ncols - 1;
+        if (k1 < k0)
+            k1 = k0;
+        double per = r->px / (double)cw; /* share of the summary in one whole raster column */
+        for (int k = k0; k <= k1; k++) {
+            double ov = (fe < k + 1 ? fe : k + 1) - (fa > k ? fa : k);
+            if (ov > 0)
+                cell_share(&r->acc[k], &s, ov * per);
+        }
+        r->acc[k0].nmsg += s.nmsg;
+    }
+}
+
+int rt_index_raster_rows(const rt_index *ix, int p0, int p1, int nrows, int64_t t0, int64_t t1, int ncols,
+                         int (*emit)(void *ud, int row, const rt_ix_cell *cells), void *ud, int *from_events,
+                         rt_err *err)
 {
     if (p0 < 0)
         p0 = 0;
@@ -1484,11 +1567,10 @@ int rt_index_raster(const rt_index *ix, int p0, int p1, int nrows, int64_t t0, i
         p1 = (int)ix->h->nprocs;
     if (t1 <= t0 || p1 <= p0 || nrows <= 0 || ncols <= 0)
         return rt_err_set(err, RT_EINVAL, "empty window");
-    ix_raster r = {ix, p0, p1, nrows, ncols, t0, t1, (double)(t1 - t0) / ncols, cells, NULL};
-    for (size_t i = 0; i < (size_t)nrows * (size_t)ncols; i++) {
-        memset(&cells[i], 0, sizeof cells[i]);
-        cells[i].top = -1;
-    }
+    ix_raster r = {ix, p0, p1, nrows, ncols, t0, t1, (double)(t1 - t0) / ncols, NULL, -1, emit, ud};
+    r.acc = malloc((size_t)ncols * sizeof *r.acc);
+    if (!r.acc)
+        return rt_err_set(err, RT_ENOMEM, "%s: out of memory", ix->path);
     /* the coarsest level whose columns are no wider than a raster column */
     int level = -1;
     for (int l = 0; l < (int)ix->h->levels; l++)
@@ -1502,72 +1584,47 @@ int rt_index_raster(const rt_index *ix, int p0, int p1, int nrows, int64_t t0, i
         level = (int)ix->h->levels - 1;
     if (from_events)
         *from_events = level < 0;
+    int rc = RT_OK;
     if (level < 0) {
         rt_ix_visitor v = {NULL, raster_message, NULL, &r};
-        return walk(ix, p0, p1, t0, t1, &v, raster_segment, err);
-    }
-    int64_t cw = ix->h->colw0 >> level;
-    int64_t n = (int64_t)1 << level;
-    int64_t c0 = (t0 - ix->h->origin) / cw, c1 = (t1 - ix->h->origin) / cw;
-    if (c0 < 0)
-        c0 = 0;
-    if (c1 >= n)
-        c1 = n - 1;
-    const ix_dcell *lv = ix->sum + (size_t)ix->h->nprocs * (size_t)(n - 1);
-    for (int p = p0; p < p1; p++) {
-        const ix_dcell *row = lv + (size_t)p * (size_t)n;
-        rt_ix_cell *out = &cells[(size_t)row_of(&r, p) * (size_t)ncols];
-        for (int64_t c = c0; c <= c1; c++) {
-            if (!row[c].st[0] && !row[c].st[1] && !row[c].st[2] && !row[c].nmsg)
-                continue;
-            rt_ix_cell cell;
-            unpack_cell(&cell, &row[c], (double)cw);
-            const rt_ix_cell *s = &cell;
-            if ((double)cw > r.px) {
-                double a = (double)(ix->h->origin + c * cw), e = a + (double)cw;
-                double lo = a < (double)t0 ? (double)t0 : a, hi = e > (double)t1 ? (double)t1 : e;
-                if (hi <= lo)
-                    continue;
-                for (int k = 0; k < 3; k++)
-                    if (s->st[k] > 0)
-                        raster_add(&r, p, k, -1, lo, hi, s->st[k] / (double)cw);
-                if (s->top >= 0)
-                    raster_add(&r, p, -1, s->top, lo, hi, s->toptime / (double)cw);
-                int cc = (int)((lo - (double)t0) / r.px);
-                out[cc < ncols ? cc : ncols - 1].nmsg += s->nmsg;
-                continue;
-            }
-            /* a summary column is at most one raster column wide: it falls in one raster
-             * column or is split between two, in proportion (its times taken as even) */
-            double a = (double)(ix->h->origin + c * cw), e = a + (double)cw;
-            double lo = a < (double)t0 ? (double)t0 : a, hi = e > (double)t1 ? (double)t1 : e;
-            if (hi <= lo)
-                continue;
-            double f = (hi - lo) / (double)cw;
-            double fa = (lo - (double)t0) / r.px, fe = (hi - (double)t0) / r.px;
-            int k0 = (int)fa;
-            if (k0 >= ncols)
-                k0 = ncols - 1;
-            double split = fe > k0 + 1 && k0 + 1 < ncols ? (k0 + 1 - fa) / (fe - fa) : 1.0;
-            for (int side = 0; side < 2; side++) {
-                double g = f * (side ? 1.0 - split : split);
-                if (g <= 0)
-                    continue;
-                rt_ix_cell *o = &out[k0 + side];
-                for (int k = 0; k < 3; k++)
-                    o->st[k] += (float)(s->st[k] * g);
-                if (s->top >= 0) {
-                    float tt = (float)(s->toptime * g);
-                    if (o->top == s->top)
-                        o->toptime += tt;
-                    else if (tt > o->toptime) {
-                        o->top = s->top;
-                        o->toptime = tt;
-                    }
-                }
-            }
-            out[k0].nmsg += s->nmsg;
+        rc = walk(ix, p0, p1, t0, t1, &v, raster_segment, err);
+    } else {
+        int64_t cw = ix->h->colw0 >> level;
+        int64_t n = (int64_t)1 << level;
+        int64_t c0 = (t0 - ix->h->origin) / cw, c1 = (t1 - ix->h->origin) / cw;
+        if (c0 < 0)
+            c0 = 0;
+        if (c1 >= n)
+            c1 = n - 1;
+        const ix_dcell *lv = ix->sum + (size_t)ix->h->nprocs * (size_t)(n - 1);
+        for (int p = p0; p < p1 && !rc; p++) {
+            if (raster_goto(&r, row_of(&r, p)))
+                rc = RT_EINTR;
+            else
+                raster_summaries(&r, lv + (size_t)p * (size_t)n, c0, c1, cw);
         }
     }
-    return RT_OK;
+    if (!rc && raster_goto(&r, nrows))
+        rc = RT_EINTR;
+    free(r.acc);
+    return rc;
+}
+
+typedef struct ix_fill {
+    rt_ix_cell *cells;
+    int ncols;
+} ix_fill;
+
+static int fill_row(void *ud, int row, const rt_ix_cell *cells)
+{
+    ix_fill *f = ud;
+    memcpy(&f->cells[(size_t)row * (size_t)f->ncols], cells, (size_t)f->ncols * sizeof *cells);
+    return 0;
+}
+
+int rt_index_raster(const rt_index *ix, int p0, int p1, int nrows, int64_t t0, int64_t t1, int ncols,
+                    rt_ix_cell *cells, int *from_events, rt_err *err)
+{
+    ix_fill f = {cells, ncols};
+    return rt_index_raster_rows(ix, p0, p1, nrows, t0, t1, ncols, fill_row, &f, from_events, err);
 }

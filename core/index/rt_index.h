@@ -37,7 +37,7 @@
 
 #include "rt_error.h"
 
-#define RT_INDEX_VERSION 1
+#define RT_INDEX_VERSION 2
 /* Bytes a processor's event block grows to before it is written. */
 #define RT_INDEX_BLOCK 4096
 
@@ -162,6 +162,15 @@ typedef struct rt_ix_cell {
  */
 int rt_index_raster(const rt_index *ix, int p0, int p1, int nrows, int64_t t0, int64_t t1, int ncols,
                     rt_ix_cell *cells, int *from_events, rt_err *err);
+
+/*
+ * The same raster handed over one row at a time, top to bottom: emit(ud, row, cells) gets
+ * each row's ncols cells (valid during the call; a nonzero return stops with RT_EINTR).
+ * Holds one row, whatever nrows is.
+ */
+int rt_index_raster_rows(const rt_index *ix, int p0, int p1, int nrows, int64_t t0, int64_t t1, int ncols,
+                         int (*emit)(void *ud, int row, const rt_ix_cell *cells), void *ud, int *from_events,
+                         rt_err *err);
 
 /* The state (0 idle, 1 overhead, 2 busy) region i puts a processor in (-1: look outward). */
 int rt_index_region_state(const rt_index *ix, int i);

@@ -1,10 +1,9 @@
 /*
  * rt_server.c - libmicrohttpd front of the viewer's index (see rt_server.h).
  *
- * Answers are JSON written through open_memstream; a raster travels as base64
- * of 6 bytes a cell (idle, overhead and busy shares of the cell out of 255, the
- * top region + 1 as 16 bits, the messages capped at 255), which keeps a
- * 2000 x 1000 raster near 16 MB of text at worst and most answers far smaller.
+ * Answers are JSON written through open_memstream, except a raster: binary, two
+ * bytes a cell at most (the state mix and the top function) and a message count
+ * per column, filled row by row (see RASTER_HEAD below).
  * The daemon runs one internal thread, so queries never overlap and the index
  * needs no locks.
  */
@@ -314,33 +313,65 @@ static int exact_message(void *ud, const rt_ix_message *m)
     return 0;
 }
 
-static const char B64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+/*
+ * A raster answer (application/octet-stream, little-endian):
+ *   0  "RTRA"
+ *   4  u8 version (1), u8 bytes a region takes (1 or 2), u8 flags (1: drawn from the events), u8 0
+ *   8  u32 rows, cols, p0, p1
+ *  24  f64 t0, t1
+ *  40  u32 messages received in each column (all rows), cols of them
+ *      then a state byte per cell, row-major: 0 no time, else 1 + 16 * idle + busy with the
+ *      shares of idle, overhead and busy in fifteenths (overhead = 15 - idle - busy);
+ *      padded with zeros to a multiple of 4;
+ *      then the region per cell: the dense number of the function holding the most time + 1
+ *      (0 none), in 1 byte when the trace has fewer than 255 functions, else 2.
+ */
+#define RASTER_HEAD 40
 
-/* Write n bytes as base64 (encoded in blocks, one fwrite each: rasters run to megabytes). */
-static void base64(FILE *f, const unsigned char *p, size_t n)
+static unsigned char *put_le(unsigned char *p, uint64_t v, int n)
 {
-    char out[4096];
-    size_t o = 0, whole = n - n % 3;
-    for (size_t i = 0; i < whole; i += 3) {
-        unsigned v = (unsigned)p[i] << 16 | (unsigned)p[i + 1] << 8 | p[i + 2];
-        out[o] = B64[v >> 18];
-        out[o + 1] = B64[v >> 12 & 63];
-        out[o + 2] = B64[v >> 6 & 63];
-        out[o + 3] = B64[v & 63];
-        o += 4;
-        if (o + 4 > sizeof out) {
-            fwrite(out, 1, o, f);
-            o = 0;
-        }
+    for (int i = 0; i < n; i++)
+        *p++ = (unsigned char)(v >> (8 * i));
+    return p;
+}
+
+/* The state byte of a cell (see above). */
+static unsigned char state_code(const rt_ix_cell *c)
+{
+    double tot = (double)c->st[0] + c->st[1] + c->st[2];
+    if (!(tot > 0))
+        return 0;
+    int qi = (int)(15.0 * c->st[0] / tot + 0.5), qb = (int)(15.0 * c->st[2] / tot + 0.5);
+    if (qi + qb > 15) {
+        if (qi >= qb)
+            qi--;
+        else
+            qb--;
     }
-    if (whole < n) { /* one or two bytes left: padded */
-        unsigned v = (unsigned)p[whole] << 16 | (whole + 1 < n ? (unsigned)p[whole + 1] << 8 : 0);
-        out[o++] = B64[v >> 18];
-        out[o++] = B64[v >> 12 & 63];
-        out[o++] = whole + 1 < n ? B64[v >> 6 & 63] : '=';
-        out[o++] = '=';
+    return (unsigned char)(1 + 16 * qi + qb);
+}
+
+typedef struct bin_ud {
+    unsigned char *state, *region;
+    uint32_t *msgs;
+    int cols, rb;
+} bin_ud;
+
+static int bin_row(void *ud, int row, const rt_ix_cell *cells)
+{
+    bin_ud *b = ud;
+    size_t o = (size_t)row * (size_t)b->cols;
+    for (int c = 0; c < b->cols; c++) {
+        const rt_ix_cell *x = &cells[c];
+        b->state[o + (size_t)c] = state_code(x);
+        unsigned top = x->top >= 0 ? (unsigned)x->top + 1 : 0;
+        if (b->rb == 1)
+            b->region[o + (size_t)c] = (unsigned char)top;
+        else
+            put_le(b->region + 2 * (o + (size_t)c), top, 2);
+        b->msgs[c] += x->nmsg;
     }
-    fwrite(out, 1, o, f);
+    return 0;
 }
 
 static void answer_view(rt_server *s, const kv *a, reply *r)
@@ -351,14 +382,14 @@ static void answer_view(rt_server *s, const kv *a, reply *r)
         arg_int(a, "h", 1, 8192, 0, 0, &h, r))
         return;
     int n = p1 - p0;
-    jw out;
-    if (jw_open(&out))
-        return fail(r, 500, "out of memory");
-    fprintf(out.f, "{\"t0\":%lld,\"t1\":%lld,\"p0\":%d,\"p1\":%d,", (long long)t0, (long long)t1, p0, p1);
     rt_err err;
     rt_err_clear(&err);
     int rc;
     if (n <= h && rt_index_estimate(s->ix, p0, p1, t0, t1) <= RT_SERVER_EXACT_MAX) {
+        jw out;
+        if (jw_open(&out))
+            return fail(r, 500, "out of memory");
+        fprintf(out.f, "{\"t0\":%lld,\"t1\":%lld,\"p0\":%d,\"p1\":%d,", (long long)t0, (long long)t1, p0, p1);
         exact_ud e = {out.f, 0, 0};
         fputs("\"mode\":\"exact\",\"intervals\":[", out.f);
         rt_ix_visitor v = {exact_interval, NULL, NULL, &e};
@@ -368,52 +399,112 @@ static void answer_view(rt_server *s, const kv *a, reply *r)
         if (!rc)
             rc = rt_index_walk(s->ix, p0, p1, t0, t1, &vm, &err); /* received by the processors shown */
         fputs("]}\n", out.f);
-    } else {
-        int rows = n < h ? n : (int)h; /* a row per processor, or groups of them */
-        size_t nc = (size_t)rows * (size_t)w;
-        if (nc > RT_SERVER_MAX_CELLS) {
+        if (rc) {
             fclose(out.f);
             free(out.buf);
-            return fail(r, 400, "raster of %lld x %d cells: more than %d", (long long)w, rows, RT_SERVER_MAX_CELLS);
+            return fail(r, 500, "%s", err.msg);
         }
-        rt_ix_cell *cells = malloc(nc * sizeof *cells);
-        unsigned char *bytes = malloc(nc * 6);
-        int from_events = 0;
-        rc = cells && bytes ? rt_index_raster(s->ix, p0, p1, rows, t0, t1, (int)w, cells, &from_events, &err)
-                            : rt_err_set(&err, RT_ENOMEM, "out of memory");
-        if (!rc) {
-            double px = (double)(t1 - t0) / (double)w;
-            double per255 = 255.0 / px; /* 255 / (ticks of a cell: a column x its row's processors) */
-            for (size_t i = 0; i < nc; i++) {
-                const rt_ix_cell *c = &cells[i];
-                /* a row of several processors holds their sum: shares of all of them */
-                if (i % (size_t)w == 0) {
-                    int row = (int)(i / (size_t)w);
-                    int per = (int)(((int64_t)(row + 1) * n + rows - 1) / rows - ((int64_t)row * n + rows - 1) / rows);
-                    per255 = 255.0 / (px * (per > 0 ? per : 1));
-                }
-                for (int k = 0; k < 3; k++) {
-                    double f = c->st[k] * per255 + 0.5;
-                    bytes[6 * i + k] = (unsigned char)(f > 255 ? 255 : f);
-                }
-                unsigned top = c->top >= 0 && c->top < 65535 ? (unsigned)c->top + 1 : 0;
-                bytes[6 * i + 3] = (unsigned char)(top & 255);
-                bytes[6 * i + 4] = (unsigned char)(top >> 8);
-                bytes[6 * i + 5] = (unsigned char)(c->nmsg > 255 ? 255 : c->nmsg);
-            }
-            fprintf(out.f, "\"mode\":\"raster\",\"rows\":%d,\"cols\":%lld,\"from_events\":%s,\"cells\":\"", rows,
-                    (long long)w, from_events ? "true" : "false");
-            base64(out.f, bytes, nc * 6);
-            fputs("\"}\n", out.f);
-        }
-        free(cells);
-        free(bytes);
+        return jw_close(&out, r);
     }
+    int rows = n < h ? n : (int)h; /* a row per processor, or groups of them */
+    size_t nc = (size_t)rows * (size_t)w;
+    if (nc > RT_SERVER_MAX_CELLS)
+        return fail(r, 400, "raster of %lld x %d cells: more than %d", (long long)w, rows, RT_SERVER_MAX_CELLS);
+    int rb = rt_index_nregions(s->ix) < 255 ? 1 : 2;
+    size_t splane = (nc + 3) & ~(size_t)3;
+    size_t len = RASTER_HEAD + 4 * (size_t)w + splane + nc * (size_t)rb;
+    unsigned char *body = malloc(len + 1); /* NUL-terminated as every answer (rt_server_answer) */
+    uint32_t *msgs = calloc((size_t)w, sizeof *msgs);
+    if (!body || !msgs) {
+        free(body);
+        free(msgs);
+        return fail(r, 500, "out of memory");
+    }
+    bin_ud b = {body + RASTER_HEAD + 4 * (size_t)w, body + RASTER_HEAD + 4 * (size_t)w + splane, msgs, (int)w, rb};
+    memset(b.state + nc, 0, splane - nc);
+    int from_events = 0;
+    rc = rt_index_raster_rows(s->ix, p0, p1, rows, t0, t1, (int)w, bin_row, &b, &from_events, &err);
     if (rc) {
-        fclose(out.f);
-        free(out.buf);
+        free(body);
+        free(msgs);
         return fail(r, 500, "%s", err.msg);
     }
+    unsigned char *q = body;
+    memcpy(q, "RTRA", 4);
+    q += 4;
+    *q++ = 1;
+    *q++ = (unsigned char)rb;
+    *q++ = from_events ? 1 : 0;
+    *q++ = 0;
+    q = put_le(q, (uint64_t)rows, 4);
+    q = put_le(q, (uint64_t)w, 4);
+    q = put_le(q, (uint64_t)p0, 4);
+    q = put_le(q, (uint64_t)p1, 4);
+    double tt[2] = {(double)t0, (double)t1};
+    for (int i = 0; i < 2; i++) {
+        uint64_t bits;
+        memcpy(&bits, &tt[i], 8);
+        q = put_le(q, bits, 8);
+    }
+    for (int64_t c = 0; c < w; c++)
+        q = put_le(q, msgs[c], 4);
+    free(msgs);
+    body[len] = 0;
+    r->status = 200;
+    r->body = (char *)body;
+    r->len = len;
+    r->type = "application/octet-stream";
+}
+
+/* ---- utilization profile ---- */
+
+typedef struct prof_ud {
+    double *st;               /* 3 x cols: ticks per state summed over the processors */
+    int cols;
+} prof_ud;
+
+static int prof_row(void *ud, int row, const rt_ix_cell *cells)
+{
+    prof_ud *p = ud;
+    (void)row;
+    for (int c = 0; c < p->cols; c++)
+        for (int k = 0; k < 3; k++)
+            p->st[3 * c + k] += cells[c].st[k];
+    return 0;
+}
+
+/* How many processors are idle, in overhead and busy, on average in each of w columns (ParaGraph's
+ * utilization count): the time per state summed over the processors, over the column's width. */
+static void answer_profile(rt_server *s, const kv *a, reply *r)
+{
+    int64_t t0, t1, w;
+    int p0, p1;
+    if (window_args(s, a, &t0, &t1, &p0, &p1, r) || arg_int(a, "w", 1, 8192, 0, 0, &w, r))
+        return;
+    prof_ud pu = {calloc((size_t)w * 3, sizeof(double)), (int)w};
+    if (!pu.st)
+        return fail(r, 500, "out of memory");
+    rt_err err;
+    rt_err_clear(&err);
+    int from_events = 0;
+    int rc = rt_index_raster_rows(s->ix, p0, p1, 1, t0, t1, (int)w, prof_row, &pu, &from_events, &err);
+    jw out;
+    if (rc || jw_open(&out)) {
+        free(pu.st);
+        return fail(r, 500, "%s", rc ? err.msg : "out of memory");
+    }
+    double cw = (double)(t1 - t0) / (double)w;
+    fprintf(out.f, "{\"t0\":%lld,\"t1\":%lld,\"p0\":%d,\"p1\":%d,\"cols\":%lld,\"from_events\":%s",
+            (long long)t0, (long long)t1, p0, p1, (long long)w, from_events ? "true" : "false");
+    static const char *const names[3] = {"idle", "overhead", "busy"};
+    for (int k = 0; k < 3; k++) {
+        fprintf(out.f, ",\"%s\":[", names[k]);
+        for (int64_t c = 0; c < w; c++)
+            fprintf(out.f, "%s%.6g", c ? "," : "", pu.st[3 * c + k] / cw);
+        fputc(']', out.f);
+    }
+    fputs("}\n", out.f);
+    free(pu.st);
     jw_close(&out, r);
 }
 
@@ -717,6 +808,8 @@ static void answer(rt_server *s, const char *url, const kv *a, reply *r)
         return answer_view(s, a, r);
     if (strcmp(url, "api/stats") == 0)
         return answer_stats(s, a, r);
+    if (strcmp(url, "api/profile") == 0)
+        return answer_profile(s, a, r);
     if (strcmp(url, "api/search") == 0)
         return answer_search(s, a, r);
     fail(r, 404, "no such page: %.100s", url);

@@ -13,7 +13,9 @@
  * The queries (times are integer ticks of the index, processors 0-based,
  * p1 exclusive; see README "retrace view"):
  *   api/meta                               trace, span, processors, regions
- *   api/view?t0&t1&p0&p1&w&h               intervals and messages when few, else a w x rows raster
+ *   api/view?t0&t1&p0&p1&w&h               intervals and messages when few (JSON), else a w x rows
+ *                                          raster (binary, application/octet-stream; rt_server.c)
+ *   api/profile?t0&t1&p0&p1&w              processors idle / in overhead / busy in each of w columns
  *   api/stats?t0&t1&p0&p1                  states, functions, messages of a window
  *   api/search?q&t&p0&p1                   first enter at or after t of a region named like q
  */

@@ -16,6 +16,7 @@ Exit 77 (ctest: skipped) when the browser, the driver, Selenium or the shared
 data are missing, saying which.
 """
 import json
+import math
 import os
 import random
 import re
@@ -69,13 +70,37 @@ def close(a, b, tol):
     return abs(a - b) <= tol * max(1.0, abs(a), abs(b))
 
 
+def browser(height=900):
+    opts = Options()
+    for o in ["--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1280,%d" % height,
+              "--force-device-scale-factor=1"]:
+        opts.add_argument(o)
+    return webdriver.Chrome(service=Service(DRIVER), options=opts)
+
+
+def canvas_pixel(d, cid, x, y):
+    """The red, green and blue of a canvas's pixel."""
+    return d.execute_script("var c=document.getElementById(arguments[0]).getContext('2d');"
+                            "return Array.from(c.getImageData(arguments[1],arguments[2],1,1).data).slice(0,3)",
+                            cid, x, y)
+
+
+def stop(server, tmp):
+    server.terminate()
+    try:
+        server.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        server.kill()
+    shutil.rmtree(tmp, ignore_errors=True)
+
+
 # ---- the reference: otf2-print's events ----
 def reference():
     out = subprocess.run(["otf2-print", TRACE], capture_output=True, text=True, check=True).stdout
     clock = subprocess.run(["otf2-print", "-G", TRACE], capture_output=True, text=True, check=True).stdout
     m = re.search(r"Ticks per Seconds: (\d+), Global Offset: (\d+)", clock)
     unit, offset = int(m.group(1)), int(m.group(2))
-    stacks, intervals, sends, recvs = {}, [], [], []
+    stacks, intervals, sends, recvs, tags = {}, [], [], [], {}
     for line in out.splitlines():
         f = line.split()
         if len(f) < 3 or not f[1].isdigit():
@@ -90,7 +115,7 @@ def reference():
         elif kind == "MPI_SEND":
             peer = int(re.search(r"Receiver: (\d+)", line).group(1))
             size = int(re.search(r"Length: (\d+)", line).group(1))
-            sends.append((loc, peer, t, size))
+            sends.append((loc, peer, t, size, int(re.search(r"Tag: (\d+)", line).group(1))))
         elif kind == "MPI_RECV":
             peer = int(re.search(r"Sender: (\d+)", line).group(1))
             size = int(re.search(r"Length: (\d+)", line).group(1))
@@ -99,12 +124,13 @@ def reference():
     msgs = []
     for (s, r, tr, size) in recvs:
         k = next(i for i, x in enumerate(sends) if x[0] == s and x[1] == r)
-        ts = sends.pop(k)[2]
-        msgs.append((s, r, ts, tr, size))
-    return unit, sorted(intervals), sorted(msgs)
+        snd = sends.pop(k)
+        msgs.append((s, r, snd[2], tr, size))
+        tags[(s, r, snd[2], tr)] = snd[4]
+    return unit, sorted(intervals), sorted(msgs), tags
 
 
-UNIT, REF_INTERVALS, REF_MESSAGES = reference()
+UNIT, REF_INTERVALS, REF_MESSAGES, REF_TAGS = reference()
 
 tmp = tempfile.mkdtemp(prefix="retrace-view-test-")
 index = os.path.join(tmp, "pingpong.rtidx")
@@ -179,11 +205,7 @@ try:
     check(server.poll() is None and get(url + "api/meta")[0] == 200, "the server still answers after them")
 
     # ---- the page ----
-    opts = Options()
-    for o in ["--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1280,900",
-              "--force-device-scale-factor=1"]:
-        opts.add_argument(o)
-    d = webdriver.Chrome(service=Service(DRIVER), options=opts)
+    d = browser()
     d.set_script_timeout(30)
 
     def data():
@@ -233,8 +255,7 @@ try:
         px = int(d.execute_script("return viewer.xOf(arguments[0])", tmid))
         rows = x["rows"]
         py = int(plot["y"] + (0.5) * plot["h"] / len(rows))
-        rgb = d.execute_script("var c=document.getElementById('plot').getContext('2d');"
-                               "return Array.from(c.getImageData(arguments[0],arguments[1],1,1).data)", px, py)
+        rgb = canvas_pixel(d, "plot", px, py)
         cols = [tuple(int(c[i:i + 2], 16) for i in (1, 3, 5)) for c in x["by"] and d.execute_script("return viewer.stateColors")]
         drawn = min(range(3), key=lambda k: sum((rgb[i] - cols[k][i]) ** 2 for i in range(3)))
         t_a, t_b = d.execute_script("return [viewer.tOf(arguments[0]), viewer.tOf(arguments[0]+1)]", px)
@@ -274,6 +295,34 @@ try:
             for k in ("idle", "overhead", "busy"):
                 okp = okp and close(p[k], q[k], 1e-6)
         check(okp, "per-processor busy / overhead / idle of the selection = retrace stats")
+
+        # the utilization panel: processors in each state per column (ParaGraph's count) and each
+        # processor's shares, against retrace stats on the column's time; their pixels
+        u = x["util"]["count"]
+        names3 = ["idle", "overhead", "busy"]
+        okc = okpix = 0
+        probes = (u["w"] // 4, u["w"] // 2, 3 * u["w"] // 4)
+        for i in probes:
+            ca = v["t0"] + i * (v["t1"] - v["t0"]) / u["w"]
+            cb = ca + (v["t1"] - v["t0"]) / u["w"]
+            sc = stats_cli(ca / UNIT, cb / UNIT)
+            ref = [sum(p[k] for p in sc["processors"]) / ((cb - ca) / UNIT) for k in names3]
+            good = all(abs(u[k][i] - ref[j]) <= 1e-3 * max(1, ref[j]) for j, k in enumerate(names3))
+            if not good:
+                print("  column", i, [u[k][i] for k in names3], "stats", ref)
+            okc += good
+            bottom = next(k for k in (2, 1, 0) if u[names3[k]][i] / u["procs"] * u["h"] >= 2)
+            okpix += canvas_pixel(d, "utilcount", int(u["x"] + i), int(u["y"] + u["h"] - 1)) == list(cols[bottom])
+        check(okc == len(probes), "utilization count: processors per state in %d columns = retrace stats" % okc)
+        check(okpix == len(probes), "the count's bottom pixels have the colour of the state at the bottom")
+        b0 = x["util"]["bars"][0]
+        p0s = s["processors"][0]
+        tot = sum(p0s[k] for k in names3)
+        check(all(abs(b0["shares"][j] - p0s[k] / tot) < 1e-6 for j, k in enumerate(names3)),
+              "utilization summary: processor 0's shares = retrace stats")
+        bottom = next(k for k in (2, 1, 0) if b0["shares"][k] * b0["h"] >= 2)
+        check(canvas_pixel(d, "utilsum", int(b0["x"] + 1), int(b0["y"] + b0["h"] - 1)) == list(cols[bottom]),
+              "processor 0's bar is drawn with its bottom state's colour")
 
         # undo returns to the wheel-zoomed view
         d.find_element("id", "undo").click()
@@ -329,17 +378,177 @@ try:
         y = wait_ready("bookmark")
         check(y["view"] == x["view"] and y["by"] == "region", "the bookmarked URL opens the same view, by function")
         d.save_screenshot(os.path.join(GALLERY, "view_6-by-function.png"))
+
+        # filters: hide MPI_Recv (its caller shows through where it ran) and the messages of tag 10
+        def near(a, b):
+            return all(abs(a[i] - b[i]) <= 2 for i in range(3))
+
+        recv = names.index("MPI_Recv")
+        parent = max((iv for iv in REF_INTERVALS if iv[0] == first[0] and iv[4] == first[4] - 1 and
+                      iv[1] <= first[1] and first[2] <= iv[2]), key=lambda iv: iv[4])
+        tm = (first[1] + first[2]) / 2
+        px = int(d.execute_script("return viewer.xOf(arguments[0])", tm))
+        rh = y["plot"]["h"] / len(y["rows"])
+        py = int(y["plot"]["y"] + (first[0] - y["view"]["p0"]) * rh + rh - 3)
+        c_recv = d.execute_script("return viewer.regionRgb(arguments[0])", recv)
+        c_parent = d.execute_script("return viewer.regionRgb(arguments[0])", names.index(parent[3]))
+        check(near(canvas_pixel(d, "plot", px, py), c_recv), "by function, MPI_Recv's pixel has MPI_Recv's colour")
+        d.find_element("css selector", "input.filter[data-kind=f][data-v='%d']" % recv).click()
+        time.sleep(0.2)
+        check(near(canvas_pixel(d, "plot", px, py), c_parent), "MPI_Recv hidden: its pixel shows its caller %s (otf2-print)" % parent[3])
+        z = data()
+        check(z["hidden"]["functions"] == [recv] and "hidef=%d" % recv in d.current_url,
+              "the hidden function is in the data and the bookmark")
+        before = z["messages"]
+        tag_box = d.find_element("css selector", "input.filter[data-kind=t][data-v='10']")
+        tag_box.click()
+        time.sleep(0.2)
+        after = data()["messages"]
+        kept = [m for m in before if REF_TAGS.get(tuple(m[:4])) != 10]
+        check(len(before) > len(after) > 0 and sorted(map(tuple, after)) == sorted(map(tuple, kept)) and
+              all(REF_TAGS.get(tuple(m[:4])) == 20 for m in after),
+              "tag 10 hidden: the message lines left are those of tag 20 in otf2-print (%d of %d)" %
+              (len(after), len(before)))
+        d.save_screenshot(os.path.join(GALLERY, "view_8-filters.png"))
+        d.refresh()
+        z = wait_ready("bookmark with filters")
+        check(z["hidden"] == {"functions": [recv], "tags": [10]} and len(z["messages"]) == len(after),
+              "the bookmark keeps the filters")
     finally:
         d.quit()
 finally:
-    server.terminate()
-    try:
-        server.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        server.kill()
-    shutil.rmtree(tmp, ignore_errors=True)
+    stop(server, tmp)
 
 check(server.returncode == 0, "the server stops cleanly on SIGTERM")
+
+
+# ---- a raster: more events than an exact view holds (PICL mpicl-10: 120 444 events on 10 processors) ----
+def quantize(shares):
+    """The server's state byte as shares in fifteenths (rt_server.c state_code)."""
+    tot = sum(shares)
+    qi, qb = int(15.0 * shares[0] / tot + 0.5), int(15.0 * shares[2] / tot + 0.5)
+    if qi + qb > 15:
+        if qi >= qb:
+            qi -= 1
+        else:
+            qb -= 1
+    return (qi, 15 - qi - qb, qb)
+
+
+RASTER_TRACE = os.path.join(SHARED, "picl/mpicl-10.trf")
+if os.path.exists(RASTER_TRACE):
+    tmp = tempfile.mkdtemp(prefix="retrace-view-test-")
+    server = subprocess.Popen([RETRACE, "view", RASTER_TRACE, "--port", "0", "--index",
+                               os.path.join(tmp, "mpicl.rtidx")], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    url = server.stdout.readline().strip()
+    try:
+        d = browser()
+        try:
+            d.get(url)
+            for _ in range(200):
+                x = d.execute_script("return window.viewer ? viewer.data() : null")
+                if x and x["ready"]:
+                    break
+                time.sleep(0.05)
+            a = x["answer"]
+            unit = x["meta"]["unit"]
+            check(x["ready"] and a["mode"] == "raster" and a["from_events"] and a["cols"] == round(x["plot"]["w"]),
+                  "the whole run is a binary raster drawn from the events, a column a pixel (%s x %s)" %
+                  (a["rows"], a["cols"]))
+            d.save_screenshot(os.path.join(GALLERY, "view_7-raster.png"))
+            ok_cells = ok_pix = n = 0
+            cols = d.execute_script("return viewer.stateColors")
+            cols = [tuple(int(c[i:i + 2], 16) for i in (1, 3, 5)) for c in cols]
+            plot = x["plot"]
+            span = (a["t1"] - a["t0"]) / a["cols"]
+            for row in (a["rows"] // 5, a["rows"] // 2, a["rows"] - 3):
+                grp = x["rows"][row]
+                for col in (a["cols"] // 7, a["cols"] // 3, a["cols"] // 2, 5 * a["cols"] // 6):
+                    t0 = a["t0"] + col * span
+                    out = subprocess.run([RETRACE, "stats", "--json", "--from", repr(t0 / unit), "--to",
+                                          repr((t0 + span) / unit), RASTER_TRACE], capture_output=True, text=True,
+                                         check=True).stdout
+                    procs = json.loads(out)["processors"][grp["p0"]:grp["p1"]]
+                    ref = [sum(p[k] for p in procs) for k in ("idle", "overhead", "busy")]
+                    cell = d.execute_script("return viewer.cell(arguments[0], arguments[1])", row, col)
+                    n += 1
+                    if sum(ref) <= 0:
+                        good = cell["shares"] is None
+                        want = (255, 255, 255)
+                    else:
+                        q = quantize(ref)
+                        good = cell["shares"] is not None and \
+                            all(abs(cell["shares"][k] * 15 - q[k]) <= 1.01 for k in range(3))
+                        want = tuple(sum(q[k] / 15 * cols[k][j] for k in range(3)) for j in range(3))
+                    if not good:
+                        print("  cell", row, col, "page", cell, "stats", ref)
+                    ok_cells += good
+                    px = int(plot["x"] + (col + 0.5) * plot["w"] / a["cols"])
+                    py = int(plot["y"] + (row + 0.5) * plot["h"] / a["rows"])
+                    rgb = canvas_pixel(d, "plot", px, py)
+                    good = all(abs(rgb[j] - want[j]) <= 3 + 255 / 15 for j in range(3))
+                    if not good:
+                        print("  pixel", px, py, rgb, "want", want)
+                    ok_pix += good
+            check(ok_cells == n, "raster cells' state shares = retrace stats on the cell's time and processors (%d/%d)" %
+                  (ok_cells, n))
+            check(ok_pix == n, "the pixels drawn there have the colour of those shares (%d/%d)" % (ok_pix, n))
+        finally:
+            d.quit()
+    finally:
+        stop(server, tmp)
+else:
+    print("note: %s absent, the raster check is left out" % RASTER_TRACE)
+
+# ---- groups of processors: Pajé simu-mardi's 305 resources in a short window, two to some rows ----
+GROUP_TRACE = os.path.join(SHARED, "paje/simu-mardi.trace")
+if os.path.exists(GROUP_TRACE):
+    tmp = tempfile.mkdtemp(prefix="retrace-view-test-")
+    server = subprocess.Popen([RETRACE, "view", GROUP_TRACE, "--port", "0", "--index",
+                               os.path.join(tmp, "sm.rtidx")], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    url = server.stdout.readline().strip()
+    try:
+        d = browser(560)
+        try:
+            d.get(url)
+
+            def ready(what):
+                for _ in range(200):
+                    x = d.execute_script("return window.viewer ? viewer.data() : null")
+                    if x and x["ready"]:
+                        return x
+                    time.sleep(0.05)
+                raise AssertionError("page not ready after " + what)
+
+            x = ready("load")
+            groups = [r for r in x["rows"] if r["p1"] - r["p0"] > 1]
+            check(x["mode"] == "raster" and len(x["rows"]) < 305 and len(groups) > 0,
+                  "305 processors in %d rows, %d of them groups" % (len(x["rows"]), len(groups)))
+            # a group with something drawn in the middle of the run
+            mid = x["answer"]["cols"] // 2
+            drawn_groups = [r for r in groups if d.execute_script(
+                "return viewer.cell(arguments[0], arguments[1]).shares", x["rows"].index(r), mid)]
+            check(len(drawn_groups) > 0, "some groups have states drawn (%d)" % len(drawn_groups))
+            g = (drawn_groups or groups)[0]
+            i = x["rows"].index(g)
+            plot = x["plot"]
+            canvas = d.find_element("id", "plot")
+            cw, ch = canvas.size["width"], canvas.size["height"]
+            ly = plot["y"] + (i + 0.5) * plot["h"] / len(x["rows"])
+            ActionChains(d).move_to_element_with_offset(canvas, math.floor(20 - cw / 2),
+                                                        math.floor(ly - ch / 2)).click().perform()
+            y = ready("expanding a group")
+            check((y["view"]["p0"], y["view"]["p1"]) == (g["p0"], g["p1"]) and
+                  [(r["p0"], r["p1"]) for r in y["rows"]] == [(p, p + 1) for p in range(g["p0"], g["p1"])],
+                  "a click on group %d-%d's label shows its processors, a row each" % (g["p0"], g["p1"] - 1))
+            d.save_screenshot(os.path.join(GALLERY, "view_9-group.png"))
+            d.find_element("id", "undo").click()
+            z = ready("folding it")
+            check(z["view"] == x["view"] and len(z["rows"]) == len(x["rows"]), "undo folds the group back")
+        finally:
+            d.quit()
+    finally:
+        stop(server, tmp)
 if failures:
     print("%d failed" % len(failures))
     sys.exit(1)

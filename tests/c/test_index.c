@@ -460,6 +460,128 @@ static void test_refused(void **state)
     free(idx);
 }
 
+static uint64_t le(const unsigned char *p, int n)
+{
+    uint64_t v = 0;
+    for (int i = n; i-- > 0;)
+        v = v << 8 | p[i];
+    return v;
+}
+
+/* The state byte of shares idle, overhead, busy as the README describes it, worked out here. */
+static int expected_state(const rt_ix_cell *c)
+{
+    double tot = (double)c->st[0] + c->st[1] + c->st[2];
+    if (tot <= 0)
+        return 0;
+    long qi = lround(15 * c->st[0] / tot), qb = lround(15 * c->st[2] / tot);
+    if (qi + qb > 15)
+        qi >= qb ? qi-- : qb--;
+    return (int)(1 + 16 * qi + qb);
+}
+
+/* A raster answer (more processors than rows): every cell against rt_index_raster's cells. */
+static void check_binary_raster(rt_server *s, rt_index *ix)
+{
+    int np = rt_index_nprocs(ix), w = 37, rows = np - 2;
+    char args[200];
+    snprintf(args, sizeof args, "w=%d&h=%d", w, rows);
+    char *body = NULL;
+    size_t len = 0;
+    const char *type = NULL;
+    assert_int_equal(rt_server_answer(s, "api/view", args, &body, &len, &type), 200);
+    assert_string_equal(type, "application/octet-stream");
+    const unsigned char *b = (const unsigned char *)body;
+    size_t n = (size_t)rows * (size_t)w, splane = (n + 3) & ~(size_t)3;
+    assert_int_equal(len, 40 + 4 * (size_t)w + splane + n);
+    assert_memory_equal(b, "RTRA", 4);
+    assert_int_equal(b[4], 1);
+    assert_int_equal(b[5], 1); /* a handful of regions: one byte each */
+    assert_int_equal(le(b + 8, 4), (uint64_t)rows);
+    assert_int_equal(le(b + 12, 4), (uint64_t)w);
+    assert_int_equal(le(b + 16, 4), 0);
+    assert_int_equal(le(b + 20, 4), (uint64_t)np);
+    uint64_t t0b = le(b + 24, 8), t1b = le(b + 32, 8);
+    double t0, t1;
+    memcpy(&t0, &t0b, 8);
+    memcpy(&t1, &t1b, 8);
+    assert_true(t0 == (double)rt_index_tmin(ix) && t1 == (double)rt_index_tmax(ix));
+    rt_ix_cell *cells = calloc(n, sizeof *cells);
+    rt_err err;
+    assert_int_equal(rt_index_raster(ix, 0, np, rows, rt_index_tmin(ix), rt_index_tmax(ix), w, cells, NULL, &err), RT_OK);
+    const unsigned char *state = b + 40 + 4 * (size_t)w, *region = state + splane;
+    int colored = 0;
+    for (int c = 0; c < w; c++) {
+        uint64_t m = 0;
+        for (int r = 0; r < rows; r++) {
+            const rt_ix_cell *x = &cells[(size_t)r * (size_t)w + (size_t)c];
+            m += x->nmsg;
+            size_t i = (size_t)r * (size_t)w + (size_t)c;
+            if (state[i] != expected_state(x) || region[i] != (unsigned)(x->top + 1))
+                fail_msg("cell %d,%d: state %d region %d, expected %d and %d", r, c, state[i], region[i],
+                         expected_state(x), x->top + 1);
+            colored += state[i] != 0;
+        }
+        assert_int_equal(le(b + 40 + 4 * (size_t)c, 4), m);
+    }
+    assert_true(colored > (int)n / 2);
+    free(cells);
+    free(body);
+    /* worked examples of the state byte: all idle, all overhead, all busy, even thirds, idle and busy halves */
+    static const struct {
+        float st[3];
+        int code;
+    } ex[] = {{{1, 0, 0}, 241}, {{0, 2, 0}, 1}, {{0, 0, 3}, 16}, {{1, 1, 1}, 86}, {{1, 0, 1}, 121}, {{0, 0, 0}, 0}};
+    for (size_t i = 0; i < sizeof ex / sizeof *ex; i++) {
+        rt_ix_cell c = {{ex[i].st[0], ex[i].st[1], ex[i].st[2]}, 0, -1, 0};
+        assert_int_equal(expected_state(&c), ex[i].code);
+    }
+}
+
+/* api/profile: processors per state in each column = the whole range's one-row raster over the column width,
+ * and at every column the three sum to the processors that have begun and not ended (here: all of them). */
+static void check_profile(rt_server *s, rt_index *ix)
+{
+    int np = rt_index_nprocs(ix), w = 16;
+    int64_t t0 = rt_index_tmin(ix), t1 = rt_index_tmax(ix);
+    char args[200];
+    snprintf(args, sizeof args, "w=%d", w);
+    char *body = NULL;
+    size_t len = 0;
+    const char *type = NULL;
+    assert_int_equal(rt_server_answer(s, "api/profile", args, &body, &len, &type), 200);
+    rt_ix_cell *cells = calloc((size_t)w, sizeof *cells);
+    rt_err err;
+    assert_int_equal(rt_index_raster(ix, 0, np, 1, t0, t1, w, cells, NULL, &err), RT_OK);
+    double cw = (double)(t1 - t0) / w;
+    static const char *const names[3] = {"\"idle\":[", "\"overhead\":[", "\"busy\":["};
+    double sum[64] = {0};
+    for (int k = 0; k < 3; k++) {
+        const char *p = strstr(body, names[k]);
+        assert_non_null(p);
+        p += strlen(names[k]);
+        for (int c = 0; c < w; c++) {
+            char *end;
+            double v = strtod(p, &end);
+            assert_true(end != p);
+            if (fabs(v - cells[c].st[k] / cw) > 1e-5 * np)
+                fail_msg("profile column %d state %d: %g, raster %g", c, k, v, cells[c].st[k] / cw);
+            sum[c] += v;
+            p = end + 1;
+        }
+    }
+    for (int c = 1; c < w - 1; c++) /* inner columns: every processor is between its first and last event */
+        if (fabs(sum[c] - np) > 1e-3 * np)
+            fail_msg("profile column %d: %g processors in all, not %d", c, sum[c], np);
+    free(cells);
+    free(body);
+    assert_int_equal(rt_server_answer(s, "api/profile", "t0=5&t1=4&w=3", &body, &len, &type), 400);
+    free(body);
+    assert_int_equal(rt_server_answer(s, "api/profile", "", &body, &len, &type), 400);
+    assert_non_null(strstr(body, "missing argument w"));
+    free(body);
+}
+
 static void test_server_answers(void **state)
 {
     (void)state;
@@ -507,6 +629,8 @@ static void test_server_answers(void **state)
             fail_msg("%s?%s: %d %s", cases[i].url, cases[i].args, st, body ? body : "(null)");
         free(body);
     }
+    check_binary_raster(s, ix);
+    check_profile(s, ix);
     rt_server_stop(s);
     rt_index_close(ix);
     unlink(trace);

@@ -9,14 +9,20 @@
   const ctx = cv.getContext("2d");
   let meta = null, view = null, answer = null, stats = null, history = [], by = "state";
   let drawn = { plot: null, rows: [], messages: [] }, selected = null, hit = null, pending = 0, lastSearch = null;
+  // Filters: functions (dense region numbers) and message tags hidden from the timeline.
+  const hiddenRegions = new Set(), hiddenTags = new Set();
 
   function $(id) { return document.getElementById(id); }
   function api(path, args) {
     const q = Object.entries(args || {}).map(([k, v]) => k + "=" + encodeURIComponent(v)).join("&");
-    return fetch("api/" + path + (q ? "?" + q : "")).then(r => r.json().then(j => {
-      if (!r.ok) throw new Error(j.error || r.statusText);
-      return j;
-    }));
+    return fetch("api/" + path + (q ? "?" + q : "")).then(r => {
+      if (r.ok && (r.headers.get("Content-Type") || "").startsWith("application/octet-stream"))
+        return r.arrayBuffer().then(parseRaster);
+      return r.json().then(j => {
+        if (!r.ok) throw new Error(j.error || r.statusText);
+        return j;
+      });
+    });
   }
   function secs(t) { return (t - meta.tmin) / meta.unit; }
   function fmtTime(s) {
@@ -62,13 +68,18 @@
     return { t0: t0, t1: t0 + w, p0: p0, p1: p1 };
   }
   function writeHash() {
-    const h = "t0=" + view.t0 + "&t1=" + view.t1 + "&p0=" + view.p0 + "&p1=" + view.p1 + "&by=" + by;
+    let h = "t0=" + view.t0 + "&t1=" + view.t1 + "&p0=" + view.p0 + "&p1=" + view.p1 + "&by=" + by;
+    if (hiddenRegions.size) h += "&hidef=" + [...hiddenRegions].sort((a, b) => a - b).join(",");
+    if (hiddenTags.size) h += "&hidet=" + [...hiddenTags].sort((a, b) => a - b).join(",");
     window.history.replaceState(null, "", "#" + h);
   }
   function readHash() {
     const o = {};
     location.hash.replace(/^#/, "").split("&").forEach(kv => { const [k, v] = kv.split("="); if (k) o[k] = v; });
     if (o.by === "region" || o.by === "state") by = o.by;
+    hiddenRegions.clear(); hiddenTags.clear();
+    (o.hidef || "").split(",").forEach(x => { if (x !== "" && isFinite(Number(x))) hiddenRegions.add(Number(x)); });
+    (o.hidet || "").split(",").forEach(x => { if (x !== "" && isFinite(Number(x))) hiddenTags.add(Number(x)); });
     if (["t0", "t1", "p0", "p1"].every(k => o[k] !== undefined && isFinite(Number(o[k]))))
       return { t0: Number(o.t0), t1: Number(o.t1), p0: Number(o.p0), p1: Number(o.p1) };
     return null;
@@ -144,6 +155,7 @@
     list.sort((x, y) => x[4] - y[4]);
     // the time outside every region, from each processor's first to last interval, in the outside state
     for (const [p, t0, t1, reg, depth] of list) {
+      if (hiddenRegions.has(reg)) continue; // hidden: what encloses it shows through
       const x0 = Math.max(xOf(t0), r.x), x1 = Math.min(xOf(t1), r.x + r.w);
       if (x1 < r.x || x0 > r.x + r.w) continue;
       const st = meta.regions[reg].state;
@@ -159,7 +171,7 @@
     ctx.strokeStyle = "rgba(0,0,0,0.75)"; ctx.lineWidth = 1;
     for (let k = 0; k + 5 < m.length; k += 6) {
       const [src, dst, ts, tr, bytes, tag] = m.slice(k, k + 6);
-      if (ts < 0) continue;
+      if (ts < 0 || hiddenTags.has(tag)) continue;
       const ys = r.y + (Math.min(Math.max(src, a.p0 - 0.5), a.p1 - 0.5) - a.p0 + 0.5) * rh;
       const yr = r.y + (Math.min(Math.max(dst, a.p0 - 0.5), a.p1 - 0.5) - a.p0 + 0.5) * rh;
       const msg = { src, dst, ts, tr, bytes, tag, x0: xOf(ts), y0: ys, x1: xOf(tr), y1: yr };
@@ -169,39 +181,53 @@
     ctx.restore();
     drawDensity(r, null);
   }
-  function decode(b64) {
-    const s = atob(b64), out = new Uint8Array(s.length);
-    for (let i = 0; i < s.length; i++) out[i] = s.charCodeAt(i);
-    return out;
+  // A binary raster answer (see core/server/rt_server.c): header, messages per column, a state
+  // byte per cell (0 none, else 1 + 16 * idle + busy in fifteenths), a region per cell (+1, 0 none).
+  function parseRaster(buf) {
+    const dv = new DataView(buf);
+    if (buf.byteLength < 40 || dv.getUint32(0, true) !== 0x41525452 || dv.getUint8(4) !== 1)
+      throw new Error("not a raster answer");
+    const rb = dv.getUint8(5), rows = dv.getUint32(8, true), cols = dv.getUint32(12, true), n = rows * cols;
+    let off = 40;
+    const msgs = new Uint32Array(buf.slice(off, off + 4 * cols));
+    off += 4 * cols;
+    const state = new Uint8Array(buf, off, n);
+    off += (n + 3) & ~3;
+    const region = rb === 1 ? new Uint8Array(buf, off, n) : new Uint16Array(buf.slice(off, off + 2 * n));
+    return { mode: "raster", rows: rows, cols: cols, p0: dv.getUint32(16, true), p1: dv.getUint32(20, true),
+      t0: dv.getFloat64(24, true), t1: dv.getFloat64(32, true), from_events: (dv.getUint8(6) & 1) === 1,
+      state: state, region: region, msgs: msgs };
+  }
+  // The shares of idle, overhead and busy a state byte stands for (null: no time).
+  function stateShares(code) {
+    if (!code || code > 241) return null;
+    const i = (code - 1) >> 4, b = (code - 1) & 15;
+    return i + b > 15 ? null : [i / 15, (15 - i - b) / 15, b / 15];
+  }
+  const STATE_LUT = [];
+  for (let code = 0; code < 256; code++) {
+    const f = stateShares(code);
+    STATE_LUT.push(f && [0, 1, 2].map(j => Math.round(f[0] * STATE_RGB[0][j] + f[1] * STATE_RGB[1][j] + f[2] * STATE_RGB[2][j])));
   }
   function drawRaster(r, a) {
     drawn.rows = makeRows(a.p0, a.p1, a.rows);
     drawn.messages = [];
-    const cells = decode(a.cells), img = ctx.createImageData(a.cols, a.rows), d = img.data;
-    const dens = new Float64Array(a.cols);
+    const img = ctx.createImageData(a.cols, a.rows), d = img.data;
     for (let i = 0; i < a.rows * a.cols; i++) {
-      const c = cells.subarray(6 * i, 6 * i + 6), tot = c[0] + c[1] + c[2];
-      dens[i % a.cols] += c[5];
-      let rgb = null;
-      if (tot > 0) {
-        if (by === "state") {
-          rgb = [0, 0, 0];
-          for (let k = 0; k < 3; k++) for (let j = 0; j < 3; j++) rgb[j] += STATE_RGB[k][j] * c[k] / tot;
-        } else {
-          const top = c[3] | (c[4] << 8);
-          rgb = top ? regionRgb(top - 1) : [200, 200, 200];
-        }
-      }
+      let rgb = STATE_LUT[a.state[i]];
+      if (rgb && by === "region")
+        rgb = a.region[i] && !hiddenRegions.has(a.region[i] - 1) ? regionRgb(a.region[i] - 1) : [200, 200, 200];
       const o = 4 * i;
-      if (rgb) { d[o] = rgb[0]; d[o + 1] = rgb[1]; d[o + 2] = rgb[2]; d[o + 3] = 255; }
-      else { d[o] = d[o + 1] = d[o + 2] = 255; d[o + 3] = 255; }
+      if (rgb) { d[o] = rgb[0]; d[o + 1] = rgb[1]; d[o + 2] = rgb[2]; }
+      else d[o] = d[o + 1] = d[o + 2] = 255;
+      d[o + 3] = 255;
     }
     const off = document.createElement("canvas");
     off.width = a.cols; off.height = a.rows;
     off.getContext("2d").putImageData(img, 0, 0);
     ctx.imageSmoothingEnabled = false;
     ctx.drawImage(off, r.x, r.y, r.w, r.h);
-    drawDensity(r, dens);
+    drawDensity(r, a.msgs);
   }
   // Message density under the timeline: darker where more messages are sent.
   function drawDensity(r, dens) {
@@ -261,31 +287,50 @@
     clearTimeout(statsTimer);
     statsTimer = setTimeout(loadStats, 120);
   }
-  let statsSeq = 0;
+  let statsSeq = 0, profile = null, util = null;
+  const UTIL_AXIS = 30;
   function loadStats() {
     const my = ++statsSeq, v = view;
+    api("profile", { t0: v.t0, t1: v.t1, p0: v.p0, p1: v.p1, w: $("utilcount").width - UTIL_AXIS }).then(p => {
+      if (my !== statsSeq) return;
+      profile = p;
+      drawUtil();
+    }).catch(e => { $("info").textContent = "profile: " + e.message; });
     api("stats", { t0: v.t0, t1: v.t1, p0: v.p0, p1: v.p1 }).then(s => {
       if (my !== statsSeq) return;
       stats = s;
       showStats(s);
+      drawUtil();
     }).catch(e => { $("functions").textContent = "error: " + e.message; });
   }
   function table(head, rows) {
     return "<table><tr>" + head.map(h => "<th>" + h + "</th>").join("") + "</tr>" +
       rows.map(r => "<tr>" + r.map(c => "<td>" + c + "</td>").join("") + "</tr>").join("") + "</table>";
   }
+  function checkbox(kind, v, on) {
+    return "<input type=checkbox class=filter data-kind=" + kind + " data-v=" + v + (on ? " checked" : "") + ">";
+  }
+  // A filter box ticked or cleared: the timeline redrawn without (or with) that function or tag.
+  document.addEventListener("change", e => {
+    const t = e.target;
+    if (!t.classList || !t.classList.contains("filter")) return;
+    const set = t.dataset.kind === "f" ? hiddenRegions : hiddenTags, v = Number(t.dataset.v);
+    if (t.checked) set.delete(v); else set.add(v);
+    writeHash();
+    draw();
+  });
   function esc(s) { return String(s).replace(/[&<>"]/g, c => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]); }
   function showStats(s) {
     const f = s.functions.slice().sort((a, b) => b.exclusive - a.exclusive);
-    $("functions").innerHTML = table(["function", "calls", "exclusive", "inclusive"], f.slice(0, 200).map(x =>
+    $("functions").innerHTML = table(["function", "calls", "exclusive", "inclusive", "shown"], f.slice(0, 200).map(x =>
       ["<span class=sw style='background:" + regionColor(x.region) + "'></span>" + esc(x.name), x.calls,
-        fmtTime(x.exclusive), fmtTime(x.inclusive)]));
+        fmtTime(x.exclusive), fmtTime(x.inclusive), checkbox("f", x.region, !hiddenRegions.has(x.region))]));
     const m = s.messages;
     const pairs = m.pairs.slice().sort((a, b) => b.bytes - a.bytes).slice(0, 50);
     const tags = m.tags.slice().sort((a, b) => b.count - a.count).slice(0, 20);
     $("messages").innerHTML = "<p>" + m.count + " messages received, " + m.bytes + " bytes</p>" +
       table(["sender → receiver", "count", "bytes"], pairs.map(p => [p.src + " → " + p.dst, p.count, p.bytes])) +
-      table(["tag", "count", "bytes"], tags.map(t => [t.tag, t.count, t.bytes]));
+      table(["tag", "count", "bytes", "shown"], tags.map(t => [t.tag, t.count, t.bytes, checkbox("t", t.tag, !hiddenTags.has(t.tag))]));
     drawSizes(m.sizes);
     const tot = s.idle + s.overhead + s.busy;
     $("states").innerHTML = table(["state", "time", "share"], STATE_NAMES.map((n, k) => {
@@ -293,6 +338,47 @@
       return ["<span class=sw style='background:" + STATE_COLORS[k] + "'></span>" + n, fmtTime(v),
         tot > 0 ? (100 * v / tot).toFixed(1) + "%" : "-"];
     }));
+  }
+  // Utilization (ParaGraph's count and summary): how many processors are in each state over the view's
+  // time, stacked busy / overhead / idle from the bottom; and each processor's (or group's) shares of the
+  // view's time as a bar, busy at the bottom.
+  function drawUtil() {
+    if (!profile || !stats || profile.t0 !== stats.t0 || profile.t1 !== stats.t1 || profile.p0 !== stats.p0 ||
+        profile.p1 !== stats.p1) return;
+    const order = [2, 1, 0], names = ["idle", "overhead", "busy"];
+    util = { count: null, bars: [] };
+    let c = $("utilcount"), g = c.getContext("2d");
+    g.clearRect(0, 0, c.width, c.height);
+    const n = profile.p1 - profile.p0, ch = { x: UTIL_AXIS, y: 4, w: profile.cols, h: c.height - 8 };
+    g.fillStyle = "#333"; g.font = "9px sans-serif"; g.textAlign = "right";
+    g.fillText(String(n), UTIL_AXIS - 3, ch.y + 8); g.fillText("0", UTIL_AXIS - 3, ch.y + ch.h);
+    for (let i = 0; i < profile.cols; i++) {
+      let y = ch.y + ch.h;
+      for (const k of order) {
+        const hh = profile[names[k]][i] / n * ch.h;
+        if (hh > 0) { g.fillStyle = STATE_COLORS[k]; g.fillRect(ch.x + i, y - hh, 1, hh); }
+        y -= hh;
+      }
+    }
+    g.strokeStyle = "#999"; g.strokeRect(ch.x - 0.5, ch.y - 0.5, ch.w + 1, ch.h + 1);
+    util.count = Object.assign(ch, { procs: n, idle: profile.idle, overhead: profile.overhead, busy: profile.busy });
+    c = $("utilsum"); g = c.getContext("2d");
+    g.clearRect(0, 0, c.width, c.height);
+    const w = c.width - UTIL_AXIS, groups = makeRows(stats.p0, stats.p1, Math.min(n, w)), bw = w / groups.length;
+    const bh = c.height - 8;
+    g.fillStyle = "#333"; g.font = "9px sans-serif"; g.textAlign = "right"; g.fillText("100%", UTIL_AXIS - 3, 12); g.fillText("0", UTIL_AXIS - 3, 4 + bh);
+    for (const [i, grp] of groups.entries()) {
+      const t = [0, 0, 0];
+      for (let p = grp.p0; p < grp.p1; p++) names.forEach((nm, k) => { t[k] += stats.procs[p - stats.p0][nm]; });
+      const tot = t[0] + t[1] + t[2], sh = t.map(v => tot > 0 ? v / tot : 0);
+      let y = 4 + bh;
+      for (const k of order) {
+        const hh = sh[k] * bh;
+        if (hh > 0) { g.fillStyle = STATE_COLORS[k]; g.fillRect(UTIL_AXIS + i * bw, y - hh, Math.max(bw - (bw > 3 ? 1 : 0), 1), hh); }
+        y -= hh;
+      }
+      util.bars.push({ p0: grp.p0, p1: grp.p1, x: UTIL_AXIS + i * bw, w: bw, y: 4, h: bh, shares: sh });
+    }
   }
   // Message sizes: bar k counts messages of 2^(k-1) .. 2^k - 1 bytes (bar 0: empty messages).
   function drawSizes(h) {
@@ -393,6 +479,13 @@
     return best;
   }
   function click(x, y) {
+    const r = drawn.plot;
+    if (r && x < r.x && y >= r.y && y <= r.y + r.h) {
+      // a group's label: expand it (its processors fill the timeline; undo folds it back)
+      const row = procAtY(y);
+      if (row && row.p1 - row.p0 > 1) setView({ t0: view.t0, t1: view.t1, p0: row.p0, p1: row.p1 }, true);
+      return;
+    }
     const m = nearestMessage(x, y);
     selected = m;
     if (m) {
@@ -405,7 +498,15 @@
   function hover(x, y) {
     if (!drawn.plot || !answer) return;
     const r = drawn.plot;
-    if (x < r.x || x > r.x + r.w || y < r.y || y > r.y + r.h) return;
+    if (x < r.x && y >= r.y && y <= r.y + r.h) {
+      const row = procAtY(y);
+      cv.style.cursor = row && row.p1 - row.p0 > 1 ? "pointer" : "";
+      if (row && row.p1 - row.p0 > 1)
+        $("info").textContent = "processors " + row.p0 + "–" + (row.p1 - 1) + ": click to expand the group (undo folds it)";
+      return;
+    }
+    cv.style.cursor = "";
+    if (x > r.x + r.w || y < r.y || y > r.y + r.h) return;
     const row = procAtY(y), t = tOf(x);
     let what = "";
     if (answer.mode === "exact" && row) {
@@ -451,10 +552,18 @@
   // What the page shows, for tests and scripts: the view, where it drew, rows, and the panels' numbers.
   window.viewer = {
     data: () => ({ view: view, plot: drawn.plot, rows: drawn.rows, mode: answer && answer.mode,
-      answer: answer, stats: stats, selected: selected, hit: hit, by: by, meta: meta, pending: pending,
+      hidden: { functions: [...hiddenRegions], tags: [...hiddenTags] },
+      messages: drawn.messages.map(m => [m.src, m.dst, m.ts, m.tr, m.tag]),
+      answer: answer && (answer.mode === "exact" ? answer : { mode: answer.mode, rows: answer.rows, cols: answer.cols,
+        p0: answer.p0, p1: answer.p1, t0: answer.t0, t1: answer.t1, from_events: answer.from_events }), stats: stats, selected: selected, hit: hit, by: by, meta: meta, pending: pending,
+      util: util,
       ready: !!answer && !pending && !!stats && stats.t0 === view.t0 && stats.t1 === view.t1 &&
-        stats.p0 === view.p0 && stats.p1 === view.p1 }),
-    xOf: xOf, tOf: tOf, setView: v => setView(v, true), stateColors: STATE_COLORS,
+        stats.p0 === view.p0 && stats.p1 === view.p1 && !!util && profile.t0 === view.t0 && profile.t1 === view.t1 &&
+        profile.p0 === view.p0 && profile.p1 === view.p1 }),
+    // a raster cell as received: the shares of idle, overhead and busy (null: no time), the function (-1 none)
+    cell: (row, col) => answer && answer.mode === "raster" ? { shares: stateShares(answer.state[row * answer.cols + col]),
+      region: answer.region[row * answer.cols + col] - 1 } : null,
+    regionRgb: regionRgb, xOf: xOf, tOf: tOf, setView: v => setView(v, true), stateColors: STATE_COLORS,
   };
 
   api("meta").then(m => {
