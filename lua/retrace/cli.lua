@@ -161,15 +161,17 @@ local READS = {
 }
 local SUGGEST = { message = "stats", memory = "cache", msp = "memspy", shmap = "shmap", pes = "chitra" }
 
---- When command `name` failed on its input, the trace it was given (an existing file
--- among args) may be of a kind another command reads: then a message saying so
--- (what the file is, the command to try), else nil.
+--- When command `name` failed on its input, the traces it was given (its parsed
+-- arguments `trace`, `pes` or `paths`) may be of a kind another command reads: then a
+-- message saying so (what the file is, the command to try), else nil.
 function M.wrong_command(name, args)
   local reads = READS[name]
   if not reads then return nil end
   local formats = require "retrace.formats"
-  for _, a in ipairs(args) do
-    if a:sub(1, 1) ~= "-" and require("lfs").attributes(a, "mode") then
+  local given = args.trace or args.pes or args.paths
+  if type(given) ~= "table" then given = { given } end
+  for _, a in ipairs(given) do
+    if type(a) == "string" and require("lfs").attributes(a, "mode") == "file" then
       local f = formats.detect(a)
       local fam = f and FAMILY[f]
       if fam and not reads[fam] then
@@ -203,7 +205,7 @@ local function run(name, cmd, err, argv)
     end
     -- a rank that failed because another one did holds no message (retrace.par.spread)
     if res.exit == M.EXIT_INPUT and res.message then
-      local ok2, wrong = pcall(M.wrong_command, name, rest)
+      local ok2, wrong = pcall(M.wrong_command, name, args)
       if ok2 and wrong then res.message = wrong end
     end
     return res.exit, res.message and ("retrace: " .. M.name_inputs(res.message, rest) .. "\n")
