@@ -14,7 +14,7 @@ int rt_push_fail(lua_State *L, const rt_err *err)
     return 2;
 }
 
-static int msghandler(lua_State *L)
+int rt_msghandler(lua_State *L)
 {
     const char *msg = lua_tostring(L, 1);
     if (msg == NULL) {
@@ -37,7 +37,7 @@ static int msghandler(lua_State *L)
 int rt_docall(lua_State *L, int nargs, int nresults)
 {
     int base = lua_gettop(L) - nargs;
-    lua_pushcfunction(L, msghandler);
+    lua_pushcfunction(L, rt_msghandler);
     lua_insert(L, base);
     int status = lua_pcall(L, nargs, nresults, base);
     lua_remove(L, base);

@@ -30,6 +30,9 @@ int rt_push_fail(lua_State *L, const rt_err *err);
  * message (with traceback when the error was a string) is on the stack.
  */
 int rt_docall(lua_State *L, int nargs, int nresults);
+/* rt_docall's message handler, for a caller that pushes it once below the
+ * function and its arguments (lua_pcall's msgh) and so needs no rotation. */
+int rt_msghandler(lua_State *L);
 
 /*
  * Create a metatable registered as tname ("retrace.Lines"), with __index set to

@@ -61,20 +61,23 @@ static void push_hook(lpolicy *p, int h, const rt_policy_set *s)
     lua_remove(L, -2);
 }
 
-/* A hook's call: lua_pcall without a message handler (hooks run once per
- * miss or per reference, and only the error's first line is kept). */
-static int hook_call(lpolicy *p, int nargs, int nresults)
+/* A hook's call: the function and its nargs arguments above rt_msghandler,
+ * pushed first by the caller at index base, so no rotation is needed (hooks
+ * run once per miss or per reference). The caller pops down to base - 1. */
+static int hook_call(lpolicy *p, int base, int nargs, int nresults)
 {
-    return lua_pcall(p->L, nargs, nresults, 0);
+    return lua_pcall(p->L, nargs, nresults, base);
 }
 
-static int hook_fail(lpolicy *p, int h, rt_policy_set *s)
+/* below: the stack's top to restore (rt_docall's caller: under the error;
+ * hook_call's: under its handler) */
+static int hook_fail(lpolicy *p, int h, rt_policy_set *s, int below)
 {
     lua_State *L = p->L;
-    int below = lua_gettop(L) - 1; /* the error value is on top */
-    /* error() with a string gives "file:line: message"; any other value is shown as it prints */
-    const char *msg = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : luaL_tolstring(L, -1, NULL);
-    /* the first line: the message, without the traceback rt_docall's handler appends (init) */
+    const char *msg = lua_tostring(L, -1); /* rt_msghandler made every error a string */
+    if (!msg)
+        msg = "error without a message";
+    /* the first line: the message, without the traceback the handler appended */
     rt_err_set(s->err, RT_EINVAL, "policy %s: %s: %.*s", p->name, hook_names[h], (int)strcspn(msg, "\n"), msg);
     lua_settop(L, below);
     return RT_EINVAL;
@@ -114,20 +117,23 @@ static int lp_init(void *ud, rt_policy_set *s)
         return RT_OK;
     push_hook(p, H_INIT, s);
     if (rt_docall(L, 1, 0) != LUA_OK)
-        return hook_fail(p, H_INIT, s);
+        return hook_fail(p, H_INIT, s, lua_gettop(L) - 1);
     return RT_OK;
 }
 
 static int lp_touch(lpolicy *p, int h, rt_policy_set *s, unsigned way, uint64_t now)
 {
     lua_State *L = p->L;
-    if (!lua_checkstack(L, 8))
+    if (!lua_checkstack(L, 12))
         return rt_err_set(s->err, RT_ENOMEM, "policy %s: Lua stack overflow", p->name);
+    lua_pushcfunction(L, rt_msghandler);
+    int base = lua_gettop(L);
     push_hook(p, h, s);
     lua_pushinteger(L, (lua_Integer)way + 1);
     lua_pushinteger(L, (lua_Integer)now);
-    if (hook_call(p, 3, 0) != LUA_OK)
-        return hook_fail(p, h, s);
+    if (hook_call(p, base, 3, 0) != LUA_OK)
+        return hook_fail(p, h, s, base - 1);
+    lua_settop(L, base - 1);
     return RT_OK;
 }
 
@@ -145,8 +151,10 @@ static int lp_victim(void *ud, rt_policy_set *s, uint64_t now, unsigned *way)
 {
     lpolicy *p = ud;
     lua_State *L = p->L;
-    if (!lua_checkstack(L, 8))
+    if (!lua_checkstack(L, 12))
         return rt_err_set(s->err, RT_ENOMEM, "policy %s: Lua stack overflow", p->name);
+    lua_pushcfunction(L, rt_msghandler);
+    int base = lua_gettop(L);
     push_hook(p, H_VICTIM, s);
     for (int k = 0; k < 2 && s->last; k++) { /* the engine's record into set.last, set.loaded */
         if (!(p->recency & (1 << k)))
@@ -161,17 +169,17 @@ static int lp_victim(void *ud, rt_policy_set *s, uint64_t now, unsigned *way)
         lua_pop(L, 2);
     }
     lua_pushinteger(L, (lua_Integer)now);
-    if (hook_call(p, 2, 1) != LUA_OK)
-        return hook_fail(p, H_VICTIM, s);
+    if (hook_call(p, base, 2, 1) != LUA_OK)
+        return hook_fail(p, H_VICTIM, s, base - 1);
     int isint;
     lua_Integer w = lua_tointegerx(L, -1, &isint);
     if (!isint || w < 1 || w > (lua_Integer)s->ways) {
         rt_err_set(s->err, RT_ERANGE, "policy %s: victim: returned %s, not a way 1..%u", p->name,
                    luaL_tolstring(L, -1, NULL), s->ways);
-        lua_pop(L, 2);
+        lua_settop(L, base - 1);
         return RT_ERANGE;
     }
-    lua_pop(L, 1);
+    lua_settop(L, base - 1);
     *way = (unsigned)(w - 1);
     return RT_OK;
 }
