@@ -375,7 +375,9 @@ describe("retrace cache", function()
     local shm = h.temp_file("0 1 4 4\n1 1 1 4 1 1 0.5\n")
     code, _, err = h.retrace("cache", shm)
     assert.are.equal(1, code)
-    assert.truthy(err:find("not a memory trace (shmap)", 1, true))
+    -- what the file is and the command that reads it
+    assert.truthy(err:find("is a SHMAP memory-access trace", 1, true), err)
+    assert.truthy(err:find("try 'retrace shmap " .. shm .. "'", 1, true), err)
     -- converting a trace onto itself: refused, the input left whole
     local text = "0 10\n0 20\n"
     local self = h.temp_file(text)
