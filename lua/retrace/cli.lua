@@ -157,7 +157,7 @@ local READS = {
   stats = { message = true }, paragraph = { message = true }, medea = { message = true },
   view = { message = true }, index = { message = true }, picl = { message = true },
   cache = { memory = true }, memspy = { memory = true, msp = true }, shmap = { shmap = true },
-  chitra = { pes = true },
+  chitra = { pes = true, message = true }, -- (traces with --states)
 }
 local SUGGEST = { message = "stats", memory = "cache", msp = "memspy", shmap = "shmap", pes = "chitra" }
 
