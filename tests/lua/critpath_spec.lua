@@ -454,6 +454,30 @@ describe("the critical path of a long run, streamed", function()
     assert.truthy(out:find(("... %d more segments"):format(R + 1 - 12), 1, true))
     assert.truthy(out:find("processor 1   0.000003 .. 0.000005  -> message to 0 sent 0.000005, received 0.000007",
       1, true))
+    -- a window: the run's path cut to it (retrace.critpath.clip) read batch by batch is the
+    -- whole path cut at once, the length summed in the same order
+    local lo, hi = 0.0100005, 0.0700015
+    local rp = assert(replay.open(file, { critical_path = true, start = lo, stop = hi }))
+    rp:run()
+    local want = require("retrace.critpath").clip(rp:critical_path(), lo, hi)
+    rp:close()
+    local s = assert(require("retrace.picl").summary(file, { start = lo, stop = hi }))
+    assert.are.equal(want.length, s.critical_path.length)
+    assert.are.equal(#want.segments, s.critical_path.nsegments)
+    assert.are.equal(#want.messages, s.critical_path.nmessages)
+    assert.is_true(#want.segments > 4096 * 3)
+    code, out = h.retrace("stats", "--json", "--from", tostring(lo), "--to", tostring(hi), file)
+    assert.are.equal(0, code, out)
+    local got = cjson.decode(out).critical_path
+    assert.are.equal(#want.segments, #got.segments)
+    assert.are.equal(#want.messages, #got.messages)
+    for i, g in ipairs(want.segments) do
+      assert.are.same({ g.proc, g.from, g.to }, { got.segments[i].proc, got.segments[i].from, got.segments[i].to })
+    end
+    for i, m in ipairs(want.messages) do
+      assert.are.same({ m.src, m.dst, m.send_time, m.recv_time },
+        { got.messages[i].src, got.messages[i].dst, got.messages[i].send, got.messages[i].recv })
+    end
     os.remove(file)
   end)
 end)
