@@ -34,6 +34,26 @@ function M.retrace(...)
   return code, o, e
 end
 
+--- Run the retrace binary with arguments in the background and send it SIGINT
+-- (Ctrl-C) `after` seconds after it is ready for one: a background job of a script
+-- starts with SIGINT ignored until retrace installs its handler, so the wait begins
+-- once /proc says the process catches SIGINT (under load that can take a while).
+-- Returns the exit code and stderr.
+function M.interrupted(after, ...)
+  local args = {}
+  for i = 1, select("#", ...) do args[i] = shell_quote((select(i, ...))) end
+  local err = os.tmpname()
+  local script = ("%s %s >/dev/null 2>%s & pid=$!; " ..
+    "for i in $(seq 1000); do c=$(awk '/^SigCgt/ { print $2 }' /proc/$pid/status 2>/dev/null); " ..
+    "[ -z \"$c\" ] && break; (( (16#$c & 2) != 0 )) && break; sleep 0.01; done; " ..
+    "sleep %s; kill -INT $pid 2>/dev/null; wait $pid")
+    :format(shell_quote(M.bin), table.concat(args, " "), err, after)
+  local _, _, code = os.execute("timeout 120 bash -c " .. shell_quote(script))
+  local e = slurp(err)
+  os.remove(err)
+  return code, e
+end
+
 --- Path of a shared sample trace, or nil when ../shared is absent (the spec
 -- then skips, saying so).
 function M.shared_file(rel)

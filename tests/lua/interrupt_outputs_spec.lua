@@ -15,17 +15,10 @@ local function names(dir)
   return t
 end
 
--- retrace args in the background, SIGINT after `after` seconds: exit code, stderr
+-- retrace args in the background, SIGINT `after` seconds after it is ready: exit code, stderr
 local function interrupt(dir, after, ...)
-  local args = {}
-  for i = 1, select("#", ...) do args[i] = h.quote((select(i, ...))) end
-  local err = dir .. "/err.txt"
-  local script = ("%s %s >/dev/null 2>%s & pid=$!; sleep %s; kill -INT $pid; wait $pid")
-    :format(h.quote(h.bin), table.concat(args, " "), h.quote(err), after)
-  local _, _, code = os.execute("timeout 120 bash -c " .. h.quote(script))
-  local e = h.slurp(err)
-  os.remove(err)
-  return code, e
+  local _ = dir
+  return h.interrupted(after, ...)
 end
 
 -- A PICL ring of 16 processors, n records (user regions, sends and receives).

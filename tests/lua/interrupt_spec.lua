@@ -15,16 +15,8 @@ describe("Ctrl-C during a C pass", function()
   end)
   teardown(function() h.remove_tree(dir) end)
 
-  -- run retrace with args, SIGINT after 0.3 s; returns exit code, stderr
-  local function interrupt(...)
-    local args = {}
-    for i = 1, select("#", ...) do args[i] = h.quote((select(i, ...))) end
-    local err = dir .. "/err.txt"
-    local script = ("%s %s >/dev/null 2>%s & pid=$!; sleep 0.3; kill -INT $pid; wait $pid")
-      :format(h.quote(h.bin), table.concat(args, " "), h.quote(err))
-    local _, _, code = os.execute("bash -c " .. h.quote(script))
-    return code, h.slurp(err)
-  end
+  -- run retrace with args, SIGINT 0.3 s after it is ready for one; exit code, stderr
+  local function interrupt(...) return h.interrupted(0.3, ...) end
 
   it("stops retrace info", function()
     local code, err = interrupt("info", big)
