@@ -15,12 +15,6 @@ local function names(dir)
   return t
 end
 
--- retrace args in the background, SIGINT `after` seconds after it is ready: exit code, stderr
-local function interrupt(dir, after, ...)
-  local _ = dir
-  return h.interrupted(after, ...)
-end
-
 -- A PICL ring of 16 processors, n records (user regions, sends and receives).
 local function picl(path, n)
   assert(os.execute(("awk 'BEGIN { split(\"-3 -3 -3 -4 -4 -3 -4 -4\", rt, \" \"); " ..
@@ -45,7 +39,7 @@ describe("Ctrl-C while an output is written", function()
   it("paragraph --export chrome-json: exit 130, one line, no file and no temporary", function()
     local out = dir .. "/out"
     lfs.mkdir(out)
-    local code, err = interrupt(dir, 1.5, "paragraph", trace, "--export", "chrome-json", out .. "/t.json")
+    local code, err = h.interrupted(1.5, "paragraph", trace, "--export", "chrome-json", out .. "/t.json")
     assert.are.equal(130, code, err)
     assert.are.equal("retrace: interrupted\n", err)
     assert.are.same({}, names(out))
@@ -53,7 +47,7 @@ describe("Ctrl-C while an output is written", function()
     local f = assert(io.open(out .. "/t.json", "w"))
     f:write('{"traceEvents":[]}\n')
     f:close()
-    code, err = interrupt(dir, 1.5, "paragraph", trace, "--export", "chrome-json", out .. "/t.json")
+    code, err = h.interrupted(1.5, "paragraph", trace, "--export", "chrome-json", out .. "/t.json")
     assert.are.equal(130, code, err)
     assert.are.equal("retrace: interrupted\n", err)
     assert.are.same({ "t.json" }, names(out))
@@ -63,7 +57,7 @@ describe("Ctrl-C while an output is written", function()
   it("paragraph --timeline-html: the same", function()
     local out = dir .. "/html"
     lfs.mkdir(out)
-    local code, err = interrupt(dir, 0.4, "paragraph", long, "--timeline-html", out .. "/t.html")
+    local code, err = h.interrupted(0.4, "paragraph", long, "--timeline-html", out .. "/t.html")
     assert.are.equal(130, code, err)
     assert.are.equal("retrace: interrupted\n", err)
     assert.are.same({}, names(out))
@@ -81,7 +75,7 @@ end }
     f:close()
     local frames, pdf = dir .. "/frames", dir .. "/pdf"
     lfs.mkdir(pdf)
-    local code, err = interrupt(dir, 1.5, "render", s, "-o", frames, "--pdf", pdf .. "/all.pdf")
+    local code, err = h.interrupted(1.5, "render", s, "-o", frames, "--pdf", pdf .. "/all.pdf")
     assert.are.equal(130, code, err)
     assert.are.equal("retrace: interrupted\n", err)
     assert.are.same({}, names(pdf))
