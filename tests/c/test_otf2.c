@@ -1080,9 +1080,9 @@ static void test_many_locations(void **state)
     assert_int_equal(c.readers_open_max, 1);
     assert_true(c.reopens > 0); /* location 0's 60000 events take many refills */
     assert_true(c.lookahead >= 16 && c.lookahead * MANY * 48 <= (96u << 20));
-    /* refills of 7 events seek through location 0's three chunks */
+    /* refills of 97 events seek all through location 0's chunks (80000 records) */
     assert_int_equal(rt_tsource_rewind(s, &err), RT_OK);
-    assert_int_equal(rt_otf2_set_budget(s, 0, 7, &err), RT_OK);
+    assert_int_equal(rt_otf2_set_budget(s, 0, 97, &err), RT_OK);
     read_many(s);
     rt_tsource_free(s);
     /* one rank's part of four: its locations only, in the same order */
