@@ -94,7 +94,7 @@ local function collect(paths)
       if dir == "" then dir = "/" end
       if first_time(dir) then walk_all(dir) end
       if #out == before then cli.input_error(p .. ": no message-passing trace files in this directory") end
-    elseif mode then
+    elseif mode or p == "-" then -- ("-": standard input, read by the trace source)
       out[#out + 1] = p
     else
       cli.input_error(p .. ": No such file or directory")

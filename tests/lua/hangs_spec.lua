@@ -110,12 +110,18 @@ describe("an input read once", function()
     end)
   end
 
-  it("standard input ('-') is detected and read whole by stats", function()
+  it("standard input ('-') is detected and read whole by stats and medea", function()
     local file = h.source .. "/examples/picl/ring4.trf"
     local _, want = direct(file, { "stats" })
     local code, out, err = bash(q(h.bin) .. " stats - < " .. q(file))
     assert.are.equal(0, code, err)
     assert.are.equal((want:gsub("TRACE", "-")), out)
+    -- and by medea: the same parameters as from the file
+    local _, mwant = direct(file, { "medea", "--json" })
+    local mcode, mout, merr = bash(q(h.bin) .. " medea --json - < " .. q(file))
+    assert.are.equal(0, mcode, merr)
+    local function params(x) return assert(x:match('"components":%[{"cluster":1,"name":"[^"]*","params":(%b{})')) end
+    assert.are.equal(params(mwant), params(mout))
   end)
 
   it("a reader that needs two passes refuses a FIFO in one line (shmap, paragraph)", function()
