@@ -195,6 +195,11 @@ local entries = {
     run = { "paragraph", "{data}/picl/mpicl-8a.trf", "--static", "--gray", "-o",
             "{out}/paragraph-static/mpicl8a-gray.png", "--size", "1400x800" },
     image = "paragraph-static/mpicl8a-gray.png" },
+  { family = "ParaGraph whole-run views", needs = "{data}/picl/fft-16.trf",
+    caption = "fft-16 with its rows in Gray-code order (--order gray): hypercube neighbours side by side",
+    run = { "paragraph", "{data}/picl/fft-16.trf", "--static", "--order", "gray", "-o",
+            "{out}/paragraph-static/fft16-gray-order.png", "--size", "1400x800" },
+    image = "paragraph-static/fft16-gray-order.png" },
   -- ParaGraph: the utilization and communication displays on the real traces
   { family = "ParaGraph (real traces)", needs = "{data}/picl/mpicl-10.trf",
     caption = "mpicl-10, every display at the end of the run: utilization, broadcasts as bands and a series, " ..
