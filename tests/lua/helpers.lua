@@ -54,6 +54,19 @@ function M.interrupted(after, ...)
   return code, e
 end
 
+--- A Paraver trace written in dir: run.prv with the text prv and, beside it, run.pcf
+-- with the text pcf (state names, as Paraver writes them). Returns the trace's path.
+function M.paraver(dir, prv, pcf)
+  local trace = dir .. "/run.prv"
+  local f = assert(io.open(trace, "w"))
+  f:write(prv)
+  f:close()
+  f = assert(io.open(dir .. "/run.pcf", "w"))
+  f:write(pcf)
+  f:close()
+  return trace
+end
+
 --- Path of a shared sample trace, or nil when ../shared is absent (the spec
 -- then skips, saying so).
 function M.shared_file(rel)

@@ -114,6 +114,19 @@ describe("peak memory", function()
   end
 end)
 
+
+-- A PES of n states with names drawn from the first k of names (k random), times that
+-- sometimes repeat (zero-length states); returns its path.
+local function random_pes(names, n)
+  local t, lines = 0, {}
+  local k = math.random(1, #names)
+  for i = 1, n do
+    t = t + (math.random() < 0.2 and 0 or math.random() * 5)
+    lines[i] = ("%s %.6g"):format(names[math.random(k)], t)
+  end
+  return h.temp_file(table.concat(lines, "\n") .. "\n", ".pes")
+end
+
 describe("the bounded readers give the same numbers", function()
   it("a PES counted (info) as a Chitra session sees it, on random input", function()
     math.randomseed(25)
@@ -146,13 +159,7 @@ describe("the bounded readers give the same numbers", function()
     local names = { "A", "B", "OTHER", "C1T", "x", "B" }
     for trial = 1, 30 do
       local n = math.random(2, 300)
-      local t, lines = 0, {}
-      local k = math.random(1, #names)
-      for i = 1, n do
-        t = t + (math.random() < 0.2 and 0 or math.random() * 5)
-        lines[i] = ("%s %.6g"):format(names[math.random(k)], t)
-      end
-      local p = h.temp_file(table.concat(lines, "\n") .. "\n", ".pes")
+      local p = random_pes(names, n)
       local ses = assert(chitra.load(p))
       local st = assert(chitra.stream(p))
       local a, b = ses:chain(), st:chain()
@@ -172,13 +179,7 @@ describe("the bounded readers give the same numbers", function()
     local tried = 0
     for trial = 1, 60 do
       local n = math.random(2, 120)
-      local t, lines = 0, {}
-      local k = math.random(1, #names)
-      for i = 1, n do
-        t = t + (math.random() < 0.2 and 0 or math.random() * 5)
-        lines[i] = ("%s %.6g"):format(names[math.random(k)], t)
-      end
-      local p = h.temp_file(table.concat(lines, "\n") .. "\n", ".pes")
+      local p = random_pes(names, n)
       -- clips from none to past the end (n - 1 elements): the refusals must agree too
       local ni, nf = math.random(0, n // 2), math.random(0, n // 2)
       if trial % 7 == 0 then ni, nf = 0, n - 1 end

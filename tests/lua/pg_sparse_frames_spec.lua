@@ -18,13 +18,7 @@ local prv = table.concat({
 describe("paragraph frames far apart", function()
   it("the last frame's Gantt chart has every state of its window (a window that jumped between frames)", function()
     local dir = h.temp_dir()
-    local trace = dir .. "/run.prv"
-    local f = assert(io.open(trace, "w"))
-    f:write(prv)
-    f:close()
-    f = assert(io.open(dir .. "/run.pcf", "w"))
-    f:write("STATES\n0    Idle\n1    Running\n")
-    f:close()
+    local trace = h.paraver(dir, prv, "STATES\n0    Idle\n1    Running\n") -- with the state names beside it
     local out, data = dir .. "/frames", dir .. "/data"
     local code, _, err = h.retrace("paragraph", trace, "-o", out, "--display", "gantt", "--pace",
       "records:1000000", "--data", data, "--size", "800x400")

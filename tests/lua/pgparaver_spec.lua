@@ -22,13 +22,7 @@ local prv = table.concat({
 describe("paragraph's task displays on Paraver", function()
   it("show the Running state as the task, named, with its hand-computed span and mean", function()
     local dir = h.temp_dir()
-    local trace = dir .. "/run.prv"
-    local f = assert(io.open(trace, "w"))
-    f:write(prv)
-    f:close()
-    f = assert(io.open(dir .. "/run.pcf", "w")) -- the state names, as Paraver writes them beside the trace
-    f:write("STATES\n0    Idle\n1    Running\n3    Waiting a message\n")
-    f:close()
+    local trace = h.paraver(dir, prv, "STATES\n0    Idle\n1    Running\n3    Waiting a message\n") -- with the state names beside it
     local out = h.temp_dir()
     local code, stdout, err = h.retrace("paragraph", trace, "-o", out, "--group", "task", "--json",
       "--unit", "ns", "--pace", "time:10", "--scale-width", "100")
