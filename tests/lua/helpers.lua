@@ -35,20 +35,34 @@ function M.retrace(...)
 end
 
 --- Run the retrace binary with arguments in the background and send it SIGINT
--- (Ctrl-C) `after` seconds after it is ready for one: a background job of a script
--- starts with SIGINT ignored until retrace installs its handler, so the wait begins
--- once /proc says the process catches SIGINT (under load that can take a while).
--- Returns the exit code and stderr.
-function M.interrupted(after, ...)
+-- (Ctrl-C) once it is ready for one: a background job of a script starts with SIGINT
+-- ignored until retrace installs its handler, so the wait begins once /proc says the
+-- process catches SIGINT (under load that can take a while). `when` is a number of
+-- seconds to wait after that, or a table:
+--   after = seconds (default 0);
+--   file = a shell glob: wait until a file matches it (an output's temporary, say),
+--          so the signal lands while that output is written, on any machine;
+--   feed = a shell command piped to retrace's standard input; an endless feed
+--          ("yes ...") keeps a command busy for as long as it ignores the signal.
+-- A run that ignores the signal ends by the timeout (exit 124). Returns the exit code
+-- and stderr.
+function M.interrupted(when, ...)
+  if type(when) ~= "table" then when = { after = when } end
   local args = {}
   for i = 1, select("#", ...) do args[i] = shell_quote((select(i, ...))) end
   local err = os.tmpname()
-  local script = ("%s %s >/dev/null 2>%s & pid=$!; " ..
+  local wait_file = ""
+  if when.file then
+    wait_file = ("for i in $(seq 6000); do compgen -G %s >/dev/null && break; " ..
+      "kill -0 $pid 2>/dev/null || break; sleep 0.005; done; "):format(shell_quote(when.file))
+  end
+  local run = ("%s %s >/dev/null 2>%s & pid=$!; " ..
     "for i in $(seq 1000); do c=$(awk '/^SigCgt/ { print $2 }' /proc/$pid/status 2>/dev/null); " ..
     "[ -z \"$c\" ] && break; (( (16#$c & 2) != 0 )) && break; sleep 0.01; done; " ..
-    "sleep %s; kill -INT $pid 2>/dev/null; wait $pid")
-    :format(shell_quote(M.bin), table.concat(args, " "), err, after)
-  local _, _, code = os.execute("timeout 120 bash -c " .. shell_quote(script))
+    "%ssleep %s; kill -INT $pid 2>/dev/null; wait $pid")
+    :format(shell_quote(M.bin), table.concat(args, " "), err, wait_file, when.after or 0)
+  local script = (when.feed and (when.feed .. " | ") or "") .. run
+  local _, _, code = os.execute("timeout 60 bash -c " .. shell_quote(script))
   local e = slurp(err)
   os.remove(err)
   return code, e
