@@ -100,7 +100,14 @@ function D:draw(cv, rect)
   local lo, hi = common.window(ctx)
   local P = ctx.P
   local list, slot, natural = common.slots(ctx)
-  local d = common.time_frame(cv, rect, lo, hi, common.proc_axis(P, nil, list), colors.message_size_legend())
+  -- the legend: message sizes, and the collective bands when the window holds one or
+  -- this frame brings new ones (a band is its largest message's size colour, translucent)
+  local legend = colors.message_size_legend()
+  local info = m and m.view and m.view.info and m.view:info()
+  if (self.nbands or 0) > 0 or (info and (info.collectives or 0) > (self.cseq or 0)) then
+    legend[#legend + 1] = { "collective: a band in its size colour", { 0.5, 0.5, 0.5, 0.25 } }
+  end
+  local d = common.time_frame(cv, rect, lo, hi, common.proc_axis(P, nil, list), legend)
   local pr = d.plot
   self.pr = pr
   local W = math.max(1, math.floor(pr.w))

@@ -272,6 +272,19 @@ describe("retrace paragraph on real traces", function()
     assert.are.equal(0, code, err)
     local s = read_json(data .. "/summary.json")
     assert.is_true(s.displays.spacetime.bands > 1000, "bands: " .. tostring(s.displays.spacetime.bands))
+    -- every frame that draws a band lists it in the legend
+    local lfs, with_bands = require "lfs", 0
+    for name in lfs.dir(data) do
+      if name:match("^frame_%d+%.json$") then
+        local st = read_json(data .. "/" .. name).displays.spacetime
+        if st.bands > 0 then
+          with_bands = with_bands + 1
+          local last = st.legend.items[#st.legend.items]
+          assert.are.equal("collective: a band in its size colour", last[1], name)
+        end
+      end
+    end
+    assert.is_true(with_bands > 0)
   end)
 end)
 
