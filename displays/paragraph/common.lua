@@ -60,7 +60,7 @@ function M.strip_legend(cv, rect, items)
     cv:text(x, y + 1, a, { valign = "top", size = size, color = "black" })
     x = x + width(a) + 4
     for _, it in ipairs(items) do
-      cv:rect(x, y + 2, 9, 9, it[2])
+      cv:rect(x, y + 2, 9, 9, { fill = it[2], stroke = "#808080", width = 0.5 })
       x = x + 11
     end
     cv:text(x + 3, y + 1, b, { valign = "top", size = size, color = "black" })
@@ -68,7 +68,7 @@ function M.strip_legend(cv, rect, items)
     for _, it in ipairs(items) do
       local tw = width(it[1])
       if x + 14 + tw > rect.x + rect.w and x > rect.x + 4 then x, y = rect.x + 4, y + rowh end
-      cv:rect(x, y + 2, 9, 9, it[2])
+      cv:rect(x, y + 2, 9, 9, { fill = it[2], stroke = "#808080", width = 0.5 }) -- outlined: white shows
       cv:text(x + 12, y + 1, it[1], { valign = "top", size = size, color = "black" })
       x = x + 14 + tw + 8
     end

@@ -9,7 +9,9 @@ local M, D = common.display(true)
 function D:draw(cv, rect)
   local x = tc.tracker(self.ctx)
   local order = x and x.order or {}
-  local items = { { "not begun", "#ffffff" }, { "in progress", tc.color(1, true) }, { "done", tc.color(1) } }
+  -- the legend speaks of every task: neutral swatches, the words say which colour
+  local items = { { "not begun", "#ffffff" }, { "in progress: the task's tint", "#d9d9d9" },
+                  { "done: the task's colour", "#707070" } }
   local r = common.strip_legend(cv, rect, items)
   local n = math.max(#order, 1)
   local cols = math.max(1, math.ceil(math.sqrt(n * r.w / math.max(r.h, 1))))
