@@ -36,7 +36,7 @@ local entries = {
   { family = "Canvas", caption = "The canvas tour, last of 6 frames: memory accesses fading in processor colours, " ..
       "utilization states, space-time messages coloured by size, a hypercube with task colours",
     run = { "render", "{ex}/canvas/tour.lua", "-o", "{out}/canvas/tour", "-n", "6", "--html" },
-    image = "canvas/tour/frame_000006.png" },
+    image = "canvas/tour/frame_000006.png", links = { { "the player", "canvas/tour/index.html" } } },
   { family = "Canvas", caption = "The same tour in gray mode (for printing): every mark stays visible",
     run = { "render", "{ex}/canvas/tour.lua", "-o", "{out}/canvas/tour-gray", "-n", "6", "gray" },
     image = "canvas/tour-gray/frame_000006.png" },
@@ -115,7 +115,7 @@ local entries = {
       "colours, the cache window, active PEs, the references and time-line histograms, the statistics",
     run = { "shmap", "{out}/shmap/lu-kji.shm", "--pes", "4", "--caches", "2", "--cache-size", "256", "--line", "4",
             "--frames", "{out}/shmap/lu", "--panels", "all", "--every", "10", "--html" },
-    image = "shmap/lu/frame_000060.png" },
+    image = "shmap/lu/frame_000060.png", links = { { "the player", "shmap/lu/index.html" } } },
   { family = "SHMAP", caption = "The same frame in gray mode",
     run = { "shmap", "{out}/shmap/lu-kji.shm", "--pes", "4", "--caches", "2", "--cache-size", "256", "--line", "4",
             "--frames", "{out}/shmap/lu-gray", "--panels", "all", "--every", "10", "--gray", "--from", "600",
@@ -206,7 +206,20 @@ local entries = {
       "the cumulative matrix, every pair used",
     run = { "paragraph", "{data}/picl/mpicl-10.trf", "-o", "{out}/paragraph/mpicl10", "--all", "--size", "1920x1200", "--pace",
             "records:4000", "--html" },
-    image = "paragraph/mpicl10/frame_000031.png" },
+    image = "paragraph/mpicl10/frame_000031.png", links = { { "the player", "paragraph/mpicl10/index.html" } } },
+  { needs = "{data}/picl/mpicl-10.trf",
+    run = { "paragraph", "{data}/picl/mpicl-10.trf", "--timeline-html", "{out}/paragraph/mpicl10-timeline.html" } },
+  { needs = "{data}/picl/mpicl-10.trf",
+    run = { "paragraph", "{data}/picl/mpicl-10.trf", "--export", "chrome-json", "{out}/paragraph/mpicl10.json" } },
+  { family = "ParaGraph (real traces)", needs = "{data}/picl/mpicl-10.trf",
+    caption = "mpicl-10, the whole run in one picture (--static); the same run as a zoomable page " ..
+      "(--timeline-html: Gantt and spacetime, zoom and pan in the browser) and exported for Perfetto or " ..
+      "chrome://tracing (--export chrome-json)",
+    run = { "paragraph", "{data}/picl/mpicl-10.trf", "--static", "-o", "{out}/paragraph/mpicl10-static.png",
+            "--size", "1400x800" },
+    image = "paragraph/mpicl10-static.png",
+    links = { { "the zoomable timeline", "paragraph/mpicl10-timeline.html" },
+              { "the chrome-json export", "paragraph/mpicl10.json" } } },
   { family = "ParaGraph (real traces)", needs = "{data}/picl/fft-16.trf",
     caption = "fft-16 mid-run (frame 50 of 100): compstats overhead in yellow, messages in flight, queues, " ..
       "the tesseract",
@@ -321,7 +334,8 @@ function M.make(list, opts)
       if done[command] ~= true then
         failed[#failed + 1] = string.format("entry %d: %s failed (exit %s)", i, command, tostring(done[command]))
       elseif e.image then
-        pictures[#pictures + 1] = { family = e.family, image = e.image, caption = e.caption, command = command }
+        pictures[#pictures + 1] = { family = e.family, image = e.image, caption = e.caption, command = command,
+                                    links = e.links }
       elseif e.glob then
         local found = glob(opts.out, e.glob)
         if #found == 0 then failed[#failed + 1] = string.format("entry %d: %s made no %s", i, command, e.glob) end

@@ -4,11 +4,13 @@
 --   local gallery = require "retrace.gallery"
 --   local path, err = gallery.write("build/gallery", {
 --     { family = "Canvas", image = "canvas/tour.png", caption = "The canvas tour",
---       command = "retrace render examples/canvas/tour.lua -o build/gallery/canvas" },
+--       command = "retrace render examples/canvas/tour.lua -o build/gallery/canvas",
+--       links = { { "player", "canvas/tour/index.html" } } },
 --   }, { title = "retrace gallery" })
 --
 -- Images are linked by paths relative to the page's folder, so the folder can be
--- moved or opened from the file system without a server. Families appear in the
+-- moved or opened from the file system without a server. An entry's links (label,
+-- path) name other outputs of its command: a player, a zoomable page, an export. Families appear in the
 -- order they first occur in the list, and pictures in list order within a family.
 local fs = require "retrace.fs"
 
@@ -43,6 +45,7 @@ figcaption { margin-top: 6px; font-size: 14px; }
 figcaption code { display: block; margin-top: 4px; font-size: 12px; background: #f0f0f0; padding: 4px;
   white-space: pre-wrap; word-break: break-all; }
 ul.skipped { color: #805000; }
+span.links { display: block; margin-top: 4px; font-size: 13px; }
 ]]
 
 --- Check the entries: each needs family, image, caption and command (strings);
@@ -60,6 +63,13 @@ function M.check(dir, entries)
         bad[#bad + 1] = what .. ": image " .. e.image .. " must be a path inside " .. dir
       elseif not exists(dir .. "/" .. e.image) then
         bad[#bad + 1] = what .. ": image " .. e.image .. " not found in " .. dir
+      end
+    end
+    for _, l in ipairs(e.links or {}) do
+      if type(l[1]) ~= "string" or type(l[2]) ~= "string" or l[2]:match("^/") or l[2]:match("%.%.") then
+        bad[#bad + 1] = what .. ": a link needs a label and a path inside " .. dir
+      elseif not exists(dir .. "/" .. l[2]) then
+        bad[#bad + 1] = what .. ": link " .. l[2] .. " not found in " .. dir
       end
     end
   end
@@ -94,8 +104,15 @@ function M.html(entries, opts)
     add("<section id=\"", anchor(f), "\">\n<h2>", escape(f), "</h2>\n<div class=\"grid\">\n")
     for _, e in ipairs(by[f]) do
       add("<figure>\n<a href=\"", escape(e.image), "\"><img src=\"", escape(e.image), "\" alt=\"",
-        escape(e.caption), "\" /></a>\n<figcaption>", escape(e.caption),
-        "<code>", escape(e.command), "</code></figcaption>\n</figure>\n")
+        escape(e.caption), "\" /></a>\n<figcaption>", escape(e.caption))
+      if e.links and #e.links > 0 then
+        add("<span class=\"links\">")
+        for i, l in ipairs(e.links) do
+          add(i > 1 and " · " or "", "<a href=\"", escape(l[2]), "\">", escape(l[1]), "</a>")
+        end
+        add("</span>")
+      end
+      add("<code>", escape(e.command), "</code></figcaption>\n</figure>\n")
     end
     add("</div>\n</section>\n")
   end

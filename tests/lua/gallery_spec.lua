@@ -71,6 +71,26 @@ describe("retrace.gallery", function()
     assert.is_nil(io.open(d .. "/index.html"))
     h.remove_tree(d)
   end)
+
+  it("links an entry's other outputs (a player, a page, an export), which must exist", function()
+    local d = h.temp_dir()
+    png(d .. "/ok.png", "red")
+    local f = assert(io.open(d .. "/player.html", "w"))
+    f:write("<html></html>")
+    f:close()
+    local ok, err = gallery.write(d, {
+      { family = "A", image = "ok.png", caption = "fine", command = "retrace x",
+        links = { { "the player", "player.html" }, { "the export", "gone.json" } } },
+    })
+    assert.is_nil(ok)
+    assert.are.equal("entry 1 (A): link gone.json not found in " .. d, err)
+    local path = assert(gallery.write(d, {
+      { family = "A", image = "ok.png", caption = "fine", command = "retrace x",
+        links = { { "the player", "player.html" } } },
+    }))
+    assert.truthy(h.slurp(path):find('<a href="player.html">the player</a>', 1, true))
+    h.remove_tree(d)
+  end)
 end)
 
 describe("examples/gallery.lua", function()
