@@ -72,8 +72,9 @@ local entries = {
 
   -- MEDEA: a generated workload of 40 runs, clustered
   { run = { "{ex}/medea/pstswm.lua", "{out}/medea/pstswm" } },
-  { family = "MEDEA", glob = "medea/plots/scatter_*.png",
-    caption = "Program runs of the pstswm workload, clustered with k-means (scatter %s: x_y)",
+  { family = "MEDEA", image = "medea/plots/scatter_matrix.png",
+    caption = "Program runs of the pstswm workload, clustered with k-means: every pair of parameters in one " ..
+      "scatter matrix (each pair also at full size, scatter_X_Y.png, beside it)",
     run = MEDEA_PST },
   { family = "MEDEA", caption = "Are the clusters real? W_K, Hartigan's H(K), Calinski-Harabasz and the mean "
       .. "silhouette against K, the K taken marked (numbers in k_indices.json)",
@@ -90,8 +91,8 @@ local entries = {
   { family = "MEDEA", glob = "medea/runs/profiles_*.png",
     caption = "Activity profiles of one run, %s",
     run = MEDEA_RUNS },
-  { family = "MEDEA", glob = "medea/runs/scatter_*.png",
-    caption = "Processors of two runs, clustered (scatter %s: x_y)",
+  { family = "MEDEA", image = "medea/runs/scatter_matrix.png",
+    caption = "Processors of two runs, clustered: every pair of parameters in one scatter matrix",
     run = MEDEA_RUNS },
 
   -- real traces from ../shared/data

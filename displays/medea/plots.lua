@@ -1,5 +1,6 @@
 --- displays/medea/plots: the pictures of `retrace medea --plots DIR`, each PNG
 -- written with a JSON file of what it shows and where (the display's data()):
+--   scatter_matrix.png     every pair of parameters in one picture, by cluster
 --   scatter_X_Y.png        components on parameters X and Y, by cluster (every pair
 --                          of the chosen parameters, at most 10 pairs; none for a
 --                          single component)
@@ -112,6 +113,22 @@ function M.write_all(dir, comps, res, profiles, scaling, fits, opts)
         if not ok then return nil, err end
       end
     end
+  end
+  -- every pair in one picture (the pairwise files above keep the first ten at full size)
+  if #names >= 2 and #comps > 1 then
+    local values, labels = {}, {}
+    for _, name in ipairs(names) do values[name] = {} end
+    for c, comp in ipairs(comps) do
+      labels[c] = comp.name
+      for _, name in ipairs(names) do values[name][c] = comp.params[name] end
+    end
+    local side = math.max(W, math.min(2000, 260 * (#names - 1)))
+    ok, err = picture(dir, "scatter_matrix", side, side,
+      require("retrace.displays.medea.scatter_matrix").new(nil, { params = names, values = values,
+        clusters = res.assign, names = labels, log = opts.log,
+        title = string.format("every pair of parameters (%d components, %d cluster%s)", #comps, res.k,
+          res.k == 1 and "" or "s") }))
+    if not ok then return nil, err end
   end
   if #names == 1 and #comps > 1 then
     local xs, ys, labels = {}, {}, {}

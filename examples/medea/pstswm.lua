@@ -220,8 +220,10 @@ local function simulate(alg, prot, buf)
   return records
 end
 
-local ok, lfs = pcall(require, "lfs")
-if ok and not lfs.attributes(outdir) then assert(lfs.mkdir(outdir)) end
+do -- the output folder, with its parents
+  local ok, err = require("retrace.fs").mkdir_p(outdir)
+  if not ok then io.stderr:write("pstswm.lua: ", tostring(err), "\n"); os.exit(1) end
+end
 
 local n = 0
 for _, alg in ipairs({ "00", "01", "02", "10", "11", "12", "13" }) do

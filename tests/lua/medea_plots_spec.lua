@@ -140,6 +140,29 @@ describe("retrace medea --plots", function()
       local j = cjson.decode(h.slurp(dir .. "/" .. base .. ".json"))
       assert.is_table(j)
     end
+    -- every pair in one scatter matrix: three parameters, three cells (stime x ctime,
+    -- utime x ctime, utime x stime), each point drawn in its cluster's colour where
+    -- the cell's data says
+    local m = cjson.decode(h.slurp(dir .. "/scatter_matrix.json"))
+    assert.are.same({ "ctime", "stime", "utime" }, m.params)
+    local pairs_seen = {}
+    for _, c in ipairs(m.cells) do pairs_seen[#pairs_seen + 1] = c.y_param .. "~" .. c.x_param end
+    assert.are.same({ "stime~ctime", "utime~ctime", "utime~stime" }, pairs_seen)
+    local img = assert(canvas.load_png(dir .. "/scatter_matrix.png"))
+    local plot = require "retrace.plot"
+    local probed = 0
+    for _, c in ipairs(m.cells) do
+      for _, sr in ipairs(c.plot.series) do
+        local px, py = plot.to_pixel(c.plot, sr.x[1], sr.y[1])
+        local r, g, b = img:get_pixel(math.floor(px + 0.5), math.floor(py + 0.5))
+        local er, eg, eb = require("retrace.colors").parse(sr.color)
+        er, eg, eb = er * 255, eg * 255, eb * 255
+        assert.is_true(math.abs(r - er) + math.abs(g - eg) + math.abs(b - eb) < 60,
+          ("%s~%s at %.1f,%.1f: %d %d %d, want %s"):format(c.y_param, c.x_param, px, py, r, g, b, sr.color))
+        probed = probed + 1
+      end
+    end
+    assert.is_true(probed >= 3)
     local prof = cjson.decode(h.slurp(dir .. "/profiles_table5.trf.json"))
     assert.equals("executing", prof.panels[1].label)
     local nopanel = {}
