@@ -18,11 +18,12 @@ local style = require "retrace.displays.medea.style"
 local M = {}
 
 -- a display around a plot built at draw time, with extra numbers in data()
-local function wrap(build, extra)
+local function wrap(build, extra, after)
   local d = {}
   function d.draw(self, cv, rect)
     self.p = build(rect)
     self.p:draw(cv, rect)
+    if after then after(self, cv, self.p:data()) end
     return self
   end
   function d.data(self)
@@ -222,8 +223,7 @@ function M.dendrogram(tree, res, k, names)
     end
     local p = plot.new{ title = string.format("Ward's hierarchical clustering of %d components", n),
       legend = "outside",
-      x = { label = n <= 40 and "component number (leaves marked by k-means cluster)"
-              or "components (leaves marked by k-means cluster)", lo = 0, hi = n + 1,
+      x = { label = "component number (leaves marked by k-means cluster)", lo = 0, hi = n + 1,
             pad = 0, labels = labels },
       y = { label = "Ward distance (scaled parameters)", lo = -0.03 * top, hi = top * 1.05 + 1e-12, pad = 0 } }
     for _, sgm in ipairs(segs) do
@@ -247,7 +247,26 @@ function M.dendrogram(tree, res, k, names)
         k, tree.agreement))
     end
     return p
-  end, extra)
+  end, extra, function(_, cv, pd)
+    -- more leaves than fit side by side: each leaf's component number written
+    -- upwards under it (every k-th when even that does not fit)
+    if n <= 40 then return end
+    local x0 = plot.to_pixel(pd, 1, 0)
+    local x1 = plot.to_pixel(pd, 2, 0)
+    local gap = math.abs(x1 - x0)
+    local size = math.max(6, math.min(9, gap * 0.9))
+    local every = math.max(1, math.ceil(size / math.max(gap, 1e-9)))
+    local y = pd.plot.y + pd.plot.h + 3
+    extra.leaf_labels = {}
+    for r, i in ipairs(tree.order) do
+      if (r - 1) % every == 0 then
+        local x = plot.to_pixel(pd, r, 0)
+        cv:text(x, y, tostring(i), { align = "right", valign = "middle", size = size, angle = -90,
+          color = "#303030" })
+        extra.leaf_labels[#extra.leaf_labels + 1] = { text = tostring(i), x = x, y = y }
+      end
+    end
+  end)
 end
 
 return M

@@ -130,6 +130,22 @@ describe("medea diagnostics pictures", function()
     local cv = canvas.load_png(dir .. "/plots/pca.png")
     local px, py = require("retrace.plot").to_pixel(pj, pj.centroids.x[1], pj.centroids.y[1])
     assert.are_not.equal("#ffffff", h.pixel_hex(cv, px, py))
+    -- the 90 leaves of the dendrogram are each labelled with their component number, in
+    -- the tree's order, and the label is drawn (dark pixels) where dendrogram.json says
+    local dj = cjson.decode(h.slurp(dir .. "/plots/dendrogram.json"))
+    assert.equals(#j.components, #dj.leaf_labels)
+    local dcv = canvas.load_png(dir .. "/plots/dendrogram.png")
+    for r, l in ipairs(dj.leaf_labels) do
+      assert.equals(tostring(math.tointeger(dj.order[r])), l.text)
+      local dark = 0
+      for dy = 0, 14 do
+        for dx = -3, 3 do
+          local rr, gg, bb = dcv:get_pixel(math.floor(l.x) + dx, math.floor(l.y) + dy)
+          if rr + gg + bb < 384 then dark = dark + 1 end
+        end
+      end
+      assert.is_true(dark > 0, "no label drawn under leaf " .. r)
+    end
     -- the K plot marks the K taken, and its numbers are the command's
     local kj = cjson.decode(h.slurp(dir .. "/plots/k_indices.json"))
     assert.equals(j.clusters.k, kj.k)
