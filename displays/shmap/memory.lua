@@ -11,6 +11,7 @@ local M = { name = "memory", title = "Memory" }
 
 M.id_size = 9          -- the matrix IDs in the regions' corners
 M.id_bg = "#404040"
+M.tick_ink = "#b0b0b0"   -- row and column numbers on the black canvas
 
 --- The two canvases (loads, stores) inside the panel's inner rectangle, each
 -- below a line of labels: side by side, or one above the other in a tall panel.
@@ -99,17 +100,41 @@ function D:draw(cv, rect)
         { color = small and "#ffffff" or "#000000", stroke = not fill, width = 1 })
       cv:restore()
     end
-    -- each region's matrix ID above its top left corner, in the gap between regions
+    -- each region's matrix above its top left corner, in the gap between regions: its
+    -- name (or number) and shape when they fit, the number alone otherwise; then the
+    -- last column's number at the top right and the first and last rows' at the left,
+    -- where the margins leave room (the view lays regions out; ticks never overlap it)
     for i, r in ipairs(lay.regions or {}) do
       local m = ctx.matrices[i]
       if r.shown and m then
-        local label = tostring(m.id)
-        local lw = common.width(cv, label, M.id_size) + 4
         local ly = r.y - M.id_size - 3
+        local label = string.format("%s %s (%d x %d)", m.name and "" or "matrix", m.name or tostring(m.id),
+          m.rows, m.cols):gsub("^ ", "")
+        local lw = common.width(cv, label, M.id_size) + 4
+        if r.w < lw then
+          label = tostring(m.id)
+          lw = common.width(cv, label, M.id_size) + 4
+        end
         if r.w >= lw and ly >= 0 then
           cv:rect(c.x + r.x, c.y + ly, lw, M.id_size + 2, M.id_bg)
           cv:text(c.x + r.x + 2, c.y + ly, label, { valign = "top", size = M.id_size, color = "#ffffff" })
-          if which == 1 then out.ids = out.ids or {}; out.ids[i] = { id = m.id, x = r.x, y = ly, w = lw } end
+          if which == 1 then out.ids = out.ids or {}; out.ids[i] = { id = m.id, x = r.x, y = ly, w = lw, label = label } end
+          local last = tostring(m.cols)
+          local tw = common.width(cv, last, M.id_size)
+          if r.w >= lw + tw + 8 then
+            cv:text(c.x + r.x + r.w, c.y + ly, last, { align = "right", valign = "top", size = M.id_size,
+              color = M.tick_ink })
+            if which == 1 then out.ids[i].last_col = { x = r.x + r.w - tw, y = ly } end
+          end
+        end
+        local rw = common.width(cv, tostring(m.rows), M.id_size)
+        if r.x >= rw + 4 and r.h >= 2 * M.id_size + 4 then
+          for _, row in ipairs { 1, m.rows } do
+            local yy = row == 1 and r.y or r.y + r.h - M.id_size
+            cv:text(c.x + r.x - 3, c.y + yy, tostring(row), { align = "right", valign = "top", size = M.id_size,
+              color = M.tick_ink })
+          end
+          if which == 1 then out.ids = out.ids or {}; out.ids[i] = out.ids[i] or { id = m.id }; out.ids[i].rows_ticked = true end
         end
       end
     end

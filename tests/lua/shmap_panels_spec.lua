@@ -112,6 +112,22 @@ describe("the SHMAP statistics panel at 16 PEs and 16 caches, 1280 x 720, every 
     local r = mem.ids[1]
     assert.are.equal(require("retrace.displays.shmap.memory").id_bg,
       h.pixel_hex(cv, mem.loads.x + r.x + r.w - 1, mem.loads.y + r.y + 1))
+    -- the label says the matrix's shape when the region is wide enough, else its number
+    for i = 1, 3 do
+      local reg, id = mem.regions[i], mem.ids[i]
+      local long = ("matrix %d (%d x %d)"):format(i, reg.rows, reg.cols)
+      assert.truthy(id.label == long or id.label == tostring(i), id.label)
+      if id.last_col then -- the last column's number is drawn (light pixels) where data says
+        local lit = 0
+        for dx = 0, 8 do
+          for dy = 2, 8 do
+            local hex = h.pixel_hex(cv, mem.loads.x + id.last_col.x + dx, mem.loads.y + id.last_col.y + dy)
+            if hex ~= "#000000" then lit = lit + 1 end
+          end
+        end
+        assert.is_true(lit > 0)
+      end
+    end
   end)
   os.remove(path)
 end)
