@@ -90,10 +90,16 @@ function M.resolve_policy(v)
     return p
   end
   if v:match("^[%w_]+$") then
+    -- a user's policies/NAME.lua (retrace.userdirs) before a shipped one
+    local mine = require("retrace.userdirs").find("policies", v)
+    if mine then return M.resolve_policy(mine) end
     local ok, p = pcall(require, "retrace.policies." .. v)
     if ok and type(p) == "table" then return p end
   end
-  return nil, unknown .. "; shipped Lua policies: " .. table.concat(shipped(), " ") .. "; or FILE.lua"
+  local mine = require("retrace.userdirs").names("policies")
+  table.sort(mine)
+  return nil, unknown .. "; shipped Lua policies: " .. table.concat(shipped(), " ") ..
+    (#mine > 0 and ("; yours: " .. table.concat(mine, " ")) or "") .. "; or FILE.lua"
 end
 
 --- Check a cache geometry by the core's rules (see rt_cache_check_geometry):

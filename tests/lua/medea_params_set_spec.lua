@@ -8,15 +8,7 @@ local table5 = h.fixtures .. "/medea/table5.trf"
 describe("medea --params-set", function()
   local dir
   local function run(...)
-    local args = {}
-    for i = 1, select("#", ...) do args[i] = h.quote((select(i, ...))) end
-    local out, err = os.tmpname(), os.tmpname()
-    local _, _, code = os.execute("RETRACE_FORMATS=" .. h.quote(dir) .. " " .. h.quote(h.bin) .. " " ..
-      table.concat(args, " ") .. " >" .. out .. " 2>" .. err)
-    local o, e = h.slurp(out), h.slurp(err)
-    os.remove(out)
-    os.remove(err)
-    return code, o, e
+    return h.retrace_env("RETRACE_FORMATS=" .. h.quote(dir), ...)
   end
 
   setup(function()
