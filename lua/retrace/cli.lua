@@ -160,7 +160,7 @@ local FAMILY = {
 }
 local READS = {
   stats = { message = true }, paragraph = { message = true }, medea = { message = true },
-  view = { message = true }, index = { message = true }, picl = { message = true },
+  view = { message = true }, index = { message = true }, picl = { message = true }, dump = { message = true },
   cache = { memory = true }, memspy = { memory = true, msp = true }, shmap = { shmap = true },
   chitra = { pes = true, message = true }, -- (traces with --states)
 }
