@@ -5,7 +5,8 @@
 #   make bench      build and run the benchmarks in bench/ (never part of the tests)
 #   make fuzz       libFuzzer on each C reader, FUZZ_SECONDS (60) each
 #   make docs       the Lua API reference (lua-ldoc) in build/docs/api/
-#   make install PREFIX=/opt/retrace
+#   make install [PREFIX=/usr/local] [DESTDIR=]  program, Lua library (require "retrace"),
+#                   man pages, bash completion; PREFIX/share/retrace/env.sh for other prefixes
 PREFIX ?= /usr/local
 BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
@@ -15,10 +16,11 @@ DEB_PACKAGES = liblua5.4-dev lua5.4 lua-filesystem libcairo2-dev libpng-dev libf
   gcc make poppler-utils fonts-dejavu-core libgraphviz-dev libopen-trace-format2-dev libgsl-dev \
   valgrind libdw-dev libopenmpi-dev openmpi-bin libblas-dev libmicrohttpd-dev ffmpeg
 # packages the tests use when present (a browser for the HTML player and gallery, xmllint
-# for well-formed pages, cmark for the README, lua-ldoc (run by lua5.1) for the API reference, the OTF2 and Pajé reference tools, chromium-driver
-# and python3-selenium for the viewer's browser tests, time for peak-memory checks)
+# for well-formed pages, cmark for the README, lua-ldoc (run by lua5.1) for the API reference,
+# the OTF2 and Pajé reference tools, chromium-driver and python3-selenium for the viewer's
+# browser tests, time for peak-memory checks, man-db to read the installed man pages)
 DEB_TEST_PACKAGES = chromium libxml2-utils cmark otf2-tools pajeng chromium-driver python3-selenium time \
-  lua-ldoc lua5.1
+  lua-ldoc lua5.1 man-db
 
 .PHONY: all deps build demo test test-asan bench fuzz install clean docs
 
@@ -79,7 +81,7 @@ fuzz: deps
 	sh bench/fuzz/run.sh build-fuzz $(FUZZ_SECONDS)
 
 install: build
-	cmake --install $(BUILD) --prefix $(PREFIX)
+	DESTDIR=$(DESTDIR) cmake --install $(BUILD) --prefix $(PREFIX)
 
 clean:
 	rm -rf $(BUILD) build-asan build-fuzz

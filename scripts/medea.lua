@@ -279,7 +279,8 @@ return {
       .. "ones (one per event, over all processors); never both together", "per-processor")
       :choices({ "per-processor", "summed" })
     p:option("--params", "comma-separated parameters to cluster on")
-    p:option("--format", "a named parameter set from the format library")
+    p:option("--params-set", "a named parameter set (approach and parameters) from the library")
+    p:option("--format"):hidden(true) -- the old name of --params-set: accepted, with a warning
     p:option("--save-format", "save the chosen parameters (and approach) as this format")
     p:flag("--list-formats", "list the format library and exit")
     p:flag("--log", "log-transform the parameters before scaling")
@@ -343,12 +344,17 @@ return {
     end
     if #args.paths == 0 then cli.usage_error("medea: give at least one trace file or directory") end
     local approach, names = args.approach, nil
-    if args.format and args.params then cli.usage_error("--params and --format exclude each other") end
     if args.format then
-      local fmt, err = medea.formats.load(args.format)
-      if not fmt then cli.usage_error("--format: " .. err) end
+      if args.params_set then cli.usage_error("--format is the old name of --params-set: give one") end
+      cli.warning("--format is the old name of --params-set")
+      args.params_set = args.format
+    end
+    if args.params_set and args.params then cli.usage_error("--params and --params-set exclude each other") end
+    if args.params_set then
+      local fmt, err = medea.formats.load(args.params_set)
+      if not fmt then cli.usage_error("--params-set: " .. err) end
       if approach and approach ~= fmt.approach then
-        cli.usage_error(string.format("--format %s is for the %s approach, not %s", args.format,
+        cli.usage_error(string.format("--params-set %s is for the %s approach, not %s", args.params_set,
           fmt.approach, approach))
       end
       approach, names = fmt.approach, fmt.params
@@ -356,7 +362,7 @@ return {
     local model
     if args.model then
       -- a saved workload model fixes the approach and the parameters
-      if args.params or args.format then cli.usage_error("--model fixes the parameters: no --params or --format") end
+      if args.params or args.params_set then cli.usage_error("--model fixes the parameters: no --params or --params-set") end
       local f, ferr = io.open(args.model, "rb")
       if not f then cli.input_error("--model: " .. ferr) end
       local text = f:read("a")

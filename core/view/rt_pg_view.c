@@ -1207,7 +1207,7 @@ int rt_pg_view_describe(const rt_tevent *ev, const rt_tdefs *defs, char *buf, si
     }
     if (ev->kind == RT_TE_SEND || ev->kind == RT_TE_RECV || ev->kind == RT_TE_COLL_END) {
         if (ev->bytes > 0)
-            PUT("  %g B", ev->bytes);
+            PUT("  %.15g B", ev->bytes); /* byte counts whole, not 1.04858e+06 */
         if (ev->kind == RT_TE_SEND)
             PUT("  to %d", ev->peer);
         else if (ev->kind == RT_TE_RECV)
@@ -1218,7 +1218,7 @@ int rt_pg_view_describe(const rt_tevent *ev, const rt_tdefs *defs, char *buf, si
     if (ev->kind == RT_TE_MARKER && ev->ndata > 0) {
         PUT("  [");
         for (int i = 0; i < ev->ndata && i < RT_TE_MAXDATA; i++)
-            PUT(i ? " %g" : "%g", ev->data[i]);
+            PUT(i ? " %.15g" : "%.15g", ev->data[i]); /* event values whole: 40000000, not 4e+07 */
         PUT("]");
     }
 #undef PUT

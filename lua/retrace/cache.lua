@@ -6,6 +6,18 @@
 --   print(c:stats().misses)
 --   local r = cache.run("prog.din", { size = 32768, line = 64, ways = 8, sweep = true })
 --
+-- A cache object's methods (addresses in the cache's units; ways count from 1):
+--   c:access(addr, write) -> hit, way, line, evicted line (nil when none); nil alone when a
+--     write bypasses a write-through no-write-allocate cache
+--   c:access_range(addr, size, write) -> misses among the lines of [addr, addr + size)
+--   c:probe(addr) -> whether the line of addr is present (counts nothing, moves no policy)
+--   c:stats() -> {refs, hits, misses, reads, writes, ..., hit_ratio}
+--   c:config() -> {size, line, ways, sets, seed, policy, write_back}
+--   c:flush(invalidate) -> writes every dirty line back; empties the cache when invalidate
+--   c:reset() -> empties the cache and zeroes the counters and the clock
+--   c:line_at(set, way) -> the line held in that way of that set (from 0), or nil
+--   c:close() -> frees the cache at once (also done when it is collected)
+--
 -- Policies: the built-in names (cache.builtin), a shipped Lua policy by name
 -- ("mru", "plru", "lua_lru": lua/retrace/policies/), a FILE.lua returning a
 -- policy table, or a table made by cache.policy{...}:
@@ -90,10 +102,16 @@ function M.resolve_policy(v)
     return p
   end
   if v:match("^[%w_]+$") then
+    -- a user's policies/NAME.lua (retrace.userdirs) before a shipped one
+    local mine = require("retrace.userdirs").find("policies", v)
+    if mine then return M.resolve_policy(mine) end
     local ok, p = pcall(require, "retrace.policies." .. v)
     if ok and type(p) == "table" then return p end
   end
-  return nil, unknown .. "; shipped Lua policies: " .. table.concat(shipped(), " ") .. "; or FILE.lua"
+  local mine = require("retrace.userdirs").names("policies")
+  table.sort(mine)
+  return nil, unknown .. "; shipped Lua policies: " .. table.concat(shipped(), " ") ..
+    (#mine > 0 and ("; yours: " .. table.concat(mine, " ")) or "") .. "; or FILE.lua"
 end
 
 --- Check a cache geometry by the core's rules (see rt_cache_check_geometry):

@@ -33,25 +33,30 @@ function M.check_input(v, msg, ...)
   return v, msg, ...
 end
 
---- Sorted names of the available commands (scripts/*.lua).
+--- Sorted names of the available commands (scripts/*.lua, and the user's
+-- FOLDER/scripts/*.lua: retrace.userdirs).
 function M.commands()
   local lfs = require "lfs"
-  local names = {}
+  local names, seen = {}, {}
   local ok, iter, state = pcall(lfs.dir, root() .. "/scripts")
   if ok then
     for f in iter, state do
       local n = f:match("^([%w_%-]+)%.lua$")
-      if n then names[#names + 1] = n end
+      if n then names[#names + 1] = n; seen[n] = true end
     end
+  end
+  for _, n in ipairs(require("retrace.userdirs").names("scripts")) do
+    if not seen[n] then names[#names + 1] = n end
   end
   table.sort(names)
   return names
 end
 
---- Load the command table of NAME, or nil and a message.
+--- Load the command table of NAME (a user's command first: retrace.userdirs), or nil
+-- and a message.
 function M.load(name)
   if not name:match("^[%w_%-]+$") then return nil, "bad command name '" .. name .. "'" end
-  local path = root() .. "/scripts/" .. name .. ".lua"
+  local path = require("retrace.userdirs").find("scripts", name) or (root() .. "/scripts/" .. name .. ".lua")
   local chunk, err = loadfile(path)
   if not chunk then
     local f = io.open(path)
@@ -155,7 +160,7 @@ local FAMILY = {
 }
 local READS = {
   stats = { message = true }, paragraph = { message = true }, medea = { message = true },
-  view = { message = true }, index = { message = true }, picl = { message = true },
+  view = { message = true }, index = { message = true }, picl = { message = true }, dump = { message = true },
   cache = { memory = true }, memspy = { memory = true, msp = true }, shmap = { shmap = true },
   chitra = { pes = true, message = true }, -- (traces with --states)
 }

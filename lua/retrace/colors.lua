@@ -4,6 +4,7 @@
 --     -> r, g, b, a (0..1); an unknown name raises "unknown colour name 'x'"
 --   colors.processors(n [, {shades = 8, decay = auto, gray = false}]) -> C palette;
 --     pal:pe(p, shade) is the entry of processor p (0-based) at shade (0 = pure)
+--   colors.processors_paper(n [, {shades = 8, gray = false}]) -> the same for white paper
 --   colors.state("busy" | "overhead" | "idle"), colors.task(n), colors.message_size(bytes)
 --   colors.background(family) -> the background a family's colours are drawn on
 --   colors.contrast_ratio(a, b) -> WCAG 2 contrast ratio (1..21)
@@ -20,6 +21,8 @@
 --               No light background would do: green, aqua and white, which the
 --               ramp must pass through to stay distinct at 256 processors, all
 --               read below 1.5 on white.
+--   processors on paper  white: colors.processors_paper, for charts a user draws
+--               on white; every pure colour keeps a contrast of 3 with white.
 --   states, tasks, messages  white (Gantt charts, utilization, space-time).
 --               Their colours are dark enough for white (gold and yellow are
 --               darkened), and their greys run from black to #b4b4b4, never to
@@ -173,6 +176,72 @@ function canvas_core.palette_methods.pe(pal, p, s)
     error(string.format("pal:pe: shade %s outside 0..%d", tostring(s), l.shades), 2)
   end
   return p * (l.shades + 1) + s
+end
+
+-- HSV (h in degrees, s and v in 0..1) -> r, g, b in 0..1.
+local function hsv(h, s, v)
+  h = (h % 360) / 60
+  local i = math.floor(h)
+  local f = h - i
+  local p, q, t = v * (1 - s), v * (1 - s * f), v * (1 - s * (1 - f))
+  local k = i % 6
+  if k == 0 then return v, t, p elseif k == 1 then return q, v, p
+  elseif k == 2 then return p, v, t elseif k == 3 then return p, q, v
+  elseif k == 4 then return t, p, v else return v, p, q end
+end
+
+-- Contrast with white that every pure colour of the paper palette keeps (WCAG's
+-- floor for graphics), and the one its palest shade keeps.
+M.PAPER_CONTRAST, M.PAPER_SHADE_CONTRAST = 3.0, 1.5
+
+--- The processor palette for white paper (charts, PDF pages, a light canvas), beside
+-- colors.processors for black canvases: n colours (1..256) running by hue from blue
+-- through cyan, green, olive, orange and red to purple, each as bright as it can be
+-- while keeping a contrast of at least PAPER_CONTRAST (3) with white, so yellow
+-- becomes dark gold and no processor is white or pale. Each colour is followed by
+-- `shades` (default 8) copies fading toward white, the palest still at a contrast of
+-- PAPER_SHADE_CONTRAST (1.5). Gray mode: greys from black to #767676.
+-- pal:pe(p, s) and colors.processor_legend work as with colors.processors.
+--   local pal = colors.processors_paper(4)   -- PE 0..3, none of them white
+function M.processors_paper(n, opts)
+  opts = opts or {}
+  if math.type(n) ~= "integer" or n < 1 or n > 256 then
+    error("processors_paper: processor count " .. tostring(n) .. " outside 1..256", 2)
+  end
+  local gray = opts.gray
+  if gray == nil then gray = M.mode == "gray" end
+  local shades = opts.shades or 8
+  local list = {}
+  for p = 0, n - 1 do
+    local pure
+    if gray then
+      local y = n == 1 and 0 or p / (n - 1) * 0x76 / 255
+      pure = { y, y, y }
+    else
+      -- hue 240 (blue) down to -60 (purple); the brightest value keeping the contrast
+      local h = n == 1 and 240 or 240 - p / (n - 1) * 300
+      local lo, hi = 0, 1
+      for _ = 1, 30 do
+        local v = (lo + hi) / 2
+        if M.contrast_ratio({ hsv(h, 1, v) }, "#ffffff") >= M.PAPER_CONTRAST then lo = v else hi = v end
+      end
+      pure = { hsv(h, 1, lo) }
+    end
+    -- the palest shade: the mix toward white that keeps PAPER_SHADE_CONTRAST
+    local lo, hi = 0, 1
+    local function mix(f)
+      return { pure[1] + (1 - pure[1]) * f, pure[2] + (1 - pure[2]) * f, pure[3] + (1 - pure[3]) * f }
+    end
+    for _ = 1, 30 do
+      local f = (lo + hi) / 2
+      if M.contrast_ratio(mix(f), "#ffffff") >= M.PAPER_SHADE_CONTRAST + 0.01 then lo = f else hi = f end
+    end
+    list[#list + 1] = pure
+    for s = 1, shades do list[#list + 1] = mix(lo * s / shades) end
+  end
+  local pal = M.palette(list)
+  layouts[pal] = { n = n, shades = shades }
+  return pal
 end
 
 --- Legend items {{"PE 0", "#0000ff"}, ...}: the pure colour of every processor

@@ -18,9 +18,13 @@ function M.interrupted(err)
   return type(err) ~= "table" and tostring(err):match("^[^\n]*"):match("interrupted!$") ~= nil
 end
 
--- The data root holds lua/, scripts/, displays/ (build tree and install alike).
+-- The data root holds lua/, scripts/, displays/ (build tree and install alike). Loaded by
+-- the system Lua from an install's PREFIX/share/lua/5.4/retrace (a link to the tree),
+-- the root is PREFIX/share/retrace.
 local src = debug.getinfo(1, "S").source
-M.root = src:match("^@(.*)/lua/retrace/init%.lua$") or "."
+M.root = src:match("^@(.*)/lua/retrace/init%.lua$")
+  or (src:match("^@(.*)/share/lua/[%d.]+/retrace/init%.lua$") or "") .. "/share/retrace"
+if M.root == "/share/retrace" then M.root = "." end
 
 local function exists(path)
   local f = io.open(path, "r")

@@ -22,10 +22,15 @@ M.quote = shell_quote
 
 --- Run the retrace binary with arguments; returns exit code, stdout, stderr.
 function M.retrace(...)
+  return M.retrace_env("", ...)
+end
+
+--- M.retrace with environment settings in front ("VAR=value VAR2=value", shell-quoted).
+function M.retrace_env(env, ...)
   local args = {}
   for i = 1, select("#", ...) do args[i] = shell_quote((select(i, ...))) end
   local out, err = os.tmpname(), os.tmpname()
-  local cmd = shell_quote(M.bin) .. " " .. table.concat(args, " ") ..
+  local cmd = env .. " " .. shell_quote(M.bin) .. " " .. table.concat(args, " ") ..
     " >" .. out .. " 2>" .. err
   local _, _, code = os.execute(cmd)
   local o, e = slurp(out), slurp(err)

@@ -34,12 +34,18 @@ end)
 describe("REPL help", function()
   local h = require "helpers"
   it("lists modules and commands, and a module's functions", function()
-    local code, out = h.retrace("-e", "require('retrace.repl').setup(); help(); help(retrace.pretty); help('info')")
+    local code, out = h.retrace("-e", "require('retrace.repl').setup(); help(); help(retrace.pretty); help('info'); "
+      .. "help(retrace.pretty.format); help(retrace.cache.new)")
     assert.are.equal(0, code)
     assert.truthy(out:find("modules: [^\n]*retrace%.cli, "))
     local cmds = out:match("commands %(retrace COMMAND %-%-help%): ([^\n]*)")
     assert.truthy(cmds and (", " .. cmds .. ","):find(", info,", 1, true))
-    assert.truthy(out:find("  format                   function", 1, true))
+    -- a module's functions with their signatures and first sentences (here from its header)
+    assert.truthy(out:find("\n  format(v [, opts])  -> string; opts: depth (default 4), ", 1, true))
+    -- a function's signature and doc comment
+    assert.truthy(out:find("\nretrace.pretty.format(v [, opts])\n  -> string; opts:", 1, true))
+    assert.truthy(out:find("\nretrace.cache.new(opts)\n  A cache object (see the header). Options: size, line (units), "
+      .. "ways (0 or\n  nil: fully associative), policy,", 1, true))
     assert.truthy(out:find("Usage: retrace info", 1, true))
   end)
 end)
