@@ -4,6 +4,7 @@ local cli = require "retrace.cli"
 local shmap = require "retrace.shmap"
 local from_captures -- below
 local shown_name = {} -- a trace made from a capture: the capture's folder, for titles
+local M = { DEFAULT_FRAMES = 100 } -- frames of an animation when no pace is given
 
 -- An integer option: nil when absent, usage error when not an integer.
 local function int_opt(args, key, flag)
@@ -222,6 +223,18 @@ local function animate(paths, m, args, a)
     runs[i] = { path = path, sim = sim, trace = trace, frame = f, rect = rect, finished = false,
                 next_time = nil, events = 0 }
   end
+  -- no pace asked for: about DEFAULT_FRAMES frames over the steps shown (a dry run of
+  -- each simulation counts its steps; a run of fewer steps gets a frame per step)
+  if not (a.every or a.every_time or a.per_event) then
+    local steps = 0
+    for _, path in ipairs(paths) do
+      local dry = new_sim(path, m, args)
+      dry:run()
+      steps = math.max(steps, dry:stats().steps)
+    end
+    local shown = math.min(steps, a.to or steps) - a.from + 1
+    a.every = math.max(1, math.floor(shown / M.DEFAULT_FRAMES + 0.5))
+  end
   local ok, fw, werr = pcall(frames.writer, args.frames, {
     width = a.width, height = a.height, fps = a.fps, pdf = args.pdf, background = "white",
     title = "retrace shmap " .. table.concat(paths, " ") })
@@ -347,7 +360,7 @@ return {
       .. "a trace touching more is refused", tostring(shmap.defaults.max_elements))
     p:flag("--json", "print JSON on stdout")
     p:option("--frames", "animate into numbered PNGs in this folder")
-    p:option("--every", "steps per frame (default 1)")
+    p:option("--every", "steps per frame (default: about " .. M.DEFAULT_FRAMES .. " frames over the steps shown)")
     p:flag("--per-event", "one frame per event (one PE's event)")
     p:option("--every-time", "a frame each time the step time passes a multiple of this trace time")
     p:option("--fade", "fade period in trace time (default: 1/50 of the trace's span)")

@@ -355,6 +355,26 @@ describe("retrace shmap --frames", function()
     h.remove_tree(d)
   end)
 
+  it("makes about 100 frames when no pace is given, whatever the run's length", function()
+    local d = h.temp_dir()
+    for _, n in ipairs { 16, 32 } do
+      local trace = d .. "/lu" .. n .. ".shm"
+      local code, _, err = h.retrace(h.source .. "/examples/shmap/lu.lua", "kji", tostring(n), trace)
+      assert.are.equal(0, code, err)
+      local jcode, jout = h.retrace("shmap", trace, "--pes", "4", "--json")
+      assert.are.equal(0, jcode)
+      local steps = math.tointeger(require("cjson").decode(jout).steps)
+      assert.is_true(steps > 200, steps)
+      local out
+      code, out, err = h.retrace("shmap", trace, "--pes", "4", "--frames", d .. "/f" .. n, "--size", "320x200")
+      assert.are.equal(0, code, err)
+      local frames = tonumber(out:match("^(%d+) frames"))
+      -- a frame every round(steps / 100) steps: between 67 and 150 frames
+      assert.is_true(frames >= 66 and frames <= 151, ("%d steps: %s frames"):format(steps, tostring(frames)))
+    end
+    h.remove_tree(d)
+  end)
+
   it("puts several traces side by side with --compare, one step of each per frame", function()
     local d = h.temp_dir()
     local code, out, err = h.retrace("shmap", STRSV, STRSV, "--pes", "1", "--compare", "--frames", d,
