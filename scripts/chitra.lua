@@ -104,8 +104,12 @@ end
 -- the file is read.
 local NEEDS_SEQUENCE = { "states", "merge", "drift", "sync", "find", "json", "views", "acquisition",
   "simulate", "fit_holding", "steady", "model", "params" }
+local STREAMED = { clip = true, project = true, aggregate = true }
 local function streamable(args, steps)
-  if #args.pes ~= 1 or #steps > 1 or (#steps == 1 and steps[1][1] ~= "clip") then return false end
+  if #args.pes ~= 1 then return false end
+  for _, s in ipairs(steps) do
+    if not STREAMED[s[1]] then return false end
+  end
   for _, o in ipairs(NEEDS_SEQUENCE) do
     local v = args[o]
     if v and not (type(v) == "table" and #v == 0) then return false end -- (repeatable options: a list)
@@ -392,9 +396,12 @@ return {
       if streamable(args, steps) then
         -- a report of one file as it stands (or clipped): its chain read as a stream, the
         -- sequence never held
-        local clip = steps[1] and { steps[1][2], steps[1][3] } or nil
-        ses, err, empty = chitra.stream(args.pes[1], { progress = progress, clip = clip })
-        if ses and clip then steps = {} end -- (applied while reading; notes in ses.notes)
+        if #steps == 1 and steps[1][1] == "clip" then -- (one pass: the reader clips)
+          ses, err, empty = chitra.stream(args.pes[1], { progress = progress, clip = { steps[1][2], steps[1][3] } })
+        else
+          ses, err, empty = chitra.stream(args.pes[1], { progress = progress, steps = #steps > 0 and steps or nil })
+        end
+        if ses then steps = {} end -- (applied while reading; notes in ses.notes)
       end
       if ses or (err and not empty) then
         -- (streamed, or refused: the message is the loaded session's)
