@@ -907,6 +907,9 @@ static int l_stream(lua_State *L)
     if (f && header)
         fprintf(f, "# %s\n", header);
     int st = rt_sim_run(&c, (uint64_t)seed, (size_t)n, o, f, names, &err);
+    int werr = errno;
+    if (f && st == RT_EIO) /* the file named, and why (a full disk) */
+        st = rt_err_set(&err, RT_EIO, "%s: %s", pes, strerror(werr ? werr : EIO));
     if (f) {
         if (fclose(f) && !st)
             st = rt_err_set(&err, RT_EIO, "%s: cannot write", pes);

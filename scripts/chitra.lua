@@ -54,9 +54,11 @@ local function parse_step(kind, v)
   end
 end
 
+-- An output that cannot be written (a missing folder, a full disk) is an error of the
+-- run (exit 1), as in every command.
 local function write_file(path, text)
   local ok, err = require("retrace.fs").write_file(path, text)
-  if not ok then cli.usage_error("cannot write " .. err) end
+  if not ok then cli.input_error(err) end
 end
 
 -- Text reports show at most DEF_RUNS runs of a composite, each cut to DEF_WIDTH
@@ -313,7 +315,7 @@ return {
       .. "or a picture .png/.pdf/.svg")
       :argname("OUT"):count("*")
     p:option("--views", "write the views (pictures and their data) into DIR"):argname("DIR")
-    p:option("--view-format", "picture format of --views: png, pdf or svg", "png")
+    p:option("--view-format", "picture format of --views: png, pdf or svg", "png"):choices({ "png", "pdf", "svg" })
       :choices({ "png", "pdf", "svg" })
     p:option("--zoom", "time range of the time view and the time-domain spectrum; the event view and "
       .. "the event-domain spectrum show the events in it"):argname("T0:T1")
@@ -353,6 +355,12 @@ return {
     local steps = {}
     for i, s in ipairs(args.steps or {}) do steps[i] = parse_step(s[1], s[2]) end
     if args.component_separator == "" then cli.usage_error("--component-separator is empty") end
+    if args.component_pattern then -- a Lua pattern: one that does not compile is refused here
+      local ok, why = pcall(string.find, "A1T", args.component_pattern)
+      if not ok then
+        cli.usage_error(("--component-pattern '%s': %s"):format(args.component_pattern, tostring(why):gsub("^.-:%d+: ", "")))
+      end
+    end
     local bar -- one progress bar per long file, on stderr when it is a terminal
     local ses, err
     if args.states then
@@ -595,7 +603,7 @@ return {
         { format = args.view_format, range = range, shade = args.shade, chain = chain, min_prob = min_prob,
           member = member, occupancy = args.occupancy and chitra.split_list(args.occupancy) or nil,
           csv = args.csv, full_spectrum = args.full_spectrum, acquisition = acq_states })
-      if not ok then cli.usage_error(why) end
+      if not ok then cli.input_error(why) end -- (the options were checked: the data or the disk refused)
     end
 
     for _, out in ipairs(args.chain or {}) do
@@ -611,7 +619,7 @@ return {
         write_file(out, chain:dot())
       elseif ext == "png" or ext == "pdf" or ext == "svg" then
         local ok, why = views.chain_picture(chain, out, { min_prob = min_prob })
-        if not ok then cli.usage_error(why) end
+        if not ok then cli.input_error(why) end
       else
         cli.usage_error("--chain: unknown output type '" .. out .. "' (json, dot, png, pdf, svg)")
       end

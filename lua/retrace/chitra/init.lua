@@ -266,7 +266,12 @@ function Ses:split(sym)
   end
   local parts, pos = {}, 1
   while pos <= #sym do
-    local a, b = sym:find(self.components, pos)
+    -- (a malformed pattern fails only where the matcher reaches it: said once, no traceback)
+    local ok, a, b = pcall(string.find, sym, self.components, pos)
+    if not ok then
+      self.pattern_error = ("component pattern '%s': %s"):format(self.components, tostring(a):gsub("^.-:%d+: ", ""))
+      return nil
+    end
     if a ~= pos or b < a then return nil end
     parts[#parts + 1] = sym:sub(a, b)
     pos = b + 1
@@ -301,6 +306,7 @@ function Ses:project_components(cmap)
     return nil, "project_components: the component map is empty"
   end
   local map, n = self:component_map(cmap)
+  if self.pattern_error then return nil, self.pattern_error end
   if n == 0 then
     self:note("project_components: no state has a component in the map; nothing projected")
     return self
