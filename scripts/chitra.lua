@@ -603,7 +603,12 @@ return {
         { format = args.view_format, range = range, shade = args.shade, chain = chain, min_prob = min_prob,
           member = member, occupancy = args.occupancy and chitra.split_list(args.occupancy) or nil,
           csv = args.csv, full_spectrum = args.full_spectrum, acquisition = acq_states })
-      if not ok then cli.input_error(why) end -- (the options were checked: the data or the disk refused)
+      -- a file or the folder that could not be written fails the run (exit 1); a view the
+      -- options cannot give (a symbol absent, an empty zoom) is a usage error
+      if not ok then
+        if tostring(why):find(args.views, 1, true) then cli.input_error(why) end
+        cli.usage_error(why)
+      end
     end
 
     for _, out in ipairs(args.chain or {}) do

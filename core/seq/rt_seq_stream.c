@@ -29,6 +29,7 @@ typedef struct {
 /* An original state as spilled: its symbol and time. */
 typedef struct {
     int32_t sym;
+    int32_t pad; /* (written as 0: no uninitialised byte goes to the file) */
     double t;
 } orig;
 
@@ -236,7 +237,7 @@ static int each(void *ud, int32_t id, double entry, double end)
         return RT_ESTATE;
     }
     if (p->origs) {
-        orig o = {id, end - entry};
+        orig o = {id, 0, end - entry};
         int st = rt_spill_append(p->origs, &o, 1);
         if (st != RT_OK)
             return st;
