@@ -606,7 +606,8 @@ return {
       -- a file or the folder that could not be written fails the run (exit 1); a view the
       -- options cannot give (a symbol absent, an empty zoom) is a usage error
       if not ok then
-        if tostring(why):find(args.views, 1, true) then cli.input_error(why) end
+        why = tostring(why)
+        if why:find(args.views, 1, true) or why:find("cannot create folder", 1, true) then cli.input_error(why) end
         cli.usage_error(why)
       end
     end
