@@ -70,12 +70,8 @@ local function collect(paths)
       local fmt, why = formats.detect(p)
       if not fmt then
         warn(why .. " (left out)")
-      elseif readable[fmt] then
-        if first_time(p) then out[#out + 1] = p end
-      elseif fmt == "unknown" then -- said, never dropped silently
-        warn(p .. ": not a trace: " .. why .. " (left out)")
-      elseif not fmt:match("^paraver%-") then -- (a .pcf or .row goes with its .prv)
-        warn(("%s: a %s trace, not message passing (left out)"):format(p, fmt))
+      elseif readable[fmt] and first_time(p) then
+        out[#out + 1] = p
       end
     elseif not mode and lfs.symlinkattributes(p, "mode") == "link" then
       warn(p .. ": a symbolic link to nothing (left out)")

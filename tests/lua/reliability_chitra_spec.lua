@@ -94,26 +94,3 @@ describe("Ctrl-C while chitra and medea read an endless input", function()
     end)
   end
 end)
-
-describe("medea on a folder", function()
-  it("says which files it leaves out (not a trace, another kind of trace, a dangling link)", function()
-    local dir = h.temp_dir()
-    for _, f in ipairs { "picl/tasks.trf", "picl/states.trf", "info/refs.din", "paraver/small.prv",
-                         "paraver/small.pcf" } do
-      assert(os.execute(("cp %s %s/"):format(h.quote(h.fixtures .. "/" .. f), h.quote(dir))))
-    end
-    local f = assert(io.open(dir .. "/junk.trf", "w"))
-    f:write("garbage\n")
-    f:close()
-    assert(os.execute(("ln -s /nonexistent-m3/x.trf %s/broken.trf"):format(h.quote(dir))))
-    local code, out, err = h.retrace("medea", dir)
-    h.remove_tree(dir)
-    assert.are.equal(0, code, err)
-    assert.truthy(err:find("warning: " .. dir .. "/junk.trf: not a trace: no line recognised", 1, true), err)
-    assert.truthy(err:find("warning: " .. dir .. "/refs.din: a din trace, not message passing (left out)", 1, true), err)
-    assert.truthy(err:find("warning: " .. dir .. "/broken.trf: a symbolic link to nothing (left out)", 1, true), err)
-    assert.is_nil(err:find("small.pcf", 1, true), err) -- a companion of small.prv, read with it
-    -- the three traces are clustered
-    for _, t in ipairs { "tasks.trf", "states.trf", "small.prv" } do assert.truthy(out:find(t, 1, true), t) end
-  end)
-end)
