@@ -517,6 +517,122 @@ static int ses_pes_chain(lua_State *L)
     return 2;
 }
 
+/* pes_names(path [, progress [, step]]) -> states | nil, message: the file's names interned
+ * (as symbols of an original sequence), the session getting no member (rt_pes_each). */
+static int ses_pes_names(lua_State *L)
+{
+    rt_ses *s = rt_lseq_check(L);
+    const char *path = luaL_checkstring(L, 2);
+    uint64_t step;
+    void (*on)(void *, uint64_t, uint64_t) = progress_args(L, &step);
+    rt_progress_ud pu = RT_PROGRESS_UD(L, 3);
+    size_t n;
+    rt_err err;
+    int st = rt_pes_each(s, path, step, on, &pu, NULL, NULL, &n, &err);
+    rt_progress_check(&pu);
+    if (st)
+        return rt_push_fail(L, &err);
+    lua_pushinteger(L, (lua_Integer)n);
+    return 1;
+}
+
+/* Symbol id of a name the planning interned (a Lua error otherwise: the caller's bug). */
+static int32_t known(lua_State *L, rt_ses *s, int idx)
+{
+    const char *name = lua_tostring(L, idx);
+    int32_t id = name ? rt_ses_lookup(s, name) : -1;
+    if (id < 0)
+        luaL_error(L, "pes_chain_ops: unknown symbol '%s'", name ? name : "?");
+    return id;
+}
+
+/*
+ * pes_chain_ops(path, progress, step, ops) -> chain, length, {{length =, distinct =, first =}
+ * per op} | nil, message. ops: {{"clip", ni, nf} | {"project", {from = to}} | {"aggregate",
+ * {A, B, ...}, Z}}, the steps already applied to this session after pes_names
+ * (rt_pes_chain_ops: the file read as a stream, never held).
+ */
+static int ses_pes_chain_ops(lua_State *L)
+{
+    rt_ses *s = rt_lseq_check(L);
+    const char *path = luaL_checkstring(L, 2);
+    uint64_t step;
+    void (*on)(void *, uint64_t, uint64_t) = progress_args(L, &step);
+    luaL_checktype(L, 5, LUA_TTABLE);
+    size_t nops = (size_t)luaL_len(L, 5), nsym = rt_ses_symbol_count(s);
+    rt_seq_op *ops = rt_lseq_scratch(L, (nops ? nops : 1) * sizeof *ops);
+    for (size_t i = 0; i < nops; i++) {
+        lua_geti(L, 5, (lua_Integer)i + 1);
+        int t = lua_gettop(L);
+        luaL_checktype(L, t, LUA_TTABLE);
+        lua_geti(L, t, 1);
+        const char *kind = luaL_checkstring(L, -1);
+        rt_seq_op *o = &ops[i];
+        memset(o, 0, sizeof *o);
+        if (!strcmp(kind, "clip")) {
+            o->kind = 'c';
+            lua_geti(L, t, 2);
+            lua_geti(L, t, 3);
+            o->ni = (size_t)luaL_checkinteger(L, -2);
+            o->nf = (size_t)luaL_checkinteger(L, -1);
+        } else if (!strcmp(kind, "project")) {
+            o->kind = 'p';
+            int32_t *map = rt_lseq_scratch(L, (nsym ? nsym : 1) * sizeof *map);
+            for (size_t k = 0; k < nsym; k++)
+                map[k] = -1;
+            lua_geti(L, t, 2);
+            luaL_checktype(L, -1, LUA_TTABLE);
+            lua_pushnil(L);
+            while (lua_next(L, -2)) {
+                map[known(L, s, -2)] = known(L, s, -1);
+                lua_pop(L, 1);
+            }
+            o->map = map;
+            o->nmap = nsym;
+        } else if (!strcmp(kind, "aggregate")) {
+            o->kind = 'a';
+            lua_geti(L, t, 2);
+            luaL_checktype(L, -1, LUA_TTABLE);
+            size_t m = (size_t)luaL_len(L, -1);
+            int32_t *pat = rt_lseq_scratch(L, (m ? m : 1) * sizeof *pat);
+            for (size_t k = 0; k < m; k++) {
+                lua_geti(L, -2, (lua_Integer)k + 1);
+                pat[k] = known(L, s, -1);
+                lua_pop(L, 1);
+            }
+            lua_geti(L, t, 3);
+            o->z = known(L, s, -1);
+            o->pat = pat;
+            o->m = m;
+        } else {
+            return luaL_error(L, "pes_chain_ops: no streamed transform '%s'", kind);
+        }
+        lua_settop(L, t - 1);
+    }
+    rt_seq_op_out *outs = rt_lseq_scratch(L, (nops ? nops : 1) * sizeof *outs);
+    rt_progress_ud pu = RT_PROGRESS_UD(L, 3);
+    rt_chain *c;
+    size_t n;
+    rt_err err;
+    int st = rt_pes_chain_ops(s, path, ops, nops, step, on, &pu, &c, &n, outs, &err);
+    rt_progress_check(&pu);
+    if (st)
+        return rt_push_fail(L, &err);
+    push_chain(L, s, c);
+    rt_chain_free(c);
+    lua_pushinteger(L, (lua_Integer)n);
+    lua_createtable(L, (int)nops, 0);
+    for (size_t i = 0; i < nops; i++) {
+        lua_createtable(L, 0, 3);
+        rt_set_int(L, "length", (lua_Integer)outs[i].length);
+        rt_set_int(L, "distinct", (lua_Integer)outs[i].distinct);
+        if (outs[i].first >= 0)
+            rt_set_str(L, "first", rt_ses_name(s, outs[i].first));
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    return 3;
+}
+
 /* The chain c (symbols of s) as a table: see chain(). */
 static void push_chain(lua_State *L, rt_ses *s, const rt_chain *c)
 {
@@ -791,6 +907,9 @@ static int l_stream(lua_State *L)
     if (f && header)
         fprintf(f, "# %s\n", header);
     int st = rt_sim_run(&c, (uint64_t)seed, (size_t)n, o, f, names, &err);
+    int werr = errno;
+    if (f && st == RT_EIO) /* the file named, and why (a full disk) */
+        st = rt_err_set(&err, RT_EIO, "%s: %s", pes, strerror(werr ? werr : EIO));
     if (f) {
         if (fclose(f) && !st)
             st = rt_err_set(&err, RT_EIO, "%s: cannot write", pes);
@@ -1275,6 +1394,8 @@ static const luaL_Reg ses_methods[] = {
     {"find", ses_find},
     {"chain", ses_chain},
     {"pes_chain", ses_pes_chain},
+    {"pes_names", ses_pes_names},
+    {"pes_chain_ops", ses_pes_chain_ops},
     {"holding", ses_holding},
     {"score", ses_score},
     {"steady", ses_steady},

@@ -54,9 +54,11 @@ local function parse_step(kind, v)
   end
 end
 
+-- An output that cannot be written (a missing folder, a full disk) is an error of the
+-- run (exit 1), as in every command.
 local function write_file(path, text)
   local ok, err = require("retrace.fs").write_file(path, text)
-  if not ok then cli.usage_error("cannot write " .. err) end
+  if not ok then cli.input_error(err) end
 end
 
 -- Text reports show at most DEF_RUNS runs of a composite, each cut to DEF_WIDTH
@@ -104,8 +106,12 @@ end
 -- the file is read.
 local NEEDS_SEQUENCE = { "states", "merge", "drift", "sync", "find", "json", "views", "acquisition",
   "simulate", "fit_holding", "steady", "model", "params" }
+local STREAMED = { clip = true, project = true, aggregate = true }
 local function streamable(args, steps)
-  if #args.pes ~= 1 or #steps > 1 or (#steps == 1 and steps[1][1] ~= "clip") then return false end
+  if #args.pes ~= 1 then return false end
+  for _, s in ipairs(steps) do
+    if not STREAMED[s[1]] then return false end
+  end
   for _, o in ipairs(NEEDS_SEQUENCE) do
     local v = args[o]
     if v and not (type(v) == "table" and #v == 0) then return false end -- (repeatable options: a list)
@@ -309,7 +315,7 @@ return {
       .. "or a picture .png/.pdf/.svg")
       :argname("OUT"):count("*")
     p:option("--views", "write the views (pictures and their data) into DIR"):argname("DIR")
-    p:option("--view-format", "picture format of --views: png, pdf or svg", "png")
+    p:option("--view-format", "picture format of --views: png, pdf or svg", "png"):choices({ "png", "pdf", "svg" })
       :choices({ "png", "pdf", "svg" })
     p:option("--zoom", "time range of the time view and the time-domain spectrum; the event view and "
       .. "the event-domain spectrum show the events in it"):argname("T0:T1")
@@ -349,6 +355,12 @@ return {
     local steps = {}
     for i, s in ipairs(args.steps or {}) do steps[i] = parse_step(s[1], s[2]) end
     if args.component_separator == "" then cli.usage_error("--component-separator is empty") end
+    if args.component_pattern then -- a Lua pattern: one that does not compile is refused here
+      local ok, why = pcall(string.find, "A1T", args.component_pattern)
+      if not ok then
+        cli.usage_error(("--component-pattern '%s': %s"):format(args.component_pattern, tostring(why):gsub("^.-:%d+: ", "")))
+      end
+    end
     local bar -- one progress bar per long file, on stderr when it is a terminal
     local ses, err
     if args.states then
@@ -392,9 +404,12 @@ return {
       if streamable(args, steps) then
         -- a report of one file as it stands (or clipped): its chain read as a stream, the
         -- sequence never held
-        local clip = steps[1] and { steps[1][2], steps[1][3] } or nil
-        ses, err, empty = chitra.stream(args.pes[1], { progress = progress, clip = clip })
-        if ses and clip then steps = {} end -- (applied while reading; notes in ses.notes)
+        if #steps == 1 and steps[1][1] == "clip" then -- (one pass: the reader clips)
+          ses, err, empty = chitra.stream(args.pes[1], { progress = progress, clip = { steps[1][2], steps[1][3] } })
+        else
+          ses, err, empty = chitra.stream(args.pes[1], { progress = progress, steps = #steps > 0 and steps or nil })
+        end
+        if ses then steps = {} end -- (applied while reading; notes in ses.notes)
       end
       if ses or (err and not empty) then
         -- (streamed, or refused: the message is the loaded session's)
@@ -588,7 +603,13 @@ return {
         { format = args.view_format, range = range, shade = args.shade, chain = chain, min_prob = min_prob,
           member = member, occupancy = args.occupancy and chitra.split_list(args.occupancy) or nil,
           csv = args.csv, full_spectrum = args.full_spectrum, acquisition = acq_states })
-      if not ok then cli.usage_error(why) end
+      -- a file or the folder that could not be written fails the run (exit 1); a view the
+      -- options cannot give (a symbol absent, an empty zoom) is a usage error
+      if not ok then
+        why = tostring(why)
+        if why:find(args.views, 1, true) or why:find("cannot create folder", 1, true) then cli.input_error(why) end
+        cli.usage_error(why)
+      end
     end
 
     for _, out in ipairs(args.chain or {}) do
@@ -604,7 +625,7 @@ return {
         write_file(out, chain:dot())
       elseif ext == "png" or ext == "pdf" or ext == "svg" then
         local ok, why = views.chain_picture(chain, out, { min_prob = min_prob })
-        if not ok then cli.usage_error(why) end
+        if not ok then cli.input_error(why) end
       else
         cli.usage_error("--chain: unknown output type '" .. out .. "' (json, dot, png, pdf, svg)")
       end

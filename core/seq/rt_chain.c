@@ -77,12 +77,26 @@ struct rt_chain_build {
     rt_u64map arcs;      /* (from, to) -> arc index */
     uint64_t *arc_count, *arc_key;
     size_t capa;
+    /* composites: each one's prefix tree of the original states it covers */
+    int32_t *comp_of;    /* symbol -> composite index, -1 before its first occurrence */
+    int32_t *corder;     /* composite index -> symbol */
+    size_t ncomps;
+    rt_u64map trie;      /* (parent or 0x80000000 | composite, original symbol) -> node */
+    tnode *nodes;
+    size_t nnodes, capnodes;
+    int32_t walk;        /* the node reached by the walk under way (-1 at its start) */
+    int32_t walk_comp;   /* and its composite */
 };
 
 rt_chain_build *rt_chain_build_new(size_t nsym)
 {
     rt_chain_build *b = calloc(1, sizeof *b);
     if (!b || rt_u64map_init(&b->arcs, 64)) {
+        free(b);
+        return NULL;
+    }
+    if (rt_u64map_init(&b->trie, 64)) {
+        rt_u64map_free(&b->arcs);
         free(b);
         return NULL;
     }
@@ -103,6 +117,10 @@ void rt_chain_build_free(rt_chain_build *b)
     free(b->arc_count);
     free(b->arc_key);
     rt_u64map_free(&b->arcs);
+    free(b->comp_of);
+    free(b->corder);
+    free(b->nodes);
+    rt_u64map_free(&b->trie);
     free(b);
 }
 
@@ -115,8 +133,16 @@ int rt_chain_build_symbols(rt_chain_build *b, size_t nsym)
     if (!so)
         return RT_ENOMEM;
     b->state_of = so;
+    int32_t *co = realloc(b->comp_of, cap * sizeof *co);
+    if (!co)
+        return RT_ENOMEM;
+    b->comp_of = co;
+    int32_t *cor = realloc(b->corder, cap * sizeof *cor);
+    if (!cor)
+        return RT_ENOMEM;
+    b->corder = cor;
     for (size_t i = b->nsym; i < cap; i++)
-        so[i] = -1;
+        so[i] = co[i] = -1;
     b->nsym = cap;
     return RT_OK;
 }
@@ -219,10 +245,79 @@ static rt_chain *build_chain(const rt_chain_build *b, int32_t other, size_t ncom
     return c;
 }
 
+void rt_chain_build_comp_begin(rt_chain_build *b, int32_t x)
+{
+    if (b->comp_of[x] < 0) {
+        b->comp_of[x] = (int32_t)b->ncomps;
+        b->corder[b->ncomps++] = x;
+    }
+    b->walk_comp = b->comp_of[x];
+    b->walk = -1;
+}
+
+int rt_chain_build_comp_step(rt_chain_build *b, int32_t x0, double t)
+{
+    uint32_t pk = b->walk < 0 ? (0x80000000u | (uint32_t)b->walk_comp) : (uint32_t)b->walk;
+    int created;
+    int32_t *slot = rt_u64map_slot(&b->trie, ((uint64_t)pk << 32) | (uint32_t)x0, &created);
+    if (!slot)
+        return RT_ENOMEM;
+    if (created) {
+        if (b->nnodes == b->capnodes) {
+            size_t cap = b->capnodes ? b->capnodes * 2 : 64;
+            tnode *nn = realloc(b->nodes, cap * sizeof *nn);
+            if (!nn)
+                return RT_ENOMEM;
+            b->nodes = nn;
+            b->capnodes = cap;
+        }
+        *slot = (int32_t)b->nnodes;
+        b->nodes[b->nnodes++] = (tnode){x0, b->walk, b->walk_comp, 0, {0, 0, 0, 0}};
+    }
+    b->walk = *slot;
+    acc_add(&b->nodes[b->walk].a, t);
+    return RT_OK;
+}
+
+void rt_chain_build_comp_end(rt_chain_build *b)
+{
+    if (b->walk >= 0)
+        b->nodes[b->walk].ends++;
+}
+
 int rt_chain_build_finish(rt_chain_build *b, int32_t other, rt_chain **out)
 {
-    *out = build_chain(b, other, 0, 0);
-    return *out ? RT_OK : RT_ENOMEM;
+    size_t ncomps = b->ncomps, nnodes = b->nnodes;
+    rt_chain *c = build_chain(b, other, ncomps, nnodes);
+    /* trie nodes grouped by composite, parents renumbered */
+    size_t *cpos = calloc(ncomps + 1, sizeof *cpos);
+    int32_t *newi = malloc((nnodes ? nnodes : 1) * sizeof *newi);
+    if (!c || !cpos || !newi) {
+        free(cpos);
+        free(newi);
+        rt_chain_free(c);
+        *out = NULL;
+        return RT_ENOMEM;
+    }
+    const tnode *nodes = b->nodes;
+    for (size_t i = 0; i < nnodes; i++)
+        cpos[nodes[i].comp + 1]++;
+    for (size_t i = 0; i < ncomps; i++) {
+        c->comps[i] = (rt_chain_comp){b->corder[i], cpos[i], cpos[i + 1]};
+        cpos[i + 1] += cpos[i];
+        c->comps[i].count = cpos[i + 1] - cpos[i];
+    }
+    for (size_t i = 0; i < nnodes; i++)
+        newi[i] = (int32_t)cpos[nodes[i].comp]++;
+    for (size_t i = 0; i < nnodes; i++) {
+        const tnode *t = &nodes[i];
+        c->nodes[newi[i]] = (rt_chain_node){t->sym, t->parent < 0 ? -1 : newi[t->parent],
+                                            t->a.n, t->ends, t->a.mean, acc_var(&t->a)};
+    }
+    free(cpos);
+    free(newi);
+    *out = c;
+    return RT_OK;
 }
 
 int rt_ses_chain(rt_ses *s, const size_t *members, size_t nmembers, rt_chain **out,
@@ -238,19 +333,10 @@ int rt_ses_chain(rt_ses *s, const size_t *members, size_t nmembers, rt_chain **o
     for (size_t q = 0; members && q < nmembers; q++)
         if (members[q] >= s->nmem)
             return rt_err_set(err, RT_EINVAL, "chain: no member %zu", members[q] + 1);
-    size_t nsym = s->nsym;
     int st = RT_ENOMEM;
-    rt_chain_build *b = rt_chain_build_new(nsym);
-    int32_t *comp_of = malloc(nsym * sizeof *comp_of);
-    int32_t *corder = malloc(nsym * sizeof *corder);
-    rt_u64map trie = {0};
-    tnode *nodes = NULL;
-    size_t nnodes = 0, capnodes = 0, ncomps = 0;
-    rt_chain *c = NULL;
-    if (!b || !comp_of || !corder || rt_u64map_init(&trie, 64))
+    rt_chain_build *b = rt_chain_build_new(s->nsym);
+    if (!b)
         goto fail;
-    for (size_t i = 0; i < nsym; i++)
-        comp_of[i] = -1;
     for (size_t q = 0; q < nmembers; q++) {
         size_t k = members ? members[q] : q;
         const rt_version *v = RT_CUR(s, k);
@@ -265,82 +351,32 @@ int rt_ses_chain(rt_ses *s, const size_t *members, size_t nmembers, rt_chain **o
                 goto fail;
             /* a composite: walk its original range through its prefix tree */
             if (i < v->n && s->comp_level[x] > 0) {
-                if (comp_of[x] < 0) {
-                    comp_of[x] = (int32_t)ncomps;
-                    corder[ncomps++] = x;
-                }
-                int32_t parent = -1;
-                for (uint32_t j = v->start[i]; j < v->start[i + 1]; j++) {
-                    uint32_t pk = parent < 0 ? (0x80000000u | (uint32_t)comp_of[x]) : (uint32_t)parent;
-                    int created;
-                    int32_t *slot = rt_u64map_slot(&trie, ((uint64_t)pk << 32) | (uint32_t)x0[j],
-                                                   &created);
-                    if (!slot)
+                rt_chain_build_comp_begin(b, x);
+                for (uint32_t j = v->start[i]; j < v->start[i + 1]; j++)
+                    if (rt_chain_build_comp_step(b, x0[j], E[j + 1] - E[j]) != RT_OK)
                         goto fail;
-                    if (created) {
-                        if (nnodes == capnodes) {
-                            capnodes = capnodes ? capnodes * 2 : 64;
-                            tnode *nn = realloc(nodes, capnodes * sizeof *nn);
-                            if (!nn)
-                                goto fail;
-                            nodes = nn;
-                        }
-                        *slot = (int32_t)nnodes;
-                        nodes[nnodes] = (tnode){x0[j], parent, comp_of[x], 0, {0, 0, 0, 0}};
-                        nnodes++;
-                    }
-                    parent = *slot;
-                    acc_add(&nodes[parent].a, E[j + 1] - E[j]);
-                }
-                if (parent >= 0)
-                    nodes[parent].ends++;
+                rt_chain_build_comp_end(b);
             }
         }
     }
-    if (!(c = build_chain(b, other, ncomps, nnodes)))
-        goto fail;
-    /* trie nodes grouped by composite, parents renumbered */
-    {
-        size_t *cpos = calloc(ncomps + 1, sizeof *cpos);
-        int32_t *newi = malloc((nnodes ? nnodes : 1) * sizeof *newi);
-        if (!cpos || !newi) {
-            free(cpos);
-            free(newi);
-            goto fail;
-        }
-        for (size_t i = 0; i < nnodes; i++)
-            cpos[nodes[i].comp + 1]++;
-        for (size_t i = 0; i < ncomps; i++) {
-            c->comps[i] = (rt_chain_comp){corder[i], cpos[i], cpos[i + 1]};
-            cpos[i + 1] += cpos[i];
-            c->comps[i].count = cpos[i + 1] - cpos[i];
-        }
-        for (size_t i = 0; i < nnodes; i++)
-            newi[i] = (int32_t)cpos[nodes[i].comp]++;
-        for (size_t i = 0; i < nnodes; i++) {
-            tnode *t = &nodes[i];
-            c->nodes[newi[i]] = (rt_chain_node){t->sym, t->parent < 0 ? -1 : newi[t->parent],
-                                                t->a.n, t->ends, t->a.mean, acc_var(&t->a)};
-        }
-        free(cpos);
-        free(newi);
-    }
-    *out = c;
-    c = NULL;
-    st = RT_OK;
+    st = rt_chain_build_finish(b, other, out);
 fail:
     if (st != RT_OK)
         rt_err_set(err, RT_ENOMEM, "chain: out of memory");
-    rt_chain_free(c);
     rt_chain_build_free(b);
-    free(comp_of);
-    free(corder);
-    free(nodes);
-    rt_u64map_free(&trie);
     return st;
 }
 
 int32_t rt_ses_chain_other(rt_ses *s) { return other_symbol(s); }
+
+int rt_chain_build_end(rt_chain_build *b, rt_ses *s, int32_t last, rt_chain **out)
+{
+    int32_t other = other_symbol(s);
+    if (other < 0 || rt_chain_build_symbols(b, s->nsym) != RT_OK || rt_chain_build_arc(b, last, other) != RT_OK ||
+        rt_chain_build_state(b, other, 0.0) < 0)
+        return RT_ENOMEM;
+    return rt_chain_build_finish(b, other, out);
+}
 
 /* ---- periodograms ---- */
 

@@ -43,6 +43,10 @@ typedef struct {
     size_t clip_i, clip_f;
     struct pes_elem { int32_t id; double dur; } *ring;
     size_t ring_cap, ring_head, ring_n;
+    /* rt_pes_each: every name interned and marked original, each element handed over */
+    int names;
+    int (*each)(void *ud, int32_t id, double entry, double end);
+    void *each_ud;
 } pes_buf;
 
 /* Report progress when the reader has passed the next mark (called once a line). */
@@ -148,6 +152,11 @@ static int push(pes_buf *b, rt_span name, rt_span time, unsigned long line, rt_e
             if (rt_chain_build_symbols(b->cb, rt_ses_symbol_count(b->s)) != RT_OK ||
                 (b->n >= 1 && element(b, b->last_id, t - b->last) != RT_OK))
                 return rt_err_set(err, RT_ENOMEM, "%s: out of memory", b->path);
+        } else if (b->names) {
+            b->s->orig[id] = 1;
+            if (b->each && b->n >= 1 && (st = b->each(b->each_ud, b->last_id, b->last, t)) != RT_OK)
+                return st == RT_EIO ? rt_err_set(err, RT_EIO, "%s: cannot write a temporary file", b->path)
+                                    : rt_err_set(err, RT_ENOMEM, "%s: out of memory", b->path);
         }
         b->last = t;
         b->last_id = id;
@@ -271,7 +280,7 @@ int rt_ses_load_progress(rt_ses *s, const char *path, uint64_t step,
     rt_err_clear(err);
     if (s->nsteps)
         return rt_err_at(err, RT_ESTATE, path, 0, "members are added before the first transform");
-    pes_buf b = {s, path, NULL, NULL, 0, 0, progress, ud, step ? step : 1, step ? step : 1, {0, 0, 0}, 0, 0, 0, NULL, 0, 0, NULL, -1, 0, 0, 0, 0, NULL, 0, 0, 0};
+    pes_buf b = {s, path, NULL, NULL, 0, 0, progress, ud, step ? step : 1, step ? step : 1, {0, 0, 0}, 0, 0, 0, NULL, 0, 0, NULL, -1, 0, 0, 0, 0, NULL, 0, 0, 0, 0, NULL, NULL};
     int st = read_pes(&b, err);
     if (st == RT_OK) {
         /* hand the arrays over (times already checked): SES symbols are the first n-1 states */
@@ -290,7 +299,7 @@ int rt_pes_scan(const char *path, rt_pes_summary *out, rt_err *err)
     rt_ses *s = rt_ses_new();
     if (!s)
         return rt_err_set(err, RT_ENOMEM, "%s: out of memory", path);
-    pes_buf b = {s, path, NULL, NULL, 0, 0, NULL, NULL, 1, 1, {0, 0, 0}, 1, 0, 0, NULL, 0, 0, NULL, -1, 0, 0, 0, 0, NULL, 0, 0, 0};
+    pes_buf b = {s, path, NULL, NULL, 0, 0, NULL, NULL, 1, 1, {0, 0, 0}, 1, 0, 0, NULL, 0, 0, NULL, -1, 0, 0, 0, 0, NULL, 0, 0, 0, 0, NULL, NULL};
     int st = read_pes(&b, err);
     if (st == RT_OK) {
         b.uses[b.last_id]--; /* the last entry ends the run: not a state */
@@ -324,7 +333,7 @@ int rt_pes_chain_clip(rt_ses *s, const char *path, size_t ni, size_t nf, uint64_
     rt_err_clear(err);
     *out = NULL;
     pes_buf b = {s, path, NULL, NULL, 0, 0, progress, ud, step ? step : 1, step ? step : 1, {0, 0, 0}, 1, 0, 0,
-                 NULL, 0, 0, NULL, -1, 0, 0, ni, nf, NULL, 0, 0, 0};
+                 NULL, 0, 0, NULL, -1, 0, 0, ni, nf, NULL, 0, 0, 0, 0, NULL, NULL};
     if (!(b.cb = rt_chain_build_new(rt_ses_symbol_count(s))))
         return rt_err_set(err, RT_ENOMEM, "%s: out of memory", path);
     int st = read_pes(&b, err);
@@ -335,10 +344,7 @@ int rt_pes_chain_clip(rt_ses *s, const char *path, size_t ni, size_t nf, uint64_
         st = rt_err_set(err, RT_ESTATE, "%s: clip: nothing left of the sequence", path);
     if (st == RT_OK) {
         /* the last element fed ends the run: it goes to the sentinel */
-        int32_t other = rt_ses_chain_other(s);
-        if (other < 0 || rt_chain_build_symbols(b.cb, rt_ses_symbol_count(s)) != RT_OK ||
-            rt_chain_build_arc(b.cb, b.before_id, other) != RT_OK || rt_chain_build_state(b.cb, other, 0.0) < 0 ||
-            rt_chain_build_finish(b.cb, other, out) != RT_OK)
+        if (rt_chain_build_end(b.cb, s, b.before_id, out) != RT_OK)
             st = rt_err_set(err, RT_ENOMEM, "%s: out of memory", path);
         else
             *states = b.nfed;
@@ -346,6 +352,21 @@ int rt_pes_chain_clip(rt_ses *s, const char *path, size_t ni, size_t nf, uint64_
     rt_chain_build_free(b.cb);
     free(b.uses);
     free(b.ring);
+    return st;
+}
+
+int rt_pes_each(rt_ses *s, const char *path, uint64_t step,
+                void (*progress)(void *ud, uint64_t done, uint64_t total), void *ud,
+                int (*each)(void *ud, int32_t id, double entry, double end), void *each_ud, size_t *states,
+                rt_err *err)
+{
+    rt_err_clear(err);
+    pes_buf b = {s, path, NULL, NULL, 0, 0, progress, ud, step ? step : 1, step ? step : 1, {0, 0, 0}, 1, 0, 0,
+                 NULL, 0, 0, NULL, -1, 0, 0, 0, 0, NULL, 0, 0, 0, 1, each, each_ud};
+    int st = read_pes(&b, err);
+    if (st == RT_OK && states)
+        *states = b.n - 1;
+    free(b.uses);
     return st;
 }
 

@@ -242,6 +242,54 @@ int rt_pes_chain_clip(rt_ses *s, const char *path, size_t ni, size_t nf, uint64_
                       void (*progress)(void *ud, uint64_t done, uint64_t total), void *ud,
                       rt_chain **out, size_t *states, rt_err *err);
 
+/*
+ * Read a PES file as rt_ses_load does (the same checks and messages) without
+ * holding it: every name is interned in s and marked as a symbol of an original
+ * sequence (s gets no member), and each(each_ud, symbol, entry, end) is called for
+ * every state of the sequence in order (each NULL: names only). A status other than
+ * RT_OK from each stops the reading (RT_EIO: a temporary file failed; anything else
+ * is reported as out of memory). *states (may be NULL): the sequence's length.
+ * progress and step as rt_ses_load_progress's.
+ */
+int rt_pes_each(rt_ses *s, const char *path, uint64_t step,
+                void (*progress)(void *ud, uint64_t done, uint64_t total), void *ud,
+                int (*each)(void *ud, int32_t id, double entry, double end), void *each_ud, size_t *states,
+                rt_err *err);
+
+/* A transform applied as a stream (rt_pes_chain_ops), as its rt_ses_* call would. */
+typedef struct rt_seq_op {
+    char kind;            /* 'c' clip, 'p' project, 'a' aggregate */
+    size_t ni, nf;        /* clip: rt_ses_clip's counts */
+    const int32_t *map;   /* project: rt_ses_project's map (nmap entries) */
+    size_t nmap;
+    const int32_t *pat;   /* aggregate: the pattern (m symbols) and the composite z */
+    size_t m;
+    int32_t z;
+} rt_seq_op;
+
+/* What rt_pes_chain_ops tells of each op's result. */
+typedef struct rt_seq_op_out {
+    size_t length;        /* elements */
+    size_t distinct;      /* distinct symbols */
+    int32_t first;        /* the first element's symbol (-1: none) */
+} rt_seq_op_out;
+
+/*
+ * The chain of one PES file after the ops, in order, as rt_ses_load, the rt_ses_*
+ * transforms and rt_ses_chain give it, read as a stream: the sequence is never held
+ * in memory (a clip holds back its last nf elements, an aggregate its pattern; the
+ * original states go to a temporary file, read back in order for the definitions of
+ * composites). The ops must have been applied to s first, with s holding no member
+ * and the file's names (rt_pes_each with each NULL, then rt_ses_clip, rt_ses_project,
+ * rt_ses_aggregate): s then names the composites and their steps. outs (nops
+ * entries, may be NULL) get each op's result. *states: the final length.
+ * RT_EINVAL with rt_ses_clip's message when a clip exceeds its input; RT_ESTATE when
+ * nothing is left.
+ */
+int rt_pes_chain_ops(rt_ses *s, const char *path, const rt_seq_op *ops, size_t nops, uint64_t step,
+                     void (*progress)(void *ud, uint64_t done, uint64_t total), void *ud,
+                     rt_chain **out, size_t *states, rt_seq_op_out *outs, rt_err *err);
+
 /* ---- periodogram (FFTW) ---- */
 
 /*

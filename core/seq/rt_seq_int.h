@@ -91,8 +91,16 @@ int rt_chain_build_symbols(rt_chain_build *b, size_t nsym);
 int32_t rt_chain_build_state(rt_chain_build *b, int32_t x, double t);
 /* A transition x -> y: RT_OK or RT_ENOMEM. */
 int rt_chain_build_arc(rt_chain_build *b, int32_t x, int32_t y);
-/* The chain (no composites) with sentinel other: RT_OK or RT_ENOMEM. */
+/* Composite x's element: begin, then each original state it covers (symbol, time)
+ * in order, then end (its prefix tree, the composite's definition). */
+void rt_chain_build_comp_begin(rt_chain_build *b, int32_t x);
+int rt_chain_build_comp_step(rt_chain_build *b, int32_t x0, double t);
+void rt_chain_build_comp_end(rt_chain_build *b);
+/* The chain (with the composites walked) with sentinel other: RT_OK or RT_ENOMEM. */
 int rt_chain_build_finish(rt_chain_build *b, int32_t other, rt_chain **out);
+/* The end of a streamed sequence whose last element was symbol last: the arc to the
+ * sentinel OTHER (interned in s), then the chain (rt_chain_build_finish). */
+int rt_chain_build_end(rt_chain_build *b, rt_ses *s, int32_t last, rt_chain **out);
 /* The sentinel OTHER of a session's chains (interned): a name no original symbol has; -1 no memory. */
 int32_t rt_ses_chain_other(rt_ses *s);
 

@@ -34,6 +34,7 @@
 
 #include <otf2/otf2.h>
 
+#include "rt_anchor_check.h"
 #include "rt_otf2_defs.h"
 #include "rt_otf2_records.h"
 
@@ -422,6 +423,8 @@ static int read_defs(otf2_src *s, rt_err *err)
 static int open_reader(otf2_src *s, rt_err *err)
 {
     rt_otf2_error_clear();
+    if (rt_otf2_anchor_check(s->anchor, err) != RT_OK) /* (counts the library would size tables by) */
+        return err->status;
     s->rd = OTF2_Reader_Open(s->anchor);
     if (!s->rd)
         return rt_err_set(err, RT_EFORMAT, "%s: anchor: %s", s->anchor,

@@ -39,6 +39,32 @@ function M.retrace_env(env, ...)
   return code, o, e
 end
 
+--- Names in folder d (hidden ones too), sorted.
+function M.names(d)
+  local out = {}
+  for n in require("lfs").dir(d) do
+    if n ~= "." and n ~= ".." then out[#out + 1] = n end
+  end
+  table.sort(out)
+  return out
+end
+
+--- Run the retrace binary with arguments under a file-size limit of 0 blocks (every
+-- write to a regular file fails with EFBIG, as on a full disk); messages come through
+-- a pipe, which the limit does not touch. Returns the exit code and stderr (bash:
+-- PIPESTATUS gives retrace's exit code, not cat's).
+function M.run_full(...)
+  local args = {}
+  for i = 1, select("#", ...) do args[i] = shell_quote((select(i, ...))) end
+  local err = os.tmpname()
+  local cmd = ("(ulimit -f 0; trap '' XFSZ; exec %s %s) 2>&1 >/dev/null | cat > %s; exit ${PIPESTATUS[0]}")
+    :format(shell_quote(M.bin), table.concat(args, " "), shell_quote(err))
+  local _, _, code = os.execute("bash -c " .. shell_quote(cmd))
+  local e = slurp(err)
+  os.remove(err)
+  return code, e
+end
+
 --- Run the retrace binary with arguments in the background and send it SIGINT
 -- (Ctrl-C) once it is ready for one: a background job of a script starts with SIGINT
 -- ignored until retrace installs its handler, so the wait begins once /proc says the

@@ -61,6 +61,10 @@ local inputs = {
   { "chitra on a PES (its chain)", { "chitra" }, pes, { 100000, 1000000 } },
   -- (a clip is applied while the file is read: only the last 1000 states are held back)
   { "chitra --clip on a PES", { "chitra", "--clip", "10:1000" }, pes, { 100000, 1000000 } },
+  -- (projections and aggregates are applied while the file is read: 24 bytes a state held before)
+  { "chitra --project --aggregate --clip on a PES",
+    { "chitra", "--project", "send,recv=comm", "--aggregate", "comm,wait=cw", "--clip", "3:300" }, pes,
+    { 100000, 1000000 } },
   { "info on a PES", { "info" }, function(p, n)
     local names = { "a", "b", "c", "d", "e" }
     return write(p, "", n, function(k) return names[k % 5 + 1] .. " " .. k .. "\n" end)

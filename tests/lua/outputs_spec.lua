@@ -7,29 +7,9 @@ local fs = require "retrace.fs"
 local lfs = require "lfs"
 local util = require("retrace.core").util
 
--- Names in folder d (hidden ones too), sorted.
-local function names(d)
-  local out = {}
-  for n in lfs.dir(d) do
-    if n ~= "." and n ~= ".." then out[#out + 1] = n end
-  end
-  table.sort(out)
-  return out
-end
+local names = h.names
 
--- Run retrace with args under a file-size limit of 0 blocks; returns exit code, stderr
--- (bash: PIPESTATUS gives retrace's exit code, not cat's).
-local function run_full(...)
-  local args = {}
-  for i = 1, select("#", ...) do args[i] = h.quote((select(i, ...))) end
-  local err = os.tmpname()
-  local cmd = ("(ulimit -f 0; trap '' XFSZ; exec %s %s) 2>&1 >/dev/null | cat > %s; exit ${PIPESTATUS[0]}")
-    :format(h.quote(h.bin), table.concat(args, " "), h.quote(err))
-  local _, _, code = os.execute("bash -c " .. h.quote(cmd))
-  local e = h.slurp(err)
-  os.remove(err)
-  return code, e
-end
+local run_full = h.run_full
 
 describe("fs.create", function()
   it("writes the target only at commit, through a hidden temporary", function()

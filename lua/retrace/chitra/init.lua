@@ -63,6 +63,7 @@ end
 -- nothing (load the file then).
 function M.stream(path, opts)
   opts = opts or {}
+  if opts.steps then return M.stream_steps(path, opts) end
   local s = core.new()
   local raw, n
   local clip = opts.clip
@@ -78,11 +79,9 @@ function M.stream(path, opts)
     return nil, n, clip and tostring(n):find("clip: nothing left", 1, true) and "empty" or nil
   end
   local chain = chain_mod.from_raw(raw)
-  local st = { files = { path }, notes = {}, steps = {}, streamed = true }
-  local history = {}
+  local history, notes = {}, {}
   if clip then
     history[1] = ("clip %d %d"):format(clip[1], clip[2])
-    st.steps[1] = { "clip", clip[1], clip[2] }
     local only -- the note of a transform leaving one symbol (step() below)
     for _, x in ipairs(chain.states) do
       if x.name ~= chain.other then
@@ -91,21 +90,66 @@ function M.stream(path, opts)
       end
     end
     if only then
-      st.notes[1] = string.format("%s: the whole sequence is now one symbol (%s); its chain has one state",
+      notes[1] = string.format("%s: the whole sequence is now one symbol (%s); its chain has one state",
         history[1], only)
     end
   end
+  return M.streamed(path, chain, n, history, notes)
+end
+
+-- The read-only session of a streamed chain (M.stream).
+function M.streamed(path, chain, n, history, notes)
+  local st = { files = { path }, notes = notes, steps = {}, streamed = true }
   function st.members() return 1 end
   function st.length(_, k) return k == 1 and n or nil end
   function st.history() return history end
-  function st.chain(_, opts)
-    if opts and opts.members and not (#opts.members == 1 and opts.members[1] == 1) then
+  function st.chain(_, o)
+    if o and o.members and not (#o.members == 1 and o.members[1] == 1) then
       return nil, "chain: no such member"
     end
     return chain
   end
   function st.close() end
   return st
+end
+
+--- The chain of one PES file after transforms, never holding the sequence: opts.steps
+-- lists them as chitra's command line does ({"clip", NI, NF}, {"project", {A, B}, Z},
+-- {"aggregate", {A, B}, Z}). The file is read twice: once for its names, on which the
+-- steps are planned by the session's own methods (their checks, notes and history),
+-- then as a stream through the transforms (core rt_pes_chain_ops). nil, message,
+-- "empty" when the stream cannot give the loaded session's answer (a step refused, a
+-- clip too long, nothing left): load the file then, for the same message.
+function M.stream_steps(path, opts)
+  -- read twice: a pipe or FIFO cannot be, load it instead
+  if require("lfs").attributes(path, "mode") ~= "file" then return nil, "not a file", "empty" end
+  local progress = opts.progress and function(done, total) opts.progress(path, done, total) end or nil
+  local s = core.new()
+  local n0, err = s:pes_names(path, progress, opts.progress_step)
+  if not n0 then s:close() return nil, err end
+  local plan = M.wrap(s, { path }, opts)
+  local marks = {} -- marks[i]: the notes made up to step i
+  for _, step in ipairs(opts.steps) do
+    local before = #plan.steps
+    local ok = plan[step[1]](plan, table.unpack(step, 2))
+    if not ok then s:close() return nil, "refused", "empty" end
+    if #plan.steps > before then marks[#plan.steps] = #plan.notes end -- (a no-op adds a note only)
+  end
+  local raw, n, outs = s:pes_chain_ops(path, progress, opts.progress_step, plan.steps)
+  if not raw then s:close() return nil, n, "empty" end
+  local history = s:history()
+  local notes, from = {}, 1
+  for i = 1, #plan.steps do
+    for j = from, marks[i] do notes[#notes + 1] = plan.notes[j] end
+    from = marks[i] + 1
+    if outs[i].distinct == 1 then -- (step() below)
+      notes[#notes + 1] = string.format("%s: the whole sequence is now one symbol (%s); its chain has one state",
+        history[i], outs[i].first)
+    end
+  end
+  for j = from, #plan.notes do notes[#notes + 1] = plan.notes[j] end
+  s:close()
+  return M.streamed(path, chain_mod.from_raw(raw), n, history, notes)
 end
 
 --- A session from memory: members = {{label=, states={...}, times={...}}, ...}.
@@ -222,7 +266,12 @@ function Ses:split(sym)
   end
   local parts, pos = {}, 1
   while pos <= #sym do
-    local a, b = sym:find(self.components, pos)
+    -- (a malformed pattern fails only where the matcher reaches it: said once, no traceback)
+    local ok, a, b = pcall(string.find, sym, self.components, pos)
+    if not ok then
+      self.pattern_error = ("component pattern '%s': %s"):format(self.components, tostring(a):gsub("^.-:%d+: ", ""))
+      return nil
+    end
     if a ~= pos or b < a then return nil end
     parts[#parts + 1] = sym:sub(a, b)
     pos = b + 1
@@ -257,6 +306,7 @@ function Ses:project_components(cmap)
     return nil, "project_components: the component map is empty"
   end
   local map, n = self:component_map(cmap)
+  if self.pattern_error then return nil, self.pattern_error end
   if n == 0 then
     self:note("project_components: no state has a component in the map; nothing projected")
     return self

@@ -1,0 +1,132 @@
+-- retrace chitra, issue 25: clip, project and aggregate applied to one PES as it is
+-- read (chitra.stream with steps: the sequence is never held) give the loaded
+-- session's chain, length, history and notes, on random sequences and random steps;
+-- the command streams them and prints the loaded session's report.
+local h = require "helpers"
+local chitra = require "retrace.chitra"
+
+-- A PES of n states over names (times repeat now and then: zero-length states).
+local function random_pes(names, n)
+  local t, lines = 0, {}
+  for i = 1, n do
+    t = t + (math.random() < 0.2 and 0 or math.random(1, 9) * 0.25)
+    lines[i] = ("%s %s"):format(names[math.random(#names)], t)
+  end
+  return h.temp_file(table.concat(lines, "\n") .. "\n", ".pes")
+end
+
+local function pick(list, k)
+  local out = {}
+  for i = 1, k do out[i] = list[math.random(#list)] end
+  return out
+end
+
+-- Random steps over the names (and the names earlier steps made, and some absent).
+local function random_steps(names, trial)
+  local pool = { table.unpack(names) }
+  pool[#pool + 1] = "NOPE"
+  local steps = {}
+  for i = 1, math.random(1, 4) do
+    local r = math.random(3)
+    if r == 1 then
+      steps[i] = { "clip", math.random(0, 4), math.random(0, 4) }
+    elseif r == 2 then
+      -- a new name, or an existing symbol (runs of it merge with the projected ones)
+      local to = math.random() < 0.7 and ("P" .. i .. "x" .. trial) or names[math.random(#names)]
+      steps[i] = { "project", pick(pool, math.random(1, 3)), to }
+      pool[#pool + 1] = to
+    else
+      local name = "Z" .. i .. "x" .. trial
+      steps[i] = { "aggregate", pick(pool, math.random(1, 3)), name }
+      pool[#pool + 1] = name
+    end
+  end
+  return steps
+end
+
+local function same_chain(a, b)
+  assert.are.equal(a.other, b.other)
+  assert.are.same(a.states, b.states) -- names, counts, means, variances, totals: bit for bit
+  assert.are.same(a.arcs, b.arcs)
+  assert.are.same(a.composites, b.composites) -- the definitions' prefix trees
+end
+
+describe("chitra transforms as a stream", function()
+  it("give the loaded session's chain, history and notes, on random input and steps", function()
+    math.randomseed(2525)
+    local names = { "A", "B", "C", "OTHER", "T1" }
+    local streamed, refused = 0, 0
+    for trial = 1, 150 do
+      local p = random_pes(pick(names, math.random(2, #names)), math.random(2, 80))
+      local steps = random_steps(names, trial)
+      local ses = assert(chitra.load(p))
+      local ok, why = true, nil
+      for _, s in ipairs(steps) do
+        ok, why = ses[s[1]](ses, table.unpack(s, 2))
+        if not ok then break end
+      end
+      local st, serr, empty = chitra.stream(p, { steps = steps })
+      if not ok or ses:length(1) == 0 then
+        -- a refusal or nothing left: the command loads the file for the loaded session's words
+        assert.is_nil(st)
+        assert.are.equal("empty", empty, serr)
+        refused = refused + 1
+      else
+        assert.is_truthy(st, serr)
+        streamed = streamed + 1
+        same_chain(ses:chain(), st:chain())
+        assert.are.equal(ses:length(1), st:length(1))
+        assert.are.same(ses:history(), st:history())
+        assert.are.same(ses.notes, st.notes)
+      end
+      ses:close()
+      os.remove(p)
+    end
+    -- both sides of the comparison were exercised
+    assert.is_true(streamed > 80, streamed)
+    assert.is_true(refused > 5, refused)
+  end)
+
+  it("walk composites longer than a block of the original states kept in memory", function()
+    -- runs of 10 000 projected states: the definition reads the spilled originals back
+    local lines = {}
+    for i = 0, 59999 do lines[#lines + 1] = ((i // 10000) % 2 == 0 and (i % 2 == 0 and "a" or "b") or "c") .. " " .. i end
+    local p = h.temp_file(table.concat(lines, "\n") .. "\n", ".pes")
+    local steps = { { "project", { "a", "b" }, "AB" }, { "project", { "c" }, "CC" },
+                    { "aggregate", { "AB", "CC" }, "ABC" } }
+    local ses = assert(chitra.load(p))
+    for _, s in ipairs(steps) do assert(ses[s[1]](ses, table.unpack(s, 2))) end
+    local st = assert(chitra.stream(p, { steps = steps }))
+    same_chain(ses:chain(), st:chain())
+    assert.are.equal(3, st:length(1)) -- ABC ABC ABC
+    assert.are.equal(1, #st:chain().composites) -- ABC = a,b,...,a,b,c,...,c (2 x 10 000 long)
+    ses:close()
+    os.remove(p)
+  end)
+
+  it("retrace chitra prints the loaded report with streamed steps", function()
+    local p = h.temp_file("A 0\nB 1\nA 3\nC 4\nA 4.5\nB 5\nEND 6\n", ".pes")
+    -- --steady needs the sequence: the same steps on the loaded session
+    local code, out, err = h.retrace("chitra", p, "--project", "B,C=X", "--aggregate", "A,X=AX", "--clip", "0:1")
+    assert.are.equal(0, code, err)
+    -- A X A X A X, then AX AX AX, then the last one clipped
+    assert.truthy(out:find("2 symbols after 3 transforms", 1, true), out)
+    assert.truthy(out:find("  1. project B,C -> X\n  2. aggregate A X -> AX\n  3. clip 0 1\n", 1, true), out)
+    -- AX held 3 (0..3) and 1.5 (3..4.5)
+    assert.truthy(out:find("  AX                      2     100%         2.25        1.061        1.125", 1, true), out)
+    assert.truthy(out:find("  AX = A,B\n     | A,C\n", 1, true), out)
+    -- a FIFO cannot be read twice: it is loaded, with the same answer
+    local fifo = os.tmpname()
+    os.remove(fifo)
+    assert(os.execute("mkfifo " .. h.quote(fifo)))
+    local log = os.tmpname()
+    local _, _, code2 = os.execute(("cat %s > %s & timeout 60 %s chitra %s --project B,C=X --aggregate A,X=AX "
+      .. "--clip 0:1 > %s"):format(h.quote(p), h.quote(fifo), h.quote(h.bin), h.quote(fifo), h.quote(log)))
+    local out2 = h.slurp(log)
+    os.remove(fifo)
+    os.remove(log)
+    assert.are.equal(0, code2)
+    assert.are.equal(out:gsub("^[^\n]*:", ""), out2:gsub("^[^\n]*:", ""))
+    os.remove(p)
+  end)
+end)
