@@ -240,12 +240,14 @@ static void *producer(void *arg)
 
 rt_din_ahead *rt_din_ahead_open(const char *path)
 {
-    if (!strcmp(path, "-"))
+    struct stat st;
+    /* asked before opening: opening a FIFO would wait for its writer, and
+     * closing it again would lose what the writer sends */
+    if (!strcmp(path, "-") || stat(path, &st) != 0 || !S_ISREG(st.st_mode))
         return NULL;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0)
         return NULL;
-    struct stat st;
     rt_din_ahead *a = NULL;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || !(a = calloc(1, sizeof *a))
         || !(a->name = strdup(path)) || !(a->parse.buf = malloc(BUF + SPARE))) {
