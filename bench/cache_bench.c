@@ -18,26 +18,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_memgen.h"
 #include "bench_util.h"
 #include "rt_cache.h"
 #include "rt_memsim.h"
 #include "rt_memtrace.h"
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 static uint64_t rng = 0x2545F4914F6CDD1Dull;
-static uint64_t next(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
-}
 
 /* A program-like mix, in 64ths: stack and locals (36: a hot 2 KiB region),
  * a sequential walk of 8-byte elements over a 4 MiB array (20: one miss per
@@ -47,7 +34,7 @@ static uint64_t next(void)
 static void gen_ref(rt_memref *r)
 {
     static uint64_t a = 0x10000000, b = 0x20000000;
-    uint64_t x = next();
+    uint64_t x = bench_xorshift(&rng);
     unsigned pick = (unsigned)(x & 63);
     r->size = 8;
     r->kind = (x >> 8) % 10 < 3 ? RT_REF_WRITE : RT_REF_READ;
@@ -68,46 +55,6 @@ static void gen_ref(rt_memref *r)
     } else {
         r->addr = 0x40000000 + ((x >> 20) & ((16u << 20) - 1) & ~7ull);
     }
-}
-
-static int exists_size(const char *path, off_t min)
-{
-    struct stat st;
-    return stat(path, &st) == 0 && st.st_size >= min;
-}
-
-static void generate(uint64_t n, const char *bin, const char *din)
-{
-    char stamp[600];
-    snprintf(stamp, sizeof stamp, "%s.done", din);
-    if (exists_size(stamp, 0) && exists_size(bin, 16) && exists_size(din, 1))
-        return;
-    fprintf(stderr, "generating %llu references into %s and %s ...\n", (unsigned long long)n, bin,
-            din);
-    rt_err err;
-    rt_rtmb_writer *w = rt_rtmb_create(bin, &err);
-    FILE *f = fopen(din, "w");
-    if (!w || !f) {
-        fprintf(stderr, "%s\n", w ? din : err.msg);
-        exit(1);
-    }
-    setvbuf(f, NULL, _IOFBF, 1 << 20);
-    rt_memref r;
-    for (uint64_t i = 0; i < n; i++) {
-        gen_ref(&r);
-        if (rt_rtmb_write(w, &r, &err) != RT_OK) {
-            fprintf(stderr, "%s\n", err.msg);
-            exit(1);
-        }
-        fprintf(f, "%d %llx\n", r.kind, (unsigned long long)r.addr);
-    }
-    if (rt_rtmb_close(w, &err) != RT_OK || fclose(f) != 0) {
-        fprintf(stderr, "write failed\n");
-        exit(1);
-    }
-    FILE *s = fopen(stamp, "w");
-    if (s)
-        fclose(s);
 }
 
 typedef struct {
@@ -134,32 +81,16 @@ static outcome simulate(const char *path, int fmt, int sweep)
     }
     rt_memsim_opts o = {.sweep = sweep};
     rt_memsim_result res;
-    double t0 = now();
+    double t0 = bench_now();
     if (rt_memsim_run(c, t, &o, &res, &err) != RT_OK) {
         fprintf(stderr, "%s\n", err.msg);
         exit(1);
     }
-    outcome out = {now() - t0, rt_cache_stats_get(c)->refs, rt_cache_stats_get(c)->misses,
+    outcome out = {bench_now() - t0, rt_cache_stats_get(c)->refs, rt_cache_stats_get(c)->misses,
                    res.swept && res.sweep_n ? res.sweep_misses[res.sweep_n - 1] : 0};
     rt_memtrace_free(t);
     rt_cache_free(c);
     return out;
-}
-
-/* the fastest of three runs: the machine is shared, the minimum is the steadiest */
-/* this process's peak resident memory in KiB (VmHWM: per address space, so
- * an exec'd child reports its own peak, not its parent's) */
-static long own_peak_kib(void)
-{
-    FILE *f = fopen("/proc/self/status", "r");
-    char line[256];
-    long kib = -1;
-    while (f && fgets(line, sizeof line, f))
-        if (sscanf(line, "VmHWM: %ld kB", &kib) == 1)
-            break;
-    if (f)
-        fclose(f);
-    return kib;
 }
 
 /* peak memory in KiB of a fresh process (this program, run again) doing one simulation */
@@ -169,7 +100,7 @@ int main(int argc, char **argv)
 {
     if (argc == 5 && strcmp(argv[1], "--child") == 0) {
         simulate(argv[2], atoi(argv[3]), atoi(argv[4]));
-        printf("%ld\n", own_peak_kib());
+        printf("%ld\n", bench_max_rss_kib());
         return 0;
     }
     uint64_t n = 100000000ull;
@@ -183,9 +114,9 @@ int main(int argc, char **argv)
     snprintf(sbin, sizeof sbin, "/tmp/retrace-bench-v1-%llu.rtmb", (unsigned long long)small);
     snprintf(sdin, sizeof sdin, "/tmp/retrace-bench-v1-%llu.din", (unsigned long long)small);
     rng = 0x2545F4914F6CDD1Dull;
-    generate(n, bin, din);
+    bench_memgen(n, bin, din, gen_ref);
     rng = 0x2545F4914F6CDD1Dull;
-    generate(small, sbin, sdin);
+    bench_memgen(small, sbin, sdin, gen_ref);
 
     printf("cache: 32 KiB, 64-byte lines, 8-way, LRU, write-back; %llu references"
            " (best of 3 runs)\n",

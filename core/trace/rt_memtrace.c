@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rt_din_ahead.h"
 #include "rt_lines.h"
 #include "rt_memtrace_fast.h"
 
@@ -390,6 +391,7 @@ const char *rt_memfmt_name(int fmt)
 struct rt_memtrace {
     int fmt;
     void *r;          /* the format's reader */
+    int ahead;        /* din parsed on its own thread (r is an rt_din_ahead) */
     int pending;      /* status of an error met inside a batch, reported next */
     rt_err pending_err;
 };
@@ -403,6 +405,12 @@ rt_memtrace *rt_memtrace_open(const char *path, int fmt, rt_err *err)
     }
     t->fmt = fmt;
     t->pending = 0;
+    /* din files are parsed ahead on a second thread unless RETRACE_READ_AHEAD=0 */
+    const char *ra = getenv("RETRACE_READ_AHEAD");
+    t->ahead = fmt == RT_MEMFMT_DIN && !(ra && !strcmp(ra, "0"));
+    if (t->ahead && (t->r = rt_din_ahead_open(path)))
+        return t;
+    t->ahead = 0;
     switch (fmt) {
     case RT_MEMFMT_DIN: t->r = rt_din_open(path, err); break;
     case RT_MEMFMT_XDIN: t->r = rt_xdin_open(path, err); break;
@@ -427,6 +435,10 @@ int rt_memtrace_next(rt_memtrace *t, rt_memref *ref, rt_err *err)
         if (err)
             *err = t->pending_err;
         return st;
+    }
+    if (t->ahead) {
+        size_t n;
+        return rt_din_ahead_read(t->r, ref, 1, &n, err);
     }
     switch (t->fmt) {
     case RT_MEMFMT_DIN: return rt_din_next(t->r, ref, err);
@@ -485,6 +497,8 @@ int rt_memtrace_read(rt_memtrace *t, rt_memref *out, size_t cap, size_t *n, rt_e
 {
     if (t->fmt == RT_MEMFMT_RTMB)
         return rt_rtmb_read(t->r, out, cap, n, err);
+    if (t->ahead)
+        return rt_din_ahead_read(t->r, out, cap, n, err);
     *n = 0;
     if (t->pending)
         return rt_memtrace_next(t, out, err);
@@ -509,6 +523,8 @@ int rt_memtrace_read_lines(rt_memtrace *t, unsigned line_shift, uint64_t *addr,
     *n = 0;
     if (t->fmt != RT_MEMFMT_DIN || line_shift < 2)
         return RT_EINVAL;
+    if (t->ahead)
+        return rt_din_ahead_read_lines(t->r, addr, is_write, cap, n);
     /* din: whole buffers through rt_din_lines; the first line it leaves, a
      * pending error and the end of the file are rt_memtrace_read's */
     memtext *m = t->r;
@@ -533,6 +549,11 @@ void rt_memtrace_free(rt_memtrace *t)
 {
     if (!t)
         return;
+    if (t->ahead) {
+        rt_din_ahead_free(t->r);
+        free(t);
+        return;
+    }
     switch (t->fmt) {
     case RT_MEMFMT_DIN: rt_din_free(t->r); break;
     case RT_MEMFMT_XDIN: rt_xdin_free(t->r); break;
@@ -546,6 +567,8 @@ uint64_t rt_memtrace_offset(const rt_memtrace *t)
 {
     if (t->fmt == RT_MEMFMT_RTMB)
         return rt_rtmb_offset(t->r);
+    if (t->ahead)
+        return rt_din_ahead_offset(t->r);
     return rt_lines_offset(((const memtext *)t->r)->lines);
 }
 
@@ -553,5 +576,7 @@ uint64_t rt_memtrace_size(const rt_memtrace *t)
 {
     if (t->fmt == RT_MEMFMT_RTMB)
         return rt_rtmb_size(t->r);
+    if (t->ahead)
+        return rt_din_ahead_size(t->r);
     return rt_lines_size(((const memtext *)t->r)->lines);
 }

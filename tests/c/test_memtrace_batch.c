@@ -1,11 +1,13 @@
 /* Tests of the batched text readers (rt_memtrace_read over the block parsers
- * of rt_memtrace_fast.c) against the record-by-record readers (rt_X_next),
+ * of rt_memtrace_fast.c; for din files, on a parser thread of their own:
+ * rt_din_ahead) against the record-by-record readers (rt_X_next),
  * on random din, xdin and lackey traces of a few MiB with odd and malformed
  * lines among plain ones: the same references, the same errors at the same
  * lines (for din, rt_memtrace_read_lines's loads and stores among them).
  * Then rt_lackey_parse_block against rt_lackey_parse_line, and the
  * capture's conversion of a lackey log (from a stand-in for valgrind that
  * prints a file) against a line-by-line model of it. */
+#include <dirent.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -201,6 +203,18 @@ static text random_trace(int fmt, size_t lines)
 
 /* ---- the batch reader against the record-by-record one ---- */
 
+/* this process's threads */
+static size_t threads(void)
+{
+    DIR *d = opendir("/proc/self/task");
+    size_t n = 0;
+    assert_non_null(d);
+    for (struct dirent *e; (e = readdir(d));)
+        n += e->d_name[0] != '.';
+    closedir(d);
+    return n;
+}
+
 /* Read the whole of path as fmt both ways and compare every reference and
  * every error message (the reading goes on after an error, as both allow).
  * In lines_mode the batches are small and rt_memtrace_read_lines takes most
@@ -209,8 +223,14 @@ static text random_trace(int fmt, size_t lines)
 static size_t compare_readers(const char *path, int fmt, int lines_mode, size_t *refs_out)
 {
     rt_err e1, e2;
+    /* the line reader on the calling thread; din's batches parsed ahead on a
+     * thread of their own (rt_din_ahead) */
+    setenv("RETRACE_READ_AHEAD", "0", 1);
     rt_memtrace *one = rt_memtrace_open(path, fmt, &e1);
+    size_t threads0 = threads();
+    unsetenv("RETRACE_READ_AHEAD");
     rt_memtrace *many = rt_memtrace_open(path, fmt, &e2);
+    assert_int_equal(threads(), threads0 + (fmt == RT_MEMFMT_DIN)); /* din's parser thread */
     assert_non_null(one);
     assert_non_null(many);
     static const size_t caps[] = {1, 2, 3, 7, 100, 4096};
