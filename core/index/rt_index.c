@@ -402,6 +402,7 @@ typedef struct ix_build {
     ix_pb *pb;
     size_t npb;
     rt_chanmap regmap;        /* trace region id -> dense number */
+    int small[256];           /* region ids 0 .. 255 -> dense number + 1 (0: not yet) */
     int *reg_id;
     unsigned char *reg_cls;
     size_t nreg, capreg;
@@ -425,7 +426,19 @@ static int put(ix_build *b, const void *p, size_t n)
     return RT_OK;
 }
 
-static int dense_region(ix_build *b, int id)
+static int dense_region_slow(ix_build *b, int id);
+
+static inline int dense_region(ix_build *b, int id)
+{
+    if (id >= 0 && id < 256 && b->small[id])
+        return b->small[id] - 1;
+    int d = dense_region_slow(b, id);
+    if (id >= 0 && id < 256 && d >= 0)
+        b->small[id] = d + 1;
+    return d;
+}
+
+static int dense_region_slow(ix_build *b, int id)
 {
     ix_regent *e = rt_chanmap_get(&b->regmap, id, 0, 0, 0);
     if (!e)
