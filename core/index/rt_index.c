@@ -390,7 +390,7 @@ typedef struct ix_build {
     int64_t *run_max;         /* per location, the latest time of a send pass (per_loc) */
     struct ix_inbox *inbox;   /* per location, the sends to it from others (per_loc) */
     rt_chanmap inchan;        /* the receiving location's channels: (src, comm, tag) -> its sends */
-    size_t *order;            /* the receiving location's sends by channel, then time */
+    struct ix_sortkey *order; /* the receiving location's sends by channel, then time */
     size_t capord;
     rt_out *out;
     FILE *fp;
@@ -668,19 +668,23 @@ static int inbox_push(ix_build *b, int src, int dst, int comm, int64_t tag, int6
     return RT_OK;
 }
 
-static const ix_isend *sort_base;
+/* A send of the receiving location's inbox as sorted: its channel and its place in the inbox. */
+typedef struct ix_sortkey {
+    int64_t tag;
+    int32_t src, comm;
+    size_t i;
+} ix_sortkey;
 
 static int isend_cmp(const void *x, const void *y)
 {
-    size_t i = *(const size_t *)x, j = *(const size_t *)y;
-    const ix_isend *a = &sort_base[i], *c = &sort_base[j];
+    const ix_sortkey *a = x, *c = y;
     if (a->src != c->src)
         return a->src < c->src ? -1 : 1;
     if (a->comm != c->comm)
         return a->comm < c->comm ? -1 : 1;
     if (a->tag != c->tag)
         return a->tag < c->tag ? -1 : 1;
-    return i < j ? -1 : i > j; /* a channel's sends in the order they were sent */
+    return a->i < c->i ? -1 : a->i > c->i; /* a channel's sends in the order they were sent */
 }
 
 /* Before location p is built: its sends grouped by channel, each channel found by the map. */
@@ -694,11 +698,10 @@ static int inbox_open(ix_build *b, int p)
     if (rt_grow((void **)&b->order, &b->capord, in->n, sizeof *b->order) != RT_OK)
         return RT_ENOMEM;
     for (size_t i = 0; i < in->n; i++)
-        b->order[i] = i;
-    sort_base = in->s;
+        b->order[i] = (ix_sortkey){in->s[i].tag, in->s[i].src, in->s[i].comm, i};
     qsort(b->order, in->n, sizeof *b->order, isend_cmp);
     for (size_t i = 0; i < in->n; i++) {
-        const ix_isend *e = &in->s[b->order[i]];
+        const ix_isend *e = &in->s[b->order[i].i];
         ix_inchan *c = rt_chanmap_get(&b->inchan, e->src, p, e->comm, e->tag);
         if (!c)
             return RT_ENOMEM;
@@ -722,7 +725,7 @@ static int64_t inbox_pop(ix_build *b, int src, int dst, int comm, int64_t tag, i
     ix_inchan *c = rt_chanmap_find(&b->inchan, src, dst, comm, tag);
     if (!c || c->taken == c->n)
         return -1;
-    int64_t t = b->inbox[dst].s[b->order[c->first + c->taken]].t;
+    int64_t t = b->inbox[dst].s[b->order[c->first + c->taken].i].t;
     if (!(t < tr || (t == tr && src < dst)))
         return -1;
     c->taken++;

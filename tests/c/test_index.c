@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <otf2/otf2.h>
 
 #include "rt_index.h"
 #include "rt_server.h"
@@ -509,9 +510,118 @@ static void check_per_location(const char *trace)
     free(perloc);
 }
 
+static OTF2_FlushType skew_pre_flush(void *ud, OTF2_FileType type, OTF2_LocationRef loc, void *cb, bool final)
+{
+    (void)ud, (void)type, (void)loc, (void)cb, (void)final;
+    return OTF2_FLUSH;
+}
+
+static OTF2_TimeStamp skew_post_flush(void *ud, OTF2_FileType type, OTF2_LocationRef loc)
+{
+    (void)ud, (void)type, (void)loc;
+    return 0;
+}
+
+typedef struct skew_ev {
+    uint64_t t;
+    int seq, recv, peer, tag;
+} skew_ev;
+
+static int skew_cmp(const void *a, const void *b)
+{
+    const skew_ev *x = a, *y = b;
+    if (x->t != y->t)
+        return x->t < y->t ? -1 : 1;
+    return x->seq - y->seq;
+}
+
+/*
+ * An archive whose clocks disagree: nloc locations exchange messages (self messages too, two tags)
+ * at send and receive times drawn independently on a coarse grid, so receives often come before
+ * their sends and many events share a time stamp. A time-ordered read pairs a receive only with
+ * a send met before it; the per-location build must pair the same way.
+ */
+static void write_skewed(const char *dir, int nloc, int nmsg, unsigned seed)
+{
+    static OTF2_FlushCallbacks fl = {.otf2_pre_flush = skew_pre_flush, .otf2_post_flush = skew_post_flush};
+    OTF2_Archive *ar = OTF2_Archive_Open(dir, "traces", OTF2_FILEMODE_WRITE, 1024 * 1024, 4 * 1024 * 1024,
+                                         OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
+    assert_non_null(ar);
+    OTF2_Archive_SetFlushCallbacks(ar, &fl, NULL);
+    OTF2_Archive_SetSerialCollectiveCallbacks(ar);
+    OTF2_Archive_OpenEvtFiles(ar);
+    skew_ev **ev = calloc((size_t)nloc, sizeof *ev);
+    int *n = calloc((size_t)nloc, sizeof *n);
+    for (int p = 0; p < nloc; p++)
+        ev[p] = malloc(2 * (size_t)nmsg * sizeof **ev);
+    srand(seed);
+    for (int m = 0; m < nmsg; m++) {
+        int src = rand() % nloc, dst = rand() % nloc, tag = rand() % 2;
+        uint64_t ts = 10 + 10 * (uint64_t)(rand() % 40), tr = 10 + 10 * (uint64_t)(rand() % 40);
+        ev[src][n[src]] = (skew_ev){ts, 2 * m, 0, dst, tag};
+        n[src]++;
+        ev[dst][n[dst]] = (skew_ev){tr, 2 * m + 1, 1, src, tag};
+        n[dst]++;
+    }
+    uint64_t *nev = calloc((size_t)nloc, sizeof *nev);
+    for (int p = 0; p < nloc; p++) {
+        qsort(ev[p], (size_t)n[p], sizeof **ev, skew_cmp);
+        OTF2_EvtWriter *w = OTF2_Archive_GetEvtWriter(ar, (uint64_t)p);
+        OTF2_EvtWriter_Enter(w, NULL, 5, 0);
+        for (int i = 0; i < n[p]; i++) {
+            const skew_ev *e = &ev[p][i];
+            if (e->recv)
+                OTF2_EvtWriter_MpiRecv(w, NULL, e->t, (uint32_t)e->peer, 0, (uint32_t)e->tag, 8 + (uint64_t)i);
+            else
+                OTF2_EvtWriter_MpiSend(w, NULL, e->t, (uint32_t)e->peer, 0, (uint32_t)e->tag, 8 + (uint64_t)i);
+        }
+        OTF2_EvtWriter_Leave(w, NULL, 500, 0);
+        OTF2_EvtWriter_GetNumberOfEvents(w, &nev[p]);
+        OTF2_Archive_CloseEvtWriter(ar, w);
+        free(ev[p]);
+    }
+    OTF2_Archive_CloseEvtFiles(ar);
+    OTF2_GlobalDefWriter *g = OTF2_Archive_GetGlobalDefWriter(ar);
+    OTF2_GlobalDefWriter_WriteClockProperties(g, 1000000000, 0, 600, OTF2_UNDEFINED_TIMESTAMP);
+    const char *strings[] = {"", "node", "rank", "thread", "main", "WORLD"};
+    for (uint32_t i = 0; i < 6; i++)
+        OTF2_GlobalDefWriter_WriteString(g, i, strings[i]);
+    OTF2_GlobalDefWriter_WriteRegion(g, 0, 4, 4, 0, OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_USER,
+                                     OTF2_REGION_FLAG_NONE, 0, 0, 0);
+    OTF2_GlobalDefWriter_WriteSystemTreeNode(g, 0, 1, 1, OTF2_UNDEFINED_SYSTEM_TREE_NODE);
+    uint64_t *members = malloc((size_t)nloc * sizeof *members);
+    for (int p = 0; p < nloc; p++) {
+        OTF2_GlobalDefWriter_WriteLocationGroup(g, (uint32_t)p, 2, OTF2_LOCATION_GROUP_TYPE_PROCESS, 0,
+                                                OTF2_UNDEFINED_LOCATION_GROUP);
+        OTF2_GlobalDefWriter_WriteLocation(g, (uint64_t)p, 3, OTF2_LOCATION_TYPE_CPU_THREAD, nev[p], (uint32_t)p);
+        members[p] = (uint64_t)p;
+    }
+    OTF2_GlobalDefWriter_WriteGroup(g, 0, 0, OTF2_GROUP_TYPE_COMM_LOCATIONS, OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE,
+                                    (uint32_t)nloc, members);
+    OTF2_GlobalDefWriter_WriteGroup(g, 1, 0, OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE,
+                                    (uint32_t)nloc, members);
+    OTF2_GlobalDefWriter_WriteComm(g, 0, 5, 1, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE);
+    assert_int_equal(OTF2_Archive_Close(ar), OTF2_SUCCESS);
+    free(members);
+    free(nev);
+    free(n);
+    free(ev);
+}
+
 static void test_per_location(void **state)
 {
     (void)state;
+    /* skewed clocks: receives before their sends, ties, self messages */
+    for (unsigned seed = 1; seed <= 4; seed++) {
+        char *dir = tmp_path("skew");
+        char anchor[512], cmd[600];
+        write_skewed(dir, 2 + (int)seed, 150 * (int)seed, seed);
+        snprintf(anchor, sizeof anchor, "%s/traces.otf2", dir);
+        check_per_location(anchor);
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+        assert_int_equal(system(cmd), 0);
+        free(dir);
+    }
     const char *bin = getenv("RETRACE_BIN"), *shared = getenv("RETRACE_SHARED");
     char path[512], cmd[1024];
     int seen = 0;
