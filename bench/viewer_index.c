@@ -143,16 +143,31 @@ static void generate(const char *dir, long n)
     free(members);
 }
 
+/* The archive of a step: DIR/run.otf2, or DIR itself when it names an anchor (an archive of
+ * bench/gen_otf2_mpi); its index DIR.rtidx, or in the temporary folder for an anchor. */
+static void step_paths(const char *dir, char *anchor, char *index, size_t cap)
+{
+    size_t n = strlen(dir);
+    if (n > 5 && !strcmp(dir + n - 5, ".otf2")) {
+        snprintf(anchor, cap, "%s", dir);
+        snprintf(index, cap, "%s/viewer_index_%d.rtidx", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", (int)getpid());
+    } else {
+        snprintf(anchor, cap, "%s/run.otf2", dir);
+        snprintf(index, cap, "%s.rtidx", dir);
+    }
+}
+
+static int build_flags;  /* --build-merged: RT_INDEX_MERGED */
+
 static void build_step(const char *dir, long n)
 {
     (void)n;
     char anchor[512], index[512];
-    snprintf(anchor, sizeof anchor, "%s/run.otf2", dir);
-    snprintf(index, sizeof index, "%s.rtidx", dir);
+    step_paths(dir, anchor, index, sizeof anchor);
     rt_err err;
     rt_index_build_info info;
     double t0 = bench_now(), c0 = bench_clock(CLOCK_PROCESS_CPUTIME_ID);
-    if (rt_index_build(anchor, NULL, index, NULL, NULL, &info, &err) != RT_OK)
+    if (rt_index_build_with(anchor, NULL, index, build_flags, NULL, NULL, &info, &err) != RT_OK)
         bench_die("viewer_index", &err);
     double dt = bench_now() - t0, dc = bench_clock(CLOCK_PROCESS_CPUTIME_ID) - c0;
     printf("index: %llu events in %.2f s wall, %.2f s CPU = %.2f M events/s of CPU; %.1f MiB = %.1f%% of the trace's %.1f MiB; "
@@ -160,14 +175,16 @@ static void build_step(const char *dir, long n)
            (unsigned long long)info.events, dt, dc, (double)info.events / dc / 1e6, (double)info.bytes / 1048576.0,
            100.0 * (double)info.bytes / (double)info.trace_bytes, (double)info.trace_bytes / 1048576.0, info.levels,
            bench_max_rss_kib());
+    if (strcmp(anchor + strlen(anchor) - 9, "/run.otf2") != 0)
+        unlink(index); /* an archive of its own: its index is not kept */
 }
 
 /* The reader alone: what the index build pays for reading the trace. */
 static void read_step(const char *dir, long n)
 {
     (void)n;
-    char anchor[512];
-    snprintf(anchor, sizeof anchor, "%s/run.otf2", dir);
+    char anchor[512], index[512];
+    step_paths(dir, anchor, index, sizeof anchor);
     rt_err err;
     double c0 = bench_clock(CLOCK_PROCESS_CPUTIME_ID);
     rt_tsource *src = rt_tsource_open(anchor, NULL, &err);
@@ -342,6 +359,11 @@ static void in_child(void (*f)(const char *, long), const char *dir, long n)
 int main(int argc, char **argv)
 {
     /* one step on an archive kept with RETRACE_BENCH_KEEP=1 (for profiling) */
+    if (argc == 3 && !strcmp(argv[1], "--build-merged")) {
+        build_flags = RT_INDEX_MERGED;
+        build_step(argv[2], 0);
+        return 0;
+    }
     if (argc == 3 && (!strcmp(argv[1], "--build") || !strcmp(argv[1], "--serve") || !strcmp(argv[1], "--read"))) {
         (argv[1][2] == 'b' ? build_step : argv[1][2] == 's' ? serve_step : read_step)(argv[2], 0);
         return 0;

@@ -28,6 +28,7 @@
 
 #include "rt_chanmap.h"
 #include "rt_mem.h"
+#include "rt_otf2_locs.h"
 #include "rt_out.h"
 #include "rt_tevent.h"
 #include "rt_tsource_open.h"
@@ -75,11 +76,20 @@ static uint16_t share16(double t, double w)
     return (uint16_t)(f < 0 ? 0 : f > 65535 ? 65535 : f);
 }
 
-static void pack_cell(ix_dcell *d, const rt_ix_cell *c, double w)
+/* A summary cell while the index is built: times in ticks, as doubles, so sums of whole ticks are
+ * exact whatever order they are added in. */
+typedef struct ix_bcell {
+    double st[3];
+    double toptime;
+    int32_t top1;             /* the top region's dense number + 1; 0 none (a zeroed cell is empty) */
+    uint32_t nmsg;
+} ix_bcell;
+
+static void pack_cell(ix_dcell *d, const ix_bcell *c, double w)
 {
     for (int k = 0; k < 3; k++)
         d->st[k] = share16(c->st[k], w);
-    int top = c->top >= 0 && c->top < 65535 ? c->top + 1 : 0;
+    int top = c->top1 > 0 && c->top1 <= 65535 ? c->top1 : 0;
     d->toptime = top ? share16(c->toptime, w) : 0;
     d->top = (uint16_t)top;
     d->nmsg = (uint16_t)(c->nmsg > 65535 ? 65535 : c->nmsg);
@@ -372,7 +382,16 @@ typedef struct ix_regent {
 } ix_regent;
 
 typedef struct ix_build {
-    rt_tsource *src;
+    rt_tsource *src;          /* the serial reader (NULL when the archive is read per location) */
+    rt_otf2_locs *locs;       /* the per-location reader (OTF2) */
+    const rt_tdefs *defs;
+    const char *format;
+    int per_loc;              /* events come location by location: span known, sends matched up front */
+    int64_t *run_max;         /* per location, the latest time of a send pass (per_loc) */
+    struct ix_inbox *inbox;   /* per location, the sends to it from others (per_loc) */
+    rt_chanmap inchan;        /* the receiving location's channels: (src, comm, tag) -> its sends */
+    struct ix_sortkey *order; /* the receiving location's sends by channel, then time */
+    size_t capord;
     rt_out *out;
     FILE *fp;
     ix_hash hash;
@@ -383,13 +402,14 @@ typedef struct ix_build {
     ix_pb *pb;
     size_t npb;
     rt_chanmap regmap;        /* trace region id -> dense number */
+    int small[256];           /* region ids 0 .. 255 -> dense number + 1 (0: not yet) */
     int *reg_id;
     unsigned char *reg_cls;
     size_t nreg, capreg;
     rt_chanmap fifos;         /* (src, dst, comm, tag) -> send times */
     ix_dirent *dir;
     size_t ndir, capdir;
-    rt_ix_cell *cells;        /* npb x C */
+    ix_bcell *cells;          /* npb x C */
     size_t C;
     int64_t origin, colw;     /* first event, finest column width */
     int64_t tmin, tmax, maxlat;
@@ -406,7 +426,19 @@ static int put(ix_build *b, const void *p, size_t n)
     return RT_OK;
 }
 
-static int dense_region(ix_build *b, int id)
+static int dense_region_slow(ix_build *b, int id);
+
+static inline int dense_region(ix_build *b, int id)
+{
+    if (id >= 0 && id < 256 && b->small[id])
+        return b->small[id] - 1;
+    int d = dense_region_slow(b, id);
+    if (id >= 0 && id < 256 && d >= 0)
+        b->small[id] = d + 1;
+    return d;
+}
+
+static int dense_region_slow(ix_build *b, int id)
 {
     ix_regent *e = rt_chanmap_get(&b->regmap, id, 0, 0, 0);
     if (!e)
@@ -420,7 +452,7 @@ static int dense_region(ix_build *b, int id)
     if (!c)
         return -1;
     b->reg_cls = c;
-    const rt_tregion *r = rt_tdefs_region(b->src->defs, id);
+    const rt_tregion *r = rt_tdefs_region(b->defs, id);
     b->reg_id[b->nreg] = id;
     b->reg_cls[b->nreg] = (unsigned char)(r ? r->cls : RT_TC_USER);
     e->dense = (int)++b->nreg;
@@ -435,19 +467,18 @@ static int grow_procs(ix_build *b, size_t n)
     if (!pb)
         return RT_ENOMEM;
     b->pb = pb;
-    rt_ix_cell *cells = realloc(b->cells, n * b->C * sizeof *cells);
+    /* the first table comes zeroed from the system (its pages are touched only when used) */
+    ix_bcell *cells = b->cells ? realloc(b->cells, n * b->C * sizeof *cells) : calloc(n * b->C, sizeof *cells);
     if (!cells)
         return RT_ENOMEM;
     b->cells = cells;
+    if (b->npb)
+        memset(&cells[b->npb * b->C], 0, (n - b->npb) * b->C * sizeof *cells);
     for (size_t i = b->npb; i < n; i++) {
         memset(&pb[i], 0, sizeof pb[i]);
         pb[i].last = -1;
         pb[i].col = -1;
         pb[i].acol = -1;
-        for (size_t c = 0; c < b->C; c++) {
-            memset(&cells[i * b->C + c], 0, sizeof *cells);
-            cells[i * b->C + c].top = -1;
-        }
     }
     b->npb = n;
     return RT_OK;
@@ -459,14 +490,14 @@ static void scratch_flush(ix_build *b, size_t p)
     ix_pb *pb = &b->pb[p];
     if (pb->col < 0)
         return;
-    rt_ix_cell *c = &b->cells[p * b->C + (size_t)pb->col];
+    ix_bcell *c = &b->cells[p * b->C + (size_t)pb->col];
     int best = -1;
     for (int i = 0; i < pb->ns; i++)
         if (best < 0 || pb->stime[i] > pb->stime[best])
             best = i;
     if (best >= 0) {
-        c->top = pb->sr[best];
-        c->toptime = (float)pb->stime[best];
+        c->top1 = pb->sr[best] + 1;
+        c->toptime = pb->stime[best];
     }
     pb->col = -1;
     pb->ns = 0;
@@ -478,9 +509,9 @@ static void region_add(ix_build *b, size_t p, int64_t col, int region, double dt
     if (pb->col != col) {
         scratch_flush(b, p);
         pb->col = col;
-        rt_ix_cell *c = &b->cells[p * b->C + (size_t)col];
-        if (c->top >= 0) {
-            pb->sr[0] = c->top;
+        ix_bcell *c = &b->cells[p * b->C + (size_t)col];
+        if (c->top1) {
+            pb->sr[0] = c->top1 - 1;
             pb->stime[0] = c->toptime;
             pb->ns = 1;
         }
@@ -506,20 +537,20 @@ static void region_add(ix_build *b, size_t p, int64_t col, int region, double dt
     }
 }
 
-static void cell_merge(rt_ix_cell *d, const rt_ix_cell *a, const rt_ix_cell *c)
+static void cell_merge(ix_bcell *d, const ix_bcell *a, const ix_bcell *c)
 {
-    rt_ix_cell r;
+    ix_bcell r;
     for (int k = 0; k < 3; k++)
         r.st[k] = a->st[k] + c->st[k];
     r.nmsg = a->nmsg + c->nmsg;
-    if (a->top == c->top) {
-        r.top = a->top;
+    if (a->top1 == c->top1) {
+        r.top1 = a->top1;
         r.toptime = a->toptime + c->toptime;
     } else if (a->toptime >= c->toptime) {
-        r.top = a->top;
+        r.top1 = a->top1;
         r.toptime = a->toptime;
     } else {
-        r.top = c->top;
+        r.top1 = c->top1;
         r.toptime = c->toptime;
     }
     *d = r;
@@ -532,13 +563,10 @@ static void fit_time(ix_build *b, int64_t t)
         for (size_t p = 0; p < b->npb; p++) {
             scratch_flush(b, p);
             b->pb[p].acol = -1;
-            rt_ix_cell *row = &b->cells[p * b->C];
+            ix_bcell *row = &b->cells[p * b->C];
             for (size_t i = 0; i < b->C / 2; i++)
                 cell_merge(&row[i], &row[2 * i], &row[2 * i + 1]);
-            for (size_t i = b->C / 2; i < b->C; i++) {
-                memset(&row[i], 0, sizeof row[i]);
-                row[i].top = -1;
-            }
+            memset(&row[b->C / 2], 0, b->C / 2 * sizeof *row);
         }
         b->colw *= 2;
     }
@@ -578,7 +606,7 @@ static void accumulate(ix_build *b, size_t p, int64_t a, int64_t e, int state, i
             hi = e;
         if (hi <= lo)
             continue;
-        b->cells[p * b->C + (size_t)c].st[state] += (float)(hi - lo);
+        b->cells[p * b->C + (size_t)c].st[state] += (double)(hi - lo);
         if (region >= 0)
             region_add(b, p, c, region, (double)(hi - lo));
     }
@@ -611,6 +639,99 @@ static int room(ix_pb *pb, size_t n)
     return rt_grow((void **)&pb->buf, &pb->cap, pb->len + n, 1);
 }
 
+/* ---- the sends of a per-location build ---- */
+
+/* A send to a location, queued by the send pass. */
+typedef struct ix_isend {
+    int64_t t, tag;
+    int32_t src, comm;
+} ix_isend;
+
+/* A location's sends from others, in the order the send pass met them (sender, then time). */
+typedef struct ix_inbox {
+    ix_isend *s;
+    size_t n, cap;
+} ix_inbox;
+
+/* A channel into the receiving location: its sends are order[first .. first+n-1], taken so far. */
+typedef struct ix_inchan {
+    rt_chankey key;
+    size_t first, n, taken;
+} ix_inchan;
+
+static int inbox_push(ix_build *b, int src, int dst, int comm, int64_t tag, int64_t t)
+{
+    ix_inbox *in = &b->inbox[dst];
+    if (rt_grow((void **)&in->s, &in->cap, in->n + 1, sizeof *in->s) != RT_OK)
+        return RT_ENOMEM;
+    in->s[in->n++] = (ix_isend){t, tag, src, comm};
+    return RT_OK;
+}
+
+/* A send of the receiving location's inbox as sorted: its channel and its place in the inbox. */
+typedef struct ix_sortkey {
+    int64_t tag;
+    int32_t src, comm;
+    size_t i;
+} ix_sortkey;
+
+static int isend_cmp(const void *x, const void *y)
+{
+    const ix_sortkey *a = x, *c = y;
+    if (a->src != c->src)
+        return a->src < c->src ? -1 : 1;
+    if (a->comm != c->comm)
+        return a->comm < c->comm ? -1 : 1;
+    if (a->tag != c->tag)
+        return a->tag < c->tag ? -1 : 1;
+    return a->i < c->i ? -1 : a->i > c->i; /* a channel's sends in the order they were sent */
+}
+
+/* Before location p is built: its sends grouped by channel, each channel found by the map. */
+static int inbox_open(ix_build *b, int p)
+{
+    rt_chanmap_free(&b->inchan);
+    rt_chanmap_init(&b->inchan, sizeof(ix_inchan));
+    ix_inbox *in = &b->inbox[p];
+    if (!in->n)
+        return RT_OK;
+    if (rt_grow((void **)&b->order, &b->capord, in->n, sizeof *b->order) != RT_OK)
+        return RT_ENOMEM;
+    for (size_t i = 0; i < in->n; i++)
+        b->order[i] = (ix_sortkey){in->s[i].tag, in->s[i].src, in->s[i].comm, i};
+    qsort(b->order, in->n, sizeof *b->order, isend_cmp);
+    for (size_t i = 0; i < in->n; i++) {
+        const ix_isend *e = &in->s[b->order[i].i];
+        ix_inchan *c = rt_chanmap_get(&b->inchan, e->src, p, e->comm, e->tag);
+        if (!c)
+            return RT_ENOMEM;
+        if (!c->n)
+            c->first = i;
+        c->n++;
+    }
+    return RT_OK;
+}
+
+static void inbox_close(ix_build *b, int p)
+{
+    free(b->inbox[p].s);
+    b->inbox[p] = (ix_inbox){0};
+}
+
+/* The send a receive on dst at tr pairs with, by the serial rule: the channel's oldest send not
+ * taken, when a time-ordered read (time, then processor) would have met it before the receive. */
+static int64_t inbox_pop(ix_build *b, int src, int dst, int comm, int64_t tag, int64_t tr)
+{
+    ix_inchan *c = rt_chanmap_find(&b->inchan, src, dst, comm, tag);
+    if (!c || c->taken == c->n)
+        return -1;
+    int64_t t = b->inbox[dst].s[b->order[c->first + c->taken].i].t;
+    if (!(t < tr || (t == tr && src < dst)))
+        return -1;
+    c->taken++;
+    return t;
+}
+
 static int fifo_push(ix_build *b, int src, int dst, int comm, int64_t tag, int64_t t)
 {
     ix_fifo *f = rt_chanmap_get(&b->fifos, src, dst, comm, tag);
@@ -633,6 +754,7 @@ static int fifo_push(ix_build *b, int src, int dst, int comm, int64_t tag, int64
     return RT_OK;
 }
 
+/* The send a receive pairs with: the oldest send on its channel still in flight (-1: none). */
 static int64_t fifo_pop(ix_build *b, int src, int dst, int comm, int64_t tag)
 {
     ix_fifo *f = rt_chanmap_find(&b->fifos, src, dst, comm, tag);
@@ -660,7 +782,7 @@ static int add_event(ix_build *b, const rt_tevent *ev)
         return RT_ENOMEM;
     ix_pb *pb = &b->pb[p];
     int64_t t = event_time(b, ev);
-    if (b->nevents == 0) {
+    if (b->nevents == 0 && !b->per_loc) {
         b->origin = t;
         b->tmin = b->tmax = t;
     }
@@ -728,11 +850,14 @@ static int add_event(ix_build *b, const rt_tevent *ev)
         if (!comm0)
             n += put_varint(q + n, (uint64_t)(ev->comm + 1));
         if (kind == RT_TE_SEND) {
-            if (fifo_push(b, (int)p, ev->peer, ev->comm, ev->tag, t) != RT_OK)
+            /* per location, sends to others were queued by the send pass; to itself, in order here */
+            if ((!b->per_loc || ev->peer == (int)p) && fifo_push(b, (int)p, ev->peer, ev->comm, ev->tag, t) != RT_OK)
                 return RT_ENOMEM;
             b->cells[p * b->C + (size_t)col_of(b, t)].nmsg++;
         } else {
-            int64_t ts = fifo_pop(b, ev->peer, (int)p, ev->comm, ev->tag);
+            /* per location, sends from others wait in the receiver's inbox */
+            int64_t ts = b->per_loc && ev->peer != (int)p ? inbox_pop(b, ev->peer, (int)p, ev->comm, ev->tag, t)
+                                                          : fifo_pop(b, ev->peer, (int)p, ev->comm, ev->tag);
             n += put_varint(q + n, ts < 0 ? 0 : zz(t - ts) + 1);
             if (ts >= 0 && t - ts > b->maxlat)
                 b->maxlat = t - ts;
@@ -779,7 +904,7 @@ static int write_tail(ix_build *b, ix_header *h, rt_err *err)
     /* regions */
     h->off_regions = b->off;
     for (size_t i = 0; i < b->nreg && !rc; i++) {
-        const rt_tregion *r = rt_tdefs_region(b->src->defs, b->reg_id[i]);
+        const rt_tregion *r = rt_tdefs_region(b->defs, b->reg_id[i]);
         char fallback[32];
         const char *name = r && r->name && r->name[0] ? r->name : fallback;
         snprintf(fallback, sizeof fallback, "region %d", b->reg_id[i]);
@@ -789,7 +914,7 @@ static int write_tail(ix_build *b, ix_header *h, rt_err *err)
     /* processors */
     h->off_procs = b->off;
     for (size_t p = 0; p < b->npb && !rc; p++) {
-        const rt_tproc *pr = rt_tdefs_proc(b->src->defs, (int)p);
+        const rt_tproc *pr = rt_tdefs_proc(b->defs, (int)p);
         char fallback[32];
         snprintf(fallback, sizeof fallback, "%zu", p);
         const char *name = pr && pr->name && pr->name[0] ? pr->name : fallback;
@@ -818,7 +943,7 @@ static int write_tail(ix_build *b, ix_header *h, rt_err *err)
     }
     for (int l = lc; l > lf; l--) /* merge down to level lf in place (the row keeps stride C) */
         for (size_t p = 0; p < b->npb; p++) {
-            rt_ix_cell *row = &b->cells[p * b->C];
+            ix_bcell *row = &b->cells[p * b->C];
             size_t n = (size_t)1 << l;
             for (size_t i = 0; i < n / 2; i++)
                 cell_merge(&row[i], &row[2 * i], &row[2 * i + 1]);
@@ -834,7 +959,7 @@ static int write_tail(ix_build *b, ix_header *h, rt_err *err)
         size_t n = (size_t)1 << l, k = (size_t)1 << (lf - l);
         for (size_t p = 0; p < b->npb; p++)
             for (size_t i = 0; i < n; i++) {
-                rt_ix_cell c = b->cells[p * b->C + i * k];
+                ix_bcell c = b->cells[p * b->C + i * k];
                 for (size_t j = 1; j < k; j++)
                     cell_merge(&c, &c, &b->cells[p * b->C + i * k + j]);
                 pack_cell(&tmp[p * n + i], &c, (double)(h->colw0 >> l));
@@ -850,9 +975,112 @@ static int write_tail(ix_build *b, ix_header *h, rt_err *err)
     return RT_OK;
 }
 
-int rt_index_build(const char *trace_path, const char *format, const char *index_path,
-                   void (*progress)(void *ud, uint64_t done, uint64_t total), void *ud,
-                   rt_index_build_info *info, rt_err *err)
+/* The error for a failed add_event. */
+static int add_failed(int rc, const char *index_path, rt_err *err)
+{
+    if (rc == RT_ENOMEM)
+        return rt_err_set(err, rc, "%s: out of memory", index_path);
+    return rt_err_set(err, rc, "%s: %s", index_path, strerror(errno));
+}
+
+/* The serial read: every event in time order. */
+static int read_merged(ix_build *b, const char *index_path, void (*progress)(void *ud, uint64_t done, uint64_t total),
+                       void *ud, rt_err *err)
+{
+    rt_tevent ev;
+    uint64_t n = 0;
+    for (;;) {
+        int rc = rt_tsource_next(b->src, &ev, err);
+        if (rc == RT_EEOF)
+            return RT_OK;
+        if (rc)
+            return rc;
+        rc = add_event(b, &ev);
+        if (rc)
+            return add_failed(rc, index_path, err);
+        if (progress && (++n & 0xfffff) == 0)
+            progress(ud, rt_tsource_offset(b->src), rt_tsource_size(b->src));
+    }
+}
+
+/* The send pass of a per-location read: the span (first event, last event) and every send to
+ * another processor queued on its channel, at the time the build will give it. */
+static int send_pass_event(void *ud, const rt_tevent *ev)
+{
+    ix_build *b = ud;
+    int p = ev->proc;
+    int64_t t = event_time(b, ev);
+    if (b->run_max[p] > t)
+        t = b->run_max[p]; /* held at the last time, as add_event does */
+    b->run_max[p] = t;
+    if (!b->nevents || t < b->tmin)
+        b->tmin = t;
+    if (!b->nevents || t > b->tmax)
+        b->tmax = t;
+    b->nevents = 1;
+    if (ev->kind == RT_TE_SEND && ev->peer != p && ev->peer >= 0 && ev->peer < rt_tdefs_nprocs(b->defs))
+        return inbox_push(b, p, ev->peer, ev->comm, ev->tag, t);
+    return RT_OK;
+}
+
+static int build_pass_event(void *ud, const rt_tevent *ev)
+{
+    return add_event(ud, ev);
+}
+
+/*
+ * The per-location read of an OTF2 archive: a first pass over every location
+ * finds the span and queues the sends; the second builds each location's
+ * blocks and summaries in turn, the columns at their final width from the
+ * start. Receives take their send from the queues by the serial rule
+ * (fifo_pop), so the index equals the one a time-ordered read builds.
+ */
+static int read_per_location(ix_build *b, const char *index_path,
+                             void (*progress)(void *ud, uint64_t done, uint64_t total), void *ud, rt_err *err)
+{
+    size_t np = (size_t)rt_tdefs_nprocs(b->defs);
+    b->run_max = malloc((np ? np : 1) * sizeof *b->run_max);
+    b->inbox = calloc(np ? np : 1, sizeof *b->inbox);
+    rt_chanmap_init(&b->inchan, sizeof(ix_inchan));
+    if (!b->run_max || !b->inbox)
+        return rt_err_set(err, RT_ENOMEM, "%s: out of memory", index_path);
+    uint64_t total = 2 * rt_otf2_locs_bytes(b->locs), done = 0;
+    for (size_t p = 0; p < np; p++) {
+        b->run_max[p] = INT64_MIN;
+        int rc = rt_otf2_locs_read(b->locs, (int)p, send_pass_event, b, err);
+        if (rc == RT_ENOMEM)
+            return add_failed(rc, index_path, err);
+        if (rc)
+            return rc;
+        done += rt_otf2_locs_bytes_of(b->locs, (int)p);
+        if (progress && (p & 63) == 63)
+            progress(ud, done, total);
+    }
+    if (!b->nevents)
+        return RT_OK;
+    b->nevents = 0;
+    b->origin = b->tmin;
+    while (b->tmax - b->origin >= (int64_t)b->C * b->colw) /* the columns' final width (all still empty) */
+        b->colw *= 2;
+    for (size_t p = 0; p < np; p++) {
+        if (inbox_open(b, (int)p) != RT_OK)
+            return add_failed(RT_ENOMEM, index_path, err);
+        int rc = rt_otf2_locs_read(b->locs, (int)p, build_pass_event, b, err);
+        inbox_close(b, (int)p);
+        if (rc == RT_ENOMEM || rc == RT_EIO)
+            return add_failed(rc, index_path, err);
+        if (rc)
+            return rc;
+        done += rt_otf2_locs_bytes_of(b->locs, (int)p);
+        if (progress && (p & 63) == 63)
+            progress(ud, done, total);
+    }
+    return RT_OK;
+}
+
+int rt_index_build_with(const char *trace_path, const char *format, const char *index_path, int flags,
+                        void (*progress)(void *ud, uint64_t done, uint64_t total), void *ud,
+                        rt_index_build_info *info, rt_err *err)
 {
     ix_build b;
     memset(&b, 0, sizeof b);
@@ -862,9 +1090,23 @@ int rt_index_build(const char *trace_path, const char *format, const char *index
     int rc = signature(trace_path, h.sig, &trace_bytes, err);
     if (rc)
         return rc;
-    b.src = rt_tsource_open(trace_path, format, err);
-    if (!b.src)
-        return err ? err->status : RT_EFORMAT;
+    const char *detected = format;
+    if (!detected && !(flags & RT_INDEX_MERGED) && rt_tsource_detect(trace_path, &detected, NULL, 0) != RT_OK)
+        detected = NULL;
+    if (!(flags & RT_INDEX_MERGED) && detected && strcmp(detected, "otf2") == 0) {
+        b.locs = rt_otf2_locs_open(trace_path, err);
+        if (!b.locs)
+            return err ? err->status : RT_EFORMAT;
+        b.per_loc = 1;
+        b.defs = rt_otf2_locs_defs(b.locs);
+        b.format = "otf2";
+    } else {
+        b.src = rt_tsource_open(trace_path, format, err);
+        if (!b.src)
+            return err ? err->status : RT_EFORMAT;
+        b.defs = b.src->defs;
+        b.format = b.src->ops->format;
+    }
     rt_chanmap_init(&b.regmap, sizeof(ix_regent));
     rt_chanmap_init(&b.fifos, sizeof(ix_fifo));
     b.out = rt_out_open(index_path, err);
@@ -881,44 +1123,27 @@ int rt_index_build(const char *trace_path, const char *format, const char *index
     b.hash.ncarry = 0;
     b.hash.carry = 0;
     b.colw = 1;
-    int np0 = rt_tdefs_nprocs(b.src->defs);
+    int np0 = rt_tdefs_nprocs(b.defs);
     size_t c = IX_CELL_BUDGET / (size_t)(np0 > 0 ? np0 : 1);
     b.C = 64;
     while (b.C * 2 <= c && b.C < 4096)
         b.C *= 2;
-    b.unit = rt_tdefs_resolution(b.src->defs);
+    b.unit = rt_tdefs_resolution(b.defs);
     b.use_ticks = b.unit > 1;
-    b.offset = rt_tdefs_offset(b.src->defs);
+    b.offset = rt_tdefs_offset(b.defs);
     if (!b.use_ticks)
         b.unit = 1000000000u;
-    b.outside = rt_tdefs_outside(b.src->defs);
+    b.outside = rt_tdefs_outside(b.defs);
     if (grow_procs(&b, (size_t)(np0 > 0 ? np0 : 0)) != RT_OK) {
         rc = rt_err_set(err, RT_ENOMEM, "%s: out of memory", index_path);
         goto done;
     }
-    rt_tevent ev;
-    uint64_t n = 0;
-    for (;;) {
-        rc = rt_tsource_next(b.src, &ev, err);
-        if (rc == RT_EEOF) {
-            rc = RT_OK;
-            break;
-        }
-        if (rc)
-            goto done;
-        rc = add_event(&b, &ev);
-        if (rc) {
-            if (rc == RT_ENOMEM)
-                rt_err_set(err, rc, "%s: out of memory", index_path);
-            else
-                rt_err_set(err, rc, "%s: %s", index_path, strerror(errno));
-            goto done;
-        }
-        if (progress && (++n & 0xfffff) == 0)
-            progress(ud, rt_tsource_offset(b.src), rt_tsource_size(b.src));
-    }
+    rc = b.per_loc ? read_per_location(&b, index_path, progress, ud, err)
+                   : read_merged(&b, index_path, progress, ud, err);
+    if (rc)
+        goto done;
     /* processors named but silent still get rows */
-    if (grow_procs(&b, (size_t)rt_tdefs_nprocs(b.src->defs)) != RT_OK) {
+    if (grow_procs(&b, (size_t)rt_tdefs_nprocs(b.defs)) != RT_OK) {
         rc = rt_err_set(err, RT_ENOMEM, "%s: out of memory", index_path);
         goto done;
     }
@@ -947,7 +1172,7 @@ int rt_index_build(const char *trace_path, const char *format, const char *index
     h.outside = (uint32_t)b.outside;
     h.ndir = b.ndir;
     h.hash = hash_final(&b.hash);
-    snprintf(h.format, sizeof h.format, "%s", b.src->ops->format);
+    snprintf(h.format, sizeof h.format, "%s", b.format);
     if (fseek(b.fp, 0, SEEK_SET) != 0 || fwrite(&h, sizeof h, 1, b.fp) != 1) {
         rc = rt_err_set(err, RT_EIO, "%s: %s", index_path, strerror(errno));
         goto done;
@@ -971,11 +1196,25 @@ done:
     free(b.dir);
     free(b.reg_id);
     free(b.reg_cls);
+    free(b.run_max);
+    for (size_t p = 0; b.inbox && p < (size_t)rt_tdefs_nprocs(b.defs); p++)
+        free(b.inbox[p].s);
+    free(b.inbox);
+    free(b.order);
+    rt_chanmap_free(&b.inchan);
     rt_chanmap_sweep(&b.fifos, drop_fifo, NULL);
     rt_chanmap_free(&b.fifos);
     rt_chanmap_free(&b.regmap);
     rt_tsource_free(b.src);
+    rt_otf2_locs_close(b.locs);
     return rc;
+}
+
+int rt_index_build(const char *trace_path, const char *format, const char *index_path,
+                   void (*progress)(void *ud, uint64_t done, uint64_t total), void *ud,
+                   rt_index_build_info *info, rt_err *err)
+{
+    return rt_index_build_with(trace_path, format, index_path, 0, progress, ud, info, err);
 }
 
 /* ---- reading ---- */
@@ -1627,4 +1866,17 @@ int rt_index_raster(const rt_index *ix, int p0, int p1, int nrows, int64_t t0, i
 {
     ix_fill f = {cells, ncols};
     return rt_index_raster_rows(ix, p0, p1, nrows, t0, t1, ncols, fill_row, &f, from_events, err);
+}
+
+int rt_index_summary(const rt_index *ix, int level, int p, int64_t col, rt_ix_cell *cell, int64_t *col_t0)
+{
+    if (level < 0 || level >= (int)ix->h->levels || p < 0 || p >= (int)ix->h->nprocs || col < 0 ||
+        col >= ((int64_t)1 << level))
+        return RT_EINVAL;
+    int64_t n = (int64_t)1 << level, cw = ix->h->colw0 >> level;
+    unpack_cell(cell, ix->sum + (size_t)ix->h->nprocs * (size_t)(n - 1) + (size_t)p * (size_t)n + (size_t)col,
+                (double)cw);
+    if (col_t0)
+        *col_t0 = ix->h->origin + col * cw;
+    return RT_OK;
 }

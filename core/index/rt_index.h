@@ -63,6 +63,17 @@ int rt_index_build(const char *trace_path, const char *format, const char *index
                    rt_index_build_info *info, rt_err *err);
 
 /*
+ * rt_index_build with flags: RT_INDEX_MERGED reads an OTF2 archive through the
+ * serial reader, in time order, as every other format is read. Without it an
+ * OTF2 archive is read one location at a time (rt_otf2_locs.h), twice: once for
+ * the span and the sends, once to build. Both give the same index.
+ */
+#define RT_INDEX_MERGED 1
+int rt_index_build_with(const char *trace_path, const char *format, const char *index_path, int flags,
+                        void (*progress)(void *ud, uint64_t done, uint64_t total), void *ud,
+                        rt_index_build_info *info, rt_err *err);
+
+/*
  * The trace's signature (two 64-bit words) as stored in an index. RT_OK or
  * RT_EIO when the trace cannot be read.
  */
@@ -171,6 +182,13 @@ int rt_index_raster(const rt_index *ix, int p0, int p1, int nrows, int64_t t0, i
 int rt_index_raster_rows(const rt_index *ix, int p0, int p1, int nrows, int64_t t0, int64_t t1, int ncols,
                          int (*emit)(void *ud, int row, const rt_ix_cell *cells), void *ud, int *from_events,
                          rt_err *err);
+
+/*
+ * One stored summary cell: level (0 .. levels-1, 2^level columns over the span), processor p,
+ * column col, its times in ticks as stored (shares of the column's width). Its first tick in
+ * *col_t0 (may be NULL). RT_OK, RT_EINVAL out of range.
+ */
+int rt_index_summary(const rt_index *ix, int level, int p, int64_t col, rt_ix_cell *cell, int64_t *col_t0);
 
 /* The state (0 idle, 1 overhead, 2 busy) region i puts a processor in (-1: look outward). */
 int rt_index_region_state(const rt_index *ix, int i);
