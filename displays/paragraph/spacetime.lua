@@ -100,13 +100,11 @@ function D:draw(cv, rect)
   local lo, hi = common.window(ctx)
   local P = ctx.P
   local list, slot, natural = common.slots(ctx)
-  -- the legend: message sizes, and the collective bands when the window holds one or
-  -- this frame brings new ones (a band is its largest message's size colour, translucent)
+  -- the legend: message sizes, and the collective bands (a band is its largest
+  -- message's size colour, translucent); always listed, so the plot keeps its place
+  -- from frame to frame (the bands' per-column cover is kept for that place)
   local legend = colors.message_size_legend()
-  local info = m and m.view and m.view.info and m.view:info()
-  if (self.nbands or 0) > 0 or (info and (info.collectives or 0) > (self.cseq or 0)) then
-    legend[#legend + 1] = { "collective: a band in its size colour", { 0.5, 0.5, 0.5, 0.25 } }
-  end
+  legend[#legend + 1] = { "collective: a band in its size colour", { 0.5, 0.5, 0.5, 0.25 } }
   local d = common.time_frame(cv, rect, lo, hi, common.proc_axis(P, nil, list), legend)
   local pr = d.plot
   self.pr = pr
