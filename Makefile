@@ -4,6 +4,7 @@
 #   make test-asan  the same tests in an ASan + UBSan build (build-asan/)
 #   make bench      build and run the benchmarks in bench/ (never part of the tests)
 #   make fuzz       libFuzzer on each C reader, FUZZ_SECONDS (60) each
+#   make docs       the Lua API reference (lua-ldoc) in build/docs/api/
 #   make install PREFIX=/opt/retrace
 PREFIX ?= /usr/local
 BUILD ?= build
@@ -12,13 +13,14 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 DEB_PACKAGES = liblua5.4-dev lua5.4 lua-filesystem libcairo2-dev libpng-dev libfontconfig-dev libfftw3-dev \
   libreadline-dev lua-cjson lua-argparse libcmocka-dev lua-busted cmake pkg-config \
   gcc make poppler-utils fonts-dejavu-core libgraphviz-dev libopen-trace-format2-dev libgsl-dev \
-  valgrind libdw-dev libopenmpi-dev openmpi-bin libblas-dev libmicrohttpd-dev
+  valgrind libdw-dev libopenmpi-dev openmpi-bin libblas-dev libmicrohttpd-dev ffmpeg
 # packages the tests use when present (a browser for the HTML player and gallery, xmllint
-# for well-formed pages, cmark for the README, the OTF2 and Pajé reference tools, chromium-driver
+# for well-formed pages, cmark for the README, lua-ldoc (run by lua5.1) for the API reference, the OTF2 and Pajé reference tools, chromium-driver
 # and python3-selenium for the viewer's browser tests, time for peak-memory checks)
-DEB_TEST_PACKAGES = chromium libxml2-utils cmark otf2-tools pajeng chromium-driver python3-selenium time
+DEB_TEST_PACKAGES = chromium libxml2-utils cmark otf2-tools pajeng chromium-driver python3-selenium time \
+  lua-ldoc lua5.1
 
-.PHONY: all deps build demo test test-asan bench fuzz install clean
+.PHONY: all deps build demo test test-asan bench fuzz install clean docs
 
 all: build
 
@@ -45,8 +47,13 @@ $(BUILD)/Makefile: CMakeLists.txt
 build: deps $(BUILD)/Makefile
 	cmake --build $(BUILD) -j $(JOBS)
 
-demo: build
+demo: build docs
 	@sh examples/demo.sh $(BUILD)/retrace
+
+# the Lua API reference, from the --- comments of lua/retrace (lua-ldoc): BUILD/docs/api/index.html
+docs: deps
+	@mkdir -p $(BUILD)/docs
+	cd lua && ldoc -q -d $(abspath $(BUILD))/docs/api -p retrace -t "retrace Lua API" retrace
 
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
