@@ -194,7 +194,7 @@ static void enc_value(lua_State *L, enc_buf *b, int i, int seen, int depth)
         size_t n;
         const char *s = lua_tolstring(L, i, &n);
         if (n > 0xffffffffu)
-            luaL_error(L, "par.encode: a string of %zu bytes is too large", n);
+            luaL_error(L, "par.encode: a string of %I bytes is too large", (lua_Integer)n);
         enc_char(L, b, 's');
         put_le(L, b, n, 4);
         enc_add(L, b, s, n);
@@ -254,7 +254,7 @@ typedef struct dec_in {
 static uint64_t get_le(lua_State *L, dec_in *d, int n)
 {
     if (d->n - d->i < (size_t)n)
-        luaL_error(L, "par.decode: truncated at byte %zu", d->i + 1);
+        luaL_error(L, "par.decode: truncated at byte %I", (lua_Integer)(d->i + 1));
     uint64_t v = 0;
     for (int k = 0; k < n; k++)
         v |= (uint64_t)d->s[d->i + (size_t)k] << (8 * k);
@@ -266,7 +266,7 @@ static uint64_t get_le(lua_State *L, dec_in *d, int n)
 static void dec_value(lua_State *L, dec_in *d, int depth)
 {
     if (d->i >= d->n)
-        luaL_error(L, "par.decode: truncated at byte %zu", d->i + 1);
+        luaL_error(L, "par.decode: truncated at byte %I", (lua_Integer)(d->i + 1));
     luaL_checkstack(L, 4, "par.decode");
     size_t at = d->i;
     unsigned char tag = d->s[d->i++];
@@ -285,7 +285,7 @@ static void dec_value(lua_State *L, dec_in *d, int depth)
     case 's': {
         size_t n = (size_t)get_le(L, d, 4);
         if (d->n - d->i < n)
-            luaL_error(L, "par.decode: truncated at byte %zu", d->i + 1);
+            luaL_error(L, "par.decode: truncated at byte %I", (lua_Integer)(d->i + 1));
         lua_pushlstring(L, (const char *)d->s + d->i, n);
         d->i += n;
         break;
@@ -296,7 +296,7 @@ static void dec_value(lua_State *L, dec_in *d, int depth)
         lua_newtable(L);
         for (;;) {
             if (d->i >= d->n)
-                luaL_error(L, "par.decode: truncated at byte %zu", d->i + 1);
+                luaL_error(L, "par.decode: truncated at byte %I", (lua_Integer)(d->i + 1));
             if (d->s[d->i] == 0) {
                 d->i++;
                 break;
@@ -304,12 +304,12 @@ static void dec_value(lua_State *L, dec_in *d, int depth)
             dec_value(L, d, depth + 1);
             dec_value(L, d, depth + 1);
             if (lua_isnil(L, -2))
-                luaL_error(L, "par.decode: a nil key at byte %zu", d->i);
+                luaL_error(L, "par.decode: a nil key at byte %I", (lua_Integer)d->i);
             lua_rawset(L, -3);
         }
         break;
     default:
-        luaL_error(L, "par.decode: bad tag at byte %zu", at + 1);
+        luaL_error(L, "par.decode: bad tag at byte %I", (lua_Integer)(at + 1));
     }
 }
 
@@ -327,7 +327,7 @@ static int l_decode(lua_State *L)
 static int check_len(lua_State *L, size_t n)
 {
     if (n > (size_t)0x7fffffff)
-        return luaL_error(L, "par: a message of %zu bytes is too large", n);
+        return luaL_error(L, "par: a message of %I bytes is too large", (lua_Integer)n);
     return (int)n;
 }
 
