@@ -126,16 +126,18 @@ end
 -- {src, dst, send, recv, bytes} (seconds). The document is encoded with a mark in place of each
 -- list; write(text) is called with its pieces, the lists read from the path in batches (a
 -- long run's path is not held whole).
-local CP_MARKS = { segments = "\1critical path segments\1", messages = "\1critical path messages\1" }
+local CP_MARKS = { segments = "\1critical path segments\1", messages = "\1critical path messages\1",
+  processors = "\1processors\1" }
 
 local function critical_path_json(cp)
   return { length = cp.length, segments = CP_MARKS.segments, messages = CP_MARKS.messages }
 end
 
-local function write_json_streaming(doc, cp, write)
+local function write_json_streaming(doc, cp, write, processors_json)
   local json = require "retrace.json"
   local text = cli.json(doc)
   local function list(which)
+    if which == "processors" then return write(processors_json) end -- written by the ranks (picl.summary)
     write("[")
     local first = true
     local ok, err = picl.critical_path_batches(cp, 4096, function(segs, msgs)
@@ -192,7 +194,7 @@ local function run(args)
   check_format(args.format)
   local bar = cli.progress("replay", 1)
   local s, err = picl.summary(args.trace, { format = args.format, strict = args.strict, start = args.from,
-    stop = args.to, compstats = not args.no_compstats, parallel = true,
+    stop = args.to, compstats = not args.no_compstats, parallel = true, processors_json = args.json,
     progress = function(done, total) bar.total = total; bar:update(done) end })
   bar:finish()
   if not s and err and err:find(replay.PEER_FAILED, 1, true) then
@@ -208,12 +210,12 @@ local function run(args)
   report_skips(args.trace, s.trace.skipped, s.trace.skipped_lines)
   if args.json then
     write_json_streaming({
-      span = s.span, processors = cli.array(s.processors), messages = s.messages, tachyons = s.tachyons,
+      span = s.span, processors = s.processors_json and CP_MARKS.processors or cli.array(s.processors), messages = s.messages, tachyons = s.tachyons,
       critical_path = critical_path_json(s.critical_path), tasks = tasks_json(s),
       warnings = cli.array(s.warnings), warnings_total = math.max(s.warnings_total or 0, #s.warnings),
       unnested_exits = s.totals and s.totals.unnested_exits or 0,
       regions = s.regions, format = s.regions and s.trace.format or nil,
-    }, s.critical_path, function(...) io.stdout:write(...) end)
+    }, s.critical_path, function(...) io.stdout:write(...) end, s.processors_json)
   else
     io.stdout:write(stats_text(s))
   end

@@ -10,6 +10,7 @@
 
 #ifdef RETRACE_HAVE_MPI
 
+int rt_par_block_procs = 0;
 static int par_on = 0, par_rank = 0, par_size = 1;
 static int world_rank = 0, world_size = 1, par_alone = 0, par_settled = 0;
 static MPI_Comm par_comm = MPI_COMM_NULL, world_comm = MPI_COMM_NULL;

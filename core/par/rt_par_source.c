@@ -413,11 +413,11 @@ rt_tsource *rt_par_source_open(const char *path, const char *format, rt_err *err
     if (!name && rt_tsource_detect(path, &name, NULL, 0) != RT_OK)
         name = NULL;
     int epochs = name && strcmp(name, "otf2") == 0;
-    /* PICL in byte ranges; Paraver through the filter: its reader warns once per state value
-     * missing from the .pcf, at its first line in the whole file, which a range cannot know */
-    int through = !epochs && name && strncmp(name, "picl", 4) == 0 && rt_par_text_format(name);
+    /* PICL and Paraver in byte ranges, Pajé read by rank 0 and routed (rt_par_text.h) */
+    int through = !epochs && name && rt_par_text_format(name);
     rt_err e;
     e.status = RT_OK;
+    rt_par_set_blocks(0); /* p % size, unless the OTF2 part sets blocks of its locations */
     rt_tsource *part = epochs    ? rt_otf2_open_part(path, rank, size, &e)
                        : through ? rt_par_text_open(path, name, &e)
                                  : rt_tsource_open(path, format, &e);

@@ -27,9 +27,10 @@ typedef struct outbuf {
     size_t n, cap;
 } outbuf;
 
-/* A PICL event number and the first line a range saw it on. */
+/* A PICL event number (a Paraver state value) and the first line a range saw it on; Paraver:
+ * the rank its record goes to. */
 typedef struct evline {
-    int64_t event, line;
+    int64_t event, line, owner;
 } evline;
 
 typedef struct job {
@@ -215,7 +216,7 @@ static int peer_of(double v)
     return v > 1e9 ? 1000000000 : (int)(long)v;
 }
 
-static void note_event(job *j, int event, unsigned long line)
+static void note_event(job *j, int event, unsigned long line, int owner)
 {
     int cached = event >= -1024 && event < 1024;
     if (cached && j->known[event + 1024])
@@ -228,7 +229,7 @@ static void note_event(job *j, int event, unsigned long line)
         fail(j, RT_ENOMEM, "out of memory");
         return;
     }
-    j->ev[j->nev++] = (evline){event, (int64_t)line};
+    j->ev[j->nev++] = (evline){event, (int64_t)line, owner};
     if (cached)
         j->known[event + 1024] = 1;
 }
@@ -236,7 +237,7 @@ static void note_event(job *j, int event, unsigned long line)
 static void note_entry_exit(job *j, const rt_picl_record *r, unsigned long line)
 {
     if (r->rectype == RT_PICL_ENTRY || r->rectype == RT_PICL_EXIT)
-        note_event(j, r->event, line);
+        note_event(j, r->event, line, 0);
 }
 
 static int grow_nodes(job *j, int node)
@@ -333,7 +334,23 @@ static void on_paraver_record(void *ud, const char *text, size_t len, unsigned l
 {
     job *j = ud;
     j->stamp++;
-    send_line(j, type >= 1 && type <= 3 && t0 >= 0 ? rt_par_owner_of(t0, j->size) : 0, line, text, len);
+    int owner = type >= 1 && type <= 3 && t0 >= 0 ? rt_par_owner_of(t0, j->size) : 0;
+    if (type == 1) { /* a state: its value (the last field) and the first line this range has it on */
+        const char *v = memrchr(text, ':', len);
+        char num[24];
+        size_t n = v ? len - (size_t)(v + 1 - text) : 0;
+        if (n > 0 && n < sizeof num) {
+            memcpy(num, v + 1, n);
+            num[n] = '\0';
+            char *e;
+            long long value = strtoll(num, &e, 10);
+            while (*e == ' ' || *e == '\t' || *e == '\r')
+                e++;
+            if (*e == '\0' && e > num && value >= 0 && value <= RT_PARAVER_MAXSTATE)
+                note_event(j, (int)value, line, owner);
+        }
+    }
+    send_line(j, owner, line, text, len);
     if (t1 >= 0)
         send_line(j, rt_par_owner_of(t1, j->size), line, text, len);
 }
@@ -484,25 +501,25 @@ static int by_line(const void *a, const void *b)
 }
 
 /*
- * Every rank's PICL event numbers with their first lines, merged: each
- * event at its smallest line, in line order, defined in that order in d.
+ * Every rank's event numbers (state values) with their first lines, merged:
+ * each at its smallest line (with that record's owner), in line order, in
+ * *out (*n of them; free it unless it is j->ev).
  */
-static int define_regions(job *j, rt_tdefs *d, rt_err *err)
+static int first_lines(job *j, evline **out, size_t *n, rt_err *err)
 {
-    int n = j->size;
     evline *all = j->ev;
     size_t total = j->nev;
 #ifdef RETRACE_HAVE_MPI
-    int *cnt = NULL, *dis = NULL;
+    int size = j->size, *cnt = NULL, *dis = NULL;
     if (launched(j)) {
-        cnt = calloc((size_t)n * 2, sizeof *cnt);
+        cnt = calloc((size_t)size * 2, sizeof *cnt);
         if (!cnt)
             return rt_err_set(err, RT_ENOMEM, "%s: out of memory", j->path);
-        dis = cnt + n;
+        dis = cnt + size;
         int mine = (int)(j->nev * sizeof(evline));
         MPI_Allgather(&mine, 1, MPI_INT, cnt, 1, MPI_INT, rt_par_comm());
         size_t bytes = 0;
-        for (int r = 0; r < n; r++) {
+        for (int r = 0; r < size; r++) {
             dis[r] = (int)bytes;
             bytes += (size_t)cnt[r];
         }
@@ -515,8 +532,6 @@ static int define_regions(job *j, rt_tdefs *d, rt_err *err)
         total = bytes / sizeof(evline);
         free(cnt);
     }
-#else
-    (void)n;
 #endif
     /* by event, its smallest line first; keep that one; then in line order */
     if (total > 1)
@@ -527,9 +542,39 @@ static int define_regions(job *j, rt_tdefs *d, rt_err *err)
             all[k++] = all[i];
     if (k > 1)
         qsort(all, k, sizeof *all, by_line);
-    int st = RT_OK;
+    *out = all;
+    *n = k;
+    return RT_OK;
+}
+
+/* PICL: the regions of the event numbers, defined in d in the order of their first lines in the file. */
+static int define_regions(job *j, rt_tdefs *d, rt_err *err)
+{
+    evline *all;
+    size_t k;
+    int st = first_lines(j, &all, &k, err);
     for (size_t i = 0; i < k && st == RT_OK; i++)
         if (rt_picl_define_region(d, (int)all[i].event) < 0)
+            st = rt_err_set(err, RT_ENOMEM, "%s: out of memory", j->path);
+    if (all != j->ev)
+        free(all);
+    return st;
+}
+
+/*
+ * Paraver: the state values of the whole file. A value the .pcf does not
+ * name is defined, and warned about, by the serial reader at its first line;
+ * here the rank that replays that line's record does so, and every other rank
+ * defines it beforehand, silently, so it is told once and every rank's
+ * definitions are the serial run's.
+ */
+static int define_states(job *j, rt_tsource *in, rt_err *err)
+{
+    evline *all;
+    size_t k;
+    int st = first_lines(j, &all, &k, err);
+    for (size_t i = 0; i < k && st == RT_OK; i++)
+        if (all[i].owner != j->rank && in && rt_paraver_define_state(in, all[i].event) != RT_OK)
             st = rt_err_set(err, RT_ENOMEM, "%s: out of memory", j->path);
     if (all != j->ev)
         free(all);
@@ -853,6 +898,7 @@ static rt_tsource *paje_open(job *j, rt_err *err)
 rt_tsource *rt_par_text_open(const char *path, const char *format, rt_err *err)
 {
     job j = {0};
+    rt_par_set_blocks(0); /* ranks own processors p % size: text formats know them only as they come */
     j.rank = rt_par_rank();
     j.size = rt_par_size();
     j.path = path;
@@ -984,7 +1030,12 @@ rt_tsource *rt_par_text_open(const char *path, const char *format, rt_err *err)
         }
     }
     /* the region order is collective: every rank takes part, whatever happened above */
-    if (!paraver) {
+    if (paraver) {
+        rt_err e;
+        rt_err_clear(&e);
+        if (define_states(&j, p ? p->in : NULL, &e) != RT_OK && j.err.status == RT_OK)
+            j.err = e;
+    } else {
         rt_tdefs *scratch = p && p->in ? NULL : rt_tdefs_new();
         rt_err e;
         rt_err_clear(&e);

@@ -36,6 +36,7 @@
 
 #include "rt_anchor_check.h"
 #include "rt_otf2_defs.h"
+#include "rt_par_route.h"
 #include "rt_otf2_records.h"
 
 /* Bits of otf2_src.selected. */
@@ -98,7 +99,7 @@ typedef struct otf2_src {
     int cur;                /* the processor whose reader the callbacks are filling */
     int started;            /* the look-aheads were filled (at the first next()) */
     int defs_read;          /* local definitions read (once: the library keeps their mappings) */
-    int part_rank, part_size; /* the locations read: p % part_size == part_rank (size 1: all) */
+    int part_rank, part_size; /* the locations read: a block of part_size (size 1: all), rt_par_route.h */
     rt_err failure;         /* a read error, reported at the next call */
     /* warnings found while opening, before the caller could set on_warning: reported by the first next() */
     char early[4][240];
@@ -323,7 +324,7 @@ static int check_event_files(otf2_src *s, rt_err *err)
     OTF2_Reader_GetFileSubstrate(s->rd, &sub);
     if (sub != OTF2_SUBSTRATE_POSIX) {
         for (size_t p = 0; p < s->map.nlocs; p++)
-            if (s->part_size <= 1 || (int)(p % (size_t)s->part_size) == s->part_rank)
+            if (rt_par_owns((int)p, s->part_rank, s->part_size))
                 s->selected[p] = HAS_EVT | HAS_DEF;
         return RT_OK;
     }
@@ -335,7 +336,7 @@ static int check_event_files(otf2_src *s, rt_err *err)
     char *file = malloc(cap);
     for (size_t p = 0; file && p < s->map.nlocs && st == RT_OK; p++) {
         struct stat sb;
-        if (s->part_size > 1 && (int)(p % (size_t)s->part_size) != s->part_rank)
+        if (!rt_par_owns((int)p, s->part_rank, s->part_size))
             continue; /* another rank's location */
         snprintf(file, cap, "%s/%llu.def", folder, (unsigned long long)s->map.locs[p]);
         if (stat(file, &sb) == 0)
@@ -411,6 +412,9 @@ static int read_defs(otf2_src *s, rt_err *err)
             early_warn(s, "%s: definitions: no clock properties; times are raw ticks", s->anchor);
         warn_incomplete(s);
     }
+    /* a part owns a block of the locations, and so do the ranks' replays (rt_par_route.h) */
+    if (s->part_size > 1)
+        rt_par_set_blocks((int)s->map.nlocs);
     s->selected = calloc(s->map.nlocs ? s->map.nlocs : 1, 1);
     if (!s->selected)
         return rt_err_set(err, RT_ENOMEM, "%s: out of memory", s->anchor);

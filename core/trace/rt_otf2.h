@@ -46,9 +46,12 @@ rt_tsource *rt_otf2_open(const char *path, rt_err *err);
  * time alone; events of one time stamp are put in that order), each with its
  * key in s->key (has_key set).
  *
- * rt_otf2_open_part: the same with only the locations p % size == rank read
+ * rt_otf2_open_part: the same with only rank's block of the locations read
  * (their event files checked and opened): one rank's part of a distributed
- * replay (core/par). Definitions are the whole archive's. size <= 1: all.
+ * replay (core/par). With size > 1 it sets the block ownership of the job to
+ * the archive's locations (rt_par_set_blocks, core/par/rt_par_route.h), so
+ * rank owns the locations p with p * size / P == rank. Definitions are the
+ * whole archive's. size <= 1: all.
  */
 rt_tsource *rt_otf2_open_part(const char *path, int rank, int size, rt_err *err);
 

@@ -657,6 +657,16 @@ uint64_t rt_paraver_records(const rt_tsource *s)
     return s && s->ops == &prv_ops ? ((const prv_reader *)s)->records : 0;
 }
 
+int rt_paraver_define_state(rt_tsource *s, int64_t v)
+{
+    if (!s || s->ops != &prv_ops || v < 0 || v > RT_PARAVER_MAXSTATE)
+        return RT_EINVAL;
+    prv_reader *r = (prv_reader *)s;
+    if (rt_tdefs_region(s->defs, RT_PARAVER_STATE_REGION(v)))
+        return RT_OK;
+    return prv_define_state(s->defs, (int)v, NULL, !r->st.has_pcf) == RT_OK ? RT_OK : RT_ENOMEM;
+}
+
 void rt_paraver_on_record(rt_tsource *s, rt_paraver_record_fn fn, void *ud)
 {
     if (s && s->ops == &prv_ops) {

@@ -84,6 +84,14 @@ rt_tsource *rt_paraver_open_range(const char *path, uint64_t begin, uint64_t end
  * by the source. A part, as above.
  */
 rt_tsource *rt_paraver_open_numbered(const char *path, FILE *body, rt_err *err);
+/*
+ * Define the region of state value v (0 .. RT_PARAVER_MAXSTATE) as the reader
+ * does at the value's first record, without its warning about a value the
+ * .pcf does not name: for a reader of part of the records (core/par) whose
+ * trace has v's first record elsewhere. RT_OK when defined (or already),
+ * RT_EINVAL when s is not a Paraver reader or v out of range, RT_ENOMEM.
+ */
+int rt_paraver_define_state(rt_tsource *s, int64_t v);
 /* Before the first record: the byte offset of the body; later, of the next line. 0 for other sources. */
 uint64_t rt_paraver_body_offset(const rt_tsource *s);
 /* Body records read (every type, blank and comment lines not counted). */

@@ -52,6 +52,14 @@ function M.run(args, info)
   local out = { trace = args.trace, processors = info.P, window = { t0, t1 }, drawn = #sel, procs = sel,
                 order = args.order or "natural" }
   local text = {}
+  -- the timeline: drawn and written by rank 0 (the other ranks return at once)
+  if args.timeline_html then
+    local res, err = pgscale.timeline_html(args.trace, args.timeline_html,
+      { format = args.format, info = info, sel = subset and sel or nil, t0 = t0, t1 = t1, split = true })
+    if res == nil and err == false then return nil, false end -- (another rank failed and says why)
+    if not res then return nil, err, "input" end
+    if not res.rank then out.timeline_html = res end
+  end
   if args.static then
     if not args.output or not (args.output:match("%.png$") or args.output:match("%.pdf$")
                                 or args.output:match("%.svg$")) then
@@ -101,11 +109,8 @@ function M.run(args, info)
     text[#text + 1] = string.format("%s: %d complete and %d flow events in %s", args.trace, res.complete,
       res.flow, file)
   end
-  if args.timeline_html then
-    local res, err = pgscale.timeline_html(args.trace, args.timeline_html,
-      { format = args.format, info = info, sel = subset and sel or nil, t0 = t0, t1 = t1 })
-    if not res then return nil, err, "input" end
-    out.timeline_html = res
+  if out.timeline_html then
+    local res = out.timeline_html
     text[#text + 1] = string.format("%s: timeline of %d levels in %s", args.trace, res.levels, args.timeline_html)
   end
   out.text = table.concat(text, "\n")

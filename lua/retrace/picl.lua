@@ -228,11 +228,20 @@ end
 -- processors from their owners in id order, tasks (first start min, last end max, counts summed),
 -- message counts summed, warnings merged by key (the first ones kept, as the serial replay keeps
 -- them) and the end-of-replay warnings told once with the job's sums. nil on other ranks.
-local function merge_parts(rp, out)
+-- opts.processors_json: each rank writes its processors as JSON text (retrace.json, in parallel)
+-- and rank 0 joins the texts in id order into out.processors_json (a JSON array), leaving
+-- out.processors empty.
+local function merge_parts(rp, out, opts)
   local par = require "retrace.par"
   local replay = require "retrace.replay"
   local tot = out.totals
-  local mine = { processors = out.processors, tasks = out.tasks, warnings = out.warnings,
+  local texts
+  if opts.processors_json then
+    local json = require "retrace.json"
+    texts = {}
+    for i, p in ipairs(out.processors) do texts[i] = { p.id, json.encode(p) } end
+  end
+  local mine = { processors = texts or out.processors, tasks = out.tasks, warnings = out.warnings,
     keys = rp:warning_keys(), warnings_total = tot.warnings, messages = tot.messages,
     tachyons = tot.tachyons, pending = tot.pending, unmatched_receives = tot.unmatched_receives,
     unnested_exits = tot.unnested_exits, records = rp:records(), events = rp:nevents(),
@@ -258,7 +267,14 @@ local function merge_parts(rp, out)
     for i, w in ipairs(part.warnings) do warns[#warns + 1] = { text = w, key = part.keys[i], rank = r, i = i } end
     for k in pairs(sum) do sum[k] = sum[k] + part[k] end
   end
-  table.sort(procs, function(a, b) return a.id < b.id end)
+  if texts then
+    table.sort(procs, function(a, b) return a[1] < b[1] end)
+    for i, p in ipairs(procs) do procs[i] = p[2] end
+    out.processors_json = "[" .. table.concat(procs, ",") .. "]"
+    procs = {}
+  else
+    table.sort(procs, function(a, b) return a.id < b.id end)
+  end
   local tlist = {}
   for _, t in pairs(tasks) do tlist[#tlist + 1] = t end
   table.sort(tlist, function(a, b) return a.task < b.task end)
@@ -302,7 +318,7 @@ local function neutral_summary(path, opts)
     return nil, serr
   end
   if rp:part() then
-    local merged = merge_parts(rp, out)
+    local merged = merge_parts(rp, out, opts)
     if not merged then
       rp:close()
       return { rank = require("retrace.par").rank() }
