@@ -5,9 +5,14 @@ local formats = require "retrace.formats"
 local core = require "retrace.core"
 local lfs = require "lfs"
 
+local numbers = require "retrace.numbers"
+local cli = require "retrace.cli"
+
+-- counts with thousands separated (120,426 records), times with their unit (-1 us .. 11.5826 s)
 local function plural(n, one, many)
-  return ("%d %s"):format(n, n == 1 and one or (many or one .. "s"))
+  return ("%s %s"):format(cli.count(n), n == 1 and one or (many or one .. "s"))
 end
+local function span_s(a, b) return numbers.format_seconds(a) .. " .. " .. numbers.format_seconds(b) end
 
 local text = {}
 
@@ -29,8 +34,8 @@ local function picl_text(s)
   local k = {}
   for i, e in ipairs(s.event_kinds) do k[i] = ("%s %d"):format(e.name, e.count) end
   return {
-    ("%s format: %s, %s, time %g .. %g"):format(s.picl_format, plural(s.processors, "processor"),
-      plural(s.records, "record"), s.span[1], s.span[2]),
+    ("%s format: %s, %s, time %s"):format(s.picl_format, plural(s.processors, "processor"),
+      plural(s.records, "record"), span_s(s.span[1], s.span[2])),
     ("%s, %s: %s"):format(plural(s.messages, "message"), plural(s.events, "event"), table.concat(k, ", ")),
     ("%s (%s)"):format(plural(s.warnings, "warning"), plural(s.skipped, "malformed line") .. " skipped"),
   }
@@ -53,8 +58,8 @@ local function mp_text(s)
     regions[i] = ("%s %d"):format(r.name, r.count)
   end
   return {
-    ("%s, %s, %s, time %g .. %g"):format(plural(s.processors, "processor"), plural(s.records, "record"),
-      plural(s.events, "event"), s.span[1], s.span[2]),
+    ("%s, %s, %s, time %s"):format(plural(s.processors, "processor"), plural(s.records, "record"),
+      plural(s.events, "event"), span_s(s.span[1], s.span[2])),
     ("events by kind: %s"):format(table.concat(kinds, ", ")),
     #s.regions == 0 and "no region entered" or ("%s (%s), entries by class: %s"):format(plural(#s.regions, "region"),
       table.concat(regions, ", "), table.concat(classes, ", ")),
@@ -82,8 +87,8 @@ function text.msp(s)
 end
 
 function text.pes(s)
-  return { ("%s, %s, time %g .. %g"):format(plural(s.states, "state"), plural(s.symbols, "distinct symbol"),
-    s.span[1], s.span[2]) }
+  return { ("%s, %s, time %s .. %s"):format(plural(s.states, "state"), plural(s.symbols, "distinct symbol"),
+    numbers.format_number(s.span[1]), numbers.format_number(s.span[2])) }
 end
 
 local function check_line(v)

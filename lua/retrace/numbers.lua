@@ -19,6 +19,17 @@ local function sig(v, digits)
   return s
 end
 
+--- A time in seconds for people: the unit (s, ms, us, ns) that keeps the number
+-- plain, at most `digits` significant digits (6): 11.5826 s, -1 us, 250 ms, 0 s.
+function M.format_seconds(v, digits)
+  if v ~= v or v == math.huge or v == -math.huge then return M.format_number(v) .. " s" end
+  local a = math.abs(v)
+  if a == 0 or a >= 1 then return M.format_number(v, digits) .. " s" end
+  if a >= 1e-3 then return M.format_number(v * 1e3, digits) .. " ms" end
+  if a >= 1e-6 then return M.format_number(v * 1e6, digits) .. " us" end
+  return M.format_number(v * 1e9, digits) .. " ns"
+end
+
 --- v with at most `digits` significant digits (default 6), trailing zeros dropped;
 -- plain notation from 1e-4 to 1e6 (whole numbers to 1e15), otherwise "1.5e7", "6e-5".
 function M.format_number(v, digits)
