@@ -169,7 +169,9 @@ local function print_text(comps, res, names, scaling, diag, what, all)
     out:write(string.format("%4d %13s %11s %12s %11s\n", k, f(res.w[k], "%.6g"), f(res.h[k], "%.4g"),
       f(res.ch[k], "%.4g"), f(res.silhouette[k], "%.4f")))
   end
-  if res.best_k then
+  if res.rule == "identical" then
+    out:write("\nthe components are identical: one cluster (K = 1)\n")
+  elseif res.best_k then
     out:write(string.format("\noptimal partition: K = %d (smallest K with H(K) <= 10)\n", res.best_k))
   else
     out:write(string.format("\nno K up to %d has H(K) <= 10\n", res.kmax))

@@ -368,7 +368,14 @@ function M.characterize(components, names, opts)
   local a = cluster.analyse(scaled, { kmax = kmax, seed = kopts.seed, restarts = kopts.restarts,
                                       patience = kopts.patience })
   local k, rule = opts.k, "given"
-  if not k and a.best_k then
+  local w1 = a.w and a.w[1]
+  if not k and n > 1 and w1 and w1 <= 0 then
+    -- every component has the same clustered parameters: one cluster, nothing to choose
+    -- (H(K) and the silhouettes say nothing about identical points)
+    k, rule = 1, "identical"
+    table.insert(notes, 1, string.format("the %d components are identical in every clustered parameter: "
+      .. "one cluster (K = 1)", n))
+  elseif not k and a.best_k then
     k, rule = a.best_k, "hartigan"
   elseif not k then
     k, rule = cluster.second_choice(a)
