@@ -12,6 +12,8 @@ local ENVIRONMENT = {
     .. "share/retrace beside the program's bin/)" },
   { "RETRACE_HISTORY", "the REPL's history file (default ~/.retrace_history)" },
   { "RETRACE_NO_PROGRESS", "when set, no progress bars on standard error" },
+  { "RETRACE_READ_AHEAD", "0: read a din trace on the simulating thread (by default a regular din file "
+    .. "is parsed ahead on a second thread)" },
   { "RETRACE_FORMATS", "the folder of MEDEA's named parameter sets (default "
     .. "$XDG_CONFIG_HOME/retrace/medea-formats)" },
   { "XDG_CONFIG_HOME", "where the user folder lies (default ~/.config): retrace/scripts, "

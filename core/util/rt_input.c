@@ -234,3 +234,8 @@ void rt_input_unlend(void)
     lent_buf = NULL;
     lent_n = 0;
 }
+
+int rt_input_lent(const char *path)
+{
+    return lent_path && path && strcmp(lent_path, path) == 0;
+}

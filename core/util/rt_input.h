@@ -56,4 +56,8 @@ int rt_input_once(const char *path);
 void rt_input_lend(const char *path, const char *buf, size_t n);
 void rt_input_unlend(void);
 
+/* 1 while path is lent: readers that open the file themselves (a thread reading
+ * ahead) must read through rt_input_fopen instead. */
+int rt_input_lent(const char *path);
+
 #endif
