@@ -33,7 +33,15 @@ describe("chitra outputs on a full disk", function()
         for _, n in ipairs(files(dir .. "/v")) do left[#left + 1] = "v/" .. n end
       end
       h.remove_tree(dir)
-      assert.are.equal(1, code, err)
+      if os.getenv("ASAN_OPTIONS") then
+        -- the sanitizer build under a zero file-size limit ends the picture's run with its
+        -- own exit code after the one-line message and its suppressed-leak summary (Graphviz's
+        -- plugins): the message is checked, the code is only a failure
+        assert.are_not.equal(0, code, err)
+        err = err:gsub("%-%-%-+\nSuppressions used:.-%-%-%-+\n*", "")
+      else
+        assert.are.equal(1, code, err)
+      end
       assert.truthy(err:find(dir .. "/" .. c[3], 1, true), err)
       assert.are.equal(1, select(2, err:gsub("\n", "")), err)
       assert.is_nil(err:find("traceback", 1, true), err)
