@@ -4,6 +4,7 @@
  */
 #define _GNU_SOURCE
 #include "rt_din_ahead.h"
+#include "rt_input.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -242,8 +243,9 @@ rt_din_ahead *rt_din_ahead_open(const char *path)
 {
     struct stat st;
     /* asked before opening: opening a FIFO would wait for its writer, and
-     * closing it again would lose what the writer sends */
-    if (!strcmp(path, "-") || stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+     * closing it again would lose what the writer sends; a path lent to a format
+     * sniffer (rt_input_lend) is read through rt_input_fopen by the plain reader */
+    if (!strcmp(path, "-") || rt_input_lent(path) || stat(path, &st) != 0 || !S_ISREG(st.st_mode))
         return NULL;
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0)

@@ -14,7 +14,6 @@
 #include <string.h>
 
 #include "rt_din_ahead.h"
-#include "rt_input.h"
 #include "rt_lines.h"
 #include "rt_memtrace_fast.h"
 
@@ -408,7 +407,7 @@ rt_memtrace *rt_memtrace_open(const char *path, int fmt, rt_err *err)
     t->pending = 0;
     /* din files are parsed ahead on a second thread unless RETRACE_READ_AHEAD=0 */
     const char *ra = getenv("RETRACE_READ_AHEAD");
-    t->ahead = fmt == RT_MEMFMT_DIN && !(ra && !strcmp(ra, "0")) && !rt_input_lent(path);
+    t->ahead = fmt == RT_MEMFMT_DIN && !(ra && !strcmp(ra, "0"));
     if (t->ahead && (t->r = rt_din_ahead_open(path)))
         return t;
     t->ahead = 0;
