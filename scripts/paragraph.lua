@@ -214,6 +214,8 @@ local function run(args)
       cli.input_error(msg)
     end
     if res.rank then return 0 end -- (another rank of an MPI job: rank 0 writes)
+    -- the passes over the trace (a serial run's: under mpirun each rank reads its part)
+    if par.size() <= 1 then res.reads = replay.reads() - reads0 end
     if args.json then cli.print_json(res) else io.stdout:write(res.text, "\n") end
     return 0
   end

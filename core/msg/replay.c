@@ -834,7 +834,10 @@ static void coll_flush(rt_replay *rp)
 static void emit_interval(rt_replay *rp, proc_state *p, const open_ev *e, double exit, const rt_tevent *xev,
                           int unnested)
 {
-    if (!rp->o.on_interval)
+    int wanted = rp->o.on_interval != NULL;
+    for (int i = 0; i < rp->ntaps && !wanted; i++)
+        wanted = rp->taps[i].on_interval != NULL;
+    if (!wanted)
         return;
     rt_interval iv = {.proc = p->pub.id, .task = e->task, .event = e->event, .entry = e->entry,
                       .exit = exit, .depth = e->tracing ? -1 : e->depth, .id = e->id,
@@ -848,7 +851,7 @@ static void emit_interval(rt_replay *rp, proc_state *p, const open_ev *e, double
         iv.exit_ndata = xev->ndata < RT_INTERVAL_DATA ? xev->ndata : RT_INTERVAL_DATA;
         memcpy(iv.exit_data, xev->data, (size_t)iv.exit_ndata * sizeof iv.exit_data[0]);
     }
-    rp->o.on_interval(rp->o.ud, &iv);
+    NOTIFY(rp, on_interval, &iv);
 }
 
 /* Bytes sent by the innermost open region at time t (interval and table). */

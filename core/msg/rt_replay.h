@@ -213,7 +213,7 @@ typedef struct rt_replay_opts {
 typedef struct rt_replay rt_replay;
 
 /*
- * Extra listeners of states, tasks, messages, collectives and events, called
+ * Extra listeners of states, tasks, messages, collectives, events and intervals, called
  * after the opts' callbacks, for consumers that feed on the replay in C
  * (rt_timeline, rt_pg_view): up to
  * RT_REPLAY_MAXTAPS per replay. add: RT_OK or RT_ERANGE when full; remove
@@ -229,6 +229,7 @@ typedef struct rt_replay_tap {
     void (*on_message)(void *ud, const rt_message *m);
     void (*on_collective)(void *ud, const rt_collective *c);
     void (*on_event)(void *ud, const rt_tevent *ev);
+    void (*on_interval)(void *ud, const rt_interval *iv);
 } rt_replay_tap;
 int rt_replay_add_tap(rt_replay *rp, const rt_replay_tap *tap);
 void rt_replay_remove_tap(rt_replay *rp, void *ud);

@@ -52,33 +52,62 @@ function M.run(args, info)
   local out = { trace = args.trace, processors = info.P, window = { t0, t1 }, drawn = #sel, procs = sel,
                 order = args.order or "natural" }
   local text = {}
-  -- the timeline: drawn and written by rank 0 (the other ranks return at once)
-  if args.timeline_html then
-    local res, err = pgscale.timeline_html(args.trace, args.timeline_html,
-      { format = args.format, info = info, sel = subset and sel or nil, t0 = t0, t1 = t1, split = true })
-    if res == nil and err == false then return nil, false end -- (another rank failed and says why)
-    if not res then return nil, err, "input" end
-    if not res.rank then out.timeline_html = res end
-  end
+  local kinds, W, H
   if args.static then
     if not args.output or not (args.output:match("%.png$") or args.output:match("%.pdf$")
                                 or args.output:match("%.svg$")) then
       return nil, "--static needs -o F.png, F.pdf or F.svg", "usage"
     end
-    local kinds = {}
+    kinds = {}
     for k in (args.display or "gantt,spacetime"):gmatch("[^,]+") do
       if k ~= "gantt" and k ~= "spacetime" then
         return nil, "--static draws gantt and spacetime, not '" .. k .. "'", "usage"
       end
       kinds[#kinds + 1] = k
     end
-    local W, H = size(args.size, "1920x1080")
+    W, H = size(args.size, "1920x1080")
     if not W then return nil, "--size '" .. tostring(args.size) .. "': use WxH", "usage" end
+  end
+  if args.export and args.export[1] ~= "chrome-json" then
+    return nil, "--export '" .. tostring(args.export[1]) .. "': use chrome-json", "usage"
+  end
+  local order_name = (args.order and args.order ~= "natural") and (args.order == "gray" and "Gray-code" or args.order)
+    or nil
+  local static_opts = function(cols, rows)
+    return { cols = cols, rows = rows, t0 = t0, t1 = t1, sel = subset and sel or nil, format = args.format,
+             mix = args.mix and 8 or nil, split = true }
+  end
+  -- a serial run reads the trace once more after the pre-pass, whatever it writes: one
+  -- replay feeds the picture's raster, the timeline's and the export (under mpirun each
+  -- output is drawn on the ranks as it needs)
+  local pass
+  if par.size() <= 1 then
+    local wants = { format = args.format, rasters = {} }
+    if args.timeline_html then
+      wants.rasters.timeline = pgscale.timeline_raster(info, subset and sel or nil, t0, t1, { format = args.format })
+    end
+    if args.static then
+      wants.rasters.static = static_opts(whole_run.geometry(kinds, sel, t0, t1, W, H, order_name))
+    end
+    if args.export then wants.chrome = { file = args.export[2] } end
+    local err
+    pass, err = pgscale.pass(args.trace, info, wants)
+    if not pass then return nil, err, "input" end
+  end
+  -- the timeline: drawn and written by rank 0 (the other ranks return at once)
+  if args.timeline_html then
+    local res, err = pgscale.timeline_html(args.trace, args.timeline_html,
+      { format = args.format, info = info, sel = subset and sel or nil, t0 = t0, t1 = t1, split = true,
+        raster = pass and pass.rasters.timeline })
+    if res == nil and err == false then return nil, false end -- (another rank failed and says why)
+    if not res then return nil, err, "input" end
+    if not res.rank then out.timeline_html = res end
+  end
+  if args.static then
     local d, r = whole_run.picture(kinds, sel, t0, t1, W, H, function(cols, rows)
-      return pgscale.raster(args.trace, info, { cols = cols, rows = rows, t0 = t0, t1 = t1,
-                                                sel = subset and sel or nil, format = args.format,
-                                                mix = args.mix and 8 or nil, split = true })
-    end, (args.order and args.order ~= "natural") and (args.order == "gray" and "Gray-code" or args.order) or nil)
+      if pass then return pass.rasters.static end
+      return pgscale.raster(args.trace, info, static_opts(cols, rows))
+    end, order_name)
     if not d then return nil, r, "input" end
     if par.rank() ~= 0 then return { rank = par.rank() } end
     local dir = args.output:match("^(.*)/[^/]*$")
@@ -101,9 +130,9 @@ function M.run(args, info)
   end
   if par.rank() ~= 0 then return { rank = par.rank() } end
   if args.export then
-    local fmt, file = args.export[1], args.export[2]
-    if fmt ~= "chrome-json" then return nil, "--export '" .. tostring(fmt) .. "': use chrome-json", "usage" end
-    local res, err = pgscale.chrome_json(args.trace, file, { format = args.format, info = info })
+    local file = args.export[2]
+    local res, err = pass and pass.chrome
+    if not res then res, err = pgscale.chrome_json(args.trace, file, { format = args.format, info = info }) end
     if not res then return nil, err, "input" end
     out.export = res
     text[#text + 1] = string.format("%s: %d complete and %d flow events in %s", args.trace, res.complete,

@@ -138,14 +138,13 @@ end
 local TITLES = { gantt = "Gantt chart", spacetime = "Spacetime diagram" }
 M.kinds = { "gantt", "spacetime" }
 
---- The views `kinds` (list of "gantt" / "spacetime") stacked in one picture of
--- W x H: the raster is made by make_raster(cols, rows) once the layout tells
--- the plot's size (a first layout with an empty raster). Returns the composite
--- display (render it with retrace.display) and the raster. order_name: the rows
--- follow sel in that order (e.g. "Gray-code"), said on the axis and in the titles.
-function M.picture(kinds, sel, t0, t1, W, H, make_raster, order_name)
+-- The views `kinds` (list of "gantt" / "spacetime") stacked in one picture: a
+-- function of the raster giving the composite display (render it with
+-- retrace.display). order_name: the rows follow sel in that order (e.g.
+-- "Gray-code"), said on the axis and in the titles.
+local function composer(kinds, sel, order_name)
   local display = require "retrace.display"
-  local function compose(r)
+  return function(r)
     local panels = {}
     -- when processors share rows, the title says how many each row holds
     local lo, hi = math.huge, 0
@@ -161,15 +160,26 @@ function M.picture(kinds, sel, t0, t1, W, H, make_raster, order_name)
     end
     return display.compose(panels, { cols = 1, rows = #kinds, gap = 4, size = 11 })
   end
+end
+
+--- The raster a picture of W x H pixels needs: its columns and rows (a layout drawn with no data).
+function M.geometry(kinds, sel, t0, t1, W, H, order_name)
   local empty = { cols = 1, rows = 1, state = string.pack("i4", -1), row_first = { 0 }, row_count = { #sel },
                   sel = sel, t0 = t0, t1 = t1, lines = "", messages = 0, tachyons = 0,
                   line_list = function() return {} end }
-  local dry = compose(empty)
+  local dry = composer(kinds, sel, order_name)(empty)
   dry:draw(canvas.image(W, H), { x = 0, y = 0, w = W, h = H })
   local plot = dry:data().panels[1].data.plot
-  local r, err = make_raster(math.max(1, math.floor(plot.w)), math.max(1, math.min(#sel, math.floor(plot.h))))
+  return math.max(1, math.floor(plot.w)), math.max(1, math.min(#sel, math.floor(plot.h)))
+end
+
+--- The picture of the views kinds ({"gantt", "spacetime"}) of the processors sel over
+-- [t0, t1] at W x H: make_raster(cols, rows) -> r | nil, message (retrace.pgscale.raster)
+-- gives the raster of M.geometry's size. Returns the composed display and r | nil, message.
+function M.picture(kinds, sel, t0, t1, W, H, make_raster, order_name)
+  local r, err = make_raster(M.geometry(kinds, sel, t0, t1, W, H, order_name))
   if not r then return nil, err end
-  return compose(r), r
+  return composer(kinds, sel, order_name)(r), r
 end
 
 return M

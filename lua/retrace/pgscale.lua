@@ -124,33 +124,83 @@ function R:line_list()
   return out
 end
 
-function M.raster(path, info, opts)
+-- The options of core.paragraph's rasters from raster()'s opts.
+local function raster_opts(info, opts)
+  return { cols = opts.cols, rows = opts.rows, procs = math.max(info.P, 1), t0 = opts.t0, t1 = opts.t1,
+           sel = opts.sel, max_lines = opts.max_lines or 10000, levels = opts.levels or 8,
+           times = opts.times, mix = opts.mix }
+end
+
+local function raster_of(r, info, opts)
   local sel = opts.sel
   if not sel then
     sel = {}
     for p = 0, info.P - 1 do sel[p + 1] = p end
   end
-  local events
-  if info.ps and info.ps.procs then
-    events = {}
-    for i, p in ipairs(info.ps.procs) do events[i] = p.events end
-  end
-  local r, err = core.paragraph.static_raster(path, {
-    cols = opts.cols, rows = opts.rows, procs = math.max(info.P, 1), t0 = opts.t0, t1 = opts.t1,
-    sel = opts.sel, max_lines = opts.max_lines or 10000, levels = opts.levels or 8,
-    format = opts.format, events = events, times = opts.times, mix = opts.mix })
-  if not r then return nil, err end
   r.sel = sel
   r.t0, r.t1, r.mix = opts.t0, opts.t1, opts.mix
   return setmetatable(r, R)
 end
 
--- A JSON string literal.
-local function jstr(v)
-  return '"' .. tostring(v):gsub('[%c"\\]', function(c)
-    if c == '"' then return '\\"' elseif c == "\\" then return "\\\\" end
-    return string.format("\\u%04x", c:byte())
-  end) .. '"'
+--- One replay of the trace feeding every whole-run output at once (so the trace is read
+-- once, whatever is asked): wants = {format =, rasters = {[key] = raster()'s opts, ...},
+-- chrome = {file =, markers =} (chrome_json's)}. Returns {rasters = {[key] = r}, chrome =
+-- counts} | nil, message. The replay and the outputs run in C: no Lua call per record.
+function M.pass(path, info, wants)
+  local replay = require "retrace.replay"
+  local x, err
+  if wants.chrome then
+    local ok0, inerr = fs.not_an_input(wants.chrome.file, { path })
+    if not ok0 then return nil, inerr end
+    x, err = core.paragraph.chrome(wants.chrome.file, info and info.span[1] or 0)
+    if not x then return nil, err end
+  end
+  local _ <close> = x -- a pass that ends early (an error, Ctrl-C) leaves no export behind
+  local rp
+  rp, err = replay.open(path, { format = wants.format, prescan = info and info.ps or nil })
+  if not rp then return nil, err end
+  local dens = {}
+  for k, o in pairs(wants.rasters or {}) do
+    local d, derr = core.paragraph.density(raster_opts(info, o))
+    if not d then return nil, derr end
+    dens[k] = d:attach(rp)
+  end
+  if x then x:attach(rp) end
+  local ok, rerr = pcall(rp.run, rp)
+  if not ok then return nil, pass_error(rerr) end
+  local out = { rasters = {} }
+  for k, d in pairs(dens) do out.rasters[k] = raster_of(d:result(), info, wants.rasters[k]) end
+  if x then
+    local _, t1 = rp:span()
+    x:close(t1)
+    local json = require "retrace.json"
+    for _, m in ipairs(wants.chrome.markers or {}) do
+      x:marker(m.proc, m.time, tostring(m.name), json.encode(m.args or {}))
+    end
+    local n, ferr = x:finish(rp)
+    if not n then return nil, ferr end
+    out.chrome = n
+  end
+  return out
+end
+
+function M.raster(path, info, opts)
+  if not (opts.split and require("retrace.par").size() > 1) then
+    local res, err = M.pass(path, info, { format = opts.format, rasters = { opts } })
+    if not res then return nil, err end
+    return res.rasters[1]
+  end
+  -- under mpirun, each rank its own processors' part (rank 0's r is the whole picture)
+  local events
+  if info.ps and info.ps.procs then
+    events = {}
+    for i, p in ipairs(info.ps.procs) do events[i] = p.events end
+  end
+  local ro = raster_opts(info, opts)
+  ro.format, ro.events, ro.split = opts.format, events, true
+  local r, err = core.paragraph.static_raster(path, ro)
+  if not r then return nil, err end
+  return raster_of(r, info, opts)
 end
 
 
@@ -199,17 +249,6 @@ function M.state_tracker(t0, emit, first)
   return tr
 end
 
--- Microseconds with three decimals, from whole nanoseconds (so a slice's end, ts + dur, is
--- exact in the file and slices that touch do not overlap by a rounding).
-local function ns(t) return math.floor(t * 1e9 + 0.5) end
-local function us_of_ns(v)
-  local a = v < 0 and -v or v
-  return string.format("%s%d.%03d", v < 0 and "-" or "", a // 1000, a % 1000)
-end
-
--- Tracks (Trace Event Format threads) of processor p's process (pid p + 1).
-local TID_STATES, TID_REGIONS, TID_UNNESTED = 1, 2, 3
-
 --- Write the trace in the Trace Event Format (Perfetto, chrome://tracing) to
 -- file: one process per processor (pid = processor + 1, named by the trace's
 -- definitions), with its own tracks (threads): "states" (busy / overhead /
@@ -228,113 +267,9 @@ local TID_STATES, TID_REGIONS, TID_UNNESTED = 1, 2, 3
 -- Returns {complete =, states =, user =, unnested =, flow =, threads =, markers =} | nil, message.
 function M.chrome_json(path, file, opts)
   opts = opts or {}
-  local replay = require "retrace.replay"
-  local ok0, inerr = fs.not_an_input(file, { path })
-  if not ok0 then return nil, inerr end
-  local f <close>, ferr = fs.create(file)
-  if not f then return nil, ferr end
-  local n = { complete = 0, states = 0, user = 0, unnested = 0, flow = 0, threads = 0, markers = 0 }
-  local first = true
-  local function put(s)
-    if first then f:write("\n", s) first = false else f:write(",\n", s) end
-  end
-  local function slice(name, cat, p, tid, from, to)
-    local a = ns(from)
-    put(string.format('{"name":%s,"cat":"%s","ph":"X","pid":%d,"tid":%d,"ts":%s,"dur":%s}', jstr(name), cat,
-      p + 1, tid, us_of_ns(a), us_of_ns(math.max(0, ns(to) - a))))
-    n.complete = n.complete + 1
-  end
-  f:write('{"displayTimeUnit":"ns","traceEvents":[')
-  local t0 = opts.info and opts.info.span[1] or 0
-  local seen, lanes_of = {}, {}
-  local track = M.state_tracker(t0, function(p, st, from, to)
-    slice(st, "state", p, TID_STATES, from, to)
-    n.states = n.states + 1
-  end, function(p) seen[#seen + 1] = p end)
-  local state_of = track.touch
-  -- a not-nested region [a, b] (b the latest exit so far on p) goes to the first lane where it
-  -- nests: a lane keeps its outermost slices; those starting at or after a are inside it
-  local function lane_for(p, a, b)
-    local lanes = lanes_of[p]
-    if not lanes then lanes = {} lanes_of[p] = lanes end
-    for k = 1, #lanes + 1 do
-      local l = lanes[k]
-      if not l then l = {} lanes[k] = l end
-      local top = #l
-      while top > 0 and l[top][1] >= a do top = top - 1 end
-      if top == 0 or l[top][2] <= a then
-        for i = #l, top + 1, -1 do l[i] = nil end
-        l[top + 1] = { a, b }
-        return k
-      end
-    end
-  end
-  local user_class, names = {}, {}
-  local rp
-  local err
-  rp, err = replay.open(path, {
-    format = opts.format, prescan = opts.info and opts.info.ps or nil,
-    on_state = track.change,
-    on_interval = function(iv)
-      local u = user_class[iv.event]
-      if u == nil then -- definitions come as the records are read: look each region up once
-        local r = rp:defs().regions[iv.event]
-        u = r and r.class == "user" or false
-        user_class[iv.event], names[iv.event] = u, r and r.name
-      end
-      if u and iv.exit then
-        state_of(iv.proc)
-        if iv.unnested then
-          local a, b = ns(iv.entry), ns(iv.exit)
-          slice(names[iv.event], "user", iv.proc, TID_UNNESTED - 1 + lane_for(iv.proc, a, b), iv.entry, iv.exit)
-          n.unnested = n.unnested + 1
-        else
-          slice(names[iv.event], "user", iv.proc, TID_REGIONS, iv.entry, iv.exit)
-        end
-        n.user = n.user + 1
-      end
-    end,
-    on_message = function(m)
-      state_of(m.src); state_of(m.dst)
-      n.flow = n.flow + 2
-      local id = n.flow // 2
-      local name = '"message","cat":"message","id":' .. id
-      put(string.format('{"name":%s,"ph":"s","pid":%d,"tid":%d,"ts":%s,"args":{"bytes":%.17g,"tag":%d}}', name,
-        m.src + 1, TID_STATES, us_of_ns(ns(m.send_time)), m.bytes, m.tag or 0))
-      put(string.format('{"name":%s,"ph":"f","bp":"e","pid":%d,"tid":%d,"ts":%s}', name, m.dst + 1, TID_STATES,
-        us_of_ns(ns(m.recv_time))))
-    end,
-  })
-  if not rp then return nil, err end
-  local ok, rerr = pcall(rp.run, rp)
-  if not ok then return nil, pass_error(rerr) end
-  local _, t1 = rp:span()
-  track.finish(t1)
-  for _, m in ipairs(opts.markers or {}) do
-    put(string.format('{"name":%s,"cat":"marker","ph":"i","s":"t","pid":%d,"tid":%d,"ts":%s,"args":%s}',
-      jstr(m.name), m.proc + 1, TID_STATES, us_of_ns(ns(m.time)), require("retrace.json").encode(m.args or {})))
-    n.markers = n.markers + 1
-  end
-  -- names last (the definitions are complete then): processes, then their tracks
-  local procs = rp:defs().procs
-  table.sort(seen)
-  for _, p in ipairs(seen) do
-    local d = procs[p + 1]
-    local pname = d and d.name ~= "" and d.name or ("processor " .. p)
-    put(string.format('{"name":"process_name","ph":"M","pid":%d,"args":{"name":%s}}', p + 1, jstr(pname)))
-    put(string.format('{"name":"process_sort_index","ph":"M","pid":%d,"args":{"sort_index":%d}}', p + 1, p))
-    local tracks = { [TID_STATES] = "states", [TID_REGIONS] = "regions" }
-    for k = 1, #(lanes_of[p] or {}) do tracks[TID_UNNESTED - 1 + k] = "regions, not nested " .. k end
-    for tid = 1, #tracks do
-      put(string.format('{"name":"thread_name","ph":"M","pid":%d,"tid":%d,"args":{"name":"%s"}}', p + 1, tid,
-        tracks[tid]))
-      n.threads = n.threads + 1
-    end
-  end
-  f:write("\n]}\n")
-  local cok, cerr = f:commit()
-  if not cok then return nil, cerr end
-  return n
+  local res, err = M.pass(path, opts.info, { format = opts.format, chrome = { file = file, markers = opts.markers } })
+  if not res then return nil, err end
+  return res.chrome
 end
 
 local function num(v) return string.format("%.17g", v) end
@@ -502,6 +437,13 @@ end
 -- rank calls it; rank 0 draws the raster and writes the page, the other ranks return
 -- {rank = r} at once).
 -- Returns {levels =, cols =, rows =, messages =, bytes =} | nil, message.
+--- The raster a timeline page is drawn from (raster()'s opts): 8192 columns, at most 128 rows.
+function M.timeline_raster(info, sel, t0, t1, opts)
+  local n = sel and #sel or info.P
+  return { cols = opts and opts.cols or 8192, rows = math.min(n, opts and opts.rows or 128), t0 = t0, t1 = t1,
+           sel = sel, format = opts and opts.format, times = true }
+end
+
 function M.timeline_html(path, file, opts)
   local colors = require "retrace.colors"
   local info = opts.info
@@ -511,9 +453,11 @@ function M.timeline_html(path, file, opts)
   if t1 <= t0 then t1 = t0 + 1 end
   local par = require "retrace.par"
   if opts.split and par.rank() ~= 0 then return { rank = par.rank() } end
-  local r, err = M.raster(path, info, { cols = opts.cols or 8192, rows = math.min(n, opts.rows or 128), t0 = t0,
-                                        t1 = t1, sel = sel, format = opts.format, times = true })
-  if not r then return nil, err end
+  local r, err = opts.raster
+  if not r then
+    r, err = M.raster(path, info, M.timeline_raster(info, sel, t0, t1, opts))
+    if not r then return nil, err end
+  end
   local pyr = core.paragraph.pyramid(r, 16, 8)
   local b64 = core.paragraph.base64
   local levels = {}
