@@ -138,7 +138,7 @@ function M.raster(path, info, opts)
   local r, err = core.paragraph.static_raster(path, {
     cols = opts.cols, rows = opts.rows, procs = math.max(info.P, 1), t0 = opts.t0, t1 = opts.t1,
     sel = opts.sel, max_lines = opts.max_lines or 10000, levels = opts.levels or 8,
-    format = opts.format, events = events, times = opts.times, mix = opts.mix })
+    format = opts.format, events = events, times = opts.times, mix = opts.mix, split = opts.split })
   if not r then return nil, err end
   r.sel = sel
   r.t0, r.t1, r.mix = opts.t0, opts.t1, opts.mix
@@ -498,9 +498,9 @@ end
 -- embedded as base64 bytes; messages as base64 doubles up to 10^4, else as a
 -- density per level. The page zooms with the wheel, pans by dragging, and
 -- tells the processors, time and state (or message) under the pointer.
--- opts: info (required), sel, t0, t1, cols, rows, format, title, split (under mpirun every
--- rank calls it; rank 0 draws the raster and writes the page, the other ranks return
--- {rank = r} at once).
+-- opts: info (required), sel, t0, t1, cols, rows, format, title, split (under mpirun: every
+-- rank calls it, draws its own processors' rows and rank 0 the combined raster writes the
+-- page; the other ranks return {rank = r}).
 -- Returns {levels =, cols =, rows =, messages =, bytes =} | nil, message.
 function M.timeline_html(path, file, opts)
   local colors = require "retrace.colors"
@@ -509,11 +509,12 @@ function M.timeline_html(path, file, opts)
   local n = sel and #sel or info.P
   local t0, t1 = opts.t0 or info.span[1], opts.t1 or info.span[2]
   if t1 <= t0 then t1 = t0 + 1 end
+  local r, err = M.raster(path, info, { cols = opts.cols or 8192, rows = math.min(n, opts.rows or 128), t0 = t0,
+                                        t1 = t1, sel = sel, format = opts.format, times = true,
+                                        split = opts.split })
+  if not r then return nil, err end
   local par = require "retrace.par"
   if opts.split and par.rank() ~= 0 then return { rank = par.rank() } end
-  local r, err = M.raster(path, info, { cols = opts.cols or 8192, rows = math.min(n, opts.rows or 128), t0 = t0,
-                                        t1 = t1, sel = sel, format = opts.format, times = true })
-  if not r then return nil, err end
   local pyr = core.paragraph.pyramid(r, 16, 8)
   local b64 = core.paragraph.base64
   local levels = {}
