@@ -199,13 +199,14 @@ static int l_static_raster(lua_State *L)
     rt_density *d = NULL;
     rt_tsource *src = NULL;
     rt_replay *rp = NULL;
-    if (rc == RT_OK)
-        rc = rt_density_new(&o, &d, &err);
-    free(sel);
-    /* split: this rank's part of the trace where a distributed source reads it (collective) */
+    /* split: this rank's part of the trace where a distributed source reads it (collective);
+     * opened first, as the source sets which processors are this rank's (rt_par_route.h) */
     if (rc == RT_OK && !(src = o.parts > 1 ? rt_par_source_open(path, format, &err)
                                            : rt_tsource_open(path, format, &err)))
         rc = err.status;
+    if (rc == RT_OK)
+        rc = rt_density_new(&o, &d, &err);
+    free(sel);
     if (rc == RT_OK) {
         rt_replay_opts ro;
         memset(&ro, 0, sizeof ro);

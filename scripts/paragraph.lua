@@ -142,9 +142,9 @@ local CHUNK = math.tointeger(tonumber(os.getenv("RETRACE_PG_CHUNK") or "")) or 6
 local TRACE_LINES = 256
 
 local function run(args)
-  -- under mpirun only --static is shared out; the rest is rank 0's alone
+  -- under mpirun only the rasters (--static, --timeline-html) are shared out; the rest is rank 0's alone
   local par = require "retrace.par"
-  if par.size() > 1 and not args.static then
+  if par.size() > 1 and not (args.static or args.timeline_html) then
     if par.rank() ~= 0 then return 0 end
     par.solo(true)
   end
@@ -548,7 +548,7 @@ local function run(args)
 end
 
 return {
-  parallel = true, -- --static: each rank draws its processors' rows, rank 0 the picture; else rank 0 alone
+  parallel = true, -- --static, --timeline-html: each rank draws its processors' rows, rank 0 the picture; else rank 0 alone
   summary = "replay a message-passing trace as ParaGraph's animated displays (frames, PDF, MP4, HTML)",
   description = "Replay a message-passing trace (PICL, OTF2, Paraver, Paje) and draw ParaGraph's\n"
     .. "utilization, communication, task and other displays frame by frame, all at the same trace time, in\n"

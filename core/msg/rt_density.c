@@ -10,6 +10,7 @@
 
 #include "rt_mem.h"
 #include "rt_par.h"
+#include "rt_par_route.h"
 
 struct rt_density {
     rt_density_opts o;
@@ -25,10 +26,11 @@ struct rt_density {
     int64_t messages, tachyons;
 };
 
-/* 1 when processor p is this part's (every processor when the picture is not split). */
+/* 1 when processor p is this part's (every processor when the picture is not split): the
+ * distributed replay's ownership rule (rt_par_route.h), so the part draws what its replay holds. */
 static int mine(const rt_density *d, int p)
 {
-    return d->o.parts <= 1 || p % d->o.parts == d->o.part;
+    return rt_par_owns(p, d->o.part, d->o.parts);
 }
 
 int rt_density_new(const rt_density_opts *o, rt_density **out, rt_err *err)

@@ -27,8 +27,10 @@ typedef struct rt_density_opts {
     const int *sel;       /* ... their ids in drawing order (copied) */
     int max_lines;        /* messages kept one by one before switching to density (>= 0) */
     int part, parts;      /* parts > 1: this raster holds part `part` of a picture split over
-                             `parts` (the ranks of an MPI job): processors p with p % parts == part
-                             and the messages they receive; rt_density_reduce sums the parts */
+                             `parts` (the ranks of an MPI job): the processors rank `part` owns
+                             (rt_par_owns, core/par/rt_par_route.h: open the distributed source
+                             first, it sets the rule) and the messages they receive;
+                             rt_density_reduce sums the parts */
 } rt_density_opts;
 
 typedef struct rt_density_line {

@@ -94,7 +94,8 @@ function M.run(args, info)
     pass, err = pgscale.pass(args.trace, info, wants)
     if not pass then return nil, err, "input" end
   end
-  -- the timeline: drawn and written by rank 0 (the other ranks return at once)
+  -- the timeline's raster, like the --static one, is drawn by every rank (its own processors'
+  -- rows) and written by rank 0; first, so that every rank takes part before the others return
   if args.timeline_html then
     local res, err = pgscale.timeline_html(args.trace, args.timeline_html,
       { format = args.format, info = info, sel = subset and sel or nil, t0 = t0, t1 = t1, split = true,

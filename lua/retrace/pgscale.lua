@@ -433,9 +433,9 @@ end
 -- embedded as base64 bytes; messages as base64 doubles up to 10^4, else as a
 -- density per level. The page zooms with the wheel, pans by dragging, and
 -- tells the processors, time and state (or message) under the pointer.
--- opts: info (required), sel, t0, t1, cols, rows, format, title, split (under mpirun every
--- rank calls it; rank 0 draws the raster and writes the page, the other ranks return
--- {rank = r} at once).
+-- opts: info (required), sel, t0, t1, cols, rows, format, title, split (under mpirun: every
+-- rank calls it, draws its own processors' rows and rank 0 the combined raster writes the
+-- page; the other ranks return {rank = r}).
 -- Returns {levels =, cols =, rows =, messages =, bytes =} | nil, message.
 --- The raster a timeline page is drawn from (raster()'s opts): 8192 columns, at most 128 rows.
 function M.timeline_raster(info, sel, t0, t1, opts)
@@ -451,13 +451,15 @@ function M.timeline_html(path, file, opts)
   local n = sel and #sel or info.P
   local t0, t1 = opts.t0 or info.span[1], opts.t1 or info.span[2]
   if t1 <= t0 then t1 = t0 + 1 end
-  local par = require "retrace.par"
-  if opts.split and par.rank() ~= 0 then return { rank = par.rank() } end
   local r, err = opts.raster
   if not r then
-    r, err = M.raster(path, info, M.timeline_raster(info, sel, t0, t1, opts))
+    local ro = M.timeline_raster(info, sel, t0, t1, opts)
+    ro.split = opts.split
+    r, err = M.raster(path, info, ro)
     if not r then return nil, err end
   end
+  local par = require "retrace.par"
+  if opts.split and par.rank() ~= 0 then return { rank = par.rank() } end
   local pyr = core.paragraph.pyramid(r, 16, 8)
   local b64 = core.paragraph.base64
   local levels = {}

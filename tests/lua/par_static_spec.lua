@@ -1,5 +1,6 @@
 -- `retrace paragraph --static --json` under mpirun: each rank draws the raster rows of its own
--- processors (p % N == rank) and the messages they receive, rank 0 sums the rasters (whole units
+-- processors (the distributed replay's owners: blocks of locations for OTF2, p % N for text)
+-- and the messages they receive, rank 0 sums the rasters (whole units
 -- of a column, so exactly) and draws; numbers and PNG bytes equal the serial run's for N = 1..4
 -- on every sample trace, the MPI capture's archives and a generated 256-location archive
 -- (par_helpers); in gray at another size with N = 3. Without mpirun or an MPI build: pending.
@@ -53,7 +54,45 @@ describe("paragraph --static under mpirun", function()
     if not gen then pending("build/bench/gen_otf2_mpi absent: the 256-location archive left out") end
   end)
 
-  if GROUP ~= "samples" then return end
+  if GROUP ~= "samples" then
+    -- the split is real: each rank reads its own part (RETRACE_PAR_STATS counts what it read),
+    -- for the static picture and for the HTML timeline's raster alike
+    it("reads every event once, each on the rank that draws it, for --static and --timeline-html", function()
+      local d = h.temp_dir()
+      for _, t in ipairs((ph.traces(GROUP))) do
+        for _, what in ipairs({ { "--static", "-o", d .. "/s.png" }, { "--timeline-html", d .. "/t.html" } }) do
+          local total
+          for _, n in ipairs({ 1, 2, 4 }) do
+            local stats = d .. "/stats" .. n
+            local args = { "paragraph", table.unpack(what) }
+            args[#args + 1] = t
+            local c, _, e = h.mpirun(n, { "RETRACE_PAR_STATS=" .. stats }, table.unpack(args))
+            assert.are.equal(0, c, t .. " -np " .. n .. ": " .. e)
+            local ranks, sum, most = {}, 0, 0
+            if n > 1 then
+              for line in io.lines(stats) do
+                local r = cjson.decode(line)
+                assert.are.equal(n, r.size)
+                ranks[#ranks + 1] = r.rank
+                sum = sum + r.local_events
+                most = math.max(most, r.local_events)
+              end
+              os.remove(stats)
+              table.sort(ranks)
+              local want = {}
+              for r = 0, n - 1 do want[r + 1] = r end
+              assert.are.same(want, ranks, t .. " -np " .. n)
+              total = total or sum
+              assert.are.equal(total, sum, t .. " -np " .. n .. ": every event read once")
+              assert.is_true(sum > 0 and most < sum, t .. " -np " .. n .. ": one rank read everything")
+            end
+          end
+        end
+      end
+      h.remove_tree(d)
+    end)
+    return
+  end
 
   it("ends every rank with exit 1 and one message, and no picture, on a malformed trace", function()
     local bad = h.temp_file("-3 -21 0.5 zz 1 2 0\n", ".trf")
