@@ -106,7 +106,8 @@ end
 -- the file is read.
 local NEEDS_SEQUENCE = { "states", "merge", "drift", "sync", "find", "json", "views", "acquisition",
   "simulate", "fit_holding", "steady", "model", "params" }
-local STREAMED = { clip = true, project = true, aggregate = true }
+local STREAMED = { clip = true, project = true, aggregate = true, project_components = true, filter_time = true,
+  filter_event = true, undo = true }
 local function streamable(args, steps)
   if #args.pes ~= 1 then return false end
   for _, s in ipairs(steps) do
@@ -407,7 +408,8 @@ return {
         if #steps == 1 and steps[1][1] == "clip" then -- (one pass: the reader clips)
           ses, err, empty = chitra.stream(args.pes[1], { progress = progress, clip = { steps[1][2], steps[1][3] } })
         else
-          ses, err, empty = chitra.stream(args.pes[1], { progress = progress, steps = #steps > 0 and steps or nil })
+          ses, err, empty = chitra.stream(args.pes[1], { progress = progress, steps = #steps > 0 and steps or nil,
+            components = args.component_pattern, separator = args.component_separator })
         end
         if ses then steps = {} end -- (applied while reading; notes in ses.notes)
       end
