@@ -20,7 +20,13 @@ end
 -- Each directory and each file is taken once, by device and inode, so a symbolic
 -- link back up the tree (a loop) or a second name of a trace adds nothing. What
 -- cannot be read (a trace without read permission, a folder that cannot be
--- listed) is named in a warning; files that are not traces are passed over.
+-- listed) and every file of a folder that is not a trace are named in a warning
+-- (one line each, said by rank 0 alone under mpirun); the files that belong to a
+-- trace (Paraver's .pcf and .row, an OTF2 archive's parts, its MANIFEST.md and
+-- scorep.cfg beside the anchor) are passed over. A folder with no trace is an
+-- input error naming it.
+local COMPANION = { ["paraver-pcf"] = true, ["paraver-row"] = true, ["otf2-part"] = true }
+local ARCHIVE_EXTRAS = { ["MANIFEST.md"] = true, ["scorep.cfg"] = true }
 local function collect(paths)
   local readable = readable_formats()
   local lfs = require "lfs"
@@ -34,7 +40,16 @@ local function collect(paths)
     seen[key] = true
     return true
   end
-  local function warn(msg) io.stderr:write("retrace: warning: ", msg, "\n") end
+  local warn = cli.warning
+  -- 1 when p is a file Score-P writes beside an OTF2 anchor (*.otf2) of its folder
+  local function archive_extra(p)
+    local dir, base = p:match("^(.*)/([^/]*)$")
+    if not base or not ARCHIVE_EXTRAS[base] then return false end
+    for e in lfs.dir(dir) do
+      if e:match("%.otf2$") then return true end
+    end
+    return false
+  end
   local function walk(dir)
     local names = {}
     local ok, err = pcall(function()
@@ -70,8 +85,11 @@ local function collect(paths)
       local fmt, why = formats.detect(p)
       if not fmt then
         warn(why .. " (left out)")
-      elseif readable[fmt] and first_time(p) then
-        out[#out + 1] = p
+      elseif readable[fmt] then
+        if first_time(p) then out[#out + 1] = p end
+      elseif not COMPANION[fmt] and not archive_extra(p) and first_time(p) then
+        warn(p .. ": " .. (fmt == "unknown" and "not a trace" or ("a " .. fmt .. " file, not a message-passing trace"))
+          .. " (left out)")
       end
     elseif not mode and lfs.symlinkattributes(p, "mode") == "link" then
       warn(p .. ": a symbolic link to nothing (left out)")
