@@ -16,8 +16,9 @@ end
 local function parse_step(kind, v)
   if kind == "clip" then
     local a, b = v:match("^(%d+):(%d+)$")
-    if not a then cli.usage_error("--clip expects NI:NF (two counts), got '" .. v .. "'") end
-    return { "clip", math.tointeger(tonumber(a)), math.tointeger(tonumber(b)) }
+    local ni, nf = math.tointeger(tonumber(a or "")), math.tointeger(tonumber(b or ""))
+    if not ni or not nf then cli.usage_error("--clip expects NI:NF (two counts below 2^63), got '" .. v .. "'") end
+    return { "clip", ni, nf }
   elseif kind == "aggregate" or kind == "project" then
     local list, name = v:match("^(.-)=([^=]+)$")
     if not list or list == "" then
@@ -361,6 +362,13 @@ return {
       if not ok then
         cli.usage_error(("--component-pattern '%s': %s"):format(args.component_pattern, tostring(why):gsub("^.-:%d+: ", "")))
       end
+    end
+    -- an output over a file read would destroy it
+    local outs = { args.out, table.unpack(args.chain or {}) }
+    for i = 1, #(args.chain or {}) + 1 do
+      local ok, why = true, nil
+      if outs[i] then ok, why = require("retrace.fs").not_an_input(outs[i], { args.model or false, table.unpack(args.pes) }) end
+      if not ok then cli.input_error(why) end
     end
     local bar -- one progress bar per long file, on stderr when it is a terminal
     local ses, err

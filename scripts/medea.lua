@@ -328,7 +328,7 @@ return {
       "(MODEL linear, polynomial, exponential, power, log, inverse; default linear)"):count("*")
     p:option("--fit-time", "fit a time parameter of each run, taken per time slice, against the time: " ..
       "PARAM[:MODEL[:DEGREE]] (PARAM cptime, cmtime, rctime, trtime or iotime)"):argname("SPEC"):count("*")
-    p:option("--slices", "with --fit-time: equal time slices per run", "10"):argname("N"):convert(math.tointeger)
+    p:option("--slices", "with --fit-time: equal time slices per run (2 to 100,000)", "10"):argname("N"):convert(math.tointeger)
     p:option("--bursts", "cluster the computation bursts between system events of each trace into K "
       .. "clusters (k-means on ln duration and user-event count)"):argname("K"):convert(math.tointeger)
     p:option("--bursts-trace", "with --bursts and one trace: write it in the Trace Event Format (Perfetto) "
@@ -448,6 +448,8 @@ return {
       cli.usage_error("--bursts: must be an integer >= 1")
     end
     if not args.slices or args.slices < 2 then cli.usage_error("--slices: must be an integer >= 2") end
+    -- (each slice is a point of every run's fit: more than the records tell apart is work without end)
+    if args.slices > 100000 then cli.usage_error("--slices: " .. args.slices .. " is more than 100,000") end
     if args.scale ~= "minmax" and args.scale ~= "zscore" and args.scale ~= "percentile" and args.scale ~= "none" then
       cli.usage_error("--scale: '" .. args.scale .. "' is not minmax, zscore, percentile or none")
     end
@@ -458,6 +460,9 @@ return {
     -- k-means stops at 1000 seedings per K (cluster.MAX_TRIES): more would never end
     if args.restarts > 1000 then cli.usage_error("--restarts: " .. args.restarts .. " is more than 1,000") end
     if not args.patience or args.patience < 1 then cli.usage_error("--patience: must be an integer >= 1") end
+    if args.patience > 1000 then -- (the seedings stop at 1,000 anyway)
+      cli.usage_error("--patience: " .. args.patience .. " is more than 1,000")
+    end
     if not args.tolerance or args.tolerance < 0 or args.tolerance >= 1 then
       cli.usage_error("--tolerance: must be a number from 0 to 1")
     end
@@ -487,6 +492,14 @@ return {
     end
 
     local files = collect(args.paths)
+    -- an output over a trace (or the model) read would destroy it
+    local inputs = { args.model or false, table.unpack(files) }
+    for _, out in ipairs { args.csv or false, args.profiles or false, args.save_model or false,
+                           args.bursts_trace or false } do
+      local ok, why = true, nil
+      if out then ok, why = require("retrace.fs").not_an_input(out, inputs) end
+      if not ok then cli.input_error(why) end
+    end
     -- --profiles in one process: each trace's profiles go to the file as the trace is read,
     -- never held (under mpirun the ranks' parts are gathered and written at the end)
     local function open_profiles()

@@ -170,18 +170,7 @@ describe("chitra transforms as a stream", function()
     for _, args in ipairs(cases) do
       local code, out, err = h.retrace("chitra", p, table.unpack(args))
       assert.are.equal(0, code, err)
-      local fifo = os.tmpname()
-      os.remove(fifo)
-      assert(os.execute("mkfifo " .. h.quote(fifo)))
-      local log, elog = os.tmpname(), os.tmpname()
-      local quoted = {}
-      for k, a in ipairs(args) do quoted[k] = h.quote(a) end
-      local _, _, code2 = os.execute(("cat %s > %s & timeout 60 %s chitra %s %s > %s 2> %s"):format(h.quote(p),
-        h.quote(fifo), h.quote(h.bin), h.quote(fifo), table.concat(quoted, " "), h.quote(log), h.quote(elog)))
-      local out2, err2 = h.slurp(log), h.slurp(elog)
-      os.remove(fifo)
-      os.remove(log)
-      os.remove(elog)
+      local code2, out2, err2 = h.retrace_fifo(p, "chitra", table.unpack(args))
       assert.are.equal(0, code2, err2)
       assert.are.equal(out2:gsub("^[^\n]*:", ""), out:gsub("^[^\n]*:", ""), table.concat(args, " "))
       assert.are.equal(err2, err)
