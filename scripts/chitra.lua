@@ -16,8 +16,9 @@ end
 local function parse_step(kind, v)
   if kind == "clip" then
     local a, b = v:match("^(%d+):(%d+)$")
-    local ni, nf = math.tointeger(tonumber(a or "")), math.tointeger(tonumber(b or ""))
-    if not ni or not nf then cli.usage_error("--clip expects NI:NF (two counts below 2^63), got '" .. v .. "'") end
+    if not a then cli.usage_error("--clip expects NI:NF (two counts), got '" .. v .. "'") end
+    local ni, nf = math.tointeger(tonumber(a)), math.tointeger(tonumber(b))
+    if not ni or not nf then cli.usage_error("--clip: the counts of '" .. v .. "' must be below 2^63") end
     return { "clip", ni, nf }
   elseif kind == "aggregate" or kind == "project" then
     local list, name = v:match("^(.-)=([^=]+)$")

@@ -63,7 +63,7 @@ describe("an option that would mean work without end", function()
       { { "medea", PICL, "--fit-time", "cmtime", "--slices", "100000000" }, "--slices: 100000000 is more than 100,000" },
       { { "medea", PICL, "--fit-time", "cmtime", "--slices", "1000000000000" }, "--slices: 1000000000000 is more" },
       { { "chitra", PES, "--simulate", "1000000000000000" }, "--simulate: at most" },
-      { { "chitra", PES, "--clip", "99999999999999999999:1" }, "--clip expects NI:NF" },
+      { { "chitra", PES, "--clip", "99999999999999999999:1" }, "--clip: the counts of '99999999999999999999:1' must be below 2^63" },
       { { "chitra", PES, "--filter-event", "inf" }, "--filter-event expects a number, got 'inf'" },
       { { "chitra", PES, "--filter-event", "1e400" }, "filter_event: p = inf must be a positive count" },
       { { "chitra", PES, "--filter-time", "1" }, "filter_time: p = 1 is outside (0, 1)" },
