@@ -152,8 +152,13 @@ local rows = {
   { "chitra --project (PES)", "pes", { "chitra", "--project", "send,recv=comm" } },
   { "chitra --aggregate --project --clip (PES)", "pes",
     { "chitra", "--aggregate", "send,wait=sw", "--project", "sw,recv=comm", "--clip", "10:10" } },
-  -- filters, views and --json work on the whole sequence (docs: what holds the sequence)
-  { "chitra --filter-event (PES, holds the sequence)", "pes", { "chitra", "--filter-event", "2" } },
+  -- a filter, a component projection and an undo read the file once more each
+  { "chitra --filter-event (PES)", "pes", { "chitra", "--filter-event", "2" } },
+  { "chitra --filter-time (PES)", "pes", { "chitra", "--filter-time", "0.2" } },
+  { "chitra --components (PES)", "pes",
+    { "chitra", "--component-pattern", "%l+", "--components", "send=comm,recv=comm" } },
+  { "chitra --project --undo --filter-time --aggregate (PES)", "pes",
+    { "chitra", "--project", "send,recv=comm", "--undo", "--filter-time", "0.2", "--aggregate", "compute,send=cs" } },
 }
 
 local function q(s) return "'" .. tostring(s):gsub("'", "'\\''") .. "'" end

@@ -388,13 +388,9 @@ static int ses_history(lua_State *L)
 }
 
 /* totals() -> {name = {count = , h = }}, T  (symbols present only) */
-static int ses_totals(lua_State *L)
+/* {name = {count =, h =}} for the symbols present, then T. */
+static void push_totals(lua_State *L, rt_ses *s, const uint64_t *count, const double *h, size_t n, double T)
 {
-    rt_ses *s = rt_lseq_check(L);
-    size_t n = rt_ses_symbol_count(s);
-    uint64_t *count = rt_lseq_scratch(L, n * sizeof *count);
-    double *h = rt_lseq_scratch(L, n * sizeof *h), T;
-    rt_ses_totals(s, count, h, &T);
     lua_newtable(L);
     for (size_t i = 0; i < n; i++) {
         if (!count[i])
@@ -405,6 +401,16 @@ static int ses_totals(lua_State *L)
         lua_setfield(L, -2, rt_ses_name(s, (int32_t)i));
     }
     lua_pushnumber(L, T);
+}
+
+static int ses_totals(lua_State *L)
+{
+    rt_ses *s = rt_lseq_check(L);
+    size_t n = rt_ses_symbol_count(s);
+    uint64_t *count = rt_lseq_scratch(L, n * sizeof *count);
+    double *h = rt_lseq_scratch(L, n * sizeof *h), T;
+    rt_ses_totals(s, count, h, &T);
+    push_totals(L, s, count, h, n, T);
     return 2;
 }
 
@@ -546,18 +552,10 @@ static int32_t known(lua_State *L, rt_ses *s, int idx)
     return id;
 }
 
-/*
- * pes_chain_ops(path, progress, step, ops) -> chain, length, {{length =, distinct =, first =}
- * per op} | nil, message. ops: {{"clip", ni, nf} | {"project", {from = to}} | {"aggregate",
- * {A, B, ...}, Z}}, the steps already applied to this session after pes_names
- * (rt_pes_chain_ops: the file read as a stream, never held).
- */
-static int ses_pes_chain_ops(lua_State *L)
+/* The ops at index 5 ({{"clip", ni, nf} | {"project", {from = to}} | {"aggregate", {A, B, ...}, Z}
+ * | {"filter_time" | "filter_event", p}}) as rt_seq_ops (scratch memory); *nops their count. */
+static rt_seq_op *check_ops(lua_State *L, rt_ses *s, size_t *nops_out)
 {
-    rt_ses *s = rt_lseq_check(L);
-    const char *path = luaL_checkstring(L, 2);
-    uint64_t step;
-    void (*on)(void *, uint64_t, uint64_t) = progress_args(L, &step);
     luaL_checktype(L, 5, LUA_TTABLE);
     size_t nops = (size_t)luaL_len(L, 5), nsym = rt_ses_symbol_count(s);
     rt_seq_op *ops = rt_lseq_scratch(L, (nops ? nops : 1) * sizeof *ops);
@@ -604,11 +602,33 @@ static int ses_pes_chain_ops(lua_State *L)
             o->z = known(L, s, -1);
             o->pat = pat;
             o->m = m;
+        } else if (!strcmp(kind, "filter_time") || !strcmp(kind, "filter_event")) {
+            o->kind = kind[7] == 't' ? 't' : 'e';
+            lua_geti(L, t, 2);
+            o->p = luaL_checknumber(L, -1);
         } else {
-            return luaL_error(L, "pes_chain_ops: no streamed transform '%s'", kind);
+            luaL_error(L, "pes_chain_ops: no streamed transform '%s'", kind);
         }
         lua_settop(L, t - 1);
     }
+    *nops_out = nops;
+    return ops;
+}
+
+/*
+ * pes_chain_ops(path, progress, step, ops) -> chain, length, {{length =, distinct =, first =}
+ * per op} | nil, message. ops (check_ops): the steps already applied to this session after
+ * pes_names, a filter planned with plan_filter (rt_pes_chain_ops: the file read as a
+ * stream, never held).
+ */
+static int ses_pes_chain_ops(lua_State *L)
+{
+    rt_ses *s = rt_lseq_check(L);
+    const char *path = luaL_checkstring(L, 2);
+    uint64_t step;
+    void (*on)(void *, uint64_t, uint64_t) = progress_args(L, &step);
+    size_t nops;
+    rt_seq_op *ops = check_ops(L, s, &nops);
     rt_seq_op_out *outs = rt_lseq_scratch(L, (nops ? nops : 1) * sizeof *outs);
     rt_progress_ud pu = RT_PROGRESS_UD(L, 3);
     rt_chain *c;
@@ -631,6 +651,44 @@ static int ses_pes_chain_ops(lua_State *L)
         lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
     return 3;
+}
+
+/* pes_totals_ops(path, progress, step, ops) -> totals(), T of the sequence the ops give,
+ * read as a stream (rt_pes_totals_ops) | nil, message. */
+static int ses_pes_totals_ops(lua_State *L)
+{
+    rt_ses *s = rt_lseq_check(L);
+    const char *path = luaL_checkstring(L, 2);
+    uint64_t step;
+    void (*on)(void *, uint64_t, uint64_t) = progress_args(L, &step);
+    size_t nops, n;
+    rt_seq_op *ops = check_ops(L, s, &nops);
+    rt_progress_ud pu = RT_PROGRESS_UD(L, 3);
+    uint64_t *count;
+    double *h, T;
+    rt_err err;
+    int st = rt_pes_totals_ops(s, path, ops, nops, step, on, &pu, &count, &h, &n, &T, &err);
+    rt_progress_check(&pu);
+    if (st)
+        return rt_push_fail(L, &err);
+    push_totals(L, s, count, h, n, T);
+    free(count);
+    free(h);
+    return 2;
+}
+
+/* plan_filter(domain, p) -> true | nil, message: a filter step planned on a session with
+ * no member, for pes_chain_ops (rt_ses_filter_plan). */
+static int ses_plan_filter(lua_State *L)
+{
+    rt_ses *s = rt_lseq_check(L);
+    const char *d = luaL_checkstring(L, 2);
+    double p = luaL_checknumber(L, 3);
+    rt_err err;
+    if (rt_ses_filter_plan(s, !strcmp(d, "time") ? 't' : 'e', p, &err) != RT_OK)
+        return rt_push_fail(L, &err);
+    lua_pushboolean(L, 1);
+    return 1;
 }
 
 /* The chain c (symbols of s) as a table: see chain(). */
@@ -1396,6 +1454,8 @@ static const luaL_Reg ses_methods[] = {
     {"pes_chain", ses_pes_chain},
     {"pes_names", ses_pes_names},
     {"pes_chain_ops", ses_pes_chain_ops},
+    {"pes_totals_ops", ses_pes_totals_ops},
+    {"plan_filter", ses_plan_filter},
     {"holding", ses_holding},
     {"score", ses_score},
     {"steady", ses_steady},

@@ -17,7 +17,9 @@ local function parse_step(kind, v)
   if kind == "clip" then
     local a, b = v:match("^(%d+):(%d+)$")
     if not a then cli.usage_error("--clip expects NI:NF (two counts), got '" .. v .. "'") end
-    return { "clip", math.tointeger(tonumber(a)), math.tointeger(tonumber(b)) }
+    local ni, nf = math.tointeger(tonumber(a)), math.tointeger(tonumber(b))
+    if not ni or not nf then cli.usage_error("--clip: the counts of '" .. v .. "' must be below 2^63") end
+    return { "clip", ni, nf }
   elseif kind == "aggregate" or kind == "project" then
     local list, name = v:match("^(.-)=([^=]+)$")
     if not list or list == "" then
@@ -106,7 +108,8 @@ end
 -- the file is read.
 local NEEDS_SEQUENCE = { "states", "merge", "drift", "sync", "find", "json", "views", "acquisition",
   "simulate", "fit_holding", "steady", "model", "params" }
-local STREAMED = { clip = true, project = true, aggregate = true }
+local STREAMED = { clip = true, project = true, aggregate = true, project_components = true, filter_time = true,
+  filter_event = true, undo = true }
 local function streamable(args, steps)
   if #args.pes ~= 1 then return false end
   for _, s in ipairs(steps) do
@@ -361,6 +364,13 @@ return {
         cli.usage_error(("--component-pattern '%s': %s"):format(args.component_pattern, tostring(why):gsub("^.-:%d+: ", "")))
       end
     end
+    -- an output over a file read would destroy it
+    local outs = { args.out, table.unpack(args.chain or {}) }
+    for i = 1, #(args.chain or {}) + 1 do
+      local ok, why = true, nil
+      if outs[i] then ok, why = require("retrace.fs").not_an_input(outs[i], { args.model or false, table.unpack(args.pes) }) end
+      if not ok then cli.input_error(why) end
+    end
     local bar -- one progress bar per long file, on stderr when it is a terminal
     local ses, err
     if args.states then
@@ -407,7 +417,8 @@ return {
         if #steps == 1 and steps[1][1] == "clip" then -- (one pass: the reader clips)
           ses, err, empty = chitra.stream(args.pes[1], { progress = progress, clip = { steps[1][2], steps[1][3] } })
         else
-          ses, err, empty = chitra.stream(args.pes[1], { progress = progress, steps = #steps > 0 and steps or nil })
+          ses, err, empty = chitra.stream(args.pes[1], { progress = progress, steps = #steps > 0 and steps or nil,
+            components = args.component_pattern, separator = args.component_separator })
         end
         if ses then steps = {} end -- (applied while reading; notes in ses.notes)
       end

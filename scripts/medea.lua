@@ -20,7 +20,13 @@ end
 -- Each directory and each file is taken once, by device and inode, so a symbolic
 -- link back up the tree (a loop) or a second name of a trace adds nothing. What
 -- cannot be read (a trace without read permission, a folder that cannot be
--- listed) is named in a warning; files that are not traces are passed over.
+-- listed) and every file of a folder that is not a trace are named in a warning
+-- (one line each, said by rank 0 alone under mpirun); the files that belong to a
+-- trace (Paraver's .pcf and .row, an OTF2 archive's parts, its MANIFEST.md and
+-- scorep.cfg beside the anchor) are passed over. A folder with no trace is an
+-- input error naming it.
+local COMPANION = { ["paraver-pcf"] = true, ["paraver-row"] = true, ["otf2-part"] = true }
+local ARCHIVE_EXTRAS = { ["MANIFEST.md"] = true, ["scorep.cfg"] = true }
 local function collect(paths)
   local readable = readable_formats()
   local lfs = require "lfs"
@@ -34,7 +40,16 @@ local function collect(paths)
     seen[key] = true
     return true
   end
-  local function warn(msg) io.stderr:write("retrace: warning: ", msg, "\n") end
+  local warn = cli.warning
+  -- 1 when p is a file Score-P writes beside an OTF2 anchor (*.otf2) of its folder
+  local function archive_extra(p)
+    local dir, base = p:match("^(.*)/([^/]*)$")
+    if not base or not ARCHIVE_EXTRAS[base] then return false end
+    for e in lfs.dir(dir) do
+      if e:match("%.otf2$") then return true end
+    end
+    return false
+  end
   local function walk(dir)
     local names = {}
     local ok, err = pcall(function()
@@ -70,8 +85,11 @@ local function collect(paths)
       local fmt, why = formats.detect(p)
       if not fmt then
         warn(why .. " (left out)")
-      elseif readable[fmt] and first_time(p) then
-        out[#out + 1] = p
+      elseif readable[fmt] then
+        if first_time(p) then out[#out + 1] = p end
+      elseif not COMPANION[fmt] and not archive_extra(p) and first_time(p) then
+        warn(p .. ": " .. (fmt == "unknown" and "not a trace" or ("a " .. fmt .. " file, not a message-passing trace"))
+          .. " (left out)")
       end
     elseif not mode and lfs.symlinkattributes(p, "mode") == "link" then
       warn(p .. ": a symbolic link to nothing (left out)")
@@ -310,7 +328,7 @@ return {
       "(MODEL linear, polynomial, exponential, power, log, inverse; default linear)"):count("*")
     p:option("--fit-time", "fit a time parameter of each run, taken per time slice, against the time: " ..
       "PARAM[:MODEL[:DEGREE]] (PARAM cptime, cmtime, rctime, trtime or iotime)"):argname("SPEC"):count("*")
-    p:option("--slices", "with --fit-time: equal time slices per run", "10"):argname("N"):convert(math.tointeger)
+    p:option("--slices", "with --fit-time: equal time slices per run (2 to 100,000)", "10"):argname("N"):convert(math.tointeger)
     p:option("--bursts", "cluster the computation bursts between system events of each trace into K "
       .. "clusters (k-means on ln duration and user-event count)"):argname("K"):convert(math.tointeger)
     p:option("--bursts-trace", "with --bursts and one trace: write it in the Trace Event Format (Perfetto) "
@@ -430,6 +448,8 @@ return {
       cli.usage_error("--bursts: must be an integer >= 1")
     end
     if not args.slices or args.slices < 2 then cli.usage_error("--slices: must be an integer >= 2") end
+    -- (each slice is a point of every run's fit: more than the records tell apart is work without end)
+    if args.slices > 100000 then cli.usage_error("--slices: " .. args.slices .. " is more than 100,000") end
     if args.scale ~= "minmax" and args.scale ~= "zscore" and args.scale ~= "percentile" and args.scale ~= "none" then
       cli.usage_error("--scale: '" .. args.scale .. "' is not minmax, zscore, percentile or none")
     end
@@ -440,6 +460,9 @@ return {
     -- k-means stops at 1000 seedings per K (cluster.MAX_TRIES): more would never end
     if args.restarts > 1000 then cli.usage_error("--restarts: " .. args.restarts .. " is more than 1,000") end
     if not args.patience or args.patience < 1 then cli.usage_error("--patience: must be an integer >= 1") end
+    if args.patience > 1000 then -- (the seedings stop at 1,000 anyway)
+      cli.usage_error("--patience: " .. args.patience .. " is more than 1,000")
+    end
     if not args.tolerance or args.tolerance < 0 or args.tolerance >= 1 then
       cli.usage_error("--tolerance: must be a number from 0 to 1")
     end
@@ -469,6 +492,14 @@ return {
     end
 
     local files = collect(args.paths)
+    -- an output over a trace (or the model) read would destroy it
+    local inputs = { args.model or false, table.unpack(files) }
+    for _, out in ipairs { args.csv or false, args.profiles or false, args.save_model or false,
+                           args.bursts_trace or false } do
+      local ok, why = true, nil
+      if out then ok, why = require("retrace.fs").not_an_input(out, inputs) end
+      if not ok then cli.input_error(why) end
+    end
     -- --profiles in one process: each trace's profiles go to the file as the trace is read,
     -- never held (under mpirun the ranks' parts are gathered and written at the end)
     local function open_profiles()

@@ -147,6 +147,13 @@ int rt_ses_filter_event(rt_ses *s, double p, rt_err *err);
  */
 int rt_ses_undo(rt_ses *s, rt_err *err);
 
+/*
+ * A filter planned for a stream (rt_pes_chain_ops): on a session with no member,
+ * p checked as rt_ses_filter_time ('t') or rt_ses_filter_event ('e') check it, and
+ * a step pushed whose description the stream completes with the composites made.
+ */
+int rt_ses_filter_plan(rt_ses *s, int domain, double p, rt_err *err);
+
 /* Number of transforms applied (undo depth) and the description of step i (0-based). */
 size_t rt_ses_depth(const rt_ses *s);
 const char *rt_ses_step(const rt_ses *s, size_t i);
@@ -258,13 +265,14 @@ int rt_pes_each(rt_ses *s, const char *path, uint64_t step,
 
 /* A transform applied as a stream (rt_pes_chain_ops), as its rt_ses_* call would. */
 typedef struct rt_seq_op {
-    char kind;            /* 'c' clip, 'p' project, 'a' aggregate */
+    char kind;            /* 'c' clip, 'p' project, 'a' aggregate, 't'/'e' filter_time/event */
     size_t ni, nf;        /* clip: rt_ses_clip's counts */
     const int32_t *map;   /* project: rt_ses_project's map (nmap entries) */
     size_t nmap;
     const int32_t *pat;   /* aggregate: the pattern (m symbols) and the composite z */
     size_t m;
     int32_t z;
+    double p;             /* filters: rt_ses_filter_time/event's p */
 } rt_seq_op;
 
 /* What rt_pes_chain_ops tells of each op's result. */
@@ -285,10 +293,24 @@ typedef struct rt_seq_op_out {
  * entries, may be NULL) get each op's result. *states: the final length.
  * RT_EINVAL with rt_ses_clip's message when a clip exceeds its input; RT_ESTATE when
  * nothing is left.
+ * A filter (planned with rt_ses_filter_plan, its step at the op's index in s) needs
+ * the totals of its input: the file is read once more for each filter, through the
+ * ops before it; its composites are made as the stream meets them, in the loaded
+ * session's order, and its step's description is completed. RT_EINVAL with
+ * rt_ses_filter_time's message when its input has no time.
  */
 int rt_pes_chain_ops(rt_ses *s, const char *path, const rt_seq_op *ops, size_t nops, uint64_t step,
                      void (*progress)(void *ud, uint64_t done, uint64_t total), void *ud,
                      rt_chain **out, size_t *states, rt_seq_op_out *outs, rt_err *err);
+
+/*
+ * The totals of the sequence the ops give (rt_ses_totals of a loaded session after
+ * them), read as a stream as rt_pes_chain_ops does: *count and *h (malloc'd, *nsym
+ * entries: the session's symbols after the ops), *total. Same errors.
+ */
+int rt_pes_totals_ops(rt_ses *s, const char *path, const rt_seq_op *ops, size_t nops, uint64_t step,
+                      void (*progress)(void *ud, uint64_t done, uint64_t total), void *ud,
+                      uint64_t **count, double **h, size_t *nsym, double *total, rt_err *err);
 
 /* ---- periodogram (FFTW) ---- */
 

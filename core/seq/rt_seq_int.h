@@ -104,4 +104,12 @@ int rt_chain_build_end(rt_chain_build *b, rt_ses *s, int32_t last, rt_chain **ou
 /* The sentinel OTHER of a session's chains (interned): a name no original symbol has; -1 no memory. */
 int32_t rt_ses_chain_other(rt_ses *s);
 
+/* A fresh composite T<k> (rt_seq_transform.c), marked as made by the step under way; -1 no memory. */
+int32_t rt_ses_fresh_composite(rt_ses *s);
+/* A filter's description: head, then "-> T3", "-> T3..T9 (n composites)" or "(no run)"
+ * (first_new < 0); NULL out of memory. */
+char *rt_ses_filter_desc(const rt_ses *s, const char *head, int32_t first_new, int32_t last_new, size_t n);
+/* Step i's description replaced by desc (taken, freed on failure): RT_OK, RT_ENOMEM, RT_EINVAL. */
+int rt_ses_step_finish(rt_ses *s, size_t i, char *desc);
+
 #endif

@@ -6,7 +6,12 @@
  *   clip       skips its first ni elements and holds back its last nf in a ring;
  *   project    keeps the run of one target symbol open until another symbol comes;
  *   aggregate  runs the Knuth-Morris-Pratt automaton of rt_ses_aggregate, holding
- *              the elements of a partial match (fewer than the pattern's length).
+ *              the elements of a partial match (fewer than the pattern's length);
+ *   filter     merges a run of selected symbols into one element, named when the
+ *              symbol after the run comes (rt_ses_filter_*'s (predecessor, successor)
+ *              composites). Which symbols it selects depends on the totals of its
+ *              whole input: a pass over the file through the stages before it (the
+ *              last stage then a tally instead of the chain) gives them first.
  * An element covers a range of the original sequence; a composite's definition
  * walks the original states of that range, which go to an rt_spill (one block in
  * memory, the rest in a temporary file) as they are read and come back in order.
@@ -14,6 +19,7 @@
 #include "rt_seq.h"
 #include "rt_seq_int.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,6 +43,7 @@ typedef struct {
     rt_seq_op op;
     rt_seq_op_out *out;
     uint8_t *seen;      /* symbols seen in the output (distinct) */
+    size_t nseen;
     /* clip */
     size_t nin;         /* elements come in */
     elem *ring;
@@ -49,12 +56,28 @@ typedef struct {
     /* aggregate */
     size_t *fail, q;
     elem *buf;
+    /* filter: the symbols selected, the composite of each (predecessor, successor) */
+    uint8_t *sel;
+    size_t nsel;
+    rt_u64map pairs;
+    int has_pairs, in_run;
+    elem run;
+    int32_t pred, first_new, last_new;
 } stage;
 
 typedef struct {
     rt_ses *s;
     stage *st;
-    size_t nst;
+    size_t nst;          /* the stages of this pass */
+    int tally;           /* the sink counts (totals) instead of building the chain */
+    uint64_t *count;     /* the tally: per symbol, its elements and time */
+    double *h;
+    size_t ntally;
+    double t0, t1;       /* the first element's entry, the last one's end */
+    const char *path;
+    uint64_t step;
+    void (*progress)(void *ud, uint64_t done, uint64_t total);
+    void *pud;
     size_t nsym;         /* symbols known before the stream */
     int changed;         /* the reader met a name the names pass did not */
     /* the sink: the chain */
@@ -87,11 +110,45 @@ static int orig_at(pipe *p, uint64_t j, orig *o)
     return RT_OK;
 }
 
+/* Grows a per-symbol array of n entries of size sz (zeroed) to cover symbol sym. */
+static int cover(void *pa, size_t *n, size_t sz, int32_t sym)
+{
+    if ((size_t)sym < *n)
+        return RT_OK;
+    size_t want = (size_t)sym + 1 > 2 * *n ? (size_t)sym + 1 : 2 * *n;
+    void **a = pa;
+    char *q = realloc(*a, want * sz);
+    if (!q)
+        return RT_ENOMEM;
+    memset(q + *n * sz, 0, (want - *n) * sz);
+    *a = q;
+    *n = want;
+    return RT_OK;
+}
+
+/* The tally takes element e (rt_ses_totals' loop body, as a stream). */
+static int tally(pipe *p, elem e)
+{
+    size_t n = p->ntally;
+    if (cover(&p->count, &n, sizeof *p->count, e.sym) != RT_OK ||
+        cover(&p->h, &p->ntally, sizeof *p->h, e.sym) != RT_OK)
+        return RT_ENOMEM;
+    if (!p->nfed++)
+        p->t0 = e.e0;
+    p->t1 = e.e1;
+    p->count[e.sym]++;
+    p->h[e.sym] += e.e1 - e.e0;
+    return RT_OK;
+}
+
 /* The chain takes element e (rt_ses_chain's loop body, as a stream). */
 static int sink(pipe *p, elem e)
 {
+    if (p->tally)
+        return tally(p, e);
     rt_chain_build *b = p->cb;
-    if (rt_chain_build_state(b, e.sym, e.e1 - e.e0) < 0 ||
+    if (rt_chain_build_symbols(b, rt_ses_symbol_count(p->s)) != RT_OK || /* (a filter's composites) */
+        rt_chain_build_state(b, e.sym, e.e1 - e.e0) < 0 ||
         (p->nfed && rt_chain_build_arc(b, p->before, e.sym) != RT_OK))
         return RT_ENOMEM;
     p->before = e.sym;
@@ -115,6 +172,8 @@ static int sink(pipe *p, elem e)
 static int emit(pipe *p, size_t i, elem e)
 {
     stage *g = &p->st[i];
+    if (cover(&g->seen, &g->nseen, 1, e.sym) != RT_OK)
+        return RT_ENOMEM;
     if (!g->seen[e.sym]) {
         g->seen[e.sym] = 1;
         g->out->distinct++;
@@ -122,6 +181,30 @@ static int emit(pipe *p, size_t i, elem e)
     if (g->out->length++ == 0)
         g->out->first = e.sym;
     return push(p, i + 1, e);
+}
+
+/* A filter's run, if one is open, ends before symbol succ (-1: the end): its composite goes on. */
+static int close_run(pipe *p, size_t i, int32_t succ)
+{
+    stage *g = &p->st[i];
+    if (!g->in_run)
+        return RT_OK;
+    g->in_run = 0;
+    uint64_t key = ((uint64_t)(uint32_t)(g->pred + 1) << 32) | (uint32_t)(succ + 1);
+    int created;
+    int32_t *slot = rt_u64map_slot(&g->pairs, key, &created);
+    if (!slot)
+        return RT_ENOMEM;
+    if (created) {
+        *slot = rt_ses_fresh_composite(p->s);
+        if (*slot < 0)
+            return RT_ENOMEM;
+        if (g->first_new < 0)
+            g->first_new = *slot;
+        g->last_new = *slot;
+    }
+    g->run.sym = *slot;
+    return emit(p, i, g->run);
 }
 
 static int push(pipe *p, size_t i, elem e)
@@ -160,8 +243,8 @@ static int push(pipe *p, size_t i, elem e)
             return emit(p, i, old);
         }
     case 'p': {
-        int32_t y = g->to[e.sym];
-        if (g->open && g->target[y] && g->cur.sym == y) { /* the run goes on */
+        int32_t y = (size_t)e.sym < g->op.nmap ? g->to[e.sym] : e.sym; /* (a filter's composite: itself) */
+        if (g->open && (size_t)y < g->op.nmap && g->target[y] && g->cur.sym == y) { /* the run goes on */
             g->cur.e1 = e.e1;
             g->cur.o1 = e.o1;
             return RT_OK;
@@ -173,6 +256,22 @@ static int push(pipe *p, size_t i, elem e)
         g->open = 1;
         return was ? emit(p, i, prev) : RT_OK;
     }
+    case 't':
+    case 'e': /* filter_apply's loop, as a stream */
+        if ((size_t)e.sym < g->nsel && g->sel[e.sym]) {
+            if (g->in_run) {
+                g->run.e1 = e.e1;
+                g->run.o1 = e.o1;
+            } else {
+                g->run = e;
+                g->in_run = 1;
+            }
+            return RT_OK;
+        } else {
+            int st = close_run(p, i, e.sym);
+            g->pred = e.sym;
+            return st != RT_OK ? st : emit(p, i, e);
+        }
     default: { /* 'a': rt_ses_aggregate's automaton; buf holds the q elements matched */
         const int32_t *pat = g->op.pat;
         size_t m = g->op.m, q = g->q;
@@ -218,6 +317,8 @@ static int finish(pipe *p, size_t i, const char *path, rt_err *err)
     } else if (g->op.kind == 'p') {
         if (g->open)
             st = emit(p, i, g->cur);
+    } else if (g->op.kind == 't' || g->op.kind == 'e') {
+        st = close_run(p, i, -1);
     } else {
         for (size_t k = 0; st == RT_OK && k < g->q; k++)
             st = emit(p, i, g->buf[k]);
@@ -236,7 +337,7 @@ static int each(void *ud, int32_t id, double entry, double end)
         p->changed = 1;
         return RT_ESTATE;
     }
-    if (p->origs) {
+    if (p->origs && !p->tally) {
         orig o = {id, 0, end - entry};
         int st = rt_spill_append(p->origs, &o, 1);
         if (st != RT_OK)
@@ -247,22 +348,25 @@ static int each(void *ud, int32_t id, double entry, double end)
     return push(p, 0, e);
 }
 
-static int setup(pipe *p, size_t nsym)
+static int setup(pipe *p, size_t nsym, int chain)
 {
     int comps = 0;
     for (size_t i = 0; i < nsym; i++)
         comps |= p->s->comp_level[i] > 0;
-    if (comps) {
+    for (size_t i = 0; i < p->nst; i++)
+        comps |= p->st[i].op.kind == 't' || p->st[i].op.kind == 'e';
+    if (comps && chain) {
         p->rb_cap = 4096;
         if (!(p->origs = rt_spill_new(sizeof(orig), 4096)) || !(p->rb = malloc(p->rb_cap * sizeof *p->rb)))
             return RT_ENOMEM;
     }
-    if (!(p->cb = rt_chain_build_new(nsym + 1)))
+    if (chain && !(p->cb = rt_chain_build_new(nsym + 1)))
         return RT_ENOMEM;
     for (size_t i = 0; i < p->nst; i++) {
         stage *g = &p->st[i];
-        if (!(g->seen = calloc(nsym, 1)))
+        if (!(g->seen = calloc(nsym ? nsym : 1, 1)))
             return RT_ENOMEM;
+        g->nseen = nsym ? nsym : 1;
         if (g->op.kind == 'p') {
             g->to = malloc(nsym * sizeof *g->to);
             g->target = calloc(nsym, 1);
@@ -274,6 +378,7 @@ static int setup(pipe *p, size_t nsym)
                 if (y >= 0)
                     g->target[y] = 1;
             }
+            g->op.nmap = nsym;
         } else if (g->op.kind == 'a') {
             size_t m = g->op.m;
             g->fail = malloc(m * sizeof *g->fail);
@@ -290,47 +395,157 @@ static int setup(pipe *p, size_t nsym)
                     q++;
                 g->fail[k] = q;
             }
+        } else if (g->op.kind == 't' || g->op.kind == 'e') {
+            if (rt_u64map_init(&g->pairs, 64) != RT_OK)
+                return RT_ENOMEM;
+            g->has_pairs = 1;
+            g->first_new = g->last_new = -1;
         }
     }
     return RT_OK;
 }
 
-int rt_pes_chain_ops(rt_ses *s, const char *path, const rt_seq_op *ops, size_t nops, uint64_t step,
-                     void (*progress)(void *ud, uint64_t done, uint64_t total), void *ud,
-                     rt_chain **out, size_t *states, rt_seq_op_out *outs, rt_err *err)
+/* One read of the file through stages [0, nst), then the sink (the chain or the tally). */
+static int pass(pipe *p, size_t nst, int tally_only, rt_err *err)
+{
+    for (size_t i = 0; i < nst; i++) {
+        stage *g = &p->st[i];
+        memset(g->seen, 0, g->nseen);
+        g->nin = g->rhead = g->rn = 0;
+        g->open = g->in_run = 0;
+        g->q = 0;
+        g->pred = -1;
+        *g->out = (rt_seq_op_out){0, 0, -1};
+    }
+    p->nst = nst;
+    p->tally = tally_only;
+    p->nfed = 0;
+    p->nread = 0;
+    p->before = -1;
+    if (p->count) {
+        memset(p->count, 0, p->ntally * sizeof *p->count);
+        memset(p->h, 0, p->ntally * sizeof *p->h);
+    }
+    int st = rt_pes_each(p->s, p->path, p->step, p->progress, p->pud, each, p, NULL, err);
+    if (st == RT_OK)
+        st = finish(p, 0, p->path, err);
+    if (p->changed)
+        st = rt_err_set(err, RT_ESTATE, "%s: stream: the file changed while it was read", p->path);
+    return st;
+}
+
+/* The ops checked, the pipeline set up, and each filter's selection made from a pass
+ * over the stages before it. */
+static int start(pipe *p, rt_ses *s, const char *path, uint64_t step,
+                 void (*progress)(void *ud, uint64_t done, uint64_t total), void *ud, rt_seq_op_out **mine,
+                 const rt_seq_op *ops, size_t nops, int chain, rt_err *err)
 {
     rt_err_clear(err);
-    *out = NULL;
+    p->s = s;
+    p->path = path;
+    p->step = step;
+    p->progress = progress;
+    p->pud = ud;
     size_t nsym = rt_ses_symbol_count(s);
     for (size_t i = 0; i < nops; i++) {
         const rt_seq_op *o = &ops[i];
-        int bad = o->kind != 'c' && o->kind != 'p' && o->kind != 'a';
+        int filter = o->kind == 't' || o->kind == 'e';
+        int bad = o->kind != 'c' && o->kind != 'p' && o->kind != 'a' && !filter;
         for (size_t k = 0; !bad && o->kind == 'p' && k < o->nmap; k++)
             bad = o->map[k] >= (int32_t)nsym;
         for (size_t k = 0; !bad && o->kind == 'a' && k < o->m; k++)
             bad = o->pat[k] < 0 || o->pat[k] >= (int32_t)nsym;
         if (!bad && o->kind == 'a')
             bad = o->m == 0 || o->z < 0 || o->z >= (int32_t)nsym;
+        if (!bad && filter) /* its step planned (rt_ses_filter_plan) at index i */
+            bad = rt_ses_depth(s) != nops || strncmp(rt_ses_step(s, i), "filter_", 7) != 0;
         if (bad)
             return rt_err_set(err, RT_EINVAL, "stream: op %zu is malformed", i + 1);
     }
-    pipe p = {s, calloc(nops ? nops : 1, sizeof(stage)), nops, nsym, 0, NULL, -1, 0, NULL, 0, NULL, 0, 0, 0};
-    rt_seq_op_out *mine = calloc(nops ? nops : 1, sizeof *mine);
-    int st = !p.st || !mine ? RT_ENOMEM : RT_OK;
-    for (size_t i = 0; st == RT_OK && i < nops; i++) {
-        p.st[i].op = ops[i];
-        p.st[i].out = &mine[i];
-        mine[i].first = -1;
+    p->st = calloc(nops ? nops : 1, sizeof(stage));
+    *mine = calloc(nops ? nops : 1, sizeof **mine);
+    if (!p->st || !*mine)
+        return rt_err_set(err, RT_ENOMEM, "%s: out of memory", p->path);
+    for (size_t i = 0; i < nops; i++) {
+        p->st[i].op = ops[i];
+        p->st[i].out = &(*mine)[i];
+        (*mine)[i].first = -1;
     }
-    if (st == RT_OK)
-        st = setup(&p, nsym);
-    if (st != RT_OK)
-        rt_err_set(err, RT_ENOMEM, "%s: out of memory", path);
-    else if ((st = rt_pes_each(s, path, step, progress, ud, each, &p, NULL, err)) == RT_OK &&
-             (st = finish(&p, 0, path, err)) == RT_OK && p.nfed == 0)
+    p->nst = nops;
+    p->nsym = nsym;
+    if (setup(p, nsym, chain) != RT_OK)
+        return rt_err_set(err, RT_ENOMEM, "%s: out of memory", p->path);
+    for (size_t i = 0; i < nops; i++) {
+        stage *g = &p->st[i];
+        if (g->op.kind != 't' && g->op.kind != 'e')
+            continue;
+        int st = pass(p, i, 1, err);
+        if (st != RT_OK)
+            return st;
+        double T = p->nfed ? p->t1 - p->t0 : 0;
+        if (g->op.kind == 't' && !(T > 0))
+            return rt_err_set(err, RT_EINVAL, "filter_time: the sequence has no time (T = 0)");
+        g->nsel = p->ntally;
+        if (!(g->sel = calloc(g->nsel ? g->nsel : 1, 1)))
+            return rt_err_set(err, RT_ENOMEM, "%s: out of memory", p->path);
+        for (size_t k = 0; k < g->nsel; k++) /* filter_by's selection */
+            if (p->count[k])
+                g->sel[k] = g->op.kind == 't' ? p->h[k] / T < g->op.p : (double)p->count[k] < g->op.p;
+    }
+    return RT_OK;
+}
+
+/* The filters' steps described with the composites they made (as filter_apply does). */
+static int describe_filters(pipe *p, size_t nops, rt_err *err)
+{
+    for (size_t i = 0; i < nops; i++) {
+        stage *g = &p->st[i];
+        if (g->op.kind != 't' && g->op.kind != 'e')
+            continue;
+        char head[64];
+        snprintf(head, sizeof head, g->op.kind == 't' ? "filter_time %.15g" : "filter_event %.15g", g->op.p);
+        if (rt_ses_step_finish(p->s, i, rt_ses_filter_desc(p->s, head, g->first_new, g->last_new, g->pairs.n)) !=
+            RT_OK)
+            return rt_err_set(err, RT_ENOMEM, "%s: out of memory", p->path);
+    }
+    return RT_OK;
+}
+
+static void stop(pipe *p, size_t nops, rt_seq_op_out *mine)
+{
+    for (size_t i = 0; p->st && i < nops; i++) {
+        stage *g = &p->st[i];
+        free(g->seen);
+        free(g->ring);
+        free(g->to);
+        free(g->target);
+        free(g->fail);
+        free(g->buf);
+        free(g->sel);
+        if (g->has_pairs)
+            rt_u64map_free(&g->pairs);
+    }
+    free(p->st);
+    free(mine);
+    free(p->count);
+    free(p->h);
+    rt_chain_build_free(p->cb);
+    rt_spill_free(p->origs);
+    free(p->rb);
+}
+
+int rt_pes_chain_ops(rt_ses *s, const char *path, const rt_seq_op *ops, size_t nops, uint64_t step,
+                     void (*progress)(void *ud, uint64_t done, uint64_t total), void *ud,
+                     rt_chain **out, size_t *states, rt_seq_op_out *outs, rt_err *err)
+{
+    *out = NULL;
+    pipe p = {0};
+    rt_seq_op_out *mine = NULL;
+    int st = start(&p, s, path, step, progress, ud, &mine, ops, nops, 1, err);
+    if (st == RT_OK && (st = pass(&p, nops, 0, err)) == RT_OK && p.nfed == 0)
         st = rt_err_set(err, RT_ESTATE, "%s: stream: nothing left of the sequence", path);
-    if (p.changed)
-        st = rt_err_set(err, RT_ESTATE, "%s: stream: the file changed while it was read", path);
+    if (st == RT_OK)
+        st = describe_filters(&p, nops, err);
     if (st == RT_OK) {
         /* the last element ends the run: it goes to the sentinel */
         if (rt_chain_build_end(p.cb, s, p.before, out) != RT_OK)
@@ -340,19 +555,41 @@ int rt_pes_chain_ops(rt_ses *s, const char *path, const rt_seq_op *ops, size_t n
     }
     if (st == RT_OK && outs)
         memcpy(outs, mine, nops * sizeof *outs);
-    for (size_t i = 0; p.st && i < nops; i++) {
-        stage *g = &p.st[i];
-        free(g->seen);
-        free(g->ring);
-        free(g->to);
-        free(g->target);
-        free(g->fail);
-        free(g->buf);
+    stop(&p, nops, mine);
+    return st;
+}
+
+int rt_pes_totals_ops(rt_ses *s, const char *path, const rt_seq_op *ops, size_t nops, uint64_t step,
+                      void (*progress)(void *ud, uint64_t done, uint64_t total), void *ud,
+                      uint64_t **count, double **h, size_t *nsym, double *total, rt_err *err)
+{
+    *count = NULL;
+    *h = NULL;
+    pipe p = {0};
+    rt_seq_op_out *mine = NULL;
+    int32_t counter = s->counter;
+    int st = start(&p, s, path, step, progress, ud, &mine, ops, nops, 0, err);
+    if (st == RT_OK && (st = pass(&p, nops, 1, err)) == RT_OK && (st = describe_filters(&p, nops, err)) == RT_OK) {
+        size_t n = rt_ses_symbol_count(s);
+        if (n && (cover(&p.count, &(size_t){p.ntally}, sizeof *p.count, (int32_t)n - 1) != RT_OK ||
+                  cover(&p.h, &p.ntally, sizeof *p.h, (int32_t)n - 1) != RT_OK)) {
+            st = rt_err_set(err, RT_ENOMEM, "%s: out of memory", path);
+        } else {
+            *count = p.count;
+            *h = p.h;
+            *nsym = n;
+            *total = p.nfed ? p.t1 - p.t0 : 0;
+            p.count = NULL;
+            p.h = NULL;
+        }
     }
-    free(p.st);
-    free(mine);
-    rt_chain_build_free(p.cb);
-    rt_spill_free(p.origs);
-    free(p.rb);
+    /* the filters' composites were named for this answer only: the chain's stream names
+     * them again (their names stay interned, no longer composites) */
+    s->counter = counter;
+    for (size_t i = 0; p.st && i < nops; i++)
+        for (size_t k = 0; p.st[i].has_pairs && k < p.st[i].pairs.cap; k++)
+            if (p.st[i].pairs.keys[k] != RT_U64MAP_EMPTY && p.st[i].pairs.vals[k] >= 0)
+                s->comp_level[p.st[i].pairs.vals[k]] = 0;
+    stop(&p, nops, mine);
     return st;
 }

@@ -171,7 +171,7 @@ static void mark_composite(rt_ses *s, int32_t id)
 }
 
 /* The next free name T<k>: never an original symbol nor a live composite. */
-static int32_t fresh_composite(rt_ses *s)
+int32_t rt_ses_fresh_composite(rt_ses *s)
 {
     char buf[32];
     for (;;) {
@@ -446,6 +446,16 @@ int rt_ses_project(rt_ses *s, const int32_t *map, size_t nmap, rt_err *err)
     return txn_commit(&t, desc, err);
 }
 
+/* A filter's description: its head, then the composites it made (first_new < 0: none). */
+char *rt_ses_filter_desc(const rt_ses *s, const char *head, int32_t first_new, int32_t last_new, size_t n)
+{
+    if (first_new < 0)
+        return fmt("%s (no run)", head);
+    if (first_new == last_new)
+        return fmt("%s -> %s", head, s->names[first_new]);
+    return fmt("%s -> %s..%s (%zu composites)", head, s->names[first_new], s->names[last_new], n);
+}
+
 /* Runs of selected symbols become composites, one per (predecessor, successor). */
 static int filter_apply(rt_ses *s, const uint8_t *sel, char *head, rt_err *err)
 {
@@ -486,7 +496,7 @@ static int filter_apply(rt_ses *s, const uint8_t *sel, char *head, rt_err *err)
                 return txn_abort(&t, rt_err_set(err, RT_ENOMEM, "out of memory"));
             }
             if (created) {
-                *slot = fresh_composite(s);
+                *slot = rt_ses_fresh_composite(s);
                 if (*slot < 0) {
                     free(head);
                     rt_u64map_free(&pairs);
@@ -502,14 +512,7 @@ static int filter_apply(rt_ses *s, const uint8_t *sel, char *head, rt_err *err)
         o->start[j] = v->start[n];
         o->n = j;
     }
-    char *desc;
-    if (first_new < 0)
-        desc = fmt("%s (no run)", head);
-    else if (first_new == last_new)
-        desc = fmt("%s -> %s", head, s->names[first_new]);
-    else
-        desc = fmt("%s -> %s..%s (%zu composites)", head, s->names[first_new],
-                   s->names[last_new], pairs.n);
+    char *desc = rt_ses_filter_desc(s, head, first_new, last_new, pairs.n);
     free(head);
     rt_u64map_free(&pairs);
     return txn_commit(&t, desc, err);
@@ -563,18 +566,53 @@ static int filter_by(rt_ses *s, int domain, double p, rt_err *err)
     return st;
 }
 
+/* p's check for a filter of domain 't' or 'e'. */
+static int filter_p(int domain, double p, rt_err *err)
+{
+    if (domain == 't' && !(p > 0 && p < 1))
+        return rt_err_set(err, RT_EINVAL, "filter_time: p = %g is outside (0, 1)", p);
+    if (domain == 'e' && (!(p > 0) || !isfinite(p)))
+        return rt_err_set(err, RT_EINVAL, "filter_event: p = %g must be a positive count", p);
+    return RT_OK;
+}
+
 int rt_ses_filter_time(rt_ses *s, double p, rt_err *err)
 {
     rt_err_clear(err);
-    if (!(p > 0 && p < 1))
-        return rt_err_set(err, RT_EINVAL, "filter_time: p = %g is outside (0, 1)", p);
-    return filter_by(s, 't', p, err);
+    int st = filter_p('t', p, err);
+    return st ? st : filter_by(s, 't', p, err);
 }
 
 int rt_ses_filter_event(rt_ses *s, double p, rt_err *err)
 {
     rt_err_clear(err);
-    if (!(p > 0) || !isfinite(p))
-        return rt_err_set(err, RT_EINVAL, "filter_event: p = %g must be a positive count", p);
-    return filter_by(s, 'e', p, err);
+    int st = filter_p('e', p, err);
+    return st ? st : filter_by(s, 'e', p, err);
+}
+
+int rt_ses_filter_plan(rt_ses *s, int domain, double p, rt_err *err)
+{
+    rt_err_clear(err);
+    if (s->nmem)
+        return rt_err_set(err, RT_ESTATE, "filter plan: the session has members");
+    int st = filter_p(domain, p, err);
+    if (st)
+        return st;
+    txn t;
+    if ((st = txn_begin(s, &t, err)) != RT_OK)
+        return st;
+    return txn_commit(&t, fmt(domain == 't' ? "filter_time %.15g" : "filter_event %.15g", p), err);
+}
+
+int rt_ses_step_finish(rt_ses *s, size_t i, char *desc)
+{
+    if (!desc)
+        return RT_ENOMEM;
+    if (i >= s->nsteps) {
+        free(desc);
+        return RT_EINVAL;
+    }
+    free(s->steps[i].desc);
+    s->steps[i].desc = desc;
+    return RT_OK;
 }

@@ -39,6 +39,25 @@ function M.retrace_env(env, ...)
   return code, o, e
 end
 
+--- M.retrace(command, FIFO, ...) where FIFO is a named pipe fed with the file at input (an
+-- input read once); returns exit code (124: still running after 60 s), stdout, stderr, and
+-- the FIFO's path (removed by then).
+function M.retrace_fifo(input, command, ...)
+  local fifo = os.tmpname()
+  os.remove(fifo)
+  assert(os.execute("mkfifo " .. shell_quote(fifo)))
+  local args = {}
+  for i = 1, select("#", ...) do args[i] = shell_quote((select(i, ...))) end
+  local out, err = os.tmpname(), os.tmpname()
+  local _, _, code = os.execute(("cat %s > %s & timeout 60 %s %s %s %s > %s 2> %s"):format(shell_quote(input),
+    shell_quote(fifo), shell_quote(M.bin), shell_quote(command), shell_quote(fifo), table.concat(args, " "), out, err))
+  local o, e = slurp(out), slurp(err)
+  os.remove(fifo)
+  os.remove(out)
+  os.remove(err)
+  return code, o, e, fifo
+end
+
 --- Names in folder d (hidden ones too), sorted.
 function M.names(d)
   local out = {}

@@ -92,6 +92,101 @@ describe("medea on a folder", function()
   end)
 end)
 
+-- The warnings of a run, one entry per line that says "warning".
+local function warnings(err)
+  local out = {}
+  for l in err:gmatch("[^\n]+") do
+    if l:find("warning", 1, true) then out[#out + 1] = l end
+  end
+  table.sort(out)
+  return out
+end
+
+local function write_file(path, text)
+  local f = assert(io.open(path, "wb"))
+  f:write(text)
+  f:close()
+end
+
+describe("medea on a folder with files that are not traces", function()
+  -- the tree, plus: text, binary bytes, a PES (a trace of another kind), an empty file,
+  -- and the files that belong to a trace (a Paraver .pcf and .row, an OTF2 archive's
+  -- parts and Score-P's files beside its anchor), which pass silently
+  local function mixed()
+    local root, a = tree()
+    write_file(a .. "/notes.txt", "not a trace at all\n")
+    write_file(a .. "/b/bytes.bin", "\0\1\2\255\254 junk\n")
+    sh("cp " .. q(h.source .. "/examples/chitra/fragment.pes") .. " " .. q(a .. "/b/run.pes"))
+    write_file(a .. "/empty", "")
+    local data = h.shared
+    local otf2 = io.open(data .. "/otf2/pingpong/traces.otf2") and data .. "/otf2/pingpong"
+    if otf2 then
+      sh("cp -r " .. q(otf2) .. " " .. q(a .. "/pp"))
+      sh("cp " .. q(data .. "/paraver/qsort_beo3.pcf") .. " " .. q(a .. "/b/y.pcf"))
+    end
+    sh("chmod -R a+rX " .. q(root))
+    local expect = { "notes.txt", "b/bytes.bin", "b/run.pes", "empty" }
+    for i, e in ipairs(expect) do expect[i] = a .. "/" .. e end
+    return root, a, expect, otf2
+  end
+
+  local function check(err, expect)
+    local w = warnings(err)
+    assert.are.equal(#expect, #w, err)
+    for _, path in ipairs(expect) do
+      local n = 0
+      for _, l in ipairs(w) do
+        if l:find("retrace: warning: " .. path .. ": ", 1, true) and l:find("(left out)", 1, true) then n = n + 1 end
+      end
+      assert.are.equal(1, n, path .. " in:\n" .. err)
+    end
+  end
+
+  it("names each of them in one warning line and goes on", function()
+    local root, a, expect, otf2 = mixed()
+    local code, traces, err = medea_json("", a)
+    assert.are.equal(0, code, err)
+    local want = { "a/b/y.trf", "a/b/z.trf", "a/x.trf" }
+    if otf2 then table.insert(want, 3, "a/pp/traces.otf2") end
+    assert.are.same(want, traces)
+    check(err, expect)
+    sh("rm -rf " .. q(root))
+  end)
+
+  it("says it once under mpirun (rank 0)", function()
+    local ok, why = h.have_mpi()
+    if not ok then pending(why) return end
+    local root, a, expect = mixed()
+    local code, out, err = h.mpirun(2, "medea", "--json", a)
+    assert.are.equal(0, code, err)
+    assert.truthy(out:find('"components"', 1, true))
+    check(err, expect)
+    sh("rm -rf " .. q(root))
+  end)
+
+  it("refuses a folder with no trace at all (exit 1, naming the folder), serial and under mpirun", function()
+    local root = h.temp_dir()
+    local d = root .. "/nothing here"
+    sh("mkdir -p " .. q(d .. "/sub") .. " && chmod -R a+rX " .. q(root))
+    write_file(d .. "/a.txt", "text\n")
+    write_file(d .. "/sub/b.pes", "A 0\nB 1\n")
+    local runs = { { h.retrace("medea", d) } }
+    if h.have_mpi() then runs[2] = { h.mpirun(2, "medea", d) } end
+    for _, r in ipairs(runs) do
+      local code, _, err = r[1], r[2], r[3]
+      assert.are.equal(1, code, err)
+      assert.truthy(err:find("retrace: " .. d .. ": no message-passing trace files in this directory\n", 1, true), err)
+      check(err, { d .. "/a.txt", d .. "/sub/b.pes" })
+    end
+    -- an empty folder too
+    sh("rm -rf " .. q(d) .. " && mkdir " .. q(d))
+    local code, _, err = h.retrace("medea", d)
+    assert.are.equal(1, code, err)
+    assert.truthy(err:find(d .. ": no message-passing trace files", 1, true), err)
+    sh("rm -rf " .. q(root))
+  end)
+end)
+
 describe("a Paraver trace without its .pcf", function()
   it("says so among the warnings of stats (raised at open, shown when the replay listens)", function()
     local dir = h.temp_dir()

@@ -65,6 +65,13 @@ local inputs = {
   { "chitra --project --aggregate --clip on a PES",
     { "chitra", "--project", "send,recv=comm", "--aggregate", "comm,wait=cw", "--clip", "3:300" }, pes,
     { 100000, 1000000 } },
+  -- (the filters, a component projection and an undo read the file once more each: 23 bytes
+  -- a state held before)
+  { "chitra --filter-time --filter-event on a PES", { "chitra", "--filter-time", "0.2", "--filter-event", "3" }, pes,
+    { 100000, 1000000 } },
+  { "chitra --components --undo --filter-time on a PES",
+    { "chitra", "--component-pattern", "%l+", "--components", "send=comm,recv=comm", "--project", "wait,io=wio",
+      "--undo", "--filter-time", "0.2" }, pes, { 100000, 1000000 } },
   { "info on a PES", { "info" }, function(p, n)
     local names = { "a", "b", "c", "d", "e" }
     return write(p, "", n, function(k) return names[k % 5 + 1] .. " " .. k .. "\n" end)

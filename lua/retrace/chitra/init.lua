@@ -51,6 +51,11 @@ function M.load(paths, opts)
   return M.wrap(s, paths, opts)
 end
 
+-- The note of a step leaving one symbol (step() below), from the symbols left.
+local function one_symbol_note(hist, names)
+  return string.format("%s: the whole sequence is now one symbol (%s); its chain has one state", hist, names)
+end
+
 --- The chain of one PES file without holding its sequence (memory grows with the
 -- distinct states and arcs, not with the length): a read-only session that answers
 -- what a report of the file as loaded needs - members() (1), length(1), history()
@@ -90,8 +95,7 @@ function M.stream(path, opts)
       end
     end
     if only then
-      notes[1] = string.format("%s: the whole sequence is now one symbol (%s); its chain has one state",
-        history[1], only)
+      notes[1] = one_symbol_note(history[1], only)
     end
   end
   return M.streamed(path, chain, n, history, notes)
@@ -113,29 +117,94 @@ function M.streamed(path, chain, n, history, notes)
   return st
 end
 
+-- 1 when a step after a filter names a composite T<k> the filter may make (the stream
+-- names a filter's composites only as it reads: the loaded session answers then).
+local function names_composite(steps)
+  local filtered = false
+  for _, st in ipairs(steps) do
+    if st[1] == "filter_time" or st[1] == "filter_event" then
+      filtered = true
+    elseif filtered then
+      for _, v in ipairs(st) do
+        for _, x in pairs(type(v) == "table" and v or { v }) do
+          if tostring(x):match("^T%d+$") then return true end
+        end
+        for x in pairs(type(v) == "table" and v or {}) do
+          if tostring(x):match("^T%d+$") then return true end
+        end
+      end
+    end
+  end
+  return false
+end
+
 --- The chain of one PES file after transforms, never holding the sequence: opts.steps
 -- lists them as chitra's command line does ({"clip", NI, NF}, {"project", {A, B}, Z},
--- {"aggregate", {A, B}, Z}). The file is read twice: once for its names, on which the
+-- {"aggregate", {A, B}, Z}, {"project_components", {C = D}}, {"filter_time", P},
+-- {"filter_event", N}, {"undo"}). The file is read once for its names, on which the
 -- steps are planned by the session's own methods (their checks, notes and history),
--- then as a stream through the transforms (core rt_pes_chain_ops). nil, message,
--- "empty" when the stream cannot give the loaded session's answer (a step refused, a
--- clip too long, nothing left): load the file then, for the same message.
+-- then as a stream through the transforms (core rt_pes_chain_ops); a filter, a
+-- component projection and an undo each read it once more (the totals of the
+-- sequence they take). nil, message, "empty" when the stream cannot give the loaded
+-- session's answer (a step refused, a clip too long, nothing left): load the file
+-- then, for the same message.
 function M.stream_steps(path, opts)
-  -- read twice: a pipe or FIFO cannot be, load it instead
+  -- read more than once: a pipe or FIFO cannot be, load it instead
   if require("lfs").attributes(path, "mode") ~= "file" then return nil, "not a file", "empty" end
+  if names_composite(opts.steps) then return nil, "composite names", "empty" end
   local progress = opts.progress and function(done, total) opts.progress(path, done, total) end or nil
   local s = core.new()
   local n0, err = s:pes_names(path, progress, opts.progress_step)
   if not n0 then s:close() return nil, err end
   local plan = M.wrap(s, { path }, opts)
+  -- the symbols present after the steps so far (a component projection maps those)
+  -- ops[i]: plan.steps[i] as the stream applies it (a component projection: its symbol map)
+  local ops, cached = {}, nil
+  local function current()
+    local o = {}
+    for i = 1, #plan.steps do o[i] = ops[i] end
+    return o
+  end
+  plan.present = function(self)
+    cached = cached or self.core:pes_totals_ops(path, progress, opts.progress_step, current()) or false
+    return cached or {}
+  end
   local marks = {} -- marks[i]: the notes made up to step i
   for _, step in ipairs(opts.steps) do
     local before = #plan.steps
-    local ok = plan[step[1]](plan, table.unpack(step, 2))
+    local kind, ok, map = step[1], nil, nil
+    cached = nil
+    if kind == "project_components" or kind == "undo" then
+      -- the steps so far, read: a clip too long is refused here as the loaded session would
+      plan:present()
+      if not cached then s:close() return nil, "refused", "empty" end
+    end
+    if kind == "project_components" and type(step[2]) == "table" then
+      map = plan:component_map(step[2]) -- (the same map the step makes, from the totals cached)
+    end
+    if kind == "filter_time" or kind == "filter_event" then
+      ok = type(step[2]) == "number" and s:plan_filter(kind == "filter_time" and "time" or "event", step[2])
+      if ok then plan.steps[#plan.steps + 1] = { kind, step[2] } end
+    elseif kind == "undo" and #plan.steps > 0 then
+      -- the step undone said so if it left one symbol: its totals tell
+      local totals = plan:present()
+      local only, nsym = nil, 0
+      for name in pairs(totals) do only, nsym = name, nsym + 1 end
+      if nsym == 1 then -- (said right after the step's own notes)
+        local hist = s:history()
+        table.insert(plan.notes, marks[#plan.steps] + 1, one_symbol_note(hist[#hist], only))
+      end
+      ok = plan:undo()
+    else
+      ok = plan[kind](plan, table.unpack(step, 2))
+    end
     if not ok then s:close() return nil, "refused", "empty" end
-    if #plan.steps > before then marks[#plan.steps] = #plan.notes end -- (a no-op adds a note only)
+    if #plan.steps > before then
+      marks[#plan.steps] = #plan.notes -- (a no-op adds a note only)
+      ops[#plan.steps] = map and { "project", map } or plan.steps[#plan.steps]
+    end
   end
-  local raw, n, outs = s:pes_chain_ops(path, progress, opts.progress_step, plan.steps)
+  local raw, n, outs = s:pes_chain_ops(path, progress, opts.progress_step, current())
   if not raw then s:close() return nil, n, "empty" end
   local history = s:history()
   local notes, from = {}, 1
@@ -143,8 +212,7 @@ function M.stream_steps(path, opts)
     for j = from, marks[i] do notes[#notes + 1] = plan.notes[j] end
     from = marks[i] + 1
     if outs[i].distinct == 1 then -- (step() below)
-      notes[#notes + 1] = string.format("%s: the whole sequence is now one symbol (%s); its chain has one state",
-        history[i], outs[i].first)
+      notes[#notes + 1] = one_symbol_note(history[i], outs[i].first)
     end
   end
   for j = from, #plan.notes do notes[#notes + 1] = plan.notes[j] end
@@ -190,8 +258,7 @@ local function step(self, record, ok, err)
   self.steps[#self.steps + 1] = record
   if self.core:distinct() == 1 then
     local hist = self.core:history()
-    self:note(string.format("%s: the whole sequence is now one symbol (%s); its chain has one state",
-      hist[#hist], self.core:symbols(1)[1] or "?"))
+    self:note(one_symbol_note(hist[#hist], self.core:symbols(1)[1] or "?"))
   end
   return self
 end
@@ -281,7 +348,7 @@ end
 
 --- The symbol map that a component map induces on the symbols present.
 function Ses:component_map(cmap)
-  local totals = self.core:totals()
+  local totals = self.present and self:present() or self.core:totals()
   local map, n = {}, 0
   for sym in pairs(totals) do
     local parts = self:split(sym)
