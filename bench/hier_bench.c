@@ -117,7 +117,9 @@ static outcome simulate(const char *path, int fmt, int shape)
 int main(int argc, char **argv)
 {
     if (argc == 5 && !strcmp(argv[1], "--child")) {
-        simulate(argv[2], atoi(argv[3]), atoi(argv[4]));
+        outcome o = simulate(argv[2], atoi(argv[3]), atoi(argv[4]));
+        fprintf(stderr, "%llu refs: wall %.3f s, simulating thread %.3f s, others %.3f s CPU\n",
+                (unsigned long long)o.refs, o.secs, o.main_cpu, o.cpu - o.main_cpu);
         printf("%ld\n", bench_max_rss_kib());
         return 0;
     }
