@@ -16,6 +16,8 @@
  * time is what the run takes on two otherwise idle cores, the figure to read
  * when the machine is shared. Then the peak memory of a fresh process at N/10 and N, to show it is
  * flat in trace length. RETRACE_BENCH_N overrides N (2 * 10^7).
+ * `hier_bench --child TRACE FORMAT SHAPE` runs one simulation and prints the
+ * wall time and each thread's CPU time to stderr, its peak memory to stdout.
  * Targets: >= 100 M refs/s through one level from RTMB and din, >= 40 M refs/s
  * through three levels.
  */
