@@ -16,6 +16,8 @@
  * time is what the run takes on two otherwise idle cores, the figure to read
  * when the machine is shared. Then the peak memory of a fresh process at N/10 and N, to show it is
  * flat in trace length. RETRACE_BENCH_N overrides N (2 * 10^7).
+ * `hier_bench --child TRACE FORMAT SHAPE` runs one simulation and prints the
+ * wall time and each thread's CPU time to stderr, its peak memory to stdout.
  * Targets: >= 100 M refs/s through one level from RTMB and din, >= 40 M refs/s
  * through three levels.
  */
@@ -117,7 +119,9 @@ static outcome simulate(const char *path, int fmt, int shape)
 int main(int argc, char **argv)
 {
     if (argc == 5 && !strcmp(argv[1], "--child")) {
-        simulate(argv[2], atoi(argv[3]), atoi(argv[4]));
+        outcome o = simulate(argv[2], atoi(argv[3]), atoi(argv[4]));
+        fprintf(stderr, "%llu refs: wall %.3f s, simulating thread %.3f s, others %.3f s CPU\n",
+                (unsigned long long)o.refs, o.secs, o.main_cpu, o.cpu - o.main_cpu);
         printf("%ld\n", bench_max_rss_kib());
         return 0;
     }

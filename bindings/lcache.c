@@ -43,8 +43,15 @@ typedef struct lpolicy {
     int sets;             /* registry ref of the table of per-set tables */
     int recency;          /* REC_LAST | REC_LOADED: set.last, set.loaded kept for victim */
     int rec[2];           /* registry refs of the per-set last and loaded tables, by set + 1 */
+    /* The victim hook runs on a thread of its own whose stack keeps what every
+     * call needs (V_* below): a call pushes only the set, the times and now. */
+    lua_State *T;
+    int tref;             /* registry ref of T */
     char name[64];
 } lpolicy;
+
+/* T's stack between victim calls */
+enum { V_HANDLER = 1, V_FN, V_SETS, V_LAST, V_LOADED, V_TOP = V_LOADED };
 
 enum { H_INIT, H_HIT, H_FILL, H_VICTIM };
 enum { REC_LAST = 1, REC_LOADED = 2 };
@@ -71,9 +78,8 @@ static int hook_call(lpolicy *p, int base, int nargs, int nresults)
 
 /* below: the stack's top to restore (rt_docall's caller: under the error;
  * hook_call's: under its handler) */
-static int hook_fail(lpolicy *p, int h, rt_policy_set *s, int below)
+static int hook_fail_on(lpolicy *p, lua_State *L, int h, rt_policy_set *s, int below)
 {
-    lua_State *L = p->L;
     const char *msg = lua_tostring(L, -1); /* rt_msghandler made every error a string */
     if (!msg)
         msg = "error without a message";
@@ -81,6 +87,11 @@ static int hook_fail(lpolicy *p, int h, rt_policy_set *s, int below)
     rt_err_set(s->err, RT_EINVAL, "policy %s: %s: %.*s", p->name, hook_names[h], (int)strcspn(msg, "\n"), msg);
     lua_settop(L, below);
     return RT_EINVAL;
+}
+
+static int hook_fail(lpolicy *p, int h, rt_policy_set *s, int below)
+{
+    return hook_fail_on(p, p->L, h, s, below);
 }
 
 static int lp_init(void *ud, rt_policy_set *s)
@@ -150,36 +161,34 @@ static int lp_fill(void *ud, rt_policy_set *s, unsigned way, uint64_t now)
 static int lp_victim(void *ud, rt_policy_set *s, uint64_t now, unsigned *way)
 {
     lpolicy *p = ud;
-    lua_State *L = p->L;
-    if (!lua_checkstack(L, 12))
+    lua_State *T = p->T;
+    if (!lua_checkstack(T, 8))
         return rt_err_set(s->err, RT_ENOMEM, "policy %s: Lua stack overflow", p->name);
-    lua_pushcfunction(L, rt_msghandler);
-    int base = lua_gettop(L);
-    push_hook(p, H_VICTIM, s);
+    lua_pushvalue(T, V_FN);
+    lua_rawgeti(T, V_SETS, (lua_Integer)s->index + 1);
     for (int k = 0; k < 2 && s->last; k++) { /* the engine's record into set.last, set.loaded */
         if (!(p->recency & (1 << k)))
             continue;
         const uint64_t *v = k ? s->loaded : s->last;
-        lua_rawgeti(L, LUA_REGISTRYINDEX, p->rec[k]);
-        lua_rawgeti(L, -1, (lua_Integer)s->index + 1);
+        lua_rawgeti(T, V_LAST + k, (lua_Integer)s->index + 1);
         for (unsigned w = 0; w < s->ways; w++) {
-            lua_pushinteger(L, (lua_Integer)v[w]);
-            lua_rawseti(L, -2, (lua_Integer)w + 1);
+            lua_pushinteger(T, (lua_Integer)v[w]);
+            lua_rawseti(T, -2, (lua_Integer)w + 1);
         }
-        lua_pop(L, 2);
+        lua_pop(T, 1);
     }
-    lua_pushinteger(L, (lua_Integer)now);
-    if (hook_call(p, base, 2, 1) != LUA_OK)
-        return hook_fail(p, H_VICTIM, s, base - 1);
+    lua_pushinteger(T, (lua_Integer)now);
+    if (lua_pcall(T, 2, 1, V_HANDLER) != LUA_OK)
+        return hook_fail_on(p, T, H_VICTIM, s, V_TOP);
     int isint;
-    lua_Integer w = lua_tointegerx(L, -1, &isint);
+    lua_Integer w = lua_tointegerx(T, -1, &isint);
     if (!isint || w < 1 || w > (lua_Integer)s->ways) {
         rt_err_set(s->err, RT_ERANGE, "policy %s: victim: returned %s, not a way 1..%u", p->name,
-                   luaL_tolstring(L, -1, NULL), s->ways);
-        lua_settop(L, base - 1);
+                   luaL_tolstring(T, -1, NULL), s->ways);
+        lua_settop(T, V_TOP);
         return RT_ERANGE;
     }
-    lua_settop(L, base - 1);
+    lua_settop(T, V_TOP);
     *way = (unsigned)(w - 1);
     return RT_OK;
 }
@@ -200,6 +209,9 @@ static int lpolicy_gc(lua_State *L)
     }
     luaL_unref(L, LUA_REGISTRYINDEX, p->sets);
     p->sets = LUA_NOREF;
+    luaL_unref(L, LUA_REGISTRYINDEX, p->tref);
+    p->tref = LUA_NOREF;
+    p->T = NULL;
     for (int k = 0; k < 2; k++) {
         luaL_unref(L, LUA_REGISTRYINDEX, p->rec[k]);
         p->rec[k] = LUA_NOREF;
@@ -219,7 +231,7 @@ static void policy_from_table(lua_State *L, int idx, rt_cache_config *cfg)
     memset(p, 0, sizeof *p);
     for (int h = 0; h < 4; h++)
         p->fn[h] = LUA_NOREF;
-    p->sets = p->rec[0] = p->rec[1] = LUA_NOREF;
+    p->sets = p->rec[0] = p->rec[1] = p->tref = LUA_NOREF;
     luaL_setmetatable(L, LPOLICY_T);
     lua_rawgeti(L, LUA_REGISTRYINDEX, LUA_RIDX_MAINTHREAD);
     p->L = lua_tothread(L, -1);
@@ -258,6 +270,13 @@ static void policy_from_table(lua_State *L, int idx, rt_cache_config *cfg)
         lua_newtable(L);
         p->rec[k] = luaL_ref(L, LUA_REGISTRYINDEX);
     }
+    p->T = lua_newthread(L);
+    p->tref = luaL_ref(L, LUA_REGISTRYINDEX);
+    lua_pushcfunction(p->T, rt_msghandler);
+    lua_rawgeti(p->T, LUA_REGISTRYINDEX, p->fn[H_VICTIM]);
+    lua_rawgeti(p->T, LUA_REGISTRYINDEX, p->sets);
+    lua_rawgeti(p->T, LUA_REGISTRYINDEX, p->rec[0]);
+    lua_rawgeti(p->T, LUA_REGISTRYINDEX, p->rec[1]);
     p->ops.name = p->name;
     p->ops.recency = p->recency != 0;
     /* stack = "last": a hierarchy orders the set's stack by last reference (LRU's) */

@@ -1,5 +1,6 @@
 /* rt_hier.c - a cache hierarchy with Dinero IV's model (see rt_hier.h). */
 #include "rt_hier.h"
+#include "rt_mesi.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -1403,7 +1404,8 @@ static void snoop(rt_hier *h, unsigned p, uint64_t blk, int write)
                     continue;
                 held = 1;
                 uint64_t slot = (uint64_t)set * s->ways + (unsigned)w;
-                if (s->valid[slot] & s->dirty[slot]) {
+                unsigned answer = rt_mesi_answer((s->valid[slot] & s->dirty[slot]) ? 'M' : 'S', write);
+                if (answer & RT_MESI_WRITEBACK) {
                     c->st.snoop_wb++;
                     write_back(h, c, c, blk, s->valid[slot], s->dirty[slot]);
                     s->dirty[slot] = 0;
@@ -1412,7 +1414,7 @@ static void snoop(rt_hier *h, unsigned p, uint64_t blk, int write)
                     w = store_find(s, set, blk);
                     slot = (uint64_t)set * s->ways + (unsigned)(w < 0 ? 0 : w);
                 }
-                if (write && w >= 0) {
+                if ((answer & RT_MESI_INVALIDATE) && w >= 0) {
                     store_empty(s, slot);
                     c->st.inval_recv++;
                     int added;
@@ -1426,9 +1428,10 @@ static void snoop(rt_hier *h, unsigned p, uint64_t blk, int write)
         h->core_cd[p]->st.inval_sent += holders;
 }
 
-/* before core p's reference enters its first level: the snoops it causes.
- * A block the first level holds (dirty, for a store) needs none: no other
- * core can hold it dirty (every store took the others' copies away). */
+/* before core p's reference enters its first level: the snoops it causes
+ * (rt_mesi.h). A block the first level holds needs none for a load, nor for a
+ * store when held dirty: no other core can hold it (every store took the
+ * others' copies away). Clean and held is E or S: the rule treats them alike. */
 static void coherence(rt_hier *h, unsigned p, const rt_memref *ref)
 {
     hcache *e = ref->kind == RT_REF_IFETCH ? h->core_ci[p] : h->core_cd[p];
@@ -1440,7 +1443,8 @@ static void coherence(rt_hier *h, unsigned p, const rt_memref *ref)
     for (uint64_t b = ref->addr >> e->lg2b; b <= (ref->addr + size - 1) >> e->lg2b; b++) {
         uint32_t set = set_of(s, b);
         int w = store_find(s, set, b);
-        if (w >= 0 && (!write || s->dirty[(uint64_t)set * s->ways + (unsigned)w]))
+        int mine = w < 0 ? 'I' : s->dirty[(uint64_t)set * s->ways + (unsigned)w] ? 'M' : 'S';
+        if (!rt_mesi_snoops(mine, write))
             continue;
         snoop(h, p, b, write);
     }
@@ -1469,7 +1473,7 @@ int rt_hier_mesi(const rt_hier *h, unsigned core, uint64_t addr)
                 uint64_t slot = (uint64_t)set * c->m.ways + (unsigned)w;
                 dirty |= (c->m.valid[slot] & c->m.dirty[slot]) != 0;
             }
-    return !mine ? 'I' : dirty ? 'M' : others ? 'S' : 'E';
+    return !mine ? 'I' : dirty ? 'M' : rt_mesi_after(0, others);
 }
 
 /* ---------------------------------------------------------------- entry */

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "rt_memspy_int.h"
+#include "rt_mesi.h"
 
 /* ---- data bins of references ---- */
 
@@ -439,23 +440,39 @@ int rt_memspy_busy(rt_memspy *m, int proc, uint64_t cycles, rt_err *err)
     return RT_OK;
 }
 
-/* A write by processor `proc` to line index li: invalidate every other copy. */
-static int invalidate_others(rt_memspy *m, int proc, uint32_t li, uint64_t line)
+/* processor q's state of line index li in the directory (rt_mesi.h; E and S
+ * are not told apart: the rule treats them alike) */
+static int state_of(const rt_memspy *m, uint32_t li, int q)
+{
+    return !(m->present[li] >> q & 1) ? 'I' : m->dirty[li] == q ? 'M' : 'S';
+}
+
+/* The snoop of a reference by processor `proc` to line index li (a store
+ * when write), as rt_mesi.h rules: a dirty copy elsewhere is written back, a
+ * store removes every other copy; then the directory holds proc's state. */
+static int snoop(rt_memspy *m, int proc, uint32_t li, uint64_t line, int write)
 {
     uint64_t others = m->present[li] & ~(UINT64_C(1) << proc);
     while (others) {
         int q = __builtin_ctzll(others);
         others &= others - 1;
-        int st = rt_cache_flush_range(m->proc[q].cache, line << m->shift, m->line, 1);
-        if (st != RT_OK)
-            return st;
-        m->why[li * (size_t)m->P + (size_t)q] = LS_MAKE(LS_INVALIDATED, proc);
-        m->tot.invalidations++;
+        unsigned answer = rt_mesi_answer(state_of(m, li, q), write);
+        if (answer & RT_MESI_WRITEBACK) {
+            m->dirty[li] = -1; /* the owner's data goes to memory before the reference */
+            m->tot.writebacks++;
+        }
+        if (answer & RT_MESI_INVALIDATE) {
+            int st = rt_cache_flush_range(m->proc[q].cache, line << m->shift, m->line, 1);
+            if (st != RT_OK)
+                return st;
+            m->present[li] &= ~(UINT64_C(1) << q);
+            m->why[li * (size_t)m->P + (size_t)q] = LS_MAKE(LS_INVALIDATED, proc);
+            m->tot.invalidations++;
+        }
     }
-    if (m->dirty[li] >= 0 && m->dirty[li] != proc)
-        m->tot.writebacks++; /* the old owner's data goes to memory before the new write */
-    m->present[li] = UINT64_C(1) << proc;
-    m->dirty[li] = (int8_t)proc;
+    m->present[li] |= UINT64_C(1) << proc;
+    if (write)
+        m->dirty[li] = (int8_t)proc;
     return RT_OK;
 }
 
@@ -486,8 +503,8 @@ static int ref_line(rt_memspy *m, int proc, ms_proc *p, uint64_t addr, int is_wr
                     return rt_ms_nomem(err);
                 sl->li = li;
             }
-            if (m->present[li] != (UINT64_C(1) << proc) || m->dirty[li] != proc) {
-                st = invalidate_others(m, proc, li, res.line);
+            if (rt_mesi_snoops(state_of(m, li, proc), 1)) {
+                st = snoop(m, proc, li, res.line, 1);
                 if (st != RT_OK)
                     return rt_err_set(err, st, "policy: %s", rt_cache_error(m->proc[0].cache));
             }
@@ -552,20 +569,16 @@ static int ref_line(rt_memspy *m, int proc, ms_proc *p, uint64_t addr, int is_wr
         tc->write_misses++;
         c->write_stall += lat;
         tc->write_stall += lat;
-        st = invalidate_others(m, proc, li, res.line);
-        if (st != RT_OK)
-            return rt_err_set(err, st, "policy: cache flush failed");
     } else {
         c->read_misses++;
         tc->read_misses++;
         c->read_stall += lat;
         tc->read_stall += lat;
-        if (m->dirty[li] >= 0 && m->dirty[li] != proc) {
-            m->dirty[li] = -1; /* the owner writes back and keeps a shared copy */
-            m->tot.writebacks++;
-        }
-        m->present[li] |= UINT64_C(1) << proc;
     }
+    /* a miss: proc's copy was I (the owner of a dirty copy writes it back
+     * and, for a load, keeps a shared one) */
+    if ((st = snoop(m, proc, li, res.line, is_write)) != RT_OK)
+        return rt_err_set(err, st, "policy: cache flush failed");
     c->stall += lat;
     tc->stall += lat;
     p->stall += lat;

@@ -14,9 +14,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 
 #include "rt_lines.h"
 #include "rt_memtrace_fast.h"
@@ -25,7 +22,6 @@
 #define SLOT_LINES 8192 /* bare loads and stores per slot */
 #define SLOT_REFS 1024  /* general references per slot */
 #define SLOT_SEGS 2048  /* runs of either kind per slot */
-#define SCRATCH 512     /* loads and stores parsed at a time */
 #define BUF ((size_t)256 << 10) /* text read at a time: the parse finds it in the cache */
 #define SPARE 32               /* zero bytes after the text, read past by the block parsers */
 
@@ -72,10 +68,6 @@ typedef struct parse {
     int eof;             /* the file has been read to its end */
     unsigned long lines; /* lines parsed before p */
     uint64_t done;       /* bytes of the file before buf */
-    /* loads and stores are parsed here, in this thread's cache, then written
-     * to the slot past the cache (the reading thread's core takes them) */
-    uint64_t addr[SCRATCH];
-    uint8_t is_write[SCRATCH];
 } parse;
 
 struct rt_din_ahead {
@@ -96,22 +88,6 @@ struct rt_din_ahead {
     int err_given;  /* the current slot's error was returned */
     uint64_t offset;
 };
-
-/* k parsed loads and stores into the slot: each address (4-aligned) with its
- * store flag in bit 0, written with non-temporal stores where there are some */
-static void publish_lines(slot *s, const parse *ps, size_t k)
-{
-    uint64_t *out = s->addr + s->nlines;
-#if defined(__SSE2__) && defined(__x86_64__)
-    for (size_t i = 0; i < k; i++)
-        _mm_stream_si64((long long *)&out[i], (long long)(ps->addr[i] | ps->is_write[i]));
-#else
-    for (size_t i = 0; i < k; i++)
-        out[i] = ps->addr[i] | ps->is_write[i];
-#endif
-    add_seg(s, SEG_LINES, k);
-    s->nlines += k;
-}
 
 /* More whole lines into the buffer once [p, end) is parsed: RT_OK, RT_EEOF
  * at the end, or an error (a read error, a line over RT_LINES_MAX) in err. */
@@ -172,12 +148,12 @@ static void fill(rt_din_ahead *a, parse *ps, slot *s)
                 break;
             }
         }
-        /* plain loads and stores */
-        size_t k = 0, room = SLOT_LINES - s->nlines;
-        ps->p = rt_din_lines(ps->p, ps->end, 2, ps->addr, ps->is_write, room < SCRATCH ? room : SCRATCH, &k,
-                             &ps->lines);
-        publish_lines(s, ps, k);
-        if (k == SCRATCH || s->nlines == SLOT_LINES || ps->p >= ps->end)
+        /* plain loads and stores, straight into the slot */
+        size_t k = s->nlines;
+        ps->p = rt_din_words(ps->p, ps->end, s->addr, SLOT_LINES, &k, &ps->lines);
+        add_seg(s, SEG_LINES, k - s->nlines);
+        s->nlines = k;
+        if (s->nlines == SLOT_LINES || ps->p >= ps->end)
             continue;
         /* one line of another plain shape (an instruction fetch, misc, flush) */
         k = s->nrefs;
@@ -225,9 +201,6 @@ static void *producer(void *arg)
         if (stop)
             return NULL;
         fill(a, ps, s);
-#if defined(__SSE2__)
-        _mm_sfence(); /* the non-temporal stores land before the slot is handed over */
-#endif
         pthread_mutex_lock(&a->mu);
         a->produced++;
         pthread_cond_signal(&a->filled);

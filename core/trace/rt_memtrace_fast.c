@@ -3,7 +3,8 @@
  * (see rt_memtrace_fast.h): the hot path of `retrace cache` on text traces
  * and of `retrace capture` on lackey's log, tens of millions of lines per
  * second. Hex fields are read eight characters at a time (SWAR) rather than
- * with a table lookup per digit.
+ * with a table lookup per digit; din's plain load and store lines are read
+ * sixteen characters at once in an SSE register.
  */
 #include "rt_memtrace_fast.h"
 
@@ -173,105 +174,94 @@ const char *rt_din_block(const char *p, const char *end, rt_memref *out, size_t 
     return p;
 }
 
-/* The value of the n (1..16) hex digits that start the sixteen characters
- * of w0 (the first eight) and w1, whatever follows them: every character
- * taken as a digit (masked to four bits, so none spills into its
- * neighbour), the sixteen packed into one word, the ones past n shifted out. */
-HOT uint64_t hex_value16(uint64_t w0, uint64_t w1, unsigned n)
-{
-    uint64_t d0 = ((w0 & B8(0x0f)) + ((w0 >> 6) & B8(0x01)) * 9) & B8(0x0f);
-    uint64_t d1 = ((w1 & B8(0x0f)) + ((w1 >> 6) & B8(0x01)) * 9) & B8(0x0f);
-    /* two words of eight digits each, first character highest */
-    d0 = ((d0 << 4) | (d0 >> 8)) & 0x00FF00FF00FF00FFull;
-    d1 = ((d1 << 4) | (d1 >> 8)) & 0x00FF00FF00FF00FFull;
-    d0 = ((d0 << 8) | (d0 >> 16)) & 0x0000FFFF0000FFFFull;
-    d1 = ((d1 << 8) | (d1 >> 16)) & 0x0000FFFF0000FFFFull;
-    d0 = ((d0 << 16) | (d0 >> 32)) & 0xFFFFFFFFull;
-    d1 = ((d1 << 16) | (d1 >> 32)) & 0xFFFFFFFFull;
-    return ((d0 << 32) | d1) >> (4 * (16 - n));
-}
-
-/* Up to max line ends ('\n') from p, where at least 16 bytes remain before
- * end, into nl[]: their count. Sixteen characters compared at once, so that
- * finding where a line ends does not wait on parsing the line before. */
-static size_t line_ends16(const char *p, const char *end, const char **nl, size_t max)
-{
-    size_t m = 0;
-    for (const char *q = p; m < max && end - q >= 16; q += 16) {
 #if defined(__SSE2__)
-        unsigned mask = (unsigned)_mm_movemask_epi8(
-            _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)q), _mm_set1_epi8('\n')));
-#else
-        unsigned mask = 0;
-        for (unsigned i = 0; i < 16; i++)
-            mask |= (unsigned)(q[i] == '\n') << i;
-#endif
-        for (; mask && m < max; mask &= mask - 1)
-            nl[m++] = q + __builtin_ctz(mask);
-    }
-    return m;
-}
-
-/* the low n (0..8) bytes of a word */
-HOT uint64_t low_bytes(unsigned n)
+/* One plain load or store line at p ("L HEX\n", L 0 or 1, one space, 1-15
+ * hex digits; at least 18 bytes readable from p): the start of the next line,
+ * with the reference in *word (the address, 4-aligned, with bit 0 set for a
+ * store); NULL for any other line. The sixteen characters after the blank
+ * are handled at once in one SSE register: the newline found by a compare,
+ * the digits checked and packed into a word by a few vector operations, so
+ * the only chain from one line to the next is where its newline is. */
+HOT const char *din_plain(const char *p, uint64_t *word)
 {
-    return ~((~0ull << (4 * n)) << (4 * n));
+    unsigned label = (unsigned)(unsigned char)p[0] - '0';
+    __m128i x = _mm_loadu_si128((const __m128i *)(p + 2));
+    unsigned nlm = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(x, _mm_set1_epi8('\n')));
+    unsigned n = (unsigned)__builtin_ctz(nlm | 0x10000); /* digits before the newline (16: none seen) */
+    /* hex digits: c - '0' <= 9, or (c | 0x20) - 'a' <= 5, unsigned */
+    __m128i d = _mm_sub_epi8(x, _mm_set1_epi8('0'));
+    __m128i a = _mm_sub_epi8(_mm_or_si128(x, _mm_set1_epi8(0x20)), _mm_set1_epi8('a'));
+    __m128i ok = _mm_or_si128(_mm_cmpeq_epi8(_mm_min_epu8(d, _mm_set1_epi8(9)), d),
+                              _mm_cmpeq_epi8(_mm_min_epu8(a, _mm_set1_epi8(5)), a));
+    unsigned okm = (unsigned)_mm_movemask_epi8(ok);
+    if (label > 1 || p[1] != ' ' || n - 1 > 14 || (~okm & ((1u << n) - 1)))
+        return NULL;
+    /* digit values (letters: low nibble + 9), masked so none spills over */
+    __m128i v = _mm_and_si128(
+        _mm_add_epi8(x, _mm_and_si128(_mm_cmpgt_epi8(x, _mm_set1_epi8(0x40)), _mm_set1_epi8(9))),
+        _mm_set1_epi8(0x0f));
+    /* pairs of digits into bytes, the first digit high, then the bytes into a word */
+    __m128i pr = _mm_and_si128(_mm_or_si128(_mm_slli_epi16(v, 4), _mm_srli_epi16(v, 8)), _mm_set1_epi16(0xff));
+    uint64_t all = __builtin_bswap64((uint64_t)_mm_cvtsi128_si64(_mm_packus_epi16(pr, pr)));
+    *word = ((all >> (4 * (16 - n))) & ~(uint64_t)3) | label; /* as rt_din_next: 4 aligned bytes */
+    return p + 3 + n;
 }
+#endif
 
-/* din loads and stores as bare addresses (see the header), in two passes
- * over up to 256 lines: their ends first (line_ends16), then each plain line
- * "L HEX" (L 0 or 1, one space, 1-16 digits) on its own, its digits known
- * from its length and tested sixteen at a time. The lines do not depend on
- * each other, so the processor works on several at once. Any other line
- * goes once through rt_din_block, which knows every shape; a reference other
- * than a load or a store ends the run there. */
-const char *rt_din_lines(const char *p, const char *end, unsigned line_shift, uint64_t *addr,
-                         uint8_t *is_write, size_t cap, size_t *kp, unsigned long *lines)
+/* din loads and stores as words (see the header). With SSE2 each plain line
+ * goes through din_plain; any other line goes once through rt_din_block,
+ * which knows every shape, and a reference other than a load or a store ends
+ * the run there. */
+const char *rt_din_words(const char *p, const char *end, uint64_t *word, size_t cap, size_t *kp,
+                         unsigned long *lines)
 {
     size_t k = *kp;
     unsigned long nl = 0;
-    (void)line_shift; /* 4 aligned bytes stay within any line of 4 bytes or more */
     while (k < cap && p < end) {
-        const char *ends[256];
-        size_t want = cap - k < 256 ? cap - k : 256;
-        size_t m = line_ends16(p, end, ends, want), i = 0;
-        for (; i < m; i++) {
-            const char *s = i ? ends[i - 1] + 1 : p;
-            size_t len = (size_t)(ends[i] - s);
-            if (len - 3 > 15 || end - s < 18) /* 1-16 digits, 16 characters readable after the blank */
-                break;
-            unsigned n = (unsigned)len - 2, label = (unsigned)(unsigned char)s[0] - '0';
-            uint64_t w0, w1;
-            memcpy(&w0, s + 2, 8);
-            memcpy(&w1, s + 10, 8);
-            unsigned n0 = n < 8 ? n : 8;
-            /* a character among the n that is not a hex digit (or not ASCII) */
-            uint64_t bad = ((~hex_bytes(w0) | w0) & low_bytes(n0)) | ((~hex_bytes(w1) | w1) & low_bytes(n - n0));
-            if (label > 1 || s[1] != ' ' || (bad & B8(0x80)))
-                break;
-            addr[k] = hex_value16(w0, w1, n) & ~(uint64_t)3; /* as rt_din_next */
-            is_write[k++] = (uint8_t)label;
+#if defined(__SSE2__)
+        const char *q;
+        size_t k0 = k;
+        while (k < cap && end - p >= 18 && (q = din_plain(p, &word[k]))) {
+            p = q;
+            k++;
         }
-        nl += i;
-        if (i)
-            p = ends[i - 1] + 1;
-        if (i == m && m) /* all plain: the next lines */
-            continue;
+        nl += k - k0;
         if (k == cap || p >= end)
             break;
+#endif
         rt_memref ref; /* the line at p, any shape */
         size_t one = 0;
         unsigned long l1 = 0;
-        const char *q = rt_din_block(p, end, &ref, 1, &one, &l1);
+        const char *r = rt_din_block(p, end, &ref, 1, &one, &l1);
         if (!one || ref.kind > RT_REF_WRITE)
             break; /* the slow path's line, or an instruction fetch, misc or flush */
-        addr[k] = ref.addr;
-        is_write[k++] = (uint8_t)ref.kind;
+        word[k++] = ref.addr | (uint64_t)ref.kind;
         nl += l1;
-        p = q;
+        p = r;
     }
     *kp = k;
     *lines += nl;
+    return p;
+}
+
+const char *rt_din_lines(const char *p, const char *end, unsigned line_shift, uint64_t *addr,
+                         uint8_t *is_write, size_t cap, size_t *kp, unsigned long *lines)
+{
+    (void)line_shift; /* 4 aligned bytes stay within any line of 4 bytes or more */
+    size_t k = *kp;
+    while (k < cap && p < end) {
+        uint64_t w[256];
+        size_t m = 0, want = cap - k < 256 ? cap - k : 256;
+        p = rt_din_words(p, end, w, want, &m, lines);
+        for (size_t i = 0; i < m; i++) {
+            addr[k + i] = w[i] & ~(uint64_t)3;
+            is_write[k + i] = (uint8_t)(w[i] & 1);
+        }
+        k += m;
+        if (m < want)
+            break;
+    }
+    *kp = k;
     return p;
 }
 

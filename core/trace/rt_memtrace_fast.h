@@ -39,6 +39,9 @@ const char *rt_din_block(const char *p, const char *end, rt_memref *out, size_t 
  * path. Each is 4 bytes (within one line when line_shift >= 2). */
 const char *rt_din_lines(const char *p, const char *end, unsigned line_shift, uint64_t *addr,
                          uint8_t *is_write, size_t cap, size_t *k, unsigned long *lines);
+/* The same as words: the address with bit 0 set for a store. */
+const char *rt_din_words(const char *p, const char *end, uint64_t *word, size_t cap, size_t *k,
+                         unsigned long *lines);
 const char *rt_xdin_block(const char *p, const char *end, rt_memref *out, size_t cap, size_t *k,
                           unsigned long *lines);
 /* valgrind: skip "==", "--" and "**" lines as rt_lackey_next does (else stop

@@ -105,11 +105,14 @@ static void din_line(text *t)
     if (what == 0) {
         put(t, "%s\n", blanks(1)); /* blank */
     } else if (what == 1) {
+        /* the neighbours of the digit and letter ranges ('/', ':', '@', 'G', '`', 'g') among them */
         static const char *const bad[] = {"5 20", "r 20", "1", "0 12g4", "0 11112222333344445", "0\t", "00 4",
-                                          "0 -1", "\x01\xff 10"};
-        put(t, "%s\n", bad[pick(9)]);
+                                          "0 -1", "\x01\xff 10", "0 1/2", "1 :", "0 ab@", "1 G", "0 `",
+                                          "1 123456789abcdeg", "0 1 2", "2 ff\x80"};
+        put(t, "%s\n", bad[pick(17)]);
     } else if (what < 100) { /* the plain shape, as Dinero IV's tools write it */
-        put(t, "%u %llx\n", pick(8) ? pick(2) : pick(5), (unsigned long long)(rnd() >> (4 * pick(16))));
+        put(t, pick(4) ? "%u %llx\n" : "%u %llX\n", pick(8) ? pick(2) : pick(5),
+            (unsigned long long)(rnd() >> (4 * pick(16))));
     } else {
         put(t, "%s%u%s", blanks(1), pick(5), blanks(0));
         put_hex(t, rnd());
