@@ -129,6 +129,71 @@ static OTF2_CallbackCode ev_coll_end(EV_HEAD, OTF2_CollectiveOp op, OTF2_CommRef
     return hand(c, &ev);
 }
 
+/* ---- the sends table: the other modelled records leave only their time ---- */
+
+static inline OTF2_CallbackCode seen(rt_otf2_cb *c, OTF2_TimeStamp t)
+{
+    int64_t x = (int64_t)t;
+    if (!c->seen++)
+        c->first = c->latest = x;
+    else if (x > c->latest)
+        c->latest = x;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode seen_region(EV_HEAD, OTF2_RegionRef region)
+{
+    EV_UNUSED;
+    (void)region;
+    return seen(ud, t);
+}
+
+static OTF2_CallbackCode seen_recv(EV_HEAD, uint32_t from, OTF2_CommRef comm, uint32_t tag, uint64_t len)
+{
+    EV_UNUSED;
+    (void)from, (void)comm, (void)tag, (void)len;
+    return seen(ud, t);
+}
+
+static OTF2_CallbackCode seen_irecv(EV_HEAD, uint32_t from, OTF2_CommRef comm, uint32_t tag, uint64_t len, uint64_t req)
+{
+    EV_UNUSED;
+    (void)from, (void)comm, (void)tag, (void)len, (void)req;
+    return seen(ud, t);
+}
+
+static OTF2_CallbackCode seen_coll_begin(EV_HEAD)
+{
+    EV_UNUSED;
+    return seen(ud, t);
+}
+
+static OTF2_CallbackCode seen_coll_end(EV_HEAD, OTF2_CollectiveOp op, OTF2_CommRef comm, uint32_t root, uint64_t sent,
+                                       uint64_t received)
+{
+    EV_UNUSED;
+    (void)op, (void)comm, (void)root, (void)sent, (void)received;
+    return seen(ud, t);
+}
+
+/* A send of the sends table: seen, then handed over at the latest time. */
+static OTF2_CallbackCode seen_send(EV_HEAD, uint32_t to, OTF2_CommRef comm, uint32_t tag, uint64_t len)
+{
+    EV_UNUSED;
+    rt_otf2_cb *c = ud;
+    seen(c, t);
+    return message(c, RT_TE_SEND, (OTF2_TimeStamp)c->latest, to, comm, tag, len);
+}
+
+static OTF2_CallbackCode seen_isend(EV_HEAD, uint32_t to, OTF2_CommRef comm, uint32_t tag, uint64_t len, uint64_t req)
+{
+    EV_UNUSED;
+    (void)req;
+    rt_otf2_cb *c = ud;
+    seen(c, t);
+    return message(c, RT_TE_SEND, (OTF2_TimeStamp)c->latest, to, comm, tag, len);
+}
+
 /* One counting callback per record type not modelled, with the exact signature the library calls. */
 #define RT_UNPAREN(...) __VA_ARGS__
 #pragma GCC diagnostic push
@@ -175,5 +240,21 @@ OTF2_EvtReaderCallbacks *rt_otf2_callbacks(int count_skipped)
         RT_OTF2_SKIPPED_RECORDS(RT_X_SET)
 #undef RT_X_SET
     }
+    return cb;
+}
+
+OTF2_EvtReaderCallbacks *rt_otf2_sends_callbacks(void)
+{
+    OTF2_EvtReaderCallbacks *cb = OTF2_EvtReaderCallbacks_New();
+    if (!cb)
+        return NULL;
+    OTF2_EvtReaderCallbacks_SetEnterCallback(cb, seen_region);
+    OTF2_EvtReaderCallbacks_SetLeaveCallback(cb, seen_region);
+    OTF2_EvtReaderCallbacks_SetMpiSendCallback(cb, seen_send);
+    OTF2_EvtReaderCallbacks_SetMpiIsendCallback(cb, seen_isend);
+    OTF2_EvtReaderCallbacks_SetMpiRecvCallback(cb, seen_recv);
+    OTF2_EvtReaderCallbacks_SetMpiIrecvCallback(cb, seen_irecv);
+    OTF2_EvtReaderCallbacks_SetMpiCollectiveBeginCallback(cb, seen_coll_begin);
+    OTF2_EvtReaderCallbacks_SetMpiCollectiveEndCallback(cb, seen_coll_end);
     return cb;
 }

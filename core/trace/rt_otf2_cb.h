@@ -38,6 +38,10 @@ typedef struct rt_otf2_cb {
      * counts them (rt_otf2_callbacks(1)) */
     uint64_t skipped[RT_OTF2_SK_COUNT];
     uint64_t *skipped_total;
+    /* the sends table (rt_otf2_sends_callbacks): events seen, the first one's time stamp and the
+     * latest time stamp so far, of every modelled record; the reader zeroes seen before a read */
+    uint64_t seen;
+    int64_t first, latest;
 } rt_otf2_cb;
 
 /*
@@ -46,6 +50,14 @@ typedef struct rt_otf2_cb {
  * rt_otf2_records.h (without, the library passes over them). NULL when out of memory.
  */
 OTF2_EvtReaderCallbacks *rt_otf2_callbacks(int count_skipped);
+
+/*
+ * A table for a pass that wants only the sends: MPI_SEND and MPI_ISEND reach
+ * event() as with rt_otf2_callbacks, their time stamp held at the latest one
+ * before them (a processor's time does not step back); every other modelled
+ * record only updates seen, first and latest. NULL when out of memory.
+ */
+OTF2_EvtReaderCallbacks *rt_otf2_sends_callbacks(void);
 
 /* The name otf2-print gives skipped type i (RT_OTF2_SK_*), NULL out of range. */
 const char *rt_otf2_skipped_name(int i);

@@ -29,6 +29,7 @@ struct rt_otf2_locs {
     char *folder;             /* the anchor's folder of location files */
     OTF2_Reader *rd;
     OTF2_EvtReaderCallbacks *cb;
+    OTF2_EvtReaderCallbacks *cb_sends; /* the sends pass's table (rt_otf2_sends_callbacks) */
     rt_otf2_cb evcb;          /* the shared callbacks' context; evcb.cur is the processor read */
     rt_tdefs *defs;
     int64_t offset;           /* the clock's offset and resolution, for seconds */
@@ -40,17 +41,24 @@ struct rt_otf2_locs {
     int (*fn)(void *ud, const rt_tevent *ev);
     void *ud;
     int stop;                 /* fn's nonzero status */
+    int no_seconds;           /* events' time left 0 (rt_otf2_locs_ticks_only) */
 };
 
 /* ---- events ---- */
+
+double rt_otf2_locs_seconds(const rt_otf2_locs *L, int64_t ticks)
+{
+    /* seconds from the clock's offset: one division while the ticks are exact in a double */
+    int64_t rel = ticks - L->offset;
+    return rel >= 0 && rel < ((int64_t)1 << 53) ? (double)rel / L->resolution : rt_tdefs_seconds(L->defs, ticks);
+}
 
 /* An event from the shared callbacks: its time in seconds, then to the consumer. */
 static int deliver(rt_otf2_cb *c, rt_tevent *ev)
 {
     rt_otf2_locs *L = (rt_otf2_locs *)((char *)c - offsetof(rt_otf2_locs, evcb));
-    /* seconds from the clock's offset: one division while the ticks are exact in a double */
-    int64_t rel = ev->ticks - L->offset;
-    ev->time = rel >= 0 && rel < ((int64_t)1 << 53) ? (double)rel / L->resolution : rt_tdefs_seconds(L->defs, ev->ticks);
+    if (!L->no_seconds)
+        ev->time = rt_otf2_locs_seconds(L, ev->ticks);
     int rc = L->fn(L->ud, ev);
     if (rc)
         L->stop = rc;
@@ -102,6 +110,8 @@ void rt_otf2_locs_close(rt_otf2_locs *L)
         return;
     if (L->cb)
         OTF2_EvtReaderCallbacks_Delete(L->cb);
+    if (L->cb_sends)
+        OTF2_EvtReaderCallbacks_Delete(L->cb_sends);
     if (L->rd)
         OTF2_Reader_Close(L->rd);
     rt_otf2_map_free(&L->map);
@@ -189,7 +199,8 @@ rt_otf2_locs *rt_otf2_locs_open(const char *path, rt_err *err)
     L->folder = strdup(L->anchor);
     L->defs = rt_tdefs_new();
     L->cb = rt_otf2_callbacks(0);
-    if (!L->folder || !L->defs || !L->cb) {
+    L->cb_sends = rt_otf2_sends_callbacks();
+    if (!L->folder || !L->defs || !L->cb || !L->cb_sends) {
         rt_err_set(err, RT_ENOMEM, "%s: out of memory", path);
         rt_otf2_locs_close(L);
         return NULL;
@@ -237,7 +248,9 @@ uint64_t rt_otf2_locs_bytes_of(const rt_otf2_locs *L, int p)
     return p >= 0 && (size_t)p < L->map.nlocs ? L->evt_bytes[p] : 0;
 }
 
-int rt_otf2_locs_read(rt_otf2_locs *L, int p, int (*fn)(void *ud, const rt_tevent *ev), void *ud, rt_err *err)
+/* Read processor p's file through table cb. */
+static int read_with(rt_otf2_locs *L, int p, OTF2_EvtReaderCallbacks *cb, int (*fn)(void *ud, const rt_tevent *ev),
+                     void *ud, rt_err *err)
 {
     if (p < 0 || (size_t)p >= L->map.nlocs || !L->evt_bytes[p])
         return RT_OK;
@@ -250,8 +263,9 @@ int rt_otf2_locs_read(rt_otf2_locs *L, int p, int (*fn)(void *ud, const rt_teven
     L->fn = fn;
     L->ud = ud;
     L->stop = 0;
+    L->evcb.seen = 0;
     uint64_t got = 0;
-    OTF2_ErrorCode rc = OTF2_Reader_RegisterEvtCallbacks(L->rd, er, L->cb, &L->evcb);
+    OTF2_ErrorCode rc = OTF2_Reader_RegisterEvtCallbacks(L->rd, er, cb, &L->evcb);
     if (rc == OTF2_SUCCESS)
         rc = OTF2_Reader_ReadLocalEvents(L->rd, er, OTF2_UNDEFINED_UINT64, &got);
     OTF2_Reader_CloseEvtReader(L->rd, er);
@@ -262,4 +276,27 @@ int rt_otf2_locs_read(rt_otf2_locs *L, int p, int (*fn)(void *ud, const rt_teven
                           L->folder, (unsigned long long)L->map.locs[p], (unsigned long long)L->map.locs[p],
                           (unsigned long long)got, rt_otf2_error(rc));
     return RT_OK;
+}
+
+int rt_otf2_locs_read(rt_otf2_locs *L, int p, int (*fn)(void *ud, const rt_tevent *ev), void *ud, rt_err *err)
+{
+    return read_with(L, p, L->cb, fn, ud, err);
+}
+
+int rt_otf2_locs_sends(rt_otf2_locs *L, int p, int (*fn)(void *ud, const rt_tevent *ev), void *ud, int64_t span[2],
+                       uint64_t *nevents, rt_err *err)
+{
+    L->evcb.seen = 0;
+    int rc = read_with(L, p, L->cb_sends, fn, ud, err);
+    *nevents = rc == RT_OK ? L->evcb.seen : 0;
+    if (*nevents) {
+        span[0] = L->evcb.first;
+        span[1] = L->evcb.latest;
+    }
+    return rc;
+}
+
+void rt_otf2_locs_ticks_only(rt_otf2_locs *L, int on)
+{
+    L->no_seconds = on;
 }
