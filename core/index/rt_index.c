@@ -286,6 +286,7 @@ static int get_varint(const unsigned char **p, const unsigned char *end, uint64_
 
 typedef struct ix_frame {
     int region;
+    int state;                /* the state its class puts a processor in (rt_tclass_state; -1 look outward) */
     int64_t t;                /* when it was entered */
 } ix_frame;
 
@@ -296,11 +297,10 @@ typedef struct ix_stack {
 
 /* The state and region a processor is drawn in under this stack: the innermost non-tracing
  * region decides (state -1 from a class means look outward); outside every region, the outside class. */
-static void stack_now(const ix_stack *s, const unsigned char *cls, int outside, int *state, int *region)
+static void stack_now(const ix_stack *s, int outside, int *state, int *region)
 {
     for (size_t i = s->depth; i-- > 0;) {
-        int c = cls[s->f[i].region];
-        int st = rt_tclass_state(c);
+        int st = s->f[i].state;
         if (st >= 0) {
             *state = st;
             *region = s->f[i].region;
@@ -313,11 +313,13 @@ static void stack_now(const ix_stack *s, const unsigned char *cls, int outside, 
     *region = -1;
 }
 
-static int stack_push(ix_stack *s, int region, int64_t t)
+/* Enter region (of class cls) at t. */
+static int stack_push(ix_stack *s, int region, int cls, int64_t t)
 {
-    if (rt_grow((void **)&s->f, &s->cap, s->depth + 1, sizeof *s->f) != RT_OK)
+    if (s->depth == s->cap && rt_grow((void **)&s->f, &s->cap, s->depth + 1, sizeof *s->f) != RT_OK)
         return RT_ENOMEM;
     s->f[s->depth].region = region;
+    s->f[s->depth].state = rt_tclass_state(cls);
     s->f[s->depth].t = t;
     s->depth++;
     return RT_OK;
@@ -387,7 +389,6 @@ typedef struct ix_build {
     const rt_tdefs *defs;
     const char *format;
     int per_loc;              /* events come location by location: span known, sends matched up front */
-    int64_t *run_max;         /* per location, the latest time of a send pass (per_loc) */
     struct ix_inbox *inbox;   /* per location, the sends to it from others (per_loc) */
     rt_chanmap inchan;        /* the receiving location's channels: (src, comm, tag) -> its sends */
     struct ix_sortkey *order; /* the receiving location's sends by channel, then time */
@@ -634,9 +635,9 @@ static int flush_block(ix_build *b, size_t p)
 }
 
 /* Room for n more bytes in p's block. */
-static int room(ix_pb *pb, size_t n)
+static inline int room(ix_pb *pb, size_t n)
 {
-    return rt_grow((void **)&pb->buf, &pb->cap, pb->len + n, 1);
+    return pb->len + n <= pb->cap ? RT_OK : rt_grow((void **)&pb->buf, &pb->cap, pb->len + n, 1);
 }
 
 /* ---- the sends of a per-location build ---- */
@@ -778,7 +779,7 @@ static int add_event(ix_build *b, const rt_tevent *ev)
     if (ev->proc < 0)
         return RT_OK;
     size_t p = (size_t)ev->proc;
-    if (grow_procs(b, p + 1) != RT_OK)
+    if (p >= b->npb && grow_procs(b, p + 1) != RT_OK)
         return RT_ENOMEM;
     ix_pb *pb = &b->pb[p];
     int64_t t = event_time(b, ev);
@@ -798,7 +799,7 @@ static int add_event(ix_build *b, const rt_tevent *ev)
     /* the time since the last event, in the state it was spent in */
     if (pb->last >= 0) {
         int st, rg;
-        stack_now(&pb->stack, b->reg_cls, b->outside, &st, &rg);
+        stack_now(&pb->stack, b->outside, &st, &rg);
         accumulate(b, p, pb->last, t, st, rg);
     }
     pb->last = t;
@@ -833,7 +834,7 @@ static int add_event(ix_build *b, const rt_tevent *ev)
             return RT_ENOMEM;
         n += put_varint(q + n, ((uint64_t)r << 3) | (uint64_t)(kind - 1));
         if (kind == RT_TE_ENTER) {
-            if (stack_push(&pb->stack, r, t) != RT_OK)
+            if (stack_push(&pb->stack, r, b->reg_cls[r], t) != RT_OK)
                 return RT_ENOMEM;
         } else if (kind == RT_TE_LEAVE) {
             stack_leave(&pb->stack, r, t, (int)p, NULL, NULL);
@@ -1003,23 +1004,40 @@ static int read_merged(ix_build *b, const char *index_path, void (*progress)(voi
     }
 }
 
-/* The send pass of a per-location read: the span (first event, last event) and every send to
- * another processor queued on its channel, at the time the build will give it. */
+/* The send pass of a per-location read: each send to another processor queued on its channel, at
+ * the time the build will give it (the reader holds it at the latest time before it). */
 static int send_pass_event(void *ud, const rt_tevent *ev)
 {
     ix_build *b = ud;
     int p = ev->proc;
-    int64_t t = event_time(b, ev);
-    if (b->run_max[p] > t)
-        t = b->run_max[p]; /* held at the last time, as add_event does */
-    b->run_max[p] = t;
-    if (!b->nevents || t < b->tmin)
-        b->tmin = t;
-    if (!b->nevents || t > b->tmax)
-        b->tmax = t;
+    if (ev->peer != p && ev->peer >= 0 && ev->peer < rt_tdefs_nprocs(b->defs))
+        return inbox_push(b, p, ev->peer, ev->comm, ev->tag, event_time(b, ev));
+    return RT_OK;
+}
+
+/* The time in the index of a time stamp of the per-location reader. */
+static int64_t locs_time(const ix_build *b, int64_t ticks)
+{
+    rt_tevent ev;
+    ev.ticks = ticks;
+    ev.time = rt_otf2_locs_seconds(b->locs, ticks);
+    return event_time(b, &ev);
+}
+
+/* Location p's send pass: its sends queued, the span widened to its first and latest event. */
+static int send_pass(ix_build *b, int p, rt_err *err)
+{
+    int64_t span[2];
+    uint64_t n = 0;
+    int rc = rt_otf2_locs_sends(b->locs, p, send_pass_event, b, span, &n, err);
+    if (rc || !n)
+        return rc;
+    int64_t t0 = locs_time(b, span[0]), t1 = locs_time(b, span[1]);
+    if (!b->nevents || t0 < b->tmin)
+        b->tmin = t0;
+    if (!b->nevents || t1 > b->tmax)
+        b->tmax = t1;
     b->nevents = 1;
-    if (ev->kind == RT_TE_SEND && ev->peer != p && ev->peer >= 0 && ev->peer < rt_tdefs_nprocs(b->defs))
-        return inbox_push(b, p, ev->peer, ev->comm, ev->tag, t);
     return RT_OK;
 }
 
@@ -1028,54 +1046,60 @@ static int build_pass_event(void *ud, const rt_tevent *ev)
     return add_event(ud, ev);
 }
 
+/* Location p's build: its receives take their sends from its inbox. */
+static int build_pass(ix_build *b, int p, rt_err *err)
+{
+    if (inbox_open(b, p) != RT_OK)
+        return RT_ENOMEM;
+    int rc = rt_otf2_locs_read(b->locs, p, build_pass_event, b, err);
+    inbox_close(b, p);
+    return rc;
+}
+
+/* One pass over every location in turn; *done counts the bytes read for progress. */
+static int each_location(ix_build *b, int (*pass)(ix_build *b, int p, rt_err *err), const char *index_path,
+                         void (*progress)(void *ud, uint64_t done, uint64_t total), void *ud, uint64_t *done,
+                         rt_err *err)
+{
+    size_t np = (size_t)rt_tdefs_nprocs(b->defs);
+    uint64_t total = 2 * rt_otf2_locs_bytes(b->locs);
+    for (size_t p = 0; p < np; p++) {
+        int rc = pass(b, (int)p, err);
+        if (rc == RT_ENOMEM || rc == RT_EIO)
+            return add_failed(rc, index_path, err);
+        if (rc)
+            return rc;
+        *done += rt_otf2_locs_bytes_of(b->locs, (int)p);
+        if (progress && (p & 63) == 63)
+            progress(ud, *done, total);
+    }
+    return RT_OK;
+}
+
 /*
  * The per-location read of an OTF2 archive: a first pass over every location
  * finds the span and queues the sends; the second builds each location's
  * blocks and summaries in turn, the columns at their final width from the
  * start. Receives take their send from the queues by the serial rule
- * (fifo_pop), so the index equals the one a time-ordered read builds.
+ * (inbox_pop), so the index equals the one a time-ordered read builds.
  */
 static int read_per_location(ix_build *b, const char *index_path,
                              void (*progress)(void *ud, uint64_t done, uint64_t total), void *ud, rt_err *err)
 {
     size_t np = (size_t)rt_tdefs_nprocs(b->defs);
-    b->run_max = malloc((np ? np : 1) * sizeof *b->run_max);
     b->inbox = calloc(np ? np : 1, sizeof *b->inbox);
     rt_chanmap_init(&b->inchan, sizeof(ix_inchan));
-    if (!b->run_max || !b->inbox)
+    if (!b->inbox)
         return rt_err_set(err, RT_ENOMEM, "%s: out of memory", index_path);
-    uint64_t total = 2 * rt_otf2_locs_bytes(b->locs), done = 0;
-    for (size_t p = 0; p < np; p++) {
-        b->run_max[p] = INT64_MIN;
-        int rc = rt_otf2_locs_read(b->locs, (int)p, send_pass_event, b, err);
-        if (rc == RT_ENOMEM)
-            return add_failed(rc, index_path, err);
-        if (rc)
-            return rc;
-        done += rt_otf2_locs_bytes_of(b->locs, (int)p);
-        if (progress && (p & 63) == 63)
-            progress(ud, done, total);
-    }
-    if (!b->nevents)
-        return RT_OK;
+    uint64_t done = 0;
+    int rc = each_location(b, send_pass, index_path, progress, ud, &done, err);
+    if (rc || !b->nevents)
+        return rc;
     b->nevents = 0;
     b->origin = b->tmin;
     while (b->tmax - b->origin >= (int64_t)b->C * b->colw) /* the columns' final width (all still empty) */
         b->colw *= 2;
-    for (size_t p = 0; p < np; p++) {
-        if (inbox_open(b, (int)p) != RT_OK)
-            return add_failed(RT_ENOMEM, index_path, err);
-        int rc = rt_otf2_locs_read(b->locs, (int)p, build_pass_event, b, err);
-        inbox_close(b, (int)p);
-        if (rc == RT_ENOMEM || rc == RT_EIO)
-            return add_failed(rc, index_path, err);
-        if (rc)
-            return rc;
-        done += rt_otf2_locs_bytes_of(b->locs, (int)p);
-        if (progress && (p & 63) == 63)
-            progress(ud, done, total);
-    }
-    return RT_OK;
+    return each_location(b, build_pass, index_path, progress, ud, &done, err);
 }
 
 int rt_index_build_with(const char *trace_path, const char *format, const char *index_path, int flags,
@@ -1134,6 +1158,8 @@ int rt_index_build_with(const char *trace_path, const char *format, const char *
     if (!b.use_ticks)
         b.unit = 1000000000u;
     b.outside = rt_tdefs_outside(b.defs);
+    if (b.locs)
+        rt_otf2_locs_ticks_only(b.locs, b.use_ticks);
     if (grow_procs(&b, (size_t)(np0 > 0 ? np0 : 0)) != RT_OK) {
         rc = rt_err_set(err, RT_ENOMEM, "%s: out of memory", index_path);
         goto done;
@@ -1196,7 +1222,6 @@ done:
     free(b.dir);
     free(b.reg_id);
     free(b.reg_cls);
-    free(b.run_max);
     for (size_t p = 0; b.inbox && p < (size_t)rt_tdefs_nprocs(b.defs); p++)
         free(b.inbox[p].s);
     free(b.inbox);
@@ -1494,13 +1519,13 @@ static int walk_proc(ix_walk *w, int p, rt_err *err)
                 uint64_t r, back;
                 if (!get_varint(&q, end, &r) || !get_varint(&q, end, &back) || r >= ix->h->nregions)
                     goto bad;
-                if (stack_push(&w->stack, (int)r, d->tfirst - (int64_t)back) != RT_OK)
+                if (stack_push(&w->stack, (int)r, ix->rcls[r], d->tfirst - (int64_t)back) != RT_OK)
                     return rt_err_set(err, RT_ENOMEM, "%s: out of memory", ix->path);
             }
             if (b > ix->first[p]) {
                 /* the time since the previous block's last event, in the state this stack gives */
                 prev = ix->dir[b - 1].tlast;
-                stack_now(&w->stack, ix->rcls, (int)ix->h->outside, &state, &region);
+                stack_now(&w->stack, (int)ix->h->outside, &state, &region);
             }
         } else {
             for (uint64_t i = 0; i < 2 * depth; i++)
@@ -1550,7 +1575,7 @@ static int walk_proc(ix_walk *w, int p, rt_err *err)
                 if (past)
                     break;
                 if (kind == RT_TE_ENTER) {
-                    if (stack_push(&w->stack, (int)arg, t) != RT_OK)
+                    if (stack_push(&w->stack, (int)arg, ix->rcls[arg], t) != RT_OK)
                         return rt_err_set(err, RT_ENOMEM, "%s: out of memory", ix->path);
                     if (v->enter && t >= w->t0 && v->enter(v->ud, p, (int)arg, (int)w->stack.depth - 1, t))
                         return RT_EINTR;
@@ -1588,7 +1613,7 @@ static int walk_proc(ix_walk *w, int p, rt_err *err)
                 goto bad;
             }
             if (!past)
-                stack_now(&w->stack, ix->rcls, (int)ix->h->outside, &state, &region);
+                stack_now(&w->stack, (int)ix->h->outside, &state, &region);
         }
         if (t != d->tlast)
             goto bad;

@@ -16,9 +16,9 @@
  * the position, so the look-ahead is made as large as its budget allows: at
  * 4096 locations 512 events each, reopening adds a few percent to the reading.
  *
- * The definitions are read by rt_otf2_defs.c; this file opens the archive,
- * checks its files, turns the library's event callbacks into neutral events
- * and counts the records it skips.
+ * The definitions are read by rt_otf2_defs.c and the records turned into
+ * neutral events by the callbacks both OTF2 readers share (rt_otf2_cb.c);
+ * this file opens the archive, checks its files and merges the locations.
  */
 #include "rt_otf2.h"
 
@@ -26,6 +26,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,7 +38,7 @@
 #include "rt_anchor_check.h"
 #include "rt_otf2_defs.h"
 #include "rt_par_route.h"
-#include "rt_otf2_records.h"
+#include "rt_otf2_cb.h"
 
 /* Bits of otf2_src.selected. */
 #define HAS_EVT 1
@@ -69,10 +70,6 @@ typedef struct pending {
     int32_t kind;
 } pending;
 
-#define RT_X_ENUM(name, label, params) SK_##name,
-enum { RT_OTF2_SKIPPED_RECORDS(RT_X_ENUM) SK_COUNT };
-#undef RT_X_ENUM
-
 /* A location being read: its reader (when open), where its file was left and its look-ahead. */
 typedef struct loc_read {
     OTF2_EvtReader *er;     /* open, or NULL: reopened at the next refill */
@@ -84,6 +81,7 @@ typedef struct loc_read {
 
 typedef struct otf2_src {
     rt_tsource base;
+    rt_otf2_cb evcb;        /* the event callbacks' context (rt_otf2_cb.h): cur is the processor being read */
     char *anchor;           /* the anchor file's path */
     OTF2_Reader *rd;
     OTF2_EvtReaderCallbacks *cb;
@@ -96,7 +94,6 @@ typedef struct otf2_src {
                                                    * their next event's (time stamp, processor) */
     size_t nheap;
     int keep_open;          /* every reader fits in READER_BYTES: opened once, never closed */
-    int cur;                /* the processor whose reader the callbacks are filling */
     int started;            /* the look-aheads were filled (at the first next()) */
     int defs_read;          /* local definitions read (once: the library keeps their mappings) */
     int part_rank, part_size; /* the locations read: a block of part_size (size 1: all), rt_par_route.h */
@@ -107,24 +104,16 @@ typedef struct otf2_src {
     uint64_t records;       /* records read (events and skipped) since the start */
     uint64_t total_records; /* what the definitions announce, for progress */
     uint64_t evt_bytes;     /* size of the event files read */
-    uint64_t skipped[SK_COUNT];
     rt_otf2_counts counts;
 } otf2_src;
 
-/* The processor holding rank in communicator comm, as seen from processor self; -1 (warned) when unknown. */
-static int rank_proc(otf2_src *s, uint32_t comm, uint32_t rank, int self, const char *what)
+/* A rank the shared callbacks found in no communicator: warned. */
+static void bad_rank(rt_otf2_cb *c, uint32_t comm, uint32_t rank, const char *what)
 {
-    if (rank == OTF2_UNDEFINED_UINT32)
-        return -1;
-    const rt_otf2_comm *c = rt_otf2_comm_of(&s->map, comm);
-    if (c && c->self && rank == 0)
-        return self;
-    if (c && rank < (uint32_t)c->size && c->procs[rank] >= 0)
-        return c->procs[rank];
-    const rt_tproc *tp = self >= 0 ? rt_tdefs_proc(s->base.defs, self) : NULL;
+    otf2_src *s = (otf2_src *)((char *)c - offsetof(otf2_src, evcb));
+    const rt_tproc *tp = c->cur >= 0 ? rt_tdefs_proc(s->base.defs, c->cur) : NULL;
     rt_tsource_warn(&s->base, "%s: %s: %s: rank %u is not in communicator %u", s->anchor,
                     tp && tp->name[0] ? tp->name : "unknown location", what, (unsigned)rank, (unsigned)comm);
-    return -1;
 }
 
 /* A warning found while opening: kept (the first few) until the first next() reports it. */
@@ -150,146 +139,27 @@ static void flush_early(otf2_src *s)
     s->nearly = s->early_lost = 0;
 }
 
-static pending *push(otf2_src *s, int kind, OTF2_TimeStamp t)
+/* An event from the shared callbacks: into its location's look-ahead. */
+static int push(rt_otf2_cb *c, rt_tevent *ev)
 {
-    loc_read *l = &s->locs[s->cur];
+    otf2_src *s = (otf2_src *)((char *)c - offsetof(otf2_src, evcb));
+    loc_read *l = &s->locs[c->cur];
     assert(l->n < s->lookahead); /* a refill asks for at most the free slots, each record at most one event */
-    pending *e = &s->pool[(size_t)s->cur * s->lookahead + l->n++];
-    *e = (pending){(int64_t)t, 0, 0, 0, -1, -1, 0, kind};
-    return e;
+    s->pool[(size_t)c->cur * s->lookahead + l->n++] =
+        (pending){ev->ticks, (uint64_t)ev->bytes, (uint64_t)ev->bytes_in, ev->region, ev->peer, ev->comm,
+                  (uint32_t)ev->tag, ev->kind};
+    return 0;
 }
-
-/* The local event readers' callbacks: (location, time, position in the location, user data, attributes, ...). */
-#define EV_HEAD OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud, OTF2_AttributeList *al
-#define EV_UNUSED ((void)loc, (void)pos, (void)al)
-
-static OTF2_CallbackCode ev_enter(EV_HEAD, OTF2_RegionRef region)
-{
-    EV_UNUSED;
-    push(ud, RT_TE_ENTER, t)->region = (int32_t)region;
-    return OTF2_CALLBACK_SUCCESS;
-}
-
-static OTF2_CallbackCode ev_leave(EV_HEAD, OTF2_RegionRef region)
-{
-    EV_UNUSED;
-    push(ud, RT_TE_LEAVE, t)->region = (int32_t)region;
-    return OTF2_CALLBACK_SUCCESS;
-}
-
-/* SEND or RECV: peer is a rank in comm. */
-static void message(otf2_src *s, int kind, OTF2_TimeStamp t, uint32_t peer, OTF2_CommRef comm, uint32_t tag,
-                    uint64_t len)
-{
-    pending *e = push(s, kind, t);
-    e->peer = rank_proc(s, comm, peer, s->cur, kind == RT_TE_SEND ? "MPI_SEND receiver" : "MPI_RECV sender");
-    e->comm = comm == OTF2_UNDEFINED_COMM ? -1 : (int32_t)comm;
-    e->tag = tag;
-    e->bytes = len;
-}
-
-static OTF2_CallbackCode ev_send(EV_HEAD, uint32_t to, OTF2_CommRef comm, uint32_t tag, uint64_t len)
-{
-    EV_UNUSED;
-    message(ud, RT_TE_SEND, t, to, comm, tag, len);
-    return OTF2_CALLBACK_SUCCESS;
-}
-
-static OTF2_CallbackCode ev_isend(EV_HEAD, uint32_t to, OTF2_CommRef comm, uint32_t tag, uint64_t len, uint64_t req)
-{
-    EV_UNUSED;
-    (void)req;
-    message(ud, RT_TE_SEND, t, to, comm, tag, len);
-    return OTF2_CALLBACK_SUCCESS;
-}
-
-static OTF2_CallbackCode ev_recv(EV_HEAD, uint32_t from, OTF2_CommRef comm, uint32_t tag, uint64_t len)
-{
-    EV_UNUSED;
-    message(ud, RT_TE_RECV, t, from, comm, tag, len);
-    return OTF2_CALLBACK_SUCCESS;
-}
-
-/* An MpiIrecv record marks the completion of a non-blocking receive: the message arrives here. */
-static OTF2_CallbackCode ev_irecv(EV_HEAD, uint32_t from, OTF2_CommRef comm, uint32_t tag, uint64_t len, uint64_t req)
-{
-    EV_UNUSED;
-    (void)req;
-    message(ud, RT_TE_RECV, t, from, comm, tag, len);
-    return OTF2_CALLBACK_SUCCESS;
-}
-
-static OTF2_CallbackCode ev_coll_begin(EV_HEAD)
-{
-    EV_UNUSED;
-    push(ud, RT_TE_COLL_BEGIN, t);
-    return OTF2_CALLBACK_SUCCESS;
-}
-
-static OTF2_CallbackCode ev_coll_end(EV_HEAD, OTF2_CollectiveOp op, OTF2_CommRef comm, uint32_t root,
-                                     uint64_t sent, uint64_t received)
-{
-    EV_UNUSED;
-    (void)op;
-    otf2_src *s = ud;
-    pending *e = push(s, RT_TE_COLL_END, t);
-    e->comm = comm == OTF2_UNDEFINED_COMM ? -1 : (int32_t)comm;
-    e->peer = rank_proc(s, comm, root, s->cur, "MPI_COLLECTIVE_END root");
-    e->bytes = sent;
-    e->bytes_in = received;
-    return OTF2_CALLBACK_SUCCESS;
-}
-
-/* One counting callback per record type we skip, with the exact signature the library calls. */
-#define RT_UNPAREN(...) __VA_ARGS__
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wunused-parameter"
-#define RT_X_SKIP(name, label, params)                                                          \
-    static OTF2_CallbackCode skip_##name(EV_HEAD RT_UNPAREN params)                             \
-    {                                                                                           \
-        otf2_src *s = ud;                                                                       \
-        s->skipped[SK_##name]++;                                                                \
-        s->base.skipped++;                                                                      \
-        return OTF2_CALLBACK_SUCCESS;                                                           \
-    }
-RT_OTF2_SKIPPED_RECORDS(RT_X_SKIP)
-#undef RT_X_SKIP
-#pragma GCC diagnostic pop
-
-static const char *const skip_names[SK_COUNT] = {
-#define RT_X_NAME(name, label, params) label,
-    RT_OTF2_SKIPPED_RECORDS(RT_X_NAME)
-#undef RT_X_NAME
-};
 
 int rt_otf2_skipped(const rt_tsource *src, int i, const char **name, uint64_t *count)
 {
-    if (i < 0 || i >= SK_COUNT)
+    if (i < 0 || i >= RT_OTF2_SK_COUNT)
         return 0;
     if (name)
-        *name = skip_names[i];
+        *name = rt_otf2_skipped_name(i);
     if (count)
-        *count = ((const otf2_src *)src)->skipped[i];
+        *count = ((const otf2_src *)src)->evcb.skipped[i];
     return 1;
-}
-
-static OTF2_EvtReaderCallbacks *event_callbacks(void)
-{
-    OTF2_EvtReaderCallbacks *cb = OTF2_EvtReaderCallbacks_New();
-    if (!cb)
-        return NULL;
-    OTF2_EvtReaderCallbacks_SetEnterCallback(cb, ev_enter);
-    OTF2_EvtReaderCallbacks_SetLeaveCallback(cb, ev_leave);
-    OTF2_EvtReaderCallbacks_SetMpiSendCallback(cb, ev_send);
-    OTF2_EvtReaderCallbacks_SetMpiIsendCallback(cb, ev_isend);
-    OTF2_EvtReaderCallbacks_SetMpiRecvCallback(cb, ev_recv);
-    OTF2_EvtReaderCallbacks_SetMpiIrecvCallback(cb, ev_irecv);
-    OTF2_EvtReaderCallbacks_SetMpiCollectiveBeginCallback(cb, ev_coll_begin);
-    OTF2_EvtReaderCallbacks_SetMpiCollectiveEndCallback(cb, ev_coll_end);
-#define RT_X_SET(name, label, params) OTF2_EvtReaderCallbacks_Set##name##Callback(cb, skip_##name);
-    RT_OTF2_SKIPPED_RECORDS(RT_X_SET)
-#undef RT_X_SET
-    return cb;
 }
 
 /* The archive's folder of per-location files: the anchor's path without ".otf2". */
@@ -505,7 +375,11 @@ static int open_events(otf2_src *s, rt_err *err)
     }
     s->locs = calloc(s->map.nlocs ? s->map.nlocs : 1, sizeof *s->locs);
     s->heap = malloc((s->map.nlocs ? s->map.nlocs : 1) * sizeof *s->heap);
-    s->cb = event_callbacks();
+    s->cb = rt_otf2_callbacks(1);
+    s->evcb.map = &s->map;
+    s->evcb.event = push;
+    s->evcb.bad_rank = bad_rank;
+    s->evcb.skipped_total = &s->base.skipped;
     if (!s->locs || !s->heap || !s->cb)
         return rt_err_set(err, RT_ENOMEM, "%s: out of memory", s->anchor);
     if (!some_events) /* no location has events: an empty trace, not a library error */
@@ -577,9 +451,9 @@ static int refill(otf2_src *s, int p, rt_err *err)
             }
         }
         if (rc == OTF2_SUCCESS)
-            rc = OTF2_Reader_RegisterEvtCallbacks(s->rd, l->er, s->cb, s);
+            rc = OTF2_Reader_RegisterEvtCallbacks(s->rd, l->er, s->cb, &s->evcb);
     }
-    s->cur = p;
+    s->evcb.cur = p;
     while (rc == OTF2_SUCCESS && !l->end && l->n < s->lookahead) {
         uint64_t want = s->lookahead - l->n, got = 0; /* each record gives at most one event */
         rc = OTF2_Reader_ReadLocalEvents(s->rd, l->er, want, &got);
@@ -704,7 +578,7 @@ static int otf2_rewind(rt_tsource *base, rt_err *err)
         close_reader(s, &s->locs[p]);
         s->locs[p] = (loc_read){0};
     }
-    memset(s->skipped, 0, sizeof s->skipped);
+    memset(s->evcb.skipped, 0, sizeof s->evcb.skipped);
     s->started = 0;
     s->nheap = 0;
     s->records = 0;

@@ -1,14 +1,15 @@
 /*
  * rt_otf2_locs.c - an OTF2 archive read one location at a time (see
  * rt_otf2_locs.h). The definitions come from rt_otf2_defs.c, as for the
- * serial reader; the event callbacks here turn records into neutral events
- * the way rt_otf2.c does and hand them straight to the consumer, with no
- * look-ahead and no merge. Memory: the definitions and one library reader.
+ * serial reader, and the records become neutral events through the callbacks
+ * both readers share (rt_otf2_cb.c); here they go straight to the consumer,
+ * with no look-ahead and no merge. Memory: the definitions and one library reader.
  */
 #include "rt_otf2_locs.h"
 
 #include <dirent.h>
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,7 @@
 
 #include <otf2/otf2.h>
 
+#include "rt_otf2_cb.h"
 #include "rt_otf2_defs.h"
 
 /* A location's local definition file of this size or less defines nothing (a chunk header and
@@ -27,6 +29,8 @@ struct rt_otf2_locs {
     char *folder;             /* the anchor's folder of location files */
     OTF2_Reader *rd;
     OTF2_EvtReaderCallbacks *cb;
+    OTF2_EvtReaderCallbacks *cb_sends; /* the sends pass's table (rt_otf2_sends_callbacks) */
+    rt_otf2_cb evcb;          /* the shared callbacks' context; evcb.cur is the processor read */
     rt_tdefs *defs;
     int64_t offset;           /* the clock's offset and resolution, for seconds */
     double resolution;
@@ -34,139 +38,31 @@ struct rt_otf2_locs {
     uint64_t *evt_bytes;      /* per processor: its event file's size, 0 when it has none */
     uint64_t bytes;
     /* the read under way */
-    int cur;
     int (*fn)(void *ud, const rt_tevent *ev);
     void *ud;
     int stop;                 /* fn's nonzero status */
+    int no_seconds;           /* events' time left 0 (rt_otf2_locs_ticks_only) */
 };
 
 /* ---- events ---- */
 
-#define EV_HEAD OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud, OTF2_AttributeList *al
-#define EV_UNUSED ((void)loc, (void)pos, (void)al)
-
-static OTF2_CallbackCode deliver(rt_otf2_locs *L, rt_tevent *ev, OTF2_TimeStamp t)
+double rt_otf2_locs_seconds(const rt_otf2_locs *L, int64_t ticks)
 {
-    ev->proc = L->cur;
-    ev->ticks = (int64_t)t;
     /* seconds from the clock's offset: one division while the ticks are exact in a double */
-    int64_t rel = (int64_t)t - L->offset;
-    ev->time = rel >= 0 && rel < ((int64_t)1 << 53) ? (double)rel / L->resolution : rt_tdefs_seconds(L->defs, (int64_t)t);
+    int64_t rel = ticks - L->offset;
+    return rel >= 0 && rel < ((int64_t)1 << 53) ? (double)rel / L->resolution : rt_tdefs_seconds(L->defs, ticks);
+}
+
+/* An event from the shared callbacks: its time in seconds, then to the consumer. */
+static int deliver(rt_otf2_cb *c, rt_tevent *ev)
+{
+    rt_otf2_locs *L = (rt_otf2_locs *)((char *)c - offsetof(rt_otf2_locs, evcb));
+    if (!L->no_seconds)
+        ev->time = rt_otf2_locs_seconds(L, ev->ticks);
     int rc = L->fn(L->ud, ev);
-    if (rc) {
+    if (rc)
         L->stop = rc;
-        return OTF2_CALLBACK_INTERRUPT;
-    }
-    return OTF2_CALLBACK_SUCCESS;
-}
-
-/* An event of kind with every field but data[] set (ndata is 0: data[] is not read). */
-static rt_tevent blank(int kind)
-{
-    rt_tevent ev;
-    ev.kind = kind;
-    ev.region = -1;
-    ev.task = 0;
-    ev.peer = -1;
-    ev.tag = 0;
-    ev.comm = -1;
-    ev.bytes = ev.bytes_in = 0;
-    ev.ndata = 0;
-    ev.line = 0;
-    ev.raw = NULL;
-    return ev;
-}
-
-/* The processor holding rank in communicator comm, seen from processor self; -1 when unknown. */
-static int rank_proc(const rt_otf2_locs *L, uint32_t comm, uint32_t rank, int self)
-{
-    if (rank == OTF2_UNDEFINED_UINT32)
-        return -1;
-    const rt_otf2_comm *c = rt_otf2_comm_of(&L->map, comm);
-    if (c && c->self && rank == 0)
-        return self;
-    if (c && rank < (uint32_t)c->size && c->procs[rank] >= 0)
-        return c->procs[rank];
-    return -1;
-}
-
-static OTF2_CallbackCode region_event(void *ud, int kind, OTF2_TimeStamp t, OTF2_RegionRef region)
-{
-    rt_tevent ev = blank(kind);
-    ev.region = (int)region;
-    return deliver(ud, &ev, t);
-}
-
-static OTF2_CallbackCode ev_enter(EV_HEAD, OTF2_RegionRef region)
-{
-    EV_UNUSED;
-    return region_event(ud, RT_TE_ENTER, t, region);
-}
-
-static OTF2_CallbackCode ev_leave(EV_HEAD, OTF2_RegionRef region)
-{
-    EV_UNUSED;
-    return region_event(ud, RT_TE_LEAVE, t, region);
-}
-
-static OTF2_CallbackCode message(void *ud, int kind, OTF2_TimeStamp t, uint32_t peer, OTF2_CommRef comm, uint32_t tag,
-                                 uint64_t len)
-{
-    rt_otf2_locs *L = ud;
-    rt_tevent ev = blank(kind);
-    ev.peer = rank_proc(L, comm, peer, L->cur);
-    ev.comm = comm == OTF2_UNDEFINED_COMM ? -1 : (int)comm;
-    ev.tag = tag;
-    ev.bytes = (double)len;
-    return deliver(L, &ev, t);
-}
-
-static OTF2_CallbackCode ev_send(EV_HEAD, uint32_t to, OTF2_CommRef comm, uint32_t tag, uint64_t len)
-{
-    EV_UNUSED;
-    return message(ud, RT_TE_SEND, t, to, comm, tag, len);
-}
-
-static OTF2_CallbackCode ev_isend(EV_HEAD, uint32_t to, OTF2_CommRef comm, uint32_t tag, uint64_t len, uint64_t req)
-{
-    EV_UNUSED;
-    (void)req;
-    return message(ud, RT_TE_SEND, t, to, comm, tag, len);
-}
-
-static OTF2_CallbackCode ev_recv(EV_HEAD, uint32_t from, OTF2_CommRef comm, uint32_t tag, uint64_t len)
-{
-    EV_UNUSED;
-    return message(ud, RT_TE_RECV, t, from, comm, tag, len);
-}
-
-/* MpiIrecv marks a non-blocking receive's completion: the message arrives there. */
-static OTF2_CallbackCode ev_irecv(EV_HEAD, uint32_t from, OTF2_CommRef comm, uint32_t tag, uint64_t len, uint64_t req)
-{
-    EV_UNUSED;
-    (void)req;
-    return message(ud, RT_TE_RECV, t, from, comm, tag, len);
-}
-
-static OTF2_CallbackCode ev_coll_begin(EV_HEAD)
-{
-    EV_UNUSED;
-    rt_tevent ev = blank(RT_TE_COLL_BEGIN);
-    return deliver(ud, &ev, t);
-}
-
-static OTF2_CallbackCode ev_coll_end(EV_HEAD, OTF2_CollectiveOp op, OTF2_CommRef comm, uint32_t root, uint64_t sent,
-                                     uint64_t received)
-{
-    EV_UNUSED;
-    (void)op;
-    rt_otf2_locs *L = ud;
-    rt_tevent ev = blank(RT_TE_COLL_END);
-    ev.comm = comm == OTF2_UNDEFINED_COMM ? -1 : (int)comm;
-    ev.peer = rank_proc(L, comm, root, L->cur);
-    ev.bytes = (double)sent;
-    ev.bytes_in = (double)received;
-    return deliver(L, &ev, t);
+    return rc;
 }
 
 /* ---- opening ---- */
@@ -214,6 +110,8 @@ void rt_otf2_locs_close(rt_otf2_locs *L)
         return;
     if (L->cb)
         OTF2_EvtReaderCallbacks_Delete(L->cb);
+    if (L->cb_sends)
+        OTF2_EvtReaderCallbacks_Delete(L->cb_sends);
     if (L->rd)
         OTF2_Reader_Close(L->rd);
     rt_otf2_map_free(&L->map);
@@ -300,8 +198,9 @@ rt_otf2_locs *rt_otf2_locs_open(const char *path, rt_err *err)
     }
     L->folder = strdup(L->anchor);
     L->defs = rt_tdefs_new();
-    L->cb = OTF2_EvtReaderCallbacks_New();
-    if (!L->folder || !L->defs || !L->cb) {
+    L->cb = rt_otf2_callbacks(0);
+    L->cb_sends = rt_otf2_sends_callbacks();
+    if (!L->folder || !L->defs || !L->cb || !L->cb_sends) {
         rt_err_set(err, RT_ENOMEM, "%s: out of memory", path);
         rt_otf2_locs_close(L);
         return NULL;
@@ -329,15 +228,8 @@ rt_otf2_locs *rt_otf2_locs_open(const char *path, rt_err *err)
     }
     L->offset = rt_tdefs_offset(L->defs);
     L->resolution = (double)(rt_tdefs_resolution(L->defs) ? rt_tdefs_resolution(L->defs) : 1);
-    OTF2_EvtReaderCallbacks *cb = L->cb;
-    OTF2_EvtReaderCallbacks_SetEnterCallback(cb, ev_enter);
-    OTF2_EvtReaderCallbacks_SetLeaveCallback(cb, ev_leave);
-    OTF2_EvtReaderCallbacks_SetMpiSendCallback(cb, ev_send);
-    OTF2_EvtReaderCallbacks_SetMpiIsendCallback(cb, ev_isend);
-    OTF2_EvtReaderCallbacks_SetMpiRecvCallback(cb, ev_recv);
-    OTF2_EvtReaderCallbacks_SetMpiIrecvCallback(cb, ev_irecv);
-    OTF2_EvtReaderCallbacks_SetMpiCollectiveBeginCallback(cb, ev_coll_begin);
-    OTF2_EvtReaderCallbacks_SetMpiCollectiveEndCallback(cb, ev_coll_end);
+    L->evcb.map = &L->map;
+    L->evcb.event = deliver;
     return L;
 }
 
@@ -356,7 +248,9 @@ uint64_t rt_otf2_locs_bytes_of(const rt_otf2_locs *L, int p)
     return p >= 0 && (size_t)p < L->map.nlocs ? L->evt_bytes[p] : 0;
 }
 
-int rt_otf2_locs_read(rt_otf2_locs *L, int p, int (*fn)(void *ud, const rt_tevent *ev), void *ud, rt_err *err)
+/* Read processor p's file through table cb. */
+static int read_with(rt_otf2_locs *L, int p, OTF2_EvtReaderCallbacks *cb, int (*fn)(void *ud, const rt_tevent *ev),
+                     void *ud, rt_err *err)
 {
     if (p < 0 || (size_t)p >= L->map.nlocs || !L->evt_bytes[p])
         return RT_OK;
@@ -365,12 +259,13 @@ int rt_otf2_locs_read(rt_otf2_locs *L, int p, int (*fn)(void *ud, const rt_teven
     if (!er)
         return rt_err_set(err, RT_EFORMAT, "%s: %s/%llu.evt: events: %s", L->anchor, L->folder,
                           (unsigned long long)L->map.locs[p], rt_otf2_error(OTF2_ERROR_FILE_CAN_NOT_OPEN));
-    L->cur = p;
+    L->evcb.cur = p;
     L->fn = fn;
     L->ud = ud;
     L->stop = 0;
+    L->evcb.seen = 0;
     uint64_t got = 0;
-    OTF2_ErrorCode rc = OTF2_Reader_RegisterEvtCallbacks(L->rd, er, L->cb, L);
+    OTF2_ErrorCode rc = OTF2_Reader_RegisterEvtCallbacks(L->rd, er, cb, &L->evcb);
     if (rc == OTF2_SUCCESS)
         rc = OTF2_Reader_ReadLocalEvents(L->rd, er, OTF2_UNDEFINED_UINT64, &got);
     OTF2_Reader_CloseEvtReader(L->rd, er);
@@ -381,4 +276,27 @@ int rt_otf2_locs_read(rt_otf2_locs *L, int p, int (*fn)(void *ud, const rt_teven
                           L->folder, (unsigned long long)L->map.locs[p], (unsigned long long)L->map.locs[p],
                           (unsigned long long)got, rt_otf2_error(rc));
     return RT_OK;
+}
+
+int rt_otf2_locs_read(rt_otf2_locs *L, int p, int (*fn)(void *ud, const rt_tevent *ev), void *ud, rt_err *err)
+{
+    return read_with(L, p, L->cb, fn, ud, err);
+}
+
+int rt_otf2_locs_sends(rt_otf2_locs *L, int p, int (*fn)(void *ud, const rt_tevent *ev), void *ud, int64_t span[2],
+                       uint64_t *nevents, rt_err *err)
+{
+    L->evcb.seen = 0;
+    int rc = read_with(L, p, L->cb_sends, fn, ud, err);
+    *nevents = rc == RT_OK ? L->evcb.seen : 0;
+    if (*nevents) {
+        span[0] = L->evcb.first;
+        span[1] = L->evcb.latest;
+    }
+    return rc;
+}
+
+void rt_otf2_locs_ticks_only(rt_otf2_locs *L, int on)
+{
+    L->no_seconds = on;
 }

@@ -43,4 +43,21 @@ uint64_t rt_otf2_locs_bytes_of(const rt_otf2_locs *L, int p);
  */
 int rt_otf2_locs_read(rt_otf2_locs *L, int p, int (*fn)(void *ud, const rt_tevent *ev), void *ud, rt_err *err);
 
+/* With on, the events' time in seconds is left 0 (a consumer of ticks alone saves a division). */
+void rt_otf2_locs_ticks_only(rt_otf2_locs *L, int on);
+
+/* A time stamp in seconds, as the events' time. */
+double rt_otf2_locs_seconds(const rt_otf2_locs *L, int64_t ticks);
+
+/*
+ * A pass over processor p's events that wants only its sends: fn gets the
+ * sends alone, each at the latest time stamp of the events up to it (a
+ * processor's time is held when a stamp steps back); *nevents is set to the
+ * number of its events and, when it has some, span to the first one's time
+ * stamp and the latest. Cheaper than rt_otf2_locs_read: the other events are
+ * decoded by the library but not converted. Same statuses as rt_otf2_locs_read.
+ */
+int rt_otf2_locs_sends(rt_otf2_locs *L, int p, int (*fn)(void *ud, const rt_tevent *ev), void *ud, int64_t span[2],
+                       uint64_t *nevents, rt_err *err);
+
 #endif

@@ -1,9 +1,9 @@
 /*
  * rt_otf2_records.h - the OTF2 event record types the neutral stream does not
- * model, as one X-macro list (internal to rt_otf2.c). Each entry gives the
+ * model, as one X-macro list (internal to the OTF2 readers). Each entry gives the
  * library's callback name, the type's name as otf2-print prints it, and the
  * callback's parameters after (location, time, eventPosition, userData,
- * attributeList), each with a leading comma, so rt_otf2.c can define one
+ * attributeList), each with a leading comma, so rt_otf2_cb.c can define one
  * counting callback per type with the exact signature the library's
  * per-location event reader calls. Taken from the OTF2 3.0
  * OTF2_EvtReaderCallbacks.h; a type newer than the library reaches the

@@ -19,6 +19,7 @@
 #include <otf2/otf2.h>
 
 #include "rt_index.h"
+#include "rt_otf2_locs.h"
 #include "rt_server.h"
 #include "rt_tsource_open.h"
 
@@ -541,7 +542,8 @@ static int skew_cmp(const void *a, const void *b)
  * their sends and many events share a time stamp. A time-ordered read pairs a receive only with
  * a send met before it; the per-location build must pair the same way.
  */
-static void write_skewed(const char *dir, int nloc, int nmsg, unsigned seed)
+/* An archive written into dir, its event files open. */
+static OTF2_Archive *open_archive(const char *dir)
 {
     static OTF2_FlushCallbacks fl = {.otf2_pre_flush = skew_pre_flush, .otf2_post_flush = skew_post_flush};
     OTF2_Archive *ar = OTF2_Archive_Open(dir, "traces", OTF2_FILEMODE_WRITE, 1024 * 1024, 4 * 1024 * 1024,
@@ -550,6 +552,41 @@ static void write_skewed(const char *dir, int nloc, int nmsg, unsigned seed)
     OTF2_Archive_SetFlushCallbacks(ar, &fl, NULL);
     OTF2_Archive_SetSerialCollectiveCallbacks(ar);
     OTF2_Archive_OpenEvtFiles(ar);
+    return ar;
+}
+
+/* Close an archive of nloc locations (nev[p] events each) of the skewed runs' definitions: one region
+ * "main", one communicator of every location, a clock of 1 ns ticks from 0. */
+static void close_archive(OTF2_Archive *ar, int nloc, const uint64_t *nev)
+{
+    OTF2_Archive_CloseEvtFiles(ar);
+    OTF2_GlobalDefWriter *g = OTF2_Archive_GetGlobalDefWriter(ar);
+    OTF2_GlobalDefWriter_WriteClockProperties(g, 1000000000, 0, 600, OTF2_UNDEFINED_TIMESTAMP);
+    const char *strings[] = {"", "node", "rank", "thread", "main", "WORLD"};
+    for (uint32_t i = 0; i < 6; i++)
+        OTF2_GlobalDefWriter_WriteString(g, i, strings[i]);
+    OTF2_GlobalDefWriter_WriteRegion(g, 0, 4, 4, 0, OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_USER,
+                                     OTF2_REGION_FLAG_NONE, 0, 0, 0);
+    OTF2_GlobalDefWriter_WriteSystemTreeNode(g, 0, 1, 1, OTF2_UNDEFINED_SYSTEM_TREE_NODE);
+    uint64_t *members = malloc((size_t)nloc * sizeof *members);
+    for (int p = 0; p < nloc; p++) {
+        OTF2_GlobalDefWriter_WriteLocationGroup(g, (uint32_t)p, 2, OTF2_LOCATION_GROUP_TYPE_PROCESS, 0,
+                                                OTF2_UNDEFINED_LOCATION_GROUP);
+        OTF2_GlobalDefWriter_WriteLocation(g, (uint64_t)p, 3, OTF2_LOCATION_TYPE_CPU_THREAD, nev[p], (uint32_t)p);
+        members[p] = (uint64_t)p;
+    }
+    OTF2_GlobalDefWriter_WriteGroup(g, 0, 0, OTF2_GROUP_TYPE_COMM_LOCATIONS, OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE,
+                                    (uint32_t)nloc, members);
+    OTF2_GlobalDefWriter_WriteGroup(g, 1, 0, OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE,
+                                    (uint32_t)nloc, members);
+    OTF2_GlobalDefWriter_WriteComm(g, 0, 5, 1, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE);
+    assert_int_equal(OTF2_Archive_Close(ar), OTF2_SUCCESS);
+    free(members);
+}
+
+static void write_skewed(const char *dir, int nloc, int nmsg, unsigned seed)
+{
+    OTF2_Archive *ar = open_archive(dir);
     skew_ev **ev = calloc((size_t)nloc, sizeof *ev);
     int *n = calloc((size_t)nloc, sizeof *n);
     for (int p = 0; p < nloc; p++)
@@ -580,29 +617,7 @@ static void write_skewed(const char *dir, int nloc, int nmsg, unsigned seed)
         OTF2_Archive_CloseEvtWriter(ar, w);
         free(ev[p]);
     }
-    OTF2_Archive_CloseEvtFiles(ar);
-    OTF2_GlobalDefWriter *g = OTF2_Archive_GetGlobalDefWriter(ar);
-    OTF2_GlobalDefWriter_WriteClockProperties(g, 1000000000, 0, 600, OTF2_UNDEFINED_TIMESTAMP);
-    const char *strings[] = {"", "node", "rank", "thread", "main", "WORLD"};
-    for (uint32_t i = 0; i < 6; i++)
-        OTF2_GlobalDefWriter_WriteString(g, i, strings[i]);
-    OTF2_GlobalDefWriter_WriteRegion(g, 0, 4, 4, 0, OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_USER,
-                                     OTF2_REGION_FLAG_NONE, 0, 0, 0);
-    OTF2_GlobalDefWriter_WriteSystemTreeNode(g, 0, 1, 1, OTF2_UNDEFINED_SYSTEM_TREE_NODE);
-    uint64_t *members = malloc((size_t)nloc * sizeof *members);
-    for (int p = 0; p < nloc; p++) {
-        OTF2_GlobalDefWriter_WriteLocationGroup(g, (uint32_t)p, 2, OTF2_LOCATION_GROUP_TYPE_PROCESS, 0,
-                                                OTF2_UNDEFINED_LOCATION_GROUP);
-        OTF2_GlobalDefWriter_WriteLocation(g, (uint64_t)p, 3, OTF2_LOCATION_TYPE_CPU_THREAD, nev[p], (uint32_t)p);
-        members[p] = (uint64_t)p;
-    }
-    OTF2_GlobalDefWriter_WriteGroup(g, 0, 0, OTF2_GROUP_TYPE_COMM_LOCATIONS, OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE,
-                                    (uint32_t)nloc, members);
-    OTF2_GlobalDefWriter_WriteGroup(g, 1, 0, OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE,
-                                    (uint32_t)nloc, members);
-    OTF2_GlobalDefWriter_WriteComm(g, 0, 5, 1, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE);
-    assert_int_equal(OTF2_Archive_Close(ar), OTF2_SUCCESS);
-    free(members);
+    close_archive(ar, nloc, nev);
     free(nev);
     free(n);
     free(ev);
@@ -649,6 +664,101 @@ static void test_per_location(void **state)
     }
     if (!seen)
         skip();
+}
+
+/* What a read of one location saw: its events, first and latest stamp, its sends at the latest stamp. */
+typedef struct loc_seen {
+    uint64_t n;
+    int64_t first, latest;
+    int nsend;
+    int64_t send_t[8];
+    int send_peer[8];
+} loc_seen;
+
+static int seen_all(void *ud, const rt_tevent *ev)
+{
+    loc_seen *r = ud;
+    if (!r->n++)
+        r->first = r->latest = ev->ticks;
+    else if (ev->ticks > r->latest)
+        r->latest = ev->ticks;
+    if (ev->kind == RT_TE_SEND && r->nsend < 8) {
+        r->send_t[r->nsend] = r->latest;
+        r->send_peer[r->nsend++] = ev->peer;
+    }
+    return 0;
+}
+
+static int seen_sends(void *ud, const rt_tevent *ev)
+{
+    loc_seen *r = ud;
+    assert_int_equal(ev->kind, RT_TE_SEND);
+    if (r->nsend < 8) {
+        r->send_t[r->nsend] = ev->ticks;
+        r->send_peer[r->nsend++] = ev->peer;
+    }
+    return 0;
+}
+
+/* The send pass of the per-location reader (rt_otf2_locs_sends) on two locations exchanging three
+ * messages: the sends with their stamps and peers, the span and the event count, by hand and as the
+ * full read gives them; the index built per location equals the time-ordered one. (The OTF2 writer
+ * drops a record whose stamp steps back, so a held stamp cannot be written here.) */
+static void test_sends_pass(void **state)
+{
+    (void)state;
+    char *dir = tmp_path("sendpass");
+    OTF2_Archive *ar = open_archive(dir);
+    uint64_t nev[2];
+    OTF2_EvtWriter *w = OTF2_Archive_GetEvtWriter(ar, 0);
+    OTF2_EvtWriter_Enter(w, NULL, 5, 0);
+    OTF2_EvtWriter_MpiRecv(w, NULL, 300, 1, 0, 7, 16);
+    OTF2_EvtWriter_MpiSend(w, NULL, 320, 1, 0, 7, 32);
+    OTF2_EvtWriter_MpiSend(w, NULL, 400, 1, 0, 7, 64);
+    OTF2_EvtWriter_Leave(w, NULL, 500, 0);
+    OTF2_EvtWriter_GetNumberOfEvents(w, &nev[0]);
+    OTF2_Archive_CloseEvtWriter(ar, w);
+    w = OTF2_Archive_GetEvtWriter(ar, 1);
+    OTF2_EvtWriter_Enter(w, NULL, 5, 0);
+    OTF2_EvtWriter_MpiRecv(w, NULL, 350, 0, 0, 7, 32);
+    OTF2_EvtWriter_MpiRecv(w, NULL, 450, 0, 0, 7, 64);
+    OTF2_EvtWriter_MpiSend(w, NULL, 460, 0, 0, 7, 16);
+    OTF2_EvtWriter_Leave(w, NULL, 520, 0);
+    OTF2_EvtWriter_GetNumberOfEvents(w, &nev[1]);
+    OTF2_Archive_CloseEvtWriter(ar, w);
+    close_archive(ar, 2, nev);
+    char anchor[512], cmd[600];
+    snprintf(anchor, sizeof anchor, "%s/traces.otf2", dir);
+    rt_err err;
+    rt_otf2_locs *L = rt_otf2_locs_open(anchor, &err);
+    if (!L)
+        fail_msg("%s", err.msg);
+    static const int64_t want_send[2][2] = {{320, 400}, {460, -1}}, want_span[2][2] = {{5, 500}, {5, 520}};
+    for (int p = 0; p < 2; p++) {
+        loc_seen full = {0}, sends = {0};
+        int64_t span[2] = {-1, -1};
+        assert_int_equal(rt_otf2_locs_read(L, p, seen_all, &full, &err), RT_OK);
+        assert_int_equal(rt_otf2_locs_sends(L, p, seen_sends, &sends, span, &sends.n, &err), RT_OK);
+        assert_int_equal(sends.n, 5);
+        assert_int_equal(full.n, 5);
+        assert_int_equal(span[0], want_span[p][0]);
+        assert_int_equal(span[1], want_span[p][1]);
+        assert_int_equal(full.first, span[0]);
+        assert_int_equal(full.latest, span[1]);
+        assert_int_equal(sends.nsend, p ? 1 : 2);
+        assert_int_equal(full.nsend, sends.nsend);
+        for (int i = 0; i < sends.nsend; i++) {
+            assert_int_equal(sends.send_t[i], want_send[p][i]);
+            assert_int_equal(full.send_t[i], want_send[p][i]);
+            assert_int_equal(sends.send_peer[i], 1 - p);
+            assert_int_equal(full.send_peer[i], 1 - p);
+        }
+    }
+    rt_otf2_locs_close(L);
+    check_per_location(anchor);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+    free(dir);
 }
 
 static void test_refused(void **state)
@@ -897,6 +1007,7 @@ int main(void)
         cmocka_unit_test(test_random_traces),
         cmocka_unit_test(test_shared_samples),
         cmocka_unit_test(test_per_location),
+        cmocka_unit_test(test_sends_pass),
         cmocka_unit_test(test_refused),
         cmocka_unit_test(test_server_answers),
     };
