@@ -23,7 +23,25 @@ local function run(args)
   if args.open then
     os.execute("xdg-open '" .. url .. "' >/dev/null 2>&1 &")
   end
-  local sig = srv:wait()
+  -- the page's critical-path requests are answered here, between signals (rt_server.h)
+  local cpath = viewer.critical_path(args.trace, { format = args.format })
+  local unit = require("cjson").decode((select(2, srv:query("api/meta")))).unit
+  srv:critpath_on()
+  local sig
+  repeat
+    sig = srv:wait()
+    if sig == "critpath" then
+      for t0, t1 in function() return srv:critpath_take() end do
+        local ans, err = cpath:window(t0 / unit, t1 / unit)
+        if ans then
+          ans.t0, ans.t1 = t0, t1
+          srv:critpath_put(t0, t1, 200, require("retrace.json").encode(ans))
+        else
+          srv:critpath_put(t0, t1, 500, require("cjson").encode({ error = tostring(err) }))
+        end
+      end
+    end
+  until sig ~= "critpath"
   srv:close()
   io.stderr:write("retrace: view stopped (", sig, ")\n")
   return 0

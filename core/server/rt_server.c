@@ -15,6 +15,7 @@
 #include <limits.h>
 #include <math.h>
 #include <microhttpd.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -35,8 +36,24 @@ static const struct {
 };
 #define NASSETS (sizeof ASSETS / sizeof ASSETS[0])
 
+/* An answer of api/critpath kept for its window. */
+typedef struct cp_answer {
+    int64_t t0, t1;
+    int status;
+    char *body;
+    size_t len;
+} cp_answer;
+
 struct rt_server {
     struct MHD_Daemon *d;
+    /* the critical path on demand (rt_server_on_critpath): shared with the owner's thread */
+    pthread_mutex_t cp_lock;
+    rt_server_wake_fn cp_wake;
+    void *cp_ud;
+    int cp_wanted, cp_busy;   /* a window asked for and not taken; one taken and not answered */
+    int64_t cp_want[2], cp_taken[2];
+    cp_answer cp_kept[RT_SERVER_CP_KEEP];
+    int cp_next;
     rt_index *ix;
     char *title;
     char token[65];
@@ -785,6 +802,96 @@ static void answer_search(rt_server *s, const kv *a, reply *r)
     jw_close(&w, r);
 }
 
+/* ---- critical path (computed by the owner, see rt_server.h) ---- */
+
+static void answer_critpath(rt_server *s, const kv *a, reply *r)
+{
+    int64_t t0, t1;
+    int p0, p1;
+    if (window_args(s, a, &t0, &t1, &p0, &p1, r))
+        return;
+    pthread_mutex_lock(&s->cp_lock);
+    if (!s->cp_wake) {
+        pthread_mutex_unlock(&s->cp_lock);
+        return fail(r, 501, "the critical path is computed only under retrace view");
+    }
+    for (int i = 0; i < RT_SERVER_CP_KEEP; i++) {
+        cp_answer *k = &s->cp_kept[i];
+        if (k->body && k->t0 == t0 && k->t1 == t1) {
+            r->body = malloc(k->len + 1);
+            if (r->body) {
+                memcpy(r->body, k->body, k->len + 1);
+                r->len = k->len;
+                r->status = k->status;
+                r->type = "application/json";
+            }
+            pthread_mutex_unlock(&s->cp_lock);
+            if (!r->body)
+                fail(r, 500, "out of memory");
+            return;
+        }
+    }
+    int wake = 0;
+    if (!(s->cp_busy && s->cp_taken[0] == t0 && s->cp_taken[1] == t1) &&
+        !(s->cp_wanted && s->cp_want[0] == t0 && s->cp_want[1] == t1)) {
+        s->cp_wanted = 1;
+        s->cp_want[0] = t0;
+        s->cp_want[1] = t1;
+        wake = 1;
+    }
+    rt_server_wake_fn fn = s->cp_wake;
+    void *ud = s->cp_ud;
+    pthread_mutex_unlock(&s->cp_lock);
+    if (wake)
+        fn(ud);
+    jw w;
+    if (jw_open(&w))
+        return fail(r, 500, "out of memory");
+    fprintf(w.f, "{\"pending\":true,\"t0\":%lld,\"t1\":%lld}\n", (long long)t0, (long long)t1);
+    jw_close(&w, r);
+    r->status = 202;
+}
+
+void rt_server_on_critpath(rt_server *s, rt_server_wake_fn wake, void *ud)
+{
+    pthread_mutex_lock(&s->cp_lock);
+    s->cp_wake = wake;
+    s->cp_ud = ud;
+    pthread_mutex_unlock(&s->cp_lock);
+}
+
+int rt_server_critpath_take(rt_server *s, int64_t *t0, int64_t *t1)
+{
+    pthread_mutex_lock(&s->cp_lock);
+    int got = s->cp_wanted;
+    if (got) {
+        *t0 = s->cp_taken[0] = s->cp_want[0];
+        *t1 = s->cp_taken[1] = s->cp_want[1];
+        s->cp_wanted = 0;
+        s->cp_busy = 1;
+    }
+    pthread_mutex_unlock(&s->cp_lock);
+    return got;
+}
+
+int rt_server_critpath_put(rt_server *s, int64_t t0, int64_t t1, int status, const char *body, size_t len)
+{
+    char *copy = malloc(len + 1);
+    if (!copy)
+        return -1;
+    memcpy(copy, body, len);
+    copy[len] = '\0';
+    pthread_mutex_lock(&s->cp_lock);
+    cp_answer *k = &s->cp_kept[s->cp_next];
+    s->cp_next = (s->cp_next + 1) % RT_SERVER_CP_KEEP;
+    free(k->body);
+    *k = (cp_answer){t0, t1, status, copy, len};
+    if (s->cp_busy && s->cp_taken[0] == t0 && s->cp_taken[1] == t1)
+        s->cp_busy = 0;
+    pthread_mutex_unlock(&s->cp_lock);
+    return 0;
+}
+
 static void answer(rt_server *s, const char *url, const kv *a, reply *r)
 {
     r->body = NULL;
@@ -812,6 +919,8 @@ static void answer(rt_server *s, const char *url, const kv *a, reply *r)
         return answer_profile(s, a, r);
     if (strcmp(url, "api/search") == 0)
         return answer_search(s, a, r);
+    if (strcmp(url, "api/critpath") == 0)
+        return answer_critpath(s, a, r);
     fail(r, 404, "no such page: %.100s", url);
 }
 
@@ -945,6 +1054,7 @@ rt_server *rt_server_start(rt_index *ix, const char *title, const char *assets, 
         return NULL;
     }
     s->ix = ix;
+    pthread_mutex_init(&s->cp_lock, NULL);
     s->title = strdup(title ? title : "");
     if (token) {
         if (strlen(token) < 16 || strlen(token) > 64 || strspn(token, "0123456789abcdefABCDEF") != strlen(token)) {
@@ -1009,6 +1119,9 @@ void rt_server_stop(rt_server *s)
         MHD_stop_daemon(s->d);
     for (size_t i = 0; i < NASSETS; i++)
         free(s->asset[i]);
+    for (int i = 0; i < RT_SERVER_CP_KEEP; i++)
+        free(s->cp_kept[i].body);
+    pthread_mutex_destroy(&s->cp_lock);
     free(s->title);
     free(s);
 }

@@ -194,11 +194,11 @@ try:
     keys = ["t0", "t1", "p0", "p1", "w", "h", "q", "t", "zz"]
     bad = 0
     for i in range(400):
-        ep = rnd.choice(["api/view", "api/stats", "api/search", "api/meta", "api/nothing", "viewer.js"])
+        ep = rnd.choice(["api/view", "api/stats", "api/search", "api/meta", "api/nothing", "viewer.js", "api/critpath"])
         q = "&".join("%s=%s" % (rnd.choice(keys), "".join(rnd.choice(alphabet) for _ in range(rnd.randint(0, 12))))
                      for _ in range(rnd.randint(0, 20)))
         st, body = get(url + ep + "?" + q.replace(" ", "%20"))
-        if st not in (200, 400, 404) or (st == 400 and b'"error"' not in body):
+        if st not in (200, 202, 400, 404) or (st == 400 and b'"error"' not in body):
             bad += 1
             print("  unexpected", st, ep, q, body[:200])
     check(bad == 0, "400 random queries: each 200, 400 or 404 with a message")
@@ -414,6 +414,48 @@ try:
         z = wait_ready("bookmark with filters")
         check(z["hidden"] == {"functions": [recv], "tags": [10]} and len(z["messages"]) == len(after),
               "the bookmark keeps the filters")
+
+        # the critical path on demand (key c) for the selection's window, against retrace stats on it
+        d.execute_script("viewer.setView(arguments[0])", {"t0": v["t0"], "t1": v["t1"], "p0": 0, "p1": len(meta["procs"])})
+        wait_ready("the selection's window again")
+        d.execute_script("document.activeElement && document.activeElement.blur()")
+        ActionChains(d).send_keys("c").perform()
+        z = wait_ready("the critical path")
+        cp = z["critpath"]
+        ref = stats_cli(v["t0"] / UNIT, v["t1"] / UNIT)["critical_path"]
+        check(cp is not None and close(cp["length"], ref["length"], 1e-9) and cp["length"] > 0,
+              "critical path length in the view %s = retrace stats --from --to %s" % (cp and cp["length"], ref["length"]))
+        segs_ok = len(cp["segments"]) == len(ref["segments"]) == cp["nsegments"] and all(
+            g[0] == r["proc"] and close(g[1], r["from"], 1e-12) and close(g[2], r["to"], 1e-12)
+            for g, r in zip(cp["segments"], ref["segments"]))
+        check(segs_ok, "its %d segments (processor, from, to) = retrace stats'" % len(ref["segments"]))
+        check(cp["nmessages"] == len(ref["messages"]) and all(
+            (m[0], m[1]) == (r["src"], r["dst"]) and close(m[2], r["send"], 1e-12) for m, r in zip(cp["messages"], ref["messages"])),
+            "its %d messages = retrace stats'" % len(ref["messages"]))
+        per = {}
+        for r in ref["segments"]:
+            per[r["proc"]] = per.get(r["proc"], 0) + r["to"] - r["from"]
+        flight = sum(max(0, min(r["recv"], v["t1"] / UNIT) - max(r["send"], v["t0"] / UNIT)) for r in ref["messages"])
+        check({p["proc"]: round(p["time"], 12) for p in cp["procs"]} == {k: round(t, 12) for k, t in per.items()} and
+              close(sum(per.values()) + flight, ref["length"], 1e-9),
+              "time on the path per processor = the sums of retrace stats' segments, with flights the length")
+        big = max(z["critpathDrawn"]["segments"], key=lambda g: g["x1"] - g["x0"])
+        check(canvas_pixel(d, "plot", int((big["x0"] + big["x1"]) / 2), int(big["y"])) == [192, 0, 192],
+              "the path is drawn over processor %d's row" % big["proc"])
+        panel = d.find_element("id", "critpath").text
+        check("length" in panel and "messages in flight" in panel, "the panel gives the length and the shares")
+        check("cp=1" in d.current_url, "the bookmark keeps the critical path shown")
+        d.save_screenshot(os.path.join(GALLERY, "view_10-critical-path.png"))
+        # the whole run: the run's path
+        d.find_element("id", "home").click()
+        z = wait_ready("the whole run's critical path")
+        ref = stats_cli(meta["tmin"] / UNIT, meta["tmax"] / UNIT)["critical_path"]
+        check(close(z["critpath"]["length"], ref["length"], 1e-9) and z["critpath"]["nsegments"] == len(ref["segments"]),
+              "whole run: critical path length %s = retrace stats %s" % (z["critpath"]["length"], ref["length"]))
+        ActionChains(d).send_keys("c").perform()
+        time.sleep(0.2)
+        check(data()["critpath"] is None and d.find_element("id", "cppanel").get_attribute("hidden") is not None,
+              "c again hides it")
     finally:
         d.quit()
 finally:

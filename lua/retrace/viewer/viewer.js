@@ -11,6 +11,9 @@
   let drawn = { plot: null, rows: [], messages: [] }, selected = null, hit = null, pending = 0, lastSearch = null;
   // Filters: functions (dense region numbers) and message tags hidden from the timeline.
   const hiddenRegions = new Set(), hiddenTags = new Set();
+  // The critical path of the view, asked of the server on demand (button or key c).
+  const CP_COLOR = "#c000c0";
+  let cpOn = false, critpath = null, cpSeq = 0, cpTimer = null;
 
   function $(id) { return document.getElementById(id); }
   function api(path, args) {
@@ -71,12 +74,14 @@
     let h = "t0=" + view.t0 + "&t1=" + view.t1 + "&p0=" + view.p0 + "&p1=" + view.p1 + "&by=" + by;
     if (hiddenRegions.size) h += "&hidef=" + [...hiddenRegions].sort((a, b) => a - b).join(",");
     if (hiddenTags.size) h += "&hidet=" + [...hiddenTags].sort((a, b) => a - b).join(",");
+    if (cpOn) h += "&cp=1";
     window.history.replaceState(null, "", "#" + h);
   }
   function readHash() {
     const o = {};
     location.hash.replace(/^#/, "").split("&").forEach(kv => { const [k, v] = kv.split("="); if (k) o[k] = v; });
     if (o.by === "region" || o.by === "state") by = o.by;
+    cpOn = o.cp === "1";
     hiddenRegions.clear(); hiddenTags.clear();
     (o.hidef || "").split(",").forEach(x => { if (x !== "" && isFinite(Number(x))) hiddenRegions.add(Number(x)); });
     (o.hidet || "").split(",").forEach(x => { if (x !== "" && isFinite(Number(x))) hiddenTags.add(Number(x)); });
@@ -249,6 +254,7 @@
     ctx.clearRect(0, 0, cv.clientWidth, cv.clientHeight);
     ctx.fillStyle = "#f4f4f4"; ctx.fillRect(r.x, r.y, r.w, r.h);
     if (answer.mode === "exact") drawExact(r, answer); else drawRaster(r, answer);
+    drawCritpath(r);
     drawRuler(r);
     drawLabels(r);
     if (hit) { // the search hit
@@ -274,6 +280,40 @@
       view.p0 + "–" + (view.p1 - 1) + " · " + (answer.mode === "exact" ? "every event" :
       (answer.from_events ? "raster from events" : "summaries")) + (pending ? " · loading" : "");
   }
+
+  // The critical path over the timeline: a thick line along each of its segments on its processor's
+  // row, a dashed one along each message it follows (an end off the processors shown at the edge).
+  function drawCritpath(r) {
+    drawn.critpath = null;
+    if (!cpOn || !critpath || critpath.t0 !== view.t0 || critpath.t1 !== view.t1) return;
+    const rh = r.h / drawn.rows.length, u = meta.unit, segs = [];
+    const yOf = p => {
+      const i = rowOfProc(p);
+      if (i >= 0) return r.y + (i + 0.5) * rh;
+      return p < view.p0 ? r.y : r.y + r.h;
+    };
+    const line = (x0, y0, x1, y1) => {
+      ctx.beginPath(); ctx.moveTo(x0, y0); ctx.lineTo(x1, y1);
+      ctx.strokeStyle = "#fff"; ctx.lineWidth = 6; ctx.stroke();
+      ctx.strokeStyle = CP_COLOR; ctx.lineWidth = 3; ctx.stroke();
+    };
+    ctx.save();
+    ctx.beginPath(); ctx.rect(r.x, r.y, r.w, r.h); ctx.clip();
+    ctx.setLineDash([5, 3]);
+    for (const [src, dst, ts, tr] of list(critpath.messages)) line(xOf(ts * u), yOf(src), xOf(tr * u), yOf(dst));
+    ctx.setLineDash([]);
+    for (const [p, a, b] of list(critpath.segments)) {
+      const row = rowOfProc(p);
+      if (row < 0) continue;
+      const y = r.y + (row + 0.5) * rh, x0 = xOf(a * u), x1 = Math.max(xOf(b * u), x0 + 1);
+      line(x0, y, x1, y);
+      segs.push({ proc: p, x0: x0, x1: x1, y: y });
+    }
+    ctx.restore();
+    ctx.lineWidth = 1;
+    drawn.critpath = { segments: segs };
+  }
+  function list(x) { return Array.isArray(x) ? x : []; }
 
   // ---- queries ----
   let seq = 0, statsTimer = null;
@@ -302,6 +342,41 @@
       showStats(s);
       drawUtil();
     }).catch(e => { $("functions").textContent = "error: " + e.message; });
+    loadCritpath();
+  }
+  // Ask for the view's critical path; the server answers "pending" while it computes it.
+  function loadCritpath() {
+    clearTimeout(cpTimer);
+    if (!cpOn) return;
+    const my = ++cpSeq, v = view;
+    api("critpath", { t0: v.t0, t1: v.t1 }).then(c => {
+      if (my !== cpSeq || !cpOn) return;
+      if (c.pending) {
+        $("critpath").textContent = "computing the critical path…";
+        cpTimer = setTimeout(loadCritpath, 250);
+        return;
+      }
+      critpath = c;
+      showCritpath(c);
+      draw();
+    }).catch(e => { $("critpath").textContent = "error: " + e.message; });
+  }
+  function showCritpath(c) {
+    const procs = list(c.procs).slice().sort((a, b) => b.time - a.time);
+    const share = t => c.length > 0 ? (100 * t / c.length).toFixed(1) + "%" : "-";
+    const rows = procs.slice(0, 100).map(p => ["<span class=sw style='background:" + CP_COLOR + "'></span>" +
+      esc(meta.procs[p.proc] || p.proc), fmtTime(p.time), share(p.time)]);
+    rows.push(["messages in flight", fmtTime(c.flight), share(c.flight)]);
+    $("critpath").innerHTML = "<p>length " + fmtTime(c.length) + " in the view: " + c.nsegments + " segments, " +
+      c.nmessages + " messages" + (c.truncated ? " (the first " + c.segments.length + " drawn)" : "") + "</p>" +
+      table(["processor", "time on the path", "share"], rows);
+  }
+  function toggleCritpath() {
+    cpOn = !cpOn;
+    $("cppanel").hidden = !cpOn;
+    $("cpbtn").classList.toggle("on", cpOn);
+    writeHash();
+    if (cpOn) loadCritpath(); else { critpath = null; draw(); }
   }
   function table(head, rows) {
     return "<table><tr>" + head.map(h => "<th>" + h + "</th>").join("") + "</tr>" +
@@ -533,6 +608,7 @@
     else if (k === "Backspace" || k === "u") undo();
     else if (k === "Home") home();
     else if (k === "/") { $("search").focus(); }
+    else if (k === "c") toggleCritpath();
     else return;
     e.preventDefault();
   });
@@ -540,6 +616,7 @@
   function home() { setView({ t0: meta.tmin, t1: Math.max(meta.tmax, meta.tmin + 2), p0: 0, p1: meta.procs.length }, true); }
   $("undo").onclick = undo;
   $("home").onclick = home;
+  $("cpbtn").onclick = toggleCritpath;
   $("colorby").onchange = e => { by = e.target.value; writeHash(); draw(); };
   $("searchform").onsubmit = e => {
     e.preventDefault();
@@ -556,8 +633,8 @@
       messages: drawn.messages.map(m => [m.src, m.dst, m.ts, m.tr, m.tag]),
       answer: answer && (answer.mode === "exact" ? answer : { mode: answer.mode, rows: answer.rows, cols: answer.cols,
         p0: answer.p0, p1: answer.p1, t0: answer.t0, t1: answer.t1, from_events: answer.from_events }), stats: stats, selected: selected, hit: hit, by: by, meta: meta, pending: pending,
-      util: util,
-      ready: !!answer && !pending && !!stats && stats.t0 === view.t0 && stats.t1 === view.t1 &&
+      util: util, critpath: cpOn ? critpath : null, critpathDrawn: drawn.critpath,
+      ready: (!cpOn || (!!critpath && critpath.t0 === view.t0 && critpath.t1 === view.t1)) && !!answer && !pending && !!stats && stats.t0 === view.t0 && stats.t1 === view.t1 &&
         stats.p0 === view.p0 && stats.p1 === view.p1 && !!util && profile.t0 === view.t0 && profile.t1 === view.t1 &&
         profile.p0 === view.p0 && profile.p1 === view.p1 }),
     // a raster cell as received: the shares of idle, overhead and busy (null: no time), the function (-1 none)
@@ -574,6 +651,8 @@
     resize();
     const v = readHash();
     $("colorby").value = by;
+    $("cppanel").hidden = !cpOn;
+    $("cpbtn").classList.toggle("on", cpOn);
     setView(v || { t0: m.tmin, t1: Math.max(m.tmax, m.tmin + 2), p0: 0, p1: m.procs.length }, false);
   }).catch(e => { $("status").textContent = "error: " + e.message; });
 })();
