@@ -214,6 +214,14 @@ static int s_critpath_take(lua_State *L)
     return 2;
 }
 
+/* set_meta(json members): added to api/meta (rt_server_set_meta). */
+static int s_set_meta(lua_State *L)
+{
+    if (rt_server_set_meta(check_server(L)->srv, luaL_checkstring(L, 2)))
+        return luaL_error(L, "out of memory");
+    return 0;
+}
+
 /* critpath_put(t0, t1, status, json): the answer for that window. */
 static int s_critpath_put(lua_State *L)
 {
@@ -245,7 +253,7 @@ static int s_query(lua_State *L)
 
 static const luaL_Reg methods[] = {
     {"port", s_port}, {"token", s_token}, {"wait", s_wait}, {"query", s_query}, {"close", s_close},
-    {"critpath_on", s_critpath_on}, {"critpath_take", s_critpath_take}, {"critpath_put", s_critpath_put}, {NULL, NULL}};
+    {"critpath_on", s_critpath_on}, {"set_meta", s_set_meta}, {"critpath_take", s_critpath_take}, {"critpath_put", s_critpath_put}, {NULL, NULL}};
 
 static const luaL_Reg funcs[] = {{"build", v_build}, {"check", v_check}, {"serve", v_serve}, {NULL, NULL}};
 

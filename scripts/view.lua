@@ -11,7 +11,8 @@ local function run(args)
   if built then
     io.stderr:write(string.format("retrace: indexed %d events into %s\n", info.events, path))
   end
-  local srv, err, status = viewer.serve(args.trace, path, { bind = args.bind, port = args.port, token = args.token })
+  local srv, err, status = viewer.serve(args.trace, path, { bind = args.bind, port = args.port, token = args.token,
+    format = args.format })
   if not srv then
     if status == "usage" then cli.usage_error(err) end
     cli.input_error(err)

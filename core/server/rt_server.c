@@ -54,6 +54,7 @@ struct rt_server {
     int64_t cp_want[2], cp_taken[2];
     cp_answer cp_kept[RT_SERVER_CP_KEEP];
     int cp_next;
+    char *meta_extra;         /* members added to api/meta by the owner (rt_server_set_meta) */
     rt_index *ix;
     char *title;
     char token[65];
@@ -274,6 +275,62 @@ static int window_args(rt_server *s, const kv *a, int64_t *t0, int64_t *t1, int 
     return 0;
 }
 
+/*
+ * The processors asked for: procs=LIST (numbers and ranges A-B, comma-separated, any order) meets
+ * [p0, p1); absent, all of [p0, p1). *mask (malloc'ed, p1 - p0 bytes, 1 = shown). 0, or -1 answered.
+ */
+static int procs_arg(const kv *a, int p0, int p1, unsigned char **mask, reply *r)
+{
+    const char *v = kv_get(a, "procs");
+    *mask = malloc((size_t)(p1 - p0));
+    if (!*mask) {
+        fail(r, 500, "out of memory");
+        return -1;
+    }
+    memset(*mask, v ? 0 : 1, (size_t)(p1 - p0));
+    for (const char *q = v; q && *q;) {
+        char *end;
+        errno = 0;
+        long x = strtol(q, &end, 10), y = x;
+        int bad = end == q || errno || x < 0;
+        if (!bad && *end == '-') {
+            const char *q2 = end + 1;
+            y = strtol(q2, &end, 10);
+            bad = end == q2 || errno || y < x;
+        }
+        if (bad || (*end && *end != ',')) {
+            fail(r, 400, "argument procs: '%.40s' is not a list of processors (0,3-5,...)", v);
+            free(*mask);
+            *mask = NULL;
+            return -1;
+        }
+        for (long p = x > p0 ? x : p0; p <= y && p < p1; p++)
+            (*mask)[p - p0] = 1;
+        q = *end ? end + 1 : end;
+    }
+    return 0;
+}
+
+/* The next run of shown processors from *p on: [*a, *b); 0 when none is left. */
+static int next_run(const unsigned char *mask, int p0, int p1, int *p, int *a, int *b)
+{
+    while (*p < p1 && !mask[*p - p0])
+        (*p)++;
+    if (*p >= p1)
+        return 0;
+    *a = *p;
+    while (*p < p1 && mask[*p - p0])
+        (*p)++;
+    *b = *p;
+    return 1;
+}
+
+/* comm=ID: the messages of that communicator only (-1, the default: all). */
+static int comm_arg(const kv *a, int64_t *comm, reply *r)
+{
+    return arg_int(a, "comm", -1, INT_MAX, 1, -1, comm, r);
+}
+
 static void answer_meta(rt_server *s, reply *r)
 {
     jw w;
@@ -293,7 +350,12 @@ static void answer_meta(rt_server *s, reply *r)
             fputc(',', w.f);
         jw_str(&w, rt_index_proc_name(ix, p));
     }
-    fputs("],\"regions\":[", w.f);
+    fputc(']', w.f);
+    pthread_mutex_lock(&s->cp_lock);
+    if (s->meta_extra)
+        fprintf(w.f, ",%s", s->meta_extra);
+    pthread_mutex_unlock(&s->cp_lock);
+    fputs(",\"regions\":[", w.f);
     for (int i = 0; i < rt_index_nregions(ix); i++) {
         if (i)
             fputc(',', w.f);
@@ -312,6 +374,7 @@ static void answer_meta(rt_server *s, reply *r)
 typedef struct exact_ud {
     FILE *f;
     int nint, nmsg;
+    int comm;                 /* messages of this communicator only; -1 all */
 } exact_ud;
 
 static int exact_interval(void *ud, const rt_ix_interval *iv)
@@ -325,6 +388,8 @@ static int exact_interval(void *ud, const rt_ix_interval *iv)
 static int exact_message(void *ud, const rt_ix_message *m)
 {
     exact_ud *e = ud;
+    if (e->comm >= 0 && m->comm != e->comm)
+        return 0;
     fprintf(e->f, "%s%d,%d,%lld,%lld,%.0f,%lld", e->nmsg++ ? "," : "", m->src, m->dst, (long long)m->ts,
             (long long)m->tr, m->bytes, (long long)m->tag);
     return 0;
@@ -393,10 +458,10 @@ static int bin_row(void *ud, int row, const rt_ix_cell *cells)
 
 static void answer_view(rt_server *s, const kv *a, reply *r)
 {
-    int64_t t0, t1, w, h;
+    int64_t t0, t1, w, h, comm;
     int p0, p1;
     if (window_args(s, a, &t0, &t1, &p0, &p1, r) || arg_int(a, "w", 1, 8192, 0, 0, &w, r) ||
-        arg_int(a, "h", 1, 8192, 0, 0, &h, r))
+        arg_int(a, "h", 1, 8192, 0, 0, &h, r) || comm_arg(a, &comm, r))
         return;
     int n = p1 - p0;
     rt_err err;
@@ -407,7 +472,7 @@ static void answer_view(rt_server *s, const kv *a, reply *r)
         if (jw_open(&out))
             return fail(r, 500, "out of memory");
         fprintf(out.f, "{\"t0\":%lld,\"t1\":%lld,\"p0\":%d,\"p1\":%d,", (long long)t0, (long long)t1, p0, p1);
-        exact_ud e = {out.f, 0, 0};
+        exact_ud e = {out.f, 0, 0, (int)comm};
         fputs("\"mode\":\"exact\",\"intervals\":[", out.f);
         rt_ix_visitor v = {exact_interval, NULL, NULL, &e};
         rc = rt_index_walk(s->ix, p0, p1, t0, t1, &v, &err);
@@ -496,23 +561,33 @@ static void answer_profile(rt_server *s, const kv *a, reply *r)
 {
     int64_t t0, t1, w;
     int p0, p1;
-    if (window_args(s, a, &t0, &t1, &p0, &p1, r) || arg_int(a, "w", 1, 8192, 0, 0, &w, r))
+    unsigned char *mask;
+    if (window_args(s, a, &t0, &t1, &p0, &p1, r) || arg_int(a, "w", 1, 8192, 0, 0, &w, r) ||
+        procs_arg(a, p0, p1, &mask, r))
         return;
     prof_ud pu = {calloc((size_t)w * 3, sizeof(double)), (int)w};
-    if (!pu.st)
+    if (!pu.st) {
+        free(mask);
         return fail(r, 500, "out of memory");
+    }
     rt_err err;
     rt_err_clear(&err);
-    int from_events = 0;
-    int rc = rt_index_raster_rows(s->ix, p0, p1, 1, t0, t1, (int)w, prof_row, &pu, &from_events, &err);
+    int from_events = 1, rc = RT_OK, p = p0, ra, rb, nshown = 0;
+    while (!rc && next_run(mask, p0, p1, &p, &ra, &rb)) {
+        int fe = 0;
+        rc = rt_index_raster_rows(s->ix, ra, rb, 1, t0, t1, (int)w, prof_row, &pu, &fe, &err);
+        from_events &= fe;
+        nshown += rb - ra;
+    }
+    free(mask);
     jw out;
     if (rc || jw_open(&out)) {
         free(pu.st);
         return fail(r, 500, "%s", rc ? err.msg : "out of memory");
     }
     double cw = (double)(t1 - t0) / (double)w;
-    fprintf(out.f, "{\"t0\":%lld,\"t1\":%lld,\"p0\":%d,\"p1\":%d,\"cols\":%lld,\"from_events\":%s",
-            (long long)t0, (long long)t1, p0, p1, (long long)w, from_events ? "true" : "false");
+    fprintf(out.f, "{\"t0\":%lld,\"t1\":%lld,\"p0\":%d,\"p1\":%d,\"shown\":%d,\"cols\":%lld,\"from_events\":%s",
+            (long long)t0, (long long)t1, p0, p1, nshown, (long long)w, from_events && nshown ? "true" : "false");
     static const char *const names[3] = {"idle", "overhead", "busy"};
     for (int k = 0; k < 3; k++) {
         fprintf(out.f, ",\"%s\":[", names[k]);
@@ -544,6 +619,7 @@ typedef struct stats_ud {
     double bytes;
     uint64_t hist[64];        /* messages by floor(log2(bytes)) + 1 (0: empty messages) */
     rt_chanmap pairs, tags;
+    int comm;                 /* messages of this communicator only; -1 all */
     int failed;
 } stats_ud;
 
@@ -578,8 +654,8 @@ static int st_enter(void *ud, int proc, int region, int depth, int64_t t)
 static int st_message(void *ud, const rt_ix_message *m)
 {
     stats_ud *s = ud;
-    if (m->tr < s->t0 || m->tr > s->t1)
-        return 0; /* messages received in the window */
+    if (m->tr < s->t0 || m->tr > s->t1 || (s->comm >= 0 && m->comm != s->comm))
+        return 0; /* messages received in the window (of the communicator asked for) */
     s->nmsg++;
     s->bytes += m->bytes;
     int b = 0;
@@ -601,14 +677,16 @@ static int st_message(void *ud, const rt_ix_message *m)
 
 static void answer_stats(rt_server *s, const kv *a, reply *r)
 {
-    int64_t t0, t1;
+    int64_t t0, t1, comm;
     int p0, p1;
-    if (window_args(s, a, &t0, &t1, &p0, &p1, r))
+    unsigned char *mask = NULL;
+    if (window_args(s, a, &t0, &t1, &p0, &p1, r) || comm_arg(a, &comm, r) || procs_arg(a, p0, p1, &mask, r))
         return;
     rt_index *ix = s->ix;
     int nr = rt_index_nregions(ix);
     stats_ud st;
     memset(&st, 0, sizeof st);
+    st.comm = (int)comm;
     st.ix = ix;
     st.p0 = p0;
     st.t0 = t0;
@@ -624,11 +702,15 @@ static void answer_stats(rt_server *s, const kv *a, reply *r)
     int rc = RT_ENOMEM;
     jw w = {NULL, NULL, 0};
     if (st.state && st.excl && st.incl && st.calls) {
-        rt_ix_visitor v = {st_interval, NULL, st_enter, &st};
-        rc = rt_index_walk_segments(ix, p0, p1, t0, t1, &v, st_segment, &err);
-        rt_ix_visitor vm = {NULL, st_message, NULL, &st};
-        if (!rc)
-            rc = rt_index_walk(ix, p0, p1, t0, t1, &vm, &err);
+        rc = RT_OK;
+        int p = p0, ra, rb;
+        while (!rc && next_run(mask, p0, p1, &p, &ra, &rb)) {
+            rt_ix_visitor v = {st_interval, NULL, st_enter, &st};
+            rc = rt_index_walk_segments(ix, ra, rb, t0, t1, &v, st_segment, &err);
+            rt_ix_visitor vm = {NULL, st_message, NULL, &st};
+            if (!rc)
+                rc = rt_index_walk(ix, ra, rb, t0, t1, &vm, &err);
+        }
         if (st.failed)
             rc = RT_ENOMEM;
     }
@@ -640,16 +722,20 @@ static void answer_stats(rt_server *s, const kv *a, reply *r)
     fprintf(w.f, "{\"t0\":%lld,\"t1\":%lld,\"p0\":%d,\"p1\":%d,\"unit\":%.0f,\"procs\":[", (long long)t0,
             (long long)t1, p0, p1, unit);
     double tot[3] = {0, 0, 0};
+    int first = 1;
     for (int p = p0; p < p1; p++) {
+        if (!mask[p - p0])
+            continue;
         double *x = &st.state[(size_t)(p - p0) * 3];
-        fprintf(w.f, "%s{\"proc\":%d,\"idle\":%.9g,\"overhead\":%.9g,\"busy\":%.9g}", p > p0 ? "," : "", p,
+        fprintf(w.f, "%s{\"proc\":%d,\"idle\":%.9g,\"overhead\":%.9g,\"busy\":%.9g}", first ? "" : ",", p,
                 x[0] / unit, x[1] / unit, x[2] / unit);
+        first = 0;
         for (int k = 0; k < 3; k++)
             tot[k] += x[k];
     }
     fprintf(w.f, "],\"idle\":%.9g,\"overhead\":%.9g,\"busy\":%.9g,\"functions\":[", tot[0] / unit, tot[1] / unit,
             tot[2] / unit);
-    int first = 1;
+    first = 1;
     for (int i = 0; i < nr; i++) {
         if (!st.calls[i] && st.incl[i] <= 0 && st.excl[i] <= 0)
             continue;
@@ -691,6 +777,7 @@ static void answer_stats(rt_server *s, const kv *a, reply *r)
     fputs("]}}\n", w.f);
     jw_close(&w, r);
 done:
+    free(mask);
     free(st.state);
     free(st.excl);
     free(st.incl);
@@ -850,6 +937,18 @@ static void answer_critpath(rt_server *s, const kv *a, reply *r)
     fprintf(w.f, "{\"pending\":true,\"t0\":%lld,\"t1\":%lld}\n", (long long)t0, (long long)t1);
     jw_close(&w, r);
     r->status = 202;
+}
+
+int rt_server_set_meta(rt_server *s, const char *members)
+{
+    char *copy = members ? strdup(members) : NULL;
+    if (members && !copy)
+        return -1;
+    pthread_mutex_lock(&s->cp_lock);
+    free(s->meta_extra);
+    s->meta_extra = copy;
+    pthread_mutex_unlock(&s->cp_lock);
+    return 0;
 }
 
 void rt_server_on_critpath(rt_server *s, rt_server_wake_fn wake, void *ud)
@@ -1122,6 +1221,7 @@ void rt_server_stop(rt_server *s)
     for (int i = 0; i < RT_SERVER_CP_KEEP; i++)
         free(s->cp_kept[i].body);
     pthread_mutex_destroy(&s->cp_lock);
+    free(s->meta_extra);
     free(s->title);
     free(s);
 }

@@ -12,11 +12,12 @@
  *
  * The queries (times are integer ticks of the index, processors 0-based,
  * p1 exclusive; see README "retrace view"):
- *   api/meta                               trace, span, processors, regions
- *   api/view?t0&t1&p0&p1&w&h               intervals and messages when few (JSON), else a w x rows
+ *   api/meta                               trace, span, processors, regions (and rt_server_set_meta's)
+ *   api/view?t0&t1&p0&p1&w&h&comm          intervals and messages when few (JSON), else a w x rows
  *                                          raster (binary, application/octet-stream; rt_server.c)
- *   api/profile?t0&t1&p0&p1&w              processors idle / in overhead / busy in each of w columns
- *   api/stats?t0&t1&p0&p1                  states, functions, messages of a window
+ *   api/profile?t0&t1&p0&p1&w&procs        processors idle / in overhead / busy in each of w columns
+ *   api/stats?t0&t1&p0&p1&procs&comm       states, functions, messages of a window
+ * procs=0,3-5: only these processors of [p0, p1); comm=ID: only the messages of that communicator.
  *   api/search?q&t&p0&p1                   first enter at or after t of a region named like q
  *   api/critpath?t0&t1                     the critical path cut to the window, computed on demand
  *                                          by the server's owner (202 while it is being computed)
@@ -52,6 +53,9 @@ const char *rt_server_token(const rt_server *s);
 unsigned long rt_server_requests(const rt_server *s);
 /* Stop and free (NULL allowed). */
 void rt_server_stop(rt_server *s);
+
+/* Members added to api/meta: JSON text such as "\"comms\":[...]" (copied; NULL none). 0, or -1. */
+int rt_server_set_meta(rt_server *s, const char *members);
 
 /*
  * The critical path on demand. The server does not compute it: a request for a

@@ -85,6 +85,20 @@ def canvas_pixel(d, cid, x, y):
                             cid, x, y)
 
 
+def page_ready(d, what, tries=300):
+    """viewer.data() once the page has drawn the view and its panels."""
+    for _ in range(tries):
+        x = d.execute_script("return window.viewer ? viewer.data() : null")
+        if x and x["ready"]:
+            return x
+        time.sleep(0.05)
+    raise AssertionError("page not ready after " + what)
+
+
+def data_filters(d):
+    return d.execute_script("return viewer.data().filters.procs")
+
+
 def stop(server, tmp):
     server.terminate()
     try:
@@ -100,7 +114,7 @@ def reference():
     clock = subprocess.run(["otf2-print", "-G", TRACE], capture_output=True, text=True, check=True).stdout
     m = re.search(r"Ticks per Seconds: (\d+), Global Offset: (\d+)", clock)
     unit, offset = int(m.group(1)), int(m.group(2))
-    stacks, intervals, sends, recvs, tags = {}, [], [], [], {}
+    stacks, intervals, sends, recvs, tags, comms = {}, [], [], [], {}, {}
     for line in out.splitlines():
         f = line.split()
         if len(f) < 3 or not f[1].isdigit():
@@ -115,7 +129,8 @@ def reference():
         elif kind == "MPI_SEND":
             peer = int(re.search(r"Receiver: (\d+)", line).group(1))
             size = int(re.search(r"Length: (\d+)", line).group(1))
-            sends.append((loc, peer, t, size, int(re.search(r"Tag: (\d+)", line).group(1))))
+            sends.append((loc, peer, t, size, int(re.search(r"Tag: (\d+)", line).group(1)),
+                          int(re.search(r'Communicator: "[^"]*" <(\d+)>', line).group(1))))
         elif kind == "MPI_RECV":
             peer = int(re.search(r"Sender: (\d+)", line).group(1))
             size = int(re.search(r"Length: (\d+)", line).group(1))
@@ -127,10 +142,11 @@ def reference():
         snd = sends.pop(k)
         msgs.append((s, r, snd[2], tr, size))
         tags[(s, r, snd[2], tr)] = snd[4]
-    return unit, sorted(intervals), sorted(msgs), tags
+        comms[(s, r, snd[2], tr)] = snd[5]
+    return unit, sorted(intervals), sorted(msgs), tags, comms
 
 
-UNIT, REF_INTERVALS, REF_MESSAGES, REF_TAGS = reference()
+UNIT, REF_INTERVALS, REF_MESSAGES, REF_TAGS, REF_COMMS = reference()
 
 tmp = tempfile.mkdtemp(prefix="retrace-view-test-")
 index = os.path.join(tmp, "pingpong.rtidx")
@@ -212,12 +228,7 @@ try:
         return d.execute_script("return viewer.data()")
 
     def wait_ready(what):
-        for _ in range(200):
-            x = d.execute_script("return window.viewer ? viewer.data() : null")
-            if x and x["ready"]:
-                return x
-            time.sleep(0.05)
-        raise AssertionError("page not ready after " + what)
+        return page_ready(d, what)
 
     try:
         d.get(url)
@@ -456,6 +467,27 @@ try:
         time.sleep(0.2)
         check(data()["critpath"] is None and d.find_element("id", "cppanel").get_attribute("hidden") is not None,
               "c again hides it")
+
+        # the communicator filter: its processors and its messages only (otf2-print's Communicator field)
+        from selenium.webdriver.support.ui import Select
+        z = wait_ready("before the communicator filter")
+        comms = {c["id"]: c for c in z["meta"]["comms"]}
+        all_lines = len(z["messages"])
+        for cid in sorted(comms):
+            Select(d.find_element("id", "comm")).select_by_value(str(cid))
+            z = wait_ready("communicator %d" % cid)
+            want = sorted(k for k, c in REF_COMMS.items() if c == cid)
+            shown = sorted({p for r in z["rows"] for p in range(r["p0"], r["p1"])})
+            lines = sorted(tuple(m[:4]) for m in z["messages"])
+            check(shown == sorted(comms[cid]["members"]) and z["stats"]["messages"]["count"] == len(want) and
+                  all(REF_COMMS.get(l) == cid for l in lines) and "comm=%d" % cid in d.current_url,
+                  "communicator %s: processors %s, %d messages (otf2-print: %d), %d lines drawn, in the bookmark" %
+                  (comms[cid]["name"], shown, z["stats"]["messages"]["count"], len(want), len(lines)))
+            if want:
+                d.save_screenshot(os.path.join(GALLERY, "view_11-communicator.png"))
+        Select(d.find_element("id", "comm")).select_by_value("-1")
+        z = wait_ready("every communicator")
+        check(len(z["messages"]) == all_lines and "comm=" not in d.current_url, "every communicator again: every line")
     finally:
         d.quit()
 finally:
@@ -535,6 +567,92 @@ if os.path.exists(RASTER_TRACE):
             check(ok_cells == n, "raster cells' state shares = retrace stats on the cell's time and processors (%d/%d)" %
                   (ok_cells, n))
             check(ok_pix == n, "the pixels drawn there have the colour of those shares (%d/%d)" % (ok_pix, n))
+
+            # the processor filter: processors 2-4 and 7 only, against retrace stats' processors summed by hand
+            def ready(what):
+                return page_ready(d, what)
+            # (inside the run: at its very end the index and retrace stats differ by ~1e-4 s of idle time)
+            span = x["meta"]["tmax"] - x["meta"]["tmin"]
+            d.execute_script("viewer.setView(arguments[0])", {"t0": x["meta"]["tmin"] + int(0.3 * span),
+                             "t1": x["meta"]["tmin"] + int(0.6 * span), "p0": 0, "p1": 10})
+            ready("a window inside the run")
+            box = d.find_element("id", "procs")
+            box.clear()
+            box.send_keys("7, 2-4" + Keys.ENTER)
+            f = ready("the processor filter")
+            keep = [2, 3, 4, 7]
+            shown = sorted({p for r in f["rows"] for p in range(r["p0"], r["p1"])})
+            check(f["filters"]["runs"] == [[2, 5], [7, 8]] and shown == keep,
+                  "processors 7, 2-4: the timeline's rows are processors %s" % shown)
+            v = f["view"]
+            out = subprocess.run([RETRACE, "stats", "--json", "--from", repr(v["t0"] / unit), "--to",
+                                  repr(v["t1"] / unit), RASTER_TRACE], capture_output=True, text=True, check=True).stdout
+            ref = json.loads(out)
+            st = f["stats"]
+            okp = [q["proc"] for q in st["procs"]] == keep and all(
+                close(st[k], sum(ref["processors"][p][k] for p in keep), 1e-6) for k in ("idle", "overhead", "busy"))
+            if not okp:
+                print("  page", [(q["proc"]) for q in st["procs"]], [st[k] for k in ("idle", "overhead", "busy")],
+                      "stats", [sum(ref["processors"][p][k] for p in keep) for k in ("idle", "overhead", "busy")])
+            check(okp, "states of the processors shown = the sums of retrace stats' processors 2, 3, 4, 7")
+            # by the region's id in the trace (retrace stats keys a PICL trace's events by id)
+            page = {str(f["meta"]["regions"][x["region"]]["id"]): x for x in st["functions"]}
+            ids = {rid for p in keep for rid in ref["processors"][p]["events"]}
+            okf = len(page) > 0
+            for rid in ids:
+                t = sum(ref["processors"][p]["events"].get(rid, {}).get("time", 0) for p in keep)
+                n = sum(ref["processors"][p]["events"].get(rid, {}).get("count", 0) for p in keep)
+                if t == 0 and n == 0:
+                    continue
+                g = page.get(rid)
+                good = g is not None and close(g["inclusive"], t, 1e-6) and g["calls"] == n
+                if not good:
+                    print("  region", rid, "stats", t, n, "page", g)
+                okf = okf and good
+            check(okf, "function summary of the processors shown = retrace stats' sums over them")
+            check(f["util"]["count"]["procs"] == 4 and len(f["util"]["bars"]) == 4 and
+                  [b["p0"] for b in f["util"]["bars"]] == keep, "utilization counts the 4 processors shown")
+            d.save_screenshot(os.path.join(GALLERY, "view_12-processors.png"))
+            # pixels of processor 7's band against retrace stats on the pixel's time: where the processor
+            # spends the time around a pixel in one state, the pixel has that state's colour
+            # (zoomed in, where states last several pixels)
+            d.execute_script("viewer.setView(arguments[0])", {"t0": x["meta"]["tmin"] + int(0.45 * span),
+                             "t1": x["meta"]["tmin"] + int(0.45 * span) + span // 2000, "p0": 0, "p1": 10})
+            f2 = ready("zoomed in with the processor filter")
+            row7 = next(r for r in f2["rows"] if r["p0"] == 7)
+            plot = f2["plot"]
+            y7 = int(row7["y"] + row7["h"] / 2)
+            probes = good = 0
+            for px in range(int(plot["x"] + plot["w"] * 0.3), int(plot["x"] + plot["w"] * 0.9), 9):
+                # the pixel and its neighbours (a raster column need not start where the pixel does)
+                ta, tb = d.execute_script("return [viewer.tOf(arguments[0]-1), viewer.tOf(arguments[0]+2)]", px)
+                out = subprocess.run([RETRACE, "stats", "--json", "--from", repr(ta / unit), "--to", repr(tb / unit),
+                                      RASTER_TRACE], capture_output=True, text=True, check=True).stdout
+                p7 = json.loads(out)["processors"][7]
+                sh = [p7[k] for k in ("idle", "overhead", "busy")]
+                k = max(range(3), key=lambda j: sh[j])
+                if sh[k] <= 0 or sum(sh) - sh[k] > 0:
+                    continue
+                probes += 1
+                rgb = canvas_pixel(d, "plot", px, y7)
+                ok = all(abs(rgb[j] - cols[k][j]) <= 3 for j in range(3))
+                if not ok:
+                    print("  pixel", px, y7, rgb, "stats", sh)
+                good += ok
+                if probes == 6:
+                    break
+            check(probes >= 3 and good == probes, "processor 7's band: %d/%d pixels where it is in one state have its colour"
+                  % (good, probes))
+            check("procs=2-4,7" in d.current_url, "the bookmark keeps the processors shown")
+            d.refresh()
+            g = ready("the bookmark with processors")
+            check(g["filters"]["procs"] == keep and d.find_element("id", "procs").get_attribute("value") == "2-4,7",
+                  "the bookmark restores them")
+            box = d.find_element("id", "procs")
+            box.send_keys("x" + Keys.ENTER)
+            time.sleep(0.2)
+            check("processors:" in d.find_element("id", "info").text and data_filters(d) == keep,
+                  "a malformed list is refused with a message, the filter kept")
         finally:
             d.quit()
     finally:
@@ -555,12 +673,7 @@ if os.path.exists(GROUP_TRACE):
             d.get(url)
 
             def ready(what):
-                for _ in range(200):
-                    x = d.execute_script("return window.viewer ? viewer.data() : null")
-                    if x and x["ready"]:
-                        return x
-                    time.sleep(0.05)
-                raise AssertionError("page not ready after " + what)
+                return page_ready(d, what)
 
             x = ready("load")
             groups = [r for r in x["rows"] if r["p1"] - r["p0"] > 1]

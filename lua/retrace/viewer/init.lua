@@ -69,11 +69,29 @@ function M.assets()
   return require("retrace").root .. "/lua/retrace/viewer"
 end
 
---- Start serving: opts bind, port, token, title. Returns the server or nil, message.
+--- The communicators of a trace with their processors (0-based, rank order), for the page's
+-- filter: {{id, name, members}}, those whose members are known; {} when the trace defines none.
+function M.comms(trace, format)
+  local rp = require("retrace.replay").open(trace, { format = format })
+  if not rp then return {} end
+  local out = {}
+  for _, c in ipairs(rp:defs().comms or {}) do
+    if c.members and #c.members > 0 then out[#out + 1] = { id = c.id, name = c.name, members = c.members } end
+  end
+  rp:close()
+  return out
+end
+
+--- Start serving: opts bind, port, token, title, format. Returns the server or nil, message.
+-- api/meta lists the trace's communicators (M.comms).
 function M.serve(trace, index, opts)
   opts = opts or {}
-  return core.serve { index = index, trace = trace, assets = opts.assets or M.assets(), title = opts.title or trace,
-    bind = opts.bind, port = opts.port or 0, token = opts.token }
+  local srv, err, status = core.serve { index = index, trace = trace, assets = opts.assets or M.assets(),
+    title = opts.title or trace, bind = opts.bind, port = opts.port or 0, token = opts.token }
+  if not srv then return nil, err, status end
+  local comms = M.comms(trace, opts.format)
+  srv:set_meta('"comms":' .. (#comms > 0 and require("retrace.json").encode(comms) or "[]"))
+  return srv
 end
 
 -- Parts of the path an answer lists for drawing (the length, counts and shares cover all of it).
