@@ -16,7 +16,7 @@
 #define SERVER_T "retrace.ViewServer"
 
 typedef struct lserver {
-    rt_index *ix;
+    rt_index *ix, *ix2;       /* ix2: a second trace to compare, NULL none */
     rt_server *srv;
     sigset_t old;             /* the caller's signal mask, restored at close */
     int masked;
@@ -110,6 +110,8 @@ static int s_close(lua_State *L)
     s->srv = NULL;
     rt_index_close(s->ix);
     s->ix = NULL;
+    rt_index_close(s->ix2);
+    s->ix2 = NULL;
     if (s->masked) {
         /* a wake-up left pending would kill the process once unblocked: take it */
         sigset_t usr1, pend;
@@ -125,7 +127,8 @@ static int s_close(lua_State *L)
 }
 
 /*
- * serve{index=, trace=, assets=, title=, bind=, port=, token=} -> server | nil, message, status.
+ * serve{index=, trace=, assets=, title=, bind=, port=, token=, index2=, trace2=, title2=} -> server |
+ * nil, message, status; index2 (with trace2): a second trace to compare (rt_server_add_trace).
  * SIGINT, SIGTERM, SIGHUP and SIGUSR1 are held from here on (the server's thread inherits
  * that) until wait() takes one or close() restores the mask.
  */
@@ -142,6 +145,10 @@ static int v_serve(lua_State *L)
     const char *assets = luaL_checkstring(L, -4), *title = lua_tostring(L, -3);
     const char *bind = lua_tostring(L, -2), *token = lua_tostring(L, -1);
     int port = (int)rt_opt_u64(L, 1, "port", 0);
+    lua_getfield(L, 1, "index2");
+    lua_getfield(L, 1, "trace2");
+    lua_getfield(L, 1, "title2");
+    const char *index2 = lua_tostring(L, -3), *trace2 = lua_tostring(L, -2), *title2 = lua_tostring(L, -1);
     lserver *s = lua_newuserdatauv(L, sizeof *s, 0);
     memset(s, 0, sizeof *s);
     luaL_setmetatable(L, SERVER_T);
@@ -155,8 +162,19 @@ static int v_serve(lua_State *L)
     pthread_sigmask(SIG_BLOCK, &set, &s->old);
     s->masked = 1;
     s->owner = pthread_self();
+    if (index2) {
+        s->ix2 = rt_index_open(index2, trace2, &err);
+        if (!s->ix2) {
+            lua_pushcfunction(L, s_close);
+            lua_pushvalue(L, -2);
+            lua_call(L, 1, 0);
+            return push_fail3(L, &err);
+        }
+    }
     s->srv = rt_server_start(s->ix, title, assets, bind, port, token, &err);
-    if (!s->srv) {
+    if (s->srv && s->ix2 && rt_server_add_trace(s->srv, s->ix2, title2 ? title2 : trace2))
+        rt_err_set(&err, RT_ENOMEM, "out of memory");
+    if (!s->srv || err.status) {
         lua_pushcfunction(L, s_close);
         lua_pushvalue(L, -2);
         lua_call(L, 1, 0);

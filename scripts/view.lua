@@ -11,8 +11,17 @@ local function run(args)
   if built then
     io.stderr:write(string.format("retrace: indexed %d events into %s\n", info.events, path))
   end
+  local second
+  if args.compare then -- a second trace, compared with the first: its own index beside it (or in the cache)
+    local path2, info2, built2 = cli.check_input(viewer.ensure(args.compare, { format = args.format,
+      log = function(m) io.stderr:write("retrace: ", m, "\n") end }))
+    if built2 then
+      io.stderr:write(string.format("retrace: indexed %d events into %s\n", info2.events, path2))
+    end
+    second = { trace = args.compare, index = path2 }
+  end
   local srv, err, status = viewer.serve(args.trace, path, { bind = args.bind, port = args.port, token = args.token,
-    format = args.format })
+    format = args.format, second = second })
   if not srv then
     if status == "usage" then cli.usage_error(err) end
     cli.input_error(err)
@@ -52,9 +61,11 @@ return {
   summary = "explore a trace in the web browser (zoom, statistics, search)",
   description = "Index the trace when needed (see `retrace index`) and serve an interactive viewer on\n"
     .. "127.0.0.1: it prints the page's URL, which carries a random token (requests without it are\n"
-    .. "refused), and runs until interrupted (Ctrl-C). --bind widens the address deliberately.",
+    .. "refused), and runs until interrupted (Ctrl-C). --bind widens the address deliberately.\n"
+    .. "With a second trace, the page shows both timelines, one above the other, on one time axis.",
   parser = function(p)
     p:argument("trace", "trace file (an OTF2 archive: its .otf2 anchor or its folder)")
+    p:argument("compare", "a second trace, shown under the first with the same time axis"):args("?")
     p:option("--port", "port to listen on (default: any free port)"):convert(tonumber)
     p:option("--bind", "address to listen on (default 127.0.0.1)")
     p:option("--index", "index file (default TRACE.rtidx, or the cache folder)")

@@ -33,6 +33,7 @@ static const struct {
     {"index.html", "text/html; charset=utf-8"},
     {"viewer.js", "text/javascript; charset=utf-8"},
     {"viewer.css", "text/css; charset=utf-8"},
+    {"compare.html", "text/html; charset=utf-8"},
 };
 #define NASSETS (sizeof ASSETS / sizeof ASSETS[0])
 
@@ -55,6 +56,8 @@ struct rt_server {
     cp_answer cp_kept[RT_SERVER_CP_KEEP];
     int cp_next;
     char *meta_extra;         /* members added to api/meta by the owner (rt_server_set_meta) */
+    rt_index *ix2;            /* a second trace to compare (rt_server_add_trace), NULL none */
+    char *title2;
     rt_index *ix;
     char *title;
     char token[65];
@@ -254,12 +257,12 @@ static int arg_int(const kv *a, const char *k, int64_t lo, int64_t hi, int has_d
 }
 
 /* Arguments of a window: t0 < t1 ticks, 0 <= p0 < p1 <= nprocs. */
-static int window_args(rt_server *s, const kv *a, int64_t *t0, int64_t *t1, int *p0, int *p1, reply *r)
+static int window_args(rt_index *ix, const kv *a, int64_t *t0, int64_t *t1, int *p0, int *p1, reply *r)
 {
-    int64_t np = rt_index_nprocs(s->ix), x0, x1;
+    int64_t np = rt_index_nprocs(ix), x0, x1;
     int64_t lim = (int64_t)1 << 53;
-    if (arg_int(a, "t0", -lim, lim, 1, rt_index_tmin(s->ix), t0, r) ||
-        arg_int(a, "t1", -lim, lim, 1, rt_index_tmax(s->ix), t1, r) || arg_int(a, "p0", 0, np, 1, 0, &x0, r) ||
+    if (arg_int(a, "t0", -lim, lim, 1, rt_index_tmin(ix), t0, r) ||
+        arg_int(a, "t1", -lim, lim, 1, rt_index_tmax(ix), t1, r) || arg_int(a, "p0", 0, np, 1, 0, &x0, r) ||
         arg_int(a, "p1", 0, np, 1, np, &x1, r))
         return -1;
     if (*t1 <= *t0) {
@@ -331,14 +334,13 @@ static int comm_arg(const kv *a, int64_t *comm, reply *r)
     return arg_int(a, "comm", -1, INT_MAX, 1, -1, comm, r);
 }
 
-static void answer_meta(rt_server *s, reply *r)
+static void answer_meta(rt_server *s, rt_index *ix, int trace, reply *r)
 {
     jw w;
     if (jw_open(&w))
         return fail(r, 500, "out of memory");
-    rt_index *ix = s->ix;
     fputs("{\"title\":", w.f);
-    jw_str(&w, s->title);
+    jw_str(&w, trace ? s->title2 : s->title);
     fprintf(w.f, ",\"format\":");
     jw_str(&w, rt_index_format(ix));
     fprintf(w.f, ",\"tmin\":%lld,\"tmax\":%lld,\"unit\":%llu,\"events\":%llu,\"levels\":%d,\"exact_max\":%d",
@@ -351,8 +353,9 @@ static void answer_meta(rt_server *s, reply *r)
         jw_str(&w, rt_index_proc_name(ix, p));
     }
     fputc(']', w.f);
+    fprintf(w.f, ",\"trace\":%d,\"traces\":%d", trace, s->ix2 ? 2 : 1);
     pthread_mutex_lock(&s->cp_lock);
-    if (s->meta_extra)
+    if (s->meta_extra && !trace)
         fprintf(w.f, ",%s", s->meta_extra);
     pthread_mutex_unlock(&s->cp_lock);
     fputs(",\"regions\":[", w.f);
@@ -456,18 +459,18 @@ static int bin_row(void *ud, int row, const rt_ix_cell *cells)
     return 0;
 }
 
-static void answer_view(rt_server *s, const kv *a, reply *r)
+static void answer_view(rt_index *ix, const kv *a, reply *r)
 {
     int64_t t0, t1, w, h, comm;
     int p0, p1;
-    if (window_args(s, a, &t0, &t1, &p0, &p1, r) || arg_int(a, "w", 1, 8192, 0, 0, &w, r) ||
+    if (window_args(ix, a, &t0, &t1, &p0, &p1, r) || arg_int(a, "w", 1, 8192, 0, 0, &w, r) ||
         arg_int(a, "h", 1, 8192, 0, 0, &h, r) || comm_arg(a, &comm, r))
         return;
     int n = p1 - p0;
     rt_err err;
     rt_err_clear(&err);
     int rc;
-    if (n <= h && rt_index_estimate(s->ix, p0, p1, t0, t1) <= RT_SERVER_EXACT_MAX) {
+    if (n <= h && rt_index_estimate(ix, p0, p1, t0, t1) <= RT_SERVER_EXACT_MAX) {
         jw out;
         if (jw_open(&out))
             return fail(r, 500, "out of memory");
@@ -475,11 +478,11 @@ static void answer_view(rt_server *s, const kv *a, reply *r)
         exact_ud e = {out.f, 0, 0, (int)comm};
         fputs("\"mode\":\"exact\",\"intervals\":[", out.f);
         rt_ix_visitor v = {exact_interval, NULL, NULL, &e};
-        rc = rt_index_walk(s->ix, p0, p1, t0, t1, &v, &err);
+        rc = rt_index_walk(ix, p0, p1, t0, t1, &v, &err);
         fputs("],\"messages\":[", out.f);
         rt_ix_visitor vm = {NULL, exact_message, NULL, &e};
         if (!rc)
-            rc = rt_index_walk(s->ix, p0, p1, t0, t1, &vm, &err); /* received by the processors shown */
+            rc = rt_index_walk(ix, p0, p1, t0, t1, &vm, &err); /* received by the processors shown */
         fputs("]}\n", out.f);
         if (rc) {
             fclose(out.f);
@@ -492,7 +495,7 @@ static void answer_view(rt_server *s, const kv *a, reply *r)
     size_t nc = (size_t)rows * (size_t)w;
     if (nc > RT_SERVER_MAX_CELLS)
         return fail(r, 400, "raster of %lld x %d cells: more than %d", (long long)w, rows, RT_SERVER_MAX_CELLS);
-    int rb = rt_index_nregions(s->ix) < 255 ? 1 : 2;
+    int rb = rt_index_nregions(ix) < 255 ? 1 : 2;
     size_t splane = (nc + 3) & ~(size_t)3;
     size_t len = RASTER_HEAD + 4 * (size_t)w + splane + nc * (size_t)rb;
     unsigned char *body = malloc(len + 1); /* NUL-terminated as every answer (rt_server_answer) */
@@ -505,7 +508,7 @@ static void answer_view(rt_server *s, const kv *a, reply *r)
     bin_ud b = {body + RASTER_HEAD + 4 * (size_t)w, body + RASTER_HEAD + 4 * (size_t)w + splane, msgs, (int)w, rb};
     memset(b.state + nc, 0, splane - nc);
     int from_events = 0;
-    rc = rt_index_raster_rows(s->ix, p0, p1, rows, t0, t1, (int)w, bin_row, &b, &from_events, &err);
+    rc = rt_index_raster_rows(ix, p0, p1, rows, t0, t1, (int)w, bin_row, &b, &from_events, &err);
     if (rc) {
         free(body);
         free(msgs);
@@ -557,12 +560,12 @@ static int prof_row(void *ud, int row, const rt_ix_cell *cells)
 
 /* How many processors are idle, in overhead and busy, on average in each of w columns (ParaGraph's
  * utilization count): the time per state summed over the processors, over the column's width. */
-static void answer_profile(rt_server *s, const kv *a, reply *r)
+static void answer_profile(rt_index *ix, const kv *a, reply *r)
 {
     int64_t t0, t1, w;
     int p0, p1;
     unsigned char *mask;
-    if (window_args(s, a, &t0, &t1, &p0, &p1, r) || arg_int(a, "w", 1, 8192, 0, 0, &w, r) ||
+    if (window_args(ix, a, &t0, &t1, &p0, &p1, r) || arg_int(a, "w", 1, 8192, 0, 0, &w, r) ||
         procs_arg(a, p0, p1, &mask, r))
         return;
     prof_ud pu = {calloc((size_t)w * 3, sizeof(double)), (int)w};
@@ -575,7 +578,7 @@ static void answer_profile(rt_server *s, const kv *a, reply *r)
     int from_events = 1, rc = RT_OK, p = p0, ra, rb, nshown = 0;
     while (!rc && next_run(mask, p0, p1, &p, &ra, &rb)) {
         int fe = 0;
-        rc = rt_index_raster_rows(s->ix, ra, rb, 1, t0, t1, (int)w, prof_row, &pu, &fe, &err);
+        rc = rt_index_raster_rows(ix, ra, rb, 1, t0, t1, (int)w, prof_row, &pu, &fe, &err);
         from_events &= fe;
         nshown += rb - ra;
     }
@@ -675,14 +678,13 @@ static int st_message(void *ud, const rt_ix_message *m)
     return 0;
 }
 
-static void answer_stats(rt_server *s, const kv *a, reply *r)
+static void answer_stats(rt_index *ix, const kv *a, reply *r)
 {
     int64_t t0, t1, comm;
     int p0, p1;
     unsigned char *mask = NULL;
-    if (window_args(s, a, &t0, &t1, &p0, &p1, r) || comm_arg(a, &comm, r) || procs_arg(a, p0, p1, &mask, r))
+    if (window_args(ix, a, &t0, &t1, &p0, &p1, r) || comm_arg(a, &comm, r) || procs_arg(a, p0, p1, &mask, r))
         return;
-    rt_index *ix = s->ix;
     int nr = rt_index_nregions(ix);
     stats_ud st;
     memset(&st, 0, sizeof st);
@@ -831,9 +833,8 @@ static int contains_nocase(const char *h, const char *n)
     return ln == 0;
 }
 
-static void answer_search(rt_server *s, const kv *a, reply *r)
+static void answer_search(rt_index *ix, const kv *a, reply *r)
 {
-    rt_index *ix = s->ix;
     const char *q = kv_get(a, "q");
     int64_t t, x0, x1, np = rt_index_nprocs(ix);
     if (!q || !*q)
@@ -891,11 +892,11 @@ static void answer_search(rt_server *s, const kv *a, reply *r)
 
 /* ---- critical path (computed by the owner, see rt_server.h) ---- */
 
-static void answer_critpath(rt_server *s, const kv *a, reply *r)
+static void answer_critpath(rt_server *s, rt_index *ix, const kv *a, reply *r)
 {
     int64_t t0, t1;
     int p0, p1;
-    if (window_args(s, a, &t0, &t1, &p0, &p1, r))
+    if (window_args(ix, a, &t0, &t1, &p0, &p1, r))
         return;
     pthread_mutex_lock(&s->cp_lock);
     if (!s->cp_wake) {
@@ -937,6 +938,17 @@ static void answer_critpath(rt_server *s, const kv *a, reply *r)
     fprintf(w.f, "{\"pending\":true,\"t0\":%lld,\"t1\":%lld}\n", (long long)t0, (long long)t1);
     jw_close(&w, r);
     r->status = 202;
+}
+
+int rt_server_add_trace(rt_server *s, rt_index *ix, const char *title)
+{
+    char *t = strdup(title ? title : "");
+    if (!t)
+        return -1;
+    free(s->title2);
+    s->title2 = t;
+    s->ix2 = ix;
+    return 0;
 }
 
 int rt_server_set_meta(rt_server *s, const char *members)
@@ -996,7 +1008,7 @@ static void answer(rt_server *s, const char *url, const kv *a, reply *r)
     r->body = NULL;
     r->len = 0;
     if (!*url)
-        url = "index.html";
+        url = s->ix2 ? "compare.html" : "index.html";
     for (size_t i = 0; i < NASSETS; i++)
         if (strcmp(url, ASSETS[i].name) == 0) {
             r->status = 200;
@@ -1008,18 +1020,28 @@ static void answer(rt_server *s, const char *url, const kv *a, reply *r)
             r->len = s->asset_len[i];
             return;
         }
+    if (strncmp(url, "api/", 4) != 0)
+        return fail(r, 404, "no such page: %.100s", url);
+    /* trace=1: the second trace of a comparison */
+    int64_t trace;
+    if (arg_int(a, "trace", 0, s->ix2 ? 1 : 0, 1, 0, &trace, r))
+        return;
+    rt_index *ix = trace ? s->ix2 : s->ix;
     if (strcmp(url, "api/meta") == 0)
-        return answer_meta(s, r);
+        return answer_meta(s, ix, (int)trace, r);
     if (strcmp(url, "api/view") == 0)
-        return answer_view(s, a, r);
+        return answer_view(ix, a, r);
     if (strcmp(url, "api/stats") == 0)
-        return answer_stats(s, a, r);
+        return answer_stats(ix, a, r);
     if (strcmp(url, "api/profile") == 0)
-        return answer_profile(s, a, r);
+        return answer_profile(ix, a, r);
     if (strcmp(url, "api/search") == 0)
-        return answer_search(s, a, r);
-    if (strcmp(url, "api/critpath") == 0)
-        return answer_critpath(s, a, r);
+        return answer_search(ix, a, r);
+    if (strcmp(url, "api/critpath") == 0) {
+        if (trace)
+            return fail(r, 400, "the critical path is that of the first trace only");
+        return answer_critpath(s, ix, a, r);
+    }
     fail(r, 404, "no such page: %.100s", url);
 }
 
@@ -1222,6 +1244,7 @@ void rt_server_stop(rt_server *s)
         free(s->cp_kept[i].body);
     pthread_mutex_destroy(&s->cp_lock);
     free(s->meta_extra);
+    free(s->title2);
     free(s->title);
     free(s);
 }

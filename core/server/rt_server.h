@@ -40,7 +40,7 @@ typedef struct rt_server rt_server;
 /*
  * Start serving ix (borrowed: it must outlive the server) on addr:port (addr
  * NULL = "127.0.0.1"; port 0 = any free port) with the page's files from the
- * folder assets (index.html, viewer.js, viewer.css). token: the URL secret
+ * folder assets (index.html, viewer.js, viewer.css, compare.html). token: the URL secret
  * (NULL = 32 random hex digits). title names the trace in the page. NULL with
  * err when the address cannot be bound or the files cannot be read.
  */
@@ -53,6 +53,13 @@ const char *rt_server_token(const rt_server *s);
 unsigned long rt_server_requests(const rt_server *s);
 /* Stop and free (NULL allowed). */
 void rt_server_stop(rt_server *s);
+
+/*
+ * A second trace to compare with the first (borrowed, as ix): every api/ query takes trace=1 to
+ * ask it (trace=0, the default, the first); the page's address then serves compare.html, the two
+ * timelines. Call before the page's URL is given out. 0, or -1 out of memory.
+ */
+int rt_server_add_trace(rt_server *s, rt_index *ix, const char *title);
 
 /* Members added to api/meta: JSON text such as "\"comms\":[...]" (copied; NULL none). 0, or -1. */
 int rt_server_set_meta(rt_server *s, const char *members);

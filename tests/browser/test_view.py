@@ -95,6 +95,38 @@ def page_ready(d, what, tries=300):
     raise AssertionError("page not ready after " + what)
 
 
+def pure_pixels(d, trace, unit, proc, y, x0, x1, want=4):
+    """Pixels of a processor's row where retrace stats says it spends the time around the pixel in one
+    state: (probes, how many have that state's colour)."""
+    cols = [tuple(int(c[i:i + 2], 16) for i in (1, 3, 5)) for c in d.execute_script("return viewer.stateColors")]
+    probes = good = 0
+    for px in range(int(x0), int(x1), 7):
+        ta, tb = d.execute_script("return [viewer.tOf(arguments[0]-1), viewer.tOf(arguments[0]+2)]", px)
+        out = subprocess.run([RETRACE, "stats", "--json", "--from", repr(ta / unit), "--to", repr(tb / unit), trace],
+                             capture_output=True, text=True, check=True).stdout
+        p = json.loads(out)["processors"][proc]
+        sh = [p[k] for k in ("idle", "overhead", "busy")]
+        k = max(range(3), key=lambda j: sh[j])
+        if sh[k] <= 0 or sum(sh) - sh[k] > 0:
+            continue
+        probes += 1
+        rgb = canvas_pixel(d, "plot", px, y)
+        ok = all(abs(rgb[j] - cols[k][j]) <= 3 for j in range(3))
+        if not ok:
+            print("  pixel", px, y, rgb, "stats", sh)
+        good += ok
+        if probes == want:
+            break
+    return probes, good
+
+
+def serve_view(*args):
+    """`retrace view ARGS --port 0` started: the process and the URL it prints."""
+    p = subprocess.Popen([RETRACE, "view", *args, "--port", "0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True)
+    return p, p.stdout.readline().strip()
+
+
 def data_filters(d):
     return d.execute_script("return viewer.data().filters.procs")
 
@@ -622,25 +654,8 @@ if os.path.exists(RASTER_TRACE):
             row7 = next(r for r in f2["rows"] if r["p0"] == 7)
             plot = f2["plot"]
             y7 = int(row7["y"] + row7["h"] / 2)
-            probes = good = 0
-            for px in range(int(plot["x"] + plot["w"] * 0.3), int(plot["x"] + plot["w"] * 0.9), 9):
-                # the pixel and its neighbours (a raster column need not start where the pixel does)
-                ta, tb = d.execute_script("return [viewer.tOf(arguments[0]-1), viewer.tOf(arguments[0]+2)]", px)
-                out = subprocess.run([RETRACE, "stats", "--json", "--from", repr(ta / unit), "--to", repr(tb / unit),
-                                      RASTER_TRACE], capture_output=True, text=True, check=True).stdout
-                p7 = json.loads(out)["processors"][7]
-                sh = [p7[k] for k in ("idle", "overhead", "busy")]
-                k = max(range(3), key=lambda j: sh[j])
-                if sh[k] <= 0 or sum(sh) - sh[k] > 0:
-                    continue
-                probes += 1
-                rgb = canvas_pixel(d, "plot", px, y7)
-                ok = all(abs(rgb[j] - cols[k][j]) <= 3 for j in range(3))
-                if not ok:
-                    print("  pixel", px, y7, rgb, "stats", sh)
-                good += ok
-                if probes == 6:
-                    break
+            probes, good = pure_pixels(d, RASTER_TRACE, unit, 7, y7, plot["x"] + plot["w"] * 0.3,
+                                       plot["x"] + plot["w"] * 0.9, want=6)
             check(probes >= 3 and good == probes, "processor 7's band: %d/%d pixels where it is in one state have its colour"
                   % (good, probes))
             check("procs=2-4,7" in d.current_url, "the bookmark keeps the processors shown")
@@ -664,9 +679,7 @@ else:
 GROUP_TRACE = os.path.join(SHARED, "paje/simu-mardi.trace")
 if os.path.exists(GROUP_TRACE):
     tmp = tempfile.mkdtemp(prefix="retrace-view-test-")
-    server = subprocess.Popen([RETRACE, "view", GROUP_TRACE, "--port", "0", "--index",
-                               os.path.join(tmp, "sm.rtidx")], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    url = server.stdout.readline().strip()
+    server, url = serve_view(GROUP_TRACE, "--index", os.path.join(tmp, "sm.rtidx"))
     try:
         d = browser(560)
         try:
@@ -711,6 +724,110 @@ if os.path.exists(GROUP_TRACE):
             d.quit()
     finally:
         stop(server, tmp)
+# ---- two traces compared: the ping-pong archive above the halo run (tests/fixtures/mpi), one time axis ----
+HALO = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures", "mpi", "halo2.otf2")
+
+
+if os.path.isdir(HALO):
+    tmp = tempfile.mkdtemp(prefix="retrace-view-test-")
+    halo = os.path.join(tmp, "halo2.otf2")
+    shutil.copytree(HALO, halo)  # its index is written beside it
+    HALO_TRACE = os.path.join(halo, "traces.otf2")
+    server, url = serve_view(TRACE, HALO_TRACE, "--index", os.path.join(tmp, "pp.rtidx"))
+    try:
+        d = browser(1000)
+        try:
+            d.get(url)
+
+            def both_ready(what):
+                for _ in range(300):
+                    c = d.execute_script("return window.compare ? compare.data() : null")
+                    if c and c["shown"] and c["aligned"]:
+                        d.switch_to.frame("fa")
+                        a = d.execute_script("return viewer.data()")
+                        d.switch_to.default_content()
+                        d.switch_to.frame("fb")
+                        b = d.execute_script("return viewer.data()")
+                        d.switch_to.default_content()
+                        c = d.execute_script("return compare.data()")
+                        if a["ready"] and b["ready"] and json.dumps([a["stats"]["t0"], a["stats"]["t1"], b["stats"]["t0"],
+                                                                    b["stats"]["t1"], a["stats"]["key"], b["stats"]["key"]],
+                                                                   separators=(",", ":")) == c["shown"]:
+                            return a, b, c
+                    time.sleep(0.1)
+                raise AssertionError("comparison not ready after " + what)
+
+            def secs_from_start(x):
+                return (x["view"]["t0"] - x["meta"]["tmin"]) / x["meta"]["unit"], \
+                    (x["view"]["t1"] - x["meta"]["tmin"]) / x["meta"]["unit"]
+
+            a, b, c = both_ready("load")
+            check(a["meta"]["title"].endswith("pingpong/traces.otf2") and b["meta"]["title"] == HALO_TRACE,
+                  "two timelines: the ping-pong run above, the halo run below")
+            sa, sb = secs_from_start(a), secs_from_start(b)
+            check(all(abs(sa[i] - sb[i]) < 2e-9 for i in range(2)),
+                  "the second shows the same seconds from its start as the first (%s, %s)" % (sa, sb))
+            # wheel zoom in the first: the second follows
+            d.switch_to.frame("fa")
+            canvas = d.find_element("id", "plot")
+            plot = a["plot"]
+            cw, ch = canvas.size["width"], canvas.size["height"]
+            for i in range(6):
+                origin = ScrollOrigin.from_element(canvas, int(plot["x"] + plot["w"] * 0.98 - cw / 2), int(plot["y"] + 10 - ch / 2))
+                ActionChains(d).scroll_from_origin(origin, 0, -100).perform()
+                time.sleep(0.05)
+            d.switch_to.default_content()
+            a, b, c = both_ready("wheel zoom in the first")
+            sa, sb = secs_from_start(a), secs_from_start(b)
+            check(sa[1] - sa[0] < 0.1 and all(abs(sa[i] - sb[i]) < 2e-9 for i in range(2)),
+                  "zoomed in the first, the second shows the same window: %.6f-%.6f s" % sa)
+            # drawn states at pixels of each timeline against each trace's retrace stats
+            for name, x, trace in (("fa", a, TRACE), ("fb", b, HALO_TRACE)):
+                d.switch_to.frame(name)
+                row = x["rows"][0]
+                probes, good = pure_pixels(d, trace, x["meta"]["unit"], 0, int(row["y"] + row["h"] / 2),
+                                           x["plot"]["x"] + 2, x["plot"]["x"] + x["plot"]["w"] - 2)
+                d.switch_to.default_content()
+                check(probes >= 2 and good == probes, "%s: %d/%d pixels of processor 0 in one state have its colour "
+                      "(retrace stats on %s)" % (name, good, probes, os.path.basename(os.path.dirname(trace))))
+            # the functions side by side: each side's summary and the difference
+            fa = {f["name"]: f for f in a["stats"]["functions"]}
+            fb = {f["name"]: f for f in b["stats"]["functions"]}
+            ok = len(c["rows"]) == len(set(fa) | set(fb)) > 0
+            for r in c["rows"]:
+                ea = fa.get(r["name"], {"exclusive": 0, "calls": 0})
+                eb = fb.get(r["name"], {"exclusive": 0, "calls": 0})
+                ok = ok and close(r["exclusive"][0], ea["exclusive"], 1e-12) and close(r["exclusive"][1], eb["exclusive"], 1e-12) \
+                    and close(r["diff"], eb["exclusive"] - ea["exclusive"], 1e-12) and r["diff_calls"] == eb["calls"] - ea["calls"]
+            check(ok, "the comparison table: %d functions, each side's exclusive time and calls and the difference" % len(c["rows"]))
+            ref = stats_cli(a["view"]["t0"] / UNIT, a["view"]["t1"] / UNIT)
+            okp = all(close(a["stats"]["procs"][i][k], p[k], 1e-6) for i, p in enumerate(ref["processors"])
+                      for k in ("idle", "overhead", "busy"))
+            out = subprocess.run([RETRACE, "stats", "--json", "--from", repr(b["view"]["t0"] / b["meta"]["unit"]), "--to",
+                                  repr(b["view"]["t1"] / b["meta"]["unit"]), HALO_TRACE], capture_output=True, text=True,
+                                 check=True).stdout
+            refb = json.loads(out)
+            okp = okp and all(close(b["stats"]["procs"][i][k], p[k], 1e-6) for i, p in enumerate(refb["processors"])
+                              for k in ("idle", "overhead", "busy"))
+            check(okp, "each side's states = retrace stats of its trace on its window")
+            d.save_screenshot(os.path.join(GALLERY, "view_13-compare.png"))
+            # aligned at a chosen time: the second trace shifted by 0.5 s
+            from selenium.webdriver.support.ui import Select
+            Select(d.find_element("id", "align")).select_by_value("time")
+            box = d.find_element("id", "shift")
+            box.clear()
+            box.send_keys("0.5" + Keys.TAB)
+            a, b, c = both_ready("a shift")
+            sa, sb = secs_from_start(a), secs_from_start(b)
+            check(all(abs(sa[i] + 0.5 - sb[i]) < 2e-9 for i in range(2)),
+                  "shifted by 0.5 s: the second shows %.6f-%.6f s for the first's %.6f-%.6f s" % (sb + sa))
+        finally:
+            d.quit()
+    finally:
+        stop(server, tmp)
+else:
+    print("note: %s absent, the comparison is left out" % HALO)
+
 if failures:
     print("%d failed" % len(failures))
     sys.exit(1)

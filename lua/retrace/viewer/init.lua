@@ -82,12 +82,15 @@ function M.comms(trace, format)
   return out
 end
 
---- Start serving: opts bind, port, token, title, format. Returns the server or nil, message.
--- api/meta lists the trace's communicators (M.comms).
+--- Start serving: opts bind, port, token, title, format, second = {trace, index} (a second trace to
+-- compare: queries with trace=1). Returns the server or nil, message. api/meta lists the trace's
+-- communicators (M.comms).
 function M.serve(trace, index, opts)
   opts = opts or {}
+  local second = opts.second or {}
   local srv, err, status = core.serve { index = index, trace = trace, assets = opts.assets or M.assets(),
-    title = opts.title or trace, bind = opts.bind, port = opts.port or 0, token = opts.token }
+    title = opts.title or trace, bind = opts.bind, port = opts.port or 0, token = opts.token,
+    index2 = second.index, trace2 = second.trace, title2 = second.trace }
   if not srv then return nil, err, status end
   local comms = M.comms(trace, opts.format)
   srv:set_meta('"comms":' .. (#comms > 0 and require("retrace.json").encode(comms) or "[]"))

@@ -70,7 +70,13 @@
   }
 
   function $(id) { return document.getElementById(id); }
+  // In a comparison (compare.html) the page is one of two frames: ?trace=1 asks the second trace,
+  // ?embed shows the timeline alone and tells the comparison page where the view moved.
+  const QS = new URLSearchParams(location.search), TRACE = Number(QS.get("trace") || 0), EMBED = QS.has("embed");
+  if (EMBED) document.body.classList.add("embed");
+  let following = false;
   function api(path, args) {
+    if (TRACE) args = Object.assign({}, args, { trace: TRACE });
     const q = Object.entries(args || {}).map(([k, v]) => k + "=" + encodeURIComponent(v)).join("&");
     return fetch("api/" + path + (q ? "?" + q : "")).then(r => {
       if (r.ok && (r.headers.get("Content-Type") || "").startsWith("application/octet-stream"))
@@ -116,9 +122,11 @@
   function clampView(v) {
     const span = Math.max(meta.tmax - meta.tmin, 1);
     let w = Math.max(Math.round(v.t1 - v.t0), 2);
-    w = Math.min(w, span * 4);
     let t0 = Math.round(v.t0);
-    t0 = Math.max(meta.tmin - span, Math.min(t0, meta.tmax + span - w));
+    if (!following) { // a window set by the other trace of a comparison is kept as it is
+      w = Math.min(w, span * 4);
+      t0 = Math.max(meta.tmin - span, Math.min(t0, meta.tmax + span - w));
+    }
     const n = meta.procs.length;
     let p0 = Math.max(0, Math.min(Math.floor(v.p0), n - 1));
     let p1 = Math.max(p0 + 1, Math.min(Math.ceil(v.p1), n));
@@ -153,6 +161,13 @@
     view = v;
     writeHash();
     refresh();
+    if (EMBED && !following && window.parent !== window && window.parent.rtCompare)
+      window.parent.rtCompare.moved(TRACE, view);
+  }
+  // The view set by the comparison page (the other trace moved): not told back.
+  function follow(v) {
+    following = true;
+    try { setView(v, true); } finally { following = false; }
   }
 
   // ---- geometry ----
@@ -756,12 +771,14 @@
     // a raster cell as received: the shares of idle, overhead and busy (null: no time), the function (-1 none)
     cell: (row, col) => answer && answer.mode === "raster" ? { shares: stateShares(answer.state[row * answer.cols + col]),
       region: answer.region[row * answer.cols + col] - 1 } : null,
-    regionRgb: regionRgb, xOf: xOf, tOf: tOf, setView: v => setView(v, true), stateColors: STATE_COLORS,
+    regionRgb: regionRgb, xOf: xOf, tOf: tOf, setView: v => setView(v, true), follow: follow, stateColors: STATE_COLORS,
+    trace: TRACE,
   };
 
   api("meta").then(m => {
     meta = m;
     $("title").textContent = m.title;
+    if (TRACE) $("cpbtn").hidden = true; // the critical path: the first trace's only
     document.title = "retrace view – " + m.title;
     $("colorby").value = by;
     resize();
@@ -772,6 +789,8 @@
     $("comm").innerHTML = "<option value=-1>all communicators</option>" + list(m.comms).map(c =>
       "<option value=" + c.id + ">" + esc(c.name) + " (" + c.members.length + ")</option>").join("");
     showFilters();
-    setView(v || { t0: m.tmin, t1: Math.max(m.tmax, m.tmin + 2), p0: 0, p1: m.procs.length }, false);
+    following = true; // the opening view is not told to a comparison page (it aligns the frames itself)
+    try { setView(v || { t0: m.tmin, t1: Math.max(m.tmax, m.tmin + 2), p0: 0, p1: m.procs.length }, false); }
+    finally { following = false; }
   }).catch(e => { $("status").textContent = "error: " + e.message; });
 })();
