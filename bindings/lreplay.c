@@ -16,7 +16,7 @@
  *   rp:critical_path() -> {length, start, stop, segments, messages}
  *   rp:critical_path_walk() -> path (path:info(), path:read(first, n): the same, part by part)
  *   rp:defs() -> {format, procs = {{name, path}}, regions = {[id] = {name, class, group}},
- *                 comms = {{id, name, size}}, resolution}
+ *                 comms = {{id, name, size, members}}, resolution}
  *   rp:nevents() ; rp:progress() -> bytes read, total ; rp:skipped()
  * The box owns the replay's source; it keeps a PICL trace given to replay.new
  * alive (user value 1; nil for replay.open) and the callbacks (user value 2).
@@ -1274,6 +1274,14 @@ static int replay_defs(lua_State *L)
         rt_set_int(L, "id", c->id);
         rt_set_str(L, "name", c->name);
         rt_set_int(L, "size", c->size);
+        if (c->members) { /* processor indices (0-based), rank order */
+            lua_createtable(L, c->size, 0);
+            for (int k = 0; k < c->size; k++) {
+                lua_pushinteger(L, c->members[k]);
+                lua_rawseti(L, -2, k + 1);
+            }
+            lua_setfield(L, -2, "members");
+        }
         lua_rawseti(L, -2, i + 1);
     }
     lua_setfield(L, -2, "comms");

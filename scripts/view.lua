@@ -11,7 +11,17 @@ local function run(args)
   if built then
     io.stderr:write(string.format("retrace: indexed %d events into %s\n", info.events, path))
   end
-  local srv, err, status = viewer.serve(args.trace, path, { bind = args.bind, port = args.port, token = args.token })
+  local second
+  if args.compare then -- a second trace, compared with the first: its own index beside it (or in the cache)
+    local path2, info2, built2 = cli.check_input(viewer.ensure(args.compare, { format = args.format,
+      log = function(m) io.stderr:write("retrace: ", m, "\n") end }))
+    if built2 then
+      io.stderr:write(string.format("retrace: indexed %d events into %s\n", info2.events, path2))
+    end
+    second = { trace = args.compare, index = path2 }
+  end
+  local srv, err, status = viewer.serve(args.trace, path, { bind = args.bind, port = args.port, token = args.token,
+    format = args.format, second = second })
   if not srv then
     if status == "usage" then cli.usage_error(err) end
     cli.input_error(err)
@@ -23,7 +33,25 @@ local function run(args)
   if args.open then
     os.execute("xdg-open '" .. url .. "' >/dev/null 2>&1 &")
   end
-  local sig = srv:wait()
+  -- the page's critical-path requests are answered here, between signals (rt_server.h)
+  local cpath = viewer.critical_path(args.trace, { format = args.format })
+  local unit = require("cjson").decode((select(2, srv:query("api/meta")))).unit
+  srv:critpath_on()
+  local sig
+  repeat
+    sig = srv:wait()
+    if sig == "critpath" then
+      for t0, t1 in function() return srv:critpath_take() end do
+        local ans, err = cpath:window(t0 / unit, t1 / unit)
+        if ans then
+          ans.t0, ans.t1 = t0, t1
+          srv:critpath_put(t0, t1, 200, require("retrace.json").encode(ans))
+        else
+          srv:critpath_put(t0, t1, 500, require("cjson").encode({ error = tostring(err) }))
+        end
+      end
+    end
+  until sig ~= "critpath"
   srv:close()
   io.stderr:write("retrace: view stopped (", sig, ")\n")
   return 0
@@ -33,9 +61,11 @@ return {
   summary = "explore a trace in the web browser (zoom, statistics, search)",
   description = "Index the trace when needed (see `retrace index`) and serve an interactive viewer on\n"
     .. "127.0.0.1: it prints the page's URL, which carries a random token (requests without it are\n"
-    .. "refused), and runs until interrupted (Ctrl-C). --bind widens the address deliberately.",
+    .. "refused), and runs until interrupted (Ctrl-C). --bind widens the address deliberately.\n"
+    .. "With a second trace, the page shows both timelines, one above the other, on one time axis.",
   parser = function(p)
     p:argument("trace", "trace file (an OTF2 archive: its .otf2 anchor or its folder)")
+    p:argument("compare", "a second trace, shown under the first with the same time axis"):args("?")
     p:option("--port", "port to listen on (default: any free port)"):convert(tonumber)
     p:option("--bind", "address to listen on (default 127.0.0.1)")
     p:option("--index", "index file (default TRACE.rtidx, or the cache folder)")

@@ -15,6 +15,7 @@
 #include <limits.h>
 #include <math.h>
 #include <microhttpd.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -32,11 +33,31 @@ static const struct {
     {"index.html", "text/html; charset=utf-8"},
     {"viewer.js", "text/javascript; charset=utf-8"},
     {"viewer.css", "text/css; charset=utf-8"},
+    {"compare.html", "text/html; charset=utf-8"},
 };
 #define NASSETS (sizeof ASSETS / sizeof ASSETS[0])
 
+/* An answer of api/critpath kept for its window. */
+typedef struct cp_answer {
+    int64_t t0, t1;
+    int status;
+    char *body;
+    size_t len;
+} cp_answer;
+
 struct rt_server {
     struct MHD_Daemon *d;
+    /* the critical path on demand (rt_server_on_critpath): shared with the owner's thread */
+    pthread_mutex_t cp_lock;
+    rt_server_wake_fn cp_wake;
+    void *cp_ud;
+    int cp_wanted, cp_busy;   /* a window asked for and not taken; one taken and not answered */
+    int64_t cp_want[2], cp_taken[2];
+    cp_answer cp_kept[RT_SERVER_CP_KEEP];
+    int cp_next;
+    char *meta_extra;         /* members added to api/meta by the owner (rt_server_set_meta) */
+    rt_index *ix2;            /* a second trace to compare (rt_server_add_trace), NULL none */
+    char *title2;
     rt_index *ix;
     char *title;
     char token[65];
@@ -236,12 +257,12 @@ static int arg_int(const kv *a, const char *k, int64_t lo, int64_t hi, int has_d
 }
 
 /* Arguments of a window: t0 < t1 ticks, 0 <= p0 < p1 <= nprocs. */
-static int window_args(rt_server *s, const kv *a, int64_t *t0, int64_t *t1, int *p0, int *p1, reply *r)
+static int window_args(rt_index *ix, const kv *a, int64_t *t0, int64_t *t1, int *p0, int *p1, reply *r)
 {
-    int64_t np = rt_index_nprocs(s->ix), x0, x1;
+    int64_t np = rt_index_nprocs(ix), x0, x1;
     int64_t lim = (int64_t)1 << 53;
-    if (arg_int(a, "t0", -lim, lim, 1, rt_index_tmin(s->ix), t0, r) ||
-        arg_int(a, "t1", -lim, lim, 1, rt_index_tmax(s->ix), t1, r) || arg_int(a, "p0", 0, np, 1, 0, &x0, r) ||
+    if (arg_int(a, "t0", -lim, lim, 1, rt_index_tmin(ix), t0, r) ||
+        arg_int(a, "t1", -lim, lim, 1, rt_index_tmax(ix), t1, r) || arg_int(a, "p0", 0, np, 1, 0, &x0, r) ||
         arg_int(a, "p1", 0, np, 1, np, &x1, r))
         return -1;
     if (*t1 <= *t0) {
@@ -257,14 +278,69 @@ static int window_args(rt_server *s, const kv *a, int64_t *t0, int64_t *t1, int 
     return 0;
 }
 
-static void answer_meta(rt_server *s, reply *r)
+/*
+ * The processors asked for: procs=LIST (numbers and ranges A-B, comma-separated, any order) meets
+ * [p0, p1); absent, all of [p0, p1). *mask (malloc'ed, p1 - p0 bytes, 1 = shown). 0, or -1 answered.
+ */
+static int procs_arg(const kv *a, int p0, int p1, unsigned char **mask, reply *r)
+{
+    const char *v = kv_get(a, "procs");
+    *mask = malloc((size_t)(p1 - p0));
+    if (!*mask) {
+        fail(r, 500, "out of memory");
+        return -1;
+    }
+    memset(*mask, v ? 0 : 1, (size_t)(p1 - p0));
+    for (const char *q = v; q && *q;) {
+        char *end;
+        errno = 0;
+        long x = strtol(q, &end, 10), y = x;
+        int bad = end == q || errno || x < 0;
+        if (!bad && *end == '-') {
+            const char *q2 = end + 1;
+            y = strtol(q2, &end, 10);
+            bad = end == q2 || errno || y < x;
+        }
+        if (bad || (*end && *end != ',')) {
+            fail(r, 400, "argument procs: '%.40s' is not a list of processors (0,3-5,...)", v);
+            free(*mask);
+            *mask = NULL;
+            return -1;
+        }
+        for (long p = x > p0 ? x : p0; p <= y && p < p1; p++)
+            (*mask)[p - p0] = 1;
+        q = *end ? end + 1 : end;
+    }
+    return 0;
+}
+
+/* The next run of shown processors from *p on: [*a, *b); 0 when none is left. */
+static int next_run(const unsigned char *mask, int p0, int p1, int *p, int *a, int *b)
+{
+    while (*p < p1 && !mask[*p - p0])
+        (*p)++;
+    if (*p >= p1)
+        return 0;
+    *a = *p;
+    while (*p < p1 && mask[*p - p0])
+        (*p)++;
+    *b = *p;
+    return 1;
+}
+
+/* comm=ID: the messages of that communicator only (-1, the default: all). */
+static int comm_arg(const kv *a, int64_t *comm, reply *r)
+{
+    return arg_int(a, "comm", -1, INT_MAX, 1, -1, comm, r);
+}
+
+static void answer_meta(rt_server *s, rt_index *ix, int trace, reply *r)
 {
     jw w;
     if (jw_open(&w))
         return fail(r, 500, "out of memory");
-    rt_index *ix = s->ix;
     fputs("{\"title\":", w.f);
-    jw_str(&w, s->title);
+    jw_str(&w, trace ? s->title2 : s->title);
     fprintf(w.f, ",\"format\":");
     jw_str(&w, rt_index_format(ix));
     fprintf(w.f, ",\"tmin\":%lld,\"tmax\":%lld,\"unit\":%llu,\"events\":%llu,\"levels\":%d,\"exact_max\":%d",
@@ -276,7 +352,13 @@ static void answer_meta(rt_server *s, reply *r)
             fputc(',', w.f);
         jw_str(&w, rt_index_proc_name(ix, p));
     }
-    fputs("],\"regions\":[", w.f);
+    fputc(']', w.f);
+    fprintf(w.f, ",\"trace\":%d,\"traces\":%d", trace, s->ix2 ? 2 : 1);
+    pthread_mutex_lock(&s->cp_lock);
+    if (s->meta_extra && !trace)
+        fprintf(w.f, ",%s", s->meta_extra);
+    pthread_mutex_unlock(&s->cp_lock);
+    fputs(",\"regions\":[", w.f);
     for (int i = 0; i < rt_index_nregions(ix); i++) {
         if (i)
             fputc(',', w.f);
@@ -295,6 +377,7 @@ static void answer_meta(rt_server *s, reply *r)
 typedef struct exact_ud {
     FILE *f;
     int nint, nmsg;
+    int comm;                 /* messages of this communicator only; -1 all */
 } exact_ud;
 
 static int exact_interval(void *ud, const rt_ix_interval *iv)
@@ -308,6 +391,8 @@ static int exact_interval(void *ud, const rt_ix_interval *iv)
 static int exact_message(void *ud, const rt_ix_message *m)
 {
     exact_ud *e = ud;
+    if (e->comm >= 0 && m->comm != e->comm)
+        return 0;
     fprintf(e->f, "%s%d,%d,%lld,%lld,%.0f,%lld", e->nmsg++ ? "," : "", m->src, m->dst, (long long)m->ts,
             (long long)m->tr, m->bytes, (long long)m->tag);
     return 0;
@@ -374,30 +459,30 @@ static int bin_row(void *ud, int row, const rt_ix_cell *cells)
     return 0;
 }
 
-static void answer_view(rt_server *s, const kv *a, reply *r)
+static void answer_view(rt_index *ix, const kv *a, reply *r)
 {
-    int64_t t0, t1, w, h;
+    int64_t t0, t1, w, h, comm;
     int p0, p1;
-    if (window_args(s, a, &t0, &t1, &p0, &p1, r) || arg_int(a, "w", 1, 8192, 0, 0, &w, r) ||
-        arg_int(a, "h", 1, 8192, 0, 0, &h, r))
+    if (window_args(ix, a, &t0, &t1, &p0, &p1, r) || arg_int(a, "w", 1, 8192, 0, 0, &w, r) ||
+        arg_int(a, "h", 1, 8192, 0, 0, &h, r) || comm_arg(a, &comm, r))
         return;
     int n = p1 - p0;
     rt_err err;
     rt_err_clear(&err);
     int rc;
-    if (n <= h && rt_index_estimate(s->ix, p0, p1, t0, t1) <= RT_SERVER_EXACT_MAX) {
+    if (n <= h && rt_index_estimate(ix, p0, p1, t0, t1) <= RT_SERVER_EXACT_MAX) {
         jw out;
         if (jw_open(&out))
             return fail(r, 500, "out of memory");
         fprintf(out.f, "{\"t0\":%lld,\"t1\":%lld,\"p0\":%d,\"p1\":%d,", (long long)t0, (long long)t1, p0, p1);
-        exact_ud e = {out.f, 0, 0};
+        exact_ud e = {out.f, 0, 0, (int)comm};
         fputs("\"mode\":\"exact\",\"intervals\":[", out.f);
         rt_ix_visitor v = {exact_interval, NULL, NULL, &e};
-        rc = rt_index_walk(s->ix, p0, p1, t0, t1, &v, &err);
+        rc = rt_index_walk(ix, p0, p1, t0, t1, &v, &err);
         fputs("],\"messages\":[", out.f);
         rt_ix_visitor vm = {NULL, exact_message, NULL, &e};
         if (!rc)
-            rc = rt_index_walk(s->ix, p0, p1, t0, t1, &vm, &err); /* received by the processors shown */
+            rc = rt_index_walk(ix, p0, p1, t0, t1, &vm, &err); /* received by the processors shown */
         fputs("]}\n", out.f);
         if (rc) {
             fclose(out.f);
@@ -410,7 +495,7 @@ static void answer_view(rt_server *s, const kv *a, reply *r)
     size_t nc = (size_t)rows * (size_t)w;
     if (nc > RT_SERVER_MAX_CELLS)
         return fail(r, 400, "raster of %lld x %d cells: more than %d", (long long)w, rows, RT_SERVER_MAX_CELLS);
-    int rb = rt_index_nregions(s->ix) < 255 ? 1 : 2;
+    int rb = rt_index_nregions(ix) < 255 ? 1 : 2;
     size_t splane = (nc + 3) & ~(size_t)3;
     size_t len = RASTER_HEAD + 4 * (size_t)w + splane + nc * (size_t)rb;
     unsigned char *body = malloc(len + 1); /* NUL-terminated as every answer (rt_server_answer) */
@@ -423,7 +508,7 @@ static void answer_view(rt_server *s, const kv *a, reply *r)
     bin_ud b = {body + RASTER_HEAD + 4 * (size_t)w, body + RASTER_HEAD + 4 * (size_t)w + splane, msgs, (int)w, rb};
     memset(b.state + nc, 0, splane - nc);
     int from_events = 0;
-    rc = rt_index_raster_rows(s->ix, p0, p1, rows, t0, t1, (int)w, bin_row, &b, &from_events, &err);
+    rc = rt_index_raster_rows(ix, p0, p1, rows, t0, t1, (int)w, bin_row, &b, &from_events, &err);
     if (rc) {
         free(body);
         free(msgs);
@@ -475,27 +560,37 @@ static int prof_row(void *ud, int row, const rt_ix_cell *cells)
 
 /* How many processors are idle, in overhead and busy, on average in each of w columns (ParaGraph's
  * utilization count): the time per state summed over the processors, over the column's width. */
-static void answer_profile(rt_server *s, const kv *a, reply *r)
+static void answer_profile(rt_index *ix, const kv *a, reply *r)
 {
     int64_t t0, t1, w;
     int p0, p1;
-    if (window_args(s, a, &t0, &t1, &p0, &p1, r) || arg_int(a, "w", 1, 8192, 0, 0, &w, r))
+    unsigned char *mask;
+    if (window_args(ix, a, &t0, &t1, &p0, &p1, r) || arg_int(a, "w", 1, 8192, 0, 0, &w, r) ||
+        procs_arg(a, p0, p1, &mask, r))
         return;
     prof_ud pu = {calloc((size_t)w * 3, sizeof(double)), (int)w};
-    if (!pu.st)
+    if (!pu.st) {
+        free(mask);
         return fail(r, 500, "out of memory");
+    }
     rt_err err;
     rt_err_clear(&err);
-    int from_events = 0;
-    int rc = rt_index_raster_rows(s->ix, p0, p1, 1, t0, t1, (int)w, prof_row, &pu, &from_events, &err);
+    int from_events = 1, rc = RT_OK, p = p0, ra, rb, nshown = 0;
+    while (!rc && next_run(mask, p0, p1, &p, &ra, &rb)) {
+        int fe = 0;
+        rc = rt_index_raster_rows(ix, ra, rb, 1, t0, t1, (int)w, prof_row, &pu, &fe, &err);
+        from_events &= fe;
+        nshown += rb - ra;
+    }
+    free(mask);
     jw out;
     if (rc || jw_open(&out)) {
         free(pu.st);
         return fail(r, 500, "%s", rc ? err.msg : "out of memory");
     }
     double cw = (double)(t1 - t0) / (double)w;
-    fprintf(out.f, "{\"t0\":%lld,\"t1\":%lld,\"p0\":%d,\"p1\":%d,\"cols\":%lld,\"from_events\":%s",
-            (long long)t0, (long long)t1, p0, p1, (long long)w, from_events ? "true" : "false");
+    fprintf(out.f, "{\"t0\":%lld,\"t1\":%lld,\"p0\":%d,\"p1\":%d,\"shown\":%d,\"cols\":%lld,\"from_events\":%s",
+            (long long)t0, (long long)t1, p0, p1, nshown, (long long)w, from_events && nshown ? "true" : "false");
     static const char *const names[3] = {"idle", "overhead", "busy"};
     for (int k = 0; k < 3; k++) {
         fprintf(out.f, ",\"%s\":[", names[k]);
@@ -527,6 +622,7 @@ typedef struct stats_ud {
     double bytes;
     uint64_t hist[64];        /* messages by floor(log2(bytes)) + 1 (0: empty messages) */
     rt_chanmap pairs, tags;
+    int comm;                 /* messages of this communicator only; -1 all */
     int failed;
 } stats_ud;
 
@@ -561,8 +657,8 @@ static int st_enter(void *ud, int proc, int region, int depth, int64_t t)
 static int st_message(void *ud, const rt_ix_message *m)
 {
     stats_ud *s = ud;
-    if (m->tr < s->t0 || m->tr > s->t1)
-        return 0; /* messages received in the window */
+    if (m->tr < s->t0 || m->tr > s->t1 || (s->comm >= 0 && m->comm != s->comm))
+        return 0; /* messages received in the window (of the communicator asked for) */
     s->nmsg++;
     s->bytes += m->bytes;
     int b = 0;
@@ -582,16 +678,17 @@ static int st_message(void *ud, const rt_ix_message *m)
     return 0;
 }
 
-static void answer_stats(rt_server *s, const kv *a, reply *r)
+static void answer_stats(rt_index *ix, const kv *a, reply *r)
 {
-    int64_t t0, t1;
+    int64_t t0, t1, comm;
     int p0, p1;
-    if (window_args(s, a, &t0, &t1, &p0, &p1, r))
+    unsigned char *mask = NULL;
+    if (window_args(ix, a, &t0, &t1, &p0, &p1, r) || comm_arg(a, &comm, r) || procs_arg(a, p0, p1, &mask, r))
         return;
-    rt_index *ix = s->ix;
     int nr = rt_index_nregions(ix);
     stats_ud st;
     memset(&st, 0, sizeof st);
+    st.comm = (int)comm;
     st.ix = ix;
     st.p0 = p0;
     st.t0 = t0;
@@ -607,11 +704,15 @@ static void answer_stats(rt_server *s, const kv *a, reply *r)
     int rc = RT_ENOMEM;
     jw w = {NULL, NULL, 0};
     if (st.state && st.excl && st.incl && st.calls) {
-        rt_ix_visitor v = {st_interval, NULL, st_enter, &st};
-        rc = rt_index_walk_segments(ix, p0, p1, t0, t1, &v, st_segment, &err);
-        rt_ix_visitor vm = {NULL, st_message, NULL, &st};
-        if (!rc)
-            rc = rt_index_walk(ix, p0, p1, t0, t1, &vm, &err);
+        rc = RT_OK;
+        int p = p0, ra, rb;
+        while (!rc && next_run(mask, p0, p1, &p, &ra, &rb)) {
+            rt_ix_visitor v = {st_interval, NULL, st_enter, &st};
+            rc = rt_index_walk_segments(ix, ra, rb, t0, t1, &v, st_segment, &err);
+            rt_ix_visitor vm = {NULL, st_message, NULL, &st};
+            if (!rc)
+                rc = rt_index_walk(ix, ra, rb, t0, t1, &vm, &err);
+        }
         if (st.failed)
             rc = RT_ENOMEM;
     }
@@ -623,16 +724,20 @@ static void answer_stats(rt_server *s, const kv *a, reply *r)
     fprintf(w.f, "{\"t0\":%lld,\"t1\":%lld,\"p0\":%d,\"p1\":%d,\"unit\":%.0f,\"procs\":[", (long long)t0,
             (long long)t1, p0, p1, unit);
     double tot[3] = {0, 0, 0};
+    int first = 1;
     for (int p = p0; p < p1; p++) {
+        if (!mask[p - p0])
+            continue;
         double *x = &st.state[(size_t)(p - p0) * 3];
-        fprintf(w.f, "%s{\"proc\":%d,\"idle\":%.9g,\"overhead\":%.9g,\"busy\":%.9g}", p > p0 ? "," : "", p,
+        fprintf(w.f, "%s{\"proc\":%d,\"idle\":%.9g,\"overhead\":%.9g,\"busy\":%.9g}", first ? "" : ",", p,
                 x[0] / unit, x[1] / unit, x[2] / unit);
+        first = 0;
         for (int k = 0; k < 3; k++)
             tot[k] += x[k];
     }
     fprintf(w.f, "],\"idle\":%.9g,\"overhead\":%.9g,\"busy\":%.9g,\"functions\":[", tot[0] / unit, tot[1] / unit,
             tot[2] / unit);
-    int first = 1;
+    first = 1;
     for (int i = 0; i < nr; i++) {
         if (!st.calls[i] && st.incl[i] <= 0 && st.excl[i] <= 0)
             continue;
@@ -674,6 +779,7 @@ static void answer_stats(rt_server *s, const kv *a, reply *r)
     fputs("]}}\n", w.f);
     jw_close(&w, r);
 done:
+    free(mask);
     free(st.state);
     free(st.excl);
     free(st.incl);
@@ -727,9 +833,8 @@ static int contains_nocase(const char *h, const char *n)
     return ln == 0;
 }
 
-static void answer_search(rt_server *s, const kv *a, reply *r)
+static void answer_search(rt_index *ix, const kv *a, reply *r)
 {
-    rt_index *ix = s->ix;
     const char *q = kv_get(a, "q");
     int64_t t, x0, x1, np = rt_index_nprocs(ix);
     if (!q || !*q)
@@ -785,12 +890,125 @@ static void answer_search(rt_server *s, const kv *a, reply *r)
     jw_close(&w, r);
 }
 
+/* ---- critical path (computed by the owner, see rt_server.h) ---- */
+
+static void answer_critpath(rt_server *s, rt_index *ix, const kv *a, reply *r)
+{
+    int64_t t0, t1;
+    int p0, p1;
+    if (window_args(ix, a, &t0, &t1, &p0, &p1, r))
+        return;
+    pthread_mutex_lock(&s->cp_lock);
+    if (!s->cp_wake) {
+        pthread_mutex_unlock(&s->cp_lock);
+        return fail(r, 501, "the critical path is computed only under retrace view");
+    }
+    for (int i = 0; i < RT_SERVER_CP_KEEP; i++) {
+        cp_answer *k = &s->cp_kept[i];
+        if (k->body && k->t0 == t0 && k->t1 == t1) {
+            r->body = malloc(k->len + 1);
+            if (r->body) {
+                memcpy(r->body, k->body, k->len + 1);
+                r->len = k->len;
+                r->status = k->status;
+                r->type = "application/json";
+            }
+            pthread_mutex_unlock(&s->cp_lock);
+            if (!r->body)
+                fail(r, 500, "out of memory");
+            return;
+        }
+    }
+    int wake = 0;
+    if (!(s->cp_busy && s->cp_taken[0] == t0 && s->cp_taken[1] == t1) &&
+        !(s->cp_wanted && s->cp_want[0] == t0 && s->cp_want[1] == t1)) {
+        s->cp_wanted = 1;
+        s->cp_want[0] = t0;
+        s->cp_want[1] = t1;
+        wake = 1;
+    }
+    rt_server_wake_fn fn = s->cp_wake;
+    void *ud = s->cp_ud;
+    pthread_mutex_unlock(&s->cp_lock);
+    if (wake)
+        fn(ud);
+    jw w;
+    if (jw_open(&w))
+        return fail(r, 500, "out of memory");
+    fprintf(w.f, "{\"pending\":true,\"t0\":%lld,\"t1\":%lld}\n", (long long)t0, (long long)t1);
+    jw_close(&w, r);
+    r->status = 202;
+}
+
+int rt_server_add_trace(rt_server *s, rt_index *ix, const char *title)
+{
+    char *t = strdup(title ? title : "");
+    if (!t)
+        return -1;
+    free(s->title2);
+    s->title2 = t;
+    s->ix2 = ix;
+    return 0;
+}
+
+int rt_server_set_meta(rt_server *s, const char *members)
+{
+    char *copy = members ? strdup(members) : NULL;
+    if (members && !copy)
+        return -1;
+    pthread_mutex_lock(&s->cp_lock);
+    free(s->meta_extra);
+    s->meta_extra = copy;
+    pthread_mutex_unlock(&s->cp_lock);
+    return 0;
+}
+
+void rt_server_on_critpath(rt_server *s, rt_server_wake_fn wake, void *ud)
+{
+    pthread_mutex_lock(&s->cp_lock);
+    s->cp_wake = wake;
+    s->cp_ud = ud;
+    pthread_mutex_unlock(&s->cp_lock);
+}
+
+int rt_server_critpath_take(rt_server *s, int64_t *t0, int64_t *t1)
+{
+    pthread_mutex_lock(&s->cp_lock);
+    int got = s->cp_wanted;
+    if (got) {
+        *t0 = s->cp_taken[0] = s->cp_want[0];
+        *t1 = s->cp_taken[1] = s->cp_want[1];
+        s->cp_wanted = 0;
+        s->cp_busy = 1;
+    }
+    pthread_mutex_unlock(&s->cp_lock);
+    return got;
+}
+
+int rt_server_critpath_put(rt_server *s, int64_t t0, int64_t t1, int status, const char *body, size_t len)
+{
+    char *copy = malloc(len + 1);
+    if (!copy)
+        return -1;
+    memcpy(copy, body, len);
+    copy[len] = '\0';
+    pthread_mutex_lock(&s->cp_lock);
+    cp_answer *k = &s->cp_kept[s->cp_next];
+    s->cp_next = (s->cp_next + 1) % RT_SERVER_CP_KEEP;
+    free(k->body);
+    *k = (cp_answer){t0, t1, status, copy, len};
+    if (s->cp_busy && s->cp_taken[0] == t0 && s->cp_taken[1] == t1)
+        s->cp_busy = 0;
+    pthread_mutex_unlock(&s->cp_lock);
+    return 0;
+}
+
 static void answer(rt_server *s, const char *url, const kv *a, reply *r)
 {
     r->body = NULL;
     r->len = 0;
     if (!*url)
-        url = "index.html";
+        url = s->ix2 ? "compare.html" : "index.html";
     for (size_t i = 0; i < NASSETS; i++)
         if (strcmp(url, ASSETS[i].name) == 0) {
             r->status = 200;
@@ -802,16 +1020,28 @@ static void answer(rt_server *s, const char *url, const kv *a, reply *r)
             r->len = s->asset_len[i];
             return;
         }
+    if (strncmp(url, "api/", 4) != 0)
+        return fail(r, 404, "no such page: %.100s", url);
+    /* trace=1: the second trace of a comparison */
+    int64_t trace;
+    if (arg_int(a, "trace", 0, s->ix2 ? 1 : 0, 1, 0, &trace, r))
+        return;
+    rt_index *ix = trace ? s->ix2 : s->ix;
     if (strcmp(url, "api/meta") == 0)
-        return answer_meta(s, r);
+        return answer_meta(s, ix, (int)trace, r);
     if (strcmp(url, "api/view") == 0)
-        return answer_view(s, a, r);
+        return answer_view(ix, a, r);
     if (strcmp(url, "api/stats") == 0)
-        return answer_stats(s, a, r);
+        return answer_stats(ix, a, r);
     if (strcmp(url, "api/profile") == 0)
-        return answer_profile(s, a, r);
+        return answer_profile(ix, a, r);
     if (strcmp(url, "api/search") == 0)
-        return answer_search(s, a, r);
+        return answer_search(ix, a, r);
+    if (strcmp(url, "api/critpath") == 0) {
+        if (trace)
+            return fail(r, 400, "the critical path is that of the first trace only");
+        return answer_critpath(s, ix, a, r);
+    }
     fail(r, 404, "no such page: %.100s", url);
 }
 
@@ -945,6 +1175,7 @@ rt_server *rt_server_start(rt_index *ix, const char *title, const char *assets, 
         return NULL;
     }
     s->ix = ix;
+    pthread_mutex_init(&s->cp_lock, NULL);
     s->title = strdup(title ? title : "");
     if (token) {
         if (strlen(token) < 16 || strlen(token) > 64 || strspn(token, "0123456789abcdefABCDEF") != strlen(token)) {
@@ -1009,6 +1240,11 @@ void rt_server_stop(rt_server *s)
         MHD_stop_daemon(s->d);
     for (size_t i = 0; i < NASSETS; i++)
         free(s->asset[i]);
+    for (int i = 0; i < RT_SERVER_CP_KEEP; i++)
+        free(s->cp_kept[i].body);
+    pthread_mutex_destroy(&s->cp_lock);
+    free(s->meta_extra);
+    free(s->title2);
     free(s->title);
     free(s);
 }

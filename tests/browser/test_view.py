@@ -85,6 +85,52 @@ def canvas_pixel(d, cid, x, y):
                             cid, x, y)
 
 
+def page_ready(d, what, tries=300):
+    """viewer.data() once the page has drawn the view and its panels."""
+    for _ in range(tries):
+        x = d.execute_script("return window.viewer ? viewer.data() : null")
+        if x and x["ready"]:
+            return x
+        time.sleep(0.05)
+    raise AssertionError("page not ready after " + what)
+
+
+def pure_pixels(d, trace, unit, proc, y, x0, x1, want=4):
+    """Pixels of a processor's row where retrace stats says it spends the time around the pixel in one
+    state: (probes, how many have that state's colour)."""
+    cols = [tuple(int(c[i:i + 2], 16) for i in (1, 3, 5)) for c in d.execute_script("return viewer.stateColors")]
+    probes = good = 0
+    for px in range(int(x0), int(x1), 7):
+        ta, tb = d.execute_script("return [viewer.tOf(arguments[0]-1), viewer.tOf(arguments[0]+2)]", px)
+        out = subprocess.run([RETRACE, "stats", "--json", "--from", repr(ta / unit), "--to", repr(tb / unit), trace],
+                             capture_output=True, text=True, check=True).stdout
+        p = json.loads(out)["processors"][proc]
+        sh = [p[k] for k in ("idle", "overhead", "busy")]
+        k = max(range(3), key=lambda j: sh[j])
+        if sh[k] <= 0 or sum(sh) - sh[k] > 0:
+            continue
+        probes += 1
+        rgb = canvas_pixel(d, "plot", px, y)
+        ok = all(abs(rgb[j] - cols[k][j]) <= 3 for j in range(3))
+        if not ok:
+            print("  pixel", px, y, rgb, "stats", sh)
+        good += ok
+        if probes == want:
+            break
+    return probes, good
+
+
+def serve_view(*args):
+    """`retrace view ARGS --port 0` started: the process and the URL it prints."""
+    p = subprocess.Popen([RETRACE, "view", *args, "--port", "0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True)
+    return p, p.stdout.readline().strip()
+
+
+def data_filters(d):
+    return d.execute_script("return viewer.data().filters.procs")
+
+
 def stop(server, tmp):
     server.terminate()
     try:
@@ -100,7 +146,7 @@ def reference():
     clock = subprocess.run(["otf2-print", "-G", TRACE], capture_output=True, text=True, check=True).stdout
     m = re.search(r"Ticks per Seconds: (\d+), Global Offset: (\d+)", clock)
     unit, offset = int(m.group(1)), int(m.group(2))
-    stacks, intervals, sends, recvs, tags = {}, [], [], [], {}
+    stacks, intervals, sends, recvs, tags, comms = {}, [], [], [], {}, {}
     for line in out.splitlines():
         f = line.split()
         if len(f) < 3 or not f[1].isdigit():
@@ -115,7 +161,8 @@ def reference():
         elif kind == "MPI_SEND":
             peer = int(re.search(r"Receiver: (\d+)", line).group(1))
             size = int(re.search(r"Length: (\d+)", line).group(1))
-            sends.append((loc, peer, t, size, int(re.search(r"Tag: (\d+)", line).group(1))))
+            sends.append((loc, peer, t, size, int(re.search(r"Tag: (\d+)", line).group(1)),
+                          int(re.search(r'Communicator: "[^"]*" <(\d+)>', line).group(1))))
         elif kind == "MPI_RECV":
             peer = int(re.search(r"Sender: (\d+)", line).group(1))
             size = int(re.search(r"Length: (\d+)", line).group(1))
@@ -127,10 +174,11 @@ def reference():
         snd = sends.pop(k)
         msgs.append((s, r, snd[2], tr, size))
         tags[(s, r, snd[2], tr)] = snd[4]
-    return unit, sorted(intervals), sorted(msgs), tags
+        comms[(s, r, snd[2], tr)] = snd[5]
+    return unit, sorted(intervals), sorted(msgs), tags, comms
 
 
-UNIT, REF_INTERVALS, REF_MESSAGES, REF_TAGS = reference()
+UNIT, REF_INTERVALS, REF_MESSAGES, REF_TAGS, REF_COMMS = reference()
 
 tmp = tempfile.mkdtemp(prefix="retrace-view-test-")
 index = os.path.join(tmp, "pingpong.rtidx")
@@ -194,11 +242,11 @@ try:
     keys = ["t0", "t1", "p0", "p1", "w", "h", "q", "t", "zz"]
     bad = 0
     for i in range(400):
-        ep = rnd.choice(["api/view", "api/stats", "api/search", "api/meta", "api/nothing", "viewer.js"])
+        ep = rnd.choice(["api/view", "api/stats", "api/search", "api/meta", "api/nothing", "viewer.js", "api/critpath"])
         q = "&".join("%s=%s" % (rnd.choice(keys), "".join(rnd.choice(alphabet) for _ in range(rnd.randint(0, 12))))
                      for _ in range(rnd.randint(0, 20)))
         st, body = get(url + ep + "?" + q.replace(" ", "%20"))
-        if st not in (200, 400, 404) or (st == 400 and b'"error"' not in body):
+        if st not in (200, 202, 400, 404) or (st == 400 and b'"error"' not in body):
             bad += 1
             print("  unexpected", st, ep, q, body[:200])
     check(bad == 0, "400 random queries: each 200, 400 or 404 with a message")
@@ -212,12 +260,7 @@ try:
         return d.execute_script("return viewer.data()")
 
     def wait_ready(what):
-        for _ in range(200):
-            x = d.execute_script("return window.viewer ? viewer.data() : null")
-            if x and x["ready"]:
-                return x
-            time.sleep(0.05)
-        raise AssertionError("page not ready after " + what)
+        return page_ready(d, what)
 
     try:
         d.get(url)
@@ -414,6 +457,69 @@ try:
         z = wait_ready("bookmark with filters")
         check(z["hidden"] == {"functions": [recv], "tags": [10]} and len(z["messages"]) == len(after),
               "the bookmark keeps the filters")
+
+        # the critical path on demand (key c) for the selection's window, against retrace stats on it
+        d.execute_script("viewer.setView(arguments[0])", {"t0": v["t0"], "t1": v["t1"], "p0": 0, "p1": len(meta["procs"])})
+        wait_ready("the selection's window again")
+        d.execute_script("document.activeElement && document.activeElement.blur()")
+        ActionChains(d).send_keys("c").perform()
+        z = wait_ready("the critical path")
+        cp = z["critpath"]
+        ref = stats_cli(v["t0"] / UNIT, v["t1"] / UNIT)["critical_path"]
+        check(cp is not None and close(cp["length"], ref["length"], 1e-9) and cp["length"] > 0,
+              "critical path length in the view %s = retrace stats --from --to %s" % (cp and cp["length"], ref["length"]))
+        segs_ok = len(cp["segments"]) == len(ref["segments"]) == cp["nsegments"] and all(
+            g[0] == r["proc"] and close(g[1], r["from"], 1e-12) and close(g[2], r["to"], 1e-12)
+            for g, r in zip(cp["segments"], ref["segments"]))
+        check(segs_ok, "its %d segments (processor, from, to) = retrace stats'" % len(ref["segments"]))
+        check(cp["nmessages"] == len(ref["messages"]) and all(
+            (m[0], m[1]) == (r["src"], r["dst"]) and close(m[2], r["send"], 1e-12) for m, r in zip(cp["messages"], ref["messages"])),
+            "its %d messages = retrace stats'" % len(ref["messages"]))
+        per = {}
+        for r in ref["segments"]:
+            per[r["proc"]] = per.get(r["proc"], 0) + r["to"] - r["from"]
+        flight = sum(max(0, min(r["recv"], v["t1"] / UNIT) - max(r["send"], v["t0"] / UNIT)) for r in ref["messages"])
+        check({p["proc"]: round(p["time"], 12) for p in cp["procs"]} == {k: round(t, 12) for k, t in per.items()} and
+              close(sum(per.values()) + flight, ref["length"], 1e-9),
+              "time on the path per processor = the sums of retrace stats' segments, with flights the length")
+        big = max(z["critpathDrawn"]["segments"], key=lambda g: g["x1"] - g["x0"])
+        check(canvas_pixel(d, "plot", int((big["x0"] + big["x1"]) / 2), int(big["y"])) == [192, 0, 192],
+              "the path is drawn over processor %d's row" % big["proc"])
+        panel = d.find_element("id", "critpath").text
+        check("length" in panel and "messages in flight" in panel, "the panel gives the length and the shares")
+        check("cp=1" in d.current_url, "the bookmark keeps the critical path shown")
+        d.save_screenshot(os.path.join(GALLERY, "view_10-critical-path.png"))
+        # the whole run: the run's path
+        d.find_element("id", "home").click()
+        z = wait_ready("the whole run's critical path")
+        ref = stats_cli(meta["tmin"] / UNIT, meta["tmax"] / UNIT)["critical_path"]
+        check(close(z["critpath"]["length"], ref["length"], 1e-9) and z["critpath"]["nsegments"] == len(ref["segments"]),
+              "whole run: critical path length %s = retrace stats %s" % (z["critpath"]["length"], ref["length"]))
+        ActionChains(d).send_keys("c").perform()
+        time.sleep(0.2)
+        check(data()["critpath"] is None and d.find_element("id", "cppanel").get_attribute("hidden") is not None,
+              "c again hides it")
+
+        # the communicator filter: its processors and its messages only (otf2-print's Communicator field)
+        from selenium.webdriver.support.ui import Select
+        z = wait_ready("before the communicator filter")
+        comms = {c["id"]: c for c in z["meta"]["comms"]}
+        all_lines = len(z["messages"])
+        for cid in sorted(comms):
+            Select(d.find_element("id", "comm")).select_by_value(str(cid))
+            z = wait_ready("communicator %d" % cid)
+            want = sorted(k for k, c in REF_COMMS.items() if c == cid)
+            shown = sorted({p for r in z["rows"] for p in range(r["p0"], r["p1"])})
+            lines = sorted(tuple(m[:4]) for m in z["messages"])
+            check(shown == sorted(comms[cid]["members"]) and z["stats"]["messages"]["count"] == len(want) and
+                  all(REF_COMMS.get(l) == cid for l in lines) and "comm=%d" % cid in d.current_url,
+                  "communicator %s: processors %s, %d messages (otf2-print: %d), %d lines drawn, in the bookmark" %
+                  (comms[cid]["name"], shown, z["stats"]["messages"]["count"], len(want), len(lines)))
+            if want:
+                d.save_screenshot(os.path.join(GALLERY, "view_11-communicator.png"))
+        Select(d.find_element("id", "comm")).select_by_value("-1")
+        z = wait_ready("every communicator")
+        check(len(z["messages"]) == all_lines and "comm=" not in d.current_url, "every communicator again: every line")
     finally:
         d.quit()
 finally:
@@ -493,6 +599,75 @@ if os.path.exists(RASTER_TRACE):
             check(ok_cells == n, "raster cells' state shares = retrace stats on the cell's time and processors (%d/%d)" %
                   (ok_cells, n))
             check(ok_pix == n, "the pixels drawn there have the colour of those shares (%d/%d)" % (ok_pix, n))
+
+            # the processor filter: processors 2-4 and 7 only, against retrace stats' processors summed by hand
+            def ready(what):
+                return page_ready(d, what)
+            # (inside the run: at its very end the index and retrace stats differ by ~1e-4 s of idle time)
+            span = x["meta"]["tmax"] - x["meta"]["tmin"]
+            d.execute_script("viewer.setView(arguments[0])", {"t0": x["meta"]["tmin"] + int(0.3 * span),
+                             "t1": x["meta"]["tmin"] + int(0.6 * span), "p0": 0, "p1": 10})
+            ready("a window inside the run")
+            box = d.find_element("id", "procs")
+            box.clear()
+            box.send_keys("7, 2-4" + Keys.ENTER)
+            f = ready("the processor filter")
+            keep = [2, 3, 4, 7]
+            shown = sorted({p for r in f["rows"] for p in range(r["p0"], r["p1"])})
+            check(f["filters"]["runs"] == [[2, 5], [7, 8]] and shown == keep,
+                  "processors 7, 2-4: the timeline's rows are processors %s" % shown)
+            v = f["view"]
+            out = subprocess.run([RETRACE, "stats", "--json", "--from", repr(v["t0"] / unit), "--to",
+                                  repr(v["t1"] / unit), RASTER_TRACE], capture_output=True, text=True, check=True).stdout
+            ref = json.loads(out)
+            st = f["stats"]
+            okp = [q["proc"] for q in st["procs"]] == keep and all(
+                close(st[k], sum(ref["processors"][p][k] for p in keep), 1e-6) for k in ("idle", "overhead", "busy"))
+            if not okp:
+                print("  page", [(q["proc"]) for q in st["procs"]], [st[k] for k in ("idle", "overhead", "busy")],
+                      "stats", [sum(ref["processors"][p][k] for p in keep) for k in ("idle", "overhead", "busy")])
+            check(okp, "states of the processors shown = the sums of retrace stats' processors 2, 3, 4, 7")
+            # by the region's id in the trace (retrace stats keys a PICL trace's events by id)
+            page = {str(f["meta"]["regions"][x["region"]]["id"]): x for x in st["functions"]}
+            ids = {rid for p in keep for rid in ref["processors"][p]["events"]}
+            okf = len(page) > 0
+            for rid in ids:
+                t = sum(ref["processors"][p]["events"].get(rid, {}).get("time", 0) for p in keep)
+                n = sum(ref["processors"][p]["events"].get(rid, {}).get("count", 0) for p in keep)
+                if t == 0 and n == 0:
+                    continue
+                g = page.get(rid)
+                good = g is not None and close(g["inclusive"], t, 1e-6) and g["calls"] == n
+                if not good:
+                    print("  region", rid, "stats", t, n, "page", g)
+                okf = okf and good
+            check(okf, "function summary of the processors shown = retrace stats' sums over them")
+            check(f["util"]["count"]["procs"] == 4 and len(f["util"]["bars"]) == 4 and
+                  [b["p0"] for b in f["util"]["bars"]] == keep, "utilization counts the 4 processors shown")
+            d.save_screenshot(os.path.join(GALLERY, "view_12-processors.png"))
+            # pixels of processor 7's band against retrace stats on the pixel's time: where the processor
+            # spends the time around a pixel in one state, the pixel has that state's colour
+            # (zoomed in, where states last several pixels)
+            d.execute_script("viewer.setView(arguments[0])", {"t0": x["meta"]["tmin"] + int(0.45 * span),
+                             "t1": x["meta"]["tmin"] + int(0.45 * span) + span // 2000, "p0": 0, "p1": 10})
+            f2 = ready("zoomed in with the processor filter")
+            row7 = next(r for r in f2["rows"] if r["p0"] == 7)
+            plot = f2["plot"]
+            y7 = int(row7["y"] + row7["h"] / 2)
+            probes, good = pure_pixels(d, RASTER_TRACE, unit, 7, y7, plot["x"] + plot["w"] * 0.3,
+                                       plot["x"] + plot["w"] * 0.9, want=6)
+            check(probes >= 3 and good == probes, "processor 7's band: %d/%d pixels where it is in one state have its colour"
+                  % (good, probes))
+            check("procs=2-4,7" in d.current_url, "the bookmark keeps the processors shown")
+            d.refresh()
+            g = ready("the bookmark with processors")
+            check(g["filters"]["procs"] == keep and d.find_element("id", "procs").get_attribute("value") == "2-4,7",
+                  "the bookmark restores them")
+            box = d.find_element("id", "procs")
+            box.send_keys("x" + Keys.ENTER)
+            time.sleep(0.2)
+            check("processors:" in d.find_element("id", "info").text and data_filters(d) == keep,
+                  "a malformed list is refused with a message, the filter kept")
         finally:
             d.quit()
     finally:
@@ -504,21 +679,14 @@ else:
 GROUP_TRACE = os.path.join(SHARED, "paje/simu-mardi.trace")
 if os.path.exists(GROUP_TRACE):
     tmp = tempfile.mkdtemp(prefix="retrace-view-test-")
-    server = subprocess.Popen([RETRACE, "view", GROUP_TRACE, "--port", "0", "--index",
-                               os.path.join(tmp, "sm.rtidx")], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    url = server.stdout.readline().strip()
+    server, url = serve_view(GROUP_TRACE, "--index", os.path.join(tmp, "sm.rtidx"))
     try:
         d = browser(560)
         try:
             d.get(url)
 
             def ready(what):
-                for _ in range(200):
-                    x = d.execute_script("return window.viewer ? viewer.data() : null")
-                    if x and x["ready"]:
-                        return x
-                    time.sleep(0.05)
-                raise AssertionError("page not ready after " + what)
+                return page_ready(d, what)
 
             x = ready("load")
             groups = [r for r in x["rows"] if r["p1"] - r["p0"] > 1]
@@ -556,6 +724,110 @@ if os.path.exists(GROUP_TRACE):
             d.quit()
     finally:
         stop(server, tmp)
+# ---- two traces compared: the ping-pong archive above the halo run (tests/fixtures/mpi), one time axis ----
+HALO = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures", "mpi", "halo2.otf2")
+
+
+if os.path.isdir(HALO):
+    tmp = tempfile.mkdtemp(prefix="retrace-view-test-")
+    halo = os.path.join(tmp, "halo2.otf2")
+    shutil.copytree(HALO, halo)  # its index is written beside it
+    HALO_TRACE = os.path.join(halo, "traces.otf2")
+    server, url = serve_view(TRACE, HALO_TRACE, "--index", os.path.join(tmp, "pp.rtidx"))
+    try:
+        d = browser(1000)
+        try:
+            d.get(url)
+
+            def both_ready(what):
+                for _ in range(300):
+                    c = d.execute_script("return window.compare ? compare.data() : null")
+                    if c and c["shown"] and c["aligned"]:
+                        d.switch_to.frame("fa")
+                        a = d.execute_script("return viewer.data()")
+                        d.switch_to.default_content()
+                        d.switch_to.frame("fb")
+                        b = d.execute_script("return viewer.data()")
+                        d.switch_to.default_content()
+                        c = d.execute_script("return compare.data()")
+                        if a["ready"] and b["ready"] and json.dumps([a["stats"]["t0"], a["stats"]["t1"], b["stats"]["t0"],
+                                                                    b["stats"]["t1"], a["stats"]["key"], b["stats"]["key"]],
+                                                                   separators=(",", ":")) == c["shown"]:
+                            return a, b, c
+                    time.sleep(0.1)
+                raise AssertionError("comparison not ready after " + what)
+
+            def secs_from_start(x):
+                return (x["view"]["t0"] - x["meta"]["tmin"]) / x["meta"]["unit"], \
+                    (x["view"]["t1"] - x["meta"]["tmin"]) / x["meta"]["unit"]
+
+            a, b, c = both_ready("load")
+            check(a["meta"]["title"].endswith("pingpong/traces.otf2") and b["meta"]["title"] == HALO_TRACE,
+                  "two timelines: the ping-pong run above, the halo run below")
+            sa, sb = secs_from_start(a), secs_from_start(b)
+            check(all(abs(sa[i] - sb[i]) < 2e-9 for i in range(2)),
+                  "the second shows the same seconds from its start as the first (%s, %s)" % (sa, sb))
+            # wheel zoom in the first: the second follows
+            d.switch_to.frame("fa")
+            canvas = d.find_element("id", "plot")
+            plot = a["plot"]
+            cw, ch = canvas.size["width"], canvas.size["height"]
+            for i in range(6):
+                origin = ScrollOrigin.from_element(canvas, int(plot["x"] + plot["w"] * 0.98 - cw / 2), int(plot["y"] + 10 - ch / 2))
+                ActionChains(d).scroll_from_origin(origin, 0, -100).perform()
+                time.sleep(0.05)
+            d.switch_to.default_content()
+            a, b, c = both_ready("wheel zoom in the first")
+            sa, sb = secs_from_start(a), secs_from_start(b)
+            check(sa[1] - sa[0] < 0.1 and all(abs(sa[i] - sb[i]) < 2e-9 for i in range(2)),
+                  "zoomed in the first, the second shows the same window: %.6f-%.6f s" % sa)
+            # drawn states at pixels of each timeline against each trace's retrace stats
+            for name, x, trace in (("fa", a, TRACE), ("fb", b, HALO_TRACE)):
+                d.switch_to.frame(name)
+                row = x["rows"][0]
+                probes, good = pure_pixels(d, trace, x["meta"]["unit"], 0, int(row["y"] + row["h"] / 2),
+                                           x["plot"]["x"] + 2, x["plot"]["x"] + x["plot"]["w"] - 2)
+                d.switch_to.default_content()
+                check(probes >= 2 and good == probes, "%s: %d/%d pixels of processor 0 in one state have its colour "
+                      "(retrace stats on %s)" % (name, good, probes, os.path.basename(os.path.dirname(trace))))
+            # the functions side by side: each side's summary and the difference
+            fa = {f["name"]: f for f in a["stats"]["functions"]}
+            fb = {f["name"]: f for f in b["stats"]["functions"]}
+            ok = len(c["rows"]) == len(set(fa) | set(fb)) > 0
+            for r in c["rows"]:
+                ea = fa.get(r["name"], {"exclusive": 0, "calls": 0})
+                eb = fb.get(r["name"], {"exclusive": 0, "calls": 0})
+                ok = ok and close(r["exclusive"][0], ea["exclusive"], 1e-12) and close(r["exclusive"][1], eb["exclusive"], 1e-12) \
+                    and close(r["diff"], eb["exclusive"] - ea["exclusive"], 1e-12) and r["diff_calls"] == eb["calls"] - ea["calls"]
+            check(ok, "the comparison table: %d functions, each side's exclusive time and calls and the difference" % len(c["rows"]))
+            ref = stats_cli(a["view"]["t0"] / UNIT, a["view"]["t1"] / UNIT)
+            okp = all(close(a["stats"]["procs"][i][k], p[k], 1e-6) for i, p in enumerate(ref["processors"])
+                      for k in ("idle", "overhead", "busy"))
+            out = subprocess.run([RETRACE, "stats", "--json", "--from", repr(b["view"]["t0"] / b["meta"]["unit"]), "--to",
+                                  repr(b["view"]["t1"] / b["meta"]["unit"]), HALO_TRACE], capture_output=True, text=True,
+                                 check=True).stdout
+            refb = json.loads(out)
+            okp = okp and all(close(b["stats"]["procs"][i][k], p[k], 1e-6) for i, p in enumerate(refb["processors"])
+                              for k in ("idle", "overhead", "busy"))
+            check(okp, "each side's states = retrace stats of its trace on its window")
+            d.save_screenshot(os.path.join(GALLERY, "view_13-compare.png"))
+            # aligned at a chosen time: the second trace shifted by 0.5 s
+            from selenium.webdriver.support.ui import Select
+            Select(d.find_element("id", "align")).select_by_value("time")
+            box = d.find_element("id", "shift")
+            box.clear()
+            box.send_keys("0.5" + Keys.TAB)
+            a, b, c = both_ready("a shift")
+            sa, sb = secs_from_start(a), secs_from_start(b)
+            check(all(abs(sa[i] + 0.5 - sb[i]) < 2e-9 for i in range(2)),
+                  "shifted by 0.5 s: the second shows %.6f-%.6f s for the first's %.6f-%.6f s" % (sb + sa))
+        finally:
+            d.quit()
+    finally:
+        stop(server, tmp)
+else:
+    print("note: %s absent, the comparison is left out" % HALO)
+
 if failures:
     print("%d failed" % len(failures))
     sys.exit(1)

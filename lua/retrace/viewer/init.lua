@@ -2,6 +2,7 @@
 --   viewer.index_path(trace)           where the index of a trace lives by default
 --   viewer.ensure(trace, opts)         an up-to-date index: reused when it matches, else built
 --   viewer.serve(trace, index, opts)   a running server (see bindings/lviewer.c)
+--   viewer.critical_path(trace, opts)  the run's critical path, cut to windows for the page
 local core = require("retrace.core").viewer
 
 local M = {}
@@ -68,11 +69,86 @@ function M.assets()
   return require("retrace").root .. "/lua/retrace/viewer"
 end
 
---- Start serving: opts bind, port, token, title. Returns the server or nil, message.
+--- The communicators of a trace with their processors (0-based, rank order), for the page's
+-- filter: {{id, name, members}}, those whose members are known; {} when the trace defines none.
+function M.comms(trace, format)
+  local rp = require("retrace.replay").open(trace, { format = format })
+  if not rp then return {} end
+  local out = {}
+  for _, c in ipairs(rp:defs().comms or {}) do
+    if c.members and #c.members > 0 then out[#out + 1] = { id = c.id, name = c.name, members = c.members } end
+  end
+  rp:close()
+  return out
+end
+
+--- Start serving: opts bind, port, token, title, format, second = {trace, index} (a second trace to
+-- compare: queries with trace=1). Returns the server or nil, message. api/meta lists the trace's
+-- communicators (M.comms).
 function M.serve(trace, index, opts)
   opts = opts or {}
-  return core.serve { index = index, trace = trace, assets = opts.assets or M.assets(), title = opts.title or trace,
-    bind = opts.bind, port = opts.port or 0, token = opts.token }
+  local second = opts.second or {}
+  local srv, err, status = core.serve { index = index, trace = trace, assets = opts.assets or M.assets(),
+    title = opts.title or trace, bind = opts.bind, port = opts.port or 0, token = opts.token,
+    index2 = second.index, trace2 = second.trace, title2 = second.trace }
+  if not srv then return nil, err, status end
+  local comms = M.comms(trace, opts.format)
+  srv:set_meta('"comms":' .. (#comms > 0 and require("retrace.json").encode(comms) or "[]"))
+  return srv
+end
+
+-- Parts of the path an answer lists for drawing (the length, counts and shares cover all of it).
+M.CRITPATH_DRAWN = 20000
+
+--- The critical path of the whole run (the replay `retrace stats` does, once, on first use) and,
+-- for a window of it, what the page's critical-path panel shows: path:window(lo, hi) (seconds) ->
+-- {from, to, start, stop, length, nsegments, nmessages, procs = {{proc, time}} (the time the path
+-- spends on each processor inside the window), flight (its messages' flight time there),
+-- segments = {{proc, from, to}}, messages = {{src, dst, send, recv, bytes}} (at most
+-- CRITPATH_DRAWN each; truncated = true when more)} or nil, message. The window's cut is
+-- retrace.critpath's rule, through picl.critical_path_head and critical_path_batches: the same
+-- numbers as `retrace stats --from lo --to hi`. opts: format.
+function M.critical_path(trace, opts)
+  opts = opts or {}
+  local picl = require "retrace.picl"
+  local whole, werr
+  local self = {}
+  function self.window(_, lo, hi)
+    if not whole then
+      whole, werr = picl.summary(trace, { format = opts.format })
+      if not whole then return nil, werr end
+    end
+    local run = whole.critical_path
+    if not run or not run.path then
+      return { from = lo, to = hi, length = 0, nsegments = 0, nmessages = 0, procs = {}, flight = 0, segments = {},
+        messages = {} }
+    end
+    local w = require("retrace.critpath").clip({ start = run.start, stop = run.stop }, lo, hi)
+    local cp = { path = run.path, window = { lo, hi } }
+    local ok, err = picl.critical_path_head(cp)
+    if not ok then return nil, err end
+    local out = { from = lo, to = hi, start = w.start, stop = w.stop, length = cp.length, nsegments = cp.nsegments,
+      nmessages = cp.nmessages, procs = {}, flight = 0, segments = {}, messages = {}, truncated = false }
+    local per, keep = {}, M.CRITPATH_DRAWN
+    ok, err = picl.critical_path_batches(cp, 4096, function(segs, msgs)
+      for _, g in ipairs(segs) do
+        per[g.proc] = (per[g.proc] or 0) + (g.to - g.from)
+        if #out.segments < keep then out.segments[#out.segments + 1] = { g.proc, g.from, g.to }
+        else out.truncated = true end
+      end
+      for _, m in ipairs(msgs) do
+        local s, r = m.send_time, m.recv_time
+        out.flight = out.flight + math.max(0, math.min(r, hi) - math.max(s, lo))
+        if #out.messages < keep then out.messages[#out.messages + 1] = { m.src, m.dst, s, r, m.bytes }
+        else out.truncated = true end
+      end
+    end)
+    if not ok then return nil, err end
+    for p, t in pairs(per) do out.procs[#out.procs + 1] = { proc = p, time = t } end
+    table.sort(out.procs, function(a, b) return a.proc < b.proc end)
+    return out
+  end
+  return self
 end
 
 return M

@@ -7,13 +7,76 @@
   const GUTTER = 90, RULER = 26, DENSITY = 10;
   const cv = document.getElementById("plot");
   const ctx = cv.getContext("2d");
-  let meta = null, view = null, answer = null, stats = null, history = [], by = "state";
+  let meta = null, view = null, answer = null, answers = [], stats = null, history = [], by = "state";
   let drawn = { plot: null, rows: [], messages: [] }, selected = null, hit = null, pending = 0, lastSearch = null;
   // Filters: functions (dense region numbers) and message tags hidden from the timeline.
   const hiddenRegions = new Set(), hiddenTags = new Set();
+  // The critical path of the view, asked of the server on demand (button or key c).
+  const CP_COLOR = "#c000c0";
+  let cpOn = false, critpath = null, cpSeq = 0, cpTimer = null;
+  // Processor and communicator filters: the processors listed (null: all) and a communicator (-1: all);
+  // the timeline shows the processors both keep, the panels count them, message lines and message
+  // statistics keep that communicator's messages.
+  let procList = null, commSel = -1;
+  // "0-3,7" -> a sorted list of processors (null when empty); throws on anything else.
+  function parseProcs(text) {
+    text = (text || "").replace(/\s+/g, "");
+    if (!text) return null;
+    const out = new Set();
+    for (const part of text.split(",")) {
+      const m = /^(\d+)(?:-(\d+))?$/.exec(part);
+      if (!m) throw new Error("not a processor or a range: " + part);
+      const a = Number(m[1]), b = m[2] === undefined ? a : Number(m[2]);
+      if (b < a) throw new Error("a range backwards: " + part);
+      for (let p = a; p <= Math.min(b, meta.procs.length - 1); p++) out.add(p);
+    }
+    return [...out].sort((x, y) => x - y);
+  }
+  // A sorted list of processors as ranges: [0,1,2,5] -> "0-2,5".
+  function rangesText(list) {
+    const out = [];
+    for (let i = 0; i < list.length;) {
+      let j = i;
+      while (j + 1 < list.length && list[j + 1] === list[j] + 1) j++;
+      out.push(j > i ? list[i] + "-" + list[j] : String(list[i]));
+      i = j + 1;
+    }
+    return out.join(",");
+  }
+  function commOf(id) { return list(meta.comms).find(c => c.id === id) || null; }
+  function filtered() { return procList !== null || commSel >= 0; }
+  function isShown(p) {
+    if (procList !== null && !procList.includes(p)) return false;
+    const c = commSel >= 0 ? commOf(commSel) : null;
+    return !c || c.members.includes(p);
+  }
+  // The runs of processors shown within the view's range: [[a, b), ...].
+  function shownRuns(v) {
+    if (!filtered()) return [[v.p0, v.p1]];
+    const runs = [];
+    for (let p = v.p0; p < v.p1; p++) {
+      if (!isShown(p)) continue;
+      if (runs.length && runs[runs.length - 1][1] === p) runs[runs.length - 1][1] = p + 1;
+      else runs.push([p, p + 1]);
+    }
+    return runs;
+  }
+  // The arguments of a query for the filters: procs= the processors shown, comm= the communicator.
+  function filterArgs(v) {
+    const o = {};
+    if (filtered()) o.procs = shownRuns(v).map(([a, b]) => b - a > 1 ? a + "-" + (b - 1) : String(a)).join(",");
+    if (commSel >= 0) o.comm = commSel;
+    return o;
+  }
 
   function $(id) { return document.getElementById(id); }
+  // In a comparison (compare.html) the page is one of two frames: ?trace=1 asks the second trace,
+  // ?embed shows the timeline alone and tells the comparison page where the view moved.
+  const QS = new URLSearchParams(location.search), TRACE = Number(QS.get("trace") || 0), EMBED = QS.has("embed");
+  if (EMBED) document.body.classList.add("embed");
+  let following = false;
   function api(path, args) {
+    if (TRACE) args = Object.assign({}, args, { trace: TRACE });
     const q = Object.entries(args || {}).map(([k, v]) => k + "=" + encodeURIComponent(v)).join("&");
     return fetch("api/" + path + (q ? "?" + q : "")).then(r => {
       if (r.ok && (r.headers.get("Content-Type") || "").startsWith("application/octet-stream"))
@@ -59,9 +122,11 @@
   function clampView(v) {
     const span = Math.max(meta.tmax - meta.tmin, 1);
     let w = Math.max(Math.round(v.t1 - v.t0), 2);
-    w = Math.min(w, span * 4);
     let t0 = Math.round(v.t0);
-    t0 = Math.max(meta.tmin - span, Math.min(t0, meta.tmax + span - w));
+    if (!following) { // a window set by the other trace of a comparison is kept as it is
+      w = Math.min(w, span * 4);
+      t0 = Math.max(meta.tmin - span, Math.min(t0, meta.tmax + span - w));
+    }
     const n = meta.procs.length;
     let p0 = Math.max(0, Math.min(Math.floor(v.p0), n - 1));
     let p1 = Math.max(p0 + 1, Math.min(Math.ceil(v.p1), n));
@@ -71,12 +136,18 @@
     let h = "t0=" + view.t0 + "&t1=" + view.t1 + "&p0=" + view.p0 + "&p1=" + view.p1 + "&by=" + by;
     if (hiddenRegions.size) h += "&hidef=" + [...hiddenRegions].sort((a, b) => a - b).join(",");
     if (hiddenTags.size) h += "&hidet=" + [...hiddenTags].sort((a, b) => a - b).join(",");
+    if (cpOn) h += "&cp=1";
+    if (procList !== null) h += "&procs=" + rangesText(procList);
+    if (commSel >= 0) h += "&comm=" + commSel;
     window.history.replaceState(null, "", "#" + h);
   }
   function readHash() {
     const o = {};
     location.hash.replace(/^#/, "").split("&").forEach(kv => { const [k, v] = kv.split("="); if (k) o[k] = v; });
     if (o.by === "region" || o.by === "state") by = o.by;
+    cpOn = o.cp === "1";
+    try { procList = parseProcs(o.procs); } catch (e) { procList = null; }
+    commSel = o.comm !== undefined && /^\d+$/.test(o.comm) && commOf(Number(o.comm)) ? Number(o.comm) : -1;
     hiddenRegions.clear(); hiddenTags.clear();
     (o.hidef || "").split(",").forEach(x => { if (x !== "" && isFinite(Number(x))) hiddenRegions.add(Number(x)); });
     (o.hidet || "").split(",").forEach(x => { if (x !== "" && isFinite(Number(x))) hiddenTags.add(Number(x)); });
@@ -90,6 +161,13 @@
     view = v;
     writeHash();
     refresh();
+    if (EMBED && !following && window.parent !== window && window.parent.rtCompare)
+      window.parent.rtCompare.moved(TRACE, view);
+  }
+  // The view set by the comparison page (the other trace moved): not told back.
+  function follow(v) {
+    following = true;
+    try { setView(v, true); } finally { following = false; }
   }
 
   // ---- geometry ----
@@ -99,11 +177,14 @@
   }
   function xOf(t) { const r = drawn.plot; return r.x + (t - view.t0) / (view.t1 - view.t0) * r.w; }
   function tOf(x) { const r = drawn.plot; return view.t0 + (x - r.x) / r.w * (view.t1 - view.t0); }
+  // Rows carry their place (y, h): bands of processors shown one above the other.
   function rowOfProc(p) { return drawn.rows.findIndex(r => p >= r.p0 && p < r.p1); }
-  function procAtY(y) {
-    const r = drawn.plot;
-    const i = Math.floor((y - r.y) / r.h * drawn.rows.length);
-    return i >= 0 && i < drawn.rows.length ? drawn.rows[i] : null;
+  function procAtY(y) { return drawn.rows.find(r => y >= r.y && y < r.y + r.h) || null; }
+  // The middle of a processor's row, or the plot's top or bottom edge when it is not shown.
+  function yOfProc(p) {
+    const i = rowOfProc(p), r = drawn.plot;
+    if (i >= 0) return drawn.rows[i].y + drawn.rows[i].h / 2;
+    return p < view.p0 || (drawn.rows.length && p < drawn.rows[0].p0) ? r.y : r.y + r.h;
   }
 
   // ---- drawing ----
@@ -133,13 +214,14 @@
   function drawLabels(r) {
     ctx.fillStyle = "#fff";
     ctx.fillRect(0, r.y, GUTTER - 2, r.h);
-    const rh = r.h / drawn.rows.length;
     ctx.fillStyle = "#333"; ctx.font = "11px sans-serif"; ctx.textAlign = "right";
-    const every = Math.max(1, Math.ceil(12 / rh));
-    drawn.rows.forEach((row, i) => {
-      if (i % every) return;
+    let last = -1e9;
+    drawn.rows.forEach(row => {
+      const y = row.y + row.h / 2 + 4;
+      if (y - last < 12) return;
+      last = y;
       const name = row.p1 - row.p0 === 1 ? meta.procs[row.p0] : row.p0 + "-" + (row.p1 - 1);
-      ctx.fillText(name.length > 13 ? name.slice(0, 12) + "…" : name, GUTTER - 6, r.y + (i + 0.5) * rh + 4);
+      ctx.fillText(name.length > 13 ? name.slice(0, 12) + "…" : name, GUTTER - 6, y);
     });
   }
   function makeRows(p0, p1, n) {
@@ -148,9 +230,14 @@
       rows.push({ p0: p0 + Math.ceil(i * total / n), p1: p0 + Math.ceil((i + 1) * total / n) });
     return rows.filter(x => x.p1 > x.p0);
   }
+  // The rows of an answer drawn in the band r.
+  function bandRows(r, a) {
+    const rows = makeRows(a.p0, a.p1, a.mode === "exact" ? a.p1 - a.p0 : a.rows), rh = r.h / rows.length;
+    rows.forEach((row, i) => { row.y = r.y + i * rh; row.h = rh; });
+    return rows;
+  }
   function drawExact(r, a) {
-    drawn.rows = makeRows(a.p0, a.p1, a.p1 - a.p0);
-    const rh = r.h / drawn.rows.length, iv = a.intervals, list = [];
+    const rh = r.h / (a.p1 - a.p0), iv = a.intervals, list = [];
     for (let k = 0; k + 4 < iv.length; k += 5) list.push(iv.slice(k, k + 5));
     list.sort((x, y) => x[4] - y[4]);
     // the time outside every region, from each processor's first to last interval, in the outside state
@@ -172,14 +259,12 @@
     for (let k = 0; k + 5 < m.length; k += 6) {
       const [src, dst, ts, tr, bytes, tag] = m.slice(k, k + 6);
       if (ts < 0 || hiddenTags.has(tag)) continue;
-      const ys = r.y + (Math.min(Math.max(src, a.p0 - 0.5), a.p1 - 0.5) - a.p0 + 0.5) * rh;
-      const yr = r.y + (Math.min(Math.max(dst, a.p0 - 0.5), a.p1 - 0.5) - a.p0 + 0.5) * rh;
+      const ys = yOfProc(src), yr = yOfProc(dst);
       const msg = { src, dst, ts, tr, bytes, tag, x0: xOf(ts), y0: ys, x1: xOf(tr), y1: yr };
       drawn.messages.push(msg);
       ctx.beginPath(); ctx.moveTo(msg.x0, ys); ctx.lineTo(msg.x1, yr); ctx.stroke();
     }
     ctx.restore();
-    drawDensity(r, null);
   }
   // A binary raster answer (see core/server/rt_server.c): header, messages per column, a state
   // byte per cell (0 none, else 1 + 16 * idle + busy in fifteenths), a region per cell (+1, 0 none).
@@ -210,8 +295,6 @@
     STATE_LUT.push(f && [0, 1, 2].map(j => Math.round(f[0] * STATE_RGB[0][j] + f[1] * STATE_RGB[1][j] + f[2] * STATE_RGB[2][j])));
   }
   function drawRaster(r, a) {
-    drawn.rows = makeRows(a.p0, a.p1, a.rows);
-    drawn.messages = [];
     const img = ctx.createImageData(a.cols, a.rows), d = img.data;
     for (let i = 0; i < a.rows * a.cols; i++) {
       let rgb = STATE_LUT[a.state[i]];
@@ -227,7 +310,6 @@
     off.getContext("2d").putImageData(img, 0, 0);
     ctx.imageSmoothingEnabled = false;
     ctx.drawImage(off, r.x, r.y, r.w, r.h);
-    drawDensity(r, a.msgs);
   }
   // Message density under the timeline: darker where more messages are sent.
   function drawDensity(r, dens) {
@@ -248,15 +330,36 @@
     const r = drawn.plot = plotRect();
     ctx.clearRect(0, 0, cv.clientWidth, cv.clientHeight);
     ctx.fillStyle = "#f4f4f4"; ctx.fillRect(r.x, r.y, r.w, r.h);
-    if (answer.mode === "exact") drawExact(r, answer); else drawRaster(r, answer);
+    // a band per run of processors shown, its height in proportion to its processors
+    const total = answers.reduce((n, a) => n + a.p1 - a.p0, 0);
+    let before = 0;
+    const bands = answers.map(a => {
+      const b = { x: r.x, y: r.y + r.h * before / total, w: r.w, h: r.h * (a.p1 - a.p0) / total };
+      before += a.p1 - a.p0;
+      return b;
+    });
+    drawn.rows = [].concat(...answers.map((a, i) => bandRows(bands[i], a)));
+    drawn.messages = [];
+    answers.forEach((a, i) => { if (a.mode === "exact") drawExact(bands[i], a); else drawRaster(bands[i], a); });
+    let dens = null;
+    for (const a of answers) if (a.mode === "raster") {
+      if (!dens) dens = new Uint32Array(a.cols);
+      if (a.cols === dens.length) a.msgs.forEach((v, i) => { dens[i] += v; });
+    }
+    drawDensity(r, dens);
+    if (!answers.length) {
+      ctx.fillStyle = "#666"; ctx.font = "13px sans-serif"; ctx.textAlign = "center";
+      ctx.fillText("no processor shown: the filters leave none in the view", r.x + r.w / 2, r.y + r.h / 2);
+    }
+    drawCritpath(r);
     drawRuler(r);
     drawLabels(r);
     if (hit) { // the search hit
       const row = rowOfProc(hit.proc);
       if (row >= 0) {
-        const rh = r.h / drawn.rows.length;
+        const g = drawn.rows[row];
         ctx.strokeStyle = "#0050ff"; ctx.lineWidth = 2;
-        ctx.strokeRect(xOf(hit.t0) - 1, r.y + row * rh, Math.max(xOf(hit.t1) - xOf(hit.t0), 1) + 2, rh);
+        ctx.strokeRect(xOf(hit.t0) - 1, g.y, Math.max(xOf(hit.t1) - xOf(hit.t0), 1) + 2, g.h);
         ctx.lineWidth = 1;
       }
     }
@@ -271,17 +374,55 @@
       ctx.setLineDash([]);
     }
     $("status").textContent = fmtTime(secs(view.t0)) + " – " + fmtTime(secs(view.t1)) + " · processors " +
-      view.p0 + "–" + (view.p1 - 1) + " · " + (answer.mode === "exact" ? "every event" :
+      view.p0 + "–" + (view.p1 - 1) + (filtered() ? " (filtered)" : "") + " · " + (answer.mode === "exact" ? "every event" :
       (answer.from_events ? "raster from events" : "summaries")) + (pending ? " · loading" : "");
   }
+
+  // The critical path over the timeline: a thick line along each of its segments on its processor's
+  // row, a dashed one along each message it follows (an end off the processors shown at the edge).
+  function drawCritpath(r) {
+    drawn.critpath = null;
+    if (!cpOn || !critpath || critpath.t0 !== view.t0 || critpath.t1 !== view.t1) return;
+    const u = meta.unit, segs = [], yOf = yOfProc;
+    const line = (x0, y0, x1, y1) => {
+      ctx.beginPath(); ctx.moveTo(x0, y0); ctx.lineTo(x1, y1);
+      ctx.strokeStyle = "#fff"; ctx.lineWidth = 6; ctx.stroke();
+      ctx.strokeStyle = CP_COLOR; ctx.lineWidth = 3; ctx.stroke();
+    };
+    ctx.save();
+    ctx.beginPath(); ctx.rect(r.x, r.y, r.w, r.h); ctx.clip();
+    ctx.setLineDash([5, 3]);
+    for (const [src, dst, ts, tr] of list(critpath.messages)) line(xOf(ts * u), yOf(src), xOf(tr * u), yOf(dst));
+    ctx.setLineDash([]);
+    for (const [p, a, b] of list(critpath.segments)) {
+      const row = rowOfProc(p);
+      if (row < 0) continue;
+      const y = yOf(p), x0 = xOf(a * u), x1 = Math.max(xOf(b * u), x0 + 1);
+      line(x0, y, x1, y);
+      segs.push({ proc: p, x0: x0, x1: x1, y: y });
+    }
+    ctx.restore();
+    ctx.lineWidth = 1;
+    drawn.critpath = { segments: segs };
+  }
+  function list(x) { return Array.isArray(x) ? x : []; }
 
   // ---- queries ----
   let seq = 0, statsTimer = null;
   function refresh() {
-    const r = plotRect(), my = ++seq;
+    const r = plotRect(), my = ++seq, runs = shownRuns(view);
+    const total = runs.reduce((n, [a, b]) => n + b - a, 0);
     pending++;
-    api("view", { t0: view.t0, t1: view.t1, p0: view.p0, p1: view.p1, w: Math.round(r.w), h: Math.round(r.h) })
-      .then(a => { if (my === seq) { answer = a; selected = null; draw(); } })
+    const comm = commSel >= 0 ? { comm: commSel } : {};
+    Promise.all(runs.map(([a, b]) => api("view", Object.assign({ t0: view.t0, t1: view.t1, p0: a, p1: b,
+      w: Math.round(r.w), h: Math.max(1, Math.round(r.h * (b - a) / total)) }, comm))))
+      .then(list => {
+        if (my !== seq) return;
+        answers = list;
+        answer = list[0] || { mode: "exact", p0: view.p0, p1: view.p0, intervals: [], messages: [] };
+        selected = null;
+        draw();
+      })
       .catch(e => { $("status").textContent = "error: " + e.message; })
       .finally(() => { pending--; if (my === seq) draw(); });
     clearTimeout(statsTimer);
@@ -291,17 +432,56 @@
   const UTIL_AXIS = 30;
   function loadStats() {
     const my = ++statsSeq, v = view;
-    api("profile", { t0: v.t0, t1: v.t1, p0: v.p0, p1: v.p1, w: $("utilcount").width - UTIL_AXIS }).then(p => {
+    const f = filterArgs(v), key = JSON.stringify(f);
+    api("profile", Object.assign({ t0: v.t0, t1: v.t1, p0: v.p0, p1: v.p1, w: $("utilcount").width - UTIL_AXIS },
+      f.procs !== undefined ? { procs: f.procs } : {})).then(p => {
       if (my !== statsSeq) return;
       profile = p;
+      profile.key = key;
       drawUtil();
     }).catch(e => { $("info").textContent = "profile: " + e.message; });
-    api("stats", { t0: v.t0, t1: v.t1, p0: v.p0, p1: v.p1 }).then(s => {
+    api("stats", Object.assign({ t0: v.t0, t1: v.t1, p0: v.p0, p1: v.p1 }, f)).then(s => {
       if (my !== statsSeq) return;
       stats = s;
+      stats.key = key;
       showStats(s);
       drawUtil();
     }).catch(e => { $("functions").textContent = "error: " + e.message; });
+    loadCritpath();
+  }
+  // Ask for the view's critical path; the server answers "pending" while it computes it.
+  function loadCritpath() {
+    clearTimeout(cpTimer);
+    if (!cpOn) return;
+    const my = ++cpSeq, v = view;
+    api("critpath", { t0: v.t0, t1: v.t1 }).then(c => {
+      if (my !== cpSeq || !cpOn) return;
+      if (c.pending) {
+        $("critpath").textContent = "computing the critical path…";
+        cpTimer = setTimeout(loadCritpath, 250);
+        return;
+      }
+      critpath = c;
+      showCritpath(c);
+      draw();
+    }).catch(e => { $("critpath").textContent = "error: " + e.message; });
+  }
+  function showCritpath(c) {
+    const procs = list(c.procs).slice().sort((a, b) => b.time - a.time);
+    const share = t => c.length > 0 ? (100 * t / c.length).toFixed(1) + "%" : "-";
+    const rows = procs.slice(0, 100).map(p => ["<span class=sw style='background:" + CP_COLOR + "'></span>" +
+      esc(meta.procs[p.proc] || p.proc), fmtTime(p.time), share(p.time)]);
+    rows.push(["messages in flight", fmtTime(c.flight), share(c.flight)]);
+    $("critpath").innerHTML = "<p>length " + fmtTime(c.length) + " in the view: " + c.nsegments + " segments, " +
+      c.nmessages + " messages" + (c.truncated ? " (the first " + c.segments.length + " drawn)" : "") + "</p>" +
+      table(["processor", "time on the path", "share"], rows);
+  }
+  function toggleCritpath() {
+    cpOn = !cpOn;
+    $("cppanel").hidden = !cpOn;
+    $("cpbtn").classList.toggle("on", cpOn);
+    writeHash();
+    if (cpOn) loadCritpath(); else { critpath = null; draw(); }
   }
   function table(head, rows) {
     return "<table><tr>" + head.map(h => "<th>" + h + "</th>").join("") + "</tr>" +
@@ -349,7 +529,7 @@
     util = { count: null, bars: [] };
     let c = $("utilcount"), g = c.getContext("2d");
     g.clearRect(0, 0, c.width, c.height);
-    const n = profile.p1 - profile.p0, ch = { x: UTIL_AXIS, y: 4, w: profile.cols, h: c.height - 8 };
+    const n = profile.shown, ch = { x: UTIL_AXIS, y: 4, w: profile.cols, h: c.height - 8 };
     g.fillStyle = "#333"; g.font = "9px sans-serif"; g.textAlign = "right";
     g.fillText(String(n), UTIL_AXIS - 3, ch.y + 8); g.fillText("0", UTIL_AXIS - 3, ch.y + ch.h);
     for (let i = 0; i < profile.cols; i++) {
@@ -364,12 +544,14 @@
     util.count = Object.assign(ch, { procs: n, idle: profile.idle, overhead: profile.overhead, busy: profile.busy });
     c = $("utilsum"); g = c.getContext("2d");
     g.clearRect(0, 0, c.width, c.height);
-    const w = c.width - UTIL_AXIS, groups = makeRows(stats.p0, stats.p1, Math.min(n, w)), bw = w / groups.length;
+    // groups of the processors shown (their entries in stats.procs), a bar each
+    const w = c.width - UTIL_AXIS, groups = makeRows(0, stats.procs.length, Math.min(n, w)).map(g =>
+      ({ i0: g.p0, i1: g.p1, p0: stats.procs[g.p0].proc, p1: stats.procs[g.p1 - 1].proc + 1 })), bw = w / groups.length;
     const bh = c.height - 8;
     g.fillStyle = "#333"; g.font = "9px sans-serif"; g.textAlign = "right"; g.fillText("100%", UTIL_AXIS - 3, 12); g.fillText("0", UTIL_AXIS - 3, 4 + bh);
     for (const [i, grp] of groups.entries()) {
       const t = [0, 0, 0];
-      for (let p = grp.p0; p < grp.p1; p++) names.forEach((nm, k) => { t[k] += stats.procs[p - stats.p0][nm]; });
+      for (let i = grp.i0; i < grp.i1; i++) names.forEach((nm, k) => { t[k] += stats.procs[i][nm]; });
       const tot = t[0] + t[1] + t[2], sh = t.map(v => tot > 0 ? v / tot : 0);
       let y = 4 + bh;
       for (const k of order) {
@@ -509,9 +691,10 @@
     if (x > r.x + r.w || y < r.y || y > r.y + r.h) return;
     const row = procAtY(y), t = tOf(x);
     let what = "";
-    if (answer.mode === "exact" && row) {
+    const ans = row && answers.find(a => row.p0 >= a.p0 && row.p0 < a.p1);
+    if (ans && ans.mode === "exact") {
       let best = null;
-      const iv = answer.intervals;
+      const iv = ans.intervals;
       for (let k = 0; k + 4 < iv.length; k += 5)
         if (iv[k] === row.p0 && iv[k + 1] <= t && t < iv[k + 2] && (!best || iv[k + 4] > best[4])) best = iv.slice(k, k + 5);
       if (best) what = " · " + meta.regions[best[3]].name + " (" + meta.regions[best[3]].class + ", " +
@@ -533,6 +716,7 @@
     else if (k === "Backspace" || k === "u") undo();
     else if (k === "Home") home();
     else if (k === "/") { $("search").focus(); }
+    else if (k === "c") toggleCritpath();
     else return;
     e.preventDefault();
   });
@@ -540,6 +724,28 @@
   function home() { setView({ t0: meta.tmin, t1: Math.max(meta.tmax, meta.tmin + 2), p0: 0, p1: meta.procs.length }, true); }
   $("undo").onclick = undo;
   $("home").onclick = home;
+  $("cpbtn").onclick = toggleCritpath;
+  // The filters: a list of processors (Enter or leaving the box applies it) and a communicator.
+  function applyFilters() {
+    try {
+      procList = parseProcs($("procs").value);
+      $("procs").classList.remove("bad");
+    } catch (e) {
+      $("procs").classList.add("bad");
+      $("info").textContent = "processors: " + e.message + " (a list such as 0-3,8)";
+      return;
+    }
+    commSel = Number($("comm").value);
+    writeHash();
+    refresh();
+  }
+  function showFilters() {
+    $("procs").value = procList === null ? "" : rangesText(procList);
+    $("comm").value = String(commSel);
+  }
+  $("procform").onsubmit = e => { e.preventDefault(); applyFilters(); };
+  $("procs").onchange = applyFilters;
+  $("comm").onchange = applyFilters;
   $("colorby").onchange = e => { by = e.target.value; writeHash(); draw(); };
   $("searchform").onsubmit = e => {
     e.preventDefault();
@@ -547,7 +753,7 @@
     if (q) search(q, lastSearch && lastSearch.query === q);
   };
   window.addEventListener("resize", () => { resize(); refresh(); });
-  window.addEventListener("hashchange", () => { const v = readHash(); if (v) setView(v, true); });
+  window.addEventListener("hashchange", () => { const v = readHash(); showFilters(); if (v) setView(v, true); });
 
   // What the page shows, for tests and scripts: the view, where it drew, rows, and the panels' numbers.
   window.viewer = {
@@ -556,24 +762,35 @@
       messages: drawn.messages.map(m => [m.src, m.dst, m.ts, m.tr, m.tag]),
       answer: answer && (answer.mode === "exact" ? answer : { mode: answer.mode, rows: answer.rows, cols: answer.cols,
         p0: answer.p0, p1: answer.p1, t0: answer.t0, t1: answer.t1, from_events: answer.from_events }), stats: stats, selected: selected, hit: hit, by: by, meta: meta, pending: pending,
-      util: util,
-      ready: !!answer && !pending && !!stats && stats.t0 === view.t0 && stats.t1 === view.t1 &&
+      util: util, filters: { procs: procList, comm: commSel, runs: view && shownRuns(view) },
+      answers: answers.map(a => ({ mode: a.mode, p0: a.p0, p1: a.p1, rows: a.rows })), critpath: cpOn ? critpath : null, critpathDrawn: drawn.critpath,
+      ready: !!stats && !!profile && stats.key === JSON.stringify(filterArgs(view)) && profile.key === stats.key &&
+        (!cpOn || (!!critpath && critpath.t0 === view.t0 && critpath.t1 === view.t1)) && !!answer && !pending && !!stats && stats.t0 === view.t0 && stats.t1 === view.t1 &&
         stats.p0 === view.p0 && stats.p1 === view.p1 && !!util && profile.t0 === view.t0 && profile.t1 === view.t1 &&
         profile.p0 === view.p0 && profile.p1 === view.p1 }),
     // a raster cell as received: the shares of idle, overhead and busy (null: no time), the function (-1 none)
     cell: (row, col) => answer && answer.mode === "raster" ? { shares: stateShares(answer.state[row * answer.cols + col]),
       region: answer.region[row * answer.cols + col] - 1 } : null,
-    regionRgb: regionRgb, xOf: xOf, tOf: tOf, setView: v => setView(v, true), stateColors: STATE_COLORS,
+    regionRgb: regionRgb, xOf: xOf, tOf: tOf, setView: v => setView(v, true), follow: follow, stateColors: STATE_COLORS,
+    trace: TRACE,
   };
 
   api("meta").then(m => {
     meta = m;
     $("title").textContent = m.title;
+    if (TRACE) $("cpbtn").hidden = true; // the critical path: the first trace's only
     document.title = "retrace view – " + m.title;
     $("colorby").value = by;
     resize();
     const v = readHash();
     $("colorby").value = by;
-    setView(v || { t0: m.tmin, t1: Math.max(m.tmax, m.tmin + 2), p0: 0, p1: m.procs.length }, false);
+    $("cppanel").hidden = !cpOn;
+    $("cpbtn").classList.toggle("on", cpOn);
+    $("comm").innerHTML = "<option value=-1>all communicators</option>" + list(m.comms).map(c =>
+      "<option value=" + c.id + ">" + esc(c.name) + " (" + c.members.length + ")</option>").join("");
+    showFilters();
+    following = true; // the opening view is not told to a comparison page (it aligns the frames itself)
+    try { setView(v || { t0: m.tmin, t1: Math.max(m.tmax, m.tmin + 2), p0: 0, p1: m.procs.length }, false); }
+    finally { following = false; }
   }).catch(e => { $("status").textContent = "error: " + e.message; });
 })();

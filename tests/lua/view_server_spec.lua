@@ -1,0 +1,137 @@
+-- The viewer's server queries for the page's filters and its critical path, without a browser:
+-- procs= against the same processor asked as a range, comm= against the halo run's messages
+-- (all on MPI_COMM_WORLD), malformed lists answered 400,
+-- and the critical path on demand (api/critpath: pending, taken by the owner, answered) against
+-- `retrace stats --from --to`. (The page itself: tests/browser/test_view.py.)
+local h = require "helpers"
+local cjson = require "cjson"
+local viewer = require "retrace.viewer"
+
+local HALO = h.fixtures .. "/mpi/halo2.otf2/traces.otf2"
+
+local function stats_cli(trace, a, b) -- retrace stats --json [--from a --to b]
+  local args = { "stats", "--json" }
+  if a then for _, x in ipairs({ "--from", string.format("%.17g", a), "--to", string.format("%.17g", b) }) do args[#args + 1] = x end end
+  args[#args + 1] = trace
+  local code, out, err = h.retrace(table.unpack(args))
+  assert.are.equal(0, code, err)
+  return cjson.decode(out)
+end
+
+local function close(a, b, tol) return math.abs(a - b) <= tol * math.max(1, math.abs(a), math.abs(b)) end
+
+describe("retrace view's queries", function()
+  local dir, srv, meta
+  before_each(function()
+    dir = h.temp_dir()
+    local path = assert(viewer.ensure(HALO, { index = dir .. "/halo.rtidx" }))
+    srv = assert(viewer.serve(HALO, path, {}))
+    local st, body = srv:query("api/meta")
+    assert.are.equal(200, st)
+    meta = cjson.decode(body)
+  end)
+  after_each(function()
+    if srv then srv:close() end
+    h.remove_tree(dir)
+  end)
+
+  local function q(url, args)
+    local st, body = srv:query(url, args)
+    return st, cjson.decode(body)
+  end
+
+  it("procs= keeps the processors listed: the numbers of the range of that processor alone", function()
+    local a, b = meta.tmin + (meta.tmax - meta.tmin) // 4, meta.tmax - (meta.tmax - meta.tmin) // 4
+    local st, s = q("api/stats", string.format("t0=%d&t1=%d&procs=1", a, b))
+    assert.are.equal(200, st)
+    assert.are.equal(1, #s.procs)
+    assert.are.equal(1, s.procs[1].proc)
+    local _, ref = q("api/stats", string.format("t0=%d&t1=%d&p0=1&p1=2", a, b))
+    ref.p0, ref.p1, s.p0, s.p1 = nil, nil, nil, nil
+    assert.are.same(ref, s)
+    assert.is_true(#s.functions > 0 and s.busy + s.overhead + s.idle > 0)
+    -- "0,1" and "1,0-0" are the whole range
+    local _, all = q("api/stats", string.format("t0=%d&t1=%d", a, b))
+    local _, both = q("api/stats", string.format("t0=%d&t1=%d&procs=1,0-0", a, b))
+    assert.are.same(all, both)
+    -- none listed: nothing counted
+    local _, none = q("api/stats", "procs=")
+    assert.are.same({}, none.procs)
+    assert.are.equal(0, none.busy)
+    local _, p = q("api/profile", "w=4&procs=1")
+    assert.are.equal(1, p.shown)
+  end)
+
+  it("refuses a malformed list of processors with 400 and a message", function()
+    for _, bad in ipairs({ "x", "1-0", "-1", "1,,2", "1-", "2;3", "1-2-3" }) do
+      local st, v = q("api/stats", "procs=" .. bad)
+      assert.are.equal(400, st, bad)
+      assert.matches("argument procs", v.error)
+    end
+  end)
+
+  it("comm= keeps the messages of that communicator (meta lists the communicators and members)", function()
+    assert.are.same({ { id = 0, name = "MPI_COMM_WORLD", members = { 0, 1 } } }, meta.comms or {})
+  end)
+
+  it("comm= counts only that communicator's messages", function()
+    local _, all = q("api/stats", "")
+    assert.is_true(all.messages.count > 0)
+    local _, w = q("api/stats", "comm=0")
+    assert.are.equal(all.messages.count, w.messages.count) -- every message of the halo run is on WORLD
+    local _, other = q("api/stats", "comm=7")
+    assert.are.equal(0, other.messages.count)
+    assert.are.same(all.functions, other.functions)
+    local _, v = q("api/view", "w=100&h=10&comm=7")
+    assert.are.same({}, v.messages)
+    assert.are.equal(400, (q("api/stats", "comm=x")))
+  end)
+
+  it("asks a second trace with trace=1; without one, trace=1 is a 400", function()
+    assert.are.equal(400, (q("api/meta", "trace=1")))
+    local path2 = assert(viewer.ensure(HALO, { index = dir .. "/halo-b.rtidx" }))
+    local two = assert(viewer.serve(HALO, path2, { second = { trace = HALO, index = path2 } }))
+    local st, m = two:query("api/meta", "trace=1")
+    assert.are.equal(200, st)
+    m = cjson.decode(m)
+    assert.are.same({ 1, 2, HALO }, { m.trace, m.traces, m.title })
+    local _, s0 = two:query("api/stats", "")
+    local _, s1 = two:query("api/stats", "trace=1")
+    assert.are.equal(s0, s1) -- the same run behind both
+    assert.are.equal(400, (two:query("api/critpath", "trace=1")))
+    assert.are.equal(400, (two:query("api/view", "trace=2&w=10&h=10")))
+    local page = select(2, two:query(""))
+    assert.matches("compare", page)
+    two:close()
+  end)
+
+  it("answers the critical path on demand: pending, taken by the owner, then its answer", function()
+    assert.are.equal(501, (q("api/critpath", "")))
+    srv:critpath_on()
+    local a, b = meta.tmin + (meta.tmax - meta.tmin) // 3, meta.tmax
+    local st, v = q("api/critpath", string.format("t0=%d&t1=%d", a, b))
+    assert.are.equal(202, st)
+    assert.is_true(v.pending)
+    local t0, t1 = srv:critpath_take()
+    assert.are.same({ a, b }, { t0, t1 })
+    assert.is_nil(srv:critpath_take())
+    -- asked again while being computed: not queued twice
+    assert.are.equal(202, (q("api/critpath", string.format("t0=%d&t1=%d", a, b))))
+    assert.is_nil(srv:critpath_take())
+    local ans = assert(viewer.critical_path(HALO):window(a / meta.unit, b / meta.unit))
+    srv:critpath_put(t0, t1, 200, cjson.encode(ans))
+    local st2, got = q("api/critpath", string.format("t0=%d&t1=%d", a, b))
+    assert.are.equal(200, st2)
+    local ref = stats_cli(HALO, a / meta.unit, b / meta.unit).critical_path
+    assert.is_true(close(got.length, ref.length, 1e-9))
+    assert.are.equal(#ref.segments, got.nsegments)
+    assert.are.equal(#ref.messages, got.nmessages)
+    for i, g in ipairs(ref.segments) do
+      assert.are.equal(g.proc, got.segments[i][1])
+      assert.is_true(close(g.from, got.segments[i][2], 1e-12) and close(g.to, got.segments[i][3], 1e-12))
+    end
+    local sum = got.flight
+    for _, p in ipairs(got.procs) do sum = sum + p.time end
+    assert.is_true(close(sum, ref.length, 1e-9))
+  end)
+end)
