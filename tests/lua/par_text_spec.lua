@@ -36,7 +36,8 @@ local function run_all(trace, args)
   for n = 1, 4 do
     local c, out, e = h.mpirun(n, table.unpack(args))
     assert.are.equal(0, c, trace .. " on " .. n .. " ranks: " .. e)
-    assert.are.equal(serial, out, trace .. " on " .. n .. " ranks")
+    -- (paragraph's count of passes is the serial run's own: each rank reads its part)
+    assert.are.equal(serial:gsub('"reads":%d+,', ""), (out:gsub('"reads":%d+,', "")), trace .. " on " .. n .. " ranks")
     assert.are.equal(err, e, trace .. " on " .. n .. " ranks: warnings")
   end
   return serial, err
