@@ -239,7 +239,7 @@ try:
     check(st == 400 and b"argument w" in body, "a malformed argument: 400 with a message")
     rnd = random.Random(31)
     alphabet = "0123456789-+eE.%&=xyzt01p19hw?q/ "
-    keys = ["t0", "t1", "p0", "p1", "w", "h", "q", "t", "zz"]
+    keys = ["t0", "t1", "p0", "p1", "w", "h", "q", "t", "zz", "procs", "comm", "trace"]
     bad = 0
     for i in range(400):
         ep = rnd.choice(["api/view", "api/stats", "api/search", "api/meta", "api/nothing", "viewer.js", "api/critpath"])
