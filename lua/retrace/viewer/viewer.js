@@ -373,8 +373,12 @@
       ctx.strokeRect(Math.min(drag.x0, drag.x), Math.min(drag.y0, drag.y), Math.abs(drag.x - drag.x0), Math.abs(drag.y - drag.y0));
       ctx.setLineDash([]);
     }
+    // the processors shown: the range, or the filter's runs within it
+    const range = view.p0 + "–" + (view.p1 - 1);
+    const shown = filtered() ? shownRuns(view).map(([a, b]) => b - a > 1 ? a + "–" + (b - 1) : String(a)).join(", ") +
+      " of " + range : range;
     $("status").textContent = fmtTime(secs(view.t0)) + " – " + fmtTime(secs(view.t1)) + " · processors " +
-      view.p0 + "–" + (view.p1 - 1) + (filtered() ? " (filtered)" : "") + " · " + (answer.mode === "exact" ? "every event" :
+      (shown || "none of " + range) + " · " + (answer.mode === "exact" ? "every event" :
       (answer.from_events ? "raster from events" : "summaries")) + (pending ? " · loading" : "");
   }
 
