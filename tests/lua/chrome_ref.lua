@@ -12,50 +12,8 @@ local function jstr(v)
   end) .. '"'
 end
 
---- Per processor, its state segments from on_state changes: emit(p, state, from, to)
--- once per maximal segment of one state (zero-length changes in between merged),
--- first(p) when a processor is first seen. A processor is idle from t0 until its
--- first change. Returns {touch = fn(p), change = fn(p, t, old, new), finish = fn(t1)}.
-local function state_tracker(t0, emit, first)
-  local cur, buf = {}, {}
-  local function flush(p)
-    local b = buf[p]
-    if b then emit(p, b[1], b[2], b[3]); buf[p] = nil end
-  end
-  local function close(p, st, from, to)
-    if to <= from then return end
-    local b = buf[p]
-    if b and b[1] == st and b[3] == from then b[3] = to return end
-    flush(p)
-    buf[p] = { st, from, to }
-  end
-  local tr = {}
-  function tr.touch(p)
-    local c = cur[p]
-    if not c then
-      c = { "idle", t0 }
-      cur[p] = c
-      if first then first(p) end
-    end
-    return c
-  end
-  function tr.change(p, t, _, new)
-    local c = tr.touch(p)
-    close(p, c[1], c[2], t)
-    c[1], c[2] = new, t
-  end
-  function tr.finish(t1)
-    local ps = {}
-    for p in pairs(cur) do ps[#ps + 1] = p end
-    table.sort(ps)
-    for _, p in ipairs(ps) do
-      local c = cur[p]
-      close(p, c[1], c[2], math.max(t1 or c[2], c[2]))
-      flush(p)
-    end
-  end
-  return tr
-end
+-- the state segments: the tracker retrace.pgscale keeps for its CSV writer
+local state_tracker = require("retrace.pgscale").state_tracker
 
 -- Microseconds with three decimals, from whole nanoseconds (so a slice's end, ts + dur, is
 -- exact in the file and slices that touch do not overlap by a rounding).

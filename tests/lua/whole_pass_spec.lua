@@ -10,12 +10,7 @@ local pg = require "retrace.paragraph"
 local pgscale = require "retrace.pgscale"
 local ref = require "chrome_ref"
 
-local function read(path)
-  local f = assert(io.open(path, "rb"))
-  local s = f:read("a")
-  f:close()
-  return s
-end
+local read = h.slurp
 
 local function traces()
   local list = { h.fixtures .. "/paragraph/hand4.trf" }
