@@ -392,15 +392,8 @@ static int l_chrome(lua_State *L)
 static int chrome_attach(lua_State *L)
 {
     chrome_box *b = check_chrome(L);
-    rt_replay *rp = rt_lreplay_check(L, 2);
-    if (lua_getiuservalue(L, 1, 1) != LUA_TNIL)
-        return luaL_error(L, "attach: already listening to a replay");
-    lua_pop(L, 1);
-    if (rt_chrome_attach(b->c, rp) != RT_OK)
-        return luaL_error(L, "attach: the replay has too many listeners");
-    lua_pushvalue(L, 2);
-    lua_setiuservalue(L, 1, 1);
-    rt_lreplay_keep(L, 2, 1);
+    rt_replay_tap tap = rt_chrome_tap(b->c, rt_lreplay_check(L, 2));
+    tap_on(L, &tap);
     lua_settop(L, 1);
     return 1;
 }

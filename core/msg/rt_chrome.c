@@ -258,16 +258,10 @@ static void on_message(void *ud, const rt_message *m)
     fputc('}', fp);
 }
 
-int rt_chrome_attach(rt_chrome *c, rt_replay *rp)
+rt_replay_tap rt_chrome_tap(rt_chrome *c, rt_replay *rp)
 {
     c->defs = rt_replay_defs(rp);
-    rt_replay_tap tap = {.ud = c, .on_state = on_state, .on_message = on_message, .on_interval = on_interval};
-    return rt_replay_add_tap(rp, &tap);
-}
-
-void rt_chrome_detach(rt_chrome *c, rt_replay *rp)
-{
-    rt_replay_remove_tap(rp, c);
+    return (rt_replay_tap){.ud = c, .on_state = on_state, .on_message = on_message, .on_interval = on_interval};
 }
 
 void rt_chrome_close(rt_chrome *c, double t1)

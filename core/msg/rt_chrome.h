@@ -14,7 +14,8 @@
  * touch do not overlap by a rounding.
  *
  *     rt_chrome *c = rt_chrome_new(fp, t0);   (fp: rt_out_fp of the output)
- *     rt_chrome_attach(c, rp);                (a tap: states, intervals, messages)
+ *     rt_replay_tap tap = rt_chrome_tap(c, rp);
+ *     rt_replay_add_tap(rp, &tap);            (states, intervals, messages)
  *     rt_replay_run(rp, &err);
  *     rt_chrome_close(c, t1);                 (the last state segments)
  *     rt_chrome_marker(c, ...);               (any instant events)
@@ -49,9 +50,9 @@ typedef struct rt_chrome_counts {
 rt_chrome *rt_chrome_new(FILE *fp, double t0);
 void rt_chrome_free(rt_chrome *c);
 
-/* Listen to rp (a tap with c as ud): RT_OK, or RT_ERANGE when the replay has too many. */
-int rt_chrome_attach(rt_chrome *c, rt_replay *rp);
-void rt_chrome_detach(rt_chrome *c, rt_replay *rp);
+/* The tap that feeds c from rp (its definitions name the regions), for rt_replay_add_tap;
+ * rt_replay_remove_tap(rp, c) stops it. */
+rt_replay_tap rt_chrome_tap(rt_chrome *c, rt_replay *rp);
 
 /* After the replay: every processor's state up to t1 (or its last change when later). */
 void rt_chrome_close(rt_chrome *c, double t1);
