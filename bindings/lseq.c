@@ -559,6 +559,10 @@ static rt_seq_op *check_ops(lua_State *L, rt_ses *s, size_t *nops_out)
     luaL_checktype(L, 5, LUA_TTABLE);
     size_t nops = (size_t)luaL_len(L, 5), nsym = rt_ses_symbol_count(s);
     rt_seq_op *ops = rt_lseq_scratch(L, (nops ? nops : 1) * sizeof *ops);
+    /* each op's map or pattern is scratch too: kept in this table, below every op's stack
+     * slots, until the caller returns (popped with the op, it could be collected in use) */
+    lua_newtable(L);
+    int keep = lua_gettop(L);
     for (size_t i = 0; i < nops; i++) {
         lua_geti(L, 5, (lua_Integer)i + 1);
         int t = lua_gettop(L);
@@ -576,6 +580,7 @@ static rt_seq_op *check_ops(lua_State *L, rt_ses *s, size_t *nops_out)
         } else if (!strcmp(kind, "project")) {
             o->kind = 'p';
             int32_t *map = rt_lseq_scratch(L, (nsym ? nsym : 1) * sizeof *map);
+            lua_rawseti(L, keep, (lua_Integer)i + 1);
             for (size_t k = 0; k < nsym; k++)
                 map[k] = -1;
             lua_geti(L, t, 2);
@@ -593,8 +598,9 @@ static rt_seq_op *check_ops(lua_State *L, rt_ses *s, size_t *nops_out)
             luaL_checktype(L, -1, LUA_TTABLE);
             size_t m = (size_t)luaL_len(L, -1);
             int32_t *pat = rt_lseq_scratch(L, (m ? m : 1) * sizeof *pat);
+            lua_rawseti(L, keep, (lua_Integer)i + 1);
             for (size_t k = 0; k < m; k++) {
-                lua_geti(L, -2, (lua_Integer)k + 1);
+                lua_geti(L, -1, (lua_Integer)k + 1);
                 pat[k] = known(L, s, -1);
                 lua_pop(L, 1);
             }

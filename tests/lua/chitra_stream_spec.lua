@@ -114,6 +114,32 @@ describe("chitra transforms as a stream", function()
     assert.is_true(declined < 60, declined)
   end)
 
+  it("keep every step's map and pattern alive while the file streams", function()
+    -- the steps' symbol maps and patterns are scratch memory of the call: a collection while
+    -- the file is read (here forced from the progress callback, which then reuses the freed
+    -- memory) must not reach them (it once did, rarely, as a silently different chain)
+    local p = h.temp_file((("B 1.75 C 2.25 CA1 2.25 C 3.25 C 3.25 CA1 5.5 CA1 6.5 CA1 7.5 CA1 8.75 CA1 9.75 C 10.0 CA1 10.0 C 12.25 CA1 14.25 CA1 14.25 C 16.5 CA1 16.5 B 16.5 C 17.0 CA1 19.0 C 20.75 C 21.75 B 21.75 CA1 22.25 C 23.0 CA1 24.5 B 26.75 CA1 26.75 C 26.75 CA1 28.75 C 30.75 C 31.25 CA1 33.25 C 33.5 C 34.5 C 36.0 CA1 36.0 C 38.25 CA1 38.25 C 40.25 CA1 41.75 CA1 42.25 C 42.5 C 43.5 C 45.5 C 47.5"):gsub("(%S+) (%S+) ?", "%1 %2\n")), ".pes")
+    local steps = { { "project", { "C" }, "X" }, { "aggregate", { "X", "CA1" }, "Z" }, { "project", { "B" }, "Y" },
+                    { "aggregate", { "Z", "X" }, "W" }, { "project", { "Y", "W" }, "V" } }
+    local ses = assert(chitra.load(p))
+    for _, s in ipairs(steps) do assert(ses[s[1]](ses, table.unpack(s, 2))) end
+    local junk, calls = {}, 0
+    local function churn()
+      calls = calls + 1
+      collectgarbage()
+      collectgarbage()
+      for i = 1, 200 do junk[i] = string.rep("\255", i % 40 + 8) .. i end
+    end
+    for _ = 1, 5 do
+      local st = assert(chitra.stream(p, { steps = steps, progress = churn, progress_step = 1 }))
+      same_chain(ses:chain(), st:chain())
+      assert.are.equal(ses:length(1), st:length(1))
+    end
+    assert.is_true(calls > 40, calls) -- the collections ran while the file was read
+    ses:close()
+    os.remove(p)
+  end)
+
   it("walk composites longer than a block of the original states kept in memory", function()
     -- runs of 10 000 projected states: the definition reads the spilled originals back
     local lines = {}
