@@ -4,7 +4,7 @@ local viewer = require "retrace.viewer"
 
 local function run(args)
   local t0 = os.clock()
-  local path, info = cli.check_input(viewer.ensure(args.trace, { index = args.output, format = args.format,
+  local path, info = cli.check_input(viewer.ensure(args.trace, { index = args.output, format = viewer.format_of(args.trace, args.format),
     rebuild = not args.keep, log = function(m) io.stderr:write("retrace: ", m, "\n") end }))
   local secs = os.clock() - t0
   if args.json then
@@ -31,7 +31,7 @@ return {
   parser = function(p)
     p:argument("trace", "trace file (an OTF2 archive: its .otf2 anchor or its folder)")
     p:option("-o --output", "index file (default TRACE.rtidx, or the cache folder)")
-    p:option("--format", "trace format (picl, otf2, paraver, paje); recognised by content by default")
+    p:option("--format", "trace format (picl, otf2, paraver, paje, pes); recognised by content by default")
     p:flag("--keep", "keep an index that still matches the trace instead of writing it again")
     p:flag("--json", "print JSON on stdout")
   end,

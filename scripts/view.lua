@@ -6,14 +6,15 @@ local function run(args)
   if args.port and (args.port < 0 or args.port > 65535 or args.port % 1 ~= 0) then
     cli.usage_error("--port " .. tostring(args.port) .. ": expected 0 .. 65535")
   end
-  local path, info, built = cli.check_input(viewer.ensure(args.trace, { index = args.index, format = args.format,
+  local format = viewer.format_of(args.trace, args.format)
+  local path, info, built = cli.check_input(viewer.ensure(args.trace, { index = args.index, format = format,
     log = function(m) io.stderr:write("retrace: ", m, "\n") end }))
   if built then
     io.stderr:write(string.format("retrace: indexed %d events into %s\n", info.events, path))
   end
   local second
   if args.compare then -- a second trace, compared with the first: its own index beside it (or in the cache)
-    local path2, info2, built2 = cli.check_input(viewer.ensure(args.compare, { format = args.format,
+    local path2, info2, built2 = cli.check_input(viewer.ensure(args.compare, { format = viewer.format_of(args.compare, args.format),
       log = function(m) io.stderr:write("retrace: ", m, "\n") end }))
     if built2 then
       io.stderr:write(string.format("retrace: indexed %d events into %s\n", info2.events, path2))
@@ -21,7 +22,7 @@ local function run(args)
     second = { trace = args.compare, index = path2 }
   end
   local srv, err, status = viewer.serve(args.trace, path, { bind = args.bind, port = args.port, token = args.token,
-    format = args.format, second = second })
+    format = format, second = second })
   if not srv then
     if status == "usage" then cli.usage_error(err) end
     cli.input_error(err)
@@ -34,7 +35,7 @@ local function run(args)
     os.execute("xdg-open '" .. url .. "' >/dev/null 2>&1 &")
   end
   -- the page's critical-path requests are answered here, between signals (rt_server.h)
-  local cpath = viewer.critical_path(args.trace, { format = args.format })
+  local cpath = viewer.critical_path(args.trace, { format = format })
   local unit = require("cjson").decode((select(2, srv:query("api/meta")))).unit
   srv:critpath_on()
   local sig
@@ -64,12 +65,12 @@ return {
     .. "refused), and runs until interrupted (Ctrl-C). --bind widens the address deliberately.\n"
     .. "With a second trace, the page shows both timelines, one above the other, on one time axis.",
   parser = function(p)
-    p:argument("trace", "trace file (an OTF2 archive: its .otf2 anchor or its folder)")
+    p:argument("trace", "trace file (an OTF2 archive: its .otf2 anchor or its folder), or a Chitra PES")
     p:argument("compare", "a second trace, shown under the first with the same time axis"):args("?")
     p:option("--port", "port to listen on (default: any free port)"):convert(tonumber)
     p:option("--bind", "address to listen on (default 127.0.0.1)")
     p:option("--index", "index file (default TRACE.rtidx, or the cache folder)")
-    p:option("--format", "trace format (picl, otf2, paraver, paje); recognised by content by default")
+    p:option("--format", "trace format (picl, otf2, paraver, paje, pes); recognised by content by default")
     p:option("--token", "the URL's secret (16-64 hex digits; default random)")
     p:flag("--open", "open the page in the desktop's browser (xdg-open)")
   end,

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "rt_input.h"
+#include "rt_pes_source.h"
 #include "rt_picl_source.h"
 #include "rt_treaders.h"
 
@@ -40,6 +41,7 @@ static rt_tsource *picl_open(const char *path, rt_err *err) { return rt_picl_sou
 static const reader readers[] = {
 #define RT_READER_ENTRY(f) {#f, rt_##f##_sniff, rt_##f##_open},
     RT_TREADERS(RT_READER_ENTRY)
+    {"pes", rt_pes_source_sniff, rt_pes_source_open}, /* by name only: a Chitra sequence */
     {"picl", rt_picl_sniff, picl_open},
 };
 #define NREADERS ((int)(sizeof readers / sizeof readers[0]))

@@ -160,7 +160,7 @@ local FAMILY = {
 }
 local READS = {
   stats = { message = true }, paragraph = { message = true }, medea = { message = true },
-  view = { message = true }, index = { message = true }, picl = { message = true }, dump = { message = true },
+  view = { message = true, pes = true }, index = { message = true, pes = true }, picl = { message = true }, dump = { message = true },
   cache = { memory = true }, memspy = { memory = true, msp = true }, shmap = { shmap = true },
   chitra = { pes = true, message = true }, -- (traces with --states)
 }
@@ -171,7 +171,7 @@ local SUGGEST = { message = "stats", memory = "cache", msp = "memspy", shmap = "
 -- message saying so (what the file is, the command to try), else nil.
 function M.wrong_command(name, args)
   local reads = READS[name]
-  if not reads then return nil end
+  if not reads or args.format then return nil end -- (a format named: its reader's message stands)
   local formats = require "retrace.formats"
   local given = args.trace or args.pes or args.paths
   if type(given) ~= "table" then given = { given } end

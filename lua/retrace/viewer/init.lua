@@ -64,6 +64,14 @@ function M.ensure(trace, opts)
   return path, info, true
 end
 
+--- The format to open trace with: given (--format) when there is one; "pes" for a program
+-- execution sequence (Chitra's, shown as one processor whose regions are its states: the
+-- source core/seq/rt_pes_source.c); nil (by content) otherwise.
+function M.format_of(trace, given)
+  if given then return given end
+  return require("retrace.formats").detect(trace) == "pes" and "pes" or nil
+end
+
 --- The folder of the page's files.
 function M.assets()
   return require("retrace").root .. "/lua/retrace/viewer"
