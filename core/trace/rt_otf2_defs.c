@@ -144,10 +144,14 @@ typedef struct gdefs {
 
 static void gdefs_free(gdefs *g)
 {
+    /* (a table is as long as the largest id defined: most slots of a sparse one are empty,
+     * and not handed to free, which a sanitizer makes slow) */
     for (size_t i = 0; i < g->strings.n; i++)
-        free(((char **)g->strings.data)[i]);
+        if (((char **)g->strings.data)[i])
+            free(((char **)g->strings.data)[i]);
     for (size_t i = 0; i < g->groups.n; i++)
-        free(((def_group *)g->groups.data)[i].members);
+        if (((def_group *)g->groups.data)[i].members)
+            free(((def_group *)g->groups.data)[i].members);
     free(g->strings.data);
     free(g->nodes.data);
     free(g->lgroups.data);
