@@ -344,6 +344,19 @@ static void test_rangemap_model(void **state)
 
 /* ---- misses per level: a slow model with plain LRU lists per set ---- */
 
+/* an engine of P processors on the hierarchy spec (short form) */
+static rt_memspy *on_hierarchy(int P, const char *spec)
+{
+    rt_hier_config hc;
+    rt_err err;
+    rt_hier_config_init(&hc);
+    assert_int_equal(rt_hier_parse_short(&hc, spec, &err), RT_OK);
+    rt_memspy_config mc = {.procs = P, .latency = 50, .ref_cycles = 1};
+    rt_memspy *m = rt_memspy_new(&mc, &hc, &err);
+    assert_non_null(m);
+    return m;
+}
+
 static uint64_t xorshift(uint64_t *x)
 {
     *x ^= *x << 13;
@@ -394,13 +407,8 @@ static int model_ref(mlist *s, int ways, uint64_t line, int write, int64_t *vic,
 static void test_levels_model(void **state)
 {
     (void)state;
-    rt_hier_config hc;
     rt_err err;
-    rt_hier_config_init(&hc);
-    assert_int_equal(rt_hier_parse_short(&hc, "l1:1k/64:2 l2:4k/64:4", &err), RT_OK);
-    rt_memspy_config mc = {.procs = 1, .latency = 50, .ref_cycles = 1};
-    rt_memspy *m = rt_memspy_new(&mc, &hc, &err);
-    assert_non_null(m);
+    rt_memspy *m = on_hierarchy(1, "l1:1k/64:2 l2:4k/64:4");
     assert_int_equal(rt_memspy_levels(m), 2);
     const char *names[3] = {"A", "B", "C"};
     for (int r = 0; r < 3; r++)
@@ -460,13 +468,8 @@ static void test_levels_model(void **state)
 static void test_levels_shared(void **state)
 {
     (void)state;
-    rt_hier_config hc;
     rt_err err;
-    rt_hier_config_init(&hc);
-    assert_int_equal(rt_hier_parse_short(&hc, "l1:1k/64:2 l2:8k/64:4", &err), RT_OK);
-    rt_memspy_config mc = {.procs = 2, .latency = 50, .ref_cycles = 1};
-    rt_memspy *m = rt_memspy_new(&mc, &hc, &err);
-    assert_non_null(m);
+    rt_memspy *m = on_hierarchy(2, "l1:1k/64:2 l2:8k/64:4");
     uint64_t x = 88172645463325252ull;
     for (int i = 0; i < 20000; i++) {
         xorshift(&x);
