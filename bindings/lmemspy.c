@@ -236,7 +236,7 @@ static int l_run(lua_State *L)
     }
     box->m = rt_memspy_new(&mc, &hc, &err);
     if (!box->m)
-        return luaL_error(L, "%s", err.msg);
+        return rt_push_fail(L, &err);
     lua_getfield(L, 1, "progress");
     int has_progress = lua_isfunction(L, -1);
     rt_progress_ud pud = RT_PROGRESS_UD(L, lua_gettop(L));
