@@ -11,11 +11,7 @@ local cjson = require "cjson"
 -- n random loads and stores of 8 aligned bytes over 16 KiB, on P processors in
 -- runs: the same references as .msp, as .xdin and the core switches of simulate
 local function traces(seed, n, P)
-  local rnd = seed
-  local function rand(k)
-    rnd = (rnd * 1103515245 + 12345) % 2147483648
-    return (rnd >> 16) % k
-  end
+  local rand = H.lcg(seed)
   local msp, xdin, switches, proc = { "msp 1" }, {}, {}, 0
   for i = 1, n do
     if P > 1 and rand(20) == 0 then
