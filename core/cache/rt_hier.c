@@ -698,7 +698,8 @@ static void ref_one(rt_hier *h, hcache *c, pend m)
     uint64_t slot = (uint64_t)set * s->ways + (unsigned)(w < 0 ? 0 : w);
     const int blockmiss = w < 0;
     const int miss = blockmiss || (sbbits & s->valid[slot]) != sbbits;
-    if (blockmiss && c->coherent && m.type != T_FILL && rt_linemap_find(&c->lost, blk)) {
+    if (blockmiss && c->coherent && m.type != T_FILL && !h->cfg.skip_coherence_misses
+        && rt_linemap_find(&c->lost, blk)) {
         c->st.coh_miss++;
         rt_linemap_del(&c->lost, blk);
     }
@@ -852,6 +853,15 @@ static void drain(rt_hier *h, hcache *c)
     }
 }
 
+/* a hit of a cache with c->fast in slot: what store_hit and ref_one do for it */
+static inline void hit_at(hcache *c, uint64_t slot, int type)
+{
+    store *s = &c->m;
+    s->hit_stamp[slot] = ++s->clock; /* demand fetch, so refd is never read */
+    s->dirty[slot] |= (uint32_t)(type == T_WRITE);
+    c->st.fetch[type]++;
+}
+
 /* A read, write, instruction fetch or misc reference within one block of a
  * cache with c->fast that hits: what ref_one does for it (no prefetch, no
  * write-through, nothing queued), without the general path. 1 when done. */
@@ -866,10 +876,7 @@ static inline int hit_fast(hcache *c, uint64_t addr, uint64_t size, int type)
     int w = store_find(s, set, blk);
     if (w < 0)
         return 0;
-    uint64_t slot = (uint64_t)set * s->ways + (unsigned)w, now = ++s->clock;
-    s->hit_stamp[slot] = now; /* c->fast: what store_hit does; demand fetch, so refd is never read */
-    s->dirty[slot] |= (uint32_t)(type == T_WRITE);
-    c->st.fetch[type]++;
+    hit_at(c, (uint64_t)set * s->ways + (unsigned)w, type);
     return 1;
 }
 
@@ -1451,7 +1458,7 @@ static void snoop(rt_hier *h, unsigned p, uint64_t blk, int write)
                     c->st.inval_recv++;
                     h->snoop_inval |= 1ull << q;
                     int added;
-                    if (!rt_linemap_slot(&c->lost, blk, &added))
+                    if (!h->cfg.skip_coherence_misses && !rt_linemap_slot(&c->lost, blk, &added))
                         fail(h, rt_err_set(&h->err, RT_ENOMEM, "coherence: out of memory"));
                 }
             }
@@ -1798,9 +1805,17 @@ int rt_hier_access(rt_hier *h, unsigned core, uint64_t addr, uint64_t size, int 
     const unsigned lsb = e->lg2sb;
     const uint32_t sbbits = (uint32_t)(lowmask((unsigned)(((addr + size - 1) >> lsb) - (addr >> lsb) + 1))
                                        << ((addr - (blk << e->lg2b)) >> lsb));
-    res->hit = w >= 0 && (s->valid[(uint64_t)set * s->ways + (unsigned)w] & sbbits) == sbbits;
+    const uint64_t slot = (uint64_t)set * s->ways + (unsigned)(w < 0 ? 0 : w);
+    res->hit = w >= 0 && (s->valid[slot] & sbbits) == sbbits;
     res->block = blk;
     res->set = set;
+    res->way = w < 0 ? UINT32_MAX : (uint32_t)w;
+    /* a hit that asks nothing of the other cores (a load, or a store to a
+     * line held dirty) and needs nothing below: done here */
+    if (res->hit && e->fast && (h->cores == 1 || kind != RT_REF_WRITE || s->dirty[slot])) {
+        hit_at(e, slot, kind);
+        return RT_OK;
+    }
     /* the levels below, with their counts before the reference */
     const hcache *below[RT_HIER_MAX_LEVELS];
     uint64_t f0[2][RT_HIER_MAX_LEVELS], m0[2][RT_HIER_MAX_LEVELS];
@@ -1815,14 +1830,25 @@ int rt_hier_access(rt_hier *h, unsigned core, uint64_t addr, uint64_t size, int 
     s->rec = &ar;
     h->snoop_inval = h->snoop_wb = 0;
     rt_memref r = {addr, size, kind};
-    int st = rt_hier_ref_core(h, core, &r);
+    int st;
+    if (h->cores > 1 && !res->hit) { /* a miss: the snoops, then the general path (no hit to try) */
+        coherence(h, core, &r);
+        ref_full(h, e, (pend){addr, size, kind});
+        st = status(h);
+    } else {
+        st = rt_hier_ref_core(h, core, &r);
+    }
     s->rec = NULL;
     res->invalidated = h->snoop_inval;
     res->snooped = h->snoop_wb;
     if (st != RT_OK)
         return st;
-    w = store_find(s, set, blk);
-    res->way = w < 0 ? UINT32_MAX : (uint32_t)w;
+    if (ar.done) { /* the first fill of the first level is the reference's own */
+        res->way = ar.way;
+    } else if (!res->hit) { /* a write that did not allocate (or came back) */
+        w = store_find(s, set, blk);
+        res->way = w < 0 ? UINT32_MAX : (uint32_t)w;
+    }
     if (ar.done && ar.vic.valid) {
         res->evicted = 1;
         res->evicted_block = ar.vic.blk;

@@ -88,6 +88,8 @@ typedef struct rt_hier_config {
     uint64_t seed;               /* for the built-in "random" (splitmix); 0 = 1 */
     unsigned cores;              /* 0 or 1: one core; else each private level is
                                     repeated per core and kept coherent (MESI) */
+    int skip_coherence_misses;   /* coh_miss is not counted (a caller that tells them
+                                    itself saves a look-up on every miss) */
 } rt_hier_config;
 
 /* A config with no level; rt_hcache_defaults gives Dinero IV's defaults for one cache. */

@@ -160,6 +160,7 @@ rt_memspy *rt_memspy_new(const rt_memspy_config *cfg, const rt_hier_config *mach
     }
     rt_hier_config hc = *machine;
     hc.cores = (unsigned)P;
+    hc.skip_coherence_misses = 1; /* MemSpy tells invalidation misses apart itself */
     const rt_hcache_config *l1 = first_data(&hc);
     if (hc.levels >= 1 && l1->present && (l1->wback != RT_WPOL_ALWAYS || l1->walloc != RT_WPOL_ALWAYS)) {
         rt_err_set(err, RT_EINVAL, "caches: the first data level must write back and allocate on writes");
