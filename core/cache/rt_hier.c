@@ -1320,7 +1320,8 @@ static int cache_new(rt_hier *h, hcache *c, const rt_hcache_config *cf, unsigned
     c->above_inclusive = !c->down->is_mem && c->down->cfg.inclusive;
     c->above_exclusive = !c->down->is_mem && c->down->cfg.exclusive;
     c->fast = c->fast && !cf->exclusive;
-    c->fast_miss = c->fast && cf->walloc == RT_WPOL_ALWAYS && !cf->inclusive && !c->coherent
+    c->fast_miss = c->fast && cf->walloc == RT_WPOL_ALWAYS && !cf->inclusive
+                   && (!c->coherent || h->cfg.skip_coherence_misses)
                    && !c->above_inclusive && !c->above_exclusive;
     if (c->coherent && rt_linemap_init(&c->lost, 64) != RT_OK) {
         store_destroy(&c->m);
