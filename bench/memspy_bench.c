@@ -33,17 +33,11 @@ static inline uint64_t next(void)
 
 static rt_memspy *machine(int misses_only)
 {
-    rt_cache *c[P];
+    rt_hier_config c;
     rt_err err;
-    for (int i = 0; i < P; i++) {
-        rt_cache_config cfg = rt_cache_defaults(65536, 64);
-        cfg.ways = 1;
-        cfg.write_back = 1;
-        if (rt_cache_new(&cfg, &c[i], &err) != RT_OK)
-            bench_die("cache", &err);
-    }
+    rt_hier_config_single(&c, 65536, 64, 1);
     rt_memspy_config mc = {.procs = P, .latency = 50, .ref_cycles = 1, .misses_only = misses_only};
-    rt_memspy *m = rt_memspy_new(&mc, c, &err);
+    rt_memspy *m = rt_memspy_new(&mc, &c, &err);
     if (!m)
         bench_die("memspy", &err);
     return m;

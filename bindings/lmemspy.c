@@ -3,12 +3,12 @@
  * MemSpy engine and converts its statistics into plain tables.
  *
  *   memspy.run{trace=, format="msp"|"shmap"|"din"|"xdin"|"lackey"|"bin", alloc=LOG, procs=, size=, line=, ways=,
- *              policy=, seed=, latency=, remote_latency=, ref_cycles=, misses_only=,
+ *              policy=, seed=, hierarchy=SPEC, latency=, remote_latency=, ref_cycles=, misses_only=,
  *              monitor={names}, progress=fn(done, total)} -> result | nil, msg
  *
  * result = {totals = {refs, reads, writes, misses, read_misses, write_misses,
  *   first, replacement, invalidation, stall, read_stall, write_stall, time,
- *   busy, writebacks, invalidations, warnings},
+ *   busy, writebacks, invalidations, warnings, levels, level_misses = {per level}},
  *   code = {names}, data = {short names}, data_full = {full names},
  *   procs = {{busy=, stall=, time=}}, code_time = {[code name] = {cycles per processor}},
  *   bins = {{code=, data=, refs=, ..., causes = {[data name] = n},
@@ -38,8 +38,14 @@ static int box_close(lua_State *L)
     return 0;
 }
 
-static void set_counts(lua_State *L, const rt_memspy_counts *c)
+static void set_counts(lua_State *L, const rt_memspy_counts *c, unsigned levels)
 {
+    lua_createtable(L, (int)levels, 0); /* misses per level of the machine */
+    for (unsigned l = 0; l < levels; l++) {
+        lua_pushinteger(L, (lua_Integer)c->level_miss[l]);
+        lua_rawseti(L, -2, (lua_Integer)l + 1);
+    }
+    lua_setfield(L, -2, "level_misses");
     rt_set_int(L, "refs", (lua_Integer)c->refs);
     rt_set_int(L, "reads", (lua_Integer)c->reads);
     rt_set_int(L, "writes", (lua_Integer)c->writes);
@@ -61,7 +67,8 @@ static void push_result(lua_State *L, const rt_memspy *m)
     rt_memspy_totals t;
     rt_memspy_get_totals(m, &t);
     lua_newtable(L);
-    set_counts(L, &t.c);
+    set_counts(L, &t.c, rt_memspy_levels(m));
+    rt_set_int(L, "levels", (lua_Integer)rt_memspy_levels(m));
     rt_set_int(L, "time", (lua_Integer)t.time);
     rt_set_int(L, "busy", (lua_Integer)t.busy);
     rt_set_int(L, "writebacks", (lua_Integer)t.writebacks);
@@ -116,7 +123,7 @@ static void push_result(lua_State *L, const rt_memspy *m)
         lua_createtable(L, 0, 16);
         rt_set_str(L, "code", rt_memspy_code_name(m, b->code));
         rt_set_str(L, "data", rt_memspy_data_name(m, b->data));
-        set_counts(L, &b->c);
+        set_counts(L, &b->c, rt_memspy_levels(m));
         lua_newtable(L);
         lua_setfield(L, -2, "causes");
         lua_newtable(L);
@@ -201,27 +208,35 @@ static int l_run(lua_State *L)
     int insts = lua_gettop(L);
     lua_getfield(L, 1, "policy");
     int pidx = lua_gettop(L);
-    rt_cache *caches[RT_MEMSPY_MAX_PROCS];
-    for (int i = 0; i < (int)P; i++) {
-        rt_cache_config cfg = rt_cache_defaults(size, line);
-        cfg.ways = ways;
-        cfg.seed = seed;
-        cfg.write_back = 1;
-        if (!lua_isnil(L, pidx))
-            rt_lcache_policy(L, pidx, &cfg); /* raises on a bad policy: on the first
-                                                instance, before any cache exists */
-        else
-            lua_pushnil(L);
-        lua_rawseti(L, insts, i + 1);
-        if (rt_cache_new(&cfg, &caches[i], &err) != RT_OK) {
-            for (int k = 0; k < i; k++)
-                rt_cache_free(caches[k]);
-            return luaL_error(L, "%s", err.msg);
-        }
+    /* the machine: the short form of `retrace cache --hierarchy`, or one level */
+    rt_hier_config hc;
+    lua_getfield(L, 1, "hierarchy");
+    const char *spec = luaL_optstring(L, -1, NULL);
+    lua_pop(L, 1);
+    if (spec) {
+        rt_hier_config_init(&hc);
+        if (rt_hier_parse_short(&hc, spec, &err) != RT_OK)
+            return luaL_error(L, "hierarchy: %s", err.msg);
+    } else {
+        rt_hier_config_single(&hc, size, line, ways);
     }
-    box->m = rt_memspy_new(&mc, caches, &err);
+    hc.seed = seed;
+    void **uds = lua_newuserdatauv(L, (size_t)P * sizeof *uds, 0);
+    lua_rawseti(L, insts, (lua_Integer)P + 1);
+    for (int i = 0; i < (int)P && !lua_isnil(L, pidx) && !spec; i++) {
+        rt_cache_config cfg = rt_cache_defaults(size, line);
+        rt_lcache_policy(L, pidx, &cfg); /* raises on a bad policy, before the machine exists */
+        lua_rawseti(L, insts, i + 1);
+        hc.c[0][RT_HIER_UNIFIED].ops = cfg.policy;
+        uds[i] = cfg.policy_ud;
+    }
+    if (!lua_isnil(L, pidx) && !spec) {
+        hc.c[0][RT_HIER_UNIFIED].ops_ud = uds[0];
+        hc.c[0][RT_HIER_UNIFIED].core_ud = (void *const *)uds;
+    }
+    box->m = rt_memspy_new(&mc, &hc, &err);
     if (!box->m)
-        return luaL_error(L, "%s", err.msg);
+        return rt_push_fail(L, &err);
     lua_getfield(L, 1, "progress");
     int has_progress = lua_isfunction(L, -1);
     rt_progress_ud pud = RT_PROGRESS_UD(L, lua_gettop(L));

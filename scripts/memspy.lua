@@ -141,6 +141,9 @@ return {
     p:option("--ways", "associativity (0: fully associative)", "1")
     p:option("--policy", "lru, lfu, fifo, lifo, clock, random, a shipped Lua policy or FILE.lua", "lru")
     p:option("--seed", "seed of the random policy", "1")
+    p:option("--hierarchy", "the processors' caches as a hierarchy in the short form of `retrace cache " ..
+      "--hierarchy` (e.g. 'l1:32k/64:8 l2:256k/64:8 l3:8m/64:16', the last level shared), in place " ..
+      "of --size, --line, --ways and --policy; misses are then also reported per level")
     p:option("--latency", "stall cycles of a miss", "50")
     p:option("--remote-latency", "stall cycles of a miss on a line homed at another processor (line mod P)", "0")
     p:option("--ref-cycles", "busy cycles of every reference", "1")
@@ -212,6 +215,15 @@ return {
     end
     local policy, perr = cache.resolve_policy(args.policy)
     if not policy then cli.usage_error("--policy: " .. perr) end
+    if args.hierarchy then
+      local okh, herr = cache.hierarchy{ spec = args.hierarchy, cores = procs }
+      if not okh then cli.usage_error("--hierarchy: " .. herr) end
+      for _, o in ipairs({ { "size", "65536" }, { "line", "64" }, { "ways", "1" }, { "policy", "lru" } }) do
+        if args[o[1]] ~= o[2] then
+          cli.usage_error("--" .. o[1] .. ": with --hierarchy, give the caches in its spec")
+        end
+      end
+    end
     local top
     if args.top then
       local r, c = args.top:match("^(%d+),(%d+)$")
@@ -221,6 +233,7 @@ return {
     end
     local opts = { trace = args.trace, format = args.format, alloc = args.alloc, procs = procs, size = size, line = line,
                    ways = ways, policy = policy, seed = count_opt("--seed", args.seed, 0),
+                   hierarchy = args.hierarchy,
                    latency = count_opt("--latency", args.latency, 0, MAX_CYCLES),
                    remote_latency = count_opt("--remote-latency", args.remote_latency, 0, MAX_CYCLES),
                    ref_cycles = count_opt("--ref-cycles", args.ref_cycles, 0, MAX_CYCLES),
@@ -234,6 +247,7 @@ return {
     local run, err = memspy.run(opts)
     bar:finish()
     if cleanup then cleanup() end
+    if not run and args.hierarchy and err:match("^caches: ") then cli.usage_error("--hierarchy: " .. err) end
     if not run then cli.input_error(err) end
     for _, w in ipairs(run.warnings) do io.stderr:write(w, "\n") end
     if run.totals.warnings > 0 then
@@ -288,6 +302,8 @@ return {
     local out = {}
     if #details == 0 then
       out = { memspy.format_header(run), "", memspy.format_matrix(m, args.fullname and run.full) }
+      local levels = memspy.format_levels(run)
+      if levels then out[#out + 1] = "" out[#out + 1] = levels end
     end
     for i, d in ipairs(details) do
       if i > 1 then out[#out + 1] = "" end

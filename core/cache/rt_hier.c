@@ -133,6 +133,8 @@ typedef struct store {
     uint64_t *hit_stamp;    /* when a hit only stamps its way: where (wd for the
                                built-in LRU, used_at for a policy with recency and
                                no hit hook); else NULL */
+    struct alloc_rec *rec;  /* rt_hier_access: where the next allocation tells its
+                               way and victim (then NULL again); NULL otherwise */
     int stamped;            /* lru, fifo, d4random: way word 0 orders the stack
                                (loaded and used_at are not kept) */
 } store;
@@ -186,6 +188,7 @@ struct rt_hier {
     uint64_t *sw;           /* rt_hier_set_cores: (record, core) pairs */
     size_t nsw;
     int64_t rng;            /* Dinero IV's generator (d4random, prefetch abort) */
+    uint64_t snoop_inval, snoop_wb; /* cores whose copies the last snoops removed / wrote back */
     int status;             /* sticky: a policy hook failed, or memory ran out */
     rt_err err;
 };
@@ -374,6 +377,21 @@ typedef struct victim {
     uint32_t valid_bits, dirty_bits;
 } victim;
 
+/* the first allocation of a store during one rt_hier_access */
+typedef struct alloc_rec {
+    int done;
+    unsigned way;
+    victim vic;
+} alloc_rec;
+
+static inline void rec_alloc(store *s, unsigned way, const victim *vic)
+{
+    if (s->rec) {
+        *s->rec = (alloc_rec){1, way, *vic};
+        s->rec = NULL;
+    }
+}
+
 static void store_empty(store *s, uint64_t slot)
 {
     if (s->indexed)
@@ -416,6 +434,7 @@ static int store_alloc(store *s, uint32_t set, uint64_t blk, unsigned *way, vict
         s->valid[slot] = s->dirty[slot] = s->refd[slot] = 0;
         wd[w] = now;
         *way = w;
+        rec_alloc(s, w, vic);
         return RT_OK;
     }
     if (s->used[set] < s->ways && s->swar) { /* the lowest empty way: its signature is 0 */
@@ -472,6 +491,7 @@ static int store_alloc(store *s, uint32_t set, uint64_t blk, unsigned *way, vict
     if (s->indexed && rt_linemap_put(&s->index, blk, (uint32_t)slot, NULL) != RT_OK)
         return rt_err_set(err, RT_ENOMEM, "cache: out of memory");
     *way = w;
+    rec_alloc(s, w, vic);
     if (s->lru) {
         s->wd[slot] = now;
         return RT_OK;
@@ -678,7 +698,8 @@ static void ref_one(rt_hier *h, hcache *c, pend m)
     uint64_t slot = (uint64_t)set * s->ways + (unsigned)(w < 0 ? 0 : w);
     const int blockmiss = w < 0;
     const int miss = blockmiss || (sbbits & s->valid[slot]) != sbbits;
-    if (blockmiss && c->coherent && m.type != T_FILL && rt_linemap_find(&c->lost, blk)) {
+    if (blockmiss && c->coherent && m.type != T_FILL && !h->cfg.skip_coherence_misses
+        && rt_linemap_find(&c->lost, blk)) {
         c->st.coh_miss++;
         rt_linemap_del(&c->lost, blk);
     }
@@ -832,6 +853,15 @@ static void drain(rt_hier *h, hcache *c)
     }
 }
 
+/* a hit of a cache with c->fast in slot: what store_hit and ref_one do for it */
+static inline void hit_at(hcache *c, uint64_t slot, int type)
+{
+    store *s = &c->m;
+    s->hit_stamp[slot] = ++s->clock; /* demand fetch, so refd is never read */
+    s->dirty[slot] |= (uint32_t)(type == T_WRITE);
+    c->st.fetch[type]++;
+}
+
 /* A read, write, instruction fetch or misc reference within one block of a
  * cache with c->fast that hits: what ref_one does for it (no prefetch, no
  * write-through, nothing queued), without the general path. 1 when done. */
@@ -846,10 +876,7 @@ static inline int hit_fast(hcache *c, uint64_t addr, uint64_t size, int type)
     int w = store_find(s, set, blk);
     if (w < 0)
         return 0;
-    uint64_t slot = (uint64_t)set * s->ways + (unsigned)w, now = ++s->clock;
-    s->hit_stamp[slot] = now; /* c->fast: what store_hit does; demand fetch, so refd is never read */
-    s->dirty[slot] |= (uint32_t)(type == T_WRITE);
-    c->st.fetch[type]++;
+    hit_at(c, (uint64_t)set * s->ways + (unsigned)w, type);
     return 1;
 }
 
@@ -1031,6 +1058,14 @@ rt_hcache_config rt_hcache_defaults(uint64_t size, uint64_t block)
     c.walloc = RT_WPOL_ALWAYS;
     c.wback = RT_WPOL_ALWAYS;
     return c;
+}
+
+void rt_hier_config_single(rt_hier_config *cfg, uint64_t size, uint64_t block, uint64_t ways)
+{
+    rt_hier_config_init(cfg);
+    cfg->levels = 1;
+    cfg->c[0][RT_HIER_UNIFIED] = rt_hcache_defaults(size, block);
+    cfg->c[0][RT_HIER_UNIFIED].assoc = ways;
 }
 
 static const char *const which_name = "uid";
@@ -1257,7 +1292,7 @@ void rt_hier_free(rt_hier *h)
 }
 
 static int cache_new(rt_hier *h, hcache *c, const rt_hcache_config *cf, unsigned lev, int which,
-                     rt_err *err)
+                     unsigned core, rt_err *err)
 {
     c->cfg = *cf;
     if (!c->cfg.subblock)
@@ -1274,7 +1309,10 @@ static int cache_new(rt_hier *h, hcache *c, const rt_hcache_config *cf, unsigned
     int st = policy_of(cf, &ops, err);
     if (st != RT_OK)
         return st;
-    void *ud = cf->ops ? cf->ops_ud : ops == &rt_policy_d4random ? (void *)&h->rng : NULL;
+    void *ud = cf->ops && cf->core_ud && lev < h->npriv ? cf->core_ud[core]
+               : cf->ops                                 ? cf->ops_ud
+               : ops == &rt_policy_d4random              ? (void *)&h->rng
+                                                         : NULL;
     if ((st = store_new(&c->m, lines / assoc, assoc, ops, ud, h->cfg.seed, err)) != RT_OK)
         return st;
     c->fast = cf->fetch == RT_FETCH_DEMAND && !cf->ccc && c->lg2b == c->lg2sb && c->m.hit_stamp
@@ -1282,7 +1320,8 @@ static int cache_new(rt_hier *h, hcache *c, const rt_hcache_config *cf, unsigned
     c->above_inclusive = !c->down->is_mem && c->down->cfg.inclusive;
     c->above_exclusive = !c->down->is_mem && c->down->cfg.exclusive;
     c->fast = c->fast && !cf->exclusive;
-    c->fast_miss = c->fast && cf->walloc == RT_WPOL_ALWAYS && !cf->inclusive && !c->coherent
+    c->fast_miss = c->fast && cf->walloc == RT_WPOL_ALWAYS && !cf->inclusive
+                   && (!c->coherent || h->cfg.skip_coherence_misses)
                    && !c->above_inclusive && !c->above_exclusive;
     if (c->coherent && rt_linemap_init(&c->lost, 64) != RT_OK) {
         store_destroy(&c->m);
@@ -1349,7 +1388,7 @@ int rt_hier_new(const rt_hier_config *cfg, rt_hier **out, rt_err *err)
                 if (!c->down->is_mem)
                     c->down->up[c->down->nup++] = c;
                 c->coherent = h->cores > 1 && l < h->npriv;
-                if ((st = cache_new(h, c, cf, l, k, err)) != RT_OK) {
+                if ((st = cache_new(h, c, cf, l, k, p, err)) != RT_OK) {
                     c->cfg.present = 0;
                     rt_hier_free(h);
                     return st;
@@ -1407,6 +1446,7 @@ static void snoop(rt_hier *h, unsigned p, uint64_t blk, int write)
                 unsigned answer = rt_mesi_answer((s->valid[slot] & s->dirty[slot]) ? 'M' : 'S', write);
                 if (answer & RT_MESI_WRITEBACK) {
                     c->st.snoop_wb++;
+                    h->snoop_wb |= 1ull << q;
                     write_back(h, c, c, blk, s->valid[slot], s->dirty[slot]);
                     s->dirty[slot] = 0;
                     drain(h, c);
@@ -1417,8 +1457,9 @@ static void snoop(rt_hier *h, unsigned p, uint64_t blk, int write)
                 if ((answer & RT_MESI_INVALIDATE) && w >= 0) {
                     store_empty(s, slot);
                     c->st.inval_recv++;
+                    h->snoop_inval |= 1ull << q;
                     int added;
-                    if (!rt_linemap_slot(&c->lost, blk, &added))
+                    if (!h->cfg.skip_coherence_misses && !rt_linemap_slot(&c->lost, blk, &added))
                         fail(h, rt_err_set(&h->err, RT_ENOMEM, "coherence: out of memory"));
                 }
             }
@@ -1728,4 +1769,107 @@ int rt_hier_err_prefix(rt_err *err, int st, const char *prefix)
 const char *rt_hier_error(const rt_hier *h)
 {
     return h->err.msg;
+}
+
+/* ---------------------------------------------------------------- one reference, told */
+
+/* demand fetches and misses of the kinds that bring data up (reads,
+ * instruction fetches, misc) or, with writes, of every demand kind */
+static void demand_counts(const hcache *c, int writes, uint64_t *fetch, uint64_t *miss)
+{
+    *fetch = c->st.fetch[T_READ] + c->st.fetch[T_INSTR] + c->st.fetch[T_MISC];
+    *miss = c->st.miss[T_READ] + c->st.miss[T_INSTR] + c->st.miss[T_MISC];
+    if (writes) {
+        *fetch += c->st.fetch[T_WRITE];
+        *miss += c->st.miss[T_WRITE];
+    }
+}
+
+int rt_hier_access(rt_hier *h, unsigned core, uint64_t addr, uint64_t size, int kind,
+                   rt_hier_result *res)
+{
+    memset(res, 0, sizeof *res);
+    if (kind < RT_REF_READ || kind > RT_REF_MISC)
+        return rt_err_set(&h->err, RT_EINVAL, "reference: kind %d is not a read, write, "
+                          "instruction fetch or misc", kind);
+    core %= h->cores;
+    hcache *e = kind == RT_REF_IFETCH ? h->core_ci[core] : h->core_cd[core];
+    if (size == 0)
+        size = 1;
+    const uint64_t blk = addr >> e->lg2b;
+    if (addr + size - 1 < addr || (addr + size - 1) >> e->lg2b != blk)
+        return rt_err_set(&h->err, RT_EINVAL, "reference: 0x%llx+%llu crosses a block of %s",
+                          (unsigned long long)addr, (unsigned long long)size, e->name);
+    store *s = &e->m;
+    const uint32_t set = set_of(s, blk);
+    int w = store_find(s, set, blk);
+    const unsigned lsb = e->lg2sb;
+    const uint32_t sbbits = (uint32_t)(lowmask((unsigned)(((addr + size - 1) >> lsb) - (addr >> lsb) + 1))
+                                       << ((addr - (blk << e->lg2b)) >> lsb));
+    const uint64_t slot = (uint64_t)set * s->ways + (unsigned)(w < 0 ? 0 : w);
+    res->hit = w >= 0 && (s->valid[slot] & sbbits) == sbbits;
+    res->block = blk;
+    res->set = set;
+    res->way = w < 0 ? UINT32_MAX : (uint32_t)w;
+    /* a hit that asks nothing of the other cores (a load, or a store to a
+     * line held dirty) and needs nothing below: done here */
+    if (res->hit && e->fast && (h->cores == 1 || kind != RT_REF_WRITE || s->dirty[slot])) {
+        hit_at(e, slot, kind);
+        return RT_OK;
+    }
+    /* the levels below, with their counts before the reference */
+    const hcache *below[RT_HIER_MAX_LEVELS];
+    uint64_t f0[2][RT_HIER_MAX_LEVELS], m0[2][RT_HIER_MAX_LEVELS];
+    unsigned nb = 0;
+    for (const hcache *c = e->down; !c->is_mem && nb < RT_HIER_MAX_LEVELS; c = c->down) {
+        below[nb] = c;
+        demand_counts(c, 0, &f0[0][nb], &m0[0][nb]);
+        demand_counts(c, 1, &f0[1][nb], &m0[1][nb]);
+        nb++;
+    }
+    alloc_rec ar = {0, 0, {0, 0, 0, 0}};
+    s->rec = &ar;
+    h->snoop_inval = h->snoop_wb = 0;
+    rt_memref r = {addr, size, kind};
+    int st;
+    if (h->cores > 1 && !res->hit) { /* a miss: the snoops, then the general path (no hit to try) */
+        coherence(h, core, &r);
+        ref_full(h, e, (pend){addr, size, kind});
+        st = status(h);
+    } else {
+        st = rt_hier_ref_core(h, core, &r);
+    }
+    s->rec = NULL;
+    res->invalidated = h->snoop_inval;
+    res->snooped = h->snoop_wb;
+    if (st != RT_OK)
+        return st;
+    if (ar.done) { /* the first fill of the first level is the reference's own */
+        res->way = ar.way;
+    } else if (!res->hit) { /* a write that did not allocate (or came back) */
+        w = store_find(s, set, blk);
+        res->way = w < 0 ? UINT32_MAX : (uint32_t)w;
+    }
+    if (ar.done && ar.vic.valid) {
+        res->evicted = 1;
+        res->evicted_block = ar.vic.blk;
+        res->evicted_dirty = (ar.vic.valid_bits & ar.vic.dirty_bits) != 0;
+    }
+    if (res->hit)
+        return RT_OK;
+    /* the first level below that fetched and did not miss (or, when nothing
+     * reached a level, the one above it, which took the write) */
+    res->level = nb + 1;
+    for (unsigned l = 0; l < nb; l++) {
+        uint64_t f, m;
+        demand_counts(below[l], 0, &f, &m);
+        int writes = f == f0[0][l];
+        if (writes)
+            demand_counts(below[l], 1, &f, &m);
+        if (f == f0[writes][l] || m == m0[writes][l]) {
+            res->level = f == f0[writes][l] ? l : l + 1;
+            break;
+        }
+    }
+    return RT_OK;
 }

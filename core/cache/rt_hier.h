@@ -54,6 +54,8 @@ typedef struct rt_hcache_config {
     const char *policy;          /* a built-in name, "plru" or "d4random"; NULL = "lru" */
     const rt_policy_ops *ops;    /* or a policy of the caller's (wins over `policy`); not owned */
     void *ops_ud;
+    void *const *core_ud;        /* with ops on a private level: core p's cache gets
+                                    core_ud[p] (one instance per core; cores entries) */
     int fetch;                   /* RT_FETCH_* */
     uint64_t pfdist;             /* prefetch distance in sub-blocks (0 = 1) */
     unsigned pfabort;            /* percent of prefetches thrown away, 0-100 */
@@ -86,11 +88,16 @@ typedef struct rt_hier_config {
     uint64_t seed;               /* for the built-in "random" (splitmix); 0 = 1 */
     unsigned cores;              /* 0 or 1: one core; else each private level is
                                     repeated per core and kept coherent (MESI) */
+    int skip_coherence_misses;   /* coh_miss is not counted (a caller that tells them
+                                    itself saves a look-up on every miss) */
 } rt_hier_config;
 
 /* A config with no level; rt_hcache_defaults gives Dinero IV's defaults for one cache. */
 void rt_hier_config_init(rt_hier_config *cfg);
 rt_hcache_config rt_hcache_defaults(uint64_t size, uint64_t block);
+/* A config of one unified level: size and block bytes, ways (0: fully
+ * associative), LRU, write-back and write-allocate (MemSpy's default machine). */
+void rt_hier_config_single(rt_hier_config *cfg, uint64_t size, uint64_t block, uint64_t ways);
 
 /*
  * Dinero IV's command-line options, as written: "-l1-dsize 32k -l1-dbsize 64
@@ -179,6 +186,35 @@ int rt_hier_ref(rt_hier *h, const rt_memref *ref);
 
 /* rt_hier_ref by core (0..cores-1; other values are taken modulo cores). */
 int rt_hier_ref_core(rt_hier *h, unsigned core, const rt_memref *ref);
+
+/* What one reference did, as an engine built over the hierarchy (MemSpy)
+ * needs it: its first-level cache (the core's instruction cache for an
+ * instruction fetch, else its data or unified cache) and the level that
+ * served it. */
+typedef struct rt_hier_result {
+    int hit;                /* the first level held what was referenced */
+    uint64_t block;         /* block number there (addr / block size) */
+    uint32_t set;           /* its set there */
+    uint32_t way;           /* the way holding it after the reference (UINT32_MAX: not held,
+                               a write that did not allocate) */
+    int evicted;            /* the reference replaced a valid line there ... */
+    uint64_t evicted_block; /* ... this one */
+    int evicted_dirty;      /* ... which held data not yet written below */
+    uint64_t invalidated;   /* bit q: core q's copies were removed (a store, MESI) */
+    uint64_t snooped;       /* bit q: core q wrote its dirty copy back for this reference */
+    unsigned level;         /* the level that supplied the data: 0 the first (a hit),
+                               levels for memory; a write that allocated nothing: the
+                               first level that took it */
+} rt_hier_result;
+
+/* One reference of kind RT_REF_READ, WRITE, IFETCH or MISC by core (taken
+ * modulo cores), [addr, addr + size) (size 0 counts as 1) within one block of
+ * the first level, with the same effect as rt_hier_ref_core; res (not NULL)
+ * says what happened. RT_OK, RT_EINVAL (another kind, or a reference
+ * crossing a block: the message in rt_hier_error) or a policy's failure.
+ * The batch paths (rt_hier_run) do not pay for it. */
+int rt_hier_access(rt_hier *h, unsigned core, uint64_t addr, uint64_t size, int kind,
+                   rt_hier_result *res);
 
 /* The MESI state of addr's block in core: 'M', 'E', 'S' or 'I'. */
 int rt_hier_mesi(const rt_hier *h, unsigned core, uint64_t addr);

@@ -14,10 +14,13 @@
 
 /* ---- data bins of references ---- */
 
-/* the data bin of addr, whose line sits in cache slot `slot` of processor p */
+/* the data bin of addr, whose line sits in first-level slot `slot` of
+ * processor p (UINT32_MAX: in none) */
 static uint32_t data_of(rt_memspy *m, ms_proc *p, uint64_t addr, uint32_t slot)
 {
-    struct ms_slot *sm = &p->slot[slot];
+    struct ms_slot none, *sm = slot == UINT32_MAX ? &none : &p->slot[slot];
+    none.gen = 0;
+    none.data = RT_RANGEMAP_NONE;
     uint32_t gen = (uint32_t)m->ranges.gen;
     if (sm->gen == gen && sm->data != RT_RANGEMAP_NONE)
         return sm->data;
@@ -111,13 +114,7 @@ static int line_index(rt_memspy *m, uint64_t line, uint32_t *out)
         size_t n = m->nlines;
         if (n + 1 > m->caplines) {
             size_t cap = m->caplines ? m->caplines * 2 : 1024;
-            uint64_t *pr = realloc(m->present, cap * sizeof *pr);
-            if (pr)
-                m->present = pr;
-            int8_t *dt = pr ? realloc(m->dirty, cap) : NULL;
-            if (dt)
-                m->dirty = dt;
-            uint32_t *wy = dt ? realloc(m->why, cap * (size_t)m->P * sizeof *wy) : NULL;
+            uint32_t *wy = realloc(m->why, cap * (size_t)m->P * sizeof *wy);
             if (!wy) {
                 rt_linemap_del(&m->lines, line);
                 return RT_ENOMEM;
@@ -125,8 +122,6 @@ static int line_index(rt_memspy *m, uint64_t line, uint32_t *out)
             m->why = wy;
             m->caplines = cap;
         }
-        m->present[n] = 0;
-        m->dirty[n] = -1;
         memset(m->why + n * (size_t)m->P, 0, (size_t)m->P * sizeof *m->why);
         *slot = (uint32_t)n;
         m->nlines++;
@@ -135,71 +130,74 @@ static int line_index(rt_memspy *m, uint64_t line, uint32_t *out)
     return RT_OK;
 }
 
-/* processor p's cache dropped `line` to make room for a reference to data bin d */
-static int evicted(rt_memspy *m, int p, uint64_t line, uint32_t d)
+/* processor p's first level dropped `line` (written back when dirty) to make
+ * room for a reference to data bin d */
+static int evicted(rt_memspy *m, int p, uint64_t line, int dirty, uint32_t d)
 {
     uint32_t li;
     int st = line_index(m, line, &li);
     if (st != RT_OK)
         return st;
-    m->present[li] &= ~(UINT64_C(1) << p);
-    if (m->dirty[li] == p) {
-        m->dirty[li] = -1;
-        m->tot.writebacks++;
-    }
+    m->tot.writebacks += (uint64_t)(dirty != 0);
     m->why[li * (size_t)m->P + (size_t)p] = LS_MAKE(LS_REPLACED, d);
     return RT_OK;
 }
 
 /* ---- the engine ---- */
 
-rt_memspy *rt_memspy_new(const rt_memspy_config *cfg, rt_cache **caches, rt_err *err)
+/* the first data (or unified) cache of a machine */
+static const rt_hcache_config *first_data(const rt_hier_config *hc)
+{
+    return hc->c[0][RT_HIER_UNIFIED].present ? &hc->c[0][RT_HIER_UNIFIED] : &hc->c[0][RT_HIER_DATA];
+}
+
+rt_memspy *rt_memspy_new(const rt_memspy_config *cfg, const rt_hier_config *machine, rt_err *err)
 {
     int P = cfg ? cfg->procs : 0;
-    if (!cfg || P < 1 || P > RT_MEMSPY_MAX_PROCS || !caches) {
-        for (int i = 0; caches && i < P && i < RT_MEMSPY_MAX_PROCS; i++)
-            rt_cache_free(caches[i]);
+    if (!cfg || P < 1 || P > RT_MEMSPY_MAX_PROCS || !machine) {
         rt_err_set(err, RT_EINVAL, "processors: %d is not in 1..%d", P, RT_MEMSPY_MAX_PROCS);
+        return NULL;
+    }
+    rt_hier_config hc = *machine;
+    hc.cores = (unsigned)P;
+    hc.skip_coherence_misses = 1; /* MemSpy tells invalidation misses apart itself */
+    const rt_hcache_config *l1 = first_data(&hc);
+    if (hc.levels >= 1 && l1->present && (l1->wback != RT_WPOL_ALWAYS || l1->walloc != RT_WPOL_ALWAYS)) {
+        rt_err_set(err, RT_EINVAL, "caches: the first data level must write back and allocate on writes");
         return NULL;
     }
     rt_memspy *m = calloc(1, sizeof *m);
     if (!m) {
-        for (int i = 0; i < P; i++)
-            rt_cache_free(caches[i]);
         rt_ms_nomem(err);
         return NULL;
     }
     m->cfg = *cfg;
     m->P = P;
     for (int i = 0; i < P; i++) {
-        m->proc[i].cache = caches[i];
         for (int k = 0; k <= (int)MEMO_MASK; k++)
             m->proc[i].binmemo[k].bin = UINT32_MAX;
         m->proc[i].memo_gen = UINT64_MAX;
     }
     rt_rangemap_init(&m->ranges);
     rt_rangemap_init(&m->funcs);
-    const rt_cache_config *c0 = NULL;
+    if (rt_hier_new(&hc, &m->h, err) != RT_OK) {
+        rt_memspy_free(m);
+        return NULL;
+    }
+    m->levels = hc.levels;
+    uint64_t lines = l1->size / l1->block, ways = l1->assoc ? l1->assoc : lines;
     for (int i = 0; i < P; i++) {
-        const rt_cache_config *c = caches[i] ? rt_cache_config_get(caches[i]) : NULL;
-        if (!c || !c->write_back || (c0 && c->line != c0->line)) {
-            rt_err_set(err, RT_EINVAL, "caches: every processor needs a write-back cache of one line size");
-            rt_memspy_free(m);
-            return NULL;
-        }
-        c0 = c;
-        size_t slots = (size_t)rt_cache_sets(caches[i]) * c->ways;
-        m->proc[i].ways = (uint32_t)c->ways;
-        m->proc[i].slot = malloc(slots * sizeof *m->proc[i].slot);
+        m->proc[i].ways = (uint32_t)ways;
+        m->proc[i].slot = malloc((size_t)lines * sizeof *m->proc[i].slot);
         if (!m->proc[i].slot) {
             rt_ms_nomem(err);
             rt_memspy_free(m);
             return NULL;
         }
-        for (size_t k = 0; k < slots; k++)
-            m->proc[i].slot[k] = (struct ms_slot){RT_RANGEMAP_NONE, 0, UINT32_MAX};
+        for (size_t k = 0; k < lines; k++)
+            m->proc[i].slot[k] = (struct ms_slot){RT_RANGEMAP_NONE, 0};
     }
-    m->line = c0->line;
+    m->line = l1->block;
     while ((UINT64_C(1) << m->shift) < m->line)
         m->shift++;
     m->names = rt_strmap_new();
@@ -221,7 +219,6 @@ void rt_memspy_free(rt_memspy *m)
         return;
     for (int i = 0; i < m->P; i++) {
         ms_proc *p = &m->proc[i];
-        rt_cache_free(p->cache);
         for (size_t k = 0; k < p->depth; k++)
             free(p->sites[k]);
         free(p->stack);
@@ -243,9 +240,8 @@ void rt_memspy_free(rt_memspy *m)
     free(m->data);
     free(m->bins);
     free(m->causes);
-    free(m->present);
-    free(m->dirty);
     free(m->why);
+    rt_hier_free(m->h);
     rt_strmap_free(m->names);
     rt_rangemap_destroy(&m->ranges);
     rt_rangemap_destroy(&m->funcs);
@@ -440,50 +436,32 @@ int rt_memspy_busy(rt_memspy *m, int proc, uint64_t cycles, rt_err *err)
     return RT_OK;
 }
 
-/* processor q's state of line index li in the directory (rt_mesi.h; E and S
- * are not told apart: the rule treats them alike) */
-static int state_of(const rt_memspy *m, uint32_t li, int q)
+/* What the machine's coherence did to the other processors for a reference
+ * by proc to `line`: the copies it removed (their next miss there is an
+ * invalidation miss, caused by proc) and the dirty ones written back. */
+static int coherence(rt_memspy *m, int proc, uint64_t line, const rt_hier_result *r)
 {
-    return !(m->present[li] >> q & 1) ? 'I' : m->dirty[li] == q ? 'M' : 'S';
-}
-
-/* The snoop of a reference by processor `proc` to line index li (a store
- * when write), as rt_mesi.h rules: a dirty copy elsewhere is written back, a
- * store removes every other copy; then the directory holds proc's state. */
-static int snoop(rt_memspy *m, int proc, uint32_t li, uint64_t line, int write)
-{
-    uint64_t others = m->present[li] & ~(UINT64_C(1) << proc);
-    while (others) {
-        int q = __builtin_ctzll(others);
-        others &= others - 1;
-        unsigned answer = rt_mesi_answer(state_of(m, li, q), write);
-        if (answer & RT_MESI_WRITEBACK) {
-            m->dirty[li] = -1; /* the owner's data goes to memory before the reference */
-            m->tot.writebacks++;
-        }
-        if (answer & RT_MESI_INVALIDATE) {
-            int st = rt_cache_flush_range(m->proc[q].cache, line << m->shift, m->line, 1);
-            if (st != RT_OK)
-                return st;
-            m->present[li] &= ~(UINT64_C(1) << q);
-            m->why[li * (size_t)m->P + (size_t)q] = LS_MAKE(LS_INVALIDATED, proc);
-            m->tot.invalidations++;
-        }
+    m->tot.writebacks += (uint64_t)__builtin_popcountll(r->snooped);
+    if (!r->invalidated)
+        return RT_OK;
+    uint32_t li;
+    if (line_index(m, line, &li) != RT_OK)
+        return RT_ENOMEM;
+    for (uint64_t q = r->invalidated; q; q &= q - 1) {
+        m->why[li * (size_t)m->P + (size_t)__builtin_ctzll(q)] = LS_MAKE(LS_INVALIDATED, proc);
+        m->tot.invalidations++;
     }
-    m->present[li] |= UINT64_C(1) << proc;
-    if (write)
-        m->dirty[li] = (int8_t)proc;
     return RT_OK;
 }
 
-/* one line piece of a reference */
-static int ref_line(rt_memspy *m, int proc, ms_proc *p, uint64_t addr, int is_write, uint32_t code,
-                    rt_err *err)
+/* one line piece [addr, addr + size) of a reference */
+static int ref_line(rt_memspy *m, int proc, ms_proc *p, uint64_t addr, uint64_t size, int is_write,
+                    uint32_t code, rt_err *err)
 {
-    rt_cache_result res;
-    int st = rt_cache_access(p->cache, addr, is_write, &res);
+    rt_hier_result res;
+    int st = rt_hier_access(m->h, (unsigned)proc, addr, size, is_write ? RT_REF_WRITE : RT_REF_READ, &res);
     if (st != RT_OK)
-        return rt_err_set(err, st, "policy: %s", rt_cache_error(p->cache));
+        return rt_err_set(err, st, "policy: %s", rt_hier_error(m->h));
     rt_memspy_counts *tc = &m->tot.c;
     tc->refs++;
     if (is_write)
@@ -493,27 +471,15 @@ static int ref_line(rt_memspy *m, int proc, ms_proc *p, uint64_t addr, int is_wr
     p->busy += m->cfg.ref_cycles;
     m->tot.busy += m->cfg.ref_cycles;
     uint64_t cycles = m->cfg.ref_cycles;
+    if (coherence(m, proc, res.block, &res) != RT_OK)
+        return rt_ms_nomem(err);
+    uint32_t slot = res.way == UINT32_MAX ? UINT32_MAX : res.set * p->ways + res.way;
     if (res.hit) {
-        if (is_write && m->P > 1) {
-            /* the slot remembers its line's state index since the miss that filled it */
-            struct ms_slot *sl = &p->slot[res.set * p->ways + res.way];
-            uint32_t li = sl->li;
-            if (li == UINT32_MAX) {
-                if (line_index(m, res.line, &li) != RT_OK)
-                    return rt_ms_nomem(err);
-                sl->li = li;
-            }
-            if (rt_mesi_snoops(state_of(m, li, proc), 1)) {
-                st = snoop(m, proc, li, res.line, 1);
-                if (st != RT_OK)
-                    return rt_err_set(err, st, "policy: %s", rt_cache_error(m->proc[0].cache));
-            }
-        }
         m->code_time[(size_t)code * (size_t)m->P + (size_t)proc] += cycles;
         if (m->cfg.misses_only)
             return RT_OK;
         uint32_t b;
-        if (bin_of(m, p, code, data_of(m, p, addr, res.set * p->ways + res.way), &b) != RT_OK)
+        if (bin_of(m, p, code, data_of(m, p, addr, slot), &b) != RT_OK)
             return rt_ms_nomem(err);
         rt_memspy_counts *c = &m->bins[b].c;
         c->refs++;
@@ -524,22 +490,21 @@ static int ref_line(rt_memspy *m, int proc, ms_proc *p, uint64_t addr, int is_wr
         return RT_OK;
     }
     /* a miss: the slot now holds another line, so what it remembered is stale */
-    p->slot[res.set * p->ways + res.way].data = RT_RANGEMAP_NONE;
-    p->slot[res.set * p->ways + res.way].li = UINT32_MAX;
-    uint32_t d = data_of(m, p, addr, res.set * p->ways + res.way);
-    if (res.evicted && evicted(m, proc, res.evicted_line, d) != RT_OK)
+    if (slot != UINT32_MAX)
+        p->slot[slot].data = RT_RANGEMAP_NONE;
+    uint32_t d = data_of(m, p, addr, slot);
+    if (res.evicted && evicted(m, proc, res.evicted_block, res.evicted_dirty, d) != RT_OK)
         return rt_ms_nomem(err);
     uint32_t li;
-    if (line_index(m, res.line, &li) != RT_OK)
+    if (line_index(m, res.block, &li) != RT_OK)
         return rt_ms_nomem(err);
-    p->slot[res.set * p->ways + res.way].li = li;
     uint32_t *w = &m->why[li * (size_t)m->P + (size_t)proc];
     uint32_t b;
     if (bin_of(m, p, code, d, &b) != RT_OK)
         return rt_ms_nomem(err);
     rt_memspy_counts *c = &m->bins[b].c;
     uint64_t lat = m->cfg.latency;
-    if (m->cfg.remote_latency && res.line % (uint64_t)m->P != (uint64_t)proc) {
+    if (m->cfg.remote_latency && res.block % (uint64_t)m->P != (uint64_t)proc) {
         lat = m->cfg.remote_latency;
         c->remote++;
         tc->remote++;
@@ -555,7 +520,7 @@ static int ref_line(rt_memspy *m, int proc, ms_proc *p, uint64_t addr, int is_wr
         tc->invalidation++;
         st = cause_add(m, b, 1, LS_WHO(*w));
         break;
-    default: /* never held (LS_HELD cannot miss: its holder's cache has it) */
+    default: /* never held (or taken by an inclusive level below) */
         c->first++;
         tc->first++;
         st = RT_OK;
@@ -564,6 +529,10 @@ static int ref_line(rt_memspy *m, int proc, ms_proc *p, uint64_t addr, int is_wr
     if (st != RT_OK)
         return rt_ms_nomem(err);
     *w = LS_MAKE(LS_HELD, 0);
+    for (unsigned l = 0; l < res.level && l < RT_HIER_MAX_LEVELS; l++) {
+        c->level_miss[l]++;
+        tc->level_miss[l]++;
+    }
     if (is_write) {
         c->write_misses++;
         tc->write_misses++;
@@ -575,10 +544,6 @@ static int ref_line(rt_memspy *m, int proc, ms_proc *p, uint64_t addr, int is_wr
         c->read_stall += lat;
         tc->read_stall += lat;
     }
-    /* a miss: proc's copy was I (the owner of a dirty copy writes it back
-     * and, for a load, keeps a shared one) */
-    if ((st = snoop(m, proc, li, res.line, is_write)) != RT_OK)
-        return rt_err_set(err, st, "policy: cache flush failed");
     c->stall += lat;
     tc->stall += lat;
     p->stall += lat;
@@ -611,12 +576,14 @@ int rt_memspy_ref(rt_memspy *m, int proc, uint64_t addr, uint64_t size, int is_w
     if (addr + size - 1 < addr)
         return rt_err_set(err, RT_EINVAL, "size: the reference passes the end of the address space");
     for (uint64_t a = addr;;) {
-        int st = ref_line(m, proc, p, a, is_write, code, err);
+        uint64_t next = ((a >> m->shift) + 1) << m->shift, end = addr + size - 1;
+        uint64_t piece = (a >> m->shift) == last ? end - a + 1 : next - a;
+        int st = ref_line(m, proc, p, a, piece, is_write, code, err);
         if (st != RT_OK)
             return st;
         if ((a >> m->shift) == last)
             break;
-        a = ((a >> m->shift) + 1) << m->shift;
+        a = next;
     }
     return RT_OK;
 }

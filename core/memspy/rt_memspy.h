@@ -16,12 +16,15 @@
  *     were given and the reference carries a PC), "(unknown)" with an empty
  *     stack, and "(other)" for procedures outside a --monitor set.
  *
- * The machine: P processors (1..64), each with its own rt_cache in byte units
- * (any geometry and policy; made by the caller), write-back write-allocate,
- * and write-invalidate coherence: a write invalidates every other copy of its
- * line; a read miss on a line dirty in another cache makes that cache write it
- * back, the copy staying there shared. A write hit on a shared line counts as a
- * hit (no upgrade miss). Every miss costs `latency` stall cycles (or, with a
+ * The machine: P processors (1..64), the cores of a cache hierarchy (rt_hier:
+ * the engine of `retrace cache`), each with its private levels (one level of
+ * any geometry and policy by default, or any hierarchy whose first data level
+ * writes back and allocates on writes) over the shared ones, kept coherent by
+ * rt_hier's MESI rule: a write invalidates every other copy of its line; a
+ * read miss on a line dirty in another cache makes that cache write it back,
+ * the copy staying there shared. A write hit on a shared line counts as a hit
+ * (no upgrade miss). Hits and misses are those of the first level; each miss
+ * is also charged to the levels below that missed it (level_miss). Every miss costs `latency` stall cycles (or, with a
  * remote latency, that when the line's home, line mod P, is another processor); every
  * reference `ref_cycles` busy cycles; busy records add cycles. A processor's
  * time is its busy plus stall cycles; the execution time is the largest.
@@ -47,7 +50,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "rt_cache.h"
+#include "rt_hier.h"
 #include "rt_error.h"
 
 #define RT_MEMSPY_MAX_PROCS 64
@@ -71,6 +74,8 @@ typedef struct rt_memspy_counts {
     uint64_t first, replacement, invalidation; /* misses by cause */
     uint64_t stall, read_stall, write_stall;   /* cycles */
     uint64_t remote;                           /* misses served by another home (remote_latency) */
+    uint64_t level_miss[RT_HIER_MAX_LEVELS];   /* [l]: references that missed level l + 1
+                                                  ([0] = read_misses + write_misses) */
 } rt_memspy_counts;
 
 /* One statistical bin. */
@@ -90,12 +95,14 @@ typedef struct rt_memspy_totals {
 } rt_memspy_totals;
 
 /*
- * A new engine over cfg->procs caches `caches[0..procs)`, which it takes over
- * (freed by rt_memspy_free, also when this call fails). Each cache must be
- * write-back (write-allocate) and all must share one line size. NULL with err
- * filled on bad arguments or no memory.
+ * A new engine whose processors are the cores of the hierarchy `machine`
+ * (copied; its core count is set to cfg->procs). Its first data level (data
+ * or unified) must write back and allocate on writes; its line size is the
+ * line of the bins' references. A policy of the caller's (ops) should come
+ * with one instance per processor (core_ud). NULL with err filled on bad
+ * arguments, a bad hierarchy or no memory.
  */
-rt_memspy *rt_memspy_new(const rt_memspy_config *cfg, rt_cache **caches, rt_err *err);
+rt_memspy *rt_memspy_new(const rt_memspy_config *cfg, const rt_hier_config *machine, rt_err *err);
 void rt_memspy_free(rt_memspy *m);
 
 /* Where the next events come from, for warnings ("FILE:LINE: warning: ...").
@@ -145,6 +152,9 @@ size_t rt_memspy_data_count(const rt_memspy *m);
 const char *rt_memspy_data_name(const rt_memspy *m, size_t i);   /* short, unique */
 const char *rt_memspy_data_full(const rt_memspy *m, size_t i);   /* call path, site, TYPE.VAR */
 int rt_memspy_procs(const rt_memspy *m);
+/* Levels of the machine, and the machine itself (its per-cache figures). */
+unsigned rt_memspy_levels(const rt_memspy *m);
+const rt_hier *rt_memspy_machine(const rt_memspy *m);
 /* Processor p's busy and stall cycles, and its cycles spent in code bin c. */
 void rt_memspy_proc_time(const rt_memspy *m, int p, uint64_t *busy, uint64_t *stall);
 uint64_t rt_memspy_code_time(const rt_memspy *m, size_t code, int p);

@@ -29,7 +29,6 @@ enum { CODE_UNKNOWN = 0, CODE_OTHER = 1 };
 enum { DATA_UNMAPPED = 0 };
 
 typedef struct ms_proc {
-    rt_cache *cache;
     uint32_t *stack;       /* code bins of the procedure stack, innermost last */
     uint32_t *stack_raw;   /* the procedure names' own code bins (before --monitor folding) */
     char **sites;          /* call site of each frame (NULL when none), owned */
@@ -43,7 +42,6 @@ typedef struct ms_proc {
      * range lookup. Only lines lying wholly inside one range are remembered. */
     struct ms_slot {
         uint32_t data, gen;
-        uint32_t li;       /* line-state index of the line in the slot, UINT32_MAX unknown */
     } *slot;
     uint32_t ways;
     /* recent statistical bins by data bin (data & MEMO_MASK) */
@@ -88,9 +86,9 @@ struct rt_memspy {
     size_t ncauses, capcauses;
     rt_linemap causemap;      /* (bin << 32 | kind << 31 | who) -> cause index */
 
+    rt_hier *h;               /* the machine: processor p is its core p */
+    unsigned levels;
     rt_linemap lines;         /* line number -> line index */
-    uint64_t *present;        /* [line index]: bit p when held by processor p */
-    int8_t *dirty;            /* [line index]: processor holding it dirty, -1 none */
     uint32_t *why;            /* [line index * P + p]: LS_* state and who */
     size_t nlines, caplines;
 

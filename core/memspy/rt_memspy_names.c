@@ -136,15 +136,11 @@ int rt_ms_data_intern(rt_memspy *m, const char *full, const char *shortname, uin
     return RT_OK;
 }
 
-/* the data bin of addr, whose line sits in cache slot `slot` of processor p */
 /* ---- results ---- */
 
 void rt_memspy_get_totals(const rt_memspy *m, rt_memspy_totals *t)
 {
     *t = m->tot;
-    /* one processor: no coherence, so the cache's own dirty bits are exact */
-    if (m->P == 1)
-        t->writebacks = rt_cache_stats_get(m->proc[0].cache)->writebacks;
     t->time = 0;
     for (int i = 0; i < m->P; i++) {
         uint64_t pt = m->proc[i].busy + m->proc[i].stall;
@@ -161,6 +157,8 @@ size_t rt_memspy_data_count(const rt_memspy *m) { return m->ndata; }
 const char *rt_memspy_data_name(const rt_memspy *m, size_t i) { return m->data[i].name; }
 const char *rt_memspy_data_full(const rt_memspy *m, size_t i) { return m->data[i].full; }
 int rt_memspy_procs(const rt_memspy *m) { return m->P; }
+unsigned rt_memspy_levels(const rt_memspy *m) { return m->levels; }
+const rt_hier *rt_memspy_machine(const rt_memspy *m) { return m->h; }
 
 void rt_memspy_proc_time(const rt_memspy *m, int p, uint64_t *busy, uint64_t *stall)
 {

@@ -19,16 +19,11 @@
 /* an engine of P processors with size-byte direct-mapped caches of 64-byte lines */
 static rt_memspy *machine(int P, uint64_t size, uint64_t ways)
 {
-    rt_cache *c[RT_MEMSPY_MAX_PROCS];
+    rt_hier_config c;
     rt_err err;
-    for (int i = 0; i < P; i++) {
-        rt_cache_config cfg = rt_cache_defaults(size, 64);
-        cfg.ways = ways;
-        cfg.write_back = 1;
-        assert_int_equal(rt_cache_new(&cfg, &c[i], &err), RT_OK);
-    }
+    rt_hier_config_single(&c, size, 64, ways);
     rt_memspy_config mc = {.procs = P, .latency = 50, .ref_cycles = 1};
-    rt_memspy *m = rt_memspy_new(&mc, c, &err);
+    rt_memspy *m = rt_memspy_new(&mc, &c, &err);
     assert_non_null(m);
     return m;
 }
@@ -194,14 +189,12 @@ static void test_call_paths(void **state)
 static void test_monitor_and_pc(void **state)
 {
     (void)state;
-    rt_cache *c[1];
+    rt_hier_config c;
     rt_err err;
-    rt_cache_config cfg = rt_cache_defaults(4096, 64);
-    cfg.write_back = 1;
-    assert_int_equal(rt_cache_new(&cfg, &c[0], &err), RT_OK);
+    rt_hier_config_single(&c, 4096, 64, 0);
     const char *mon[] = {"solve", NULL};
     rt_memspy_config mc = {.procs = 1, .latency = 10, .ref_cycles = 0, .monitor = mon};
-    rt_memspy *m = rt_memspy_new(&mc, c, &err);
+    rt_memspy *m = rt_memspy_new(&mc, &c, &err);
     assert_non_null(m);
     char *path = rt_test_write_text("msp 1\nC 400 100 solve\nC 500 100 init\n"
                                     "E 0 main\nR 0 0\nE 0 solve\nR 0 40\nR 0 80 8 450\nR 0 c0 8 520\n");
@@ -219,16 +212,11 @@ static void test_monitor_and_pc(void **state)
 static void test_remote_latency(void **state)
 {
     (void)state;
-    rt_cache *c[2];
+    rt_hier_config c;
     rt_err err;
-    for (int i = 0; i < 2; i++) {
-        rt_cache_config cfg = rt_cache_defaults(4096, 64);
-        cfg.ways = 1;
-        cfg.write_back = 1;
-        assert_int_equal(rt_cache_new(&cfg, &c[i], &err), RT_OK);
-    }
+    rt_hier_config_single(&c, 4096, 64, 1);
     rt_memspy_config mc = {.procs = 2, .latency = 50, .remote_latency = 120, .ref_cycles = 0};
-    rt_memspy *m = rt_memspy_new(&mc, c, &err);
+    rt_memspy *m = rt_memspy_new(&mc, &c, &err);
     assert_non_null(m);
     assert_int_equal(rt_memspy_ref(m, 0, 0x00, 8, 0, 0, 0, &err), RT_OK);   /* line 0, home 0: local */
     assert_int_equal(rt_memspy_ref(m, 0, 0x40, 8, 0, 0, 0, &err), RT_OK);   /* line 1, home 1: remote */
@@ -353,6 +341,158 @@ static void test_rangemap_model(void **state)
     rt_rangemap_destroy(&m);
 }
 
+
+/* ---- misses per level: a slow model with plain LRU lists per set ---- */
+
+/* an engine of P processors on the hierarchy spec (short form) */
+static rt_memspy *on_hierarchy(int P, const char *spec)
+{
+    rt_hier_config hc;
+    rt_err err;
+    rt_hier_config_init(&hc);
+    assert_int_equal(rt_hier_parse_short(&hc, spec, &err), RT_OK);
+    rt_memspy_config mc = {.procs = P, .latency = 50, .ref_cycles = 1};
+    rt_memspy *m = rt_memspy_new(&mc, &hc, &err);
+    assert_non_null(m);
+    return m;
+}
+
+static uint64_t xorshift(uint64_t *x)
+{
+    *x ^= *x << 13;
+    *x ^= *x >> 7;
+    *x ^= *x << 17;
+    return *x;
+}
+
+typedef struct mlist {
+    uint64_t line[8]; /* most recent first */
+    int dirty[8];
+    int n;
+} mlist;
+
+/* reference `line` in a set of `ways`: 1 on a hit; on a miss the line is put
+ * first and *vic / *vic_dirty say what left (vic -1: nothing) */
+static int model_ref(mlist *s, int ways, uint64_t line, int write, int64_t *vic, int *vic_dirty)
+{
+    *vic = -1;
+    *vic_dirty = 0;
+    for (int k = 0; k < s->n; k++)
+        if (s->line[k] == line) {
+            int d = s->dirty[k] | write;
+            memmove(&s->line[1], &s->line[0], (size_t)k * sizeof s->line[0]);
+            memmove(&s->dirty[1], &s->dirty[0], (size_t)k * sizeof s->dirty[0]);
+            s->line[0] = line;
+            s->dirty[0] = d;
+            return 1;
+        }
+    if (s->n == ways) {
+        *vic = (int64_t)s->line[ways - 1];
+        *vic_dirty = s->dirty[ways - 1];
+        s->n--;
+    }
+    memmove(&s->line[1], &s->line[0], (size_t)s->n * sizeof s->line[0]);
+    memmove(&s->dirty[1], &s->dirty[0], (size_t)s->n * sizeof s->dirty[0]);
+    s->line[0] = line;
+    s->dirty[0] = write;
+    s->n++;
+    return 0;
+}
+
+/* One processor, a 1 KiB 2-way L1 over a 4 KiB 4-way L2 (64-byte lines, LRU,
+ * write-back, write-allocate, Dinero IV's non-inclusive hierarchy): random
+ * loads and stores over three named ranges and an unmapped one from two
+ * procedures. Each bin's misses at each level equal the model's, where an L1
+ * miss fetches its line from the L2 and then writes a dirty victim there. */
+static void test_levels_model(void **state)
+{
+    (void)state;
+    rt_err err;
+    rt_memspy *m = on_hierarchy(1, "l1:1k/64:2 l2:4k/64:4");
+    assert_int_equal(rt_memspy_levels(m), 2);
+    const char *names[3] = {"A", "B", "C"};
+    for (int r = 0; r < 3; r++)
+        assert_int_equal(rt_memspy_named(m, (uint64_t)r * 4096, 4096, names[r], &err), RT_OK);
+    mlist l1[8], l2[16];
+    memset(l1, 0, sizeof l1);
+    memset(l2, 0, sizeof l2);
+    uint64_t want[2][4][2]; /* [code f/g][data A B C unmapped][level] */
+    memset(want, 0, sizeof want);
+    uint64_t x = 0x9E3779B97F4A7C15ull;
+    int code = 0;
+    assert_int_equal(rt_memspy_enter(m, 0, "f", NULL, &err), RT_OK);
+    for (int i = 0; i < 20000; i++) {
+        xorshift(&x);
+        if (x % 97 == 0) { /* switch procedure */
+            assert_int_equal(rt_memspy_set_code(m, 0, code ? "f" : "g", &err), RT_OK);
+            code = !code;
+        }
+        uint64_t addr = (x >> 8) % 16384 & ~(uint64_t)7, size = 1 + (x >> 40) % 8;
+        int write = (x >> 50) % 3 == 0;
+        assert_int_equal(rt_memspy_ref(m, 0, addr, size, write, 0, 0, &err), RT_OK);
+        uint64_t line = addr / 64;
+        int64_t vic, v2;
+        int vd, d2;
+        if (model_ref(&l1[line % 8], 2, line, write, &vic, &vd))
+            continue;
+        int data = (int)(addr / 4096);
+        want[code][data][0]++;
+        if (!model_ref(&l2[line % 16], 4, line, 0, &v2, &d2))
+            want[code][data][1]++;
+        if (vic >= 0 && vd)
+            model_ref(&l2[(uint64_t)vic % 16], 4, (uint64_t)vic, 1, &v2, &d2);
+    }
+    const char *codes[2] = {"f", "g"}, *datas[4] = {"A", "B", "C", "(unmapped)"};
+    uint64_t total[2] = {0, 0};
+    for (int c = 0; c < 2; c++)
+        for (int d = 0; d < 4; d++) {
+            const rt_memspy_bin *b = bin(m, codes[c], datas[d]);
+            assert_int_equal(b->c.level_miss[0], want[c][d][0]);
+            assert_int_equal(b->c.level_miss[1], want[c][d][1]);
+            assert_int_equal(b->c.read_misses + b->c.write_misses, want[c][d][0]);
+            assert_true(want[c][d][1] > 0 && want[c][d][1] < want[c][d][0]);
+            total[0] += want[c][d][0];
+            total[1] += want[c][d][1];
+        }
+    rt_memspy_totals t;
+    rt_memspy_get_totals(m, &t);
+    assert_int_equal(t.c.level_miss[0], total[0]);
+    assert_int_equal(t.c.level_miss[1], total[1]);
+    rt_memspy_free(m);
+}
+
+/* Two processors with private L1s over a shared L2: the bins' misses per
+ * level add up to the machine's own figures (L1 demand misses of both cores,
+ * the L2's read misses), and a store to a line the other core holds is an
+ * invalidation there. */
+static void test_levels_shared(void **state)
+{
+    (void)state;
+    rt_err err;
+    rt_memspy *m = on_hierarchy(2, "l1:1k/64:2 l2:8k/64:4");
+    uint64_t x = 88172645463325252ull;
+    for (int i = 0; i < 20000; i++) {
+        xorshift(&x);
+        uint64_t addr = (x >> 8) % 12288 & ~(uint64_t)7;
+        assert_int_equal(rt_memspy_ref(m, (int)(x >> 60) & 1, addr, 8, (x >> 50) % 3 == 0, 0, 0, &err), RT_OK);
+    }
+    rt_memspy_totals t;
+    rt_memspy_get_totals(m, &t);
+    const rt_hier *h = rt_memspy_machine(m);
+    uint64_t l1 = 0;
+    for (unsigned p = 0; p < 2; p++) {
+        const rt_hier_stats *s = rt_hier_stats_core(h, p, 0, RT_HIER_UNIFIED);
+        l1 += s->miss[RT_REF_READ] + s->miss[RT_REF_WRITE];
+    }
+    const rt_hier_stats *s2 = rt_hier_stats_get(h, 1, RT_HIER_UNIFIED);
+    assert_int_equal(t.c.level_miss[0], l1);
+    assert_int_equal(t.c.read_misses + t.c.write_misses, l1);
+    assert_int_equal(t.c.level_miss[1], s2->miss[RT_REF_READ]);
+    assert_true(t.c.level_miss[1] > 0 && t.c.level_miss[1] < l1);
+    assert_true(t.c.invalidation > 0);
+    rt_memspy_free(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -364,6 +504,8 @@ int main(void)
         cmocka_unit_test(test_warnings),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_rangemap_model),
+        cmocka_unit_test(test_levels_model),
+        cmocka_unit_test(test_levels_shared),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

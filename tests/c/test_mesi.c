@@ -52,15 +52,10 @@ static uint64_t rnd(void)
 static void check_engines(unsigned P, unsigned refs)
 {
     rt_err err;
-    rt_cache *caches[8];
-    for (unsigned i = 0; i < P; i++) {
-        rt_cache_config cc = rt_cache_defaults(1024, 32);
-        cc.ways = 4;
-        cc.write_back = 1;
-        assert_int_equal(rt_cache_new(&cc, &caches[i], &err), RT_OK);
-    }
+    rt_hier_config mcfg;
+    rt_hier_config_single(&mcfg, 1024, 32, 4);
     rt_memspy_config mc = {.procs = (int)P, .latency = 50};
-    rt_memspy *m = rt_memspy_new(&mc, caches, &err);
+    rt_memspy *m = rt_memspy_new(&mc, &mcfg, &err);
     assert_non_null(m);
 
     rt_hier_config hc;

@@ -26,6 +26,13 @@ local COUNT_KEYS = { "refs", "reads", "writes", "misses", "read_misses", "write_
   "replacement", "invalidation", "stall", "read_stall", "write_stall", "remote" }
 M.count_keys = COUNT_KEYS
 
+-- misses per level of the machine ({L1, L2, ...}): added into dst.level_misses
+local function add_levels(dst, src)
+  if not src.level_misses then return end
+  dst.level_misses = dst.level_misses or {}
+  for l, n in ipairs(src.level_misses) do dst.level_misses[l] = (dst.level_misses[l] or 0) + n end
+end
+
 local function new_run(r)
   -- full names by short name (renames and combinations move them)
   r.full = r.full or {}
@@ -37,7 +44,9 @@ end
 --- Run a trace through the engine. opts: trace (path), format ("msp", "shmap",
 -- or a memory trace's "din", "xdin", "lackey", "bin"; detected from the file when
 -- absent), alloc (a memory trace's allocation log, .msp records stamped @SEQ),
--- procs, size, line, ways, policy, seed, latency, remote_latency (0: off; a miss
+-- procs, size, line, ways, policy, seed, hierarchy (the short form of `retrace cache
+-- --hierarchy`, in place of size, line, ways and policy: misses are then also
+-- counted per level, level_misses), latency, remote_latency (0: off; a miss
 -- on a line whose home, line mod procs, is another processor costs it), ref_cycles, misses_only,
 -- monitor (list of names), progress.
 -- Returns a run, or nil and a message (bad input).
@@ -57,7 +66,8 @@ function M.run(opts)
                latency = o.latency or 50, ref_cycles = o.ref_cycles or 1,
                remote_latency = o.remote_latency or 0,
                policy = type(o.policy) == "table" and (o.policy.name or "lua") or (o.policy or "lru"),
-               misses_only = o.misses_only and true or false, trace = o.trace, format = o.format }
+               misses_only = o.misses_only and true or false, trace = o.trace, format = o.format,
+               hierarchy = o.hierarchy, levels = r.totals.levels }
   return new_run(r)
 end
 
@@ -72,6 +82,7 @@ function M.from_table(t)
     local nb = { causes = {}, invalidators = {} }
     for k, v in pairs(b) do
       if k == "causes" then for c, n in pairs(v) do nb.causes[c] = n end
+      elseif k == "level_misses" then add_levels(nb, b)
       elseif type(v) ~= "table" then nb[k] = v end
     end
     for _, k in ipairs(COUNT_KEYS) do nb[k] = nb[k] or 0 end
@@ -147,6 +158,7 @@ function Run:combine(new, names)
       order[#order + 1] = b
     else
       for _, k in ipairs(COUNT_KEYS) do m[k] = m[k] + b[k] end
+      add_levels(m, b)
       for c, n in pairs(b.causes) do m.causes[c] = (m.causes[c] or 0) + n end
       for p, n in pairs(b.invalidators or {}) do
         m.invalidators = m.invalidators or {}
@@ -272,6 +284,7 @@ function Run:detail(opts)
   for _, b in ipairs(self.bins) do
     if (not cs or cs[b.code]) and (not ds or ds[b.data]) then
       for _, k in ipairs(COUNT_KEYS) do d[k] = d[k] + b[k] end
+      add_levels(d, b)
       for c, n in pairs(b.causes) do d.causes_count[c] = (d.causes_count[c] or 0) + n end
       for p, n in pairs(b.invalidators or {}) do d.invalidators[p] = (d.invalidators[p] or 0) + n end
     end
@@ -326,6 +339,8 @@ function Run:to_table()
   local out = { totals = { refs = t.refs, reads = t.reads, writes = t.writes, misses = t.misses,
                            stall = t.stall, time = t.time },
                 code = {}, data = {}, bins = {} }
+  local levels = (t.levels or 1) > 1 -- misses per level, when the machine has several
+  if levels then out.totals.level_misses, out.totals.levels = t.level_misses, t.levels end
   local used = { code = {}, data = {} }
   for _, b in ipairs(self.bins) do
     if b.refs > 0 or b.misses > 0 then
@@ -334,7 +349,8 @@ function Run:to_table()
       for c, n in pairs(b.causes) do causes[c] = n end
       out.bins[#out.bins + 1] = { code = b.code, data = b.data, refs = b.refs, reads = b.reads,
         writes = b.writes, misses = b.misses, first = b.first, replacement = b.replacement,
-        invalidation = b.invalidation, stall = b.stall, causes = causes }
+        invalidation = b.invalidation, stall = b.stall, causes = causes,
+        level_misses = levels and b.level_misses or nil }
     end
   end
   for _, axis in ipairs({ "code", "data" }) do
@@ -420,6 +436,45 @@ function M.format_matrix(m, full)
   return table.concat(L, "\n")
 end
 
+--- Misses per level of the machine (run.totals.levels > 1), by data bin and by
+-- code segment, each row's misses at L1, L2, ... and the share of its L1
+-- misses that reached memory; rows ordered by L1 misses. nil with one level.
+function M.format_levels(run)
+  local levels = run.totals.levels or 1
+  if levels < 2 then return nil end
+  local L = { "Misses per level" }
+  for _, axis in ipairs({ "data", "code" }) do
+    local rows, by = {}, {}
+    for _, b in ipairs(run.bins) do
+      local r = by[b[axis]]
+      if not r then
+        r = { name = b[axis], level_misses = {} }
+        by[b[axis]], rows[#rows + 1] = r, r
+      end
+      add_levels(r, b)
+    end
+    for _, r in ipairs(rows) do for l = 1, levels do r.level_misses[l] = r.level_misses[l] or 0 end end
+    table.sort(rows, function(a, b)
+      if a.level_misses[1] ~= b.level_misses[1] then return a.level_misses[1] > b.level_misses[1] end
+      return a.name < b.name
+    end)
+    local w = #(axis == "data" and "Data bin" or "Code segment")
+    for _, r in ipairs(rows) do w = math.max(w, #r.name) end
+    local head = ("%-" .. w .. "s"):format(axis == "data" and "Data bin" or "Code segment")
+    for l = 1, levels do head = head .. ("%10s"):format("L" .. l) end
+    L[#L + 1] = ""
+    L[#L + 1] = head .. ("%10s"):format("memory%")
+    for _, r in ipairs(rows) do
+      if r.level_misses[1] > 0 then
+        local line = ("%-" .. w .. "s"):format(r.name)
+        for l = 1, levels do line = line .. ("%10s"):format(short(r.level_misses[l])) end
+        L[#L + 1] = line .. ("%10.1f"):format(pct(r.level_misses[levels], r.level_misses[1]))
+      end
+    end
+  end
+  return table.concat(L, "\n")
+end
+
 --- The detail fields as text (the seed's DisplayAll).
 function M.format_detail(d, run)
   local function list(v) return v and table.concat(v, "+") or "(all)" end
@@ -442,6 +497,11 @@ function M.format_detail(d, run)
   add("MISSES: %s --", short(d.misses))
   add("  Read misses: %s (%.1f%%)", short(d.read_misses), pct(d.read_misses, d.misses))
   add("  Write misses: %s (%.1f%%)", short(d.write_misses), pct(d.write_misses, d.misses))
+  if d.level_misses and #d.level_misses > 1 then
+    local parts = {}
+    for l, n in ipairs(d.level_misses) do parts[l] = ("L%d %s"):format(l, short(n)) end
+    add("Misses by level: %s", table.concat(parts, ", "))
+  end
   add("1st Ref Miss: %s (%.1f%%)", short(d.first), pct(d.first, d.misses))
   add("Inval Miss: %s (%.1f%%)", short(d.invalidation), pct(d.invalidation, d.misses))
   add("Repl Miss: %s (%.1f%%)", short(d.replacement), pct(d.replacement, d.misses))
