@@ -30,6 +30,7 @@
 #include "rt_mem.h"
 #include "rt_otf2_locs.h"
 #include "rt_out.h"
+#include "rt_replay.h"
 #include "rt_tevent.h"
 #include "rt_tsource_open.h"
 
@@ -360,7 +361,7 @@ static int stack_leave(ix_stack *s, int region, int64_t t, int proc,
 
 typedef struct ix_pb {
     ix_stack stack;
-    int64_t last;             /* time of the last event (-1 before the first) */
+    int64_t last;             /* time of the last event (INT64_MIN before the first) */
     unsigned char *buf;       /* the block being filled */
     size_t len, cap;
     int64_t bfirst, bprev;
@@ -477,7 +478,7 @@ static int grow_procs(ix_build *b, size_t n)
         memset(&cells[b->npb * b->C], 0, (n - b->npb) * b->C * sizeof *cells);
     for (size_t i = b->npb; i < n; i++) {
         memset(&pb[i], 0, sizeof pb[i]);
-        pb[i].last = -1;
+        pb[i].last = INT64_MIN;
         pb[i].col = -1;
         pb[i].acol = -1;
     }
@@ -787,7 +788,7 @@ static int add_event(ix_build *b, const rt_tevent *ev)
         b->origin = t;
         b->tmin = b->tmax = t;
     }
-    if (pb->last >= 0 && t < pb->last)
+    if (pb->last != INT64_MIN && t < pb->last)
         t = pb->last; /* a processor's events are in time order; a step back is held at the last time */
     if (t < b->tmin)
         t = b->tmin;
@@ -797,7 +798,7 @@ static int add_event(ix_build *b, const rt_tevent *ev)
     b->nevents++;
 
     /* the time since the last event, in the state it was spent in */
-    if (pb->last >= 0) {
+    if (pb->last != INT64_MIN) {
         int st, rg;
         stack_now(&pb->stack, b->outside, &st, &rg);
         accumulate(b, p, pb->last, t, st, rg);
@@ -1495,6 +1496,26 @@ static int close_cb(void *ud, const rt_ix_interval *iv)
     return 0;
 }
 
+/*
+ * The replay's rule (rt_replay.h): a processor is idle from the run's first event to its own first,
+ * and from its own last to the run's last; a processor without events has no time at all. The
+ * stretches of [t0, t1] this gives p, handed to segment as state idle outside every region.
+ */
+static int end_idle(const rt_index *ix, int p, int64_t t0, int64_t t1,
+                    int (*segment)(void *ud, int proc, int state, int region, int64_t a, int64_t e), void *ud)
+{
+    if (ix->first[p] == ix->first[p + 1])
+        return 0;
+    int64_t ends[2][2] = {{ix->h->tmin, ix->dir[ix->first[p]].tfirst},
+                          {ix->dir[ix->first[p + 1] - 1].tlast, ix->h->tmax}};
+    for (int k = 0; k < 2; k++) {
+        int64_t a = ends[k][0] > t0 ? ends[k][0] : t0, e = ends[k][1] < t1 ? ends[k][1] : t1;
+        if (e > a && segment(ud, p, RT_STATE_IDLE, -1, a, e))
+            return 1;
+    }
+    return 0;
+}
+
 static int walk_proc(ix_walk *w, int p, rt_err *err)
 {
     const rt_index *ix = w->ix;
@@ -1502,7 +1523,7 @@ static int walk_proc(ix_walk *w, int p, rt_err *err)
     size_t b = first_block(ix, p, w->t0), bstart = b;
     size_t bend = ix->first[p + 1];
     int past = 0;             /* an event after t1 was met: only messages from here on */
-    int64_t prev = -1;
+    int64_t prev = INT64_MIN; /* time of the previous event (none yet) */
     int state = 0, region = -1;
     /* the first block is read even when it begins after the window: its stack tells what
      * runs through a window that holds no event */
@@ -1546,7 +1567,7 @@ static int walk_proc(ix_walk *w, int p, rt_err *err)
             uint64_t arg = code >> 3;
             if (!past && t > w->t1) {
                 /* the regions still open run on past the window: report them up to here */
-                if (w->segment && prev >= 0 && prev < w->t1 + 1) {
+                if (w->segment && prev != INT64_MIN && prev < w->t1 + 1) {
                     int64_t a = prev < w->t0 ? w->t0 : prev;
                     if (w->t1 > a && w->segment(v->ud, p, state, region, a, w->t1))
                         return RT_EINTR;
@@ -1559,7 +1580,7 @@ static int walk_proc(ix_walk *w, int p, rt_err *err)
                 past = 1;
             }
             if (!past) {
-                if (prev >= 0 && w->segment && t > w->t0 && prev < t) {
+                if (prev != INT64_MIN && w->segment && t > w->t0 && prev < t) {
                     int64_t a = prev < w->t0 ? w->t0 : prev;
                     if (w->segment(v->ud, p, state, region, a, t))
                         return RT_EINTR;
@@ -1625,7 +1646,7 @@ static int walk_proc(ix_walk *w, int p, rt_err *err)
          * block's first event) or the processor's last event is inside the window (what is
          * open closes there) */
         int64_t end = prev;
-        if (b < bend && prev >= 0) {
+        if (b < bend && prev != INT64_MIN) {
             end = ix->dir[b].tfirst;
             int64_t a = prev < w->t0 ? w->t0 : prev;
             if (w->segment && w->t1 > a && w->segment(v->ud, p, state, region, a, w->t1))
@@ -1653,8 +1674,12 @@ static int walk(const rt_index *ix, int p0, int p1, int64_t t0, int64_t t1, cons
     if (p1 > (int)ix->h->nprocs)
         p1 = (int)ix->h->nprocs;
     int rc = RT_OK;
-    for (int p = p0; p < p1 && !rc; p++)
-        rc = walk_proc(&w, p, err);
+    for (int p = p0; p < p1 && !rc; p++) {
+        if (segment && end_idle(ix, p, t0, t1, segment, v->ud))
+            rc = RT_EINTR;
+        else
+            rc = walk_proc(&w, p, err);
+    }
     free(w.stack.f);
     return rc;
 }
@@ -1864,8 +1889,10 @@ int rt_index_raster_rows(const rt_index *ix, int p0, int p1, int nrows, int64_t 
         for (int p = p0; p < p1 && !rc; p++) {
             if (raster_goto(&r, row_of(&r, p)))
                 rc = RT_EINTR;
-            else
+            else {
                 raster_summaries(&r, lv + (size_t)p * (size_t)n, c0, c1, cw);
+                end_idle(ix, p, t0, t1, raster_segment, &r);
+            }
         }
     }
     if (!rc && raster_goto(&r, nrows))

@@ -37,7 +37,7 @@
 
 #include "rt_error.h"
 
-#define RT_INDEX_VERSION 2
+#define RT_INDEX_VERSION 3
 /* Bytes a processor's event block grows to before it is written. */
 #define RT_INDEX_BLOCK 4096
 
@@ -147,8 +147,10 @@ int rt_index_walk(const rt_index *ix, int p0, int p1, int64_t t0, int64_t t1, co
  * rt_index_walk, also telling how each processor's time in the window is spent:
  * segment(ud, proc, state, region, a, e) for each stretch [a, e) inside the window
  * during which the processor stays in one state (0 idle, 1 overhead, 2 busy) and
- * one innermost region (dense number, -1 outside every region). Time before a
- * processor's first event and after its last is in no segment.
+ * one innermost region (dense number, -1 outside every region). A processor is idle
+ * (outside every region) from the run's first event to its own first and from its own
+ * last to the run's last, as in the replay (rt_replay.h); one without events has no
+ * segment. Rasters count those ends as idle too.
  */
 int rt_index_walk_segments(const rt_index *ix, int p0, int p1, int64_t t0, int64_t t1, const rt_ix_visitor *v,
                            int (*segment)(void *ud, int proc, int state, int region, int64_t a, int64_t e),
