@@ -51,6 +51,8 @@ typedef struct ix_header {
     uint32_t nprocs, nregions, levels, outside;
     uint64_t ndir;
     uint64_t off_regions, off_procs, off_dir, off_sum, size;
+    uint64_t off_counters;    /* the counters' names and units, between the processors and the directory */
+    uint32_t ncounters, pad;
     uint64_t hash;            /* of bytes hsize .. size */
     char format[16];
 } ix_header;
@@ -866,6 +868,16 @@ static int add_event(ix_build *b, const rt_tevent *ev)
         }
         break;
     }
+    case RT_TE_COUNTER: {
+        /* a counter's sample: its number, then the value as 8 bytes */
+        if (ev->region < 0 || ev->ndata < 1)
+            goto skip;
+        double v = ev->data[0];
+        n += put_varint(q + n, ((uint64_t)ev->region << 3) | (uint64_t)(kind - 1));
+        memcpy(q + n, &v, sizeof v);
+        n += sizeof v;
+        break;
+    }
     case RT_TE_COLL_BEGIN:
     case RT_TE_COLL_END:
         n += put_varint(q + n, ((uint64_t)(ev->comm + 1) << 3) | (uint64_t)(kind - 1));
@@ -874,6 +886,7 @@ static int add_event(ix_build *b, const rt_tevent *ev)
         n += put_varint(q + n, ev->bytes_in > 0 ? (uint64_t)llround(ev->bytes_in) : 0);
         break;
     default:
+    skip:
         pb->bnev--;
         b->nevents--;
         return RT_OK;
@@ -922,6 +935,14 @@ static int write_tail(ix_build *b, ix_header *h, rt_err *err)
         const char *name = pr && pr->name && pr->name[0] ? pr->name : fallback;
         uint32_t n = (uint32_t)strlen(name);
         rc = put(b, &n, sizeof n) || put(b, name, n);
+    }
+    /* counters: name and unit of each */
+    h->off_counters = b->off;
+    h->ncounters = (uint32_t)rt_tdefs_ncounters(b->defs);
+    for (uint32_t i = 0; i < h->ncounters && !rc; i++) {
+        const rt_tcounter *c = rt_tdefs_counter_at(b->defs, (int)i);
+        uint32_t n[2] = {(uint32_t)strlen(c->name), (uint32_t)strlen(c->unit)};
+        rc = put(b, n, sizeof n) || put(b, c->name, n[0]) || put(b, c->unit, n[1]);
     }
     /* directory, sorted by processor then time */
     if (b->ndir)
@@ -1255,6 +1276,7 @@ struct rt_index {
     int *rid;
     unsigned char *rcls;
     char **pname;
+    char **cname, **cunit;    /* the counters' names and units */
     const ix_dcell *sum;
     char *path;
 };
@@ -1266,6 +1288,13 @@ void rt_index_close(rt_index *ix)
     if (ix->rname)
         for (uint32_t i = 0; i < ix->h->nregions; i++)
             free(ix->rname[i]);
+    if (ix->cname)
+        for (uint32_t i = 0; i < ix->h->ncounters; i++) {
+            free(ix->cname[i]);
+            free(ix->cunit[i]);
+        }
+    free(ix->cname);
+    free(ix->cunit);
     if (ix->pname)
         for (uint32_t i = 0; i < ix->h->nprocs; i++)
             free(ix->pname[i]);
@@ -1344,7 +1373,8 @@ rt_index *rt_index_open(const char *path, const char *trace_path, rt_err *err)
             goto bad;
         }
     }
-    if (h->size != ix->size || h->off_regions > h->off_procs || h->off_procs > h->off_dir ||
+    if (h->size != ix->size || h->off_regions > h->off_procs || h->off_procs > h->off_counters ||
+        h->off_counters > h->off_dir || h->ncounters > (h->off_dir - h->off_counters) / 8 ||
         h->off_dir > h->off_sum || h->off_sum > h->size || h->off_dir % 8 ||
         h->ndir > (h->off_sum - h->off_dir) / sizeof(ix_dirent) || h->levels > 20 || h->nprocs > RT_TE_MAXPROC ||
         h->levels < 1 || h->colw0 <= 0 ||
@@ -1365,7 +1395,9 @@ rt_index *rt_index_open(const char *path, const char *trace_path, rt_err *err)
     ix->rid = calloc((size_t)h->nregions + 1, sizeof *ix->rid);
     ix->rcls = calloc((size_t)h->nregions + 1, 1);
     ix->pname = calloc((size_t)h->nprocs + 1, sizeof *ix->pname);
-    if (!ix->first || !ix->rname || !ix->rid || !ix->rcls || !ix->pname) {
+    ix->cname = calloc((size_t)h->ncounters + 1, sizeof *ix->cname);
+    ix->cunit = calloc((size_t)h->ncounters + 1, sizeof *ix->cunit);
+    if (!ix->first || !ix->rname || !ix->rid || !ix->rcls || !ix->pname || !ix->cname || !ix->cunit) {
         rt_err_set(err, RT_ENOMEM, "%s: out of memory", path);
         rt_index_close(ix);
         return NULL;
@@ -1386,7 +1418,7 @@ rt_index *rt_index_open(const char *path, const char *trace_path, rt_err *err)
         p += v[2];
     }
     p = ix->map + h->off_procs;
-    end = ix->map + h->off_dir;
+    end = ix->map + h->off_counters;
     for (uint32_t i = 0; i < h->nprocs; i++) {
         uint32_t n;
         if ((size_t)(end - p) < sizeof n)
@@ -1396,6 +1428,19 @@ rt_index *rt_index_open(const char *path, const char *trace_path, rt_err *err)
         if ((size_t)(end - p) < n || !(ix->pname[i] = copy_str(p, n)))
             goto short_section;
         p += n;
+    }
+    p = ix->map + h->off_counters;
+    end = ix->map + h->off_dir;
+    for (uint32_t i = 0; i < h->ncounters; i++) {
+        uint32_t n[2];
+        if ((size_t)(end - p) < sizeof n)
+            goto short_section;
+        memcpy(n, p, sizeof n);
+        p += sizeof n;
+        if ((size_t)(end - p) < (size_t)n[0] + n[1] || !(ix->cname[i] = copy_str(p, n[0])) ||
+            !(ix->cunit[i] = copy_str(p + n[0], n[1])))
+            goto short_section;
+        p += (size_t)n[0] + n[1];
     }
     /* each processor's run of directory entries; entries must point inside the data */
     size_t k = 0;
@@ -1443,6 +1488,15 @@ int rt_index_region_state(const rt_index *ix, int i)
 const char *rt_index_proc_name(const rt_index *ix, int p)
 {
     return p >= 0 && (uint32_t)p < ix->h->nprocs ? ix->pname[p] : NULL;
+}
+int rt_index_ncounters(const rt_index *ix) { return (int)ix->h->ncounters; }
+const char *rt_index_counter_name(const rt_index *ix, int i)
+{
+    return i >= 0 && (uint32_t)i < ix->h->ncounters ? ix->cname[i] : NULL;
+}
+const char *rt_index_counter_unit(const rt_index *ix, int i)
+{
+    return i >= 0 && (uint32_t)i < ix->h->ncounters ? ix->cunit[i] : NULL;
 }
 const char *rt_index_format(const rt_index *ix) { return ix->h->format; }
 int64_t rt_index_tmin(const rt_index *ix) { return ix->h->tmin; }
@@ -1630,6 +1684,18 @@ static int walk_proc(ix_walk *w, int p, rt_err *err)
                     if (!get_varint(&q, end, &x))
                         goto bad;
                 break;
+            case RT_TE_COUNTER: {
+                double value;
+                if (arg >= ix->h->ncounters || (size_t)(end - q) < sizeof value)
+                    goto bad;
+                memcpy(&value, q, sizeof value);
+                q += sizeof value;
+                /* the sample in force at t0 (the last before it) and those up to t1 */
+                if (v->counter && !past && (int)arg == v->counter_id && t <= w->t1 &&
+                    v->counter(v->ud, p, t, value))
+                    return RT_EINTR;
+                break;
+            }
             default:
                 goto bad;
             }
@@ -1875,7 +1941,7 @@ int rt_index_raster_rows(const rt_index *ix, int p0, int p1, int nrows, int64_t 
         *from_events = level < 0;
     int rc = RT_OK;
     if (level < 0) {
-        rt_ix_visitor v = {NULL, raster_message, NULL, &r};
+        rt_ix_visitor v = {NULL, raster_message, NULL, &r, NULL, 0};
         rc = walk(ix, p0, p1, t0, t1, &v, raster_segment, err);
     } else {
         int64_t cw = ix->h->colw0 >> level;

@@ -10,9 +10,11 @@
  *     section offsets and a 64-bit hash of everything after the header;
  *   - per processor, its events in blocks of about RT_INDEX_BLOCK bytes: times as
  *     varint deltas of integer ticks, regions as dense numbers, messages with
- *     peer, tag, communicator and bytes, a receive also carrying its send time;
+ *     peer, tag, communicator and bytes, a receive also carrying its send time,
+ *     counter samples with their counter's number and value;
  *     each block starts with the region stack open at its first event, so a
  *     block decodes alone (a time-bucketed store of intervals and messages);
+ *   - the counters' names and units;
  *   - the block directory (processor, first and last tick, offset), sorted by
  *     processor then time, found by binary search;
  *   - a pyramid of per-column summaries at power-of-two resolutions: level L
@@ -97,6 +99,11 @@ const char *rt_index_region_name(const rt_index *ix, int i);
 int rt_index_region_class(const rt_index *ix, int i);
 int rt_index_region_id(const rt_index *ix, int i);
 const char *rt_index_proc_name(const rt_index *ix, int p);
+/* Counters (OTF2 metrics, Paraver event types carrying quantities, Pajé variables): how many,
+ * and counter i's name and unit ("" when the trace gives none); NULL past the end. */
+int rt_index_ncounters(const rt_index *ix);
+const char *rt_index_counter_name(const rt_index *ix, int i);
+const char *rt_index_counter_unit(const rt_index *ix, int i);
 const char *rt_index_format(const rt_index *ix);
 /* First and last tick (from the trace's first tick) and ticks per second. */
 int64_t rt_index_tmin(const rt_index *ix);
@@ -132,6 +139,10 @@ typedef struct rt_ix_visitor {
     /* the enter of a region at t (for calls and search) */
     int (*enter)(void *ud, int proc, int region, int depth, int64_t t);
     void *ud;
+    /* the samples of counter counter_id from the first block the walk reads (so also some before
+     * the window: the last of those is the value in force at its start) up to the window's end */
+    int (*counter)(void *ud, int proc, int64_t t, double value);
+    int counter_id;
 } rt_ix_visitor;
 
 /*
