@@ -30,6 +30,7 @@
 #include "rt_mem.h"
 #include "rt_otf2_locs.h"
 #include "rt_out.h"
+#include "rt_replay.h"
 #include "rt_tevent.h"
 #include "rt_tsource_open.h"
 
@@ -50,6 +51,8 @@ typedef struct ix_header {
     uint32_t nprocs, nregions, levels, outside;
     uint64_t ndir;
     uint64_t off_regions, off_procs, off_dir, off_sum, size;
+    uint64_t off_counters;    /* the counters' names and units, between the processors and the directory */
+    uint32_t ncounters, pad;
     uint64_t hash;            /* of bytes hsize .. size */
     char format[16];
 } ix_header;
@@ -360,7 +363,7 @@ static int stack_leave(ix_stack *s, int region, int64_t t, int proc,
 
 typedef struct ix_pb {
     ix_stack stack;
-    int64_t last;             /* time of the last event (-1 before the first) */
+    int64_t last;             /* time of the last event (INT64_MIN before the first) */
     unsigned char *buf;       /* the block being filled */
     size_t len, cap;
     int64_t bfirst, bprev;
@@ -477,7 +480,7 @@ static int grow_procs(ix_build *b, size_t n)
         memset(&cells[b->npb * b->C], 0, (n - b->npb) * b->C * sizeof *cells);
     for (size_t i = b->npb; i < n; i++) {
         memset(&pb[i], 0, sizeof pb[i]);
-        pb[i].last = -1;
+        pb[i].last = INT64_MIN;
         pb[i].col = -1;
         pb[i].acol = -1;
     }
@@ -787,7 +790,7 @@ static int add_event(ix_build *b, const rt_tevent *ev)
         b->origin = t;
         b->tmin = b->tmax = t;
     }
-    if (pb->last >= 0 && t < pb->last)
+    if (pb->last != INT64_MIN && t < pb->last)
         t = pb->last; /* a processor's events are in time order; a step back is held at the last time */
     if (t < b->tmin)
         t = b->tmin;
@@ -797,7 +800,7 @@ static int add_event(ix_build *b, const rt_tevent *ev)
     b->nevents++;
 
     /* the time since the last event, in the state it was spent in */
-    if (pb->last >= 0) {
+    if (pb->last != INT64_MIN) {
         int st, rg;
         stack_now(&pb->stack, b->outside, &st, &rg);
         accumulate(b, p, pb->last, t, st, rg);
@@ -865,6 +868,16 @@ static int add_event(ix_build *b, const rt_tevent *ev)
         }
         break;
     }
+    case RT_TE_COUNTER: {
+        /* a counter's sample: its number, then the value as 8 bytes */
+        if (ev->region < 0 || ev->ndata < 1)
+            goto skip;
+        double v = ev->data[0];
+        n += put_varint(q + n, ((uint64_t)ev->region << 3) | (uint64_t)(kind - 1));
+        memcpy(q + n, &v, sizeof v);
+        n += sizeof v;
+        break;
+    }
     case RT_TE_COLL_BEGIN:
     case RT_TE_COLL_END:
         n += put_varint(q + n, ((uint64_t)(ev->comm + 1) << 3) | (uint64_t)(kind - 1));
@@ -873,6 +886,7 @@ static int add_event(ix_build *b, const rt_tevent *ev)
         n += put_varint(q + n, ev->bytes_in > 0 ? (uint64_t)llround(ev->bytes_in) : 0);
         break;
     default:
+    skip:
         pb->bnev--;
         b->nevents--;
         return RT_OK;
@@ -921,6 +935,14 @@ static int write_tail(ix_build *b, ix_header *h, rt_err *err)
         const char *name = pr && pr->name && pr->name[0] ? pr->name : fallback;
         uint32_t n = (uint32_t)strlen(name);
         rc = put(b, &n, sizeof n) || put(b, name, n);
+    }
+    /* counters: name and unit of each */
+    h->off_counters = b->off;
+    h->ncounters = (uint32_t)rt_tdefs_ncounters(b->defs);
+    for (uint32_t i = 0; i < h->ncounters && !rc; i++) {
+        const rt_tcounter *c = rt_tdefs_counter_at(b->defs, (int)i);
+        uint32_t n[2] = {(uint32_t)strlen(c->name), (uint32_t)strlen(c->unit)};
+        rc = put(b, n, sizeof n) || put(b, c->name, n[0]) || put(b, c->unit, n[1]);
     }
     /* directory, sorted by processor then time */
     if (b->ndir)
@@ -1254,6 +1276,7 @@ struct rt_index {
     int *rid;
     unsigned char *rcls;
     char **pname;
+    char **cname, **cunit;    /* the counters' names and units */
     const ix_dcell *sum;
     char *path;
 };
@@ -1265,6 +1288,13 @@ void rt_index_close(rt_index *ix)
     if (ix->rname)
         for (uint32_t i = 0; i < ix->h->nregions; i++)
             free(ix->rname[i]);
+    if (ix->cname)
+        for (uint32_t i = 0; i < ix->h->ncounters; i++) {
+            free(ix->cname[i]);
+            free(ix->cunit[i]);
+        }
+    free(ix->cname);
+    free(ix->cunit);
     if (ix->pname)
         for (uint32_t i = 0; i < ix->h->nprocs; i++)
             free(ix->pname[i]);
@@ -1343,7 +1373,8 @@ rt_index *rt_index_open(const char *path, const char *trace_path, rt_err *err)
             goto bad;
         }
     }
-    if (h->size != ix->size || h->off_regions > h->off_procs || h->off_procs > h->off_dir ||
+    if (h->size != ix->size || h->off_regions > h->off_procs || h->off_procs > h->off_counters ||
+        h->off_counters > h->off_dir || h->ncounters > (h->off_dir - h->off_counters) / 8 ||
         h->off_dir > h->off_sum || h->off_sum > h->size || h->off_dir % 8 ||
         h->ndir > (h->off_sum - h->off_dir) / sizeof(ix_dirent) || h->levels > 20 || h->nprocs > RT_TE_MAXPROC ||
         h->levels < 1 || h->colw0 <= 0 ||
@@ -1364,7 +1395,9 @@ rt_index *rt_index_open(const char *path, const char *trace_path, rt_err *err)
     ix->rid = calloc((size_t)h->nregions + 1, sizeof *ix->rid);
     ix->rcls = calloc((size_t)h->nregions + 1, 1);
     ix->pname = calloc((size_t)h->nprocs + 1, sizeof *ix->pname);
-    if (!ix->first || !ix->rname || !ix->rid || !ix->rcls || !ix->pname) {
+    ix->cname = calloc((size_t)h->ncounters + 1, sizeof *ix->cname);
+    ix->cunit = calloc((size_t)h->ncounters + 1, sizeof *ix->cunit);
+    if (!ix->first || !ix->rname || !ix->rid || !ix->rcls || !ix->pname || !ix->cname || !ix->cunit) {
         rt_err_set(err, RT_ENOMEM, "%s: out of memory", path);
         rt_index_close(ix);
         return NULL;
@@ -1385,7 +1418,7 @@ rt_index *rt_index_open(const char *path, const char *trace_path, rt_err *err)
         p += v[2];
     }
     p = ix->map + h->off_procs;
-    end = ix->map + h->off_dir;
+    end = ix->map + h->off_counters;
     for (uint32_t i = 0; i < h->nprocs; i++) {
         uint32_t n;
         if ((size_t)(end - p) < sizeof n)
@@ -1395,6 +1428,19 @@ rt_index *rt_index_open(const char *path, const char *trace_path, rt_err *err)
         if ((size_t)(end - p) < n || !(ix->pname[i] = copy_str(p, n)))
             goto short_section;
         p += n;
+    }
+    p = ix->map + h->off_counters;
+    end = ix->map + h->off_dir;
+    for (uint32_t i = 0; i < h->ncounters; i++) {
+        uint32_t n[2];
+        if ((size_t)(end - p) < sizeof n)
+            goto short_section;
+        memcpy(n, p, sizeof n);
+        p += sizeof n;
+        if ((size_t)(end - p) < (size_t)n[0] + n[1] || !(ix->cname[i] = copy_str(p, n[0])) ||
+            !(ix->cunit[i] = copy_str(p + n[0], n[1])))
+            goto short_section;
+        p += (size_t)n[0] + n[1];
     }
     /* each processor's run of directory entries; entries must point inside the data */
     size_t k = 0;
@@ -1442,6 +1488,15 @@ int rt_index_region_state(const rt_index *ix, int i)
 const char *rt_index_proc_name(const rt_index *ix, int p)
 {
     return p >= 0 && (uint32_t)p < ix->h->nprocs ? ix->pname[p] : NULL;
+}
+int rt_index_ncounters(const rt_index *ix) { return (int)ix->h->ncounters; }
+const char *rt_index_counter_name(const rt_index *ix, int i)
+{
+    return i >= 0 && (uint32_t)i < ix->h->ncounters ? ix->cname[i] : NULL;
+}
+const char *rt_index_counter_unit(const rt_index *ix, int i)
+{
+    return i >= 0 && (uint32_t)i < ix->h->ncounters ? ix->cunit[i] : NULL;
 }
 const char *rt_index_format(const rt_index *ix) { return ix->h->format; }
 int64_t rt_index_tmin(const rt_index *ix) { return ix->h->tmin; }
@@ -1495,6 +1550,26 @@ static int close_cb(void *ud, const rt_ix_interval *iv)
     return 0;
 }
 
+/*
+ * The replay's rule (rt_replay.h): a processor is idle from the run's first event to its own first,
+ * and from its own last to the run's last; a processor without events has no time at all. The
+ * stretches of [t0, t1] this gives p, handed to segment as state idle outside every region.
+ */
+static int end_idle(const rt_index *ix, int p, int64_t t0, int64_t t1,
+                    int (*segment)(void *ud, int proc, int state, int region, int64_t a, int64_t e), void *ud)
+{
+    if (ix->first[p] == ix->first[p + 1])
+        return 0;
+    int64_t ends[2][2] = {{ix->h->tmin, ix->dir[ix->first[p]].tfirst},
+                          {ix->dir[ix->first[p + 1] - 1].tlast, ix->h->tmax}};
+    for (int k = 0; k < 2; k++) {
+        int64_t a = ends[k][0] > t0 ? ends[k][0] : t0, e = ends[k][1] < t1 ? ends[k][1] : t1;
+        if (e > a && segment(ud, p, RT_STATE_IDLE, -1, a, e))
+            return 1;
+    }
+    return 0;
+}
+
 static int walk_proc(ix_walk *w, int p, rt_err *err)
 {
     const rt_index *ix = w->ix;
@@ -1502,7 +1577,7 @@ static int walk_proc(ix_walk *w, int p, rt_err *err)
     size_t b = first_block(ix, p, w->t0), bstart = b;
     size_t bend = ix->first[p + 1];
     int past = 0;             /* an event after t1 was met: only messages from here on */
-    int64_t prev = -1;
+    int64_t prev = INT64_MIN; /* time of the previous event (none yet) */
     int state = 0, region = -1;
     /* the first block is read even when it begins after the window: its stack tells what
      * runs through a window that holds no event */
@@ -1546,7 +1621,7 @@ static int walk_proc(ix_walk *w, int p, rt_err *err)
             uint64_t arg = code >> 3;
             if (!past && t > w->t1) {
                 /* the regions still open run on past the window: report them up to here */
-                if (w->segment && prev >= 0 && prev < w->t1 + 1) {
+                if (w->segment && prev != INT64_MIN && prev < w->t1 + 1) {
                     int64_t a = prev < w->t0 ? w->t0 : prev;
                     if (w->t1 > a && w->segment(v->ud, p, state, region, a, w->t1))
                         return RT_EINTR;
@@ -1559,7 +1634,7 @@ static int walk_proc(ix_walk *w, int p, rt_err *err)
                 past = 1;
             }
             if (!past) {
-                if (prev >= 0 && w->segment && t > w->t0 && prev < t) {
+                if (prev != INT64_MIN && w->segment && t > w->t0 && prev < t) {
                     int64_t a = prev < w->t0 ? w->t0 : prev;
                     if (w->segment(v->ud, p, state, region, a, t))
                         return RT_EINTR;
@@ -1609,6 +1684,18 @@ static int walk_proc(ix_walk *w, int p, rt_err *err)
                     if (!get_varint(&q, end, &x))
                         goto bad;
                 break;
+            case RT_TE_COUNTER: {
+                double value;
+                if (arg >= ix->h->ncounters || (size_t)(end - q) < sizeof value)
+                    goto bad;
+                memcpy(&value, q, sizeof value);
+                q += sizeof value;
+                /* the sample in force at t0 (the last before it) and those up to t1 */
+                if (v->counter && !past && (int)arg == v->counter_id && t <= w->t1 &&
+                    v->counter(v->ud, p, t, value))
+                    return RT_EINTR;
+                break;
+            }
             default:
                 goto bad;
             }
@@ -1625,7 +1712,7 @@ static int walk_proc(ix_walk *w, int p, rt_err *err)
          * block's first event) or the processor's last event is inside the window (what is
          * open closes there) */
         int64_t end = prev;
-        if (b < bend && prev >= 0) {
+        if (b < bend && prev != INT64_MIN) {
             end = ix->dir[b].tfirst;
             int64_t a = prev < w->t0 ? w->t0 : prev;
             if (w->segment && w->t1 > a && w->segment(v->ud, p, state, region, a, w->t1))
@@ -1653,8 +1740,12 @@ static int walk(const rt_index *ix, int p0, int p1, int64_t t0, int64_t t1, cons
     if (p1 > (int)ix->h->nprocs)
         p1 = (int)ix->h->nprocs;
     int rc = RT_OK;
-    for (int p = p0; p < p1 && !rc; p++)
-        rc = walk_proc(&w, p, err);
+    for (int p = p0; p < p1 && !rc; p++) {
+        if (segment && end_idle(ix, p, t0, t1, segment, v->ud))
+            rc = RT_EINTR;
+        else
+            rc = walk_proc(&w, p, err);
+    }
     free(w.stack.f);
     return rc;
 }
@@ -1850,7 +1941,7 @@ int rt_index_raster_rows(const rt_index *ix, int p0, int p1, int nrows, int64_t 
         *from_events = level < 0;
     int rc = RT_OK;
     if (level < 0) {
-        rt_ix_visitor v = {NULL, raster_message, NULL, &r};
+        rt_ix_visitor v = {NULL, raster_message, NULL, &r, NULL, 0};
         rc = walk(ix, p0, p1, t0, t1, &v, raster_segment, err);
     } else {
         int64_t cw = ix->h->colw0 >> level;
@@ -1864,8 +1955,10 @@ int rt_index_raster_rows(const rt_index *ix, int p0, int p1, int nrows, int64_t 
         for (int p = p0; p < p1 && !rc; p++) {
             if (raster_goto(&r, row_of(&r, p)))
                 rc = RT_EINTR;
-            else
+            else {
                 raster_summaries(&r, lv + (size_t)p * (size_t)n, c0, c1, cw);
+                end_idle(ix, p, t0, t1, raster_segment, &r);
+            }
         }
     }
     if (!rc && raster_goto(&r, nrows))

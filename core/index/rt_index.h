@@ -10,9 +10,11 @@
  *     section offsets and a 64-bit hash of everything after the header;
  *   - per processor, its events in blocks of about RT_INDEX_BLOCK bytes: times as
  *     varint deltas of integer ticks, regions as dense numbers, messages with
- *     peer, tag, communicator and bytes, a receive also carrying its send time;
+ *     peer, tag, communicator and bytes, a receive also carrying its send time,
+ *     counter samples with their counter's number and value;
  *     each block starts with the region stack open at its first event, so a
  *     block decodes alone (a time-bucketed store of intervals and messages);
+ *   - the counters' names and units;
  *   - the block directory (processor, first and last tick, offset), sorted by
  *     processor then time, found by binary search;
  *   - a pyramid of per-column summaries at power-of-two resolutions: level L
@@ -37,7 +39,7 @@
 
 #include "rt_error.h"
 
-#define RT_INDEX_VERSION 2
+#define RT_INDEX_VERSION 3
 /* Bytes a processor's event block grows to before it is written. */
 #define RT_INDEX_BLOCK 4096
 
@@ -97,6 +99,11 @@ const char *rt_index_region_name(const rt_index *ix, int i);
 int rt_index_region_class(const rt_index *ix, int i);
 int rt_index_region_id(const rt_index *ix, int i);
 const char *rt_index_proc_name(const rt_index *ix, int p);
+/* Counters (OTF2 metrics, Paraver event types carrying quantities, Pajé variables): how many,
+ * and counter i's name and unit ("" when the trace gives none); NULL past the end. */
+int rt_index_ncounters(const rt_index *ix);
+const char *rt_index_counter_name(const rt_index *ix, int i);
+const char *rt_index_counter_unit(const rt_index *ix, int i);
 const char *rt_index_format(const rt_index *ix);
 /* First and last tick (from the trace's first tick) and ticks per second. */
 int64_t rt_index_tmin(const rt_index *ix);
@@ -132,6 +139,10 @@ typedef struct rt_ix_visitor {
     /* the enter of a region at t (for calls and search) */
     int (*enter)(void *ud, int proc, int region, int depth, int64_t t);
     void *ud;
+    /* the samples of counter counter_id from the first block the walk reads (so also some before
+     * the window: the last of those is the value in force at its start) up to the window's end */
+    int (*counter)(void *ud, int proc, int64_t t, double value);
+    int counter_id;
 } rt_ix_visitor;
 
 /*
@@ -147,8 +158,10 @@ int rt_index_walk(const rt_index *ix, int p0, int p1, int64_t t0, int64_t t1, co
  * rt_index_walk, also telling how each processor's time in the window is spent:
  * segment(ud, proc, state, region, a, e) for each stretch [a, e) inside the window
  * during which the processor stays in one state (0 idle, 1 overhead, 2 busy) and
- * one innermost region (dense number, -1 outside every region). Time before a
- * processor's first event and after its last is in no segment.
+ * one innermost region (dense number, -1 outside every region). A processor is idle
+ * (outside every region) from the run's first event to its own first and from its own
+ * last to the run's last, as in the replay (rt_replay.h); one without events has no
+ * segment. Rasters count those ends as idle too.
  */
 int rt_index_walk_segments(const rt_index *ix, int p0, int p1, int64_t t0, int64_t t1, const rt_ix_visitor *v,
                            int (*segment)(void *ud, int proc, int state, int region, int64_t a, int64_t e),

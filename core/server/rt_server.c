@@ -24,6 +24,7 @@
 #include <sys/random.h>
 
 #include "rt_chanmap.h"
+#include "rt_server_int.h"
 #include "rt_tevent.h"
 
 /* The page's files: the only paths served besides api/. */
@@ -69,11 +70,6 @@ struct rt_server {
 
 /* ---- query arguments ---- */
 
-#define MAXARGS 16
-typedef struct kv {
-    int n;
-    char *k[MAXARGS], *v[MAXARGS];
-} kv;
 
 static void kv_free(kv *a)
 {
@@ -103,7 +99,7 @@ static int kv_add(kv *a, const char *k, size_t kn, const char *v, size_t vn)
     return 0;
 }
 
-static const char *kv_get(const kv *a, const char *k)
+const char *kv_get(const kv *a, const char *k)
 {
     for (int i = 0; i < a->n; i++)
         if (strcmp(a->k[i], k) == 0)
@@ -156,20 +152,8 @@ static int parse_query(kv *a, const char *q)
 
 /* ---- answers ---- */
 
-typedef struct reply {
-    int status;
-    char *body;
-    size_t len;
-    const char *type;
-} reply;
 
-typedef struct jw {
-    FILE *f;
-    char *buf;
-    size_t len;
-} jw;
-
-static int jw_open(jw *w)
+int jw_open(jw *w)
 {
     w->buf = NULL;
     w->len = 0;
@@ -177,7 +161,7 @@ static int jw_open(jw *w)
     return w->f ? 0 : -1;
 }
 
-static void jw_str(jw *w, const char *s)
+void jw_str(jw *w, const char *s)
 {
     fputc('"', w->f);
     for (; s && *s; s++) {
@@ -192,7 +176,7 @@ static void jw_str(jw *w, const char *s)
     fputc('"', w->f);
 }
 
-static void jw_close(jw *w, reply *r)
+void jw_close(jw *w, reply *r)
 {
     fclose(w->f);
     r->status = 200;
@@ -201,12 +185,7 @@ static void jw_close(jw *w, reply *r)
     r->type = "application/json";
 }
 
-static void fail(reply *r, int status, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
-static void fail(reply *r, int status, const char *fmt, ...)
+void fail(reply *r, int status, const char *fmt, ...)
 {
     char msg[512];
     va_list ap;
@@ -230,7 +209,7 @@ static void fail(reply *r, int status, const char *fmt, ...)
 }
 
 /* An integer argument in [lo, hi]; def when absent (has_def) else an error. 0 ok, -1 answered 400. */
-static int arg_int(const kv *a, const char *k, int64_t lo, int64_t hi, int has_def, int64_t def, int64_t *out, reply *r)
+int arg_int(const kv *a, const char *k, int64_t lo, int64_t hi, int has_def, int64_t def, int64_t *out, reply *r)
 {
     const char *v = kv_get(a, k);
     if (!v) {
@@ -257,7 +236,7 @@ static int arg_int(const kv *a, const char *k, int64_t lo, int64_t hi, int has_d
 }
 
 /* Arguments of a window: t0 < t1 ticks, 0 <= p0 < p1 <= nprocs. */
-static int window_args(rt_index *ix, const kv *a, int64_t *t0, int64_t *t1, int *p0, int *p1, reply *r)
+int window_args(rt_index *ix, const kv *a, int64_t *t0, int64_t *t1, int *p0, int *p1, reply *r)
 {
     int64_t np = rt_index_nprocs(ix), x0, x1;
     int64_t lim = (int64_t)1 << 53;
@@ -282,7 +261,7 @@ static int window_args(rt_index *ix, const kv *a, int64_t *t0, int64_t *t1, int 
  * The processors asked for: procs=LIST (numbers and ranges A-B, comma-separated, any order) meets
  * [p0, p1); absent, all of [p0, p1). *mask (malloc'ed, p1 - p0 bytes, 1 = shown). 0, or -1 answered.
  */
-static int procs_arg(const kv *a, int p0, int p1, unsigned char **mask, reply *r)
+int procs_arg(const kv *a, int p0, int p1, unsigned char **mask, reply *r)
 {
     const char *v = kv_get(a, "procs");
     *mask = malloc((size_t)(p1 - p0));
@@ -315,7 +294,7 @@ static int procs_arg(const kv *a, int p0, int p1, unsigned char **mask, reply *r
 }
 
 /* The next run of shown processors from *p on: [*a, *b); 0 when none is left. */
-static int next_run(const unsigned char *mask, int p0, int p1, int *p, int *a, int *b)
+int next_run(const unsigned char *mask, int p0, int p1, int *p, int *a, int *b)
 {
     while (*p < p1 && !mask[*p - p0])
         (*p)++;
@@ -358,6 +337,7 @@ static void answer_meta(rt_server *s, rt_index *ix, int trace, reply *r)
     if (s->meta_extra && !trace)
         fprintf(w.f, ",%s", s->meta_extra);
     pthread_mutex_unlock(&s->cp_lock);
+    rt_server_meta_counters(ix, &w);
     fputs(",\"regions\":[", w.f);
     for (int i = 0; i < rt_index_nregions(ix); i++) {
         if (i)
@@ -477,10 +457,10 @@ static void answer_view(rt_index *ix, const kv *a, reply *r)
         fprintf(out.f, "{\"t0\":%lld,\"t1\":%lld,\"p0\":%d,\"p1\":%d,", (long long)t0, (long long)t1, p0, p1);
         exact_ud e = {out.f, 0, 0, (int)comm};
         fputs("\"mode\":\"exact\",\"intervals\":[", out.f);
-        rt_ix_visitor v = {exact_interval, NULL, NULL, &e};
+        rt_ix_visitor v = {exact_interval, NULL, NULL, &e, NULL, 0};
         rc = rt_index_walk(ix, p0, p1, t0, t1, &v, &err);
         fputs("],\"messages\":[", out.f);
-        rt_ix_visitor vm = {NULL, exact_message, NULL, &e};
+        rt_ix_visitor vm = {NULL, exact_message, NULL, &e, NULL, 0};
         if (!rc)
             rc = rt_index_walk(ix, p0, p1, t0, t1, &vm, &err); /* received by the processors shown */
         fputs("]}\n", out.f);
@@ -707,9 +687,9 @@ static void answer_stats(rt_index *ix, const kv *a, reply *r)
         rc = RT_OK;
         int p = p0, ra, rb;
         while (!rc && next_run(mask, p0, p1, &p, &ra, &rb)) {
-            rt_ix_visitor v = {st_interval, NULL, st_enter, &st};
+            rt_ix_visitor v = {st_interval, NULL, st_enter, &st, NULL, 0};
             rc = rt_index_walk_segments(ix, ra, rb, t0, t1, &v, st_segment, &err);
-            rt_ix_visitor vm = {NULL, st_message, NULL, &st};
+            rt_ix_visitor vm = {NULL, st_message, NULL, &st, NULL, 0};
             if (!rc)
                 rc = rt_index_walk(ix, ra, rb, t0, t1, &vm, &err);
         }
@@ -858,7 +838,7 @@ static void answer_search(rt_index *ix, const kv *a, reply *r)
         int64_t until = su.proc >= 0 ? su.t : rt_index_tmax(ix);
         if (until < t)
             break;
-        rt_ix_visitor v = {NULL, NULL, se_enter, &su};
+        rt_ix_visitor v = {NULL, NULL, se_enter, &su, NULL, 0};
         rc = rt_index_walk(ix, p, p + 1, t, until, &v, &err);
         if (rc == RT_EINTR)
             rc = RT_OK;
@@ -867,7 +847,7 @@ static void answer_search(rt_index *ix, const kv *a, reply *r)
     }
     if (!rc && su.proc >= 0) {
         su.tend = su.t;
-        rt_ix_visitor v = {se_close, NULL, NULL, &su};
+        rt_ix_visitor v = {se_close, NULL, NULL, &su, NULL, 0};
         rc = rt_index_walk(ix, su.proc, su.proc + 1, su.t, rt_index_tmax(ix), &v, &err);
         if (rc == RT_EINTR)
             rc = RT_OK;
@@ -1037,6 +1017,8 @@ static void answer(rt_server *s, const char *url, const kv *a, reply *r)
         return answer_profile(ix, a, r);
     if (strcmp(url, "api/search") == 0)
         return answer_search(ix, a, r);
+    if (strcmp(url, "api/counters") == 0)
+        return rt_server_answer_counters(ix, a, r);
     if (strcmp(url, "api/critpath") == 0) {
         if (trace)
             return fail(r, 400, "the critical path is that of the first trace only");

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rt_chanmap.h"
 #include "rt_field.h"
 #include "rt_lines.h"
 #include "rt_mem.h"
@@ -61,6 +62,12 @@ typedef struct pj_plink {
     int proc;             /* the processor of that end */
 } pj_plink;
 
+/* A variable's value on a container (key: container, variable type). */
+typedef struct pj_var {
+    rt_chankey key;
+    double value;
+} pj_var;
+
 typedef struct pj_qent {
     rt_tevent ev;
     int waiting;          /* a link end whose peer is not read yet */
@@ -87,6 +94,7 @@ typedef struct pj {
     rt_strmap *cnames;    /* scope 0: container identifiers -> index */
     rt_strmap *vnames;    /* scope = type: value identifiers -> index into vals */
     rt_strmap *links;     /* scope = link type: container + key -> index into plinks */
+    rt_chanmap vars;      /* pj_var: the variables' values */
     char *keybuf;
     size_t capkey;
 
@@ -439,6 +447,32 @@ static int link_end(pj *r, int kind, int ti, int ci, int end_ci, rt_span key, do
     return RT_OK;
 }
 
+/*
+ * PajeSetVariable / AddVariable / SubVariable of type ti on container ci: the variable's new
+ * value (0 before its first line) goes out as a COUNTER sample when the container is a
+ * processor; on any other container it is kept (for later Add / Sub) and the line skipped.
+ */
+static int variable_sample(pj *r, int kind, int ti, int ci, double num, double t, rt_err *err)
+{
+    pj_var *v = rt_chanmap_get(&r->vars, ci, ti, 0, 0);
+    if (!v)
+        return oom(r, err);
+    v->value = kind == K_SETVAR ? num : kind == K_ADDVAR ? v->value + num : v->value - num;
+    int pi = r->conts[ci].proc;
+    if (pi < 0) {
+        r->base.skipped++;
+        return RT_OK;
+    }
+    int counter = rt_tdefs_add_counter(r->base.defs, ti, r->types[ti].name, NULL);
+    pj_qent *qe = counter < 0 ? NULL : q_push(r, RT_TE_COUNTER, pi, t, err);
+    if (!qe)
+        return counter < 0 ? oom(r, err) : RT_ENOMEM;
+    qe->ev.region = counter;
+    qe->ev.ndata = 1;
+    qe->ev.data[0] = v->value;
+    return RT_OK;
+}
+
 static int event_line(pj *r, const char *p, const char *e, rt_err *err)
 {
     unsigned long line = rt_lines_lineno(r->lines);
@@ -515,8 +549,7 @@ static int event_line(pj *r, const char *p, const char *e, rt_err *err)
             return rt_err_at(err, RT_EFORMAT, r->file, line, "Value: bad number '%.*s'",
                              (int)FIELD(F_VALUE).n, FIELD(F_VALUE).p);
         r->stats.variables++;
-        r->base.skipped++;
-        return RT_OK;
+        return variable_sample(r, d->kind, ti, ci, num, t, err);
     case K_START:
     case K_END: {
         if ((st = type_field(r, FIELD(F_TYPE), K_LTYPE, &ti, err)) != RT_OK ||
@@ -673,6 +706,7 @@ static void state_free(pj *r)
     rt_strmap_free(r->cnames);
     rt_strmap_free(r->vnames);
     rt_strmap_free(r->links);
+    rt_chanmap_free(&r->vars);
 }
 
 /* Empty tables holding the root type and container "0". */
@@ -685,6 +719,7 @@ static int state_init(pj *r, rt_err *err)
     r->cnames = rt_strmap_new();
     r->vnames = rt_strmap_new();
     r->links = rt_strmap_new();
+    rt_chanmap_init(&r->vars, sizeof(pj_var));
     r->q = malloc(64 * sizeof *r->q);
     r->qmask = 63;
     if (!r->tnames || !r->cnames || !r->vnames || !r->links || !r->q)

@@ -56,6 +56,7 @@ typedef struct prv_reader {
                              * before it can go out, no later record comes before them */
     int last_type_known;    /* a one-entry cache of the event type lookup */
     int64_t last_type;
+    int last_counter;       /* its counter's number, -1 when it is no counter (rt_paraver_defs.c) */
     unsigned char *used;    /* per thread: named by a record */
     struct leave_pos {
         size_t at;          /* 1 + heap index of the thread's latest pending LEAVE, 0 when none */
@@ -329,6 +330,7 @@ static int type_known(prv_reader *r, int64_t type)
     if (r->last_type_known >= 0 && r->last_type == type)
         return r->last_type_known;
     int known = type >= 0 && type <= INT_MAX && rt_tdefs_region(r->base.defs, (int)type) != NULL;
+    r->last_counter = known ? rt_tdefs_counter_find(r->base.defs, (int)type) : -1;
     r->last_type = type;
     r->last_type_known = known;
     return known;
@@ -352,9 +354,16 @@ static int read_event(prv_reader *r, unsigned long line, const char *cur, const 
         r->st.event_pairs++;
         if (!type_known(r, type))
             r->st.unknown_types++;
-        rt_tevent *ev = now_add(r, RT_TE_MARKER, proc, t, line);
+        int counter = r->last_counter;
+        rt_tevent *ev = now_add(r, counter >= 0 ? RT_TE_COUNTER : RT_TE_MARKER, proc, t, line);
         if (!ev)
             return nomem(r, err);
+        if (counter >= 0) { /* a sample of a counter: its number and the value */
+            ev->region = counter;
+            ev->ndata = 1;
+            ev->data[0] = value < 0 ? (double)(uint64_t)value : (double)value;
+            continue;
+        }
         /* types and values are unsigned 64-bit in Paraver; int64 holds their bits */
         ev->region = type >= 0 && type <= INT_MAX ? (int)type : INT_MIN;
         ev->ndata = 2;

@@ -428,6 +428,37 @@ static int number_then_text(char *s, long long *v, char **rest)
 
 enum { PCF_NONE, PCF_STATES, PCF_TYPES, PCF_OTHER };
 
+/*
+ * The event types of one EVENT_TYPE section, until it ends: a section followed by VALUES names
+ * its values (an enumeration: the values stay markers); one without them carries quantities,
+ * and its types are counters.
+ */
+typedef struct pcf_group {
+    int *types;
+    size_t n, cap;
+} pcf_group;
+
+static int pcf_group_add(pcf_group *g, int type)
+{
+    if (rt_grow((void **)&g->types, &g->cap, g->n + 1, sizeof *g->types) != RT_OK)
+        return RT_ENOMEM;
+    g->types[g->n++] = type;
+    return RT_OK;
+}
+
+/* The section ended: its types are counters unless values were named (RT_OK or RT_ENOMEM). */
+static int pcf_group_end(rt_tdefs *defs, pcf_group *g, int named)
+{
+    int st = RT_OK;
+    for (size_t i = 0; i < g->n && !named && st == RT_OK; i++) {
+        const rt_tregion *r = rt_tdefs_region(defs, g->types[i]);
+        if (rt_tdefs_add_counter(defs, g->types[i], r ? r->name : NULL, NULL) < 0)
+            st = RT_ENOMEM;
+    }
+    g->n = 0;
+    return st;
+}
+
 static int read_pcf(rt_tsource *s, const char *pcf, rt_lines *in, rt_err *err)
 {
     const char *cline;
@@ -435,6 +466,7 @@ static int read_pcf(rt_tsource *s, const char *pcf, rt_lines *in, rt_err *err)
     int mode = PCF_NONE, st;
     char *buf = NULL;
     size_t cap = 0;
+    pcf_group group = {NULL, 0, 0};
     while ((st = rt_lines_next(in, &cline, &len, err)) == RT_OK) {
         unsigned long ln = rt_lines_lineno(in);
         if (rt_grow((void **)&buf, &cap, len + 1, 1) != RT_OK) {
@@ -449,7 +481,12 @@ static int read_pcf(rt_tsource *s, const char *pcf, rt_lines *in, rt_err *err)
             continue;
         }
         if (isalpha((unsigned char)*l)) { /* a section keyword */
-            /* VALUES (names of one type's values) and the display sections are not used */
+            /* VALUES names the values of the types just read; the display sections are not used */
+            int values = strcmp(l, "VALUES") == 0;
+            if (pcf_group_end(s->defs, &group, values) != RT_OK) {
+                st = RT_ENOMEM;
+                break;
+            }
             mode = strcmp(l, "STATES") == 0 ? PCF_STATES : strcmp(l, "EVENT_TYPE") == 0 ? PCF_TYPES : PCF_OTHER;
             continue;
         }
@@ -470,12 +507,16 @@ static int read_pcf(rt_tsource *s, const char *pcf, rt_lines *in, rt_err *err)
                 break;
             }
             if (type >= 0 && type <= INT32_MAX &&
-                rt_tdefs_add_region(s->defs, (int)type, rest, "Paraver event", RT_TC_USER) != RT_OK) {
+                (rt_tdefs_add_region(s->defs, (int)type, rest, "Paraver event", RT_TC_USER) != RT_OK ||
+                 pcf_group_add(&group, (int)type) != RT_OK)) {
                 st = RT_ENOMEM;
                 break;
             }
         }
     }
+    if (st == RT_EEOF && pcf_group_end(s->defs, &group, 0) != RT_OK)
+        st = RT_ENOMEM;
+    free(group.types);
     free(buf);
     if (st == RT_ENOMEM)
         return rt_err_set(err, RT_ENOMEM, "%s: out of memory", pcf);

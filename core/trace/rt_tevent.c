@@ -20,7 +20,7 @@
 const char *rt_te_kind_name(int kind)
 {
     static const char *const n[] = {"?", "enter", "leave", "send", "receive",
-                                    "collective begin", "collective end", "marker"};
+                                    "collective begin", "collective end", "marker", "counter"};
     return kind > 0 && kind < RT_TE_KIND_COUNT ? n[kind] : "?";
 }
 
@@ -151,6 +151,8 @@ struct rt_tdefs {
     uint64_t resolution;
     int64_t offset;
     int outside;            /* class of the time outside every region */
+    rt_tcounter *counters;  /* definition order */
+    size_t ncounters, capcounters;
 };
 
 rt_tdefs *rt_tdefs_new(void)
@@ -179,6 +181,11 @@ void rt_tdefs_free(rt_tdefs *d)
         free((char *)d->procs[i].path);
     }
     free(d->procs);
+    for (size_t i = 0; i < d->ncounters; i++) {
+        free((char *)d->counters[i].name);
+        free((char *)d->counters[i].unit);
+    }
+    free(d->counters);
     for (size_t i = 0; i < d->ncomms; i++) {
         free((char *)d->comms[i]->name);
         free((int *)d->comms[i]->members);
@@ -340,6 +347,38 @@ int rt_tdefs_ncomms(const rt_tdefs *d) { return (int)d->ncomms; }
 const rt_tcomm *rt_tdefs_comm_at(const rt_tdefs *d, int i)
 {
     return i >= 0 && (size_t)i < d->ncomms ? d->comms[i] : NULL;
+}
+
+int rt_tdefs_counter_find(const rt_tdefs *d, int id)
+{
+    for (size_t i = 0; i < d->ncounters; i++)
+        if (d->counters[i].id == id)
+            return (int)i;
+    return -1;
+}
+
+int rt_tdefs_add_counter(rt_tdefs *d, int id, const char *name, const char *unit)
+{
+    int i = rt_tdefs_counter_find(d, id);
+    if (i >= 0)
+        return i;
+    if (rt_grow((void **)&d->counters, &d->capcounters, d->ncounters + 1, sizeof *d->counters) != RT_OK)
+        return -1;
+    char *n = dup_or_empty(name), *u = dup_or_empty(unit);
+    if (!n || !u) {
+        free(n);
+        free(u);
+        return -1;
+    }
+    d->counters[d->ncounters] = (rt_tcounter){id, n, u};
+    return (int)d->ncounters++;
+}
+
+int rt_tdefs_ncounters(const rt_tdefs *d) { return (int)d->ncounters; }
+
+const rt_tcounter *rt_tdefs_counter_at(const rt_tdefs *d, int i)
+{
+    return i >= 0 && (size_t)i < d->ncounters ? &d->counters[i] : NULL;
 }
 
 void rt_tdefs_set_outside(rt_tdefs *d, int cls)

@@ -23,6 +23,10 @@
  *                   (communicator, root, bytes sent and received at END).
  *   MARKER          a point event with a name or id and data values (PICL
  *                   marks and tracemarks, OTF2 markers, Paraver / Pajé events).
+ *   COUNTER         a sample of a counter on the processor: region = the
+ *                   counter's number (rt_tdefs_counter_at), data[0] = its value
+ *                   from this time on (OTF2 metrics, Paraver event types that
+ *                   carry quantities, Pajé variables).
  *
  * State rules are stated once, on region classes (rt_tclass_state): a
  * processor is idle inside a point-to-point or collective wait, a barrier or
@@ -61,10 +65,11 @@ typedef enum {
     RT_TE_COLL_BEGIN,
     RT_TE_COLL_END,
     RT_TE_MARKER,
+    RT_TE_COUNTER,
     RT_TE_KIND_COUNT
 } rt_te_kind;
 
-/* "enter", "leave", "send", "receive", "collective begin", "collective end", "marker". */
+/* "enter", "leave", "send", "receive", "collective begin", "collective end", "marker", "counter". */
 const char *rt_te_kind_name(int kind);
 
 /* ---- region classes ---- */
@@ -235,6 +240,25 @@ int rt_tdefs_add_comm(rt_tdefs *d, int id, const char *name, int size, const int
 const rt_tcomm *rt_tdefs_comm(const rt_tdefs *d, int id);
 int rt_tdefs_ncomms(const rt_tdefs *d);
 const rt_tcomm *rt_tdefs_comm_at(const rt_tdefs *d, int i);
+
+/* A counter: what a COUNTER event samples. */
+typedef struct rt_tcounter {
+    int id;               /* the format's own id (OTF2 metric member, Paraver event type, Pajé type) */
+    const char *name;     /* owned by the definitions */
+    const char *unit;     /* "" when the format gives none */
+} rt_tcounter;
+
+/*
+ * Define a counter (name and unit copied; NULL means "") and return its number
+ * (0, 1, ... in definition order), or the number it already has when id is
+ * defined; -1 when out of memory. Counters are few (tens): lookups are linear.
+ */
+int rt_tdefs_add_counter(rt_tdefs *d, int id, const char *name, const char *unit);
+/* The number of the counter with that id, -1 when none. */
+int rt_tdefs_counter_find(const rt_tdefs *d, int id);
+int rt_tdefs_ncounters(const rt_tdefs *d);
+/* Counter i (its number), NULL past the end. */
+const rt_tcounter *rt_tdefs_counter_at(const rt_tdefs *d, int i);
 
 /*
  * The class of the time a processor spends outside every region, between its

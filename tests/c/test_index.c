@@ -21,6 +21,7 @@
 #include "rt_index.h"
 #include "rt_otf2_locs.h"
 #include "rt_server.h"
+#include "rt_test.h"
 #include "rt_tsource_open.h"
 
 /* ---- the model: intervals and messages straight from the source ---- */
@@ -214,7 +215,7 @@ static void compare_window(const rt_index *ix, const model *m, int p0, int p1, i
     got g;
     memset(&g, 0, sizeof g);
     g.ix = ix;
-    rt_ix_visitor v = {got_interval, NULL, NULL, &g};
+    rt_ix_visitor v = {got_interval, NULL, NULL, &g, NULL, 0};
     rt_err err;
     if (rt_index_walk(ix, p0, p1, t0, t1, &v, &err) != RT_OK)
         fail_msg("walk %d..%d [%lld, %lld]: %s", p0, p1, (long long)t0, (long long)t1, err.msg);
@@ -240,7 +241,7 @@ static void compare_window(const rt_index *ix, const model *m, int p0, int p1, i
             assert_true(g.iv[i].t1 > t1 && g.iv[i].t1 <= want[i].t1);
     }
     /* messages received in the window (or crossing it) by these processors */
-    rt_ix_visitor vm = {NULL, got_message, NULL, &g};
+    rt_ix_visitor vm = {NULL, got_message, NULL, &g, NULL, 0};
     assert_int_equal(rt_index_walk(ix, p0, p1, t0, t1, &vm, &err), RT_OK);
     mmsg *wm = malloc((m->nmsg + 1) * sizeof *wm);
     size_t nm = 0;
@@ -342,7 +343,7 @@ static void check_trace(const char *trace, int windows, unsigned seed)
     /* time per state: segments of the whole run against a raster from summaries and one from events */
     got g;
     memset(&g, 0, sizeof g);
-    rt_ix_visitor v = {NULL, NULL, NULL, &g};
+    rt_ix_visitor v = {NULL, NULL, NULL, &g, NULL, 0};
     assert_int_equal(rt_index_walk_segments(ix, 0, m.nprocs, a, b, &v, got_segment, &err), RT_OK);
     int cols[2] = {1, 5000};
     for (int k = 0; k < 2; k++) {
@@ -401,6 +402,137 @@ static void test_shared_samples(void **state)
         skip();
 }
 
+/* ---- counters: the samples the index keeps are the reader's ---- */
+
+typedef struct csample {
+    int proc, counter;
+    int64_t t;
+    double v;
+} csample;
+
+typedef struct clist {
+    csample *s;
+    size_t n, cap;
+    int counter;
+} clist;
+
+static void clist_add(clist *l, int proc, int counter, int64_t t, double v)
+{
+    if (l->n == l->cap) {
+        l->cap = l->cap ? 2 * l->cap : 256;
+        assert_non_null(l->s = realloc(l->s, l->cap * sizeof *l->s));
+    }
+    l->s[l->n++] = (csample){proc, counter, t, v};
+}
+
+static int got_counter(void *ud, int proc, int64_t t, double v)
+{
+    clist *l = ud;
+    clist_add(l, proc, l->counter, t, v);
+    return 0;
+}
+
+/* By counter, processor, then the reader's order (stable). */
+static int csample_cmp(const void *a, const void *b)
+{
+    const csample *x = a, *y = b;
+    if (x->counter != y->counter)
+        return x->counter < y->counter ? -1 : 1;
+    if (x->proc != y->proc)
+        return x->proc < y->proc ? -1 : 1;
+    return x < y ? -1 : x > y;
+}
+
+/*
+ * Every counter sample of the trace, as its reader gives it (COUNTER events), equals what a walk
+ * of the whole run reports for that counter: same processors, order, values, and times (in the
+ * index's ticks, from the trace's first sample on). Returns the samples compared.
+ */
+static size_t check_counters(const char *trace, const char *want_name)
+{
+    char *idx = tmp_path("counters.idx");
+    rt_err err;
+    if (rt_index_build(trace, NULL, idx, NULL, NULL, NULL, &err) != RT_OK)
+        fail_msg("%s", err.msg);
+    rt_index *ix = rt_index_open(idx, trace, &err);
+    assert_non_null(ix);
+    rt_tsource *src = rt_tsource_open(trace, NULL, &err);
+    assert_non_null(src);
+    clist want = {NULL, 0, 0, 0};
+    rt_tevent ev;
+    int st;
+    while ((st = rt_tsource_next(src, &ev, &err)) == RT_OK)
+        if (ev.kind == RT_TE_COUNTER) {
+            /* Paraver: ticks of the clock; Pajé: seconds, kept as nanoseconds */
+            int64_t t = rt_tdefs_resolution(src->defs) > 1 ? ev.ticks : llround(ev.time * 1e9);
+            clist_add(&want, ev.proc, ev.region, t, ev.data[0]);
+        }
+    assert_int_equal(st, RT_EEOF);
+    assert_int_equal(rt_index_ncounters(ix), rt_tdefs_ncounters(src->defs));
+    int named = 0;
+    for (int c = 0; c < rt_index_ncounters(ix); c++) {
+        assert_string_equal(rt_index_counter_name(ix, c), rt_tdefs_counter_at(src->defs, c)->name);
+        named |= strcmp(rt_index_counter_name(ix, c), want_name) == 0;
+    }
+    assert_true(named);
+    clist got = {NULL, 0, 0, 0};
+    for (int c = 0; c < rt_index_ncounters(ix); c++) {
+        got.counter = c;
+        rt_ix_visitor v = {NULL, NULL, NULL, &got, got_counter, c};
+        assert_int_equal(rt_index_walk(ix, 0, rt_index_nprocs(ix), rt_index_tmin(ix), rt_index_tmax(ix), &v, &err),
+                         RT_OK);
+    }
+    qsort(want.s, want.n, sizeof *want.s, csample_cmp);
+    assert_true(want.n > 0);
+    assert_int_equal(got.n, want.n);
+    /* the index's ticks count from the trace's first tick: compare with the first sample's offset */
+    int64_t shift = want.s[0].t - got.s[0].t;
+    for (size_t i = 0; i < want.n; i++) {
+        const csample *a = &want.s[i], *b = &got.s[i];
+        if (a->proc != b->proc || a->counter != b->counter || a->v != b->v || a->t - shift != b->t)
+            fail_msg("%s: sample %zu: reader counter %d proc %d t %lld value %.17g; index counter %d proc %d t %lld "
+                     "value %.17g", trace, i, a->counter, a->proc, (long long)(a->t - shift), a->v, b->counter,
+                     b->proc, (long long)b->t, b->v);
+    }
+    size_t n = want.n;
+    free(want.s);
+    free(got.s);
+    rt_tsource_free(src);
+    rt_index_close(ix);
+    unlink(idx);
+    free(idx);
+    return n;
+}
+
+static void test_counters(void **state)
+{
+    (void)state;
+    char path[512];
+    /* the hand-written Pajé trace: one variable, set once on rank 0 */
+    assert_int_equal(check_counters(rt_test_fixture(path, sizeof path, "paje/small.trace"), "queue length"), 1);
+    const char *shared = getenv("RETRACE_SHARED");
+    if (!shared)
+        shared = "../shared/data";
+    static const struct {
+        const char *rel, *name;
+        size_t n;
+    } cases[] = {
+        /* 44 samples each of the three hardware counters: grep -c on the .prv's event records */
+        {"paraver/qsort_beo3.prv", "Total cycles (Total cycles)", 132},
+        {"paje/ms.trace", "power_used", 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        snprintf(path, sizeof path, "%s/%s", shared, cases[i].rel);
+        if (access(path, R_OK) != 0) {
+            fprintf(stderr, "shared data absent: %s skipped\n", cases[i].rel);
+            continue;
+        }
+        size_t n = check_counters(path, cases[i].name);
+        if (cases[i].n)
+            assert_int_equal(n, cases[i].n);
+    }
+}
+
 /* ---- an OTF2 archive read per location gives the index a time-ordered read gives ---- */
 
 /* Everything a walk of the whole run reports: intervals and messages (as got), and enters. */
@@ -423,7 +555,7 @@ static void collect(const rt_index *ix, evlist *g)
 {
     memset(g, 0, sizeof *g);
     g->g.ix = ix;
-    rt_ix_visitor v = {got_interval, got_message, ev_enter, g};
+    rt_ix_visitor v = {got_interval, got_message, ev_enter, g, NULL, 0};
     rt_err err;
     assert_int_equal(rt_index_walk(ix, 0, rt_index_nprocs(ix), rt_index_tmin(ix), rt_index_tmax(ix), &v, &err), RT_OK);
     if (g->g.niv)
@@ -1006,6 +1138,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_random_traces),
         cmocka_unit_test(test_shared_samples),
+        cmocka_unit_test(test_counters),
         cmocka_unit_test(test_per_location),
         cmocka_unit_test(test_sends_pass),
         cmocka_unit_test(test_refused),

@@ -44,6 +44,12 @@ typedef struct dlink {
 
 typedef struct dump {
     tally states, events;
+    tally vars;              /* variables: per (container, type, value) the stretches and their start times */
+    struct rawvar { char key[512]; double start, value; } *rawvars; /* pj_dump's stretches, one by one */
+    tally varvals;           /* per (container, type): the values of its stretches summed */
+    size_t nraw;
+    rt_strmap *procs;        /* the reader's processors' names -> their first event's time in first[] */
+    double *first;
     dlink *links;
     size_t nlinks, caplinks;
 } dump;
@@ -102,6 +108,11 @@ static void dump_free(dump *d)
 {
     tally_free(&d->states);
     tally_free(&d->events);
+    tally_free(&d->vars);
+    tally_free(&d->varvals);
+    rt_strmap_free(d->procs);
+    free(d->first);
+    free(d->rawvars);
     for (size_t i = 0; i < d->nlinks; i++) {
         free(d->links[i].from);
         free(d->links[i].to);
@@ -162,6 +173,13 @@ static int pj_dump_read(const char *path, dump *d)
         } else if (strcmp(f[0], "Event") == 0) {
             assert_int_equal(n, 5);
             tally_add(&d->events, f[1], f[2], f[4], 0);
+        } else if (strcmp(f[0], "Variable") == 0) {
+            assert_int_equal(n, 7);
+            assert_non_null(d->rawvars = realloc(d->rawvars, (d->nraw + 1) * sizeof *d->rawvars));
+            struct rawvar *rv = &d->rawvars[d->nraw++];
+            snprintf(rv->key, sizeof rv->key, "%s\t%s", f[1], f[2]);
+            rv->start = strtod(f[3], NULL);
+            rv->value = strtod(f[6], NULL);
         } else if (strcmp(f[0], "Link") == 0) {
             assert_true(n >= 9);
             link_add(d, f[7], f[8], strtod(f[3], NULL), strtod(f[4], NULL));
@@ -198,6 +216,13 @@ static void reader_read(const char *path, dump *d, rt_paje_stats *stats)
     half *sends = NULL, *recvs = NULL;
     size_t caphalf = 0;
     double last = -INFINITY;
+    /* variables: a sample holds until the next one of its processor and counter; of samples at
+     * one time the last holds (pj_dump's stretches) */
+    rt_strmap *vidx = rt_strmap_new();
+    double *firsts = NULL; /* each processor's first event (a container becomes one then) */
+    int nfirsts = 0;
+    struct vs { int proc, counter; double t, v; } *vs = NULL;
+    size_t nvs = 0;
     rt_tevent ev;
     int st;
     while ((st = rt_tsource_next(s, &ev, &err)) == RT_OK) {
@@ -206,6 +231,10 @@ static void reader_read(const char *path, dump *d, rt_paje_stats *stats)
         assert_true(ev.proc >= 0 && ev.proc < rt_tdefs_nprocs(defs));
         const char *pname = rt_tdefs_proc(defs, ev.proc)->name;
         const rt_tregion *reg = NULL;
+        for (; nfirsts <= ev.proc; nfirsts++) {
+            assert_non_null(firsts = realloc(firsts, (size_t)(nfirsts + 1) * sizeof *firsts));
+            firsts[nfirsts] = ev.time;
+        }
         if (ev.kind == RT_TE_ENTER || ev.kind == RT_TE_LEAVE || ev.kind == RT_TE_MARKER)
             assert_non_null(reg = rt_tdefs_region(defs, ev.region));
         switch (ev.kind) {
@@ -236,6 +265,29 @@ static void reader_read(const char *path, dump *d, rt_paje_stats *stats)
         case RT_TE_MARKER:
             tally_add(&d->events, pname, reg->group, reg->name, 0);
             break;
+        case RT_TE_COUNTER: {
+            assert_non_null(rt_tdefs_counter_at(defs, ev.region));
+            assert_int_equal(ev.ndata, 1);
+            char key[64];
+            int n = snprintf(key, sizeof key, "%d\t%d", ev.proc, ev.region);
+            int created;
+            int64_t *slot = rt_strmap_put(vidx, 0, key, (size_t)n, &created);
+            assert_non_null(slot);
+            if (created) {
+                assert_non_null(vs = realloc(vs, (nvs + 1) * sizeof *vs));
+                *slot = (int64_t)nvs;
+                vs[nvs++] = (struct vs){ev.proc, ev.region, ev.time, ev.data[0]};
+                break;
+            }
+            struct vs *x = &vs[*slot];
+            if (ev.time != x->t && x->t > firsts[ev.proc]) {
+                tally_add(&d->vars, pname, rt_tdefs_counter_at(defs, ev.region)->name, "", x->t);
+                tally_add(&d->varvals, pname, rt_tdefs_counter_at(defs, ev.region)->name, "", x->v);
+            }
+            x->t = ev.time;
+            x->v = ev.data[0];
+            break;
+        }
         case RT_TE_SEND:
         case RT_TE_RECV: {
             assert_true(ev.tag >= 0);
@@ -268,6 +320,23 @@ static void reader_read(const char *path, dump *d, rt_paje_stats *stats)
         link_add(d, rt_tdefs_proc(defs, sends[t].proc)->name, rt_tdefs_proc(defs, recvs[t].proc)->name,
                  sends[t].t, recvs[t].t);
     }
+    for (size_t i = 0; i < nvs; i++) {
+        if (vs[i].t <= firsts[vs[i].proc])
+            continue; /* samples at a processor's first time may come before it is one: not compared */
+        const char *pn = rt_tdefs_proc(defs, vs[i].proc)->name, *cn = rt_tdefs_counter_at(defs, vs[i].counter)->name;
+        tally_add(&d->vars, pn, cn, "", vs[i].t);
+        tally_add(&d->varvals, pn, cn, "", vs[i].v);
+    }
+    free(vs);
+    rt_strmap_free(vidx);
+    assert_non_null(d->procs = rt_strmap_new());
+    for (int p = 0; p < rt_tdefs_nprocs(defs); p++) {
+        const char *nm = rt_tdefs_proc(defs, p)->name;
+        int64_t *slot = rt_strmap_put(d->procs, 0, nm, strlen(nm), NULL);
+        assert_non_null(slot);
+        *slot = p;
+    }
+    d->first = firsts;
     assert_int_equal(rt_paje_stats_get(s, stats), RT_OK);
     assert_int_equal(s->warnings, 0);
     free(open);
@@ -289,6 +358,42 @@ static void tally_equal(const char *what, const tally *want, const tally *got)
     }
 }
 
+/*
+ * The variables pj_dump shows on the reader's processors, from the time each container became a
+ * processor (its first state, event or link end; samples before are skipped), are the reader's
+ * counter samples.
+ */
+static void vars_equal(dump *want, const dump *got)
+{
+    for (size_t i = 0; i < want->nraw; i++) {
+        const char *k = want->rawvars[i].key;
+        int64_t *p = rt_strmap_get(got->procs, 0, k, strcspn(k, "\t"));
+        if (!p || want->rawvars[i].start <= got->first[*p])
+            continue;
+        const char *t = k + strcspn(k, "\t") + 1;
+        char cont[512];
+        snprintf(cont, sizeof cont, "%.*s", (int)strcspn(k, "\t"), k);
+        tally_add(&want->vars, cont, t, "", want->rawvars[i].start);
+        tally_add(&want->varvals, cont, t, "", want->rawvars[i].value);
+    }
+    size_t n = 0;
+    for (size_t i = 0; i < want->vars.n; i++) {
+        const char *k = want->vars.keys[i];
+        n++;
+        int64_t *v = got->vars.index ? rt_strmap_get(got->vars.index, 0, k, strlen(k)) : NULL;
+        if (!v)
+            fail_msg("variable %s: in pj_dump, not from the reader", k);
+        if (want->vars.count[i] != got->vars.count[*v] || !near(want->vars.sum[i], got->vars.sum[*v]))
+            fail_msg("variable %s: pj_dump %ld stretches from %.9f s in all; reader %ld, %.9f s", k,
+                     want->vars.count[i], want->vars.sum[i], got->vars.count[*v], got->vars.sum[*v]);
+        /* pj_dump adds in single precision (PajeAddVariable): values agree to 1e-6 */
+        if (!near(want->varvals.sum[i], got->varvals.sum[*v]))
+            fail_msg("variable %s: pj_dump's values sum to %.9g, the reader's to %.9g", k, want->varvals.sum[i],
+                     got->varvals.sum[*v]);
+    }
+    assert_int_equal(n, got->vars.n);
+}
+
 /* The reader and pj_dump agree on path; returns the number of links. */
 static size_t compare_with_pj_dump(const char *path, rt_paje_stats *stats)
 {
@@ -300,6 +405,7 @@ static size_t compare_with_pj_dump(const char *path, rt_paje_stats *stats)
     reader_read(path, &got, stats);
     tally_equal("state", &want.states, &got.states);
     tally_equal("event", &want.events, &got.events);
+    vars_equal(&want, &got);
     assert_int_equal(want.nlinks, got.nlinks);
     qsort(want.links, want.nlinks, sizeof *want.links, link_cmp);
     qsort(got.links, got.nlinks, sizeof *got.links, link_cmp);
@@ -377,7 +483,7 @@ static void test_fixture_sequence(void **state)
     rt_tsource *s = rt_paje_open(rt_test_fixture(path, sizeof path, "paje/small.trace"), &err);
     if (!s)
         fail_msg("%s", err.msg);
-    enum { E = RT_TE_ENTER, L = RT_TE_LEAVE, S = RT_TE_SEND, R = RT_TE_RECV, M = RT_TE_MARKER };
+    enum { E = RT_TE_ENTER, L = RT_TE_LEAVE, S = RT_TE_SEND, R = RT_TE_RECV, M = RT_TE_MARKER, C = RT_TE_COUNTER };
     /* regions: 0 MPI_Recv, 1 user code (defined in that order), 2 "checkpoint A" (on use) */
     static const struct {
         int kind, proc;
@@ -389,7 +495,8 @@ static void test_fixture_sequence(void **state)
         {E, 0, 1.0, 1, -1, 0, 0},  {E, 1, 1.0, 1, -1, 0, 0}, {E, 1, 2.0, 0, -1, 0, 0},
         {S, 0, 2.5, 0, 1, 0, 1024}, {R, 1, 3.0, 0, 0, 0, 1024}, {L, 1, 3.0, 0, -1, 0, 0},
         {M, 0, 3.5, 2, -1, 0, 0},  {R, 0, 4.0, 0, 1, 1, 64},   {S, 1, 4.0, 0, 0, 1, 64},
-        {L, 0, 4.5, 1, -1, 0, 0},  {E, 0, 4.5, 0, -1, 0, 0},  {L, 0, 5.0, 0, -1, 0, 0},
+        {L, 0, 4.5, 1, -1, 0, 0},  {E, 0, 4.5, 0, -1, 0, 0},  {C, 0, 4.6, 0, -1, 0, 3.5},
+        {L, 0, 5.0, 0, -1, 0, 0},
         {E, 0, 5.0, 1, -1, 0, 0},  {E, 0, 5.5, 0, -1, 0, 0},  {L, 0, 6.0, 0, -1, 0, 0},
         {L, 0, 6.0, 1, -1, 0, 0},  {L, 1, 6.0, 1, -1, 0, 0},
     };
@@ -408,6 +515,8 @@ static void test_fixture_sequence(void **state)
             assert_int_equal(ev.region, want[i].region);
             assert_int_equal(ev.peer, -1);
         }
+        if (ev.kind == C) /* the variable "queue length" set to 3.5 (its bytes column holds the value) */
+            assert_true(ev.ndata == 1 && ev.data[0] == want[i].bytes);
     }
     assert_int_equal(rt_tsource_next(s, &ev, &err), RT_EEOF);
     struct stat sb;
@@ -420,6 +529,8 @@ static void test_fixture_sequence(void **state)
     assert_string_equal(rt_tdefs_proc(d, 0)->path, "node one/rank 0");
     assert_string_equal(rt_tdefs_proc(d, 1)->path, "node one/rank 1");
     assert_int_equal(rt_tdefs_nregions(d), 3);
+    assert_int_equal(rt_tdefs_ncounters(d), 1);
+    assert_string_equal(rt_tdefs_counter_at(d, 0)->name, "queue length");
     const rt_tregion *r0 = rt_tdefs_region(d, 0), *r1 = rt_tdefs_region(d, 1), *r2 = rt_tdefs_region(d, 2);
     assert_string_equal(r0->name, "MPI_Recv");
     assert_string_equal(r0->group, "MPI state");
@@ -436,7 +547,7 @@ static void test_fixture_sequence(void **state)
     assert_int_equal(st.variables, 1);
     assert_int_equal(st.links, 2);
     assert_int_equal(st.unmatched, 0);
-    assert_int_equal(s->skipped, 1);
+    assert_int_equal(s->skipped, 0); /* the variable is on a processor: a sample in the stream */
     assert_int_equal(s->warnings, 0);
 
     /* a second pass gives the same stream with the same processors and regions */

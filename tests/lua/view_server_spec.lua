@@ -135,3 +135,59 @@ describe("retrace view's queries", function()
     assert.is_true(close(sum, ref.length, 1e-9))
   end)
 end)
+
+-- One rule for idle time (rt_replay.h): a processor is idle from the run's first event to its own
+-- first and from its own last to the run's last. The viewer's summary of the whole run gives each
+-- processor the idle, overhead and busy times `retrace stats --json` gives, on every shared sample.
+describe("retrace view's time per state", function()
+  local samples = { "otf2/pingpong/traces.otf2", "paraver/qsort_beo3.prv", "paje/g5k.trace", "paje/ms.trace",
+    "paje/simu-mardi.trace", "picl/fft-16.trf", "picl/mpicl-10.trf", "picl/mpicl-8a.trf", "picl/mpicl-8b.trf" }
+  local function check(trace)
+    local ref = stats_cli(trace)
+    local span = ref.span[2] - ref.span[1]
+    if span <= 0 then -- all events at one time (g5k: a platform's definition): no time, and the viewer says so
+      for _, rp in ipairs(ref.processors) do assert.are.equal(0, rp.idle + rp.overhead + rp.busy) end
+      local dir = h.temp_dir()
+      local srv = assert(viewer.serve(trace, assert(viewer.ensure(trace, { index = dir .. "/t.rtidx" })), {}))
+      local st, body = srv:query("api/stats", "")
+      srv:close()
+      h.remove_tree(dir)
+      assert.are.equal(400, st)
+      assert.matches("empty time window", cjson.decode(body).error)
+      return
+    end
+    local dir = h.temp_dir()
+    local path = assert(viewer.ensure(trace, { index = dir .. "/t.rtidx" }))
+    local srv = assert(viewer.serve(trace, path, {}))
+    local st, body = srv:query("api/stats", "")
+    srv:close()
+    h.remove_tree(dir)
+    assert.are.equal(200, st)
+    local s = cjson.decode(body)
+    local by = {}
+    for _, p in ipairs(s.procs) do by[p.proc] = p end
+    local n = 0
+    for _, rp in ipairs(ref.processors) do
+      local p = by[rp.id]
+      assert.is_not_nil(p, trace .. ": processor " .. rp.id)
+      for _, k in ipairs({ "idle", "overhead", "busy" }) do
+        if math.abs(p[k] - rp[k]) > 1e-6 * span + 1e-9 then
+          error(string.format("%s: processor %d: %s %.9g in the viewer, %.9g in stats", trace, rp.id, k, p[k], rp[k]))
+        end
+      end
+      n = n + 1
+    end
+    assert.is_true(n > 0)
+  end
+  it("equals retrace stats per processor on the halo run (idle at the run's ends counted)", function()
+    check(HALO)
+  end)
+  for _, rel in ipairs(samples) do
+    local trace = h.shared_file(rel)
+    if trace then
+      it("equals retrace stats per processor on " .. rel, function() check(trace) end)
+    else
+      pending("../shared absent: " .. rel .. " skipped")
+    end
+  end
+end)
