@@ -16,6 +16,9 @@
 # messages_matched_remote); a build that does not write them gets "-" there.
 # PAR_KEEP=DIR keeps each run's counters there (stats_EVENTS_N.jsonl). The last line
 # checks the target: N = 2 in at most 0.6 x the serial wall time.
+# PAR_COMMAND=static runs `retrace paragraph --static -o F.png --json` instead (the
+# pre-pass and the drawing pass, each over the ranks; "same" compares the JSON and the PNG;
+# two counter lines per rank, so the per-rank rates are "-").
 set -e
 BUILD=${1:-build}
 [ $# -gt 0 ] && shift
@@ -32,6 +35,11 @@ mkdir -p "$data"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/retrace-par-replay.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 launch="mpirun --allow-run-as-root --oversubscribe -q"
+case ${PAR_COMMAND:-stats} in
+  stats) command="stats --json" ;;
+  static) command="paragraph --static -o $tmp/out.png --json" ;;
+  *) echo "par_replay: PAR_COMMAND=$PAR_COMMAND: use stats or static"; exit 2 ;;
+esac
 
 # every rank under /usr/bin/time, its figures in $tmp/rank.RANK
 cat > "$tmp/timed" <<'EOF'
@@ -95,17 +103,23 @@ for events in $SIZES; do
   archive=$data/mpi${LOCATIONS}_$events
   anchor=$archive/traces.otf2
   start=$(date +%s.%N)
-  "$tmp/timed" "$tmp/serial" "$retrace" stats --json "$anchor" > "$tmp/serial.json"
+  rm -f "$tmp/out.png"
+  # shellcheck disable=SC2086 # (the command's words)
+  "$tmp/timed" "$tmp/serial" "$retrace" $command "$anchor" > "$tmp/serial.json"
+  # (a serial --static run says how many passes it read the trace in; a job does not)
+  [ -f "$tmp/out.png" ] && mv "$tmp/out.png" "$tmp/serial.png" && sed -i 's/"reads":[0-9]*,//' "$tmp/serial.json"
   serial=$(echo "$start $(date +%s.%N)" | awk '{ printf "%.3f", $2 - $1 }')
   lua5.4 "$tmp/row.lua" "$events" 0 0 "$serial" "-" /dev/null "$archive.json" "$tmp/serial"
   for n in $RANKS_LIST; do
     rm -f "$tmp/stats" "$tmp/rank".*
     start=$(date +%s.%N)
+    # shellcheck disable=SC2086
     RETRACE_PAR_STATS=$tmp/stats $launch -x RETRACE_PAR_STATS -np "$n" "$tmp/timed" "$tmp/rank" \
-      "$retrace" stats --json "$anchor" > "$tmp/par.json"
+      "$retrace" $command "$anchor" > "$tmp/par.json"
     wall=$(echo "$start $(date +%s.%N)" | awk '{ printf "%.3f", $2 - $1 }')
     same=no
-    cmp -s "$tmp/serial.json" "$tmp/par.json" && same=yes
+    cmp -s "$tmp/serial.json" "$tmp/par.json" && { [ ! -f "$tmp/serial.png" ] || cmp -s "$tmp/serial.png" "$tmp/out.png"; } &&
+      same=yes
     lua5.4 "$tmp/row.lua" "$events" "$n" "$serial" "$wall" "$same" "$tmp/stats" "$archive.json" "$tmp/rank"
     [ -n "$PAR_KEEP" ] && [ -f "$tmp/stats" ] && cp "$tmp/stats" "$PAR_KEEP/stats_${events}_$n.jsonl"
     [ "$n" = 2 ] && echo "$events $serial $wall" >> "$tmp/target"

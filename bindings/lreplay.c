@@ -356,9 +356,12 @@ static void push_prescan(lua_State *L, const rt_prescan *ps)
     rt_set_int(L, "records", ps->records);
     rt_set_int(L, "events", ps->events);
     rt_set_int(L, "messages", ps->messages);
-    rt_set_int(L, "collectives", ps->collectives);
-    rt_set_int(L, "max_pending", ps->max_pending);
-    rt_set_num(L, "max_pending_bytes", ps->max_pending_bytes);
+    if (ps->collectives >= 0) /* (unknown to a distributed pre-pass: rt_prescan_run_part) */
+        rt_set_int(L, "collectives", ps->collectives);
+    if (ps->max_pending >= 0) {
+        rt_set_int(L, "max_pending", ps->max_pending);
+        rt_set_num(L, "max_pending_bytes", ps->max_pending_bytes);
+    }
     rt_set_int(L, "max_queue", ps->max_queue);
     rt_set_num(L, "max_queue_bytes", ps->max_queue_bytes);
     if (ps->max_queue_proc >= 0)
@@ -403,8 +406,15 @@ static int prescan_push(lua_State *L, rt_tsource *src, int critical_path)
 {
     rt_prescan ps;
     rt_err err;
-    int st = rt_prescan_run_cp(src, &ps, critical_path, &err);
+    int part = rt_par_source_is_par(src);
+    int st = part ? rt_prescan_run_part(src, &ps, rt_par_rank(), rt_par_size(), &err)
+                  : rt_prescan_run_cp(src, &ps, critical_path, &err);
     rt_tsource_free(src);
+    if (st != RT_OK && part && rt_par_source_peer_failed(&err)) {
+        lua_pushnil(L); /* another rank failed: it says why */
+        lua_pushboolean(L, 0);
+        return 2;
+    }
     if (st != RT_OK)
         return rt_push_fail(L, &err);
     push_prescan(L, &ps);
@@ -510,7 +520,10 @@ static int l_open(lua_State *L)
 /*
  * replay.prescan(path | picl trace [, opts]) -> table | nil, message.
  * opts: format (a path's format, detected by default), compstats (default true),
- * critical_path (the path of the whole trace as ps.critical_path, from the same pass).
+ * critical_path (the path of the whole trace as ps.critical_path, from the same pass),
+ * parallel (a path, no critical_path: under mpirun each rank reads its part and the
+ * ranks combine, rt_prescan_run_part; collective. nil, false on the ranks that did not
+ * fail when another did: it tells why).
  */
 static int l_prescan(lua_State *L)
 {
@@ -521,15 +534,23 @@ static int l_prescan(lua_State *L)
     int cs = rt_opt_bool(L, 2, "compstats", 1);
     rt_err err;
     rt_tsource *src;
-    if (lua_type(L, 1) == LUA_TSTRING)
+    int cp = rt_opt_bool(L, 2, "critical_path", 0);
+    if (lua_type(L, 1) == LUA_TSTRING && !cp && rt_opt_bool(L, 2, "parallel", 0)) {
+        src = rt_par_source_open(lua_tostring(L, 1), format, &err);
+        if (!src && rt_par_source_peer_failed(&err)) {
+            lua_pushnil(L);
+            lua_pushboolean(L, 0);
+            return 2;
+        }
+    } else if (lua_type(L, 1) == LUA_TSTRING)
         src = rt_tsource_open(lua_tostring(L, 1), format, &err);
     else
         src = rt_picl_source(rt_lpicl_check(L, 1), 0, &err);
     if (!src)
         return rt_push_fail(L, &err);
     if (!cs)
-        rt_picl_source_set_compstats(src, 0);
-    return prescan_push(L, src, rt_opt_bool(L, 2, "critical_path", 0));
+        rt_picl_source_set_compstats(rt_par_source_part(src), 0);
+    return prescan_push(L, src, cp);
 }
 
 /* replay.reads() -> passes over trace files this process began (rt_tsource_passes). */

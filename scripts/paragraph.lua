@@ -203,8 +203,11 @@ local function run(args)
   -- the pre-pass is a replay: span, counts and (for the displays that show it) the critical path
   local want_cp = false
   for _, id in ipairs(ids) do want_cp = want_cp or id == "critical_path" or id == "stats" end
+  -- (under mpirun, --static and --timeline-html: each rank reads its part, the ranks combine)
   local info, err = pg.prescan(args.trace, { format = args.format, compstats = compstats,
-                                             critical_path = want_cp and not (args.static or args.export or args.timeline_html) })
+                                             critical_path = want_cp and not (args.static or args.export or args.timeline_html),
+                                             parallel = par.size() > 1 })
+  if not info and err == false then error({ exit = cli.EXIT_INPUT }, 0) end -- (the failing rank says why)
   if not info then cli.input_error(err) end
   if args.static or args.export or args.timeline_html then
     local res, msg, kind = require("retrace.displays.paragraph.scale_run").run(args, info)

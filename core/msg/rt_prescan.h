@@ -77,6 +77,18 @@ int rt_prescan_run_cp(rt_tsource *src, rt_prescan *ps, int critical_path, rt_err
 void rt_prescan_clear(rt_prescan *ps);
 
 /*
+ * The pre-pass of a distributed replay (collective: every rank of the job
+ * calls it): src is rank own_rank's part of own_size (rt_par_source_open), the
+ * replay counts its own processors, and the parts are combined so that every
+ * rank gets the whole trace's processors (each from its owner), span, records,
+ * events, messages, incoming-queue marks, tasks, unit and scale width, equal
+ * to the serial pass's. No part sees every message or collective at once:
+ * max_pending, max_pending_bytes and collectives are -1 (unknown). src is not
+ * rewound (a part is read once): open another for the replay. No critical path.
+ */
+int rt_prescan_run_part(rt_tsource *src, rt_prescan *ps, int own_rank, int own_size, rt_err *err);
+
+/*
  * Check a window [from, to] (either may be +-inf: open) against the span of ps:
  * RT_OK when it overlaps [t0, t1]; RT_EINVAL with "window FROM .. TO s lies
  * outside the trace's span T0 .. T1 s (PATH)" when it does not (or the trace

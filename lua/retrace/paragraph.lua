@@ -72,11 +72,13 @@ end
 -- compstats (false: old-format PICL compstats brackets are not overhead),
 -- critical_path (true: info.cp = the critical path from the same pass,
 -- {length, start, stop, segments = {{proc, from, to}}, messages = {{src, dst, send,
--- recv, bytes}}, tachyons}).
+-- recv, bytes}}, tachyons}), parallel (under mpirun, without critical_path: each rank
+-- reads its part and the ranks combine; collective; nil, false on the ranks that did
+-- not fail when another did).
 function M.prescan(path, opts)
   opts = opts or {}
   local ps, err = replay.prescan(path, { format = opts.format, compstats = opts.compstats,
-                                         critical_path = opts.critical_path })
+                                         critical_path = opts.critical_path, parallel = opts.parallel })
   if not ps then return nil, err end
   if ps.t0 == nil or ps.t0 > ps.t1 then return nil, path .. ": no records" end
   local info = { ps = ps, P = ps.processors, span = { ps.t0, ps.t1 }, procs = {}, max_queue = ps.max_queue,
