@@ -8,8 +8,8 @@ return {
   description = "Reads a trace of any format retrace replays - PICL (old and new), OTF2, Paraver, Paje; "
     .. "recognised by content, '-' for standard input - and prints each event as the replay sees it: "
     .. "TIME (seconds from the trace's start)  Pprocessor  kind (enter, leave, send, receive, collective "
-    .. "begin/end, marker)  region or event name, then bytes, peer and tag for messages and the data "
-    .. "of markers. The events stream through; memory does not grow with the trace. "
+    .. "begin/end, marker, counter)  region or event name, then bytes, peer and tag for messages, the data "
+    .. "of markers and a counter's name and value. The events stream through; memory does not grow with the trace. "
     .. "`retrace picl dump` prints PICL records in PICL's own words.",
   parser = function(p)
     p:argument("trace", "trace file (an OTF2 archive: its .otf2 anchor or its directory; '-': standard input)")

@@ -35,6 +35,7 @@ static const struct {
     {"viewer.js", "text/javascript; charset=utf-8"},
     {"viewer.css", "text/css; charset=utf-8"},
     {"compare.html", "text/html; charset=utf-8"},
+    {"counters.js", "text/javascript; charset=utf-8"},
 };
 #define NASSETS (sizeof ASSETS / sizeof ASSETS[0])
 

@@ -1215,14 +1215,10 @@ int rt_pg_view_describe(const rt_tevent *ev, const rt_tdefs *defs, char *buf, si
         if (ev->kind != RT_TE_COLL_END)
             PUT("  tag %lld", (long long)ev->tag);
     }
-    if (ev->kind == RT_TE_COUNTER) { /* its name, the value from now on, its unit */
+    if (ev->kind == RT_TE_COUNTER) { /* a counter's name and its value from here on */
         const rt_tcounter *c = defs ? rt_tdefs_counter_at(defs, ev->region) : NULL;
-        if (c && c->name && *c->name)
-            PUT("  %s", c->name);
-        else
-            PUT("  counter %d", ev->region);
-        PUT(" = %.15g", ev->ndata > 0 ? ev->data[0] : 0.0);
-        if (c && c->unit && *c->unit)
+        PUT("  %s = %.15g", c ? c->name : "?", ev->ndata > 0 ? ev->data[0] : 0.0);
+        if (c && c->unit[0])
             PUT(" %s", c->unit);
     }
     if (ev->kind == RT_TE_MARKER && ev->ndata > 0) {

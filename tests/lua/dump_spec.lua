@@ -96,7 +96,7 @@ describe("retrace dump", function()
     l = lines(out)
     assert.equals(18, #l)
     assert.equals("1  P0  enter  user code", l[1])
-    -- the variable set to 3.5 at 4.6: a counter sample, with its name
+    -- 17 4.6 p0 V 3.5: the variable "queue length" set to 3.5, a counter sample
     assert.equals("4.6  P0  counter  queue length = 3.5", l[12])
     assert.equals("2  P1  enter  MPI_Recv", l[3])
     assert.equals("2.5  P0  send  1024 B  to 1  tag 0", l[4])

@@ -55,7 +55,7 @@ describe("paragraph's view", function()
   end)
 
   for _, case in ipairs({ { "otf2/pingpong/traces.otf2", 116 }, { "paraver/qsort_beo3.prv", 1072 },
-                          { "paje/ms.trace", 690 } }) do -- (Pajé: 36 states and links, 654 variable samples)
+                          { "paje/ms.trace", 690 } }) do -- ms: 36 events and 654 variable samples (counters)
     it("hands the Trace and application displays every event of " .. case[1], function()
       local trace = h.shared_file(case[1])
       if not trace then

@@ -191,3 +191,98 @@ describe("retrace view's time per state", function()
     end
   end
 end)
+
+-- Counters: api/counters on the Paraver sample against its event records read here from the .prv
+-- (2:cpu:appl:task:thread:time:type:value...), the step function's mean computed by hand.
+describe("retrace view's counters", function()
+  local trace = h.shared_file("paraver/qsort_beo3.prv")
+  if not trace then
+    pending("../shared absent: paraver/qsort_beo3.prv skipped")
+    return
+  end
+  local CYCLES = 42000060
+  local function records(task) -- {time, value} of Total cycles on task (thread 1), in file order
+    local out = {}
+    for line in io.lines(trace) do
+      if line:sub(1, 2) == "2:" then
+        local f = {}
+        for x in line:gmatch("[^:]+") do f[#f + 1] = x end
+        if tonumber(f[4]) == task then
+          for i = 7, #f - 1, 2 do
+            if tonumber(f[i]) == CYCLES then out[#out + 1] = { tonumber(f[6]), tonumber(f[i + 1]) } end
+          end
+        end
+      end
+    end
+    return out
+  end
+  local dir, srv, meta, c
+  before_each(function()
+    dir = h.temp_dir()
+    srv = assert(viewer.serve(trace, assert(viewer.ensure(trace, { index = dir .. "/q.rtidx" })), {}))
+    local _, body = srv:query("api/meta")
+    meta = cjson.decode(body)
+    for i, k in ipairs(meta.counters) do if k.name == "Total cycles (Total cycles)" then c = i - 1 end end
+  end)
+  after_each(function()
+    srv:close()
+    h.remove_tree(dir)
+  end)
+
+  it("lists the counters: the .pcf's event types without values", function()
+    local names = {}
+    for _, k in ipairs(meta.counters) do names[#names + 1] = k.name end
+    assert.are.same({ "I/O Size", "Instructions completed (Instr completed)", "Level 2 cache misses (L2 cache misses)",
+      "Total cycles (Total cycles)" }, names)
+  end)
+
+  it("gives each processor's samples and the mean of its steps over a window", function()
+    for task = 1, 4 do
+      local want = records(task)
+      assert.is_true(#want > 2)
+      local st, body = srv:query("api/counters", string.format("c=%d&p0=%d&p1=%d&w=4", c, task - 1, task)) -- 16 samples at most: exact
+      assert.are.equal(200, st, body)
+      local s = cjson.decode(body).series[1]
+      assert.are.equal(task - 1, s.proc)
+      assert.are.same(want, s.samples)
+      -- one column from the first sample to the run's end: each value held until the next
+      local a, b = want[1][1], meta.tmax
+      local _, b2 = srv:query("api/counters", string.format("c=%d&p0=%d&p1=%d&w=1&t0=%d&t1=%d", c, task - 1, task, a, b))
+      local s2 = cjson.decode(b2).series[1]
+      local area, lo, hi = 0, math.huge, -math.huge
+      for i, x in ipairs(want) do
+        local e = want[i + 1] and want[i + 1][1] or b
+        area = area + x[2] * (e - x[1])
+        lo, hi = math.min(lo, x[2]), math.max(hi, x[2])
+      end
+      assert.is_true(close(area / (b - a), s2.mean[1], 1e-7), string.format("mean %g, by hand %g", s2.mean[1], area / (b - a)))
+      assert.are.equal(lo, s2.min[1])
+      assert.are.equal(hi, s2.max[1])
+    end
+  end)
+
+  it("sums the processors: the mean of the sum is the sum of the means", function()
+    local _, all = srv:query("api/counters", string.format("c=%d&w=8&sum=1", c))
+    all = cjson.decode(all)
+    assert.are.equal(1, #all.series)
+    assert.is_nil(all.series[1].samples)
+    local means = {}
+    for p = 0, 3 do
+      local _, one = srv:query("api/counters", string.format("c=%d&w=8&p0=%d&p1=%d", c, p, p + 1))
+      for k, v in ipairs(cjson.decode(one).series[1].mean) do
+        if v ~= cjson.null then means[k] = (means[k] or 0) + v end
+      end
+    end
+    -- a column where every processor has a value throughout
+    local k = 8
+    assert.is_true(close(means[k], all.series[1].mean[k], 1e-6), string.format("%g %g", means[k], all.series[1].mean[k]))
+  end)
+
+  it("refuses a malformed query with 400 and a message", function()
+    for _, bad in ipairs({ "w=4", "c=99&w=4", "c=0", "c=0&w=0", "c=0&w=4&sum=2", "c=x&w=4" }) do
+      local st, body = srv:query("api/counters", bad)
+      assert.are.equal(400, st, bad)
+      assert.is_string(cjson.decode(body).error)
+    end
+  end)
+end)

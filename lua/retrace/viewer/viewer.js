@@ -431,6 +431,11 @@
       .finally(() => { pending--; if (my === seq) draw(); });
     clearTimeout(statsTimer);
     statsTimer = setTimeout(loadStats, 120);
+    // the counters' plot (counters.js) follows the window and the processors shown
+    if (window.rtCounters && !EMBED) {
+      const f = filterArgs(view);
+      window.rtCounters.update(meta, view, r, f.procs !== undefined ? { procs: f.procs } : {}, api);
+    }
   }
   let statsSeq = 0, profile = null, util = null;
   const UTIL_AXIS = 30;

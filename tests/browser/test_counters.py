@@ -1,0 +1,162 @@
+#!/usr/bin/env python3
+"""retrace view's counters in a real browser (headless Chromium through Selenium).
+
+On the shared Paraver sample (qsort_beo3: hardware counters as event types without VALUES in its
+.pcf): open the page on one processor, choose the counter "Total cycles", read the plotted line
+at the middle of a sample's step and compare the value it stands for with the trace's own event
+record (read here from the .prv); then the sum over the processors. Screenshots go to the gallery.
+
+Exit 77 (ctest: skipped) when the browser, the driver, Selenium or the shared sample is missing.
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+RETRACE = os.environ.get("RETRACE_BIN", "build/retrace")
+SHARED = os.environ.get("RETRACE_SHARED", "../shared/data")
+PRV = os.path.join(SHARED, "paraver/qsort_beo3.prv")
+GALLERY = os.environ.get("RETRACE_VIEW_GALLERY") or \
+    os.path.join(os.path.dirname(os.path.abspath(RETRACE)), "gallery", "viewer")
+CYCLES = 42000060
+
+
+def skip(why):
+    print("SKIPPED:", why)
+    sys.exit(77)
+
+
+try:
+    from selenium import webdriver
+    from selenium.webdriver.chrome.options import Options
+    from selenium.webdriver.chrome.service import Service
+except ImportError:
+    skip("python3-selenium is not installed (make deps installs it)")
+DRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
+if not os.path.exists(DRIVER):
+    skip("chromium-driver is not installed (make deps installs it)")
+if not os.path.exists(PRV):
+    skip("the shared Paraver sample %s is absent" % PRV)
+
+failures = []
+
+
+def check(cond, what):
+    print(("ok   " if cond else "FAIL ") + what)
+    if not cond:
+        failures.append(what)
+
+
+def records(task):
+    """(time, value) of Total cycles on task's thread 1, in file order, from the .prv."""
+    out = []
+    with open(PRV) as f:
+        for line in f:
+            if not line.startswith("2:"):
+                continue
+            x = line.strip().split(":")
+            if int(x[3]) != task:
+                continue
+            for i in range(6, len(x) - 1, 2):
+                if int(x[i]) == CYCLES:
+                    out.append((int(x[5]), int(x[i + 1])))
+    return out
+
+
+def counters_ready(d, what, tries=300):
+    for _ in range(tries):
+        x = d.execute_script("return window.rtCounters ? rtCounters.data() : null")
+        if x and x["ready"] and x["drawn"]:
+            return x
+        time.sleep(0.05)
+    raise AssertionError("counters not drawn after " + what)
+
+
+def main():
+    tmp = tempfile.mkdtemp(prefix="retrace_counters_")
+    base = PRV[:-4]
+    for ext in (".prv", ".pcf", ".row"):
+        if os.path.exists(base + ext):
+            shutil.copy(base + ext, os.path.join(tmp, "qsort" + ext))
+    trace = os.path.join(tmp, "qsort.prv")
+    server = subprocess.Popen([RETRACE, "view", trace, "--port", "0"], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True)
+    url = server.stdout.readline().strip()
+    os.makedirs(GALLERY, exist_ok=True)
+    opts = Options()
+    for o in ["--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1280,900",
+              "--force-device-scale-factor=1"]:
+        opts.add_argument(o)
+    d = webdriver.Chrome(service=Service(DRIVER), options=opts)
+    try:
+        meta = json.loads(subprocess.run(["curl", "-s", url + "api/meta"], capture_output=True, text=True).stdout) \
+            if shutil.which("curl") else None
+        d.get(url)
+        for _ in range(200):
+            if d.execute_script("return window.viewer && viewer.data().meta !== null"):
+                break
+            time.sleep(0.05)
+        meta = d.execute_script("return viewer.data().meta")
+        names = [c["name"] for c in meta["counters"]]
+        check("Total cycles (Total cycles)" in names, "meta lists the counter Total cycles: %s" % names)
+        c = names.index("Total cycles (Total cycles)")
+        # processor 1 (task 2) alone: its samples, drawn as steps
+        d.get(url + "#t0=%d&t1=%d&p0=1&p1=2&by=state" % (meta["tmin"], meta["tmax"]))
+        d.refresh()
+        counters_ready(d, "load")
+        d.execute_script("var s=document.getElementById('counter'); s.value=arguments[0];"
+                         "s.dispatchEvent(new Event('change'))", c)
+        time.sleep(0.2)
+        x = counters_ready(d, "choosing Total cycles")
+        a = x["answer"]
+        check(a["counter"] == c and a["exact"] and len(a["series"]) == 1 and a["series"][0]["proc"] == 1,
+              "one processor's samples of counter %d" % c)
+        want = records(2)
+        got = [tuple(s) for s in a["series"][0]["samples"]]
+        check(got == want, "the samples drawn are the .prv's records of task 2 (%d)" % len(want))
+        # the widest step: its middle pixel lies on the line at the height of its value
+        r = x["drawn"]["plot"]
+        span = a["t1"] - a["t0"]
+        steps = [(want[k][0], want[k + 1][0] if k + 1 < len(want) else a["t1"], want[k][1]) for k in range(len(want))]
+        t0, t1, v = max(steps, key=lambda s: s[1] - s[0])
+        px = int(r["x"] + ((t0 + t1) / 2 - a["t0"]) / span * r["w"])
+        py = d.execute_script("return rtCounters.yOf(arguments[0])", v)
+        rgb = d.execute_script("var c=document.getElementById('counters').getContext('2d');"
+                               "return Array.from(c.getImageData(arguments[0],arguments[1],1,1).data).slice(0,3)",
+                               px, int(round(py)))
+        col = x["drawn"]["series"][0]["color"]
+        want_rgb = [int(col[i:i + 2], 16) for i in (1, 3, 5)]
+        check(all(abs(rgb[i] - want_rgb[i]) <= 40 for i in range(3)),
+              "pixel (%d, %d) on the line of value %d: %s, line colour %s" % (px, py, v, rgb, want_rgb))
+        # the line is not drawn at another height there
+        off = d.execute_script("var c=document.getElementById('counters').getContext('2d');"
+                               "return Array.from(c.getImageData(arguments[0],arguments[1],1,1).data).slice(0,3)",
+                               px, int(round(py)) + 12)
+        check(off != rgb, "12 pixels below the line the colour differs: %s" % off)
+        d.save_screenshot(os.path.join(GALLERY, "counters_one.png"))
+        # every processor, summed: the band and the mean of the sum
+        d.execute_script("document.getElementById('countersum').checked=true;"
+                         "document.getElementById('countersum').dispatchEvent(new Event('change'))")
+        d.get(url + "#t0=%d&t1=%d&p0=0&p1=4&by=state" % (meta["tmin"], meta["tmax"]))
+        time.sleep(0.3)
+        x = counters_ready(d, "the sum")
+        a = x["answer"]
+        check(len(a["series"]) in (1, 4), "the whole run: %d series" % len(a["series"]))
+        d.save_screenshot(os.path.join(GALLERY, "counters_all.png"))
+    finally:
+        d.quit()
+        server.terminate()
+        try:
+            server.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            server.kill()
+        shutil.rmtree(tmp, ignore_errors=True)
+    if failures:
+        print("%d failed" % len(failures))
+        sys.exit(1)
+
+
+main()
