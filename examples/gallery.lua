@@ -268,6 +268,14 @@ local entries = {
   { family = "retrace view", needs = "{data}/otf2/pingpong/traces.otf2",
     run = { "{ex}/../tests/browser/gallery_shots.lua", "{bin}/retrace", "{out}/viewer" },
     glob = "viewer/view_*.png", caption = "retrace view in headless Chromium, step %s (tests/browser/test_view.py)" },
+  { family = "retrace view", needs = "{data}/otf2/pingpong/traces.otf2",
+    run = { "{ex}/../tests/browser/gallery_shots.lua", "{bin}/retrace", "{out}/viewer" },
+    glob = "viewer/counters_*.png",
+    caption = "retrace view: a Paraver hardware counter plotted under the timeline, %s (tests/browser/test_counters.py)" },
+  { family = "retrace view", needs = "{data}/otf2/pingpong/traces.otf2",
+    run = { "{ex}/../tests/browser/gallery_shots.lua", "{bin}/retrace", "{out}/viewer" },
+    glob = "viewer/pes_*.png",
+    caption = "retrace view on a Chitra sequence (four philosophers), step %s (tests/browser/test_pes.py)" },
 }
 
 local M = { entries = entries }
