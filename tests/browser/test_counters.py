@@ -16,38 +16,13 @@ import sys
 import tempfile
 import time
 
-RETRACE = os.environ.get("RETRACE_BIN", "build/retrace")
-SHARED = os.environ.get("RETRACE_SHARED", "../shared/data")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from browser_common import GALLERY, SHARED, browser, check, finish, serve_view, skip, stop  # noqa: E402
+
 PRV = os.path.join(SHARED, "paraver/qsort_beo3.prv")
-GALLERY = os.environ.get("RETRACE_VIEW_GALLERY") or \
-    os.path.join(os.path.dirname(os.path.abspath(RETRACE)), "gallery", "viewer")
 CYCLES = 42000060
-
-
-def skip(why):
-    print("SKIPPED:", why)
-    sys.exit(77)
-
-
-try:
-    from selenium import webdriver
-    from selenium.webdriver.chrome.options import Options
-    from selenium.webdriver.chrome.service import Service
-except ImportError:
-    skip("python3-selenium is not installed (make deps installs it)")
-DRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
-if not os.path.exists(DRIVER):
-    skip("chromium-driver is not installed (make deps installs it)")
 if not os.path.exists(PRV):
     skip("the shared Paraver sample %s is absent" % PRV)
-
-failures = []
-
-
-def check(cond, what):
-    print(("ok   " if cond else "FAIL ") + what)
-    if not cond:
-        failures.append(what)
 
 
 def records(task):
@@ -82,15 +57,9 @@ def main():
         if os.path.exists(base + ext):
             shutil.copy(base + ext, os.path.join(tmp, "qsort" + ext))
     trace = os.path.join(tmp, "qsort.prv")
-    server = subprocess.Popen([RETRACE, "view", trace, "--port", "0"], stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, text=True)
-    url = server.stdout.readline().strip()
+    server, url = serve_view(trace)
     os.makedirs(GALLERY, exist_ok=True)
-    opts = Options()
-    for o in ["--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1280,900",
-              "--force-device-scale-factor=1"]:
-        opts.add_argument(o)
-    d = webdriver.Chrome(service=Service(DRIVER), options=opts)
+    d = browser()
     try:
         meta = json.loads(subprocess.run(["curl", "-s", url + "api/meta"], capture_output=True, text=True).stdout) \
             if shutil.which("curl") else None
@@ -148,15 +117,8 @@ def main():
         d.save_screenshot(os.path.join(GALLERY, "counters_all.png"))
     finally:
         d.quit()
-        server.terminate()
-        try:
-            server.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            server.kill()
-        shutil.rmtree(tmp, ignore_errors=True)
-    if failures:
-        print("%d failed" % len(failures))
-        sys.exit(1)
+        stop(server, tmp)
+    finish()
 
 
 main()

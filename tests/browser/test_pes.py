@@ -11,41 +11,16 @@ Exit 77 (ctest: skipped) when the browser, the driver or Selenium is missing.
 """
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
 
-RETRACE = os.environ.get("RETRACE_BIN", "build/retrace")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from browser_common import GALLERY, browser, check, finish, serve_view, stop  # noqa: E402 (skips first)
+from selenium.webdriver.common.keys import Keys  # noqa: E402
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 PES = os.path.join(HERE, "..", "..", "examples", "chitra", "phil4_x100.pes")
-GALLERY = os.environ.get("RETRACE_VIEW_GALLERY") or \
-    os.path.join(os.path.dirname(os.path.abspath(RETRACE)), "gallery", "viewer")
-
-
-def skip(why):
-    print("SKIPPED:", why)
-    sys.exit(77)
-
-
-try:
-    from selenium import webdriver
-    from selenium.webdriver.chrome.options import Options
-    from selenium.webdriver.chrome.service import Service
-    from selenium.webdriver.common.keys import Keys
-except ImportError:
-    skip("python3-selenium is not installed (make deps installs it)")
-DRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
-if not os.path.exists(DRIVER):
-    skip("chromium-driver is not installed (make deps installs it)")
-
-failures = []
-
-
-def check(cond, what):
-    print(("ok   " if cond else "FAIL ") + what)
-    if not cond:
-        failures.append(what)
 
 
 def states(path):
@@ -73,15 +48,9 @@ def main():
     pes = os.path.join(tmp, "phil4.pes")
     shutil.copy(PES, pes)  # (its index is written beside the copy)
     ref = states(pes)
-    server = subprocess.Popen([RETRACE, "view", pes, "--port", "0"], stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, text=True)
-    url = server.stdout.readline().strip()
+    server, url = serve_view(pes)
     os.makedirs(GALLERY, exist_ok=True)
-    opts = Options()
-    for o in ["--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1280,900",
-              "--force-device-scale-factor=1"]:
-        opts.add_argument(o)
-    d = webdriver.Chrome(service=Service(DRIVER), options=opts)
+    d = browser()
     try:
         check(url.startswith("http://127.0.0.1:"), "view prints the page's address: %s" % url)
         d.get(url)
@@ -131,15 +100,8 @@ def main():
         d.save_screenshot(os.path.join(GALLERY, "pes_2-search-by-state.png"))
     finally:
         d.quit()
-        server.terminate()
-        try:
-            server.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            server.kill()
-        shutil.rmtree(tmp, ignore_errors=True)
-    if failures:
-        print("%d failed" % len(failures))
-        sys.exit(1)
+        stop(server, tmp)
+    finish()
 
 
 main()

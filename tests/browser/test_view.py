@@ -28,54 +28,22 @@ import time
 import urllib.error
 import urllib.request
 
-RETRACE = os.environ.get("RETRACE_BIN", "build/retrace")
-SHARED = os.environ.get("RETRACE_SHARED", "../shared/data")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from browser_common import (GALLERY, RETRACE, SHARED, browser, check, serve_view, skip,  # noqa: E402
+                            stop, finish)
+from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
+from selenium.webdriver.common.actions.wheel_input import ScrollOrigin  # noqa: E402
+from selenium.webdriver.common.keys import Keys  # noqa: E402
+
 TRACE = os.path.join(SHARED, "otf2/pingpong/traces.otf2")
-GALLERY = os.environ.get("RETRACE_VIEW_GALLERY") or \
-    os.path.join(os.path.dirname(os.path.abspath(RETRACE)), "gallery", "viewer")
-
-
-def skip(why):
-    print("SKIPPED:", why)
-    sys.exit(77)
-
-
-try:
-    from selenium import webdriver
-    from selenium.webdriver.chrome.options import Options
-    from selenium.webdriver.chrome.service import Service
-    from selenium.webdriver.common.action_chains import ActionChains
-    from selenium.webdriver.common.actions.wheel_input import ScrollOrigin
-    from selenium.webdriver.common.keys import Keys
-except ImportError:
-    skip("python3-selenium is not installed (make deps installs it)")
-DRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
-if not os.path.exists(DRIVER):
-    skip("chromium-driver is not installed (make deps installs it)")
 if not os.path.exists(TRACE):
     skip("the shared OTF2 sample %s is absent" % TRACE)
 if not shutil.which("otf2-print"):
     skip("otf2-print (otf2-tools) is not installed")
 
-failures = []
-
-
-def check(cond, what):
-    print(("ok   " if cond else "FAIL ") + what)
-    if not cond:
-        failures.append(what)
-
 
 def close(a, b, tol):
     return abs(a - b) <= tol * max(1.0, abs(a), abs(b))
-
-
-def browser(height=900):
-    opts = Options()
-    for o in ["--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1280,%d" % height,
-              "--force-device-scale-factor=1"]:
-        opts.add_argument(o)
-    return webdriver.Chrome(service=Service(DRIVER), options=opts)
 
 
 def canvas_pixel(d, cid, x, y):
@@ -120,24 +88,8 @@ def pure_pixels(d, trace, unit, proc, y, x0, x1, want=4):
     return probes, good
 
 
-def serve_view(*args):
-    """`retrace view ARGS --port 0` started: the process and the URL it prints."""
-    p = subprocess.Popen([RETRACE, "view", *args, "--port", "0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                         text=True)
-    return p, p.stdout.readline().strip()
-
-
 def data_filters(d):
     return d.execute_script("return viewer.data().filters.procs")
-
-
-def stop(server, tmp):
-    server.terminate()
-    try:
-        server.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        server.kill()
-    shutil.rmtree(tmp, ignore_errors=True)
 
 
 # ---- the reference: otf2-print's events ----
@@ -828,7 +780,5 @@ if os.path.isdir(HALO):
 else:
     print("note: %s absent, the comparison is left out" % HALO)
 
-if failures:
-    print("%d failed" % len(failures))
-    sys.exit(1)
+finish()
 print("all passed")
