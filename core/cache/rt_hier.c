@@ -1759,6 +1759,18 @@ int rt_hier_probe_core(const rt_hier *h, unsigned core, unsigned level, int whic
     return store_find(&c->m, set_of(&c->m, blk), blk) >= 0;
 }
 
+uint64_t rt_hier_line_at(const rt_hier *h, unsigned core, unsigned level, int which, uint32_t set,
+                         uint32_t way)
+{
+    if (level >= h->cfg.levels || which < 0 || which > 2 || !h->c[level][which].cfg.present
+        || core >= h->cores)
+        return EMPTY;
+    const store *s = &cache_of(h, core, level, which)->m;
+    if (set >= s->sets || way >= s->ways)
+        return EMPTY;
+    return s->tag[(uint64_t)set * s->ways + way];
+}
+
 int rt_hier_err_prefix(rt_err *err, int st, const char *prefix)
 {
     char msg[RT_ERR_MSG_MAX];
@@ -1788,26 +1800,39 @@ static void demand_counts(const hcache *c, int writes, uint64_t *fetch, uint64_t
 int rt_hier_access(rt_hier *h, unsigned core, uint64_t addr, uint64_t size, int kind,
                    rt_hier_result *res)
 {
-    memset(res, 0, sizeof *res);
-    if (kind < RT_REF_READ || kind > RT_REF_MISC)
+    res->evicted = res->evicted_dirty = 0;
+    res->evicted_block = res->invalidated = res->snooped = 0;
+    res->level = 0;
+    if (kind < RT_REF_READ || kind > RT_REF_MISC) {
+        memset(res, 0, sizeof *res);
         return rt_err_set(&h->err, RT_EINVAL, "reference: kind %d is not a read, write, "
                           "instruction fetch or misc", kind);
-    core %= h->cores;
+    }
+    if (core >= h->cores)
+        core %= h->cores;
     hcache *e = kind == RT_REF_IFETCH ? h->core_ci[core] : h->core_cd[core];
     if (size == 0)
         size = 1;
     const uint64_t blk = addr >> e->lg2b;
-    if (addr + size - 1 < addr || (addr + size - 1) >> e->lg2b != blk)
+    if (addr + size - 1 < addr || (addr + size - 1) >> e->lg2b != blk) {
+        memset(res, 0, sizeof *res);
         return rt_err_set(&h->err, RT_EINVAL, "reference: 0x%llx+%llu crosses a block of %s",
                           (unsigned long long)addr, (unsigned long long)size, e->name);
+    }
     store *s = &e->m;
     const uint32_t set = set_of(s, blk);
     int w = store_find(s, set, blk);
     const unsigned lsb = e->lg2sb;
-    const uint32_t sbbits = (uint32_t)(lowmask((unsigned)(((addr + size - 1) >> lsb) - (addr >> lsb) + 1))
-                                       << ((addr - (blk << e->lg2b)) >> lsb));
     const uint64_t slot = (uint64_t)set * s->ways + (unsigned)(w < 0 ? 0 : w);
-    res->hit = w >= 0 && (s->valid[slot] & sbbits) == sbbits;
+    if (w < 0) {
+        res->hit = 0;
+    } else if (e->lg2b == lsb) { /* no sub-blocks: a present block is a hit */
+        res->hit = 1;
+    } else {
+        const uint32_t sbbits = (uint32_t)(lowmask((unsigned)(((addr + size - 1) >> lsb) - (addr >> lsb) + 1))
+                                           << ((addr - (blk << e->lg2b)) >> lsb));
+        res->hit = (s->valid[slot] & sbbits) == sbbits;
+    }
     res->block = blk;
     res->set = set;
     res->way = w < 0 ? UINT32_MAX : (uint32_t)w;
