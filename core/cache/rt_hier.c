@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "rt_linemap.h"
+#include "rt_mem.h"
 
 /* reference types beyond the basic ones: a prefetch, the rest of a split reference */
 #define T_PF RT_HIER_PF
@@ -1346,11 +1347,41 @@ static int cache_new(rt_hier *h, hcache *c, const rt_hcache_config *cf, unsigned
     return RT_OK;
 }
 
+/* the stores' arrays (a copy per core of the private levels) against the
+ * machine's memory (rt_mem_physical), refused up front rather than found
+ * missing while the tags are written */
+static int check_memory(const rt_hier_config *cfg, rt_err *err)
+{
+    unsigned cores = cfg->cores > 1 ? cfg->cores : 1, npriv = rt_hier_private_levels(cfg);
+    double need = 0;
+    uint64_t most = 0;
+    for (unsigned l = 0; l < cfg->levels; l++)
+        for (int k = 0; k < 3; k++) {
+            const rt_hcache_config *c = &cfg->c[l][k];
+            if (!c->present)
+                continue;
+            uint64_t lines = c->size / c->block, assoc = c->assoc ? c->assoc : lines;
+            /* tag, valid, dirty, referenced, two clocks, signature, a policy word */
+            double per = 8 + 3 * 4 + 16 + 1 + 8 + (assoc > SCAN_WAYS ? 32 : 0);
+            double one = (double)lines * per * (c->ccc ? 2 : 1);
+            need += one * (l < npriv ? cores : 1);
+            most = lines > most ? lines : most;
+        }
+    unsigned long long have = rt_mem_physical();
+    if (have && need > (double)have)
+        return rt_err_set(err, RT_ENOMEM, "cache: out of memory: %llu lines need %.1f GiB of simulator "
+                          "state, more than the machine's memory (%.1f GiB)", (unsigned long long)most,
+                          need / 1073741824.0, (double)have / 1073741824.0);
+    return RT_OK;
+}
+
 int rt_hier_new(const rt_hier_config *cfg, rt_hier **out, rt_err *err)
 {
     *out = NULL;
     int st = rt_hier_check(cfg, err);
     if (st != RT_OK)
+        return st;
+    if ((st = check_memory(cfg, err)) != RT_OK)
         return st;
     rt_hier *h = calloc(1, sizeof *h);
     if (!h)
