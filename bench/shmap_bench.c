@@ -52,13 +52,11 @@ static void generate(const char *path, long events)
 
 static rt_shmap_sim *make(rt_shmap *r, int pes, int ncaches)
 {
-    rt_cache *caches[64];
+    rt_cache_config caches[64];
     rt_err e;
     for (int i = 0; i < ncaches; i++) {
-        rt_cache_config cfg = rt_cache_defaults(4096, 4);
-        cfg.ways = 8;
-        if (rt_cache_new(&cfg, &caches[i], &e) != RT_OK)
-            bench_die("shmap_bench", &e);
+        caches[i] = rt_cache_defaults(4096, 4);
+        caches[i].ways = 8;
     }
     rt_shmap_sim *s = rt_shmap_sim_new(r, pes, ncaches ? caches : NULL, ncaches, 4, &e);
     if (!s)
@@ -78,8 +76,8 @@ static void run(rt_shmap *r, const char *label, int pes, int ncaches)
     double dt = bench_now() - t0;
     uint64_t hits = 0, misses = 0;
     for (int i = 0; i < ncaches; i++) {
-        hits += rt_cache_stats_get(rt_shmap_sim_cache(s, i))->hits;
-        misses += rt_cache_stats_get(rt_shmap_sim_cache(s, i))->misses;
+        hits += rt_shmap_sim_cache_stats(s, i)->hits;
+        misses += rt_shmap_sim_cache_stats(s, i)->misses;
     }
     printf("  %-34s %6.2f s  %6.2f M events/s  %7.2f M element accesses/s  (%llu steps, hit ratio %.3f)\n",
            label, dt, (double)in->events / dt / 1e6, elements / dt / 1e6,

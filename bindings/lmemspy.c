@@ -3,7 +3,7 @@
  * MemSpy engine and converts its statistics into plain tables.
  *
  *   memspy.run{trace=, format="msp"|"shmap"|"din"|"xdin"|"lackey"|"bin", alloc=LOG, procs=, size=, line=, ways=,
- *              policy=, seed=, hierarchy=SPEC, latency=, remote_latency=, ref_cycles=, misses_only=,
+ *              policy=, seed=, hierarchy=SPEC, latency= (or {per level}), remote_latency=, ref_cycles=, misses_only=,
  *              monitor={names}, progress=fn(done, total)} -> result | nil, msg
  *
  * result = {totals = {refs, reads, writes, misses, read_misses, write_misses,
@@ -178,10 +178,30 @@ static int l_run(lua_State *L)
     if (rt_cache_check_geometry(size, line, ways, "bytes", &err) != RT_OK)
         return luaL_error(L, "%s", err.msg);
     rt_memspy_config mc = {.procs = (int)P,
-                           .latency = rt_opt_u64(L, 1, "latency", 50),
+                           .latency = 50,
                            .ref_cycles = rt_opt_u64(L, 1, "ref_cycles", 1),
                            .remote_latency = rt_opt_u64(L, 1, "remote_latency", 0),
                            .misses_only = rt_opt_bool(L, 1, "misses_only", 0)};
+    /* latency: one figure for every miss, or a list: a miss served by level 2, 3, ..., memory */
+    lua_getfield(L, 1, "latency");
+    if (lua_istable(L, -1)) {
+        lua_Integer n = luaL_len(L, -1);
+        if (n < 1 || n > RT_HIER_MAX_LEVELS)
+            return luaL_error(L, "latency: %d values (1 to %d)", (int)n, RT_HIER_MAX_LEVELS);
+        for (lua_Integer i = 1; i <= n; i++) {
+            lua_rawgeti(L, -1, i);
+            lua_Integer v = lua_tointeger(L, -1);
+            if (v < 0)
+                return luaL_error(L, "latency: value %d is negative", (int)i);
+            mc.level_latency[i - 1] = (uint64_t)v;
+            lua_pop(L, 1);
+        }
+        mc.nlevel_latency = n > 1 ? (unsigned)n : 0;
+        mc.latency = mc.level_latency[0];
+    } else if (!lua_isnil(L, -1)) {
+        mc.latency = rt_opt_u64(L, 1, "latency", 50);
+    }
+    lua_pop(L, 1);
     /* the --monitor names: pointers into strings the options table keeps alive */
     lua_getfield(L, 1, "monitor");
     if (lua_istable(L, -1)) {

@@ -203,7 +203,7 @@ typedef struct {
     rt_shmap_sim *s;        /* NULL once closed */
     trace_box *trace;       /* kept alive by user value 1 */
     access_buf buf;
-    rt_cache **made;        /* caches created but not yet handed to the simulation */
+    rt_cache_config *made;  /* caches configured but not yet handed to the simulation */
     int nmade;
     int subscribed;         /* a Lua function is in user value 2 */
     int in_call;            /* inside a Lua callback (subscriber or cache policy): closing and stepping are refused */
@@ -237,7 +237,8 @@ static int sim_close(lua_State *L)
     b->buf.a = NULL;
     b->buf.n = b->buf.cap = 0;
     for (int i = 0; b->made && i < b->nmade; i++)
-        rt_cache_free(b->made[i]);
+        if (b->made[i].policy && b->made[i].policy->free)
+            b->made[i].policy->free(b->made[i].policy_ud);
     free(b->made);
     b->made = NULL;
     b->nmade = 0;
@@ -337,13 +338,11 @@ static int l_new_sim(lua_State *L)
             rt_lcache_policy(L, pol, &cfg);
             lua_rawseti(L, keep, i + 1);
         }
-        if (rt_cache_new(&cfg, &b->made[b->nmade], &err) != RT_OK)
-            return rt_push_fail(L, &err);
-        b->nmade++;
+        b->made[b->nmade++] = cfg;
     }
     lua_settop(L, box);
     /* the simulation takes the caches over, also when it fails */
-    rt_cache **made = b->made;
+    rt_cache_config *made = b->made;
     b->made = NULL;
     b->nmade = 0;
     b->s = rt_shmap_sim_new(tb->r, (int)pes, made, ncaches, (uint64_t)line, &err);
@@ -567,7 +566,7 @@ static int sim_stats(lua_State *L)
     lua_setfield(L, -2, "pes");
     lua_createtable(L, nc, 0);
     for (int i = 0; i < nc; i++) {
-        const rt_cache_stats *cs = rt_cache_stats_get(rt_shmap_sim_cache(s, i));
+        const rt_cache_stats *cs = rt_shmap_sim_cache_stats(s, i);
         lua_createtable(L, 0, 8);
         rt_set_int(L, "cache", i);
         rt_set_int(L, "hits", cs->hits);

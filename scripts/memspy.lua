@@ -21,6 +21,14 @@ end
 -- references still fit the 64-bit counts (2^62 cycles a miss made time negative)
 local MAX_CYCLES = 1 << 32
 
+-- --latency: one count, or a comma list (one per level below the first, and memory)
+local function latencies(v)
+  if not v:find(",", 1, true) then return count_opt("--latency", v, 0, MAX_CYCLES) end
+  local list = {}
+  for part in (v .. ","):gmatch("(.-),") do list[#list + 1] = count_opt("--latency", part, 0, MAX_CYCLES) end
+  return list
+end
+
 local function split(s, sep)
   local t = {}
   for part in (s .. sep):gmatch("(.-)" .. sep:gsub("%p", "%%%0")) do t[#t + 1] = part end
@@ -144,7 +152,8 @@ return {
     p:option("--hierarchy", "the processors' caches as a hierarchy in the short form of `retrace cache " ..
       "--hierarchy` (e.g. 'l1:32k/64:8 l2:256k/64:8 l3:8m/64:16', the last level shared), in place " ..
       "of --size, --line, --ways and --policy; misses are then also reported per level")
-    p:option("--latency", "stall cycles of a miss", "50")
+    p:option("--latency", "stall cycles of a miss; with --hierarchy, a list (10,40,200): a miss " ..
+      "served by level 2, 3, ..., memory", "50")
     p:option("--remote-latency", "stall cycles of a miss on a line homed at another processor (line mod P)", "0")
     p:option("--ref-cycles", "busy cycles of every reference", "1")
     p:flag("--misses-only", "do not bin hits (faster; no per-bin references or miss rates)")
@@ -234,7 +243,7 @@ return {
     local opts = { trace = args.trace, format = args.format, alloc = args.alloc, procs = procs, size = size, line = line,
                    ways = ways, policy = policy, seed = count_opt("--seed", args.seed, 0),
                    hierarchy = args.hierarchy,
-                   latency = count_opt("--latency", args.latency, 0, MAX_CYCLES),
+                   latency = latencies(args.latency),
                    remote_latency = count_opt("--remote-latency", args.remote_latency, 0, MAX_CYCLES),
                    ref_cycles = count_opt("--ref-cycles", args.ref_cycles, 0, MAX_CYCLES),
                    misses_only = args.misses_only,
@@ -248,6 +257,7 @@ return {
     bar:finish()
     if cleanup then cleanup() end
     if not run and args.hierarchy and err:match("^caches: ") then cli.usage_error("--hierarchy: " .. err) end
+    if not run and err:match("^latency: ") then cli.usage_error("--" .. err) end
     if not run then cli.input_error(err) end
     for _, w in ipairs(run.warnings) do io.stderr:write(w, "\n") end
     if run.totals.warnings > 0 then

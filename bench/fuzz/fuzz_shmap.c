@@ -12,23 +12,13 @@ static void run(const char *path)
     rt_err err;
     rt_shmap *r = rt_shmap_open(path, &err);
     if (r) {
-        rt_cache *caches[2] = {NULL, NULL};
-        int ok = 1;
-        for (int i = 0; i < 2; i++) {
-            rt_cache_config cfg = rt_cache_defaults(64, 4);
-            ok = ok && rt_cache_new(&cfg, &caches[i], &err) == RT_OK;
-        }
-        if (ok) {
-            rt_shmap_sim *s = rt_shmap_sim_new(r, 4, caches, 2, 4, &err); /* takes the caches */
-            if (s) {
-                rt_shmap_sim_set_max_elements(s, 1 << 16);
-                uint64_t done;
-                rt_shmap_sim_step(s, 20000, &done, &err);
-                rt_shmap_sim_free(s);
-            }
-        } else {
-            rt_cache_free(caches[0]);
-            rt_cache_free(caches[1]);
+        rt_cache_config caches[2] = {rt_cache_defaults(64, 4), rt_cache_defaults(64, 4)};
+        rt_shmap_sim *s = rt_shmap_sim_new(r, 4, caches, 2, 4, &err);
+        if (s) {
+            rt_shmap_sim_set_max_elements(s, 1 << 16);
+            uint64_t done;
+            rt_shmap_sim_step(s, 20000, &done, &err);
+            rt_shmap_sim_free(s);
         }
         rt_shmap_free(r);
     }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "rt_linemap.h"
+#include "rt_mem.h"
 
 /* reference types beyond the basic ones: a prefetch, the rest of a split reference */
 #define T_PF RT_HIER_PF
@@ -1346,11 +1347,41 @@ static int cache_new(rt_hier *h, hcache *c, const rt_hcache_config *cf, unsigned
     return RT_OK;
 }
 
+/* the stores' arrays (a copy per core of the private levels) against the
+ * machine's memory (rt_mem_physical), refused up front rather than found
+ * missing while the tags are written */
+static int check_memory(const rt_hier_config *cfg, rt_err *err)
+{
+    unsigned cores = cfg->cores > 1 ? cfg->cores : 1, npriv = rt_hier_private_levels(cfg);
+    double need = 0;
+    uint64_t most = 0;
+    for (unsigned l = 0; l < cfg->levels; l++)
+        for (int k = 0; k < 3; k++) {
+            const rt_hcache_config *c = &cfg->c[l][k];
+            if (!c->present)
+                continue;
+            uint64_t lines = c->size / c->block, assoc = c->assoc ? c->assoc : lines;
+            /* tag, valid, dirty, referenced, two clocks, signature, a policy word */
+            double per = 8 + 3 * 4 + 16 + 1 + 8 + (assoc > SCAN_WAYS ? 32 : 0);
+            double one = (double)lines * per * (c->ccc ? 2 : 1);
+            need += one * (l < npriv ? cores : 1);
+            most = lines > most ? lines : most;
+        }
+    unsigned long long have = rt_mem_physical();
+    if (have && need > (double)have)
+        return rt_err_set(err, RT_ENOMEM, "cache: out of memory: %llu lines need %.1f GiB of simulator "
+                          "state, more than the machine's memory (%.1f GiB)", (unsigned long long)most,
+                          need / 1073741824.0, (double)have / 1073741824.0);
+    return RT_OK;
+}
+
 int rt_hier_new(const rt_hier_config *cfg, rt_hier **out, rt_err *err)
 {
     *out = NULL;
     int st = rt_hier_check(cfg, err);
     if (st != RT_OK)
+        return st;
+    if ((st = check_memory(cfg, err)) != RT_OK)
         return st;
     rt_hier *h = calloc(1, sizeof *h);
     if (!h)
@@ -1759,6 +1790,18 @@ int rt_hier_probe_core(const rt_hier *h, unsigned core, unsigned level, int whic
     return store_find(&c->m, set_of(&c->m, blk), blk) >= 0;
 }
 
+uint64_t rt_hier_line_at(const rt_hier *h, unsigned core, unsigned level, int which, uint32_t set,
+                         uint32_t way)
+{
+    if (level >= h->cfg.levels || which < 0 || which > 2 || !h->c[level][which].cfg.present
+        || core >= h->cores)
+        return EMPTY;
+    const store *s = &cache_of(h, core, level, which)->m;
+    if (set >= s->sets || way >= s->ways)
+        return EMPTY;
+    return s->tag[(uint64_t)set * s->ways + way];
+}
+
 int rt_hier_err_prefix(rt_err *err, int st, const char *prefix)
 {
     char msg[RT_ERR_MSG_MAX];
@@ -1788,26 +1831,39 @@ static void demand_counts(const hcache *c, int writes, uint64_t *fetch, uint64_t
 int rt_hier_access(rt_hier *h, unsigned core, uint64_t addr, uint64_t size, int kind,
                    rt_hier_result *res)
 {
-    memset(res, 0, sizeof *res);
-    if (kind < RT_REF_READ || kind > RT_REF_MISC)
+    res->evicted = res->evicted_dirty = 0;
+    res->evicted_block = res->invalidated = res->snooped = 0;
+    res->level = 0;
+    if (kind < RT_REF_READ || kind > RT_REF_MISC) {
+        memset(res, 0, sizeof *res);
         return rt_err_set(&h->err, RT_EINVAL, "reference: kind %d is not a read, write, "
                           "instruction fetch or misc", kind);
-    core %= h->cores;
+    }
+    if (core >= h->cores)
+        core %= h->cores;
     hcache *e = kind == RT_REF_IFETCH ? h->core_ci[core] : h->core_cd[core];
     if (size == 0)
         size = 1;
     const uint64_t blk = addr >> e->lg2b;
-    if (addr + size - 1 < addr || (addr + size - 1) >> e->lg2b != blk)
+    if (addr + size - 1 < addr || (addr + size - 1) >> e->lg2b != blk) {
+        memset(res, 0, sizeof *res);
         return rt_err_set(&h->err, RT_EINVAL, "reference: 0x%llx+%llu crosses a block of %s",
                           (unsigned long long)addr, (unsigned long long)size, e->name);
+    }
     store *s = &e->m;
     const uint32_t set = set_of(s, blk);
     int w = store_find(s, set, blk);
     const unsigned lsb = e->lg2sb;
-    const uint32_t sbbits = (uint32_t)(lowmask((unsigned)(((addr + size - 1) >> lsb) - (addr >> lsb) + 1))
-                                       << ((addr - (blk << e->lg2b)) >> lsb));
     const uint64_t slot = (uint64_t)set * s->ways + (unsigned)(w < 0 ? 0 : w);
-    res->hit = w >= 0 && (s->valid[slot] & sbbits) == sbbits;
+    if (w < 0) {
+        res->hit = 0;
+    } else if (e->lg2b == lsb) { /* no sub-blocks: a present block is a hit */
+        res->hit = 1;
+    } else {
+        const uint32_t sbbits = (uint32_t)(lowmask((unsigned)(((addr + size - 1) >> lsb) - (addr >> lsb) + 1))
+                                           << ((addr - (blk << e->lg2b)) >> lsb));
+        res->hit = (s->valid[slot] & sbbits) == sbbits;
+    }
     res->block = blk;
     res->set = set;
     res->way = w < 0 ? UINT32_MAX : (uint32_t)w;

@@ -254,6 +254,11 @@ const rt_hier_config *rt_hier_config_get(const rt_hier *h);
 int rt_hier_probe(const rt_hier *h, unsigned level, int which, uint64_t addr);
 int rt_hier_probe_core(const rt_hier *h, unsigned core, unsigned level, int which, uint64_t addr);
 
+/* The block held by (set, way) of a core's cache (level 0-based, which), or
+ * UINT64_MAX when empty (or no such cache). */
+uint64_t rt_hier_line_at(const rt_hier *h, unsigned core, unsigned level, int which, uint32_t set,
+                         uint32_t way);
+
 /* Put "prefix: " before err's message; returns st. */
 int rt_hier_err_prefix(rt_err *err, int st, const char *prefix);
 

@@ -185,6 +185,12 @@ rt_memspy *rt_memspy_new(const rt_memspy_config *cfg, const rt_hier_config *mach
         return NULL;
     }
     m->levels = hc.levels;
+    if (cfg->nlevel_latency && cfg->nlevel_latency != hc.levels) {
+        rt_err_set(err, RT_EINVAL, "latency: %u values for %u level%s (give 1, or one per level "
+                   "below the first and memory)", cfg->nlevel_latency, hc.levels, hc.levels == 1 ? "" : "s");
+        rt_memspy_free(m);
+        return NULL;
+    }
     uint64_t lines = l1->size / l1->block, ways = l1->assoc ? l1->assoc : lines;
     for (int i = 0; i < P; i++) {
         m->proc[i].ways = (uint32_t)ways;
@@ -503,8 +509,10 @@ static int ref_line(rt_memspy *m, int proc, ms_proc *p, uint64_t addr, uint64_t 
     if (bin_of(m, p, code, d, &b) != RT_OK)
         return rt_ms_nomem(err);
     rt_memspy_counts *c = &m->bins[b].c;
-    uint64_t lat = m->cfg.latency;
-    if (m->cfg.remote_latency && res.block % (uint64_t)m->P != (uint64_t)proc) {
+    /* the level that served it (a store of a whole line fetches nothing: the first below) */
+    const unsigned served = res.level ? res.level : 1;
+    uint64_t lat = m->cfg.nlevel_latency ? m->cfg.level_latency[served - 1] : m->cfg.latency;
+    if (m->cfg.remote_latency && served == m->levels && res.block % (uint64_t)m->P != (uint64_t)proc) {
         lat = m->cfg.remote_latency;
         c->remote++;
         tc->remote++;
@@ -529,7 +537,7 @@ static int ref_line(rt_memspy *m, int proc, ms_proc *p, uint64_t addr, uint64_t 
     if (st != RT_OK)
         return rt_ms_nomem(err);
     *w = LS_MAKE(LS_HELD, 0);
-    for (unsigned l = 0; l < res.level && l < RT_HIER_MAX_LEVELS; l++) {
+    for (unsigned l = 0; l < served && l < RT_HIER_MAX_LEVELS; l++) {
         c->level_miss[l]++;
         tc->level_miss[l]++;
     }

@@ -60,9 +60,13 @@ typedef struct rt_memspy rt_memspy;
 typedef struct rt_memspy_config {
     int procs;             /* P, 1..RT_MEMSPY_MAX_PROCS */
     uint64_t latency;      /* stall cycles of a miss (MemSpy's 50) */
+    unsigned nlevel_latency; /* 0, or the machine's levels: a miss served by level
+                                l + 2 (the last: memory) costs level_latency[l] */
+    uint64_t level_latency[RT_HIER_MAX_LEVELS];
     uint64_t ref_cycles;   /* busy cycles of every reference (0: only busy records count) */
-    uint64_t remote_latency; /* 0: every miss costs latency; else a miss on a line whose home
-                                processor (line number mod P) is another costs this */
+    uint64_t remote_latency; /* 0: every miss costs latency; else a miss served by memory
+                                on a line whose home processor (line number mod P) is
+                                another costs this */
     int misses_only;       /* hits are not binned: per-bin refs / reads / writes stay 0 */
     const char *const *monitor; /* NULL, or NULL-terminated procedure names: the others fold into (other) */
 } rt_memspy_config;

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rt_hier.h"
 #include "rt_mem.h"
 
 /* EPAGE elements of one matrix: their load and store counts, side by side (an
@@ -25,7 +26,9 @@ struct rt_shmap_sim {
     rt_shmap *trace;
     rt_sched *sched;
     int npes, ncaches;
-    rt_cache **caches;      /* ncaches, owned; NULL when the cache is off */
+    rt_hier **caches;       /* ncaches one-core machines, owned; NULL when the cache is off */
+    rt_cache_config *ccfg;  /* each cache's geometry (ways filled in) and policy */
+    rt_cache_stats *cstats; /* each cache's counters */
     int *cache_of;          /* per PE */
     uint64_t line;
     int nmat;
@@ -63,14 +66,19 @@ static int text_set(text *t, const char *s)
     return RT_OK;
 }
 
+static void free_policies(const rt_cache_config *caches, int n);
+
 void rt_shmap_sim_free(rt_shmap_sim *s)
 {
     if (!s)
         return;
     if (s->caches)
         for (int i = 0; i < s->ncaches; i++)
-            rt_cache_free(s->caches[i]);
+            rt_hier_free(s->caches[i]);
     free(s->caches);
+    free_policies(s->ccfg, s->ncaches);
+    free(s->ccfg);
+    free(s->cstats);
     if (s->sub)
         for (int p = 0; p < s->npes; p++) {
             free(s->sub[p].p);
@@ -89,13 +97,34 @@ void rt_shmap_sim_free(rt_shmap_sim *s)
     free(s);
 }
 
-static void free_caches(rt_cache **caches, int n)
+/* release the policy instances of caches (their policy's free hook) */
+static void free_policies(const rt_cache_config *caches, int n)
 {
     for (int i = 0; caches && i < n; i++)
-        rt_cache_free(caches[i]);
+        if (caches[i].policy && caches[i].policy->free)
+            caches[i].policy->free(caches[i].policy_ud);
 }
 
-rt_shmap_sim *rt_shmap_sim_new(rt_shmap *trace, int pes, rt_cache **caches, int ncaches,
+static void free_caches(const rt_cache_config *caches, int n)
+{
+    free_policies(caches, n);
+}
+
+/* one lookup's counts, as rt_cache counts them */
+static inline void count_lookup(rt_cache_stats *cs, const rt_hier_result *r, int store)
+{
+    cs->refs++;
+    cs->hits += (uint64_t)r->hit;
+    cs->misses += (uint64_t)!r->hit;
+    cs->writes += (uint64_t)store;
+    cs->reads += (uint64_t)!store;
+    cs->write_misses += (uint64_t)(store && !r->hit);
+    cs->read_misses += (uint64_t)(!store && !r->hit);
+    cs->evictions += (uint64_t)r->evicted;
+    cs->writebacks += (uint64_t)r->evicted_dirty;
+}
+
+rt_shmap_sim *rt_shmap_sim_new(rt_shmap *trace, int pes, const rt_cache_config *caches, int ncaches,
                                uint64_t line, rt_err *err)
 {
     if (line < 1) {
@@ -113,14 +142,18 @@ rt_shmap_sim *rt_shmap_sim_new(rt_shmap *trace, int pes, rt_cache **caches, int 
         rt_err_set(err, RT_ERANGE, "caches: %d is outside 1..%d (the number of PEs)", ncaches, pes);
         return NULL;
     }
-    for (int i = 0; i < ncaches; i++)
-        if (rt_cache_config_get(caches[i])->line != line) {
+    for (int i = 0; i < ncaches; i++) {
+        if (rt_cache_check_geometry(caches[i].size, caches[i].line, caches[i].ways, "words", err) != RT_OK) {
             free_caches(caches, ncaches);
-            rt_err_set(err, RT_EINVAL, "line: cache %d has lines of %llu words, not %llu", i,
-                       (unsigned long long)rt_cache_config_get(caches[i])->line,
-                       (unsigned long long)line);
             return NULL;
         }
+        if (caches[i].line != line) {
+            free_caches(caches, ncaches);
+            rt_err_set(err, RT_EINVAL, "line: cache %d has lines of %llu words, not %llu", i,
+                       (unsigned long long)caches[i].line, (unsigned long long)line);
+            return NULL;
+        }
+    }
     rt_shmap_sim *s = calloc(1, sizeof *s);
     if (!s) {
         free_caches(caches, ncaches);
@@ -131,13 +164,34 @@ rt_shmap_sim *rt_shmap_sim_new(rt_shmap *trace, int pes, rt_cache **caches, int 
     s->ncaches = ncaches;
     s->line = line;
     if (caches) {
-        s->caches = malloc((size_t)ncaches * sizeof *s->caches);
-        if (!s->caches) {
+        s->ccfg = malloc((size_t)ncaches * sizeof *s->ccfg);
+        if (!s->ccfg) {
             free_caches(caches, ncaches);
             s->ncaches = 0;
             goto nomem;
         }
-        memcpy(s->caches, caches, (size_t)ncaches * sizeof *caches);
+        memcpy(s->ccfg, caches, (size_t)ncaches * sizeof *caches); /* the policies are ours now */
+        s->caches = calloc((size_t)ncaches, sizeof *s->caches);
+        s->cstats = calloc((size_t)ncaches, sizeof *s->cstats);
+        if (!s->caches || !s->cstats)
+            goto nomem;
+        for (int i = 0; i < ncaches; i++) {
+            /* one core, one level: the model of `retrace cache` */
+            rt_cache_config *cc = &s->ccfg[i];
+            if (!cc->ways)
+                cc->ways = cc->size / cc->line;
+            rt_hier_config hc;
+            rt_hier_config_single(&hc, cc->size, cc->line, cc->ways);
+            hc.seed = cc->seed;
+            hc.c[0][RT_HIER_UNIFIED].ops = cc->policy ? cc->policy : &rt_policy_lru;
+            hc.c[0][RT_HIER_UNIFIED].ops_ud = cc->policy_ud;
+            /* write-back and write-allocate (the fast paths): under write-through
+             * stores never reach the machine, they bypass the cache */
+            if (rt_hier_new(&hc, &s->caches[i], err) != RT_OK) {
+                rt_shmap_sim_free(s);
+                return NULL;
+            }
+        }
     }
     s->nmat = rt_shmap_matrix_count(trace);
     s->pe = calloc((size_t)pes, sizeof *s->pe);
@@ -337,9 +391,8 @@ static int access_block(rt_shmap_sim *s, int p, const rt_shmap_event *ev, rt_err
     const uint64_t base = s->base[ev->matrix];
     epage *pg = NULL; /* the page of the last element counted */
     const int ci = s->cache_of[p];
-    rt_cache *c = ci >= 0 && (!store || rt_cache_config_get(s->caches[ci])->write_back)
-                      ? s->caches[ci]
-                      : NULL;
+    rt_hier *c = ci >= 0 && (!store || s->ccfg[ci].write_back) ? s->caches[ci] : NULL;
+    rt_cache_stats *cs = c ? &s->cstats[ci] : NULL;
     const uint64_t nrow = (uint64_t)(ev->r2 - ev->r1 + 1);
     const uint64_t n = nrow * (uint64_t)(ev->c2 - ev->c1 + 1);
     if (store)
@@ -362,7 +415,7 @@ static int access_block(rt_shmap_sim *s, int p, const rt_shmap_event *ev, rt_err
         }
         return RT_OK;
     }
-    rt_cache_result res;
+    rt_hier_result res;
     memset(&res, 0, sizeof res);
     const uint64_t step = rt_sched_steps(s->sched);
     size_t nb = 0;    /* accesses in abuf */
@@ -379,9 +432,10 @@ static int access_block(rt_shmap_sim *s, int p, const rt_shmap_event *ev, rt_err
                 return rt_err_at(err, cst, rt_shmap_name(s->trace), ev->line, "out of memory");
             int outcome = RT_SHM_NOLOOKUP;
             if (c) {
-                int st = rt_cache_access(c, addr, store, s->nfn ? &res : NULL);
+                int st = rt_hier_access(c, 0, addr, 1, store ? RT_REF_WRITE : RT_REF_READ, &res);
                 if (st != RT_OK)
-                    return rt_err_set(err, st, "%s", rt_cache_error(c));
+                    return rt_err_set(err, st, "%s", rt_hier_error(c));
+                count_lookup(cs, &res, store);
                 if (!s->nfn)
                     continue;
                 outcome = res.hit ? RT_SHM_HIT : RT_SHM_MISS;
@@ -402,10 +456,10 @@ static int access_block(rt_shmap_sim *s, int p, const rt_shmap_event *ev, rt_err
             ap->refs = pg->n[e & (EPAGE - 1)].load + pg->n[e & (EPAGE - 1)].store;
             ap->outcome = outcome;
             if (outcome == RT_SHM_MISS) {
-                ap->line_first = res.line * s->line;
+                ap->line_first = res.block * s->line;
                 ap->line_last = ap->line_first + s->line - 1;
                 ap->evicted = res.evicted;
-                ap->evicted_first = res.evicted ? res.evicted_line * s->line : 0;
+                ap->evicted_first = res.evicted ? res.evicted_block * s->line : 0;
             } else {
                 ap->line_first = ap->line_last = 0;
                 ap->evicted = 0;
@@ -548,7 +602,12 @@ const rt_sched *rt_shmap_sim_sched(const rt_shmap_sim *s) { return s->sched; }
 const rt_shmap_pe *rt_shmap_sim_pe(const rt_shmap_sim *s, int p) { return &s->pe[p]; }
 int rt_shmap_sim_pes(const rt_shmap_sim *s) { return s->npes; }
 int rt_shmap_sim_caches(const rt_shmap_sim *s) { return s->ncaches; }
-const rt_cache *rt_shmap_sim_cache(const rt_shmap_sim *s, int i) { return s->caches[i]; }
+const rt_cache_stats *rt_shmap_sim_cache_stats(const rt_shmap_sim *s, int i) { return &s->cstats[i]; }
+const rt_cache_config *rt_shmap_sim_cache_config(const rt_shmap_sim *s, int i) { return &s->ccfg[i]; }
+uint64_t rt_shmap_sim_cache_line_at(const rt_shmap_sim *s, int i, uint32_t set, uint32_t way)
+{
+    return rt_hier_line_at(s->caches[i], 0, 0, RT_HIER_UNIFIED, set, way);
+}
 int rt_shmap_sim_cache_of(const rt_shmap_sim *s, int pe) { return s->cache_of[pe]; }
 const rt_shmap *rt_shmap_sim_trace(const rt_shmap_sim *s) { return s->trace; }
 double rt_shmap_sim_time(const rt_shmap_sim *s) { return s->time; }

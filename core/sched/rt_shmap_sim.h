@@ -8,7 +8,7 @@
  * PE's flops and names its current subroutine; an information message becomes
  * the PE's last message. Word addresses follow rt_shmap_layout for the line size.
  *
- * Counters: per PE loads, stores (elements) and flops; per cache the rt_cache
+ * Counters: per PE loads, stores (elements) and flops; per cache rt_cache's
  * counters (hits and misses count loads only under write-through); per element
  * load and store reference counts. A subscriber may receive one record per
  * element access (PE, element, load/store, hit/miss, the line's word range on
@@ -63,14 +63,15 @@ typedef struct rt_shmap_pe {
 } rt_shmap_pe;
 
 /*
- * A simulation of trace on pes PEs (1..256). caches holds ncaches (1..pes)
- * caches that the simulation takes over (freed by rt_shmap_sim_free, also on
- * failure), all of the same line size; ncaches 0 and caches NULL run with the
- * cache off. line (words, >= 1) lays out the matrices; with caches it must be
+ * A simulation of trace on pes PEs (1..256). caches holds the configs of
+ * ncaches (1..pes) caches, all of the same line size, each simulated with the
+ * model of `retrace cache` (rt_hier: one core, one level); the simulation takes
+ * their policy instances over (policy->free(policy_ud) in rt_shmap_sim_free,
+ * also on failure). ncaches 0 and caches NULL run with the cache off. line (words, >= 1) lays out the matrices; with caches it must be
  * their line size. The trace is borrowed (rewound and read). NULL with err
  * filled on bad arguments or no memory.
  */
-rt_shmap_sim *rt_shmap_sim_new(rt_shmap *trace, int pes, rt_cache **caches, int ncaches,
+rt_shmap_sim *rt_shmap_sim_new(rt_shmap *trace, int pes, const rt_cache_config *caches, int ncaches,
                                uint64_t line, rt_err *err);
 
 /* Free the simulation and its caches; NULL is allowed. */
@@ -136,7 +137,12 @@ const rt_sched *rt_shmap_sim_sched(const rt_shmap_sim *s);
 const rt_shmap_pe *rt_shmap_sim_pe(const rt_shmap_sim *s, int p);
 int rt_shmap_sim_pes(const rt_shmap_sim *s);
 int rt_shmap_sim_caches(const rt_shmap_sim *s);          /* 0 when the cache is off */
-const rt_cache *rt_shmap_sim_cache(const rt_shmap_sim *s, int i);
+/* cache i's counters (rt_cache's: under write-through only loads are looked up),
+ * its geometry (ways filled in) and policy, and the line (word address / line)
+ * held by one of its ways, UINT64_MAX when empty */
+const rt_cache_stats *rt_shmap_sim_cache_stats(const rt_shmap_sim *s, int i);
+const rt_cache_config *rt_shmap_sim_cache_config(const rt_shmap_sim *s, int i);
+uint64_t rt_shmap_sim_cache_line_at(const rt_shmap_sim *s, int i, uint32_t set, uint32_t way);
 int rt_shmap_sim_cache_of(const rt_shmap_sim *s, int pe); /* floor(pe*C/P), -1 when off */
 const rt_shmap *rt_shmap_sim_trace(const rt_shmap_sim *s);
 

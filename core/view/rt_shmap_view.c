@@ -719,7 +719,7 @@ rt_shmap_view *rt_shmap_view_new(rt_shmap_sim *sim, const rt_shmap_view_config *
         return NULL;
     }
     if (v->ncaches) {
-        const rt_cache_config *cc = rt_cache_config_get(rt_shmap_sim_cache(sim, 0));
+        const rt_cache_config *cc = rt_shmap_sim_cache_config(sim, 0);
         v->line = cc->line;
         v->ways = cc->ways;
     } else {
@@ -728,7 +728,7 @@ rt_shmap_view *rt_shmap_view_new(rt_shmap_sim *sim, const rt_shmap_view_config *
     }
     v->line_mask = v->line > 1 && (v->line & (v->line - 1)) == 0 ? v->line - 1 : 0;
     if (cfg->cache && v->ncaches) {
-        const rt_cache_config *cc = rt_cache_config_get(rt_shmap_sim_cache(sim, 0));
+        const rt_cache_config *cc = rt_shmap_sim_cache_config(sim, 0);
         uint64_t lines = cc->size / cc->line;
         if (cfg->cache_w > 0 && cfg->cache_h > 0)
             rt_shmap_cache_layout_of(v->ncaches, cc->size, cc->line, cfg->cache_w, cfg->cache_h, cfg->cache_gap,

@@ -29,15 +29,14 @@ static rt_shmap *open_fixture(const char *name)
 static rt_shmap_sim *make_sim(rt_shmap *r, int pes, int ncaches, uint64_t size, uint64_t line,
                               const char *policy, int write_back, uint64_t seed)
 {
-    rt_cache *caches[8];
+    rt_cache_config caches[8];
     rt_err e;
     for (int i = 0; i < ncaches; i++) {
-        rt_cache_config cfg = rt_cache_defaults(size, line);
-        cfg.policy = rt_policy_builtin(policy);
-        assert_non_null(cfg.policy);
-        cfg.write_back = write_back;
-        cfg.seed = seed;
-        assert_int_equal(rt_cache_new(&cfg, &caches[i], &e), RT_OK);
+        caches[i] = rt_cache_defaults(size, line);
+        caches[i].policy = rt_policy_builtin(policy);
+        assert_non_null(caches[i].policy);
+        caches[i].write_back = write_back;
+        caches[i].seed = seed;
     }
     rt_shmap_sim *s = rt_shmap_sim_new(r, pes, ncaches ? caches : NULL, ncaches, line, &e);
     if (!s)
@@ -101,12 +100,12 @@ static void test_policies(void **state)
     for (size_t k = 0; k < sizeof want / sizeof want[0]; k++) {
         rt_shmap_sim *s = make_sim(r, 1, 1, 4, 1, want[k].policy, 0, 1);
         run_all(s);
-        const rt_cache_stats *st = rt_cache_stats_get(rt_shmap_sim_cache(s, 0));
+        const rt_cache_stats *st = rt_shmap_sim_cache_stats(s, 0);
         if (st->hits != want[k].hits || st->misses != want[k].misses)
             fail_msg("%s: %llu hits %llu misses", want[k].policy, (unsigned long long)st->hits,
                      (unsigned long long)st->misses);
         for (uint32_t w = 0; w < 4; w++)
-            assert_int_equal(rt_cache_line_at(rt_shmap_sim_cache(s, 0), 0, w) + 1, want[k].ways[w]);
+            assert_int_equal(rt_shmap_sim_cache_line_at(s, 0, 0, w) + 1, want[k].ways[w]);
         assert_int_equal(rt_shmap_sim_pe(s, 0)->loads, 14);
         assert_int_equal(rt_sched_steps(rt_shmap_sim_sched(s)), 14);
         rt_shmap_sim_free(s);
@@ -133,13 +132,13 @@ static void test_random(void **state)
         assert_int_equal(rt_cache_new(&cfg, &c, &e), RT_OK);
         for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
             assert_int_equal(rt_cache_access(c, (uint64_t)rows[i] - 1, 0, NULL), RT_OK);
-        const rt_cache_stats *sa = rt_cache_stats_get(rt_shmap_sim_cache(a, 0));
-        const rt_cache_stats *sb = rt_cache_stats_get(rt_shmap_sim_cache(b, 0));
+        const rt_cache_stats *sa = rt_shmap_sim_cache_stats(a, 0);
+        const rt_cache_stats *sb = rt_shmap_sim_cache_stats(b, 0);
         assert_int_equal(sa->hits, sb->hits);
         assert_int_equal(sa->hits, rt_cache_stats_get(c)->hits);
         assert_int_equal(sa->misses, 14 - sa->hits);
         for (uint32_t w = 0; w < 4; w++)
-            assert_int_equal(rt_cache_line_at(rt_shmap_sim_cache(a, 0), 0, w),
+            assert_int_equal(rt_shmap_sim_cache_line_at(a, 0, 0, w),
                              rt_cache_line_at(c, 0, w));
         rt_cache_free(c);
         rt_shmap_sim_free(a);
@@ -182,7 +181,7 @@ static void test_lines_and_writes(void **state)
     recorder rec = {.n = 0};
     rt_shmap_sim_subscribe(s, record, &rec);
     run_all(s);
-    const rt_cache_stats *st = rt_cache_stats_get(rt_shmap_sim_cache(s, 0));
+    const rt_cache_stats *st = rt_shmap_sim_cache_stats(s, 0);
     /* matrix 2 column 2 is words 12..19: lines 3 and 4; matrix 1 rows 2-3: line 0 */
     assert_int_equal(st->misses, 3);
     assert_int_equal(st->hits, 7);
@@ -237,7 +236,7 @@ static void test_lines_and_writes(void **state)
     /* write-back: the 8 stores look up and hit */
     s = make_sim(r, 1, 1, 16, 4, "lru", 1, 1);
     run_all(s);
-    st = rt_cache_stats_get(rt_shmap_sim_cache(s, 0));
+    st = rt_shmap_sim_cache_stats(s, 0);
     assert_int_equal(st->misses, 3);
     assert_int_equal(st->hits, 15);
     assert_int_equal(st->writes, 8);
@@ -284,8 +283,8 @@ static void test_machine(void **state)
     assert_int_equal(rt_shmap_sim_step(s, 0, &done, &e), RT_EEOF);
     assert_int_equal(done, 2);
     assert_int_equal(rt_sched_steps(rt_shmap_sim_sched(s)), 4);
-    const rt_cache_stats *c0 = rt_cache_stats_get(rt_shmap_sim_cache(s, 0));
-    const rt_cache_stats *c1 = rt_cache_stats_get(rt_shmap_sim_cache(s, 1));
+    const rt_cache_stats *c0 = rt_shmap_sim_cache_stats(s, 0);
+    const rt_cache_stats *c1 = rt_shmap_sim_cache_stats(s, 1);
     assert_int_equal(c0->hits, 14);
     assert_int_equal(c0->misses, 2);
     assert_int_equal(c1->hits, 13);
@@ -306,9 +305,9 @@ static void test_machine(void **state)
     run_all(s);
     assert_int_equal(rt_shmap_sim_cache_of(s, 2), 1);
     assert_int_equal(rt_shmap_sim_cache_of(s, 3), 2);
-    assert_int_equal(rt_cache_stats_get(rt_shmap_sim_cache(s, 0))->misses, 2);
-    assert_int_equal(rt_cache_stats_get(rt_shmap_sim_cache(s, 1))->hits, 6);
-    assert_int_equal(rt_cache_stats_get(rt_shmap_sim_cache(s, 2))->misses, 2);
+    assert_int_equal(rt_shmap_sim_cache_stats(s, 0)->misses, 2);
+    assert_int_equal(rt_shmap_sim_cache_stats(s, 1)->hits, 6);
+    assert_int_equal(rt_shmap_sim_cache_stats(s, 2)->misses, 2);
     rt_shmap_sim_free(s);
 
     /* 2 PEs, 1 cache: info, then groups 1,2 (3 steps) and 3,4 (3 steps): 7 steps;
@@ -316,19 +315,17 @@ static void test_machine(void **state)
     s = make_sim(r, 2, 1, 16, 4, "lru", 0, 1);
     run_all(s);
     assert_int_equal(rt_sched_steps(rt_shmap_sim_sched(s)), 7);
-    assert_int_equal(rt_cache_stats_get(rt_shmap_sim_cache(s, 0))->misses, 4);
-    assert_int_equal(rt_cache_stats_get(rt_shmap_sim_cache(s, 0))->hits, 28);
+    assert_int_equal(rt_shmap_sim_cache_stats(s, 0)->misses, 4);
+    assert_int_equal(rt_shmap_sim_cache_stats(s, 0)->hits, 28);
     assert_int_equal(rt_shmap_sim_pe(s, 1)->flops, 30);
     rt_shmap_sim_free(s);
 
     /* bad machines */
     assert_null(rt_shmap_sim_new(r, 0, NULL, 0, 1, &e));
     assert_string_equal(e.msg, "pes: 0 is outside 1..256");
-    rt_cache *cs[3];
-    for (int i = 0; i < 3; i++) {
-        rt_cache_config cfg = rt_cache_defaults(16, 4);
-        assert_int_equal(rt_cache_new(&cfg, &cs[i], &e), RT_OK);
-    }
+    rt_cache_config cs[3];
+    for (int i = 0; i < 3; i++)
+        cs[i] = rt_cache_defaults(16, 4);
     assert_null(rt_shmap_sim_new(r, 2, cs, 3, 4, &e)); /* frees the caches */
     assert_string_equal(e.msg, "caches: 3 is outside 1..2 (the number of PEs)");
     rt_shmap_free(r);

@@ -36,13 +36,12 @@ static rt_shmap *open_fixture(const char *name)
 static rt_shmap_sim *make_sim(rt_shmap *r, int pes, int ncaches, uint64_t size, uint64_t line,
                               uint64_t ways, int write_back)
 {
-    rt_cache *caches[8];
+    rt_cache_config caches[8];
     rt_err e;
     for (int i = 0; i < ncaches; i++) {
-        rt_cache_config cfg = rt_cache_defaults(size, line);
-        cfg.ways = ways;
-        cfg.write_back = write_back;
-        assert_int_equal(rt_cache_new(&cfg, &caches[i], &e), RT_OK);
+        caches[i] = rt_cache_defaults(size, line);
+        caches[i].ways = ways;
+        caches[i].write_back = write_back;
     }
     rt_shmap_sim *s = rt_shmap_sim_new(r, pes, ncaches ? caches : NULL, ncaches, line, &e);
     if (!s)

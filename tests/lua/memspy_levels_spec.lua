@@ -89,6 +89,12 @@ describe("memspy on a hierarchy", function()
     assert.equal(0, d)
     local _, det = H.retrace("memspy", p, "--hierarchy", "l1:64/64:1 l2:1k/64:4", "--detail", ":A")
     assert.truthy(det:find("Misses by level: L1 3, L2 2", 1, true), det)
+    -- a latency per level: 3 misses served by memory at 50, 2 by level 2 at 10
+    local _, lat = H.retrace("memspy", p, "--hierarchy", "l1:64/64:1 l2:1k/64:4", "--latency", "10,50",
+      "--ref-cycles", "0", "--json")
+    assert.same({ 170, 170 }, { cjson.decode(lat).totals.stall, cjson.decode(lat).totals.time })
+    local _, flat = H.retrace("memspy", p, "--hierarchy", "l1:64/64:1 l2:1k/64:4", "--ref-cycles", "0", "--json")
+    assert.equal(250, cjson.decode(flat).totals.stall)
     -- one level: no table
     local _, one = H.retrace("memspy", p, "--size", "64", "--line", "64")
     assert.falsy(one:find("Misses per level", 1, true))
@@ -103,6 +109,9 @@ describe("memspy on a hierarchy", function()
         "retrace: --hierarchy: caches: the first data level must write back and allocate on writes" },
       { "--hierarchy", "l1:8k/64", "--size", "4K", "retrace: --size: with --hierarchy, give the caches in its spec" },
       { "--hierarchy", "l1:8k/64", "--policy", "fifo", "retrace: --policy: with --hierarchy, give the caches in its spec" },
+      { "--hierarchy", "l1:8k/64 l2:64k/64:4", "--latency", "10,20,30",
+        "retrace: --latency: 3 values for 2 levels (give 1, or one per level below the first and memory)" },
+      { "--latency", "10,x", "retrace: --latency: 'x' is not an integer >= 0" },
     }) do
       local want = table.remove(args)
       local code, out, err = H.retrace("memspy", p, table.unpack(args))
