@@ -7,7 +7,7 @@
  *     name, detected by default), compstats (PICL source option, default true),
  *     and callbacks on_state(proc, time, old, new), on_interval(iv),
  *     on_message(m), on_warning(msg) -- called during step / run
- *   replay.detect(path) -> name, why | nil, message ; replay.formats() -> {names}
+ *   replay.detect(path) -> name, why | nil, message ; replay.formats([all]) -> {names}
  *   rp:step([n]) -> replayed, ended ; rp:run_until(t [, max]) -> ended, more ; rp:run()
  *     (max: replay at most max records; more: stopped there with records still due by t)
  *   rp:now(), rp:records(), rp:finished(), rp:span() -> t0, t1, rp:nprocs()
@@ -610,12 +610,17 @@ static int l_detect(lua_State *L)
     return 2;
 }
 
+/* replay.formats([all]) -> the formats recognised by content; with all, also those opened by
+ * name only (--format pes). */
 static int l_formats(lua_State *L)
 {
+    int all = lua_toboolean(L, 1), n = 0;
     lua_newtable(L);
     for (int i = 0; rt_tsource_format_name(i); i++) {
+        if (!all && !rt_tsource_format_by_content(i))
+            continue;
         lua_pushstring(L, rt_tsource_format_name(i));
-        lua_rawseti(L, -2, i + 1);
+        lua_rawseti(L, -2, ++n);
     }
     return 1;
 }

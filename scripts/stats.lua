@@ -17,7 +17,7 @@ end
 -- The format names --format accepts.
 local function format_names()
   local names = { "picl", "old", "new", "picl-old", "picl-new" }
-  for _, f in ipairs(replay.formats()) do
+  for _, f in ipairs(replay.formats(true)) do
     if f ~= "picl" then names[#names + 1] = f end
   end
   return names

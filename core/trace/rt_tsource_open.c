@@ -51,6 +51,11 @@ const char *rt_tsource_format_name(int i)
     return i >= 0 && i < NREADERS ? readers[i].name : NULL;
 }
 
+int rt_tsource_format_by_content(int i)
+{
+    return i >= 0 && i < NREADERS && readers[i].sniff != rt_pes_source_sniff;
+}
+
 static const reader *find_reader(const char *name)
 {
     for (int i = 0; i < NREADERS; i++)

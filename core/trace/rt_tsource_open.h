@@ -48,5 +48,7 @@ const char *rt_tsource_detect_head(const char *path, const unsigned char *head, 
 
 /* Formats this build reads, in detection order: the i-th name, NULL past the end. */
 const char *rt_tsource_format_name(int i);
+/* 1 when format i is recognised by content, 0 when it opens by name only (pes). */
+int rt_tsource_format_by_content(int i);
 
 #endif
