@@ -58,6 +58,7 @@ def main():
         meta = d.execute_script("return viewer.data().meta")
         unit = meta["unit"]
         check(meta["format"] == "pes" and len(meta["procs"]) == 1, "one processor, format pes")
+        check(x["by"] == "region", "it opens coloured by state name (function)")
         # the function summary of the whole run: each state's visits and holding time
         want = {}
         for name, t0, t1 in ref:
@@ -83,10 +84,9 @@ def main():
         hit = x["hit"]
         check(hit and hit["t0"] == round(first[1] * unit) and hit["t1"] == round(first[2] * unit),
               "search '%s' lands on its first visit (%g .. %g): %s" % (name.lower(), first[1], first[2], hit))
-        # coloured by function: the middle of that visit has the state's colour
-        d.get(d.current_url.replace("by=state", "by=region"))
+        # coloured by function (as it opens): the middle of that visit has the state's colour
         d.refresh()
-        x = ready(d, "by function")
+        x = ready(d, "reload")
         px = int(round(d.execute_script("return viewer.xOf(arguments[0])", (hit["t0"] + hit["t1"]) / 2)))
         row = x["rows"][0] if x.get("rows") else None
         py = int(row["y"] + row["h"] / 2) if row else int(x["plot"]["y"] + x["plot"]["h"] / 2)

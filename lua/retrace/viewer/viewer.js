@@ -789,6 +789,7 @@
     $("title").textContent = m.title;
     if (TRACE) $("cpbtn").hidden = true; // the critical path: the first trace's only
     document.title = "retrace view – " + m.title;
+    if (m.format === "pes") by = "region"; // a Chitra sequence: every state is busy, its name tells
     $("colorby").value = by;
     resize();
     const v = readHash();
