@@ -405,6 +405,7 @@ typedef struct ix_build {
     uint64_t unit;
     ix_pb *pb;
     size_t npb;
+    size_t cappb, zrows;      /* rows of pb and cells allocated; rows of cells zero from calloc */
     rt_chanmap regmap;        /* trace region id -> dense number */
     int small[256];           /* region ids 0 .. 255 -> dense number + 1 (0: not yet) */
     int *reg_id;
@@ -467,22 +468,32 @@ static int grow_procs(ix_build *b, size_t n)
 {
     if (n <= b->npb)
         return RT_OK;
-    ix_pb *pb = realloc(b->pb, n * sizeof *pb);
-    if (!pb)
-        return RT_ENOMEM;
-    b->pb = pb;
-    /* the first table comes zeroed from the system (its pages are touched only when used) */
-    ix_bcell *cells = b->cells ? realloc(b->cells, n * b->C * sizeof *cells) : calloc(n * b->C, sizeof *cells);
-    if (!cells)
-        return RT_ENOMEM;
-    b->cells = cells;
-    if (b->npb)
-        memset(&cells[b->npb * b->C], 0, (n - b->npb) * b->C * sizeof *cells);
+    if (n > b->cappb) { /* doubling: Pajé names its processors one by one as containers come */
+        size_t cap = b->cappb ? 2 * b->cappb : n;
+        if (cap < n)
+            cap = n;
+        ix_pb *pb = realloc(b->pb, cap * sizeof *pb);
+        if (!pb)
+            return RT_ENOMEM;
+        b->pb = pb;
+        /* the first table comes zeroed from the system (its pages are touched only when used) */
+        ix_bcell *cells = b->cells ? realloc(b->cells, cap * b->C * sizeof *cells) : calloc(cap * b->C, sizeof *cells);
+        if (!cells)
+            return RT_ENOMEM;
+        if (!b->cells)
+            b->zrows = cap;
+        b->cells = cells;
+        b->cappb = cap;
+    }
+    if (n > b->zrows) { /* rows past the calloc'd ones hold what realloc left */
+        size_t from = b->npb > b->zrows ? b->npb : b->zrows;
+        memset(&b->cells[from * b->C], 0, (n - from) * b->C * sizeof *b->cells);
+    }
     for (size_t i = b->npb; i < n; i++) {
-        memset(&pb[i], 0, sizeof pb[i]);
-        pb[i].last = INT64_MIN;
-        pb[i].col = -1;
-        pb[i].acol = -1;
+        memset(&b->pb[i], 0, sizeof b->pb[i]);
+        b->pb[i].last = INT64_MIN;
+        b->pb[i].col = -1;
+        b->pb[i].acol = -1;
     }
     b->npb = n;
     return RT_OK;
