@@ -5,6 +5,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 
 RETRACE = os.environ.get("RETRACE_BIN", "build/retrace")
 SHARED = os.environ.get("RETRACE_SHARED", "../shared/data")
@@ -60,6 +61,16 @@ def stop(server, tmp=None):
         server.kill()
     if tmp:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def page_ready(d, what, tries=300):
+    """viewer.data() once the page has drawn the view and its panels."""
+    for _ in range(tries):
+        x = d.execute_script("return window.viewer ? viewer.data() : null")
+        if x and x["ready"]:
+            return x
+        time.sleep(0.05)
+    raise AssertionError("page not ready after " + what)
 
 
 def finish():

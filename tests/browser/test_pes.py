@@ -16,7 +16,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from browser_common import GALLERY, browser, check, finish, serve_view, stop  # noqa: E402 (skips first)
+from browser_common import GALLERY, browser, check, finish, page_ready, serve_view, stop  # noqa: E402 (skips first)
 from selenium.webdriver.common.keys import Keys  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -34,15 +34,6 @@ def states(path):
     return [(pairs[i][0], pairs[i][1], pairs[i + 1][1]) for i in range(len(pairs) - 1)]
 
 
-def ready(d, what, tries=400):
-    for _ in range(tries):
-        x = d.execute_script("return window.viewer ? viewer.data() : null")
-        if x and x["ready"]:
-            return x
-        time.sleep(0.05)
-    raise AssertionError("page not ready after " + what)
-
-
 def main():
     tmp = tempfile.mkdtemp(prefix="retrace_pes_view_")
     pes = os.path.join(tmp, "phil4.pes")
@@ -54,7 +45,7 @@ def main():
     try:
         check(url.startswith("http://127.0.0.1:"), "view prints the page's address: %s" % url)
         d.get(url)
-        x = ready(d, "load")
+        x = page_ready(d, "load")
         meta = d.execute_script("return viewer.data().meta")
         unit = meta["unit"]
         check(meta["format"] == "pes" and len(meta["procs"]) == 1, "one processor, format pes")
@@ -80,13 +71,13 @@ def main():
             if d.execute_script("return viewer.data().hit"):
                 break
             time.sleep(0.05)
-        x = ready(d, "search")
+        x = page_ready(d, "search")
         hit = x["hit"]
         check(hit and hit["t0"] == round(first[1] * unit) and hit["t1"] == round(first[2] * unit),
               "search '%s' lands on its first visit (%g .. %g): %s" % (name.lower(), first[1], first[2], hit))
         # coloured by function (as it opens): the middle of that visit has the state's colour
         d.refresh()
-        x = ready(d, "reload")
+        x = page_ready(d, "reload")
         px = int(round(d.execute_script("return viewer.xOf(arguments[0])", (hit["t0"] + hit["t1"]) / 2)))
         row = x["rows"][0] if x.get("rows") else None
         py = int(row["y"] + row["h"] / 2) if row else int(x["plot"]["y"] + x["plot"]["h"] / 2)

@@ -30,7 +30,7 @@ import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from browser_common import (GALLERY, RETRACE, SHARED, browser, check, serve_view, skip,  # noqa: E402
-                            stop, finish)
+                            stop, finish, page_ready)
 from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
 from selenium.webdriver.common.actions.wheel_input import ScrollOrigin  # noqa: E402
 from selenium.webdriver.common.keys import Keys  # noqa: E402
@@ -51,16 +51,6 @@ def canvas_pixel(d, cid, x, y):
     return d.execute_script("var c=document.getElementById(arguments[0]).getContext('2d');"
                             "return Array.from(c.getImageData(arguments[1],arguments[2],1,1).data).slice(0,3)",
                             cid, x, y)
-
-
-def page_ready(d, what, tries=300):
-    """viewer.data() once the page has drawn the view and its panels."""
-    for _ in range(tries):
-        x = d.execute_script("return window.viewer ? viewer.data() : null")
-        if x and x["ready"]:
-            return x
-        time.sleep(0.05)
-    raise AssertionError("page not ready after " + what)
 
 
 def pure_pixels(d, trace, unit, proc, y, x0, x1, want=4):
