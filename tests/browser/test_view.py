@@ -209,6 +209,27 @@ try:
         x = wait_ready("load")
         check(x["view"]["t0"] == meta["tmin"] and x["view"]["t1"] == meta["tmax"], "opens on the whole run")
         d.save_screenshot(os.path.join(GALLERY, "view_1-whole-run.png"))
+
+        # the page's scrollbar comes and goes without the window changing: the canvas follows its box
+        def box():
+            return d.execute_script("const c = document.getElementById('plot'); "
+                                    "return [c.width, c.clientWidth, viewer.data().plot.w]")
+
+        def fits(b):
+            return b[0] == b[1] and b[1] - b[2] == before[1] - before[2]
+        before = box()
+        widths = []
+        for style in ["hidden", "scroll", ""]:
+            d.execute_script("document.documentElement.style.overflowY = arguments[0]", style)
+            for _ in range(100):
+                if fits(box()):
+                    break
+                time.sleep(0.05)
+            wait_ready("overflow-y " + (style or "back"))
+            b = box()
+            widths.append(b[1])
+            check(fits(b), "overflow-y %s: the canvas bitmap and the plot follow the box %s" % (style or "back", b))
+        check(widths[0] > widths[1] and box() == before, "a scrollbar narrows the canvas (%s)" % widths)
         canvas = d.find_element("id", "plot")
         plot = x["plot"]
         cw, ch = canvas.size["width"], canvas.size["height"]

@@ -761,7 +761,14 @@
     const q = $("search").value.trim();
     if (q) search(q, lastSearch && lastSearch.query === q);
   };
-  window.addEventListener("resize", () => { resize(); refresh(); });
+  // The canvas follows its own box, not only the window: a scrollbar that comes or goes when the
+  // panels fill changes the box without resizing the window.
+  let boxW = 0, boxH = 0;
+  new ResizeObserver(() => {
+    if (!view || (cv.clientWidth === boxW && cv.clientHeight === boxH)) return;
+    boxW = cv.clientWidth; boxH = cv.clientHeight;
+    resize(); refresh();
+  }).observe(cv);
   window.addEventListener("hashchange", () => { const v = readHash(); showFilters(); if (v) setView(v, true); });
 
   // What the page shows, for tests and scripts: the view, where it drew, rows, and the panels' numbers.
