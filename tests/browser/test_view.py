@@ -30,7 +30,7 @@ import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from browser_common import (GALLERY, RETRACE, SHARED, browser, check, serve_view, skip,  # noqa: E402
-                            stop, finish, page_ready)
+                            stop, finish, page_ready, canvas_pixel)
 from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
 from selenium.webdriver.common.actions.wheel_input import ScrollOrigin  # noqa: E402
 from selenium.webdriver.common.keys import Keys  # noqa: E402
@@ -44,13 +44,6 @@ if not shutil.which("otf2-print"):
 
 def close(a, b, tol):
     return abs(a - b) <= tol * max(1.0, abs(a), abs(b))
-
-
-def canvas_pixel(d, cid, x, y):
-    """The red, green and blue of a canvas's pixel."""
-    return d.execute_script("var c=document.getElementById(arguments[0]).getContext('2d');"
-                            "return Array.from(c.getImageData(arguments[1],arguments[2],1,1).data).slice(0,3)",
-                            cid, x, y)
 
 
 def pure_pixels(d, trace, unit, proc, y, x0, x1, want=4):
