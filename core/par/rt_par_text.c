@@ -409,6 +409,10 @@ typedef struct ptext {
     int paraver;
     unsigned long line;     /* line of the last event read, and its index there */
     uint64_t index;
+    /* PICL: the file's records (every range's, summed), and the malformed lines this rank's
+     * reader skipped (rank 0 gets them all, in file order) with the first messages */
+    uint64_t records;
+    rt_picl_skips skips;
 } ptext;
 
 /*
@@ -463,6 +467,7 @@ static void pt_free(rt_tsource *s)
     }
     if (p->body)
         fclose(p->body);
+    rt_picl_skips_free(&p->skips);
     free(p);
 }
 
@@ -478,6 +483,16 @@ static const rt_tsource_ops pt_ops_paraver = {"paraver", pt_next, pt_rewind, NUL
 int rt_par_text_is(const rt_tsource *s)
 {
     return s && (s->ops == &pt_ops_picl_old || s->ops == &pt_ops_picl_new || s->ops == &pt_ops_paraver);
+}
+
+int rt_par_text_picl_lines(const rt_tsource *s, uint64_t *records, const rt_picl_skips **skips)
+{
+    if (!s || (s->ops != &pt_ops_picl_old && s->ops != &pt_ops_picl_new))
+        return RT_EINVAL;
+    const ptext *p = (const ptext *)s;
+    *records = p->records;
+    *skips = &p->skips;
+    return RT_OK;
 }
 
 int rt_par_text_format(const char *f)
@@ -1008,6 +1023,7 @@ rt_tsource *rt_par_text_open(const char *path, const char *format, rt_err *err)
         return NULL;
     }
     int nprocs = paraver ? 0 : (int)allreduce(&j, j.maxproc, 1);
+    uint64_t picl_records = paraver ? 0 : (uint64_t)allreduce(&j, j.picl ? (int64_t)rt_picl_count(j.picl) : 0, 0);
     /* this rank's source over its spills */
     FILE *body = spills_stream(&j);
     ptext *p = calloc(1, sizeof *p);
@@ -1024,6 +1040,9 @@ rt_tsource *rt_par_text_open(const char *path, const char *format, rt_err *err)
         if (paraver) {
             p->in = rt_paraver_open_numbered(path, body, &j.err);
         } else {
+            p->records = picl_records;
+            po.on_skip = rt_picl_skips_add; /* (every skipped line is read by rank 0) */
+            po.ud = &p->skips;
             rt_picl *rd = rt_picl_open_numbered(body, path, &po, &j.err);
             if (rd && (p->in = rt_picl_source(rd, 1, &j.err)) != NULL)
                 rt_picl_source_name_procs(p->in, nprocs, &j.err);
@@ -1062,6 +1081,7 @@ rt_tsource *rt_par_text_open(const char *path, const char *format, rt_err *err)
             rt_tsource_free(p->in);
             if (p->body)
                 fclose(p->body);
+            rt_picl_skips_free(&p->skips);
             free(p);
         }
         return NULL;
