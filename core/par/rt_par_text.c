@@ -79,17 +79,18 @@ static uint64_t exscan_sum(const job *j, uint64_t v)
     return r;
 }
 
-static int64_t allreduce(const job *j, int64_t v, int max)
+/* The sum (op 0), largest (1) or smallest (2) of every rank's v. */
+static int64_t allreduce(const job *j, int64_t v, int op)
 {
 #ifdef RETRACE_HAVE_MPI
     if (launched(j)) {
         int64_t r;
-        MPI_Allreduce(&v, &r, 1, MPI_INT64_T, max ? MPI_MAX : MPI_SUM, rt_par_comm());
+        MPI_Allreduce(&v, &r, 1, MPI_INT64_T, op == 1 ? MPI_MAX : op == 2 ? MPI_MIN : MPI_SUM, rt_par_comm());
         return r;
     }
 #else
     (void)j;
-    (void)max;
+    (void)op;
 #endif
     return v;
 }
@@ -918,6 +919,9 @@ rt_tsource *rt_par_text_open(const char *path, const char *format, rt_err *err)
     j.size = rt_par_size();
     j.path = path;
     j.batch = BATCH_BYTES;
+    const char *tb = getenv("RETRACE_PAR_TEXT_BATCH"); /* tests: many exchanges on a small file */
+    if (tb && atol(tb) > 0)
+        j.batch = (size_t)atol(tb);
     if ((size_t)j.size * j.batch > ((size_t)1 << 30)) /* MPI counts are ints: a round stays under 2 GiB */
         j.batch = ((size_t)1 << 30) / (size_t)j.size;
     const char *fmt = text_format(path, format, &j.err);
@@ -1001,10 +1005,14 @@ rt_tsource *rt_par_text_open(const char *path, const char *format, rt_err *err)
         int xs = exchange(&j);
         if (xs != RT_OK)
             fail(&j, xs, xs == RT_ENOMEM ? "out of memory" : "a spill file: write error");
-        if ((st = agree(&j, err)) != RT_OK)
+        /* a failure ends the reading once every range before the first failing one is read
+         * through (or fails earlier in the file): the error told is the serial reader's */
+        if (j.rank > (int)allreduce(&j, j.err.status != RT_OK ? j.rank : j.size, 2))
+            done = 1;
+        if (allreduce(&j, !done && j.err.status == RT_OK, 0) == 0) {
+            st = agree(&j, err);
             break;
-        if (allreduce(&j, !done, 0) == 0)
-            break;
+        }
     }
     uint64_t records = paraver && range ? rt_paraver_records(range) : 0;
     rt_tsource_free(range);

@@ -30,10 +30,13 @@
  * the event among its record's events as this rank sees them, 0}.
  *
  * Errors: a record a range cannot read (a malformed Paraver record, a PICL
- * line under a strict reader) ends the reading on every rank at the next
- * exchange; every rank returns NULL with the same one-line message (the
- * failing rank's "FILE:LINE: field: what", the first failing rank's when
- * several fail).
+ * line under a strict reader) ends the reading on every rank once every
+ * range before it is read through; every rank returns NULL with the same
+ * one-line message, the serial reader's: "FILE:LINE: field: what" of the
+ * first bad record in the file.
+ *
+ * RETRACE_PAR_TEXT_BATCH=BYTES (for tests) sets the bytes of record lines a
+ * rank routes between two exchanges (4 MiB by default).
  *
  * Pajé creates its containers (processors) on the way, so it is not read in
  * ranges: rank 0 reads it with the serial reader and sends each event,
