@@ -286,3 +286,57 @@ describe("retrace view's counters", function()
     end
   end)
 end)
+
+-- OTF2 metrics: api/counters on an archive of bench/gen_otf2_mpi --metrics against otf2-print's METRIC
+-- records (each member a counter; values to otf2-print's 6 digits, times one constant shift apart).
+describe("retrace view's OTF2 metrics", function()
+  local gen = (h.bin:match("^(.*)/[^/]*$") or ".") .. "/bench/gen_otf2_mpi"
+
+  it("serves each member's samples as otf2-print gives them", function()
+    local dir = h.temp_dir()
+    finally(function() h.remove_tree(dir) end)
+    local anchor = dir .. "/m/traces.otf2"
+    assert.is_true(os.execute(h.quote(gen) .. " --metrics " .. h.quote(dir .. "/m") .. " 4 3000 7 >/dev/null"))
+    local srv = assert(viewer.serve(anchor, assert(viewer.ensure(anchor, { index = dir .. "/m.rtidx" })), {}))
+    finally(function() srv:close() end)
+    local _, body = srv:query("api/meta")
+    local meta = cjson.decode(body)
+    assert.are.same({ { name = "PAPI_TOT_INS", unit = "#" }, { name = "power", unit = "W" } }, meta.counters)
+    if os.execute("command -v otf2-print >/dev/null 2>&1") ~= true then
+      pending("otf2-print missing (make deps installs otf2-tools): reference values skipped")
+      return
+    end
+    local want = { [0] = {}, [1] = {} } -- by counter, by location: {t, value}
+    local p = io.popen("otf2-print " .. h.quote(anchor) .. " 2>/dev/null")
+    for l in p:lines() do
+      local loc, t, rest = l:match("^METRIC%s+(%d+)%s+(%d+)%s+(.*)$")
+      if loc then
+        local k = 0
+        for v in rest:gmatch('%("[^"]+" <%d+>; %u+%d*; ([^)]+)%)') do
+          local byloc = want[k]
+          byloc[tonumber(loc)] = byloc[tonumber(loc)] or {}
+          table.insert(byloc[tonumber(loc)], { tonumber(t), tonumber(v) })
+          k = k + 1
+        end
+      end
+    end
+    p:close()
+    local shift
+    for c = 0, 1 do
+      for proc = 0, 3 do
+        local st, body = srv:query("api/counters", string.format("c=%d&p0=%d&p1=%d&w=4096", c, proc, proc + 1))
+        assert.are.equal(200, st, body)
+        local r = cjson.decode(body)
+        assert.is_true(r.exact)
+        local got, w = r.series[1].samples, want[c][proc]
+        assert.are.equal(#w, #got)
+        assert.is_true(#w > 10)
+        shift = shift or (w[1][1] - got[1][1])
+        for i = 1, #w do
+          assert.are.equal(w[i][1] - shift, got[i][1])
+          assert.is_true(math.abs(w[i][2] - got[i][2]) <= 1e-5 * math.abs(w[i][2]), w[i][2] .. " vs " .. got[i][2])
+        end
+      end
+    end
+  end)
+end)
