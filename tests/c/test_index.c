@@ -1035,6 +1035,16 @@ static void test_counter_summaries(void **state)
         assert_int_equal(rt_index_counter_summary(ix, 0, levels, 0, 0, &s, NULL, NULL), RT_EINVAL);
         rt_index_close(ix);
     }
+    /* an index of the version before counter summaries (3): refused as stale, so it is built again */
+    FILE *f = fopen(idx, "r+b");
+    assert_non_null(f);
+    uint32_t old = RT_INDEX_VERSION - 1;
+    assert_int_equal(fseek(f, 8, SEEK_SET), 0); /* past the magic */
+    assert_int_equal(fwrite(&old, sizeof old, 1, f), 1);
+    fclose(f);
+    assert_null(rt_index_open(idx, path, &err));
+    assert_int_equal(err.status, RT_ESTATE);
+    assert_non_null(strstr(err.msg, "another version"));
     drop_files(idx, dir);
 }
 
