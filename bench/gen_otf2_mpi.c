@@ -3,7 +3,7 @@
  * the input of the parallel reading and replay benchmarks (bench/par_replay.sh)
  * and of their tests.
  *
- *   build/bench/gen_otf2_mpi OUTDIR LOCATIONS EVENTS [SEED]
+ *   build/bench/gen_otf2_mpi [--metrics] OUTDIR LOCATIONS EVENTS [SEED]
  *
  * OUTDIR/traces.otf2 gets LOCATIONS MPI ranks (one location each, all members
  * of MPI_COMM_WORLD) and about EVENTS events, the same number on every rank.
@@ -23,7 +23,11 @@
  * 1 MiB); every send is received, and a receive ends at the later of its call
  * plus a little and the send's time plus the message's latency (1 us + 1 ns
  * per 8 bytes), so late senders make real waits and no receive precedes its send.
- * Everything follows from SEED (default 1) through one random stream.
+ * Everything follows from SEED (default 1) through one random stream. With
+ * --metrics each computation ends with a METRIC record of one metric class of
+ * two members, as Score-P writes PAPI counters: "PAPI_TOT_INS" (UINT64,
+ * instructions accumulated from the start, 2 to 4 per ns computed) and
+ * "power" (DOUBLE, watts: 80 to 120 during the computation).
  *
  * Memory is O(LOCATIONS): a clock, a send time and a size per rank, and the
  * OTF2 writer's event chunk (256 KiB, the library's smallest) per location;
@@ -81,10 +85,10 @@ static const struct {
 
 /* The record types written, named as otf2-print names them. */
 enum { K_ENTER, K_LEAVE, K_SEND, K_RECV, K_ISEND, K_ISEND_COMPLETE, K_IRECV_REQUEST, K_IRECV, K_COLL_BEGIN,
-       K_COLL_END, NKINDS };
+       K_COLL_END, K_METRIC, NKINDS };
 static const char *const kind_names[NKINDS] = {
     "ENTER", "LEAVE", "MPI_SEND", "MPI_RECV", "MPI_ISEND", "MPI_ISEND_COMPLETE", "MPI_IRECV_REQUEST",
-    "MPI_IRECV", "MPI_COLLECTIVE_BEGIN", "MPI_COLLECTIVE_END"};
+    "MPI_IRECV", "MPI_COLLECTIVE_BEGIN", "MPI_COLLECTIVE_END", "METRIC"};
 
 /* Events each rank writes in one step of each kind, and around the steps. */
 enum { STEP_RING, STEP_NONBLOCKING, STEP_ALLREDUCE, STEP_BARRIER };
@@ -99,6 +103,7 @@ typedef struct gen {
     uint64_t *mark;  /* this step's send (or collective entry) time */
     uint64_t *bytes; /* this step's message size */
     uint32_t *slow;  /* each rank's share of the computation, percent */
+    uint64_t *ins;   /* --metrics: each rank's instructions so far; NULL without */
     uint64_t count[NKINDS];
     uint64_t messages, collectives;
 } gen;
@@ -187,7 +192,17 @@ static void compute(gen *g, uint32_t p, int r, uint64_t base)
 {
     uint64_t t = g->clock[p] + 20 + below(g, 50);
     enter(g, p, t, r);
-    leave(g, p, t + base * g->slow[p] / 100 * (90 + below(g, 21)) / 100, r);
+    uint64_t end = t + base * g->slow[p] / 100 * (90 + below(g, 21)) / 100;
+    leave(g, p, end, r);
+    if (g->ins) { /* the counters read at the computation's end */
+        g->ins[p] += (end - t) * (2 + below(g, 3));
+        OTF2_Type types[2] = {OTF2_TYPE_UINT64, OTF2_TYPE_DOUBLE};
+        OTF2_MetricValue v[2];
+        v[0].unsigned_int = g->ins[p];
+        v[1].floating_point = 80 + (double)below(g, 4001) / 100;
+        check(OTF2_EvtWriter_Metric(g->w[p], NULL, end, 0, 2, types, v), "writing an event");
+        g->count[K_METRIC]++;
+    }
 }
 
 /* ---- steps ---- */
@@ -386,6 +401,23 @@ static void write_defs(OTF2_Archive *ar, gen *g, uint64_t t0, uint64_t t1)
     check(OTF2_GlobalDefWriter_WriteComm(d, 0, STRING("MPI_COMM_WORLD"), 1, OTF2_UNDEFINED_COMM,
                                          OTF2_COMM_FLAG_NONE),
           "writing a definition");
+    if (g->ins) {
+        OTF2_MetricMemberRef m[2] = {0, 1};
+        OTF2_StringRef ins = STRING("PAPI_TOT_INS"), ins_about = STRING("Instructions completed"),
+                       ins_unit = STRING("#"), power = STRING("power"), power_about = STRING("Power drawn"),
+                       watts = STRING("W");
+        check(OTF2_GlobalDefWriter_WriteMetricMember(d, 0, ins, ins_about, OTF2_METRIC_TYPE_PAPI,
+                                                     OTF2_METRIC_ACCUMULATED_START, OTF2_TYPE_UINT64,
+                                                     OTF2_BASE_DECIMAL, 0, ins_unit),
+              "writing a definition");
+        check(OTF2_GlobalDefWriter_WriteMetricMember(d, 1, power, power_about, OTF2_METRIC_TYPE_USER,
+                                                     OTF2_METRIC_ABSOLUTE_POINT, OTF2_TYPE_DOUBLE,
+                                                     OTF2_BASE_DECIMAL, 0, watts),
+              "writing a definition");
+        check(OTF2_GlobalDefWriter_WriteMetricClass(d, 0, 2, m, OTF2_METRIC_SYNCHRONOUS_STRICT,
+                                                    OTF2_RECORDER_KIND_CPU),
+              "writing a definition");
+    }
 #undef STRING
     free(members);
 }
@@ -405,8 +437,10 @@ static double count_arg(const char *s, const char *what, double lo, double hi)
 
 int main(int argc, char **argv)
 {
-    if (argc < 4 || argc > 5) {
-        fprintf(stderr, "usage: " PROG " OUTDIR LOCATIONS EVENTS [SEED]\n");
+    int metrics = argc > 1 && strcmp(argv[1], "--metrics") == 0;
+    argc -= metrics, argv += metrics;
+    if (argc < 4 || argc > 5 || argv[1][0] == '-') {
+        fprintf(stderr, "usage: " PROG " [--metrics] OUTDIR LOCATIONS EVENTS [SEED]\n");
         return 2;
     }
     const char *out = argv[1];
@@ -437,7 +471,9 @@ int main(int argc, char **argv)
     g.mark = calloc(g.P, sizeof *g.mark);
     g.bytes = calloc(g.P, sizeof *g.bytes);
     g.slow = calloc(g.P, sizeof *g.slow);
-    if (!g.w || !g.clock || !g.mark || !g.bytes || !g.slow)
+    if (metrics)
+        g.ins = calloc(g.P, sizeof *g.ins);
+    if (!g.w || !g.clock || !g.mark || !g.bytes || !g.slow || (metrics && !g.ins))
         die("%s%s", "out of memory", "");
 
     OTF2_Archive *ar = OTF2_Archive_Open(partial, "traces", OTF2_FILEMODE_WRITE, CHUNK, CHUNK,
@@ -471,7 +507,7 @@ int main(int argc, char **argv)
         int kind = pick < 40 ? STEP_RING : pick < 75 ? STEP_NONBLOCKING : pick < 95 ? STEP_ALLREDUCE : STEP_BARRIER;
         if (g.P == 1 && kind <= STEP_NONBLOCKING)
             kind = STEP_ALLREDUCE; /* a single rank has no one to talk to */
-        uint64_t n = (uint64_t)step_events[kind] * g.P;
+        uint64_t n = (uint64_t)(step_events[kind] + (metrics ? 1 : 0)) * g.P; /* a METRIC per computation */
         if (written + n > target && step > 0)
             break;
         written += n;
@@ -520,8 +556,9 @@ int main(int argc, char **argv)
            ",\"collectives\":%" PRIu64 ",\"steps\":%" PRIu64 ",\"seed\":%" PRIu64 ",\"records\":{",
            out, g.P, events, g.messages, g.collectives, step, seed);
     for (int k = 0; k < NKINDS; k++)
-        printf("%s\"%s\":%" PRIu64, k ? "," : "", kind_names[k], g.count[k]);
+        if (k != K_METRIC || metrics) /* METRIC only with --metrics */
+            printf("%s\"%s\":%" PRIu64, k ? "," : "", kind_names[k], g.count[k]);
     printf("}}\n");
-    free(g.w), free(g.clock), free(g.mark), free(g.bytes), free(g.slow);
+    free(g.w), free(g.clock), free(g.mark), free(g.bytes), free(g.slow), free(g.ins);
     return fflush(stdout) == 0 && !ferror(stdout) ? 0 : 1;
 }

@@ -14,6 +14,7 @@
  * and region a time is drawn in are decided by one rule.
  */
 #include "rt_index.h"
+#include "rt_index_counters.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -55,6 +56,7 @@ typedef struct ix_header {
     uint32_t ncounters, pad;
     uint64_t hash;            /* of bytes hsize .. size */
     char format[16];
+    uint64_t off_ksum;        /* the counter summaries (rt_index_counters.h), after the state summaries */
 } ix_header;
 
 typedef struct ix_dirent {
@@ -420,6 +422,7 @@ typedef struct ix_build {
     int64_t tmin, tmax, maxlat;
     uint64_t nevents;
     int outside;
+    ix_kbuild *kb;            /* the counter summaries */
 } ix_build;
 
 static int put(ix_build *b, const void *p, size_t n)
@@ -429,6 +432,11 @@ static int put(ix_build *b, const void *p, size_t n)
     hash_update(&b->hash, p, n);
     b->off += n;
     return RT_OK;
+}
+
+static int put_bytes(void *ud, const void *p, size_t n)
+{
+    return put(ud, p, n);
 }
 
 static int dense_region_slow(ix_build *b, int id);
@@ -887,6 +895,8 @@ static int add_event(ix_build *b, const rt_tevent *ev)
         n += put_varint(q + n, ((uint64_t)ev->region << 3) | (uint64_t)(kind - 1));
         memcpy(q + n, &v, sizeof v);
         n += sizeof v;
+        if (ix_kbuild_sample(b->kb, b->origin, (int)p, ev->region, t, v) != RT_OK)
+            return RT_ENOMEM;
         break;
     }
     case RT_TE_COLL_BEGIN:
@@ -1001,6 +1011,11 @@ static int write_tail(ix_build *b, ix_header *h, rt_err *err)
         rc = put(b, tmp, sizeof *tmp * n * b->npb);
     }
     free(tmp);
+    while (b->off % 8 && !rc)
+        rc = put(b, "", 1);
+    h->off_ksum = b->off;
+    if (!rc)
+        rc = ix_kbuild_write(b->kb, b->tmax, put_bytes, b);
     h->size = b->off;
     if (rc == RT_ENOMEM)
         return rt_err_set(err, RT_ENOMEM, "%s: out of memory", path);
@@ -1166,6 +1181,11 @@ int rt_index_build_with(const char *trace_path, const char *format, const char *
     }
     rt_chanmap_init(&b.regmap, sizeof(ix_regent));
     rt_chanmap_init(&b.fifos, sizeof(ix_fifo));
+    b.kb = ix_kbuild_new();
+    if (!b.kb) {
+        rc = rt_err_set(err, RT_ENOMEM, "%s: out of memory", index_path);
+        goto done;
+    }
     b.out = rt_out_open(index_path, err);
     if (!b.out) {
         rc = err ? err->status : RT_EIO;
@@ -1263,6 +1283,7 @@ done:
     rt_chanmap_sweep(&b.fifos, drop_fifo, NULL);
     rt_chanmap_free(&b.fifos);
     rt_chanmap_free(&b.regmap);
+    ix_kbuild_free(b.kb);
     rt_tsource_free(b.src);
     rt_otf2_locs_close(b.locs);
     return rc;
@@ -1289,8 +1310,14 @@ struct rt_index {
     char **pname;
     char **cname, **cunit;    /* the counters' names and units */
     const ix_dcell *sum;
+    ix_kread k;               /* the counter summaries */
     char *path;
 };
+
+const ix_kread *ix_kread_of(const rt_index *ix)
+{
+    return &ix->k;
+}
 
 void rt_index_close(rt_index *ix)
 {
@@ -1386,10 +1413,10 @@ rt_index *rt_index_open(const char *path, const char *trace_path, rt_err *err)
     }
     if (h->size != ix->size || h->off_regions > h->off_procs || h->off_procs > h->off_counters ||
         h->off_counters > h->off_dir || h->ncounters > (h->off_dir - h->off_counters) / 8 ||
-        h->off_dir > h->off_sum || h->off_sum > h->size || h->off_dir % 8 ||
+        h->off_dir > h->off_sum || h->off_sum > h->off_ksum || h->off_ksum > h->size || h->off_dir % 8 ||
         h->ndir > (h->off_sum - h->off_dir) / sizeof(ix_dirent) || h->levels > 20 || h->nprocs > RT_TE_MAXPROC ||
         h->levels < 1 || h->colw0 <= 0 ||
-        ((uint64_t)1 << h->levels) * h->nprocs * sizeof(ix_dcell) > h->size - h->off_sum + h->nprocs * sizeof(ix_dcell)) {
+        ((uint64_t)1 << h->levels) * h->nprocs * sizeof(ix_dcell) > h->off_ksum - h->off_sum + h->nprocs * sizeof(ix_dcell)) {
         why = "corrupt (sections out of bounds)";
         goto bad;
     }
@@ -1397,6 +1424,10 @@ rt_index *rt_index_open(const char *path, const char *trace_path, rt_err *err)
     hash_update(&hs, ix->map + sizeof *h, ix->size - sizeof *h);
     if (hash_final(&hs) != h->hash) {
         why = "corrupt (its checksum does not match)";
+        goto bad;
+    }
+    if (ix_kread_open(&ix->k, ix->map + h->off_ksum, h->size - h->off_ksum, h->nprocs, h->ncounters) != 0) {
+        why = "corrupt (its counter summaries do not parse)";
         goto bad;
     }
     ix->dir = (const ix_dirent *)(const void *)(ix->map + h->off_dir);

@@ -20,7 +20,10 @@
  *   - a pyramid of per-column summaries at power-of-two resolutions: level L
  *     cuts the span into 2^L columns, and each column of each processor keeps the
  *     time spent idle / in overhead / busy, the region holding the most time and
- *     the messages sent. The finest level keeps about 64 events per column.
+ *     the messages sent. The finest level keeps about 64 events per column;
+ *   - the same pyramid for counters: per (processor, counter) pair with samples,
+ *     each column's least, largest and time-weighted mean value
+ *     (rt_index_counters.h).
  *
  * The trace's signature: for the trace file (and for an OTF2 archive, every
  * file of its folder), its size and modification time, plus a hash of its first
@@ -39,7 +42,7 @@
 
 #include "rt_error.h"
 
-#define RT_INDEX_VERSION 3
+#define RT_INDEX_VERSION 4
 /* Bytes a processor's event block grows to before it is written. */
 #define RT_INDEX_BLOCK 4096
 
@@ -205,5 +208,28 @@ int rt_index_summary(const rt_index *ix, int level, int p, int64_t col, rt_ix_ce
 
 /* The state (0 idle, 1 overhead, 2 busy) region i puts a processor in (-1: look outward). */
 int rt_index_region_state(const rt_index *ix, int i);
+
+/* ---- counter summaries (rt_index_counters.c) ---- */
+
+/* One column of a counter on a processor: the least and largest value in force in it, the
+ * time-weighted mean over the ticks of it that have a value, and those ticks (0: no value). */
+typedef struct rt_ix_ksum {
+    double lo, hi, mean, cover;
+} rt_ix_ksum;
+
+/* Levels of counter summaries (level L: 2^L columns from the origin); 0 when the trace has no samples. */
+int rt_index_counter_levels(const rt_index *ix);
+
+/*
+ * Counter c's summary column col of level on processor p into *s (a pair without samples: cover 0),
+ * the column's first tick and width in *col_t0 and *colw (may be NULL). RT_OK, RT_EINVAL out of range.
+ */
+int rt_index_counter_summary(const rt_index *ix, int c, int level, int p, int64_t col, rt_ix_ksum *s,
+                             int64_t *col_t0, int64_t *colw);
+
+/* The 2^level columns of counter c on processor p at once (column 0 starts at *origin, each *colw
+ * wide; both may be NULL); NULL when the pair has no samples or an argument is out of range. */
+const rt_ix_ksum *rt_index_counter_cells(const rt_index *ix, int c, int level, int p, int64_t *origin,
+                                         int64_t *colw);
 
 #endif

@@ -12,7 +12,14 @@
  * (4 w at most, per-processor answers only) they come too, exactly as stored, preceded by the
  * sample in force at the window's start when the walk met it.
  *
- * Query: c (counter number in meta's "counters"), t0, t1, p0, p1, procs, w (1 .. 4096), sum.
+ * Zoomed out (the window's blocks hold more than RT_COUNTERS_SAMPLES events), the columns come
+ * from the index's counter summaries (rt_index_counter_cells) instead of the samples: the coarsest
+ * level whose columns are no wider than a pixel column, each summary column spread over the pixel
+ * columns it overlaps (its least and largest value to each, its time and integral in proportion),
+ * so a query reads a few cells per pixel whatever the trace's length. lod=0 asks for the samples,
+ * lod=1 for the summaries, whatever the window.
+ *
+ * Query: c (counter number in meta's "counters"), t0, t1, p0, p1, procs, w (1 .. 4096), sum, lod.
  * Per-processor answers are limited to RT_COUNTERS_MAXPROCS processors (400 beyond: sum=1).
  */
 #include <math.h>
@@ -23,6 +30,8 @@
 #include "rt_server_int.h"
 
 #define RT_COUNTERS_MAXPROCS 64
+/* Events in the window's blocks past which the summaries answer */
+#define RT_COUNTERS_SAMPLES 200000
 
 /* One column's accumulation. */
 typedef struct ccol {
@@ -158,6 +167,55 @@ static int on_sample(void *ud, int proc, int64_t t, double v)
     return cw->failed;
 }
 
+/* The level answering a window of pixel columns dx ticks wide: the coarsest whose columns are no
+ * wider, else the finest. */
+static int summary_level(const rt_index *ix, int c, double dx)
+{
+    int best = rt_index_counter_levels(ix) - 1;
+    for (int l = best; l >= 0; l--) {
+        rt_ix_ksum s;
+        int64_t w = 0;
+        if (rt_index_counter_summary(ix, c, l, 0, 0, &s, NULL, &w) == RT_OK && (double)w <= dx)
+            best = l;
+    }
+    return best;
+}
+
+/* Processor p's summary columns of level into the current processor's pixel columns, then folded. */
+static void from_summaries(cwalk *cw, const rt_index *ix, int c, int level, int p)
+{
+    int64_t origin, w;
+    const rt_ix_ksum *row = rt_index_counter_cells(ix, c, level, p, &origin, &w);
+    cw->cur = p;
+    cw->has_prev = 0;
+    if (row) {
+        int64_t n = (int64_t)1 << level, j0 = (cw->t0 - origin) / w, j1 = (cw->t1 - 1 - origin) / w;
+        for (int64_t j = j0 < 0 ? 0 : j0; j <= j1 && j < n; j++) {
+            const rt_ix_ksum *s = &row[j];
+            if (s->cover <= 0)
+                continue;
+            double a = (double)(origin + j * w), e = a + (double)w;
+            int k0 = (int)floor((a - (double)cw->t0) / cw->dx), k1 = (int)floor((e - (double)cw->t0) / cw->dx);
+            for (int k = k0 < 0 ? 0 : k0; k <= k1 && k < cw->w; k++) {
+                double lo = cw->t0 + k * cw->dx, hi = lo + cw->dx;
+                double x0 = a > lo ? a : lo, x1 = e < hi ? e : hi;
+                if (x1 <= x0)
+                    continue;
+                double f = (x1 - x0) / (double)w; /* the share of the summary column in this pixel column */
+                ccol *o = &cw->one[k];
+                if (s->lo < o->lo)
+                    o->lo = s->lo;
+                if (s->hi > o->hi)
+                    o->hi = s->hi;
+                o->area += s->mean * s->cover * f;
+                o->cover += s->cover * f;
+            }
+        }
+    }
+    proc_end(cw);
+    cw->cur = -1;
+}
+
 static void put_num(FILE *f, double x)
 {
     if (isfinite(x))
@@ -181,12 +239,13 @@ void rt_server_meta_counters(rt_index *ix, jw *w)
 
 void rt_server_answer_counters(rt_index *ix, const kv *a, reply *r)
 {
-    int64_t t0, t1, c, w, sum;
+    int64_t t0, t1, c, w, sum, lod;
     int p0, p1;
     unsigned char *mask = NULL;
     if (arg_int(a, "c", 0, (int64_t)rt_index_ncounters(ix) - 1, 0, 0, &c, r) ||
         window_args(ix, a, &t0, &t1, &p0, &p1, r) || arg_int(a, "w", 1, 4096, 0, 0, &w, r) ||
-        arg_int(a, "sum", 0, 1, 1, 0, &sum, r) || procs_arg(a, p0, p1, &mask, r))
+        arg_int(a, "sum", 0, 1, 1, 0, &sum, r) || arg_int(a, "lod", 0, 1, 1, -1, &lod, r) ||
+        procs_arg(a, p0, p1, &mask, r))
         return;
     int nshown = 0;
     for (int p = p0; p < p1; p++)
@@ -220,7 +279,17 @@ void rt_server_answer_counters(rt_index *ix, const kv *a, reply *r)
     rt_err err;
     rt_err_clear(&err);
     int rc = ok ? RT_OK : RT_ENOMEM;
-    if (ok) {
+    int level = -1; /* the summaries' level answering, -1: the samples */
+    if (rt_index_counter_levels(ix) > 0 &&
+        (lod == 1 || (lod < 0 && rt_index_estimate(ix, p0, p1, t0, t1) > RT_COUNTERS_SAMPLES)))
+        level = summary_level(ix, (int)c, cw.dx);
+    if (ok && level >= 0) {
+        cols_clear(cw.one, (int)w);
+        cw.exact = 0;
+        for (int p = p0; p < p1; p++)
+            if (mask[p - p0])
+                from_summaries(&cw, ix, (int)c, level, p);
+    } else if (ok) {
         cols_clear(cw.one, (int)w);
         rt_ix_visitor v = {NULL, NULL, NULL, &cw, on_sample, (int)c};
         int p = p0, ra, rb;
@@ -239,8 +308,13 @@ void rt_server_answer_counters(rt_index *ix, const kv *a, reply *r)
         jw_str(&out, rt_index_counter_name(ix, (int)c));
         fputs(",\"unit\":", out.f);
         jw_str(&out, rt_index_counter_unit(ix, (int)c));
-        fprintf(out.f, ",\"t0\":%lld,\"t1\":%lld,\"w\":%lld,\"sum\":%lld,\"exact\":%s,\"series\":[", (long long)t0,
-                (long long)t1, (long long)w, (long long)sum, cw.exact ? "true" : "false");
+        fprintf(out.f, ",\"t0\":%lld,\"t1\":%lld,\"w\":%lld,\"sum\":%lld,\"exact\":%s,\"level\":%d,",
+                (long long)t0, (long long)t1, (long long)w, (long long)sum, cw.exact ? "true" : "false", level);
+        rt_ix_ksum ks;
+        int64_t korigin, kw;
+        if (level >= 0 && rt_index_counter_summary(ix, (int)c, level, 0, 0, &ks, &korigin, &kw) == RT_OK)
+            fprintf(out.f, "\"origin\":%lld,\"colw\":%lld,", (long long)korigin, (long long)kw);
+        fputs("\"series\":[", out.f);
         for (int i = 0; i < cw.nseries; i++) {
             cseries *s = &cw.series[i];
             fprintf(out.f, "%s{\"proc\":%d", i ? "," : "", s->proc);

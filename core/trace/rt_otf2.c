@@ -61,10 +61,15 @@
 
 /* ---- the source ---- */
 
-/* One event as the callbacks leave it in its location's look-ahead, converted in next(). */
+/* One event as the callbacks leave it in its location's look-ahead, converted in next(). A
+ * COUNTER event keeps its value where the messages keep their bytes. */
 typedef struct pending {
     int64_t ticks;
-    uint64_t bytes, bytes_in;
+    union {
+        uint64_t bytes;
+        double value;
+    } u;
+    uint64_t bytes_in;
     int32_t region, peer, comm;
     uint32_t tag;
     int32_t kind;
@@ -144,10 +149,14 @@ static int push(rt_otf2_cb *c, rt_tevent *ev)
 {
     otf2_src *s = (otf2_src *)((char *)c - offsetof(otf2_src, evcb));
     loc_read *l = &s->locs[c->cur];
-    assert(l->n < s->lookahead); /* a refill asks for at most the free slots, each record at most one event */
-    s->pool[(size_t)c->cur * s->lookahead + l->n++] =
-        (pending){ev->ticks, (uint64_t)ev->bytes, (uint64_t)ev->bytes_in, ev->region, ev->peer, ev->comm,
-                  (uint32_t)ev->tag, ev->kind};
+    assert(l->n < s->lookahead); /* a refill asks for records whose events fit the free slots */
+    pending *e = &s->pool[(size_t)c->cur * s->lookahead + l->n++];
+    *e = (pending){ev->ticks, {0}, (uint64_t)ev->bytes_in, ev->region, ev->peer, ev->comm, (uint32_t)ev->tag,
+                   ev->kind};
+    if (ev->kind == RT_TE_COUNTER)
+        e->u.value = ev->ndata > 0 ? ev->data[0] : 0;
+    else
+        e->u.bytes = (uint64_t)ev->bytes;
     return 0;
 }
 
@@ -340,6 +349,8 @@ static int size_reading(otf2_src *s, size_t reader_bytes, uint32_t lookahead, rt
     s->keep_open = (uint64_t)nread * chunk <= reader_bytes;
     free(s->pool);
     s->pool = NULL;
+    if (lookahead < s->map.fanout) /* room for the events of the largest record */
+        lookahead = s->map.fanout;
     s->lookahead = lookahead;
     s->counts.lookahead = lookahead;
     size_t bytes = (s->map.nlocs ? s->map.nlocs : 1) * (size_t)lookahead * sizeof *s->pool;
@@ -454,8 +465,10 @@ static int refill(otf2_src *s, int p, rt_err *err)
             rc = OTF2_Reader_RegisterEvtCallbacks(s->rd, l->er, s->cb, &s->evcb);
     }
     s->evcb.cur = p;
-    while (rc == OTF2_SUCCESS && !l->end && l->n < s->lookahead) {
-        uint64_t want = s->lookahead - l->n, got = 0; /* each record gives at most one event */
+    uint32_t fan = s->map.fanout ? s->map.fanout : 1;
+    while (rc == OTF2_SUCCESS && !l->end && s->lookahead - l->n >= fan) {
+        /* whole records only: each gives at most fan events (a METRIC record one per member) */
+        uint64_t want = (s->lookahead - l->n) / fan, got = 0;
         rc = OTF2_Reader_ReadLocalEvents(s->rd, l->er, want, &got);
         l->records += got;
         s->records += got;
@@ -554,9 +567,15 @@ static int otf2_next(rt_tsource *base, rt_tevent *ev, rt_err *err)
     ev->peer = e->peer;
     ev->tag = e->tag;
     ev->comm = e->comm;
-    ev->bytes = (double)e->bytes;
     ev->bytes_in = (double)e->bytes_in;
-    ev->ndata = 0;
+    if (e->kind == RT_TE_COUNTER) {
+        ev->bytes = 0;
+        ev->ndata = 1;
+        ev->data[0] = e->u.value;
+    } else {
+        ev->bytes = (double)e->u.bytes;
+        ev->ndata = 0;
+    }
     ev->line = 0;
     ev->raw = NULL;
     /* the event is copied out: its slots may be refilled (a failure is told at the next call) */

@@ -17,8 +17,10 @@
  *
  * Events come from the library's per-location event readers, merged by
  * time in retrace (rt_otf2.c says how memory stays bounded): Enter / Leave, MpiSend / MpiIsend (SEND), MpiRecv /
- * MpiIrecv (RECV, at completion), MpiCollectiveBegin / End. Every other
- * record type is counted (rt_otf2_skipped) and skipped, never an error.
+ * MpiIrecv (RECV, at completion), MpiCollectiveBegin / End, Metric (one
+ * COUNTER per member of its metric class: the members are the counters). Every
+ * other record type, and a Metric of a metric not defined, is counted
+ * (rt_otf2_skipped) and skipped, never an error.
  * Peers and roots are ranks in a communicator in the file and processor
  * indices in the events. Timestamps stay integer ticks in ev->ticks.
  */

@@ -194,6 +194,61 @@ static OTF2_CallbackCode seen_isend(EV_HEAD, uint32_t to, OTF2_CommRef comm, uin
     return message(c, RT_TE_SEND, (OTF2_TimeStamp)c->latest, to, comm, tag, len);
 }
 
+/* A METRIC record's metric as the definitions give it; NULL (the record counted as skipped) when they do not. */
+static const int *metric_counters(rt_otf2_cb *c, OTF2_MetricRef metric, uint8_t n, uint32_t *members)
+{
+    const rt_otf2_map *m = c->map;
+    if (metric >= m->nmetrics || !m->metrics[metric].counter) {
+        c->skipped[RT_OTF2_SK_METRIC_UNDEFINED]++;
+        if (c->skipped_total)
+            ++*c->skipped_total;
+        return NULL;
+    }
+    *members = n < m->metrics[metric].n ? n : m->metrics[metric].n;
+    return m->metrics[metric].counter;
+}
+
+/*
+ * A METRIC record: one COUNTER event per member of its metric (class or instance), in the
+ * members' order, the value as the record types it; a member without a counter is passed over.
+ */
+static OTF2_CallbackCode ev_metric(EV_HEAD, OTF2_MetricRef metric, uint8_t n, const OTF2_Type *types,
+                                   const OTF2_MetricValue *values)
+{
+    EV_UNUSED;
+    rt_otf2_cb *c = ud;
+    uint32_t k = 0;
+    const int *counter = metric_counters(c, metric, n, &k);
+    for (uint32_t i = 0; counter && i < k; i++) {
+        if (counter[i] < 0)
+            continue;
+        rt_tevent ev = blank(c, RT_TE_COUNTER, t);
+        ev.region = counter[i];
+        ev.ndata = 1;
+        ev.data[0] = types[i] == OTF2_TYPE_DOUBLE  ? values[i].floating_point
+                     : types[i] == OTF2_TYPE_INT64 ? (double)values[i].signed_int
+                                                   : (double)values[i].unsigned_int;
+        if (hand(c, &ev) != OTF2_CALLBACK_SUCCESS)
+            return OTF2_CALLBACK_INTERRUPT;
+    }
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+/* The sends pass counts a METRIC record's samples as events, as the full read gives them. */
+static OTF2_CallbackCode seen_metric(EV_HEAD, OTF2_MetricRef metric, uint8_t n, const OTF2_Type *types,
+                                     const OTF2_MetricValue *values)
+{
+    EV_UNUSED;
+    (void)types, (void)values;
+    rt_otf2_cb *c = ud;
+    uint32_t k = 0;
+    const int *counter = metric_counters(c, metric, n, &k);
+    for (uint32_t i = 0; counter && i < k; i++)
+        if (counter[i] >= 0)
+            seen(c, t);
+    return OTF2_CALLBACK_SUCCESS;
+}
+
 /* One counting callback per record type not modelled, with the exact signature the library calls. */
 #define RT_UNPAREN(...) __VA_ARGS__
 #pragma GCC diagnostic push
@@ -215,6 +270,7 @@ static const char *const skip_names[RT_OTF2_SK_COUNT] = {
 #define RT_X_NAME(name, label, params) label,
     RT_OTF2_SKIPPED_RECORDS(RT_X_NAME)
 #undef RT_X_NAME
+    "METRIC",
 };
 
 const char *rt_otf2_skipped_name(int i)
@@ -235,6 +291,7 @@ OTF2_EvtReaderCallbacks *rt_otf2_callbacks(int count_skipped)
     OTF2_EvtReaderCallbacks_SetMpiIrecvCallback(cb, ev_irecv);
     OTF2_EvtReaderCallbacks_SetMpiCollectiveBeginCallback(cb, ev_coll_begin);
     OTF2_EvtReaderCallbacks_SetMpiCollectiveEndCallback(cb, ev_coll_end);
+    OTF2_EvtReaderCallbacks_SetMetricCallback(cb, ev_metric);
     if (count_skipped) {
 #define RT_X_SET(name, label, params) OTF2_EvtReaderCallbacks_Set##name##Callback(cb, skip_##name);
         RT_OTF2_SKIPPED_RECORDS(RT_X_SET)
@@ -256,5 +313,6 @@ OTF2_EvtReaderCallbacks *rt_otf2_sends_callbacks(void)
     OTF2_EvtReaderCallbacks_SetMpiIrecvCallback(cb, seen_irecv);
     OTF2_EvtReaderCallbacks_SetMpiCollectiveBeginCallback(cb, seen_coll_begin);
     OTF2_EvtReaderCallbacks_SetMpiCollectiveEndCallback(cb, seen_coll_end);
+    OTF2_EvtReaderCallbacks_SetMetricCallback(cb, seen_metric);
     return cb;
 }

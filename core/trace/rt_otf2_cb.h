@@ -24,7 +24,9 @@
 #include "rt_tevent.h"
 
 #define RT_X_ENUM(name, label, params) RT_OTF2_SK_##name,
-enum { RT_OTF2_SKIPPED_RECORDS(RT_X_ENUM) RT_OTF2_SK_COUNT };
+/* (a METRIC record of a metric the definitions do not give is skipped too, as otf2-print
+ * prints it INVALID and goes on) */
+enum { RT_OTF2_SKIPPED_RECORDS(RT_X_ENUM) RT_OTF2_SK_METRIC_UNDEFINED, RT_OTF2_SK_COUNT };
 #undef RT_X_ENUM
 
 typedef struct rt_otf2_cb {

@@ -130,10 +130,23 @@ typedef struct def_loc {
     OTF2_LocationType type;
 } def_loc;
 
+typedef struct def_member { /* a metric member: one counter */
+    int used;
+    uint32_t name, unit;
+} def_member;
+
+typedef struct def_metric { /* a metric class (its members) or an instance (its class) */
+    int used;
+    uint32_t cls;           /* an instance's class; a class's own id */
+    uint32_t n;
+    uint32_t *members;
+} def_metric;
+
 /* Everything the global definitions say, before it becomes rt_tdefs. */
 typedef struct gdefs {
     idtab strings;          /* char * by string id */
     idtab nodes, lgroups, regions, groups, comms;
+    idtab members, metrics; /* def_member, def_metric */
     def_loc *locs;
     size_t nlocs, caplocs;
     int have_clock;
@@ -158,6 +171,10 @@ static void gdefs_free(gdefs *g)
     free(g->regions.data);
     free(g->groups.data);
     free(g->comms.data);
+    for (size_t i = 0; i < g->metrics.n; i++)
+        free(((def_metric *)g->metrics.data)[i].members);
+    free(g->members.data);
+    free(g->metrics.data);
     free(g->locs);
 }
 
@@ -261,6 +278,84 @@ static OTF2_CallbackCode on_region(void *ud, OTF2_RegionRef self, OTF2_StringRef
     if (p)
         *p = (def_region){1, name, role, paradigm};
     return def_status(g);
+}
+
+static OTF2_CallbackCode on_metric_member(void *ud, OTF2_MetricMemberRef self, OTF2_StringRef name,
+                                          OTF2_StringRef descr, OTF2_MetricType type, OTF2_MetricMode mode,
+                                          OTF2_Type vtype, OTF2_Base base, int64_t exponent, OTF2_StringRef unit)
+{
+    (void)descr, (void)type, (void)mode, (void)vtype, (void)base, (void)exponent;
+    gdefs *g = ud;
+    def_member *p = gdefs_slot(g, &g->members, self);
+    if (p)
+        *p = (def_member){1, name, unit};
+    return def_status(g);
+}
+
+static OTF2_CallbackCode on_metric_class(void *ud, OTF2_MetricRef self, uint8_t n, const OTF2_MetricMemberRef *members,
+                                         OTF2_MetricOccurrence occ, OTF2_RecorderKind kind)
+{
+    (void)occ, (void)kind;
+    gdefs *g = ud;
+    def_metric *p = gdefs_slot(g, &g->metrics, self);
+    if (p) {
+        free(p->members);
+        *p = (def_metric){1, self, n, malloc((n ? n : 1) * sizeof *p->members)};
+        if (!p->members)
+            g->failed = RT_ENOMEM;
+        else
+            for (uint32_t i = 0; i < n; i++)
+                p->members[i] = members[i];
+    }
+    return def_status(g);
+}
+
+static OTF2_CallbackCode on_metric_instance(void *ud, OTF2_MetricRef self, OTF2_MetricRef cls, OTF2_LocationRef rec,
+                                            OTF2_MetricScope scope, uint64_t sref)
+{
+    (void)rec, (void)scope, (void)sref;
+    gdefs *g = ud;
+    def_metric *p = gdefs_slot(g, &g->metrics, self);
+    if (p) {
+        free(p->members);
+        *p = (def_metric){1, cls, 0, NULL};
+    }
+    return def_status(g);
+}
+
+/* Metric members become counters (in id order); each metric's members become their counters'
+ * numbers (map->metrics), an instance taking its class's. */
+static int build_metrics(rt_otf2_map *s, const gdefs *g, rt_tdefs *d)
+{
+    s->fanout = 1;
+    for (size_t i = 0; i < g->members.n; i++) {
+        const def_member *m = (const def_member *)g->members.data + i;
+        if (m->used && rt_tdefs_add_counter(d, (int)i, gstr(g, m->name), gstr(g, m->unit)) < 0)
+            return RT_ENOMEM;
+    }
+    if (!g->metrics.n)
+        return RT_OK;
+    s->metrics = calloc(g->metrics.n, sizeof *s->metrics);
+    if (!s->metrics)
+        return RT_ENOMEM;
+    s->nmetrics = g->metrics.n;
+    for (size_t i = 0; i < g->metrics.n; i++) {
+        const def_metric *m = (const def_metric *)g->metrics.data + i;
+        if (m->used && !m->members) /* an instance: its class */
+            m = idtab_get(&g->metrics, m->cls);
+        if (!m || !m->used || !m->members)
+            continue;
+        int *c = malloc((m->n ? m->n : 1) * sizeof *c);
+        if (!c)
+            return RT_ENOMEM;
+        for (uint32_t k = 0; k < m->n; k++)
+            c[k] = rt_tdefs_counter_find(d, (int)m->members[k]);
+        s->metrics[i].n = m->n;
+        s->metrics[i].counter = c;
+        if (m->n > s->fanout)
+            s->fanout = m->n;
+    }
+    return RT_OK;
 }
 
 static OTF2_CallbackCode on_group(void *ud, OTF2_GroupRef self, OTF2_StringRef name,
@@ -538,6 +633,8 @@ static int build_defs(rt_otf2_map *s, gdefs *g, rt_tdefs *d, const char *anchor,
     s->have_clock = g->have_clock;
     if (g->have_clock)
         rt_tdefs_set_clock(d, g->resolution, (int64_t)g->offset);
+    if (build_metrics(s, g, d) != RT_OK)
+        goto nomem;
     return build_comms(s, g, d, anchor, err);
 nomem:
     return rt_err_set(err, RT_ENOMEM, "%s: out of memory", anchor);
@@ -551,7 +648,9 @@ int rt_otf2_read_defs(OTF2_Reader *rd, const char *anchor, rt_tdefs *defs, rt_ot
                .lgroups = {.elem = sizeof(def_lgroup)},
                .regions = {.elem = sizeof(def_region)},
                .groups = {.elem = sizeof(def_group)},
-               .comms = {.elem = sizeof(def_comm)}};
+               .comms = {.elem = sizeof(def_comm)},
+               .members = {.elem = sizeof(def_member)},
+               .metrics = {.elem = sizeof(def_metric)}};
     int st = RT_OK;
     OTF2_GlobalDefReader *gdr = OTF2_Reader_GetGlobalDefReader(rd);
     OTF2_GlobalDefReaderCallbacks *cb = OTF2_GlobalDefReaderCallbacks_New();
@@ -568,6 +667,9 @@ int rt_otf2_read_defs(OTF2_Reader *rd, const char *anchor, rt_tdefs *defs, rt_ot
     OTF2_GlobalDefReaderCallbacks_SetRegionCallback(cb, on_region);
     OTF2_GlobalDefReaderCallbacks_SetGroupCallback(cb, on_group);
     OTF2_GlobalDefReaderCallbacks_SetCommCallback(cb, on_comm);
+    OTF2_GlobalDefReaderCallbacks_SetMetricMemberCallback(cb, on_metric_member);
+    OTF2_GlobalDefReaderCallbacks_SetMetricClassCallback(cb, on_metric_class);
+    OTF2_GlobalDefReaderCallbacks_SetMetricInstanceCallback(cb, on_metric_instance);
     OTF2_Reader_RegisterGlobalDefCallbacks(rd, gdr, cb, &g);
     uint64_t n = 0;
     rt_otf2_error_clear();
@@ -597,6 +699,9 @@ void rt_otf2_map_free(rt_otf2_map *m)
     for (size_t i = 0; i < m->ncomms; i++)
         free(m->comms[i].procs);
     free(m->comms);
+    for (size_t i = 0; i < m->nmetrics; i++)
+        free(m->metrics[i].counter);
+    free(m->metrics);
     free(m->locs);
     free(m->nevents);
     memset(m, 0, sizeof *m);

@@ -32,6 +32,12 @@ typedef struct rt_otf2_map {
     size_t ncomms;
     int have_clock;         /* the definitions had clock properties */
     size_t metric_locs;     /* METRIC locations left out (not processors) */
+    struct {                /* by metric id (class or instance): its members' counter numbers */
+        uint32_t n;
+        int *counter;       /* NULL: no such metric */
+    } *metrics;
+    size_t nmetrics;
+    uint32_t fanout;        /* the most events one record gives: 1, or a metric's most members */
 } rt_otf2_map;
 
 /* The one rule for which OTF2 locations are processors: CPU threads, accelerator streams and

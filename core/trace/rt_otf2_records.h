@@ -27,7 +27,6 @@
     X(OmpTaskCreate, "OMP_TASK_CREATE", (, uint64_t taskID)) \
     X(OmpTaskSwitch, "OMP_TASK_SWITCH", (, uint64_t taskID)) \
     X(OmpTaskComplete, "OMP_TASK_COMPLETE", (, uint64_t taskID)) \
-    X(Metric, "METRIC", (, OTF2_MetricRef metric, uint8_t numberOfMetrics, const OTF2_Type* typeIDs, const OTF2_MetricValue* metricValues)) \
     X(ParameterString, "PARAMETER_STRING", (, OTF2_ParameterRef parameter, OTF2_StringRef string)) \
     X(ParameterInt, "PARAMETER_INT", (, OTF2_ParameterRef parameter, int64_t value)) \
     X(ParameterUnsignedInt, "PARAMETER_UNSIGNED_INT", (, OTF2_ParameterRef parameter, uint64_t value)) \

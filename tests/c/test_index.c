@@ -689,6 +689,7 @@ static OTF2_Archive *open_archive(const char *dir)
 
 /* Close an archive of nloc locations (nev[p] events each) of the skewed runs' definitions: one region
  * "main", one communicator of every location, a clock of 1 ns ticks from 0. */
+static int with_metrics; /* close_archive also defines two metric members, a class of both and an instance */
 static void close_archive(OTF2_Archive *ar, int nloc, const uint64_t *nev)
 {
     OTF2_Archive_CloseEvtFiles(ar);
@@ -712,6 +713,18 @@ static void close_archive(OTF2_Archive *ar, int nloc, const uint64_t *nev)
     OTF2_GlobalDefWriter_WriteGroup(g, 1, 0, OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE,
                                     (uint32_t)nloc, members);
     OTF2_GlobalDefWriter_WriteComm(g, 0, 5, 1, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE);
+    if (with_metrics) {
+        const char *more[] = {"cache misses", "#", "flops", "FLOP"};
+        for (uint32_t i = 0; i < 4; i++)
+            OTF2_GlobalDefWriter_WriteString(g, 6 + i, more[i]);
+        OTF2_GlobalDefWriter_WriteMetricMember(g, 0, 6, 0, OTF2_METRIC_TYPE_PAPI, OTF2_METRIC_ACCUMULATED_START,
+                                               OTF2_TYPE_UINT64, OTF2_BASE_DECIMAL, 0, 7);
+        OTF2_GlobalDefWriter_WriteMetricMember(g, 1, 8, 0, OTF2_METRIC_TYPE_USER, OTF2_METRIC_ABSOLUTE_POINT,
+                                               OTF2_TYPE_DOUBLE, OTF2_BASE_DECIMAL, 0, 9);
+        OTF2_MetricMemberRef both[2] = {0, 1};
+        OTF2_GlobalDefWriter_WriteMetricClass(g, 0, 2, both, OTF2_METRIC_SYNCHRONOUS_STRICT, OTF2_RECORDER_KIND_CPU);
+        OTF2_GlobalDefWriter_WriteMetricInstance(g, 1, 0, 0, OTF2_SCOPE_LOCATION, 0);
+    }
     assert_int_equal(OTF2_Archive_Close(ar), OTF2_SUCCESS);
     free(members);
 }
@@ -830,6 +843,209 @@ static int seen_sends(void *ud, const rt_tevent *ev)
         r->send_peer[r->nsend++] = ev->peer;
     }
     return 0;
+}
+
+/* ---- OTF2 metrics: counters in the index ---- */
+
+/* Remove (and free the paths of) an index file and an archive's folder. */
+static void drop_files(char *idx, char *dir)
+{
+    char cmd[600];
+    unlink(idx);
+    free(idx);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+    free(dir);
+}
+
+/*
+ * nloc locations, each with five samples of the class (cache misses k * (p + 1) as UINT64, flops
+ * k / 2 as DOUBLE at 10 k + p) and one of the instance at 300 (7 and -1.5).
+ */
+static void write_metrics(const char *dir, int nloc)
+{
+    OTF2_Archive *ar = open_archive(dir);
+    uint64_t *nev = calloc((size_t)nloc, sizeof *nev);
+    assert_non_null(nev);
+    OTF2_Type ty[2] = {OTF2_TYPE_UINT64, OTF2_TYPE_DOUBLE};
+    for (int p = 0; p < nloc; p++) {
+        OTF2_EvtWriter *w = OTF2_Archive_GetEvtWriter(ar, (uint64_t)p);
+        OTF2_EvtWriter_Enter(w, NULL, 5, 0);
+        OTF2_MetricValue v[2];
+        for (int k = 1; k <= 5; k++) {
+            v[0].unsigned_int = (uint64_t)(k * (p + 1));
+            v[1].floating_point = k / 2.0;
+            OTF2_EvtWriter_Metric(w, NULL, 10 * (uint64_t)k + (uint64_t)p, 0, 2, ty, v);
+        }
+        v[0].unsigned_int = 7;
+        v[1].floating_point = -1.5;
+        OTF2_EvtWriter_Metric(w, NULL, 300, 1, 2, ty, v);
+        OTF2_EvtWriter_Leave(w, NULL, 500, 0);
+        OTF2_EvtWriter_GetNumberOfEvents(w, &nev[p]);
+        OTF2_Archive_CloseEvtWriter(ar, w);
+    }
+    with_metrics = 1;
+    close_archive(ar, nloc, nev);
+    with_metrics = 0;
+    free(nev);
+}
+
+/* Every sample against the hand-written values and the reader's; the per-location build equals the merged one. */
+static void test_otf2_metrics(void **state)
+{
+    (void)state;
+    char path[512];
+    char *dir = tmp_path("metrics");
+    write_metrics(dir, 3);
+    snprintf(path, sizeof path, "%s/traces.otf2", dir);
+    assert_int_equal(check_counters(path, "flops"), 3 * 6 * 2);
+    check_per_location(path);
+    rt_err err;
+    char *idx = tmp_path("metrics.idx");
+    assert_int_equal(rt_index_build(path, NULL, idx, NULL, NULL, NULL, &err), RT_OK);
+    rt_index *ix = rt_index_open(idx, path, &err);
+    assert_non_null(ix);
+    assert_int_equal(rt_index_ncounters(ix), 2);
+    assert_string_equal(rt_index_counter_unit(ix, 0), "#");
+    assert_string_equal(rt_index_counter_unit(ix, 1), "FLOP");
+    clist got = {NULL, 0, 0, 0};
+    for (int c = 0; c < 2; c++) {
+        got.counter = c;
+        rt_ix_visitor v = {NULL, NULL, NULL, &got, got_counter, c};
+        assert_int_equal(rt_index_walk(ix, 2, 3, rt_index_tmin(ix), rt_index_tmax(ix), &v, &err), RT_OK);
+    }
+    /* location 2: cache misses 3, 6, 9, 12, 15 then 7; flops 0.5 .. 2.5 then -1.5 */
+    assert_int_equal(got.n, 12);
+    for (int k = 0; k < 6; k++) {
+        assert_true(got.s[k].v == (k < 5 ? 3.0 * (k + 1) : 7.0));
+        assert_true(got.s[6 + k].v == (k < 5 ? (k + 1) / 2.0 : -1.5));
+        assert_int_equal(got.s[k].t - rt_index_tmin(ix), k < 5 ? 10 * (k + 1) + 2 - 5 : 300 - 5);
+    }
+    free(got.s);
+    rt_index_close(ix);
+    drop_files(idx, dir);
+}
+
+/*
+ * Counter summaries: on an archive of random metric samples (nloc locations, random times and
+ * values, some locations without samples), every column of every level equals the least, largest
+ * and time-weighted mean of the step function made of the raw samples (each value held until the
+ * location's next sample of that counter, the last to the run's last event), computed here.
+ */
+/* splitmix64: the test's random stream */
+static uint64_t rnd(uint64_t *x)
+{
+    uint64_t z = (*x += 0x9e3779b97f4a7c15u);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
+    return z ^ (z >> 31);
+}
+
+static void test_counter_summaries(void **state)
+{
+    (void)state;
+    enum { NLOC = 5, MAXS = 400 };
+    char *dir = tmp_path("ksum");
+    OTF2_Archive *ar = open_archive(dir);
+    uint64_t nev[NLOC];
+    /* samples[p][k][i]: times and values written, per location and member */
+    static int64_t ts[NLOC][MAXS];
+    static double vs[NLOC][2][MAXS];
+    int ns[NLOC];
+    uint64_t seed = 12345;
+    OTF2_Type ty[2] = {OTF2_TYPE_UINT64, OTF2_TYPE_DOUBLE};
+    int64_t tend = 0;
+    for (int p = 0; p < NLOC; p++) {
+        OTF2_EvtWriter *w = OTF2_Archive_GetEvtWriter(ar, (uint64_t)p);
+        int64_t t = 3 + p;
+        OTF2_EvtWriter_Enter(w, NULL, (uint64_t)t, 0);
+        ns[p] = p == 3 ? 0 : 50 + (int)(rnd(&seed) % (MAXS - 50));
+        for (int i = 0; i < ns[p]; i++) {
+            t += 1 + (int64_t)(rnd(&seed) % 997);
+            OTF2_MetricValue v[2];
+            v[0].unsigned_int = rnd(&seed) % 100000;
+            v[1].floating_point = (double)(rnd(&seed) % 20001) / 100.0 - 100.0;
+            ts[p][i] = t;
+            vs[p][0][i] = (double)v[0].unsigned_int;
+            vs[p][1][i] = v[1].floating_point;
+            OTF2_EvtWriter_Metric(w, NULL, (uint64_t)t, 0, 2, ty, v);
+        }
+        t += 1 + (int64_t)(rnd(&seed) % 500);
+        OTF2_EvtWriter_Leave(w, NULL, (uint64_t)t, 0);
+        if (t > tend)
+            tend = t;
+        OTF2_EvtWriter_GetNumberOfEvents(w, &nev[p]);
+        OTF2_Archive_CloseEvtWriter(ar, w);
+    }
+    with_metrics = 1;
+    close_archive(ar, NLOC, nev);
+    with_metrics = 0;
+    char path[512];
+    snprintf(path, sizeof path, "%s/traces.otf2", dir);
+    rt_err err;
+    char *idx = tmp_path("ksum.idx");
+    for (int merged = 0; merged < 2; merged++) { /* per location, then through the time-ordered reader */
+        if (rt_index_build_with(path, NULL, idx, merged ? RT_INDEX_MERGED : 0, NULL, NULL, NULL, &err) != RT_OK)
+            fail_msg("%s", err.msg);
+        rt_index *ix = rt_index_open(idx, path, &err);
+        assert_non_null(ix);
+        int levels = rt_index_counter_levels(ix);
+        assert_true(levels >= 3);
+        int64_t shift = rt_index_tmin(ix) - 3; /* the index counts ticks from the first event (tick 3) */
+        size_t checked = 0;
+        for (int l = 0; l < levels; l++)
+            for (int p = 0; p < NLOC; p++)
+                for (int c = 0; c < 2; c++)
+                    for (int64_t col = 0; col < ((int64_t)1 << l); col++) {
+                        rt_ix_ksum s;
+                        int64_t a, cw;
+                        assert_int_equal(rt_index_counter_summary(ix, c, l, p, col, &s, &a, &cw), RT_OK);
+                        a -= shift;
+                        int64_t e = a + cw;
+                        /* the reference: each sample's value over [its time, the next one's) within [a, e) */
+                        double lo = INFINITY, hi = -INFINITY, area = 0, cover = 0;
+                        for (int i = 0; i < ns[p]; i++) {
+                            int64_t x0 = ts[p][i], x1 = i + 1 < ns[p] ? ts[p][i + 1] : tend;
+                            if (x0 < a)
+                                x0 = a;
+                            if (x1 > e)
+                                x1 = e;
+                            if (x1 <= x0)
+                                continue;
+                            double v = vs[p][c][i];
+                            lo = v < lo ? v : lo;
+                            hi = v > hi ? v : hi;
+                            area += v * (double)(x1 - x0);
+                            cover += (double)(x1 - x0);
+                        }
+                        if (cover == 0) {
+                            assert_true(s.cover == 0);
+                            continue;
+                        }
+                        if (s.cover != cover || s.lo != lo || s.hi != hi ||
+                            fabs(s.mean - area / cover) > 1e-9 * (1 + fabs(area / cover)))
+                            fail_msg("level %d proc %d counter %d column %lld [%lld, %lld): index lo %g hi %g mean %.17g "
+                                     "cover %g; samples lo %g hi %g mean %.17g cover %g", l, p, c, (long long)col,
+                                     (long long)a, (long long)e, s.lo, s.hi, s.mean, s.cover, lo, hi, area / cover, cover);
+                        checked++;
+                    }
+        assert_true(checked > 100);
+        rt_ix_ksum s;
+        assert_int_equal(rt_index_counter_summary(ix, 2, 0, 0, 0, &s, NULL, NULL), RT_EINVAL);
+        assert_int_equal(rt_index_counter_summary(ix, 0, levels, 0, 0, &s, NULL, NULL), RT_EINVAL);
+        rt_index_close(ix);
+    }
+    /* an index of the version before counter summaries (3): refused as stale, so it is built again */
+    FILE *f = fopen(idx, "r+b");
+    assert_non_null(f);
+    uint32_t old = RT_INDEX_VERSION - 1;
+    assert_int_equal(fseek(f, 8, SEEK_SET), 0); /* past the magic */
+    assert_int_equal(fwrite(&old, sizeof old, 1, f), 1);
+    fclose(f);
+    assert_null(rt_index_open(idx, path, &err));
+    assert_int_equal(err.status, RT_ESTATE);
+    assert_non_null(strstr(err.msg, "another version"));
+    drop_files(idx, dir);
 }
 
 /* The send pass of the per-location reader (rt_otf2_locs_sends) on two locations exchanging three
@@ -1139,6 +1355,8 @@ int main(void)
         cmocka_unit_test(test_random_traces),
         cmocka_unit_test(test_shared_samples),
         cmocka_unit_test(test_counters),
+        cmocka_unit_test(test_otf2_metrics),
+        cmocka_unit_test(test_counter_summaries),
         cmocka_unit_test(test_per_location),
         cmocka_unit_test(test_sends_pass),
         cmocka_unit_test(test_refused),

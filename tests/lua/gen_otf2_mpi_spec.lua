@@ -148,6 +148,53 @@ describe("gen_otf2_mpi", function()
     assert.are.equal(0, st.warnings_total)
   end)
 
+  it("--metrics: a METRIC record per computation, read as counters equal to otf2-print's values", function()
+    local code, o, e = run("--metrics", dir .. "/m", "4", "2000", "5")
+    assert.are.equal(0, code, e)
+    local s = cjson.decode(o)
+    local total = 0
+    for _, n in pairs(s.records) do total = total + n end
+    assert.are.equal(s.events, total)
+    assert.is_true(s.records.METRIC > 0)
+    -- one computation (enter, leave of a user region, then the METRIC) per rank and step
+    assert.are.equal(4 * s.steps, s.records.METRIC)
+    if not has_otf2_print() then
+      pending("otf2-print missing (make deps installs otf2-tools): reference values skipped")
+      return
+    end
+    -- otf2-print: per location, the members' names and values in order
+    local want = {}
+    for _, r in ipairs(otf2_records(s.archive)) do
+      if r.kind == "METRIC" then
+        want[r.loc] = want[r.loc] or {}
+        for name, v in r.rest:gmatch('%("([^"]+)" <%d+>; %u+%d*; ([^)]+)%)') do
+          table.insert(want[r.loc], { name = name, v = tonumber(v) })
+        end
+      end
+    end
+    -- retrace dump: "TIME  Pp  counter  NAME = VALUE UNIT"
+    code, o, e = h.retrace("dump", s.archive)
+    assert.are.equal(0, code, e)
+    local got, units = {}, {}
+    for p, name, v, unit in o:gmatch("\n[%d.]+%s+P(%d+)%s+counter%s+(%S+) = (%S+) (%S*)") do
+      p = tonumber(p)
+      got[p] = got[p] or {}
+      table.insert(got[p], { name = name, v = tonumber(v) })
+      units[name] = unit
+    end
+    assert.are.same({ PAPI_TOT_INS = "#", power = "W" }, units)
+    for loc = 0, 3 do
+      assert.are.equal(2 * s.records.METRIC // 4, #want[loc])
+      assert.are.equal(#want[loc], #got[loc])
+      for i, w in ipairs(want[loc]) do
+        local g = got[loc][i]
+        assert.are.equal(w.name, g.name)
+        -- otf2-print prints 6 significant digits
+        assert.is_true(math.abs(w.v - g.v) <= 1e-5 * math.abs(w.v), w.name .. " " .. w.v .. " vs " .. g.v)
+      end
+    end
+  end)
+
   it("is a function of the seed", function()
     local code, o = run(dir .. "/b", "16", "10000", "3")
     assert.are.equal(0, code)

@@ -286,3 +286,108 @@ describe("retrace view's counters", function()
     end
   end)
 end)
+
+-- OTF2 metrics: api/counters on an archive of bench/gen_otf2_mpi --metrics against otf2-print's METRIC
+-- records (each member a counter; values to otf2-print's 6 digits, times one constant shift apart).
+describe("retrace view's OTF2 metrics", function()
+  local gen = (h.bin:match("^(.*)/[^/]*$") or ".") .. "/bench/gen_otf2_mpi"
+
+  -- a server on a fresh archive of gen_otf2_mpi --metrics ARGS (removed with the server after the test)
+  local function metrics_server(args)
+    local dir = h.temp_dir()
+    finally(function() h.remove_tree(dir) end)
+    local anchor = dir .. "/m/traces.otf2"
+    assert.is_true(os.execute(h.quote(gen) .. " --metrics " .. h.quote(dir .. "/m") .. " " .. args .. " >/dev/null"))
+    local srv = assert(viewer.serve(anchor, assert(viewer.ensure(anchor, { index = dir .. "/m.rtidx" })), {}))
+    finally(function() srv:close() end)
+    return srv, anchor
+  end
+
+  it("serves each member's samples as otf2-print gives them", function()
+    local srv, anchor = metrics_server("4 3000 7")
+    local _, body = srv:query("api/meta")
+    local meta = cjson.decode(body)
+    assert.are.same({ { name = "PAPI_TOT_INS", unit = "#" }, { name = "power", unit = "W" } }, meta.counters)
+    if os.execute("command -v otf2-print >/dev/null 2>&1") ~= true then
+      pending("otf2-print missing (make deps installs otf2-tools): reference values skipped")
+      return
+    end
+    local want = { [0] = {}, [1] = {} } -- by counter, by location: {t, value}
+    local p = io.popen("otf2-print " .. h.quote(anchor) .. " 2>/dev/null")
+    for l in p:lines() do
+      local loc, t, rest = l:match("^METRIC%s+(%d+)%s+(%d+)%s+(.*)$")
+      if loc then
+        local k = 0
+        for v in rest:gmatch('%("[^"]+" <%d+>; %u+%d*; ([^)]+)%)') do
+          local byloc = want[k]
+          byloc[tonumber(loc)] = byloc[tonumber(loc)] or {}
+          table.insert(byloc[tonumber(loc)], { tonumber(t), tonumber(v) })
+          k = k + 1
+        end
+      end
+    end
+    p:close()
+    local shift
+    for c = 0, 1 do
+      for proc = 0, 3 do
+        local st, body = srv:query("api/counters", string.format("c=%d&p0=%d&p1=%d&w=4096", c, proc, proc + 1))
+        assert.are.equal(200, st, body)
+        local r = cjson.decode(body)
+        assert.is_true(r.exact)
+        local got, w = r.series[1].samples, want[c][proc]
+        assert.are.equal(#w, #got)
+        assert.is_true(#w > 10)
+        shift = shift or (w[1][1] - got[1][1])
+        for i = 1, #w do
+          assert.are.equal(w[i][1] - shift, got[i][1])
+          assert.is_true(math.abs(w[i][2] - got[i][2]) <= 1e-5 * math.abs(w[i][2]), w[i][2] .. " vs " .. got[i][2])
+        end
+      end
+    end
+  end)
+
+  it("answers from the per-column summaries what the samples give on the summaries' own columns", function()
+    local srv = metrics_server("3 20000 11")
+    local _, mb = srv:query("api/meta")
+    local meta = cjson.decode(mb)
+    local function get(args)
+      local st, body = srv:query("api/counters", args)
+      assert.are.equal(200, st, body)
+      return cjson.decode(body)
+    end
+    -- the whole run from the summaries: where the level's columns start and how wide they are
+    local whole = get("c=1&w=64&lod=1")
+    assert.is_false(whole.exact)
+    assert.is_true(whole.level >= 1, tostring(whole.level))
+    for _, n in ipairs({ 16, 64 }) do
+      -- n pixel columns of exactly the level's width from its origin: a summary column each
+      local t0 = whole.origin
+      local args = string.format("c=1&w=%d&t0=%d&t1=%d&p0=0&p1=3", n, t0, t0 + n * whole.colw)
+      local s, r = get(args .. "&lod=1"), get(args .. "&lod=0")
+      assert.are.equal(whole.level, s.level)
+      assert.are.equal(-1, r.level)
+      local compared = 0
+      for k = 1, 3 do
+        local a, b = s.series[k], r.series[k]
+        assert.are.equal(a.proc, b.proc)
+        for i = 1, n do
+          local ends = t0 + i * whole.colw
+          if b.mean[i] ~= cjson.null and a.mean[i] ~= cjson.null then
+            assert.are.equal(b.min[i], a.min[i])
+            assert.are.equal(b.max[i], a.max[i])
+            -- (past the run's last event the samples' last value holds on to the window's end, the summaries' stops)
+            if ends <= meta.tmax then
+              assert.is_true(close(b.mean[i], a.mean[i], 1e-8), string.format("column %d: %.9g %.9g", i, a.mean[i], b.mean[i]))
+              compared = compared + 1
+            end
+          else
+            assert.is_true(a.mean[i] == cjson.null and (b.mean[i] == cjson.null or ends > meta.tmax + whole.colw))
+          end
+        end
+      end
+      assert.is_true(compared >= n, tostring(compared))
+    end
+    -- lod is 0 or 1
+    assert.are.equal(400, (srv:query("api/counters", "c=1&w=4&lod=2")))
+  end)
+end)

@@ -133,7 +133,9 @@ window.rtCounters = (function () {
     g.fillStyle = "#333";
     const who = answer.sum ? "sum of the processors shown" + (answer.forcedSum ? " (more than " + MAXPROCS + ")" : "")
       : series.length + " processor" + (series.length === 1 ? "" : "s");
-    g.fillText(answer.name + ": " + who + (answer.exact ? ", samples" : ", mean and range per pixel"), r.x + 4, ch - 4);
+    const how = answer.exact ? ", samples"
+      : ", mean and range per pixel" + (answer.level >= 0 ? " (from the index's summaries)" : "");
+    g.fillText(answer.name + ": " + who + how, r.x + 4, ch - 4);
     drawn = { plot: r, lo: lo, hi: hi, series: series.map((s, i) => ({ proc: s.proc, color: answer.sum ? "#333333" : color(s.proc) })) };
   }
 
