@@ -8,10 +8,11 @@
  * What the file holds (one file, native little-endian, version RT_INDEX_VERSION):
  *   - a header: magic, version, the trace's signature, span, clock unit, counts,
  *     section offsets and a 64-bit hash of everything after the header;
- *   - per processor, its events in blocks of about RT_INDEX_BLOCK bytes: times as
- *     varint deltas of integer ticks, regions as dense numbers, messages with
- *     peer, tag, communicator and bytes, a receive also carrying its send time,
- *     counter samples with their counter's number and value;
+ *   - per processor, its events in blocks of about RT_INDEX_BLOCK bytes unpacked
+ *     (rt_index_block.h: times, codes and arguments in three streams of varints,
+ *     compressed): times as deltas of integer ticks, regions as dense numbers,
+ *     messages with peer, tag, communicator and bytes, a receive also carrying
+ *     its send time, counter samples with their counter's number and value;
  *     each block starts with the region stack open at its first event, so a
  *     block decodes alone (a time-bucketed store of intervals and messages);
  *   - the counters' names and units;
@@ -39,8 +40,8 @@
 
 #include "rt_error.h"
 
-#define RT_INDEX_VERSION 3
-/* Bytes a processor's event block grows to before it is written. */
+#define RT_INDEX_VERSION 4
+/* Bytes a processor's event block grows to (unpacked) before it is written. */
 #define RT_INDEX_BLOCK 4096
 
 typedef struct rt_index rt_index;
