@@ -1502,6 +1502,29 @@ uint64_t rt_index_estimate(const rt_index *ix, int p0, int p1, int64_t t0, int64
     return n;
 }
 
+int rt_index_blocks_measure(const rt_index *ix, rt_index_blocks *m, rt_err *err)
+{
+    memset(m, 0, sizeof *m);
+    rt_ixb_unpacker u = {0};
+    int rc = RT_OK;
+    for (uint64_t b = 0; b < ix->h->ndir && !rc; b++) {
+        const ix_dirent *d = &ix->dir[b];
+        rt_ixb_dec dec;
+        uint64_t depth;
+        if (rt_ixb_open(&dec, &u, ix->map + d->off, d->len, d->raw, IX_MAX_RAW, d->proc, d->tfirst, &depth) < 0) {
+            rc = rt_err_set(err, RT_EFORMAT, "%s: index corrupt (block %llu)", ix->path, (unsigned long long)b);
+            break;
+        }
+        m->blocks++;
+        m->stored += d->len;
+        m->unpacked += d->raw ? d->raw : d->len;
+        for (int k = 0; k < 3; k++)
+            m->stream[k] += (uint64_t)(dec.end[k] - dec.p[k]);
+    }
+    rt_ixb_unpacker_free(&u);
+    return rc;
+}
+
 /* One processor's walk. */
 typedef struct ix_walk {
     const rt_index *ix;

@@ -115,6 +115,14 @@ int rt_index_levels(const rt_index *ix);
 /* Events of processors p0 .. p1-1 in blocks overlapping [t0, t1] (an upper bound, from the directory). */
 uint64_t rt_index_estimate(const rt_index *ix, int p0, int p1, int64_t t0, int64_t t1);
 
+/* What the event blocks take (for measuring the encoding): blocks, bytes stored, bytes unpacked and
+ * the unpacked bytes of each stream (times, codes, arguments; rt_index_block.h). RT_OK, or
+ * RT_EFORMAT / RT_ENOMEM with err when a block cannot be unpacked. */
+typedef struct rt_index_blocks {
+    uint64_t blocks, stored, unpacked, stream[3];
+} rt_index_blocks;
+int rt_index_blocks_measure(const rt_index *ix, rt_index_blocks *m, rt_err *err);
+
 /* ---- intervals and messages, exactly ---- */
 
 /* One region interval: [t0, t1) on proc, region (dense number) at depth (0 outermost). */

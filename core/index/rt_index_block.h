@@ -61,8 +61,9 @@ int rt_ixb_frame(rt_ixb_enc *e, int region, int64_t entered);
 /* Add an event of processor proc (its time not before the latest). RT_OK, RT_EINVAL (time going
  * back, unknown kind, negative region or counter), RT_ENOMEM. */
 int rt_ixb_put(rt_ixb_enc *e, int proc, const rt_ixb_event *ev);
-/* Unpacked bytes so far (0 before rt_ixb_begin). */
-size_t rt_ixb_size(const rt_ixb_enc *e);
+/* The events' bytes so far, unpacked (what the build weighs against RT_INDEX_BLOCK; the block
+ * stores a few more: the streams' lengths). */
+static inline size_t rt_ixb_size(const rt_ixb_enc *e) { return e->n[0] + e->n[1] + e->n[2]; }
 void rt_ixb_free(rt_ixb_enc *e);
 
 /* What packs blocks (zero it to start): the compressor's state and scratch, reused. */
