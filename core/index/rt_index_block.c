@@ -316,6 +316,8 @@ int rt_ixb_next(rt_ixb_dec *d, rt_ixb_event *ev)
     case RT_TE_SEND:
     case RT_TE_RECV: {
         int64_t rel = unzz(arg >> 2);
+        if (rel < 2 * (int64_t)INT_MIN || rel > 2 * (int64_t)INT_MAX)
+            return -1;
         int64_t peer = rel + d->proc;
         if (peer < INT_MIN || peer > INT_MAX)
             return -1;
