@@ -14,7 +14,8 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 DEB_PACKAGES = liblua5.4-dev lua5.4 lua-filesystem libcairo2-dev libpng-dev libfontconfig-dev libfftw3-dev \
   libreadline-dev lua-cjson lua-argparse libcmocka-dev lua-busted cmake pkg-config \
   gcc make poppler-utils fonts-dejavu-core libgraphviz-dev libopen-trace-format2-dev libgsl-dev \
-  valgrind libdw-dev libopenmpi-dev openmpi-bin libblas-dev libmicrohttpd-dev ffmpeg
+  valgrind libdw-dev libopenmpi-dev openmpi-bin libblas-dev libmicrohttpd-dev ffmpeg \
+  libzstd-dev
 # packages the tests use when present (a browser for the HTML player and gallery, xmllint
 # for well-formed pages, cmark for the README, lua-ldoc (run by lua5.1) for the API reference,
 # the OTF2 and Pajé reference tools, chromium-driver and python3-selenium for the viewer's

@@ -8,6 +8,10 @@
  *                                                    a tenth of the events first, unless once)
  *   build/bench/viewer_index --read|--build|--serve DIR  one step on an archive kept by
  *                                                    RETRACE_BENCH_KEEP=1 (DIR/run.otf2)
+ *   build/bench/viewer_index --read|--build|--serve ANCHOR  the same on an archive of
+ *                                                    bench/gen_otf2_mpi (its .otf2 anchor); its
+ *                                                    index goes to $TMPDIR and is removed after,
+ *                                                    so --serve builds it first
  *
  * The archive (written with the OTF2 library into /tmp) is an MPI-like run:
  * every location, each step, enters "main"-nested "solve", computes in
@@ -143,14 +147,22 @@ static void generate(const char *dir, long n)
     free(members);
 }
 
+static int is_anchor(const char *dir)
+{
+    size_t n = strlen(dir);
+    return n > 5 && !strcmp(dir + n - 5, ".otf2");
+}
+
+static int owner_pid;     /* the first process's: names an anchor's index in every child */
+static int keep_index;    /* an anchor's index is kept after the build (--serve reads it) */
+
 /* The archive of a step: DIR/run.otf2, or DIR itself when it names an anchor (an archive of
  * bench/gen_otf2_mpi); its index DIR.rtidx, or in the temporary folder for an anchor. */
 static void step_paths(const char *dir, char *anchor, char *index, size_t cap)
 {
-    size_t n = strlen(dir);
-    if (n > 5 && !strcmp(dir + n - 5, ".otf2")) {
+    if (is_anchor(dir)) {
         snprintf(anchor, cap, "%s", dir);
-        snprintf(index, cap, "%s/viewer_index_%d.rtidx", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", (int)getpid());
+        snprintf(index, cap, "%s/viewer_index_%d.rtidx", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", owner_pid);
     } else {
         snprintf(anchor, cap, "%s/run.otf2", dir);
         snprintf(index, cap, "%s.rtidx", dir);
@@ -175,7 +187,19 @@ static void build_step(const char *dir, long n)
            (unsigned long long)info.events, dt, dc, (double)info.events / dc / 1e6, (double)info.bytes / 1048576.0,
            100.0 * (double)info.bytes / (double)info.trace_bytes, (double)info.trace_bytes / 1048576.0, info.levels,
            bench_max_rss_kib());
-    if (strcmp(anchor + strlen(anchor) - 9, "/run.otf2") != 0)
+    /* what the event blocks take, stored and unpacked, per stream */
+    rt_index *ix = rt_index_open(index, NULL, &err);
+    rt_index_blocks m;
+    if (!ix || rt_index_blocks_measure(ix, &m, &err) != RT_OK)
+        bench_die("viewer_index", &err);
+    double un = (double)m.unpacked;
+    printf("blocks: %llu, %.1f MiB stored (%.1f%% of the index, %.2f bytes an event), %.1f MiB unpacked (stored "
+           "%.1f%% of it): times %.1f%%, codes %.1f%%, arguments %.1f%% of the unpacked bytes\n",
+           (unsigned long long)m.blocks, (double)m.stored / 1048576.0, 100.0 * (double)m.stored / (double)info.bytes,
+           (double)m.stored / (double)info.events, un / 1048576.0, 100.0 * (double)m.stored / un,
+           100.0 * (double)m.stream[0] / un, 100.0 * (double)m.stream[1] / un, 100.0 * (double)m.stream[2] / un);
+    rt_index_close(ix);
+    if (strcmp(anchor + strlen(anchor) - 9, "/run.otf2") != 0 && !keep_index)
         unlink(index); /* an archive of its own: its index is not kept */
 }
 
@@ -259,8 +283,7 @@ static void serve_step(const char *dir, long n)
 {
     (void)n;
     char anchor[512], index[512];
-    snprintf(anchor, sizeof anchor, "%s/run.otf2", dir);
-    snprintf(index, sizeof index, "%s.rtidx", dir);
+    step_paths(dir, anchor, index, sizeof anchor);
     rt_err err;
     double t0 = bench_now();
     rt_index *ix = rt_index_open(index, anchor, &err);
@@ -358,6 +381,17 @@ static void in_child(void (*f)(const char *, long), const char *dir, long n)
 
 int main(int argc, char **argv)
 {
+    owner_pid = (int)getpid();
+    /* the server on an archive of gen_otf2_mpi: its index built first, removed after */
+    if (argc == 3 && !strcmp(argv[1], "--serve") && is_anchor(argv[2])) {
+        char anchor[512], index[512];
+        step_paths(argv[2], anchor, index, sizeof anchor);
+        keep_index = 1;
+        in_child(build_step, argv[2], 0);
+        in_child(serve_step, argv[2], 0);
+        unlink(index);
+        return 0;
+    }
     /* one step on an archive kept with RETRACE_BENCH_KEEP=1 (for profiling) */
     if (argc == 3 && !strcmp(argv[1], "--build-merged")) {
         build_flags = RT_INDEX_MERGED;

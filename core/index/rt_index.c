@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "rt_chanmap.h"
+#include "rt_index_block.h"
 #include "rt_mem.h"
 #include "rt_otf2_locs.h"
 #include "rt_out.h"
@@ -64,7 +65,8 @@ typedef struct ix_dirent {
     uint32_t nev;             /* events in the block */
     int64_t tfirst, tlast;
     uint64_t off;
-    uint32_t len, pad;
+    uint32_t len;             /* bytes stored */
+    uint32_t raw;             /* bytes unpacked (rt_ixb_pack; 0: stored as is) */
 } ix_dirent;
 
 /* A summary cell as stored (12 bytes): times as shares of the column's width out of 65535. */
@@ -252,41 +254,6 @@ int rt_index_signature(const char *trace_path, uint64_t sig[2], rt_err *err)
     return signature(trace_path, sig, &bytes, err);
 }
 
-/* ---- varints ---- */
-
-static size_t put_varint(unsigned char *p, uint64_t v)
-{
-    size_t n = 0;
-    while (v >= 0x80) {
-        p[n++] = (unsigned char)(v | 0x80);
-        v >>= 7;
-    }
-    p[n++] = (unsigned char)v;
-    return n;
-}
-
-static uint64_t zz(int64_t v) { return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63); }
-static int64_t unzz(uint64_t v) { return (int64_t)(v >> 1) ^ -(int64_t)(v & 1); }
-
-/* Read a varint from [*p, end); 0 on overrun or a varint longer than 10 bytes. */
-static int get_varint(const unsigned char **p, const unsigned char *end, uint64_t *v)
-{
-    uint64_t r = 0;
-    int shift = 0;
-    const unsigned char *q = *p;
-    while (q < end && shift < 70) {
-        unsigned char c = *q++;
-        r |= (uint64_t)(c & 0x7f) << shift;
-        if (!(c & 0x80)) {
-            *v = r;
-            *p = q;
-            return 1;
-        }
-        shift += 7;
-    }
-    return 0;
-}
-
 /* ---- the stack machine: regions open on one processor ---- */
 
 typedef struct ix_frame {
@@ -362,14 +329,14 @@ static int stack_leave(ix_stack *s, int region, int64_t t, int proc,
 #define IX_SCRATCH 8
 /* A raster is drawn from the events when they number at most this many, else from the finest summaries. */
 #define IX_RASTER_EVENTS 2000000
+/* A stored block unpacks to at most this many bytes (a block ends past RT_INDEX_BLOCK bytes, plus
+ * the stack open at its start); a larger claim is damage. */
+#define IX_MAX_RAW (1u << 28)
 
 typedef struct ix_pb {
     ix_stack stack;
     int64_t last;             /* time of the last event (INT64_MIN before the first) */
-    unsigned char *buf;       /* the block being filled */
-    size_t len, cap;
-    int64_t bfirst, bprev;
-    uint32_t bnev;
+    rt_ixb_enc blk;           /* the block being filled */
     int64_t col;              /* summary column the scratch belongs to (-1 none) */
     int64_t acol;             /* column of the last time accumulated (-1: to be computed) */
     int sr[IX_SCRATCH];       /* regions of that column and their times */
@@ -400,6 +367,7 @@ typedef struct ix_build {
     size_t capord;
     rt_out *out;
     FILE *fp;
+    rt_ixb_packer packer;     /* packs the blocks as they are written */
     ix_hash hash;
     uint64_t off;             /* file offset of the next byte */
     int use_ticks;
@@ -638,28 +606,26 @@ static void accumulate(ix_build *b, size_t p, int64_t a, int64_t e, int state, i
 static int flush_block(ix_build *b, size_t p)
 {
     ix_pb *pb = &b->pb[p];
-    if (!pb->len)
+    if (!pb->blk.nev)
         return RT_OK;
     if (rt_grow((void **)&b->dir, &b->capdir, b->ndir + 1, sizeof *b->dir) != RT_OK)
         return RT_ENOMEM;
     ix_dirent *d = &b->dir[b->ndir++];
     memset(d, 0, sizeof *d);
     d->proc = (int32_t)p;
-    d->nev = pb->bnev;
-    d->tfirst = pb->bfirst;
-    d->tlast = pb->bprev;
+    d->nev = pb->blk.nev;
+    d->tfirst = pb->blk.first;
+    d->tlast = pb->blk.prev;
     d->off = b->off;
-    d->len = (uint32_t)pb->len;
-    int rc = put(b, pb->buf, pb->len);
-    pb->len = 0;
-    pb->bnev = 0;
-    return rc;
-}
-
-/* Room for n more bytes in p's block. */
-static inline int room(ix_pb *pb, size_t n)
-{
-    return pb->len + n <= pb->cap ? RT_OK : rt_grow((void **)&pb->buf, &pb->cap, pb->len + n, 1);
+    const unsigned char *data;
+    size_t len;
+    int rc = rt_ixb_pack(&b->packer, &pb->blk, &data, &len, &d->raw);
+    if (rc)
+        return rc;
+    if (len > UINT32_MAX)
+        return RT_ENOMEM;
+    d->len = (uint32_t)len;
+    return put(b, data, len);
 }
 
 /* ---- the sends of a per-location build ---- */
@@ -789,6 +755,12 @@ static int64_t fifo_pop(ix_build *b, int src, int dst, int comm, int64_t tag)
     return t;
 }
 
+/* A size in whole bytes (0 for none). */
+static uint64_t whole_bytes(double bytes)
+{
+    return bytes > 0 ? bytes < 0x1p63 ? (uint64_t)llround(bytes) : (uint64_t)INT64_MAX : 0;
+}
+
 static int64_t event_time(const ix_build *b, const rt_tevent *ev)
 {
     if (b->use_ticks)
@@ -826,27 +798,21 @@ static int add_event(ix_build *b, const rt_tevent *ev)
     }
     pb->last = t;
 
-    if (pb->len >= RT_INDEX_BLOCK) {
+    if (rt_ixb_size(&pb->blk) >= RT_INDEX_BLOCK) {
         int rc = flush_block(b, p);
         if (rc)
             return rc;
     }
-    if (room(pb, 64 + 20 * pb->stack.depth) != RT_OK)
-        return RT_ENOMEM;
-    if (pb->len == 0) {
+    if (!pb->blk.nev) {
         /* a block begins with the stack open at its first event */
-        pb->bfirst = pb->bprev = t;
-        pb->len += put_varint(pb->buf + pb->len, pb->stack.depth);
-        for (size_t i = 0; i < pb->stack.depth; i++) {
-            pb->len += put_varint(pb->buf + pb->len, (uint64_t)pb->stack.f[i].region);
-            pb->len += put_varint(pb->buf + pb->len, (uint64_t)(t - pb->stack.f[i].t));
-        }
+        if (rt_ixb_begin(&pb->blk, t, pb->stack.depth) != RT_OK)
+            return RT_ENOMEM;
+        for (size_t i = 0; i < pb->stack.depth; i++)
+            if (rt_ixb_frame(&pb->blk, pb->stack.f[i].region, pb->stack.f[i].t) != RT_OK)
+                return RT_ENOMEM;
     }
-    unsigned char *q = pb->buf + pb->len;
-    size_t n = put_varint(q, (uint64_t)(t - pb->bprev));
-    pb->bprev = t;
-    pb->bnev++;
     int kind = ev->kind;
+    rt_ixb_event be = {.kind = kind, .t = t};
     switch (kind) {
     case RT_TE_ENTER:
     case RT_TE_LEAVE:
@@ -854,7 +820,7 @@ static int add_event(ix_build *b, const rt_tevent *ev)
         int r = dense_region(b, ev->region);
         if (r < 0)
             return RT_ENOMEM;
-        n += put_varint(q + n, ((uint64_t)r << 3) | (uint64_t)(kind - 1));
+        be.id = r;
         if (kind == RT_TE_ENTER) {
             if (stack_push(&pb->stack, r, b->reg_cls[r], t) != RT_OK)
                 return RT_ENOMEM;
@@ -864,14 +830,11 @@ static int add_event(ix_build *b, const rt_tevent *ev)
         break;
     }
     case RT_TE_SEND:
-    case RT_TE_RECV: {
-        /* bit 3 of a message's code: a communicator other than the first (0) follows */
-        int comm0 = ev->comm == 0;
-        n += put_varint(q + n, ((uint64_t)(ev->peer + 1) << 4) | (comm0 ? 0u : 8u) | (uint64_t)(kind - 1));
-        n += put_varint(q + n, zz(ev->tag));
-        n += put_varint(q + n, ev->bytes > 0 ? (uint64_t)llround(ev->bytes) : 0);
-        if (!comm0)
-            n += put_varint(q + n, (uint64_t)(ev->comm + 1));
+    case RT_TE_RECV:
+        be.peer = ev->peer;
+        be.comm = ev->comm;
+        be.tag = ev->tag;
+        be.bytes = whole_bytes(ev->bytes);
         if (kind == RT_TE_SEND) {
             /* per location, sends to others were queued by the send pass; to itself, in order here */
             if ((!b->per_loc || ev->peer == (int)p) && fifo_push(b, (int)p, ev->peer, ev->comm, ev->tag, t) != RT_OK)
@@ -881,39 +844,34 @@ static int add_event(ix_build *b, const rt_tevent *ev)
             /* per location, sends from others wait in the receiver's inbox */
             int64_t ts = b->per_loc && ev->peer != (int)p ? inbox_pop(b, ev->peer, (int)p, ev->comm, ev->tag, t)
                                                           : fifo_pop(b, ev->peer, (int)p, ev->comm, ev->tag);
-            n += put_varint(q + n, ts < 0 ? 0 : zz(t - ts) + 1);
+            be.has_ts = ts >= 0;
+            be.ts = ts;
             if (ts >= 0 && t - ts > b->maxlat)
                 b->maxlat = t - ts;
         }
         break;
-    }
-    case RT_TE_COUNTER: {
-        /* a counter's sample: its number, then the value as 8 bytes */
+    case RT_TE_COUNTER:
+        /* a counter's sample: its number and value */
         if (ev->region < 0 || ev->ndata < 1)
             goto skip;
-        double v = ev->data[0];
-        n += put_varint(q + n, ((uint64_t)ev->region << 3) | (uint64_t)(kind - 1));
-        memcpy(q + n, &v, sizeof v);
-        n += sizeof v;
-        if (ix_kbuild_sample(b->kb, b->origin, (int)p, ev->region, t, v) != RT_OK)
+        be.id = ev->region;
+        be.value = ev->data[0];
+        if (ix_kbuild_sample(b->kb, b->origin, (int)p, ev->region, t, ev->data[0]) != RT_OK)
             return RT_ENOMEM;
         break;
-    }
     case RT_TE_COLL_BEGIN:
     case RT_TE_COLL_END:
-        n += put_varint(q + n, ((uint64_t)(ev->comm + 1) << 3) | (uint64_t)(kind - 1));
-        n += put_varint(q + n, (uint64_t)(ev->peer + 1));
-        n += put_varint(q + n, ev->bytes > 0 ? (uint64_t)llround(ev->bytes) : 0);
-        n += put_varint(q + n, ev->bytes_in > 0 ? (uint64_t)llround(ev->bytes_in) : 0);
+        be.comm = ev->comm;
+        be.peer = ev->peer;
+        be.bytes = whole_bytes(ev->bytes);
+        be.bytes_in = whole_bytes(ev->bytes_in);
         break;
     default:
     skip:
-        pb->bnev--;
         b->nevents--;
         return RT_OK;
     }
-    pb->len += n;
-    return RT_OK;
+    return rt_ixb_put(&pb->blk, (int)p, &be);
 }
 
 static int drop_fifo(void *item, void *ud)
@@ -1267,9 +1225,10 @@ int rt_index_build_with(const char *trace_path, const char *format, const char *
 done:
     rt_out_abort(b.out);
     for (size_t p = 0; p < b.npb; p++) {
-        free(b.pb[p].buf);
+        rt_ixb_free(&b.pb[p].blk);
         free(b.pb[p].stack.f);
     }
+    rt_ixb_packer_free(&b.packer);
     free(b.pb);
     free(b.cells);
     free(b.dir);
@@ -1574,6 +1533,29 @@ uint64_t rt_index_estimate(const rt_index *ix, int p0, int p1, int64_t t0, int64
     return n;
 }
 
+int rt_index_blocks_measure(const rt_index *ix, rt_index_blocks *m, rt_err *err)
+{
+    memset(m, 0, sizeof *m);
+    rt_ixb_unpacker u = {0};
+    int rc = RT_OK;
+    for (uint64_t b = 0; b < ix->h->ndir && !rc; b++) {
+        const ix_dirent *d = &ix->dir[b];
+        rt_ixb_dec dec;
+        uint64_t depth;
+        if (rt_ixb_open(&dec, &u, ix->map + d->off, d->len, d->raw, IX_MAX_RAW, d->proc, d->tfirst, &depth) < 0) {
+            rc = rt_err_set(err, RT_EFORMAT, "%s: index corrupt (block %llu)", ix->path, (unsigned long long)b);
+            break;
+        }
+        m->blocks++;
+        m->stored += d->len;
+        m->unpacked += d->raw ? d->raw : d->len;
+        for (int k = 0; k < 3; k++)
+            m->stream[k] += (uint64_t)(dec.end[k] - dec.p[k]);
+    }
+    rt_ixb_unpacker_free(&u);
+    return rc;
+}
+
 /* One processor's walk. */
 typedef struct ix_walk {
     const rt_index *ix;
@@ -1581,6 +1563,7 @@ typedef struct ix_walk {
     int (*segment)(void *ud, int proc, int state, int region, int64_t a, int64_t e);
     int64_t t0, t1, t1msg;
     ix_stack stack;
+    rt_ixb_unpacker unpack;   /* unpacks the blocks read */
 } ix_walk;
 
 /* Report an interval closing at its leave when it overlaps the window. */
@@ -1625,18 +1608,19 @@ static int walk_proc(ix_walk *w, int p, rt_err *err)
      * runs through a window that holds no event */
     for (; b < bend && (b == bstart || ix->dir[b].tfirst <= w->t1msg); b++) {
         const ix_dirent *d = &ix->dir[b];
-        const unsigned char *q = ix->map + d->off, *end = q + d->len;
-        uint64_t depth, x;
-        if (!get_varint(&q, end, &depth) || depth > d->len)
+        rt_ixb_dec dec;
+        uint64_t depth;
+        if (rt_ixb_open(&dec, &w->unpack, ix->map + d->off, d->len, d->raw, IX_MAX_RAW, p, d->tfirst, &depth) < 0)
             goto bad;
         if (b == bstart) {
             /* the stack open at the block's start (later blocks carry it on) */
             w->stack.depth = 0;
             for (uint64_t i = 0; i < depth; i++) {
-                uint64_t r, back;
-                if (!get_varint(&q, end, &r) || !get_varint(&q, end, &back) || r >= ix->h->nregions)
+                int r;
+                int64_t entered;
+                if (rt_ixb_frame_next(&dec, &r, &entered) < 0 || r >= (int)ix->h->nregions)
                     goto bad;
-                if (stack_push(&w->stack, (int)r, ix->rcls[r], d->tfirst - (int64_t)back) != RT_OK)
+                if (stack_push(&w->stack, r, ix->rcls[r], entered) != RT_OK)
                     return rt_err_set(err, RT_ENOMEM, "%s: out of memory", ix->path);
             }
             if (b > ix->first[p]) {
@@ -1644,23 +1628,17 @@ static int walk_proc(ix_walk *w, int p, rt_err *err)
                 prev = ix->dir[b - 1].tlast;
                 stack_now(&w->stack, (int)ix->h->outside, &state, &region);
             }
-        } else {
-            for (uint64_t i = 0; i < 2 * depth; i++)
-                if (!get_varint(&q, end, &x))
-                    goto bad;
         }
         int64_t t = d->tfirst;
-        int first = 1;
-        while (q < end) {
-            uint64_t dt, code;
-            if (!get_varint(&q, end, &dt) || !get_varint(&q, end, &code))
-                goto bad;
-            t = first ? d->tfirst + (int64_t)dt : t + (int64_t)dt;
-            if (first && dt != 0)
+        rt_ixb_event ev;
+        int more, first = 1;
+        while ((more = rt_ixb_next(&dec, &ev)) > 0) {
+            if (first && ev.t != d->tfirst)
                 goto bad;
             first = 0;
-            int kind = (int)(code & 7) + 1;
-            uint64_t arg = code >> 3;
+            t = ev.t;
+            int kind = ev.kind;
+            int arg = ev.id;
             if (!past && t > w->t1) {
                 /* the regions still open run on past the window: report them up to here */
                 if (w->segment && prev != INT64_MIN && prev < w->t1 + 1) {
@@ -1687,64 +1665,41 @@ static int walk_proc(ix_walk *w, int p, rt_err *err)
             case RT_TE_ENTER:
             case RT_TE_LEAVE:
             case RT_TE_MARKER:
-                if (arg >= ix->h->nregions)
+                if (arg >= (int)ix->h->nregions)
                     goto bad;
                 if (past)
                     break;
                 if (kind == RT_TE_ENTER) {
-                    if (stack_push(&w->stack, (int)arg, ix->rcls[arg], t) != RT_OK)
+                    if (stack_push(&w->stack, arg, ix->rcls[arg], t) != RT_OK)
                         return rt_err_set(err, RT_ENOMEM, "%s: out of memory", ix->path);
-                    if (v->enter && t >= w->t0 && v->enter(v->ud, p, (int)arg, (int)w->stack.depth - 1, t))
+                    if (v->enter && t >= w->t0 && v->enter(v->ud, p, arg, (int)w->stack.depth - 1, t))
                         return RT_EINTR;
                 } else if (kind == RT_TE_LEAVE) {
-                    if (stack_leave(&w->stack, (int)arg, t, p, close_cb, w))
+                    if (stack_leave(&w->stack, arg, t, p, close_cb, w))
                         return RT_EINTR;
                 }
                 break;
-            case RT_TE_SEND:
             case RT_TE_RECV: {
-                uint64_t tag, bytes, comm = 1, lat = 0;
-                int has_comm = (int)(arg & 1);
-                arg >>= 1;
-                if (!get_varint(&q, end, &tag) || !get_varint(&q, end, &bytes) ||
-                    (has_comm && !get_varint(&q, end, &comm)))
-                    goto bad;
-                if (kind == RT_TE_RECV) {
-                    if (!get_varint(&q, end, &lat))
-                        goto bad;
-                    rt_ix_message m = {(int)arg - 1, p, (int)comm - 1, unzz(tag), lat ? t - unzz(lat - 1) : -1, t,
-                                       (double)bytes};
-                    if (v->message && t >= w->t0 && t <= w->t1msg && ((m.ts >= 0 && m.ts <= w->t1) || t <= w->t1) &&
-                        v->message(v->ud, &m))
-                        return RT_EINTR;
-                }
-                break;
-            }
-            case RT_TE_COLL_BEGIN:
-            case RT_TE_COLL_END:
-                for (int i = 0; i < 3; i++)
-                    if (!get_varint(&q, end, &x))
-                        goto bad;
-                break;
-            case RT_TE_COUNTER: {
-                double value;
-                if (arg >= ix->h->ncounters || (size_t)(end - q) < sizeof value)
-                    goto bad;
-                memcpy(&value, q, sizeof value);
-                q += sizeof value;
-                /* the sample in force at t0 (the last before it) and those up to t1 */
-                if (v->counter && !past && (int)arg == v->counter_id && t <= w->t1 &&
-                    v->counter(v->ud, p, t, value))
+                rt_ix_message m = {ev.peer, p, ev.comm, ev.tag, ev.has_ts ? ev.ts : -1, t, (double)ev.bytes};
+                if (v->message && t >= w->t0 && t <= w->t1msg && ((m.ts >= 0 && m.ts <= w->t1) || t <= w->t1) &&
+                    v->message(v->ud, &m))
                     return RT_EINTR;
                 break;
             }
+            case RT_TE_COUNTER:
+                if (arg >= (int)ix->h->ncounters)
+                    goto bad;
+                /* the sample in force at t0 (the last before it) and those up to t1 */
+                if (v->counter && !past && arg == v->counter_id && t <= w->t1 && v->counter(v->ud, p, t, ev.value))
+                    return RT_EINTR;
+                break;
             default:
-                goto bad;
+                break; /* sends and collectives: seen on the receiver, or not drawn */
             }
             if (!past)
                 stack_now(&w->stack, (int)ix->h->outside, &state, &region);
         }
-        if (t != d->tlast)
+        if (more < 0 || t != d->tlast)
             goto bad;
         if (past && t > w->t1msg)
             break;
@@ -1774,7 +1729,7 @@ bad:
 static int walk(const rt_index *ix, int p0, int p1, int64_t t0, int64_t t1, const rt_ix_visitor *v,
                 int (*segment)(void *, int, int, int, int64_t, int64_t), rt_err *err)
 {
-    ix_walk w = {ix, v, segment, t0, t1, t1 + ix->h->maxlat, {NULL, 0, 0}};
+    ix_walk w = {ix, v, segment, t0, t1, t1 + ix->h->maxlat, {NULL, 0, 0}, {0}};
     if (!v->message)
         w.t1msg = t1;
     if (p0 < 0)
@@ -1789,6 +1744,7 @@ static int walk(const rt_index *ix, int p0, int p1, int64_t t0, int64_t t1, cons
             rc = walk_proc(&w, p, err);
     }
     free(w.stack.f);
+    rt_ixb_unpacker_free(&w.unpack);
     return rc;
 }
 

@@ -8,10 +8,11 @@
  * What the file holds (one file, native little-endian, version RT_INDEX_VERSION):
  *   - a header: magic, version, the trace's signature, span, clock unit, counts,
  *     section offsets and a 64-bit hash of everything after the header;
- *   - per processor, its events in blocks of about RT_INDEX_BLOCK bytes: times as
- *     varint deltas of integer ticks, regions as dense numbers, messages with
- *     peer, tag, communicator and bytes, a receive also carrying its send time,
- *     counter samples with their counter's number and value;
+ *   - per processor, its events in blocks of about RT_INDEX_BLOCK bytes unpacked
+ *     (rt_index_block.h: times, codes and arguments in three streams of varints,
+ *     compressed): times as deltas of integer ticks, regions as dense numbers,
+ *     messages with peer, tag, communicator and bytes, a receive also carrying
+ *     its send time, counter samples with their counter's number and value;
  *     each block starts with the region stack open at its first event, so a
  *     block decodes alone (a time-bucketed store of intervals and messages);
  *   - the counters' names and units;
@@ -42,8 +43,8 @@
 
 #include "rt_error.h"
 
-#define RT_INDEX_VERSION 4
-/* Bytes a processor's event block grows to before it is written. */
+#define RT_INDEX_VERSION 5
+/* Bytes a processor's event block grows to (unpacked) before it is written. */
 #define RT_INDEX_BLOCK 4096
 
 typedef struct rt_index rt_index;
@@ -116,6 +117,14 @@ uint64_t rt_index_nevents(const rt_index *ix);
 int rt_index_levels(const rt_index *ix);
 /* Events of processors p0 .. p1-1 in blocks overlapping [t0, t1] (an upper bound, from the directory). */
 uint64_t rt_index_estimate(const rt_index *ix, int p0, int p1, int64_t t0, int64_t t1);
+
+/* What the event blocks take (for measuring the encoding): blocks, bytes stored, bytes unpacked and
+ * the unpacked bytes of each stream (times, codes, arguments; rt_index_block.h). RT_OK, or
+ * RT_EFORMAT / RT_ENOMEM with err when a block cannot be unpacked. */
+typedef struct rt_index_blocks {
+    uint64_t blocks, stored, unpacked, stream[3];
+} rt_index_blocks;
+int rt_index_blocks_measure(const rt_index *ix, rt_index_blocks *m, rt_err *err);
 
 /* ---- intervals and messages, exactly ---- */
 

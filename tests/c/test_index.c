@@ -1035,7 +1035,7 @@ static void test_counter_summaries(void **state)
         assert_int_equal(rt_index_counter_summary(ix, 0, levels, 0, 0, &s, NULL, NULL), RT_EINVAL);
         rt_index_close(ix);
     }
-    /* an index of the version before counter summaries (3): refused as stale, so it is built again */
+    /* an index of an earlier version (one without counter summaries): refused as stale, built again */
     FILE *f = fopen(idx, "r+b");
     assert_non_null(f);
     uint32_t old = RT_INDEX_VERSION - 1;
@@ -1168,6 +1168,53 @@ static void test_refused(void **state)
     unlink(idx);
     free(trace);
     free(idx);
+}
+
+/* An index of the previous version (3: blocks not packed) is refused as stale, and `retrace index
+ * --keep` writes it again in this version instead of keeping it. */
+static void test_old_version(void **state)
+{
+    (void)state;
+    const char *bin = getenv("RETRACE_BIN");
+    if (!bin)
+        skip();
+    char *trace = tmp_path("oldver.trf"), *idx = tmp_path("oldver.idx");
+    random_picl(trace, 11, 4, 800);
+    rt_err err;
+    assert_int_equal(rt_index_build(trace, NULL, idx, NULL, NULL, NULL, &err), RT_OK);
+    /* the version is the word after the 8-byte magic */
+    uint32_t v = 0;
+    FILE *f = fopen(idx, "r+b");
+    assert_non_null(f);
+    assert_int_equal(fseek(f, 8, SEEK_SET), 0);
+    assert_int_equal(fread(&v, sizeof v, 1, f), 1);
+    assert_int_equal(v, RT_INDEX_VERSION);
+    v = RT_INDEX_VERSION - 1;
+    assert_int_equal(fseek(f, 8, SEEK_SET), 0);
+    assert_int_equal(fwrite(&v, sizeof v, 1, f), 1);
+    fclose(f);
+    assert_null(rt_index_open(idx, trace, &err));
+    assert_int_equal(err.status, RT_ESTATE);
+    assert_non_null(strstr(err.msg, "another version"));
+    char cmd[1024], *log = tmp_path("oldver.log");
+    snprintf(cmd, sizeof cmd, "'%s' index --keep '%s' -o '%s' > /dev/null 2> '%s'", bin, trace, idx, log);
+    assert_int_equal(system(cmd), 0);
+    f = fopen(log, "r");
+    assert_non_null(f);
+    char line[512] = "";
+    assert_non_null(fgets(line, sizeof line, f));
+    fclose(f);
+    assert_non_null(strstr(line, "another version; building it again"));
+    rt_index *ix = rt_index_open(idx, trace, &err);
+    assert_non_null(ix);
+    assert_int_equal(rt_index_nprocs(ix), 4);
+    rt_index_close(ix);
+    unlink(trace);
+    unlink(idx);
+    unlink(log);
+    free(trace);
+    free(idx);
+    free(log);
 }
 
 static uint64_t le(const unsigned char *p, int n)
@@ -1360,6 +1407,7 @@ int main(void)
         cmocka_unit_test(test_per_location),
         cmocka_unit_test(test_sends_pass),
         cmocka_unit_test(test_refused),
+        cmocka_unit_test(test_old_version),
         cmocka_unit_test(test_server_answers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
