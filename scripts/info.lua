@@ -105,7 +105,7 @@ local function evidence_tail(why)
 end
 
 -- Formats whose files are binary: no line count.
-local binary = { otf2 = true, bin = true, unknown = false }
+local binary = { otf2 = true, bin = true, rtidx = true, unknown = false }
 
 -- The record of one file, or nil and the message when it cannot be read.
 local function inspect(path, args)
@@ -132,6 +132,7 @@ local function inspect(path, args)
     r.summary = s
   else
     r.note = fmt == "unknown" and "no reader for an unrecognised file"
+      or fmt == "rtidx" and "written by `retrace index` or `retrace view` beside its trace"
       or formats.descriptions[fmt] and fmt:match("%-") and fmt ~= "picl-new" and fmt ~= "picl-old"
         and ("not a trace: " .. evidence_tail(why))
       or "recognised; no reader for this format yet"

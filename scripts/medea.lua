@@ -25,7 +25,7 @@ end
 -- trace (Paraver's .pcf and .row, an OTF2 archive's parts, its MANIFEST.md and
 -- scorep.cfg beside the anchor) are passed over. A folder with no trace is an
 -- input error naming it.
-local COMPANION = { ["paraver-pcf"] = true, ["paraver-row"] = true, ["otf2-part"] = true }
+local COMPANION = { ["paraver-pcf"] = true, ["paraver-row"] = true, ["otf2-part"] = true, rtidx = true }
 local ARCHIVE_EXTRAS = { ["MANIFEST.md"] = true, ["scorep.cfg"] = true }
 local function collect(paths)
   local readable = readable_formats()

@@ -38,7 +38,7 @@
 
 /* ---- file layout ---- */
 
-static const char IX_MAGIC[8] = {'R', 'T', 'I', 'N', 'D', 'E', 'X', '\n'};
+static const char IX_MAGIC[8] = RT_INDEX_MAGIC;
 
 typedef struct ix_header {
     char magic[8];

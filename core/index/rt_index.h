@@ -44,6 +44,8 @@
 #include "rt_error.h"
 
 #define RT_INDEX_VERSION 5
+/* The file's first 8 bytes (the format detector knows an index by them). */
+#define RT_INDEX_MAGIC {'R', 'T', 'I', 'N', 'D', 'E', 'X', '\n'}
 /* Bytes a processor's event block grows to (unpacked) before it is written. */
 #define RT_INDEX_BLOCK 4096
 

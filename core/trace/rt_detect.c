@@ -3,7 +3,7 @@
  *
  * Order of the questions, most certain first: an OTF2 anchor's name; what
  * the message-passing dispatcher recognises by content (OTF2, Paraver and its
- * companions, Pajé, an OTF2 archive's folder); the RTMB and MemSpy magic
+ * companions, Pajé, an OTF2 archive's folder); the RTMB, index and MemSpy magic
  * numbers; then a vote of the first 50 lines, each line classified alone. Per
  * line the order matters where formats overlap: a din line ("LABEL ADDR",
  * anything after it a comment) could also start a SHMAP or old-PICL record,
@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rt_index.h"
 #include "rt_input.h"
 #include "rt_memtrace.h"
 #include "rt_tsource_open.h"
@@ -287,9 +288,13 @@ int rt_detect(const char *path, const char **name, char *why, size_t whycap)
             free(head);
             return RT_OK;
         }
+    static const char index_magic[8] = RT_INDEX_MAGIC;
     if (n >= 8 && memcmp(head, RT_RTMB_MAGIC, 8) == 0) {
         *name = "bin";
         snprintf(why, whycap, "magic RTMB");
+    } else if (n >= 8 && memcmp(head, index_magic, 8) == 0) {
+        *name = "rtidx";
+        snprintf(why, whycap, "magic RTINDEX");
     } else if (memchr(head, '\0', n)) {
         *name = "unknown";
         snprintf(why, whycap, "binary data (NUL bytes) and no known magic number");

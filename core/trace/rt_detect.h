@@ -19,7 +19,8 @@
  * The format of path: one of "shmap", "picl-new", "picl-old", "din", "xdin",
  * "lackey", "bin", "msp", "pes", "paje", "paraver", "otf2" (a file or an
  * archive's folder); for a file that belongs to a trace without being one,
- * "paraver-pcf", "paraver-row", "otf2-part"; "unknown" when nothing fits.
+ * "paraver-pcf", "paraver-row", "otf2-part", and "rtidx" for an index retrace
+ * wrote; "unknown" when nothing fits.
  * why gets the evidence (for "unknown", what each line reader objected to).
  * Returns RT_OK; RT_EIO (or RT_EINTR) with *name = NULL and why = "PATH: reason"
  * when path cannot be read or is a directory that is not an OTF2 archive.

@@ -24,6 +24,7 @@ M.descriptions = {
   ["paraver-pcf"] = "Paraver companion file (state and event names), not a trace",
   ["paraver-row"] = "Paraver companion file (processor names), not a trace",
   ["otf2-part"] = "part of an OTF2 archive, not a trace by itself",
+  rtidx = "retrace's index of a trace, not a trace",
   unknown = "not recognised",
 }
 

@@ -111,13 +111,17 @@ end
 describe("medea on a folder with files that are not traces", function()
   -- the tree, plus: text, binary bytes, a PES (a trace of another kind), an empty file,
   -- and the files that belong to a trace (a Paraver .pcf and .row, an OTF2 archive's
-  -- parts and Score-P's files beside its anchor), which pass silently
+  -- parts and Score-P's files beside its anchor, an index retrace wrote), which pass silently
   local function mixed()
     local root, a = tree()
     write_file(a .. "/notes.txt", "not a trace at all\n")
     write_file(a .. "/b/bytes.bin", "\0\1\2\255\254 junk\n")
     sh("cp " .. q(h.source .. "/examples/chitra/fragment.pes") .. " " .. q(a .. "/b/run.pes"))
     write_file(a .. "/empty", "")
+    -- the index `retrace view` writes beside a trace belongs to it too
+    local icode, _, ierr = h.retrace("index", a .. "/x.trf")
+    assert.are.equal(0, icode, ierr)
+    assert.truthy(io.open(a .. "/x.trf.rtidx"))
     local data = h.shared
     local otf2 = io.open(data .. "/otf2/pingpong/traces.otf2") and data .. "/otf2/pingpong"
     if otf2 then
