@@ -11,14 +11,6 @@ local function lines_of(path)
   return t
 end
 
-local function write(dir, name, lines)
-  local p = dir .. "/" .. name
-  local f = assert(io.open(p, "w"))
-  f:write(table.concat(lines, "\n"), "\n")
-  f:close()
-  return p
-end
-
 -- stats (text, and --json unless text_only) on 1..4 ranks: stdout and stderr equal to the
 -- serial run's
 local function same_as_serial(trace, text_only, ...)
@@ -93,7 +85,6 @@ describe("PICL stats under mpirun, in byte ranges", function()
   end)
 
   it("malformed lines in every range, more than the hundred kept: told as the serial run tells them", function()
-    local dir = h.temp_dir()
     for _, src in ipairs({ h.fixtures .. "/picl/states.trf", h.fixtures .. "/picl/old.trf" }) do
       local body, out = lines_of(src), {}
       local k, first = 0, nil
@@ -106,7 +97,7 @@ describe("PICL stats under mpirun, in byte ranges", function()
         end
       end
       assert.is_true(k > 100)
-      local trace = write(dir, "bad-" .. src:match("([^/]*)$"), out)
+      local trace = h.temp_file(table.concat(out, "\n") .. "\n", ".trf")
       local _, _, err = h.retrace("stats", trace)
       assert.truthy(err:find(k .. " malformed lines skipped", 1, true), err)
       same_as_serial(trace)
@@ -121,7 +112,7 @@ describe("PICL stats under mpirun, in byte ranges", function()
       local typ, node = l:match("^(%d+) %S+ %S+ (%d+)")
       if not (typ == "11" and tonumber(node) % 2 == 0) then out[#out + 1] = l end
     end
-    local trace = write(h.temp_dir(), "odd-compstats.trf", out)
+    local trace = h.temp_file(table.concat(out, "\n") .. "\n", ".trf")
     local _, text = h.retrace("stats", trace)
     assert.truthy(text:find("-11 communication call", 1, true), text)
     same_as_serial(trace)

@@ -4,13 +4,6 @@
 -- serial reader's (the first in the file), even when a later range fails at an earlier exchange.
 local h = require "helpers"
 
-local function write(path, text)
-  local f = assert(io.open(path, "w"))
-  f:write(text)
-  f:close()
-  return path
-end
-
 -- T threads, n state records; a bad end ("y") on the records at the given fractions of the file
 local function prv_with_bad(dir, n, fractions)
   local T = 4
@@ -22,8 +15,7 @@ local function prv_with_bad(dir, n, fractions)
     local th, t = (i - 1) % T + 1, 10 * ((i - 1) // T)
     lines[#lines + 1] = ("1:%d:1:%d:1:%d:%s:1"):format(th, th, t, bad[i] and "y" or tostring(t + 10))
   end
-  write(dir .. "/t.pcf", "STATES\n0    Idle\n1    Running\n")
-  return write(dir .. "/t.prv", table.concat(lines, "\n") .. "\n")
+  return h.paraver(dir, table.concat(lines, "\n") .. "\n", "STATES\n0    Idle\n1    Running\n")
 end
 
 describe("text traces in byte ranges, many exchanges", function()
@@ -51,7 +43,6 @@ describe("text traces in byte ranges, many exchanges", function()
   end)
 
   it("PICL with malformed lines, Paraver and Paje: the serial statistics with 64-byte batches", function()
-    local dir = h.temp_dir()
     local src, lines, k = h.fixtures .. "/picl/states.trf", {}, 0
     for l in io.lines(src) do
       lines[#lines + 1] = l
@@ -60,8 +51,7 @@ describe("text traces in byte ranges, many exchanges", function()
         lines[#lines + 1] = ("%d oops"):format(k)
       end
     end
-    local traces = { write(dir .. "/bad.trf", table.concat(lines, "\n") .. "\n"),
-      prv_with_bad(dir, 400, {}) }
+    local traces = { h.temp_file(table.concat(lines, "\n") .. "\n", ".trf"), prv_with_bad(h.temp_dir(), 400, {}) }
     local pj = h.shared_file("paje/ms.trace")
     if pj then traces[#traces + 1] = pj end
     for _, trace in ipairs(traces) do

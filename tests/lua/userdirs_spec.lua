@@ -95,7 +95,7 @@ describe("retrace help", function()
     -- those a user sets: every RETRACE_ variable the sources read, but the ones the program
     -- passes to its own children or tests set
     local internal = { RETRACE_ALLOC_FD = true, RETRACE_ALLOC_VALGRIND_ONLY = true, RETRACE_PAR_STATS = true,
-      RETRACE_PG_CHUNK = true }
+      RETRACE_PAR_TEXT_BATCH = true, RETRACE_PG_CHUNK = true }
     local p = io.popen("grep -rhoE 'getenv\\(\"RETRACE_[A-Z_]+\"\\)' " .. h.quote(h.source) .. "/lua " ..
       h.quote(h.source) .. "/scripts " .. h.quote(h.source) .. "/bindings " .. h.quote(h.source) .. "/core")
     local n = 0
