@@ -178,6 +178,19 @@ local function run_hierarchy(args, fmt, folder)
   return 0
 end
 
+-- the study's table: one row per configuration (list as cache.read_configs, summaries as
+-- cache.study_summary), in file order.
+local function format_study(list, summaries)
+  local out = { string.format("%6s %14s %8s %14s %8s %16s %16s  %s", "line", "L1 data misses", "rate",
+    "last misses", "rate", "bytes from mem", "bytes to mem", "configuration") }
+  for i, c in ipairs(list) do
+    local s = summaries[i]
+    out[#out + 1] = string.format("%6d %14s %8.4f %14s %8.4f %16s %16s  %s", c.line, count(s.l1_misses),
+      s.l1_rate, count(s.last_misses), s.last_rate, count(s.bytes_from_memory), count(s.bytes_to_memory), c.text)
+  end
+  return table.concat(out, "\n") .. "\n"
+end
+
 -- --configs FILE: one hierarchy per line, each run over the whole trace; under mpirun
 -- the configurations are spread over the ranks (retrace.par) and rank 0 prints them in
 -- file order, the serial run's bytes
@@ -212,7 +225,7 @@ local function run_study(args, fmt, folder)
   else
     io.stdout:write(string.format("%s (%s): %s records, %d configurations (%s)\n", name, fmt,
       count(rows[1] and rows[1].records or 0), #list, args.configs))
-    io.stdout:write(cache.format_study(list, study))
+    io.stdout:write(format_study(list, study))
   end
   return 0
 end

@@ -1,6 +1,10 @@
 /*
  * rt_cache.h - one set-associative cache, with pluggable replacement policies.
  *
+ * A view of one unified level of rt_hier (rt_hier.h), whose rules (lookup, fill,
+ * victim, dirty lines, flushes) it uses: rt_cache.c keeps only units, the
+ * write-through mode (stores never reach the hierarchy) and the counters.
+ *
  * Shaped for two workloads: SHMAP simulation (sizes in words, one lookup per
  * matrix element, a few caches side by side) and real program traces (sizes in
  * bytes, 10^8 references streamed through one cache at tens of millions of

@@ -138,6 +138,7 @@ typedef struct store {
                                way and victim (then NULL again); NULL otherwise */
     int stamped;            /* lru, fifo, d4random: way word 0 orders the stack
                                (loaded and used_at are not kept) */
+    uint64_t evictions;     /* valid lines replaced by an allocation */
 } store;
 
 static inline uint32_t set_of(const store *s, uint64_t blk)
@@ -387,6 +388,7 @@ typedef struct alloc_rec {
 
 static inline void rec_alloc(store *s, unsigned way, const victim *vic)
 {
+    s->evictions += (uint64_t)vic->valid;
     if (s->rec) {
         *s->rec = (alloc_rec){1, way, *vic};
         s->rec = NULL;
@@ -1681,6 +1683,28 @@ static int lines_batch(rt_hier *h, hcache *c, const uint64_t *addrs, const uint8
     return st;
 }
 
+int rt_hier_lines(rt_hier *h, const uint64_t *addrs, const uint8_t *writes, size_t n)
+{
+    if (!h->cd->fast || h->cores != 1) { /* the general path, reference by reference */
+        for (size_t i = 0; i < n; i++) {
+            rt_memref r = {addrs[i], 1, writes[i]};
+            int st = rt_hier_ref(h, &r);
+            if (st != RT_OK)
+                return st;
+        }
+        return RT_OK;
+    }
+    int st = lines_batch(h, h->cd, addrs, writes, n);
+    return st != RT_OK ? st : status(h);
+}
+
+uint64_t rt_hier_evictions(const rt_hier *h, unsigned level, int which)
+{
+    if (level >= h->cfg.levels || which < 0 || which > 2 || !h->c[level][which].cfg.present)
+        return 0;
+    return h->c[level][which].m.evictions;
+}
+
 int rt_hier_run(rt_hier *h, rt_memtrace *t, rt_hier_run_result *res, rt_err *err)
 {
     memset(res, 0, sizeof *res);
@@ -1807,6 +1831,12 @@ int rt_hier_err_prefix(rt_err *err, int st, const char *prefix)
     char msg[RT_ERR_MSG_MAX];
     snprintf(msg, sizeof msg, "%s", err->msg);
     return rt_err_set(err, st, "%s: %s", prefix, msg);
+}
+
+void rt_hier_resume(rt_hier *h)
+{
+    h->status = RT_OK;
+    rt_err_clear(&h->err);
 }
 
 const char *rt_hier_error(const rt_hier *h)

@@ -229,6 +229,15 @@ int rt_hier_mesi(const rt_hier *h, unsigned core, uint64_t addr);
  * first pair. sw is copied. RT_OK or RT_EINVAL (out of order), RT_ENOMEM. */
 int rt_hier_set_cores(rt_hier *h, const uint64_t *sw, size_t n, rt_err *err);
 
+/* n loads and stores (writes[i] 0 or 1) of one byte at addrs[i], on core 0 of a
+ * machine of one core, as n rt_hier_ref calls would do them: the batch path of
+ * rt_hier_run (hits of a fast first level never leave its loop). RT_OK or the
+ * first failure (the references after it are not made). */
+int rt_hier_lines(rt_hier *h, const uint64_t *addrs, const uint8_t *writes, size_t n);
+
+/* Valid lines replaced by allocations in that cache (of core 0) so far. */
+uint64_t rt_hier_evictions(const rt_hier *h, unsigned level, int which);
+
 /* Copy back every dirty line of the data side (Dinero IV's end of run). */
 int rt_hier_copyback_all(rt_hier *h);
 /* Copy back and invalidate everything (Dinero IV's -flushcount). */
@@ -264,6 +273,10 @@ uint64_t rt_hier_line_at(const rt_hier *h, unsigned core, unsigned level, int wh
 
 /* Put "prefix: " before err's message; returns st. */
 int rt_hier_err_prefix(rt_err *err, int st, const char *prefix);
+
+/* After a policy hook failed (the failing reference filled no line): clear the
+ * failure so that the hierarchy takes references again (rt_cache's view goes on). */
+void rt_hier_resume(rt_hier *h);
 
 /* The message of a failing Lua (or other) policy hook. */
 const char *rt_hier_error(const rt_hier *h);

@@ -369,20 +369,6 @@ function M.study(path, list, opts)
   end)
 end
 
---- The study's table: one row per configuration (list as M.read_configs, summaries as
--- M.study_summary), in file order.
-function M.format_study(list, summaries)
-  local count = require("retrace.cli").count
-  local out = { string.format("%6s %14s %8s %14s %8s %16s %16s  %s", "line", "L1 data misses", "rate",
-    "last misses", "rate", "bytes from mem", "bytes to mem", "configuration") }
-  for i, c in ipairs(list) do
-    local s = summaries[i]
-    out[#out + 1] = string.format("%6d %14s %8.4f %14s %8.4f %16s %16s  %s", c.line, count(s.l1_misses),
-      s.l1_rate, count(s.last_misses), s.last_rate, count(s.bytes_from_memory), count(s.bytes_to_memory), c.text)
-  end
-  return table.concat(out, "\n") .. "\n"
-end
-
 --- Read the count lines of a Dinero IV report (or of `report` above):
 -- { ["l1-dcache"] = { ["Demand Misses"] = { total, instr, data, read, write, misc }, ... } }.
 function M.parse_dinero_report(text)
