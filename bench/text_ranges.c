@@ -6,12 +6,19 @@
  * the serial reader (rt_tsource_open) on the same file, at two trace lengths
  * ten times apart.
  *
- *   build/bench/text_ranges [RECORDS]    (default 2*10^6; a tenth of it is run first)
+ *   build/bench/text_ranges [RECORDS [RETRACE]]    (default 2*10^6; a tenth of it is run first)
  *
  * The trace is bench_ring_trace's new-format PICL ring of 16 processors (a
  * message per 4 records), generated into /tmp. The ranks are this program
  * under `mpirun --allow-run-as-root --oversubscribe -q -np N` (skipped, saying
  * so, without mpirun).
+ *
+ * With RETRACE (the retrace program, e.g. build/retrace), each length also
+ * runs `retrace stats --json` on the trace serially and under mpirun -np 1, 2
+ * and 4 (every rank reads its byte range and replays its processors): the
+ * job's wall time, each rank's CPU time (user + system) and peak memory
+ * (/usr/bin/time around every rank), and whether the output is the serial
+ * run's byte for byte.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +31,7 @@
 #include "rt_tsource_open.h"
 
 static char self[4096];
+static const char *retrace; /* the retrace program for the `stats` runs, or NULL */
 
 static long ring(const char *path, long n) { return bench_ring_trace(path, n, 16); }
 
@@ -66,6 +74,72 @@ static int rank_main(const char *path)
     return 0;
 }
 
+/* A file of /usr/bin/time -f '%e %M %U %S': CPU seconds (user + system) and max RSS (MiB); 0 when unreadable. */
+static int timed(const char *file, double *cpu, double *mib)
+{
+    FILE *f = fopen(file, "r");
+    double wall, kib, user, sys;
+    int ok = 0;
+    if (f) {
+        char line[512];
+        while (fgets(line, sizeof line, f)) /* the last line holds the figures (a failing command adds one before) */
+            ok = sscanf(line, "%lf %lf %lf %lf", &wall, &kib, &user, &sys) == 4;
+        fclose(f);
+    }
+    if (ok) {
+        *cpu = user + sys;
+        *mib = kib / 1024;
+    }
+    return ok;
+}
+
+/* `retrace stats --json` on path, serially and on 1, 2 and 4 ranks. */
+static void stats_runs(const char *path)
+{
+    char dir[] = "/tmp/text_ranges_statsXXXXXX", cmd[12000], file[600];
+    if (!mkdtemp(dir)) {
+        perror("text_ranges: mkdtemp");
+        return;
+    }
+    snprintf(cmd, sizeof cmd, "/usr/bin/time -o %s/serial -f '%%e %%M %%U %%S' '%s' stats --json '%s' > %s/serial.json",
+             dir, retrace, path, dir);
+    double w0 = bench_now();
+    int bad = system(cmd) != 0;
+    double wall = bench_now() - w0, cpu = 0, mib = 0;
+    snprintf(file, sizeof file, "%s/serial", dir);
+    timed(file, &cpu, &mib);
+    printf("stats --json, serial: wall %.2f s, CPU %.2f s, max RSS %.1f MiB%s\n", wall, cpu, mib, bad ? " (failed)" : "");
+    for (int np = 1; np <= 4; np *= 2) {
+        snprintf(cmd, sizeof cmd,
+                 "mpirun --allow-run-as-root --oversubscribe -q -np %d sh -c 'exec /usr/bin/time -o \"$0\"."
+                 "${OMPI_COMM_WORLD_RANK:-0} -f \"%%e %%M %%U %%S\" \"$1\" stats --json \"$2\"' %s/rank '%s' '%s' "
+                 "> %s/np%d.json && cmp -s %s/serial.json %s/np%d.json",
+                 np, dir, retrace, path, dir, np, dir, dir, np);
+        fflush(stdout);
+        w0 = bench_now();
+        int differs = system(cmd) != 0;
+        wall = bench_now() - w0;
+        printf("stats --json, %d rank%s: wall %.2f s, %s; per rank CPU s / max RSS MiB:", np, np > 1 ? "s" : "", wall,
+               differs ? "NOT the serial output" : "the serial output");
+        for (int r = 0; r < np; r++) {
+            snprintf(file, sizeof file, "%s/rank.%d", dir, r);
+            if (timed(file, &cpu, &mib))
+                printf(" %.2f / %.1f", cpu, mib);
+            else
+                printf(" ? / ?");
+            remove(file);
+        }
+        printf("\n");
+        snprintf(file, sizeof file, "%s/np%d.json", dir, np);
+        remove(file);
+    }
+    snprintf(file, sizeof file, "%s/serial.json", dir);
+    remove(file);
+    snprintf(file, sizeof file, "%s/serial", dir);
+    remove(file);
+    rmdir(dir);
+}
+
 static void run(const char *path)
 {
     double t0 = bench_now(), c0 = bench_clock(CLOCK_PROCESS_CPUTIME_ID);
@@ -92,6 +166,8 @@ static void run(const char *path)
         if (system(cmd) != 0)
             printf("%d ranks: failed\n", np);
     }
+    if (retrace)
+        stats_runs(path);
 }
 
 int main(int argc, char **argv)
@@ -101,6 +177,7 @@ int main(int argc, char **argv)
     if (getenv("TEXT_RANGES_RANK") && argc == 2)
         return rank_main(argv[1]);
     long n = argc > 1 ? atol(argv[1]) : 2000000;
+    retrace = argc > 2 ? argv[2] : NULL;
     char path[512];
     bench_tmp_path(path, sizeof path, "text_ranges", ".trf");
     return bench_two_lengths("text_ranges", path, n, "records", ring, run);

@@ -237,6 +237,11 @@ static int l_run(lua_State *L)
         rt_hier_config_init(&hc);
         if (rt_hier_parse_short(&hc, spec, &err) != RT_OK)
             return luaL_error(L, "hierarchy: %s", err.msg);
+        if (hc.skipcount || hc.maxcount || hc.flushcount) {
+            rt_err_set(&err, RT_EINVAL, "caches: -skipcount, -maxcount and -flushcount are not for MemSpy "
+                                        "(it runs the whole trace)");
+            return rt_push_fail(L, &err);
+        }
     } else {
         rt_hier_config_single(&hc, size, line, ways);
     }

@@ -19,26 +19,11 @@
 #include "lpicl.h"
 #include "rt_file.h"
 
-#define KEEP_SKIPS 100
-
 typedef struct {
     rt_picl *r;          /* NULL once closed */
-    unsigned long nskip; /* skipped lines */
-    int nkept;
-    char *kept[KEEP_SKIPS];
+    rt_picl_skips skips; /* skipped lines */
     int busy;            /* a replay is reading it (its callbacks may run): reading, rewinding and closing are refused */
 } picl_box;
-
-static void box_on_skip(void *ud, const char *msg)
-{
-    picl_box *b = ud;
-    b->nskip++;
-    if (b->nkept < KEEP_SKIPS) {
-        char *c = strdup(msg);
-        if (c)
-            b->kept[b->nkept++] = c;
-    }
-}
 
 static picl_box *check_box(lua_State *L, int i)
 {
@@ -71,9 +56,7 @@ static int picl_close(lua_State *L)
         return luaL_error(L, "cannot close a PICL trace while a replay reads it");
     rt_picl_free(b->r);
     b->r = NULL;
-    for (int i = 0; i < b->nkept; i++)
-        free(b->kept[i]);
-    b->nkept = 0;
+    rt_picl_skips_free(&b->skips);
     return 0;
 }
 
@@ -193,8 +176,8 @@ static int l_open(lua_State *L)
     picl_box *b = lua_newuserdatauv(L, sizeof *b, 0);
     memset(b, 0, sizeof *b); /* safe empty state before allocating */
     luaL_setmetatable(L, PICL_T);
-    o.on_skip = box_on_skip;
-    o.ud = b;
+    o.on_skip = rt_picl_skips_add;
+    o.ud = &b->skips;
     rt_err err;
     b->r = rt_picl_open(path, &o, &err);
     if (!b->r)
@@ -244,10 +227,10 @@ static int picl_format(lua_State *L)
 static int picl_skipped(lua_State *L)
 {
     picl_box *b = check_box(L, 1);
-    lua_pushinteger(L, (lua_Integer)b->nskip);
-    lua_createtable(L, b->nkept, 0);
-    for (int i = 0; i < b->nkept; i++) {
-        lua_pushstring(L, b->kept[i]);
+    lua_pushinteger(L, (lua_Integer)b->skips.n);
+    lua_createtable(L, b->skips.nkept, 0);
+    for (int i = 0; i < b->skips.nkept; i++) {
+        lua_pushstring(L, b->skips.kept[i]);
         lua_rawseti(L, -2, i + 1);
     }
     return 2;

@@ -32,6 +32,7 @@
 #include "rt_par.h"
 #include "rt_par_route.h"
 #include "rt_par_source.h"
+#include "rt_par_text.h"
 #include "rt_picl_source.h"
 #include "rt_prescan.h"
 #include "rt_replay.h"
@@ -1003,6 +1004,26 @@ static int replay_part(lua_State *L)
     return 2;
 }
 
+/* rp:picl_lines() -> records, skipped, {first messages}: a distributed PICL replay's line counts
+ * (rt_par_text_picl_lines); nothing for any other replay. */
+static int replay_picl_lines(lua_State *L)
+{
+    replay_box *b = check_replay(L, 1);
+    rt_tsource *src = rt_replay_source(b->rp);
+    uint64_t records;
+    const rt_picl_skips *sk;
+    if (!src || !rt_par_source_is_par(src) || rt_par_text_picl_lines(rt_par_source_part(src), &records, &sk) != RT_OK)
+        return 0;
+    lua_pushinteger(L, (lua_Integer)records);
+    lua_pushinteger(L, (lua_Integer)sk->n);
+    lua_createtable(L, sk->nkept, 0);
+    for (int i = 0; i < sk->nkept; i++) {
+        lua_pushstring(L, sk->kept[i]);
+        lua_rawseti(L, -2, i + 1);
+    }
+    return 3;
+}
+
 /* rp:owns(id) -> whether processor id is this replay's own (always, unless a part). */
 static int replay_owns(lua_State *L)
 {
@@ -1350,6 +1371,7 @@ static const luaL_Reg methods[] = {
     {"warnings", replay_warnings},
     {"warning_keys", replay_warning_keys},
     {"part", replay_part},
+    {"picl_lines", replay_picl_lines},
     {"owns", replay_owns},
     {"critical_path", replay_critical_path},
     {"critical_path_walk", replay_critical_path_walk},

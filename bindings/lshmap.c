@@ -28,6 +28,7 @@
 #include "lshmap.h"
 #include "rt_mem.h"
 #include "rt_shmap_from.h"
+#include "rt_shmap_paje.h"
 #include "rt_shmap_sim.h"
 
 #define TRACE_T "retrace.ShmapTrace"
@@ -678,6 +679,29 @@ static int trace_tostring(lua_State *L)
 }
 
 /* "retrace.ShmapSim: 4 PEs, 2 caches, time 1234" */
+/* write_paje(path) -> true: the rest of the run written as a Pajé trace (rt_shmap_paje.h) */
+static int sim_write_paje(lua_State *L)
+{
+    sim_box *b = check_sim(L, 1);
+    const char *path = luaL_checkstring(L, 2);
+    if (b->in_call)
+        return luaL_error(L, "cannot write a SHMAP run from its own callback");
+    if (b->subscribed)
+        return luaL_error(L, "write_paje: stop the on_access subscriber first");
+    rt_err err;
+    b->in_call = 1; /* a Lua cache policy runs inside the steps */
+    int st = rt_shmap_write_paje(b->s, path, &err);
+    b->in_call = 0;
+    b->finished = 1;
+    if (st != RT_OK) {
+        lua_pushnil(L);
+        lua_pushstring(L, err.msg);
+        return 2;
+    }
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
 static int sim_tostring(lua_State *L)
 {
     sim_box *b = luaL_checkudata(L, 1, SIM_T);
@@ -704,7 +728,7 @@ static const luaL_Reg sim_methods[] = {
     {"step", sim_step},         {"run", sim_run},         {"stats", sim_stats},
     {"active", sim_active},     {"elements", sim_elements}, {"on_access", sim_on_access},
     {"locate", sim_locate},     {"close", sim_close},     {"step_events", sim_step_events},
-    {"last_info", sim_last_info}, {NULL, NULL},
+    {"last_info", sim_last_info}, {"write_paje", sim_write_paje}, {NULL, NULL},
 };
 
 /* A string field of the options table, or NULL; raises when of another type. */

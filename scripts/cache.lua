@@ -113,9 +113,11 @@ local function coherence_table(r)
   return table.concat(out, "\n") .. "\n"
 end
 
--- a hierarchy (Dinero IV's model): the caches as understood, then Dinero IV's figures
-local function run_hierarchy(args, fmt, folder)
-  local opts = { format = fmt, dinero = args.dinero, spec = args.hierarchy }
+-- what every hierarchy run shares: the format, --cores (a capture folder's threads),
+-- --interleave, --skip, --max and --flush-every; returns the options of cache.simulate
+-- (without the caches) and a function that removes the interleaved copy (or nil)
+local function hierarchy_base(args, fmt, folder)
+  local opts = { format = fmt }
   local cleanup
   if args.cores then
     local n = math.tointeger(tonumber(args.cores))
@@ -148,6 +150,13 @@ local function run_hierarchy(args, fmt, folder)
       opts[k[2]] = n
     end
   end
+  return opts, cleanup
+end
+
+-- a hierarchy (Dinero IV's model): the caches as understood, then Dinero IV's figures
+local function run_hierarchy(args, fmt, folder)
+  local opts, cleanup = hierarchy_base(args, fmt, folder)
+  opts.dinero, opts.spec = args.dinero, args.hierarchy
   local desc, derr = cache.hierarchy(opts)
   if not desc then
     if cleanup then cleanup() end
@@ -169,7 +178,47 @@ local function run_hierarchy(args, fmt, folder)
   return 0
 end
 
+-- --configs FILE: one hierarchy per line, each run over the whole trace; under mpirun
+-- the configurations are spread over the ranks (retrace.par) and rank 0 prints them in
+-- file order, the serial run's bytes
+local function run_study(args, fmt, folder)
+  local opts, cleanup = hierarchy_base(args, fmt, folder)
+  local list, lerr = cache.read_configs(args.configs, opts)
+  if not list then
+    if cleanup then cleanup() end
+    cli.input_error(lerr)
+  end
+  local texts = {}
+  for i, c in ipairs(list) do texts[i] = c.text end
+  local ok, rows = pcall(cache.study, args.trace, texts, opts)
+  if cleanup then cleanup() end
+  if not ok then
+    if type(rows) == "string" then cli.input_error(rows) end
+    error(rows, 0) -- another rank's failure (the job reports rank 0's)
+  end
+  if not rows then return 0 end -- another rank's share: rank 0 prints
+  local name = folder and folder.dir or args.trace
+  local study = {}
+  for i, r in ipairs(rows) do study[i] = r.summary end
+  if args.json then
+    for _, r in ipairs(rows) do r.caches = cli.array(r.caches) end
+    local configs = {}
+    for i, c in ipairs(list) do
+      local r = rows[i]
+      configs[i] = { line = c.line, config = c.text, hierarchy = r.hierarchy, simulated = r.simulated,
+        maxed = r.maxed, cores = r.cores, caches = r.caches, memory = r.memory, summary = study[i] }
+    end
+    cli.print_json({ format = fmt, records = rows[1] and rows[1].records or 0, configs = cli.array(configs) })
+  else
+    io.stdout:write(string.format("%s (%s): %s records, %d configurations (%s)\n", name, fmt,
+      count(rows[1] and rows[1].records or 0), #list, args.configs))
+    io.stdout:write(cache.format_study(list, study))
+  end
+  return 0
+end
+
 return {
+  parallel = true, -- under mpirun: the configurations of --configs are spread over the ranks
   summary = "simulate a cache on a real program's memory trace (din, xdin, lackey, bin)",
   description = "Sizes in bytes (suffixes K, KiB, M, MiB accepted). Defaults: 32 KiB, " ..
     "64-byte lines, fully associative, LRU, write-back write-allocate, data references only.",
@@ -188,6 +237,8 @@ return {
     p:flag("--classify", "split misses into compulsory, capacity and conflict")
     p:flag("--sweep", "misses of a fully associative LRU cache at every power-of-two size")
     p:option("--hierarchy", "a hierarchy in the short form, e.g. 'l1i:32k/64:8 l1d:32k/64:8 l2:1m/64:16'")
+    p:option("--configs", "a parameter study: one hierarchy per line of FILE (the short form or Dinero IV's "
+      .. "options; '#' starts a comment), one result row each, in file order")
     p:option("--skip", "hierarchy: skip the first N records")
     p:option("--max", "hierarchy: simulate at most N records")
     p:option("--flush-every", "hierarchy: copy back and invalidate every cache every N records")
@@ -223,6 +274,18 @@ return {
       if not f then cli.input_error(err) end
       fmt = f
     end
+    if args.configs then
+      if #args.dinero > 0 or args.hierarchy or args.convert or args.by or args.sweep or args.classify
+          or args.unified or args.write_through or args.ways or args.size ~= "32768" or args.line ~= "64"
+          or args.policy ~= "lru" then
+        cli.usage_error("--configs: give the caches on each line of the file (not with --hierarchy, options "
+          .. "after --, --convert, --by or the one-cache options)")
+      end
+      return run_study(args, fmt, folder)
+    end
+    local par = require "retrace.par"
+    if not par.speaks() then return 0 end -- one run: rank 0 alone
+    par.solo(true)
     if #args.dinero > 0 or args.hierarchy then return run_hierarchy(args, fmt, folder) end
     if args.skip or args.max or args.flush_every or args.cores or args.interleave then
       cli.usage_error("--skip, --max, --flush-every, --cores and --interleave need a hierarchy (--hierarchy or Dinero IV options after --)")

@@ -131,7 +131,36 @@ local function write_plots(dir, run, args)
   end
 end
 
+-- --machines FILE: one machine per line (a hierarchy in the short form or Dinero IV's
+-- options), every other option shared; one row of totals each, in file order. Under
+-- mpirun the machines are spread over the ranks (retrace.par): the serial run's bytes.
+local function run_study(args, opts)
+  local list, lerr = cache.read_configs(args.machines, { cores = opts.procs })
+  if not list then cli.input_error(lerr) end
+  local rows = require("retrace.par").spread(#list, function(i)
+    local o = {}
+    for k, v in pairs(opts) do o[k] = v end
+    o.hierarchy = list[i].text
+    local run, err = memspy.run(o)
+    if not run and (err:match("^caches: ") or err:match("^hierarchy: ")) then
+      cli.input_error(string.format("%s:%d: %s", args.machines, list[i].line, err))
+    end
+    if not run then cli.input_error(err) end
+    return run:to_table().totals
+  end)
+  if not rows then return 0 end -- another rank's share: rank 0 prints
+  if args.json then
+    local machines = {}
+    for i, c in ipairs(list) do machines[i] = { line = c.line, machine = c.text, totals = rows[i] } end
+    cli.print_json({ machines = cli.array(machines) })
+    return 0
+  end
+  io.stdout:write(memspy.format_study(list, rows))
+  return 0
+end
+
 return {
+  parallel = true, -- under mpirun: the machines of --machines are spread over the ranks
   summary = "MemSpy: memory stall time by code segment and data bin on simulated caches",
   description = "TRACE is a .msp trace (see the README), a SHMAP trace, or a memory trace " ..
     "(din, xdin, lackey, bin) with its allocation log (--alloc). Defaults: one " ..
@@ -152,6 +181,8 @@ return {
     p:option("--hierarchy", "the processors' caches as a hierarchy in the short form of `retrace cache " ..
       "--hierarchy` (e.g. 'l1:32k/64:8 l2:256k/64:8 l3:8m/64:16', the last level shared), in place " ..
       "of --size, --line, --ways and --policy; misses are then also reported per level")
+    p:option("--machines", "a parameter study: one machine per line of FILE (a hierarchy as --hierarchy " ..
+      "takes it; '#' starts a comment), every other option shared; one row of totals each, in file order")
     p:option("--latency", "stall cycles of a miss; with --hierarchy, a list (10,40,200): a miss " ..
       "served by level 2, 3, ..., memory", "50")
     p:option("--remote-latency", "stall cycles of a miss on a line homed at another processor (line mod P)", "0")
@@ -179,6 +210,11 @@ return {
     p:flag("--incomplete", "read a capture folder marked incomplete (interrupted, or the program failed)")
   end,
   run = function(args)
+    local par = require "retrace.par"
+    if not args.machines then -- one run: rank 0 alone
+      if not par.speaks() then return 0 end
+      par.solo(true)
+    end
     if args.trace == "compare" then return compare(args.runs, args) end
     if #args.runs > 0 then cli.usage_error("one trace at a time (extra argument '" .. args.runs[1] .. "')") end
     for _, k in ipairs({ "lines", "interleave" }) do
@@ -224,6 +260,18 @@ return {
     end
     local policy, perr = cache.resolve_policy(args.policy)
     if not policy then cli.usage_error("--policy: " .. perr) end
+    if args.machines then
+      if args.hierarchy or args.save or args.csv or args.plots or #args.detail > 0 or #args.rename > 0
+          or #args.combine > 0 or args.top or args.fullname then
+        cli.usage_error("--machines: one row of totals per machine (not with --hierarchy, --save, --csv, "
+          .. "--plots, --detail, --rename, --combine, --top or --fullname)")
+      end
+      for _, o in ipairs({ { "size", "65536" }, { "line", "64" }, { "ways", "1" }, { "policy", "lru" } }) do
+        if args[o[1]] ~= o[2] then
+          cli.usage_error("--" .. o[1] .. ": with --machines, give the caches on each line of the file")
+        end
+      end
+    end
     if args.hierarchy then
       local okh, herr = cache.hierarchy{ spec = args.hierarchy, cores = procs }
       if not okh then cli.usage_error("--hierarchy: " .. herr) end
@@ -248,6 +296,11 @@ return {
                    ref_cycles = count_opt("--ref-cycles", args.ref_cycles, 0, MAX_CYCLES),
                    misses_only = args.misses_only,
                    monitor = args.monitor and split(args.monitor, ",") or nil }
+    if args.machines then
+      local code = run_study(args, opts)
+      if cleanup then cleanup() end
+      return code
+    end
     local bar = cli.progress("memspy " .. args.trace, 0)
     opts.progress = function(done, total)
       bar.total = total

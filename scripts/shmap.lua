@@ -359,6 +359,8 @@ return {
     p:option("--max-elements", "most distinct matrix elements counted (memory: 16 bytes each); "
       .. "a trace touching more is refused", tostring(shmap.defaults.max_elements))
     p:flag("--json", "print JSON on stdout")
+    p:option("--paje", "also write the run as a Pajé trace for `retrace view` and `retrace stats`: "
+      .. "a container per PE, one second per step"):argname("OUT")
     p:option("--frames", "animate into numbered PNGs in this folder")
     p:option("--every", "steps per frame (default: about " .. M.DEFAULT_FRAMES .. " frames over the steps shown)")
     p:flag("--per-event", "one frame per event (one PE's event)")
@@ -386,7 +388,7 @@ return {
   end,
   run = function(args)
     if args.blas then
-      for _, k in ipairs({ "frames", "state", "compare", "from_capture", "json" }) do
+      for _, k in ipairs({ "frames", "state", "compare", "from_capture", "json", "paje" }) do
         if args[k] then
           cli.usage_error(("--blas records the trace only: run retrace shmap %s again with --%s"):format(args.blas,
             k:gsub("_", "-")))
@@ -422,6 +424,7 @@ return {
         end
       end
     end
+    if animating and args.paje then cli.usage_error("--paje: a run of its own, without --frames or --state") end
     if animating then
       local a = anim_of(args)
       if a.state_step then write_state(paths[1], m, args, a) end
@@ -440,6 +443,11 @@ return {
     local sim, serr = shmap.sim(opts)
     if not sim then cli.input_error(serr) end
     local info = trace:info()
+    if args.paje then
+      -- the whole run is simulated while it is written (a failure: the input's, exit 1)
+      local ok, done, werr = pcall(sim.write_paje, sim, args.paje)
+      if not ok or not done then cli.input_error(tostring(ok and werr or done)) end
+    end
     local bar = cli.progress("simulating", info.events)
     repeat
       -- a failure mid-run (a Lua policy's error) is the input's: exit 1

@@ -119,6 +119,9 @@ int rt_hier_parse_dinero(rt_hier_config *cfg, int argc, const char *const *argv,
  * bare = 1).
  * A token "cores=N" sets the core count (also "-cores N" among Dinero IV's
  * options, and "-lN-Xshared").
+ * A spec whose first word starts with '-' is Dinero IV's options instead
+ * (rt_hier_parse_dinero on its words), so every place that takes a short form
+ * takes a pasted dineroIV command line too.
  */
 int rt_hier_parse_short(rt_hier_config *cfg, const char *spec, rt_err *err);
 

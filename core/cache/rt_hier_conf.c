@@ -154,7 +154,7 @@ static int set_key(rt_hcache_config *c, const char *key, const char *v, const ch
         else
             c->sharing = flag ? RT_SHARE_SHARED : RT_SHARE_PRIVATE;
     } else {
-        return rt_err_set(err, RT_EINVAL, "%s: unknown option '%s'", who, key);
+        return rt_err_set(err, RT_EINVAL, "%sunknown option '%s'", who, key);
     }
     return RT_OK;
 bad:
@@ -265,6 +265,16 @@ int rt_hier_parse_short(rt_hier_config *cfg, const char *spec, rt_err *err)
         return rt_err_set(err, RT_EINVAL, "hierarchy: description too long");
     strcpy(buf, spec);
     char *save = NULL;
+    if (buf[strspn(buf, " \t")] == '-') { /* Dinero IV's options, as written for dineroIV */
+        const char *argv[256];
+        int argc = 0;
+        for (char *w = strtok_r(buf, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
+            if (argc == (int)(sizeof argv / sizeof *argv))
+                return rt_err_set(err, RT_EINVAL, "hierarchy: more than %d options", argc);
+            argv[argc++] = w;
+        }
+        return rt_hier_parse_dinero(cfg, argc, argv, err);
+    }
     for (char *tok = strtok_r(buf, " \t;,", &save); tok; tok = strtok_r(NULL, " \t;,", &save)) {
         /* LEVEL:size/block[/sub]:assoc[:key=value...]; a bare "l1" is unified */
         if (!strncmp(tok, "cores=", 6)) {

@@ -79,17 +79,18 @@ static uint64_t exscan_sum(const job *j, uint64_t v)
     return r;
 }
 
-static int64_t allreduce(const job *j, int64_t v, int max)
+/* The sum (op 0), largest (1) or smallest (2) of every rank's v. */
+static int64_t allreduce(const job *j, int64_t v, int op)
 {
 #ifdef RETRACE_HAVE_MPI
     if (launched(j)) {
         int64_t r;
-        MPI_Allreduce(&v, &r, 1, MPI_INT64_T, max ? MPI_MAX : MPI_SUM, rt_par_comm());
+        MPI_Allreduce(&v, &r, 1, MPI_INT64_T, op == 1 ? MPI_MAX : op == 2 ? MPI_MIN : MPI_SUM, rt_par_comm());
         return r;
     }
 #else
     (void)j;
-    (void)max;
+    (void)op;
 #endif
     return v;
 }
@@ -409,6 +410,10 @@ typedef struct ptext {
     int paraver;
     unsigned long line;     /* line of the last event read, and its index there */
     uint64_t index;
+    /* PICL: the file's records (every range's, summed), and the malformed lines this rank's
+     * reader skipped (rank 0 gets them all, in file order) with the first messages */
+    uint64_t records;
+    rt_picl_skips skips;
 } ptext;
 
 /*
@@ -463,6 +468,7 @@ static void pt_free(rt_tsource *s)
     }
     if (p->body)
         fclose(p->body);
+    rt_picl_skips_free(&p->skips);
     free(p);
 }
 
@@ -478,6 +484,16 @@ static const rt_tsource_ops pt_ops_paraver = {"paraver", pt_next, pt_rewind, NUL
 int rt_par_text_is(const rt_tsource *s)
 {
     return s && (s->ops == &pt_ops_picl_old || s->ops == &pt_ops_picl_new || s->ops == &pt_ops_paraver);
+}
+
+int rt_par_text_picl_lines(const rt_tsource *s, uint64_t *records, const rt_picl_skips **skips)
+{
+    if (!s || (s->ops != &pt_ops_picl_old && s->ops != &pt_ops_picl_new))
+        return RT_EINVAL;
+    const ptext *p = (const ptext *)s;
+    *records = p->records;
+    *skips = &p->skips;
+    return RT_OK;
 }
 
 int rt_par_text_format(const char *f)
@@ -903,6 +919,9 @@ rt_tsource *rt_par_text_open(const char *path, const char *format, rt_err *err)
     j.size = rt_par_size();
     j.path = path;
     j.batch = BATCH_BYTES;
+    const char *tb = getenv("RETRACE_PAR_TEXT_BATCH"); /* tests: many exchanges on a small file */
+    if (tb && atol(tb) > 0)
+        j.batch = (size_t)atol(tb);
     if ((size_t)j.size * j.batch > ((size_t)1 << 30)) /* MPI counts are ints: a round stays under 2 GiB */
         j.batch = ((size_t)1 << 30) / (size_t)j.size;
     const char *fmt = text_format(path, format, &j.err);
@@ -986,10 +1005,14 @@ rt_tsource *rt_par_text_open(const char *path, const char *format, rt_err *err)
         int xs = exchange(&j);
         if (xs != RT_OK)
             fail(&j, xs, xs == RT_ENOMEM ? "out of memory" : "a spill file: write error");
-        if ((st = agree(&j, err)) != RT_OK)
+        /* a failure ends the reading once every range before the first failing one is read
+         * through (or fails earlier in the file): the error told is the serial reader's */
+        if (j.rank > (int)allreduce(&j, j.err.status != RT_OK ? j.rank : j.size, 2))
+            done = 1;
+        if (allreduce(&j, !done && j.err.status == RT_OK, 0) == 0) {
+            st = agree(&j, err);
             break;
-        if (allreduce(&j, !done, 0) == 0)
-            break;
+        }
     }
     uint64_t records = paraver && range ? rt_paraver_records(range) : 0;
     rt_tsource_free(range);
@@ -1008,6 +1031,7 @@ rt_tsource *rt_par_text_open(const char *path, const char *format, rt_err *err)
         return NULL;
     }
     int nprocs = paraver ? 0 : (int)allreduce(&j, j.maxproc, 1);
+    uint64_t picl_records = paraver ? 0 : (uint64_t)allreduce(&j, j.picl ? (int64_t)rt_picl_count(j.picl) : 0, 0);
     /* this rank's source over its spills */
     FILE *body = spills_stream(&j);
     ptext *p = calloc(1, sizeof *p);
@@ -1024,6 +1048,9 @@ rt_tsource *rt_par_text_open(const char *path, const char *format, rt_err *err)
         if (paraver) {
             p->in = rt_paraver_open_numbered(path, body, &j.err);
         } else {
+            p->records = picl_records;
+            po.on_skip = rt_picl_skips_add; /* (every skipped line is read by rank 0) */
+            po.ud = &p->skips;
             rt_picl *rd = rt_picl_open_numbered(body, path, &po, &j.err);
             if (rd && (p->in = rt_picl_source(rd, 1, &j.err)) != NULL)
                 rt_picl_source_name_procs(p->in, nprocs, &j.err);
@@ -1062,6 +1089,7 @@ rt_tsource *rt_par_text_open(const char *path, const char *format, rt_err *err)
             rt_tsource_free(p->in);
             if (p->body)
                 fclose(p->body);
+            rt_picl_skips_free(&p->skips);
             free(p);
         }
         return NULL;

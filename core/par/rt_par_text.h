@@ -30,10 +30,13 @@
  * the event among its record's events as this rank sees them, 0}.
  *
  * Errors: a record a range cannot read (a malformed Paraver record, a PICL
- * line under a strict reader) ends the reading on every rank at the next
- * exchange; every rank returns NULL with the same one-line message (the
- * failing rank's "FILE:LINE: field: what", the first failing rank's when
- * several fail).
+ * line under a strict reader) ends the reading on every rank once every
+ * range before it is read through; every rank returns NULL with the same
+ * one-line message, the serial reader's: "FILE:LINE: field: what" of the
+ * first bad record in the file.
+ *
+ * RETRACE_PAR_TEXT_BATCH=BYTES (for tests) sets the bytes of record lines a
+ * rank routes between two exchanges (4 MiB by default).
  *
  * Pajé creates its containers (processors) on the way, so it is not read in
  * ranges: rank 0 reads it with the serial reader and sends each event,
@@ -47,7 +50,10 @@
 #ifndef RT_PAR_TEXT_H
 #define RT_PAR_TEXT_H
 
+#include <stdint.h>
+
 #include "rt_error.h"
+#include "rt_picl.h"
 #include "rt_tevent.h"
 
 /* format: "picl", "picl-old", "picl-new", "paraver", "paje", or NULL (detect). */
@@ -55,6 +61,15 @@ rt_tsource *rt_par_text_open(const char *path, const char *format, rt_err *err);
 
 /* 1 when format (a name of rt_tsource_open, or a detected one) is read by rt_par_text_open. */
 int rt_par_text_format(const char *format);
+
+/*
+ * A PICL source of rt_par_text_open: the file's records (every range's, as
+ * the serial reader counts them), and the malformed lines this rank's reader
+ * skipped so far (a lenient reader's; every skipped line is read by rank 0,
+ * in file order, so rank 0's are the serial reader's). RT_OK, or RT_EINVAL
+ * when s is not one.
+ */
+int rt_par_text_picl_lines(const rt_tsource *s, uint64_t *records, const rt_picl_skips **skips);
 
 /* 1 when s was made by rt_par_text_open for a PICL or Paraver trace. */
 int rt_par_text_is(const rt_tsource *s);

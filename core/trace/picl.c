@@ -739,6 +739,24 @@ unsigned long rt_picl_line(const rt_picl *r, const char **p, size_t *len)
 }
 
 int rt_picl_format(const rt_picl *r) { return r->format; }
+void rt_picl_skips_add(void *skips, const char *msg)
+{
+    rt_picl_skips *s = skips;
+    s->n++;
+    if (s->nkept < RT_PICL_KEEP_SKIPS) {
+        char *c = strdup(msg);
+        if (c)
+            s->kept[s->nkept++] = c;
+    }
+}
+
+void rt_picl_skips_free(rt_picl_skips *s)
+{
+    for (int i = 0; i < s->nkept; i++)
+        free(s->kept[i]);
+    s->nkept = 0;
+}
+
 unsigned long rt_picl_skipped(const rt_picl *r) { return r->skipped; }
 uint64_t rt_picl_count(const rt_picl *r) { return r->count; }
 const char *rt_picl_name(const rt_picl *r) { return rt_lines_name(r->lines); }

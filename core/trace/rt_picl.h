@@ -104,6 +104,18 @@ typedef struct rt_picl_record {
 } rt_picl_record;
 
 /* Reader options; zero-initialised means: detect, lenient, no callback. */
+/* The malformed lines a lenient reader skipped: how many, and the first RT_PICL_KEEP_SKIPS
+ * messages ("FILE:LINE: what is wrong"). rt_picl_skips_add is an on_skip callback (ud = the
+ * rt_picl_skips); rt_picl_skips_free frees the messages. */
+#define RT_PICL_KEEP_SKIPS 100
+typedef struct rt_picl_skips {
+    unsigned long n;
+    int nkept;
+    char *kept[RT_PICL_KEEP_SKIPS];
+} rt_picl_skips;
+void rt_picl_skips_add(void *skips, const char *msg);
+void rt_picl_skips_free(rt_picl_skips *s);
+
 typedef struct rt_picl_opts {
     int format;       /* RT_PICL_AUTO, RT_PICL_OLD or RT_PICL_NEW */
     int strict;       /* 1: a malformed line is an error (RT_EFORMAT), not skipped */

@@ -287,6 +287,102 @@ function M.simulate(path, opts)
   return core.cache.hier_run(path, o)
 end
 
+-- ---- parameter studies: a list of hierarchies, one result row each ----
+
+--- The configurations of a study file: one hierarchy per line, in the short form or
+-- Dinero IV's options (a line starting with '-'); '#' starts a comment, blank lines are
+-- skipped. Each is checked with M.hierarchy(base + {spec = line}) (base: cores, counts);
+-- returns { {line = n, text = s}, ... } or nil and "FILE:LINE: message".
+function M.read_configs(path, base)
+  local f, err = io.open(path, "rb")
+  if not f then return nil, err end
+  local list, no = {}, 0
+  for line in f:lines() do
+    no = no + 1
+    local text = line:gsub("#.*$", ""):gsub("^%s+", ""):gsub("%s+$", "")
+    if text ~= "" then
+      local o = {}
+      for k, v in pairs(base or {}) do o[k] = v end
+      o.spec = text
+      local ok, why = M.hierarchy(o)
+      if not ok then
+        f:close()
+        return nil, string.format("%s:%d: %s", path, no, why)
+      end
+      list[#list + 1] = { line = no, text = text }
+    end
+  end
+  f:close()
+  if #list == 0 then return nil, path .. ": no configuration (one hierarchy per line)" end
+  return list
+end
+
+local function rate(m, f) return f > 0 and m / f or 0 end
+
+--- One summary per run of M.simulate: the first level's data side (l1-d or l1-u, every
+-- core's copy added up: `l1_fetches`, `l1_misses` and `l1_rate`, data references only)
+-- and the last level (every cache of the deepest level: `last_fetches`, `last_misses`,
+-- `last_rate`, all references; `bytes_from_memory`, `bytes_to_memory`).
+function M.study_summary(r)
+  local deepest = 1
+  for _, c in ipairs(r.caches) do deepest = math.max(deepest, c.level) end
+  local s = { l1_fetches = 0, l1_misses = 0, last_fetches = 0, last_misses = 0,
+    bytes_from_memory = 0, bytes_to_memory = 0, levels = deepest }
+  for _, c in ipairs(r.caches) do
+    if c.level == 1 and c.kind ~= "instruction" then
+      -- Dinero IV's data column: reads, writes and misc
+      s.l1_fetches = s.l1_fetches + c.fetches.total - c.fetches.instr
+      s.l1_misses = s.l1_misses + c.misses.total - c.misses.instr
+    end
+    if c.level == deepest then
+      s.last_fetches, s.last_misses = s.last_fetches + c.fetches.total, s.last_misses + c.misses.total
+      s.bytes_from_memory = s.bytes_from_memory + c.bytes_from_memory
+      s.bytes_to_memory = s.bytes_to_memory + c.bytes_to_memory
+    end
+  end
+  s.l1_rate, s.last_rate = rate(s.l1_misses, s.l1_fetches), rate(s.last_misses, s.last_fetches)
+  return s
+end
+
+--- A parameter study: the trace at path run through every configuration of list, each
+-- a string (a line of `--configs`: the short form or Dinero IV's options) or a table of
+-- M.simulate's cache options ({spec = ...}, {dinero = ...} or {caches = {...}}, policies);
+-- opts (format, cores, switches, skipcount, maxcount, flushcount) are shared. Under mpirun
+-- the configurations are spread over the ranks (retrace.par.spread; every rank must call):
+-- rank 0 gets the results in list order, the other ranks nil. Each result is M.simulate's
+-- table without `report`, plus `summary` (M.study_summary). A configuration that fails
+-- raises its message (every rank raises).
+function M.study(path, list, opts)
+  local base = {}
+  for k, v in pairs(opts or {}) do base[k] = v end
+  if not base.format then base.format = assert(M.detect(path)) end
+  return require("retrace.par").spread(#list, function(i)
+    local o = {}
+    for k, v in pairs(base) do o[k] = v end
+    local c = list[i]
+    if type(c) == "string" then o.spec = c else for k, v in pairs(c) do o[k] = v end end
+    local r, err = M.simulate(path, o)
+    if not r then error(err, 0) end
+    r.report = nil
+    r.summary = M.study_summary(r)
+    return r
+  end)
+end
+
+--- The study's table: one row per configuration (list as M.read_configs, summaries as
+-- M.study_summary), in file order.
+function M.format_study(list, summaries)
+  local count = require("retrace.cli").count
+  local out = { string.format("%6s %14s %8s %14s %8s %16s %16s  %s", "line", "L1 data misses", "rate",
+    "last misses", "rate", "bytes from mem", "bytes to mem", "configuration") }
+  for i, c in ipairs(list) do
+    local s = summaries[i]
+    out[#out + 1] = string.format("%6d %14s %8.4f %14s %8.4f %16s %16s  %s", c.line, count(s.l1_misses),
+      s.l1_rate, count(s.last_misses), s.last_rate, count(s.bytes_from_memory), count(s.bytes_to_memory), c.text)
+  end
+  return table.concat(out, "\n") .. "\n"
+end
+
 --- Read the count lines of a Dinero IV report (or of `report` above):
 -- { ["l1-dcache"] = { ["Demand Misses"] = { total, instr, data, read, write, misc }, ... } }.
 function M.parse_dinero_report(text)

@@ -224,6 +224,30 @@ local function key_before(x, y)
   return math.ult(x[3], y[3])
 end
 
+-- The regions a PICL replay's source names itself (old-format compstats brackets), where the
+-- event words differ: id -> name, or nil when there are none.
+local function region_names(rp)
+  local names
+  for id, r in pairs(rp:defs().regions) do
+    if r.name ~= M.event_words(id) then
+      names = names or {}
+      names[id] = r.name
+    end
+  end
+  return names
+end
+
+-- The PICL reader's skipped lines in front of out's warnings, as the serial run tells them.
+local function add_skips(out, nskip, skips)
+  if nskip == 0 then return end
+  local w = {}
+  for i, m in ipairs(skips) do w[i] = "malformed line skipped: " .. m end
+  if nskip > #skips then w[#w + 1] = string.format("%d more malformed lines skipped", nskip - #skips) end
+  table.move(out.warnings, 1, #out.warnings, #w + 1, w)
+  out.warnings = w
+  out.warnings_total = out.warnings_total + nskip
+end
+
 -- A distributed replay's parts (rp:part()) merged on rank 0 into the serial run's statistics:
 -- processors from their owners in id order, tasks (first start min, last end max, counts summed),
 -- message counts summed, warnings merged by key (the first ones kept, as the serial replay keeps
@@ -245,7 +269,7 @@ local function merge_parts(rp, out, opts)
     keys = rp:warning_keys(), warnings_total = tot.warnings, messages = tot.messages,
     tachyons = tot.tachyons, pending = tot.pending, unmatched_receives = tot.unmatched_receives,
     unnested_exits = tot.unnested_exits, records = rp:records(), events = rp:nevents(),
-    skipped = rp:skipped() }
+    skipped = rp:skipped(), region_names = opts.picl_lines and region_names(rp) or nil }
   local parts = par.gather(mine)
   if not parts then return nil end
   local procs, tasks, warns = {}, {}, {}
@@ -266,6 +290,10 @@ local function merge_parts(rp, out, opts)
     end
     for i, w in ipairs(part.warnings) do warns[#warns + 1] = { text = w, key = part.keys[i], rank = r, i = i } end
     for k in pairs(sum) do sum[k] = sum[k] + part[k] end
+    for id, name in pairs(part.region_names or {}) do
+      out.region_names = out.region_names or {}
+      out.region_names[id] = name
+    end
   end
   if texts then
     table.sort(procs, function(a, b) return a[1] < b[1] end)
@@ -306,7 +334,8 @@ end
 
 -- Any other format through the format-neutral source: regions named by its definitions.
 -- opts.parallel: under mpirun every rank replays its part; rank 0 gets the merged statistics,
--- the other ranks { rank = r }.
+-- the other ranks { rank = r }. opts.picl_lines: a PICL trace read in byte ranges over the ranks,
+-- summed up as the PICL reader's serial path does (its records, skipped lines and region names).
 local function neutral_summary(path, opts)
   local replay = require "retrace.replay"
   local rp, err = replay.open(path, { critical_path = true, start = opts.start, stop = opts.stop,
@@ -326,6 +355,15 @@ local function neutral_summary(path, opts)
     out = merged
   end
   local defs = rp:defs()
+  if opts.picl_lines then
+    local records, nskip, skips = rp:picl_lines()
+    add_skips(out, nskip, skips)
+    out.trace = { file = path, format = (defs.format:gsub("^picl%-", "")), records = records, skipped = nskip,
+      skipped_lines = skips, pending = out.totals.pending, unmatched_receives = out.totals.unmatched_receives }
+    if not rp:part() then out.region_names = region_names(rp) end
+    rp:close()
+    return out
+  end
   out.regions = {}
   for id, r in pairs(defs.regions) do out.regions[tostring(id)] = { name = r.name, class = r.class } end
   out.procs = defs.procs
@@ -354,9 +392,19 @@ function M.summary(path, opts)
   opts = opts or {}
   local replay = require "retrace.replay"
   if not replay.is_picl(path, opts.format) then return neutral_summary(path, opts) end
-  -- PICL under mpirun (opts.parallel): rank 0 replays the whole trace, the other ranks wait
+  -- PICL under mpirun (opts.parallel): read in byte ranges over the ranks; with --strict or a
+  -- window's end (the serial reader stops there) rank 0 replays the whole trace, the others wait
   local par = require "retrace.par"
-  if opts.parallel and par.rank() ~= 0 then return { rank = par.rank() } end
+  if opts.parallel and par.size() > 1 then
+    local detected = path ~= "-" and replay.detect(path)
+    local want = opts.format and opts.format:gsub("^picl%-", "")
+    if (detected == "picl-old" or detected == "picl-new") and not opts.strict and not opts.stop
+        and (not want or want == "picl" or "picl-" .. want == detected) then
+      local o = setmetatable({ format = detected, picl_lines = true }, { __index = opts })
+      return neutral_summary(path, o)
+    end
+    if par.rank() ~= 0 then return { rank = par.rank() } end
+  end
   local fmt = opts.format and opts.format:gsub("^picl%-", "")
   if fmt == "picl" then fmt = nil end
   local trace, err = M.open(path, { format = fmt, strict = opts.strict })
@@ -369,23 +417,10 @@ function M.summary(path, opts)
     return nil, serr
   end
   local nskip, skips = trace:skipped()
-  if nskip > 0 then
-    local w = {}
-    for i, m in ipairs(skips) do w[i] = "malformed line skipped: " .. m end
-    if nskip > #skips then w[#w + 1] = string.format("%d more malformed lines skipped", nskip - #skips) end
-    table.move(out.warnings, 1, #out.warnings, #w + 1, w)
-    out.warnings = w
-    out.warnings_total = out.warnings_total + nskip
-  end
+  add_skips(out, nskip, skips)
   out.trace = { file = path, format = trace:format(), records = trace:count(), skipped = nskip,
     skipped_lines = skips, pending = out.totals.pending, unmatched_receives = out.totals.unmatched_receives }
-  -- regions the source names itself (old-format compstats brackets), where the event words differ
-  for id, r in pairs(rp:defs().regions) do
-    if r.name ~= M.event_words(id) then
-      out.region_names = out.region_names or {}
-      out.region_names[id] = r.name
-    end
-  end
+  out.region_names = region_names(rp)
   rp:close()
   trace:close()
   return out

@@ -73,6 +73,23 @@ def page_ready(d, what, tries=300):
     raise AssertionError("page not ready after " + what)
 
 
+def canvas_pixel(d, cid, x, y):
+    """The red, green and blue of a canvas's pixel."""
+    return d.execute_script("var c=document.getElementById(arguments[0]).getContext('2d');"
+                            "return Array.from(c.getImageData(arguments[1],arguments[2],1,1).data).slice(0,3)",
+                            cid, x, y)
+
+
+def counters_ready(d, what, tries=300):
+    """rtCounters.data() once the counter plot has drawn its answer."""
+    for _ in range(tries):
+        x = d.execute_script("return window.rtCounters ? rtCounters.data() : null")
+        if x and x["ready"] and x["drawn"]:
+            return x
+        time.sleep(0.05)
+    raise AssertionError("counters not drawn after " + what)
+
+
 def finish():
     """Exit 1 when a check failed."""
     if failures:

@@ -10,7 +10,7 @@ local here = arg[0]:match("^(.*)/[^/]+$") or "."
 local function q(s) return "'" .. s:gsub("'", "'\\''") .. "'" end
 -- the browser tests that take screenshots: the OTF2 sample's steps, counters, a Chitra sequence
 local ok = true
-for _, test in ipairs({ "test_view.py", "test_counters.py", "test_pes.py" }) do
+for _, test in ipairs({ "test_view.py", "test_counters.py", "test_pes.py", "test_shmap.py" }) do
   local cmd = string.format("RETRACE_BIN=%s RETRACE_VIEW_GALLERY=%s /usr/bin/python3 %s/%s >&2", q(retrace), q(out),
     q(here), test)
   local done, _, code = os.execute(cmd)

@@ -16,7 +16,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from browser_common import GALLERY, browser, check, finish, page_ready, serve_view, stop  # noqa: E402 (skips first)
+from browser_common import GALLERY, browser, canvas_pixel, check, finish, page_ready, serve_view, stop  # noqa: E402 (skips first)
 from selenium.webdriver.common.keys import Keys  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -81,9 +81,7 @@ def main():
         px = int(round(d.execute_script("return viewer.xOf(arguments[0])", (hit["t0"] + hit["t1"]) / 2)))
         row = x["rows"][0] if x.get("rows") else None
         py = int(row["y"] + row["h"] / 2) if row else int(x["plot"]["y"] + x["plot"]["h"] / 2)
-        rgb = d.execute_script("var c=document.getElementById('plot').getContext('2d');"
-                               "return Array.from(c.getImageData(arguments[0],arguments[1],1,1).data).slice(0,3)",
-                               px, py)
+        rgb = canvas_pixel(d, "plot", px, py)
         rid = next(r["id"] for r in meta["regions"] if r["name"] == name)
         want_rgb = list(d.execute_script("return viewer.regionRgb(arguments[0])", rid))[:3]
         check(all(abs(rgb[i] - want_rgb[i]) <= 3 for i in range(3)),

@@ -30,7 +30,7 @@ import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from browser_common import (GALLERY, RETRACE, SHARED, browser, check, serve_view, skip,  # noqa: E402
-                            stop, finish, page_ready)
+                            stop, finish, page_ready, canvas_pixel)
 from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
 from selenium.webdriver.common.actions.wheel_input import ScrollOrigin  # noqa: E402
 from selenium.webdriver.common.keys import Keys  # noqa: E402
@@ -44,13 +44,6 @@ if not shutil.which("otf2-print"):
 
 def close(a, b, tol):
     return abs(a - b) <= tol * max(1.0, abs(a), abs(b))
-
-
-def canvas_pixel(d, cid, x, y):
-    """The red, green and blue of a canvas's pixel."""
-    return d.execute_script("var c=document.getElementById(arguments[0]).getContext('2d');"
-                            "return Array.from(c.getImageData(arguments[1],arguments[2],1,1).data).slice(0,3)",
-                            cid, x, y)
 
 
 def pure_pixels(d, trace, unit, proc, y, x0, x1, want=4):
@@ -209,6 +202,27 @@ try:
         x = wait_ready("load")
         check(x["view"]["t0"] == meta["tmin"] and x["view"]["t1"] == meta["tmax"], "opens on the whole run")
         d.save_screenshot(os.path.join(GALLERY, "view_1-whole-run.png"))
+
+        # the page's scrollbar comes and goes without the window changing: the canvas follows its box
+        def box():
+            return d.execute_script("const c = document.getElementById('plot'); "
+                                    "return [c.width, c.clientWidth, viewer.data().plot.w]")
+
+        def fits(b):
+            return b[0] == b[1] and b[1] - b[2] == before[1] - before[2]
+        before = box()
+        widths = []
+        for style in ["hidden", "scroll", ""]:
+            d.execute_script("document.documentElement.style.overflowY = arguments[0]", style)
+            for _ in range(100):
+                if fits(box()):
+                    break
+                time.sleep(0.05)
+            wait_ready("overflow-y " + (style or "back"))
+            b = box()
+            widths.append(b[1])
+            check(fits(b), "overflow-y %s: the canvas bitmap and the plot follow the box %s" % (style or "back", b))
+        check(widths[0] > widths[1] and box() == before, "a scrollbar narrows the canvas (%s)" % widths)
         canvas = d.find_element("id", "plot")
         plot = x["plot"]
         cw, ch = canvas.size["width"], canvas.size["height"]

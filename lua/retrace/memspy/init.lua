@@ -401,6 +401,22 @@ function M.format_header(run)
   return table.concat(L, "\n")
 end
 
+--- A study's table (`memspy --machines`): one row per machine, in file order (references,
+-- misses at the first level and their rate, misses at the last level, stall and execution
+-- cycles). list: {
+-- {line, text}, ... } (cache.read_configs), totals: each run's to_table().totals.
+function M.format_study(list, totals)
+  local L = { string.format("%6s %12s %12s %8s %12s %12s %12s  %s", "line", "references", "misses", "rate",
+    "last misses", "stall", "time", "machine") }
+  for i, c in ipairs(list) do
+    local t = totals[i]
+    local last = t.level_misses and t.level_misses[t.levels] or t.misses -- misses of the last level
+    L[#L + 1] = string.format("%6d %12s %12s %7.2f%% %12s %12s %12s  %s", c.line, short(t.refs), short(t.misses),
+      pct(t.misses, t.refs), short(last), short(t.stall, 1), short(t.time, 1), c.text)
+  end
+  return table.concat(L, "\n") .. "\n"
+end
+
 --- The matrix as text: the legends (numbered bins), then the table with margins.
 -- full (optional): data bin name -> full name, shown in the legend (--fullname).
 function M.format_matrix(m, full)

@@ -96,9 +96,10 @@
     if (a >= 1e-6) return (s * 1e6).toFixed(3) + " µs";
     return (s * 1e9).toFixed(0) + " ns";
   }
-  // A stable colour per function name.
+  // A stable colour per function name; a region of the idle class (a state named idle) stays pale.
   function regionColor(i) {
     if (i < 0 || !meta.regions[i]) return "#cccccc";
+    if (meta.regions[i].class === "idle") return "#f0f0f0";
     let h = 2166136261;
     const s = meta.regions[i].name;
     for (let k = 0; k < s.length; k++) { h ^= s.charCodeAt(k); h = Math.imul(h, 16777619) >>> 0; }
@@ -199,15 +200,22 @@
     for (const m of [1, 2, 5, 10]) if (m * p >= raw) return m * p;
     return 10 * p;
   }
+  // The ruler's labels: one unit for the window (that of its largest time) and the decimals its step needs.
+  function rulerLabel(big, step) {
+    const [f, u] = [[1, "s"], [1e-3, "ms"], [1e-6, "µs"], [1e-9, "ns"]].find(([f]) => big >= f) || [1e-9, "ns"];
+    const d = Math.min(12, Math.max(0, Math.ceil(-Math.log10(step / f) - 1e-9)));
+    return s => (s === 0 ? "0" : (s / f).toFixed(d)) + " " + u;
+  }
   function drawRuler(r) {
     ctx.fillStyle = "#fff";
     ctx.fillRect(0, 0, cv.clientWidth, RULER);
     const s0 = secs(view.t0), s1 = secs(view.t1), step = niceStep(s1 - s0, Math.max(2, r.w / 110));
+    const label = rulerLabel(Math.max(Math.abs(s0), Math.abs(s1)), step);
     ctx.strokeStyle = "#888"; ctx.fillStyle = "#333"; ctx.font = "11px sans-serif"; ctx.textAlign = "center";
     for (let s = Math.ceil(s0 / step) * step; s <= s1; s += step) {
       const x = r.x + (s - s0) / (s1 - s0) * r.w;
       ctx.beginPath(); ctx.moveTo(x, RULER - 6); ctx.lineTo(x, RULER); ctx.stroke();
-      ctx.fillText(fmtTime(Math.abs(s) < step / 1e6 ? 0 : s), x, RULER - 9);
+      ctx.fillText(label(Math.abs(s) < step / 1e6 ? 0 : s), x, RULER - 9);
     }
     ctx.beginPath(); ctx.moveTo(r.x, RULER - 0.5); ctx.lineTo(r.x + r.w, RULER - 0.5); ctx.stroke();
   }
@@ -761,7 +769,14 @@
     const q = $("search").value.trim();
     if (q) search(q, lastSearch && lastSearch.query === q);
   };
-  window.addEventListener("resize", () => { resize(); refresh(); });
+  // The canvas follows its own box, not only the window: a scrollbar that comes or goes when the
+  // panels fill changes the box without resizing the window.
+  let boxW = 0, boxH = 0;
+  new ResizeObserver(() => {
+    if (!view || (cv.clientWidth === boxW && cv.clientHeight === boxH)) return;
+    boxW = cv.clientWidth; boxH = cv.clientHeight;
+    resize(); refresh();
+  }).observe(cv);
   window.addEventListener("hashchange", () => { const v = readHash(); showFilters(); if (v) setView(v, true); });
 
   // What the page shows, for tests and scripts: the view, where it drew, rows, and the panels' numbers.
