@@ -19,7 +19,8 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from browser_common import GALLERY, RETRACE, SHARED, browser, check, finish, serve_view, skip, stop  # noqa: E402
+from browser_common import (GALLERY, RETRACE, SHARED, browser, canvas_pixel, check, counters_ready,  # noqa: E402
+                            finish, serve_view, skip, stop)
 
 PRV = os.path.join(SHARED, "paraver/qsort_beo3.prv")
 CYCLES = 42000060
@@ -44,20 +45,6 @@ def records(task):
     return out
 
 
-def counters_ready(d, what, tries=300):
-    for _ in range(tries):
-        x = d.execute_script("return window.rtCounters ? rtCounters.data() : null")
-        if x and x["ready"] and x["drawn"]:
-            return x
-        time.sleep(0.05)
-    raise AssertionError("counters not drawn after " + what)
-
-
-def pixel(d, x, y):
-    return d.execute_script("var c=document.getElementById('counters').getContext('2d');"
-                            "return Array.from(c.getImageData(arguments[0],arguments[1],1,1).data).slice(0,3)", x, y)
-
-
 def line_at_widest_step(d, x, want):
     """The widest step of the samples want [(tick, value)]: its middle pixel lies on the drawn line at the
     height of its value, and 12 pixels below it the colour differs."""
@@ -67,12 +54,12 @@ def line_at_widest_step(d, x, want):
     t0, t1, v = max(steps, key=lambda s: s[1] - s[0])
     px = int(r["x"] + ((t0 + t1) / 2 - a["t0"]) / span * r["w"])
     py = d.execute_script("return rtCounters.yOf(arguments[0])", v)
-    rgb = pixel(d, px, int(round(py)))
+    rgb = canvas_pixel(d, "counters", px, int(round(py)))
     col = x["drawn"]["series"][0]["color"]
     want_rgb = [int(col[i:i + 2], 16) for i in (1, 3, 5)]
     check(all(abs(rgb[i] - want_rgb[i]) <= 40 for i in range(3)),
           "pixel (%d, %d) on the line of value %g: %s, line colour %s" % (px, py, v, rgb, want_rgb))
-    off = pixel(d, px, int(round(py)) + 12)
+    off = canvas_pixel(d, "counters", px, int(round(py)) + 12)
     check(off != rgb, "12 pixels below the line the colour differs: %s" % off)
 
 
