@@ -10,7 +10,6 @@ otf2-print's METRIC records and its line at a step's value. Screenshots go to th
 
 Exit 77 (ctest: skipped) when the browser, the driver, Selenium or the shared sample is missing.
 """
-import json
 import os
 import shutil
 import subprocess
@@ -43,6 +42,16 @@ def records(task):
                 if int(x[i]) == CYCLES:
                     out.append((int(x[5]), int(x[i + 1])))
     return out
+
+
+def open_meta(d, url):
+    """Open the page; its meta once loaded."""
+    d.get(url)
+    for _ in range(200):
+        if d.execute_script("return window.viewer && viewer.data().meta !== null"):
+            break
+        time.sleep(0.05)
+    return d.execute_script("return viewer.data().meta")
 
 
 def line_at_widest_step(d, x, want):
@@ -91,12 +100,7 @@ def otf2_case():
     server, url = serve_view(anchor)
     d = browser()
     try:
-        d.get(url)
-        for _ in range(200):
-            if d.execute_script("return window.viewer && viewer.data().meta !== null"):
-                break
-            time.sleep(0.05)
-        meta = d.execute_script("return viewer.data().meta")
+        meta = open_meta(d, url)
         names = [c["name"] for c in meta["counters"]]
         check(names == ["PAPI_TOT_INS", "power"], "the metric members are the counters: %s" % names)
         x = choose_counter(d, url, 1, "#t0=%d&t1=%d&p0=2&p1=3&by=function" % (meta["tmin"], meta["tmax"]))
@@ -128,14 +132,7 @@ def main():
     os.makedirs(GALLERY, exist_ok=True)
     d = browser()
     try:
-        meta = json.loads(subprocess.run(["curl", "-s", url + "api/meta"], capture_output=True, text=True).stdout) \
-            if shutil.which("curl") else None
-        d.get(url)
-        for _ in range(200):
-            if d.execute_script("return window.viewer && viewer.data().meta !== null"):
-                break
-            time.sleep(0.05)
-        meta = d.execute_script("return viewer.data().meta")
+        meta = open_meta(d, url)
         names = [c["name"] for c in meta["counters"]]
         check("Total cycles (Total cycles)" in names, "meta lists the counter Total cycles: %s" % names)
         c = names.index("Total cycles (Total cycles)")
