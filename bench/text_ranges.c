@@ -58,7 +58,7 @@ static int rank_main(const char *path)
     if (rt_par_init(&argc, &argv, &err) != RT_OK)
         bench_die("text_ranges", &err);
     double t0 = bench_now(), c0 = bench_clock(CLOCK_PROCESS_CPUTIME_ID);
-    rt_tsource *s = rt_par_text_open(path, NULL, &err);
+    rt_tsource *s = rt_par_text_open(path, NULL, 0, &err);
     if (!s)
         bench_die("text_ranges", &err);
     double t1 = bench_now(), c1 = bench_clock(CLOCK_PROCESS_CPUTIME_ID);

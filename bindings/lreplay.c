@@ -495,7 +495,8 @@ static int l_open(lua_State *L)
     rt_err err;
     /* parallel: under mpirun this rank's part of a distributed replay (collective) */
     int parallel = rt_opt_bool(L, 2, "parallel", 0);
-    rt_tsource *src = parallel ? rt_par_source_open(path, format, &err) : rt_tsource_open(path, format, &err);
+    rt_tsource *src = parallel ? rt_par_source_open_strict(path, format, rt_opt_bool(L, 2, "strict", 0), &err)
+                               : rt_tsource_open(path, format, &err);
     if (!src)
         return rt_push_fail(L, &err);
     lua_pushnil(L);

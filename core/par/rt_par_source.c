@@ -406,6 +406,11 @@ int rt_par_source_peer_failed(const rt_err *err)
 
 rt_tsource *rt_par_source_open(const char *path, const char *format, rt_err *err)
 {
+    return rt_par_source_open_strict(path, format, 0, err);
+}
+
+rt_tsource *rt_par_source_open_strict(const char *path, const char *format, int strict, rt_err *err)
+{
     int size = rt_par_size(), rank = rt_par_rank();
     if (size <= 1)
         return rt_tsource_open(path, format, err);
@@ -419,7 +424,7 @@ rt_tsource *rt_par_source_open(const char *path, const char *format, rt_err *err
     e.status = RT_OK;
     rt_par_set_blocks(0); /* p % size, unless the OTF2 part sets blocks of its locations */
     rt_tsource *part = epochs    ? rt_otf2_open_part(path, rank, size, &e)
-                       : through ? rt_par_text_open(path, name, &e)
+                       : through ? rt_par_text_open(path, name, strict, &e)
                                  : rt_tsource_open(path, format, &e);
     par_src *s = part ? calloc(1, sizeof *s) : NULL;
     if (part && !s)

@@ -25,6 +25,11 @@
 
 rt_tsource *rt_par_source_open(const char *path, const char *format, rt_err *err);
 
+/* The same, with a PICL trace's malformed lines errors (strict 1) as the strict serial
+ * reader makes them: every rank fails with the first one in the file (rt_par_text.h).
+ * strict is ignored for other formats and with one rank (rt_tsource_open). */
+rt_tsource *rt_par_source_open_strict(const char *path, const char *format, int strict, rt_err *err);
+
 /* 1 when src is a distributed source (its events are this rank's part, each with
  * its serial key in src->key), else 0. */
 int rt_par_source_is_par(const rt_tsource *src);

@@ -911,7 +911,7 @@ static rt_tsource *paje_open(job *j, rt_err *err)
     return &p->base;
 }
 
-rt_tsource *rt_par_text_open(const char *path, const char *format, rt_err *err)
+rt_tsource *rt_par_text_open(const char *path, const char *format, int strict, rt_err *err)
 {
     job j = {0};
     rt_par_set_blocks(0); /* ranks own processors p % size: text formats know them only as they come */
@@ -976,6 +976,7 @@ rt_tsource *rt_par_text_open(const char *path, const char *format, rt_err *err)
                 rt_paraver_on_record(range, on_paraver_record, &j);
         } else {
             rt_picl_opts ro = po;
+            ro.strict = strict != 0;
             ro.on_skip = on_skip;
             ro.ud = &j;
             j.picl = rt_picl_open_range(path, &ro, begin, end, (unsigned long)before, &j.err);

@@ -56,8 +56,13 @@
 #include "rt_picl.h"
 #include "rt_tevent.h"
 
-/* format: "picl", "picl-old", "picl-new", "paraver", "paje", or NULL (detect). */
-rt_tsource *rt_par_text_open(const char *path, const char *format, rt_err *err);
+/*
+ * format: "picl", "picl-old", "picl-new", "paraver", "paje", or NULL (detect).
+ * strict 1: a PICL trace's malformed line is an error, as for the strict serial
+ * reader (the first one in the file, told by every rank), not a skipped line;
+ * ignored for the other formats.
+ */
+rt_tsource *rt_par_text_open(const char *path, const char *format, int strict, rt_err *err);
 
 /* 1 when format (a name of rt_tsource_open, or a detected one) is read by rt_par_text_open. */
 int rt_par_text_format(const char *format);

@@ -339,7 +339,8 @@ end
 local function neutral_summary(path, opts)
   local replay = require "retrace.replay"
   local rp, err = replay.open(path, { critical_path = true, start = opts.start, stop = opts.stop,
-    format = opts.format, compstats = opts.compstats, parallel = opts.parallel })
+    format = opts.format, compstats = opts.compstats, parallel = opts.parallel,
+    strict = opts.picl_lines and opts.strict })
   if not rp then return nil, err end
   local out, serr = replay_stats(rp, opts, function() opts.progress(rp:progress()) end)
   if not out then
@@ -392,13 +393,13 @@ function M.summary(path, opts)
   opts = opts or {}
   local replay = require "retrace.replay"
   if not replay.is_picl(path, opts.format) then return neutral_summary(path, opts) end
-  -- PICL under mpirun (opts.parallel): read in byte ranges over the ranks; with --strict or a
-  -- window's end (the serial reader stops there) rank 0 replays the whole trace, the others wait
+  -- PICL under mpirun (opts.parallel): read in byte ranges over the ranks (strict: the first
+  -- malformed line in the file is every rank's error, as the serial reader's)
   local par = require "retrace.par"
   if opts.parallel and par.size() > 1 then
     local detected = path ~= "-" and replay.detect(path)
     local want = opts.format and opts.format:gsub("^picl%-", "")
-    if (detected == "picl-old" or detected == "picl-new") and not opts.strict and not opts.stop
+    if (detected == "picl-old" or detected == "picl-new")
         and (not want or want == "picl" or "picl-" .. want == detected) then
       local o = setmetatable({ format = detected, picl_lines = true }, { __index = opts })
       return neutral_summary(path, o)

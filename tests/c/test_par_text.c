@@ -73,7 +73,7 @@ static int child_one(const char *path, const char *out)
 {
     rt_err err;
     int rank = rt_par_rank();
-    rt_tsource *s = rt_par_text_open(path, NULL, &err);
+    rt_tsource *s = rt_par_text_open(path, NULL, 0, &err);
     if (!s) {
         if (rank == 0)
             fprintf(stderr, "%s\n", err.msg);

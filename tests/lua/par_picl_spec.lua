@@ -32,10 +32,13 @@ local function same_as_serial(trace, text_only, ...)
 end
 
 -- the ranks' counters of a 3-rank job (RETRACE_PAR_STATS): events replayed per rank
-local function events_per_rank(trace)
+local function events_per_rank(trace, extra)
   local f = os.tmpname()
   os.remove(f)
-  local c, _, e = h.mpirun(3, { "RETRACE_PAR_STATS=" .. f }, "stats", "--json", trace)
+  local args = { "stats", "--json" }
+  for _, a in ipairs(extra or {}) do args[#args + 1] = a end
+  args[#args + 1] = trace
+  local c, _, e = h.mpirun(3, { "RETRACE_PAR_STATS=" .. f }, table.unpack(args))
   assert.are.equal(0, c, e)
   local per = {}
   for l in io.lines(f) do
@@ -118,9 +121,54 @@ describe("PICL stats under mpirun, in byte ranges", function()
     same_as_serial(trace)
   end)
 
-  it("--strict and --to: rank 0 replays alone, the serial result and error", function()
+  it("--from, --to and --strict read in byte ranges too: the serial result", function()
     local p = h.shared_file("picl/mpicl-8a.trf")
-    if p then same_as_serial(p, true, "--to", "0.001") end
+    if not p then return pending("../shared/data absent") end
+    same_as_serial(p, false, "--to", "0.001")
+    same_as_serial(p, false, "--from", "0.02", "--to", "0.08")
+    same_as_serial(p, false, "--strict")
+    same_as_serial(h.shared_file("picl/fft-16.trf"), false, "--strict", "--to", "0.004")
+    -- each rank replays its part under a window and under --strict
+    for _, args in ipairs({ { "--to", "0.05" }, { "--strict" } }) do
+      local per = events_per_rank(p, args)
+      local total = 0
+      for r = 1, 3 do
+        assert.is_true(per[r] > 0, "rank " .. (r - 1) .. " replays nothing")
+        total = total + per[r]
+      end
+      local serial = events_per_rank(p)
+      assert.are.equal(serial[1] + serial[2] + serial[3], total)
+    end
+  end)
+
+  it("--strict: the first malformed line in the file is every rank's one error, wherever it lies", function()
+    local src = h.shared_file("picl/mpicl-10.trf")
+    if not src then return pending("../shared/data absent") end
+    local body = lines_of(src)
+    local n = #body
+    -- bad lines late in the file and early in the second half: ranges 2..4 of 4 hold them
+    for _, marks in ipairs({ { n - 2 }, { math.floor(n * 0.55), math.floor(n * 0.8) },
+                             { math.floor(n * 0.9), math.floor(n * 0.3) }, { 3 } }) do
+      local out = {}
+      for i, l in ipairs(body) do out[i] = l end
+      for k, at in ipairs(marks) do
+        out[at] = k % 2 == 1 and out[at]:gsub("^(%S+) ", "%1 zz ", 1) or out[at]:gsub("^(%S+) %S+", "%1 1.2.3", 1)
+      end
+      local trace = h.temp_file(table.concat(out, "\n") .. "\n", ".trf")
+      local c0, _, serr = h.retrace("stats", "--strict", trace)
+      assert.are.equal(1, c0)
+      local first = math.min(table.unpack(marks))
+      assert.truthy(serr:find(":" .. first .. ": ", 1, true), serr)
+      for r = 2, 4 do
+        local c, out2, e = h.mpirun(r, "stats", "--strict", "--json", trace)
+        assert.are.equal(1, c, e)
+        assert.are.equal("", out2)
+        assert.are.equal(serr, e, "line " .. first .. " on " .. r .. " ranks")
+      end
+    end
+  end)
+
+  it("--strict on a malformed fixture: the serial error", function()
     local bad = h.fixtures .. "/picl/malformed.trf"
     local _, _, serr = h.retrace("stats", "--strict", bad)
     for n = 2, 4 do
