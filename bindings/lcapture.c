@@ -17,11 +17,16 @@
  *   s:lines() -> {{addr, size, func, line}, ...}   stretches of code of one source line
  *   s:result_var(ret) -> name, type (the variable holding a call's result at its
  *                        return address ret), or nothing
+ *   capture.raw_scan(raw) -> paths, others | nil, message   (rt_alloc_raw.h: the distinct
+ *                        call paths of the A records, in order; {kind, rest} of L / K records)
+ *   capture.raw_rewrite(raw, {out1, out2}, {head1, head2}, tail, names) -> A records | nil,
+ *                        message   (names: call path text -> " SHORT LONG\n")
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "bind.h"
+#include "rt_alloc_raw.h"
 #include "rt_capture.h"
 #include "rt_interleave.h"
 #include "rt_symbols.h"
@@ -121,6 +126,76 @@ static int l_interleave(lua_State *L)
         return 2;
     }
     lua_pushboolean(L, 1);
+    return 1;
+}
+
+static int raw_path(void *ud, const char *pcs, size_t n)
+{
+    lua_State *L = ud;
+    lua_pushlstring(L, pcs, n);
+    lua_rawseti(L, -3, (lua_Integer)lua_rawlen(L, -3) + 1);
+    return RT_OK;
+}
+
+static int raw_other(void *ud, char kind, const char *rest, size_t n)
+{
+    lua_State *L = ud;
+    lua_createtable(L, 2, 0);
+    lua_pushlstring(L, &kind, 1);
+    lua_rawseti(L, -2, 1);
+    lua_pushlstring(L, rest, n);
+    lua_rawseti(L, -2, 2);
+    lua_rawseti(L, -2, (lua_Integer)lua_rawlen(L, -2) + 1);
+    return RT_OK;
+}
+
+/* capture.raw_scan(raw) -> paths, others | nil, message */
+static int l_raw_scan(lua_State *L)
+{
+    const char *raw = luaL_checkstring(L, 1);
+    lua_newtable(L); /* paths: at -2 while others is on top */
+    lua_newtable(L);
+    rt_err err;
+    rt_err_clear(&err);
+    if (rt_alloc_raw_scan(raw, raw_path, raw_other, L, &err) != RT_OK)
+        return rt_push_fail(L, &err);
+    return 2;
+}
+
+/* the names table (at index 5) for a call path; NULL when it has none */
+static const char *raw_names(void *ud, const char *pcs, size_t n)
+{
+    lua_State *L = ud;
+    lua_pushlstring(L, pcs, n);
+    lua_rawget(L, 5);
+    const char *s = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL; /* kept by the table */
+    lua_pop(L, 1);
+    return s;
+}
+
+/* capture.raw_rewrite(raw, {out1, out2}, {head1, head2}, tail, names) -> A records | nil, message */
+static int l_raw_rewrite(lua_State *L)
+{
+    const char *raw = luaL_checkstring(L, 1);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    luaL_checktype(L, 3, LUA_TTABLE);
+    size_t tail_len;
+    const char *tail = luaL_checklstring(L, 4, &tail_len);
+    luaL_checktype(L, 5, LUA_TTABLE);
+    const char *out[2], *head[2];
+    size_t head_len[2];
+    for (int k = 0; k < 2; k++) {
+        lua_rawgeti(L, 2, k + 1);
+        out[k] = luaL_checkstring(L, -1);
+        lua_rawgeti(L, 3, k + 1);
+        head[k] = luaL_checklstring(L, -1, &head_len[k]);
+    }
+    rt_err err;
+    rt_err_clear(&err);
+    uint64_t na = 0;
+    if (rt_alloc_raw_rewrite(raw, out, head, head_len, tail, tail_len, raw_names, L, &na, &err) != RT_OK)
+        return rt_push_fail(L, &err);
+    lua_pushinteger(L, (lua_Integer)na);
     return 1;
 }
 
@@ -310,7 +385,8 @@ static const luaL_Reg funcs[] = {
     {"run", l_run},
     {"symbols", l_symbols},
     {"interleave", l_interleave},
-    {"interleave", l_interleave},
+    {"raw_scan", l_raw_scan},
+    {"raw_rewrite", l_raw_rewrite},
     {NULL, NULL},
 };
 

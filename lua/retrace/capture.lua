@@ -95,21 +95,21 @@ local function word(s) return (s:gsub("%s", "_")) end
 -- path of the A records ({[text] = {pc, ...}}); the records themselves are streamed later.
 local function read_raw(path)
   local objs, paths, stack = {}, {}, nil
-  for l in io.lines(path) do
-    local kind, rest = l:match("^@%d+ (%u) ?(.*)$")
-    if kind == "A" then
-      local pcs = rest:match("^%x+ %d+ ([%x/]+)$")
-      if pcs and not paths[pcs] then
-        local list = {}
-        for pc in pcs:gmatch("%x+") do list[#list + 1] = hex(pc) end
-        paths[pcs] = list
-      end
-    elseif kind == "L" then
+  local texts, others = core.capture.raw_scan(path) -- the pass over every record is in C
+  if not texts then error(others, 0) end
+  for _, pcs in ipairs(texts) do
+    local list = {}
+    for pc in pcs:gmatch("%x+") do list[#list + 1] = hex(pc) end
+    paths[pcs] = list
+  end
+  for _, o in ipairs(others) do
+    local kind, rest = o[1], o[2]
+    if kind == "L" then
       local lo, hi, bias, file = rest:match("^(%x+) (%x+) (%x+) (.+)$")
-      objs[#objs + 1] = { lo = hex(lo), hi = hex(hi), bias = hex(bias), path = file }
+      if lo then objs[#objs + 1] = { lo = hex(lo), hi = hex(hi), bias = hex(bias), path = file } end
     elseif kind == "K" then
       local lo, hi = rest:match("^(%x+) (%x+)$")
-      stack = { lo = hex(lo), hi = hex(hi) }
+      if lo then stack = { lo = hex(lo), hi = hex(hi) } end
     end
   end
   -- the program first: under Valgrind it is mapped below the loader and the libraries
@@ -305,36 +305,12 @@ function M.make_alloc_log(dir)
       short[k] = word(head .. "@" .. (#parts > 0 and table.concat(parts, "<") or site))
     end
   end
-  -- the records, streamed from alloc.raw into both logs (written whole or not at all)
-  local fs = require "retrace.fs"
-  local f1 = assert(fs.create(dir .. "/alloc.msp"))
-  local f2 = assert(fs.create(dir .. "/alloc.lines.msp"))
-  local tail = table.concat(out)
-  f1:write(table.concat(head), tail)
-  f2:write(table.concat(head_lines), tail)
-  local nalloc, proc = 0, 0
-  for l in io.lines(raw) do
-    local seq, kind, rest = l:match("^@(%d+) (%u) ?(.*)$")
-    local rec
-    if kind == "A" then
-      local addr, size, pcs = rest:match("^(%x+) (%d+) ([%x/]+)$")
-      if addr then
-        rec = string.format("@%s A %d %s %s %s %s\n", seq, proc, addr, size, short[key_of[pcs]], long_of[pcs])
-        nalloc = nalloc + 1
-      end
-    elseif kind == "S" then
-      proc = math.tointeger(tonumber(rest)) or proc
-      rec = string.format("@%s S %d\n", seq, proc)
-    elseif kind == "F" then
-      rec = string.format("@%s F %d %s\n", seq, proc, rest)
-    end
-    if rec then
-      f1:write(rec)
-      f2:write(rec)
-    end
-  end
-  assert(f1:commit())
-  assert(f2:commit())
+  -- the records, streamed from alloc.raw into both logs (written whole or not at all), in C
+  local tails = {}
+  for pcs in pairs(raw_paths) do tails[pcs] = " " .. short[key_of[pcs]] .. " " .. long_of[pcs] .. "\n" end
+  local nalloc, rerr = core.capture.raw_rewrite(raw, { dir .. "/alloc.msp", dir .. "/alloc.lines.msp" },
+    { table.concat(head), table.concat(head_lines) }, table.concat(out), tails)
+  if not nalloc then error(rerr, 0) end
   write(dir .. "/startup", table.concat(startup))
   return nalloc, nstatic
 end
