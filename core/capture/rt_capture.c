@@ -38,17 +38,17 @@ typedef struct conv {
  * halves each) as data references, I records as fetches. */
 static int put_refs(conv *c, const rt_memref *refs, size_t n, rt_err *err)
 {
-    for (size_t i = 0; i < n; i++) {
-        int st = rt_rtmb_write(c->w, &refs[i], err);
-        c->res->records++;
-        if (refs[i].kind == RT_REF_IFETCH)
-            c->res->ifetches++;
-        else
-            c->res->refs++;
-        if (st != RT_OK)
-            return st;
-    }
-    return RT_OK;
+    size_t done = 0;
+    int st = rt_rtmb_write_many(c->w, refs, n, &done, err);
+    if (st != RT_OK && done < n)
+        done++; /* the record that failed is counted, as before */
+    uint64_t ifetches = 0;
+    for (size_t i = 0; i < done; i++)
+        ifetches += refs[i].kind == RT_REF_IFETCH;
+    c->res->records += done;
+    c->res->ifetches += ifetches;
+    c->res->refs += done - ifetches;
+    return st;
 }
 
 /* One line of lackey's log (without its newline). */

@@ -146,6 +146,8 @@ typedef struct rt_rtmb_writer rt_rtmb_writer;
 rt_rtmb_writer *rt_rtmb_create(const char *path, rt_err *err);
 /* Append one reference. */
 int rt_rtmb_write(rt_rtmb_writer *w, const rt_memref *ref, rt_err *err);
+/* Append refs[0, n): the records written before a failure count in *done (may be NULL). */
+int rt_rtmb_write_many(rt_rtmb_writer *w, const rt_memref *refs, size_t n, size_t *done, rt_err *err);
 /* Flush, close and rename onto the target; reports a write error (disk full) as
  * RT_EIO and then leaves no file. NULL-safe. The writer is freed whatever the result. */
 int rt_rtmb_close(rt_rtmb_writer *w, rt_err *err);

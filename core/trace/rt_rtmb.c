@@ -331,14 +331,18 @@ uint64_t rt_rtmb_size(const rt_rtmb *r)
 
 /* ---- writer ---- */
 
+/* The encoder's state, copied into locals for a batch so that it stays in registers. */
+typedef struct enc_state {
+    uint64_t reg[8], used[8], records, size;
+} enc_state;
+
+
 struct rt_rtmb_writer {
     rt_out *out;         /* written whole: renamed onto the target at close */
     FILE *fp;            /* rt_out_fp(out) */
     char *name;
-    uint64_t reg[8];     /* the address registers, as the reader will have them */
-    uint64_t used[8];    /* when each register was last used (for replacement) */
-    uint64_t records;
-    uint64_t size;       /* previous record's size */
+    enc_state e;         /* the address registers, as the reader will have them, when each
+                          * was last used (for replacement), the records, the last size */
     size_t npend;        /* records encoded into pend, not yet handed to fp */
     unsigned char pend[1 << 16];
 };
@@ -374,7 +378,7 @@ rt_rtmb_writer *rt_rtmb_create(const char *path, rt_err *err)
     h[8] = RT_RTMB_VERSION & 0xff;
     h[9] = RT_RTMB_VERSION >> 8;
     fwrite(h, 1, 16, w->fp);
-    w->size = 1;
+    w->e.size = 1;
     return w;
 }
 
@@ -388,51 +392,95 @@ static unsigned char *put_leb(unsigned char *p, uint64_t v)
     return p;
 }
 
-int rt_rtmb_write(rt_rtmb_writer *w, const rt_memref *ref, rt_err *err)
+/*
+ * Encode one record at p; returns the end. The register nearest the address
+ * (the lowest of equals); the least recently used when none is near. The
+ * eight distances are computed one by one in scalar registers (vectorized,
+ * they went through the stack in 16-byte stores read back 8 bytes at a time,
+ * a store-forwarding stall per record), then a tree of conditional moves
+ * (three steps, not a chain of eight): which register is nearest changes from
+ * record to record.
+ */
+static inline unsigned char *encode(enc_state *e, unsigned char *p, const rt_memref *ref)
 {
-    if (ref->kind < 0 || ref->kind >= RT_REF_KINDS || (ref->size == 0 && ref->kind < RT_REF_FLUSH))
-        return rt_err_at(err, RT_EINVAL, w->name, 0, "record: kind %d size %llu cannot be written",
-                         ref->kind, (unsigned long long)ref->size);
-    if (w->npend > sizeof w->pend - RTMB_MAX_RECORD) {
-        int st = flush_pending(w, err);
-        if (st != RT_OK)
-            return st;
-    }
-    unsigned char *rec = w->pend + w->npend, *p = rec;
-    /* the register nearest the address (the lowest of equals); the least
-     * recently used when none is near. The eight distances apart, then a
-     * tree of conditional moves (three steps, not a chain of eight): which
-     * register is nearest changes from record to record. */
-    uint64_t dist[8];
-    for (unsigned k = 0; k < 8; k++) {
-        uint64_t d = ref->addr - w->reg[k];
-        uint64_t m = 0 - (d >> 63);
-        dist[k] = (d ^ m) - m; /* |d| */
-    }
-    unsigned a = dist[1] < dist[0], b = 2 + (dist[3] < dist[2]);
-    unsigned c = 4 + (dist[5] < dist[4]), e = 6 + (dist[7] < dist[6]);
-    unsigned ab = dist[b] < dist[a] ? b : a, ce = dist[e] < dist[c] ? e : c;
-    unsigned best = dist[ce] < dist[ab] ? ce : ab;
-    uint64_t bestdist = dist[best];
+    uint64_t addr = ref->addr;
+#define RT_ABSDIFF(k) \
+    uint64_t d##k = addr - e->reg[k]; \
+    d##k = (d##k ^ (0 - (d##k >> 63))) + (d##k >> 63)
+    RT_ABSDIFF(0);
+    RT_ABSDIFF(1);
+    RT_ABSDIFF(2);
+    RT_ABSDIFF(3);
+    RT_ABSDIFF(4);
+    RT_ABSDIFF(5);
+    RT_ABSDIFF(6);
+    RT_ABSDIFF(7);
+#undef RT_ABSDIFF
+    unsigned a = d1 < d0, b = 2 + (d3 < d2), c = 4 + (d5 < d4), f = 6 + (d7 < d6);
+    uint64_t da = a ? d1 : d0, db = b == 3 ? d3 : d2, dc = c == 5 ? d5 : d4, df = f == 7 ? d7 : d6;
+    unsigned ab = db < da ? b : a, cf = df < dc ? f : c;
+    uint64_t dab = db < da ? db : da, dcf = df < dc ? df : dc;
+    unsigned best = dcf < dab ? cf : ab;
+    uint64_t bestdist = dcf < dab ? dcf : dab;
     if (bestdist >= (1u << 20)) {
         best = 0;
         for (unsigned k = 1; k < 8; k++)
-            if (w->used[k] < w->used[best])
+            if (e->used[k] < e->used[best])
                 best = k;
     }
     unsigned tag = (unsigned)ref->kind | best << 4;
-    if (ref->size != w->size)
+    if (ref->size != e->size)
         tag |= 8;
     *p++ = (unsigned char)tag;
     if (tag & 8)
         p = put_leb(p, ref->size);
-    uint64_t d = ref->addr - w->reg[best]; /* two's complement difference */
+    uint64_t d = addr - e->reg[best]; /* two's complement difference */
     uint64_t zz = (d << 1) ^ (0 - (d >> 63));
     p = put_leb(p, zz);
-    w->reg[best] = ref->addr;
-    w->used[best] = ++w->records;
-    w->size = ref->size;
-    w->npend += (size_t)(p - rec);
+    e->reg[best] = addr;
+    e->used[best] = ++e->records;
+    e->size = ref->size;
+    return p;
+}
+
+/* A record the format can hold: a kind it knows, a size unless a flush or beyond. */
+static int check_ref(const rt_rtmb_writer *w, const rt_memref *ref, rt_err *err)
+{
+    if (ref->kind < 0 || ref->kind >= RT_REF_KINDS || (ref->size == 0 && ref->kind < RT_REF_FLUSH))
+        return rt_err_at(err, RT_EINVAL, w->name, 0, "record: kind %d size %llu cannot be written",
+                         ref->kind, (unsigned long long)ref->size);
+    return RT_OK;
+}
+
+int rt_rtmb_write_many(rt_rtmb_writer *w, const rt_memref *refs, size_t n, size_t *done, rt_err *err)
+{
+    enc_state e = w->e;
+    int st = RT_OK;
+    size_t i = 0;
+    for (; i < n; i++) {
+        const rt_memref *ref = &refs[i];
+        if ((st = check_ref(w, ref, err)) != RT_OK)
+            break;
+        if (w->npend > sizeof w->pend - RTMB_MAX_RECORD && (st = flush_pending(w, err)) != RT_OK)
+            break;
+        unsigned char *rec = w->pend + w->npend;
+        w->npend += (size_t)(encode(&e, rec, ref) - rec);
+    }
+    w->e = e;
+    if (done)
+        *done = i;
+    return st;
+}
+
+int rt_rtmb_write(rt_rtmb_writer *w, const rt_memref *ref, rt_err *err)
+{
+    int st = check_ref(w, ref, err);
+    if (st != RT_OK)
+        return st;
+    if (w->npend > sizeof w->pend - RTMB_MAX_RECORD && (st = flush_pending(w, err)) != RT_OK)
+        return st;
+    unsigned char *rec = w->pend + w->npend;
+    w->npend += (size_t)(encode(&w->e, rec, ref) - rec);
     return RT_OK;
 }
 
