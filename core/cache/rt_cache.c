@@ -209,18 +209,14 @@ int rt_cache_access_batch(rt_cache *c, const uint64_t *addr, const uint8_t *is_w
 {
     size_t i = 0;
     int st = RT_OK;
-    /* the built-in policies never fail: the hierarchy's own batch path, its counts read back */
-    int builtin = 0;
-    for (int k = 0; rt_policy_names[k]; k++)
-        builtin |= rt_policy_builtin(rt_policy_names[k]) == c->ops;
-    if (builtin && c->cfg.write_back && c->line_shift > 0) {
+    /* write-back (every reference looked up): the hierarchy's own batch path, Lua policies
+     * included, its counts read back */
+    if (c->cfg.write_back && c->line_shift > 0) {
         const rt_hier_stats *hs = rt_hier_stats_get(c->h, 0, RT_HIER_UNIFIED);
         uint64_t f0[2] = {hs->fetch[RT_REF_READ], hs->fetch[RT_REF_WRITE]};
         uint64_t m0[2] = {hs->miss[RT_REF_READ], hs->miss[RT_REF_WRITE]};
         uint64_t e0 = rt_hier_evictions(c->h, 0, RT_HIER_UNIFIED), b0 = hs->bytes_written;
-        st = rt_hier_lines(c->h, addr, is_write, n);
-        if (st != RT_OK)
-            return failed(c, st);
+        st = rt_hier_lines(c->h, addr, is_write, n, &i);
         for (int w = 0; w < 2; w++) {
             uint64_t m = hs->miss[w] - m0[w];
             c->count[w][0] += m;
@@ -228,7 +224,8 @@ int rt_cache_access_batch(rt_cache *c, const uint64_t *addr, const uint8_t *is_w
         }
         c->st.evictions += rt_hier_evictions(c->h, 0, RT_HIER_UNIFIED) - e0;
         c->st.writebacks += (hs->bytes_written - b0) >> c->line_shift;
-        i = n;
+        if (st != RT_OK)
+            st = failed(c, st);
     } else {
         for (; i < n; i++)
             if ((st = access_one(c, addr[i], is_write[i], NULL)) != RT_OK)

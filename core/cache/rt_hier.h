@@ -232,8 +232,9 @@ int rt_hier_set_cores(rt_hier *h, const uint64_t *sw, size_t n, rt_err *err);
 /* n loads and stores (writes[i] 0 or 1) of one byte at addrs[i], on core 0 of a
  * machine of one core, as n rt_hier_ref calls would do them: the batch path of
  * rt_hier_run (hits of a fast first level never leave its loop). RT_OK or the
- * first failure (the references after it are not made). */
-int rt_hier_lines(rt_hier *h, const uint64_t *addrs, const uint8_t *writes, size_t n);
+ * first failure (a policy hook's: the references after it are not made). *done
+ * (may be NULL): the references made, the failing one not counted. */
+int rt_hier_lines(rt_hier *h, const uint64_t *addrs, const uint8_t *writes, size_t n, size_t *done);
 
 /* Valid lines replaced by allocations in that cache (of core 0) so far. */
 uint64_t rt_hier_evictions(const rt_hier *h, unsigned level, int which);

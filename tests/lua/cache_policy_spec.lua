@@ -111,6 +111,27 @@ describe("Lua policies on misses only", function()
     os.remove(path)
   end)
 
+  it("cache.run: a policy failing in the middle of a batch stops the run with its one-line message", function()
+    local path = din_trace(11, 60000, 65536)
+    local calls = 0
+    local boom = cache.policy{ name = "boom", recency = true, victim = function(set)
+      calls = calls + 1
+      if calls == 777 then error("no luck at call 777") end
+      return 1
+    end }
+    local r, err = cache.run(path, { format = "din", size = 16384, line = 32, ways = 8, policy = boom })
+    assert.is_nil(r)
+    assert.are.equal(777, calls)
+    assert.truthy(err:find("policy boom: victim: ", 1, true), err)
+    assert.truthy(err:find("no luck at call 777", 1, true), err)
+    assert.is_nil(err:find("\n", 1, true), err) -- one line, no traceback
+    local bad = cache.policy{ name = "bad", recency = true, victim = function() return 99 end }
+    r, err = cache.run(path, { format = "din", size = 16384, line = 32, ways = 8, policy = bad })
+    assert.is_nil(r)
+    assert.are.equal("policy bad: victim: returned 99, not a way 1..8", err)
+    os.remove(path)
+  end)
+
   it("hierarchy: the shipped Lua policies give the C policies' reports", function()
     -- xdin with flushes of ranges and of the whole cache among loads, stores and fetches
     local rnd, out = lcg(11), {}
