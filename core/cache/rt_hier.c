@@ -1632,7 +1632,9 @@ int rt_hier_flush_all(rt_hier *h)
  * within one block, into c, the level-1 data cache, which is fast. Hits are
  * handled here with the store's arrays in locals (what hit_fast does), misses
  * by miss_fast or the general path. */
-static int lines_batch(rt_hier *h, hcache *c, const uint64_t *addrs, const uint8_t *writes, size_t n)
+/* done (unless NULL): the references made before a failure, n without one */
+static int lines_batch(rt_hier *h, hcache *c, const uint64_t *addrs, const uint8_t *writes, size_t n,
+                       size_t *done)
 {
     store *s = &c->m;
     if (!s->swar || (!s->set_mask && s->sets != 1)) {
@@ -1641,9 +1643,14 @@ static int lines_batch(rt_hier *h, hcache *c, const uint64_t *addrs, const uint8
                 continue;
             rt_memref r = {addrs[i], 1, writes[i]};
             int st = rt_hier_ref(h, &r);
-            if (st != RT_OK)
+            if (st != RT_OK) {
+                if (done)
+                    *done = i;
                 return st;
+            }
         }
+        if (done)
+            *done = n;
         return RT_OK;
     }
     const unsigned lb = c->lg2b, shift = s->sig_shift;
@@ -1654,7 +1661,8 @@ static int lines_batch(rt_hier *h, hcache *c, const uint64_t *addrs, const uint8
     uint32_t *dirty = s->dirty;
     uint64_t clock = s->clock, hits = 0, write_hits = 0;
     int st = RT_OK;
-    for (size_t i = 0; i < n; i++) {
+    size_t i = 0;
+    for (; i < n; i++) {
         const uint64_t blk = addrs[i] >> lb;
         int64_t slot = ways == 8 ? swar_find(sig, tag, (blk & mask) * 8, 8, blk, shift)
                                  : swar_find(sig, tag, (blk & mask) * ways, ways, blk, shift);
@@ -1680,22 +1688,35 @@ static int lines_batch(rt_hier *h, hcache *c, const uint64_t *addrs, const uint8
     s->clock = clock;
     c->st.fetch[T_READ] += hits - write_hits;
     c->st.fetch[T_WRITE] += write_hits;
+    if (done)
+        *done = i;
+    return st;
+}
+
+int rt_hier_lines_done(rt_hier *h, const uint64_t *addrs, const uint8_t *writes, size_t n,
+                       size_t *done)
+{
+    size_t d = 0;
+    int st = RT_OK;
+    if (!h->cd->fast || h->cores != 1) { /* the general path, reference by reference */
+        for (; d < n; d++) {
+            rt_memref r = {addrs[d], 1, writes[d]};
+            if ((st = rt_hier_ref(h, &r)) != RT_OK)
+                break;
+        }
+    } else {
+        st = lines_batch(h, h->cd, addrs, writes, n, &d);
+        if (st == RT_OK)
+            st = status(h);
+    }
+    if (done)
+        *done = d;
     return st;
 }
 
 int rt_hier_lines(rt_hier *h, const uint64_t *addrs, const uint8_t *writes, size_t n)
 {
-    if (!h->cd->fast || h->cores != 1) { /* the general path, reference by reference */
-        for (size_t i = 0; i < n; i++) {
-            rt_memref r = {addrs[i], 1, writes[i]};
-            int st = rt_hier_ref(h, &r);
-            if (st != RT_OK)
-                return st;
-        }
-        return RT_OK;
-    }
-    int st = lines_batch(h, h->cd, addrs, writes, n);
-    return st != RT_OK ? st : status(h);
+    return rt_hier_lines_done(h, addrs, writes, n, NULL);
 }
 
 uint64_t rt_hier_evictions(const rt_hier *h, unsigned level, int which)
@@ -1728,7 +1749,7 @@ int rt_hier_run(rt_hier *h, rt_memtrace *t, rt_hier_run_result *res, rt_err *err
             if (n) {
                 /* the reader gives the address; the size is within the block:
                  * without sub-blocks only the block matters */
-                if ((st = lines_batch(h, cd, addrs, writes, n)) != RT_OK)
+                if ((st = lines_batch(h, cd, addrs, writes, n, NULL)) != RT_OK)
                     return rt_err_set(err, st, "%s", h->err.msg);
                 res->records += n;
                 res->simulated += n;

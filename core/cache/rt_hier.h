@@ -234,6 +234,10 @@ int rt_hier_set_cores(rt_hier *h, const uint64_t *sw, size_t n, rt_err *err);
  * rt_hier_run (hits of a fast first level never leave its loop). RT_OK or the
  * first failure (the references after it are not made). */
 int rt_hier_lines(rt_hier *h, const uint64_t *addrs, const uint8_t *writes, size_t n);
+/* rt_hier_lines, and done (unless NULL): the references made before the
+ * failure (the failed one not among them), n without one. */
+int rt_hier_lines_done(rt_hier *h, const uint64_t *addrs, const uint8_t *writes, size_t n,
+                       size_t *done);
 
 /* Valid lines replaced by allocations in that cache (of core 0) so far. */
 uint64_t rt_hier_evictions(const rt_hier *h, unsigned level, int which);
