@@ -478,10 +478,22 @@ static int failing_lru_victim(void *ud, rt_policy_set *s, uint64_t now, unsigned
     return RT_OK;
 }
 
+/* the same without recency: the hierarchy's general path, way 0 always */
+static int failing_first_victim(void *ud, rt_policy_set *s, uint64_t now, unsigned *way)
+{
+    (void)now;
+    failing_lru *f = ud;
+    if (++f->calls == f->fail_at)
+        return rt_err_set(s->err, RT_EINVAL, "policy ffirst: victim: call %d", f->calls);
+    *way = 0;
+    return RT_OK;
+}
+
 static void test_batch_policy_failure(void **state)
 {
     (void)state;
     static const rt_policy_ops flru = {.name = "flru", .recency = 1, .victim = failing_lru_victim};
+    static const rt_policy_ops ffirst = {.name = "ffirst", .victim = failing_first_victim};
     enum { N = 30000 };
     uint64_t *a = malloc(N * sizeof *a);
     uint8_t *w = malloc(N);
@@ -494,14 +506,15 @@ static void test_batch_policy_failure(void **state)
     rt_cache *ref = make(4096, 64, 8, &rt_policy_lru, 1);
     for (int i = 0; i < N; i++)
         assert_int_equal(rt_cache_access(ref, a[i], w[i], NULL), RT_OK);
-    for (int fail_at = 1; fail_at <= 3001; fail_at += 1500) {
+    for (int fail_at = 1; fail_at <= 6002; fail_at += 1500) {
+        const rt_policy_ops *ops = fail_at > 3001 ? &ffirst : &flru;
         failing_lru fo = {0, fail_at}, fm = {0, fail_at};
         rt_cache *c[2];
         failing_lru *ud[2] = {&fo, &fm};
         for (int k = 0; k < 2; k++) {
             rt_cache_config cfg = rt_cache_defaults(4096, 64);
             cfg.ways = 8;
-            cfg.policy = &flru;
+            cfg.policy = ops;
             cfg.policy_ud = ud[k];
             cfg.write_back = 1;
             rt_err e;
