@@ -47,6 +47,13 @@ typedef struct lpolicy {
      * call needs (V_* below): a call pushes only the set, the times and now. */
     lua_State *T;
     int tref;             /* registry ref of T */
+    /* what set.last and set.loaded hold, by set index * stride + way (0 after
+     * lp_init): a victim call writes only the entries that changed. stride is
+     * the ways of the first set made (shadow off, NULL, if another differs). */
+    uint64_t *shadow[2];
+    size_t nshadow;       /* entries of each shadow */
+    unsigned stride;
+    int noshadow;
     char name[64];
 } lpolicy;
 
@@ -94,6 +101,47 @@ static int hook_fail(lpolicy *p, int h, rt_policy_set *s, int below)
     return hook_fail_on(p, p->L, h, s, below);
 }
 
+static void shadow_off(lpolicy *p)
+{
+    for (int k = 0; k < 2; k++) {
+        free(p->shadow[k]);
+        p->shadow[k] = NULL;
+    }
+    p->nshadow = 0;
+    p->noshadow = 1;
+}
+
+/* set s's entries of the shadows: 0, as lp_init wrote them */
+static void shadow_init(lpolicy *p, const rt_policy_set *s)
+{
+    if (p->noshadow)
+        return;
+    if (!p->stride)
+        p->stride = s->ways;
+    if (p->stride != s->ways) {
+        shadow_off(p);
+        return;
+    }
+    size_t need = ((size_t)s->index + 1) * p->stride;
+    if (need > p->nshadow) {
+        size_t n = p->nshadow ? p->nshadow : 64 * (size_t)p->stride;
+        while (n < need)
+            n *= 2;
+        for (int k = 0; k < 2; k++) {
+            uint64_t *q = realloc(p->shadow[k], n * sizeof *q);
+            if (!q) {
+                shadow_off(p);
+                return;
+            }
+            memset(q + p->nshadow, 0, (n - p->nshadow) * sizeof *q);
+            p->shadow[k] = q;
+        }
+        p->nshadow = n;
+    }
+    for (int k = 0; k < 2; k++)
+        memset(p->shadow[k] + (size_t)s->index * p->stride, 0, p->stride * sizeof(uint64_t));
+}
+
 static int lp_init(void *ud, rt_policy_set *s)
 {
     lpolicy *p = ud;
@@ -122,6 +170,8 @@ static int lp_init(void *ud, rt_policy_set *s)
         lua_pop(L, 1);
         lua_setfield(L, -2, rec_names[k]);
     }
+    if (p->recency)
+        shadow_init(p, s);
     lua_rawseti(L, -2, (lua_Integer)s->index + 1);
     lua_pop(L, 1);
     if (p->fn[H_INIT] == LUA_NOREF)
@@ -171,7 +221,16 @@ static int lp_victim(void *ud, rt_policy_set *s, uint64_t now, unsigned *way)
             continue;
         const uint64_t *v = k ? s->loaded : s->last;
         lua_rawgeti(T, V_LAST + k, (lua_Integer)s->index + 1);
+        uint64_t *sh = p->shadow[k] && s->ways == p->stride
+                               && ((size_t)s->index + 1) * p->stride <= p->nshadow
+                           ? p->shadow[k] + (size_t)s->index * p->stride
+                           : NULL;
         for (unsigned w = 0; w < s->ways; w++) {
+            if (sh) {
+                if (sh[w] == v[w])
+                    continue;
+                sh[w] = v[w];
+            }
             lua_pushinteger(T, (lua_Integer)v[w]);
             lua_rawseti(T, -2, (lua_Integer)w + 1);
         }
@@ -212,6 +271,7 @@ static int lpolicy_gc(lua_State *L)
     luaL_unref(L, LUA_REGISTRYINDEX, p->tref);
     p->tref = LUA_NOREF;
     p->T = NULL;
+    shadow_off(p);
     for (int k = 0; k < 2; k++) {
         luaL_unref(L, LUA_REGISTRYINDEX, p->rec[k]);
         p->rec[k] = LUA_NOREF;

@@ -209,23 +209,33 @@ int rt_cache_access_batch(rt_cache *c, const uint64_t *addr, const uint8_t *is_w
 {
     size_t i = 0;
     int st = RT_OK;
-    /* write-back (every reference looked up): the hierarchy's own batch path, Lua policies
-     * included, its counts read back */
-    if (c->cfg.write_back && c->line_shift > 0) {
+    /* The hierarchy's own batch path, its counts read back: the built-in
+     * policies, which never fail, and those (Lua's) without a hit hook, which
+     * can fail only on a miss (victim, fill): then the references before it are
+     * counted by the hierarchy and the failed one here, a miss, as access_one does. */
+    int batch = !c->ops->hit;
+    for (int k = 0; rt_policy_names[k]; k++)
+        batch |= rt_policy_builtin(rt_policy_names[k]) == c->ops;
+    if (batch && c->cfg.write_back && c->line_shift > 0) {
         const rt_hier_stats *hs = rt_hier_stats_get(c->h, 0, RT_HIER_UNIFIED);
         uint64_t f0[2] = {hs->fetch[RT_REF_READ], hs->fetch[RT_REF_WRITE]};
         uint64_t m0[2] = {hs->miss[RT_REF_READ], hs->miss[RT_REF_WRITE]};
         uint64_t e0 = rt_hier_evictions(c->h, 0, RT_HIER_UNIFIED), b0 = hs->bytes_written;
         st = rt_hier_lines(c->h, addr, is_write, n, &i);
+        uint64_t fetched = 0;
         for (int w = 0; w < 2; w++) {
             uint64_t m = hs->miss[w] - m0[w];
             c->count[w][0] += m;
             c->count[w][1] += hs->fetch[w] - f0[w] - m;
+            fetched += hs->fetch[w] - f0[w];
         }
         c->st.evictions += rt_hier_evictions(c->h, 0, RT_HIER_UNIFIED) - e0;
         c->st.writebacks += (hs->bytes_written - b0) >> c->line_shift;
-        if (st != RT_OK)
+        if (st != RT_OK) {
+            if (i < n && fetched == i) /* the failed reference, not counted by the hierarchy */
+                c->count[is_write[i] != 0][0]++;
             st = failed(c, st);
+        }
     } else {
         for (; i < n; i++)
             if ((st = access_one(c, addr[i], is_write[i], NULL)) != RT_OK)

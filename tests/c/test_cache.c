@@ -457,6 +457,108 @@ static void test_batch_equals_single(void **state)
     free(w);
 }
 
+/* A policy of the engine's recency (as the shipped Lua ones: no hit hook)
+ * takes the batch path too, and a failure in the middle of a batch leaves what
+ * one access per reference leaves: done, every counter, the message. */
+typedef struct {
+    int calls, fail_at;
+} failing_lru;
+
+static int failing_lru_victim(void *ud, rt_policy_set *s, uint64_t now, unsigned *way)
+{
+    (void)now;
+    failing_lru *f = ud;
+    if (++f->calls == f->fail_at)
+        return rt_err_set(s->err, RT_EINVAL, "policy flru: victim: call %d", f->calls);
+    unsigned best = 0;
+    for (unsigned w = 1; w < s->ways; w++)
+        if (s->last[w] < s->last[best])
+            best = w;
+    *way = best;
+    return RT_OK;
+}
+
+/* the same without recency: the hierarchy's general path, way 0 always */
+static int failing_first_victim(void *ud, rt_policy_set *s, uint64_t now, unsigned *way)
+{
+    (void)now;
+    failing_lru *f = ud;
+    if (++f->calls == f->fail_at)
+        return rt_err_set(s->err, RT_EINVAL, "policy ffirst: victim: call %d", f->calls);
+    *way = 0;
+    return RT_OK;
+}
+
+static void test_batch_policy_failure(void **state)
+{
+    (void)state;
+    static const rt_policy_ops flru = {.name = "flru", .recency = 1, .victim = failing_lru_victim};
+    static const rt_policy_ops ffirst = {.name = "ffirst", .victim = failing_first_victim};
+    enum { N = 30000 };
+    uint64_t *a = malloc(N * sizeof *a);
+    uint8_t *w = malloc(N);
+    uint64_t x = 777;
+    for (int i = 0; i < N; i++) {
+        x = x * 6364136223846793005ull + 1442695040888963407ull;
+        a[i] = (x >> 20) % 4 ? (x >> 33) % 16384 : (x >> 33) % 262144;
+        w[i] = (x >> 13) % 3 == 0;
+    }
+    rt_cache *ref = make(4096, 64, 8, &rt_policy_lru, 1);
+    for (int i = 0; i < N; i++)
+        assert_int_equal(rt_cache_access(ref, a[i], w[i], NULL), RT_OK);
+    for (int fail_at = 1; fail_at <= 6002; fail_at += 1500) {
+        const rt_policy_ops *ops = fail_at > 3001 ? &ffirst : &flru;
+        failing_lru fo = {0, fail_at}, fm = {0, fail_at};
+        rt_cache *c[2];
+        failing_lru *ud[2] = {&fo, &fm};
+        for (int k = 0; k < 2; k++) {
+            rt_cache_config cfg = rt_cache_defaults(4096, 64);
+            cfg.ways = 8;
+            cfg.policy = ops;
+            cfg.policy_ud = ud[k];
+            cfg.write_back = 1;
+            rt_err e;
+            assert_int_equal(rt_cache_new(&cfg, &c[k], &e), RT_OK);
+        }
+        size_t failed_at = N;
+        for (size_t i = 0; i < N; i++)
+            if (rt_cache_access(c[0], a[i], w[i], NULL) != RT_OK) {
+                failed_at = i;
+                break;
+            }
+        assert_true(failed_at < N);
+        size_t done;
+        assert_int_equal(rt_cache_access_batch(c[1], a, w, N, &done), RT_EINVAL);
+        assert_int_equal(done, failed_at);
+        assert_string_equal(rt_cache_error(c[1]), rt_cache_error(c[0]));
+        assert_memory_equal(rt_cache_stats_get(c[0]), rt_cache_stats_get(c[1]), sizeof(rt_cache_stats));
+        /* both go on alike after the failure */
+        assert_int_equal(rt_cache_access_batch(c[1], a + done + 1, w + done + 1, N - done - 1, &done), RT_OK);
+        for (size_t i = failed_at + 1; i < N; i++)
+            assert_int_equal(rt_cache_access(c[0], a[i], w[i], NULL), RT_OK);
+        assert_memory_equal(rt_cache_stats_get(c[0]), rt_cache_stats_get(c[1]), sizeof(rt_cache_stats));
+        rt_cache_free(c[0]);
+        rt_cache_free(c[1]);
+    }
+    /* without a failure: the figures of the C LRU */
+    failing_lru never = {0, -1};
+    rt_cache_config cfg = rt_cache_defaults(4096, 64);
+    cfg.ways = 8;
+    cfg.policy = &flru;
+    cfg.policy_ud = &never;
+    cfg.write_back = 1;
+    rt_cache *m;
+    rt_err e;
+    assert_int_equal(rt_cache_new(&cfg, &m, &e), RT_OK);
+    assert_int_equal(rt_cache_access_batch(m, a, w, N, NULL), RT_OK);
+    assert_true(never.calls > 1000);
+    assert_memory_equal(rt_cache_stats_get(ref), rt_cache_stats_get(m), sizeof(rt_cache_stats));
+    rt_cache_free(m);
+    rt_cache_free(ref);
+    free(a);
+    free(w);
+}
+
 static void test_linemap(void **state)
 {
     (void)state;
@@ -501,6 +603,7 @@ int main(void)
         cmocka_unit_test(test_lru_vs_model),
         cmocka_unit_test(test_fifo_vs_model),
         cmocka_unit_test(test_batch_equals_single),
+        cmocka_unit_test(test_batch_policy_failure),
         cmocka_unit_test(test_linemap),
         cmocka_unit_test(test_one_lookup_one_check_one_ratio),
     };

@@ -111,7 +111,7 @@ describe("Lua policies on misses only", function()
     os.remove(path)
   end)
 
-  it("cache.run: a policy failing in the middle of a batch stops the run with its one-line message", function()
+  it("cache.run: a policy table failing in the middle of a batch, or returning no way: one line", function()
     local path = din_trace(11, 60000, 65536)
     local calls = 0
     local boom = cache.policy{ name = "boom", recency = true, victim = function(set)
@@ -129,6 +129,28 @@ describe("Lua policies on misses only", function()
     r, err = cache.run(path, { format = "din", size = 16384, line = 32, ways = 8, policy = bad })
     assert.is_nil(r)
     assert.are.equal("policy bad: victim: returned 99, not a way 1..8", err)
+    os.remove(path)
+  end)
+
+  it("cache.run: a policy failing in the middle of a batch stops there, its file and line named", function()
+    local path = din_trace(9, 60000, 65536)
+    local file = h.temp_file([[
+local cache = require "retrace.cache"
+calls = 0
+return cache.policy{ name = "tired", recency = true, victim = function(set)
+  calls = calls + 1
+  if calls == 3000 then error("too many victims") end
+  local last, best = set.last, 1
+  for w = 2, set.ways do if last[w] < last[best] then best = w end end
+  return best
+end }
+]], ".lua")
+    local r, err = cache.run(path, { format = "din", size = 16384, line = 32, ways = 8, policy = file })
+    assert.is_nil(r)
+    assert.are.equal("policy tired: victim: " .. file .. ":5: too many victims", err)
+    assert.are.equal(3000, calls) -- no victim asked after the failure
+    calls = nil
+    os.remove(file)
     os.remove(path)
   end)
 
