@@ -114,73 +114,57 @@ int rt_alloc_raw_rewrite(const char *raw, const char *const out[2], const char *
     }
     uint64_t na = 0;
     long long proc = 0;
-    char rec[256];
     const char *l;
     size_t n;
     while (st == RT_OK && (st = rt_lines_next(in, &l, &n, err)) == RT_OK) {
         size_t q, ae, se;
         char kind;
-        if (!head_of(l, n, &q, &kind))
+        if (!head_of(l, n, &q, &kind) || (kind != 'A' && kind != 'S' && kind != 'F'))
             continue;
         const char *rest = l + q + 2; /* after the kind: " ..." or the end */
         size_t rn = n - q - 2;
-        int len = -1;
-        const char *more = NULL; /* a second piece written after rec */
-        size_t more_n = 0;
-        if (kind == 'A' && rn > 1 && rest[0] == ' ' && a_fields(rest + 1, rn - 1, &ae, &se)) {
-            const char *nm = names(ud, rest + 1 + se + 1, rn - 1 - se - 1);
-            if (!nm) {
+        const char *piece = NULL, *end = "\n"; /* written after `@SEQ K P`: " piece", then end */
+        size_t piece_n = 0;
+        if (kind == 'A') {
+            if (rn < 2 || rest[0] != ' ' || !a_fields(rest + 1, rn - 1, &ae, &se))
+                continue;
+            if (!(end = names(ud, rest + 1 + se + 1, rn - 1 - se - 1))) {
                 st = rt_err_at(err, RT_EINVAL, raw, rt_lines_lineno(in), "call path: not named");
                 break;
             }
-            len = snprintf(rec, sizeof rec, "%.*s A %lld ", (int)q, l, proc);
-            more = rest + 1;
-            more_n = se; /* ADDR SIZE */
-            if (len > 0 && (size_t)len < sizeof rec) {
-                for (int k = 0; k < 2; k++) {
-                    fwrite(rec, 1, (size_t)len, f[k]);
-                    fwrite(more, 1, more_n, f[k]);
-                    fputs(nm, f[k]);
+            piece = rest + 1; /* ADDR SIZE; the names end the line */
+            piece_n = se;
+            na++;
+        } else {
+            /* `@SEQ K`, then an optional blank and the rest */
+            if (rn > 0 && rest[0] == ' ') {
+                rest++;
+                rn--;
+            }
+            if (kind == 'F') {
+                piece = rest;
+                piece_n = rn;
+            } else { /* a thread number (an integer, as Lua's tonumber reads it); else the thread stays */
+                char num[32];
+                if (rn > 0 && rn < sizeof num) {
+                    memcpy(num, rest, rn);
+                    num[rn] = '\0';
+                    char *e;
+                    errno = 0;
+                    long long v = strtoll(num, &e, 10);
+                    if (e != num && *e == '\0' && errno == 0)
+                        proc = v;
                 }
             }
-            na++;
-            continue;
         }
-        /* S and F: `@SEQ K` then an optional blank and the rest */
-        if (kind != 'S' && kind != 'F')
-            continue;
-        const char *r = rest;
-        size_t m = rn;
-        if (m > 0 && r[0] == ' ') {
-            r++;
-            m--;
-        }
-        if (kind == 'S') {
-            /* a thread number (an integer, as Lua's tonumber reads it); else the thread stays */
-            char num[32];
-            if (m > 0 && m < sizeof num) {
-                memcpy(num, r, m);
-                num[m] = '\0';
-                char *end;
-                errno = 0;
-                long long v = strtoll(num, &end, 10);
-                if (end != num && *end == '\0' && errno == 0)
-                    proc = v;
-            }
-            len = snprintf(rec, sizeof rec, "%.*s S %lld\n", (int)q, l, proc);
-        } else {
-            len = snprintf(rec, sizeof rec, "%.*s F %lld ", (int)q, l, proc);
-            more = r;
-            more_n = m;
-        }
-        if (len <= 0 || (size_t)len >= sizeof rec)
-            continue;
         for (int k = 0; k < 2; k++) {
-            fwrite(rec, 1, (size_t)len, f[k]);
-            if (more) {
-                fwrite(more, 1, more_n, f[k]);
-                fputc('\n', f[k]);
+            fwrite(l, 1, q, f[k]);
+            fprintf(f[k], " %c %lld", kind, proc);
+            if (piece) {
+                fputc(' ', f[k]);
+                fwrite(piece, 1, piece_n, f[k]);
             }
+            fputs(end, f[k]);
         }
     }
     if (st == RT_EEOF)
