@@ -452,20 +452,24 @@ static int check_ref(const rt_rtmb_writer *w, const rt_memref *ref, rt_err *err)
     return RT_OK;
 }
 
+/* One record through state e (the writer's, or a batch's copy of it): checked, room made, encoded. */
+static inline int put_one(rt_rtmb_writer *w, enc_state *e, const rt_memref *ref, rt_err *err)
+{
+    int st = check_ref(w, ref, err);
+    if (st != RT_OK || (w->npend > sizeof w->pend - RTMB_MAX_RECORD && (st = flush_pending(w, err)) != RT_OK))
+        return st;
+    unsigned char *rec = w->pend + w->npend;
+    w->npend += (size_t)(encode(e, rec, ref) - rec);
+    return RT_OK;
+}
+
 int rt_rtmb_write_many(rt_rtmb_writer *w, const rt_memref *refs, size_t n, size_t *done, rt_err *err)
 {
-    enc_state e = w->e;
+    enc_state e = w->e; /* in registers for the batch */
     int st = RT_OK;
     size_t i = 0;
-    for (; i < n; i++) {
-        const rt_memref *ref = &refs[i];
-        if ((st = check_ref(w, ref, err)) != RT_OK)
-            break;
-        if (w->npend > sizeof w->pend - RTMB_MAX_RECORD && (st = flush_pending(w, err)) != RT_OK)
-            break;
-        unsigned char *rec = w->pend + w->npend;
-        w->npend += (size_t)(encode(&e, rec, ref) - rec);
-    }
+    while (i < n && (st = put_one(w, &e, &refs[i], err)) == RT_OK)
+        i++;
     w->e = e;
     if (done)
         *done = i;
@@ -474,14 +478,7 @@ int rt_rtmb_write_many(rt_rtmb_writer *w, const rt_memref *refs, size_t n, size_
 
 int rt_rtmb_write(rt_rtmb_writer *w, const rt_memref *ref, rt_err *err)
 {
-    int st = check_ref(w, ref, err);
-    if (st != RT_OK)
-        return st;
-    if (w->npend > sizeof w->pend - RTMB_MAX_RECORD && (st = flush_pending(w, err)) != RT_OK)
-        return st;
-    unsigned char *rec = w->pend + w->npend;
-    w->npend += (size_t)(encode(&w->e, rec, ref) - rec);
-    return RT_OK;
+    return put_one(w, &w->e, ref, err);
 }
 
 int rt_rtmb_close(rt_rtmb_writer *w, rt_err *err)
