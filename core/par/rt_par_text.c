@@ -12,6 +12,7 @@
 #include "rt_lines.h"
 #include "rt_mem.h"
 #include "rt_par.h"
+#include "rt_par_job.h"
 #include "rt_par_rec.h"
 #include "rt_par_route.h"
 #include "rt_paraver.h"
@@ -19,51 +20,16 @@
 #include "rt_picl_source.h"
 #include "rt_tsource_open.h"
 
-/* Bytes of record lines a rank gathers before an exchange (over all destinations). */
-#define BATCH_BYTES ((size_t)4 << 20)
-
-typedef struct outbuf {
-    char *p;
-    size_t n, cap;
-} outbuf;
-
-/* A PICL event number (a Paraver state value) and the first line a range saw it on; Paraver:
- * the rank its record goes to. */
-typedef struct evline {
-    int64_t event, line, owner;
-} evline;
-
-typedef struct job {
-    int rank, size;
-    const char *path;
-    size_t batch;
-    outbuf *out;            /* per destination rank: numbered lines "LINE\ttext\n" */
-    size_t pending;         /* bytes in out[] */
-    FILE **spill;           /* per source rank */
-    int *mark;              /* per rank: stamp of the last record sent there (no rank twice) */
-    int stamp;
-    rt_err err;             /* this rank's failure (status RT_OK when none) */
-    /* PICL */
-    rt_picl *picl;
-    int old;
-    int maxproc;            /* largest processor seen + 1 */
-    unsigned char *seen;    /* old format, per node: a record of it was in this range */
-    int *after8;            /* old format, per node: owner of the sender of its last recv_waking, else -1 */
-    int nnodes;
-    rt_picl_xlate *x;       /* old format: the range's own translation, for the region order */
-    evline *ev;             /* PICL event numbers of entry / exit records, first line each */
-    size_t nev, capev;
-    unsigned char known[2048]; /* events -1024 .. 1023 already in ev */
-} job;
 
 /* ---- collectives (no-ops for one rank) ---- */
 
 #ifdef RETRACE_HAVE_MPI
 #include <mpi.h>
 static int launched(const job *j) { return j->size > 1 && rt_par_launched(); }
+int rt_pjob_launched(const job *j) { return launched(j); }
 #endif
 
-static uint64_t exscan_sum(const job *j, uint64_t v)
+uint64_t rt_pjob_exscan_sum(const job *j, uint64_t v)
 {
     uint64_t r = 0;
 #ifdef RETRACE_HAVE_MPI
@@ -80,7 +46,7 @@ static uint64_t exscan_sum(const job *j, uint64_t v)
 }
 
 /* The sum (op 0), largest (1) or smallest (2) of every rank's v. */
-static int64_t allreduce(const job *j, int64_t v, int op)
+int64_t rt_pjob_allreduce(const job *j, int64_t v, int op)
 {
 #ifdef RETRACE_HAVE_MPI
     if (launched(j)) {
@@ -99,7 +65,7 @@ static int64_t allreduce(const job *j, int64_t v, int op)
  * Agree on failure: RT_OK when no rank failed, else every rank's err becomes
  * the first failing rank's and its status is returned.
  */
-static int agree(job *j, rt_err *err)
+int rt_pjob_agree(job *j, rt_err *err)
 {
     if (j->err.status != RT_OK && err != &j->err)
         *err = j->err;
@@ -119,7 +85,7 @@ static int agree(job *j, rt_err *err)
 }
 
 /* Send every rank its lines and append what each rank sent to its spill. */
-static int exchange(job *j)
+int rt_pjob_exchange(job *j)
 {
     int st = RT_OK;
 #ifdef RETRACE_HAVE_MPI
@@ -177,7 +143,7 @@ static int exchange(job *j)
 
 /* ---- routing ---- */
 
-static int fail(job *j, int status, const char *what)
+int rt_pjob_fail(job *j, int status, const char *what)
 {
     if (j->err.status == RT_OK)
         rt_err_at(&j->err, status, j->path, 0, "%s", what);
@@ -185,7 +151,7 @@ static int fail(job *j, int status, const char *what)
 }
 
 /* Queue one record line for rank dest (once per record: the stamp). */
-static void send_line(job *j, int dest, unsigned long line, const char *text, size_t len)
+void rt_pjob_send_line(job *j, int dest, unsigned long line, const char *text, size_t len)
 {
     if (j->mark[dest] == j->stamp)
         return;
@@ -193,7 +159,7 @@ static void send_line(job *j, int dest, unsigned long line, const char *text, si
     outbuf *o = &j->out[dest];
     size_t need = o->n + len + 24;
     if (rt_grow((void **)&o->p, &o->cap, need, 1) != RT_OK) {
-        fail(j, RT_ENOMEM, "out of memory");
+        rt_pjob_fail(j, RT_ENOMEM, "out of memory");
         return;
     }
     char digits[24], *d = digits + sizeof digits;
@@ -227,7 +193,7 @@ static void note_event(job *j, int event, unsigned long line, int owner)
             if (j->ev[i].event == event)
                 return;
     if (rt_grow((void **)&j->ev, &j->capev, j->nev + 1, sizeof *j->ev) != RT_OK) {
-        fail(j, RT_ENOMEM, "out of memory");
+        rt_pjob_fail(j, RT_ENOMEM, "out of memory");
         return;
     }
     j->ev[j->nev++] = (evline){event, (int64_t)line, owner};
@@ -255,7 +221,7 @@ static int grow_nodes(job *j, int node)
     if (a)
         j->after8 = a;
     if (!s || !a)
-        return fail(j, RT_ENOMEM, "out of memory");
+        return rt_pjob_fail(j, RT_ENOMEM, "out of memory");
     memset(j->seen + j->nnodes, 0, (size_t)(n - j->nnodes));
     for (int i = j->nnodes; i < n; i++)
         j->after8[i] = -1;
@@ -273,7 +239,7 @@ static void route_picl(job *j, const rt_picl_record *rec)
     int n = j->size;
     if (rec->proc + 1 > j->maxproc)
         j->maxproc = rec->proc + 1;
-    send_line(j, rt_par_owner_of(rec->proc, n), line, text, len);
+    rt_pjob_send_line(j, rt_par_owner_of(rec->proc, n), line, text, len);
     if (!j->old) {
         int entry = rec->rectype == RT_PICL_ENTRY;
         if (entry || rec->rectype == RT_PICL_EXIT) {
@@ -282,7 +248,7 @@ static void route_picl(job *j, const rt_picl_record *rec)
             long tag, peer;
             if ((entry ? f == RT_EV_SEND : f == RT_EV_RECV) && rt_picl_message_fields(rec, &bytes, &tag, &peer) &&
                 peer >= 0)
-                send_line(j, rt_par_owner_of(peer_of((double)peer), n), line, text, len);
+                rt_pjob_send_line(j, rt_par_owner_of(peer_of((double)peer), n), line, text, len);
         }
         note_entry_exit(j, rec, line);
         return;
@@ -294,21 +260,21 @@ static void route_picl(job *j, const rt_picl_record *rec)
     if ((code == RT_PICL_OLD_SEND || code == RT_PICL_OLD_RECV || code == RT_PICL_OLD_RECV_WAKING) && rec->ndata >= 1)
         peer = peer_of(rec->data[0]);
     if (peer >= 0)
-        send_line(j, rt_par_owner_of(peer, n), line, text, len);
+        rt_pjob_send_line(j, rt_par_owner_of(peer, n), line, text, len);
     /* the record after a recv_waking decides whether a recv repeats it: its rank sees it */
     if (j->after8[node] >= 0)
-        send_line(j, j->after8[node], line, text, len);
+        rt_pjob_send_line(j, j->after8[node], line, text, len);
     j->after8[node] = code == RT_PICL_OLD_RECV_WAKING && peer >= 0 ? rt_par_owner_of(peer, n) : -1;
     /* a node's first record in the range: every rank learns how the range before ended */
     if (!j->seen[node]) {
         j->seen[node] = 1;
         for (int r = 0; r < n; r++)
-            send_line(j, r, line, text, len);
+            rt_pjob_send_line(j, r, line, text, len);
     }
     rt_picl_record out[2];
     int nout = 0;
     if (rt_picl_xlate_record(j->x, rec, out, &nout) != RT_OK) {
-        fail(j, RT_ENOMEM, "out of memory");
+        rt_pjob_fail(j, RT_ENOMEM, "out of memory");
         return;
     }
     for (int i = 0; i < nout; i++)
@@ -325,7 +291,7 @@ static void on_skip(void *ud, const char *msg)
     unsigned long line = rt_picl_line(j->picl, &text, &len);
     j->stamp++;
     if (text)
-        send_line(j, 0, line, text, len);
+        rt_pjob_send_line(j, 0, line, text, len);
 }
 
 /* A Paraver record: states and events to their thread's owner, messages to both ends' owners,
@@ -351,9 +317,9 @@ static void on_paraver_record(void *ud, const char *text, size_t len, unsigned l
                 note_event(j, (int)value, line, owner);
         }
     }
-    send_line(j, owner, line, text, len);
+    rt_pjob_send_line(j, owner, line, text, len);
     if (t1 >= 0)
-        send_line(j, rt_par_owner_of(t1, j->size), line, text, len);
+        rt_pjob_send_line(j, rt_par_owner_of(t1, j->size), line, text, len);
 }
 
 /* ---- the spills read back in rank order ---- */
@@ -597,7 +563,7 @@ static int define_states(job *j, rt_tsource *in, rt_err *err)
     return st;
 }
 
-static void job_free(job *j)
+void rt_pjob_job_free(job *j)
 {
     if (j->out)
         for (int r = 0; r < j->size; r++)
@@ -653,7 +619,7 @@ static const char *text_format(const char *path, const char *format, rt_err *err
 }
 
 /* The spills of j as one stream, in rank order (it owns them then); NULL when out of memory. */
-static FILE *spills_stream(job *j)
+FILE *rt_pjob_spills_stream(job *j)
 {
     spills *sp = calloc(1, sizeof *sp);
     cookie_io_functions_t io = {cat_read, NULL, cat_seek, cat_close};
@@ -822,8 +788,8 @@ static rt_tsource *paje_open(job *j, rt_err *err)
             raw_size = whole->raw_size;
         }
     }
-    int st = agree(j, err);
-    raw_size = (size_t)allreduce(j, (int64_t)raw_size, 1);
+    int st = rt_pjob_agree(j, err);
+    raw_size = (size_t)rt_pjob_allreduce(j, (int64_t)raw_size, 1);
     size_t recsize = rt_par_rec_size(raw_size);
     uint64_t seq = 0;
     int done = j->rank != 0;
@@ -843,7 +809,7 @@ static rt_tsource *paje_open(job *j, rt_err *err)
             for (int i = 0; i < n; i++) {
                 outbuf *o = &j->out[to[i]];
                 if (rt_grow((void **)&o->p, &o->cap, o->n + recsize, 1) != RT_OK) {
-                    fail(j, RT_ENOMEM, "out of memory");
+                    rt_pjob_fail(j, RT_ENOMEM, "out of memory");
                     break;
                 }
                 rt_par_rec_pack(o->p + o->n, &ev, &key, raw_size);
@@ -851,22 +817,22 @@ static rt_tsource *paje_open(job *j, rt_err *err)
                 j->pending += recsize;
             }
         }
-        int xs = exchange(j);
+        int xs = rt_pjob_exchange(j);
         if (xs != RT_OK)
-            fail(j, xs, xs == RT_ENOMEM ? "out of memory" : "a spill file: write error");
-        if ((st = agree(j, err)) != RT_OK)
+            rt_pjob_fail(j, xs, xs == RT_ENOMEM ? "out of memory" : "a spill file: write error");
+        if ((st = rt_pjob_agree(j, err)) != RT_OK)
             break;
-        if (allreduce(j, !done, 0) == 0)
+        if (rt_pjob_allreduce(j, !done, 0) == 0)
             break;
     }
     /* the definitions, whole now, from rank 0 to every rank */
     outbuf defs = {0};
     uint64_t skipped = whole ? whole->skipped : 0, nwarn = whole ? whole->warnings : 0;
     if (st == RT_OK && j->rank == 0 && defs_pack(whole->defs, raw_size, &defs) != RT_OK)
-        fail(j, RT_ENOMEM, "out of memory");
+        rt_pjob_fail(j, RT_ENOMEM, "out of memory");
     rt_tsource_free(whole);
     if (st == RT_OK)
-        st = agree(j, err);
+        st = rt_pjob_agree(j, err);
     int64_t len = (int64_t)defs.n;
 #ifdef RETRACE_HAVE_MPI
     if (st == RT_OK && launched(j)) {
@@ -885,14 +851,14 @@ static rt_tsource *paje_open(job *j, rt_err *err)
         if (!p || rt_tsource_init(&p->base, &pr_ops_paje, j->path, &j->err) != RT_OK) {
             free(p);
             p = NULL;
-            fail(j, RT_ENOMEM, "out of memory");
+            rt_pjob_fail(j, RT_ENOMEM, "out of memory");
         } else {
             size_t rs = 0;
             p->recsize = recsize;
             p->buf = malloc(recsize);
-            p->body = spills_stream(j);
+            p->body = rt_pjob_spills_stream(j);
             if (!p->buf || !p->body || defs_unpack(p->base.defs, defs.p, defs.n, &rs) != RT_OK)
-                fail(j, RT_ENOMEM, "out of memory");
+                rt_pjob_fail(j, RT_ENOMEM, "out of memory");
             p->base.raw_size = raw_size;
             p->base.has_key = 1;
             p->base.skipped = j->rank == 0 ? skipped : 0;
@@ -900,7 +866,7 @@ static rt_tsource *paje_open(job *j, rt_err *err)
                 rt_tsource_warn(&p->base, "%s", w);
             p->base.warnings = nwarn; /* the reader's count (rank 0), its first messages handed on */
         }
-        st = agree(j, err);
+        st = rt_pjob_agree(j, err);
     }
     free(defs.p);
     free(warnings.p);
@@ -949,21 +915,46 @@ rt_tsource *rt_par_text_open(const char *path, const char *format, int strict, r
         if (ioerr)
             rt_err_at(&j.err, RT_EIO, path, 0, "%s", strerror(ioerr));
     }
-    uint64_t before = exscan_sum(&j, nl);
+    uint64_t before = rt_pjob_exscan_sum(&j, nl);
     /* buffers and spills */
     if (j.err.status == RT_OK) {
         j.out = calloc((size_t)j.size, sizeof *j.out);
         j.spill = calloc((size_t)j.size, sizeof *j.spill);
         j.mark = calloc((size_t)j.size, sizeof *j.mark);
         if (!j.out || !j.spill || !j.mark)
-            fail(&j, RT_ENOMEM, "out of memory");
+            rt_pjob_fail(&j, RT_ENOMEM, "out of memory");
         for (int r = 0; j.err.status == RT_OK && r < j.size; r++)
             if (!(j.spill[r] = tmpfile()))
                 rt_err_at(&j.err, RT_EIO, path, 0, "a spill file: %s", strerror(errno));
     }
     if (paje) {
-        rt_tsource *src = agree(&j, err) == RT_OK ? paje_open(&j, err) : NULL;
-        job_free(&j);
+        rt_tsource *src = NULL;
+        if (rt_pjob_agree(&j, err) == RT_OK) {
+            int fallback = 0;
+            src = rt_par_paje_open(&j, size, &fallback);
+            if (fallback) { /* rank 0 reads it with the serial reader, which tells what was wrong */
+                if (getenv("RETRACE_PAR_DEBUG"))
+                    fprintf(stderr, "rank %d: %s: Pajé read by rank 0\n", j.rank, path);
+                rt_err_clear(&j.err);
+                for (int r = 0; r < j.size; r++) {
+                    j.out[r].n = 0;
+                    if (j.spill && j.spill[r]) {
+                        fclose(j.spill[r]);
+                        j.spill[r] = NULL;
+                    }
+                }
+                j.pending = 0;
+                if (!j.spill)
+                    j.spill = calloc((size_t)j.size, sizeof *j.spill);
+                for (int r = 0; j.spill && r < j.size; r++)
+                    if (!(j.spill[r] = tmpfile()))
+                        rt_err_at(&j.err, RT_EIO, path, 0, "a spill file: %s", strerror(errno));
+                if (!j.spill)
+                    rt_pjob_fail(&j, RT_ENOMEM, "out of memory");
+                src = rt_pjob_agree(&j, err) == RT_OK ? paje_open(&j, err) : NULL;
+            }
+        }
+        rt_pjob_job_free(&j);
         return src;
     }
     /* the range reader */
@@ -981,10 +972,10 @@ rt_tsource *rt_par_text_open(const char *path, const char *format, int strict, r
             ro.ud = &j;
             j.picl = rt_picl_open_range(path, &ro, begin, end, (unsigned long)before, &j.err);
             if (j.picl && j.old && !(j.x = rt_picl_xlate_new()))
-                fail(&j, RT_ENOMEM, "out of memory");
+                rt_pjob_fail(&j, RT_ENOMEM, "out of memory");
         }
     }
-    int st = agree(&j, err);
+    int st = rt_pjob_agree(&j, err);
     /* read the range, exchanging every batch */
     for (int done = 0; st == RT_OK;) {
         while (!done && j.pending < j.batch && j.err.status == RT_OK) {
@@ -1003,38 +994,38 @@ rt_tsource *rt_par_text_open(const char *path, const char *format, int strict, r
                 done = 1;
             }
         }
-        int xs = exchange(&j);
+        int xs = rt_pjob_exchange(&j);
         if (xs != RT_OK)
-            fail(&j, xs, xs == RT_ENOMEM ? "out of memory" : "a spill file: write error");
+            rt_pjob_fail(&j, xs, xs == RT_ENOMEM ? "out of memory" : "a spill file: write error");
         /* a failure ends the reading once every range before the first failing one is read
          * through (or fails earlier in the file): the error told is the serial reader's */
-        if (j.rank > (int)allreduce(&j, j.err.status != RT_OK ? j.rank : j.size, 2))
+        if (j.rank > (int)rt_pjob_allreduce(&j, j.err.status != RT_OK ? j.rank : j.size, 2))
             done = 1;
-        if (allreduce(&j, !done && j.err.status == RT_OK, 0) == 0) {
-            st = agree(&j, err);
+        if (rt_pjob_allreduce(&j, !done && j.err.status == RT_OK, 0) == 0) {
+            st = rt_pjob_agree(&j, err);
             break;
         }
     }
     uint64_t records = paraver && range ? rt_paraver_records(range) : 0;
     rt_tsource_free(range);
     if (st != RT_OK) {
-        job_free(&j);
+        rt_pjob_job_free(&j);
         return NULL;
     }
-    if (paraver && allreduce(&j, (int64_t)records, 0) == 0) {
+    if (paraver && rt_pjob_allreduce(&j, (int64_t)records, 0) == 0) {
         /* no records in any range: the whole body is empty, the serial reader says so */
         rt_tsource *whole = rt_paraver_open(path, err);
         rt_tevent ev;
         if (whole && rt_tsource_next(whole, &ev, err) == RT_OK)
             rt_err_set(err, RT_EIO, "%s: changed while read", path);
         rt_tsource_free(whole);
-        job_free(&j);
+        rt_pjob_job_free(&j);
         return NULL;
     }
-    int nprocs = paraver ? 0 : (int)allreduce(&j, j.maxproc, 1);
-    uint64_t picl_records = paraver ? 0 : (uint64_t)allreduce(&j, j.picl ? (int64_t)rt_picl_count(j.picl) : 0, 0);
+    int nprocs = paraver ? 0 : (int)rt_pjob_allreduce(&j, j.maxproc, 1);
+    uint64_t picl_records = paraver ? 0 : (uint64_t)rt_pjob_allreduce(&j, j.picl ? (int64_t)rt_picl_count(j.picl) : 0, 0);
     /* this rank's source over its spills */
-    FILE *body = spills_stream(&j);
+    FILE *body = rt_pjob_spills_stream(&j);
     ptext *p = calloc(1, sizeof *p);
     if (!body || !p) {
         if (body)
@@ -1081,8 +1072,8 @@ rt_tsource *rt_par_text_open(const char *path, const char *format, int strict, r
         p->in->on_warning = pt_warn;
         p->in->ud = &p->base;
     }
-    st = agree(&j, err);
-    job_free(&j);
+    st = rt_pjob_agree(&j, err);
+    rt_pjob_job_free(&j);
     if (st != RT_OK) {
         if (p && p->base.ops) {
             rt_tsource_free(&p->base);

@@ -11,104 +11,15 @@
  * receiver.
  */
 #include "rt_paje.h"
+#include "rt_paje_int.h"
 
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "rt_chanmap.h"
 #include "rt_field.h"
-#include "rt_lines.h"
 #include "rt_mem.h"
-#include "rt_paje_fmt.h"
-#include "rt_strmap.h"
-
-/* ---- the simulated trace ---- */
-
-typedef struct pj_type {
-    int kind;        /* K_CTYPE, K_STYPE, K_ETYPE, K_VTYPE or K_LTYPE */
-    int parent;      /* the container type it lives in */
-    char *name;
-} pj_type;
-
-/* The states open for one state type on one container, outermost first. */
-typedef struct pj_stack {
-    int stype;
-    int n, cap;
-    int *reg;
-} pj_stack;
-
-typedef struct pj_cont {
-    char *name;
-    int parent, type;
-    int proc;             /* processor index, -1 until it holds something */
-    int child, sibling;   /* first sub-container; next container of the same parent */
-    int destroyed;
-    pj_stack *st;         /* one per state type used on it */
-    int nst;
-} pj_cont;
-
-/* A value of a state, event or link type. */
-typedef struct pj_val {
-    int region;           /* state / event values: region id; link values: -1 */
-    double bytes;         /* link values: the name as a number, else 0 */
-} pj_val;
-
-/* A link whose one end has been read. */
-typedef struct pj_plink {
-    uint64_t seq;         /* queue position of that end's event */
-    int64_t tag;
-    int proc;             /* the processor of that end */
-} pj_plink;
-
-/* A variable's value on a container (key: container, variable type). */
-typedef struct pj_var {
-    rt_chankey key;
-    double value;
-} pj_var;
-
-typedef struct pj_qent {
-    rt_tevent ev;
-    int waiting;          /* a link end whose peer is not read yet */
-} pj_qent;
-
-typedef struct pj {
-    rt_tsource base;      /* first: the reader is handed out as an rt_tsource */
-    rt_lines *lines;
-    const char *file;     /* = base.path, for messages */
-    rt_err stuck;         /* a failure, returned again by every later call */
-
-    rt_pjfmt fmt;         /* the %EventDef definitions */
-
-    pj_type *types;
-    size_t ntypes, captypes;
-    pj_cont *conts;
-    size_t nconts, capconts;
-    pj_val *vals;
-    size_t nvals, capvals;
-    pj_plink *plinks;     /* pool; free slots chained through proc */
-    size_t nplinks, capplinks;
-    int plink_free;
-    rt_strmap *tnames;    /* scope 0: type identifiers -> index */
-    rt_strmap *cnames;    /* scope 0: container identifiers -> index */
-    rt_strmap *vnames;    /* scope = type: value identifiers -> index into vals */
-    rt_strmap *links;     /* scope = link type: container + key -> index into plinks */
-    rt_chanmap vars;      /* pj_var: the variables' values */
-    char *keybuf;
-    size_t capkey;
-
-    int nprocs, nregions;
-    int64_t ntags;
-    double last;          /* the largest time read */
-    int have_time, order_warned, late_warned, finished;
-
-    pj_qent *q;           /* look-ahead ring, capacity qmask + 1 */
-    size_t qmask;
-    uint64_t qhead, qtail;
-
-    rt_paje_stats stats;
-} pj;
 
 static const rt_tsource_ops paje_ops;
 
@@ -141,30 +52,31 @@ static pj_qent *q_push(pj *r, int kind, int proc, double time, rt_err *err)
     e->ev.kind = kind;
     e->ev.proc = proc;
     e->ev.time = time;
-    e->ev.line = rt_lines_lineno(r->lines);
+    e->ev.line = r->cur;
     e->waiting = 0;
     return e;
 }
 
 /* ---- tables ---- */
 
+/* The type named s at the line being read (one defined further on is not known yet). */
 static int type_find(pj *r, rt_span s)
 {
     int64_t *v = rt_strmap_get(r->tnames, 0, s.p, s.n);
-    return v ? (int)*v : -1;
+    return v && r->types[*v].line <= r->cur ? (int)*v : -1;
 }
 
 static int cont_find(pj *r, rt_span s)
 {
     int64_t *v = rt_strmap_get(r->cnames, 0, s.p, s.n);
-    return v ? (int)*v : -1;
+    return v && r->conts[*v].line <= r->cur ? (int)*v : -1;
 }
 
 /* The container named by field f of a line, or an error naming that field. */
 static int cont_field(pj *r, const char *field, rt_span s, int *ci, rt_err *err)
 {
     if ((*ci = cont_find(r, s)) < 0)
-        return rt_err_at(err, RT_EFORMAT, r->file, rt_lines_lineno(r->lines),
+        return rt_err_at(err, RT_EFORMAT, r->file, r->cur,
                          "%s: unknown container '%.*s'", field, (int)s.n, s.p);
     return RT_OK;
 }
@@ -174,10 +86,10 @@ static int type_field(pj *r, rt_span s, int want, int *ti, rt_err *err)
 {
     static const char *const what[] = {"container", "state", "event", "variable", "link"};
     if ((*ti = type_find(r, s)) < 0)
-        return rt_err_at(err, RT_EFORMAT, r->file, rt_lines_lineno(r->lines),
+        return rt_err_at(err, RT_EFORMAT, r->file, r->cur,
                          "Type: unknown type '%.*s'", (int)s.n, s.p);
     if (r->types[*ti].kind != want)
-        return rt_err_at(err, RT_EFORMAT, r->file, rt_lines_lineno(r->lines),
+        return rt_err_at(err, RT_EFORMAT, r->file, r->cur,
                          "Type: '%.*s' is not a %s type", (int)s.n, s.p, what[want - K_CTYPE]);
     return RT_OK;
 }
@@ -203,7 +115,7 @@ static int name_it(pj *r, rt_strmap *m, int64_t scope, rt_span name, rt_span ali
 
 static int type_add(pj *r, int kind, int parent, rt_span name, rt_span alias, rt_err *err)
 {
-    unsigned long line = rt_lines_lineno(r->lines);
+    unsigned long line = r->cur;
     rt_span id = alias.n ? alias : name;
     if (type_find(r, id) >= 0)
         return rt_err_at(err, RT_EFORMAT, r->file, line, "%s: type '%.*s' already defined",
@@ -215,6 +127,7 @@ static int type_add(pj *r, int kind, int parent, rt_span name, rt_span alias, rt
         return oom(r, err);
     t->kind = kind;
     t->parent = parent;
+    t->line = r->cur;
     r->ntypes++;
     return name_it(r, r->tnames, 0, name, alias, (int64_t)r->ntypes - 1, err);
 }
@@ -223,7 +136,7 @@ static int cont_add(pj *r, int parent, int type, rt_span name, rt_span alias, rt
 {
     rt_span id = alias.n ? alias : name;
     if (cont_find(r, id) >= 0)
-        return rt_err_at(err, RT_EFORMAT, r->file, rt_lines_lineno(r->lines),
+        return rt_err_at(err, RT_EFORMAT, r->file, r->cur,
                          "%s: container '%.*s' already exists", alias.n ? "Alias" : "Name",
                          (int)id.n, id.p);
     if (rt_grow((void **)&r->conts, &r->capconts, r->nconts + 1, sizeof *r->conts) != RT_OK)
@@ -238,6 +151,7 @@ static int cont_add(pj *r, int parent, int type, rt_span name, rt_span alias, rt
     c->proc = -1;
     c->child = -1;
     c->sibling = -1;
+    c->line = r->cur;
     if (parent >= 0) {
         c->sibling = r->conts[parent].child;
         r->conts[parent].child = ci;
@@ -246,14 +160,10 @@ static int cont_add(pj *r, int parent, int type, rt_span name, rt_span alias, rt
     return name_it(r, r->cnames, 0, name, alias, ci, err);
 }
 
-/* The processor of container ci, made on first use: name, and the path of names from the top. */
-static int cont_proc(pj *r, int ci, int *proc, rt_err *err)
+/* Define processor p as container ci: its name, and the path of names from the top. */
+static int define_proc(pj *r, int ci, int p, rt_err *err)
 {
     pj_cont *c = &r->conts[ci];
-    if (c->proc >= 0) {
-        *proc = c->proc;
-        return RT_OK;
-    }
     size_t len = 0;
     for (int a = ci; a > 0; a = r->conts[a].parent)
         len += strlen(r->conts[a].name) + 1;
@@ -269,13 +179,41 @@ static int cont_proc(pj *r, int ci, int *proc, rt_err *err)
         if (end > 0)
             path[--end] = '/';
     }
-    int st = rt_tdefs_set_proc(r->base.defs, r->nprocs, c->name, path);
+    int st = rt_tdefs_set_proc(r->base.defs, p, c->name, path);
     free(path);
     if (st != RT_OK)
         return st == RT_ENOMEM ? oom(r, err)
-                               : rt_err_at(err, st, r->file, rt_lines_lineno(r->lines),
+                               : rt_err_at(err, st, r->file, r->cur,
                                            "Container: more than %d processors", RT_TE_MAXPROC);
-    *proc = c->proc = r->nprocs++;
+    return RT_OK;
+}
+
+/* The processor of container ci, made on first use (numbered beforehand when preset). */
+static int cont_proc(pj *r, int ci, int *proc, rt_err *err)
+{
+    pj_cont *c = &r->conts[ci];
+    if (c->proc < 0) {
+        if (r->mode == RT_PJ_PRESET)
+            return rt_err_at(err, RT_EINVAL, r->file, r->cur, "Container: '%s' has no processor number", c->name);
+        int st = define_proc(r, ci, r->nprocs, err);
+        if (st != RT_OK)
+            return st;
+        c->proc = r->nprocs++;
+        c->first = r->cur;
+    }
+    *proc = c->proc;
+    return RT_OK;
+}
+
+int rt_pj_set_proc(pj *r, int ci, int proc, unsigned long first, rt_err *err)
+{
+    int st = define_proc(r, ci, proc, err);
+    if (st != RT_OK)
+        return st;
+    r->conts[ci].proc = proc;
+    r->conts[ci].first = first;
+    if (proc >= r->nprocs)
+        r->nprocs = proc + 1;
     return RT_OK;
 }
 
@@ -285,6 +223,13 @@ static int cont_proc(pj *r, int ci, int *proc, rt_err *err)
  */
 static int value_get(pj *r, int ti, rt_span s, rt_span name, pj_val **out, rt_err *err)
 {
+    if (r->mode == RT_PJ_PRESET) { /* every value was numbered beforehand */
+        int64_t *v = rt_strmap_get(r->vnames, ti, s.p, s.n);
+        if (!v)
+            return rt_err_at(err, RT_EINVAL, r->file, r->cur, "Value: '%.*s' has no number", (int)s.n, s.p);
+        *out = &r->vals[*v];
+        return RT_OK;
+    }
     int created;
     int64_t *v = rt_strmap_put(r->vnames, ti, s.p, s.n, &created);
     if (!v)
@@ -377,7 +322,7 @@ static void saw_time(pj *r, double t)
         if (!r->order_warned) {
             r->order_warned = 1;
             rt_tsource_warn(&r->base, "%s:%lu: Time: %.17g is before %.17g read earlier; events stay in file order",
-                            r->file, rt_lines_lineno(r->lines), t, r->last);
+                            r->file, r->cur, t, r->last);
         }
         return;
     }
@@ -393,6 +338,15 @@ static int link_end(pj *r, int kind, int ti, int ci, int end_ci, rt_span key, do
     int st = cont_proc(r, end_ci, &proc, err);
     if (st != RT_OK)
         return st;
+    if (r->mode == RT_PJ_PRESET) { /* paired beforehand: the line came with its peer and tag */
+        pj_qent *e = q_push(r, kind, proc, t, err);
+        if (!e)
+            return RT_ENOMEM;
+        e->ev.bytes = bytes;
+        e->ev.peer = r->ann_peer;
+        e->ev.tag = r->ann_tag;
+        return RT_OK;
+    }
     size_t need = sizeof ci + key.n;
     if (need > r->capkey) {
         char *nb = realloc(r->keybuf, need * 2);
@@ -425,7 +379,7 @@ static int link_end(pj *r, int kind, int ti, int ci, int end_ci, rt_span key, do
         }
         pj_plink *l = &r->plinks[*v];
         l->seq = r->qtail - 1;
-        l->tag = r->ntags++;
+        l->tag = (int64_t)r->cur; /* a link's tag: the line of its first end */
         l->proc = proc;
         e->ev.tag = l->tag;
         e->waiting = 1;
@@ -459,7 +413,7 @@ static int variable_sample(pj *r, int kind, int ti, int ci, double num, double t
         return oom(r, err);
     v->value = kind == K_SETVAR ? num : kind == K_ADDVAR ? v->value + num : v->value - num;
     int pi = r->conts[ci].proc;
-    if (pi < 0) {
+    if (pi < 0 || r->conts[ci].first >= r->cur) { /* (preset: a processor from a later line on) */
         r->base.skipped++;
         return RT_OK;
     }
@@ -473,68 +427,161 @@ static int variable_sample(pj *r, int kind, int ti, int ci, double num, double t
     return RT_OK;
 }
 
-static int event_line(pj *r, const char *p, const char *e, rt_err *err)
+static const rt_span none = {"", 0};
+
+/*
+ * Decode the line being read (r->cur) and look its names up, in the order the
+ * serial reader checks them; a line of definitions only decoded (a destroyed
+ * container looked up). values 1: a link's value is looked up (made on first
+ * use unless preset) and its bytes checked.
+ */
+static int resolve(pj *r, const char *p, const char *e, int values, const rt_pjdef **dp, rt_span *f,
+                   rt_pjline *o, rt_err *err)
 {
-    unsigned long line = rt_lines_lineno(r->lines);
+    unsigned long line = r->cur;
     const rt_pjdef *d;
-    rt_span f[RT_PJ_MAXFIELDS];
-    double t, num;
-    int st = rt_pj_decode(&r->fmt, r->file, line, p, e, &d, f, &t, err);
+    int st = rt_pj_decode(&r->fmt, r->file, line, p, e, &d, f, &o->time, err);
     if (st != RT_OK)
         return st;
-    if (d->kind == K_UNKNOWN) {
-        r->stats.unknown++;
-        r->base.skipped++;
+    *dp = d;
+    o->kind = d->kind;
+    o->ti = o->ci = o->eci = -1;
+    o->value = o->key = none;
+    o->has_time = d->kind != K_UNKNOWN && d->pos[F_TIME] >= 0;
+    o->bytes = 0;
+    if (d->kind == K_UNKNOWN)
+        return RT_OK;
+#define FIELD(x) (d->pos[x] >= 0 ? f[d->pos[x]] : none)
+    if (o->has_time && r->mode != RT_PJ_TABLES)
+        saw_time(r, o->time);
+    switch (d->kind) {
+    case K_DESTROY:
+        return cont_field(r, "Name", FIELD(F_NAME), &o->ci, err);
+    case K_SETVAR:
+    case K_ADDVAR:
+    case K_SUBVAR:
+        if ((st = type_field(r, FIELD(F_TYPE), K_VTYPE, &o->ti, err)) != RT_OK ||
+            (st = cont_field(r, "Container", FIELD(F_CONTAINER), &o->ci, err)) != RT_OK)
+            return st;
+        if (!rt_pj_number(FIELD(F_VALUE), &o->bytes))
+            return rt_err_at(err, RT_EFORMAT, r->file, line, "Value: bad number '%.*s'",
+                             (int)FIELD(F_VALUE).n, FIELD(F_VALUE).p);
+        return RT_OK;
+    case K_START:
+    case K_END: {
+        if ((st = type_field(r, FIELD(F_TYPE), K_LTYPE, &o->ti, err)) != RT_OK ||
+            (st = cont_field(r, "Container", FIELD(F_CONTAINER), &o->ci, err)) != RT_OK)
+            return st;
+        int endf = d->kind == K_START ? F_START : F_END;
+        if ((st = cont_field(r, d->kind == K_START ? "StartContainer" : "EndContainer", FIELD(endf),
+                             &o->eci, err)) != RT_OK)
+            return st;
+        o->value = FIELD(F_VALUE);
+        o->key = FIELD(F_KEY);
+        if (!values)
+            return RT_OK;
+        pj_val *val;
+        if ((st = value_get(r, o->ti, o->value, o->value, &val, err)) != RT_OK)
+            return st;
+        double sz;
+        const char *from = "Value";
+        o->bytes = val->bytes;
+        if (o->bytes == 0 && d->pos[F_SIZE] >= 0 && rt_pj_number(FIELD(F_SIZE), &sz)) {
+            o->bytes = sz;
+            from = "Size";
+        }
+        return rt_field_count(o->bytes, r->file, line, from, err);
+    }
+    case K_SET:
+    case K_PUSH:
+    case K_POP:
+    case K_RESET:
+    case K_EVENT:
+        /* a state or event type on a container that becomes a processor */
+        if ((st = type_field(r, FIELD(F_TYPE), d->kind == K_EVENT ? K_ETYPE : K_STYPE, &o->ti, err)) != RT_OK ||
+            (st = cont_field(r, "Container", FIELD(F_CONTAINER), &o->ci, err)) != RT_OK)
+            return st;
+        if (d->kind == K_SET || d->kind == K_PUSH || d->kind == K_EVENT)
+            o->value = FIELD(F_VALUE);
+        return RT_OK;
+    default: /* types, values, containers made: they define names (def_line) */
         return RT_OK;
     }
-    static const rt_span none = {"", 0};
-#define FIELD(x) (d->pos[x] >= 0 ? f[d->pos[x]] : none)
-    if (d->pos[F_TIME] >= 0)
-        saw_time(r, t);
-    int ti, ci, pi;
-    switch (d->kind) {
-    case K_CTYPE:
-    case K_STYPE:
-    case K_ETYPE:
-    case K_VTYPE:
-    case K_LTYPE:
-        if ((st = type_field(r, FIELD(F_TYPE), K_CTYPE, &ti, err)) != RT_OK)
-            return st;
-        if (d->kind == K_LTYPE) {
-            int a, b;
-            if ((a = type_find(r, FIELD(F_STARTCT))) < 0 || (b = type_find(r, FIELD(F_ENDCT))) < 0)
-                return rt_err_at(err, RT_EFORMAT, r->file, line, "%s: unknown container type '%.*s'",
-                                 a < 0 ? "StartContainerType" : "EndContainerType",
-                                 (int)FIELD(a < 0 ? F_STARTCT : F_ENDCT).n,
-                                 FIELD(a < 0 ? F_STARTCT : F_ENDCT).p);
-        }
-        return type_add(r, d->kind, ti, FIELD(F_NAME), FIELD(F_ALIAS), err);
-    case K_VALUE: {
-        rt_span ts = FIELD(F_TYPE), alias = FIELD(F_ALIAS), name = FIELD(F_NAME);
-        if ((ti = type_find(r, ts)) < 0)
-            return rt_err_at(err, RT_EFORMAT, r->file, line, "Type: unknown type '%.*s'", (int)ts.n, ts.p);
-        int k = r->types[ti].kind;
-        if (k != K_STYPE && k != K_ETYPE && k != K_LTYPE)
-            return rt_err_at(err, RT_EFORMAT, r->file, line,
-                             "Type: '%.*s' is not a state, event or link type", (int)ts.n, ts.p);
-        rt_span idn = alias.n ? alias : name;
-        if (rt_strmap_get(r->vnames, ti, idn.p, idn.n))
-            return rt_err_at(err, RT_EFORMAT, r->file, line, "%s: value '%.*s' already defined",
-                             alias.n ? "Alias" : "Name", (int)idn.n, idn.p);
-        pj_val *val;
-        if ((st = value_get(r, ti, idn, name, &val, err)) != RT_OK)
-            return st;
-        return name_it(r, r->vnames, ti, name, alias, val - r->vals, err);
-    }
-    case K_CREATE:
+}
+
+/* A PajeDefineEntityValue line, decoded into d / f. */
+static int value_def(pj *r, const rt_pjdef *d, const rt_span *f, rt_err *err)
+{
+    unsigned long line = r->cur;
+    rt_span ts = FIELD(F_TYPE), alias = FIELD(F_ALIAS), name = FIELD(F_NAME);
+    int ti, st;
+    if ((ti = type_find(r, ts)) < 0)
+        return rt_err_at(err, RT_EFORMAT, r->file, line, "Type: unknown type '%.*s'", (int)ts.n, ts.p);
+    int k = r->types[ti].kind;
+    if (k != K_STYPE && k != K_ETYPE && k != K_LTYPE)
+        return rt_err_at(err, RT_EFORMAT, r->file, line,
+                         "Type: '%.*s' is not a state, event or link type", (int)ts.n, ts.p);
+    rt_span idn = alias.n ? alias : name;
+    if (rt_strmap_get(r->vnames, ti, idn.p, idn.n))
+        return rt_err_at(err, RT_EFORMAT, r->file, line, "%s: value '%.*s' already defined",
+                         alias.n ? "Alias" : "Name", (int)idn.n, idn.p);
+    pj_val *val;
+    if ((st = value_get(r, ti, idn, name, &val, err)) != RT_OK)
+        return st;
+    return name_it(r, r->vnames, ti, name, alias, val - r->vals, err);
+}
+
+/* A line of types or containers (the definitions that name things), decoded into d / f. */
+static int def_line(pj *r, const rt_pjdef *d, const rt_span *f, rt_err *err)
+{
+    unsigned long line = r->cur;
+    int ti, ci, st;
+    if (d->kind == K_CREATE) {
         if ((st = type_field(r, FIELD(F_TYPE), K_CTYPE, &ti, err)) != RT_OK ||
             (st = cont_field(r, "Container", FIELD(F_CONTAINER), &ci, err)) != RT_OK)
             return st;
         r->stats.containers++;
         return cont_add(r, ci, ti, FIELD(F_NAME), FIELD(F_ALIAS), err);
+    }
+    if ((st = type_field(r, FIELD(F_TYPE), K_CTYPE, &ti, err)) != RT_OK)
+        return st;
+    if (d->kind == K_LTYPE) {
+        int a, b;
+        if ((a = type_find(r, FIELD(F_STARTCT))) < 0 || (b = type_find(r, FIELD(F_ENDCT))) < 0)
+            return rt_err_at(err, RT_EFORMAT, r->file, line, "%s: unknown container type '%.*s'",
+                             a < 0 ? "StartContainerType" : "EndContainerType",
+                             (int)FIELD(a < 0 ? F_STARTCT : F_ENDCT).n, FIELD(a < 0 ? F_STARTCT : F_ENDCT).p);
+    }
+    return type_add(r, d->kind, ti, FIELD(F_NAME), FIELD(F_ALIAS), err);
+}
+
+static int event_line(pj *r, const char *p, const char *e, rt_err *err)
+{
+    const rt_pjdef *d;
+    rt_span f[RT_PJ_MAXFIELDS];
+    rt_pjline o;
+    int st = resolve(r, p, e, 1, &d, f, &o, err);
+    if (st != RT_OK)
+        return st;
+    int ti = o.ti, ci = o.ci, pi;
+    double t = o.time;
+    switch (o.kind) {
+    case K_UNKNOWN:
+        r->stats.unknown++;
+        r->base.skipped++;
+        return RT_OK;
+    case K_CTYPE:
+    case K_STYPE:
+    case K_ETYPE:
+    case K_VTYPE:
+    case K_LTYPE:
+    case K_CREATE:
+        return def_line(r, d, f, err);
+    case K_VALUE:
+        return r->mode == RT_PJ_TABLES ? RT_OK : value_def(r, d, f, err); /* tables: numbered later, in order */
     case K_DESTROY:
-        if ((st = cont_field(r, "Name", FIELD(F_NAME), &ci, err)) != RT_OK)
-            return st;
+        if (r->mode == RT_PJ_TABLES)
+            return RT_OK;
         if ((st = close_all(r, ci, t, 1, err)) != RT_OK)
             return st;
         r->conts[ci].destroyed = 1;
@@ -542,51 +589,21 @@ static int event_line(pj *r, const char *p, const char *e, rt_err *err)
     case K_SETVAR:
     case K_ADDVAR:
     case K_SUBVAR:
-        if ((st = type_field(r, FIELD(F_TYPE), K_VTYPE, &ti, err)) != RT_OK ||
-            (st = cont_field(r, "Container", FIELD(F_CONTAINER), &ci, err)) != RT_OK)
-            return st;
-        if (!rt_pj_number(FIELD(F_VALUE), &num))
-            return rt_err_at(err, RT_EFORMAT, r->file, line, "Value: bad number '%.*s'",
-                             (int)FIELD(F_VALUE).n, FIELD(F_VALUE).p);
         r->stats.variables++;
-        return variable_sample(r, d->kind, ti, ci, num, t, err);
+        return variable_sample(r, o.kind, ti, ci, o.bytes, t, err);
     case K_START:
-    case K_END: {
-        if ((st = type_field(r, FIELD(F_TYPE), K_LTYPE, &ti, err)) != RT_OK ||
-            (st = cont_field(r, "Container", FIELD(F_CONTAINER), &ci, err)) != RT_OK)
-            return st;
-        int endf = d->kind == K_START ? F_START : F_END, eci;
-        if ((st = cont_field(r, d->kind == K_START ? "StartContainer" : "EndContainer", FIELD(endf),
-                             &eci, err)) != RT_OK)
-            return st;
-        pj_val *val;
-        if ((st = value_get(r, ti, FIELD(F_VALUE), FIELD(F_VALUE), &val, err)) != RT_OK)
-            return st;
-        double bytes = val->bytes, sz;
-        const char *from = "Value";
-        if (bytes == 0 && d->pos[F_SIZE] >= 0 && rt_pj_number(FIELD(F_SIZE), &sz)) {
-            bytes = sz;
-            from = "Size";
-        }
-        if ((st = rt_field_count(bytes, r->file, line, from, err)) != RT_OK)
-            return st;
-        return link_end(r, d->kind == K_START ? RT_TE_SEND : RT_TE_RECV, ti, ci, eci, FIELD(F_KEY),
-                        t, bytes, err);
-    }
+    case K_END:
+        return link_end(r, o.kind == K_START ? RT_TE_SEND : RT_TE_RECV, ti, ci, o.eci, o.key, t, o.bytes, err);
     default:
         break;
     }
-    /* states and events: a state or event type on a container that becomes a processor */
-    int want = d->kind == K_EVENT ? K_ETYPE : K_STYPE;
-    if ((st = type_field(r, FIELD(F_TYPE), want, &ti, err)) != RT_OK ||
-        (st = cont_field(r, "Container", FIELD(F_CONTAINER), &ci, err)) != RT_OK ||
-        (st = cont_proc(r, ci, &pi, err)) != RT_OK)
+    if ((st = cont_proc(r, ci, &pi, err)) != RT_OK)
         return st;
     pj_val *val = NULL;
-    if (d->kind == K_SET || d->kind == K_PUSH || d->kind == K_EVENT)
-        if ((st = value_get(r, ti, FIELD(F_VALUE), FIELD(F_VALUE), &val, err)) != RT_OK)
+    if (o.kind == K_SET || o.kind == K_PUSH || o.kind == K_EVENT)
+        if ((st = value_get(r, ti, o.value, o.value, &val, err)) != RT_OK)
             return st;
-    if (d->kind == K_EVENT) {
+    if (o.kind == K_EVENT) {
         r->stats.events++;
         pj_qent *qe = q_push(r, RT_TE_MARKER, pi, t, err);
         if (!qe)
@@ -598,15 +615,15 @@ static int event_line(pj *r, const char *p, const char *e, rt_err *err)
     pj_stack *s = stack_of(r, &r->conts[ci], ti, err);
     if (!s)
         return RT_ENOMEM;
-    if (d->kind == K_POP && s->n == 0) {
+    if (o.kind == K_POP && s->n == 0) {
         rt_tsource_warn(&r->base, "%s:%lu: PajePopState: no state of type %s open on %s; ignored",
-                        r->file, line, r->types[ti].name, r->conts[ci].name);
+                        r->file, r->cur, r->types[ti].name, r->conts[ci].name);
         return RT_OK;
     }
-    int nleave = d->kind == K_PUSH ? 0 : d->kind == K_POP ? 1 : s->n;
+    int nleave = o.kind == K_PUSH ? 0 : o.kind == K_POP ? 1 : s->n;
     if ((st = leave(r, s, nleave, pi, t, err)) != RT_OK)
         return st;
-    if (d->kind == K_SET || d->kind == K_PUSH) {
+    if (o.kind == K_SET || o.kind == K_PUSH) {
         if (s->n == s->cap) {
             int cap = s->cap ? s->cap * 2 : 4;
             int *nr = realloc(s->reg, (size_t)cap * sizeof *nr);
@@ -622,13 +639,17 @@ static int event_line(pj *r, const char *p, const char *e, rt_err *err)
         qe->ev.region = val->region;
     }
     return RT_OK;
-#undef FIELD
 }
+#undef FIELD
 
 /* End of the file: leave every open state at the last time, as PajeNG closes its containers. */
 static int finish(pj *r, rt_err *err)
 {
-    unsigned long line = rt_lines_lineno(r->lines);
+    if (r->mode == RT_PJ_PRESET) { /* the file's end, not the end of this rank's lines */
+        r->cur = r->eof_line;
+        r->last = r->eof_time;
+    }
+    unsigned long line = r->cur;
     int st = rt_pj_fmt_end(&r->fmt, r->file, line, err);
     if (st != RT_OK)
         return st;
@@ -638,10 +659,28 @@ static int finish(pj *r, rt_err *err)
             return st;
     }
     size_t open = rt_strmap_count(r->links);
-    if (open)
+    if (open && r->mode == RT_PJ_SERIAL)
         rt_tsource_warn(&r->base, "%s: %zu link%s with one end only; sent with peer -1", r->file,
                         open, open == 1 ? "" : "s");
     r->finished = 1;
+    return RT_OK;
+}
+
+/* RT_PJ_PRESET: a link line's "@PEER@TAG@" in front of it. */
+static int annotation(pj *r, const char **p, const char *e, rt_err *err)
+{
+    const char *q = *p + 1;
+    char *end;
+    long peer = strtol(q, &end, 10);
+    if (end == q || end >= e || *end != '@')
+        return rt_err_at(err, RT_EFORMAT, r->file, r->cur, "a routed link line: bad peer");
+    q = end + 1;
+    long long tag = strtoll(q, &end, 10);
+    if (end == q || end >= e || *end != '@')
+        return rt_err_at(err, RT_EFORMAT, r->file, r->cur, "a routed link line: bad tag");
+    r->ann_peer = (int)peer;
+    r->ann_tag = (int64_t)tag;
+    *p = end + 1;
     return RT_OK;
 }
 
@@ -654,10 +693,10 @@ static int fill(pj *r, int ready, rt_err *err)
 {
     while (!r->finished &&
            (r->qhead == r->qtail || (ready && r->q[r->qhead & r->qmask].waiting))) {
-        if (r->qtail - r->qhead >= RT_PAJE_LOOKAHEAD) {
+        if (r->qhead != r->qtail && r->cur - r->q[r->qhead & r->qmask].ev.line >= RT_PAJE_LOOKAHEAD) {
             if (!r->late_warned) {
                 r->late_warned = 1;
-                rt_tsource_warn(&r->base, "%s:%lu: a link stays open for more than %u events; its first end goes out with peer -1",
+                rt_tsource_warn(&r->base, "%s:%lu: a link stays open for more than %u lines; its first end goes out with peer -1",
                                 r->file, r->q[r->qhead & r->qmask].ev.line, RT_PAJE_LOOKAHEAD);
             }
             break;
@@ -669,13 +708,16 @@ static int fill(pj *r, int ready, rt_err *err)
             return finish(r, err);
         if (st != RT_OK)
             return st;
+        r->cur = rt_lines_lineno(r->lines);
         r->stats.lines++;
         const char *p = line, *e = line + len;
+        if (r->mode == RT_PJ_PRESET && *p == '@' && (st = annotation(r, &p, e, err)) != RT_OK)
+            return st;
         while (p < e && (*p == ' ' || *p == '\t'))
             p++;
         if (p == e || *p == '#' || *p == '\r')
             continue;
-        st = *p == '%' ? rt_pj_header_line(&r->fmt, r->file, rt_lines_lineno(r->lines), p, e, err)
+        st = *p == '%' ? rt_pj_header_line(&r->fmt, r->file, r->cur, p, e, err)
                         : event_line(r, p, e, err);
         if (st != RT_OK)
             return st;
@@ -760,6 +802,22 @@ static int paje_rewind(rt_tsource *s, rt_err *err)
     int st = rt_lines_rewind(r->lines, err);
     if (st != RT_OK)
         return st;
+    if (r->mode == RT_PJ_PRESET) { /* the tables stay: only what reading changed starts again */
+        for (size_t ci = 0; ci < r->nconts; ci++) {
+            r->conts[ci].destroyed = 0;
+            for (int k = 0; k < r->conts[ci].nst; k++)
+                r->conts[ci].st[k].n = 0;
+        }
+        rt_chanmap_free(&r->vars);
+        rt_chanmap_init(&r->vars, sizeof(pj_var));
+        r->qhead = r->qtail = 0;
+        r->finished = r->have_time = 0;
+        r->last = 0;
+        r->cur = 0;
+        memset(&r->stats, 0, sizeof r->stats);
+        rt_err_clear(&r->stuck);
+        return RT_OK;
+    }
     state_free(r);
     return state_init(r, err);
 }
@@ -784,7 +842,8 @@ static void paje_free(rt_tsource *s)
 
 static const rt_tsource_ops paje_ops = {"paje", paje_next, paje_rewind, paje_offset, paje_size, paje_free};
 
-rt_tsource *rt_paje_open(const char *path, rt_err *err)
+/* A reader in mode `mode` with empty tables and no input; NULL with err. */
+static pj *pj_alloc(const char *path, int mode, rt_err *err)
 {
     pj *r = calloc(1, sizeof *r);
     if (!r) {
@@ -796,12 +855,22 @@ rt_tsource *rt_paje_open(const char *path, rt_err *err)
         return NULL;
     }
     r->file = r->base.path;
-    if (!(r->lines = rt_lines_open(path, err)) || state_init(r, err) != RT_OK ||
-        fill(r, 0, err) != RT_OK) {
+    r->mode = mode;
+    if (state_init(r, err) != RT_OK) {
         rt_tsource_free(&r->base);
         return NULL;
     }
-    return &r->base;
+    return r;
+}
+
+rt_tsource *rt_paje_open(const char *path, rt_err *err)
+{
+    pj *r = pj_alloc(path, RT_PJ_SERIAL, err);
+    if (r && (!(r->lines = rt_lines_open(path, err)) || fill(r, 0, err) != RT_OK)) {
+        rt_tsource_free(&r->base);
+        return NULL;
+    }
+    return r ? &r->base : NULL;
 }
 
 int rt_paje_stats_get(const rt_tsource *s, rt_paje_stats *out)
@@ -809,5 +878,74 @@ int rt_paje_stats_get(const rt_tsource *s, rt_paje_stats *out)
     if (!s || s->ops != &paje_ops)
         return RT_EINVAL;
     *out = ((const pj *)s)->stats;
+    return RT_OK;
+}
+
+/* ---- the pieces of a reading in byte ranges (rt_paje_int.h) ---- */
+
+pj *rt_pj_new(const char *path, rt_err *err)
+{
+    return pj_alloc(path, RT_PJ_TABLES, err);
+}
+
+int rt_pj_header(pj *r, unsigned long line, const char *p, const char *e, rt_err *err)
+{
+    r->cur = line;
+    return rt_pj_header_line(&r->fmt, r->file, line, p, e, err);
+}
+
+int rt_pj_kind_of(const pj *r, const char *p, const char *e)
+{
+    long id = 0;
+    const char *q = p;
+    while (q < e && *q >= '0' && *q <= '9' && id <= RT_PJ_MAXID)
+        id = id * 10 + (*q++ - '0');
+    if (q == p || (q < e && *q != ' ' && *q != '\t' && *q != '\r') || id >= (long)r->fmt.ndefs || !r->fmt.defs[id])
+        return -1;
+    return r->fmt.defs[id]->kind;
+}
+
+int rt_pj_def(pj *r, unsigned long line, const char *p, const char *e, rt_err *err)
+{
+    r->cur = line;
+    return event_line(r, p, e, err);
+}
+
+int rt_pj_resolve(pj *r, unsigned long line, const char *p, const char *e, int values, rt_pjline *out,
+                  rt_err *err)
+{
+    const rt_pjdef *d;
+    rt_span f[RT_PJ_MAXFIELDS];
+    r->cur = line;
+    return resolve(r, p, e, values, &d, f, out, err);
+}
+
+int rt_pj_value_def(pj *r, unsigned long line, const char *p, const char *e, rt_err *err)
+{
+    const rt_pjdef *d;
+    rt_span f[RT_PJ_MAXFIELDS];
+    double t;
+    r->cur = line;
+    int st = rt_pj_decode(&r->fmt, r->file, line, p, e, &d, f, &t, err);
+    return st != RT_OK ? st : value_def(r, d, f, err);
+}
+
+int rt_pj_value_use(pj *r, unsigned long line, int ti, rt_span s, rt_err *err)
+{
+    pj_val *val;
+    r->cur = line;
+    return value_get(r, ti, s, s, &val, err);
+}
+
+int rt_pj_preset_stream(pj *r, FILE *body, unsigned long eof_line, double eof_time, rt_err *err)
+{
+    if (!(r->lines = rt_lines_from_stream(body, r->file, err)))
+        return err->status;
+    rt_lines_numbered(r->lines, 1);
+    r->mode = RT_PJ_PRESET;
+    r->eof_line = eof_line;
+    r->eof_time = eof_time;
+    r->order_warned = 1; /* the time order is told by the caller, who sees every line */
+    r->cur = 0;
     return RT_OK;
 }

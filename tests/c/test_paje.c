@@ -493,8 +493,8 @@ static void test_fixture_sequence(void **state)
         double bytes;
     } want[] = {
         {E, 0, 1.0, 1, -1, 0, 0},  {E, 1, 1.0, 1, -1, 0, 0}, {E, 1, 2.0, 0, -1, 0, 0},
-        {S, 0, 2.5, 0, 1, 0, 1024}, {R, 1, 3.0, 0, 0, 0, 1024}, {L, 1, 3.0, 0, -1, 0, 0},
-        {M, 0, 3.5, 2, -1, 0, 0},  {R, 0, 4.0, 0, 1, 1, 64},   {S, 1, 4.0, 0, 0, 1, 64},
+        {S, 0, 2.5, 0, 1, 113, 1024}, {R, 1, 3.0, 0, 0, 113, 1024}, {L, 1, 3.0, 0, -1, 0, 0},
+        {M, 0, 3.5, 2, -1, 0, 0},  {R, 0, 4.0, 0, 1, 117, 64},   {S, 1, 4.0, 0, 0, 117, 64},
         {L, 0, 4.5, 1, -1, 0, 0},  {E, 0, 4.5, 0, -1, 0, 0},  {C, 0, 4.6, 0, -1, 0, 3.5},
         {L, 0, 5.0, 0, -1, 0, 0},
         {E, 0, 5.0, 1, -1, 0, 0},  {E, 0, 5.5, 0, -1, 0, 0},  {L, 0, 6.0, 0, -1, 0, 0},
@@ -763,7 +763,8 @@ static void test_warnings(void **state)
     rt_test_remove(p);
 }
 
-/* A link open for more than RT_PAJE_LOOKAHEAD events: its send goes out without a peer. */
+/* A link open for more than RT_PAJE_LOOKAHEAD lines: its send goes out without a peer; both
+ * ends carry the tag, the line of the send. */
 static void test_lookahead_bound(void **state)
 {
     (void)state;
@@ -771,7 +772,10 @@ static void test_lookahead_bound(void **state)
     FILE *f = fopen(p, "a");
     assert_non_null(f);
     /* each SetState after the first gives a LEAVE and an ENTER */
-    long nset = RT_PAJE_LOOKAHEAD / 2 + 10;
+    long nset = RT_PAJE_LOOKAHEAD + 10;
+    long send_line = 1;
+    for (const char *c = HEADER; *c; c++)
+        send_line += *c == '\n';
     for (long i = 0; i < nset; i++)
         fprintf(f, "3 1.0 S p0 %s\n", i % 2 ? "a" : "b");
     fputs("%EventDef PajeEndLink 7\n% Time date\n% Type string\n% Container string\n"
@@ -788,10 +792,11 @@ static void test_lookahead_bound(void **state)
         if (ev.kind == RT_TE_SEND) {
             assert_int_equal(n, 0);
             assert_int_equal(ev.peer, -1);
+            assert_int_equal(ev.tag, send_line);
             sends++;
         } else if (ev.kind == RT_TE_RECV) {
             assert_int_equal(ev.peer, 0);
-            assert_int_equal(ev.tag, 0);
+            assert_int_equal(ev.tag, send_line);
             recvs++;
         }
         n++;
@@ -801,7 +806,7 @@ static void test_lookahead_bound(void **state)
     assert_int_equal(recvs, 1);
     assert_int_equal(n, 1 + 2 * nset - 1 + 1 + 1); /* send, enters and leaves, recv, last leave */
     assert_int_equal(nwarn, 1);
-    assert_non_null(strstr(lastwarn, "a link stays open for more than 1048576 events"));
+    assert_non_null(strstr(lastwarn, "a link stays open for more than 1048576 lines"));
     rt_paje_stats ps;
     assert_int_equal(rt_paje_stats_get(s, &ps), RT_OK);
     assert_int_equal(ps.unmatched, 1);
