@@ -1,7 +1,6 @@
 /*
- * rt_par_text.h - a text trace (PICL old and new, Paraver; Pajé through rank
- * 0) read over the ranks of an MPI job, each rank its byte range, for a
- * distributed replay.
+ * rt_par_text.h - a text trace (PICL old and new, Paraver, Pajé) read over the
+ * ranks of an MPI job, each rank its byte range, for a distributed replay.
  *
  * Collective: every rank calls rt_par_text_open with the same arguments.
  * Rank r of N reads the records whose line starts in bytes
@@ -38,11 +37,14 @@
  * RETRACE_PAR_TEXT_BATCH=BYTES (for tests) sets the bytes of record lines a
  * rank routes between two exchanges (4 MiB by default).
  *
- * Pajé creates its containers (processors) on the way, so it is not read in
- * ranges: rank 0 reads it with the serial reader and sends each event,
- * packed (rt_par_rec.h), to the ranks that need it, in batches; then every
- * rank receives the whole trace's definitions. Keys are {position of the
- * event in the serial stream, 0, 0}.
+ * Pajé is read in ranges too (rt_par_paje.c: definitions gathered, first uses
+ * numbered, links paired on the rank their key hashes to); keys are {line, index
+ * of the event among its line's events as this rank sees them, 0}. A Pajé trace
+ * the ranges cannot reproduce exactly (a header line after the first event line,
+ * a line the serial reader refuses) is read by rank 0 with the serial reader,
+ * which sends each event, packed (rt_par_rec.h), to the ranks that need it, in
+ * batches; every rank then receives the whole trace's definitions. Keys there are
+ * {position of the event in the serial stream, 0, 0}.
  *
  * Without MPI, or when not launched, this reads the whole file as rank 0 of 1
  * through the same path (spill and reread).

@@ -30,12 +30,14 @@
  *     the stream.
  *   - PajeStartLink: SEND on the start container, PajeEndLink: RECV on the
  *     end container, paired by (container, link type, key) as PajeNG does;
- *     tag = a serial number per link (the same on both ends), comm = -1, bytes
+ *     tag = the line of the link's first end (the same on both ends: a rule any
+ *     range of the file can apply), comm = -1, bytes
  *     = the link's value when it is a number, else an extra "Size" field when
  *     there is one, else 0. A SEND waits in a look-ahead queue until its end
  *     is read (and a RECV read before its start waits for the start), so both
- *     carry their peer; a link still open at the end of the file, or after
- *     RT_PAJE_LOOKAHEAD queued events, goes out with peer -1 and a warning.
+ *     carry their peer; a link still open at the end of the file, or whose
+ *     other end is more than RT_PAJE_LOOKAHEAD lines further on, goes out with
+ *     peer -1 and a warning (a bound in lines: the same for any range).
  *   - Times are the file's seconds; events come in file order (a time that
  *     goes backwards is warned about once). Lines of event kinds the reader
  *     does not know are counted in base.skipped and stats.unknown.
@@ -48,7 +50,7 @@
 
 #include "rt_tevent.h"
 
-/* Events held at most while a link waits for its other end. */
+/* Lines read at most while a link waits for its other end. */
 #define RT_PAJE_LOOKAHEAD (1u << 20)
 
 /*
