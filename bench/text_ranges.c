@@ -9,7 +9,10 @@
  *   build/bench/text_ranges [RECORDS [RETRACE]]    (default 2*10^6; a tenth of it is run first)
  *
  * The trace is bench_ring_trace's new-format PICL ring of 16 processors (a
- * message per 4 records), generated into /tmp. The ranks are this program
+ * message per 4 records), generated into /tmp; with RETRACE_BENCH_FORMAT=paje
+ * the same ring as a Pajé trace (16 containers, per step and container a state
+ * set, a link started to the next container and one ended from the previous,
+ * another state set: 4 lines, a message per 4 lines, each link's key its own). The ranks are this program
  * under `mpirun --allow-run-as-root --oversubscribe -q -np N` (skipped, saying
  * so, without mpirun).
  *
@@ -34,6 +37,49 @@ static char self[4096];
 static const char *retrace; /* the retrace program for the `stats` runs, or NULL */
 
 static long ring(const char *path, long n) { return bench_ring_trace(path, n, 16); }
+
+/* The ring as a Pajé trace of about n event lines (see the top). */
+static long paje_ring(const char *path, long n)
+{
+    enum { P = 16 };
+    FILE *fp = bench_create(path);
+    static char buf[1 << 20];
+    setvbuf(fp, buf, _IOFBF, sizeof buf);
+    fputs("%EventDef PajeDefineContainerType 0\n% Alias string\n% Type string\n% Name string\n%EndEventDef\n"
+          "%EventDef PajeDefineStateType 1\n% Alias string\n% Type string\n% Name string\n%EndEventDef\n"
+          "%EventDef PajeDefineLinkType 2\n% Alias string\n% Type string\n% StartContainerType string\n"
+          "% EndContainerType string\n% Name string\n%EndEventDef\n"
+          "%EventDef PajeCreateContainer 3\n% Time date\n% Alias string\n% Type string\n% Container string\n"
+          "% Name string\n%EndEventDef\n"
+          "%EventDef PajeSetState 4\n% Time date\n% Type string\n% Container string\n% Value string\n%EndEventDef\n"
+          "%EventDef PajeStartLink 5\n% Time date\n% Type string\n% Container string\n% StartContainer string\n"
+          "% Value string\n% Key string\n%EndEventDef\n"
+          "%EventDef PajeEndLink 6\n% Time date\n% Type string\n% Container string\n% EndContainer string\n"
+          "% Value string\n% Key string\n%EndEventDef\n"
+          "0 P 0 Process\n1 S P State\n2 L 0 P P Link\n",
+          fp);
+    for (int p = 0; p < P; p++)
+        fprintf(fp, "3 0 p%d P 0 \"rank %d\"\n", p, p);
+    long written = 0;
+    double t = 0.0;
+    for (long step = 0; written < n; step++) {
+        for (int p = 0; p < P; p++) {
+            t += 1e-7;
+            fprintf(fp, "4 %.7f S p%d compute\n", t, p);
+            t += 1e-7;
+            fprintf(fp, "5 %.7f L 0 p%d 1024 k%ld.%d\n", t, p, step, p);
+        }
+        for (int p = 0; p < P; p++) {
+            t += 1e-7;
+            fprintf(fp, "6 %.7f L 0 p%d 1024 k%ld.%d\n", t, p, step, (p + P - 1) % P);
+            t += 1e-7;
+            fprintf(fp, "4 %.7f S p%d MPI_Recv\n", t, p);
+        }
+        written += 4L * P;
+    }
+    bench_close(fp, path);
+    return written;
+}
 
 /* Read every event of s; their count. */
 static long drain(rt_tsource *s, const char *who)
@@ -179,6 +225,8 @@ int main(int argc, char **argv)
     long n = argc > 1 ? atol(argv[1]) : 2000000;
     retrace = argc > 2 ? argv[2] : NULL;
     char path[512];
-    bench_tmp_path(path, sizeof path, "text_ranges", ".trf");
-    return bench_two_lengths("text_ranges", path, n, "records", ring, run);
+    const char *fmt = getenv("RETRACE_BENCH_FORMAT");
+    int paje = fmt && strcmp(fmt, "paje") == 0;
+    bench_tmp_path(path, sizeof path, "text_ranges", paje ? ".trace" : ".trf");
+    return bench_two_lengths("text_ranges", path, n, paje ? "lines" : "records", paje ? paje_ring : ring, run);
 }
