@@ -6,6 +6,8 @@
  * one change point per outermost system interval for the profiles.
  */
 #include "rt_medea.h"
+#include "rt_par_coll.h"
+#include "rt_par_route.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -242,10 +244,19 @@ void rt_medea_set_part(rt_medea *m, int part, int parts)
     m->parts = parts > 1 ? parts : 0;
 }
 
-/* 1 when processor proc's parameters are kept here. */
+int rt_medea_parts(const rt_medea *m) { return m->parts; }
+
+void rt_medea_share_events(rt_medea *m)
+{
+    int64_t n = m->events_fed;
+    rt_par_sum_i64(&n, 1);
+    m->events_fed = (long)n;
+}
+
+/* 1 when processor proc's parameters are kept here: the job's rule (rt_par_route.h). */
 static int kept(const rt_medea *m, int proc)
 {
-    return m->parts <= 1 || proc % m->parts == m->part;
+    return m->parts <= 1 || rt_par_owns(proc, m->part, m->parts);
 }
 
 static int sort_changes(change *c, size_t kfeed, size_t k);

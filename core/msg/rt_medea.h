@@ -119,12 +119,20 @@ void rt_medea_keep_profiles(rt_medea *m, int on);
 void rt_medea_keep_bursts(rt_medea *m, int on);
 
 /*
- * Keep only the processors p with p % parts == part (parts > 1; parts <= 1:
- * all): one rank's share of an MPI job, whose parameters are those of the
- * whole trace's run for these processors. Records of other processors count
- * only towards whether the trace has events. Call before the first record.
+ * Keep only the processors that rank `part` of a job of `parts` ranks owns
+ * (rt_par_route.h: p % parts == part, or OTF2's blocks; parts <= 1: all): one
+ * rank's share of an MPI job, whose parameters are those of the whole trace's
+ * run for these processors. Records of other processors count only towards
+ * whether the trace has events. Call before the first record. When parts is
+ * the size of the running job, rt_medea_feed_file reads only this rank's part
+ * of the trace (rt_par_source.h: collective then).
  */
 void rt_medea_set_part(rt_medea *m, int part, int parts);
+/* The parts of rt_medea_set_part (0 when not split). */
+int rt_medea_parts(const rt_medea *m);
+/* A part of a job that read only its part of the trace: the entry and exit records counted
+ * over the whole job (collective: every rank calls it), as one reader of the whole would. */
+void rt_medea_share_events(rt_medea *m);
 
 /*
  * Feed one record. RT_OK, or RT_EINVAL (err filled) for a negative processor

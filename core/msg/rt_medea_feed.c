@@ -24,6 +24,9 @@
 #include "rt_picl.h"
 #include "rt_picl_source.h"
 #include "rt_replay.h"
+#include "rt_par.h"
+#include "rt_par_source.h"
+#include "rt_par_text.h"
 #include "rt_tsource_open.h"
 
 void rt_medea_from_picl(const rt_picl_record *rec, rt_medea_rec *out)
@@ -307,12 +310,25 @@ int rt_medea_feed_source(rt_medea *m, rt_tsource *src, unsigned long *skipped, u
     return st == RT_EEOF ? RT_OK : st;
 }
 
+/* A distributed source's PICL lines skipped (all counted on rank 0). */
+static unsigned long par_skipped(rt_tsource *src)
+{
+    uint64_t records;
+    const rt_picl_skips *sk;
+    return rt_par_text_picl_lines(rt_par_source_part(src), &records, &sk) == RT_OK ? sk->n : 0;
+}
+
 int rt_medea_feed_file(rt_medea *m, const char *path, int strict, unsigned long *skipped,
                        unsigned long *warnings, rt_err *err)
 {
     const char *name = NULL;
     rt_tsource *src;
-    if (rt_tsource_detect(path, &name, NULL, 0) == RT_OK && name && strncmp(name, "picl", 4) != 0)
+    /* one part of a job (rt_medea_set_part with the job's size): this rank's part of the trace only */
+    int part = rt_medea_parts(m) > 1 && rt_medea_parts(m) == rt_par_size() && rt_par_launched();
+    int known = rt_tsource_detect(path, &name, NULL, 0) == RT_OK && name;
+    if (part && known) /* (an unknown file: the PICL reader's own message, below) */
+        src = rt_par_source_open_strict(path, NULL, strict, err);
+    else if (known && strncmp(name, "picl", 4) != 0)
         src = rt_tsource_open(path, NULL, err); /* a companion file or no reader: its error */
     else { /* PICL, or no format at all: the PICL reader's own message */
         rt_picl_opts opts = {0};
@@ -321,8 +337,11 @@ int rt_medea_feed_file(rt_medea *m, const char *path, int strict, unsigned long 
     }
     if (!src)
         return err ? err->status : RT_EFORMAT;
-    if (!rt_tsource_is_picl(src)) {
+    part = part && rt_par_source_is_par(src);
+    if (!rt_tsource_is_picl(src) && !(part && strncmp(src->ops->format, "picl", 4) == 0)) {
         int st = rt_medea_feed_source(m, src, skipped, warnings, err);
+        if (part && st == RT_OK) /* whether the trace has events is the whole trace's */
+            rt_medea_share_events(m);
         rt_tsource_free(src);
         return st;
     }
@@ -347,6 +366,8 @@ int rt_medea_feed_file(rt_medea *m, const char *path, int strict, unsigned long 
         if (err)
             *err = c.err;
     }
+    if (part && st == RT_OK)
+        rt_medea_share_events(m);
     if (st == RT_OK)
         st = apply_stats(&c, err);
     if (st == RT_OK)
@@ -354,7 +375,7 @@ int rt_medea_feed_file(rt_medea *m, const char *path, int strict, unsigned long 
     free(c.comp);
     free(c.stats);
     if (skipped)
-        *skipped = rt_picl_skipped(rt_picl_source_reader(src));
+        *skipped = part ? par_skipped(src) : rt_picl_skipped(rt_picl_source_reader(src));
     if (warnings)
         *warnings = c.warnings;
     rt_replay_free(rp);
