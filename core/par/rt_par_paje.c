@@ -780,6 +780,22 @@ static void numbering(work *w, vuse *vdefs, size_t nvdefs, unsigned long *time_l
     *eof_time = mx == -INFINITY ? 0 : mx;
 }
 
+/* v in decimal at out (at most 20 characters, no NUL); the characters written. */
+static int dec(char *out, int64_t v)
+{
+    char d[24];
+    int n = 0, k = 0;
+    uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+    do
+        d[n++] = (char)('0' + u % 10);
+    while ((u /= 10) > 0);
+    if (v < 0)
+        out[k++] = '-';
+    while (n > 0)
+        out[k++] = d[--n];
+    return k;
+}
+
 /* Send a paired link line to the owners of its processors, its peer and tag in front. */
 static void emit_link(work *w, link_out *h)
 {
@@ -790,7 +806,12 @@ static void emit_link(work *w, link_out *h)
         w->bad = 1;
         return;
     }
-    int k = snprintf(buf, 48, "@%d@%lld@", h->peer, (long long)h->tag);
+    int k = 0;
+    buf[k++] = '@';
+    k += dec(buf + k, h->peer);
+    buf[k++] = '@';
+    k += dec(buf + k, h->tag);
+    buf[k++] = '@';
     memcpy(buf + k, h->text, len);
     j->stamp++;
     rt_pjob_send_line(j, rt_par_owner_of(h->proc, j->size), h->line, buf, (size_t)k + len);

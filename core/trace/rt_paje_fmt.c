@@ -294,7 +294,8 @@ int rt_pj_decode(const rt_pjfmt *r, const char *file, unsigned long line, const 
                              field_name(d, i), (int)fld[i].n, fld[i].p, i + 1);
         if (i == d->pos[F_TIME])
             *time = x;
-        if (d->type[i] == T_STRING) { /* names: C strings downstream would cut them at a NUL */
+        if (d->type[i] == T_STRING && memchr(fld[i].p, '\0', fld[i].n)) {
+            /* names: C strings downstream would cut them at a NUL (the message made only then) */
             char what[160];
             snprintf(what, sizeof what, "%s: %s", d->name, field_name(d, i));
             if ((st = rt_field_name(fld[i].p, fld[i].n, file, line, what, err)) != RT_OK)
