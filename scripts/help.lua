@@ -12,6 +12,8 @@ local ENVIRONMENT = {
     .. "share/retrace beside the program's bin/)" },
   { "RETRACE_HISTORY", "the REPL's history file (default ~/.retrace_history)" },
   { "RETRACE_NO_PROGRESS", "when set, no progress bars on standard error" },
+  { "RETRACE_PAR_DEBUG", "when set under mpirun, each rank says on standard error when a Pajé trace "
+    .. "it cannot read in byte ranges is read by rank 0 instead" },
   { "RETRACE_READ_AHEAD", "0: read a din trace on the simulating thread (by default a regular din file "
     .. "is parsed ahead on a second thread)" },
   { "RETRACE_FORMATS", "the folder of MEDEA's named parameter sets (default "
