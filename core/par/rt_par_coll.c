@@ -45,7 +45,12 @@ void rt_par_bcast_bytes(void *buf, size_t n, int root)
 {
     if (rt_par_size() <= 1)
         return;
-    MPI_Bcast(buf, (int)n, MPI_BYTE, root, rt_par_comm());
+    for (size_t off = 0; off < n || off == 0; off += (size_t)1 << 30) { /* MPI counts are ints */
+        size_t k = n - off < ((size_t)1 << 30) ? n - off : (size_t)1 << 30;
+        MPI_Bcast((char *)buf + off, (int)k, MPI_BYTE, root, rt_par_comm());
+        if (off + k >= n)
+            break;
+    }
 }
 
 void rt_par_sum_i64(int64_t *v, int n)

@@ -14,9 +14,11 @@
  * events are read into their slots and handed out from there (no other copy).
  * Memory: a batch and the records of one epoch, never the trace.
  *
- * PICL: the rank's reader of byte ranges (rt_par_text.h) already gives its events
- * in serial order with their keys; they pass through. Other formats (Paraver,
- * Pajé): every rank reads the whole trace and keeps the events routed to it (a
+ * The global definitions are read by rank 0 and broadcast (rt_otf2_open_part_shared).
+ *
+ * PICL, Paraver and Pajé: the rank's reader of byte ranges (rt_par_text.h) already
+ * gives its events in serial order with their keys; they pass through. Any other
+ * format: every rank reads the whole trace and keeps the events routed to it (a
  * filter), keyed by their index in the file's event order.
  */
 #include <fcntl.h>
@@ -28,11 +30,29 @@
 
 #include "rt_otf2.h"
 #include "rt_par.h"
+#include "rt_par_coll.h"
 #include "rt_par_rec.h"
 #include "rt_par_route.h"
 #include "rt_par_source.h"
 #include "rt_par_text.h"
 #include "rt_tsource_open.h"
+
+/* The OTF2 definitions from rank 0 to every rank (rt_otf2_open_part_shared's share). */
+static int share_defs(void *ud, char **buf, size_t *len)
+{
+    (void)ud;
+    uint64_t n = *len;
+    rt_par_bcast_bytes(&n, sizeof n, 0);
+    if (rt_par_rank() != 0) {
+        if (!(*buf = malloc(n ? n : 1))) { /* the broadcast cannot be left: end the job */
+            fprintf(stderr, "retrace: out of memory\n");
+            rt_par_abort(1);
+        }
+        *len = (size_t)n;
+    }
+    rt_par_bcast_bytes(*buf, (size_t)n, 0);
+    return RT_OK;
+}
 
 /* Own events read per epoch (at least). */
 #define RT_PAR_BATCH 65536
@@ -418,12 +438,12 @@ rt_tsource *rt_par_source_open_strict(const char *path, const char *format, int 
     if (!name && rt_tsource_detect(path, &name, NULL, 0) != RT_OK)
         name = NULL;
     int epochs = name && strcmp(name, "otf2") == 0;
-    /* PICL and Paraver in byte ranges, Pajé read by rank 0 and routed (rt_par_text.h) */
+    /* PICL, Paraver and Pajé in byte ranges (rt_par_text.h) */
     int through = !epochs && name && rt_par_text_format(name);
     rt_err e;
     e.status = RT_OK;
     rt_par_set_blocks(0); /* p % size, unless the OTF2 part sets blocks of its locations */
-    rt_tsource *part = epochs    ? rt_otf2_open_part(path, rank, size, &e)
+    rt_tsource *part = epochs    ? rt_otf2_open_part_shared(path, rank, size, share_defs, NULL, &e)
                        : through ? rt_par_text_open(path, name, strict, &e)
                                  : rt_tsource_open(path, format, &e);
     par_src *s = part ? calloc(1, sizeof *s) : NULL;

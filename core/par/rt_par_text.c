@@ -649,79 +649,25 @@ static int put(outbuf *o, const void *p, size_t n)
     return RT_OK;
 }
 
-static int put_int(outbuf *o, int64_t v) { return put(o, &v, sizeof v); }
 static int put_str(outbuf *o, const char *s) { return put(o, s ? s : "", strlen(s ? s : "") + 1); }
 
-/* The definitions as bytes (every rank runs the same build: the layout is the host's). */
-static int defs_pack(const rt_tdefs *d, size_t raw_size, outbuf *o)
+/* The definitions as bytes in o (rt_tdefs_pack); RT_OK or RT_ENOMEM. */
+static int defs_pack(const rt_tdefs *d, outbuf *o)
 {
-    int st = put_int(o, rt_tdefs_nprocs(d)) | put_int(o, rt_tdefs_nregions(d)) | put_int(o, rt_tdefs_ncomms(d)) |
-             put_int(o, rt_tdefs_outside(d)) | put_int(o, (int64_t)rt_tdefs_resolution(d)) |
-             put_int(o, rt_tdefs_offset(d)) | put_int(o, (int64_t)raw_size);
-    for (int p = 0; st == RT_OK && p < rt_tdefs_nprocs(d); p++)
-        st = put_str(o, rt_tdefs_proc(d, p)->name) | put_str(o, rt_tdefs_proc(d, p)->path);
-    for (int i = 0; st == RT_OK && i < rt_tdefs_nregions(d); i++) {
-        const rt_tregion *r = rt_tdefs_region_at(d, i);
-        st = put_int(o, r->id) | put_int(o, r->cls) | put_str(o, r->name) | put_str(o, r->group);
+    size_t n = 0;
+    char *b = NULL;
+    FILE *f = open_memstream(&b, &n);
+    if (!f)
+        return RT_ENOMEM;
+    int st = rt_tdefs_pack(d, f);
+    if (fclose(f) != 0 || st != RT_OK) {
+        free(b);
+        return RT_ENOMEM;
     }
-    for (int i = 0; st == RT_OK && i < rt_tdefs_ncomms(d); i++) {
-        const rt_tcomm *c = rt_tdefs_comm_at(d, i);
-        st = put_int(o, c->id) | put_int(o, c->size) | put_int(o, c->members != NULL) | put_str(o, c->name);
-        for (int m = 0; st == RT_OK && c->members && m < c->size; m++)
-            st = put_int(o, c->members[m]);
-    }
-    return st == RT_OK ? RT_OK : RT_ENOMEM;
-}
-
-typedef struct reader {
-    const char *p, *end;
-} reader;
-
-static int64_t get_int(reader *r)
-{
-    int64_t v = 0;
-    if (r->end - r->p >= (ptrdiff_t)sizeof v)
-        memcpy(&v, r->p, sizeof v);
-    r->p += sizeof v;
-    return v;
-}
-
-static const char *get_str(reader *r)
-{
-    const char *s = r->p;
-    r->p += strlen(s) + 1;
-    return s;
-}
-
-static int defs_unpack(rt_tdefs *d, const char *buf, size_t n, size_t *raw_size)
-{
-    reader r = {buf, buf + n};
-    int np = (int)get_int(&r), nr = (int)get_int(&r), nc = (int)get_int(&r), outside = (int)get_int(&r);
-    uint64_t res = (uint64_t)get_int(&r);
-    int64_t off = get_int(&r);
-    *raw_size = (size_t)get_int(&r);
-    rt_tdefs_set_outside(d, outside);
-    rt_tdefs_set_clock(d, res, off);
-    int st = RT_OK;
-    for (int p = 0; st == RT_OK && p < np; p++) {
-        const char *name = get_str(&r), *path = get_str(&r);
-        st = rt_tdefs_set_proc(d, p, name, path);
-    }
-    for (int i = 0; st == RT_OK && i < nr; i++) {
-        int id = (int)get_int(&r), cls = (int)get_int(&r);
-        const char *name = get_str(&r), *group = get_str(&r);
-        st = rt_tdefs_add_region(d, id, name, group, cls);
-    }
-    for (int i = 0; st == RT_OK && i < nc; i++) {
-        int id = (int)get_int(&r), size = (int)get_int(&r), has = (int)get_int(&r);
-        const char *name = get_str(&r);
-        int *m = has && size > 0 ? malloc((size_t)size * sizeof *m) : NULL;
-        for (int k = 0; m && k < size; k++)
-            m[k] = (int)get_int(&r);
-        st = (has && size > 0 && !m) ? RT_ENOMEM : rt_tdefs_add_comm(d, id, name, size, m);
-        free(m);
-    }
-    return st;
+    free(o->p);
+    o->p = b;
+    o->n = o->cap = n;
+    return RT_OK;
 }
 
 /* This rank's events of a trace rank 0 read: packed records (rt_par_rec.h) in the spills. */
@@ -828,7 +774,7 @@ static rt_tsource *paje_open(job *j, rt_err *err)
     /* the definitions, whole now, from rank 0 to every rank */
     outbuf defs = {0};
     uint64_t skipped = whole ? whole->skipped : 0, nwarn = whole ? whole->warnings : 0;
-    if (st == RT_OK && j->rank == 0 && defs_pack(whole->defs, raw_size, &defs) != RT_OK)
+    if (st == RT_OK && j->rank == 0 && defs_pack(whole->defs, &defs) != RT_OK)
         rt_pjob_fail(j, RT_ENOMEM, "out of memory");
     rt_tsource_free(whole);
     if (st == RT_OK)
@@ -853,11 +799,11 @@ static rt_tsource *paje_open(job *j, rt_err *err)
             p = NULL;
             rt_pjob_fail(j, RT_ENOMEM, "out of memory");
         } else {
-            size_t rs = 0;
+            const char *dp = defs.p;
             p->recsize = recsize;
             p->buf = malloc(recsize);
             p->body = rt_pjob_spills_stream(j);
-            if (!p->buf || !p->body || defs_unpack(p->base.defs, defs.p, defs.n, &rs) != RT_OK)
+            if (!p->buf || !p->body || (defs.n && rt_tdefs_unpack(p->base.defs, &dp, defs.p + defs.n) != RT_OK))
                 rt_pjob_fail(j, RT_ENOMEM, "out of memory");
             p->base.raw_size = raw_size;
             p->base.has_key = 1;

@@ -280,10 +280,72 @@ static void warn_incomplete(otf2_src *s)
     free(folder);
 }
 
-/* The definitions, the locations to read and the open's warnings. */
-static int read_defs(otf2_src *s, rt_err *err)
+/*
+ * The definitions from part 0 (share, collective): part 0 reads them (st: how
+ * its opening went so far) and sends them packed, with its status and message;
+ * every other part takes them, or part 0's error. Returns this part's status.
+ */
+static int shared_defs(otf2_src *s, int st, rt_otf2_share_fn share, void *ud, rt_err *err)
 {
-    int st = rt_otf2_read_defs(s->rd, s->anchor, s->base.defs, &s->map, err);
+    char *buf = NULL;
+    size_t len = 0;
+    if (s->part_rank == 0) {
+        if (st == RT_OK)
+            st = rt_otf2_read_defs(s->rd, s->anchor, s->base.defs, &s->map, err);
+        FILE *f = open_memstream(&buf, &len);
+        int64_t status = st;
+        int ok = f && fwrite(&status, sizeof status, 1, f) == 1 &&
+                 fwrite(st == RT_OK ? "" : err->msg, 1, strlen(st == RT_OK ? "" : err->msg) + 1, f) > 0 &&
+                 (st != RT_OK || (rt_tdefs_pack(s->base.defs, f) == RT_OK && rt_otf2_map_pack(&s->map, f) == RT_OK));
+        if (f)
+            fclose(f);
+        if (!ok) { /* the others learn it: out of memory here */
+            free(buf);
+            buf = NULL;
+            len = 0;
+            if (st == RT_OK)
+                st = rt_err_set(err, RT_ENOMEM, "%s: out of memory", s->anchor);
+        }
+        if (share(ud, &buf, &len) != RT_OK && st == RT_OK)
+            st = rt_err_set(err, RT_ENOMEM, "%s: out of memory", s->anchor);
+        free(buf);
+        return st;
+    }
+    if (share(ud, &buf, &len) != RT_OK) {
+        free(buf);
+        return st == RT_OK ? rt_err_set(err, RT_ENOMEM, "%s: out of memory", s->anchor) : st;
+    }
+    const char *p = buf, *end = buf + len;
+    int64_t status = RT_ENOMEM;
+    if (len >= sizeof status)
+        memcpy(&status, p, sizeof status);
+    const char *msg = len > sizeof status ? memchr(p + sizeof status, '\0', len - sizeof status) : NULL;
+    if (st == RT_OK) {
+        if (!msg)
+            st = rt_err_set(err, RT_ENOMEM, "%s: definitions: out of memory on the reading rank", s->anchor);
+        else if (status != RT_OK)
+            st = rt_err_set(err, (int)status, "%s", p + sizeof status);
+        else {
+            p = msg + 1;
+            int us = rt_tdefs_unpack(s->base.defs, &p, end);
+            if (us == RT_OK)
+                us = rt_otf2_map_unpack(&s->map, &p, end);
+            if (us != RT_OK)
+                st = rt_err_set(err, us, "%s: definitions: %s", s->anchor,
+                                us == RT_ENOMEM ? "out of memory" : "cut short on the way from the reading rank");
+        }
+    }
+    free(buf);
+    return st;
+}
+
+/* The definitions (read here, or from part 0 through share), the locations to read and the open's warnings. */
+static int read_defs(otf2_src *s, int st, rt_otf2_share_fn share, void *ud, rt_err *err)
+{
+    if (share && s->part_size > 1)
+        st = shared_defs(s, st, share, ud, err);
+    else if (st == RT_OK)
+        st = rt_otf2_read_defs(s->rd, s->anchor, s->base.defs, &s->map, err);
     if (st != RT_OK)
         return st;
     if (s->part_rank == 0) { /* about the whole archive: told by one part */
@@ -743,24 +805,49 @@ rt_tsource *rt_otf2_open(const char *path, rt_err *err)
 
 rt_tsource *rt_otf2_open_part(const char *path, int rank, int size, rt_err *err)
 {
+    return rt_otf2_open_part_shared(path, rank, size, NULL, NULL, err);
+}
+
+rt_tsource *rt_otf2_open_part_shared(const char *path, int rank, int size, rt_otf2_share_fn share, void *ud,
+                                     rt_err *err)
+{
     rt_otf2_errors_init();
     char *anchor = NULL;
-    if (find_anchor(path, &anchor, err) != RT_OK)
-        return NULL;
     otf2_src *s = calloc(1, sizeof *s);
-    if (!s) {
-        free(anchor);
-        rt_err_set(err, RT_ENOMEM, "%s: out of memory", path);
+    int st = s ? RT_OK : rt_err_set(err, RT_ENOMEM, "%s: out of memory", path);
+    if (s) {
+        s->part_rank = size > 1 ? rank : 0;
+        s->part_size = size > 1 ? size : 1;
+        if ((st = rt_tsource_init(&s->base, &otf2_ops, path, err)) != RT_OK) {
+            free(s);
+            s = NULL;
+        }
+    }
+    if (st == RT_OK && (st = find_anchor(path, &anchor, err)) == RT_OK) {
+        s->anchor = anchor;
+        st = open_reader(s, err);
+    }
+    if (!s) { /* still a part of the collective reading of the definitions */
+        if (share && size > 1) {
+            char *buf = NULL;
+            size_t len = 0;
+            if (rank == 0) { /* (the others must hear of it) */
+                int64_t status = st;
+                buf = malloc(sizeof status + 1);
+                if (buf) {
+                    memcpy(buf, &status, sizeof status);
+                    buf[sizeof status] = '\0';
+                    len = sizeof status + 1;
+                }
+            }
+            share(ud, &buf, &len);
+            free(buf);
+        }
         return NULL;
     }
-    s->anchor = anchor;
-    s->part_rank = size > 1 ? rank : 0;
-    s->part_size = size > 1 ? size : 1;
-    if (rt_tsource_init(&s->base, &otf2_ops, path, err) != RT_OK) {
-        otf2_free(&s->base);
-        return NULL;
-    }
-    if (open_reader(s, err) != RT_OK || read_defs(s, err) != RT_OK || open_events(s, err) != RT_OK) {
+    if (!s->anchor) /* (messages name the path given) */
+        s->anchor = strdup(path);
+    if (read_defs(s, st, share, ud, err) != RT_OK || open_events(s, err) != RT_OK) {
         rt_tsource_free(&s->base);
         return NULL;
     }

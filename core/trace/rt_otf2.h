@@ -58,6 +58,19 @@ rt_tsource *rt_otf2_open(const char *path, rt_err *err);
 rt_tsource *rt_otf2_open_part(const char *path, int rank, int size, rt_err *err);
 
 /*
+ * The same with the global definitions read by part 0 alone and handed to the
+ * other parts (size > 1; collective: every part calls it, whatever fails):
+ * share(ud, &buf, &len) is called once on every part; on part 0 buf / len hold
+ * the packed definitions (with its status and message) to send, on the others
+ * it sets them to what part 0 sent (malloc'd, freed here). RT_OK, or an error
+ * (no memory) from share. A part gets part 0's error when part 0 could not read
+ * the definitions.
+ */
+typedef int (*rt_otf2_share_fn)(void *ud, char **buf, size_t *len);
+rt_tsource *rt_otf2_open_part_shared(const char *path, int rank, int size, rt_otf2_share_fn share, void *ud,
+                                     rt_err *err);
+
+/*
  * 1 when path is an OTF2 archive: an anchor file (head = its first n bytes
  * start with the anchor's magic), or a directory (n == 0, head NULL) holding
  * exactly one anchor. 0 otherwise. Reads the directory, never the events.

@@ -707,6 +707,99 @@ void rt_otf2_map_free(rt_otf2_map *m)
     memset(m, 0, sizeof *m);
 }
 
+static int put_w(FILE *o, const void *v, size_t n) { return n == 0 || fwrite(v, n, 1, o) == 1; }
+
+int rt_otf2_map_pack(const rt_otf2_map *m, FILE *o)
+{
+    int64_t h[8] = {(int64_t)m->nlocs, m->dense, (int64_t)m->ncomms, m->have_clock, (int64_t)m->metric_locs,
+                    (int64_t)m->nmetrics, m->fanout, 0};
+    int ok = put_w(o, h, sizeof h) && put_w(o, m->locs, m->nlocs * sizeof *m->locs) &&
+             put_w(o, m->nevents, m->nlocs * sizeof *m->nevents);
+    for (size_t i = 0; ok && i < m->ncomms; i++) {
+        const rt_otf2_comm *c = &m->comms[i];
+        int64_t ch[4] = {c->id, c->self, c->size, c->procs != NULL};
+        ok = put_w(o, ch, sizeof ch) && (!c->procs || put_w(o, c->procs, (size_t)c->size * sizeof *c->procs));
+    }
+    for (size_t i = 0; ok && i < m->nmetrics; i++) {
+        int64_t mh[2] = {m->metrics[i].n, m->metrics[i].counter != NULL};
+        ok = put_w(o, mh, sizeof mh) &&
+             (!m->metrics[i].counter || put_w(o, m->metrics[i].counter, m->metrics[i].n * sizeof(int)));
+    }
+    return ok ? RT_OK : RT_EIO;
+}
+
+/* n bytes from *p into a new block (*out; NULL for n == 0). */
+static int take(const char **p, const char *end, size_t n, void **out)
+{
+    *out = NULL;
+    if ((size_t)(end - *p) < n)
+        return RT_EFORMAT;
+    if (n == 0)
+        return RT_OK;
+    if (!(*out = malloc(n)))
+        return RT_ENOMEM;
+    memcpy(*out, *p, n);
+    *p += n;
+    return RT_OK;
+}
+
+int rt_otf2_map_unpack(rt_otf2_map *m, const char **p, const char *end)
+{
+    int64_t h[8];
+    if ((size_t)(end - *p) < sizeof h)
+        return RT_EFORMAT;
+    memcpy(h, *p, sizeof h);
+    *p += sizeof h;
+    if (h[0] < 0 || h[2] < 0 || h[5] < 0)
+        return RT_EFORMAT;
+    m->nlocs = (size_t)h[0];
+    m->dense = (int)h[1];
+    m->have_clock = (int)h[3];
+    m->metric_locs = (size_t)h[4];
+    m->fanout = (uint32_t)h[6];
+    int st = take(p, end, m->nlocs * sizeof *m->locs, (void **)&m->locs);
+    if (st == RT_OK)
+        st = take(p, end, m->nlocs * sizeof *m->nevents, (void **)&m->nevents);
+    if (st == RT_OK && h[2] > 0 && !(m->comms = calloc((size_t)h[2], sizeof *m->comms)))
+        st = RT_ENOMEM;
+    for (int64_t i = 0; st == RT_OK && i < h[2]; i++) {
+        int64_t ch[4];
+        if ((size_t)(end - *p) < sizeof ch) {
+            st = RT_EFORMAT;
+            break;
+        }
+        memcpy(ch, *p, sizeof ch);
+        *p += sizeof ch;
+        rt_otf2_comm *c = &m->comms[i];
+        m->ncomms = (size_t)i + 1;
+        c->id = (uint32_t)ch[0];
+        c->self = (int)ch[1];
+        c->size = (int)ch[2];
+        if (ch[3] && ch[2] > 0)
+            st = take(p, end, (size_t)ch[2] * sizeof *c->procs, (void **)&c->procs);
+        else if (ch[3] && !(c->procs = malloc(sizeof *c->procs))) /* (a list, empty) */
+            st = RT_ENOMEM;
+    }
+    if (st == RT_OK && h[5] > 0 && !(m->metrics = calloc((size_t)h[5], sizeof *m->metrics)))
+        st = RT_ENOMEM;
+    for (int64_t i = 0; st == RT_OK && i < h[5]; i++) {
+        int64_t mh[2];
+        if ((size_t)(end - *p) < sizeof mh) {
+            st = RT_EFORMAT;
+            break;
+        }
+        memcpy(mh, *p, sizeof mh);
+        *p += sizeof mh;
+        m->nmetrics = (size_t)i + 1;
+        m->metrics[i].n = (uint32_t)mh[0];
+        if (mh[1] && mh[0] > 0)
+            st = take(p, end, (size_t)mh[0] * sizeof(int), (void **)&m->metrics[i].counter);
+        else if (mh[1] && !(m->metrics[i].counter = malloc(sizeof(int)))) /* (a metric, no member) */
+            st = RT_ENOMEM;
+    }
+    return st;
+}
+
 const rt_otf2_comm *rt_otf2_comm_of(const rt_otf2_map *m, uint32_t id)
 {
     if (id < m->ncomms && m->comms[id].id == id) /* the usual dense numbering */

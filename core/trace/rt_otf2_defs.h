@@ -10,6 +10,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <otf2/otf2.h>
 
@@ -57,6 +58,12 @@ static inline int rt_otf2_is_processor(OTF2_LocationType type)
 int rt_otf2_read_defs(OTF2_Reader *rd, const char *anchor, rt_tdefs *defs, rt_otf2_map *map,
                       rt_err *err);
 void rt_otf2_map_free(rt_otf2_map *m);
+
+/* The map as bytes (one build's layout), for the ranks of a job that get the definitions
+ * from one reader: pack to out (RT_OK or RT_EIO); unpack into a zeroed map from *p .. end,
+ * *p moved past it (RT_OK, RT_EFORMAT when short, RT_ENOMEM). */
+int rt_otf2_map_pack(const rt_otf2_map *m, FILE *out);
+int rt_otf2_map_unpack(rt_otf2_map *m, const char **p, const char *end);
 
 /* The processor of location loc, -1 when it is not defined. On every event: inline. */
 static inline int rt_otf2_proc(const rt_otf2_map *m, uint64_t loc)

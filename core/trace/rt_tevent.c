@@ -11,6 +11,7 @@
 #include "rt_tevent.h"
 
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -396,6 +397,105 @@ void rt_tdefs_set_clock(rt_tdefs *d, uint64_t resolution, int64_t offset)
 {
     d->resolution = resolution ? resolution : 1;
     d->offset = offset;
+}
+
+/* ---- the definitions as bytes ---- */
+
+static int put_i(FILE *o, int64_t v) { return fwrite(&v, sizeof v, 1, o) == 1; }
+static int put_s(FILE *o, const char *s)
+{
+    s = s ? s : "";
+    return fwrite(s, 1, strlen(s) + 1, o) == strlen(s) + 1;
+}
+
+int rt_tdefs_pack(const rt_tdefs *d, FILE *o)
+{
+    int ok = put_i(o, (int64_t)d->nprocs) && put_i(o, (int64_t)d->nregions) && put_i(o, (int64_t)d->ncomms) &&
+             put_i(o, (int64_t)d->ncounters) && put_i(o, d->outside) && put_i(o, (int64_t)d->resolution) &&
+             put_i(o, d->offset);
+    for (size_t p = 0; ok && p < d->nprocs; p++)
+        ok = put_s(o, d->procs[p].name) && put_s(o, d->procs[p].path);
+    for (size_t i = 0; ok && i < d->nregions; i++) {
+        const rt_tregion *r = d->regions[i];
+        ok = put_i(o, r->id) && put_i(o, r->cls) && put_s(o, r->name) && put_s(o, r->group);
+    }
+    for (size_t i = 0; ok && i < d->ncomms; i++) {
+        const rt_tcomm *c = d->comms[i];
+        ok = put_i(o, c->id) && put_i(o, c->size) && put_i(o, c->members != NULL) && put_s(o, c->name);
+        for (int m = 0; ok && c->members && m < c->size; m++)
+            ok = put_i(o, c->members[m]);
+    }
+    for (size_t i = 0; ok && i < d->ncounters; i++)
+        ok = put_i(o, d->counters[i].id) && put_s(o, d->counters[i].name) && put_s(o, d->counters[i].unit);
+    return ok ? RT_OK : RT_EIO;
+}
+
+static int get_i(const char **p, const char *end, int64_t *v)
+{
+    if (end - *p < (ptrdiff_t)sizeof *v)
+        return 0;
+    memcpy(v, *p, sizeof *v);
+    *p += sizeof *v;
+    return 1;
+}
+
+static const char *get_s(const char **p, const char *end)
+{
+    const char *s = *p, *z = memchr(s, '\0', (size_t)(end - s));
+    if (!z)
+        return NULL;
+    *p = z + 1;
+    return s;
+}
+
+int rt_tdefs_unpack(rt_tdefs *d, const char **p, const char *end)
+{
+    int64_t np, nr, nc, nk, outside, res, off;
+    if (!get_i(p, end, &np) || !get_i(p, end, &nr) || !get_i(p, end, &nc) || !get_i(p, end, &nk) ||
+        !get_i(p, end, &outside) || !get_i(p, end, &res) || !get_i(p, end, &off))
+        return RT_EFORMAT;
+    rt_tdefs_set_outside(d, (int)outside);
+    rt_tdefs_set_clock(d, (uint64_t)res, off);
+    int st = RT_OK;
+    for (int64_t i = 0; st == RT_OK && i < np; i++) {
+        const char *name = get_s(p, end), *path = name ? get_s(p, end) : NULL;
+        st = path ? rt_tdefs_set_proc(d, (int)i, name, path) : RT_EFORMAT;
+    }
+    for (int64_t i = 0; st == RT_OK && i < nr; i++) {
+        int64_t id, cls;
+        const char *name = get_i(p, end, &id) && get_i(p, end, &cls) ? get_s(p, end) : NULL;
+        const char *group = name ? get_s(p, end) : NULL;
+        st = group ? rt_tdefs_add_region(d, (int)id, name, group, (int)cls) : RT_EFORMAT;
+    }
+    for (int64_t i = 0; st == RT_OK && i < nc; i++) {
+        int64_t id, size, has;
+        const char *name = get_i(p, end, &id) && get_i(p, end, &size) && get_i(p, end, &has) ? get_s(p, end) : NULL;
+        if (!name || size < 0) {
+            st = RT_EFORMAT;
+            break;
+        }
+        int *m = has && size > 0 ? malloc((size_t)size * sizeof *m) : NULL;
+        if (has && size > 0 && !m) {
+            st = RT_ENOMEM;
+            break;
+        }
+        for (int64_t k = 0; m && k < size && st == RT_OK; k++) {
+            int64_t v;
+            if (get_i(p, end, &v))
+                m[k] = (int)v;
+            else
+                st = RT_EFORMAT;
+        }
+        if (st == RT_OK)
+            st = rt_tdefs_add_comm(d, (int)id, name, (int)size, m);
+        free(m);
+    }
+    for (int64_t i = 0; st == RT_OK && i < nk; i++) {
+        int64_t id;
+        const char *name = get_i(p, end, &id) ? get_s(p, end) : NULL, *unit = name ? get_s(p, end) : NULL;
+        st = !unit ? RT_EFORMAT : rt_tdefs_add_counter(d, (int)id, name, unit) < 0 ? RT_ENOMEM : RT_OK;
+    }
+    return st;
 }
 
 uint64_t rt_tdefs_resolution(const rt_tdefs *d) { return d->resolution; }

@@ -51,6 +51,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "rt_error.h"
 #include "rt_field.h"
@@ -278,6 +279,16 @@ void rt_tdefs_set_clock(rt_tdefs *d, uint64_t resolution, int64_t offset);
 uint64_t rt_tdefs_resolution(const rt_tdefs *d);
 int64_t rt_tdefs_offset(const rt_tdefs *d);
 double rt_tdefs_seconds(const rt_tdefs *d, int64_t ticks);
+
+/*
+ * The definitions as bytes, for a job whose ranks run the same build (the
+ * layout is the host's): rt_tdefs_pack writes them to out (RT_OK, or RT_EIO
+ * when out fails); rt_tdefs_unpack adds what *p .. end holds to d, an empty
+ * set, and moves *p past it (RT_OK, RT_EFORMAT when the bytes run short,
+ * RT_ENOMEM).
+ */
+int rt_tdefs_pack(const rt_tdefs *d, FILE *out);
+int rt_tdefs_unpack(rt_tdefs *d, const char **p, const char *end);
 
 /* ---- sources ---- */
 

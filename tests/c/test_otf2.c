@@ -1247,6 +1247,129 @@ static void read_many(rt_tsource *s)
     free(seen);
 }
 
+/* rt_otf2_open_part_shared's share for two parts in one process: part 0's bytes kept, handed to part 1. */
+typedef struct held {
+    char *buf;
+    size_t len;
+    int calls;
+} held;
+
+static int share_keep(void *ud, char **buf, size_t *len)
+{
+    held *h = ud;
+    if (h->calls++ == 0) { /* part 0 sends */
+        h->buf = malloc(*len ? *len : 1);
+        assert_non_null(h->buf);
+        memcpy(h->buf, *buf, *len);
+        h->len = *len;
+        return RT_OK;
+    }
+    *buf = malloc(h->len ? h->len : 1);
+    assert_non_null(*buf);
+    memcpy(*buf, h->buf, h->len);
+    *len = h->len;
+    return RT_OK;
+}
+
+/* Everything a source's definitions say, as text. */
+static char *defs_text(const rt_tdefs *d)
+{
+    char *t = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&t, &n);
+    assert_non_null(f);
+    fprintf(f, "clock %llu %lld outside %d\n", (unsigned long long)rt_tdefs_resolution(d),
+            (long long)rt_tdefs_offset(d), rt_tdefs_outside(d));
+    for (int p = 0; p < rt_tdefs_nprocs(d); p++)
+        fprintf(f, "proc %s|%s\n", rt_tdefs_proc(d, p)->name, rt_tdefs_proc(d, p)->path);
+    for (int i = 0; i < rt_tdefs_nregions(d); i++) {
+        const rt_tregion *r = rt_tdefs_region_at(d, i);
+        fprintf(f, "region %d %d %s|%s\n", r->id, r->cls, r->name, r->group);
+    }
+    for (int i = 0; i < rt_tdefs_ncomms(d); i++) {
+        const rt_tcomm *c = rt_tdefs_comm_at(d, i);
+        fprintf(f, "comm %d %s %d:", c->id, c->name, c->size);
+        for (int m = 0; c->members && m < c->size; m++)
+            fprintf(f, " %d", c->members[m]);
+        fputc('\n', f);
+    }
+    for (int i = 0; i < rt_tdefs_ncounters(d); i++)
+        fprintf(f, "counter %d %s|%s\n", rt_tdefs_counter_at(d, i)->id, rt_tdefs_counter_at(d, i)->name,
+                rt_tdefs_counter_at(d, i)->unit);
+    fclose(f);
+    return t;
+}
+
+/* Every event of s as text (the fields the replay reads). */
+static char *events_text(rt_tsource *s)
+{
+    char *t = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&t, &n);
+    assert_non_null(f);
+    rt_tevent ev;
+    rt_err err;
+    int st;
+    while ((st = rt_tsource_next(s, &ev, &err)) == RT_OK) {
+        fprintf(f, "%d %d %lld %d %d %lld %d %.17g %.17g %d", ev.kind, ev.proc, (long long)ev.ticks, ev.region,
+                ev.peer, (long long)ev.tag, ev.comm, ev.bytes, ev.bytes_in, ev.ndata);
+        for (int i = 0; i < ev.ndata && i < RT_TE_MAXDATA; i++)
+            fprintf(f, " %.17g", ev.data[i]);
+        fputc('\n', f);
+    }
+    fprintf(f, "end %d\n", st);
+    fclose(f);
+    return t;
+}
+
+/* The definitions read by part 0 alone and handed to part 1 (an MPI job's broadcast): part 1's
+ * definitions and events are those it reads itself; part 0's failure is part 1's message. */
+static void test_shared_definitions(void **state)
+{
+    (void)state;
+    char anchor[512];
+    char *dir = archive_in_temp(NULL, anchor);
+    rt_err err;
+    held h = {0};
+    rt_tsource *p0 = rt_otf2_open_part_shared(anchor, 0, 2, share_keep, &h, &err);
+    if (!p0)
+        fail_msg("%s", err.msg);
+    rt_tsource *p1 = rt_otf2_open_part_shared(anchor, 1, 2, share_keep, &h, &err);
+    if (!p1)
+        fail_msg("%s", err.msg);
+    rt_tsource *own = rt_otf2_open_part(anchor, 1, 2, &err);
+    if (!own)
+        fail_msg("%s", err.msg);
+    assert_int_equal(h.calls, 2);
+    assert_true(rt_tdefs_ncounters(p1->defs) == 3 && rt_tdefs_nprocs(p1->defs) > 1);
+    char *a = defs_text(p1->defs), *b = defs_text(own->defs), *c = defs_text(p0->defs);
+    assert_string_equal(a, b);
+    assert_string_equal(c, b);
+    free(a);
+    free(b);
+    free(c);
+    a = events_text(p1);
+    b = events_text(own);
+    assert_string_equal(a, b);
+    assert_non_null(strchr(a, '\n')); /* (some events) */
+    free(a);
+    free(b);
+    rt_tsource_free(p0);
+    rt_tsource_free(p1);
+    rt_tsource_free(own);
+    free(h.buf);
+    /* part 0 cannot read the definitions: part 1 says what part 0 met */
+    run("rm '%s/traces.def'%s", dir, "");
+    held h2 = {0};
+    rt_err e0, e1;
+    assert_null(rt_otf2_open_part_shared(anchor, 0, 2, share_keep, &h2, &e0));
+    assert_null(rt_otf2_open_part_shared(anchor, 1, 2, share_keep, &h2, &e1));
+    assert_non_null(strstr(e0.msg, "global definitions"));
+    assert_string_equal(e0.msg, e1.msg);
+    free(h2.buf);
+    remove_dir(dir);
+}
+
 static void test_many_locations(void **state)
 {
     (void)state;
@@ -1299,6 +1422,7 @@ int main(void)
         cmocka_unit_test(test_reopened_readers),
         cmocka_unit_test(test_metrics_match_otf2_print),
         cmocka_unit_test(test_many_locations),
+        cmocka_unit_test(test_shared_definitions),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
