@@ -32,6 +32,15 @@ typedef struct conv {
     int thread;       /* valgrind's number of the running thread (1 first), 0 before any */
     unsigned long lineno;
     rt_capture_result *res;
+    /* the tool's blocks (RT_VG_BLOCK records), block b's references are
+     * ent[blk[b].first, + blk[b].n), a load's or store's address 0 (its run brings it) */
+    struct vg_block {
+        size_t first;
+        unsigned n, ndata; /* entries, and loads and stores among them */
+    } *blk;
+    size_t n_blk, cap_blk;
+    rt_memref *ent;
+    size_t n_ent, cap_ent;
 } conv;
 
 /* References into the RTMB file, counted: loads and stores (an M's two
@@ -182,6 +191,46 @@ static int pump(conv *c, int fd, pid_t pid, rt_err *err)
 
 #define RT_VG_MAX_RECORD 4096 /* payload words of one record: more is not the tool's */
 
+/* RT_VG_BLOCK: p[0] the block's id (the next one), then its entries. */
+static int tool_block(conv *c, const uint64_t *p, uint64_t n, rt_err *err)
+{
+    if (p[0] != c->n_blk)
+        return rt_err_at(err, RT_EFORMAT, c->name, c->lineno, "record: block %llu where block %llu was next",
+                         (unsigned long long)p[0], (unsigned long long)c->n_blk);
+    if (c->n_blk == c->cap_blk || c->n_ent + RT_VG_BLOCK_MAX > c->cap_ent) {
+        size_t cb = c->n_blk == c->cap_blk ? c->cap_blk * 2 + 1024 : c->cap_blk;
+        size_t ce = c->n_ent + RT_VG_BLOCK_MAX > c->cap_ent ? c->cap_ent * 2 + 8192 : c->cap_ent;
+        struct vg_block *b = realloc(c->blk, cb * sizeof *b);
+        if (b)
+            c->blk = b;
+        rt_memref *e = b ? realloc(c->ent, ce * sizeof *e) : NULL;
+        if (!e)
+            return rt_err_set(err, RT_ENOMEM, "capture: out of memory");
+        c->ent = e;
+        c->cap_blk = cb;
+        c->cap_ent = ce;
+    }
+    struct vg_block *b = &c->blk[c->n_blk];
+    b->first = c->n_ent;
+    b->n = (unsigned)(n - 1);
+    b->ndata = 0;
+    for (uint64_t i = 1; i < n; i++) {
+        uint64_t x = p[i];
+        rt_memref *e = &c->ent[c->n_ent + i - 1];
+        e->kind = (int)(x >> 60);
+        e->size = (x >> 48) & 0xfff;
+        e->addr = x & 0xffffffffffffull;
+        if (e->kind > RT_REF_IFETCH || e->size == 0 || (e->kind != RT_REF_IFETCH && e->addr != 0))
+            return rt_err_at(err, RT_EFORMAT, c->name, c->lineno,
+                             "record: block %llu entry %llu: %016llx is not a fetch, a load or a store",
+                             (unsigned long long)p[0], (unsigned long long)i, (unsigned long long)x);
+        b->ndata += e->kind != RT_REF_IFETCH;
+    }
+    c->n_ent += b->n;
+    c->n_blk++;
+    return RT_OK;
+}
+
 /* One record of the tool (type, n payload words p) into the allocation log. */
 static int tool_record(conv *c, unsigned type, const uint64_t *p, uint64_t n, rt_err *err)
 {
@@ -232,6 +281,10 @@ static int tool_record(conv *c, unsigned type, const uint64_t *p, uint64_t n, rt
             break;
         fprintf(c->alloc, "@%llu K %llx %llx\n", seq, (unsigned long long)p[0], (unsigned long long)p[1]);
         return RT_OK;
+    case RT_VG_BLOCK:
+        if (n < 2 || n > 1 + RT_VG_BLOCK_MAX)
+            break;
+        return tool_block(c, p, n, err);
     default:
         break;
     }
@@ -259,13 +312,38 @@ static size_t tool_words(conv *c, const uint64_t *w, size_t n, rt_memref *refs, 
             c->lineno++;
             continue;
         }
+        uint64_t len = x & 0xffffffffffffull;
+        if (kind == RT_VG_KIND_BLOCK) { /* a run of block len: its references, in order */
+            if (len >= c->n_blk) {
+                *st = rt_err_at(err, RT_EFORMAT, c->name, c->lineno + 1, "word: %016llx names no block described before",
+                                (unsigned long long)x);
+                break;
+            }
+            const struct vg_block *b = &c->blk[len];
+            if (i + 1 + b->ndata > n)
+                break; /* its addresses come with the next read */
+            if (k + b->n > cap) {
+                if ((*st = put_refs(c, refs, k, err)) != RT_OK)
+                    break;
+                k = 0;
+            }
+            const rt_memref *e = c->ent + b->first;
+            const uint64_t *a = w + i + 1;
+            for (unsigned j = 0; j < b->n; j++, k++) {
+                refs[k] = e[j];
+                if (e[j].kind != RT_REF_IFETCH)
+                    refs[k].addr = *a++;
+            }
+            i += 1 + b->ndata;
+            c->lineno++;
+            continue;
+        }
         if (k > 0) {
             *st = put_refs(c, refs, k, err);
             k = 0;
             if (*st != RT_OK)
                 break;
         }
-        uint64_t len = x & 0xffffffffffffull;
         if (kind != RT_VG_KIND_RECORD || len > RT_VG_MAX_RECORD) {
             *st = rt_err_at(err, RT_EFORMAT, c->name, c->lineno + 1, "word: %016llx is not the tool's",
                             (unsigned long long)x);
@@ -273,9 +351,9 @@ static size_t tool_words(conv *c, const uint64_t *w, size_t n, rt_memref *refs, 
         }
         if (i + 1 + len > n)
             break;
+        c->lineno++; /* a record's errors name it */
         *st = tool_record(c, (unsigned)((x >> 48) & 0xfff), w + i + 1, len, err);
         i += 1 + (size_t)len;
-        c->lineno++;
     }
     if (k > 0 && *st == RT_OK)
         *st = put_refs(c, refs, k, err);
@@ -453,5 +531,7 @@ int rt_capture_run(const rt_capture_opts *o, rt_capture_result *res, rt_err *err
         st = rt_err_set(err, RT_EIO, "%s: %s", o->alloc, strerror(errno));
     if (c.text && fclose(c.text) != 0 && st == RT_OK)
         st = rt_err_set(err, RT_EIO, "%s: %s", o->text, strerror(errno));
+    free(c.blk);
+    free(c.ent);
     return st;
 }
