@@ -44,20 +44,28 @@ typedef struct conv {
 } conv;
 
 /* References into the RTMB file, counted: loads and stores (an M's two
- * halves each) as data references, I records as fetches. */
-static int put_refs(conv *c, const rt_memref *refs, size_t n, rt_err *err)
+ * halves each) as data references, I records as fetches; nif of the n are
+ * fetches, (size_t)-1 when not known. */
+static int put_refs_counted(conv *c, const rt_memref *refs, size_t n, size_t nif, rt_err *err)
 {
     size_t done = 0;
     int st = rt_rtmb_write_many(c->w, refs, n, &done, err);
     if (st != RT_OK && done < n)
         done++; /* the record that failed is counted, as before */
-    uint64_t ifetches = 0;
-    for (size_t i = 0; i < done; i++)
-        ifetches += refs[i].kind == RT_REF_IFETCH;
+    if (done < n || nif == (size_t)-1) {
+        nif = 0;
+        for (size_t i = 0; i < done; i++)
+            nif += refs[i].kind == RT_REF_IFETCH;
+    }
     c->res->records += done;
-    c->res->ifetches += ifetches;
-    c->res->refs += done - ifetches;
+    c->res->ifetches += nif;
+    c->res->refs += done - nif;
     return st;
+}
+
+static int put_refs(conv *c, const rt_memref *refs, size_t n, rt_err *err)
+{
+    return put_refs_counted(c, refs, n, (size_t)-1, err);
 }
 
 /* One line of lackey's log (without its newline). */
@@ -296,7 +304,7 @@ static int tool_record(conv *c, unsigned type, const uint64_t *p, uint64_t n, rt
  * (a record cut by the end of the buffer waits for the next read). */
 static size_t tool_words(conv *c, const uint64_t *w, size_t n, rt_memref *refs, size_t cap, int *st, rt_err *err)
 {
-    size_t i = 0, k = 0;
+    size_t i = 0, k = 0, kf = 0; /* refs[0, k) to write, kf of them fetches */
     while (i < n && *st == RT_OK) {
         uint64_t x = w[i];
         unsigned kind = (unsigned)(x >> 60);
@@ -304,9 +312,10 @@ static size_t tool_words(conv *c, const uint64_t *w, size_t n, rt_memref *refs, 
             refs[k].addr = x & 0xffffffffffffull;
             refs[k].size = (x >> 48) & 0xfff;
             refs[k].kind = (int)kind;
+            kf += kind == RT_VG_KIND_IFETCH;
             if (++k == cap) {
-                *st = put_refs(c, refs, k, err);
-                k = 0;
+                *st = put_refs_counted(c, refs, k, kf, err);
+                k = kf = 0;
             }
             i++;
             c->lineno++;
@@ -323,9 +332,9 @@ static size_t tool_words(conv *c, const uint64_t *w, size_t n, rt_memref *refs, 
             if (i + 1 + b->ndata > n)
                 break; /* its addresses come with the next read */
             if (k + b->n > cap) {
-                if ((*st = put_refs(c, refs, k, err)) != RT_OK)
+                if ((*st = put_refs_counted(c, refs, k, kf, err)) != RT_OK)
                     break;
-                k = 0;
+                k = kf = 0;
             }
             const rt_memref *e = c->ent + b->first;
             const uint64_t *a = w + i + 1;
@@ -334,13 +343,14 @@ static size_t tool_words(conv *c, const uint64_t *w, size_t n, rt_memref *refs, 
                 if (e[j].kind != RT_REF_IFETCH)
                     refs[k].addr = *a++;
             }
+            kf += b->n - b->ndata;
             i += 1 + b->ndata;
             c->lineno++;
             continue;
         }
         if (k > 0) {
-            *st = put_refs(c, refs, k, err);
-            k = 0;
+            *st = put_refs_counted(c, refs, k, kf, err);
+            k = kf = 0;
             if (*st != RT_OK)
                 break;
         }
@@ -356,7 +366,7 @@ static size_t tool_words(conv *c, const uint64_t *w, size_t n, rt_memref *refs, 
         i += 1 + (size_t)len;
     }
     if (k > 0 && *st == RT_OK)
-        *st = put_refs(c, refs, k, err);
+        *st = put_refs_counted(c, refs, k, kf, err);
     return i;
 }
 
