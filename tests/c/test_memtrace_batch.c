@@ -523,29 +523,44 @@ static void model_log(const char *s, size_t len, model *m)
     }
 }
 
-/* Capture with a stand-in for valgrind that writes the file log to the log
- * descriptor, and compare with the model. */
-static void capture_and_compare(const char *log, size_t len, const char *dir)
+/* rt_capture_run on a stand-in for valgrind that copies data[0, len) to the
+ * descriptor named by its first argument (--log-fd=N for lackey's log,
+ * --retrace-fd=N for the tool's stream): dir/trace.rtmb and dir/alloc.txt are
+ * left for the caller; the status, with res and err. */
+static int fake_capture(const char *dir, const void *data, size_t len, int tool, rt_capture_result *res,
+                        rt_err *err)
 {
-    char script[600], logpath[600], rtmb[600], alloc[600];
+    char script[600], input[600], rtmb[600], alloc[600];
     snprintf(script, sizeof script, "%s/fake-valgrind", dir);
-    snprintf(logpath, sizeof logpath, "%s/lackey.log", dir);
+    snprintf(input, sizeof input, "%s/valgrind.out", dir);
     snprintf(rtmb, sizeof rtmb, "%s/trace.rtmb", dir);
     snprintf(alloc, sizeof alloc, "%s/alloc.txt", dir);
     FILE *f = fopen(script, "w");
     assert_non_null(f);
-    fputs("#!/bin/sh\nfd=${1#--log-fd=}\neval \"exec cat \\\"\\$2\\\" >&$fd\"\n", f);
+    fprintf(f, "#!/bin/sh\nfd=${1#--%s-fd=}\neval \"exec cat \\\"\\$2\\\" >&$fd\"\n", tool ? "retrace" : "log");
     fclose(f);
     chmod(script, 0755);
-    f = fopen(logpath, "wb");
+    f = fopen(input, "wb");
     assert_non_null(f);
-    assert_int_equal(fwrite(log, 1, len, f), len);
+    assert_int_equal(fwrite(data, 1, len, f), len);
     fclose(f);
-    const char *argv[] = {script, logpath, NULL};
-    rt_capture_opts o = {.argv = argv, .rtmb = rtmb, .alloc = alloc};
+    const char *argv[] = {script, input, NULL};
+    rt_capture_opts o = {.argv = argv, .rtmb = rtmb, .alloc = alloc, .tool = tool};
+    int st = rt_capture_run(&o, res, err);
+    unlink(script);
+    unlink(input);
+    return st;
+}
+
+/* Capture a lackey log through the stand-in, and compare with the model. */
+static void capture_and_compare(const char *log, size_t len, const char *dir)
+{
+    char rtmb[600], alloc[600];
+    snprintf(rtmb, sizeof rtmb, "%s/trace.rtmb", dir);
+    snprintf(alloc, sizeof alloc, "%s/alloc.txt", dir);
     rt_capture_result res;
     rt_err err;
-    int st = rt_capture_run(&o, &res, &err);
+    int st = fake_capture(dir, log, len, 0, &res, &err);
     model m;
     model_log(log, len, &m);
     assert_int_equal(st, m.status);
@@ -571,8 +586,6 @@ static void capture_and_compare(const char *log, size_t len, const char *dir)
         rt_memtrace_free(t);
     }
     free(m.refs);
-    unlink(script);
-    unlink(logpath);
     unlink(rtmb);
     unlink(alloc);
 }
@@ -664,28 +677,14 @@ static void model_ref(tool_model *m, uint64_t addr, uint64_t size, int kind)
         m->data++;
 }
 
-/* Capture the words through a stand-in for valgrind that copies a file to the
- * tool's descriptor; the status, with res, err and the allocation log's text. */
+/* Capture the words through the stand-in; the status, with res, err and the
+ * allocation log's text (when alloc is not NULL). */
 static int tool_capture(const words *s, const char *dir, rt_capture_result *res, rt_err *err, text *alloc)
 {
-    char script[600], path[600], rtmb[600], apath[600];
-    snprintf(script, sizeof script, "%s/fake-valgrind", dir);
-    snprintf(path, sizeof path, "%s/tool.stream", dir);
-    snprintf(rtmb, sizeof rtmb, "%s/trace.rtmb", dir);
+    char apath[600];
     snprintf(apath, sizeof apath, "%s/alloc.txt", dir);
-    FILE *f = fopen(script, "w");
-    assert_non_null(f);
-    fputs("#!/bin/sh\nfd=${1#--retrace-fd=}\neval \"exec cat \\\"\\$2\\\" >&$fd\"\n", f);
-    fclose(f);
-    chmod(script, 0755);
-    f = fopen(path, "wb");
-    assert_non_null(f);
-    assert_int_equal(fwrite(s->w, sizeof *s->w, s->n, f), s->n);
-    fclose(f);
-    const char *argv[] = {script, path, NULL};
-    rt_capture_opts o = {.argv = argv, .rtmb = rtmb, .alloc = apath, .tool = 1};
-    int st = rt_capture_run(&o, res, err);
-    f = fopen(apath, "r");
+    int st = fake_capture(dir, s->w, s->n * sizeof *s->w, 1, res, err);
+    FILE *f = fopen(apath, "r");
     if (f && alloc) {
         char buf[4096];
         size_t got;
@@ -694,8 +693,6 @@ static int tool_capture(const words *s, const char *dir, rt_capture_result *res,
     }
     if (f)
         fclose(f);
-    unlink(script);
-    unlink(path);
     unlink(apath);
     return st;
 }
