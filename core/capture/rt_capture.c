@@ -239,26 +239,68 @@ static int tool_block(conv *c, const uint64_t *p, uint64_t n, rt_err *err)
     return RT_OK;
 }
 
+/* v in base 10 or 16 (lower case, no prefix) at q; returns the end. The
+ * allocation log's frequent records are written with it rather than fprintf,
+ * called nine times per allocation (a list walk's 400,000 records: about 0.1 s
+ * less of the converter's 1.2-1.4 s). */
+static char *put_num(char *q, uint64_t v, unsigned base)
+{
+    char t[24];
+    int k = 0;
+    do {
+        t[k++] = "0123456789abcdef"[v % base];
+        v /= base;
+    } while (v);
+    while (k)
+        *q++ = t[--k];
+    return q;
+}
+
 /* One record of the tool (type, n payload words p) into the allocation log. */
 static int tool_record(conv *c, unsigned type, const uint64_t *p, uint64_t n, rt_err *err)
 {
     unsigned long long seq = (unsigned long long)c->res->refs;
     switch (type) {
-    case RT_VG_ALLOC:
+    case RT_VG_ALLOC: { /* "@SEQ A ADDR SIZE RET1/RET2/..." ("0" without return addresses) */
         if (n < 2)
             break;
-        fprintf(c->alloc, "@%llu A %llx %llu ", seq, (unsigned long long)p[0], (unsigned long long)p[1]);
-        for (uint64_t i = 2; i < n; i++)
-            fprintf(c->alloc, i > 2 ? "/%llx" : "%llx", (unsigned long long)p[i]);
-        fputs(n > 2 ? "\n" : "0\n", c->alloc);
+        char line[512], *q = line;
+        *q++ = '@';
+        q = put_num(q, seq, 10);
+        memcpy(q, " A ", 3);
+        q = put_num(q + 3, p[0], 16);
+        *q++ = ' ';
+        q = put_num(q, p[1], 10);
+        *q++ = ' ';
+        for (uint64_t i = 2; i < n; i++) {
+            if (q > line + sizeof line - 24) { /* (more return addresses than the tool sends) */
+                fwrite(line, 1, (size_t)(q - line), c->alloc);
+                q = line;
+            }
+            if (i > 2)
+                *q++ = '/';
+            q = put_num(q, p[i], 16);
+        }
+        if (n == 2)
+            *q++ = '0';
+        *q++ = '\n';
+        fwrite(line, 1, (size_t)(q - line), c->alloc);
         c->res->allocs++;
         return RT_OK;
-    case RT_VG_FREE:
+    }
+    case RT_VG_FREE: { /* "@SEQ F ADDR" */
         if (n < 1)
             break;
-        fprintf(c->alloc, "@%llu F %llx\n", seq, (unsigned long long)p[0]);
+        char line[64], *q = line;
+        *q++ = '@';
+        q = put_num(q, seq, 10);
+        memcpy(q, " F ", 3);
+        q = put_num(q + 3, p[0], 16);
+        *q++ = '\n';
+        fwrite(line, 1, (size_t)(q - line), c->alloc);
         c->res->allocs++;
         return RT_OK;
+    }
     case RT_VG_THREAD:
         if (n < 1 || p[0] < 1 || p[0] > 100000)
             break;

@@ -719,7 +719,8 @@ static void check_rtmb(const char *dir, const tool_model *m)
 
 /* A random stream of blocks described then run (addresses of any 64 bits among
  * their loads and stores), plain reference words, high references, thread
- * switches and allocations, several MiB: runs cut by the ends of reads. */
+ * switches, allocations and frees, several MiB: runs cut by the ends of reads;
+ * the allocation log against the model's fprintf. */
 static void test_tool_stream(void **state)
 {
     (void)state;
@@ -780,13 +781,25 @@ static void test_tool_stream(void **state)
             if (t != thread)
                 put(&m.alloc, "@%llu S %d\n", (unsigned long long)m.data, t - 1);
             thread = t;
-        } else { /* an allocation without return addresses */
-            uint64_t a = rnd() >> 20, size = 1 + pick(4096);
-            word(&s, W_REC(RT_VG_ALLOC, 2));
+        } else if (w < 99) { /* an allocation, with up to 8 return addresses ("0" for none) */
+            uint64_t a = rnd() >> pick(64), size = pick(4) ? 1 + pick(4096) : rnd();
+            unsigned frames = pick(9);
+            word(&s, W_REC(RT_VG_ALLOC, 2 + frames));
             word(&s, a);
             word(&s, size);
-            put(&m.alloc, "@%llu A %llx %llu 0\n", (unsigned long long)m.data, (unsigned long long)a,
+            put(&m.alloc, "@%llu A %llx %llu ", (unsigned long long)m.data, (unsigned long long)a,
                 (unsigned long long)size);
+            for (unsigned k = 0; k < frames; k++) {
+                uint64_t ret = rnd() >> pick(64);
+                word(&s, ret);
+                put(&m.alloc, k ? "/%llx" : "%llx", (unsigned long long)ret);
+            }
+            put(&m.alloc, "%s", frames ? "\n" : "0\n");
+        } else { /* a free */
+            uint64_t a = rnd() >> pick(64);
+            word(&s, W_REC(RT_VG_FREE, 1));
+            word(&s, a);
+            put(&m.alloc, "@%llu F %llx\n", (unsigned long long)m.data, (unsigned long long)a);
         }
     }
     assert_true(s.n * 8 > (3u << 20)); /* several reads of the pipe */
