@@ -440,15 +440,24 @@ static unsigned nearest(enc_state *e, uint64_t addr)
             if (e->used[k] < e->used[best])
                 best = k;
     }
-    const uint64_t d[8] = {d0, d1, d2, d3, d4, d5, d6, d7};
-    uint64_t own = UINT64_MAX;
-    for (unsigned k = 0; k < 8; k++) {
-        if (k == best)
-            continue;
-        uint64_t to = (d[k] > (1ull << 62) ? (1ull << 62) : d[k]) + e->moved;
-        own = to < own ? to : own;
-        e->apart[k] = to < e->apart[k] ? to : e->apart[k];
-    }
+    /* each other register's distance to addr, as a bound (best's own: none) */
+    uint64_t own = UINT64_MAX, moved = e->moved;
+#define RT_APART(k) \
+    do { \
+        uint64_t to = (d##k > (1ull << 62) ? (1ull << 62) : d##k) + moved; \
+        to = best == k ? UINT64_MAX : to; \
+        own = to < own ? to : own; \
+        e->apart[k] = to < e->apart[k] ? to : e->apart[k]; \
+    } while (0)
+    RT_APART(0);
+    RT_APART(1);
+    RT_APART(2);
+    RT_APART(3);
+    RT_APART(4);
+    RT_APART(5);
+    RT_APART(6);
+    RT_APART(7);
+#undef RT_APART
     e->apart[best] = own;
     return best;
 }
