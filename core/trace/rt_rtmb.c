@@ -511,7 +511,7 @@ static int check_ref(const rt_rtmb_writer *w, const rt_memref *ref, rt_err *err)
     return RT_OK;
 }
 
-/* One record through state e (the writer's, or a batch's copy of it): checked, room made, encoded. */
+/* One record through state e (rt_rtmb_write's: the writer's): checked, room made, encoded. */
 static inline int put_one(rt_rtmb_writer *w, enc_state *e, const rt_memref *ref, rt_err *err)
 {
     int st = check_ref(w, ref, err);
@@ -527,8 +527,19 @@ int rt_rtmb_write_many(rt_rtmb_writer *w, const rt_memref *refs, size_t n, size_
     enc_state e = w->e; /* in registers for the batch */
     int st = RT_OK;
     size_t i = 0;
-    while (i < n && (st = put_one(w, &e, &refs[i], err)) == RT_OK)
-        i++;
+    while (i < n && st == RT_OK) {
+        /* as many records as surely fit in pend, encoded without a check of its room each */
+        size_t fit = (sizeof w->pend - w->npend) / RTMB_MAX_RECORD;
+        if (fit == 0) {
+            st = flush_pending(w, err);
+            continue;
+        }
+        size_t end = n - i < fit ? n : i + fit;
+        unsigned char *p = w->pend + w->npend;
+        for (; i < end && (st = check_ref(w, &refs[i], err)) == RT_OK; i++)
+            p = encode(&e, w->next, p, &refs[i]);
+        w->npend = (size_t)(p - w->pend);
+    }
     w->e = e;
     if (done)
         *done = i;

@@ -483,6 +483,24 @@ static void test_rtmb_register_choice(void **state)
         size = in[i].size;
     }
     assert_int_equal(p, len);
+    /* a record the format cannot hold stops a batch there: those before it are written */
+    w = rt_rtmb_create(path, &err);
+    assert_non_null(w);
+    rt_memref three[3] = {{0x1000, 8, RT_REF_READ}, {0x1008, 8, RT_REF_WRITE}, {0x1010, 8, 9}};
+    size_t done = 99;
+    assert_int_equal(rt_rtmb_write_many(w, three, 3, &done, &err), RT_EINVAL);
+    assert_int_equal(done, 2);
+    assert_non_null(strstr(err.msg, ": record: kind 9 size 8 cannot be written"));
+    assert_int_equal(rt_rtmb_close(w, &err), RT_OK);
+    rt_memtrace *t = rt_memtrace_open(path, RT_MEMFMT_RTMB, &err);
+    assert_non_null(t);
+    rt_memref r;
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(rt_memtrace_next(t, &r, &err), RT_OK);
+        assert_int_equal(r.addr, three[i].addr);
+    }
+    assert_int_equal(rt_memtrace_next(t, &r, &err), RT_EEOF);
+    rt_memtrace_free(t);
     unlink(path);
     free(in);
 }
