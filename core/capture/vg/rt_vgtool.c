@@ -22,9 +22,11 @@
  *     RT_VG_OBJECT LO HI BIAS LEN BYTES...   a loaded object's text and path
  *     RT_VG_STACK  LO HI                     the main thread's stack
  *     RT_VG_BLOCK  ID E1 E2 ...              block ID (0, 1, 2 ... in order), sent once
- *                                            when instrumented, before any run of it: up
- *                                            to RT_VG_BLOCK_MAX entries, each a reference
- *                                            word, a load's or store's with address 0
+ *                                            when first instrumented, before any run of
+ *                                            it: up to RT_VG_BLOCK_MAX entries, each a
+ *                                            reference word, a load's or store's with
+ *                                            address 0 (code translated again reuses the
+ *                                            ID of the same entries)
  *
  * Counting follows cachegrind: one fetch per guest instruction; an instruction
  * that loads and then stores the same address with the same size (inc, add to
@@ -46,6 +48,7 @@
  */
 #include "pub_tool_basics.h"
 #include "pub_tool_debuginfo.h"
+#include "pub_tool_hashtable.h"
 #include "pub_tool_libcassert.h"
 #include "pub_tool_libcbase.h"
 #include "pub_tool_libcfile.h"
@@ -323,29 +326,68 @@ static void call(IRSB *sb, const HChar *name, void *fn, Int nargs, IRExpr **args
     addStmtToIRSB(sb, IRStmt_Dirty(d));
 }
 
-static ULong n_blocks; /* blocks described so far: the next one's id */
+/* The blocks described so far, by their entries: code translated again (after
+ * Valgrind discarded it) runs under the id it had, so the converter's table of
+ * blocks grows with the distinct code run, not with the translations. */
+typedef struct block_node {
+    struct block_node *next;
+    UWord key; /* a hash of n and entry */
+    UWord id;
+    UInt n;
+    UWord entry[RT_VG_BLOCK_MAX];
+} block_node;
 
-/* The queued events become a block: described now, written when run. */
+static VgHashTable *blocks;
+static UWord n_blocks; /* blocks described so far: the next one's id */
+
+static Word block_cmp(const void *a, const void *b)
+{
+    const block_node *x = a, *y = b;
+    return x->n != y->n || VG_(memcmp)(x->entry, y->entry, x->n * sizeof(UWord)) != 0;
+}
+
+/* The id of the block of entries q->entry[0, q->n): described now when new. */
+static UWord block_id(block_node *q)
+{
+    UWord h = 1469598103934665603ull ^ q->n;
+    for (UInt i = 0; i < q->n; i++)
+        h = (h ^ q->entry[i]) * 1099511628211ull;
+    q->key = h;
+    const block_node *old = VG_(HT_gen_lookup)(blocks, q, block_cmp);
+    if (old)
+        return old->id;
+    if (n_blocks >> 48)
+        VG_(tool_panic)("more than 2^48 blocks");
+    block_node *b = VG_(malloc)("retrace.block", sizeof *b);
+    *b = *q;
+    b->id = n_blocks++;
+    VG_(HT_add_node)(blocks, b);
+    UWord desc[1 + RT_VG_BLOCK_MAX];
+    desc[0] = b->id;
+    VG_(memcpy)(desc + 1, b->entry, b->n * sizeof(UWord));
+    put_record(RT_VG_BLOCK, desc, 1 + (UWord)b->n);
+    return b->id;
+}
+
+/* The queued events become a block: described when new, written when run. */
 static void flush_events(IRSB *sb)
 {
     if (n_events == 0)
         return;
-    UWord desc[1 + N_EVENTS];
+    block_node q;
     IRExpr *w[1 + N_EVENTS];
-    Int nw = 0;
-    desc[0] = n_blocks;
-    w[nw++] = word(((UWord)RT_VG_KIND_BLOCK << 60) | n_blocks);
+    Int nw = 1; /* w[0]: the block's word, once its id is known */
+    q.n = (UInt)n_events;
     for (Int i = 0; i < n_events; i++) {
         event *e = &events[i];
         if (e->kind == EV_I) {
-            desc[1 + i] = e->iaddr | ((UWord)e->size << 48) | ((UWord)RT_VG_KIND_IFETCH << 60);
+            q.entry[i] = e->iaddr | ((UWord)e->size << 48) | ((UWord)RT_VG_KIND_IFETCH << 60);
         } else {
-            desc[1 + i] = meta_of(e->kind, e->size);
+            q.entry[i] = meta_of(e->kind, e->size);
             w[nw++] = e->addr;
         }
     }
-    put_record(RT_VG_BLOCK, desc, 1 + (UWord)n_events);
-    n_blocks++;
+    w[0] = word(((UWord)RT_VG_KIND_BLOCK << 60) | block_id(&q));
     for (Int k = 0; k < nw; k += 6) {
         IRExpr **a = w + k;
         switch (nw - k) {
@@ -509,6 +551,7 @@ static void rt_post_clo_init(void)
     buf = VG_(malloc)("retrace.buf", BUF_WORDS * sizeof(UWord));
     depth = VG_(calloc)("retrace.depth", VG_N_THREADS + 1, sizeof(UInt));
     thread_no = VG_(calloc)("retrace.threads", VG_N_THREADS + 1, sizeof(UInt));
+    blocks = VG_(HT_construct)("retrace.blocks");
     thread_no[1] = 1;
 }
 
