@@ -17,6 +17,7 @@
 #include "rt_memsim.h"
 #include "rt_memtrace.h"
 #include "rt_sweep.h"
+#include "rt_test.h"
 
 static char *write_temp(const void *data, size_t n)
 {
@@ -371,20 +372,9 @@ static void test_rtmb_roundtrip(void **state)
     for (int i = 0; i < N; i++)
         assert_int_equal(rt_rtmb_write(w, &in[i], &err), RT_OK);
     assert_int_equal(rt_rtmb_close(w, &err), RT_OK);
-    /* one at a time */
-    rt_memtrace *t = rt_memtrace_open(path, RT_MEMFMT_RTMB, &err);
-    assert_non_null(t);
-    rt_memref r;
-    for (int i = 0; i < N; i++) {
-        assert_int_equal(rt_memtrace_next(t, &r, &err), RT_OK);
-        assert_int_equal(r.kind, in[i].kind);
-        assert_int_equal(r.addr, in[i].addr);
-        assert_int_equal(r.size, in[i].size);
-    }
-    assert_int_equal(rt_memtrace_next(t, &r, &err), RT_EEOF);
-    rt_memtrace_free(t);
+    rt_test_expect_rtmb(path, in, N); /* one at a time */
     /* in batches of an odd size, across buffer refills */
-    t = rt_memtrace_open(path, RT_MEMFMT_RTMB, &err);
+    rt_memtrace *t = rt_memtrace_open(path, RT_MEMFMT_RTMB, &err);
     rt_memref batch[777];
     size_t n, k = 0;
     while (rt_memtrace_read(t, batch, 777, &n, &err) == RT_OK)
@@ -492,15 +482,7 @@ static void test_rtmb_register_choice(void **state)
     assert_int_equal(done, 2);
     assert_non_null(strstr(err.msg, ": record: kind 9 size 8 cannot be written"));
     assert_int_equal(rt_rtmb_close(w, &err), RT_OK);
-    rt_memtrace *t = rt_memtrace_open(path, RT_MEMFMT_RTMB, &err);
-    assert_non_null(t);
-    rt_memref r;
-    for (int i = 0; i < 2; i++) {
-        assert_int_equal(rt_memtrace_next(t, &r, &err), RT_OK);
-        assert_int_equal(r.addr, three[i].addr);
-    }
-    assert_int_equal(rt_memtrace_next(t, &r, &err), RT_EEOF);
-    rt_memtrace_free(t);
+    rt_test_expect_rtmb(path, three, 2);
     unlink(path);
     free(in);
 }

@@ -573,17 +573,7 @@ static void capture_and_compare(const char *log, size_t len, const char *dir)
         assert_int_equal(res.refs, m.n - m.ifetches);
         assert_int_equal(res.allocs, m.allocs);
         assert_int_equal(res.bytes_in, len);
-        rt_memtrace *t = rt_memtrace_open(rtmb, RT_MEMFMT_RTMB, &err);
-        assert_non_null(t);
-        rt_memref r;
-        for (size_t i = 0; i < m.n; i++) {
-            assert_int_equal(rt_memtrace_next(t, &r, &err), RT_OK);
-            assert_int_equal(r.addr, m.refs[i].addr);
-            assert_int_equal(r.size, m.refs[i].size);
-            assert_int_equal(r.kind, m.refs[i].kind);
-        }
-        assert_int_equal(rt_memtrace_next(t, &r, &err), RT_EEOF);
-        rt_memtrace_free(t);
+        rt_test_expect_rtmb(rtmb, m.refs, m.n);
     }
     free(m.refs);
     unlink(rtmb);
@@ -702,18 +692,7 @@ static void check_rtmb(const char *dir, const tool_model *m)
 {
     char rtmb[600];
     snprintf(rtmb, sizeof rtmb, "%s/trace.rtmb", dir);
-    rt_err err;
-    rt_memtrace *t = rt_memtrace_open(rtmb, RT_MEMFMT_RTMB, &err);
-    assert_non_null(t);
-    rt_memref r;
-    for (size_t i = 0; i < m->n; i++) {
-        assert_int_equal(rt_memtrace_next(t, &r, &err), RT_OK);
-        assert_int_equal(r.addr, m->refs[i].addr);
-        assert_int_equal(r.size, m->refs[i].size);
-        assert_int_equal(r.kind, m->refs[i].kind);
-    }
-    assert_int_equal(rt_memtrace_next(t, &r, &err), RT_EEOF);
-    rt_memtrace_free(t);
+    rt_test_expect_rtmb(rtmb, m->refs, m->n);
     unlink(rtmb);
 }
 
