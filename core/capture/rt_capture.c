@@ -32,23 +32,40 @@ typedef struct conv {
     int thread;       /* valgrind's number of the running thread (1 first), 0 before any */
     unsigned long lineno;
     rt_capture_result *res;
+    /* the tool's blocks (RT_VG_BLOCK records), block b's references are
+     * ent[blk[b].first, + blk[b].n), a load's or store's address 0 (its run brings it) */
+    struct vg_block {
+        size_t first;
+        unsigned n, ndata; /* entries, and loads and stores among them */
+    } *blk;
+    size_t n_blk, cap_blk;
+    rt_memref *ent;
+    size_t n_ent, cap_ent;
 } conv;
 
 /* References into the RTMB file, counted: loads and stores (an M's two
- * halves each) as data references, I records as fetches. */
-static int put_refs(conv *c, const rt_memref *refs, size_t n, rt_err *err)
+ * halves each) as data references, I records as fetches; nif of the n are
+ * fetches, (size_t)-1 when not known. */
+static int put_refs_counted(conv *c, const rt_memref *refs, size_t n, size_t nif, rt_err *err)
 {
     size_t done = 0;
     int st = rt_rtmb_write_many(c->w, refs, n, &done, err);
     if (st != RT_OK && done < n)
         done++; /* the record that failed is counted, as before */
-    uint64_t ifetches = 0;
-    for (size_t i = 0; i < done; i++)
-        ifetches += refs[i].kind == RT_REF_IFETCH;
+    if (done < n || nif == (size_t)-1) {
+        nif = 0;
+        for (size_t i = 0; i < done; i++)
+            nif += refs[i].kind == RT_REF_IFETCH;
+    }
     c->res->records += done;
-    c->res->ifetches += ifetches;
-    c->res->refs += done - ifetches;
+    c->res->ifetches += nif;
+    c->res->refs += done - nif;
     return st;
+}
+
+static int put_refs(conv *c, const rt_memref *refs, size_t n, rt_err *err)
+{
+    return put_refs_counted(c, refs, n, (size_t)-1, err);
 }
 
 /* One line of lackey's log (without its newline). */
@@ -182,26 +199,108 @@ static int pump(conv *c, int fd, pid_t pid, rt_err *err)
 
 #define RT_VG_MAX_RECORD 4096 /* payload words of one record: more is not the tool's */
 
+/* RT_VG_BLOCK: p[0] the block's id (the next one), then its entries. */
+static int tool_block(conv *c, const uint64_t *p, uint64_t n, rt_err *err)
+{
+    if (p[0] != c->n_blk)
+        return rt_err_at(err, RT_EFORMAT, c->name, c->lineno, "record: block %llu where block %llu was next",
+                         (unsigned long long)p[0], (unsigned long long)c->n_blk);
+    if (c->n_blk == c->cap_blk || c->n_ent + RT_VG_BLOCK_MAX > c->cap_ent) {
+        size_t cb = c->n_blk == c->cap_blk ? c->cap_blk * 2 + 1024 : c->cap_blk;
+        size_t ce = c->n_ent + RT_VG_BLOCK_MAX > c->cap_ent ? c->cap_ent * 2 + 8192 : c->cap_ent;
+        struct vg_block *b = realloc(c->blk, cb * sizeof *b);
+        if (b)
+            c->blk = b;
+        rt_memref *e = b ? realloc(c->ent, ce * sizeof *e) : NULL;
+        if (!e)
+            return rt_err_set(err, RT_ENOMEM, "capture: out of memory");
+        c->ent = e;
+        c->cap_blk = cb;
+        c->cap_ent = ce;
+    }
+    struct vg_block *b = &c->blk[c->n_blk];
+    b->first = c->n_ent;
+    b->n = (unsigned)(n - 1);
+    b->ndata = 0;
+    for (uint64_t i = 1; i < n; i++) {
+        uint64_t x = p[i];
+        rt_memref *e = &c->ent[c->n_ent + i - 1];
+        e->kind = (int)(x >> 60);
+        e->size = (x >> 48) & 0xfff;
+        e->addr = x & 0xffffffffffffull;
+        if (e->kind > RT_REF_IFETCH || e->size == 0 || (e->kind != RT_REF_IFETCH && e->addr != 0))
+            return rt_err_at(err, RT_EFORMAT, c->name, c->lineno,
+                             "record: block %llu entry %llu: %016llx is not a fetch, a load or a store",
+                             (unsigned long long)p[0], (unsigned long long)i, (unsigned long long)x);
+        b->ndata += e->kind != RT_REF_IFETCH;
+    }
+    c->n_ent += b->n;
+    c->n_blk++;
+    return RT_OK;
+}
+
+/* v in base 10 or 16 (lower case, no prefix) at q; returns the end. The
+ * allocation log's frequent records are written with it rather than fprintf,
+ * called nine times per allocation (a list walk's 400,000 records: about 0.1 s
+ * less of the converter's 1.2-1.4 s). */
+static char *put_num(char *q, uint64_t v, unsigned base)
+{
+    char t[24];
+    int k = 0;
+    do {
+        t[k++] = "0123456789abcdef"[v % base];
+        v /= base;
+    } while (v);
+    while (k)
+        *q++ = t[--k];
+    return q;
+}
+
 /* One record of the tool (type, n payload words p) into the allocation log. */
 static int tool_record(conv *c, unsigned type, const uint64_t *p, uint64_t n, rt_err *err)
 {
     unsigned long long seq = (unsigned long long)c->res->refs;
     switch (type) {
-    case RT_VG_ALLOC:
+    case RT_VG_ALLOC: { /* "@SEQ A ADDR SIZE RET1/RET2/..." ("0" without return addresses) */
         if (n < 2)
             break;
-        fprintf(c->alloc, "@%llu A %llx %llu ", seq, (unsigned long long)p[0], (unsigned long long)p[1]);
-        for (uint64_t i = 2; i < n; i++)
-            fprintf(c->alloc, i > 2 ? "/%llx" : "%llx", (unsigned long long)p[i]);
-        fputs(n > 2 ? "\n" : "0\n", c->alloc);
+        char line[512], *q = line;
+        *q++ = '@';
+        q = put_num(q, seq, 10);
+        memcpy(q, " A ", 3);
+        q = put_num(q + 3, p[0], 16);
+        *q++ = ' ';
+        q = put_num(q, p[1], 10);
+        *q++ = ' ';
+        for (uint64_t i = 2; i < n; i++) {
+            if (q > line + sizeof line - 24) { /* (more return addresses than the tool sends) */
+                fwrite(line, 1, (size_t)(q - line), c->alloc);
+                q = line;
+            }
+            if (i > 2)
+                *q++ = '/';
+            q = put_num(q, p[i], 16);
+        }
+        if (n == 2)
+            *q++ = '0';
+        *q++ = '\n';
+        fwrite(line, 1, (size_t)(q - line), c->alloc);
         c->res->allocs++;
         return RT_OK;
-    case RT_VG_FREE:
+    }
+    case RT_VG_FREE: { /* "@SEQ F ADDR" */
         if (n < 1)
             break;
-        fprintf(c->alloc, "@%llu F %llx\n", seq, (unsigned long long)p[0]);
+        char line[64], *q = line;
+        *q++ = '@';
+        q = put_num(q, seq, 10);
+        memcpy(q, " F ", 3);
+        q = put_num(q + 3, p[0], 16);
+        *q++ = '\n';
+        fwrite(line, 1, (size_t)(q - line), c->alloc);
         c->res->allocs++;
         return RT_OK;
+    }
     case RT_VG_THREAD:
         if (n < 1 || p[0] < 1 || p[0] > 100000)
             break;
@@ -232,6 +331,10 @@ static int tool_record(conv *c, unsigned type, const uint64_t *p, uint64_t n, rt
             break;
         fprintf(c->alloc, "@%llu K %llx %llx\n", seq, (unsigned long long)p[0], (unsigned long long)p[1]);
         return RT_OK;
+    case RT_VG_BLOCK:
+        if (n < 2 || n > 1 + RT_VG_BLOCK_MAX)
+            break;
+        return tool_block(c, p, n, err);
     default:
         break;
     }
@@ -243,7 +346,7 @@ static int tool_record(conv *c, unsigned type, const uint64_t *p, uint64_t n, rt
  * (a record cut by the end of the buffer waits for the next read). */
 static size_t tool_words(conv *c, const uint64_t *w, size_t n, rt_memref *refs, size_t cap, int *st, rt_err *err)
 {
-    size_t i = 0, k = 0;
+    size_t i = 0, k = 0, kf = 0; /* refs[0, k) to write, kf of them fetches */
     while (i < n && *st == RT_OK) {
         uint64_t x = w[i];
         unsigned kind = (unsigned)(x >> 60);
@@ -251,21 +354,48 @@ static size_t tool_words(conv *c, const uint64_t *w, size_t n, rt_memref *refs, 
             refs[k].addr = x & 0xffffffffffffull;
             refs[k].size = (x >> 48) & 0xfff;
             refs[k].kind = (int)kind;
+            kf += kind == RT_VG_KIND_IFETCH;
             if (++k == cap) {
-                *st = put_refs(c, refs, k, err);
-                k = 0;
+                *st = put_refs_counted(c, refs, k, kf, err);
+                k = kf = 0;
             }
             i++;
             c->lineno++;
             continue;
         }
+        uint64_t len = x & 0xffffffffffffull;
+        if (kind == RT_VG_KIND_BLOCK) { /* a run of block len: its references, in order */
+            if (len >= c->n_blk) {
+                *st = rt_err_at(err, RT_EFORMAT, c->name, c->lineno + 1, "word: %016llx names no block described before",
+                                (unsigned long long)x);
+                break;
+            }
+            const struct vg_block *b = &c->blk[len];
+            if (i + 1 + b->ndata > n)
+                break; /* its addresses come with the next read */
+            if (k + b->n > cap) {
+                if ((*st = put_refs_counted(c, refs, k, kf, err)) != RT_OK)
+                    break;
+                k = kf = 0;
+            }
+            const rt_memref *e = c->ent + b->first;
+            const uint64_t *a = w + i + 1;
+            for (unsigned j = 0; j < b->n; j++, k++) {
+                refs[k] = e[j];
+                if (e[j].kind != RT_REF_IFETCH)
+                    refs[k].addr = *a++;
+            }
+            kf += b->n - b->ndata;
+            i += 1 + b->ndata;
+            c->lineno++;
+            continue;
+        }
         if (k > 0) {
-            *st = put_refs(c, refs, k, err);
-            k = 0;
+            *st = put_refs_counted(c, refs, k, kf, err);
+            k = kf = 0;
             if (*st != RT_OK)
                 break;
         }
-        uint64_t len = x & 0xffffffffffffull;
         if (kind != RT_VG_KIND_RECORD || len > RT_VG_MAX_RECORD) {
             *st = rt_err_at(err, RT_EFORMAT, c->name, c->lineno + 1, "word: %016llx is not the tool's",
                             (unsigned long long)x);
@@ -273,12 +403,12 @@ static size_t tool_words(conv *c, const uint64_t *w, size_t n, rt_memref *refs, 
         }
         if (i + 1 + len > n)
             break;
+        c->lineno++; /* a record's errors name it */
         *st = tool_record(c, (unsigned)((x >> 48) & 0xfff), w + i + 1, len, err);
         i += 1 + (size_t)len;
-        c->lineno++;
     }
     if (k > 0 && *st == RT_OK)
-        *st = put_refs(c, refs, k, err);
+        *st = put_refs_counted(c, refs, k, kf, err);
     return i;
 }
 
@@ -453,5 +583,7 @@ int rt_capture_run(const rt_capture_opts *o, rt_capture_result *res, rt_err *err
         st = rt_err_set(err, RT_EIO, "%s: %s", o->alloc, strerror(errno));
     if (c.text && fclose(c.text) != 0 && st == RT_OK)
         st = rt_err_set(err, RT_EIO, "%s: %s", o->text, strerror(errno));
+    free(c.blk);
+    free(c.ent);
     return st;
 }

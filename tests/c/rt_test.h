@@ -1,7 +1,8 @@
 /*
  * rt_test.h - helpers shared by the C tests (cmocka): temporary input files,
  * reading a file whole, fixture paths, running the `retrace` program with its
- * output captured, format-neutral events to feed a replay. Header only (static inline), so every tests/c/test_*.c stays
+ * output captured, format-neutral events to feed a replay, an RTMB file's
+ * references against the expected ones. Header only (static inline), so every tests/c/test_*.c stays
  * one self-contained program; include it after <cmocka.h>, whose assertions a
  * failing helper uses to fail the calling test.
  */
@@ -16,6 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "rt_memtrace.h"
 #include "rt_tevent.h"
 
 /* Write n bytes to a new file /tmp/rt_test_XXXXXX; returns its path (malloc'd:
@@ -143,6 +145,23 @@ static inline rt_tevent rt_test_message(int kind, int proc, double t, int peer, 
     ev.tag = tag;
     ev.bytes = bytes;
     return ev;
+}
+
+/* The references of the RTMB file at path are refs[0, n), in order, and no more. */
+static inline void rt_test_expect_rtmb(const char *path, const rt_memref *refs, size_t n)
+{
+    rt_err err;
+    rt_memtrace *t = rt_memtrace_open(path, RT_MEMFMT_RTMB, &err);
+    assert_non_null(t);
+    rt_memref r;
+    for (size_t i = 0; i < n; i++) {
+        assert_int_equal(rt_memtrace_next(t, &r, &err), RT_OK);
+        assert_int_equal(r.addr, refs[i].addr);
+        assert_int_equal(r.size, refs[i].size);
+        assert_int_equal(r.kind, refs[i].kind);
+    }
+    assert_int_equal(rt_memtrace_next(t, &r, &err), RT_EEOF);
+    rt_memtrace_free(t);
 }
 
 #endif

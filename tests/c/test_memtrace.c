@@ -17,6 +17,7 @@
 #include "rt_memsim.h"
 #include "rt_memtrace.h"
 #include "rt_sweep.h"
+#include "rt_test.h"
 
 static char *write_temp(const void *data, size_t n)
 {
@@ -371,20 +372,9 @@ static void test_rtmb_roundtrip(void **state)
     for (int i = 0; i < N; i++)
         assert_int_equal(rt_rtmb_write(w, &in[i], &err), RT_OK);
     assert_int_equal(rt_rtmb_close(w, &err), RT_OK);
-    /* one at a time */
-    rt_memtrace *t = rt_memtrace_open(path, RT_MEMFMT_RTMB, &err);
-    assert_non_null(t);
-    rt_memref r;
-    for (int i = 0; i < N; i++) {
-        assert_int_equal(rt_memtrace_next(t, &r, &err), RT_OK);
-        assert_int_equal(r.kind, in[i].kind);
-        assert_int_equal(r.addr, in[i].addr);
-        assert_int_equal(r.size, in[i].size);
-    }
-    assert_int_equal(rt_memtrace_next(t, &r, &err), RT_EEOF);
-    rt_memtrace_free(t);
+    rt_test_expect_rtmb(path, in, N); /* one at a time */
     /* in batches of an odd size, across buffer refills */
-    t = rt_memtrace_open(path, RT_MEMFMT_RTMB, &err);
+    rt_memtrace *t = rt_memtrace_open(path, RT_MEMFMT_RTMB, &err);
     rt_memref batch[777];
     size_t n, k = 0;
     while (rt_memtrace_read(t, batch, 777, &n, &err) == RT_OK)
@@ -392,6 +382,107 @@ static void test_rtmb_roundtrip(void **state)
             assert_int_equal(batch[i].addr, in[k].addr);
     assert_int_equal(k, N);
     rt_memtrace_free(t);
+    unlink(path);
+    free(in);
+}
+
+/* The writer's choice of register against a slow model of the rule: the
+ * register nearest the address (the lowest of equals), the least recently
+ * used when none is within 2^20. Streams that walk a few regions in small
+ * steps (where the writer's shortcut applies), jump between them, repeat
+ * addresses, cross 0 and the top of the address space; written one by one
+ * and in batches of random sizes. The tag of each record names the register. */
+static void test_rtmb_register_choice(void **state)
+{
+    (void)state;
+    enum { N = 400000 };
+    rt_memref *in = malloc(N * sizeof *in);
+    assert_non_null(in);
+    uint64_t x = 99, cur[6] = {0x400000, 0x400100, 0x400200, 8, UINT64_MAX - 64, 0x10080000};
+    for (int i = 0; i < N; i++) {
+        x = x * 6364136223846793005ull + 1442695040888963407ull;
+        /* stretches of a fixed cycle over three walks (the writer predicts those),
+         * stretches of walks in random order */
+        unsigned which = (i >> 10) & 1 ? (unsigned)(i % 3) : (unsigned)((x >> 58) % 6);
+        unsigned step = (unsigned)((x >> 20) % 100);
+        if (step < 70)
+            cur[which] += (x >> 30) % 64 - 32 + which; /* a small step either way: walks cross */
+        else if (step < 80)
+            cur[which] = (cur[which] & ~(uint64_t)4095) + (x >> 30) % 4096; /* within its page */
+        else if (step < 85)
+            cur[which] -= (x >> 30) % 300000; /* back, a region's width */
+        else if (step < 88)
+            cur[which] = x; /* elsewhere */
+        else if (step < 90)
+            cur[which] = cur[(which + 1) % 6]; /* where another is */
+        /* else the same address again */
+        in[i].addr = cur[which];
+        in[i].kind = (int)((x >> 40) % 3);
+        in[i].size = (x >> 44) % 3 ? 8 : 1 + (x >> 46) % 16;
+    }
+    char path[] = "/tmp/rt_test_rtmb_choice_XXXXXX";
+    close(mkstemp(path));
+    rt_err err;
+    rt_rtmb_writer *w = rt_rtmb_create(path, &err);
+    assert_non_null(w);
+    for (size_t i = 0; i < N;) {
+        x = x * 6364136223846793005ull + 1442695040888963407ull;
+        size_t n = (x >> 33) % 3 ? 1 + (x >> 40) % 5000 : 1, done;
+        if (n > N - i)
+            n = N - i;
+        if (n == 1)
+            assert_int_equal(rt_rtmb_write(w, &in[i], &err), RT_OK);
+        else
+            assert_int_equal(rt_rtmb_write_many(w, &in[i], n, &done, &err), RT_OK);
+        i += n;
+    }
+    assert_int_equal(rt_rtmb_close(w, &err), RT_OK);
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    static unsigned char buf[N * 21 + 16];
+    size_t len = fread(buf, 1, sizeof buf, f);
+    fclose(f);
+    uint64_t reg[8] = {0}, used[8] = {0}, size = 1;
+    size_t p = 16;
+    for (int i = 0; i < N; i++) {
+        unsigned best = 0;
+        uint64_t bestd = UINT64_MAX;
+        for (unsigned k = 0; k < 8; k++) {
+            uint64_t d = in[i].addr - reg[k];
+            if (d > 0 - d)
+                d = 0 - d;
+            if (d < bestd) {
+                bestd = d;
+                best = k;
+            }
+        }
+        if (bestd >= (1u << 20))
+            for (unsigned k = 0; k < 8; k++)
+                if (used[k] < used[best])
+                    best = k;
+        assert_true(p < len);
+        unsigned tag = buf[p++];
+        assert_int_equal((tag >> 4) & 7, best);
+        assert_int_equal(tag & 7, (unsigned)in[i].kind);
+        assert_int_equal(!!(tag & 8), in[i].size != size);
+        for (int field = tag & 8 ? 2 : 1; field > 0; field--)
+            while (buf[p++] & 0x80)
+                assert_true(p < len);
+        reg[best] = in[i].addr;
+        used[best] = (uint64_t)i + 1;
+        size = in[i].size;
+    }
+    assert_int_equal(p, len);
+    /* a record the format cannot hold stops a batch there: those before it are written */
+    w = rt_rtmb_create(path, &err);
+    assert_non_null(w);
+    rt_memref three[3] = {{0x1000, 8, RT_REF_READ}, {0x1008, 8, RT_REF_WRITE}, {0x1010, 8, 9}};
+    size_t done = 99;
+    assert_int_equal(rt_rtmb_write_many(w, three, 3, &done, &err), RT_EINVAL);
+    assert_int_equal(done, 2);
+    assert_non_null(strstr(err.msg, ": record: kind 9 size 8 cannot be written"));
+    assert_int_equal(rt_rtmb_close(w, &err), RT_OK);
+    rt_test_expect_rtmb(path, three, 2);
     unlink(path);
     free(in);
 }
@@ -867,6 +958,7 @@ int main(void)
         cmocka_unit_test(test_lackey),
         cmocka_unit_test(test_lackey_errors),
         cmocka_unit_test(test_rtmb_roundtrip),
+        cmocka_unit_test(test_rtmb_register_choice),
         cmocka_unit_test(test_rtmb_compact),
         cmocka_unit_test(test_rtmb_errors),
         cmocka_unit_test(test_memsim_lines_and_ignored),

@@ -6,7 +6,9 @@
  * lines (for din, rt_memtrace_read_lines's loads and stores among them).
  * Then rt_lackey_parse_block against rt_lackey_parse_line, and the
  * capture's conversion of a lackey log (from a stand-in for valgrind that
- * prints a file) against a line-by-line model of it. */
+ * prints a file) against a line-by-line model of it, and of the retrace
+ * Valgrind tool's binary stream (blocks described once, then run) against
+ * the references it stands for, with its malformed records' messages. */
 #include <dirent.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -23,6 +25,7 @@
 #include "rt_capture.h"
 #include "rt_memtrace.h"
 #include "rt_test.h"
+#include "vg/rt_vgproto.h"
 
 /* ---- a growing text and a random generator ---- */
 
@@ -520,29 +523,44 @@ static void model_log(const char *s, size_t len, model *m)
     }
 }
 
-/* Capture with a stand-in for valgrind that writes the file log to the log
- * descriptor, and compare with the model. */
-static void capture_and_compare(const char *log, size_t len, const char *dir)
+/* rt_capture_run on a stand-in for valgrind that copies data[0, len) to the
+ * descriptor named by its first argument (--log-fd=N for lackey's log,
+ * --retrace-fd=N for the tool's stream): dir/trace.rtmb and dir/alloc.txt are
+ * left for the caller; the status, with res and err. */
+static int fake_capture(const char *dir, const void *data, size_t len, int tool, rt_capture_result *res,
+                        rt_err *err)
 {
-    char script[600], logpath[600], rtmb[600], alloc[600];
+    char script[600], input[600], rtmb[600], alloc[600];
     snprintf(script, sizeof script, "%s/fake-valgrind", dir);
-    snprintf(logpath, sizeof logpath, "%s/lackey.log", dir);
+    snprintf(input, sizeof input, "%s/valgrind.out", dir);
     snprintf(rtmb, sizeof rtmb, "%s/trace.rtmb", dir);
     snprintf(alloc, sizeof alloc, "%s/alloc.txt", dir);
     FILE *f = fopen(script, "w");
     assert_non_null(f);
-    fputs("#!/bin/sh\nfd=${1#--log-fd=}\neval \"exec cat \\\"\\$2\\\" >&$fd\"\n", f);
+    fprintf(f, "#!/bin/sh\nfd=${1#--%s-fd=}\neval \"exec cat \\\"\\$2\\\" >&$fd\"\n", tool ? "retrace" : "log");
     fclose(f);
     chmod(script, 0755);
-    f = fopen(logpath, "wb");
+    f = fopen(input, "wb");
     assert_non_null(f);
-    assert_int_equal(fwrite(log, 1, len, f), len);
+    assert_int_equal(fwrite(data, 1, len, f), len);
     fclose(f);
-    const char *argv[] = {script, logpath, NULL};
-    rt_capture_opts o = {.argv = argv, .rtmb = rtmb, .alloc = alloc};
+    const char *argv[] = {script, input, NULL};
+    rt_capture_opts o = {.argv = argv, .rtmb = rtmb, .alloc = alloc, .tool = tool};
+    int st = rt_capture_run(&o, res, err);
+    unlink(script);
+    unlink(input);
+    return st;
+}
+
+/* Capture a lackey log through the stand-in, and compare with the model. */
+static void capture_and_compare(const char *log, size_t len, const char *dir)
+{
+    char rtmb[600], alloc[600];
+    snprintf(rtmb, sizeof rtmb, "%s/trace.rtmb", dir);
+    snprintf(alloc, sizeof alloc, "%s/alloc.txt", dir);
     rt_capture_result res;
     rt_err err;
-    int st = rt_capture_run(&o, &res, &err);
+    int st = fake_capture(dir, log, len, 0, &res, &err);
     model m;
     model_log(log, len, &m);
     assert_int_equal(st, m.status);
@@ -555,21 +573,9 @@ static void capture_and_compare(const char *log, size_t len, const char *dir)
         assert_int_equal(res.refs, m.n - m.ifetches);
         assert_int_equal(res.allocs, m.allocs);
         assert_int_equal(res.bytes_in, len);
-        rt_memtrace *t = rt_memtrace_open(rtmb, RT_MEMFMT_RTMB, &err);
-        assert_non_null(t);
-        rt_memref r;
-        for (size_t i = 0; i < m.n; i++) {
-            assert_int_equal(rt_memtrace_next(t, &r, &err), RT_OK);
-            assert_int_equal(r.addr, m.refs[i].addr);
-            assert_int_equal(r.size, m.refs[i].size);
-            assert_int_equal(r.kind, m.refs[i].kind);
-        }
-        assert_int_equal(rt_memtrace_next(t, &r, &err), RT_EEOF);
-        rt_memtrace_free(t);
+        rt_test_expect_rtmb(rtmb, m.refs, m.n);
     }
     free(m.refs);
-    unlink(script);
-    unlink(logpath);
     unlink(rtmb);
     unlink(alloc);
 }
@@ -618,6 +624,236 @@ static void test_capture_conversion(void **state)
     rmdir(dir);
 }
 
+/* ---- the retrace Valgrind tool's stream (vg/rt_vgtool.c) ---- */
+
+#define W_REF(addr, size, kind) ((uint64_t)(addr) | (uint64_t)(size) << 48 | (uint64_t)(kind) << 60)
+#define W_REC(type, n) ((uint64_t)0xF << 60 | (uint64_t)(type) << 48 | (uint64_t)(n))
+#define W_RUN(id) ((uint64_t)RT_VG_KIND_BLOCK << 60 | (uint64_t)(id))
+
+typedef struct words {
+    uint64_t *w;
+    size_t n, cap;
+} words;
+
+static void word(words *s, uint64_t w)
+{
+    if (s->n == s->cap) {
+        s->cap = s->cap * 2 + 1024;
+        s->w = realloc(s->w, s->cap * sizeof *s->w);
+        assert_non_null(s->w);
+    }
+    s->w[s->n++] = w;
+}
+
+/* What a stream stands for: its references and its allocation log. */
+typedef struct tool_model {
+    rt_memref *refs;
+    size_t n, cap;
+    uint64_t ifetches, data;
+    text alloc;
+} tool_model;
+
+static void model_ref(tool_model *m, uint64_t addr, uint64_t size, int kind)
+{
+    if (m->n == m->cap) {
+        m->cap = m->cap * 2 + 1024;
+        m->refs = realloc(m->refs, m->cap * sizeof *m->refs);
+        assert_non_null(m->refs);
+    }
+    m->refs[m->n++] = (rt_memref){addr, size, kind};
+    if (kind == RT_REF_IFETCH)
+        m->ifetches++;
+    else
+        m->data++;
+}
+
+/* Capture the words through the stand-in; the status, with res, err and the
+ * allocation log's text (when alloc is not NULL). */
+static int tool_capture(const words *s, const char *dir, rt_capture_result *res, rt_err *err, text *alloc)
+{
+    char apath[600];
+    snprintf(apath, sizeof apath, "%s/alloc.txt", dir);
+    int st = fake_capture(dir, s->w, s->n * sizeof *s->w, 1, res, err);
+    FILE *f = fopen(apath, "r");
+    if (f && alloc) {
+        char buf[4096];
+        size_t got;
+        while ((got = fread(buf, 1, sizeof buf, f)) > 0)
+            put(alloc, "%.*s", (int)got, buf);
+    }
+    if (f)
+        fclose(f);
+    unlink(apath);
+    return st;
+}
+
+/* The references of dir/trace.rtmb against the model's; the file removed. */
+static void check_rtmb(const char *dir, const tool_model *m)
+{
+    char rtmb[600];
+    snprintf(rtmb, sizeof rtmb, "%s/trace.rtmb", dir);
+    rt_test_expect_rtmb(rtmb, m->refs, m->n);
+    unlink(rtmb);
+}
+
+/* A random stream of blocks described then run (addresses of any 64 bits among
+ * their loads and stores), plain reference words, high references, thread
+ * switches, allocations and frees, several MiB: runs cut by the ends of reads;
+ * the allocation log against the model's fprintf. */
+static void test_tool_stream(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/rt_test_toolstream_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    seed = 606;
+    enum { MAX_BLOCKS = 300 };
+    static uint64_t entry[MAX_BLOCKS][RT_VG_BLOCK_MAX];
+    unsigned nent[MAX_BLOCKS], nblocks = 0;
+    words s = {0};
+    tool_model m = {0};
+    int thread = 0;
+    for (unsigned step = 0; step < 400000; step++) {
+        unsigned w = pick(100);
+        if (nblocks == 0 || (w < 2 && nblocks < MAX_BLOCKS)) { /* describe a block */
+            unsigned n = 1 + pick(RT_VG_BLOCK_MAX);
+            word(&s, W_REC(RT_VG_BLOCK, 1 + n));
+            word(&s, nblocks);
+            for (unsigned k = 0; k < n; k++) {
+                if (pick(3))
+                    entry[nblocks][k] = W_REF(rnd() >> 17, 1 + pick(15), RT_VG_KIND_IFETCH);
+                else
+                    entry[nblocks][k] = W_REF(0, 1u << pick(5), pick(2));
+                word(&s, entry[nblocks][k]);
+            }
+            nent[nblocks++] = n;
+        } else if (w < 80) { /* a run of a block */
+            unsigned b = pick(nblocks);
+            word(&s, W_RUN(b));
+            for (unsigned k = 0; k < nent[b]; k++) {
+                uint64_t x = entry[b][k];
+                int kind = (int)(x >> 60);
+                uint64_t size = (x >> 48) & 0xfff;
+                if (kind == RT_REF_IFETCH) {
+                    model_ref(&m, x & 0xffffffffffffull, size, kind);
+                } else {
+                    uint64_t a = pick(50) ? rnd() >> 16 : rnd(); /* now and then bits above 47 */
+                    word(&s, a);
+                    model_ref(&m, a, size, kind);
+                }
+            }
+        } else if (w < 95) { /* a plain reference */
+            uint64_t a = rnd() >> 16;
+            unsigned size = 1 + pick(16);
+            int kind = (int)pick(3);
+            word(&s, W_REF(a, size, kind));
+            model_ref(&m, a, size, kind);
+        } else if (w < 96) { /* a reference above 47 bits */
+            uint64_t a = rnd() | 1ull << 63;
+            word(&s, W_REC(RT_VG_REF, 2));
+            word(&s, a);
+            word(&s, W_REF(0, 8, RT_VG_KIND_WRITE));
+            model_ref(&m, a, 8, RT_REF_WRITE);
+        } else if (w < 98) { /* a thread switch */
+            int t = 1 + (int)pick(3);
+            word(&s, W_REC(RT_VG_THREAD, 1));
+            word(&s, (uint64_t)t);
+            if (t != thread)
+                put(&m.alloc, "@%llu S %d\n", (unsigned long long)m.data, t - 1);
+            thread = t;
+        } else if (w < 99) { /* an allocation, with up to 8 return addresses ("0" for none) */
+            uint64_t a = rnd() >> pick(64), size = pick(4) ? 1 + pick(4096) : rnd();
+            unsigned frames = pick(9);
+            word(&s, W_REC(RT_VG_ALLOC, 2 + frames));
+            word(&s, a);
+            word(&s, size);
+            put(&m.alloc, "@%llu A %llx %llu ", (unsigned long long)m.data, (unsigned long long)a,
+                (unsigned long long)size);
+            for (unsigned k = 0; k < frames; k++) {
+                uint64_t ret = rnd() >> pick(64);
+                word(&s, ret);
+                put(&m.alloc, k ? "/%llx" : "%llx", (unsigned long long)ret);
+            }
+            put(&m.alloc, "%s", frames ? "\n" : "0\n");
+        } else { /* a free */
+            uint64_t a = rnd() >> pick(64);
+            word(&s, W_REC(RT_VG_FREE, 1));
+            word(&s, a);
+            put(&m.alloc, "@%llu F %llx\n", (unsigned long long)m.data, (unsigned long long)a);
+        }
+    }
+    assert_true(s.n * 8 > (3u << 20)); /* several reads of the pipe */
+    rt_capture_result res;
+    rt_err err;
+    text alloc = {0};
+    int st = tool_capture(&s, dir, &res, &err, &alloc);
+    assert_int_equal(st, RT_OK);
+    assert_int_equal(res.exit_code, 0);
+    assert_int_equal(res.records, m.n);
+    assert_int_equal(res.ifetches, m.ifetches);
+    assert_int_equal(res.refs, m.data);
+    assert_int_equal(res.bytes_in, s.n * 8);
+    put(&alloc, "%s", "");
+    put(&m.alloc, "%s", "");
+    assert_string_equal(alloc.s, m.alloc.s);
+    check_rtmb(dir, &m);
+    free(s.w);
+    free(m.refs);
+    free(m.alloc.s);
+    free(alloc.s);
+    rmdir(dir);
+}
+
+/* Malformed block records and runs: one line naming the stream and the
+ * record's number (references, records and runs counted from 1). */
+static void test_tool_stream_errors(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/rt_test_toolerr_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    static const struct {
+        uint64_t w[24];
+        size_t n;
+        const char *msg;
+    } bad[] = {
+        {{W_REC(RT_VG_BLOCK, 3), 0, W_REF(0x401000, 4, 2), W_REF(0, 8, 1), W_REC(RT_VG_BLOCK, 2), 5,
+          W_REF(0x401004, 2, 2)},
+         7,
+         "retrace tool stream:2: record: block 5 where block 1 was next"},
+        {{W_REF(0x1000, 8, 0), W_REC(RT_VG_BLOCK, 3), 0, W_REF(0x401000, 4, 2), W_REF(0, 8, 3)},
+         5,
+         "retrace tool stream:2: record: block 0 entry 2: 3008000000000000 is not a fetch, a load or a store"},
+        {{W_REC(RT_VG_BLOCK, 2), 0, W_REF(0x10, 8, 0)},
+         3,
+         "retrace tool stream:1: record: block 0 entry 1: 0008000000000010 is not a fetch, a load or a store"},
+        {{W_REC(RT_VG_BLOCK, 2), 0, W_REF(0x401000, 0, 2)},
+         3,
+         "retrace tool stream:1: record: block 0 entry 1: 2000000000401000 is not a fetch, a load or a store"},
+        {{W_REC(RT_VG_BLOCK, 1), 0}, 2, "retrace tool stream:1: record: type 7 with 1 words is not the tool's"},
+        {{W_REC(RT_VG_BLOCK, 2 + RT_VG_BLOCK_MAX)},
+         1 + 2 + RT_VG_BLOCK_MAX,
+         "retrace tool stream:1: record: type 7 with 18 words is not the tool's"},
+        {{W_REF(0x1000, 8, 0), W_RUN(0)}, 2, "retrace tool stream:2: word: 3000000000000000 names no block described before"},
+        {{W_REC(RT_VG_BLOCK, 3), 0, W_REF(0, 8, 0), W_REF(0, 4, 1), W_RUN(0), 0x1000},
+         6,
+         "retrace tool stream:2: stream: ends inside a record"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        words s = {0};
+        for (size_t k = 0; k < bad[i].n; k++)
+            word(&s, bad[i].w[k]);
+        rt_capture_result res;
+        rt_err err;
+        int st = tool_capture(&s, dir, &res, &err, NULL);
+        assert_int_equal(st, RT_EFORMAT);
+        assert_string_equal(err.msg, bad[i].msg);
+        free(s.w);
+        char rtmb[600];
+        snprintf(rtmb, sizeof rtmb, "%s/trace.rtmb", dir);
+        unlink(rtmb);
+    }
+    rmdir(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -627,6 +863,8 @@ int main(void)
         cmocka_unit_test(test_batch_by_hand),
         cmocka_unit_test(test_lackey_parse_block),
         cmocka_unit_test(test_capture_conversion),
+        cmocka_unit_test(test_tool_stream),
+        cmocka_unit_test(test_tool_stream_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

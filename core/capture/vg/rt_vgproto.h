@@ -10,6 +10,7 @@
 #define RT_VG_KIND_READ 0
 #define RT_VG_KIND_WRITE 1
 #define RT_VG_KIND_IFETCH 2
+#define RT_VG_KIND_BLOCK 3 /* a run of a described block: not a reference kind */
 #define RT_VG_KIND_RECORD 0xF
 
 /* record types (bits 48-59 of a record's first word; its low 48 bits: payload words) */
@@ -19,6 +20,10 @@
 #define RT_VG_REF 4
 #define RT_VG_OBJECT 5
 #define RT_VG_STACK 6
+#define RT_VG_BLOCK 7
+
+/* the entries of one RT_VG_BLOCK record at most (the tool's queue of events) */
+#define RT_VG_BLOCK_MAX 16
 
 #define RT_VG_MAX_FRAMES 32
 

@@ -9,6 +9,9 @@
  *
  *   a reference    ADDR | SIZE << 48 | KIND << 60     KIND 0 load, 1 store,
  *                                                     2 instruction fetch
+ *   a block's run  3 << 60 | ID, then one word per load or store of block ID:
+ *                  its address (all 64 bits); the block's entries, in order, are
+ *                  its references (the fetches' addresses are in the entries)
  *   a record       0xF << 60 | TYPE << 48 | N, then N payload words:
  *     RT_VG_ALLOC  ADDR SIZE RET1 RET2 ...   return addresses, innermost first
  *     RT_VG_FREE   ADDR
@@ -18,13 +21,23 @@
  *                                            above 47 (META: SIZE << 48 | KIND << 60)
  *     RT_VG_OBJECT LO HI BIAS LEN BYTES...   a loaded object's text and path
  *     RT_VG_STACK  LO HI                     the main thread's stack
+ *     RT_VG_BLOCK  ID E1 E2 ...              block ID (0, 1, 2 ... in order), sent once
+ *                                            when first instrumented, before any run of
+ *                                            it: up to RT_VG_BLOCK_MAX entries, each a
+ *                                            reference word, a load's or store's with
+ *                                            address 0 (code translated again reuses the
+ *                                            ID of the same entries)
  *
  * Counting follows cachegrind: one fetch per guest instruction; an instruction
  * that loads and then stores the same address with the same size (inc, add to
  * memory) is one load; an atomic compare-and-swap is one load; a helper's memory
  * effect is at most 16 bytes. Loads, stores and fetches of one superblock are
- * queued and handed to small helpers in pairs (an instruction with its data
- * reference is one call).
+ * queued (up to a side exit, a guarded load or store, or 16 events) and each
+ * queue becomes a block: its fetches, sizes and kinds are sent once, and each
+ * time it runs one helper call writes the block's word and the addresses of
+ * its loads and stores (more calls past six words). Instruction fetches, most
+ * of the references, thus cost no word at run time. A guarded load or store
+ * is a plain reference word, written only when its guard holds.
  *
  * Allocations: the tool's preload (rt_vgpreload.c) wraps the C library's
  * allocator; the program's own malloc runs and is traced as cachegrind traces
@@ -35,6 +48,7 @@
  */
 #include "pub_tool_basics.h"
 #include "pub_tool_debuginfo.h"
+#include "pub_tool_hashtable.h"
 #include "pub_tool_libcassert.h"
 #include "pub_tool_libcbase.h"
 #include "pub_tool_libcfile.h"
@@ -126,26 +140,50 @@ static void put_data(UWord addr, UWord meta)
 }
 
 /* ---- the helpers called from instrumented code ---- */
-static VG_REGPARM(1) void h_i(UWord w)
-{
-    put(w);
-}
-
-static VG_REGPARM(2) void h_ii(UWord w1, UWord w2)
-{
-    put(w1);
-    put(w2);
-}
-
 static VG_REGPARM(2) void h_d(UWord addr, UWord meta)
 {
     put_data(addr, meta);
 }
 
-static VG_REGPARM(3) void h_id(UWord wi, UWord addr, UWord meta)
+/* n (at most 6) words at once: one check of the buffer's room */
+static inline void put_words(const UWord *w, UInt n)
 {
-    put(wi);
-    put_data(addr, meta);
+    if (UNLIKELY(pos + n > BUF_WORDS))
+        flush_buf();
+    for (UInt i = 0; i < n; i++)
+        buf[pos + i] = w[i];
+    pos += n;
+}
+
+/* a block's word and the addresses of its loads and stores, up to six words a call */
+static VG_REGPARM(1) void h_w1(UWord a)
+{
+    put_words(&a, 1);
+}
+
+static VG_REGPARM(2) void h_w2(UWord a, UWord b)
+{
+    put_words((UWord[]){a, b}, 2);
+}
+
+static VG_REGPARM(3) void h_w3(UWord a, UWord b, UWord c)
+{
+    put_words((UWord[]){a, b, c}, 3);
+}
+
+static VG_REGPARM(3) void h_w4(UWord a, UWord b, UWord c, UWord d)
+{
+    put_words((UWord[]){a, b, c, d}, 4);
+}
+
+static VG_REGPARM(3) void h_w5(UWord a, UWord b, UWord c, UWord d, UWord e)
+{
+    put_words((UWord[]){a, b, c, d, e}, 5);
+}
+
+static VG_REGPARM(3) void h_w6(UWord a, UWord b, UWord c, UWord d, UWord e, UWord f)
+{
+    put_words((UWord[]){a, b, c, d, e, f}, 6);
 }
 
 /* ---- threads ----
@@ -267,7 +305,7 @@ typedef struct {
     Int inode;    /* which guest instruction of the superblock */
 } event;
 
-#define N_EVENTS 16
+#define N_EVENTS RT_VG_BLOCK_MAX
 static event events[N_EVENTS];
 static Int n_events;
 
@@ -283,32 +321,94 @@ static IRExpr *word(UWord w)
 
 static void call(IRSB *sb, const HChar *name, void *fn, Int nargs, IRExpr **args)
 {
-    IRDirty *d = unsafeIRDirty_0_N(nargs, name, VG_(fnptr_to_fnentry)(fn), args);
+    /* regparms (x86 only): at most three */
+    IRDirty *d = unsafeIRDirty_0_N(nargs > 3 ? 3 : nargs, name, VG_(fnptr_to_fnentry)(fn), args);
     addStmtToIRSB(sb, IRStmt_Dirty(d));
 }
 
+/* The blocks described so far, by their entries: code translated again (after
+ * Valgrind discarded it) runs under the id it had, so the converter's table of
+ * blocks grows with the distinct code run, not with the translations. */
+typedef struct block_node {
+    struct block_node *next;
+    UWord key; /* a hash of n and entry */
+    UWord id;
+    UInt n;
+    UWord entry[RT_VG_BLOCK_MAX];
+} block_node;
+
+static VgHashTable *blocks;
+static UWord n_blocks; /* blocks described so far: the next one's id */
+
+static Word block_cmp(const void *a, const void *b)
+{
+    const block_node *x = a, *y = b;
+    return x->n != y->n || VG_(memcmp)(x->entry, y->entry, x->n * sizeof(UWord)) != 0;
+}
+
+/* The id of the block of entries q->entry[0, q->n): described now when new. */
+static UWord block_id(block_node *q)
+{
+    UWord h = 1469598103934665603ull ^ q->n;
+    for (UInt i = 0; i < q->n; i++)
+        h = (h ^ q->entry[i]) * 1099511628211ull;
+    q->key = h;
+    const block_node *old = VG_(HT_gen_lookup)(blocks, q, block_cmp);
+    if (old)
+        return old->id;
+    if (n_blocks >> 48)
+        VG_(tool_panic)("more than 2^48 blocks");
+    block_node *b = VG_(malloc)("retrace.block", sizeof *b);
+    *b = *q;
+    b->id = n_blocks++;
+    VG_(HT_add_node)(blocks, b);
+    UWord desc[1 + RT_VG_BLOCK_MAX];
+    desc[0] = b->id;
+    VG_(memcpy)(desc + 1, b->entry, b->n * sizeof(UWord));
+    put_record(RT_VG_BLOCK, desc, 1 + (UWord)b->n);
+    return b->id;
+}
+
+/* The queued events become a block: described when new, written when run. */
 static void flush_events(IRSB *sb)
 {
-    Int i = 0;
-    while (i < n_events) {
+    if (n_events == 0)
+        return;
+    block_node q;
+    IRExpr *w[1 + N_EVENTS];
+    Int nw = 1; /* w[0]: the block's word, once its id is known */
+    q.n = (UInt)n_events;
+    for (Int i = 0; i < n_events; i++) {
         event *e = &events[i];
         if (e->kind == EV_I) {
-            UWord wi = e->iaddr | ((UWord)e->size << 48) | ((UWord)RT_VG_KIND_IFETCH << 60);
-            event *nx = i + 1 < n_events ? &events[i + 1] : NULL;
-            if (nx && nx->kind != EV_I) {
-                call(sb, "h_id", h_id, 3, mkIRExprVec_3(word(wi), nx->addr, word(meta_of(nx->kind, nx->size))));
-                i += 2;
-            } else if (nx) {
-                UWord w2 = nx->iaddr | ((UWord)nx->size << 48) | ((UWord)RT_VG_KIND_IFETCH << 60);
-                call(sb, "h_ii", h_ii, 2, mkIRExprVec_2(word(wi), word(w2)));
-                i += 2;
-            } else {
-                call(sb, "h_i", h_i, 1, mkIRExprVec_1(word(wi)));
-                i++;
-            }
+            q.entry[i] = e->iaddr | ((UWord)e->size << 48) | ((UWord)RT_VG_KIND_IFETCH << 60);
         } else {
-            call(sb, "h_d", h_d, 2, mkIRExprVec_2(e->addr, word(meta_of(e->kind, e->size))));
-            i++;
+            q.entry[i] = meta_of(e->kind, e->size);
+            w[nw++] = e->addr;
+        }
+    }
+    w[0] = word(((UWord)RT_VG_KIND_BLOCK << 60) | block_id(&q));
+    for (Int k = 0; k < nw; k += 6) {
+        IRExpr **a = w + k;
+        switch (nw - k) {
+        case 1:
+            call(sb, "h_w1", h_w1, 1, mkIRExprVec_1(a[0]));
+            break;
+        case 2:
+            call(sb, "h_w2", h_w2, 2, mkIRExprVec_2(a[0], a[1]));
+            break;
+        case 3:
+            call(sb, "h_w3", h_w3, 3, mkIRExprVec_3(a[0], a[1], a[2]));
+            break;
+        case 4:
+            call(sb, "h_w4", h_w4, 4, mkIRExprVec_4(a[0], a[1], a[2], a[3]));
+            break;
+        case 5:
+            call(sb, "h_w5", h_w5, 5, mkIRExprVec_5(a[0], a[1], a[2], a[3], a[4]));
+            break;
+        default:
+            call(sb, "h_w6", h_w6, 6, mkIRExprVec_6(a[0], a[1], a[2], a[3], a[4], a[5]));
+            break;
         }
     }
     n_events = 0;
@@ -451,6 +551,7 @@ static void rt_post_clo_init(void)
     buf = VG_(malloc)("retrace.buf", BUF_WORDS * sizeof(UWord));
     depth = VG_(calloc)("retrace.depth", VG_N_THREADS + 1, sizeof(UInt));
     thread_no = VG_(calloc)("retrace.threads", VG_N_THREADS + 1, sizeof(UInt));
+    blocks = VG_(HT_construct)("retrace.blocks");
     thread_no[1] = 1;
 }
 
