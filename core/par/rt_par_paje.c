@@ -628,66 +628,87 @@ static void note_use(work *w, unsigned long line, int ti, rt_span s)
     w->usebuf.n += sizeof rec + s.n;
 }
 
-/* Step 2: every line of the range looked up; first uses; link lines to their pairing rank. */
-static void first_uses(work *w)
+/* What a pass does with one line of the range (its number: w->g.last): RT_OK, or an error that
+ * stops the pass (the trace is then read by rank 0). */
+typedef int (*line_fn)(work *w, const char *p, const char *e, void *ud, rt_err *err);
+
+/* The range read again from its start, each line to fn, exchanging every batch (collective). */
+static void range_pass(work *w, line_fn fn, void *ud)
 {
     job *j = w->j;
-    w->nconts = w->r->nconts;
-    w->first = malloc((w->nconts ? w->nconts : 1) * sizeof *w->first);
-    w->uses = rt_strmap_new();
-    if (!w->first || !w->uses || new_spills(j) != RT_OK)
-        w->bad = 1;
-    for (size_t i = 0; w->first && i < w->nconts; i++)
-        w->first[i] = NONE;
     rewind_range(w);
     int done = w->bad;
     do {
         while (!done && j->pending < j->batch) {
             const char *p, *e;
             rt_err err;
-            rt_pjline o;
+            rt_err_clear(&err);
             int st = next_line(&w->g, &p, &e, &err);
-            if (st == RT_EEOF) {
+            if (st == RT_OK)
+                st = fn(w, p, e, ud, &err);
+            if (st != RT_OK) {
+                if (st != RT_EEOF)
+                    set_bad(w, &err);
                 done = 1;
-                break;
-            }
-            if (st != RT_OK || rt_pj_resolve(w->r, w->g.last, p, e, 0, &o, &err) != RT_OK) {
-                set_bad(w, &err);
-                done = 1;
-                break;
-            }
-            if (o.has_time)
-                note_time(w, w->g.last, o.time);
-            switch (o.kind) {
-            case K_UNKNOWN:
-                w->skipped++;
-                break;
-            case K_SET:
-            case K_PUSH:
-            case K_POP:
-            case K_RESET:
-            case K_EVENT:
-                if (w->first[o.ci] == NONE)
-                    w->first[o.ci] = w->g.last;
-                if (o.kind == K_SET || o.kind == K_PUSH || o.kind == K_EVENT)
-                    note_use(w, w->g.last, o.ti, o.value);
-                break;
-            case K_START:
-            case K_END:
-                if (w->first[o.eci] == NONE)
-                    w->first[o.eci] = w->g.last;
-                note_use(w, w->g.last, o.ti, o.value);
-                j->stamp++;
-                rt_pjob_send_line(j, (int)(key_hash(o.ti, o.ci, o.key) % (uint64_t)j->size), w->g.last, p,
-                                  (size_t)(e - p));
-                break;
-            default:
                 break;
             }
             if (j->err.status != RT_OK)
                 set_bad(w, &j->err);
         }
     } while (round_more(w, done));
+}
+
+/* Step 2, a line: looked up; first uses noted; a link line sent to its pairing rank. */
+static int first_use_line(work *w, const char *p, const char *e, void *ud, rt_err *err)
+{
+    (void)ud;
+    job *j = w->j;
+    rt_pjline o;
+    int st = rt_pj_resolve(w->r, w->g.last, p, e, 0, &o, err);
+    if (st != RT_OK)
+        return st;
+    if (o.has_time)
+        note_time(w, w->g.last, o.time);
+    switch (o.kind) {
+    case K_UNKNOWN:
+        w->skipped++;
+        break;
+    case K_SET:
+    case K_PUSH:
+    case K_POP:
+    case K_RESET:
+    case K_EVENT:
+        if (w->first[o.ci] == NONE)
+            w->first[o.ci] = w->g.last;
+        if (o.kind == K_SET || o.kind == K_PUSH || o.kind == K_EVENT)
+            note_use(w, w->g.last, o.ti, o.value);
+        break;
+    case K_START:
+    case K_END:
+        if (w->first[o.eci] == NONE)
+            w->first[o.eci] = w->g.last;
+        note_use(w, w->g.last, o.ti, o.value);
+        j->stamp++;
+        rt_pjob_send_line(j, (int)(key_hash(o.ti, o.ci, o.key) % (uint64_t)j->size), w->g.last, p,
+                          (size_t)(e - p));
+        break;
+    default:
+        break;
+    }
+    return RT_OK;
+}
+
+/* Step 2: every line of the range looked up; first uses; link lines to their pairing rank. */
+static void first_uses(work *w)
+{
+    w->nconts = w->r->nconts;
+    w->first = malloc((w->nconts ? w->nconts : 1) * sizeof *w->first);
+    w->uses = rt_strmap_new();
+    if (!w->first || !w->uses || new_spills(w->j) != RT_OK)
+        w->bad = 1;
+    for (size_t i = 0; w->first && i < w->nconts; i++)
+        w->first[i] = NONE;
+    range_pass(w, first_use_line, NULL);
 }
 
 typedef struct lineci {
@@ -970,53 +991,42 @@ static void pair_links(work *w, unsigned long eof_line)
         fclose(in);
 }
 
+/* Step 5, a line: a state, event or variable line to the owner of its processor; cmin (ud): each
+ * variable type's first sample. */
+static int route_line(work *w, const char *p, const char *e, void *ud, rt_err *err)
+{
+    uint64_t *cmin = ud;
+    job *j = w->j;
+    int kind = rt_pj_kind_of(w->r, p, e);
+    if (kind < 0)
+        return rt_err_at(err, RT_EFORMAT, j->path, w->g.last, "event id: not defined");
+    if (rt_pj_is_def(kind) || kind == K_START || kind == K_END || kind == K_UNKNOWN)
+        return RT_OK; /* (every rank has the definitions; the pairing ranks send the links) */
+    rt_pjline o;
+    int st = rt_pj_resolve(w->r, w->g.last, p, e, 0, &o, err);
+    if (st != RT_OK)
+        return st;
+    const pj_cont *c = &w->r->conts[o.ci];
+    int proc = c->proc;
+    j->stamp++;
+    if (o.kind == K_SETVAR || o.kind == K_ADDVAR || o.kind == K_SUBVAR) {
+        if (proc < 0 || c->first >= w->g.last) /* not (yet) a processor: counted as skipped */
+            w->skipped++;
+        else if (cmin[o.ti] > w->g.last)
+            cmin[o.ti] = w->g.last;
+        if (proc < 0) /* (its values matter only to a later processor) */
+            return RT_OK;
+    }
+    rt_pjob_send_line(j, rt_par_owner_of(proc, j->size), w->g.last, p, (size_t)(e - p));
+    return RT_OK;
+}
+
 /* Step 5: state, event and variable lines to the owners of their processors; counters' first lines. */
 static void route_lines(work *w, uint64_t *cmin)
 {
-    job *j = w->j;
-    if (new_spills(j) != RT_OK)
+    if (new_spills(w->j) != RT_OK)
         w->bad = 1;
-    rewind_range(w);
-    int done = w->bad;
-    do {
-        while (!done && j->pending < j->batch) {
-            const char *p, *e;
-            rt_err err;
-            rt_pjline o;
-            int st = next_line(&w->g, &p, &e, &err);
-            if (st == RT_EEOF) {
-                done = 1;
-                break;
-            }
-            int kind = st == RT_OK ? rt_pj_kind_of(w->r, p, e) : -1;
-            if (kind < 0) {
-                set_bad(w, st == RT_OK ? NULL : &err);
-                done = 1;
-                break;
-            }
-            if (rt_pj_is_def(kind) || kind == K_START || kind == K_END || kind == K_UNKNOWN)
-                continue;
-            if (rt_pj_resolve(w->r, w->g.last, p, e, 0, &o, &err) != RT_OK) {
-                set_bad(w, &err);
-                done = 1;
-                break;
-            }
-            const pj_cont *c = &w->r->conts[o.ci];
-            int proc = c->proc;
-            j->stamp++;
-            if (o.kind == K_SETVAR || o.kind == K_ADDVAR || o.kind == K_SUBVAR) {
-                if (proc < 0 || c->first >= w->g.last) /* not (yet) a processor: counted as skipped */
-                    w->skipped++;
-                else if (cmin[o.ti] > w->g.last)
-                    cmin[o.ti] = w->g.last;
-                if (proc < 0) /* (its values matter only to a later processor) */
-                    continue;
-            }
-            rt_pjob_send_line(j, rt_par_owner_of(proc, j->size), w->g.last, p, (size_t)(e - p));
-            if (j->err.status != RT_OK)
-                set_bad(w, &j->err);
-        }
-    } while (round_more(w, done));
+    range_pass(w, route_line, cmin);
 }
 
 static void forward_warning(void *ud, const char *msg)
