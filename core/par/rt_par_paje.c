@@ -43,6 +43,7 @@
 #include "rt_mem.h"
 #include "rt_paje_int.h"
 #include "rt_par.h"
+#include "rt_par_coll.h"
 #include "rt_par_job.h"
 #include "rt_par_route.h"
 
@@ -94,44 +95,15 @@ static double exscan_max_d(const job *j, double v)
     return r;
 }
 
-/* Every rank's bytes, in rank order, into *all (malloc'd); RT_OK or RT_ENOMEM. */
-static int allgather(const job *j, const outbuf *mine, outbuf *all)
+/* Every rank's bytes, in rank order, into *all (rt_par_allgather_bytes); RT_OK or RT_ENOMEM, agreed. */
+static int allgather(const outbuf *mine, outbuf *all)
 {
-#ifdef RETRACE_HAVE_MPI
-    if (rt_pjob_launched(j)) {
-        int n = j->size, len = (int)mine->n;
-        int *cnt = calloc((size_t)n * 2, sizeof *cnt);
-        if (!cnt) {
-            fprintf(stderr, "%s: out of memory\n", j->path);
-            rt_par_abort(1);
-        }
-        int *dis = cnt + n;
-        MPI_Allgather(&len, 1, MPI_INT, cnt, 1, MPI_INT, rt_par_comm());
-        size_t total = 0;
-        for (int r = 0; r < n; r++) {
-            dis[r] = (int)total;
-            total += (size_t)cnt[r];
-        }
-        all->p = malloc(total + 1);
-        if (!all->p) { /* the others are inside the gather already */
-            fprintf(stderr, "%s: out of memory\n", j->path);
-            rt_par_abort(1);
-        }
-        MPI_Allgatherv(mine->p, len, MPI_BYTE, all->p, cnt, dis, MPI_BYTE, rt_par_comm());
-        all->n = all->cap = total;
-        free(cnt);
-        return RT_OK;
-    }
-#else
-    (void)j;
-#endif
-    all->p = malloc(mine->n + 1);
-    if (!all->p)
-        return RT_ENOMEM;
-    if (mine->n)
-        memcpy(all->p, mine->p, mine->n);
-    all->n = all->cap = mine->n;
-    return RT_OK;
+    void *p = NULL;
+    size_t n = 0;
+    int st = rt_par_allgather_bytes(mine->p, mine->n, &p, &n);
+    all->p = p;
+    all->n = all->cap = n;
+    return st;
 }
 
 /* The message of the rank with the smallest line (line NONE: none), on every rank; NONE when no rank has one. */
@@ -560,7 +532,7 @@ static void definitions(work *w, vuse **vdefs, size_t *nvdefs)
     }
     if (!w->bad && st != RT_EEOF)
         set_bad(w, &err);
-    if (rt_pjob_allreduce(w->j, w->bad, 1) || allgather(w->j, &mine, &w->defs) != RT_OK) {
+    if (rt_pjob_allreduce(w->j, w->bad, 1) || allgather(&mine, &w->defs) != RT_OK) {
         w->bad = 1;
         free(mine.p);
         return;
@@ -750,7 +722,7 @@ static void numbering(work *w, vuse *vdefs, size_t nvdefs, unsigned long *time_l
     free(order);
     /* values: definitions and every range's first uses, in file order */
     outbuf all = {0};
-    if (allgather(j, &w->usebuf, &all) != RT_OK)
+    if (allgather(&w->usebuf, &all) != RT_OK)
         w->bad = 1;
     size_t n = nvdefs, cap = nvdefs;
     vuse *v = malloc((nvdefs ? nvdefs : 1) * sizeof *v);
