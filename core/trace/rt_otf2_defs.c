@@ -743,13 +743,21 @@ static int take(const char **p, const char *end, size_t n, void **out)
     return RT_OK;
 }
 
+/* n words from *p into w; 0 when the bytes run short. */
+static int words(const char **p, const char *end, int64_t *w, size_t n)
+{
+    if ((size_t)(end - *p) < n * sizeof *w)
+        return 0;
+    memcpy(w, *p, n * sizeof *w);
+    *p += n * sizeof *w;
+    return 1;
+}
+
 int rt_otf2_map_unpack(rt_otf2_map *m, const char **p, const char *end)
 {
     int64_t h[8];
-    if ((size_t)(end - *p) < sizeof h)
+    if (!words(p, end, h, 8))
         return RT_EFORMAT;
-    memcpy(h, *p, sizeof h);
-    *p += sizeof h;
     if (h[0] < 0 || h[2] < 0 || h[5] < 0)
         return RT_EFORMAT;
     m->nlocs = (size_t)h[0];
@@ -764,12 +772,10 @@ int rt_otf2_map_unpack(rt_otf2_map *m, const char **p, const char *end)
         st = RT_ENOMEM;
     for (int64_t i = 0; st == RT_OK && i < h[2]; i++) {
         int64_t ch[4];
-        if ((size_t)(end - *p) < sizeof ch) {
+        if (!words(p, end, ch, 4)) {
             st = RT_EFORMAT;
             break;
         }
-        memcpy(ch, *p, sizeof ch);
-        *p += sizeof ch;
         rt_otf2_comm *c = &m->comms[i];
         m->ncomms = (size_t)i + 1;
         c->id = (uint32_t)ch[0];
@@ -784,12 +790,10 @@ int rt_otf2_map_unpack(rt_otf2_map *m, const char **p, const char *end)
         st = RT_ENOMEM;
     for (int64_t i = 0; st == RT_OK && i < h[5]; i++) {
         int64_t mh[2];
-        if ((size_t)(end - *p) < sizeof mh) {
+        if (!words(p, end, mh, 2)) {
             st = RT_EFORMAT;
             break;
         }
-        memcpy(mh, *p, sizeof mh);
-        *p += sizeof mh;
         m->nmetrics = (size_t)i + 1;
         m->metrics[i].n = (uint32_t)mh[0];
         if (mh[1] && mh[0] > 0)
